@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what cuco needs to build and test, by Debian package name. CUDA
+# itself (nvcc, cuBLAS) must already be installed (NVIDIA's packages or image);
+# NCCL's device-API headers come from the nvidia-nccl-cu13 wheel when the CUDA
+# install lacks them. Idempotent; quiet when everything is present.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config python3 python3-pip
+  nlohmann-json3-dev   # JSON
+  libcli11-dev         # command line
+  libfmt-dev           # formatting (used header-only)
+  libtomlplusplus-dev  # workload.toml (used header-only)
+  libsqlite3-dev sqlite3  # the candidate store (sqlite3: tests read stores with it)
+  libssl-dev           # SHA-256 for content hashes
+  libgtest-dev libgmock-dev  # tests
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# CUDA: cuco finds nvcc through CUDA_HOME, PATH or /usr/local/cuda (see `cuco doctor`).
+NVCC=$(command -v nvcc || true)
+[ -z "$NVCC" ] && [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && NVCC=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+if [ -z "$NVCC" ]; then
+  echo "install-deps: nvcc not found. Install the CUDA 13 toolkit (NVIDIA's packages) or set CUDA_HOME." >&2
+  echo "             CPU workloads and the tests that need no nvcc still work." >&2
+fi
+
+# NCCL with the device API (nccl_device.h, LSA, GIN): under CUDA, or from the wheel.
+CUDA_ROOT=$( [ -n "$NVCC" ] && cd "$(dirname "$NVCC")/.." && pwd || echo /usr/local/cuda)
+if [ ! -f "$CUDA_ROOT/include/nccl_device.h" ] && [ -z "${CUCO_NCCL_HOME:-}" ] &&
+   ! python3 -c 'import nvidia.nccl, os, sys; p=list(nvidia.nccl.__path__)[0]; sys.exit(0 if os.path.exists(p+"/include/nccl_device.h") else 1)' 2>/dev/null; then
+  echo "install-deps: installing NCCL 2.28.9 with its device API (pip wheel nvidia-nccl-cu13==2.28.9)"
+  python3 -m pip install -q "nvidia-nccl-cu13==2.28.9" || python3 -m pip install -q --break-system-packages "nvidia-nccl-cu13==2.28.9"
+fi

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: install, build, ctest. GPU tests
+# live apart (tests/gpu/, run through bench/device-check.sh on a GPU machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+cd build
+ctest --output-on-failure -j 2 --timeout 1800

@@ -1,0 +1,22 @@
+// The cuco subcommands. Each Add* registers one subcommand on the app and runs
+// it when chosen; main() only dispatches. Later stages (analyze, transform,
+// evolve, bench, report, serve, init) add their own Add* here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace cuco {
+
+// Exit codes shared by every subcommand.
+enum ExitCode {
+  kExitOk = 0,           // done; every candidate passed (or could only be compiled here: no GPU)
+  kExitCandidateFailed = 1,  // a candidate was evaluated and failed (its record says why)
+  kExitUsage = 2,        // bad command line or bad input file (the message names file and line)
+  kExitEnvironment = 3,  // a needed tool is missing (run `cuco doctor`)
+  kExitInternal = 4,     // a cuco bug or an I/O failure
+};
+
+void AddDoctorCommand(CLI::App& app, int* exit_code);
+void AddEvalCommand(CLI::App& app, int* exit_code);
+
+}  // namespace cuco

@@ -1,0 +1,28 @@
+// cuco: compute/communication co-design for multi-GPU CUDA programs.
+// A thin main: each subcommand lives in its own cmd_*.cc.
+#include <cstdio>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cuco: turns host-driven CUDA+NCCL programs into verified, faster kernels that overlap "
+               "communication with computation"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "cuco 0.1.0");
+  int exit_code = cuco::kExitOk;
+  cuco::AddDoctorCommand(app, &exit_code);
+  cuco::AddEvalCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return cuco::kExitUsage;
+  }
+  return exit_code;
+}

@@ -1,0 +1,308 @@
+#include "evaluate/builder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "launch/subprocess.h"
+#include "util/files.h"
+#include "util/sha256.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Holds an exclusive flock on a file for its lifetime.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& p) : fd_(::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::vector<std::string> SplitWords(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> w;
+  for (std::string t; in >> t;) w.push_back(t);
+  return w;
+}
+
+// Host-compiler flags from mpicc, translated for nvcc where needed.
+std::vector<std::string> MpiFlags(const std::string& which, bool for_nvcc) {
+  auto run = RunCapture({"mpicc", "--showme:" + which}, 20);
+  std::vector<std::string> out;
+  if (!run.outcome.ok()) return out;
+  for (const auto& w : SplitWords(run.output)) {
+    bool plain = w.rfind("-I", 0) == 0 || w.rfind("-D", 0) == 0 || w.rfind("-L", 0) == 0 || w.rfind("-l", 0) == 0;
+    if (!for_nvcc || plain) {
+      out.push_back(w);
+    } else if (w.rfind("-Wl,", 0) == 0) {
+      out.push_back("-Xlinker");
+      out.push_back(w.substr(4));
+    } else {
+      out.push_back("-Xcompiler");
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+std::string HashFilesUnder(const fs::path& dir, const std::vector<std::string>& skip_names) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (fs::exists(dir, ec))
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+      if (!it->is_regular_file()) continue;
+      std::string ext = it->path().extension().string();
+      static const std::vector<std::string> kSource = {".h", ".hpp", ".cuh", ".cu", ".cc", ".cpp", ".inl"};
+      if (std::find(kSource.begin(), kSource.end(), ext) == kSource.end()) continue;
+      if (std::find(skip_names.begin(), skip_names.end(), it->path().filename().string()) != skip_names.end()) continue;
+      files.push_back(it->path());
+    }
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto& f : files) {
+    auto text = ReadFile(f);
+    all += fs::relative(f, dir).string() + "\n" + (text.ok() ? Sha256Hex(*text) : "?") + "\n";
+  }
+  return Sha256Hex(all);
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+}  // namespace
+
+fs::path RuntimeDir() {
+  if (const char* e = std::getenv("CUCO_RUNTIME_DIR")) return e;
+  auto is_runtime = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p / "include" / "cuco" / "harness.h", ec);
+  };
+  // A checkout the binary sits in (build/src/cli/cuco), wherever it was moved.
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
+    if (is_runtime(d / "runtime")) return d / "runtime";
+  return fs::path(CUCO_SOURCE_DIR) / "runtime";
+}
+
+Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain)
+    : cache_dir_(std::move(cache_dir)), workload_(workload), toolchain_(toolchain), runtime_dir_(RuntimeDir()) {
+  const bool cuda = workload_.language == "cuda";
+  compiler_ = cuda ? toolchain_.nvcc : (toolchain_.cxx.empty() ? "g++" : toolchain_.cxx);
+  common_flags_ = {"-std=c++20"};
+  if (cuda) {
+    std::string arch = PreferredCudaArch(toolchain_);  // "sm_90a"
+    std::string num = arch.substr(3);
+    common_flags_.push_back("-gencode=arch=compute_" + num + ",code=" + arch);
+    common_flags_.push_back("-Xcompiler=-fPIC");
+  } else {
+    common_flags_.push_back("-Wall");
+  }
+  for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
+  common_flags_.push_back("-I" + (runtime_dir_ / "include").string());
+  common_flags_.push_back("-I" + workload_.dir.string());
+  auto add_lib = [&](const LibraryInstall& lib) {
+    if (!lib.found) return;
+    common_flags_.push_back("-I" + lib.include_dir);
+    link_flags_.push_back(lib.library.empty() ? "-L" + lib.lib_dir : lib.library);
+    if (cuda) {
+      link_flags_.push_back("-Xlinker");
+      link_flags_.push_back("-rpath=" + lib.lib_dir);
+    } else {
+      link_flags_.push_back("-Wl,-rpath," + lib.lib_dir);
+    }
+  };
+  for (const auto& lib : workload_.build_libs) {
+    if (lib == "nccl") add_lib(toolchain_.nccl);
+    else if (lib == "nvshmem") add_lib(toolchain_.nvshmem);
+    else if (lib == "cublasLt" || lib == "cublas") {
+      if (toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include") {
+        common_flags_.push_back("-I" + toolchain_.cublas.include_dir);
+        link_flags_.push_back("-L" + toolchain_.cublas.lib_dir);
+        link_flags_.push_back("-Xlinker");
+        link_flags_.push_back("-rpath=" + toolchain_.cublas.lib_dir);
+      }
+      link_flags_.push_back("-l" + lib);
+    } else if (lib == "mpi") {
+      for (const auto& f : MpiFlags("compile", cuda)) common_flags_.push_back(f);
+      for (const auto& f : MpiFlags("link", cuda)) link_flags_.push_back(f);
+    } else {
+      link_flags_.push_back("-l" + lib);
+    }
+  }
+  env_key_ = EnvironmentKey();
+}
+
+std::string Builder::EnvironmentKey() const {
+  std::string k = "cuco-build-v1\n" + compiler_ + "\n" + toolchain_.cuda_version + "\n" + toolchain_.nccl.version + "\n";
+  k += Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
+  k += HashFilesUnder(runtime_dir_ / "include", {}) + "\n";
+  // Every source in the workload folder but the seed (candidates replace it).
+  k += HashFilesUnder(workload_.dir, {workload_.seed_file}) + "\n";
+  return Sha256Hex(k);
+}
+
+std::vector<std::string> Builder::CompileCommand(const Unit& u) const {
+  std::vector<std::string> cmd = {compiler_};
+  cmd.insert(cmd.end(), common_flags_.begin(), common_flags_.end());
+  cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", u.object.string()});
+  return cmd;
+}
+
+std::vector<std::string> Builder::LinkCommand(const std::vector<fs::path>& objects, const fs::path& exe) const {
+  std::vector<std::string> cmd = {compiler_};
+  if (workload_.language == "cuda") cmd.push_back(common_flags_[1]);  // the -gencode
+  for (const auto& o : objects) cmd.push_back(o.string());
+  cmd.insert(cmd.end(), {"-o", exe.string()});
+  cmd.insert(cmd.end(), link_flags_.begin(), link_flags_.end());
+  return cmd;
+}
+
+Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<Unit>& units, const fs::path& exe,
+                                        double timeout_s) {
+  BuildResult r;
+  r.log_path = (dir / "build.log").string();
+  if (compiler_.empty())
+    return Status::Unavailable(workload_.language == "cuda" ? "nvcc not found (run `cuco doctor`)"
+                                                            : "no host C++ compiler found (run `cuco doctor`)");
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<std::string>> cmds;
+  std::vector<fs::path> objects;
+  for (const auto& u : units) {
+    if (!fs::exists(u.object)) cmds.push_back(CompileCommand(u));
+    objects.push_back(u.object);
+  }
+  if (!exe.empty()) cmds.push_back(LinkCommand(objects, exe));
+  r.commands = cmds;
+  r.ok = true;
+  for (const auto& cmd : cmds) {
+    double left = timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fs::path step_log = dir / "step.log";
+    ProcessSpec spec;
+    spec.argv = cmd;
+    spec.cwd = dir.string();
+    spec.stdout_path = step_log.string();
+    spec.stderr_path = step_log.string();
+    ProcessOutcome o = RunProcess(spec, std::max(1.0, left));
+    auto out = ReadFile(step_log);
+    r.log += "$ " + Join(cmd) + "\n" + (out.ok() ? *out : "") ;
+    if (!o.ok()) {
+      r.ok = false;
+      r.log += o.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
+                           : "cuco: " + o.Describe() + "\n";
+      break;
+    }
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (r.ok && !exe.empty()) r.executable = exe.string();
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(r.log_path, r.log));
+  return r;
+}
+
+Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
+  const bool cuda = workload_.language == "cuda";
+  const bool harness = workload_.mode == "harness";
+  const std::string ext = cuda ? ".cu" : ".cc";
+  CUCO_RETURN_IF_ERROR(MakeDirs(cache_dir_));
+
+  // Frozen objects, shared by every candidate of this workload and toolchain.
+  std::vector<Unit> frozen;
+  if (harness) {
+    fs::path main_src = runtime_dir_ / "src" / (cuda ? "harness_main.cu" : "cpu_harness_main.cc");
+    auto main_text = ReadFile(main_src);
+    if (!main_text.ok()) return main_text.status();
+    fs::path fdir = cache_dir_ / ("frozen-" + Sha256Hex(env_key_ + *main_text).substr(0, 24));
+    CUCO_RETURN_IF_ERROR(MakeDirs(fdir));
+    frozen = {{main_src, fdir / "harness_main.o"}, {workload_.ReferencePath(), fdir / "reference.o"}};
+    FileLock lock(fdir.string() + ".lock");
+    bool need = !fs::exists(frozen[0].object) || !fs::exists(frozen[1].object);
+    if (need) {
+      auto fr = BuildInDir(fdir, frozen, "", timeout_s);
+      if (!fr.ok()) return fr.status();
+      if (!fr->ok) {
+        fr->log = "the frozen harness objects did not compile (a cuco or workload bug, not the candidate's):\n" + fr->log;
+        return *fr;
+      }
+    }
+  }
+
+  BuildResult r;
+  r.key = Sha256Hex(env_key_ + "\n" + code);
+  fs::path dir = cache_dir_ / ("cand-" + r.key.substr(0, 32));
+  CUCO_RETURN_IF_ERROR(MakeDirs(dir));
+  FileLock lock(dir.string() + ".lock");
+  fs::path exe = dir / (harness ? "harness" : "program");
+  fs::path status = dir / "status";
+  if (fs::exists(status)) {
+    auto st = ReadFile(status);
+    auto log = ReadFile(dir / "build.log");
+    r.cached = true;
+    r.ok = st.ok() && *st == "ok" && fs::exists(exe);
+    if (r.ok || (st.ok() && *st == "failed")) {
+      r.log = log.ok() ? *log : "";
+      r.log_path = (dir / "build.log").string();
+      if (r.ok) r.executable = exe.string();
+      return r;
+    }
+  }
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / ("candidate" + ext), code));
+  std::vector<Unit> units = frozen;
+  units.push_back({dir / ("candidate" + ext), dir / "candidate.o"});
+  std::error_code ec;
+  fs::remove(dir / "candidate.o", ec);
+  auto built = BuildInDir(dir, units, exe, timeout_s);
+  if (!built.ok()) return built.status();
+  built->key = r.key;
+  // A timed-out compile is not cached: the next try may have more time.
+  if (built->log.find("compile time limit passed") == std::string::npos)
+    CUCO_RETURN_IF_ERROR(WriteFileAtomic(status, built->ok ? "ok" : "failed"));
+  return built;
+}
+
+Result<BuildResult> Builder::BuildGpuProbe(double timeout_s) {
+  fs::path src = runtime_dir_ / "src" / "gpu_probe.cu";
+  auto text = ReadFile(src);
+  if (!text.ok()) return text.status();
+  fs::path dir = cache_dir_ / ("probe-" + Sha256Hex(compiler_ + *text + common_flags_[1]).substr(0, 24));
+  CUCO_RETURN_IF_ERROR(MakeDirs(dir));
+  FileLock lock(dir.string() + ".lock");
+  fs::path exe = dir / "gpu_probe";
+  if (fs::exists(exe)) {
+    BuildResult r;
+    r.ok = r.cached = true;
+    r.executable = exe.string();
+    return r;
+  }
+  std::vector<std::string> cmd = {compiler_, common_flags_[1], src.string(), "-o", exe.string()};
+  ProcessSpec spec;
+  spec.argv = cmd;
+  spec.stdout_path = spec.stderr_path = (dir / "build.log").string();
+  ProcessOutcome o = RunProcess(spec, timeout_s);
+  BuildResult r;
+  r.ok = o.ok();
+  r.commands = {cmd};
+  auto log = ReadFile(dir / "build.log");
+  r.log = log.ok() ? *log : "";
+  if (r.ok) r.executable = exe.string();
+  return r;
+}
+
+}  // namespace cuco

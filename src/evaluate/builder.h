@@ -1,0 +1,69 @@
+// L1: building a candidate into something that runs, through a content-hash
+// cache so identical code is never compiled twice (failures are cached too,
+// with their diagnostics).
+//
+// Harness mode links three translation units: the runtime's frozen main, the
+// workload's frozen reference, and the candidate. Program mode compiles the
+// candidate program alone. CUDA workloads use nvcc; CPU workloads the host
+// compiler. Paths come from the detected Toolchain, never from constants.
+#pragma once
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "toolchain/toolchain.h"
+#include "util/status.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+
+struct BuildResult {
+  bool ok = false;
+  bool cached = false;          // taken from the cache, nothing compiled
+  std::string executable;       // when ok
+  std::string log;              // compiler and linker output (whole)
+  std::string log_path;
+  std::string key;              // content hash of everything that went into it
+  double seconds = 0;
+  std::vector<std::vector<std::string>> commands;  // what was (or would be) run
+};
+
+// Where cuco's runtime/ folder is: $CUCO_RUNTIME_DIR, else the checkout the cuco
+// binary sits in, else the source tree it was built from.
+std::filesystem::path RuntimeDir();
+
+class Builder {
+ public:
+  Builder(std::filesystem::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain);
+
+  // Compiles and links `code` (a candidate for this workload). Thread-safe;
+  // concurrent builds of the same key wait for one another.
+  Result<BuildResult> Build(const std::string& code, double timeout_s);
+
+  // Builds the small GPU health probe (runtime/src/gpu_probe.cu).
+  Result<BuildResult> BuildGpuProbe(double timeout_s);
+
+ private:
+  struct Unit {
+    std::filesystem::path source;
+    std::filesystem::path object;
+  };
+  std::vector<std::string> CompileCommand(const Unit& u) const;
+  std::vector<std::string> LinkCommand(const std::vector<std::filesystem::path>& objects,
+                                       const std::filesystem::path& exe) const;
+  Result<BuildResult> BuildInDir(const std::filesystem::path& dir, const std::vector<Unit>& units,
+                                 const std::filesystem::path& exe, double timeout_s);
+  std::string EnvironmentKey() const;
+
+  std::filesystem::path cache_dir_;
+  WorkloadConfig workload_;
+  Toolchain toolchain_;
+  std::filesystem::path runtime_dir_;
+  std::string env_key_;
+  std::vector<std::string> common_flags_, link_flags_;
+  std::string compiler_;
+};
+
+}  // namespace cuco

@@ -1,0 +1,404 @@
+#include "evaluate/cascade.h"
+
+#include <chrono>
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "evaluate/judge.h"
+#include "util/files.h"
+#include "util/sha256.h"
+#include "workload/deny_list.h"
+#include "workload/evolve_blocks.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string Nonce() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+}
+
+// The last `n` lines of a text.
+std::string Tail(const std::string& text, int n) {
+  size_t pos = text.size();
+  for (int i = 0; i <= n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
+  return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
+std::string RankLogsTail(const JobOutcome& job, int lines) {
+  std::string out;
+  for (const auto& r : job.ranks) {
+    auto text = ReadFile(r.log_path);
+    if (!text.ok() || text->empty()) continue;
+    out += fmt::format("--- rank {} ({}) ---\n{}", r.rank, r.log_path, Tail(*text, lines));
+    if (out.back() != '\n') out += '\n';
+  }
+  return out;
+}
+
+std::string JoinArgs(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+}  // namespace
+
+Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options)
+    : workload_(std::move(workload)), toolchain_(std::move(toolchain)), options_(std::move(options)) {
+  world_size_ = options_.world_size > 0 ? options_.world_size : workload_.world_size;
+  auto seed = ReadFile(workload_.SeedPath());
+  seed_code_ = seed.ok() ? *seed : "";
+  std::vector<int> gpus = options_.gpus;
+  if (gpus.empty())
+    for (const auto& g : toolchain_.gpus) gpus.push_back(g.index);
+  gpu_count_ = static_cast<int>(gpus.size());
+  pool_ = std::make_unique<GpuPool>(gpus);
+  builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
+  if (workload_.program && workload_.program->launcher == "mpirun" && !toolchain_.mpirun.empty())
+    launcher_ = MakeMpirunLauncher(toolchain_.mpirun);
+  else
+    launcher_ = MakeLocalLauncher();
+}
+
+std::vector<std::string> Cascade::HarnessArgs(const std::string& stage) const {
+  std::vector<std::string> a = {"--stage", stage};
+  const auto& sizes = stage == "verify" ? workload_.verify_sizes : workload_.bench_sizes;
+  for (const auto& [k, v] : sizes) {
+    a.push_back("--size");
+    a.push_back(k + "=" + std::to_string(v));
+  }
+  a.insert(a.end(), {"--warmup", std::to_string(workload_.warmup), "--iters", std::to_string(workload_.iters),
+                     "--verify-runs", std::to_string(workload_.verify_runs), "--verify-fraction",
+                     fmt::format("{}", workload_.verify_fraction)});
+  return a;
+}
+
+std::string Cascade::DescribeRun(const std::string& stage) const {
+  return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
+                     JoinArgs(HarnessArgs(stage)));
+}
+
+bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord* rec) {
+  auto t = Clock::now();
+  StageRecord* st = rec->Stage("scan");
+  Status s = Status::Ok();
+  const bool harness = workload_.mode == "harness";
+  if (code != seed_code_ || harness) {
+    if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
+      s = CheckFrozenCode(seed_code_, workload_.SeedPath().string(), code, label);
+    if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
+  }
+  st->seconds = Since(t);
+  if (!s.ok()) {
+    st->status = EvalStatus::kRejected;
+    st->detail = s.message();
+    rec->status = EvalStatus::kRejected;
+    rec->reason = s.message();
+    return false;
+  }
+  st->status = EvalStatus::kOk;
+  st->detail = options_.skip_deny_scan ? "frozen code intact (deny-list scan DISABLED)" : "frozen code intact, no denied API";
+  return true;
+}
+
+bool Cascade::Compile(const std::string& code, EvalRecord* rec, std::string* exe) {
+  StageRecord* st = rec->Stage("compile");
+  {
+    std::unique_lock<std::mutex> lock(compile_mu_);
+    compile_cv_.wait(lock, [&] { return compiles_running_ < std::max(1, options_.max_parallel_compiles); });
+    ++compiles_running_;
+  }
+  auto built = builder_->Build(code, workload_.compile_s);
+  {
+    std::lock_guard<std::mutex> lock(compile_mu_);
+    --compiles_running_;
+  }
+  compile_cv_.notify_one();
+  if (!built.ok()) {
+    st->status = EvalStatus::kCompileError;
+    st->detail = built.status().message();
+    rec->status = built.status().code() == Status::Code::kUnavailable ? EvalStatus::kSkipped : EvalStatus::kCompileError;
+    rec->reason = built.status().message();
+    return false;
+  }
+  st->seconds = built->seconds;
+  st->log_path = built->log_path;
+  st->log_tail = Tail(built->log, 30);
+  if (!built->ok) {
+    st->status = EvalStatus::kCompileError;
+    std::string first_error;
+    std::smatch m;
+    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error)[^\n]*)"))) first_error = m.str();
+    st->detail = first_error.empty() ? "compiler failed" : first_error;
+    rec->status = EvalStatus::kCompileError;
+    rec->reason = st->detail;
+    return false;
+  }
+  st->status = EvalStatus::kOk;
+  st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
+  *exe = built->executable;
+  return true;
+}
+
+void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
+  if (gpus.empty()) return;
+  auto probe = builder_->BuildGpuProbe(300);
+  StageRecord* st = rec->Stage("gpu_probe");
+  auto t = Clock::now();
+  if (!probe.ok() || !probe->ok) {
+    st->status = EvalStatus::kRuntimeError;
+    st->detail = "could not build the GPU probe; GPUs left in the pool unchecked";
+    return;
+  }
+  std::string detail;
+  for (int g : gpus) {
+    ProcessSpec spec;
+    spec.argv = {probe->executable};
+    spec.env_set = {{"CUDA_VISIBLE_DEVICES", std::to_string(g)}};
+    ProcessOutcome o = RunProcess(spec, options_.probe_timeout_s);
+    if (o.ok()) {
+      detail += fmt::format("GPU {} healthy; ", g);
+    } else {
+      detail += fmt::format("GPU {} FAILED ({}), quarantined; ", g, o.Describe());
+      pool_->Quarantine(g, "failed the health probe after " + rec->reason);
+    }
+  }
+  st->seconds = Since(t);
+  st->status = EvalStatus::kOk;
+  st->detail = detail;
+}
+
+bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, const fs::path& work_dir,
+                              EvalRecord* rec) {
+  StageRecord* st = rec->Stage(stage);
+  const bool cuda = workload_.language == "cuda";
+  if (cuda && !has_gpus()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = "no GPU found: would run " + DescribeRun(stage);
+    if (rec->status == EvalStatus::kPending) {
+      rec->status = EvalStatus::kSkipped;
+      rec->reason = "no GPU found on this machine; compiled only (L1)";
+    }
+    return false;
+  }
+  auto t = Clock::now();
+  GpuLease lease;
+  if (cuda) {
+    auto l = pool_->Acquire(world_size_);
+    if (!l.ok()) {
+      st->status = EvalStatus::kSkipped;
+      st->detail = l.status().message();
+      rec->status = EvalStatus::kSkipped;
+      rec->reason = l.status().message();
+      return false;
+    }
+    lease = std::move(*l);
+    rec->gpus = lease.gpus();
+  }
+  fs::path dir = work_dir / stage;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::path metrics = dir / "metrics";
+  MakeDirs(metrics);
+  RankJob job;
+  job.argv = {exe};
+  auto args = HarnessArgs(stage);
+  job.argv.insert(job.argv.end(), args.begin(), args.end());
+  job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string()});
+  job.world_size = world_size_;
+  job.gpus = lease.gpus();
+  job.log_dir = (dir / "logs").string();
+  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.timeout_s = stage == "verify" ? workload_.verify_s : workload_.bench_s;
+  const std::string nonce = Nonce();
+  job.env["CUCO_RUN_NONCE"] = nonce;
+  st->log_path = job.log_dir;
+  auto outcome = launcher_->Run(job);
+  st->seconds = Since(t);
+  if (!outcome.ok()) {
+    st->status = EvalStatus::kRuntimeError;
+    st->detail = outcome.status().message();
+    rec->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail;
+    return false;
+  }
+  st->log_tail = RankLogsTail(*outcome, 20);
+  StageVerdict v = JudgeJob(*outcome);
+  if (v.status == EvalStatus::kOk) {
+    StageExpectations ex;
+    ex.stage = stage;
+    ex.world_size = world_size_;
+    ex.nonce = nonce;
+    ex.min_checks = stage == "verify" ? workload_.verify_runs + 1 : 2;
+    ex.expect_timing = stage == "bench";
+    v = JudgeMetrics(metrics.string(), ex, Tolerance{workload_.tol_rel_l2, workload_.tol_max_abs});
+  }
+  (stage == "verify" ? rec->verify_errors : rec->bench_errors) = v.errors;
+  if (stage == "bench") rec->timing = v.timing;
+  if (!v.device.empty()) rec->device = v.device;
+  rec->rank_metrics = v.ranks;
+  st->status = v.status;
+  if (v.status == EvalStatus::kOk) {
+    st->detail = stage == "verify"
+                     ? fmt::format("verified: rel L2 {:.3g}, max abs {:.3g} over {} checks", v.errors.rel_l2,
+                                   v.errors.max_abs, v.errors.checks)
+                     : fmt::format("{:.4f} ms median (max over ranks), {} sampled checks passed (rel L2 {:.3g})",
+                                   v.timing.median_ms, v.errors.checks, v.errors.rel_l2);
+    return true;
+  }
+  st->detail = v.reason;
+  rec->status = v.status;
+  rec->reason = fmt::format("{}: {}", stage, v.reason);
+  // A killed or crashed run may leave a GPU wedged: check before anyone uses it again.
+  if (cuda && (v.status == EvalStatus::kTimeout || v.status == EvalStatus::kCrashed ||
+               v.status == EvalStatus::kRuntimeError || outcome->unkillable))
+    ProbeGpus(lease.gpus(), rec);
+  return false;
+}
+
+bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
+  StageRecord* st = rec->Stage("program");
+  const bool cuda = workload_.language == "cuda";
+  if (cuda && !has_gpus()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));
+    rec->status = EvalStatus::kSkipped;
+    rec->reason = "no GPU found on this machine; compiled only (L1)";
+    return false;
+  }
+  if (workload_.program->launcher == "mpirun" && toolchain_.mpirun.empty()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = "workload wants mpirun, which was not found (run `cuco doctor`)";
+    rec->status = EvalStatus::kSkipped;
+    rec->reason = st->detail;
+    return false;
+  }
+  auto t = Clock::now();
+  GpuLease lease;
+  if (cuda) {
+    auto l = pool_->Acquire(world_size_);
+    if (!l.ok()) {
+      rec->status = EvalStatus::kSkipped;
+      rec->reason = l.status().message();
+      return false;
+    }
+    lease = std::move(*l);
+    rec->gpus = lease.gpus();
+  }
+  fs::path dir = work_dir / "program";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  RankJob job;
+  job.argv = {exe};
+  job.argv.insert(job.argv.end(), workload_.program->args.begin(), workload_.program->args.end());
+  job.world_size = world_size_;
+  job.gpus = lease.gpus();
+  job.log_dir = (dir / "logs").string();
+  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.timeout_s = workload_.bench_s;
+  st->log_path = job.log_dir;
+  auto outcome = launcher_->Run(job);
+  st->seconds = Since(t);
+  if (!outcome.ok()) {
+    rec->status = st->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail = outcome.status().message();
+    return false;
+  }
+  st->log_tail = RankLogsTail(*outcome, 20);
+  StageVerdict v = JudgeJob(*outcome);
+  if (v.status != EvalStatus::kOk) {
+    rec->status = st->status = v.status;
+    rec->reason = st->detail = v.reason;
+    if (cuda) ProbeGpus(lease.gpus(), rec);
+    return false;
+  }
+  // Untrusted: the program's own words. Every rank's log is read; the slowest time wins.
+  const ProgramSpec& p = *workload_.program;
+  bool passed = false, failed = false;
+  double worst_ms = -1;
+  std::vector<double> times;
+  for (const auto& r : outcome->ranks) {
+    auto text = ReadFile(r.log_path);
+    if (!text.ok()) continue;
+    if (std::regex_search(*text, std::regex(p.pass_regex))) passed = true;
+    if (!p.fail_regex.empty() && std::regex_search(*text, std::regex(p.fail_regex))) failed = true;
+    std::smatch m;
+    std::string::const_iterator from = text->cbegin();
+    std::regex time_re(p.time_regex);
+    while (std::regex_search(from, text->cend(), m, time_re)) {
+      try {
+        double ms = std::stod(m[1].str());
+        times.push_back(ms);
+        worst_ms = std::max(worst_ms, ms);
+      } catch (...) {
+      }
+      from = m.suffix().first;
+    }
+  }
+  if (failed || !passed) {
+    rec->status = st->status = EvalStatus::kWrongResult;
+    rec->reason = st->detail = failed ? "the program printed its failure pattern" : "the program never printed its pass pattern";
+    return false;
+  }
+  if (worst_ms < 0) {
+    rec->status = st->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail = "no time matched program.time_regex in the program's output";
+    return false;
+  }
+  rec->timing.median_ms = worst_ms;
+  rec->timing.p10_ms = rec->timing.p90_ms = worst_ms;
+  rec->timing.rank_median_ms = times;
+  rec->timing.iters = 1;
+  st->status = EvalStatus::kOk;
+  st->detail = fmt::format("program says PASS and {:.4f} ms (UNTRUSTED: parsed from its own output)", worst_ms);
+  return true;
+}
+
+EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, const fs::path& work_dir) {
+  EvalRecord rec;
+  rec.workload = workload_.name;
+  rec.candidate_path = label;
+  rec.code_hash = Sha256Hex(code);
+  rec.mode = workload_.mode;
+  rec.trusted = workload_.mode == "harness";
+  rec.world_size = world_size_;
+  rec.run_dir = work_dir.string();
+  for (const auto& [k, v] : workload_.verify_sizes) rec.verify_sizes[k] = v;
+  for (const auto& [k, v] : workload_.bench_sizes) rec.bench_sizes[k] = v;
+  MakeDirs(work_dir);
+  if (seed_code_.empty()) {
+    rec.status = EvalStatus::kRuntimeError;
+    rec.reason = workload_.SeedPath().string() + ": cannot read the seed";
+    return rec;
+  }
+  if (!Scan(code, label, &rec)) return rec;
+  std::string exe;
+  if (!Compile(code, &rec, &exe)) return rec;
+  if (options_.compile_only) {
+    rec.status = EvalStatus::kSkipped;
+    rec.reason = "compile only (--stage compile)";
+    return rec;
+  }
+  if (workload_.mode == "program") {
+    if (RunProgram(exe, work_dir, &rec)) rec.status = EvalStatus::kOk;
+    return rec;
+  }
+  bool verified = RunHarnessStage("verify", exe, work_dir, &rec);
+  if (verified && RunHarnessStage("bench", exe, work_dir, &rec)) rec.status = EvalStatus::kOk;
+  if (!verified && rec.status == EvalStatus::kSkipped) {
+    StageRecord* bench = rec.Stage("bench");
+    bench->status = EvalStatus::kSkipped;
+    bench->detail = "no GPU found: would run " + DescribeRun("bench");
+  }
+  return rec;
+}
+
+}  // namespace cuco

@@ -1,0 +1,75 @@
+// The cascade evaluator: one candidate through L0 scan (frozen code, deny-list)
+// -> L1 compile -> L2 run and verify on the small problem -> L3 benchmark on the
+// real sizes (verified again), each stage stopping the cascade on failure.
+//
+// Thread-safe: several threads may call Evaluate() at once; compiles overlap
+// GPU runs, and concurrent GPU runs get disjoint GPU sets from the pool. A
+// stage that hangs is killed with its whole process group, and its GPUs are
+// probed before anyone uses them again (a GPU that fails is quarantined).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "evaluate/builder.h"
+#include "evaluate/outcome.h"
+#include "launch/gpu_pool.h"
+#include "launch/launcher.h"
+#include "toolchain/toolchain.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+
+struct CascadeOptions {
+  std::filesystem::path cache_dir;   // compile cache
+  std::vector<int> gpus;             // GPU ids to use; empty = every detected GPU
+  int world_size = 0;                // 0 = the workload's default
+  bool skip_deny_scan = false;       // for cuco's own tests of the runtime checks only
+  bool compile_only = false;         // stop after L1
+  int max_parallel_compiles = 2;
+  double probe_timeout_s = 60;
+};
+
+class Cascade {
+ public:
+  Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options);
+
+  // Evaluates `code` (the whole candidate file; `label` names it in messages).
+  // Logs, metrics files and rendezvous folders go under `work_dir`.
+  EvalRecord Evaluate(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
+
+  const WorkloadConfig& workload() const { return workload_; }
+  int world_size() const { return world_size_; }
+  bool has_gpus() const { return gpu_count_ > 0; }
+  GpuPool& pool() { return *pool_; }
+  // What a stage would run, as a shell-like line (for "no GPU here" messages).
+  std::string DescribeRun(const std::string& stage) const;
+
+ private:
+  bool Scan(const std::string& code, const std::string& label, EvalRecord* rec);
+  bool Compile(const std::string& code, EvalRecord* rec, std::string* exe);
+  bool RunHarnessStage(const std::string& stage, const std::string& exe, const std::filesystem::path& work_dir,
+                       EvalRecord* rec);
+  bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
+  std::vector<std::string> HarnessArgs(const std::string& stage) const;
+  void ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec);
+
+  WorkloadConfig workload_;
+  Toolchain toolchain_;
+  CascadeOptions options_;
+  std::string seed_code_;
+  int world_size_ = 1;
+  int gpu_count_ = 0;
+  std::unique_ptr<Builder> builder_;
+  std::unique_ptr<GpuPool> pool_;
+  std::unique_ptr<Launcher> launcher_;
+  std::mutex compile_mu_;
+  std::condition_variable compile_cv_;
+  int compiles_running_ = 0;
+};
+
+}  // namespace cuco

@@ -1,0 +1,185 @@
+#include "evaluate/judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "util/files.h"
+
+namespace cuco {
+
+long long PoisonAllowance(long long elements) { return 16 + 4 * (elements / 65536); }
+
+double TailLimitMs(double median_ms) { return std::max(0.25, 0.2 * median_ms); }
+
+StageVerdict JudgeJob(const JobOutcome& job) {
+  StageVerdict v;
+  if (job.timed_out) {
+    v.status = EvalStatus::kTimeout;
+    v.reason = fmt::format("time limit passed after {:.1f} s; every rank was killed", job.wall_s);
+    return v;
+  }
+  if (job.first_failed_rank >= 0) {
+    const RankOutcome* first = nullptr;
+    for (const auto& r : job.ranks)
+      if (r.rank == job.first_failed_rank) first = &r;
+    if (!first) first = &job.ranks.front();
+    const ProcessOutcome& o = first->outcome;
+    if (!o.started) {
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = fmt::format("rank {} did not start: {}", first->rank, o.start_error);
+    } else if (o.signal != 0) {
+      v.status = EvalStatus::kCrashed;
+      v.reason = fmt::format("rank {} died by signal {} ({})", first->rank, o.signal, strsignal(o.signal));
+    } else {
+      v.status = EvalStatus::kRuntimeError;
+      const char* meaning = o.exit_code == 3 ? " (candidate reported an error)"
+                            : o.exit_code == 4 ? " (CUDA/NCCL error in the harness)"
+                            : o.exit_code == 2 ? " (bad harness arguments or sizes)"
+                                               : "";
+      v.reason = fmt::format("rank {} exited with code {}{}", first->rank, o.exit_code, meaning);
+    }
+    return v;
+  }
+  if (job.unkillable) {
+    v.status = EvalStatus::kRuntimeError;
+    v.reason = "a process survived SIGKILL";
+  }
+  return v;
+}
+
+namespace {
+
+double Num(const nlohmann::json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (it->is_null()) return NAN;  // the harness writes non-finite figures as null
+  return it->is_number() ? it->get<double>() : fallback;
+}
+
+long long Int(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<long long>() : 0;
+}
+
+// Folds one check into the worst-case figures. NaN is sticky: it never compares as small.
+void Fold(ErrorFigures* e, const nlohmann::json& c) {
+  double rel = Num(c, "rel_l2", 0), mx = Num(c, "max_abs", 0);
+  if (std::isnan(rel) || !(rel <= e->rel_l2)) e->rel_l2 = std::isnan(e->rel_l2) ? e->rel_l2 : rel;
+  if (std::isnan(mx) || !(mx <= e->max_abs)) e->max_abs = std::isnan(e->max_abs) ? e->max_abs : mx;
+  e->nonfinite += Int(c, "nonfinite");
+  e->poison_left = std::max(e->poison_left, Int(c, "poison_left"));
+  e->elements += Int(c, "elements");
+  e->checks += 1;
+}
+
+}  // namespace
+
+StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol) {
+  StageVerdict v;
+  auto fail = [&](EvalStatus s, std::string why) {
+    if (v.status == EvalStatus::kOk) {
+      v.status = s;
+      v.reason = std::move(why);
+    }
+  };
+  std::vector<double> medians;
+  for (int r = 0; r < expect.world_size; ++r) {
+    std::filesystem::path p = std::filesystem::path(metrics_dir) / fmt::format("rank{}.json", r);
+    auto text = ReadFile(p);
+    if (!text.ok()) {
+      fail(EvalStatus::kRuntimeError, fmt::format("rank {} wrote no metrics file ({})", r, p.string()));
+      continue;
+    }
+    nlohmann::json m = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (m.is_discarded() || !m.is_object()) {
+      fail(EvalStatus::kRejected, fmt::format("rank {}'s metrics file is not valid JSON: not written by the harness", r));
+      continue;
+    }
+    v.ranks.push_back(m);
+    if (m.value("nonce", std::string()) != expect.nonce || m.value("rank", -1) != r ||
+        m.value("stage", std::string()) != expect.stage) {
+      fail(EvalStatus::kRejected,
+           fmt::format("rank {}'s metrics file does not carry this run's nonce, rank and stage: forged or stale", r));
+      continue;
+    }
+    if (v.device.empty()) v.device = m.value("device", std::string());
+    if (m.contains("error") && m["error"].is_string()) {
+      fail(EvalStatus::kRuntimeError, fmt::format("rank {}: {}", r, m["error"].get<std::string>()));
+      continue;
+    }
+    ErrorFigures rank_errors;
+    const nlohmann::json checks = m.value("checks", nlohmann::json::array());
+    for (const auto& c : checks) Fold(&rank_errors, c);
+    if (static_cast<int>(rank_errors.checks) < expect.min_checks)
+      fail(EvalStatus::kRuntimeError,
+           fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
+    for (const auto& c : checks) {
+      long long el = Int(c, "elements"), left = Int(c, "poison_left");
+      if (left > PoisonAllowance(std::max(el, Int(c, "output_elements"))))
+        fail(EvalStatus::kWrongResult,
+             fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
+                         "(outputs not fully written)",
+                         r, c.value("kind", std::string("?")), Int(c, "iteration"), left));
+    }
+    if (rank_errors.nonfinite > 0)
+      fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
+    if (!(rank_errors.rel_l2 <= tol.rel_l2) || !(rank_errors.max_abs <= tol.max_abs))
+      fail(EvalStatus::kWrongResult,
+           fmt::format("rank {}: relative L2 error {:.3g} (tolerance {:.3g}), max abs error {:.3g} (tolerance {:.3g})", r,
+                       rank_errors.rel_l2, tol.rel_l2, rank_errors.max_abs, tol.max_abs));
+    if (m.contains("agreement_max_abs")) {
+      double agree = Num(m, "agreement_max_abs", 0);
+      rank_errors.has_agreement = true;
+      rank_errors.agreement_max_abs = agree;
+      if (!(agree <= tol.max_abs))
+        fail(EvalStatus::kWrongResult,
+             fmt::format("rank {}: two runs on the same inputs into fresh buffers disagree by {:.3g}", r, agree));
+    }
+    // Worst case over ranks.
+    ErrorFigures& e = v.errors;
+    if (std::isnan(rank_errors.rel_l2) || !(rank_errors.rel_l2 <= e.rel_l2)) e.rel_l2 = std::isnan(e.rel_l2) ? e.rel_l2 : rank_errors.rel_l2;
+    if (std::isnan(rank_errors.max_abs) || !(rank_errors.max_abs <= e.max_abs)) e.max_abs = std::isnan(e.max_abs) ? e.max_abs : rank_errors.max_abs;
+    e.nonfinite += rank_errors.nonfinite;
+    e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
+    e.elements += rank_errors.elements;
+    e.checks += rank_errors.checks;
+    if (rank_errors.has_agreement) {
+      e.has_agreement = true;
+      if (!(rank_errors.agreement_max_abs <= e.agreement_max_abs)) e.agreement_max_abs = rank_errors.agreement_max_abs;
+    }
+    if (expect.expect_timing) {
+      if (!m.contains("timing") || !m["timing"].is_object()) {
+        fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported no timing", r));
+        continue;
+      }
+      const auto& t = m["timing"];
+      double med = Num(t, "median_ms", -1);
+      double tail = Num(t, "tail_median_ms", 0);
+      int iters = static_cast<int>(Int(t, "iters"));
+      if (!(med > 0) || iters < 1) {
+        fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported an invalid timing block", r));
+        continue;
+      }
+      medians.push_back(med);
+      v.timing.iters = std::max(v.timing.iters, iters);
+      v.timing.tail_median_ms = std::max(v.timing.tail_median_ms, tail);
+      if (med >= v.timing.median_ms) {
+        v.timing.median_ms = med;
+        v.timing.p10_ms = Num(t, "p10_ms", med);
+        v.timing.p90_ms = Num(t, "p90_ms", med);
+      }
+      if (tail > TailLimitMs(med))
+        fail(EvalStatus::kRejected,
+             fmt::format("rank {}: the device stayed busy {:.3f} ms after the timed region ended (median time {:.3f} ms): "
+                         "work escaped the timer",
+                         r, tail, med));
+    }
+  }
+  v.timing.rank_median_ms = medians;
+  return v;
+}
+
+}  // namespace cuco

@@ -1,0 +1,51 @@
+// Judging a finished stage: how the ranks ended (launcher outcome) and what
+// their metrics files say, against the workload's tolerance. The harness
+// reports figures; the verdict is made here, in cuco, not in the candidate's
+// process.
+#pragma once
+
+#include <string>
+
+#include "evaluate/outcome.h"
+#include "launch/launcher.h"
+
+namespace cuco {
+
+struct Tolerance {
+  double rel_l2 = 0;
+  double max_abs = 0;
+};
+
+struct StageVerdict {
+  EvalStatus status = EvalStatus::kOk;
+  std::string reason;       // empty when ok
+  ErrorFigures errors;
+  TimingFigures timing;     // bench stage only
+  nlohmann::json ranks = nlohmann::json::array();
+  std::string device;
+};
+
+// What a stage run must show to pass, beyond the tolerance.
+struct StageExpectations {
+  std::string stage;          // "verify" or "bench"
+  int world_size = 1;
+  std::string nonce;          // the token the evaluator gave the ranks
+  int min_checks = 1;         // per rank
+  bool expect_timing = false;
+};
+
+// How the processes ended: timeout, crash, non-zero exit. Ok when all exited 0.
+StageVerdict JudgeJob(const JobOutcome& job);
+
+// Reads <metrics_dir>/rank<R>.json for every rank and judges them.
+StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol);
+
+// Poison collisions an honest output may show: about 1 in 2^16 elements for
+// 16-bit types; a few more are allowed for luck.
+long long PoisonAllowance(long long elements);
+
+// Work that escaped the timed region shows as a long gap between the stop
+// event and the device going idle. Returns the largest gap an honest run may show.
+double TailLimitMs(double median_ms);
+
+}  // namespace cuco

@@ -1,0 +1,166 @@
+#include "evaluate/judge.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "util/files.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JudgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cuco_judge_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  nlohmann::json Rank(int r, const std::string& stage = "bench") {
+    nlohmann::json m = {{"harness", "cuco-gpu/1"}, {"nonce", "n0"}, {"rank", r}, {"world_size", 2}, {"stage", stage},
+                        {"device", "H200"}};
+    m["checks"] = nlohmann::json::array();
+    for (int i = 0; i < 2; ++i)
+      m["checks"].push_back({{"iteration", i}, {"kind", "timed_sample"}, {"rel_l2", 0.003}, {"max_abs", 0.01},
+                             {"nonfinite", 0}, {"poison_left", 0}, {"elements", 4096}});
+    m["timing"] = {{"median_ms", 1.0 + r}, {"p10_ms", 0.9 + r}, {"p90_ms", 1.1 + r}, {"iters", 20}, {"tail_median_ms", 0.01}};
+    return m;
+  }
+  void Write(const nlohmann::json& m) {
+    ASSERT_TRUE(WriteFileAtomic(dir_ / ("rank" + std::to_string(m["rank"].get<int>()) + ".json"), m.dump()).ok());
+  }
+  StageVerdict Judge(const std::string& stage = "bench") {
+    StageExpectations ex{stage, 2, "n0", 2, stage == "bench"};
+    return JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05});
+  }
+  fs::path dir_;
+};
+
+TEST_F(JudgeTest, HonestRanksPassAndTimeIsMaxOfMedians) {
+  Write(Rank(0));
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kOk) << v.reason;
+  EXPECT_DOUBLE_EQ(v.timing.median_ms, 2.0);
+  EXPECT_DOUBLE_EQ(v.timing.p90_ms, 2.1);
+  EXPECT_EQ(v.errors.checks, 4);
+  EXPECT_DOUBLE_EQ(v.errors.rel_l2, 0.003);
+}
+
+TEST_F(JudgeTest, MissingRankIsRuntimeError) {
+  Write(Rank(0));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("rank 1 wrote no metrics file"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, ErrorAboveToleranceIsWrongResultWithFigures) {
+  auto m = Rank(1);
+  m["checks"][1]["rel_l2"] = 0.2;
+  Write(Rank(0));
+  Write(m);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("relative L2 error 0.2 (tolerance 0.01)"), std::string::npos) << v.reason;
+  EXPECT_DOUBLE_EQ(v.errors.rel_l2, 0.2);
+}
+
+TEST_F(JudgeTest, NanNeverPasses) {
+  auto m = Rank(0);
+  m["checks"][0]["rel_l2"] = nullptr;  // how the harness writes NaN
+  Write(m);
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_TRUE(std::isnan(v.errors.rel_l2));
+}
+
+TEST_F(JudgeTest, NonfiniteCountFails) {
+  auto m = Rank(0);
+  m["checks"][0]["nonfinite"] = 3;
+  Write(m);
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("3 NaN/Inf"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, PoisonLeftFails) {
+  auto m = Rank(0);
+  m["checks"][1]["poison_left"] = 2048;
+  Write(m);
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("2048 output elements still hold the poison"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, ForgedNonceIsRejected) {
+  auto m = Rank(1);
+  m["nonce"] = "guess";
+  Write(Rank(0));
+  Write(m);
+  EXPECT_EQ(Judge().status, EvalStatus::kRejected);
+}
+
+TEST_F(JudgeTest, EscapedWorkIsRejected) {
+  auto m = Rank(0);
+  m["timing"]["tail_median_ms"] = 0.9;
+  Write(m);
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kRejected);
+  EXPECT_NE(v.reason.find("work escaped the timer"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, TooFewChecksAndDisagreement) {
+  auto m = Rank(0, "verify");
+  m.erase("timing");
+  m["checks"].erase(1);
+  Write(m);
+  auto m1 = Rank(1, "verify");
+  m1.erase("timing");
+  m1["agreement_max_abs"] = 0.5;
+  Write(m1);
+  StageVerdict v = Judge("verify");
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("rank 0 reported 1 checks, expected at least 2"), std::string::npos) << v.reason;
+  m["checks"].push_back(m["checks"][0]);
+  Write(m);
+  v = Judge("verify");
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("disagree by 0.5"), std::string::npos) << v.reason;
+}
+
+TEST(JudgeJob, ClassifiesTimeoutSignalAndExit) {
+  JobOutcome j;
+  j.ranks.resize(2);
+  j.ranks[0].rank = 0;
+  j.ranks[1].rank = 1;
+  j.timed_out = true;
+  EXPECT_EQ(JudgeJob(j).status, EvalStatus::kTimeout);
+  j.timed_out = false;
+  j.first_failed_rank = 1;
+  j.ranks[1].outcome.started = true;
+  j.ranks[1].outcome.signal = 11;
+  StageVerdict v = JudgeJob(j);
+  EXPECT_EQ(v.status, EvalStatus::kCrashed);
+  EXPECT_NE(v.reason.find("rank 1 died by signal 11"), std::string::npos) << v.reason;
+  j.ranks[1].outcome.signal = 0;
+  j.ranks[1].outcome.exit_code = 4;
+  v = JudgeJob(j);
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("exited with code 4 (CUDA/NCCL error in the harness)"), std::string::npos) << v.reason;
+  j.first_failed_rank = -1;
+  EXPECT_EQ(JudgeJob(j).status, EvalStatus::kOk);
+}
+
+}  // namespace
+}  // namespace cuco

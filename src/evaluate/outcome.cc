@@ -1,0 +1,96 @@
+#include "evaluate/outcome.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace cuco {
+
+const char* EvalStatusName(EvalStatus s) {
+  switch (s) {
+    case EvalStatus::kOk: return "ok";
+    case EvalStatus::kRejected: return "rejected";
+    case EvalStatus::kCompileError: return "compile_error";
+    case EvalStatus::kRuntimeError: return "runtime_error";
+    case EvalStatus::kTimeout: return "timeout";
+    case EvalStatus::kWrongResult: return "wrong_result";
+    case EvalStatus::kCrashed: return "crashed";
+    case EvalStatus::kSkipped: return "skipped";
+    case EvalStatus::kPending: return "pending";
+  }
+  return "pending";
+}
+
+EvalStatus EvalStatusFromName(const std::string& name) {
+  for (EvalStatus s : {EvalStatus::kOk, EvalStatus::kRejected, EvalStatus::kCompileError, EvalStatus::kRuntimeError,
+                       EvalStatus::kTimeout, EvalStatus::kWrongResult, EvalStatus::kCrashed, EvalStatus::kSkipped})
+    if (name == EvalStatusName(s)) return s;
+  return EvalStatus::kPending;
+}
+
+StageRecord* EvalRecord::Stage(const std::string& name) {
+  for (auto& s : stages)
+    if (s.name == name) return &s;
+  stages.push_back(StageRecord{name});
+  return &stages.back();
+}
+
+namespace {
+
+nlohmann::json Finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json ErrorsJson(const ErrorFigures& e) {
+  nlohmann::json j = {{"rel_l2", Finite(e.rel_l2)},         {"max_abs", Finite(e.max_abs)},
+                      {"nonfinite", e.nonfinite},            {"poison_left", e.poison_left},
+                      {"elements_checked", e.elements},      {"checks", e.checks}};
+  if (e.has_agreement) j["agreement_max_abs"] = Finite(e.agreement_max_abs);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json EvalRecord::ToJson() const {
+  nlohmann::json j;
+  j["workload"] = workload;
+  j["candidate"] = candidate_path;
+  j["code_hash"] = code_hash;
+  j["mode"] = mode;
+  j["trusted"] = trusted;
+  j["status"] = EvalStatusName(status);
+  j["reason"] = reason;
+  j["world_size"] = world_size;
+  j["gpus"] = gpus;
+  j["device"] = device;
+  j["run_dir"] = run_dir;
+  j["sizes"] = {{"verify", verify_sizes}, {"bench", bench_sizes}};
+  nlohmann::json st = nlohmann::json::array();
+  for (const auto& s : stages)
+    st.push_back({{"stage", s.name},
+                  {"status", EvalStatusName(s.status)},
+                  {"seconds", s.seconds},
+                  {"detail", s.detail},
+                  {"log", s.log_path}});
+  j["stages"] = st;
+  j["verify"] = ErrorsJson(verify_errors);
+  j["bench"] = ErrorsJson(bench_errors);
+  if (timing.median_ms >= 0)
+    j["timing"] = {{"median_ms", timing.median_ms},           {"p10_ms", timing.p10_ms},
+                   {"p90_ms", timing.p90_ms},                 {"tail_median_ms", timing.tail_median_ms},
+                   {"iters", timing.iters},                   {"rank_median_ms", timing.rank_median_ms}};
+  j["rank_metrics"] = rank_metrics;
+  return j;
+}
+
+std::string EvalRecord::Summary() const {
+  std::string out = fmt::format("{}: {}{}\n", workload, EvalStatusName(status), trusted ? "" : " (UNTRUSTED: program mode)");
+  if (!reason.empty()) out += fmt::format("  reason: {}\n", reason);
+  for (const auto& s : stages)
+    out += fmt::format("  {:<8} {:<14} {:7.2f} s  {}\n", s.name, EvalStatusName(s.status), s.seconds, s.detail);
+  if (timing.median_ms >= 0)
+    out += fmt::format("  time: {:.4f} ms median (max over {} ranks; p10 {:.4f}, p90 {:.4f}; {} iterations)\n",
+                       timing.median_ms, timing.rank_median_ms.size(), timing.p10_ms, timing.p90_ms, timing.iters);
+  if (!run_dir.empty()) out += fmt::format("  logs: {}\n", run_dir);
+  return out;
+}
+
+}  // namespace cuco

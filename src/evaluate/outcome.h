@@ -1,0 +1,84 @@
+// EvalRecord: the structured outcome of one candidate's trip through the
+// cascade (L0 scan -> L1 compile -> L2 run+verify -> L3 benchmark), and the
+// rules that classify a finished run.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cuco {
+
+// Final verdicts. kPending exists only while a candidate is being evaluated.
+enum class EvalStatus {
+  kOk,            // compiled, verified at both sizes, timed
+  kRejected,      // broke a rule: edited frozen code, used a denied API, escaped the timer, forged metrics
+  kCompileError,  // L1 failed
+  kRuntimeError,  // a rank exited non-zero, wrote no metrics, or reported an error
+  kTimeout,       // a stage passed its time limit; every rank was killed
+  kWrongResult,   // outputs failed verification (error figures in the record)
+  kCrashed,       // a rank died by a signal
+  kSkipped,       // a stage could not run here (e.g. no GPU); not a verdict on the code
+  kPending,
+};
+
+const char* EvalStatusName(EvalStatus s);
+EvalStatus EvalStatusFromName(const std::string& name);  // kPending for unknown names
+
+// One stage's account: "scan", "compile", "verify", "bench".
+struct StageRecord {
+  std::string name;
+  EvalStatus status = EvalStatus::kPending;
+  double seconds = 0;
+  std::string detail;     // one line: why it failed, or what it measured
+  std::string log_path;   // full log (compiler output, rank logs)
+  std::string log_tail;   // the last lines of the log
+};
+
+// Error figures aggregated over ranks and checks (worst case).
+struct ErrorFigures {
+  double rel_l2 = 0;
+  double max_abs = 0;
+  long long nonfinite = 0;
+  long long poison_left = 0;
+  long long elements = 0;
+  long long checks = 0;
+  double agreement_max_abs = 0;
+  bool has_agreement = false;
+};
+
+struct TimingFigures {
+  double median_ms = -1;                  // max over ranks of each rank's median
+  double p10_ms = -1, p90_ms = -1;        // of the slowest rank
+  double tail_median_ms = 0;              // max over ranks
+  int iters = 0;
+  std::vector<double> rank_median_ms;     // per rank
+};
+
+struct EvalRecord {
+  std::string workload;
+  std::string candidate_path;
+  std::string code_hash;
+  std::string mode;            // "harness" or "program"
+  bool trusted = true;         // false in program mode: figures come from the program's own output
+  EvalStatus status = EvalStatus::kPending;
+  std::string reason;          // one line, the first failure
+  std::vector<StageRecord> stages;
+  ErrorFigures verify_errors, bench_errors;
+  TimingFigures timing;
+  std::vector<int> gpus;
+  std::string device;
+  int world_size = 0;
+  std::map<std::string, long long> verify_sizes, bench_sizes;
+  std::string run_dir;         // where logs and metrics files lie
+  nlohmann::json rank_metrics = nlohmann::json::array();  // the raw per-rank files of the last stage
+
+  StageRecord* Stage(const std::string& name);
+  nlohmann::json ToJson() const;
+  // A short human-readable account (several lines).
+  std::string Summary() const;
+};
+
+}  // namespace cuco

@@ -1,0 +1,268 @@
+#include "launch/launcher.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "launch/process_group.h"
+#include "util/files.h"
+
+namespace cuco {
+
+using namespace launch_internal;  // NOLINT: internal to src/launch
+
+namespace {
+
+Status Validate(const RankJob& job) {
+  if (job.argv.empty() || job.argv[0].empty()) return Status::InvalidArgument("rank job: empty argv");
+  if (job.world_size < 1) {
+    return Status::InvalidArgument("rank job: world_size " + std::to_string(job.world_size) + " < 1");
+  }
+  if (!job.gpus.empty() && static_cast<int>(job.gpus.size()) < job.world_size) {
+    return Status::InvalidArgument("rank job: " + std::to_string(job.gpus.size()) + " GPUs for " +
+                                   std::to_string(job.world_size) + " ranks");
+  }
+  std::set<int> seen;
+  for (int g : job.gpus) {
+    if (g < 0 || !seen.insert(g).second) return Status::InvalidArgument("rank job: bad or repeated GPU " + std::to_string(g));
+  }
+  return Status::Ok();
+}
+
+// The program `name` would run as for `spec`, if it exists and is executable; "" otherwise.
+std::string FindRunnable(const std::string& name, const ProcessSpec& spec) {
+  std::string exe = ResolveProgram(name, ChildPath(spec));
+  if (exe.empty() || exe.find('/') == std::string::npos) return exe;
+  std::filesystem::path p(exe);
+  if (p.is_relative() && !spec.cwd.empty()) p = std::filesystem::path(spec.cwd) / p;
+  return ::access(p.c_str(), X_OK) == 0 ? exe : "";
+}
+
+std::string LogPath(const RankJob& job, int rank) {
+  if (job.log_dir.empty()) return "";
+  return (std::filesystem::path(job.log_dir) / ("rank" + std::to_string(rank) + ".log")).string();
+}
+
+// The environment every rank shares; RankSpec adds the per-rank part.
+Result<std::map<std::string, std::string>> CommonEnv(const RankJob& job) {
+  if (!job.log_dir.empty()) CUCO_RETURN_IF_ERROR(MakeDirs(job.log_dir));
+  std::map<std::string, std::string> env = job.env;
+  env["CUCO_WORLD_SIZE"] = std::to_string(job.world_size);
+  env["CUCO_LOCAL_WORLD_SIZE"] = std::to_string(job.world_size);
+  if (!job.rendezvous_dir.empty()) {
+    CUCO_RETURN_IF_ERROR(MakeDirs(job.rendezvous_dir));
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(job.rendezvous_dir, ec);  // ranks may run elsewhere
+    env["CUCO_RENDEZVOUS_DIR"] = ec ? job.rendezvous_dir : abs.lexically_normal().string();
+  }
+  if (!job.gpus.empty()) {
+    std::string list;
+    for (int g : job.gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
+    env["CUDA_VISIBLE_DEVICES"] = list;
+  }
+  for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
+  return env;
+}
+
+class LocalLauncher : public Launcher {
+ public:
+  explicit LocalLauncher(const LauncherOptions& options) : options_(options) {}
+  std::string Name() const override { return "local"; }
+
+  Result<JobOutcome> Run(const RankJob& job) override {
+    CUCO_RETURN_IF_ERROR(Validate(job));
+    Result<std::map<std::string, std::string>> env = CommonEnv(job);
+    if (!env.ok()) return env.status();
+    ProcessSpec base;
+    base.argv = job.argv;
+    base.env_set = std::move(*env);
+    base.cwd = job.cwd;
+    base.stdin_data = job.stdin_data;
+    if (FindRunnable(job.argv[0], base).empty()) {
+      return Status::NotFound(job.argv[0] + ": not found in PATH");
+    }
+
+    const int n = job.world_size;
+    Clock::time_point t0 = Clock::now();
+    JobOutcome out;
+    std::vector<pid_t> pids(n, -1);
+    std::vector<bool> running(n, false);
+    pid_t pgid = 0;
+    Clock::time_point failed_at;
+    auto note_failure = [&](int rank) {
+      if (out.first_failed_rank < 0) {
+        out.first_failed_rank = rank;
+        failed_at = Clock::now();
+      }
+    };
+
+    for (int r = 0; r < n; ++r) {
+      RankOutcome& ro = out.ranks.emplace_back();
+      ro.rank = r;
+      ro.log_path = LogPath(job, r);
+      if (out.first_failed_rank >= 0) {  // an earlier rank could not start: the job cannot work
+        ro.outcome.start_error = "not started: rank " + std::to_string(out.first_failed_rank) + " failed to start";
+        continue;
+      }
+      ProcessSpec spec = base;
+      spec.env_set["CUCO_RANK"] = std::to_string(r);
+      spec.env_set["CUCO_LOCAL_RANK"] = std::to_string(r);
+      spec.stdout_path = spec.stderr_path = ro.log_path;
+      Started started = Spawn(spec, pgid);
+      if (!started.error.empty()) {
+        ro.outcome.start_error = started.error;
+        note_failure(r);
+        continue;
+      }
+      pids[r] = started.pid;
+      running[r] = true;
+      ro.outcome.started = true;
+      if (r == 0) pgid = started.pid;
+    }
+
+    auto record_exits = [&](bool after_kill) {
+      bool any_running = false;
+      for (int r = 0; r < n; ++r) {
+        if (!running[r]) continue;
+        std::optional<ProcessOutcome> e = PeekExit(pids[r]);
+        if (!e) {
+          any_running = true;
+          continue;
+        }
+        ProcessOutcome& o = out.ranks[r].outcome;
+        o.exit_code = e->exit_code;
+        o.signal = e->signal;
+        o.timed_out = after_kill && out.timed_out;
+        o.wall_s = SecondsSince(t0);
+        running[r] = false;
+        if (!after_kill && (o.signal != 0 || o.exit_code != 0)) note_failure(r);
+      }
+      return any_running;
+    };
+
+    Backoff backoff;
+    bool kill_now = out.first_failed_rank >= 0;  // a rank failed to start
+    while (!kill_now && record_exits(false)) {
+      double left = job.timeout_s > 0 ? job.timeout_s - SecondsSince(t0) : 1.0;
+      if (left <= 0) {
+        out.timed_out = true;
+        break;
+      }
+      if (out.first_failed_rank >= 0) {
+        double grace_left = options_.peer_failure_grace_s - SecondsSince(failed_at);
+        if (grace_left <= 0) break;
+        left = std::min(left, grace_left);
+      }
+      backoff.Wait(left);
+    }
+
+    if (pgid > 0) {
+      // Rank 0 is unreaped until the end, so pgid still names our group.
+      bool any_running = std::find(running.begin(), running.end(), true) != running.end();
+      bool gone = true;
+      if (any_running || GroupHasLiveMembers(pgid)) {
+        std::vector<pid_t> roots;
+        for (pid_t p : pids) {
+          if (p > 0) roots.push_back(p);
+        }
+        gone = TerminateGroup(pgid, roots, options_.term_grace_s);
+      }
+      record_exits(true);
+      UnregisterGroup(pgid);
+      for (int r = n - 1; r >= 0; --r) {  // the leader, rank 0, last
+        if (pids[r] <= 0) continue;
+        if (running[r]) {
+          ProcessOutcome& o = out.ranks[r].outcome;
+          o.signal = SIGKILL;
+          o.timed_out = out.timed_out;
+          o.unkillable = true;
+          o.wall_s = SecondsSince(t0);
+        }
+        Reap(pids[r], !running[r]);
+      }
+      out.unkillable = !gone;
+    }
+    out.wall_s = SecondsSince(t0);
+    return out;
+  }
+
+ private:
+  LauncherOptions options_;
+};
+
+// Sets the per-rank variables from what the MPI launcher gives each rank, then runs the command.
+constexpr const char* kMpiRankShim =
+    "CUCO_RANK=\"${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-0}}}\"; "
+    "CUCO_LOCAL_RANK=\"${OMPI_COMM_WORLD_LOCAL_RANK:-${MPI_LOCALRANKID:-$CUCO_RANK}}\"; "
+    "export CUCO_RANK CUCO_LOCAL_RANK; exec \"$@\"";
+
+class MpirunLauncher : public Launcher {
+ public:
+  MpirunLauncher(std::string mpirun, std::vector<std::string> extra_args, const LauncherOptions& options)
+      : mpirun_(std::move(mpirun)), extra_args_(std::move(extra_args)), options_(options) {}
+  std::string Name() const override { return "mpirun"; }
+
+  Result<JobOutcome> Run(const RankJob& job) override {
+    CUCO_RETURN_IF_ERROR(Validate(job));
+    Result<std::map<std::string, std::string>> env = CommonEnv(job);
+    if (!env.ok()) return env.status();
+    ProcessSpec spec;
+    spec.env_set = std::move(*env);
+    spec.cwd = job.cwd;
+    std::string mpirun = FindRunnable(mpirun_, spec);
+    if (mpirun.empty()) return Status::NotFound(mpirun_ + ": not found in PATH");
+    std::string program = FindRunnable(job.argv[0], spec);
+    if (program.empty()) return Status::NotFound(job.argv[0] + ": not found in PATH");
+
+    spec.argv = {mpirun, "-np", std::to_string(job.world_size)};
+    spec.argv.insert(spec.argv.end(), extra_args_.begin(), extra_args_.end());
+    if (!job.stdin_data.empty()) spec.argv.insert(spec.argv.end(), {"--stdin", "all"});
+    for (const auto& [k, v] : spec.env_set) spec.argv.insert(spec.argv.end(), {"-x", k});
+    spec.argv.insert(spec.argv.end(), {"/bin/sh", "-c", kMpiRankShim, "cuco-rank", program});
+    spec.argv.insert(spec.argv.end(), job.argv.begin() + 1, job.argv.end());
+    spec.env_set["OMPI_ALLOW_RUN_AS_ROOT"] = "1";
+    spec.env_set["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+    spec.stdin_data = job.stdin_data;
+    spec.stdout_path = spec.stderr_path = LogPath(job, 0);
+    spec.term_grace_s = options_.term_grace_s;
+
+    ProcessOutcome o = RunProcess(spec, job.timeout_s);
+    JobOutcome out;
+    out.timed_out = o.timed_out;
+    out.unkillable = o.unkillable;
+    out.wall_s = o.wall_s;
+    if (!o.timed_out && (!o.started || o.signal != 0 || o.exit_code != 0)) out.first_failed_rank = 0;
+    out.ranks.push_back({0, o, spec.stdout_path});
+    return out;
+  }
+
+ private:
+  std::string mpirun_;
+  std::vector<std::string> extra_args_;
+  LauncherOptions options_;
+};
+
+}  // namespace
+
+const std::map<std::string, std::string>& NoMulticastEnv() {
+  static const std::map<std::string, std::string> env = {
+      {"NCCL_NVLS_ENABLE", "0"},
+      {"NVSHMEM_DISABLE_NVLS", "1"},
+      {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"},
+  };
+  return env;
+}
+
+std::unique_ptr<Launcher> MakeLocalLauncher(const LauncherOptions& options) {
+  return std::make_unique<LocalLauncher>(options);
+}
+
+std::unique_ptr<Launcher> MakeMpirunLauncher(const std::string& mpirun_path, std::vector<std::string> extra_args,
+                                             const LauncherOptions& options) {
+  return std::make_unique<MpirunLauncher>(mpirun_path, std::move(extra_args), options);
+}
+
+}  // namespace cuco

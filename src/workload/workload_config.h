@@ -1,0 +1,72 @@
+// WorkloadConfig: a workload folder's workload.toml, parsed and checked.
+// The schema is documented in docs/workload-contract.md. Every error names the
+// file and line of the offending key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace cuco {
+
+// One design-space knob a workload exposes to the search. Values are kept as
+// text (the TOML value printed plainly) so knobs of any scalar type compare.
+struct Knob {
+  std::string name;
+  std::vector<std::string> values;
+  std::string default_value;
+  std::string description;
+};
+
+// Program mode: how to read a program's own output (untrusted).
+struct ProgramSpec {
+  std::string launcher = "cuco";   // "cuco" (cuco's local launcher) or "mpirun"
+  std::vector<std::string> args;   // extra arguments to the program
+  std::string time_regex;          // first capture group = milliseconds
+  std::string pass_regex;
+  std::string fail_regex;          // optional
+};
+
+struct WorkloadConfig {
+  std::filesystem::path dir;       // the workload folder (absolute)
+  std::filesystem::path toml_path;
+  std::string name;
+  std::string description;
+  std::string mode = "harness";    // "harness" | "program"
+  std::string language = "cuda";   // "cuda" | "cpu"
+  std::string seed_file;           // relative to dir
+  std::string reference_file;      // relative to dir; harness mode only
+  int world_size = 1;
+  std::vector<int> world_sizes;    // supported sizes; contains world_size
+  std::vector<std::string> build_flags;
+  std::vector<std::string> build_libs;
+  std::map<std::string, int64_t> verify_sizes;
+  std::map<std::string, int64_t> bench_sizes;
+  double tol_rel_l2 = 0;
+  double tol_max_abs = 0;
+  int warmup = 5;
+  int iters = 20;
+  int verify_runs = 2;
+  double verify_fraction = 0.25;
+  double compile_s = 600;
+  double verify_s = 120;
+  double bench_s = 300;
+  std::vector<Knob> knobs;
+  std::optional<ProgramSpec> program;
+
+  std::filesystem::path SeedPath() const { return dir / seed_file; }
+  std::filesystem::path ReferencePath() const { return dir / reference_file; }
+  const Knob* FindKnob(const std::string& name) const;
+};
+
+// Loads <workload_dir>/workload.toml (or the given .toml file itself).
+Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or_toml);
+// Parses TOML text as if read from `path` (for tests and error messages).
+Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& path);
+
+}  // namespace cuco

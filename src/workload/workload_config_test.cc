@@ -1,0 +1,141 @@
+#include "workload/workload_config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <unistd.h>
+
+namespace cuco {
+namespace {
+
+const char* kGood = R"(name = "w"
+mode = "harness"
+language = "cuda"
+seed = "seed.cu"
+reference = "reference.cu"
+world_size = 2
+world_sizes = [2, 4]
+[build]
+flags = ["-O3"]
+libs = ["nccl"]
+[sizes.verify]
+M = 64
+[sizes.bench]
+M = 8192
+[tolerance]
+rel_l2 = 0.01
+max_abs = 0.05
+[timing]
+iters = 25
+[[knobs]]
+name = "chunks"
+values = [1, 2, 4]
+default = 2
+[[knobs]]
+name = "backend"
+values = ["lsa", "ce"]
+default = "lsa"
+)";
+
+Result<WorkloadConfig> Parse(const std::string& text) { return ParseWorkload(text, "/x/workload.toml"); }
+
+TEST(WorkloadConfig, ParsesAllSections) {
+  auto c = Parse(kGood);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->name, "w");
+  EXPECT_EQ(c->world_size, 2);
+  EXPECT_EQ(c->world_sizes, (std::vector<int>{2, 4}));
+  EXPECT_EQ(c->verify_sizes.at("M"), 64);
+  EXPECT_EQ(c->bench_sizes.at("M"), 8192);
+  EXPECT_DOUBLE_EQ(c->tol_rel_l2, 0.01);
+  EXPECT_EQ(c->iters, 25);
+  EXPECT_EQ(c->warmup, 5);  // default kept
+  ASSERT_EQ(c->knobs.size(), 2u);
+  EXPECT_EQ(c->knobs[0].values, (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(c->FindKnob("backend")->default_value, "lsa");
+  EXPECT_EQ(c->dir, "/x");
+}
+
+// Each error must name the file and the line of the offending key.
+struct BadCase {
+  std::string find, replace, expect;
+};
+
+class WorkloadConfigErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(WorkloadConfigErrors, NamesFileAndLine) {
+  std::string text = kGood;
+  const BadCase& bc = GetParam();
+  size_t pos = text.find(bc.find);
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, bc.find.size(), bc.replace);
+  auto c = Parse(text);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find(bc.expect), std::string::npos) << c.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, WorkloadConfigErrors,
+    ::testing::Values(
+        BadCase{"world_size = 2\n", "world_size = \"two\"\n", "/x/workload.toml:6: 'world_size' must be an integer"},
+        BadCase{"iters = 25", "iters = 5", "/x/workload.toml:19: 'timing.iters' must be >= 20"},
+        BadCase{"iters = 25", "itres = 25", "/x/workload.toml:19: unknown key 'timing.itres'"},
+        BadCase{"default = 2", "default = 3", "/x/workload.toml:23: default '3' of knob 'chunks' is not among its values"},
+        BadCase{"rel_l2 = 0.01", "rel_l2 = 2.0", "/x/workload.toml:16: 'tolerance.rel_l2' must be in [0, 1]"},
+        BadCase{"mode = \"harness\"", "mode = \"fast\"", "/x/workload.toml:2: 'mode' must be"},
+        BadCase{"world_sizes = [2, 4]", "world_sizes = [4]", "/x/workload.toml:7: 'world_sizes' must include world_size 2"},
+        BadCase{"M = 64", "M = \"big\"", "/x/workload.toml:12: size 'sizes.verify.M' must be an integer"},
+        BadCase{"seed = \"seed.cu\"\n", "", "/x/workload.toml:1: missing required key 'seed'"},
+        BadCase{"name = \"chunks\"", "name = \"backend\"", "/x/workload.toml:24: knob 'backend' is declared twice"},
+        BadCase{"[timing]", "[timing", "/x/workload.toml:18:"}));
+
+TEST(WorkloadConfig, ProgramModeNeedsRegexes) {
+  const char* text = R"(name = "p"
+mode = "program"
+seed = "program.cu"
+world_size = 2
+[program]
+launcher = "mpirun"
+time_regex = 'Time: ([0-9.]+) ms'
+pass_regex = 'PASS'
+)";
+  auto c = Parse(text);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(c->program.has_value());
+  EXPECT_EQ(c->program->launcher, "mpirun");
+
+  std::string no_group = text;
+  no_group.replace(no_group.find("([0-9.]+)"), 9, "[0-9.]+");
+  auto bad = Parse(no_group);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.toml:7: 'program.time_regex' needs one capture group"),
+            std::string::npos)
+      << bad.status().message();
+
+  std::string broken = text;
+  broken.replace(broken.find("'PASS'"), 6, "'(PASS'");
+  bad = Parse(broken);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.toml:8: 'program.pass_regex' is not a valid regular expression"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+TEST(WorkloadConfig, LoadReportsMissingSeedFile) {
+  auto dir = std::filesystem::temp_directory_path() / ("cuco_wl_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "workload.toml") << kGood;
+  }
+  auto c = LoadWorkload(dir);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("seed file 'seed.cu' not found"), std::string::npos);
+  std::ofstream(dir / "seed.cu") << "";
+  std::ofstream(dir / "reference.cu") << "";
+  c = LoadWorkload(dir);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cuco
