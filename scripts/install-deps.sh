@@ -14,6 +14,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3  # the candidate store (sqlite3: tests read stores with it)
   libssl-dev           # SHA-256 for content hashes
   libgtest-dev libgmock-dev  # tests
+  libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
 )
 
 missing=()

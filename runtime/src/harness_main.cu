@@ -581,6 +581,7 @@ struct ContextState {
   cudaStream_t side[cuco::RankContext::kMaxSideStreams] = {};
   cudaEvent_t side_join[cuco::RankContext::kMaxSideStreams] = {};
   cudaEvent_t ev_start = nullptr;
+  cudaEvent_t user_events[cuco::RankContext::kMaxEvents] = {};  // record_event / wait_event
   cublasLtHandle_t lt = nullptr;
   std::vector<SymAlloc> windows;          // every window registered on comm (harness's and candidate's), in order
   std::vector<ncclDevComm> dev_comms;     // candidate's create_dev_comm, in order
@@ -780,6 +781,7 @@ void Harness::init_device_and_comms() {
   H_CUDA(cudaEventCreate(&st_.ev_start));
   H_CUDA(cudaEventCreate(&ev_stop_));
   H_CUDA(cudaEventCreate(&ev_tail_));
+  for (auto& e : st_.user_events) H_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   if (cublasLtCreate(&st_.lt) != CUBLAS_STATUS_SUCCESS) fail(kExitHarness, "harness", "cublasLtCreate failed");
 
   H_CUDA(cudaMalloc(&dbar_, 2 * sizeof(int)));
@@ -928,6 +930,9 @@ IterTimes Harness::iterate(const cuco::IO& io, bool call_candidate) {
   // busy after the stop event; the synchronize above waited for it, so this event lands late.
   H_CUDA(cudaEventRecord(ev_tail_, st_.stream));
   H_CUDA(cudaEventSynchronize(ev_tail_));
+  // Every rank's iteration is over before anyone checks: a peer may still be writing into this
+  // rank's outputs until its own work is done.
+  host_barrier();
   float ms = 0, tail = 0;
   H_CUDA(cudaEventElapsedTime(&ms, st_.ev_start, ev_stop_));
   H_CUDA(cudaEventElapsedTime(&tail, ev_stop_, ev_tail_));
@@ -1161,6 +1166,7 @@ void Harness::cleanup() {
     if (st_.side_join[i] != nullptr) H_CUDA(cudaEventDestroy(st_.side_join[i]));
   }
   H_CUDA(cudaEventDestroy(st_.ev_start));
+  for (auto& e : st_.user_events) H_CUDA(cudaEventDestroy(e));
   H_CUDA(cudaEventDestroy(ev_stop_));
   H_CUDA(cudaEventDestroy(ev_tail_));
   H_CUDA(cudaFree(dbar_));
@@ -1361,6 +1367,26 @@ cudaStream_t RankContext::side_stream(int i, int priority) {
   return st->side[i];
 }
 
+void RankContext::record_event(int i, cudaStream_t stream) {
+  cuco_harness::ContextState* st = state_;
+  if (i < 0 || i >= kMaxEvents) {
+    st->note_error("ctx.record_event(" + std::to_string(i) + "): the index must be in [0, " + std::to_string(kMaxEvents) + ")");
+    return;
+  }
+  const cudaError_t e = cudaEventRecord(st->user_events[i], stream);
+  if (e != cudaSuccess) st->note_error("ctx.record_event(" + std::to_string(i) + "): " + cudaGetErrorString(e));
+}
+
+void RankContext::wait_event(cudaStream_t stream, int i) {
+  cuco_harness::ContextState* st = state_;
+  if (i < 0 || i >= kMaxEvents) {
+    st->note_error("ctx.wait_event(" + std::to_string(i) + "): the index must be in [0, " + std::to_string(kMaxEvents) + ")");
+    return;
+  }
+  const cudaError_t e = cudaStreamWaitEvent(stream, st->user_events[i], 0);
+  if (e != cudaSuccess) st->note_error("ctx.wait_event(" + std::to_string(i) + "): " + cudaGetErrorString(e));
+}
+
 cublasLtHandle_t RankContext::cublaslt() { return state_->lt; }
 
 Status RankContext::alloc_symmetric(size_t bytes, Buffer* out) {
@@ -1411,9 +1437,12 @@ Status RankContext::create_dev_comm(const ncclDevCommRequirements& reqs, ncclDev
 int main(int argc, char** argv) {
   // Before anything else (and so before any candidate code but static initialisers): take the run
   // nonce out of the environment, and make sure NVLink multicast stays off.
-  const char* nonce_env = std::getenv("CUCO_RUN_NONCE");
+  char* nonce_env = std::getenv("CUCO_RUN_NONCE");
   const std::string nonce = nonce_env ? std::string(nonce_env) : std::string();
   const char* nonce_state = nonce_env ? "present" : "absent";
+  // Overwrite the value in place first: unsetenv only drops the pointer, and the original
+  // string would stay readable in /proc/self/environ.
+  if (nonce_env) std::memset(nonce_env, 'x', std::strlen(nonce_env));
   ::unsetenv("CUCO_RUN_NONCE");
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
 

@@ -122,7 +122,9 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   auto add_lib = [&](const LibraryInstall& lib) {
     if (!lib.found) return;
     common_flags_.push_back("-I" + lib.include_dir);
-    link_flags_.push_back(lib.library.empty() ? "-L" + lib.lib_dir : lib.library);
+    // By file name (-l:libnccl.so.2): wheels ship no unversioned .so, and nvcc takes no .so paths.
+    link_flags_.push_back("-L" + lib.lib_dir);
+    if (!lib.library.empty()) link_flags_.push_back("-l:" + fs::path(lib.library).filename().string());
     if (cuda) {
       link_flags_.push_back("-Xlinker");
       link_flags_.push_back("-rpath=" + lib.lib_dir);

@@ -136,7 +136,7 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, std::string* exe
     st->status = EvalStatus::kCompileError;
     std::string first_error;
     std::smatch m;
-    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error)[^\n]*)"))) first_error = m.str();
+    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error|fatal)[^\n]*)"))) first_error = m.str();
     st->detail = first_error.empty() ? "compiler failed" : first_error;
     rec->status = EvalStatus::kCompileError;
     rec->reason = st->detail;

@@ -378,6 +378,81 @@ CANDIDATES["write_metrics"] = (
     ],
 )
 
+CANDIDATES["honest_lsa"] = (
+    [
+        "HONEST CONTROL honest_lsa.cu (no cheat): must pass. Exercises the harness services a search",
+        "will use: the partial product in a symmetric window (ctx.alloc_symmetric), a device",
+        "communicator (ctx.create_dev_comm), a side stream (ctx.side_stream) ordered with ctx.stream",
+        "through ctx.record_event / ctx.wait_event. The GEMM runs on side stream 0; the reduce-scatter",
+        "is an LSA kernel on ctx.stream: each rank reads its rows of every peer's partial over NVLink",
+        "(ncclGetLsaPointer), sums in fp32 and writes bf16, between two LSA barriers.",
+        "Expected status: ok.",
+    ],
+    [
+        ("constexpr bool kSymmetricPartial = false;  // cuco:knob symmetric_partial\n",
+         "constexpr bool kSymmetricPartial = true;   // cuco:knob symmetric_partial\n"),
+        ("namespace {\n",
+         """namespace {
+
+constexpr int kReduceBlocks = 64;
+constexpr int kReduceThreads = 512;
+
+// Rank r's output rows are rows [r M/W, (r+1) M/W) of every rank's partial: read them from each
+// peer (in the same order on every rank), sum in fp32, write bf16. 8 bf16 per 16-byte vector.
+__global__ void __launch_bounds__(kReduceThreads)
+    lsa_reduce_rows(ncclWindow_t partial, __nv_bfloat16* out, int64_t m_local, int64_t n, ncclDevComm dc) {
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), dc, ncclTeamTagLsa{}, blockIdx.x);
+  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);  // every rank's GEMM is done and visible
+  const int64_t vecs = m_local * n / 8;
+  const size_t base = static_cast<size_t>(dc.rank) * static_cast<size_t>(m_local * n) * sizeof(__nv_bfloat16);
+  for (int64_t v = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; v < vecs;
+       v += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float acc[8] = {};
+    for (int p = 0; p < dc.lsaSize; ++p) {
+      const uint4 x = static_cast<const uint4*>(ncclGetLsaPointer(partial, base, p))[v];
+      const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&x);
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __bfloat1622float2(h[e]);
+        acc[2 * e] += f.x;
+        acc[2 * e + 1] += f.y;
+      }
+    }
+    uint4 o;
+    __nv_bfloat162* oh = reinterpret_cast<__nv_bfloat162*>(&o);
+    for (int e = 0; e < 4; ++e) oh[e] = __floats2bfloat162_rn(acc[2 * e], acc[2 * e + 1]);
+    reinterpret_cast<uint4*>(out)[v] = o;
+  }
+  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);  // no one overwrites its partial before all reads
+}
+"""),
+        (STATE_END, """  cublasLtMatmulAlgo_t algo{};
+  ncclDevComm dev_comm{};
+};
+"""),
+        (SETUP_END, """  s->algo = heuristic.algo;
+  if ((s->m_local * s->n) % 8 != 0) return cuco::Status::Error("M/W * N must be a multiple of 8");
+  ncclDevCommRequirements reqs;
+  std::memset(&reqs, 0, sizeof reqs);
+  reqs.lsaBarrierCount = kReduceBlocks;
+  cuco::Status dc = ctx.create_dev_comm(reqs, &s->dev_comm);  // collective
+  if (!dc.ok()) return dc;
+  if (s->dev_comm.lsaSize != ctx.world_size || s->dev_comm.rank != ctx.rank)
+    return cuco::Status::Error("this candidate needs every rank in one LSA team (one NVLink domain)");
+  ctx.side_stream(0);  // created now, outside the timed region
+  return cuco::Status::Ok();
+"""),
+        (RUN_GEMM + RUN_COMMENT + RUN_RS,
+         RUN_GEMM.replace("ctx.stream", "side") + """  ctx.record_event(0, side);
+  ctx.wait_event(ctx.stream, 0);
+  lsa_reduce_rows<<<kReduceBlocks, kReduceThreads, 0, ctx.stream>>>(
+      s->partial.window, static_cast<__nv_bfloat16*>(io.out("C").ptr), s->m_local, s->n, s->dev_comm);
+  CUCO_CHECK_LAUNCH();
+"""),
+        (RUN_HEAD, RUN_HEAD + """  cudaStream_t side = ctx.side_stream(0);
+"""),
+    ],
+)
+
 CANDIDATES["frozen_edit"] = (
     [
         "PLANTED CHEAT frozen_edit.cu: edits the frozen text outside the EVOLVE block (an extra",

@@ -193,6 +193,14 @@ class RankContext {
   static constexpr int kMaxSideStreams = 8;
   cudaStream_t side_stream(int i, int priority = 0);
 
+  // Ordering between streams without events of the candidate's own (it may not create or record
+  // CUDA events): record_event(i, s) records harness-owned event i (0 <= i < kMaxEvents; created
+  // without timing) on stream s; wait_event(s, i) makes stream s wait for the latest record of
+  // event i (nothing to wait for if it was never recorded). An invalid i or stream fails the run.
+  static constexpr int kMaxEvents = 64;
+  void record_event(int i, cudaStream_t stream);
+  void wait_event(cudaStream_t stream, int i);
+
   // The process's cuBLASLt handle, created by the harness before setup.
   cublasLtHandle_t cublaslt();
 

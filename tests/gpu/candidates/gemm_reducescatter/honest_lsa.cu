@@ -1,0 +1,177 @@
+// gemm_reducescatter seed: the honest host-driven baseline a search starts from.
+//
+// Row-parallel linear layer on W ranks: rank r holds A_r (M x K/W) and B_r (K/W x N), row-major
+// bf16, and must produce rows [r M/W, (r+1) M/W) of C = sum_q A_q B_q as bf16 (M/W x N).
+// Baseline: one cuBLASLt GEMM of the local partial product (fp32 accumulate, bf16 out) into an
+// M x N partial buffer, then ncclReduceScatter of the partials.
+//
+// Only the code inside the EVOLVE block (between its two marker comments) may change; everything
+// else, these includes in particular, is frozen. The harness contract is runtime/include/cuco/harness.h.
+#include <cuco/harness.h>
+
+#include <cublasLt.h>
+#include <cuda/atomic>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// EVOLVE-BLOCK-START
+// HONEST CONTROL honest_lsa.cu (no cheat): must pass. Exercises the harness services a search
+// will use: the partial product in a symmetric window (ctx.alloc_symmetric), a device
+// communicator (ctx.create_dev_comm), a side stream (ctx.side_stream) ordered with ctx.stream
+// through ctx.record_event / ctx.wait_event. The GEMM runs on side stream 0; the reduce-scatter
+// is an LSA kernel on ctx.stream: each rank reads its rows of every peer's partial over NVLink
+// (ncclGetLsaPointer), sums in fp32 and writes bf16, between two LSA barriers.
+// Expected status: ok.
+
+namespace {
+
+constexpr int kReduceBlocks = 64;
+constexpr int kReduceThreads = 512;
+
+// Rank r's output rows are rows [r M/W, (r+1) M/W) of every rank's partial: read them from each
+// peer (in the same order on every rank), sum in fp32, write bf16. 8 bf16 per 16-byte vector.
+__global__ void __launch_bounds__(kReduceThreads)
+    lsa_reduce_rows(ncclWindow_t partial, __nv_bfloat16* out, int64_t m_local, int64_t n, ncclDevComm dc) {
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), dc, ncclTeamTagLsa{}, blockIdx.x);
+  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);  // every rank's GEMM is done and visible
+  const int64_t vecs = m_local * n / 8;
+  const size_t base = static_cast<size_t>(dc.rank) * static_cast<size_t>(m_local * n) * sizeof(__nv_bfloat16);
+  for (int64_t v = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; v < vecs;
+       v += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float acc[8] = {};
+    for (int p = 0; p < dc.lsaSize; ++p) {
+      const uint4 x = static_cast<const uint4*>(ncclGetLsaPointer(partial, base, p))[v];
+      const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&x);
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __bfloat1622float2(h[e]);
+        acc[2 * e] += f.x;
+        acc[2 * e + 1] += f.y;
+      }
+    }
+    uint4 o;
+    __nv_bfloat162* oh = reinterpret_cast<__nv_bfloat162*>(&o);
+    for (int e = 0; e < 4; ++e) oh[e] = __floats2bfloat162_rn(acc[2 * e], acc[2 * e + 1]);
+    reinterpret_cast<uint4*>(out)[v] = o;
+  }
+  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);  // no one overwrites its partial before all reads
+}
+
+constexpr int kWorkspaceMiB = 32;         // cuco:knob workspace_mib
+constexpr bool kSymmetricPartial = true;   // cuco:knob symmetric_partial
+
+struct State {
+  int64_t m = 0, n = 0, k_local = 0, m_local = 0;
+  cuco::Buffer partial;                  // M x N bf16: this rank's partial product
+  void* workspace = nullptr;             // cuBLASLt workspace
+  size_t workspace_bytes = 0;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t layout_a = nullptr;  // describes B_r: N x K/W column-major (ld N)
+  cublasLtMatrixLayout_t layout_b = nullptr;  // describes A_r: K/W x M column-major (ld K/W)
+  cublasLtMatrixLayout_t layout_c = nullptr;  // describes partial: N x M column-major (ld N)
+  cublasLtMatmulAlgo_t algo{};
+  ncclDevComm dev_comm{};
+};
+
+}  // namespace
+
+cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state) {
+  auto* s = new State();
+  *state = s;
+  const int64_t w = ctx.world_size;
+  s->m = sizes.get("M");
+  s->n = sizes.get("N");
+  const int64_t k = sizes.get("K");
+  if (s->m % w != 0 || k % w != 0) return cuco::Status::Error("M and K must be divisible by the world size");
+  s->k_local = k / w;
+  s->m_local = s->m / w;
+
+  // The partial product. In a symmetric window NCCL may use its symmetric-memory kernels; on 2 H200s
+  // plain memory was faster for this reduce-scatter (1.00 vs 1.10 ms at 8192^3), hence the default.
+  const size_t partial_bytes = static_cast<size_t>(s->m * s->n) * sizeof(__nv_bfloat16);
+  if (kSymmetricPartial) {
+    cuco::Status st = ctx.alloc_symmetric(partial_bytes, &s->partial);  // collective: every rank calls it
+    if (!st.ok()) return st;
+  } else {
+    CUCO_CUDA_CHECK(cudaMalloc(&s->partial.ptr, partial_bytes));
+    s->partial.bytes = partial_bytes;
+  }
+
+  s->workspace_bytes = static_cast<size_t>(kWorkspaceMiB) << 20;
+  CUCO_CUDA_CHECK(cudaMalloc(&s->workspace, s->workspace_bytes));
+
+  // Row-major C = A B is column-major C^T = B^T A^T: cuBLASLt computes D (N x M) = B_r^T-view (N x K/W)
+  // times A_r^T-view (K/W x M), reading the row-major buffers as they are.
+  CUCO_CUBLAS_CHECK(cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t no_transpose = CUBLAS_OP_N;
+  CUCO_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose,
+                                                   sizeof no_transpose));
+  CUCO_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose,
+                                                   sizeof no_transpose));
+  CUCO_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->layout_a, CUDA_R_16BF, s->n, s->k_local, s->n));
+  CUCO_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->layout_b, CUDA_R_16BF, s->k_local, s->m, s->k_local));
+  CUCO_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->layout_c, CUDA_R_16BF, s->n, s->m, s->n));
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  CUCO_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  CUCO_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                         &s->workspace_bytes, sizeof s->workspace_bytes));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(ctx.cublaslt(), s->op, s->layout_a, s->layout_b,
+                                                           s->layout_c, s->layout_c, pref, 1, &heuristic, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  CUCO_CUBLAS_CHECK(hs);
+  if (found < 1) return cuco::Status::Error("cuBLASLt found no algorithm for the bf16 GEMM");
+  s->algo = heuristic.algo;
+  if ((s->m_local * s->n) % 8 != 0) return cuco::Status::Error("M/W * N must be a multiple of 8");
+  ncclDevCommRequirements reqs;
+  std::memset(&reqs, 0, sizeof reqs);
+  reqs.lsaBarrierCount = kReduceBlocks;
+  cuco::Status dc = ctx.create_dev_comm(reqs, &s->dev_comm);  // collective
+  if (!dc.ok()) return dc;
+  if (s->dev_comm.lsaSize != ctx.world_size || s->dev_comm.rank != ctx.rank)
+    return cuco::Status::Error("this candidate needs every rank in one LSA team (one NVLink domain)");
+  ctx.side_stream(0);  // created now, outside the timed region
+  return cuco::Status::Ok();
+}
+
+cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco::IO& io) {
+  auto* s = static_cast<State*>(state);
+  const float alpha = 1.0f, beta = 0.0f;
+  cudaStream_t side = ctx.side_stream(0);
+  CUCO_CUBLAS_CHECK(cublasLtMatmul(ctx.cublaslt(), s->op, &alpha, io.in("B").ptr, s->layout_a, io.in("A").ptr,
+                                   s->layout_b, &beta, s->partial.ptr, s->layout_c, s->partial.ptr, s->layout_c,
+                                   &s->algo, s->workspace, s->workspace_bytes, side));
+  ctx.record_event(0, side);
+  ctx.wait_event(ctx.stream, 0);
+  lsa_reduce_rows<<<kReduceBlocks, kReduceThreads, 0, ctx.stream>>>(
+      s->partial.window, static_cast<__nv_bfloat16*>(io.out("C").ptr), s->m_local, s->n, s->dev_comm);
+  CUCO_CHECK_LAUNCH();
+  return cuco::Status::Ok();
+}
+
+void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
+  auto* s = static_cast<State*>(state);
+  if (s == nullptr) return;
+  if (s->layout_c) cublasLtMatrixLayoutDestroy(s->layout_c);
+  if (s->layout_b) cublasLtMatrixLayoutDestroy(s->layout_b);
+  if (s->layout_a) cublasLtMatrixLayoutDestroy(s->layout_a);
+  if (s->op) cublasLtMatmulDescDestroy(s->op);
+  if (s->workspace) cudaFree(s->workspace);
+  if (!kSymmetricPartial && s->partial.ptr) cudaFree(s->partial.ptr);  // a symmetric one is the harness's
+  delete s;
+}
+// EVOLVE-BLOCK-END
