@@ -12,7 +12,7 @@ namespace cuco {
 
 long long PoisonAllowance(long long elements) { return 16 + 4 * (elements / 65536); }
 
-double TailLimitMs(double median_ms) { return std::max(0.25, 0.2 * median_ms); }
+double TailLimitMs(double median_ms) { return std::max(0.05, 0.1 * median_ms); }
 
 StageVerdict JudgeJob(const JobOutcome& job) {
   StageVerdict v;

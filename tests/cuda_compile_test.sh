@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# L1 with the real nvcc, no GPU needed: cuco compiles every CUDA workload's seed and every
+# planted GPU candidate through its own builder (frozen harness objects + candidate, linked
+# against NCCL and cuBLASLt as `cuco doctor` found them). Expected: all compile, except
+# frozen_edit.cu (rejected before compiling) and timer.cu (its own cudaEventElapsedTime clashes
+# with the CUDA runtime at link time: a compile_error, which is also a catch).
+# Usage: tests/cuda_compile_test.sh <path-to-cuco>
+set -u
+CUCO=$1
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export CUCO_CACHE_DIR=$T/cache
+cd "$SRC"
+"$CUCO" eval workloads/gemm_reducescatter tests/gpu/candidates/gemm_reducescatter/*.cu --stage compile \
+  --unsafe-skip-deny-scan --jobs 2 --parallel-compiles 2 --run-dir "$T/run" --json >"$T/gpu.json" 2>"$T/gpu.err"
+"$CUCO" eval workloads/gemm_reducescatter_program --stage compile --run-dir "$T/prog" --json >"$T/prog.json" 2>"$T/prog.err"
+python3 - "$T/gpu.json" "$T/prog.json" <<'PY'
+import json, os, sys
+records = json.load(open(sys.argv[1])) + [json.load(open(sys.argv[2]))]
+expected = {"frozen_edit.cu": "rejected", "timer.cu": "compile_error"}
+bad = 0
+for r in records:
+    name = os.path.basename(r["candidate"])
+    want = expected.get(name, "skipped")  # "skipped" = compiled, stopped before running (--stage compile)
+    ok = r["status"] == want
+    bad += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: {r['status']} (want {want}) {r['reason'][:100]}")
+print(f"cuda_compile: {len(records)} records, {bad} failed")
+sys.exit(1 if bad or len(records) < 16 else 0)
+PY
