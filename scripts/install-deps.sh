@@ -14,6 +14,8 @@ PACKAGES=(
   libsqlite3-dev sqlite3  # the candidate store (sqlite3: tests read stores with it)
   libssl-dev           # SHA-256 for content hashes
   libgtest-dev libgmock-dev  # tests
+  libcurl4-openssl-dev  # HTTP client of the LLM providers
+  libcpp-httplib-dev    # scripted LLM servers in tests
   libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
 )
 

@@ -4,7 +4,8 @@
 // file <metrics-dir>/rank<R>.json; fresh random inputs every iteration; outputs
 // poisoned with random bits before every run; the reference is computed from
 // regenerated inputs only after the candidate's run returned; timing by the
-// harness's own clock around each run.
+// harness's own clock around each run. --timing-only (bench stage; cuco passes it for
+// a workload's own bound parts only): no reference checks, and "checked": false.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -71,6 +72,7 @@ struct Args {
   double verify_fraction = 0.25;
   bool have_input_seed = false;
   uint64_t input_seed = 0;
+  bool timing_only = false;
 };
 
 Args ParseArgs(int argc, char** argv) {
@@ -93,10 +95,12 @@ Args ParseArgs(int argc, char** argv) {
     else if (f == "--verify-runs") a.verify_runs = std::stoi(value());
     else if (f == "--verify-fraction") a.verify_fraction = std::stod(value());
     else if (f == "--input-seed") { a.have_input_seed = true; a.input_seed = std::stoull(value(), nullptr, 0); }
+    else if (f == "--timing-only") a.timing_only = true;
     else Die(2, "unknown flag " + f);
   }
   if (a.stage != "verify" && a.stage != "bench") Die(2, "--stage must be verify or bench");
   if (a.metrics_dir.empty()) Die(2, "--metrics-dir is required");
+  if (a.timing_only && a.stage != "bench") Die(2, "--timing-only applies to the bench stage only");
   return a;
 }
 
@@ -241,7 +245,7 @@ struct Harness {
       if (!Run(io)) return;
     }
     // The iterations to verify are drawn now and kept here: the candidate cannot tell them apart.
-    int want = std::max(2, static_cast<int>(std::ceil(args.verify_fraction * args.iters)));
+    int want = args.timing_only ? 0 : std::max(2, static_cast<int>(std::ceil(args.verify_fraction * args.iters)));
     std::vector<int> order(args.iters);
     for (int i = 0; i < args.iters; ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), rng);
@@ -262,7 +266,8 @@ struct Harness {
   std::string Json() const {
     std::ostringstream o;
     o << "{\n  \"harness\": \"cuco-cpu/1\",\n  \"nonce\": \"" << nonce << "\",\n  \"rank\": " << rank
-      << ",\n  \"world_size\": " << world << ",\n  \"stage\": \"" << args.stage << "\",\n  \"device\": \"cpu\",\n";
+      << ",\n  \"world_size\": " << world << ",\n  \"stage\": \"" << args.stage << "\",\n  \"checked\": " << (args.timing_only ? "false" : "true")
+      << ",\n  \"device\": \"cpu\",\n";
     o << "  \"sizes\": {";
     bool first = true;
     for (const auto& [k, v] : sizes.all()) { o << (first ? "" : ", ") << "\"" << k << "\": " << v; first = false; }

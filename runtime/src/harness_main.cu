@@ -14,7 +14,10 @@
 // Run: one process per rank, with CUCO_RANK, CUCO_WORLD_SIZE, CUCO_LOCAL_RANK, CUCO_LOCAL_WORLD_SIZE,
 // CUCO_RENDEZVOUS_DIR (fresh, shared), CUCO_RUN_NONCE, CUDA_VISIBLE_DEVICES, NCCL_NVLS_ENABLE=0:
 //   harness --stage verify|bench --metrics-dir DIR --size M=1024 --size N=1024 --size K=1024
-//           --warmup 5 --iters 20 --verify-runs 2 --verify-fraction 0.25 [--input-seed S]
+//           --warmup 5 --iters 20 --verify-runs 2 --verify-fraction 0.25 [--input-seed S] [--timing-only]
+// --timing-only (bench stage only; cuco passes it for a workload's own bound parts, never for a
+// candidate): everything but the reference checks (fresh inputs, poison, join, events, tails), and
+// the metrics say "checked": false.
 // Without CUCO_RANK the rank comes from Open MPI (OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE),
 // MPICH/PMI (PMI_RANK/PMI_SIZE/MPI_LOCALRANKID/MPI_LOCALNRANKS) or Slurm (SLURM_PROCID/SLURM_NTASKS/
 // SLURM_LOCALID); the rendezvous folder is then CUCO_RENDEZVOUS_DIR if set, else
@@ -236,11 +239,12 @@ struct Args {
   double verify_fraction = 0.25;
   bool has_input_seed = false;
   uint64_t input_seed = 0;
+  bool timing_only = false;  // bench stage without reference checks (a bound part: compute or comm alone)
 };
 
 const char* kUsage =
     "usage: harness --stage verify|bench --metrics-dir DIR [--size NAME=VALUE]... [--warmup N] [--iters N]\n"
-    "               [--verify-runs N] [--verify-fraction F] [--input-seed S]\n";
+    "               [--verify-runs N] [--verify-fraction F] [--input-seed S] [--timing-only]\n";
 
 bool parse_i64(const std::string& s, int64_t* out) {
   if (s.empty()) return false;
@@ -301,6 +305,12 @@ Args parse_args(int argc, char** argv) {
       value = arg.substr(eq + 1);
       has_value = true;
     }
+    if (flag == "--timing-only") {  // the one flag without a value
+      if (has_value) usage_error("--timing-only takes no value");
+      if (!seen.insert(flag).second) usage_error("flag '" + flag + "' given twice");
+      a.timing_only = true;
+      continue;
+    }
     static const std::set<std::string> kFlags = {"--stage", "--metrics-dir", "--size", "--warmup", "--iters",
                                                  "--verify-runs", "--verify-fraction", "--input-seed"};
     if (!kFlags.count(flag)) usage_error("unknown flag '" + flag + "'");
@@ -346,6 +356,7 @@ Args parse_args(int argc, char** argv) {
   if (a.metrics_dir.empty()) usage_error("--metrics-dir is required");
   if (a.stage == "verify" && a.verify_runs < 1) usage_error("--verify-runs must be >= 1");
   if (a.stage == "bench" && a.iters < 2) usage_error("--iters must be >= 2 (cuco runs >= 20)");
+  if (a.timing_only && a.stage != "bench") usage_error("--timing-only applies to the bench stage only");
   return a;
 }
 
@@ -1116,8 +1127,10 @@ void Harness::stage_bench() {
   // Which timed iterations are verified is decided after each one has run, from fresh system
   // randomness (sequential sampling: exactly k of the iters, uniformly), so nothing the candidate
   // can see before or during an iteration tells whether that iteration will be checked.
-  const int k = std::min(args_.iters,
-                         std::max(2, static_cast<int>(std::ceil(args_.verify_fraction * args_.iters - 1e-9))));
+  // --timing-only: none (a bound part computes a deliberately incomplete result).
+  const int k = args_.timing_only ? 0
+                                  : std::min(args_.iters, std::max(2, static_cast<int>(std::ceil(
+                                                                          args_.verify_fraction * args_.iters - 1e-9))));
   int remaining = k;
   for (int i = 0; i < args_.iters; ++i) {
     const uint64_t seed = agree_seed();
@@ -1146,8 +1159,8 @@ void Harness::stage_bench() {
   }
   bench_done_ = true;
   const Stats s = stats(times_);
-  log("bench: median %.4f ms (p10 %.4f, p90 %.4f) over %d iterations; tail median %.4f ms", s.median, s.p10, s.p90,
-      args_.iters, percentile(tails_, 0.5));
+  log("bench: median %.4f ms (p10 %.4f, p90 %.4f) over %d iterations; tail median %.4f ms%s", s.median, s.p10, s.p90,
+      args_.iters, percentile(tails_, 0.5), args_.timing_only ? " (timing only: no reference checks)" : "");
 }
 
 void Harness::cleanup() {
@@ -1236,6 +1249,7 @@ void Harness::write_metrics(const HarnessError* error) {
   }
   j.kv("workload", cuco_frozen::workload_name());
   j.kv("stage", args_.stage);
+  j.kv("checked", !args_.timing_only);
   j.kv("rank", launch_.rank).kv("world_size", launch_.world);
   j.kv("local_rank", launch_.local_rank).kv("local_world_size", launch_.local_world);
   j.key("launch").begin_object().kv("source", launch_.source).kv("rendezvous_dir", launch_.rendezvous_dir).end_object();
@@ -1250,7 +1264,7 @@ void Harness::write_metrics(const HarnessError* error) {
   j.key("settings").begin_object();
   j.kv("warmup", args_.warmup).kv("iters", args_.iters).kv("verify_runs", args_.verify_runs);
   j.kv("verify_fraction", args_.verify_fraction).kv("sample_rows", sample_rows_);
-  j.kv("input_seed_fixed", args_.has_input_seed);
+  j.kv("input_seed_fixed", args_.has_input_seed).kv("timing_only", args_.timing_only);
   if (args_.has_input_seed) j.kv("input_seed", hex64(args_.input_seed));
   else j.key("input_seed").null();
   j.end_object();

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   int exit_code = cuco::kExitOk;
   cuco::AddDoctorCommand(app, &exit_code);
   cuco::AddEvalCommand(app, &exit_code);
+  cuco::AddEvolveCommand(app, &exit_code);
+  cuco::AddBenchCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -11,6 +11,7 @@
 #include "util/sha256.h"
 #include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
+#include "workload/knob_marks.h"
 
 namespace cuco {
 namespace {
@@ -51,6 +52,17 @@ std::string JoinArgs(const std::vector<std::string>& v) {
 
 }  // namespace
 
+Result<std::string> MaterializeVariant(const WorkloadConfig& workload, const Variant& variant) {
+  const fs::path path = workload.dir / variant.file;
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto out = ApplyKnobs(*text, path.string(), variant.knobs, workload.knobs);
+  if (!out.ok())
+    return Status::InvalidArgument(fmt::format("{}:{}: variant '{}': {}", workload.toml_path.string(), variant.line,
+                                               variant.name, out.status().message()));
+  return out;
+}
+
 Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options)
     : workload_(std::move(workload)), toolchain_(std::move(toolchain)), options_(std::move(options)) {
   world_size_ = options_.world_size > 0 ? options_.world_size : workload_.world_size;
@@ -68,7 +80,7 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
     launcher_ = MakeLocalLauncher();
 }
 
-std::vector<std::string> Cascade::HarnessArgs(const std::string& stage) const {
+std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool timing_only) const {
   std::vector<std::string> a = {"--stage", stage};
   const auto& sizes = stage == "verify" ? workload_.verify_sizes : workload_.bench_sizes;
   for (const auto& [k, v] : sizes) {
@@ -78,12 +90,47 @@ std::vector<std::string> Cascade::HarnessArgs(const std::string& stage) const {
   a.insert(a.end(), {"--warmup", std::to_string(workload_.warmup), "--iters", std::to_string(workload_.iters),
                      "--verify-runs", std::to_string(workload_.verify_runs), "--verify-fraction",
                      fmt::format("{}", workload_.verify_fraction)});
+  if (timing_only && stage == "bench") a.push_back("--timing-only");
   return a;
 }
 
-std::string Cascade::DescribeRun(const std::string& stage) const {
+std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
   return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
-                     JoinArgs(HarnessArgs(stage)));
+                     JoinArgs(HarnessArgs(stage, timing_only)));
+}
+
+// Timing-only runs are for the workload's own bound parts, never for a candidate: the code must be
+// byte for byte what the cascade materialises from the named [[variants]] part entry.
+bool Cascade::CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec) {
+  const Variant* part = nullptr;
+  for (const auto& v : workload_.variants)
+    if (v.name == part_name) part = &v;
+  std::string why;
+  if (!part) {
+    why = fmt::format("'{}' is not a [[variants]] entry of {}", part_name, workload_.toml_path.string());
+  } else if (part->part.empty()) {
+    why = fmt::format("variant '{}' has no `part`: only compute-alone / communication-alone parts run unverified",
+                      part_name);
+  } else if (workload_.mode != "harness") {
+    why = "timing-only parts need harness mode";
+  } else {
+    auto expected = MaterializeVariant(workload_, *part);
+    if (!expected.ok()) why = expected.status().message();
+    else if (*expected != code)
+      why = fmt::format("the code is not variant '{}' as the workload ships it (timing-only runs are reserved for the "
+                        "workload's own bound parts)", part_name);
+  }
+  if (!why.empty()) {
+    StageRecord* st = rec->Stage("scan");
+    st->status = EvalStatus::kRejected;
+    st->detail = why;
+    rec->status = EvalStatus::kRejected;
+    rec->reason = "timing-only run refused: " + why;
+    return false;
+  }
+  rec->timing_only = true;
+  rec->part = part->part;
+  return true;
 }
 
 bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord* rec) {
@@ -177,12 +224,12 @@ void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
 }
 
 bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, const fs::path& work_dir,
-                              EvalRecord* rec) {
+                              EvalRecord* rec, bool timing_only) {
   StageRecord* st = rec->Stage(stage);
   const bool cuda = workload_.language == "cuda";
   if (cuda && !has_gpus()) {
     st->status = EvalStatus::kSkipped;
-    st->detail = "no GPU found: would run " + DescribeRun(stage);
+    st->detail = "no GPU found: would run " + DescribeRun(stage, timing_only);
     if (rec->status == EvalStatus::kPending) {
       rec->status = EvalStatus::kSkipped;
       rec->reason = "no GPU found on this machine; compiled only (L1)";
@@ -210,7 +257,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
   MakeDirs(metrics);
   RankJob job;
   job.argv = {exe};
-  auto args = HarnessArgs(stage);
+  auto args = HarnessArgs(stage, timing_only);
   job.argv.insert(job.argv.end(), args.begin(), args.end());
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string()});
   job.world_size = world_size_;
@@ -237,8 +284,9 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
     ex.stage = stage;
     ex.world_size = world_size_;
     ex.nonce = nonce;
-    ex.min_checks = stage == "verify" ? workload_.verify_runs + 1 : 2;
+    ex.min_checks = timing_only ? 0 : stage == "verify" ? workload_.verify_runs + 1 : 2;
     ex.expect_timing = stage == "bench";
+    ex.timing_only = timing_only;
     v = JudgeMetrics(metrics.string(), ex, Tolerance{workload_.tol_rel_l2, workload_.tol_max_abs});
   }
   (stage == "verify" ? rec->verify_errors : rec->bench_errors) = v.errors;
@@ -246,6 +294,11 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
   if (!v.device.empty()) rec->device = v.device;
   rec->rank_metrics = v.ranks;
   st->status = v.status;
+  if (v.status == EvalStatus::kTimed) {
+    st->detail = fmt::format("{:.4f} ms median (max over ranks); timing only: outputs NOT checked ({} alone, a bound part)",
+                             v.timing.median_ms, rec->part == "comm" ? "communication" : "compute");
+    return true;
+  }
   if (v.status == EvalStatus::kOk) {
     st->detail = stage == "verify"
                      ? fmt::format("verified: rel L2 {:.3g}, max abs {:.3g} over {} checks", v.errors.rel_l2,
@@ -362,7 +415,8 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   return true;
 }
 
-EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, const fs::path& work_dir) {
+EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, const fs::path& work_dir,
+                             const EvaluateOptions& call) {
   EvalRecord rec;
   rec.workload = workload_.name;
   rec.candidate_path = label;
@@ -379,12 +433,23 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
     rec.reason = workload_.SeedPath().string() + ": cannot read the seed";
     return rec;
   }
+  const bool timing_only = !call.bound_part.empty();
+  if (timing_only && !CheckBoundPart(code, call.bound_part, &rec)) return rec;
   if (!Scan(code, label, &rec)) return rec;
   std::string exe;
   if (!Compile(code, &rec, &exe)) return rec;
-  if (options_.compile_only) {
+  if (options_.compile_only || call.compile_only) {
     rec.status = EvalStatus::kSkipped;
-    rec.reason = "compile only (--stage compile)";
+    rec.reason = options_.compile_only ? "compile only (--stage compile)" : "compile only";
+    return rec;
+  }
+  if (timing_only) {
+    // A bound part computes a deliberately incomplete result: no L2, and L3 without checks.
+    StageRecord* verify = rec.Stage("verify");
+    verify->status = EvalStatus::kSkipped;
+    verify->detail = fmt::format("not verified: a bound part ({} alone) computes a deliberately incomplete result",
+                                 rec.part == "comm" ? "communication" : "compute");
+    if (RunHarnessStage("bench", exe, work_dir, &rec, /*timing_only=*/true)) rec.status = EvalStatus::kTimed;
     return rec;
   }
   if (workload_.mode == "program") {

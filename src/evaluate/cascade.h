@@ -34,28 +34,46 @@ struct CascadeOptions {
   double probe_timeout_s = 60;
 };
 
+// Per-call settings of Cascade::Evaluate. The default is the full cascade; nothing a candidate
+// writes can change them.
+struct EvaluateOptions {
+  bool compile_only = false;  // stop after L1 (e.g. to compile every entry up front, in parallel)
+  // Timing only, for the overlap bound: the name of one of the workload's [[variants]] entries
+  // with `part` set (compute alone / communication alone). L2 is skipped and L3 runs with the
+  // harness's --timing-only (fresh inputs, poison, join, events, tails; no reference checks); the
+  // record's status is kTimed, "unverified (bound part)", never kOk. Evaluate rejects the call
+  // unless `code` is exactly MaterializeVariant() of that part: a candidate never runs unchecked.
+  std::string bound_part;
+};
+
+// A [[variants]] entry as a candidate file: its file (relative to the workload folder) with its
+// knob values set (ApplyKnobs).
+Result<std::string> MaterializeVariant(const WorkloadConfig& workload, const Variant& variant);
+
 class Cascade {
  public:
   Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options);
 
   // Evaluates `code` (the whole candidate file; `label` names it in messages).
   // Logs, metrics files and rendezvous folders go under `work_dir`.
-  EvalRecord Evaluate(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
+  EvalRecord Evaluate(const std::string& code, const std::string& label, const std::filesystem::path& work_dir,
+                      const EvaluateOptions& call = {});
 
   const WorkloadConfig& workload() const { return workload_; }
   int world_size() const { return world_size_; }
   bool has_gpus() const { return gpu_count_ > 0; }
   GpuPool& pool() { return *pool_; }
   // What a stage would run, as a shell-like line (for "no GPU here" messages).
-  std::string DescribeRun(const std::string& stage) const;
+  std::string DescribeRun(const std::string& stage, bool timing_only = false) const;
 
  private:
   bool Scan(const std::string& code, const std::string& label, EvalRecord* rec);
   bool Compile(const std::string& code, EvalRecord* rec, std::string* exe);
   bool RunHarnessStage(const std::string& stage, const std::string& exe, const std::filesystem::path& work_dir,
-                       EvalRecord* rec);
+                       EvalRecord* rec, bool timing_only = false);
   bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
-  std::vector<std::string> HarnessArgs(const std::string& stage) const;
+  std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false) const;
+  bool CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec);
   void ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec);
 
   WorkloadConfig workload_;

@@ -133,5 +133,75 @@ TEST_F(CascadeTest, CompileErrorIsClassified) {
   EXPECT_NE(r.reason.find("error"), std::string::npos);
 }
 
+const Variant* FindVariant(const Cascade& c, const std::string& name) {
+  for (const auto& v : c.workload().variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+TEST_F(CascadeTest, KnobVariantIsMaterialisedAndVerified) {
+  const Variant* v = FindVariant(*cascade_, "ikj_unroll4");
+  ASSERT_NE(v, nullptr);
+  auto code = MaterializeVariant(cascade_->workload(), *v);
+  ASSERT_TRUE(code.ok()) << code.status().ToString();
+  EXPECT_NE(code->find("kLoopOrder = \"ikj\";  // cuco:knob loop_order"), std::string::npos);
+  EXPECT_NE(code->find("kUnroll = 4;"), std::string::npos);
+  EvalRecord r = cascade_->Evaluate(*code, "ikj_unroll4", root_ / "runs" / "ikj_unroll4");
+  EXPECT_EQ(r.status, EvalStatus::kOk) << r.Summary();
+  EXPECT_FALSE(r.timing_only);
+}
+
+TEST_F(CascadeTest, BoundPartIsTimedButNeverVerifiedNorOk) {
+  const Variant* v = FindVariant(*cascade_, "comm_alone");
+  ASSERT_NE(v, nullptr);
+  auto code = MaterializeVariant(cascade_->workload(), *v);
+  ASSERT_TRUE(code.ok()) << code.status().ToString();
+  EvaluateOptions part;
+  part.bound_part = "comm_alone";
+  EvalRecord r = cascade_->Evaluate(*code, "comm_alone", root_ / "runs" / "comm_alone", part);
+  ASSERT_EQ(r.status, EvalStatus::kTimed) << r.Summary();
+  EXPECT_TRUE(r.timing_only);
+  EXPECT_EQ(r.part, "comm");
+  EXPECT_GT(r.timing.median_ms, 0);
+  EXPECT_EQ(r.bench_errors.checks, 0);
+  EXPECT_EQ(r.Stage("verify")->status, EvalStatus::kSkipped);
+  EXPECT_EQ(r.Stage("bench")->status, EvalStatus::kTimed);
+  EXPECT_NE(r.Summary().find("unverified (bound part)"), std::string::npos) << r.Summary();
+  nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["status"], "timed");
+  EXPECT_EQ(j["status_text"], "unverified (bound part)");
+  EXPECT_EQ(j["verified"], false);
+  for (const auto& m : r.rank_metrics) EXPECT_EQ(m["checked"], false);
+
+  // The same code through the normal cascade: its output is deliberately not the product.
+  EvalRecord checked = cascade_->Evaluate(*code, "comm_alone", root_ / "runs" / "comm_alone_checked");
+  EXPECT_EQ(checked.status, EvalStatus::kWrongResult) << checked.Summary();
+}
+
+TEST_F(CascadeTest, OnlyTheWorkloadsOwnPartsRunTimingOnly) {
+  // A candidate asking to run unchecked: refused before anything is compiled or run.
+  auto wrong = ReadFile(WorkloadDir() / "candidates" / "wrong.cc");
+  ASSERT_TRUE(wrong.ok());
+  EvaluateOptions part;
+  part.bound_part = "comm_alone";
+  EvalRecord r = cascade_->Evaluate(*wrong, "wrong.cc", root_ / "runs" / "wrong_as_part", part);
+  EXPECT_EQ(r.status, EvalStatus::kRejected) << r.Summary();
+  EXPECT_NE(r.reason.find("timing-only run refused"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.stages.size(), 1u);
+  // A full variant is not a part; an unknown name is not a variant.
+  auto ikj = MaterializeVariant(cascade_->workload(), *FindVariant(*cascade_, "ikj"));
+  ASSERT_TRUE(ikj.ok());
+  part.bound_part = "ikj";
+  EXPECT_EQ(cascade_->Evaluate(*ikj, "ikj", root_ / "runs" / "ikj_as_part", part).status, EvalStatus::kRejected);
+  part.bound_part = "no_such_part";
+  EXPECT_EQ(cascade_->Evaluate(*ikj, "ikj", root_ / "runs" / "unknown_part", part).status, EvalStatus::kRejected);
+  // A part's code with one byte changed is a candidate, not the part.
+  auto comm = MaterializeVariant(cascade_->workload(), *FindVariant(*cascade_, "comm_alone"));
+  ASSERT_TRUE(comm.ok());
+  part.bound_part = "comm_alone";
+  EvalRecord edited = cascade_->Evaluate(*comm + "\n", "edited", root_ / "runs" / "edited_part", part);
+  EXPECT_EQ(edited.status, EvalStatus::kRejected) << edited.Summary();
+}
+
 }  // namespace
 }  // namespace cuco

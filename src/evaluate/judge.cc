@@ -110,33 +110,48 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
       fail(EvalStatus::kRuntimeError, fmt::format("rank {}: {}", r, m["error"].get<std::string>()));
       continue;
     }
-    ErrorFigures rank_errors;
-    const nlohmann::json checks = m.value("checks", nlohmann::json::array());
-    for (const auto& c : checks) Fold(&rank_errors, c);
-    if (static_cast<int>(rank_errors.checks) < expect.min_checks)
-      fail(EvalStatus::kRuntimeError,
-           fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
-    for (const auto& c : checks) {
-      long long el = Int(c, "elements"), left = Int(c, "poison_left");
-      if (left > PoisonAllowance(std::max(el, Int(c, "output_elements"))))
-        fail(EvalStatus::kWrongResult,
-             fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
-                         "(outputs not fully written)",
-                         r, c.value("kind", std::string("?")), Int(c, "iteration"), left));
+    const auto checked = m.find("checked");
+    const bool says_unchecked = checked != m.end() && checked->is_boolean() && !checked->get<bool>();
+    if (expect.timing_only) {
+      // A bound part: its outputs are incomplete by design, so checks are neither expected nor
+      // judged; the harness must confirm that it ran without them.
+      if (!says_unchecked)
+        fail(EvalStatus::kRuntimeError,
+             fmt::format("rank {}: a timing-only run, but the metrics file does not say \"checked\": false", r));
+    } else if (says_unchecked) {
+      fail(EvalStatus::kRejected,
+           fmt::format("rank {}'s metrics file says \"checked\": false (timing only), but this run required checks", r));
+      continue;
     }
-    if (rank_errors.nonfinite > 0)
-      fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
-    if (!(rank_errors.rel_l2 <= tol.rel_l2) || !(rank_errors.max_abs <= tol.max_abs))
-      fail(EvalStatus::kWrongResult,
-           fmt::format("rank {}: relative L2 error {:.3g} (tolerance {:.3g}), max abs error {:.3g} (tolerance {:.3g})", r,
-                       rank_errors.rel_l2, tol.rel_l2, rank_errors.max_abs, tol.max_abs));
-    if (m.contains("agreement_max_abs")) {
-      double agree = Num(m, "agreement_max_abs", 0);
-      rank_errors.has_agreement = true;
-      rank_errors.agreement_max_abs = agree;
-      if (!(agree <= tol.max_abs))
+    ErrorFigures rank_errors;
+    if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: not judged
+      const nlohmann::json checks = m.value("checks", nlohmann::json::array());
+      for (const auto& c : checks) Fold(&rank_errors, c);
+      if (static_cast<int>(rank_errors.checks) < expect.min_checks)
+        fail(EvalStatus::kRuntimeError,
+             fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
+      for (const auto& c : checks) {
+        long long el = Int(c, "elements"), left = Int(c, "poison_left");
+        if (left > PoisonAllowance(std::max(el, Int(c, "output_elements"))))
+          fail(EvalStatus::kWrongResult,
+               fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
+                           "(outputs not fully written)",
+                           r, c.value("kind", std::string("?")), Int(c, "iteration"), left));
+      }
+      if (rank_errors.nonfinite > 0)
+        fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
+      if (!(rank_errors.rel_l2 <= tol.rel_l2) || !(rank_errors.max_abs <= tol.max_abs))
         fail(EvalStatus::kWrongResult,
-             fmt::format("rank {}: two runs on the same inputs into fresh buffers disagree by {:.3g}", r, agree));
+             fmt::format("rank {}: relative L2 error {:.3g} (tolerance {:.3g}), max abs error {:.3g} (tolerance {:.3g})", r,
+                         rank_errors.rel_l2, tol.rel_l2, rank_errors.max_abs, tol.max_abs));
+      if (m.contains("agreement_max_abs")) {
+        double agree = Num(m, "agreement_max_abs", 0);
+        rank_errors.has_agreement = true;
+        rank_errors.agreement_max_abs = agree;
+        if (!(agree <= tol.max_abs))
+          fail(EvalStatus::kWrongResult,
+               fmt::format("rank {}: two runs on the same inputs into fresh buffers disagree by {:.3g}", r, agree));
+      }
     }
     // Worst case over ranks.
     ErrorFigures& e = v.errors;
@@ -179,6 +194,14 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
     }
   }
   v.timing.rank_median_ms = medians;
+  if (expect.timing_only && v.status == EvalStatus::kOk) {
+    if (!expect.expect_timing) {
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = "a timing-only stage must be timed (cuco bug)";
+    } else {
+      v.status = EvalStatus::kTimed;
+    }
+  }
   return v;
 }
 

@@ -32,12 +32,18 @@ struct StageExpectations {
   std::string nonce;          // the token the evaluator gave the ranks
   int min_checks = 1;         // per rank
   bool expect_timing = false;
+  // A bound part's bench stage, run with the harness's --timing-only: no check is expected or
+  // judged (the part computes a deliberately incomplete result); every rank must say
+  // "checked": false; timing, nonce, errors and the tail are judged as always. A passing stage is
+  // kTimed, never kOk. Conversely, without it a rank saying "checked": false is rejected.
+  bool timing_only = false;
 };
 
 // How the processes ended: timeout, crash, non-zero exit. Ok when all exited 0.
 StageVerdict JudgeJob(const JobOutcome& job);
 
-// Reads <metrics_dir>/rank<R>.json for every rank and judges them.
+// Reads <metrics_dir>/rank<R>.json for every rank and judges them. Ok (or kTimed under
+// expect.timing_only) when everything holds.
 StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol);
 
 // Poison collisions an honest output may show: about 1 in 2^16 elements for

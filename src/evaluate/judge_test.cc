@@ -139,6 +139,89 @@ TEST_F(JudgeTest, TooFewChecksAndDisagreement) {
   EXPECT_NE(v.reason.find("disagree by 0.5"), std::string::npos) << v.reason;
 }
 
+// A bound part (compute alone / communication alone), run with --timing-only: what the harness
+// writes then, per rank.
+nlohmann::json PartRank(int r) {
+  nlohmann::json m = {{"harness", "cuco-gpu/1"}, {"nonce", "n0"}, {"rank", r}, {"world_size", 2}, {"stage", "bench"},
+                      {"checked", false}, {"device", "H200"}, {"checks", nlohmann::json::array()}};
+  m["timing"] = {{"median_ms", 0.5 + r}, {"p10_ms", 0.4 + r}, {"p90_ms", 0.6 + r}, {"iters", 20},
+                 {"tail_median_ms", 0.01}, {"verified_iterations", nlohmann::json::array()},
+                 // a part leaves outputs unwritten or wrong: figures only, never judged
+                 {"scan_poison_left", nlohmann::json::array({65536, 65536})}};
+  return m;
+}
+
+TEST_F(JudgeTest, TimingOnlyPartIsTimedNeverOk) {
+  Write(PartRank(0));
+  Write(PartRank(1));
+  StageExpectations ex{"bench", 2, "n0", 0, true, /*timing_only=*/true};
+  StageVerdict v = JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05});
+  EXPECT_EQ(v.status, EvalStatus::kTimed) << v.reason;
+  EXPECT_TRUE(v.reason.empty()) << v.reason;
+  EXPECT_DOUBLE_EQ(v.timing.median_ms, 1.5);  // max over ranks, as always
+  EXPECT_DOUBLE_EQ(v.timing.p10_ms, 1.4);
+  EXPECT_EQ(v.errors.checks, 0);
+  EXPECT_STREQ(EvalStatusName(v.status), "timed");
+  EXPECT_EQ(EvalStatusText(v.status), "unverified (bound part)");
+  EXPECT_EQ(EvalStatusFromName("timed"), EvalStatus::kTimed);
+  EXPECT_NE(v.status, EvalStatus::kOk);
+}
+
+TEST_F(JudgeTest, TimingOnlyStillJudgesTheTimerNonceAndErrors) {
+  StageExpectations ex{"bench", 2, "n0", 0, true, /*timing_only=*/true};
+  auto escaped = PartRank(1);
+  escaped["timing"]["tail_median_ms"] = 0.9;
+  Write(PartRank(0));
+  Write(escaped);
+  StageVerdict v = JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05});
+  EXPECT_EQ(v.status, EvalStatus::kRejected);
+  EXPECT_NE(v.reason.find("work escaped the timer"), std::string::npos) << v.reason;
+
+  auto forged = PartRank(1);
+  forged["nonce"] = "guess";
+  Write(forged);
+  EXPECT_EQ(JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05}).status, EvalStatus::kRejected);
+
+  auto untimed = PartRank(1);
+  untimed.erase("timing");
+  Write(untimed);
+  v = JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05});
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("rank 1 reported no timing"), std::string::npos) << v.reason;
+
+  auto errored = PartRank(1);
+  errored["error"] = "cuco_candidate_run: boom";
+  Write(errored);
+  EXPECT_EQ(JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05}).status, EvalStatus::kRuntimeError);
+}
+
+TEST_F(JudgeTest, TimingOnlyNeedsTheHarnessToConfirmIt) {
+  StageExpectations ex{"bench", 2, "n0", 0, true, /*timing_only=*/true};
+  auto m = PartRank(1);
+  m.erase("checked");  // a harness that ignored the flag
+  Write(PartRank(0));
+  Write(m);
+  StageVerdict v = JudgeMetrics(dir_.string(), ex, Tolerance{0.01, 0.05});
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("does not say \"checked\": false"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, UncheckedMetricsNeverPassANormalRun) {
+  // A metrics file claiming a timing-only run where checks were required: rejected, even with
+  // checks in it, and never mistaken for a pass.
+  auto m = Rank(1);
+  m["checked"] = false;
+  Write(Rank(0));
+  Write(m);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kRejected);
+  EXPECT_NE(v.reason.find("required checks"), std::string::npos) << v.reason;
+  m["checks"] = nlohmann::json::array();
+  Write(m);
+  EXPECT_NE(Judge().status, EvalStatus::kOk);
+  EXPECT_NE(Judge().status, EvalStatus::kTimed);
+}
+
 TEST(JudgeJob, ClassifiesTimeoutSignalAndExit) {
   JobOutcome j;
   j.ranks.resize(2);

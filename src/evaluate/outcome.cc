@@ -16,6 +16,7 @@ const char* EvalStatusName(EvalStatus s) {
     case EvalStatus::kWrongResult: return "wrong_result";
     case EvalStatus::kCrashed: return "crashed";
     case EvalStatus::kSkipped: return "skipped";
+    case EvalStatus::kTimed: return "timed";
     case EvalStatus::kPending: return "pending";
   }
   return "pending";
@@ -23,15 +24,22 @@ const char* EvalStatusName(EvalStatus s) {
 
 EvalStatus EvalStatusFromName(const std::string& name) {
   for (EvalStatus s : {EvalStatus::kOk, EvalStatus::kRejected, EvalStatus::kCompileError, EvalStatus::kRuntimeError,
-                       EvalStatus::kTimeout, EvalStatus::kWrongResult, EvalStatus::kCrashed, EvalStatus::kSkipped})
+                       EvalStatus::kTimeout, EvalStatus::kWrongResult, EvalStatus::kCrashed, EvalStatus::kSkipped,
+                       EvalStatus::kTimed})
     if (name == EvalStatusName(s)) return s;
   return EvalStatus::kPending;
+}
+
+std::string EvalStatusText(EvalStatus s) {
+  return s == EvalStatus::kTimed ? "unverified (bound part)" : EvalStatusName(s);
 }
 
 StageRecord* EvalRecord::Stage(const std::string& name) {
   for (auto& s : stages)
     if (s.name == name) return &s;
-  stages.push_back(StageRecord{name});
+  StageRecord s;
+  s.name = name;
+  stages.push_back(std::move(s));
   return &stages.back();
 }
 
@@ -57,6 +65,10 @@ nlohmann::json EvalRecord::ToJson() const {
   j["mode"] = mode;
   j["trusted"] = trusted;
   j["status"] = EvalStatusName(status);
+  j["status_text"] = EvalStatusText(status);
+  j["verified"] = status == EvalStatus::kOk;
+  j["timing_only"] = timing_only;
+  if (timing_only) j["part"] = part;
   j["reason"] = reason;
   j["world_size"] = world_size;
   j["gpus"] = gpus;
@@ -82,7 +94,10 @@ nlohmann::json EvalRecord::ToJson() const {
 }
 
 std::string EvalRecord::Summary() const {
-  std::string out = fmt::format("{}: {}{}\n", workload, EvalStatusName(status), trusted ? "" : " (UNTRUSTED: program mode)");
+  std::string out = fmt::format("{}: {}{}{}\n", workload, EvalStatusText(status),
+                                timing_only ? fmt::format(" ({} alone: timed, outputs not checked)", part == "comm" ? "communication" : "compute")
+                                            : "",
+                                trusted ? "" : " (UNTRUSTED: program mode)");
   if (!reason.empty()) out += fmt::format("  reason: {}\n", reason);
   for (const auto& s : stages)
     out += fmt::format("  {:<8} {:<14} {:7.2f} s  {}\n", s.name, EvalStatusName(s.status), s.seconds, s.detail);

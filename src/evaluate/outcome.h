@@ -21,11 +21,15 @@ enum class EvalStatus {
   kWrongResult,   // outputs failed verification (error figures in the record)
   kCrashed,       // a rank died by a signal
   kSkipped,       // a stage could not run here (e.g. no GPU); not a verdict on the code
+  kTimed,         // a workload's bound part (compute alone, communication alone), run timing-only:
+                  // timed, NOT verified. Never a passing candidate; shown as "unverified (bound part)"
   kPending,
 };
 
 const char* EvalStatusName(EvalStatus s);
 EvalStatus EvalStatusFromName(const std::string& name);  // kPending for unknown names
+// What printouts show: the name, except "unverified (bound part)" for kTimed.
+std::string EvalStatusText(EvalStatus s);
 
 // One stage's account: "scan", "compile", "verify", "bench".
 struct StageRecord {
@@ -63,6 +67,8 @@ struct EvalRecord {
   std::string code_hash;
   std::string mode;            // "harness" or "program"
   bool trusted = true;         // false in program mode: figures come from the program's own output
+  bool timing_only = false;    // a bound part: L2 skipped, L3 without reference checks (status kTimed)
+  std::string part;            // "compute" | "comm" when timing_only
   EvalStatus status = EvalStatus::kPending;
   std::string reason;          // one line, the first failure
   std::vector<StageRecord> stages;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "util/files.h"
+#include "workload/knob_marks.h"
 
 namespace cuco {
 namespace {
@@ -137,6 +138,10 @@ Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::ve
     Knob k;
     CUCO_RETURN_IF_ERROR(r.String("name", &k.name, true));
     CUCO_RETURN_IF_ERROR(r.String("description", &k.description, false));
+    if (const toml::node* sn = r.Get("search")) {
+      if (!sn->is_boolean()) return r.Error(*sn, "'knobs.search' must be true or false");
+      k.search = *sn->value<bool>();
+    }
     if (!std::regex_match(k.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
       return r.ErrorAtTable("knob name '" + k.name + "' must be an identifier");
     if (!names.insert(k.name).second) return r.ErrorAtTable("knob '" + k.name + "' is declared twice");
@@ -156,6 +161,49 @@ Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::ve
     if (!listed) return r.Error(*def, "default '" + k.default_value + "' of knob '" + k.name + "' is not among its values");
     CUCO_RETURN_IF_ERROR(r.RejectUnknown());
     out->push_back(std::move(k));
+  }
+  return Status::Ok();
+}
+
+Status ParseVariants(const toml::node& node, const std::string& path, const std::vector<Knob>& knobs,
+                     std::vector<Variant>* out) {
+  const toml::array* arr = node.as_array();
+  if (!arr) return Status::AtLine(path, static_cast<int>(node.source().begin.line), "'variants' must be an array of tables ([[variants]])");
+  std::set<std::string> names;
+  for (const toml::node& e : *arr) {
+    const toml::table* t = e.as_table();
+    if (!t) return Status::AtLine(path, static_cast<int>(e.source().begin.line), "each [[variants]] entry must be a table");
+    TableReader r(*t, path, "variants");
+    Variant v;
+    v.line = r.TableLine();
+    CUCO_RETURN_IF_ERROR(r.String("name", &v.name, true));
+    CUCO_RETURN_IF_ERROR(r.String("description", &v.description, false));
+    CUCO_RETURN_IF_ERROR(r.String("file", &v.file, false));
+    CUCO_RETURN_IF_ERROR(r.String("part", &v.part, false));
+    if (!std::regex_match(v.name, std::regex("[A-Za-z0-9_.-]+")))
+      return r.ErrorAtTable("variant name '" + v.name + "' may hold only letters, digits, '_', '.' and '-'");
+    if (!names.insert(v.name).second) return r.ErrorAtTable("variant '" + v.name + "' is declared twice");
+    if (!v.part.empty() && v.part != "compute" && v.part != "comm")
+      return r.Error(*t->get("part"), "'variants.part' must be \"compute\" or \"comm\"");
+    if (const toml::node* kn = r.Get("knobs")) {
+      const toml::table* kt = kn->as_table();
+      if (!kt) return r.Error(*kn, "'variants.knobs' must be a table, e.g. { strategy = \"ring\", chunks = 4 }");
+      for (const auto& [k, val] : *kt) {
+        const std::string key(k.str());
+        const Knob* decl = nullptr;
+        for (const auto& d : knobs)
+          if (d.name == key) decl = &d;
+        // (values inside an inline table carry no line of their own: name the `knobs =` line)
+        if (!decl) return r.Error(*kn, "variant '" + v.name + "' sets knob '" + key + "', which [[knobs]] does not declare");
+        const std::string text = ScalarText(val);
+        bool allowed = false;
+        for (const auto& a : decl->values) allowed |= a == text;
+        if (!allowed) return r.Error(*kn, "variant '" + v.name + "': '" + text + "' is not a value of knob '" + key + "'");
+        v.knobs[key] = text;
+      }
+    }
+    CUCO_RETURN_IF_ERROR(r.RejectUnknown());
+    out->push_back(std::move(v));
   }
   return Status::Ok();
 }
@@ -301,6 +349,12 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   }
 
   if (const toml::node* knobs = r.Get("knobs")) CUCO_RETURN_IF_ERROR(ParseKnobs(*knobs, path, &c.knobs));
+  CUCO_RETURN_IF_ERROR(r.String("generation0", &c.generation0_file, false));
+  if (c.generation0_file.empty()) c.generation0_file = c.seed_file;
+  if (const toml::node* variants = r.Get("variants"))
+    CUCO_RETURN_IF_ERROR(ParseVariants(*variants, path, c.knobs, &c.variants));
+  for (auto& v : c.variants)
+    if (v.file.empty()) v.file = c.generation0_file;
 
   const toml::table* program = nullptr;
   CUCO_RETURN_IF_ERROR(SubTable(r, "program", &program));
@@ -331,6 +385,16 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
     return Status::AtLine(path, 0, "seed file '" + c->seed_file + "' not found in " + c->dir.string());
   if (c->mode == "harness" && !std::filesystem::exists(c->ReferencePath()))
     return Status::AtLine(path, 0, "reference file '" + c->reference_file + "' not found in " + c->dir.string());
+  for (const auto& v : c->variants)
+    if (!std::filesystem::exists(c->dir / v.file))
+      return Status::AtLine(path, v.line, "variant '" + v.name + "': file '" + v.file + "' not found in " + c->dir.string());
+  if (!c->knobs.empty()) {
+    if (!std::filesystem::exists(c->Generation0Path()))
+      return Status::AtLine(path, 0, "generation0 file '" + c->generation0_file + "' not found in " + c->dir.string());
+    auto g0 = ReadFile(c->Generation0Path());
+    if (!g0.ok()) return g0.status();
+    CUCO_RETURN_IF_ERROR(CheckKnobMarks(*g0, c->Generation0Path().string(), c->knobs));
+  }
   return c;
 }
 

@@ -21,6 +21,19 @@ struct Knob {
   std::vector<std::string> values;
   std::string default_value;
   std::string description;
+  bool search = true;  // false: only variants set it (e.g. `part`); searches keep the default
+};
+
+// A named point of the design space the workload ships: a file (generation 0 unless given)
+// with some knobs set. `cuco bench` runs every variant; `part` marks the compute-alone and
+// communication-alone runs that give the overlap bound (timed, not verified).
+struct Variant {
+  std::string name;
+  std::string description;
+  std::string file;                           // relative to the workload folder
+  std::map<std::string, std::string> knobs;   // knob -> value (as workload.toml writes values)
+  std::string part;                           // "" (a full, verified variant) | "compute" | "comm"
+  int line = 0;                               // of its [[variants]] table, for messages
 };
 
 // Program mode: how to read a program's own output (untrusted).
@@ -41,6 +54,7 @@ struct WorkloadConfig {
   std::string language = "cuda";   // "cuda" | "cpu"
   std::string seed_file;           // relative to dir
   std::string reference_file;      // relative to dir; harness mode only
+  std::string generation0_file;    // relative to dir; the search's start (defaults to seed_file)
   int world_size = 1;
   std::vector<int> world_sizes;    // supported sizes; contains world_size
   std::vector<std::string> build_flags;
@@ -56,11 +70,13 @@ struct WorkloadConfig {
   double compile_s = 600;
   double verify_s = 120;
   double bench_s = 300;
-  std::vector<Knob> knobs;
+  std::vector<Knob> knobs;         // the knobs marked in generation 0
+  std::vector<Variant> variants;
   std::optional<ProgramSpec> program;
 
   std::filesystem::path SeedPath() const { return dir / seed_file; }
   std::filesystem::path ReferencePath() const { return dir / reference_file; }
+  std::filesystem::path Generation0Path() const { return dir / generation0_file; }
   const Knob* FindKnob(const std::string& name) const;
 };
 

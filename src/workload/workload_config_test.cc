@@ -133,8 +133,67 @@ TEST(WorkloadConfig, LoadReportsMissingSeedFile) {
   std::ofstream(dir / "seed.cu") << "";
   std::ofstream(dir / "reference.cu") << "";
   c = LoadWorkload(dir);
+  ASSERT_FALSE(c.ok());  // the declared knobs are not marked in the seed (generation 0)
+  EXPECT_NE(c.status().message().find("knob 'chunks'"), std::string::npos) << c.status().ToString();
+  std::ofstream(dir / "seed.cu") << "// EVOLVE-BLOCK-START\nconstexpr int kChunks = 2;  // cuco:knob chunks\n"
+                                    "constexpr const char* kBackend = \"ce\";  // cuco:knob backend\n// EVOLVE-BLOCK-END\n";
+  c = LoadWorkload(dir);
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   std::filesystem::remove_all(dir);
+}
+
+TEST(WorkloadConfig, VariantsAndGenerationZero) {
+  auto c = Parse(std::string(kGood) + R"([[variants]]
+name = "deep"
+description = "four chunks over copy engines"
+knobs = { chunks = 4, backend = "ce" }
+[[variants]]
+name = "alone"
+file = "parts.cu"
+part = "compute"
+)" + "generation0_is_top_level = 1\n");
+  // A top-level key after a table belongs to that table: the parser reports it as unknown.
+  ASSERT_FALSE(c.ok());
+  auto ok = Parse(std::string("generation0 = \"gen0.cu\"\n") + kGood + R"([[variants]]
+name = "deep"
+knobs = { chunks = 4, backend = "ce" }
+[[variants]]
+name = "alone"
+file = "parts.cu"
+part = "compute"
+)");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->generation0_file, "gen0.cu");
+  ASSERT_EQ(ok->variants.size(), 2u);
+  EXPECT_EQ(ok->variants[0].file, "gen0.cu");
+  EXPECT_EQ(ok->variants[0].knobs.at("chunks"), "4");
+  EXPECT_EQ(ok->variants[0].knobs.at("backend"), "ce");
+  EXPECT_EQ(ok->variants[1].part, "compute");
+  EXPECT_EQ(ok->variants[1].file, "parts.cu");
+}
+
+TEST(WorkloadConfig, VariantErrorsNameTheLine) {
+  auto bad_value = Parse(std::string(kGood) + "[[variants]]\nname = \"v\"\nknobs = { chunks = 3 }\n");
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.status().message().find("workload.toml:30"), std::string::npos) << bad_value.status().ToString();
+  EXPECT_NE(bad_value.status().message().find("chunks"), std::string::npos);
+  auto unknown_knob = Parse(std::string(kGood) + "[[variants]]\nname = \"v\"\nknobs = { depth = 3 }\n");
+  ASSERT_FALSE(unknown_knob.ok());
+  EXPECT_NE(unknown_knob.status().message().find("depth"), std::string::npos);
+  auto bad_part = Parse(std::string(kGood) + "[[variants]]\nname = \"v\"\npart = \"both\"\n");
+  ASSERT_FALSE(bad_part.ok());
+  EXPECT_NE(bad_part.status().message().find("part"), std::string::npos);
+  auto twice = Parse(std::string(kGood) + "[[variants]]\nname = \"v\"\n[[variants]]\nname = \"v\"\n");
+  ASSERT_FALSE(twice.ok());
+}
+
+TEST(WorkloadConfig, KnobSearchFlag) {
+  auto c = Parse(std::string(kGood) + "[[knobs]]\nname = \"part\"\nvalues = [\"none\", \"compute\"]\ndefault = \"none\"\nsearch = false\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->FindKnob("part")->search);
+  EXPECT_TRUE(c->FindKnob("chunks")->search);
+  auto bad = Parse(std::string(kGood) + "[[knobs]]\nname = \"p\"\nvalues = [1]\ndefault = 1\nsearch = \"no\"\n");
+  ASSERT_FALSE(bad.ok());
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-// gemm_reducescatter seed: the honest host-driven baseline a search starts from.
+// gemm_reducescatter candidate file. seed.cu is the honest host-driven baseline; gen0.cu is
+// generation 0 of the search, composed from cuco's co-design blocks (cuco/codesign.h).
 //
 // Row-parallel linear layer on W ranks: rank r holds A_r (M x K/W) and B_r (K/W x N), row-major
 // bf16, and must produce rows [r M/W, (r+1) M/W) of C = sum_q A_q B_q as bf16 (M/W x N).
-// Baseline: one cuBLASLt GEMM of the local partial product (fp32 accumulate, bf16 out) into an
-// M x N partial buffer, then ncclReduceScatter of the partials.
 //
 // Only the code inside the EVOLVE block (between its two marker comments) may change; everything
-// else, these includes in particular, is frozen. The harness contract is runtime/include/cuco/harness.h.
+// else, these includes in particular, is frozen and the same in every candidate of this workload.
+// The harness contract is runtime/include/cuco/harness.h.
 #include <cuco/harness.h>
+#include <cuco/codesign.h>
 
 #include <cublasLt.h>
 #include <cuda/atomic>
@@ -35,6 +36,8 @@
 // timed iterations in the bench stage (the replayed output belongs to other inputs).
 // Expected status: wrong_result (at bench).
 
+// Baseline: one cuBLASLt GEMM of the local partial product (fp32 accumulate, bf16 out) into an
+// M x N partial buffer, then ncclReduceScatter of the partials.
 namespace {
 
 constexpr int kWorkspaceMiB = 32;         // cuco:knob workspace_mib

@@ -1,0 +1,351 @@
+// cuco evolve <workload>: the slow path. An evolutionary search over candidates (islands,
+// archive, novelty filter, a proposer), every candidate through the cascade and into the run's
+// store; resumable (--resume). docs/search.md describes the run config and the loop.
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "evaluate/cascade.h"
+#include "propose/design_space_text.h"
+#include "search/evolution.h"
+#include "search/progress.h"
+#include "search/proposer_factory.h"
+#include "search/run_config.h"
+#include "store/candidate_store.h"
+#include "toolchain/toolchain.h"
+#include "util/files.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct EvolveArgs {
+  std::string workload;
+  std::string config;
+  std::string run_dir;
+  std::string resume;
+  std::vector<int> gpus;
+  std::string cache_dir;
+  bool json = false;
+};
+
+std::atomic<bool> g_interrupted{false};
+
+void OnSignal(int) {
+  g_interrupted = true;
+  // A second Ctrl-C kills at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+fs::path DefaultCacheDir() {
+  if (const char* e = std::getenv("CUCO_CACHE_DIR")) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME")) return fs::path(x) / "cuco";
+  if (const char* h = std::getenv("HOME")) return fs::path(h) / ".cache" / "cuco";
+  return fs::temp_directory_path() / "cuco-cache";
+}
+
+std::string Timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+// What proposers are told about the machine and the installed communication API
+// (src/propose/design_space_text.h; the builtin proposer ignores both).
+std::string Hardware(const Toolchain& tc) {
+  if (!tc.gpus.empty()) return HardwareFactsText(tc);
+  return "no GPU";
+}
+
+[[maybe_unused]] std::string HardwareLine(const Toolchain& tc) {
+  if (tc.gpus.empty()) return "no GPU";
+  std::string s = fmt::format("{} x {} ({} SMs, {:.0f} GiB, compute capability {}.{})", tc.gpus.size(), tc.gpus[0].name,
+                              tc.gpus[0].sm_count, tc.gpus[0].memory_bytes / double(1ull << 30), tc.gpus[0].cc_major,
+                              tc.gpus[0].cc_minor);
+  if (tc.gpu_links.size() > 1 && tc.gpu_links[0].size() > 1) s += "; GPU 0 <-> GPU 1 link: " + tc.gpu_links[0][1];
+  return s;
+}
+
+std::string CommApi(const Toolchain& tc) {
+  if (tc.nccl.found) return InstalledCommApiText(tc);
+  return "NCCL not found";
+}
+
+[[maybe_unused]] std::string CommApiLine(const Toolchain& tc) {
+  if (!tc.nccl.found) return "NCCL not found";
+  std::string s = "NCCL " + (tc.nccl.version.empty() ? std::string("(version unknown)") : tc.nccl.version);
+  std::vector<std::string> parts;
+  if (tc.nccl.device_api) parts.push_back("device API");
+  if (tc.nccl.lsa) parts.push_back("LSA");
+  if (tc.nccl.gin) parts.push_back("GIN");
+  if (tc.nvshmem.found) parts.push_back("NVSHMEM " + tc.nvshmem.version);
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : " (") + parts[i] + (i + 1 == parts.size() ? ")" : "");
+  return s;
+}
+
+int ExitFor(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kInvalidArgument:
+    case Status::Code::kNotFound: return kExitUsage;
+    case Status::Code::kUnavailable: return kExitEnvironment;
+    default: return kExitInternal;
+  }
+}
+
+int Fail(const Status& s) {
+  std::cerr << "cuco evolve: " << s.message() << "\n";
+  return ExitFor(s);
+}
+
+// A stream that writes plain progress lines to logs/evolve.log.
+class LogFile {
+ public:
+  explicit LogFile(const fs::path& path) : out_(path, std::ios::app) {}
+  void Line(const std::string& s) {
+    if (!out_) return;
+    out_ << s << "\n";
+    out_.flush();
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+int Run(const EvolveArgs& a) {
+  const bool resuming = !a.resume.empty();
+  if (resuming && !a.config.empty()) {
+    std::cerr << "cuco evolve: --resume continues a run with the config.toml in its folder; edit that file instead of "
+                 "passing --config\n";
+    return kExitUsage;
+  }
+  if (resuming && !a.run_dir.empty() && fs::path(a.run_dir) != fs::path(a.resume)) {
+    std::cerr << "cuco evolve: give --resume D or --run-dir D, not both\n";
+    return kExitUsage;
+  }
+  fs::path run_dir;
+  std::string config_text, config_path;
+  std::string workload_path = a.workload;
+
+  if (resuming) {
+    run_dir = a.resume;
+    if (!fs::exists(run_dir / "cuco.db") || !fs::exists(run_dir / "config.toml")) {
+      std::cerr << fmt::format("cuco evolve: {}: not a run directory of `cuco evolve` (no cuco.db and config.toml)\n",
+                               run_dir.string());
+      return kExitUsage;
+    }
+    config_path = (run_dir / "config.toml").string();
+  } else if (a.workload.empty()) {
+    std::cerr << "cuco evolve: name a workload folder, or --resume a run directory\n";
+    return kExitUsage;
+  } else if (!a.config.empty()) {
+    config_path = a.config;
+  }
+  if (!config_path.empty()) {
+    auto text = ReadFile(config_path);
+    if (!text.ok()) return Fail(Status::InvalidArgument(text.status().message()));
+    config_text = *text;
+  }
+  auto cfg = config_path.empty() ? ParseRunConfig("", "(defaults)") : ParseRunConfig(config_text, config_path);
+  if (!cfg.ok()) return Fail(cfg.status());
+  if (config_path.empty()) config_text = RunConfigToToml(*cfg);
+
+  std::unique_ptr<CandidateStore> store;
+  if (resuming) {
+    auto s = CandidateStore::Open((run_dir / "cuco.db").string());
+    if (!s.ok()) return Fail(s.status());
+    store = std::move(*s);
+    auto stored = store->GetMeta(kMetaWorkload);
+    if (!stored.ok()) return Fail(stored.status());
+    if (!stored->has_value()) return Fail(Status::InvalidArgument((run_dir / "cuco.db").string() + ": holds no `cuco evolve` run"));
+    if (workload_path.empty()) {
+      workload_path = **stored;
+    } else {
+      std::error_code ec;
+      if (!fs::equivalent(fs::path(workload_path), fs::path(**stored), ec)) {
+        std::cerr << fmt::format("cuco evolve: {} is a run of workload {}, not {}\n", run_dir.string(), **stored, workload_path);
+        return kExitUsage;
+      }
+    }
+  }
+
+  auto wl = LoadWorkload(workload_path);
+  if (!wl.ok()) return Fail(wl.status());
+  if (Status s = CheckRunConfigAgainst(*cfg, *wl); !s.ok()) return Fail(s);
+
+  if (!resuming) {
+    run_dir = a.run_dir.empty() ? fs::path("cuco-runs") / fmt::format("evolve-{}-{}", wl->name, Timestamp()) : fs::path(a.run_dir);
+    if (fs::exists(run_dir / "cuco.db")) {
+      std::cerr << fmt::format("cuco evolve: {} already holds a run; continue it with --resume {} or choose another --run-dir\n",
+                               run_dir.string(), run_dir.string());
+      return kExitUsage;
+    }
+    if (Status s = MakeDirs(run_dir / "logs"); !s.ok()) return Fail(Status::IOError(s.message()));
+    if (Status s = WriteFileAtomic(run_dir / "config.toml", config_text); !s.ok()) return Fail(Status::IOError(s.message()));
+    auto s = CandidateStore::Open((run_dir / "cuco.db").string());
+    if (!s.ok()) return Fail(s.status());
+    store = std::move(*s);
+    if (Status m = store->PutMeta(kMetaConfig, config_text); !m.ok()) return Fail(m);
+  }
+  MakeDirs(run_dir / "logs");
+  LogFile log(run_dir / "logs" / "evolve.log");
+  log.Line(fmt::format("=== {} session {} (workload {}, config {})", resuming ? "resumed" : "new", Timestamp(),
+                       wl->dir.string(), config_path.empty() ? "defaults" : config_path));
+
+  Toolchain tc = DetectToolchain();
+  if (wl->language == "cuda" && tc.nvcc.empty()) {
+    std::cerr << "cuco evolve: nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.\n";
+    return kExitEnvironment;
+  }
+  CascadeOptions opts;
+  opts.cache_dir = a.cache_dir.empty() ? DefaultCacheDir() : fs::path(a.cache_dir);
+  opts.gpus = a.gpus;
+  opts.max_parallel_compiles = cfg->compiles;
+  Cascade cascade(*wl, tc, opts);
+
+  SearchOptions so;
+  so.run_dir = run_dir;
+  so.code_extension = fs::path(wl->seed_file).extension().string();
+  so.hardware = Hardware(tc);
+  so.comm_api = CommApi(tc);
+  so.interrupt = &g_interrupted;
+  so.timings_available = !(wl->language == "cuda" && !cascade.has_gpus());
+  if (cfg->evaluations > 0) {
+    so.evaluations = cfg->evaluations;
+  } else if (wl->language == "cuda") {
+    const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
+    so.evaluations = std::max(1, gpus / std::max(1, cascade.world_size()));
+  } else {
+    so.evaluations = 1;  // CPU timings would disturb each other
+  }
+  if (!so.timings_available)
+    std::cerr << "cuco evolve: no GPU found on this machine: generation 0 is compiled only (scan and compile, L1), and "
+                 "the search stops there.\n  On a GPU machine each candidate would run: verify: "
+              << cascade.DescribeRun("verify") << "\n                                            bench:  "
+              << cascade.DescribeRun("bench") << "\n";
+
+  auto proposer = MakeProposer(SpecFromConfig(*cfg, &*wl, run_dir.string()));
+  if (!proposer.ok()) return Fail(proposer.status());
+
+  ProgressPrinter printer(stderr);
+  std::string last_logged;
+  so.on_progress = [&](const SearchProgress& p) {
+    if (!a.json) printer.Update(p);
+    SearchProgress q = p;
+    q.session_minutes = 0;
+    std::string line = FormatProgress(q);
+    if (line != last_logged) log.Line(FormatProgress(p));
+    last_logged = line;
+  };
+  if (!a.json)
+    std::cerr << fmt::format("cuco evolve: {} {} with the {} proposer, {} island(s), {} evaluation(s) at once; run dir {}\n",
+                             resuming ? "resuming" : "searching", wl->name, (*proposer)->Name(), cfg->islands,
+                             so.evaluations, run_dir.string());
+
+  g_interrupted = false;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  Evolution evo(*wl, *cfg, store.get(), proposer->get(),
+                [&cascade](const std::string& code, const std::string& label, const fs::path& dir) {
+                  return cascade.Evaluate(code, label, dir);
+                },
+                so);
+  auto result = evo.Run();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  printer.Done();
+  if (!result.ok()) {
+    log.Line("error: " + result.status().message());
+    return Fail(result.status());
+  }
+
+  nlohmann::json j;
+  j["run_dir"] = run_dir.string();
+  j["workload"] = wl->name;
+  j["stop_reason"] = result->stop_reason;
+  j["resumed"] = result->resumed;
+  j["generations"] = result->generations;
+  j["candidates"] = result->candidates;
+  j["not_evaluated"] = result->not_evaluated;
+  j["reevaluated"] = result->reevaluated;
+  j["by_status"] = result->by_status;
+  j["dollars"] = result->dollars;
+  j["reference_id"] = result->reference_id;
+  j["reference_ms"] = result->reference_ms;
+  j["compiled_only"] = result->compiled_only;
+  std::string best_path;
+  if (result->best_id > 0) {
+    auto best = store->Get(result->best_id);
+    if (best.ok()) {
+      best_path = (run_dir / ("best" + so.code_extension)).string();
+      if (Status s = WriteFileAtomic(best_path, best->code); !s.ok()) return Fail(Status::IOError(s.message()));
+    }
+    j["best"] = {{"id", result->best_id}, {"time_ms", result->best_ms}, {"speedup", result->best_speedup}, {"path", best_path}};
+  }
+  std::string summary = fmt::format("cuco evolve: {}: stopped: {}\n", wl->name, result->stop_reason);
+  summary += fmt::format("  {} candidates in {} generation(s)", result->candidates, result->generations);
+  std::string statuses;
+  for (const auto& [k, n] : result->by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", k, n);
+  if (!statuses.empty()) summary += " (" + statuses + ")";
+  if (result->not_evaluated > 0) summary += fmt::format("; {} near-duplicates not evaluated", result->not_evaluated);
+  if (result->reevaluated > 0) summary += fmt::format("; {} left in flight by the killed session evaluated again", result->reevaluated);
+  summary += fmt::format("; ${:.2f} spent\n", result->dollars);
+  if (result->best_id > 0) {
+    summary += fmt::format("  best: candidate {} at {:.4f} ms", result->best_id, result->best_ms);
+    if (result->best_speedup > 0)
+      summary += fmt::format(", {:.2f}x over the {} ({:.4f} ms, candidate {})", result->best_speedup,
+                             result->reference_is_seed ? "seed" : "generation 0 file (the seed failed)", result->reference_ms,
+                             result->reference_id);
+    summary += fmt::format("\n  code: {}\n", best_path);
+  } else if (result->compiled_only) {
+    summary += "  no timings on this machine: nothing to rank\n";
+  } else {
+    summary += "  no candidate passed\n";
+  }
+  summary += fmt::format("  store: {}  (continue with: cuco evolve --resume {})\n", (run_dir / "cuco.db").string(), run_dir.string());
+  log.Line(summary);
+  if (a.json) std::cout << j.dump(2) << "\n";
+  else std::cout << summary;
+
+  if (result->generation0_failed) return kExitCandidateFailed;
+  if (result->compiled_only) {  // like `cuco eval` without a GPU: 1 when generation 0 failed to compile
+    ListQuery q;
+    q.max_generation = 0;
+    q.summary_only = true;
+    auto g0 = store->List(q);
+    if (g0.ok())
+      for (const auto& r : *g0)
+        if (r.status != "skipped" && r.status != "ok" && r.status != "pending") return kExitCandidateFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddEvolveCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("evolve", "Search for faster candidates: islands of candidates mutated by a proposer, "
+                                           "each evaluated by the cascade and stored; resumable (docs/search.md)");
+  auto a = std::make_shared<EvolveArgs>();
+  cmd->add_option("workload", a->workload, "Workload folder (holding workload.toml); optional with --resume");
+  cmd->add_option("--config", a->config, "Run config (TOML, docs/search.md); default: every key's default");
+  cmd->add_option("--run-dir", a->run_dir, "Where config.toml, cuco.db, logs/ and candidates/ go "
+                                           "(default: cuco-runs/evolve-<workload>-<time>)");
+  cmd->add_option("--resume", a->resume, "Continue the run in this directory (after a kill, a Ctrl-C or a budget)");
+  cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
+  cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
+  cmd->add_flag("--json", a->json, "Print the summary as JSON (and no progress line)");
+  cmd->callback([a, exit_code] { *exit_code = Run(*a); });
+}
+
+}  // namespace cuco

@@ -1,0 +1,280 @@
+#include "propose/builtin_proposer.h"
+
+#include <algorithm>
+#include <set>
+
+#include "workload/knob_marks.h"
+
+namespace cuco {
+namespace {
+
+using Config = std::map<std::string, std::string>;
+
+// SplitMix64: small, fast and identical on every platform (std distributions are not).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(Next() % n); }
+  template <typename T>
+  void Shuffle(std::vector<T>* v) {
+    for (size_t i = v->size(); i > 1; --i) std::swap((*v)[i - 1], (*v)[Below(i)]);
+  }
+
+ private:
+  uint64_t s_;
+};
+
+struct Space {
+  std::vector<std::string> names;                  // mutable knobs (declared and marked), declared order
+  std::map<std::string, std::vector<std::string>> domain;  // allowed values, declared order
+};
+
+bool InDomain(const Space& sp, const Config& c) {
+  for (const auto& n : sp.names) {
+    const auto& d = sp.domain.at(n);
+    if (std::find(d.begin(), d.end(), c.at(n)) == d.end()) return false;
+  }
+  return true;
+}
+
+std::string Describe(const Config& from, const Config& to) {
+  std::string s;
+  for (const auto& [k, v] : to) {
+    auto it = from.find(k);
+    if (it != from.end() && it->second == v) continue;
+    s += (s.empty() ? "" : ", ") + k + " " + (it == from.end() ? "?" : it->second) + " -> " + v;
+  }
+  return s.empty() ? "no change" : s;
+}
+
+// Configurations differing from `base` in exactly `dist` (1 or 2) knobs, within the domain.
+std::vector<Config> Neighbours(const Space& sp, const Config& base, int dist) {
+  std::vector<Config> out;
+  const size_t n = sp.names.size();
+  for (size_t i = 0; i < n; ++i) {
+    const auto& a = sp.names[i];
+    for (const auto& va : sp.domain.at(a)) {
+      if (va == base.at(a)) continue;
+      if (dist == 1) {
+        Config c = base;
+        c[a] = va;
+        out.push_back(std::move(c));
+        continue;
+      }
+      for (size_t j = i + 1; j < n; ++j) {
+        const auto& b = sp.names[j];
+        for (const auto& vb : sp.domain.at(b)) {
+          if (vb == base.at(b)) continue;
+          Config c = base;
+          c[a] = va;
+          c[b] = vb;
+          out.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// One-knob moves to the next or previous value of the knob's list.
+std::vector<Config> Adjacent(const Space& sp, const Config& base) {
+  std::vector<Config> out;
+  for (const auto& n : sp.names) {
+    const auto& d = sp.domain.at(n);
+    auto it = std::find(d.begin(), d.end(), base.at(n));
+    if (it == d.end()) continue;
+    size_t i = static_cast<size_t>(it - d.begin());
+    for (size_t j : {i + 1, i - 1}) {
+      if (j >= d.size()) continue;  // i - 1 wraps for i == 0
+      Config c = base;
+      c[n] = d[j];
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t KnobSpaceSize(const std::vector<Knob>& knobs, const std::map<std::string, std::vector<std::string>>& allowed) {
+  int64_t size = 1;
+  for (const auto& k : knobs) {
+    if (!k.search) continue;  // fixed at its default for searches (e.g. bench-only `part`)
+    int64_t n = 0;
+    auto it = allowed.find(k.name);
+    for (const auto& v : k.values)
+      if (it == allowed.end() || std::find(it->second.begin(), it->second.end(), v) != it->second.end()) ++n;
+    if (n == 0) return 0;
+    size = size > (int64_t{1} << 40) / n ? (int64_t{1} << 40) : size * n;
+  }
+  return size;
+}
+
+Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
+  if (!ctx.workload) return Status::Internal("builtin proposer: no workload in the context");
+  Proposal out;
+  out.mutation_kind = "knobs";
+  const std::string label = "candidate " + std::to_string(ctx.parent.id);
+  auto marks = FindKnobMarks(ctx.parent.code, label);
+  if (!marks.ok()) {
+    out.failure = "builtin proposer: the parent's knob marks do not parse: " + marks.status().message();
+    return out;
+  }
+  const Config marked = KnobValues(*marks);
+  Space sp;
+  Config parent;
+  for (const auto& k : ctx.workload->knobs) {
+    if (!k.search) continue;  // `search = false`: only variants set it (e.g. bench-only `part`)
+    auto m = marked.find(k.name);
+    if (m == marked.end()) continue;  // not marked in this code: cannot be changed here
+    auto al = ctx.allowed_knobs.find(k.name);
+    std::vector<std::string> d;
+    for (const auto& v : k.values)
+      if (al == ctx.allowed_knobs.end() || std::find(al->second.begin(), al->second.end(), v) != al->second.end())
+        d.push_back(v);
+    if (d.empty())
+      return Status::InvalidArgument("builtin proposer: the island's restriction leaves knob '" + k.name + "' no declared value");
+    sp.names.push_back(k.name);
+    sp.domain[k.name] = std::move(d);
+    parent[k.name] = m->second;
+  }
+  if (sp.names.empty()) {
+    out.exhausted = true;
+    out.description = "the builtin proposer only changes declared knobs, and the parent has none marked";
+    return out;
+  }
+
+  std::set<Config> seen;  // configurations already checked in this call
+  auto try_config = [&](const Config& c, std::string* code) -> bool {
+    if (c == parent || !seen.insert(c).second) return false;
+    auto applied = ApplyKnobs(ctx.parent.code, label, c, ctx.workload->knobs);
+    if (!applied.ok()) return false;
+    if (ctx.already_tried && ctx.already_tried(*applied)) return false;
+    *code = std::move(*applied);
+    return true;
+  };
+  auto finish = [&](const Config& c, std::string code, const std::string& kind, const std::string& what) {
+    out.code = std::move(code);
+    out.mutation_kind = kind;
+    out.description = what + Describe(parent, c);
+    return out;
+  };
+
+  Rng rng(ctx.rng_seed);
+  std::string code;
+
+  // Crossover: each knob from the parent or a partner.
+  if (ctx.mutation_kind == "crossover") {
+    std::vector<const CandidateView*> partners;
+    for (const auto& v : ctx.inspirations)
+      if (v.id != ctx.parent.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
+    if (!partners.empty()) {
+      for (int draw = 0; draw < options_.crossover_draws; ++draw) {
+        Config c;
+        std::set<int64_t> used;
+        for (const auto& n : sp.names) {
+          size_t src = rng.Below(partners.size() + 1);
+          std::string v = parent.at(n);
+          if (src > 0) {
+            auto it = partners[src - 1]->knobs.find(n);
+            if (it != partners[src - 1]->knobs.end()) v = it->second;
+          }
+          const auto& d = sp.domain.at(n);
+          if (std::find(d.begin(), d.end(), v) == d.end()) v = d[rng.Below(d.size())];
+          if (v != parent.at(n) && src > 0) used.insert(partners[src - 1]->id);
+          c[n] = v;
+        }
+        if (try_config(c, &code)) {
+          out.extra_parent_ids.assign(used.begin(), used.end());
+          std::string ids;
+          for (int64_t id : used) ids += " #" + std::to_string(id);
+          return finish(c, std::move(code), "crossover", "crossover of #" + std::to_string(ctx.parent.id) + " with" + ids + ": ");
+        }
+      }
+    }
+  }
+
+  // Mutation: one or two knobs, around the parent; in the exploit phase around the fastest
+  // passing candidate the search showed (the parent or an inspiration), applied to the parent's
+  // code, with that candidate recorded as an extra parent.
+  Config base = parent;
+  std::string around;
+  if (ctx.phase == "exploit") {
+    const CandidateView* best = nullptr;
+    for (const auto& v : ctx.inspirations)
+      if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
+    if (best && best->id != ctx.parent.id && (ctx.parent.time_ms <= 0 || best->time_ms < ctx.parent.time_ms)) {
+      for (const auto& n : sp.names) {
+        auto it = best->knobs.find(n);
+        if (it != best->knobs.end()) base[n] = it->second;
+      }
+      if (base != parent) {
+        out.extra_parent_ids = {best->id};
+        around = " (around the best, #" + std::to_string(best->id) + ")";
+      }
+    }
+  }
+  std::vector<std::vector<Config>> tiers;
+  std::vector<Config> n1 = Neighbours(sp, base, 1), n2 = Neighbours(sp, base, 2);
+  // A parent outside the island's restriction: only moves that bring it inside count.
+  auto outside = [&](const Config& c) { return !InDomain(sp, c); };
+  n1.erase(std::remove_if(n1.begin(), n1.end(), outside), n1.end());
+  n2.erase(std::remove_if(n2.begin(), n2.end(), outside), n2.end());
+  rng.Shuffle(&n1);
+  rng.Shuffle(&n2);
+  if (ctx.phase == "exploit") {
+    std::vector<Config> adj = Adjacent(sp, base);
+    adj.erase(std::remove_if(adj.begin(), adj.end(), outside), adj.end());
+    rng.Shuffle(&adj);
+    tiers = {adj, n1, n2};
+  } else {
+    const double p2 = std::clamp(ctx.temperature / 2, 0.1, 0.9);
+    if (rng.Uniform() < p2) tiers = {n2, n1};
+    else tiers = {n1, n2};
+  }
+  for (const auto& tier : tiers)
+    for (const auto& c : tier)
+      if (try_config(c, &code)) return finish(c, std::move(code), "knobs", "knobs" + around + ": ");
+  out.extra_parent_ids.clear();
+
+  // No neighbour left: anywhere in the space.
+  const int64_t size = KnobSpaceSize(ctx.workload->knobs, ctx.allowed_knobs);
+  if (size <= options_.enumerate_limit) {
+    std::vector<Config> all{Config{}};
+    for (const auto& n : sp.names) {
+      std::vector<Config> next;
+      for (const auto& c : all)
+        for (const auto& v : sp.domain.at(n)) {
+          Config x = c;
+          x[n] = v;
+          next.push_back(std::move(x));
+        }
+      all = std::move(next);
+    }
+    rng.Shuffle(&all);
+    for (const auto& c : all)
+      if (try_config(c, &code)) return finish(c, std::move(code), "knobs", "knobs (no untried neighbour; jumped): ");
+    out.exhausted = true;
+    out.description = "knob space exhausted: all " + std::to_string(all.size()) + " configurations" +
+                      (ctx.allowed_knobs.empty() ? "" : " allowed on this island") + " have been tried";
+    return out;
+  }
+  for (int draw = 0; draw < options_.random_draws; ++draw) {
+    Config c;
+    for (const auto& n : sp.names) c[n] = sp.domain.at(n)[rng.Below(sp.domain.at(n).size())];
+    if (try_config(c, &code)) return finish(c, std::move(code), "knobs", "knobs (no untried neighbour; jumped): ");
+  }
+  out.exhausted = true;
+  out.description = "knob space nearly exhausted: no untried configuration in " + std::to_string(options_.random_draws) +
+                    " random draws of " + std::to_string(size);
+  return out;
+}
+
+}  // namespace cuco

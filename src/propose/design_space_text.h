@@ -1,0 +1,59 @@
+// Design-space text: what a language model is told about the space it searches.
+//
+//  - DesignSpaceText(): the five dimensions of the CUCo paper (communication backend, placement,
+//    synchronisation scope, issuer granularity, chunk size), marked with what this machine can run
+//    when a Toolchain is given;
+//  - HarnessRulesText(): the rules cuco's harness enforces on every candidate;
+//  - InstalledCommApiText(): the communication API actually installed, as compact declarations
+//    extracted from the NCCL (nccl.h, nccl_device/*.h) and NVSHMEM headers `cuco doctor` found;
+//  - HardwareFactsText(): GPUs, SM counts, NVLink topology, NICs.
+// Everything here is plain text for prompts; nothing touches the network.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "toolchain/toolchain.h"
+
+namespace cuco {
+
+// The five design-space dimensions with their options. With a toolchain, each backend says
+// whether this machine has what it needs (device API, LSA, GIN + RDMA NICs, NVSHMEM).
+std::string DesignSpaceText(const Toolchain* tc = nullptr);
+
+// The harness rules (streams, events, poisoned outputs, random verification, deny-list).
+std::string HarnessRulesText();
+
+struct DeclarationOptions {
+  bool keep_comments = false;           // keep the // comment lines directly above a kept declaration
+  bool keep_macros = true;              // `#define NAME(args)` heads and short object-like macros
+  std::vector<std::string> skip_names;  // drop declarations whose name contains one of these
+  std::vector<std::string> only_names;  // if not empty: keep top-level declarations only when their
+                                        // name contains one of these
+  size_t max_chars = 0;                 // 0: no cap; else cut at a line boundary with a note
+};
+
+// The declarations of a C/C++ header, one per line: function prototypes (bodies dropped,
+// constructor initialiser lists too), struct/class/union members (public ones only), enums on
+// one line, typedefs, templates, short macros. Comments (unless kept), preprocessor
+// conditionals, private/internal/detail namespaces, names starting with '_' or containing
+// "_internal", and `pfoo` profiling twins of `foo` are dropped. Never fails: unparseable text
+// degrades to fewer lines.
+std::string ExtractDeclarations(const std::string& header_text, const DeclarationOptions& options = {});
+
+// The installed communication API: nccl_device/*.h (core, ptr, lsa_barrier, coop, barrier, ll_a2a,
+// the rest, then gin and gin_barrier), nccl.h (without the communicator management the harness
+// owns), then NVSHMEM's nvshmem.h/nvshmemx.h (and their host/device API headers) when found; at
+// most `max_chars`, cut at a line boundary with a note (lower-priority headers are cut first;
+// without RDMA NICs the GIN headers come last). Says so when NCCL has no device API or nothing
+// is installed.
+std::string InstalledCommApiText(const NcclInstall& nccl, const LibraryInstall& nvshmem, size_t max_chars = 16000,
+                                 bool rdma_nics = true);
+std::string InstalledCommApiText(const Toolchain& tc, size_t max_chars = 16000);
+
+// Hardware facts for the prompt: each GPU (name, SMs, memory, compute capability), the link
+// matrix (NVLink / PCIe), RDMA NICs, CUDA/NCCL/NVSHMEM versions.
+std::string HardwareFactsText(const Toolchain& tc);
+
+}  // namespace cuco

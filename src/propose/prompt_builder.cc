@@ -1,0 +1,491 @@
+#include "propose/prompt_builder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "propose/design_space_text.h"
+#include "util/files.h"
+#include "workload/evolve_blocks.h"
+
+namespace cuco {
+namespace fs = std::filesystem;
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+// At most `max` characters, cut at a line boundary when one is near, with a note.
+std::string Cap(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  const std::string note = "\n[... " + std::to_string(s.size()) + " characters in all; cut here]\n";
+  size_t keep = max > note.size() ? max - note.size() : 0;
+  size_t nl = s.rfind('\n', keep);
+  if (nl != std::string::npos && nl + 200 > keep) keep = nl;
+  return s.substr(0, keep) + note;
+}
+
+std::string Fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+std::string KnobText(const std::map<std::string, std::string>& knobs) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : knobs) parts.push_back(k + "=" + v);
+  return Join(parts, ", ");
+}
+
+// "ok, 1.234 ms, 1.12x the seed's speed" (what is known).
+std::string Figures(const CandidateView& c) {
+  std::string s = c.status.empty() ? "not evaluated" : c.status;
+  if (c.time_ms >= 0) s += ", " + Fmt("%.4g", c.time_ms) + " ms";
+  if (c.speedup > 0) s += ", speedup " + Fmt("%.3g", c.speedup) + "x over the seed";
+  return s;
+}
+
+std::string Fence(const std::string& lang, const std::string& code) {
+  std::string s = "```" + lang + "\n" + code;
+  if (!code.empty() && code.back() != '\n') s += '\n';
+  return s + "```\n";
+}
+
+fs::path RuntimeDirGuess() {
+  if (const char* e = std::getenv("CUCO_RUNTIME_DIR"); e != nullptr && *e != '\0') return e;
+  auto is_runtime = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p / "include" / "cuco" / "harness.h", ec);
+  };
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
+    if (is_runtime(d / "runtime")) return d / "runtime";
+#ifdef CUCO_SOURCE_DIR
+  return fs::path(CUCO_SOURCE_DIR) / "runtime";
+#else
+  return fs::path("runtime");
+#endif
+}
+
+// A built-in summary of cuco/harness.h, for when the header cannot be read.
+const char* kBuiltinContract =
+    "A candidate file includes <cuco/harness.h> and defines, inside its EVOLVE blocks:\n"
+    "  cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state);  // once, "
+    "untimed, collective\n"
+    "  cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco::IO& io);  // one iteration, "
+    "enqueued on ctx.stream / ctx.side_stream(i)\n"
+    "  void cuco_candidate_teardown(cuco::RankContext& ctx, void* state);  // frees what setup allocated\n"
+    "cuco::RankContext: const int rank, world_size, local_rank, local_world_size, device, sm_count; const ncclComm_t "
+    "comm; const cudaStream_t stream; cudaStream_t side_stream(int i, int priority = 0) (i < 8); void "
+    "record_event(int i, cudaStream_t s); void wait_event(cudaStream_t s, int i) (i < 64); cublasLtHandle_t "
+    "cublaslt(); Status alloc_symmetric(size_t bytes, Buffer* out) (collective); Status create_dev_comm(const "
+    "ncclDevCommRequirements& reqs, ncclDevComm* out) (collective).\n"
+    "cuco::IO: const Buffer& in(const char* name) const; const Buffer& out(const char* name) const. cuco::Buffer { "
+    "void* ptr; size_t bytes; ncclWindow_t window; }. cuco::Sizes: int64_t get(const char* name) const.\n"
+    "cuco::Status::Ok(), cuco::Status::Error(msg); CUCO_CUDA_CHECK(expr), CUCO_NCCL_CHECK(expr), "
+    "CUCO_CUBLAS_CHECK(expr), CUCO_CHECK_LAUNCH() return a failing Status.\n";
+
+struct Section {
+  std::string title;
+  std::string body;
+};
+
+std::string Render(const std::vector<Section>& sections) {
+  std::string s;
+  for (const auto& sec : sections) {
+    if (sec.body.empty()) continue;
+    if (!s.empty()) s += "\n";
+    if (!sec.title.empty()) s += "## " + sec.title + "\n";
+    s += sec.body;
+    if (s.back() != '\n') s += '\n';
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string NormalizedMutationKind(const std::string& kind) {
+  if (kind == "rewrite" || kind == "crossover") return kind;
+  return "diff";
+}
+
+std::string AnswerFormatText(const std::string& mutation_kind) {
+  const std::string kind = NormalizedMutationKind(mutation_kind);
+  const std::string summary =
+      "Begin your answer with one line:\n"
+      "SUMMARY: <one sentence: what you changed and why it should be faster>\n"
+      "You may then explain briefly. Only the code in the format below is read.\n\n";
+  const std::string diff =
+      "SEARCH/REPLACE edits, one or more, each exactly in this form:\n"
+      "<<<<<<< SEARCH\n"
+      "<lines copied exactly from the parent>\n"
+      "=======\n"
+      "<the lines that replace them>\n"
+      ">>>>>>> REPLACE\n"
+      "Rules: the SEARCH lines must match the parent's lines exactly (indentation included) and in exactly one "
+      "place; include enough surrounding lines to make them unique. They must lie between an EVOLVE-BLOCK-START "
+      "line and the next EVOLVE-BLOCK-END line and must not include a marker line or any frozen line. Edits are "
+      "applied in order, each to the result of the previous one. To add code, replace an existing line with itself "
+      "plus the new lines. Keep each SEARCH text short (a few lines), but unique.\n";
+  const std::string rewrite =
+      "The complete new body of every EVOLVE block, in file order, each between its marker lines, in one fence:\n"
+      "```cuda\n"
+      "// EVOLVE-BLOCK-START\n"
+      "<the whole new first block>\n"
+      "// EVOLVE-BLOCK-END\n"
+      "// EVOLVE-BLOCK-START\n"
+      "<the whole new second block, if the file has one>\n"
+      "// EVOLVE-BLOCK-END\n"
+      "```\n"
+      "Rules: give every block, an unchanged one too; write no code outside the blocks (the frozen text, includes "
+      "and all, is kept as it is and may not change). The whole file is also accepted if its frozen text is "
+      "unchanged byte for byte.\n";
+  if (kind == "diff") return summary + "Answer format: " + diff;
+  if (kind == "rewrite") return summary + "Answer format: " + rewrite;
+  return summary +
+         "Answer format: either the complete blocks (preferred when the parents differ a lot):\n" + rewrite +
+         "\nor SEARCH/REPLACE edits against parent 1:\n" + diff;
+}
+
+std::string CandidateContractText(const std::string& harness_header_text) {
+  // The leading comment.
+  std::string lead;
+  for (const auto& l : SplitLines(harness_header_text)) {
+    std::string t = Trim(l);
+    if (t.rfind("//", 0) != 0) {
+      if (t.empty() && lead.empty()) continue;
+      break;
+    }
+    lead += l + "\n";
+  }
+  DeclarationOptions o;
+  o.keep_comments = true;
+  o.skip_names = {"cuco_harness", "status_detail", "ContextState"};
+  const std::string decls = ExtractDeclarations(harness_header_text, o);
+  // Drop what a comment marks as the harness's side, up to the next comment or closing line.
+  std::string kept;
+  bool skipping = false;
+  size_t skip_indent = 0;
+  for (const auto& l : SplitLines(decls)) {
+    const std::string t = Trim(l);
+    const size_t indent = l.find_first_not_of(' ');
+    if (t.rfind("// Harness side", 0) == 0) {
+      skipping = true;
+      skip_indent = indent;
+      continue;
+    }
+    if (skipping && indent == skip_indent && t.rfind("//", 0) != 0 && t != "};" && t != "}") continue;
+    skipping = false;
+    kept += l + "\n";
+  }
+  return lead + "\nDeclarations:\n" + kept;
+}
+
+Result<std::string> LoadCandidateContract(const std::string& language) {
+  const fs::path dir = RuntimeDirGuess();
+  const fs::path header = dir / "include" / "cuco" / (language == "cpu" ? "cpu_harness.h" : "harness.h");
+  auto text = ReadFile(header);
+  if (!text.ok()) return Status::NotFound("the candidate interface " + header.string() + " is unreadable: " +
+                                          text.status().message());
+  return CandidateContractText(*text);
+}
+
+std::string LoadCodesignApiText(size_t max_chars) {
+  const fs::path dir = RuntimeDirGuess() / "include" / "cuco" / "codesign";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "";
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".h") names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    // design.h (the dimensions as types) first, then alphabetical.
+    if ((a == "design.h") != (b == "design.h")) return a == "design.h";
+    return a < b;
+  });
+  std::string out;
+  DeclarationOptions o;
+  o.keep_comments = true;
+  o.skip_names = {"detail"};
+  for (const auto& n : names) {
+    auto text = ReadFile(dir / n);
+    if (!text.ok()) continue;
+    std::string decls = ExtractDeclarations(*text, o);
+    if (decls.empty()) continue;
+    out += "// ---- <cuco/codesign/" + n + "> ----\n" + decls;
+  }
+  if (out.empty()) return "";
+  return Cap(out, max_chars);
+}
+
+std::string KeyLines(const std::string& code, const std::string& feedback, const std::string& reference,
+                     size_t max_chars) {
+  const std::vector<std::string> lines = SplitLines(code);
+  std::set<int> referenced;
+  for (size_t p = feedback.find(':'); p != std::string::npos; p = feedback.find(':', p + 1)) {
+    size_t q = p + 1;
+    while (q < feedback.size() && std::isdigit(static_cast<unsigned char>(feedback[q]))) ++q;
+    if (q == p + 1 || q >= feedback.size() || q - p > 7 || feedback[q] != ':') continue;
+    const int n = std::atoi(feedback.substr(p + 1, q - p - 1).c_str());
+    for (int k = n - 1; k <= n + 1; ++k)
+      if (k >= 1 && k <= static_cast<int>(lines.size())) referenced.insert(k);
+  }
+  std::set<std::string> ref;
+  for (const auto& l : SplitLines(reference)) ref.insert(Trim(l));
+  std::vector<int> changed;
+  if (auto split = SplitEvolveBlocks(code, "candidate"); split.ok()) {
+    for (const auto& b : split->blocks)
+      for (int k = b.start_line + 1; k < b.end_line; ++k) {
+        const std::string t = Trim(lines[k - 1]);
+        if (!t.empty() && !ref.count(t) && !referenced.count(k)) changed.push_back(k);
+      }
+  }
+  std::string out;
+  auto add = [&](int k) {
+    std::string line = "  " + std::to_string(k) + ": " + lines[k - 1] + "\n";
+    if (out.size() + line.size() > max_chars) return false;
+    out += line;
+    return true;
+  };
+  int prev = -1;
+  for (int k : referenced) {
+    if (prev > 0 && k != prev + 1 && !out.empty()) out += "  ...\n";
+    if (!add(k)) return out + "  ...\n";
+    prev = k;
+  }
+  if (!changed.empty()) {
+    if (!out.empty()) out += "  lines that differ from the parent/seed:\n";
+    for (int k : changed)
+      if (!add(k)) return out + "  ...\n";
+  }
+  return out;
+}
+
+Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
+  const PromptLimits& lim = options.limits;
+  const WorkloadConfig* wl = ctx.workload;
+  const bool cuda = wl == nullptr || wl->language != "cpu";
+  const std::string lang = cuda ? "cuda" : "cpp";
+  const std::string kind = NormalizedMutationKind(ctx.mutation_kind);
+
+  // ---- system: stable within a run ----
+  std::vector<Section> sys;
+  sys.push_back(
+      {"", std::string("You are an expert ") + (cuda ? "CUDA, NCCL and multi-GPU" : "C++") +
+               " performance engineer. You improve one candidate file of a " +
+               (cuda ? "multi-GPU program so that it runs faster, typically by co-designing computation and "
+                       "communication so that they overlap"
+                     : "program so that it runs faster") +
+               ", while producing the same results. Only the code between an EVOLVE-BLOCK-START line and the next "
+               "EVOLVE-BLOCK-END line may change; everything else is frozen and checked byte for byte. Every "
+               "candidate is compiled, verified against a frozen reference on every rank, and timed; a candidate "
+               "that fails to compile, computes a wrong result, hangs or breaks a harness rule is worthless, so "
+               "make changes you are confident are correct.\n"});
+  if (cuda) {
+    sys.push_back({"Design space", options.design_space.empty() ? DesignSpaceText() : options.design_space});
+    sys.push_back({"Harness rules", options.harness_rules.empty() ? HarnessRulesText() : options.harness_rules});
+  }
+  sys.push_back({std::string("Candidate interface (frozen: ") + (cuda ? "cuco/harness.h" : "cuco/cpu_harness.h") + ")",
+                 options.contract.empty() ? std::string(kBuiltinContract) : options.contract});
+  const std::string extra_api = options.extra_api;
+  if (!extra_api.empty()) sys.push_back({"Building blocks the includes provide", extra_api});
+  const size_t sys_comm_index = sys.size();
+  sys.push_back({"Installed communication API (declarations from this machine's headers)", ""});
+  if (!ctx.hardware.empty()) sys.push_back({"Hardware", ctx.hardware});
+  if (wl != nullptr) {
+    std::ostringstream w;
+    w << "Name: " << wl->name << "\n";
+    if (!wl->description.empty()) w << "Description: " << wl->description << "\n";
+    w << "Language: " << wl->language << "; ranks: " << wl->world_size;
+    if (wl->world_sizes.size() > 1) {
+      std::vector<std::string> ws;
+      for (int n : wl->world_sizes) ws.push_back(std::to_string(n));
+      w << " (must also work with " << Join(ws, ", ") << ")";
+    }
+    w << "\n";
+    auto sizes = [](const std::map<std::string, int64_t>& m) {
+      std::vector<std::string> v;
+      for (const auto& [k, x] : m) v.push_back(k + "=" + std::to_string(x));
+      return Join(v, ", ");
+    };
+    if (!wl->verify_sizes.empty()) w << "Sizes verified: " << sizes(wl->verify_sizes) << "\n";
+    if (!wl->bench_sizes.empty()) w << "Sizes timed: " << sizes(wl->bench_sizes) << "\n";
+    w << "Tolerance: relative L2 error <= " << wl->tol_rel_l2 << ", max abs error <= " << wl->tol_max_abs << "\n";
+    if (!wl->knobs.empty()) {
+      w << "Knobs (marked in the code as `constexpr ... = value;  // cuco:knob NAME`; change a knob by rewriting its "
+           "value; allowed values only):\n";
+      for (const auto& k : wl->knobs) {
+        w << "  " << k.name << " in {" << Join(k.values, ", ") << "} (default " << k.default_value << ")";
+        if (!k.description.empty()) w << ": " << k.description;
+        w << "\n";
+      }
+    }
+    sys.push_back({"Workload", w.str()});
+  }
+
+  // ---- user: this call ----
+  std::string island;
+  if (!ctx.island_prompt.empty()) island += ctx.island_prompt + "\n";
+  if (!ctx.allowed_knobs.empty()) {
+    island += "This island explores only these knob values (a parent outside them must be moved inside):\n";
+    for (const auto& [k, vals] : ctx.allowed_knobs) island += "  " + k + " in {" + Join(vals, ", ") + "}\n";
+  }
+
+  std::string parent_head = "Candidate #" + std::to_string(ctx.parent.id) + ": " + Figures(ctx.parent);
+  if (!ctx.parent.mutation_kind.empty()) parent_head += " (made by: " + ctx.parent.mutation_kind + ")";
+  parent_head += "\n";
+  if (!ctx.parent.knobs.empty()) parent_head += "Knobs: " + KnobText(ctx.parent.knobs) + "\n";
+  if (!Trim(ctx.parent.feedback).empty())
+    parent_head += "Evaluator feedback:\n" + Cap(Trim(ctx.parent.feedback), lim.max_feedback_chars) + "\n";
+  const std::string parent_code = Fence(lang, ctx.parent.code);
+
+  // Crossover partners: the first inspirations (the search puts them first).
+  const size_t n_partners = kind == "crossover" ? std::min<size_t>(2, ctx.inspirations.size()) : 0;
+  const size_t n_insp = std::min(ctx.inspirations.size(), n_partners + lim.max_inspirations);
+  enum Mode { kFull, kBrief, kHidden };
+  std::vector<Mode> mode(n_insp, kFull);
+  size_t n_fail = std::min(ctx.failures.size(), lim.max_failures);
+  size_t meta_cap = lim.max_meta_chars, comm_cap = lim.max_comm_api_chars;
+  bool truncated = false;
+
+  std::vector<std::string> failure_text;
+  for (size_t i = 0; i < ctx.failures.size() && i < lim.max_failures; ++i) {
+    const CandidateView& f = ctx.failures[i];
+    std::string t = "### Candidate #" + std::to_string(f.id) + ": " + (f.status.empty() ? "failed" : f.status);
+    if (!f.mutation_kind.empty()) t += " (made by: " + f.mutation_kind + ")";
+    t += "\n";
+    const size_t room = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
+    std::string fb = Trim(f.feedback);
+    if (!fb.empty()) t += "Feedback: " + Cap(fb, room / 2) + "\n";
+    const size_t left = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
+    std::string keys = KeyLines(f.code, f.feedback, ctx.parent.code.empty() ? ctx.seed_code : ctx.parent.code,
+                                std::min(left, lim.max_code_chars));
+    if (!keys.empty()) t += "Key lines:\n" + keys;
+    failure_text.push_back(t);
+  }
+
+  int blocks = 0;
+  if (auto split = SplitEvolveBlocks(ctx.seed_code.empty() ? ctx.parent.code : ctx.seed_code, "seed"); split.ok())
+    blocks = static_cast<int>(split->blocks.size());
+
+  auto assemble = [&]() {
+    Prompt p;
+    sys[sys_comm_index].body = ctx.comm_api.empty() ? "" : Cap(ctx.comm_api, comm_cap);
+    p.system = Render(sys);
+    std::vector<Section> user;
+    if (!island.empty()) user.push_back({"Island instructions", island});
+    if (!Trim(ctx.meta_summary).empty())
+      user.push_back({"What the search has learned so far", Cap(Trim(ctx.meta_summary), meta_cap)});
+    user.push_back({kind == "crossover" ? "Parent 1 (the base)" : "Parent (the candidate to improve)",
+                    parent_head + parent_code});
+    std::string partners, insp;
+    for (size_t i = 0; i < n_insp; ++i) {
+      if (mode[i] == kHidden) continue;
+      const CandidateView& c = ctx.inspirations[i];
+      std::string t = "### Candidate #" + std::to_string(c.id) + ": " + Figures(c);
+      if (!c.mutation_kind.empty()) t += " (made by: " + c.mutation_kind + ")";
+      t += "\n";
+      if (!c.knobs.empty()) t += "Knobs: " + KnobText(c.knobs) + "\n";
+      if (mode[i] == kFull) t += Fence(lang, Cap(c.code, lim.max_code_chars));
+      if (i < n_partners) {
+        partners += "### Parent " + std::to_string(i + 2) + " = c" + t.substr(5);
+        p.partner_ids.push_back(c.id);
+      } else {
+        insp += t;
+      }
+      p.inspiration_ids.push_back(c.id);
+    }
+    if (!partners.empty()) user.push_back({"Other parents to combine with parent 1", partners});
+    if (!insp.empty())
+      user.push_back({"Inspirations: other candidates of this search (learn from the fast ones)", insp});
+    std::string fails;
+    for (size_t i = 0; i < n_fail; ++i) fails += failure_text[i];
+    if (!fails.empty()) user.push_back({"Recent failures (do not repeat these mistakes)", fails});
+
+    std::string task;
+    if (kind == "diff")
+      task = "Improve the parent with focused edits.";
+    else if (kind == "rewrite")
+      task = "Rewrite the parent's EVOLVE blocks; a substantially different design is welcome.";
+    else
+      task = "Write a child that combines the best ideas of the parents shown (parent 1 is the base).";
+    if (ctx.phase == "exploit")
+      task += " Phase: exploit: refine the parent's design (tile shapes, chunk counts, how many CTAs communicate, "
+              "synchronisation granularity, launch parameters) rather than replacing it.";
+    else
+      task += " Phase: explore: a different point of the design space (backend, placement, synchronisation scope, "
+              "issuer, chunking) is welcome if you expect it to be faster.";
+    task += "\n";
+    if (blocks > 0) task += "The file has " + std::to_string(blocks) + " EVOLVE block" + (blocks == 1 ? "" : "s") + ".\n";
+    task += "\n" + AnswerFormatText(kind);
+    user.push_back({"Task", task});
+    p.user = Render(user);
+    return p;
+  };
+
+  Prompt p = assemble();
+  while (p.size() > lim.max_total_chars) {
+    bool changed = false;
+    // 1. Inspirations lose their code, the last first, crossover partners last.
+    for (size_t i = n_insp; i-- > n_partners && !changed;)
+      if (mode[i] == kFull) mode[i] = kBrief, changed = true;
+    for (size_t i = n_partners; i-- > 0 && !changed;)
+      if (mode[i] == kFull) mode[i] = kBrief, changed = true;
+    // 2. Then they go.
+    for (size_t i = n_insp; i-- > n_partners && !changed;)
+      if (mode[i] == kBrief) mode[i] = kHidden, changed = true;
+    // 3. Failures, the oldest (last) first; the meta-summary; the communication API.
+    if (!changed && n_fail > 0) --n_fail, changed = true;
+    if (!changed && meta_cap > 1500) meta_cap = 1500, changed = true;
+    if (!changed && comm_cap > 3000) comm_cap = std::max<size_t>(3000, comm_cap / 2), changed = true;
+    if (!changed) break;
+    truncated = true;
+    p = assemble();
+  }
+  p.truncated = truncated;
+  return p;
+}
+
+Prompt BuildSummaryPrompt(const std::string& stats_text, size_t max_chars) {
+  Prompt p;
+  p.system =
+      "You are the research lead of an automated search that optimises a multi-GPU CUDA/NCCL program by mutating "
+      "its code. You write the notes that guide the next generation's proposals.\n";
+  p.user =
+      "Here are the statistics of the search so far (candidates tried, their status and times, per knob and per "
+      "mutation kind):\n\n" +
+      Cap(stats_text, max_chars) +
+      "\nWrite a compact summary (at most about 300 words, plain text, no code) under three headings:\n"
+      "TRIED: the designs and changes tried so far, grouped by idea;\n"
+      "WORKED: what made candidates faster, and what failed and why (compile errors, wrong results, timeouts, "
+      "rejections);\n"
+      "NEXT: the three to five most promising things to try next, most promising first, each specific enough to "
+      "implement.\n";
+  p.truncated = stats_text.size() > max_chars;
+  return p;
+}
+
+}  // namespace cuco

@@ -1,0 +1,231 @@
+#include "report/bench_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace cuco {
+namespace {
+
+nlohmann::json Opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json Ms(double v) { return v > 0 && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json BoundJson(const BenchBound& b) {
+  nlohmann::json j = {{"known", b.known},
+                      {"ms", Ms(b.ms)},
+                      {"compute_ms", Ms(b.compute_ms)},
+                      {"compute_entry", b.compute_entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.compute_entry)},
+                      {"comm_ms", Ms(b.comm_ms)},
+                      {"comm_entry", b.comm_entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.comm_entry)}};
+  if (!b.known) j["why_unknown"] = b.why_unknown;
+  return j;
+}
+
+std::string Pad(const std::string& s, size_t width, bool right) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string FormatMs(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
+
+std::string FormatSpread(const BenchRow& r) {
+  if (!(r.p10_ms > 0) || !(r.p90_ms > 0)) return "-";
+  return fmt::format("{:.4f}-{:.4f}", r.p10_ms, r.p90_ms);
+}
+
+std::string FormatX(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
+std::string FormatShare(const std::optional<double>& v) {
+  if (!v) return "-";
+  double p = std::round(*v * 100.0);
+  if (p == 0) p = 0;  // no "-0%"
+  return fmt::format("{:.0f}%", p);
+}
+std::string FormatRatio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+}  // namespace
+
+bool RowIsTimed(const BenchRow& row) {
+  return row.median_ms > 0 && std::isfinite(row.median_ms) && (row.status == "ok" || row.status == "timed");
+}
+
+bool RowIsFull(const BenchRow& row) {
+  return row.kind == "seed" || row.kind == "variant" || row.kind == "candidate" || row.kind == "peer";
+}
+
+std::string RowStatusText(const BenchRow& row) {
+  if (row.status == "timed") return "unverified (bound part)";
+  return row.status;
+}
+
+std::optional<double> SpeedUp(double base_ms, double t_ms) {
+  if (!(base_ms > 0) || !(t_ms > 0) || !std::isfinite(base_ms) || !std::isfinite(t_ms)) return std::nullopt;
+  return base_ms / t_ms;
+}
+
+std::optional<double> ShareToBound(double seed_ms, double t_ms, double bound_ms) {
+  if (!(seed_ms > 0) || !(t_ms > 0) || !(bound_ms > 0)) return std::nullopt;
+  if (!std::isfinite(seed_ms) || !std::isfinite(t_ms) || !std::isfinite(bound_ms)) return std::nullopt;
+  const double gap = seed_ms - bound_ms;
+  if (!(gap > 1e-3 * seed_ms)) return std::nullopt;  // the seed is at (or past) the bound: no way to go
+  return (seed_ms - t_ms) / gap;
+}
+
+BenchBound ComputeBound(const std::vector<BenchRow>& rows, const std::string& part_kind) {
+  BenchBound b;
+  std::vector<std::string> failed;
+  bool any_compute = false, any_comm = false;
+  for (const auto& r : rows) {
+    if (r.kind != part_kind) continue;
+    const bool compute = r.part == "compute", comm = r.part == "comm";
+    any_compute |= compute;
+    any_comm |= comm;
+    if (!RowIsTimed(r)) {
+      failed.push_back(fmt::format("{} ({})", r.name, r.status));
+      continue;
+    }
+    if (compute && (b.compute_ms < 0 || r.median_ms < b.compute_ms)) {
+      b.compute_ms = r.median_ms;
+      b.compute_entry = r.name;
+    }
+    if (comm && (b.comm_ms < 0 || r.median_ms < b.comm_ms)) {
+      b.comm_ms = r.median_ms;
+      b.comm_entry = r.name;
+    }
+  }
+  if (b.compute_ms > 0 && b.comm_ms > 0) {
+    b.known = true;
+    b.ms = std::max(b.compute_ms, b.comm_ms);
+    return b;
+  }
+  std::string what = part_kind == "part" ? "[[variants]] part" : "peer part";
+  if (!any_compute && !any_comm) {
+    b.why_unknown = fmt::format("no {} (compute alone, communication alone) was run", what);
+  } else if (!any_compute || !any_comm) {
+    b.why_unknown = fmt::format("no {} {} alone was run", what, any_compute ? "communication" : "compute");
+  } else {
+    std::string list;
+    for (const auto& f : failed) list += (list.empty() ? "" : ", ") + f;
+    b.why_unknown = "a part was not timed: " + list;
+  }
+  return b;
+}
+
+BenchSummary Summarize(std::vector<BenchRow> rows) {
+  BenchSummary s;
+  s.rows = std::move(rows);
+  for (const auto& r : s.rows) {
+    if (r.kind == "seed" && RowIsTimed(r) && s.seed_ms < 0) {
+      s.seed_ms = r.median_ms;
+      s.seed_entry = r.name;
+    }
+    if (r.kind == "peer" && RowIsTimed(r) && (s.best_peer_ms < 0 || r.median_ms < s.best_peer_ms)) {
+      s.best_peer_ms = r.median_ms;
+      s.best_peer = r.name;
+    }
+  }
+  s.bound = ComputeBound(s.rows, "part");
+  s.peer_bound = ComputeBound(s.rows, "peer-part");
+  for (const auto& r : s.rows) {
+    BenchFigures f;
+    if (RowIsFull(r) && RowIsTimed(r)) {
+      f.speedup_vs_seed = SpeedUp(s.seed_ms, r.median_ms);
+      f.speedup_vs_best_peer = SpeedUp(s.best_peer_ms, r.median_ms);
+      if (s.bound.known) {
+        f.to_bound = ShareToBound(s.seed_ms, r.median_ms, s.bound.ms);
+        f.bound_over_t = SpeedUp(s.bound.ms, r.median_ms);
+      }
+    }
+    s.figures.push_back(f);
+  }
+  return s;
+}
+
+std::string FormatBenchTable(const BenchSummary& s) {
+  const std::vector<std::string> header = {"entry",   "kind",    "status",  "median ms", "p10-p90 ms",
+                                           "vs seed", "vs best peer", "to bound", "bound/T"};
+  const std::vector<bool> right = {false, false, false, true, true, true, true, true, true};
+  std::vector<std::vector<std::string>> cells;
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    const BenchRow& r = s.rows[i];
+    const BenchFigures& f = s.figures[i];
+    const bool timed = RowIsTimed(r);
+    cells.push_back({r.name, r.kind, RowStatusText(r), timed ? FormatMs(r.median_ms) : "-",
+                     timed ? FormatSpread(r) : "-", FormatX(f.speedup_vs_seed), FormatX(f.speedup_vs_best_peer),
+                     FormatShare(f.to_bound), FormatRatio(f.bound_over_t)});
+  }
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (size_t c = 0; c < row.size(); ++c) out += (c ? "  " : "") + Pad(row[c], width[c], right[c]);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto& row : cells) out += line(row);
+  out += "\n";
+
+  if (s.bound.known)
+    out += fmt::format("overlap bound: {:.4f} ms = max(compute alone {:.4f} ms [{}], communication alone {:.4f} ms [{}])\n",
+                       s.bound.ms, s.bound.compute_ms, s.bound.compute_entry, s.bound.comm_ms, s.bound.comm_entry);
+  else
+    out += "overlap bound: unknown (" + s.bound.why_unknown + ")\n";
+  if (s.seed_ms > 0)
+    out += fmt::format("seed: {:.4f} ms [{}]{}\n", s.seed_ms, s.seed_entry,
+                       s.bound.known ? fmt::format("; the bound is {:.2f}x faster", s.seed_ms / s.bound.ms) : "");
+  else
+    out += "seed: not timed (speed-ups and \"to bound\" need it)\n";
+  if (s.best_peer_ms > 0) out += fmt::format("best peer: {} {:.4f} ms\n", s.best_peer, s.best_peer_ms);
+  if (s.peer_bound.known)
+    out += fmt::format("peers' own bound: {:.4f} ms = max(compute {:.4f} ms [{}], comm {:.4f} ms [{}])\n", s.peer_bound.ms,
+                       s.peer_bound.compute_ms, s.peer_bound.compute_entry, s.peer_bound.comm_ms, s.peer_bound.comm_entry);
+  out += "to bound = (T_seed - T) / (T_seed - T_bound): 0% at the seed, 100% at the bound. Parts are timed, not verified.\n";
+
+  std::string failed, skipped;
+  for (const auto& r : s.rows) {
+    if (r.status == "skipped")
+      skipped += fmt::format("  {} ({}): {}\n", r.name, r.kind, r.reason.empty() ? "skipped" : r.reason);
+    else if (r.status != "ok" && r.status != "timed")
+      failed += fmt::format("  {} ({}): {}: {}\n", r.name, r.kind, r.status, r.reason.empty() ? "no reason given" : r.reason);
+  }
+  if (!failed.empty()) out += "failed:\n" + failed;
+  if (!skipped.empty()) out += "skipped:\n" + skipped;
+  return out;
+}
+
+nlohmann::json BenchSummaryJson(const BenchSummary& s) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    const BenchRow& r = s.rows[i];
+    const BenchFigures& f = s.figures[i];
+    const bool timed = RowIsTimed(r);
+    rows.push_back({{"name", r.name},
+                    {"kind", r.kind},
+                    {"status", r.status},
+                    {"status_text", RowStatusText(r)},
+                    {"verified", r.status == "ok" && r.kind != "peer" && r.kind != "peer-part"},
+                    {"part", r.part.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.part)},
+                    {"median_ms", timed ? Ms(r.median_ms) : nullptr},
+                    {"p10_ms", timed ? Ms(r.p10_ms) : nullptr},
+                    {"p90_ms", timed ? Ms(r.p90_ms) : nullptr},
+                    {"speedup_vs_seed", Opt(f.speedup_vs_seed)},
+                    {"speedup_vs_best_peer", Opt(f.speedup_vs_best_peer)},
+                    {"to_bound", Opt(f.to_bound)},
+                    {"bound_over_t", Opt(f.bound_over_t)},
+                    {"reason", r.reason},
+                    {"detail", r.detail}});
+  }
+  return {{"rows", rows},
+          {"seed", {{"entry", s.seed_entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.seed_entry)},
+                    {"ms", Ms(s.seed_ms)}}},
+          {"best_peer", {{"entry", s.best_peer.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.best_peer)},
+                         {"ms", Ms(s.best_peer_ms)}}},
+          {"bound", BoundJson(s.bound)},
+          {"peer_bound", BoundJson(s.peer_bound)}};
+}
+
+}  // namespace cuco

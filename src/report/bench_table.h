@@ -1,0 +1,83 @@
+// The table `cuco bench` prints and writes: one row per entry (the seed, the workload's variants,
+// its bound parts, candidates, PyTorch peers), and the figures derived from them in one call:
+// speed-up over the seed, over the best peer, and the share of the way from the seed to the
+// overlap bound T_bound = max(T_compute_part, T_comm_part).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cuco {
+
+// One entry's outcome, as the table needs it.
+struct BenchRow {
+  std::string name;
+  std::string kind;         // "seed" | "variant" | "part" | "candidate" | "peer" | "peer-part"
+  std::string status;       // cuco entries: an EvalStatus name ("ok", "timed", "wrong_result", ...);
+                            // peers: "ok" | "failed" | "skipped"
+  std::string part;         // "compute" | "comm" for parts and peer parts
+  double median_ms = -1;    // < 0: not timed
+  double p10_ms = -1, p90_ms = -1;
+  std::string reason;       // why it failed or was skipped (one line)
+  std::string detail;       // what it is: file, knobs, description (one line)
+};
+
+// The overlap bound: the best compute-alone time and the best communication-alone time among the
+// timed parts, and their max.
+struct BenchBound {
+  bool known = false;
+  double ms = -1;
+  double compute_ms = -1, comm_ms = -1;
+  std::string compute_entry, comm_entry;
+  std::string why_unknown;  // when !known
+};
+
+// Figures of one row; absent where they do not apply (a part, an untimed row, no seed time...).
+struct BenchFigures {
+  std::optional<double> speedup_vs_seed;       // T_seed / T
+  std::optional<double> speedup_vs_best_peer;  // T_best_peer / T
+  std::optional<double> to_bound;              // (T_seed - T) / (T_seed - T_bound)
+  std::optional<double> bound_over_t;          // T_bound / T
+};
+
+struct BenchSummary {
+  std::vector<BenchRow> rows;
+  std::vector<BenchFigures> figures;  // one per row
+  double seed_ms = -1;                // < 0: the seed was not timed
+  std::string seed_entry;
+  double best_peer_ms = -1;           // the fastest full peer entry (not a peer part); < 0: none
+  std::string best_peer;
+  BenchBound bound;                   // from cuco's own parts
+  BenchBound peer_bound;              // from the peers' parts, for comparison
+};
+
+// A row whose time counts: timed, and ok (peers, verified entries) or timed-only (parts).
+bool RowIsTimed(const BenchRow& row);
+// A full computation (its time is comparable with the seed's): seed, variant, candidate, peer.
+bool RowIsFull(const BenchRow& row);
+// What the status column shows: "unverified (bound part)" for timed parts, else the status.
+std::string RowStatusText(const BenchRow& row);
+
+// base / t; absent unless both are > 0.
+std::optional<double> SpeedUp(double base_ms, double t_ms);
+// (seed - t) / (seed - bound): 0 at the seed's time, 1 at the bound, negative when slower than the
+// seed, above 1 past the bound. Absent unless all three are > 0 and the seed is slower than the
+// bound by more than 0.1% of the seed's time (otherwise there is no way to go).
+std::optional<double> ShareToBound(double seed_ms, double t_ms, double bound_ms);
+// The bound from the timed rows of `part_kind` ("part" or "peer-part").
+BenchBound ComputeBound(const std::vector<BenchRow>& rows, const std::string& part_kind);
+
+BenchSummary Summarize(std::vector<BenchRow> rows);
+
+// The table as text (header line, one line per row, then the bound, the best peer, failures and
+// skipped entries with their reasons).
+std::string FormatBenchTable(const BenchSummary& summary);
+
+// {"rows": [...], "seed": {...}, "best_peer": {...}, "bound": {...}, "peer_bound": {...}}; absent
+// figures are null.
+nlohmann::json BenchSummaryJson(const BenchSummary& summary);
+
+}  // namespace cuco

@@ -1,0 +1,383 @@
+#include "search/evolution.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "propose/builtin_proposer.h"
+#include "search/progress.h"
+#include "util/files.h"
+#include "workload/knob_marks.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kSeed = R"(// frozen prologue
+// EVOLVE-BLOCK-START
+constexpr int kA = 1;  // cuco:knob a
+constexpr const char* kB = "x";  // cuco:knob b
+constexpr int kC = 0;  // cuco:knob c
+int body() { return kA; }
+// EVOLVE-BLOCK-END
+// frozen epilogue
+)";
+
+// A workload folder with the seed above and 4 x 3 x 2 = 24 knob configurations.
+struct Fixture {
+  fs::path dir;
+  WorkloadConfig wl;
+  explicit Fixture(const std::string& name) {
+    dir = fs::temp_directory_path() / ("cuco_evo_" + name + "_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "wl");
+    WriteFileAtomic(dir / "wl" / "seed.cc", kSeed);
+    wl.name = "toy";
+    wl.dir = dir / "wl";
+    wl.seed_file = wl.generation0_file = "seed.cc";
+    wl.language = "cpu";
+    wl.knobs = {{"a", {"1", "2", "3", "4"}, "1", ""}, {"b", {"x", "y", "z"}, "x", ""}, {"c", {"0", "1"}, "0", ""}};
+  }
+  ~Fixture() { fs::remove_all(dir); }
+  fs::path Run(const std::string& n) { return dir / n; }
+};
+
+// Deterministic "measurements": faster with larger a, b = z and c = 1; a = 3 with b = y fails.
+EvalRecord FakeEval(const std::string& code) {
+  EvalRecord r;
+  auto marks = FindKnobMarks(code, "x");
+  auto k = marks.ok() ? KnobValues(*marks) : std::map<std::string, std::string>{};
+  if (k["a"] == "3" && k["b"] == "y") {
+    r.status = EvalStatus::kWrongResult;
+    r.reason = "verify: rel L2 0.7";
+    return r;
+  }
+  r.status = EvalStatus::kOk;
+  r.timing.median_ms = 10.0 - std::stoi(k["a"]) - (k["b"] == "z" ? 2.0 : k["b"] == "y" ? 1.0 : 0.0) - (k["c"] == "1" ? 0.5 : 0.0);
+  return r;
+}
+
+RunConfig Config(int max_candidates, int islands = 2) {
+  auto c = ParseRunConfig("", "test");
+  EXPECT_TRUE(c.ok());
+  c->max_candidates = max_candidates;
+  c->max_generations = 50;
+  c->islands = islands;
+  c->migration_interval = 2;
+  c->seed = 11;
+  c->per_generation = 4;  // fixed: its default depends on the parallelism
+  return *c;
+}
+
+// What identifies a run's candidates, in id order.
+std::vector<std::string> Trace(CandidateStore& store) {
+  ListQuery q;
+  auto rows = store.List(q);
+  EXPECT_TRUE(rows.ok());
+  std::vector<std::string> out;
+  for (const auto& r : *rows)
+    out.push_back(std::to_string(r.id) + " " + r.code_hash.substr(0, 12) + " p" + std::to_string(r.parent_id) + " i" +
+                  std::to_string(r.island) + " g" + std::to_string(r.generation) + " " + r.mutation_kind + " " + r.status);
+  return out;
+}
+
+Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, int evaluations,
+                               EvaluateFn eval = nullptr, bool timings = true) {
+  fs::create_directories(run);
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  if (!store.ok()) return store.status();
+  BuiltinProposer proposer;
+  SearchOptions o;
+  o.run_dir = run;
+  o.code_extension = ".cc";
+  o.evaluations = evaluations;
+  o.timings_available = timings;
+  if (!eval)
+    eval = [](const std::string& code, const std::string&, const fs::path&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return FakeEval(code);
+    };
+  Evolution evo(f.wl, cfg, store->get(), &proposer, eval, o);
+  return evo.Run();
+}
+
+TEST(Evolution, FindsTheBestAndNeverRepeats) {
+  Fixture f("best");
+  auto r = RunSearch(f, f.Run("r"), Config(14), 2);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->candidates, 14);
+  EXPECT_EQ(r->stop_reason, "budget: max_candidates (14) reached");
+  EXPECT_GT(r->best_speedup, 1.0);
+  EXPECT_EQ(r->reference_id, 1);
+  EXPECT_DOUBLE_EQ(r->reference_ms, 9.0);
+  auto store = CandidateStore::Open((f.Run("r") / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  ListQuery q;
+  auto rows = (*store)->List(q);
+  ASSERT_TRUE(rows.ok());
+  std::set<std::string> hashes;
+  std::map<int64_t, CandidateRecord> by_id;
+  for (const auto& row : *rows) {
+    EXPECT_TRUE(hashes.insert(row.code_hash).second) << "evaluated twice: " << row.id;
+    by_id[row.id] = row;
+    EXPECT_NE(row.status, "pending");
+    if (row.id == 1) {
+      EXPECT_EQ(row.mutation_kind, "seed");
+      EXPECT_EQ(row.generation, 0);
+      continue;
+    }
+    // Parents are passing candidates of earlier generations; the diff is from the parent.
+    ASSERT_TRUE(by_id.count(row.parent_id)) << row.id;
+    EXPECT_EQ(by_id[row.parent_id].status, "ok");
+    EXPECT_LT(by_id[row.parent_id].generation, row.generation);
+    EXPECT_NE(row.diff_from_parent.find("cuco:knob"), std::string::npos);
+    EXPECT_EQ(row.proposer, "builtin");
+    EXPECT_NE(row.features_json.find("\"a\""), std::string::npos);
+    if (row.status == "ok") {
+      EXPECT_GT(row.speedup, 0);
+      EXPECT_NE(row.feedback.find("over seed"), std::string::npos) << row.feedback;
+    } else {
+      EXPECT_EQ(row.status, "wrong_result");
+      EXPECT_NE(row.feedback.find("wrong_result: verify: rel L2 0.7"), std::string::npos) << row.feedback;
+    }
+    for (int64_t p : row.extra_parent_ids) EXPECT_TRUE(by_id.count(p));
+  }
+  auto summary = (*store)->GetMeta(kMetaSummary);
+  ASSERT_TRUE(summary.ok() && summary->has_value());
+  EXPECT_NE((*summary)->find("Per knob value"), std::string::npos);
+}
+
+TEST(Evolution, SameSeedSameCandidatesWhateverTheParallelism) {
+  Fixture f("det");
+  ASSERT_TRUE(RunSearch(f, f.Run("one"), Config(16), 1).ok());
+  ASSERT_TRUE(RunSearch(f, f.Run("three"), Config(16), 3).ok());
+  auto a = CandidateStore::Open((f.Run("one") / "cuco.db").string());
+  auto b = CandidateStore::Open((f.Run("three") / "cuco.db").string());
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto ta = Trace(**a);
+  EXPECT_EQ(ta.size(), 16u);
+  EXPECT_EQ(ta, Trace(**b));
+  // Another seed gives another run.
+  RunConfig other = Config(16);
+  other.seed = 12;
+  ASSERT_TRUE(RunSearch(f, f.Run("other"), other, 1).ok());
+  auto c = CandidateStore::Open((f.Run("other") / "cuco.db").string());
+  EXPECT_NE(ta, Trace(**c));
+}
+
+TEST(Evolution, StopsWhenTheKnobSpaceIsExhausted) {
+  Fixture f("exhaust");
+  auto r = RunSearch(f, f.Run("r"), Config(100), 2);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->candidates, 24);  // every configuration once
+  EXPECT_NE(r->stop_reason.find("knob space exhausted"), std::string::npos) << r->stop_reason;
+  EXPECT_DOUBLE_EQ(r->best_ms, 10.0 - 4 - 2 - 0.5);
+}
+
+TEST(Evolution, IslandRestrictionsHold) {
+  Fixture f("islands");
+  RunConfig cfg = Config(12, 3);
+  cfg.island_specs[1].knobs["b"] = {"z"};
+  cfg.migration_interval = 0;
+  ASSERT_TRUE(RunSearch(f, f.Run("r"), cfg, 1).ok());
+  auto store = CandidateStore::Open((f.Run("r") / "cuco.db").string());
+  ListQuery q;
+  q.island = 1;
+  q.min_generation = 1;
+  auto rows = (*store)->List(q);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_FALSE(rows->empty());
+  for (const auto& r : *rows) EXPECT_NE(r.features_json.find("\"b\":\"z\""), std::string::npos) << r.features_json;
+}
+
+TEST(Evolution, BudgetThenResumeEqualsOneLongRun) {
+  Fixture f("budget");
+  // The phase must not depend on the budget for the two to match: exploit from generation 3.
+  auto config = [](int max_candidates) {
+    RunConfig c = Config(max_candidates);
+    c.exploit_from = 3;
+    c.exploit_from_is_generation = true;
+    return c;
+  };
+  ASSERT_TRUE(RunSearch(f, f.Run("long"), config(18), 2).ok());
+  auto first = RunSearch(f, f.Run("split"), config(7), 2);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->candidates, 7);
+  auto second = RunSearch(f, f.Run("split"), config(18), 1);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->resumed);
+  auto a = CandidateStore::Open((f.Run("long") / "cuco.db").string());
+  auto b = CandidateStore::Open((f.Run("split") / "cuco.db").string());
+  EXPECT_EQ(Trace(**a), Trace(**b));
+}
+
+TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
+  Fixture f("kill");
+  ASSERT_TRUE(RunSearch(f, f.Run("whole"), Config(15), 2).ok());
+  // A child process runs the search and dies (SIGKILL) inside its 9th evaluation.
+  const fs::path run = f.Run("killed");
+  fs::create_directories(run);
+  const fs::path count_file = run / "evaluations";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::atomic<int> n{0};
+    auto eval = [&](const std::string& code, const std::string&, const fs::path&) {
+      if (++n == 9) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        kill(getpid(), SIGKILL);
+      }
+      return FakeEval(code);
+    };
+    auto r = RunSearch(f, run, Config(15), 2, eval);
+    _exit(r.ok() ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  {
+    auto store = CandidateStore::Open((run / "cuco.db").string());
+    ASSERT_TRUE(store.ok());
+    auto pending = (*store)->Count("pending");
+    ASSERT_TRUE(pending.ok());
+    EXPECT_GE(*pending, 1);  // the one being evaluated when it died
+  }
+  std::atomic<int> evaluated{0};
+  auto counting = [&](const std::string& code, const std::string&, const fs::path&) {
+    ++evaluated;
+    return FakeEval(code);
+  };
+  auto r = RunSearch(f, run, Config(15), 2, counting);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->resumed);
+  EXPECT_GE(r->reevaluated, 1);
+  EXPECT_EQ(r->candidates, 15);
+  auto a = CandidateStore::Open((f.Run("whole") / "cuco.db").string());
+  auto b = CandidateStore::Open((run / "cuco.db").string());
+  EXPECT_EQ(Trace(**a), Trace(**b));
+  // Only what was unfinished was evaluated again: 15 in all, at most 8 finished before the kill.
+  EXPECT_LE(evaluated.load(), 15 - 8 + 1);
+}
+
+TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
+  Fixture f("nogpu");
+  auto skipped = [](const std::string&, const std::string&, const fs::path&) {
+    EvalRecord r;
+    r.status = EvalStatus::kSkipped;
+    r.reason = "no GPU found on this machine; compiled only (L1)";
+    return r;
+  };
+  auto r = RunSearch(f, f.Run("r"), Config(10), 1, skipped, /*timings=*/false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->compiled_only);
+  EXPECT_EQ(r->candidates, 1);
+  EXPECT_NE(r->stop_reason.find("no GPU found"), std::string::npos);
+}
+
+TEST(Evolution, FailedGenerationZeroStops) {
+  Fixture f("g0fail");
+  auto broken = [](const std::string&, const std::string&, const fs::path&) {
+    EvalRecord r;
+    r.status = EvalStatus::kCompileError;
+    r.reason = "seed.cc:3: error: nope";
+    return r;
+  };
+  auto r = RunSearch(f, f.Run("r"), Config(10), 1, broken);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->generation0_failed);
+  EXPECT_EQ(r->candidates, 1);
+}
+
+// A proposer that edits code (kind "diff"): near-copies first, then a real change.
+class EchoProposer : public Proposer {
+ public:
+  Result<Proposal> Propose(const ProposalContext& ctx) override {
+    Proposal p;
+    p.mutation_kind = "diff";
+    ++calls_;
+    std::string code = ctx.parent.code;
+    const size_t at = code.find("int body()");
+    if (calls_ % 3 == 1) {
+      code.insert(at, "// a comment only\n");  // identical tokens: too similar
+    } else if (calls_ % 3 == 2) {
+      p.failure = "the diff did not apply";
+    } else {
+      code.insert(at, "static int helper" + std::to_string(calls_) + "(int v) { return v * " + std::to_string(calls_) +
+                          " + 3; }\nstatic float other" + std::to_string(calls_) + " = 1.5f;\n");
+    }
+    p.code = code;
+    p.dollars = 0.25;
+    return p;
+  }
+  std::string Name() const override { return "echo"; }
+
+ private:
+  int calls_ = 0;
+};
+
+TEST(Evolution, NoveltyAndProposalFailuresAreStoredNotEvaluated) {
+  Fixture f("novelty");
+  const fs::path run = f.Run("r");
+  fs::create_directories(run);
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  EchoProposer proposer;
+  std::atomic<int> evaluated{0};
+  SearchOptions o;
+  o.run_dir = run;
+  RunConfig cfg = Config(5, 1);
+  cfg.novelty_threshold = 0.9;
+  cfg.max_dollars = 100;
+  Evolution evo(f.wl, cfg, store->get(), &proposer,
+                [&](const std::string& code, const std::string& label, const fs::path& dir) {
+                  ++evaluated;
+                  EXPECT_TRUE(fs::exists(label)) << label;
+                  EXPECT_EQ(fs::path(label).parent_path(), dir);
+                  return FakeEval(code);
+                },
+                o);
+  auto r = evo.Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GT(r->not_evaluated, 0);
+  EXPECT_GT(r->by_status["rejected"], 0);
+  EXPECT_EQ(evaluated.load(), r->candidates - r->by_status["rejected"]);
+  EXPECT_GT(r->dollars, 0);
+  ListQuery q;
+  q.status = "skipped";
+  auto skipped = (*store)->List(q);
+  ASSERT_TRUE(skipped.ok());
+  ASSERT_FALSE(skipped->empty());
+  EXPECT_NE((*skipped)[0].feedback.find("not evaluated: 1.000 similar to #"), std::string::npos) << (*skipped)[0].feedback;
+  q.status = "rejected";
+  auto rejected = (*store)->List(q);
+  ASSERT_FALSE(rejected->empty());
+  EXPECT_NE((*rejected)[0].feedback.find("proposal failed: the diff did not apply"), std::string::npos);
+}
+
+TEST(Progress, OneLineWithTheEssentials) {
+  SearchProgress p;
+  p.generation = 4;
+  p.phase = "exploit";
+  p.candidates = 17;
+  p.in_flight = 2;
+  p.best_id = 12;
+  p.best_ms = 0.974;
+  p.best_speedup = 1.68;
+  p.session_done = 13;
+  p.session_minutes = 2.5;
+  p.failures = {{"compile_error", 1}, {"wrong_result", 2}};
+  p.dollars = 1.5;
+  EXPECT_EQ(FormatProgress(p),
+            "gen 4 exploit | 17 candidates (2 in flight) | best #12 0.974 ms, 1.68x over seed | 5.2/min | "
+            "failures: compile_error 1, wrong_result 2 | $1.50");
+}
+
+}  // namespace
+}  // namespace cuco

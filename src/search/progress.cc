@@ -1,0 +1,55 @@
+#include "search/progress.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace cuco {
+
+std::string FormatProgress(const SearchProgress& p) {
+  std::string s = fmt::format("gen {}{} | {} candidates", p.generation, p.phase.empty() ? "" : " " + p.phase, p.candidates);
+  if (p.in_flight > 0) s += fmt::format(" ({} in flight)", p.in_flight);
+  if (p.best_id > 0) {
+    s += fmt::format(" | best #{} {:.4g} ms", p.best_id, p.best_ms);
+    if (p.best_speedup > 0) s += fmt::format(", {:.2f}x over seed", p.best_speedup);
+  } else {
+    s += " | no passing candidate yet";
+  }
+  if (p.session_minutes > 0 && p.session_done > 0) s += fmt::format(" | {:.1f}/min", p.session_done / p.session_minutes);
+  if (!p.failures.empty()) {
+    s += " | failures:";
+    bool first = true;
+    for (const auto& [k, n] : p.failures) {
+      s += fmt::format("{} {} {}", first ? "" : ",", k, n);
+      first = false;
+    }
+  }
+  s += fmt::format(" | ${:.2f}", p.dollars);
+  return s;
+}
+
+ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
+
+void ProgressPrinter::Update(const SearchProgress& p) {
+  SearchProgress q = p;
+  std::string line = FormatProgress(q);
+  // The rate changes every second; only a TTY line is redrawn for that.
+  q.session_minutes = 0;
+  const std::string key = FormatProgress(q);
+  if (tty_) {
+    std::fprintf(out_, "\r\x1b[K%s", line.c_str());
+    std::fflush(out_);
+    open_line_ = true;
+  } else if (key != last_) {
+    std::fprintf(out_, "%s\n", line.c_str());
+    std::fflush(out_);
+  }
+  last_ = key;
+}
+
+void ProgressPrinter::Done() {
+  if (open_line_) std::fprintf(out_, "\n");
+  open_line_ = false;
+}
+
+}  // namespace cuco

@@ -1,0 +1,516 @@
+#include "search/run_config.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include "util/files.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+namespace {
+
+int LineOf(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+// Reads one table's keys with file:line errors and rejects the keys nobody asked for.
+class Reader {
+ public:
+  Reader(const toml::table& t, std::string path, std::string prefix)
+      : t_(t), path_(std::move(path)), prefix_(std::move(prefix)) {}
+
+  Status Error(const toml::node& n, const std::string& msg) const { return Status::AtLine(path_, LineOf(n), msg); }
+  std::string Key(const std::string& k) const { return prefix_.empty() ? k : prefix_ + "." + k; }
+  const std::string& path() const { return path_; }
+
+  const toml::node* Get(const std::string& key) {
+    seen_.insert(key);
+    return t_.get(key);
+  }
+  void Allow(const std::string& key) { seen_.insert(key); }
+
+  Status String(const std::string& key, std::string* out, const std::vector<std::string>& allowed = {}) {
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_string()) return Error(*n, "'" + Key(key) + "' must be a string");
+    std::string v = *n->value<std::string>();
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      return Error(*n, "'" + Key(key) + "' must be one of: " + list + " (got '" + v + "')");
+    }
+    *out = v;
+    return Status::Ok();
+  }
+
+  Status Int(const std::string& key, int64_t* out, int64_t min_value, int64_t max_value = INT32_MAX) {
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_integer()) return Error(*n, "'" + Key(key) + "' must be an integer");
+    int64_t v = *n->value<int64_t>();
+    if (v < min_value || v > max_value)
+      return Error(*n, "'" + Key(key) + "' must be in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]");
+    *out = v;
+    return Status::Ok();
+  }
+  Status Int(const std::string& key, int* out, int64_t min_value, int64_t max_value = INT32_MAX) {
+    int64_t v = *out;
+    CUCO_RETURN_IF_ERROR(Int(key, &v, min_value, max_value));
+    *out = static_cast<int>(v);
+    return Status::Ok();
+  }
+
+  Status Number(const std::string& key, double* out, double min_value, double max_value) {
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_number()) return Error(*n, "'" + Key(key) + "' must be a number");
+    double v = n->is_integer() ? static_cast<double>(*n->value<int64_t>()) : *n->value<double>();
+    if (!(v >= min_value && v <= max_value)) {
+      std::ostringstream os;
+      os << "'" << Key(key) << "' must be in [" << min_value << ", " << max_value << "]";
+      return Error(*n, os.str());
+    }
+    *out = v;
+    return Status::Ok();
+  }
+
+  Status StringList(const std::string& key, std::vector<std::string>* out, const std::vector<std::string>& allowed = {}) {
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    const toml::array* a = n->as_array();
+    if (!a) return Error(*n, "'" + Key(key) + "' must be an array of strings");
+    out->clear();
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) return Error(e, "'" + Key(key) + "' must hold only strings");
+      std::string v = *e.value<std::string>();
+      if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+        std::string list;
+        for (const auto& x : allowed) list += (list.empty() ? "" : ", ") + x;
+        return Error(e, "'" + Key(key) + "': '" + v + "' is not one of: " + list);
+      }
+      out->push_back(v);
+    }
+    return Status::Ok();
+  }
+
+  // The sub-table `key`, or null when absent; an error when it is not a table.
+  Status Table(const std::string& key, const toml::table** out) {
+    *out = nullptr;
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_table()) return Error(*n, "'" + Key(key) + "' must be a table ([" + Key(key) + "])");
+    *out = n->as_table();
+    return Status::Ok();
+  }
+
+  Status RejectUnknown() const {
+    for (const auto& [k, v] : t_) {
+      std::string key(k.str());
+      if (!seen_.count(key)) return Status::AtLine(path_, LineOf(v), "unknown key '" + Key(key) + "'");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const toml::table& t_;
+  std::string path_;
+  std::string prefix_;
+  std::set<std::string> seen_;
+};
+
+// Scalar TOML value as the text workload.toml values compare by: 32, 0.5, true, ring.
+std::string ScalarText(const toml::node& n) {
+  if (n.is_string()) return *n.value<std::string>();
+  if (n.is_integer()) return std::to_string(*n.value<int64_t>());
+  if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
+  if (n.is_floating_point()) {
+    std::ostringstream os;
+    os << *n.value<double>();
+    return os.str();
+  }
+  return "";
+}
+
+nlohmann::json ToJson(const toml::node& n, const std::string& key, std::map<std::string, int>* lines) {
+  (*lines)[key] = LineOf(n);
+  if (const toml::table* t = n.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : *t) j[std::string(k.str())] = ToJson(v, key + "." + std::string(k.str()), lines);
+    return j;
+  }
+  if (const toml::array* a = n.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (size_t i = 0; i < a->size(); ++i) j.push_back(ToJson(*a->get(i), key + "[" + std::to_string(i) + "]", lines));
+    return j;
+  }
+  if (n.is_string()) return *n.value<std::string>();
+  if (n.is_integer()) return *n.value<int64_t>();
+  if (n.is_floating_point()) return *n.value<double>();
+  if (n.is_boolean()) return *n.value<bool>();
+  return "(a TOML date or time)";  // proposers take no dates
+}
+
+const std::vector<std::string> kKinds = {"knobs", "diff", "rewrite", "crossover"};
+
+Status ParsePhase(const toml::table& t, const std::string& path, const std::string& name, PhaseMix* mix) {
+  Reader r(t, path, "mutation." + name);
+  CUCO_RETURN_IF_ERROR(r.Number("knobs", &mix->knobs, 0, 1e9));
+  CUCO_RETURN_IF_ERROR(r.Number("diff", &mix->diff, 0, 1e9));
+  CUCO_RETURN_IF_ERROR(r.Number("rewrite", &mix->rewrite, 0, 1e9));
+  CUCO_RETURN_IF_ERROR(r.Number("crossover", &mix->crossover, 0, 1e9));
+  CUCO_RETURN_IF_ERROR(r.Number("temperature", &mix->temperature, 0, 2));
+  CUCO_RETURN_IF_ERROR(r.RejectUnknown());
+  if (!(mix->knobs + mix->diff + mix->rewrite + mix->crossover > 0))
+    return Status::AtLine(path, LineOf(t), "[mutation." + name + "]: the weights of knobs, diff, rewrite and crossover must not all be 0");
+  return Status::Ok();
+}
+
+Status ParseIslands(Reader& top, const std::string& path, RunConfig* c) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(top.Table("islands", &t));
+  if (!t) return Status::Ok();
+  Reader r(*t, path, "islands");
+  CUCO_RETURN_IF_ERROR(r.Int("count", &c->islands, 1, 1024));
+  int64_t offset = static_cast<int64_t>(c->island_seed_offset);
+  CUCO_RETURN_IF_ERROR(r.Int("seed_offset", &offset, 0, INT64_MAX));
+  c->island_seed_offset = static_cast<uint64_t>(offset);
+  for (const auto& [k, v] : *t) {
+    const std::string key(k.str());
+    if (key == "count" || key == "seed_offset") continue;
+    if (key.empty() || !std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return Status::AtLine(path, LineOf(v), "unknown key 'islands." + key + "' (per-island settings go in [islands.N], N an island number)");
+    r.Allow(key);
+    const int island = std::stoi(key.size() > 6 ? "999999" : key);
+    if (island >= c->islands)
+      return Status::AtLine(path, LineOf(v), "[islands." + key + "]: there are only " + std::to_string(c->islands) +
+                                                 " islands (islands.count), numbered from 0");
+    const toml::table* it = v.as_table();
+    if (!it) return Status::AtLine(path, LineOf(v), "'islands." + key + "' must be a table ([islands." + key + "])");
+    Reader ir(*it, path, "islands." + key);
+    IslandSpec spec;
+    CUCO_RETURN_IF_ERROR(ir.String("prompt", &spec.prompt));
+    if (const toml::node* kn = ir.Get("knobs")) {
+      const toml::table* kt = kn->as_table();
+      if (!kt) return ir.Error(*kn, "'islands." + key + ".knobs' must be a table, e.g. { backend = [\"ce\"] }");
+      for (const auto& [name, vals] : *kt) {
+        std::vector<std::string> allowed;
+        if (const toml::array* a = vals.as_array()) {
+          for (const toml::node& e : *a) {
+            std::string s = ScalarText(e);
+            if (s.empty()) return ir.Error(e, "island knob values must be strings, integers, floats or booleans");
+            allowed.push_back(s);
+          }
+        } else {
+          std::string s = ScalarText(vals);
+          if (s.empty()) return ir.Error(vals, "'islands." + key + ".knobs." + std::string(name.str()) + "' must be a value or an array of values");
+          allowed.push_back(s);
+        }
+        if (allowed.empty()) return ir.Error(vals, "'islands." + key + ".knobs." + std::string(name.str()) + "' allows no value");
+        spec.knobs[std::string(name.str())] = allowed;
+        spec.knob_lines[std::string(name.str())] = LineOf(vals);
+      }
+    }
+    CUCO_RETURN_IF_ERROR(ir.RejectUnknown());
+    c->island_specs[island] = std::move(spec);
+  }
+  return r.RejectUnknown();
+}
+
+}  // namespace
+
+std::string RunConfig::PhaseAt(int generation, int64_t candidates_so_far) const {
+  if (exploit_from_is_generation) return generation >= exploit_from ? "exploit" : "explore";
+  double progress = 0;
+  if (max_generations > 0) progress = std::max(progress, static_cast<double>(generation) / max_generations);
+  if (max_candidates > 0) progress = std::max(progress, static_cast<double>(candidates_so_far) / max_candidates);
+  return progress >= exploit_from ? "exploit" : "explore";
+}
+
+Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& path) {
+  toml::parse_result parsed = toml::parse(text, path);
+  if (!parsed) {
+    const auto& err = parsed.error();
+    return Status::AtLine(path, static_cast<int>(err.source().begin.line), std::string(err.description()));
+  }
+  const toml::table& root = parsed.table();
+  RunConfig c;
+  c.path = path;
+  Reader r(root, path, "");
+  int64_t seed = 1;
+  CUCO_RETURN_IF_ERROR(r.Int("seed", &seed, 0, INT64_MAX));
+  c.seed = static_cast<uint64_t>(seed);
+
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("budget", &t));
+  if (t) {
+    Reader b(*t, path, "budget");
+    CUCO_RETURN_IF_ERROR(b.Int("max_generations", &c.max_generations, 0));
+    CUCO_RETURN_IF_ERROR(b.Int("max_candidates", &c.max_candidates, 0));
+    CUCO_RETURN_IF_ERROR(b.Number("max_wall_s", &c.max_wall_s, 0, 1e12));
+    CUCO_RETURN_IF_ERROR(b.Number("max_dollars", &c.max_dollars, 0, 1e12));
+    CUCO_RETURN_IF_ERROR(b.RejectUnknown());
+    if (c.max_generations == 0 && c.max_candidates == 0)
+      return Status::AtLine(path, LineOf(*t), "[budget]: max_generations and max_candidates cannot both be 0 (no limit)");
+  }
+
+  CUCO_RETURN_IF_ERROR(ParseIslands(r, path, &c));
+
+  CUCO_RETURN_IF_ERROR(r.Table("migration", &t));
+  if (t) {
+    Reader m(*t, path, "migration");
+    CUCO_RETURN_IF_ERROR(m.Int("interval", &c.migration_interval, 0));
+    CUCO_RETURN_IF_ERROR(m.String("kind", &c.migration_kind, {"elitist", "graph"}));
+    CUCO_RETURN_IF_ERROR(m.Int("migrants", &c.migrants, 1, 1000));
+    if (const toml::node* e = m.Get("edges")) {
+      const toml::array* a = e->as_array();
+      if (!a) return m.Error(*e, "'migration.edges' must be an array of [from, to] pairs");
+      for (const toml::node& pair : *a) {
+        const toml::array* p = pair.as_array();
+        if (!p || p->size() != 2 || !p->get(0)->is_integer() || !p->get(1)->is_integer())
+          return m.Error(pair, "each 'migration.edges' entry must be [from, to], two island numbers");
+        const int64_t from = *p->get(0)->value<int64_t>(), to = *p->get(1)->value<int64_t>();
+        if (from < 0 || to < 0 || from >= c.islands || to >= c.islands)
+          return m.Error(pair, "'migration.edges': island numbers run from 0 to " + std::to_string(c.islands - 1) + " (islands.count)");
+        if (from == to) return m.Error(pair, "'migration.edges': an island cannot migrate to itself");
+        c.migration_edges.push_back({static_cast<int>(from), static_cast<int>(to)});
+      }
+      if (c.migration_kind != "graph") return m.Error(*e, "'migration.edges' is only used with kind = \"graph\"");
+    }
+    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
+  }
+  if (c.migration_kind == "graph" && c.migration_edges.empty())
+    for (int i = 0; i < c.islands && c.islands > 1; ++i) c.migration_edges.push_back({i, (i + 1) % c.islands});
+
+  CUCO_RETURN_IF_ERROR(r.Table("selection", &t));
+  if (t) {
+    Reader s(*t, path, "selection");
+    CUCO_RETURN_IF_ERROR(s.String("kind", &c.selection, {"power_law", "fitness_weighted", "beam"}));
+    CUCO_RETURN_IF_ERROR(s.Number("exploitation", &c.exploitation, 0, 100));
+    CUCO_RETURN_IF_ERROR(s.Number("lambda", &c.fitness_lambda, 1e-6, 1e6));
+    CUCO_RETURN_IF_ERROR(s.Int("beam_width", &c.beam_width, 1, 100000));
+    CUCO_RETURN_IF_ERROR(s.RejectUnknown());
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("archive", &t));
+  if (t) {
+    Reader a(*t, path, "archive");
+    if (const toml::node* f = t->get("features")) c.feature_knobs_line = LineOf(*f);
+    CUCO_RETURN_IF_ERROR(a.StringList("features", &c.feature_knobs));
+    CUCO_RETURN_IF_ERROR(a.Int("top_k", &c.top_k, 0, 1000));
+    CUCO_RETURN_IF_ERROR(a.Int("cell_picks", &c.cell_picks, 0, 1000));
+    CUCO_RETURN_IF_ERROR(a.RejectUnknown());
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("mutation", &t));
+  if (t) {
+    Reader m(*t, path, "mutation");
+    if (const toml::node* e = m.Get("exploit_from")) {
+      if (e->is_integer()) {
+        const int64_t g = *e->value<int64_t>();
+        if (g < 0) return m.Error(*e, "'mutation.exploit_from' must be >= 0");
+        c.exploit_from = static_cast<double>(g);
+        c.exploit_from_is_generation = true;
+      } else if (e->is_floating_point()) {
+        const double f = *e->value<double>();
+        if (!(f >= 0 && f <= 1))
+          return m.Error(*e, "'mutation.exploit_from' as a fraction of the budget must be in [0, 1] (an integer names a generation)");
+        c.exploit_from = f;
+        c.exploit_from_is_generation = false;
+      } else {
+        return m.Error(*e, "'mutation.exploit_from' must be a fraction of the budget (0.5) or a generation number (10)");
+      }
+    }
+    const toml::table* p = nullptr;
+    CUCO_RETURN_IF_ERROR(m.Table("explore", &p));
+    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "explore", &c.explore));
+    CUCO_RETURN_IF_ERROR(m.Table("exploit", &p));
+    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "exploit", &c.exploit));
+    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("novelty", &t));
+  if (t) {
+    Reader n(*t, path, "novelty");
+    CUCO_RETURN_IF_ERROR(n.Number("threshold", &c.novelty_threshold, 0, 1));
+    CUCO_RETURN_IF_ERROR(n.String("measure", &c.novelty_measure, {"jaccard", "embedding"}));
+    CUCO_RETURN_IF_ERROR(n.Int("shingle", &c.shingle_tokens, 1, 64));
+    CUCO_RETURN_IF_ERROR(n.StringList("apply_to", &c.novelty_kinds, kKinds));
+    CUCO_RETURN_IF_ERROR(n.RejectUnknown());
+    if (c.novelty_measure == "embedding")
+      return n.Error(*t->get("measure"),
+                     "'novelty.measure = \"embedding\"': no embedding endpoint is built into this cuco (the hook is "
+                     "NoveltyIndex::SetEmbedder); use \"jaccard\"");
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("proposer", &t));
+  if (t) {
+    Reader p(*t, path, "proposer");
+    if (const toml::node* nm = t->get("name")) c.proposer_line = LineOf(*nm);
+    CUCO_RETURN_IF_ERROR(p.String("name", &c.proposer));
+    if (c.proposer.empty()) return Status::AtLine(path, c.proposer_line, "'proposer.name' must not be empty");
+    CUCO_RETURN_IF_ERROR(p.Int("max_attempts", &c.max_attempts, 1, 100));
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      if (key == "name" || key == "max_attempts") continue;
+      if (!v.is_table())
+        return Status::AtLine(path, LineOf(v), "unknown key 'proposer." + key + "' (a proposer's own settings go in [proposer." + key + "])");
+      p.Allow(key);
+      c.proposer_options[key] = ToJson(v, key, &c.proposer_option_lines);
+    }
+    CUCO_RETURN_IF_ERROR(p.RejectUnknown());
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("parallelism", &t));
+  if (t) {
+    Reader p(*t, path, "parallelism");
+    CUCO_RETURN_IF_ERROR(p.Int("evaluations", &c.evaluations, 0, 4096));
+    CUCO_RETURN_IF_ERROR(p.Int("per_generation", &c.per_generation, 0, 100000));
+    CUCO_RETURN_IF_ERROR(p.Int("compiles", &c.compiles, 1, 1024));
+    CUCO_RETURN_IF_ERROR(p.RejectUnknown());
+  }
+
+  CUCO_RETURN_IF_ERROR(r.Table("meta", &t));
+  if (t) {
+    Reader m(*t, path, "meta");
+    CUCO_RETURN_IF_ERROR(m.Int("summary_interval", &c.summary_interval, 1));
+    CUCO_RETURN_IF_ERROR(m.Int("recent_failures", &c.recent_failures, 0, 1000));
+    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
+  }
+  CUCO_RETURN_IF_ERROR(r.RejectUnknown());
+  return c;
+}
+
+Result<RunConfig> LoadRunConfig(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseRunConfig(*text, path);
+}
+
+namespace {
+
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string StringArray(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Quoted(v[i]);
+  return s + "]";
+}
+
+std::string Num(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".eE") == std::string::npos && s.find("inf") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string TomlKey(const std::string& k) {
+  bool bare = !k.empty();
+  for (char ch : k) bare &= std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+  return bare ? k : Quoted(k);
+}
+
+// A JSON value (as ToJson made it from TOML) written back as a TOML value.
+std::string TomlValue(const nlohmann::json& v) {
+  if (v.is_string()) return Quoted(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return Num(v.get<double>());
+  std::string s;
+  if (v.is_array()) {
+    for (const auto& e : v) s += (s.empty() ? "" : ", ") + TomlValue(e);
+    return "[" + s + "]";
+  }
+  for (const auto& [k, e] : v.items()) s += (s.empty() ? "" : ", ") + TomlKey(k) + " = " + TomlValue(e);
+  return "{ " + s + " }";
+}
+
+std::string PhaseToml(const std::string& name, const PhaseMix& m) {
+  return "[mutation." + name + "]\nknobs = " + Num(m.knobs) + "\ndiff = " + Num(m.diff) + "\nrewrite = " + Num(m.rewrite) +
+         "\ncrossover = " + Num(m.crossover) + "\ntemperature = " + Num(m.temperature) + "\n";
+}
+
+}  // namespace
+
+std::string RunConfigToToml(const RunConfig& c) {
+  std::ostringstream o;
+  o << "# cuco evolve run config (docs/search.md); every key is shown with its value.\n";
+  o << "seed = " << c.seed << "\n\n";
+  o << "[budget]\nmax_generations = " << c.max_generations << "\nmax_candidates = " << c.max_candidates
+    << "\nmax_wall_s = " << Num(c.max_wall_s) << "\nmax_dollars = " << Num(c.max_dollars) << "\n\n";
+  o << "[islands]\ncount = " << c.islands << "\nseed_offset = " << c.island_seed_offset << "\n";
+  for (const auto& [i, spec] : c.island_specs) {
+    o << "[islands." << i << "]\n";
+    if (!spec.prompt.empty()) o << "prompt = " << Quoted(spec.prompt) << "\n";
+    if (!spec.knobs.empty()) {
+      o << "knobs = { ";
+      bool first = true;
+      for (const auto& [k, vals] : spec.knobs) {
+        o << (first ? "" : ", ") << k << " = " << StringArray(vals);
+        first = false;
+      }
+      o << " }\n";
+    }
+  }
+  o << "\n[migration]\ninterval = " << c.migration_interval << "\nkind = " << Quoted(c.migration_kind)
+    << "\nmigrants = " << c.migrants << "\n";
+  if (c.migration_kind == "graph") {
+    o << "edges = [";
+    for (size_t i = 0; i < c.migration_edges.size(); ++i)
+      o << (i ? ", " : "") << "[" << c.migration_edges[i].first << ", " << c.migration_edges[i].second << "]";
+    o << "]\n";
+  }
+  o << "\n[selection]\nkind = " << Quoted(c.selection) << "\nexploitation = " << Num(c.exploitation)
+    << "\nlambda = " << Num(c.fitness_lambda) << "\nbeam_width = " << c.beam_width << "\n\n";
+  o << "[archive]\nfeatures = " << StringArray(c.feature_knobs) << "\ntop_k = " << c.top_k
+    << "\ncell_picks = " << c.cell_picks << "\n\n";
+  o << "[mutation]\nexploit_from = "
+    << (c.exploit_from_is_generation ? std::to_string(static_cast<int64_t>(c.exploit_from)) : Num(c.exploit_from)) << "\n";
+  o << PhaseToml("explore", c.explore) << PhaseToml("exploit", c.exploit) << "\n";
+  o << "[novelty]\nthreshold = " << Num(c.novelty_threshold) << "\nmeasure = " << Quoted(c.novelty_measure)
+    << "\nshingle = " << c.shingle_tokens << "\napply_to = " << StringArray(c.novelty_kinds) << "\n\n";
+  o << "[proposer]\nname = " << Quoted(c.proposer) << "\nmax_attempts = " << c.max_attempts << "\n";
+  for (const auto& [name, j] : c.proposer_options) {
+    o << "[proposer." << name << "]\n";
+    for (const auto& [k, v] : j.items()) o << TomlKey(k) << " = " << TomlValue(v) << "\n";
+  }
+  o << "\n[parallelism]\nevaluations = " << c.evaluations << "\nper_generation = " << c.per_generation
+    << "\ncompiles = " << c.compiles << "\n\n";
+  o << "[meta]\nsummary_interval = " << c.summary_interval << "\nrecent_failures = " << c.recent_failures << "\n";
+  return o.str();
+}
+
+Status CheckRunConfigAgainst(const RunConfig& c, const WorkloadConfig& w) {
+  auto known = [&](const std::string& name) -> const Knob* { return w.FindKnob(name); };
+  for (const auto& f : c.feature_knobs)
+    if (!known(f))
+      return Status::AtLine(c.path, c.feature_knobs_line,
+                            "'archive.features': '" + f + "' is not a knob of workload " + w.name + " (" + w.toml_path.string() + ")");
+  for (const auto& [island, spec] : c.island_specs)
+    for (const auto& [name, values] : spec.knobs) {
+      const int line = spec.knob_lines.count(name) ? spec.knob_lines.at(name) : 0;
+      const Knob* k = known(name);
+      if (!k)
+        return Status::AtLine(c.path, line, "[islands." + std::to_string(island) + "]: '" + name + "' is not a knob of workload " + w.name);
+      for (const auto& v : values)
+        if (std::find(k->values.begin(), k->values.end(), v) == k->values.end())
+          return Status::AtLine(c.path, line, "[islands." + std::to_string(island) + "]: '" + v + "' is not a value of knob '" + name + "'");
+    }
+  return Status::Ok();
+}
+
+}  // namespace cuco

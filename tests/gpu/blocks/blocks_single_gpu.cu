@@ -1,0 +1,424 @@
+// GPU tests of the co-design blocks that need only one GPU (runtime/include/cuco/codesign/):
+// the transfer kernel (every issuer x scope, aligned and unaligned sizes, three epochs so the
+// arrival counters roll over), flag waits from another stream (spin and cuStreamWaitValue32),
+// copy-engine copies with signals, signal_scoped at thread / warp / CTA / grid scope, and the
+// cuBLASLt GEMM block (chunks, strided batches, fused accumulate) against a simple reference.
+// Every test draws fresh random data (seeded from the clock) and checks every element.
+// Then it times the GEMM shapes the two GEMM workloads' generation 0 uses, for the record.
+//
+// Build and run (GPU machine): tests/gpu/run_blocks_single_gpu.sh
+#include <cuco/harness.h>
+#include <cuco/codesign.h>
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace cd = cuco::codesign;
+
+namespace {
+
+int g_failures = 0;
+
+#define REQUIRE_CUDA(x)                                                                            \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
+      std::exit(2);                                                                                \
+    }                                                                                              \
+  } while (0)
+#define REQUIRE_OK(x)                                                                              \
+  do {                                                                                             \
+    cuco::Status s_ = (x);                                                                         \
+    if (!s_.ok()) {                                                                                \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, s_.message().c_str());               \
+      std::exit(2);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+void report(const std::string& name, bool ok, const std::string& detail = "") {
+  std::printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+  if (!ok) ++g_failures;
+}
+
+__device__ uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+__global__ void fill_bytes(unsigned char* p, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<unsigned char>(mix(seed + i));
+}
+
+__global__ void fill_bf16(__nv_bfloat16* p, size_t n, uint64_t seed, float scale) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const float u = static_cast<float>(mix(seed + i) >> 40) / static_cast<float>(1ULL << 24) * 2.0f - 1.0f;
+    p[i] = __float2bfloat16_rn(u * scale);
+  }
+}
+
+__global__ void count_diff(const unsigned char* a, const unsigned char* b, size_t n, unsigned long long* diff) {
+  unsigned long long d = 0;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    d += a[i] != b[i];
+  if (d) atomicAdd(diff, d);
+}
+
+// Reference D = A B (+ C) in fp32 from bf16, row-major; one thread per output element.
+__global__ void ref_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, const __nv_bfloat16* C, float* D, int64_t m,
+                         int64_t n, int64_t k) {
+  const int64_t i = blockIdx.y, j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= m || j >= n) return;
+  float acc = 0;
+  for (int64_t t = 0; t < k; ++t) acc += __bfloat162float(A[i * k + t]) * __bfloat162float(B[t * n + j]);
+  if (C) acc += __bfloat162float(C[i * n + j]);
+  D[i * n + j] = acc;
+}
+
+__global__ void gemm_error(const __nv_bfloat16* got, const float* ref, size_t n, double* sums) {
+  double d2 = 0, r2 = 0;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const double g = __bfloat162float(got[i]), r = ref[i];
+    d2 += isfinite(g) ? (g - r) * (g - r) : 1e30;
+    r2 += r * r;
+  }
+  atomicAdd(&sums[0], d2);
+  atomicAdd(&sums[1], r2);
+}
+
+uint64_t fresh_seed() {
+  return static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ULL;
+}
+
+unsigned long long diff_bytes(const void* a, const void* b, size_t n) {
+  unsigned long long* d = nullptr;
+  REQUIRE_CUDA(cudaMalloc(&d, sizeof *d));
+  REQUIRE_CUDA(cudaMemset(d, 0, sizeof *d));
+  count_diff<<<256, 256>>>(static_cast<const unsigned char*>(a), static_cast<const unsigned char*>(b), n, d);
+  unsigned long long h = 0;
+  REQUIRE_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+  REQUIRE_CUDA(cudaFree(d));
+  return h;
+}
+
+// Transfer kernel: 3 transfers (the first waits for a flag another stream sets), every issuer and
+// scope, 3 epochs; a third stream waits for the signals (wait mode) and copies dst out.
+void test_transfers(cd::WaitMode mode) {
+  const size_t sizes[3] = {(1u << 20) + 48, 1000003, 4096 * 3};
+  size_t total = 0;
+  for (size_t s : sizes) total += s;
+  unsigned char *src, *dst, *out;
+  uint32_t *flags, *arrivals, *gate;
+  REQUIRE_CUDA(cudaMalloc(&src, total));
+  REQUIRE_CUDA(cudaMalloc(&dst, total));
+  REQUIRE_CUDA(cudaMalloc(&out, total));
+  REQUIRE_CUDA(cudaMalloc(&flags, 3 * 64 * sizeof(uint32_t)));
+  REQUIRE_CUDA(cudaMalloc(&arrivals, 3 * sizeof(uint32_t)));
+  REQUIRE_CUDA(cudaMalloc(&gate, sizeof(uint32_t)));
+  cudaStream_t comm, other, consumer;
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&comm, cudaStreamNonBlocking));
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+  const cd::Issuer issuers[3] = {cd::Issuer::kThread, cd::Issuer::kWarp, cd::Issuer::kCta};
+  const char* iname[3] = {"thread", "warp", "cta"};
+  const cd::SyncScope scopes[2] = {cd::SyncScope::kGrid, cd::SyncScope::kCta};
+  const char* sname[2] = {"grid", "cta"};
+  for (int ii = 0; ii < 3; ++ii)
+    for (int si = 0; si < 2; ++si)
+      for (int ctas : {1, 5, 16}) {
+        REQUIRE_CUDA(cudaMemset(flags, 0, 3 * 64 * sizeof(uint32_t)));
+        REQUIRE_CUDA(cudaMemset(arrivals, 0, 3 * sizeof(uint32_t)));
+        REQUIRE_CUDA(cudaMemset(gate, 0, sizeof(uint32_t)));
+        bool ok = true;
+        std::string detail;
+        for (uint32_t epoch = 1; epoch <= 3; ++epoch) {
+          fill_bytes<<<256, 256>>>(src, total, fresh_seed());
+          REQUIRE_CUDA(cudaMemset(dst, 0xA5, total));
+          REQUIRE_CUDA(cudaMemset(out, 0x5A, total));
+          REQUIRE_CUDA(cudaDeviceSynchronize());
+          cd::TransferList list;
+          list.launch_index = epoch;
+          size_t off = 0;
+          for (int t = 0; t < 3; ++t) {
+            cd::Transfer x;
+            x.src = src + off;
+            x.dst = dst + off;
+            x.bytes = sizes[t];
+            if (t == 0) {
+              x.wait_flag = gate;
+              x.wait_target = epoch;
+            }
+            x.signal_flag = flags + t * 64;
+            x.signal_value = epoch;
+            x.arrivals = arrivals + t;
+            list.add(x);
+            off += sizes[t];
+          }
+          REQUIRE_OK(cd::launch_transfers(comm, list, issuers[ii], scopes[si], ctas, 256));
+          // The gate opens from another stream, after the kernel has started waiting.
+          REQUIRE_OK(cd::signal_flag(other, gate, epoch));
+          const int units = si == 0 ? 1 : ctas;
+          for (int t = 0; t < 3; ++t) REQUIRE_OK(cd::wait_flags(consumer, flags + t * 64, units, epoch, mode));
+          REQUIRE_CUDA(cudaMemcpyAsync(out, dst, total, cudaMemcpyDeviceToDevice, consumer));
+          REQUIRE_CUDA(cudaDeviceSynchronize());
+          const unsigned long long d = diff_bytes(src, out, total);
+          if (d != 0) {
+            ok = false;
+            detail = "epoch " + std::to_string(epoch) + ": " + std::to_string(d) + " bytes differ";
+          }
+        }
+        report(std::string("transfer issuer=") + iname[ii] + " scope=" + sname[si] + " ctas=" + std::to_string(ctas) +
+                   (mode == cd::WaitMode::kSpinKernel ? " wait=spin" : " wait=wait_value"),
+               ok, detail);
+      }
+  cudaStreamDestroy(comm);
+  cudaStreamDestroy(other);
+  cudaStreamDestroy(consumer);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(out);
+  cudaFree(flags);
+  cudaFree(arrivals);
+  cudaFree(gate);
+}
+
+void test_copy_engine(cd::WaitMode mode) {
+  const size_t n = (64u << 20) + 16;
+  unsigned char *src, *dst, *out;
+  uint32_t* flag;
+  REQUIRE_CUDA(cudaMalloc(&src, n));
+  REQUIRE_CUDA(cudaMalloc(&dst, n));
+  REQUIRE_CUDA(cudaMalloc(&out, n));
+  REQUIRE_CUDA(cudaMalloc(&flag, sizeof(uint32_t)));
+  REQUIRE_CUDA(cudaMemset(flag, 0, sizeof(uint32_t)));
+  cudaStream_t a, b;
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  bool ok = true;
+  for (uint32_t epoch = 1; epoch <= 3; ++epoch) {
+    fill_bytes<<<512, 256>>>(src, n, fresh_seed());
+    REQUIRE_CUDA(cudaMemset(out, 0, n));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    REQUIRE_OK(cd::wait_flag(b, flag, epoch, mode));  // enqueued before the copy exists
+    REQUIRE_CUDA(cudaMemcpyAsync(out, dst, n, cudaMemcpyDeviceToDevice, b));
+    REQUIRE_OK(cd::ce_copy_signal(a, dst, src, n, flag, epoch));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    ok &= diff_bytes(src, out, n) == 0;
+  }
+  report(std::string("copy engine + flag, wait=") + (mode == cd::WaitMode::kSpinKernel ? "spin" : "wait_value"), ok);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(out);
+  cudaFree(flag);
+}
+
+// Each unit of scope S writes its slice, then signals; a consumer kernel waits for every unit's
+// flag and copies everything.
+template <cd::SyncScope S>
+__global__ void produce(const uint32_t* src, uint32_t* dst, size_t n, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
+  const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const size_t t = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  for (size_t i = t; i < n; i += threads) dst[i] = src[i];
+  size_t unit = 0;
+  if constexpr (S == cd::SyncScope::kThread) unit = t;
+  if constexpr (S == cd::SyncScope::kWarp) unit = t / 32;
+  if constexpr (S == cd::SyncScope::kCta) unit = blockIdx.x;
+  cd::signal_scoped<S>(flags + unit, epoch, arrivals, epoch);
+}
+
+__global__ void consume(const uint32_t* dst, uint32_t* out, size_t n, const uint32_t* flags, int units, uint32_t epoch) {
+  if (threadIdx.x == 0)
+    for (int u = 0; u < units; ++u) cd::flag_wait(flags + u, epoch);
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = dst[i];
+}
+
+template <cd::SyncScope S>
+void test_scope(const char* name) {
+  const size_t n = 1 << 20;
+  const int ctas = 8, threads = 256;
+  const int units = S == cd::SyncScope::kThread ? ctas * threads : S == cd::SyncScope::kWarp ? ctas * threads / 32
+                    : S == cd::SyncScope::kCta                   ? ctas
+                                                                 : 1;
+  uint32_t *src, *dst, *out, *flags, *arrivals;
+  REQUIRE_CUDA(cudaMalloc(&src, n * 4));
+  REQUIRE_CUDA(cudaMalloc(&dst, n * 4));
+  REQUIRE_CUDA(cudaMalloc(&out, n * 4));
+  REQUIRE_CUDA(cudaMalloc(&flags, units * 4));
+  REQUIRE_CUDA(cudaMalloc(&arrivals, 4));
+  REQUIRE_CUDA(cudaMemset(flags, 0, units * 4));
+  REQUIRE_CUDA(cudaMemset(arrivals, 0, 4));
+  cudaStream_t a, b;
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  REQUIRE_CUDA(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  bool ok = true;
+  for (uint32_t epoch = 1; epoch <= 3; ++epoch) {
+    fill_bytes<<<256, 256>>>(reinterpret_cast<unsigned char*>(src), n * 4, fresh_seed());
+    REQUIRE_CUDA(cudaMemset(dst, 0, n * 4));
+    REQUIRE_CUDA(cudaMemset(out, 0, n * 4));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    consume<<<1, 1024, 0, b>>>(dst, out, n, flags, units, epoch);  // starts first and waits
+    produce<S><<<ctas, threads, 0, a>>>(src, dst, n, flags, epoch, arrivals);
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    ok &= diff_bytes(src, out, n * 4) == 0;
+  }
+  report(std::string("signal_scoped ") + name, ok);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(out);
+  cudaFree(flags);
+  cudaFree(arrivals);
+}
+
+// GEMM block vs the reference: 4 chunks of m/4 rows, fused C on the last two; a strided batch.
+void test_gemm(cublasLtHandle_t h) {
+  const int64_t m = 512, n = 768, k = 1024;
+  __nv_bfloat16 *A, *B, *C, *D;
+  float* R;
+  double* sums;
+  REQUIRE_CUDA(cudaMalloc(&A, m * k * 2));
+  REQUIRE_CUDA(cudaMalloc(&B, k * n * 2));
+  REQUIRE_CUDA(cudaMalloc(&C, m * n * 2));
+  REQUIRE_CUDA(cudaMalloc(&D, m * n * 2));
+  REQUIRE_CUDA(cudaMalloc(&R, m * n * 4));
+  REQUIRE_CUDA(cudaMalloc(&sums, 16));
+  fill_bf16<<<256, 256>>>(A, m * k, fresh_seed(), 1.0f);
+  fill_bf16<<<256, 256>>>(B, k * n, fresh_seed(), std::sqrt(3.0f / k));
+  fill_bf16<<<256, 256>>>(C, m * n, fresh_seed(), 1.0f);
+  REQUIRE_CUDA(cudaMemset(D, 0xFF, m * n * 2));
+  cd::RowMajorGemm g;
+  REQUIRE_OK(g.init(h, n, k, k, n, n, 32 << 20));
+  const int64_t rows = m / 4;
+  for (int c = 0; c < 4; ++c)
+    REQUIRE_OK(g.run(0, A + c * rows * k, B, D + c * rows * n, rows, c >= 2 ? C + c * rows * n : nullptr));
+  // Reference: chunks 0-1 without C, 2-3 with C.
+  ref_gemm<<<dim3((n + 255) / 256, m / 2), 256>>>(A, B, nullptr, R, m / 2, n, k);
+  ref_gemm<<<dim3((n + 255) / 256, m / 2), 256>>>(A + (m / 2) * k, B, C + (m / 2) * n, R + (m / 2) * n, m / 2, n, k);
+  REQUIRE_CUDA(cudaMemset(sums, 0, 16));
+  gemm_error<<<256, 256>>>(D, R, m * n, sums);
+  double hs[2];
+  REQUIRE_CUDA(cudaMemcpy(hs, sums, 16, cudaMemcpyDeviceToHost));
+  double rel = std::sqrt(hs[0] / hs[1]);
+  report("gemm chunks + fused C", rel < 0.005, "rel_l2 " + std::to_string(rel));
+  // Strided batch: 2 blocks of m/2 rows in one call, no C.
+  REQUIRE_CUDA(cudaMemset(D, 0xFF, m * n * 2));
+  REQUIRE_OK(g.run(0, A, B, D, m / 2, nullptr, 2, (m / 2) * k, (m / 2) * n));
+  ref_gemm<<<dim3((n + 255) / 256, m), 256>>>(A, B, nullptr, R, m, n, k);
+  REQUIRE_CUDA(cudaMemset(sums, 0, 16));
+  gemm_error<<<256, 256>>>(D, R, m * n, sums);
+  REQUIRE_CUDA(cudaMemcpy(hs, sums, 16, cudaMemcpyDeviceToHost));
+  rel = std::sqrt(hs[0] / hs[1]);
+  report("gemm strided batch", rel < 0.005, "rel_l2 " + std::to_string(rel));
+  g.destroy();
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(C);
+  cudaFree(D);
+  cudaFree(R);
+  cudaFree(sums);
+}
+
+// Times (median of 30, CUDA events) the GEMM shapes of the GEMM workloads' generation 0.
+double time_gemm(cublasLtHandle_t h, int64_t m_total, int64_t n, int64_t k, int chunks, bool fused_c, int sm_target) {
+  __nv_bfloat16 *A, *B, *D;
+  REQUIRE_CUDA(cudaMalloc(&A, m_total * k * 2));
+  REQUIRE_CUDA(cudaMalloc(&B, k * n * 2));
+  REQUIRE_CUDA(cudaMalloc(&D, m_total * n * 2));
+  fill_bf16<<<1024, 256>>>(A, m_total * k, fresh_seed(), 1.0f);
+  fill_bf16<<<1024, 256>>>(B, k * n, fresh_seed(), std::sqrt(3.0f / k));
+  cd::RowMajorGemm g;
+  REQUIRE_OK(g.init(h, n, k, k, n, n, 32 << 20, sm_target));
+  const int64_t rows = m_total / chunks;
+  auto once = [&] {
+    for (int c = 0; c < chunks; ++c)
+      REQUIRE_OK(g.run(0, A + c * rows * k, B, D + c * rows * n, rows, fused_c && c > 0 ? D + (c - 1) * rows * n : nullptr));
+  };
+  for (int i = 0; i < 5; ++i) once();
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<float> t;
+  for (int i = 0; i < 30; ++i) {
+    cudaEventRecord(e0);
+    once();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  g.destroy();
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(D);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  int dev = 0, sms = 0;
+  REQUIRE_CUDA(cudaSetDevice(dev));
+  REQUIRE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  cudaDeviceProp prop{};
+  REQUIRE_CUDA(cudaGetDeviceProperties(&prop, dev));
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  std::printf("device: %s, %d SMs\n", prop.name, sms);
+  REQUIRE_OK(cd::preload_transfer_kernels());  // flags.h: lazy loading
+  REQUIRE_OK(cd::preload_kernel(consume));
+  REQUIRE_OK(cd::preload_kernel(produce<cd::SyncScope::kThread>));
+  REQUIRE_OK(cd::preload_kernel(produce<cd::SyncScope::kWarp>));
+  REQUIRE_OK(cd::preload_kernel(produce<cd::SyncScope::kCta>));
+  REQUIRE_OK(cd::preload_kernel(produce<cd::SyncScope::kGrid>));
+  test_transfers(cd::WaitMode::kSpinKernel);
+  test_transfers(cd::WaitMode::kStreamWaitValue);
+  test_copy_engine(cd::WaitMode::kSpinKernel);
+  test_copy_engine(cd::WaitMode::kStreamWaitValue);
+  test_scope<cd::SyncScope::kThread>("thread");
+  test_scope<cd::SyncScope::kWarp>("warp");
+  test_scope<cd::SyncScope::kCta>("cta");
+  test_scope<cd::SyncScope::kGrid>("grid");
+  cublasLtHandle_t h;
+  if (cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
+  test_gemm(h);
+  std::printf("\nGEMM block timings (median ms of 30), %s:\n", prop.name);
+  std::printf("| shape (rows x N x K) | chunks | fused C | SM target | ms |\n|---|---|---|---|---|\n");
+  struct Shape { const char* what; int64_t m, n, k; int chunks; bool c; int sm; };
+  const Shape shapes[] = {
+      {"RS W=2 partial, whole", 8192, 8192, 4096, 1, false, 0},
+      {"RS W=2 ring, 2 blocks x 4 chunks", 8192, 8192, 4096, 8, true, 0},
+      {"RS W=2 ring, 2 blocks x 2 chunks", 8192, 8192, 4096, 4, true, 0},
+      {"RS W=2 ring, 2 blocks x 8 chunks", 8192, 8192, 4096, 16, true, 0},
+      {"RS W=2 ring, 4 chunks, SM target -8", 8192, 8192, 4096, 8, true, sms - 8},
+      {"RS W=2 ring, 4 chunks, SM target -16", 8192, 8192, 4096, 8, true, sms - 16},
+      {"AG W=2 full GEMM", 8192, 8192, 8192, 1, false, 0},
+      {"AG W=2 own half + 4 chunks (as 2 x 4 chunks)", 8192, 8192, 8192, 8, false, 0},
+      {"AG W=2 SM target -8", 8192, 8192, 8192, 1, false, sms - 8},
+      {"AG W=2 SM target -16", 8192, 8192, 8192, 1, false, sms - 16},
+  };
+  for (const Shape& s : shapes)
+    std::printf("| %s (%lld x %lld x %lld) | %d | %s | %d | %.4f |\n", s.what, static_cast<long long>(s.m),
+                static_cast<long long>(s.n), static_cast<long long>(s.k), s.chunks, s.c ? "yes" : "no", s.sm,
+                time_gemm(h, s.m, s.n, s.k, s.chunks, s.c, s.sm));
+  cublasLtDestroy(h);
+  std::printf("\n%d failure(s)\n", g_failures);
+  return g_failures == 0 ? 0 : 1;
+}
