@@ -24,7 +24,10 @@
 // Rules (the evaluator rejects candidates that break them; see docs/workload-contract.md):
 //   - never create streams, events or timers; never touch files, the environment, or the process;
 //   - never name the harness's or the reference's internals (namespaces cuco_frozen, cuco_harness);
-//   - never use NVLink multicast (multimem / NVLS): create_dev_comm refuses lsaMultimem.
+//   - never use NVLink multicast (multimem / NVLS): create_dev_comm refuses lsaMultimem;
+//   - a kernel that spins on a flag set by another kernel of this process deadlocks if that
+//     kernel is launched for the first time while it spins (CUDA loads kernels lazily and loading
+//     waits for running kernels): load such kernels in setup (cuco/codesign/flags.h, preload_*).
 //
 // The metrics the harness writes are documented in runtime/METRICS.md.
 #pragma once
