@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Issue 4 on a GPU machine: `cuco evolve` with the builtin proposer from each GEMM workload's
+# generation 0 (bench/evolve-64.toml: 64 candidates), then the summary figures: best speed-up over
+# the seed, evaluations per minute, failure mix (from the store). Results under $OUT; a run cut
+# by the wall budget is continued by calling this again with the run dirs carried back
+# (cuco evolve --resume). Usage (repo root): CUCO=.carry/cuco WORLD=2 bash bench/run-evolve.sh
+set -u
+OUT=${OUT:-/tmp/cuco-evolve}
+CUCO=${CUCO:-build/src/cli/cuco}
+WORLD=${WORLD:-2}
+WORKLOADS=${WORKLOADS:-"gemm_reducescatter gemm_allgather"}
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
+mkdir -p "$OUT"
+for wl in $WORKLOADS; do
+  RUN=/tmp/cuco-evolve-runs/$wl-w$WORLD
+  echo "=== evolve $wl (world $WORLD, $(date -u +%H:%M:%S))"
+  if [ -f "$RUN/cuco.db" ]; then
+    "$CUCO" evolve --resume "$RUN" 2>"$OUT/$wl-w$WORLD.log"
+  else
+    mkdir -p "$(dirname "$RUN")"
+    # (cuco evolve runs at the workload's default world size, 2; WORLD only names the results)
+    "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" 2>"$OUT/$wl-w$WORLD.log"
+  fi
+  echo "exit $?"
+  tail -4 "$OUT/$wl-w$WORLD.log"
+  cp "$RUN/cuco.db" "$OUT/$wl-w$WORLD.db" 2>/dev/null
+  python3 - "$RUN/cuco.db" <<'PY' | tee "$OUT/$wl-w$WORLD-summary.txt"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select status, count(*) from candidates group by status").fetchall()
+print("status mix:", ", ".join(f"{s} {n}" for s, n in rows))
+best = db.execute("select id, time_ms, speedup, mutation_kind from candidates where status='ok' and time_ms > 0 "
+                  "order by time_ms limit 1").fetchone()
+print("best:", best)
+span = db.execute("select (max(finished_ms) - min(created_ms)) / 60000.0, count(*) from candidates "
+                  "where status not in ('pending')").fetchone()
+if span[0]:
+    print(f"evaluations per minute: {span[1] / span[0]:.2f} over {span[0]:.1f} min")
+PY
+done
