@@ -17,6 +17,7 @@ PACKAGES=(
   libcurl4-openssl-dev  # HTTP client of the LLM providers
   libcpp-httplib-dev    # scripted LLM servers in tests
   libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
+  libclang-14-dev      # `cuco analyze`: the C/C++/CUDA front end (libclang C API)
 )
 
 missing=()

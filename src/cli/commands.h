@@ -20,5 +20,6 @@ void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddEvolveCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
+void AddAnalyzeCommand(CLI::App& app, int* exit_code);
 
 }  // namespace cuco

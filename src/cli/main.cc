@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   cuco::AddEvalCommand(app, &exit_code);
   cuco::AddEvolveCommand(app, &exit_code);
   cuco::AddBenchCommand(app, &exit_code);
+  cuco::AddAnalyzeCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

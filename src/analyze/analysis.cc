@@ -1,0 +1,575 @@
+// Classification of the calls, the dependency graph, and the three outputs.
+#include "analyze/analysis.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analyze/frontend.h"
+#include "util/files.h"
+
+namespace cuco {
+namespace analyze_internal {
+namespace {
+
+// How each API's arguments are read. -1: absent; "last" stream is handled by index.
+struct ApiSpec {
+  ApiSpec(const char* k = "") : kind(k) {}  // NOLINT: implicit by design
+  const char* kind;
+  int send = -1, recv = -1, count = -1, datatype = -1, op = -1, root = -1, peer = -1, comm = -1, stream = -1;
+  int assigns = -1, buffer = -1;
+  std::vector<int> reads, writes;
+};
+
+const std::map<std::string, ApiSpec>& Specs() {
+  static const std::map<std::string, ApiSpec> m = [] {
+    std::map<std::string, ApiSpec> s;
+    auto coll = [&](const char* n, int send, int recv, int count, int dt, int op, int root, int comm, int stream) {
+      ApiSpec a{"collective"};
+      a.send = send, a.recv = recv, a.count = count, a.datatype = dt, a.op = op, a.root = root, a.comm = comm,
+      a.stream = stream;
+      a.reads = {send};
+      a.writes = {recv};
+      s[n] = a;
+    };
+    coll("ncclAllReduce", 0, 1, 2, 3, 4, -1, 5, 6);
+    coll("ncclAllGather", 0, 1, 2, 3, -1, -1, 4, 5);
+    coll("ncclReduceScatter", 0, 1, 2, 3, 4, -1, 5, 6);
+    coll("ncclBroadcast", 0, 1, 2, 3, -1, 4, 5, 6);
+    coll("ncclReduce", 0, 1, 2, 3, 4, 5, 6, 7);
+    coll("ncclAlltoAll", 0, 1, 2, 3, -1, -1, 4, 5);
+    coll("ncclGather", 0, 1, 2, 3, -1, 4, 5, 6);
+    coll("ncclScatter", 0, 1, 2, 3, -1, 4, 5, 6);
+    coll("ncclBcast", 0, 0, 1, 2, -1, 3, 4, 5);
+    ApiSpec send{"p2p"};
+    send.send = 0, send.count = 1, send.datatype = 2, send.peer = 3, send.comm = 4, send.stream = 5, send.reads = {0};
+    s["ncclSend"] = send;
+    ApiSpec recv{"p2p"};
+    recv.recv = 0, recv.count = 1, recv.datatype = 2, recv.peer = 3, recv.comm = 4, recv.stream = 5, recv.writes = {0};
+    s["ncclRecv"] = recv;
+    s["ncclGroupStart"] = ApiSpec{"group"};
+    s["ncclGroupEnd"] = ApiSpec{"group"};
+    ApiSpec uid{"comm_setup"};
+    uid.assigns = 0;
+    s["ncclGetUniqueId"] = uid;
+    ApiSpec init{"comm_setup"};
+    init.assigns = 0;
+    s["ncclCommInitRank"] = init;
+    s["ncclCommInitRankConfig"] = init;
+    s["ncclCommInitAll"] = init;
+    ApiSpec split{"comm_setup"};
+    split.comm = 0, split.assigns = 3;
+    s["ncclCommSplit"] = split;
+    ApiSpec win{"window"};
+    win.comm = 0, win.buffer = 1, win.assigns = 3;
+    s["ncclCommWindowRegister"] = win;
+    ApiSpec dev{"device_comm"};
+    dev.comm = 0, dev.assigns = 2;
+    s["ncclDevCommCreate"] = dev;
+    ApiSpec alloc{"alloc"};
+    alloc.assigns = 0;
+    for (const char* n : {"cudaMalloc", "ncclMemAlloc", "cudaMallocHost", "cudaHostAlloc", "cudaMallocManaged"})
+      s[n] = alloc;
+    alloc.stream = 2;
+    s["cudaMallocAsync"] = alloc;
+    ApiSpec gemm_ex{"gemm"};
+    gemm_ex.reads = {7, 10}, gemm_ex.writes = {14};
+    s["cublasGemmEx"] = gemm_ex;
+    ApiSpec gemm_batched{"gemm"};
+    gemm_batched.reads = {7, 11}, gemm_batched.writes = {16};
+    s["cublasGemmStridedBatchedEx"] = gemm_batched;
+    ApiSpec gemm{"gemm"};
+    gemm.reads = {7, 9}, gemm.writes = {12};
+    for (const char* n : {"cublasSgemm", "cublasDgemm", "cublasHgemm"}) s[n] = gemm;
+    ApiSpec lt{"gemm"};
+    lt.reads = {3, 5, 8}, lt.writes = {10}, lt.stream = 15;
+    s["cublasLtMatmul"] = lt;
+    ApiSpec setstream{"stream"};
+    setstream.stream = 1, setstream.buffer = 0;
+    s["cublasSetStream"] = setstream;
+    ApiSpec copy{"copy"};
+    copy.reads = {1}, copy.writes = {0}, copy.count = 2, copy.stream = 4;
+    s["cudaMemcpyAsync"] = copy;
+    copy.stream = -1;
+    s["cudaMemcpy"] = copy;
+    ApiSpec peer{"copy"};
+    peer.reads = {2}, peer.writes = {0}, peer.count = 4, peer.stream = 5;
+    s["cudaMemcpyPeerAsync"] = peer;
+    ApiSpec sc{"stream"};
+    sc.assigns = 0;
+    for (const char* n : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"}) s[n] = sc;
+    ApiSpec ec{"event"};
+    ec.assigns = 0;
+    for (const char* n : {"cudaEventCreate", "cudaEventCreateWithFlags"}) s[n] = ec;
+    ApiSpec rec{"event"};
+    rec.buffer = 0, rec.stream = 1;
+    s["cudaEventRecord"] = rec;
+    ApiSpec wait{"event"};
+    wait.stream = 0, wait.buffer = 1;
+    s["cudaStreamWaitEvent"] = wait;
+    ApiSpec ss{"sync"};
+    ss.stream = 0;
+    s["cudaStreamSynchronize"] = ss;
+    s["cudaDeviceSynchronize"] = ApiSpec{"sync"};
+    ApiSpec es{"sync"};
+    es.buffer = 0;
+    s["cudaEventSynchronize"] = es;
+    s["MPI_Barrier"] = ApiSpec{"sync"};
+    for (const char* n : {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}) s[n] = ApiSpec{"mpi"};
+    return s;
+  }();
+  return m;
+}
+
+std::string Arg(const RawCall& c, int i) {
+  return i >= 0 && i < static_cast<int>(c.args.size()) ? c.args[i] : "";
+}
+
+void AddBase(std::vector<std::string>* v, const std::string& expr) {
+  std::string b = BufferBase(expr);
+  if (b.empty() || std::isdigit(static_cast<unsigned char>(b[0])) || b == "nullptr" || b == "NULL") return;
+  if (std::find(v->begin(), v->end(), b) == v->end()) v->push_back(b);
+}
+
+bool Intersects(const std::vector<std::string>& a, const std::vector<std::string>& b, std::string* which) {
+  for (const auto& x : a)
+    if (std::find(b.begin(), b.end(), x) != b.end()) return *which = x, true;
+  return false;
+}
+
+bool IsComm(const AnalyzedOp& op) { return op.kind == "collective" || op.kind == "p2p"; }
+bool IsDataOp(const AnalyzedOp& op) {
+  return IsComm(op) || op.kind == "kernel" || op.kind == "gemm" || op.kind == "copy";
+}
+
+}  // namespace
+
+const std::vector<std::string>& KnownApis() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const auto& [k, _] : Specs()) out.push_back(k);
+    return out;
+  }();
+  return v;
+}
+
+bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
+
+Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
+                       const std::vector<RawCall>& raw_calls) {
+  Analysis a;
+  a.path = path;
+  a.functions = functions;
+  std::vector<RawCall> calls = raw_calls;
+  std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) { return x.offset < y.offset; });
+  std::map<std::string, std::string> handle_stream;  // cublasSetStream(handle, stream)
+  std::map<std::string, int> open_group;             // function -> group index while open
+  for (const auto& c : calls) {
+    AnalyzedOp op;
+    op.index = static_cast<int>(a.ops.size());
+    op.api = c.callee;
+    op.function = c.function;
+    op.line = c.line;
+    op.args = c.args;
+    if (c.kernel_launch) {
+      op.kind = "kernel";
+      if (c.config.size() > 0) op.grid = c.config[0];
+      if (c.config.size() > 1) op.block = c.config[1];
+      if (c.config.size() > 2) op.smem = c.config[2];
+      op.stream = c.config.size() > 3 ? c.config[3] : "default";
+      for (int i = 0; i < static_cast<int>(c.args.size()); ++i) {
+        auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+        if (c.param_types_known && !has(c.pointer_params, i)) continue;
+        AddBase(&op.reads, c.args[i]);
+        if (!has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
+      }
+    } else {
+      const ApiSpec& s = Specs().at(c.callee);
+      op.kind = s.kind;
+      op.send = Arg(c, s.send), op.recv = Arg(c, s.recv), op.count = Arg(c, s.count);
+      op.datatype = Arg(c, s.datatype), op.red_op = Arg(c, s.op), op.root = Arg(c, s.root);
+      op.peer = Arg(c, s.peer), op.comm = Arg(c, s.comm), op.stream = Arg(c, s.stream);
+      op.buffer = Arg(c, s.buffer);
+      op.assigns = BufferBase(Arg(c, s.assigns));
+      for (int i : s.reads) AddBase(&op.reads, Arg(c, i));
+      for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
+      if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
+      if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
+        auto it = handle_stream.find(BufferBase(Arg(c, 0)));
+        op.stream = it != handle_stream.end() ? it->second : "default";
+      }
+      if (op.kind == "copy" && op.stream.empty()) op.stream = "default (synchronous)";
+      if (c.callee == "cudaDeviceSynchronize") op.stream = "all";
+    }
+    // Groups.
+    if (op.api == "ncclGroupStart") {
+      if (!open_group.count(op.function)) {
+        GroupedOp g;
+        g.function = op.function;
+        g.start_line = op.line;
+        open_group[op.function] = static_cast<int>(a.groups.size());
+        a.groups.push_back(g);
+      }
+      op.group = open_group[op.function];
+    } else if (op.api == "ncclGroupEnd") {
+      if (auto it = open_group.find(op.function); it != open_group.end()) {
+        op.group = it->second;
+        a.groups[it->second].end_line = op.line;
+        open_group.erase(it);
+      }
+    } else if (auto it = open_group.find(op.function); it != open_group.end() && op.api.rfind("nccl", 0) == 0) {
+      op.group = it->second;
+      a.groups[it->second].ops.push_back(op.index);
+    }
+    a.ops.push_back(std::move(op));
+  }
+  for (auto& g : a.groups) {
+    int sends = 0, recvs = 0, colls = 0;
+    std::set<std::string> send_peers, recv_peers;
+    for (int i : g.ops) {
+      const auto& op = a.ops[i];
+      if (op.api == "ncclSend") ++sends, send_peers.insert(op.peer);
+      else if (op.api == "ncclRecv") ++recvs, recv_peers.insert(op.peer);
+      else if (op.kind == "collective") ++colls;
+    }
+    bool shared_var_peer = false;
+    for (const auto& p : send_peers)
+      if (recv_peers.count(p) && !p.empty() && !std::isdigit(static_cast<unsigned char>(p[0]))) shared_var_peer = true;
+    if (g.ops.empty()) g.pattern = "empty";
+    else if (colls == 0 && sends && recvs) g.pattern = shared_var_peer ? "all-to-all (send/recv to every peer)" : "send/recv";
+    else if (colls == 0) g.pattern = sends ? "sends" : "recvs";
+    else if (sends + recvs == 0) g.pattern = "collectives";
+    else g.pattern = "mixed";
+    if (g.end_line == 0) a.warnings.push_back(fmt::format("ncclGroupStart at line {} in {} has no ncclGroupEnd in the same function", g.start_line, g.function));
+  }
+  // The graph.
+  std::set<std::tuple<int, int, std::string>> seen;
+  for (const auto& c : a.ops) {
+    if (!IsComm(c)) continue;
+    for (const auto& p : a.ops) {
+      if (p.function != c.function || p.index == c.index || !IsDataOp(p)) continue;
+      std::string buf;
+      if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && seen.insert({p.index, c.index, buf}).second)
+        a.edges.push_back({p.index, c.index, buf, "producer"});
+      if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && seen.insert({c.index, p.index, buf}).second)
+        a.edges.push_back({c.index, p.index, buf, "consumer"});
+    }
+  }
+  std::set<std::string> streams;
+  for (const auto& op : a.ops) {
+    if (op.kind == "stream" && !op.assigns.empty() && !streams.count(op.assigns)) {
+      streams.insert(op.assigns);
+      a.streams.push_back(op.assigns);
+    }
+  }
+  for (const auto& op : a.ops) {
+    if (!IsDataOp(op) && op.kind != "event") continue;
+    if (!op.stream.empty() && !streams.count(op.stream)) streams.insert(op.stream), a.streams.push_back(op.stream);
+  }
+  return a;
+}
+
+}  // namespace analyze_internal
+
+std::string BufferBase(const std::string& expr_in) {
+  std::string e = expr_in;
+  auto trim = [](std::string s) {
+    size_t b = s.find_first_not_of(" \t\r\n"), x = s.find_last_not_of(" \t\r\n");
+    return b == std::string::npos ? std::string() : s.substr(b, x - b + 1);
+  };
+  auto match = [](const std::string& s, size_t open) -> size_t {
+    int d = 0;
+    for (size_t i = open; i < s.size(); ++i) {
+      if (s[i] == '(') ++d;
+      if (s[i] == ')' && --d == 0) return i;
+    }
+    return std::string::npos;
+  };
+  for (int guard = 0; guard < 32; ++guard) {
+    e = trim(e);
+    if (e.empty()) return e;
+    if (e[0] == '&' || e[0] == '*') {
+      e = e.substr(1);
+      continue;
+    }
+    if (e[0] == '(') {
+      size_t close = match(e, 0);
+      if (close == std::string::npos) return "";
+      if (close == e.size() - 1) {
+        e = e.substr(1, close - 1);
+        continue;
+      }
+      // `(T*)x`: a C cast when what follows starts an operand; `(a + b) * 2` otherwise.
+      std::string rest = trim(e.substr(close + 1));
+      std::string inside = e.substr(1, close - 1);
+      if (!rest.empty() && (std::isalpha(static_cast<unsigned char>(rest[0])) || rest[0] == '_' || rest[0] == '(' ||
+                            rest[0] == '&' || rest[0] == '*') &&
+          inside.find_first_of("+-/%") == std::string::npos) {
+        e = rest;
+        continue;
+      }
+      e = inside;
+      continue;
+    }
+    for (const char* cast : {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}) {
+      std::string c = cast;
+      if (e.rfind(c, 0) == 0) {
+        size_t open = e.find('(');
+        if (open != std::string::npos) {
+          size_t close = match(e, open);
+          if (close != std::string::npos) {
+            e = e.substr(open + 1, close - open - 1) + e.substr(close + 1);
+            goto again;
+          }
+        }
+      }
+    }
+    break;
+  again:;
+  }
+  // The postfix chain: ident (. ident | -> ident | [..])*; a trailing call drops its member.
+  std::string out;
+  size_t i = 0;
+  auto ident = [&](size_t p) {
+    size_t q = p;
+    while (q < e.size() && (std::isalnum(static_cast<unsigned char>(e[q])) || e[q] == '_' ||
+                            (e[q] == ':' && q + 1 < e.size() && e[q + 1] == ':')))
+      q += e[q] == ':' ? 2 : 1;
+    return q;
+  };
+  size_t q = ident(0);
+  if (q == 0) return "";
+  out = e.substr(0, q);
+  i = q;
+  while (i < e.size()) {
+    if (e[i] == '[') {
+      int d = 0;
+      for (; i < e.size(); ++i) {
+        if (e[i] == '[') ++d;
+        if (e[i] == ']' && --d == 0) break;
+      }
+      ++i;
+      continue;
+    }
+    size_t sep = e[i] == '.' ? 1 : e.compare(i, 2, "->") == 0 ? 2 : 0;
+    if (sep == 0) break;
+    size_t r = ident(i + sep);
+    if (r == i + sep) break;
+    if (r < e.size() && e[r] == '(') break;  // buf.data(): the object
+    out += e.substr(i, r - i);
+    i = r;
+  }
+  return out;
+}
+
+std::vector<std::string> DefaultIncludeDirs() {
+  std::vector<std::string> dirs;
+  auto add = [&](const std::string& d) {
+    if (!d.empty() && std::filesystem::is_directory(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.push_back(d);
+  };
+  if (const char* h = std::getenv("CUDA_HOME")) add(std::string(h) + "/include");
+  add("/usr/local/cuda/include");
+  if (const char* h = std::getenv("CUCO_NCCL_HOME")) add(std::string(h) + "/include");
+  if (std::filesystem::exists("/usr/local/include/nccl.h")) add("/usr/local/include");
+  add("/usr/lib/x86_64-linux-gnu/openmpi/include");
+  add("/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi");
+  return dirs;
+}
+
+Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options) {
+  using namespace analyze_internal;
+  if (!std::filesystem::is_regular_file(path)) return Status::NotFound(path + ": no such file");
+  std::string text;
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return Status::NotFound(path + ": cannot be read");
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+  }
+  std::vector<std::string> warnings;
+  FrontEndResult r;
+  std::string used;
+  if (options.allow_clang) {
+    if (options.allow_full) {
+      r = ParseWithClang(path, text, options, false, &used);
+      if (!r.ok) warnings.push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
+    }
+    if (!r.ok) {
+      r = ParseWithClang(path, text, options, true, &used);
+      if (!r.ok) warnings.push_back("clang with stub headers failed (" + r.error + "); used the lexical scanner");
+    }
+  }
+  if (!r.ok) {
+    used = "lexical";
+    r = ParseLexically(text);
+    if (!r.ok) return Status::AtLine(path, 0, "not parseable: " + r.error);
+    warnings.push_back("lexical scan: no types, macros not expanded; kernel argument directions are guessed");
+  } else if (used == "clang-stub") {
+    warnings.push_back("clang-stub: parsed against cuco's stub headers, not the real CUDA/NCCL ones");
+  }
+  if (used != "lexical") {
+    // Cross-check: calls the lexical scanner sees in a function clang saw but clang did not report
+    // (a statement clang could not type-check) are added, and named in a warning.
+    FrontEndResult lex = ParseLexically(text);
+    std::set<size_t> offsets;
+    std::set<std::string> names;
+    for (const auto& c : r.calls) offsets.insert(c.offset);
+    for (const auto& f : r.functions) names.insert(f.name);
+    std::vector<std::string> added;
+    for (const auto& c : lex.calls) {
+      if (offsets.count(c.offset) || !names.count(c.function)) continue;
+      added.push_back(fmt::format("{} at line {}", c.callee, c.line));
+      r.calls.push_back(c);
+    }
+    if (!added.empty())
+      warnings.push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang rejected their "
+                                     "statements): {}", added.size(), fmt::join(added, ", ")));
+  }
+  Analysis a = BuildAnalysis(path, r.functions, r.calls);
+  a.parse_path = used;
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+  warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
+  a.warnings = warnings;
+  return a;
+}
+
+namespace {
+
+std::string OpSummary(const AnalyzedOp& op) {
+  std::string s = op.api;
+  if (op.kind == "kernel") {
+    s += fmt::format("<<<{}, {}{}>>>({})", op.grid, op.block, op.smem.empty() ? "" : ", " + op.smem,
+                     fmt::join(op.args, ", "));
+  } else if (op.kind == "collective" || op.kind == "p2p") {
+    std::vector<std::string> parts;
+    if (!op.send.empty()) parts.push_back("send=" + op.send);
+    if (!op.recv.empty()) parts.push_back("recv=" + op.recv);
+    if (!op.count.empty()) parts.push_back("count=" + op.count);
+    if (!op.datatype.empty()) parts.push_back("type=" + op.datatype);
+    if (!op.red_op.empty()) parts.push_back("op=" + op.red_op);
+    if (!op.root.empty()) parts.push_back("root=" + op.root);
+    if (!op.peer.empty()) parts.push_back("peer=" + op.peer);
+    if (!op.comm.empty()) parts.push_back("comm=" + op.comm);
+    s += " " + fmt::format("{}", fmt::join(parts, " "));
+  } else if (op.kind == "gemm" || op.kind == "copy") {
+    s += fmt::format(" reads={} writes={}", fmt::join(op.reads, ","), fmt::join(op.writes, ","));
+  } else {
+    if (!op.assigns.empty()) s += " -> " + op.assigns;
+    if (!op.buffer.empty()) s += " " + op.buffer;
+  }
+  if (!op.stream.empty()) s += " [stream " + op.stream + "]";
+  return s;
+}
+
+}  // namespace
+
+std::string FormatAnalysis(const Analysis& a) {
+  std::string out = fmt::format("{}: parsed with {}\n", a.path, a.parse_path);
+  for (const auto& w : a.warnings) out += "warning: " + w + "\n";
+  for (const auto& f : a.functions) {
+    bool any = false;
+    for (const auto& op : a.ops) any |= op.function == f.name;
+    if (!any) continue;
+    out += fmt::format("\nfunction {} (line {})\n", f.name, f.line);
+    for (const auto& op : a.ops) {
+      if (op.function != f.name) continue;
+      out += fmt::format("  #{:<3} {}:{:<5} {:<11} {}{}\n", op.index, std::filesystem::path(a.path).filename().string(),
+                         op.line, op.kind, OpSummary(op), op.group >= 0 ? fmt::format("  (group {})", op.group) : "");
+    }
+  }
+  if (!a.groups.empty()) {
+    out += "\ngroups\n";
+    for (size_t i = 0; i < a.groups.size(); ++i) {
+      const auto& g = a.groups[i];
+      out += fmt::format("  group {}: {} lines {}-{}: {} ({} ops)\n", i, g.function, g.start_line, g.end_line,
+                         g.pattern, g.ops.size());
+    }
+  }
+  out += "\ncommunication dependency graph\n";
+  bool any_comm = false;
+  for (const auto& c : a.ops) {
+    if (c.kind != "collective" && c.kind != "p2p") continue;
+    any_comm = true;
+    std::vector<std::string> prod, cons;
+    for (const auto& e : a.edges) {
+      if (e.to == c.index && e.role == "producer")
+        prod.push_back(fmt::format("#{} {}:{} ({}, stream {})", e.from, a.ops[e.from].api, a.ops[e.from].line, e.buffer,
+                                   a.ops[e.from].stream));
+      if (e.from == c.index && e.role == "consumer")
+        cons.push_back(fmt::format("#{} {}:{} ({}, stream {})", e.to, a.ops[e.to].api, a.ops[e.to].line, e.buffer,
+                                   a.ops[e.to].stream));
+    }
+    out += fmt::format("  [{}] -> #{} {}:{} (stream {}) -> [{}]\n", prod.empty() ? "none found" : fmt::format("{}", fmt::join(prod, "; ")),
+                       c.index, c.api, c.line, c.stream, cons.empty() ? "none found" : fmt::format("{}", fmt::join(cons, "; ")));
+  }
+  if (!any_comm) out += "  (no NCCL communication found)\n";
+  out += fmt::format("\nstreams: {}\n", a.streams.empty() ? "(none)" : fmt::format("{}", fmt::join(a.streams, ", ")));
+  return out;
+}
+
+nlohmann::json AnalysisToJson(const Analysis& a) {
+  // Schema (version 1):
+  // { "schema": "cuco.analysis/1", "path", "parse_path": "clang"|"clang-stub"|"lexical",
+  //   "warnings": [str], "functions": [{"name","line"}],
+  //   "ops": [{"index","kind","api","function","line","args":[str], and where present: "send","recv",
+  //            "count","datatype","op","root","peer","comm","stream","buffer","assigns","grid","block",
+  //            "smem","group", plus "reads":[str],"writes":[str] (buffer base variables)}],
+  //   "groups": [{"function","start_line","end_line","ops":[int],"pattern"}],
+  //   "edges": [{"from","to","buffer","role":"producer"|"consumer"}], "streams": [str] }
+  nlohmann::json j;
+  j["schema"] = "cuco.analysis/1";
+  j["path"] = a.path;
+  j["parse_path"] = a.parse_path;
+  j["warnings"] = a.warnings;
+  j["functions"] = nlohmann::json::array();
+  for (const auto& f : a.functions) j["functions"].push_back({{"name", f.name}, {"line", f.line}});
+  j["ops"] = nlohmann::json::array();
+  for (const auto& op : a.ops) {
+    nlohmann::json o = {{"index", op.index}, {"kind", op.kind}, {"api", op.api}, {"function", op.function},
+                        {"line", op.line},   {"args", op.args}, {"reads", op.reads}, {"writes", op.writes}};
+    auto put = [&](const char* k, const std::string& v) {
+      if (!v.empty()) o[k] = v;
+    };
+    put("send", op.send), put("recv", op.recv), put("count", op.count), put("datatype", op.datatype);
+    put("op", op.red_op), put("root", op.root), put("peer", op.peer), put("comm", op.comm), put("stream", op.stream);
+    put("buffer", op.buffer), put("assigns", op.assigns), put("grid", op.grid), put("block", op.block);
+    put("smem", op.smem);
+    if (op.group >= 0) o["group"] = op.group;
+    j["ops"].push_back(o);
+  }
+  j["groups"] = nlohmann::json::array();
+  for (const auto& g : a.groups)
+    j["groups"].push_back({{"function", g.function}, {"start_line", g.start_line}, {"end_line", g.end_line},
+                           {"ops", g.ops}, {"pattern", g.pattern}});
+  j["edges"] = nlohmann::json::array();
+  for (const auto& e : a.edges)
+    j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"buffer", e.buffer}, {"role", e.role}});
+  j["streams"] = a.streams;
+  return j;
+}
+
+std::string AnalysisPromptText(const Analysis& a) {
+  std::string out = fmt::format("Program analysis ({}, {}):\n", std::filesystem::path(a.path).filename().string(), a.parse_path);
+  for (const auto& op : a.ops) {
+    if (op.kind == "sync" || op.kind == "mpi" || op.kind == "comm_setup" || op.kind == "alloc" || op.kind == "stream" ||
+        op.kind == "event" || op.kind == "window" || op.kind == "device_comm" || op.kind == "group" || op.kind == "kernel" ||
+        op.kind == "gemm" || op.kind == "copy" || op.kind == "collective" || op.kind == "p2p")
+      out += fmt::format("#{} {}:{} {}\n", op.index, op.function, op.line, OpSummary(op));
+  }
+  for (size_t i = 0; i < a.groups.size(); ++i)
+    out += fmt::format("group {} ({}:{}-{}): {}\n", i, a.groups[i].function, a.groups[i].start_line, a.groups[i].end_line,
+                       a.groups[i].pattern);
+  for (const auto& e : a.edges)
+    out += fmt::format("edge #{} {} -> #{} {} via {}\n", e.from, a.ops[e.from].api, e.to, a.ops[e.to].api, e.buffer);
+  return out;
+}
+
+}  // namespace cuco

@@ -1,0 +1,101 @@
+// cuco analyze: a static picture of a host-driven CUDA+NCCL program (the fast path's first step).
+// A libclang front end parses the .cu file as CUDA host code and lists, per function and in
+// source order, the NCCL calls, allocations, kernel launches, cuBLAS/cuBLASLt GEMMs, streams,
+// events and synchronisation points; then it builds the communication dependency graph
+// (producer -> collective -> consumer) by matching the base variables of buffer arguments.
+//
+// Parse paths, tried in order (Analysis::parse_path says which one produced the result):
+//   "clang"       libclang with the real CUDA/NCCL/MPI headers (-x cuda --cuda-host-only
+//                 -nocudainc plus a small prelude for threadIdx & co. and the launch hook);
+//   "clang-stub"  libclang with built-in stub headers (cuda_runtime.h, nccl.h, cublasLt.h,
+//                 mpi.h, ...) instead of the real ones; used when the real headers fail fatally;
+//   "lexical"     a token scanner (comments/strings skipped, brace depth for functions,
+//                 `name(args)` and `name<<<cfg>>>(args)` calls); used when clang cannot parse.
+// libclang-14 is loaded with dlopen (CUCO_LIBCLANG=<path> tries that one first, =none disables it),
+// so the cuco binary starts where libclang is absent; there the lexical scanner is used, with a
+// warning. With clang, a lexical cross-check adds calls clang dropped (statements it could not
+// type-check), named in a warning. Any path other than "clang" adds a warning. A file that cannot be read, or in which no
+// path finds a function, is an error (Status names the file).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/status.h"
+
+namespace cuco {
+
+struct AnalyzedOp {
+  int index = 0;          // position in Analysis::ops (source order within the file)
+  std::string kind;       // collective | p2p | group | comm_setup | window | device_comm | alloc |
+                          // kernel | gemm | copy | stream | event | sync | mpi
+  std::string api;        // "ncclAllReduce", "cudaMalloc", kernel name for kind=kernel, ...
+  std::string function;   // enclosing function definition
+  int line = 0;           // 1-based line in the analysed file
+  std::vector<std::string> args;  // argument expressions as written
+  // Fields filled where the API has them ("" otherwise).
+  std::string send, recv, count, datatype, red_op, root, peer, comm, stream;
+  std::string buffer;                    // window register: the buffer; event ops: the event
+  std::string assigns;                   // alloc / stream / event / comm / window created: the variable
+  std::string grid, block, smem;         // kernel launch configuration
+  std::vector<std::string> reads, writes;  // base variables of buffers read / written
+  int group = -1;                        // index in Analysis::groups for ops inside ncclGroupStart/End
+};
+
+// ncclGroupStart ... ncclGroupEnd in one function: one grouped operation.
+struct GroupedOp {
+  std::string function;
+  int start_line = 0, end_line = 0;
+  std::vector<int> ops;   // indices of the NCCL ops inside
+  std::string pattern;    // "all-to-all (send/recv)", "send/recv", "collectives", "empty"
+};
+
+// producer -> communication op, or communication op -> consumer, through `buffer`.
+struct DependencyEdge {
+  int from = 0, to = 0;  // op indices
+  std::string buffer;    // base variable
+  std::string role;      // "producer" (from produces what `to`, a comm op, reads) or "consumer"
+};
+
+struct AnalyzedFunction {
+  std::string name;
+  int line = 0;
+};
+
+struct Analysis {
+  std::string path;
+  std::string parse_path;             // "clang", "clang-stub" or "lexical"
+  std::vector<std::string> warnings;  // e.g. fallback used, clang error count
+  std::vector<AnalyzedFunction> functions;
+  std::vector<AnalyzedOp> ops;
+  std::vector<GroupedOp> groups;
+  std::vector<DependencyEdge> edges;
+  std::vector<std::string> streams;   // distinct stream expressions ("default" for none)
+};
+
+struct AnalyzeOptions {
+  std::vector<std::string> include_dirs;  // CUDA, NCCL, MPI include folders (-I)
+  bool allow_clang = true;                // false: lexical scanner only (tests)
+  bool allow_full = true;                 // false: skip the real-header attempt (tests)
+};
+
+// CUDA/NCCL/MPI include folders found without running anything (CUDA_HOME, /usr/local/cuda,
+// /usr/local/include, OpenMPI's Debian folder).
+std::vector<std::string> DefaultIncludeDirs();
+
+Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options = {});
+
+// The readable report of `cuco analyze`.
+std::string FormatAnalysis(const Analysis& a);
+// `cuco analyze --json` (schema in docs comment of analysis.cc: AnalysisToJson).
+nlohmann::json AnalysisToJson(const Analysis& a);
+// Compact text for LLM prompts: one line per op, then the graph.
+std::string AnalysisPromptText(const Analysis& a);
+
+// Internals shared by the front ends (exposed for tests).
+std::string BufferBase(const std::string& expr);            // "(char*)s.buf + off" -> "s.buf"
+std::vector<std::string> SplitArgs(const std::string& text);  // top-level commas
+
+}  // namespace cuco

@@ -1,0 +1,234 @@
+// cuco analyze: the corpus in tests/analyze/ (small host-driven programs) and the repo's
+// workloads/gemm_reducescatter_program/program.cu, through each parse path.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analyze/analysis.h"
+
+namespace cuco {
+namespace {
+
+std::string CorpusFile(const std::string& name) { return std::string(CUCO_SOURCE_DIR) + "/tests/analyze/" + name; }
+
+// Which parse path a test runs: the normal chain, forced stub headers, forced lexical scan.
+enum class Mode { kDefault, kStub, kLexical };
+
+Analysis Analyze(const std::string& path, Mode mode) {
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  o.allow_full = mode == Mode::kDefault;
+  o.allow_clang = mode != Mode::kLexical;
+  Result<Analysis> a = AnalyzeFile(path, o);
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  if (!a.ok()) return Analysis{};
+  if (mode == Mode::kStub) {
+    EXPECT_EQ(a->parse_path, "clang-stub");
+  }
+  if (mode == Mode::kLexical) {
+    EXPECT_EQ(a->parse_path, "lexical");
+  }
+  if (mode == Mode::kDefault) {
+    EXPECT_TRUE(a->parse_path == "clang" || a->parse_path == "clang-stub") << a->parse_path;
+  }
+  if (a->parse_path != "clang") {
+    EXPECT_FALSE(a->warnings.empty());  // never a silent fallback
+  }
+  return *std::move(a);
+}
+
+const AnalyzedOp* Find(const Analysis& a, const std::string& api, int nth = 0) {
+  for (const auto& op : a.ops)
+    if (op.api == api && nth-- == 0) return &op;
+  return nullptr;
+}
+
+bool HasEdge(const Analysis& a, const std::string& from, const std::string& to, const std::string& buffer) {
+  for (const auto& e : a.edges)
+    if (a.ops[e.from].api == from && a.ops[e.to].api == to && e.buffer == buffer) return true;
+  return false;
+}
+
+class AnalyzeCorpus : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(AnalyzeCorpus, AllreduceAfterGemmKernel) {
+  Analysis a = Analyze(CorpusFile("allreduce_after_gemm.cu"), GetParam());
+  const AnalyzedOp* ar = Find(a, "ncclAllReduce");
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(ar->function, "forward");
+  EXPECT_EQ(ar->line, 25);
+  EXPECT_EQ(ar->send, "partial");
+  EXPECT_EQ(ar->recv, "partial");
+  EXPECT_EQ(ar->count, "(size_t)m * n");
+  EXPECT_EQ(ar->datatype, "ncclFloat");
+  EXPECT_EQ(ar->red_op, "ncclSum");
+  EXPECT_EQ(ar->comm, "comm");
+  EXPECT_EQ(ar->stream, "stream");
+  const AnalyzedOp* k = Find(a, "gemm_partial");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->kind, "kernel");
+  EXPECT_EQ(k->grid, "grid");
+  EXPECT_EQ(k->stream, "stream");
+  EXPECT_TRUE(HasEdge(a, "gemm_partial", "ncclAllReduce", "partial"));
+  EXPECT_TRUE(HasEdge(a, "ncclAllReduce", "add_bias", "partial"));
+  ASSERT_NE(Find(a, "MPI_Init"), nullptr);
+  ASSERT_NE(Find(a, "ncclGetUniqueId"), nullptr);
+  ASSERT_NE(Find(a, "ncclCommInitRank"), nullptr);
+  EXPECT_EQ(Find(a, "ncclCommInitRank")->assigns, "comm");
+  EXPECT_EQ(Find(a, "cudaMalloc", 2)->assigns, "c");
+  ASSERT_NE(Find(a, "MPI_Barrier"), nullptr);
+  EXPECT_EQ(Find(a, "MPI_Barrier")->kind, "sync");
+  EXPECT_EQ(Find(a, "cudaStreamSynchronize")->stream, "stream");
+}
+
+TEST_P(AnalyzeCorpus, AllgatherThenConsumer) {
+  Analysis a = Analyze(CorpusFile("allgather_consumer.cu"), GetParam());
+  const AnalyzedOp* ag = Find(a, "ncclAllGather");
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(ag->send, "(const void*)shard");
+  EXPECT_EQ(ag->reads, std::vector<std::string>{"shard"});
+  EXPECT_EQ(ag->writes, std::vector<std::string>{"gathered"});
+  EXPECT_EQ(Find(a, "cudaMallocAsync")->assigns, "gathered");
+  EXPECT_EQ(Find(a, "cudaMallocAsync")->stream, "stream");
+  EXPECT_EQ(Find(a, "cudaMalloc")->assigns, "shard");
+  EXPECT_TRUE(HasEdge(a, "scale_shard", "ncclAllGather", "shard"));
+  EXPECT_TRUE(HasEdge(a, "ncclAllGather", "layer_norm_rows", "gathered"));
+}
+
+TEST_P(AnalyzeCorpus, ReduceScatterWithCublasLt) {
+  Analysis a = Analyze(CorpusFile("reducescatter_cublaslt.cu"), GetParam());
+  const AnalyzedOp* gemm = Find(a, "cublasLtMatmul");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->kind, "gemm");
+  EXPECT_EQ(gemm->writes, std::vector<std::string>{"L.d"});
+  EXPECT_EQ(gemm->stream, "s");
+  EXPECT_TRUE(HasEdge(a, "cublasLtMatmul", "ncclReduceScatter", "L.d"));
+  EXPECT_TRUE(HasEdge(a, "ncclReduceScatter", "residual_add", "out_slice"));
+}
+
+TEST_P(AnalyzeCorpus, GroupedSendRecvIsOneAllToAll) {
+  Analysis a = Analyze(CorpusFile("grouped_sendrecv.cu"), GetParam());
+  ASSERT_EQ(a.groups.size(), 1u);
+  EXPECT_EQ(a.groups[0].ops.size(), 2u);
+  EXPECT_EQ(a.groups[0].start_line, 13);
+  EXPECT_EQ(a.groups[0].end_line, 18);
+  EXPECT_NE(a.groups[0].pattern.find("all-to-all"), std::string::npos);
+  EXPECT_EQ(Find(a, "ncclSend")->peer, "peer");
+  EXPECT_EQ(Find(a, "ncclRecv")->recv, "recv_buf + peer * per_peer");
+  EXPECT_EQ(Find(a, "ncclRecv")->group, 0);
+  EXPECT_TRUE(HasEdge(a, "pack_tokens", "ncclSend", "send_buf"));
+  EXPECT_TRUE(HasEdge(a, "ncclRecv", "expert_ffn", "recv_buf"));
+}
+
+TEST_P(AnalyzeCorpus, TwoStreamsWithAnEvent) {
+  Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
+  EXPECT_EQ(a.streams, (std::vector<std::string>{"compute", "comm_stream"}));
+  EXPECT_EQ(Find(a, "cudaEventRecord")->stream, "compute");
+  EXPECT_EQ(Find(a, "cudaEventRecord")->buffer, "grad_ready");
+  EXPECT_EQ(Find(a, "cudaStreamWaitEvent")->stream, "comm_stream");
+  EXPECT_EQ(Find(a, "ncclAllReduce")->stream, "comm_stream");
+  EXPECT_TRUE(HasEdge(a, "produce", "ncclAllReduce", "grad"));
+  EXPECT_TRUE(HasEdge(a, "ncclAllReduce", "apply", "grad"));
+  EXPECT_FALSE(HasEdge(a, "other_work", "ncclAllReduce", "act"));
+  EXPECT_EQ(Find(a, "cudaDeviceSynchronize")->kind, "sync");
+}
+
+TEST_P(AnalyzeCorpus, MpiFreeBootstrap) {
+  Analysis a = Analyze(CorpusFile("mpi_free_bootstrap.cu"), GetParam());
+  EXPECT_EQ(Find(a, "MPI_Init"), nullptr);
+  ASSERT_NE(Find(a, "ncclGetUniqueId"), nullptr);
+  EXPECT_EQ(Find(a, "ncclGetUniqueId")->function, "read_or_create_id");
+  EXPECT_EQ(Find(a, "ncclCommSplit")->assigns, "half_comm");
+  EXPECT_EQ(Find(a, "ncclCommSplit")->comm, "comm");
+  EXPECT_EQ(Find(a, "ncclMemAlloc")->assigns, "weights");
+  EXPECT_EQ(Find(a, "cudaMallocHost")->assigns, "loss");
+  EXPECT_EQ(Find(a, "ncclBroadcast")->root, "0");
+  EXPECT_EQ(Find(a, "ncclReduce")->comm, "half_comm");
+}
+
+TEST_P(AnalyzeCorpus, RepoGemmReduceScatterProgram) {
+  Analysis a = Analyze(std::string(CUCO_SOURCE_DIR) + "/workloads/gemm_reducescatter_program/program.cu", GetParam());
+  const AnalyzedOp* rs = Find(a, "ncclReduceScatter");
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->function, "strategy_run");
+  EXPECT_EQ(rs->send, "s.partial");
+  EXPECT_EQ(rs->recv, "C");
+  EXPECT_EQ(rs->stream, "stream");
+  EXPECT_TRUE(HasEdge(a, "cublasLtMatmul", "ncclReduceScatter", "s.partial"));
+  EXPECT_EQ(Find(a, "cudaMalloc")->assigns, "s.partial");
+  ASSERT_NE(Find(a, "fill_inputs"), nullptr);
+  EXPECT_EQ(Find(a, "fill_inputs")->kind, "kernel");
+  EXPECT_NE(AnalysisPromptText(a).find("edge #"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, AnalyzeCorpus, ::testing::Values(Mode::kDefault, Mode::kStub, Mode::kLexical),
+                         [](const auto& info) {
+                           return std::string(info.param == Mode::kDefault ? "Default"
+                                              : info.param == Mode::kStub  ? "Stub"
+                                                                           : "Lexical");
+                         });
+
+TEST(Analyze, FullParseWorksWithTheseHeaders) {
+  // Where the CUDA headers are installed, the real-header path must be the one used.
+  if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers";
+  Analysis a = Analyze(CorpusFile("allreduce_after_gemm.cu"), Mode::kDefault);
+  EXPECT_EQ(a.parse_path, "clang");
+}
+
+TEST(Analyze, BufferBase) {
+  EXPECT_EQ(BufferBase("(char*)s.buf + off"), "s.buf");
+  EXPECT_EQ(BufferBase("&comm"), "comm");
+  EXPECT_EQ(BufferBase("static_cast<const void*>(A)"), "A");
+  EXPECT_EQ(BufferBase("reinterpret_cast<float*>(ws->out) + 4"), "ws->out");
+  EXPECT_EQ(BufferBase("(void**)&p"), "p");
+  EXPECT_EQ(BufferBase("bufs[rank] + 8"), "bufs");
+  EXPECT_EQ(BufferBase("v.data()"), "v");
+  EXPECT_EQ(BufferBase("(x)"), "x");
+  EXPECT_EQ(BufferBase("42"), "42");
+}
+
+TEST(Analyze, SplitArgs) {
+  EXPECT_EQ(SplitArgs("a, f(b, c), d[1, 2]"), (std::vector<std::string>{"a", "f(b, c)", "d[1, 2]"}));
+  EXPECT_EQ(SplitArgs("static_cast<size_t>(x), y"), (std::vector<std::string>{"static_cast<size_t>(x)", "y"}));
+  EXPECT_TRUE(SplitArgs("").empty());
+}
+
+TEST(Analyze, MissingFileIsAnErrorNamingIt) {
+  Result<Analysis> a = AnalyzeFile("/nonexistent/prog.cu");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("/nonexistent/prog.cu"), std::string::npos);
+}
+
+TEST(Analyze, UnparseableFileIsAnError) {
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_garbage.cu";
+  std::ofstream(path) << "))) garbage ((( <<<\n";
+  AnalyzeOptions o;
+  o.allow_full = false;
+  Result<Analysis> a = AnalyzeFile(path, o);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find(path), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(Analyze, JsonAndTextOutputs) {
+  Analysis a = Analyze(CorpusFile("grouped_sendrecv.cu"), Mode::kLexical);
+  nlohmann::json j = AnalysisToJson(a);
+  EXPECT_EQ(j["schema"], "cuco.analysis/1");
+  EXPECT_EQ(j["parse_path"], "lexical");
+  ASSERT_TRUE(j["ops"].is_array());
+  ASSERT_EQ(j["groups"].size(), 1u);
+  bool send = false;
+  for (const auto& op : j["ops"])
+    if (op["api"] == "ncclSend") send = op["peer"] == "peer" && op["kind"] == "p2p";
+  EXPECT_TRUE(send);
+  std::string report = FormatAnalysis(a);
+  EXPECT_NE(report.find("communication dependency graph"), std::string::npos);
+  EXPECT_NE(report.find("warning: lexical"), std::string::npos);
+  std::string prompt = AnalysisPromptText(a);
+  EXPECT_NE(prompt.find("group 0"), std::string::npos);
+  EXPECT_NE(prompt.find("ncclSend"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cuco

@@ -1,0 +1,410 @@
+// The libclang front end: parses the .cu file as CUDA host code, finds function definitions and
+// the calls in them (known CUDA/NCCL/cuBLAS/MPI APIs and kernel launches).
+#include <clang-c/Index.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "analyze/frontend.h"
+
+namespace cuco::analyze_internal {
+namespace {
+
+// libclang is loaded with dlopen, not linked: the cuco binary also runs on machines without
+// libclang (GPU machines it is carried to); there `cuco analyze` falls back to the lexical scan.
+struct Libclang {
+  decltype(&::clang_Cursor_getArgument) clang_Cursor_getArgument = nullptr;
+  decltype(&::clang_Cursor_getNumArguments) clang_Cursor_getNumArguments = nullptr;
+  decltype(&::clang_Cursor_isNull) clang_Cursor_isNull = nullptr;
+  decltype(&::clang_File_isEqual) clang_File_isEqual = nullptr;
+  decltype(&::clang_createIndex) clang_createIndex = nullptr;
+  decltype(&::clang_disposeDiagnostic) clang_disposeDiagnostic = nullptr;
+  decltype(&::clang_disposeIndex) clang_disposeIndex = nullptr;
+  decltype(&::clang_disposeString) clang_disposeString = nullptr;
+  decltype(&::clang_disposeTranslationUnit) clang_disposeTranslationUnit = nullptr;
+  decltype(&::clang_formatDiagnostic) clang_formatDiagnostic = nullptr;
+  decltype(&::clang_getCString) clang_getCString = nullptr;
+  decltype(&::clang_getCanonicalType) clang_getCanonicalType = nullptr;
+  decltype(&::clang_getCursorExtent) clang_getCursorExtent = nullptr;
+  decltype(&::clang_getCursorKind) clang_getCursorKind = nullptr;
+  decltype(&::clang_getCursorLocation) clang_getCursorLocation = nullptr;
+  decltype(&::clang_getCursorReferenced) clang_getCursorReferenced = nullptr;
+  decltype(&::clang_getCursorSpelling) clang_getCursorSpelling = nullptr;
+  decltype(&::clang_getCursorType) clang_getCursorType = nullptr;
+  decltype(&::clang_getDiagnostic) clang_getDiagnostic = nullptr;
+  decltype(&::clang_getDiagnosticLocation) clang_getDiagnosticLocation = nullptr;
+  decltype(&::clang_getDiagnosticSeverity) clang_getDiagnosticSeverity = nullptr;
+  decltype(&::clang_getExpansionLocation) clang_getExpansionLocation = nullptr;
+  decltype(&::clang_getFile) clang_getFile = nullptr;
+  decltype(&::clang_getNumDiagnostics) clang_getNumDiagnostics = nullptr;
+  decltype(&::clang_getPointeeType) clang_getPointeeType = nullptr;
+  decltype(&::clang_getRangeStart) clang_getRangeStart = nullptr;
+  decltype(&::clang_getSpellingLocation) clang_getSpellingLocation = nullptr;
+  decltype(&::clang_getTranslationUnitCursor) clang_getTranslationUnitCursor = nullptr;
+  decltype(&::clang_isConstQualifiedType) clang_isConstQualifiedType = nullptr;
+  decltype(&::clang_isCursorDefinition) clang_isCursorDefinition = nullptr;
+  decltype(&::clang_parseTranslationUnit2) clang_parseTranslationUnit2 = nullptr;
+  decltype(&::clang_visitChildren) clang_visitChildren = nullptr;
+};
+
+#define CUCO_LOAD(name)                                                              \
+  do {                                                                                \
+    lib.name = reinterpret_cast<decltype(lib.name)>(dlsym(handle, #name));           \
+    if (!lib.name) return nullptr;                                                   \
+  } while (0)
+
+const Libclang* LoadLibclang(std::string* tried_out) {
+  static std::string tried_names;
+  static const Libclang* loaded = []() -> const Libclang* {
+    std::string* tried = &tried_names;
+    static Libclang lib;
+    void* handle = nullptr;
+    // CUCO_LIBCLANG: a libclang to try first, or "none" for the lexical scanner only.
+    const char* env = std::getenv("CUCO_LIBCLANG");
+    if (env && std::string(env) == "none") {
+      *tried = "none (CUCO_LIBCLANG=none)";
+      return nullptr;
+    }
+    for (const char* name : {env ? env : CUCO_LIBCLANG_PATH, CUCO_LIBCLANG_PATH, "libclang-14.so.1", "libclang-14.so",
+                             "libclang.so.1", "libclang.so"}) {
+      if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+      *tried += std::string(*tried).empty() ? name : std::string(", ") + name;
+    }
+    if (!handle) return nullptr;
+    CUCO_LOAD(clang_Cursor_getArgument);
+    CUCO_LOAD(clang_Cursor_getNumArguments);
+    CUCO_LOAD(clang_Cursor_isNull);
+    CUCO_LOAD(clang_File_isEqual);
+    CUCO_LOAD(clang_createIndex);
+    CUCO_LOAD(clang_disposeDiagnostic);
+    CUCO_LOAD(clang_disposeIndex);
+    CUCO_LOAD(clang_disposeString);
+    CUCO_LOAD(clang_disposeTranslationUnit);
+    CUCO_LOAD(clang_formatDiagnostic);
+    CUCO_LOAD(clang_getCString);
+    CUCO_LOAD(clang_getCanonicalType);
+    CUCO_LOAD(clang_getCursorExtent);
+    CUCO_LOAD(clang_getCursorKind);
+    CUCO_LOAD(clang_getCursorLocation);
+    CUCO_LOAD(clang_getCursorReferenced);
+    CUCO_LOAD(clang_getCursorSpelling);
+    CUCO_LOAD(clang_getCursorType);
+    CUCO_LOAD(clang_getDiagnostic);
+    CUCO_LOAD(clang_getDiagnosticLocation);
+    CUCO_LOAD(clang_getDiagnosticSeverity);
+    CUCO_LOAD(clang_getExpansionLocation);
+    CUCO_LOAD(clang_getFile);
+    CUCO_LOAD(clang_getNumDiagnostics);
+    CUCO_LOAD(clang_getPointeeType);
+    CUCO_LOAD(clang_getRangeStart);
+    CUCO_LOAD(clang_getSpellingLocation);
+    CUCO_LOAD(clang_getTranslationUnitCursor);
+    CUCO_LOAD(clang_isConstQualifiedType);
+    CUCO_LOAD(clang_isCursorDefinition);
+    CUCO_LOAD(clang_parseTranslationUnit2);
+    CUCO_LOAD(clang_visitChildren);
+    return &lib;
+  }();
+  *tried_out = tried_names;
+  return loaded;
+}
+#undef CUCO_LOAD
+
+const Libclang* lc = nullptr;  // set by ParseWithClang before any use
+
+std::string Str(CXString s) {
+  const char* c = lc->clang_getCString(s);
+  std::string out = c ? c : "";
+  lc->clang_disposeString(s);
+  return out;
+}
+
+// Defines what -nocudainc leaves out and the real headers do not declare.
+// The launch hook and built-in variables clang needs in both preludes.
+const char* kLaunchAndBuiltins = R"(
+extern "C" int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t smem = 0, void* stream = 0);
+extern const __device__ uint3 threadIdx;
+extern const __device__ uint3 blockIdx;
+extern const __device__ dim3 blockDim;
+extern const __device__ dim3 gridDim;
+extern const __device__ int warpSize;
+)";
+
+const char* kFullPrelude = R"(#pragma once
+#include <cuda_runtime.h>
+// CUDA's host_defines.h leaves these empty unless __CUDACC__; clang needs the attributes.
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __shared__
+#undef __constant__
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+)";
+
+std::string StubPrelude() {
+  std::string s = R"(#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+struct uint3 { unsigned x, y, z; };
+struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+struct float2 { float x, y; }; struct float4 { float x, y, z, w; }; struct int4 { int x, y, z, w; };
+struct __nv_bfloat16 { unsigned short v; }; struct __half { unsigned short v; }; typedef __half half;
+struct __nv_bfloat162 { __nv_bfloat16 x, y; }; struct __half2 { __half x, y; };
+typedef struct CUstream_st* cudaStream_t; typedef struct CUevent_st* cudaEvent_t;
+typedef int cudaError_t; typedef int ncclResult_t; typedef int ncclDataType_t; typedef int ncclRedOp_t;
+typedef int cublasStatus_t; typedef int cudaDataType_t; typedef int cudaDataType; typedef int cublasOperation_t;
+typedef int cublasComputeType_t; typedef int cublasGemmAlgo_t; typedef int cudaMemcpyKind;
+typedef struct ncclComm* ncclComm_t; typedef struct ncclWindow* ncclWindow_t;
+typedef struct { char internal[128]; } ncclUniqueId;
+typedef struct { int v[16]; } ncclConfig_t; typedef struct { int v[16]; } ncclDevComm; typedef struct { int v[16]; } ncclDevCommRequirements;
+typedef struct cublasContext* cublasHandle_t; typedef struct cublasLtContext* cublasLtHandle_t;
+typedef struct cublasLtMatmulDescOpaque* cublasLtMatmulDesc_t; typedef struct cublasLtMatrixLayoutOpaque* cublasLtMatrixLayout_t;
+typedef struct cublasLtMatmulPreferenceOpaque* cublasLtMatmulPreference_t;
+typedef struct { uint64_t data[8]; } cublasLtMatmulAlgo_t;
+typedef struct { cublasLtMatmulAlgo_t algo; size_t workspaceSize; int state; float wavesCount; int reserved[4]; } cublasLtMatmulHeuristicResult_t;
+typedef int cublasLtMatmulDescAttributes_t; typedef int cublasLtMatmulPreferenceAttributes_t;
+typedef int MPI_Comm; typedef int MPI_Datatype; typedef int MPI_Op; typedef int MPI_Info; typedef struct { int s[8]; } MPI_Status;
+enum cuco_stub_constant {
+  cudaSuccess, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault,
+  cudaStreamNonBlocking, cudaStreamDefault, cudaEventDisableTiming, cudaEventDefault, cudaHostAllocDefault,
+  ncclSuccess, ncclInt8, ncclChar, ncclUint8, ncclInt32, ncclInt, ncclUint32, ncclInt64, ncclUint64, ncclFloat16,
+  ncclHalf, ncclFloat32, ncclFloat, ncclFloat64, ncclDouble, ncclBfloat16, ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg,
+  NCCL_WIN_COLL_SYMMETRIC, NCCL_SPLIT_NOCOLOR,
+  CUBLAS_STATUS_SUCCESS, CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP, CUDA_R_16BF, CUDA_R_16F, CUDA_R_32F, CUDA_R_64F, CUDA_R_8I, CUDA_R_32I,
+  CUBLASLT_MATMUL_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSB, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+  MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, MPI_INFO_NULL, MPI_BYTE, MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_UINT64_T,
+  MPI_INT64_T, MPI_SUM, MPI_MIN, MPI_MAX, MPI_THREAD_MULTIPLE, MPI_STATUS_IGNORE, MPI_SUCCESS
+};
+#define NCCL_CONFIG_INITIALIZER {}
+#define NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER {}
+#define NCCL_VERSION_CODE 22809
+)" + std::string(kLaunchAndBuiltins) + R"(// Every API: any arguments, an int result (statuses compare with the enum above).
+)";
+  for (const auto& api : KnownApis()) s += fmt::format("template <class... T> __host__ __device__ inline int {}(T&&...) {{ return 0; }}\n", api);
+  for (const char* other :
+       {"cudaGetErrorString", "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceCount", "cudaGetLastError",
+        "cudaPeekAtLastError", "cudaMemset", "cudaMemsetAsync", "cudaEventElapsedTime", "cudaEventSynchronize",
+        "cudaStreamDestroy", "cudaEventDestroy", "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaMemcpyToSymbol",
+        "ncclGetErrorString", "ncclCommDestroy", "ncclCommFinalize", "ncclCommCount", "ncclCommUserRank",
+        "ncclMemFree", "ncclCommWindowDeregister", "ncclDevCommDestroy", "ncclGetVersion",
+        "cublasCreate", "cublasDestroy", "cublasLtCreate", "cublasLtDestroy", "cublasGetStatusString",
+        "cublasLtGetStatusString", "cublasLtMatmulDescCreate", "cublasLtMatmulDescDestroy",
+        "cublasLtMatmulDescSetAttribute", "cublasLtMatrixLayoutCreate", "cublasLtMatrixLayoutDestroy",
+        "cublasLtMatmulPreferenceCreate", "cublasLtMatmulPreferenceDestroy", "cublasLtMatmulPreferenceSetAttribute",
+        "cublasLtMatmulAlgoGetHeuristic", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_split_type", "MPI_Comm_free",
+        "MPI_Abort", "MPI_Bcast", "MPI_Allreduce", "MPI_Allgather", "MPI_Send", "MPI_Recv", "MPI_Wtime",
+        "atomicAdd", "atomicMax", "atomicMin", "atomicCAS", "__syncthreads", "__float2bfloat16", "__bfloat162float",
+        "__float2half", "__float2bfloat16_rn", "__bfloat162float_rn", "__half2float", "__double_as_longlong", "__longlong_as_double", "__shfl_sync",
+        "__shfl_xor_sync", "__shfl_down_sync", "__threadfence", "__threadfence_system", "__ldg"})
+    if (!IsKnownApi(other))
+      s += fmt::format("template <class... T> __host__ __device__ inline int {}(T&&...) {{ return 0; }}\n", other);
+  return s;
+}
+
+struct VisitState {
+  CXFile main_file = nullptr;
+  const std::string* text = nullptr;
+  const std::string* blank = nullptr;
+  std::string function;
+  FrontEndResult* out = nullptr;
+};
+
+bool InMainFile(CXCursor c, CXFile main_file, unsigned* line, unsigned* offset, bool spelling) {
+  CXSourceLocation loc = spelling ? lc->clang_getRangeStart(lc->clang_getCursorExtent(c)) : lc->clang_getCursorLocation(c);
+  CXFile f = nullptr;
+  unsigned l = 0, col = 0, off = 0;
+  if (spelling) lc->clang_getSpellingLocation(loc, &f, &l, &col, &off);
+  else lc->clang_getExpansionLocation(loc, &f, &l, &col, &off);
+  if (!f || !lc->clang_File_isEqual(f, main_file)) return false;
+  if (line) *line = l;
+  if (offset) *offset = off;
+  return true;
+}
+
+void KernelParamTypes(CXCursor call, RawCall* out) {
+  CXCursor decl = lc->clang_getCursorReferenced(call);
+  if (lc->clang_Cursor_isNull(decl)) return;
+  int n = lc->clang_Cursor_getNumArguments(decl);
+  if (n < 0 || n != static_cast<int>(out->args.size())) return;
+  out->param_types_known = true;
+  for (int i = 0; i < n; ++i) {
+    CXType t = lc->clang_getCanonicalType(lc->clang_getCursorType(lc->clang_Cursor_getArgument(decl, i)));
+    if (t.kind == CXType_Pointer) {
+      out->pointer_params.push_back(i);
+      if (lc->clang_isConstQualifiedType(lc->clang_getPointeeType(t))) out->const_pointer_params.push_back(i);
+    } else if (t.kind == CXType_Unexposed || t.kind == CXType_Invalid || t.kind == CXType_Dependent) {
+      out->pointer_params.push_back(i);  // a template parameter: could be a pointer
+    }
+  }
+}
+
+CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
+  auto* st = static_cast<VisitState*>(data);
+  CXCursorKind k = lc->clang_getCursorKind(c);
+  if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_FunctionTemplate ||
+       k == CXCursor_Constructor || k == CXCursor_Destructor) &&
+      lc->clang_isCursorDefinition(c) && st->function.empty()) {
+    unsigned line = 0;
+    if (!InMainFile(c, st->main_file, &line, nullptr, false)) return CXChildVisit_Continue;
+    std::string saved = st->function;
+    st->function = Str(lc->clang_getCursorSpelling(c));
+    st->out->functions.push_back({st->function, static_cast<int>(line)});
+    lc->clang_visitChildren(c, Visit, data);
+    st->function = saved;
+    return CXChildVisit_Continue;
+  }
+  if (k == CXCursor_CallExpr && !st->function.empty()) {
+    std::string name = Str(lc->clang_getCursorSpelling(c));
+    unsigned line = 0, offset = 0;
+    if (!name.empty() && name.rfind("__cuda", 0) != 0 && InMainFile(c, st->main_file, &line, nullptr, false) &&
+        InMainFile(c, st->main_file, nullptr, &offset, true)) {
+      std::string read_name;
+      std::vector<std::string> config, args;
+      size_t end = 0;
+      bool read = ReadCallAt(*st->blank, offset, &read_name, &config, &args, &end) && read_name == name;
+      if (read && (IsKnownApi(name) || !config.empty())) {
+        RawCall call;
+        call.function = st->function;
+        call.callee = name;
+        call.line = static_cast<int>(line);
+        call.offset = offset;
+        call.kernel_launch = !config.empty();
+        std::string n2;
+        std::vector<std::string> c2, a2;
+        size_t e2 = 0;
+        if (ReadCallAt(*st->text, offset, &n2, &c2, &a2, &e2) && e2 == end) config = c2, args = a2;
+        call.args = args;
+        call.config = config;
+        if (call.kernel_launch) KernelParamTypes(c, &call);
+        st->out->calls.push_back(std::move(call));
+      }
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+std::string WriteStubDir(const std::string& prelude_full, std::string* dir_out) {
+  char tmpl[] = "/tmp/cuco-analyze-XXXXXX";
+  if (!mkdtemp(tmpl)) return "";
+  std::string dir = tmpl;
+  *dir_out = dir;
+  std::filesystem::create_directories(dir + "/stub");
+  std::ofstream(dir + "/full_prelude.h") << prelude_full;
+  std::ofstream(dir + "/stub/cuco_stub.h") << StubPrelude();
+  for (const char* h : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_bf16.h", "cuda_fp16.h", "cuda_fp8.h",
+                        "nccl.h", "nccl_device.h", "cublas_v2.h", "cublas_api.h", "cublasLt.h", "mpi.h",
+                        "cooperative_groups.h", "curand_kernel.h", "cuda/atomic", "cuda/barrier"}) {
+    std::filesystem::create_directories(std::filesystem::path(dir + "/stub/" + h).parent_path());
+    std::ofstream(dir + "/stub/" + h) << "#pragma once\n#include \"" << (std::string(h).find('/') != std::string::npos ? "../" : "")
+                                      << "cuco_stub.h\"\n";
+  }
+  return dir;
+}
+
+}  // namespace
+
+FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o, bool stub,
+                              std::string* path_name) {
+  FrontEndResult r;
+  *path_name = stub ? "clang-stub" : "clang";
+  std::string tried;
+  lc = LoadLibclang(&tried);
+  if (!lc) {
+    r.error = "libclang-14 could not be loaded (install libclang-14-dev; tried " + (tried.empty() ? std::string("?") : tried) + ")";
+    return r;
+  }
+  std::string dir;
+  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) {
+    r.error = "cannot create a temporary folder";
+    return r;
+  }
+  std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+                                   "--cuda-gpu-arch=sm_80", "-std=c++17", "-Wno-unknown-cuda-version",
+                                   "-ferror-limit=0", "-DOMPI_SKIP_MPICXX=1"};
+  if (stub) {
+    args.push_back("-I" + dir + "/stub");
+    args.push_back("-include");
+    args.push_back(dir + "/stub/cuco_stub.h");
+  } else {
+    for (const auto& d : o.include_dirs) args.push_back("-I" + d);
+    args.push_back("-include");
+    args.push_back(dir + "/full_prelude.h");
+  }
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  CXIndex index = lc->clang_createIndex(0, 0);
+  CXTranslationUnit tu = nullptr;
+  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
+                                               0, CXTranslationUnit_None, &tu);
+  if (ec != CXError_Success || !tu) {
+    r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
+  } else {
+    int errors = 0, fatals = 0, main_errors = 0;
+    std::string first_fatal, first_error;
+    CXFile main_file = lc->clang_getFile(tu, path.c_str());
+    for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
+      CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
+      CXDiagnosticSeverity sev = lc->clang_getDiagnosticSeverity(d);
+      if (sev >= CXDiagnostic_Error) {
+        std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
+        ++errors;
+        CXFile f = nullptr;
+        lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, nullptr);
+        if (f && main_file && lc->clang_File_isEqual(f, main_file)) ++main_errors;
+        if (sev == CXDiagnostic_Fatal) {
+          ++fatals;
+          if (first_fatal.empty()) first_fatal = msg;
+        }
+        if (first_error.empty()) first_error = msg;
+      }
+      lc->clang_disposeDiagnostic(d);
+    }
+    if (fatals > 0) {
+      r.error = "fatal: " + first_fatal;
+    } else {
+      VisitState st;
+      st.main_file = main_file;
+      st.text = &text;
+      std::string blank = BlankCommentsAndStrings(text);
+      st.blank = &blank;
+      st.out = &r;
+      lc->clang_visitChildren(lc->clang_getTranslationUnitCursor(tu), Visit, &st);
+      if (r.functions.empty()) {
+        r.error = "clang found no function definition" + (first_error.empty() ? "" : " (first error: " + first_error + ")");
+      } else {
+        r.ok = true;
+        if (errors > 0)
+          r.warnings.push_back(fmt::format(
+              "{}: {} clang error(s), {} in the analysed file (typically device-only builtins); calls in "
+              "statements clang could not type-check may be missing. First: {}",
+              *path_name, errors, main_errors, first_error));
+      }
+    }
+    lc->clang_disposeTranslationUnit(tu);
+  }
+  lc->clang_disposeIndex(index);
+  std::error_code rm_ec;
+  std::filesystem::remove_all(dir, rm_ec);
+  return r;
+}
+
+}  // namespace cuco::analyze_internal

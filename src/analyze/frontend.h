@@ -1,0 +1,51 @@
+// Internal: what a front end (libclang or the lexical scanner) hands to the analysis.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+
+namespace cuco::analyze_internal {
+
+struct RawCall {
+  std::string function;  // enclosing function definition
+  std::string callee;
+  int line = 0;
+  size_t offset = 0;     // byte offset of the callee name in the file
+  bool kernel_launch = false;
+  std::vector<std::string> args;
+  std::vector<std::string> config;          // <<<grid, block, smem, stream>>>
+  bool param_types_known = false;           // clang resolved the kernel's parameter types
+  std::vector<int> pointer_params;          // kernel params of pointer type (when known)
+  std::vector<int> const_pointer_params;    // kernel params of pointer-to-const type (when known)
+};
+
+struct FrontEndResult {
+  bool ok = false;
+  std::string error;  // why not ok
+  std::vector<AnalyzedFunction> functions;
+  std::vector<RawCall> calls;
+  std::vector<std::string> warnings;
+};
+
+// The names the analysis classifies; the stub headers declare them.
+const std::vector<std::string>& KnownApis();
+bool IsKnownApi(const std::string& name);
+
+// From byte `pos` at an identifier: reads `name (args)` or `name<<<cfg>>>(args)`.
+// Returns false when no call follows.
+bool ReadCallAt(const std::string& text, size_t pos, std::string* name, std::vector<std::string>* config,
+                std::vector<std::string>* args, size_t* end);
+int LineOf(const std::string& text, size_t pos);
+// Text with comments and string/char literals blanked (same length, newlines kept).
+std::string BlankCommentsAndStrings(const std::string& text);
+
+FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o,
+                              bool stub, std::string* path_name);
+FrontEndResult ParseLexically(const std::string& text);
+
+Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
+                       const std::vector<RawCall>& calls);
+
+}  // namespace cuco::analyze_internal

@@ -1,0 +1,234 @@
+// Text utilities and the lexical fallback front end.
+#include <cctype>
+#include <set>
+
+#include "analyze/frontend.h"
+
+namespace cuco::analyze_internal {
+namespace {
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+size_t SkipSpace(const std::string& t, size_t p) {
+  while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+  return p;
+}
+
+// t[open] is an opening bracket; returns the index of its match or npos. Assumes blanked text.
+size_t MatchBracket(const std::string& t, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) return i;
+    }
+  }
+  return std::string::npos;
+}
+
+const std::set<std::string>& Keywords() {
+  static const std::set<std::string> k = {"if", "for", "while", "switch", "return", "sizeof", "catch",
+                                          "static_assert", "decltype", "alignof", "defined", "do", "else"};
+  return k;
+}
+
+}  // namespace
+
+std::string BlankCommentsAndStrings(const std::string& text) {
+  std::string out = text;
+  size_t i = 0, n = text.size();
+  while (i < n) {
+    if (text.compare(i, 2, "//") == 0) {
+      while (i < n && text[i] != '\n') out[i++] = ' ';
+    } else if (text.compare(i, 2, "/*") == 0) {
+      size_t e = text.find("*/", i + 2);
+      e = e == std::string::npos ? n : e + 2;
+      for (; i < e; ++i) if (out[i] != '\n') out[i] = ' ';
+    } else if (text[i] == '"' || text[i] == '\'') {
+      char q = text[i++];
+      while (i < n && text[i] != q && text[i] != '\n') {
+        if (text[i] == '\\' && i + 1 < n) out[i++] = ' ';
+        out[i++] = ' ';
+      }
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+int LineOf(const std::string& text, size_t pos) {
+  int line = 1;
+  for (size_t i = 0; i < pos && i < text.size(); ++i) line += text[i] == '\n';
+  return line;
+}
+
+std::vector<std::string> SplitArgsInternal(const std::string& text) {
+  std::vector<std::string> out;
+  int depth = 0, angle = 0;
+  std::string cur;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    // template arguments of casts: static_cast<a, b> is rare; track <...> only right after *_cast
+    if (c == '<' && i >= 4 && text.compare(i - 4, 4, "cast") == 0) ++angle;
+    if (c == '>' && angle > 0) --angle;
+    if (c == ',' && depth == 0 && angle == 0) {
+      out.push_back(Trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!Trim(cur).empty() || !out.empty()) out.push_back(Trim(cur));
+  return out;
+}
+
+bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector<std::string>* config,
+                std::vector<std::string>* args, size_t* end) {
+  if (pos >= t.size() || !IsIdentStart(t[pos])) return false;
+  size_t p = pos;
+  while (p < t.size() && (IsIdent(t[p]) || (t[p] == ':' && p + 1 < t.size() && t[p + 1] == ':'))) p += t[p] == ':' ? 2 : 1;
+  *name = t.substr(pos, p - pos);
+  if (size_t c = name->rfind("::"); c != std::string::npos) *name = name->substr(c + 2);
+  p = SkipSpace(t, p);
+  config->clear();
+  if (p < t.size() && t[p] == '<' && t.compare(p, 3, "<<<") != 0) {
+    // explicit template arguments: kernel<T, 4><<<...>>>
+    int depth = 0;
+    size_t q = p;
+    for (; q < t.size(); ++q) {
+      if (t[q] == '<') ++depth;
+      if (t[q] == '>' && --depth == 0) break;
+      if (t[q] == ';' || t[q] == '{' || t[q] == ')') return false;
+    }
+    if (q >= t.size()) return false;
+    size_t r = SkipSpace(t, q + 1);
+    if (t.compare(r, 3, "<<<") != 0) return false;
+    p = r;
+  }
+  if (t.compare(p, 3, "<<<") == 0) {
+    size_t close = t.find(">>>", p + 3);
+    if (close == std::string::npos) return false;
+    *config = SplitArgsInternal(t.substr(p + 3, close - p - 3));
+    p = SkipSpace(t, close + 3);
+  }
+  if (p >= t.size() || t[p] != '(') return false;
+  size_t close = MatchBracket(t, p);
+  if (close == std::string::npos) return false;
+  *args = SplitArgsInternal(t.substr(p + 1, close - p - 1));
+  *end = close + 1;
+  return true;
+}
+
+FrontEndResult ParseLexically(const std::string& raw) {
+  FrontEndResult r;
+  const std::string t = BlankCommentsAndStrings(raw);
+  // Blank preprocessor lines (macro bodies are not program order).
+  std::string s = t;
+  for (size_t i = 0; i < s.size();) {
+    size_t ls = i, p = SkipSpace(s, i);
+    size_t le = s.find('\n', ls);
+    if (le == std::string::npos) le = s.size();
+    if (p < le && s[p] == '#') {
+      size_t e = le;
+      while (e > ls && e < s.size() && s[e - 1] == '\\') {  // continuation lines
+        size_t n2 = s.find('\n', e + 1);
+        e = n2 == std::string::npos ? s.size() : n2;
+      }
+      for (size_t k = ls; k < e; ++k) if (s[k] != '\n') s[k] = ' ';
+      le = e;
+    }
+    i = le + 1;
+  }
+  int depth = 0;
+  std::string current;  // function whose body is open at depth current_depth+1
+  int fn_depth = -1;
+  std::string last_call_name;
+  size_t last_paren_close = std::string::npos;
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    if (c == '{') {
+      // A function body: `name(...) [const|noexcept|-> T] {` at namespace/class level.
+      if (current.empty() && !last_call_name.empty() && last_paren_close != std::string::npos) {
+        std::string between = Trim(s.substr(last_paren_close + 1, i - last_paren_close - 1));
+        bool ok = between.empty() || between == "const" || between == "noexcept" || between == "override" ||
+                  between.rfind("->", 0) == 0 || between.rfind(":", 0) == 0;
+        if (ok && !Keywords().count(last_call_name)) {
+          current = last_call_name;
+          fn_depth = depth;
+          r.functions.push_back({current, LineOf(s, i)});
+        }
+      }
+      ++depth;
+      ++i;
+      continue;
+    }
+    if (c == '}') {
+      --depth;
+      if (!current.empty() && depth == fn_depth) current.clear(), fn_depth = -1;
+      last_call_name.clear();
+      ++i;
+      continue;
+    }
+    if (c == ';') last_call_name.clear();
+    if (IsIdentStart(c) && (i == 0 || !IsIdent(s[i - 1]))) {
+      std::string name;
+      std::vector<std::string> config, args;
+      size_t end = 0;
+      if (ReadCallAt(s, i, &name, &config, &args, &end)) {
+        if (current.empty()) {
+          last_call_name = name;
+          last_paren_close = end - 1;
+          i = end;  // parameter list
+          continue;
+        }
+        if (!Keywords().count(name) && (IsKnownApi(name) || !config.empty())) {
+          RawCall call;
+          call.function = current;
+          call.callee = name;
+          call.offset = i;
+          call.line = LineOf(s, i);
+          call.kernel_launch = !config.empty();
+          // argument text from the original (strings intact)
+          size_t open = s.find('(', i + name.size());
+          if (config.empty() && open != std::string::npos && open < end) {
+            std::string n2; std::vector<std::string> c2;
+            size_t e2 = 0;
+            ReadCallAt(raw, i, &n2, &c2, &call.args, &e2);
+          } else {
+            call.args = args;
+          }
+          call.config = config;
+          r.calls.push_back(std::move(call));
+        }
+        // keep scanning inside the arguments (nested calls)
+        size_t p = i;
+        while (p < s.size() && IsIdent(s[p])) ++p;
+        i = p;
+        continue;
+      }
+      while (i < s.size() && IsIdent(s[i])) ++i;
+      continue;
+    }
+    ++i;
+  }
+  r.ok = !r.functions.empty();
+  if (!r.ok) r.error = "the lexical scanner found no function definition";
+  return r;
+}
+
+}  // namespace cuco::analyze_internal
+
+namespace cuco {
+std::vector<std::string> SplitArgs(const std::string& text) { return analyze_internal::SplitArgsInternal(text); }
+}  // namespace cuco

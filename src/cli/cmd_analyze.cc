@@ -1,0 +1,37 @@
+// cuco analyze: the NCCL calls, kernels, GEMMs, streams and the communication dependency graph of a
+// host-driven CUDA+NCCL program (src/analyze/analysis.h).
+#include <iostream>
+
+#include "analyze/analysis.h"
+#include "cli/commands.h"
+#include "toolchain/toolchain.h"
+
+namespace cuco {
+
+void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("analyze", "Parse a host-driven CUDA+NCCL program (libclang; stub headers or a lexical "
+                                            "scan as fallbacks) and print its NCCL ops, kernels, GEMMs, streams and "
+                                            "the producer -> collective -> consumer graph");
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("program", *file, "The .cu file")->required();
+  cmd->add_flag("--json", *json, "Print the analysis as JSON (schema cuco.analysis/1)");
+  cmd->callback([file, json, exit_code] {
+    AnalyzeOptions opts;
+    Toolchain tc = DetectToolchain();
+    if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
+    if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
+    for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
+    Result<Analysis> a = AnalyzeFile(*file, opts);
+    if (!a.ok()) {
+      std::cerr << "cuco analyze: " << a.status().message() << "\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    if (*json) std::cout << AnalysisToJson(*a).dump(2) << "\n";
+    else std::cout << FormatAnalysis(*a);
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace cuco
