@@ -132,7 +132,13 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
       link_flags_.push_back("-Wl,-rpath," + lib.lib_dir);
     }
   };
-  for (const auto& lib : workload_.build_libs) {
+  // The GPU harness itself uses NCCL and cuBLASLt: a harness-mode CUDA workload links them even
+  // when its workload.toml does not list them.
+  std::vector<std::string> libs = workload_.build_libs;
+  if (cuda && workload_.mode == "harness")
+    for (const char* needed : {"nccl", "cublasLt"})
+      if (std::find(libs.begin(), libs.end(), needed) == libs.end()) libs.push_back(needed);
+  for (const auto& lib : libs) {
     if (lib == "nccl") add_lib(toolchain_.nccl);
     else if (lib == "nvshmem") add_lib(toolchain_.nvshmem);
     else if (lib == "cublasLt" || lib == "cublas") {
