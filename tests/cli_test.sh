@@ -45,5 +45,46 @@ check "doctor --json is JSON with features" python3 -c "import json; d=json.load
 "$CUCO" frobnicate >/dev/null 2>&1
 check "unknown subcommand exits 2" test $? -eq 2
 
+# cuco init: a workload folder scaffolded from a program (program mode + harness skeleton);
+# refusals exit 2 and name the path.
+PROG=$SRC/workloads/gemm_reducescatter_program/program.cu
+"$CUCO" init "$PROG" --out "$T/init" >"$T/init.out" 2>&1
+check "init exits 0" test $? -eq 0
+check "init writes program mode and the harness skeleton" test -f "$T/init/workload.toml" -a -f "$T/init/analysis.txt" \
+  -a -f "$T/init/harness/workload.toml" -a -f "$T/init/harness/seed.cu" -a -f "$T/init/harness/reference.cu"
+check "init copies the program byte for byte" cmp -s "$PROG" "$T/init/program.cu"
+check "init guesses the launcher" grep -q '^launcher = "mpirun"' "$T/init/workload.toml"
+check "init guesses the time regex" grep -qF "time_regex = 'Time:\s*([0-9.eE+-]+)\s*ms'" "$T/init/workload.toml"
+check "init prints the next commands" grep -qF "cuco eval $T/init " "$T/init.out"
+"$CUCO" init "$PROG" --out "$T/init" >"$T/init2.out" 2>&1
+check "init refuses a non-empty folder (exit 2)" test $? -eq 2
+check "init names the folder" grep -qF "$T/init: folder exists and is not empty" "$T/init2.out"
+"$CUCO" init "$PROG" --out "$T/init" --force --json >"$T/init.json" 2>/dev/null
+check "init --force --json" python3 -c "
+import json; r=json.load(open('$T/init.json'))
+assert r['schema']=='cuco.init/1' and r['world_size']==2 and r['libs']==['cublasLt','nccl','mpi'], r
+assert [s['name'] for s in r['sizes']]==['M','N','K'], r['sizes']"
+printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n' >"$T/plain.cu"
+"$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
+check "init refuses a program without NCCL (exit 2)" test $? -eq 2
+check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/plain.out"
+
+
+# cuco transform / cuco run: refusals name the file (exit 2); --llm without a configured LLM is an
+# environment error (exit 3); `cuco run` of a workload whose seed is its generation 0 searches at once.
+"$CUCO" transform "$SRC/tests/workloads/cpu_matmul" --run-dir "$T/tr-cpu" >"$T/tr-cpu.out" 2>&1
+check "transform of a CPU workload exits 2" test $? -eq 2
+check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml:0: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
+"$CUCO" transform "$T/init/harness" --run-dir "$T/tr-skel" >"$T/tr-skel.out" 2>&1
+check "transform of an unfilled skeleton exits 2" test $? -eq 2
+check "transform says there is nothing to transform" grep -qF "harness/seed.cu:1: no host NCCL collective" "$T/tr-skel.out"
+"$CUCO" transform "$SRC/workloads/gemm_reducescatter" --llm --out "$T/g0.cu" --run-dir "$T/tr-llm" >"$T/tr-llm.out" 2>&1
+check "transform --llm without an LLM exits 3" test $? -eq 3
+check "transform --llm says no LLM is configured" grep -qF "no LLM is configured" "$T/tr-llm.out"
+printf '[budget]\nmax_candidates = 3\n' >"$T/run3.toml"
+"$CUCO" run "$SRC/tests/workloads/cpu_matmul" --config "$T/run3.toml" --run-dir "$T/run-cpu" >"$T/run-cpu.out" 2>&1
+check "run of the CPU workload exits 0" test $? -eq 0
+check "run searched and stored its candidates" test -f "$T/run-cpu/cuco.db"
+
 echo "cli_test: $fails failed"
 test $fails -eq 0

@@ -16,11 +16,27 @@ cd "$SRC"
   --unsafe-skip-deny-scan --jobs 2 --parallel-compiles 2 --run-dir "$T/run" --json >"$T/gpu.json" 2>"$T/gpu.err"
 "$CUCO" eval workloads/gemm_reducescatter_program --stage compile --run-dir "$T/prog" --json >"$T/prog.json" 2>"$T/prog.err"
 # Every workload's seed, generation 0 and [[variants]] (the co-design blocks in every setting).
-for wl in workloads/gemm_reducescatter workloads/gemm_allgather tests/gpu/workloads/block_allgather; do
+for wl in workloads/gemm_reducescatter workloads/gemm_allgather workloads/kv_transfer tests/gpu/workloads/block_allgather; do
   n=$(basename "$wl")
   python3 bench/materialize_variants.py "$wl" "$T/var-$n" --with-parts >/dev/null
   "$CUCO" eval "$wl" "$wl/seed.cu" "$wl/gen0.cu" "$T/var-$n"/*.cu --stage compile --jobs 2 --parallel-compiles 2 \
     --run-dir "$T/run-$n" --json >"$T/wl-$n.json" 2>"$T/wl-$n.err"
+done
+# The device collectives' test workload (seed), and the rule-based transform (`cuco transform`) of
+# every suite workload's seed: generation 0 must compile (it is verified on GPUs by
+# bench/device-transform.sh).
+"$CUCO" eval tests/gpu/workloads/collectives_suite --stage compile --run-dir "$T/run-cs" --json \
+  >"$T/wl-collectives_suite.json" 2>"$T/wl-cs.err"
+for wl in workloads/gemm_reducescatter workloads/gemm_allgather workloads/kv_transfer \
+          tests/gpu/workloads/block_allgather tests/gpu/workloads/collectives_suite; do
+  n=$(basename "$wl")
+  "$CUCO" transform "$wl" --out "$T/gen0-rule-$n.cu" --run-dir "$T/tr-$n" --json >"$T/tr-$n.json" 2>"$T/tr-$n.err"
+  rc=$?
+  if [ $rc -eq 0 ] && python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["attempts"][-1]; sys.exit(a["status"]!="skipped")' "$T/tr-$n.json"; then
+    echo "ok   cuco transform $wl: generation 0 compiled"
+  else
+    echo "FAIL cuco transform $wl (exit $rc):"; cat "$T/tr-$n.err" "$T/tr-$n.json"; exit 1
+  fi
 done
 # The single-GPU block tests (a plain CUDA program, run by tests/gpu/run_blocks_single_gpu.sh on a GPU).
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -34,7 +50,8 @@ python3 - "$T/gpu.json" "$T/prog.json" "$T"/wl-*.json <<'PY'
 import json, os, sys
 records = json.load(open(sys.argv[1])) + [json.load(open(sys.argv[2]))]
 for p in sys.argv[3:]:
-    records += json.load(open(p))
+    d = json.load(open(p))
+    records += d if isinstance(d, list) else [d]
 expected = {"frozen_edit.cu": "rejected", "timer.cu": "compile_error"}
 bad = 0
 for r in records:
@@ -44,5 +61,5 @@ for r in records:
     bad += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {r['status']} (want {want}) {r['reason'][:100]}")
 print(f"cuda_compile: {len(records)} records, {bad} failed")
-sys.exit(1 if bad or len(records) < 44 else 0)
+sys.exit(1 if bad or len(records) < 54 else 0)
 PY

@@ -8,6 +8,15 @@
 
 namespace cuco {
 
+Result<Analysis> AnalyzeOnThisMachine(const std::string& path) {
+  AnalyzeOptions opts;
+  Toolchain tc = DetectToolchain();
+  if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
+  if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
+  for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
+  return AnalyzeFile(path, opts);
+}
+
 void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("analyze", "Parse a host-driven CUDA+NCCL program (libclang; stub headers or a lexical "
                                             "scan as fallbacks) and print its NCCL ops, kernels, GEMMs, streams and "
@@ -17,12 +26,7 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("program", *file, "The .cu file")->required();
   cmd->add_flag("--json", *json, "Print the analysis as JSON (schema cuco.analysis/1)");
   cmd->callback([file, json, exit_code] {
-    AnalyzeOptions opts;
-    Toolchain tc = DetectToolchain();
-    if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
-    if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
-    for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
-    Result<Analysis> a = AnalyzeFile(*file, opts);
+    Result<Analysis> a = AnalyzeOnThisMachine(*file);
     if (!a.ok()) {
       std::cerr << "cuco analyze: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

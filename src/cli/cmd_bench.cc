@@ -41,6 +41,7 @@
 #include "report/bench_table.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
+#include "util/clock.h"
 #include "util/files.h"
 #include "workload/workload_config.h"
 
@@ -84,10 +85,6 @@ struct PeerOutcome {
   nlohmann::json json = nlohmann::json::object();
 };
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string UtcNow() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -119,13 +116,6 @@ std::string CommandLine() {
   }
   if (!word.empty()) flush();
   return out;
-}
-
-fs::path DefaultCacheDir() {
-  if (const char* e = std::getenv("CUCO_CACHE_DIR")) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return fs::path(x) / "cuco";
-  if (const char* h = std::getenv("HOME")) return fs::path(h) / ".cache" / "cuco";
-  return fs::temp_directory_path() / "cuco-cache";
 }
 
 std::string LastLine(const std::string& text) {
@@ -163,13 +153,6 @@ std::string KnobsText(const std::map<std::string, std::string>& knobs) {
   std::string s;
   for (const auto& [k, v] : knobs) s += (s.empty() ? "" : " ") + k + "=" + v;
   return s;
-}
-
-std::string CollectLogs(const EvalRecord& r) {
-  std::string logs;
-  for (const auto& s : r.stages)
-    if (!s.log_tail.empty()) logs += fmt::format("=== {} ({}) ===\n{}\n", s.name, s.log_path, s.log_tail);
-  return logs;
 }
 
 // Where bench/peers/<workload>.py is: --peers-dir, else beside the workloads folder (the

@@ -12,6 +12,7 @@
 #include "evaluate/cascade.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
+#include "util/clock.h"
 #include "util/files.h"
 #include "workload/workload_config.h"
 
@@ -34,25 +35,6 @@ struct EvalArgs {
   int parallel_compiles = 2;
   double verify_limit_s = 0, bench_limit_s = 0;
 };
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-fs::path DefaultCacheDir() {
-  if (const char* e = std::getenv("CUCO_CACHE_DIR")) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return fs::path(x) / "cuco";
-  if (const char* h = std::getenv("HOME")) return fs::path(h) / ".cache" / "cuco";
-  return fs::temp_directory_path() / "cuco-cache";
-}
-
-// The compile log and each stage's log tail: what a reader of the store needs.
-std::string CollectLogs(const EvalRecord& r) {
-  std::string logs;
-  for (const auto& s : r.stages)
-    if (!s.log_tail.empty()) logs += fmt::format("=== {} ({}) ===\n{}\n", s.name, s.log_path, s.log_tail);
-  return logs;
-}
 
 int Run(const EvalArgs& a) {
   auto wl = LoadWorkload(a.workload);

@@ -27,16 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct EvolveArgs {
-  std::string workload;
-  std::string config;
-  std::string run_dir;
-  std::string resume;
-  std::vector<int> gpus;
-  std::string cache_dir;
-  bool json = false;
-};
-
 std::atomic<bool> g_interrupted{false};
 
 void OnSignal(int) {
@@ -44,13 +34,6 @@ void OnSignal(int) {
   // A second Ctrl-C kills at once.
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-}
-
-fs::path DefaultCacheDir() {
-  if (const char* e = std::getenv("CUCO_CACHE_DIR")) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return fs::path(x) / "cuco";
-  if (const char* h = std::getenv("HOME")) return fs::path(h) / ".cache" / "cuco";
-  return fs::temp_directory_path() / "cuco-cache";
 }
 
 std::string Timestamp() {
@@ -123,7 +106,9 @@ class LogFile {
   std::ofstream out_;
 };
 
-int Run(const EvolveArgs& a) {
+}  // namespace
+
+int RunEvolve(const EvolveArgs& a) {
   const bool resuming = !a.resume.empty();
   if (resuming && !a.config.empty()) {
     std::cerr << "cuco evolve: --resume continues a run with the config.toml in its folder; edit that file instead of "
@@ -331,8 +316,6 @@ int Run(const EvolveArgs& a) {
   return kExitOk;
 }
 
-}  // namespace
-
 void AddEvolveCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("evolve", "Search for faster candidates: islands of candidates mutated by a proposer, "
                                            "each evaluated by the cascade and stored; resumable (docs/search.md)");
@@ -345,7 +328,7 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_flag("--json", a->json, "Print the summary as JSON (and no progress line)");
-  cmd->callback([a, exit_code] { *exit_code = Run(*a); });
+  cmd->callback([a, exit_code] { *exit_code = RunEvolve(*a); });
 }
 
 }  // namespace cuco

@@ -3,7 +3,12 @@
 // evolve, bench, report, serve, init) add their own Add* here.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+
+#include "analyze/analysis.h"
 
 namespace cuco {
 
@@ -16,10 +21,28 @@ enum ExitCode {
   kExitInternal = 4,     // a cuco bug or an I/O failure
 };
 
+// `cuco evolve`'s arguments; `cuco run` calls RunEvolve after making generation 0.
+struct EvolveArgs {
+  std::string workload;
+  std::string config;
+  std::string run_dir;
+  std::string resume;
+  std::vector<int> gpus;
+  std::string cache_dir;
+  bool json = false;
+};
+int RunEvolve(const EvolveArgs& args);
+
+// `cuco analyze` of `path` with the CUDA/NCCL/MPI headers this machine has (cmd_analyze.cc).
+Result<Analysis> AnalyzeOnThisMachine(const std::string& path);
+
 void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddEvolveCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
 void AddAnalyzeCommand(CLI::App& app, int* exit_code);
+void AddInitCommand(CLI::App& app, int* exit_code);
+void AddTransformCommand(CLI::App& app, int* exit_code);
+void AddRunCommand(CLI::App& app, int* exit_code);
 
 }  // namespace cuco

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   cuco::AddEvolveCommand(app, &exit_code);
   cuco::AddBenchCommand(app, &exit_code);
   cuco::AddAnalyzeCommand(app, &exit_code);
+  cuco::AddInitCommand(app, &exit_code);
+  cuco::AddTransformCommand(app, &exit_code);
+  cuco::AddRunCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -313,4 +313,11 @@ Result<BuildResult> Builder::BuildGpuProbe(double timeout_s) {
   return r;
 }
 
+std::filesystem::path DefaultCacheDir() {
+  if (const char* e = std::getenv("CUCO_CACHE_DIR")) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME")) return std::filesystem::path(x) / "cuco";
+  if (const char* h = std::getenv("HOME")) return std::filesystem::path(h) / ".cache" / "cuco";
+  return std::filesystem::temp_directory_path() / "cuco-cache";
+}
+
 }  // namespace cuco

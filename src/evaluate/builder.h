@@ -34,6 +34,9 @@ struct BuildResult {
 // binary sits in, else the source tree it was built from.
 std::filesystem::path RuntimeDir();
 
+// The compile cache: $CUCO_CACHE_DIR, else $XDG_CACHE_HOME/cuco, else ~/.cache/cuco, else a temp folder.
+std::filesystem::path DefaultCacheDir();
+
 class Builder {
  public:
   Builder(std::filesystem::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain);

@@ -108,4 +108,11 @@ std::string EvalRecord::Summary() const {
   return out;
 }
 
+std::string CollectLogs(const EvalRecord& r) {
+  std::string logs;
+  for (const auto& s : r.stages)
+    if (!s.log_tail.empty()) logs += "=== " + s.name + " (" + s.log_path + ") ===\n" + s.log_tail + "\n";
+  return logs;
+}
+
 }  // namespace cuco

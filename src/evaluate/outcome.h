@@ -87,4 +87,7 @@ struct EvalRecord {
   std::string Summary() const;
 };
 
+// Each stage's log tail under a heading: what a reader of the store needs.
+std::string CollectLogs(const EvalRecord& r);
+
 }  // namespace cuco

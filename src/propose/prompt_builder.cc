@@ -1,4 +1,5 @@
 #include "propose/prompt_builder.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -30,16 +31,6 @@ std::vector<std::string> SplitLines(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) out.push_back(line);
   return out;
-}
-
-// At most `max` characters, cut at a line boundary when one is near, with a note.
-std::string Cap(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  const std::string note = "\n[... " + std::to_string(s.size()) + " characters in all; cut here]\n";
-  size_t keep = max > note.size() ? max - note.size() : 0;
-  size_t nl = s.rfind('\n', keep);
-  if (nl != std::string::npos && nl + 200 > keep) keep = nl;
-  return s.substr(0, keep) + note;
 }
 
 std::string Fmt(const char* f, double v) {
@@ -238,7 +229,7 @@ std::string LoadCodesignApiText(size_t max_chars) {
     out += "// ---- <cuco/codesign/" + n + "> ----\n" + decls;
   }
   if (out.empty()) return "";
-  return Cap(out, max_chars);
+  return CapText(out, max_chars);
 }
 
 std::string KeyLines(const std::string& code, const std::string& feedback, const std::string& reference,
@@ -359,7 +350,7 @@ Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
   parent_head += "\n";
   if (!ctx.parent.knobs.empty()) parent_head += "Knobs: " + KnobText(ctx.parent.knobs) + "\n";
   if (!Trim(ctx.parent.feedback).empty())
-    parent_head += "Evaluator feedback:\n" + Cap(Trim(ctx.parent.feedback), lim.max_feedback_chars) + "\n";
+    parent_head += "Evaluator feedback:\n" + CapText(Trim(ctx.parent.feedback), lim.max_feedback_chars) + "\n";
   const std::string parent_code = Fence(lang, ctx.parent.code);
 
   // Crossover partners: the first inspirations (the search puts them first).
@@ -379,7 +370,7 @@ Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
     t += "\n";
     const size_t room = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
     std::string fb = Trim(f.feedback);
-    if (!fb.empty()) t += "Feedback: " + Cap(fb, room / 2) + "\n";
+    if (!fb.empty()) t += "Feedback: " + CapText(fb, room / 2) + "\n";
     const size_t left = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
     std::string keys = KeyLines(f.code, f.feedback, ctx.parent.code.empty() ? ctx.seed_code : ctx.parent.code,
                                 std::min(left, lim.max_code_chars));
@@ -393,12 +384,12 @@ Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
 
   auto assemble = [&]() {
     Prompt p;
-    sys[sys_comm_index].body = ctx.comm_api.empty() ? "" : Cap(ctx.comm_api, comm_cap);
+    sys[sys_comm_index].body = ctx.comm_api.empty() ? "" : CapText(ctx.comm_api, comm_cap);
     p.system = Render(sys);
     std::vector<Section> user;
     if (!island.empty()) user.push_back({"Island instructions", island});
     if (!Trim(ctx.meta_summary).empty())
-      user.push_back({"What the search has learned so far", Cap(Trim(ctx.meta_summary), meta_cap)});
+      user.push_back({"What the search has learned so far", CapText(Trim(ctx.meta_summary), meta_cap)});
     user.push_back({kind == "crossover" ? "Parent 1 (the base)" : "Parent (the candidate to improve)",
                     parent_head + parent_code});
     std::string partners, insp;
@@ -409,7 +400,7 @@ Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
       if (!c.mutation_kind.empty()) t += " (made by: " + c.mutation_kind + ")";
       t += "\n";
       if (!c.knobs.empty()) t += "Knobs: " + KnobText(c.knobs) + "\n";
-      if (mode[i] == kFull) t += Fence(lang, Cap(c.code, lim.max_code_chars));
+      if (mode[i] == kFull) t += Fence(lang, CapText(c.code, lim.max_code_chars));
       if (i < n_partners) {
         partners += "### Parent " + std::to_string(i + 2) + " = c" + t.substr(5);
         p.partner_ids.push_back(c.id);
@@ -477,7 +468,7 @@ Prompt BuildSummaryPrompt(const std::string& stats_text, size_t max_chars) {
   p.user =
       "Here are the statistics of the search so far (candidates tried, their status and times, per knob and per "
       "mutation kind):\n\n" +
-      Cap(stats_text, max_chars) +
+      CapText(stats_text, max_chars) +
       "\nWrite a compact summary (at most about 300 words, plain text, no code) under three headings:\n"
       "TRIED: the designs and changes tried so far, grouped by idea;\n"
       "WORKED: what made candidates faster, and what failed and why (compile errors, wrong results, timeouts, "

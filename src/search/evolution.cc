@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "propose/llm/embedding_client.h"
 #include "propose/novelty.h"
 #include "search/archive.h"
 #include "search/line_diff.h"
@@ -18,6 +19,7 @@
 #include "search/migration.h"
 #include "search/rng.h"
 #include "search/selection.h"
+#include "util/clock.h"
 #include "util/files.h"
 #include "util/sha256.h"
 #include "workload/knob_marks.h"
@@ -29,10 +31,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 json ParseOr(const std::string& text, json fallback) {
   if (text.empty()) return fallback;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -42,13 +40,6 @@ json ParseOr(const std::string& text, json fallback) {
 std::map<std::string, std::string> KnobsOf(const std::string& code) {
   auto marks = FindKnobMarks(code, "candidate");
   return marks.ok() ? KnobValues(*marks) : std::map<std::string, std::string>{};
-}
-
-std::string CollectLogs(const EvalRecord& r) {
-  std::string logs;
-  for (const auto& s : r.stages)
-    if (!s.log_tail.empty()) logs += fmt::format("=== {} ({}) ===\n{}\n", s.name, s.log_path, s.log_tail);
-  return logs;
 }
 
 std::string FirstLine(const std::string& s) {
@@ -806,6 +797,12 @@ struct Evolution::Impl {
     auto g0 = ReadFile(wl.Generation0Path());
     if (!g0.ok()) return g0.status();
     gen0_code = *g0;
+    if (cfg.novelty_measure == "embedding" && cfg.novelty_embedding) {  // before Load() indexes the store
+      auto client = EmbeddingClient::Make(*cfg.novelty_embedding);
+      if (!client.ok()) return client.status();
+      std::shared_ptr<EmbeddingClient> shared(std::move(*client));
+      novelty.SetEmbedder([shared](const std::string& text) { return shared->Embed(text); });
+    }
     CUCO_RETURN_IF_ERROR(Load());
     if (!opt.timings_available && generation > 0) {
       // A run past generation 0 needs timings: nothing can be done here.

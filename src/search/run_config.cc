@@ -1,4 +1,5 @@
 #include "search/run_config.h"
+#include "util/text.h"
 
 #include <toml++/toml.h>
 
@@ -337,11 +338,21 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(n.String("measure", &c.novelty_measure, {"jaccard", "embedding"}));
     CUCO_RETURN_IF_ERROR(n.Int("shingle", &c.shingle_tokens, 1, 64));
     CUCO_RETURN_IF_ERROR(n.StringList("apply_to", &c.novelty_kinds, kKinds));
+    const toml::table* emb = nullptr;
+    CUCO_RETURN_IF_ERROR(n.Table("embedding", &emb));
+    if (emb) {
+      auto e = LlmEndpointFromToml(*emb, path);
+      if (!e.ok()) return e.status();
+      if (e->provider != "openai" && e->provider != "gemini")
+        return n.Error(*t->get("embedding"), "'novelty.embedding': provider must be openai (any OpenAI-compatible "
+                                             "server) or gemini");
+      c.novelty_embedding = *e;
+    }
     CUCO_RETURN_IF_ERROR(n.RejectUnknown());
-    if (c.novelty_measure == "embedding")
+    if (c.novelty_measure == "embedding" && !c.novelty_embedding)
       return n.Error(*t->get("measure"),
-                     "'novelty.measure = \"embedding\"': no embedding endpoint is built into this cuco (the hook is "
-                     "NoveltyIndex::SetEmbedder); use \"jaccard\"");
+                     "'novelty.measure = \"embedding\"' needs a [novelty.embedding] table naming the endpoint "
+                     "(provider, base_url, model, api_key_env; docs/search.md), or use \"jaccard\"");
   }
 
   CUCO_RETURN_IF_ERROR(r.Table("proposer", &t));
@@ -390,22 +401,9 @@ Result<RunConfig> LoadRunConfig(const std::string& path) {
 
 namespace {
 
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string StringArray(const std::vector<std::string>& v) {
   std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Quoted(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + TomlQuoted(v[i]);
   return s + "]";
 }
 
@@ -421,12 +419,12 @@ std::string Num(double v) {
 std::string TomlKey(const std::string& k) {
   bool bare = !k.empty();
   for (char ch : k) bare &= std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
-  return bare ? k : Quoted(k);
+  return bare ? k : TomlQuoted(k);
 }
 
 // A JSON value (as ToJson made it from TOML) written back as a TOML value.
 std::string TomlValue(const nlohmann::json& v) {
-  if (v.is_string()) return Quoted(v.get<std::string>());
+  if (v.is_string()) return TomlQuoted(v.get<std::string>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
   if (v.is_number()) return Num(v.get<double>());
@@ -455,7 +453,7 @@ std::string RunConfigToToml(const RunConfig& c) {
   o << "[islands]\ncount = " << c.islands << "\nseed_offset = " << c.island_seed_offset << "\n";
   for (const auto& [i, spec] : c.island_specs) {
     o << "[islands." << i << "]\n";
-    if (!spec.prompt.empty()) o << "prompt = " << Quoted(spec.prompt) << "\n";
+    if (!spec.prompt.empty()) o << "prompt = " << TomlQuoted(spec.prompt) << "\n";
     if (!spec.knobs.empty()) {
       o << "knobs = { ";
       bool first = true;
@@ -466,7 +464,7 @@ std::string RunConfigToToml(const RunConfig& c) {
       o << " }\n";
     }
   }
-  o << "\n[migration]\ninterval = " << c.migration_interval << "\nkind = " << Quoted(c.migration_kind)
+  o << "\n[migration]\ninterval = " << c.migration_interval << "\nkind = " << TomlQuoted(c.migration_kind)
     << "\nmigrants = " << c.migrants << "\n";
   if (c.migration_kind == "graph") {
     o << "edges = [";
@@ -474,16 +472,16 @@ std::string RunConfigToToml(const RunConfig& c) {
       o << (i ? ", " : "") << "[" << c.migration_edges[i].first << ", " << c.migration_edges[i].second << "]";
     o << "]\n";
   }
-  o << "\n[selection]\nkind = " << Quoted(c.selection) << "\nexploitation = " << Num(c.exploitation)
+  o << "\n[selection]\nkind = " << TomlQuoted(c.selection) << "\nexploitation = " << Num(c.exploitation)
     << "\nlambda = " << Num(c.fitness_lambda) << "\nbeam_width = " << c.beam_width << "\n\n";
   o << "[archive]\nfeatures = " << StringArray(c.feature_knobs) << "\ntop_k = " << c.top_k
     << "\ncell_picks = " << c.cell_picks << "\n\n";
   o << "[mutation]\nexploit_from = "
     << (c.exploit_from_is_generation ? std::to_string(static_cast<int64_t>(c.exploit_from)) : Num(c.exploit_from)) << "\n";
   o << PhaseToml("explore", c.explore) << PhaseToml("exploit", c.exploit) << "\n";
-  o << "[novelty]\nthreshold = " << Num(c.novelty_threshold) << "\nmeasure = " << Quoted(c.novelty_measure)
+  o << "[novelty]\nthreshold = " << Num(c.novelty_threshold) << "\nmeasure = " << TomlQuoted(c.novelty_measure)
     << "\nshingle = " << c.shingle_tokens << "\napply_to = " << StringArray(c.novelty_kinds) << "\n\n";
-  o << "[proposer]\nname = " << Quoted(c.proposer) << "\nmax_attempts = " << c.max_attempts << "\n";
+  o << "[proposer]\nname = " << TomlQuoted(c.proposer) << "\nmax_attempts = " << c.max_attempts << "\n";
   for (const auto& [name, j] : c.proposer_options) {
     o << "[proposer." << name << "]\n";
     for (const auto& [k, v] : j.items()) o << TomlKey(k) << " = " << TomlValue(v) << "\n";

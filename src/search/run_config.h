@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "propose/llm/llm_endpoint.h"
 #include "util/status.h"
 
 namespace cuco {
@@ -70,7 +72,8 @@ struct RunConfig {
 
   // [novelty]
   double novelty_threshold = 0.995;   // a proposal at least this similar to a known candidate is skipped
-  std::string novelty_measure = "jaccard";  // jaccard | embedding (hook only: no embedder is built in)
+  std::string novelty_measure = "jaccard";  // jaccard | embedding (cosine of [novelty.embedding]'s vectors)
+  std::optional<LlmEndpoint> novelty_embedding;  // [novelty.embedding]: an openai-compatible or gemini endpoint
   int shingle_tokens = 4;
   std::vector<std::string> novelty_kinds = {"diff", "rewrite"};  // which mutation kinds are filtered
 

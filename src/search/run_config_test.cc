@@ -155,7 +155,10 @@ TEST(RunConfig, ErrorsNameFileAndLine) {
   EXPECT_EQ(Err("[mutation.explore]\nknobs = 0\ndiff = 0\nrewrite = 0\ncrossover = 0\n"),
             "/r/run.toml:1: [mutation.explore]: the weights of knobs, diff, rewrite and crossover must not all be 0");
   EXPECT_EQ(Err("[mutation.exploit]\ntemperature = 3\n"), "/r/run.toml:2: 'mutation.exploit.temperature' must be in [0, 2]");
-  EXPECT_EQ(Err("[novelty]\nmeasure = \"embedding\"\n").substr(0, 47), "/r/run.toml:2: 'novelty.measure = \"embedding\"':");
+  EXPECT_EQ(Err("[novelty]\nmeasure = \"embedding\"\n").substr(0, 47), "/r/run.toml:2: 'novelty.measure = \"embedding\"' ");
+  EXPECT_NE(Err("[novelty]\nmeasure = \"embedding\"\n").find("needs a [novelty.embedding] table"), std::string::npos);
+  EXPECT_NE(Err("[novelty]\nmeasure = \"embedding\"\n[novelty.embedding]\nprovider = \"anthropic\"\nmodel = \"m\"\n")
+                .find("provider must be openai"), std::string::npos);
   EXPECT_EQ(Err("[novelty]\napply_to = [\"diff\", \"magic\"]\n"),
             "/r/run.toml:2: 'novelty.apply_to': 'magic' is not one of: knobs, diff, rewrite, crossover");
   EXPECT_EQ(Err("[proposer]\nname = \"llm\"\nmodel = \"x\"\n"),
@@ -207,6 +210,22 @@ TEST(RunConfig, CheckedAgainstTheWorkload) {
   auto bad_value = Parse("[islands.1]\nknobs = { chunks = [8] }\n");
   ASSERT_TRUE(bad_value.ok());
   EXPECT_EQ(CheckRunConfigAgainst(*bad_value, w).message(), "/r/run.toml:2: [islands.1]: '8' is not a value of knob 'chunks'");
+}
+
+}  // namespace
+}  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(RunConfig, NoveltyByAnEmbeddingEndpoint) {
+  auto c = ParseRunConfig("[novelty]\nmeasure = \"embedding\"\n[novelty.embedding]\nprovider = \"openai\"\n"
+                          "base_url = \"http://127.0.0.1:8000/v1\"\nmodel = \"nomic-embed-text\"\napi_key_env = \"\"\n",
+                          "/r/run.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE(c->novelty_embedding.has_value());
+  EXPECT_EQ(c->novelty_embedding->model, "nomic-embed-text");
+  EXPECT_EQ(c->novelty_embedding->base_url, "http://127.0.0.1:8000/v1");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "store/sqlite_db.h"
+#include "util/clock.h"
 #include "util/sha256.h"
 
 namespace cuco {
@@ -68,12 +69,6 @@ constexpr const char* kSummaryColumns =
     "id, run_id, code_hash, '', parent_id, extra_parent_ids, '', mutation_kind, "
     "proposer, island, generation, status, time_ms, speedup, metrics_json, '', feedback, "
     "features_json, created_ms, finished_ms";
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string ParentIdsJson(const std::vector<int64_t>& ids) {
   nlohmann::json j = nlohmann::json::array();

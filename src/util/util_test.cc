@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "util/text.h"
 #include "util/files.h"
 #include "util/sha256.h"
 #include "util/status.h"
@@ -38,6 +39,28 @@ TEST(Files, AtomicWriteThenRead) {
   EXPECT_EQ(*r, "hello");
   EXPECT_FALSE(ReadFile(dir / "missing").ok());
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(Text, TomlStrings) {
+  EXPECT_EQ(TomlQuoted("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+  EXPECT_EQ(TomlLiteralOrQuoted("Time:\\s*([0-9.]+)"), "'Time:\\s*([0-9.]+)'");
+  EXPECT_EQ(TomlLiteralOrQuoted("it's"), "\"it's\"");
+}
+
+TEST(Text, CapTextCutsAtALineWithANote) {
+  EXPECT_EQ(CapText("short", 10), "short");
+  std::string long_text;
+  for (int i = 0; i < 100; ++i) long_text += "line " + std::to_string(i) + "\n";
+  const std::string capped = CapText(long_text, 300);
+  EXPECT_LE(capped.size(), 300u);
+  EXPECT_NE(capped.find("characters in all; cut here"), std::string::npos);
+  EXPECT_EQ(capped.rfind("line 0\n", 0), 0u);
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 //   gemm.h         row-major bf16 cuBLASLt GEMM: chunks, strided batches, fused accumulate, SM target
 //   gin.h          GIN puts with signals (compiled; needs RDMA NICs to run)
 //   nvshmem.h      NVSHMEM puts with signals (only with -DCUCO_WITH_NVSHMEM)
+//   collectives.h  device-initiated drop-ins for host NCCL calls (what `cuco transform` emits)
 // Host NCCL on a side stream needs no wrapper: ncclAllGather / ncclReduceScatter on
 // ctx.side_stream(i), ordered with follow().
 #pragma once
 
+#include <cuco/codesign/collectives.h>
 #include <cuco/codesign/copy_engine.h>
 #include <cuco/codesign/design.h>
 #include <cuco/codesign/flags.h>

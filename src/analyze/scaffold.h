@@ -1,0 +1,67 @@
+// cuco init: a workload folder scaffolded from a user's host-driven CUDA+NCCL program.
+//
+// ScaffoldWorkload writes, under out_dir:
+//   program.cu       the program, byte for byte
+//   workload.toml    program mode (untrusted): runs as is under mpirun or cuco's launcher; world
+//                    size, launcher, libraries and the time/pass/fail regexes guessed from the
+//                    analysis and the program's text, every guess commented with its source
+//   analysis.txt     FormatAnalysis of the program
+//   harness/         a harness-mode skeleton (workload.toml, seed.cu, reference.cu, README.md):
+//                    it loads and compiles as written, and every run fails with a message naming
+//                    the TODO(cuco init) the user has left
+// Both workload.toml files are loaded back with LoadWorkload before ScaffoldWorkload returns.
+//
+// Errors: kInvalidArgument for bad input (the program unreadable or without an NCCL call, out_dir
+// a file or a non-empty folder without `force`), naming the path; kIOError when writing fails;
+// kInternal when what was written does not load back (a cuco bug).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyze/analysis.h"
+#include "util/status.h"
+
+namespace cuco {
+
+struct ScaffoldOptions {
+  std::string name;    // workload name; empty: the program's file stem, sanitised
+  bool force = false;  // write into a non-empty out_dir (files of the same name are replaced)
+};
+
+// One integer a guess came from: `source` says where ("program.cu:201: default of --m").
+struct GuessedInt {
+  std::string name;
+  int64_t value = 0;
+  std::string source;
+};
+
+struct ScaffoldReport {
+  std::filesystem::path out_dir;
+  std::string name;                          // program-mode workload; the skeleton is name + "_harness"
+  std::vector<std::filesystem::path> files;  // written, in order
+  int world_size = 2;
+  std::string world_size_source;             // "" when it is the default
+  std::string launcher;                      // "mpirun" | "cuco"
+  std::vector<std::string> libs;
+  std::string time_regex, pass_regex, fail_regex;
+  bool time_regex_guessed = false, pass_regex_guessed = false;
+  std::vector<GuessedInt> sizes;             // harness [sizes.bench]
+  std::vector<std::string> inputs, outputs;  // harness buffers guessed from the dependency graph
+  std::vector<std::string> todos;            // what the user must check or fill in, one line each
+};
+
+Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::string& program_path,
+                                        const std::filesystem::path& out_dir, const ScaffoldOptions& options = {});
+
+// `cuco init --json` (schema cuco.init/1).
+nlohmann::json ScaffoldReportToJson(const ScaffoldReport& r);
+
+// A name workload.toml accepts ([A-Za-z0-9_.-]+) made from `text`; "workload" when nothing is left.
+std::string SanitizeWorkloadName(const std::string& text);
+
+}  // namespace cuco

@@ -1,0 +1,79 @@
+// cuco init: a workload folder scaffolded from a user's host-driven CUDA+NCCL program: program mode
+// at once (the program as is, untrusted), plus a harness-mode skeleton with TODOs
+// (src/analyze/scaffold.h).
+#include <iostream>
+
+#include "analyze/analysis.h"
+#include "analyze/scaffold.h"
+#include "cli/commands.h"
+#include "toolchain/toolchain.h"
+
+namespace cuco {
+
+void AddInitCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("init", "Scaffold a workload folder from your CUDA+NCCL program: program mode that runs it "
+                                         "as is (under mpirun or cuco's launcher), plus a harness-mode skeleton in "
+                                         "harness/ with the analysis filled in and TODOs to finish");
+  auto file = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("program", *file, "The .cu file")->required();
+  cmd->add_option("--out", *out, "The folder to create (default: workloads/<program stem>)");
+  cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
+  cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
+  cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
+  cmd->callback([file, out, name, force, json, exit_code] {
+    Result<Analysis> a = AnalyzeOnThisMachine(*file);
+    if (!a.ok()) {
+      std::cerr << "cuco init: " << a.status().message() << "\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    const std::string stem = std::filesystem::path(*file).stem().string();
+    const std::filesystem::path dir =
+        out->empty() ? std::filesystem::path("workloads") / SanitizeWorkloadName(name->empty() ? stem : *name)
+                     : std::filesystem::path(*out);
+    ScaffoldOptions so;
+    so.name = *name;
+    so.force = *force;
+    Result<ScaffoldReport> r = ScaffoldWorkload(*a, *file, dir, so);
+    if (!r.ok()) {
+      std::cerr << "cuco init: " << r.status().message() << "\n";
+      const Status::Code c = r.status().code();
+      *exit_code = c == Status::Code::kInvalidArgument || c == Status::Code::kNotFound ? kExitUsage : kExitInternal;
+      return;
+    }
+    for (const auto& w : a->warnings) std::cerr << "cuco init: analysis: " << w << "\n";
+    if (*json) {
+      std::cout << ScaffoldReportToJson(*r).dump(2) << "\n";
+      *exit_code = kExitOk;
+      return;
+    }
+    const std::string d = dir.string();
+    std::cout << "cuco init: wrote " << d << "/ from " << *file << " (parsed with " << a->parse_path << ")\n";
+    for (const auto& f : r->files) std::cout << "  " << f.string() << "\n";
+    std::cout << "\nprogram mode: " << r->name << ", " << r->world_size << " ranks"
+              << (r->world_size_source.empty() ? " (assumed)" : " (" + r->world_size_source + ")") << ", launcher "
+              << r->launcher << ", libs";
+    for (const auto& l : r->libs) std::cout << " " << l;
+    std::cout << "\n  time_regex " << r->time_regex << (r->time_regex_guessed ? "" : " (default)") << "\n  pass_regex "
+              << r->pass_regex << (r->pass_regex_guessed ? "" : " (default)") << "\n";
+    std::cout << "harness skeleton: " << r->name << "_harness, sizes";
+    if (r->sizes.empty()) std::cout << " (none found)";
+    for (const auto& s : r->sizes) std::cout << " " << s.name << "=" << s.value;
+    std::cout << "\n";
+    if (!r->todos.empty()) {
+      std::cout << "\nTODO:\n";
+      for (const auto& t : r->todos) std::cout << "  - " << t << "\n";
+    }
+    std::cout << "\nnext:\n"
+              << "  cuco eval " << d << "                      run the program as it is (program mode, untrusted)\n"
+              << "  fill in " << d << "/harness (grep -n 'TODO(cuco init)' " << d << "/harness/*), then\n"
+              << "  cuco eval " << d << "/harness --stage compile   and   cuco transform " << d << "/harness\n";
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace cuco

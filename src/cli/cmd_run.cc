@@ -1,0 +1,83 @@
+// cuco run <workload>: the main job. Makes generation 0 when the workload has none (`cuco
+// transform`: rule-based for harness-mode CUDA workloads, LLM-driven with --llm or for any other
+// workload when --config names an LLM), then searches from it (`cuco evolve`). --resume continues
+// a search.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "toolchain/toolchain.h"
+#include "transform/generation0.h"
+#include "transform/llm_generation0.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+namespace {
+
+struct RunArgs {
+  EvolveArgs evolve;
+  bool llm = false;
+};
+
+int Run(const RunArgs& a) {
+  if (!a.evolve.resume.empty()) return RunEvolve(a.evolve);
+  auto wl = LoadWorkload(a.evolve.workload);
+  if (!wl.ok()) {
+    std::cerr << "cuco run: " << wl.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
+    Toolchain tc = DetectToolchain();
+    Generation0Options options;
+    options.cascade.gpus = a.evolve.gpus;
+    if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
+    const bool rules = !a.llm && wl->mode == "harness" && wl->language == "cuda";
+    std::cout << "cuco run: " << wl->name << " declares no generation0: making it ("
+              << (rules ? "rule-based" : "LLM-driven") << " transform)\n";
+    auto report = rules ? MakeRuleGeneration0(*wl, tc, options) : MakeLlmGeneration0(*wl, tc, options, a.evolve.config);
+    if (!report.ok()) {
+      std::cerr << "cuco run: " << report.status().message() << "\n";
+      return report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
+    }
+    std::cout << FormatGeneration0(*report);
+    if (report->attempts.empty()) return kExitCandidateFailed;
+    const EvalStatus last = report->attempts.back().record.status;
+    if (last == EvalStatus::kSkipped) {
+      std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
+                   "searches from it.\n";
+      return kExitOk;
+    }
+    if (!report->accepted) {
+      std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note
+                << "\n";
+      return kExitCandidateFailed;
+    }
+  }
+  return RunEvolve(a.evolve);
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("run", "The main job: make generation 0 when the workload has none (cuco transform), "
+                                        "then search from it (cuco evolve); --resume continues a search");
+  auto a = std::make_shared<RunArgs>();
+  cmd->add_option("workload", a->evolve.workload, "Workload folder (holding workload.toml); optional with --resume");
+  cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
+  cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");
+  cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
+  cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
+  cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
+  cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
+  cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");
+  cmd->callback([a, exit_code] {
+    if (a->evolve.workload.empty() && a->evolve.resume.empty()) {
+      std::cerr << "cuco run: give a workload folder, or --resume <run-dir>\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    *exit_code = Run(*a);
+  });
+}
+
+}  // namespace cuco

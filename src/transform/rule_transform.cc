@@ -1,0 +1,472 @@
+#include "transform/rule_transform.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "analyze/analysis.h"
+#include "workload/evolve_blocks.h"
+
+namespace cuco {
+namespace {
+
+constexpr const char* kObject = "cuco_dc";
+
+// Host NCCL call -> DeviceCollectives method; `reads_arg0`: peers read the first argument, so it
+// must be symmetric.
+struct Mapping {
+  const char* method;
+  bool reads_arg0;
+  bool p2p;
+};
+const std::map<std::string, Mapping>& NcclMap() {
+  static const std::map<std::string, Mapping> m = {
+      {"ncclAllGather", {"all_gather", true, false}},   {"ncclReduceScatter", {"reduce_scatter", true, false}},
+      {"ncclAllReduce", {"all_reduce", true, false}},   {"ncclBroadcast", {"broadcast", true, false}},
+      {"ncclBcast", {"bcast", true, false}},            {"ncclReduce", {"reduce", true, false}},
+      {"ncclAlltoAll", {"all_to_all", true, false}},    {"ncclGather", {"gather", true, false}},
+      {"ncclScatter", {"scatter", true, false}},        {"ncclSend", {"send", false, true}},
+      {"ncclRecv", {"recv", false, true}},              {"ncclGroupStart", {"group_start", false, false}},
+      {"ncclGroupEnd", {"group_end", false, false}},
+  };
+  return m;
+}
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `text` with comments and the contents of string/char literals blanked (newlines kept), so a
+// scan for calls finds code only; byte offsets are unchanged.
+std::string MaskNonCode(const std::string& text) {
+  std::string out = text;
+  enum { kCode, kLine, kBlock, kString, kChar } st = kCode;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i], n = i + 1 < text.size() ? text[i + 1] : '\0';
+    switch (st) {
+      case kCode:
+        if (c == '/' && n == '/') { st = kLine; out[i] = ' '; }
+        else if (c == '/' && n == '*') { st = kBlock; out[i] = out[i + 1] = ' '; ++i; }
+        else if (c == '"') st = kString;
+        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1])))) st = kChar;
+        break;
+      case kLine:
+        if (c == '\n') st = kCode; else out[i] = ' ';
+        break;
+      case kBlock:
+        if (c == '*' && n == '/') { out[i] = out[i + 1] = ' '; ++i; st = kCode; }
+        else if (c != '\n') out[i] = ' ';
+        break;
+      case kString:
+      case kChar:
+        if (c == '\\') { out[i] = ' '; if (i + 1 < text.size()) out[i + 1] = ' '; ++i; }
+        else if ((st == kString && c == '"') || (st == kChar && c == '\'')) st = kCode;
+        else if (c != '\n') out[i] = ' ';
+        break;
+    }
+  }
+  return out;
+}
+
+struct Edit {
+  size_t pos = 0, len = 0;
+  std::string text;
+};
+
+// One identifier followed by '(' in the masked text.
+struct CallSite {
+  std::string name;
+  size_t name_pos = 0;   // where the replaced span starts (a leading "::" included)
+  size_t name_end = 0;   // one past the identifier
+  size_t open = 0, close = 0;  // the call's parentheses
+  int line = 0;
+  bool in_block = false;
+};
+
+class Source {
+ public:
+  Source(const std::string& text, const std::string& path, const SplitSource& split)
+      : text_(text), path_(path), masked_(MaskNonCode(text)) {
+    line_start_.push_back(0);
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') line_start_.push_back(i + 1);
+    for (const EvolveBlock& b : split.blocks) {
+      const size_t begin = LineStart(b.start_line + 1), end = LineStart(b.end_line);
+      blocks_.push_back({begin, end});
+    }
+  }
+
+  size_t LineStart(int line) const {  // 1-based line -> byte offset (end of text past the last)
+    if (line < 1) return 0;
+    return static_cast<size_t>(line - 1) < line_start_.size() ? line_start_[static_cast<size_t>(line - 1)]
+                                                               : text_.size();
+  }
+  int LineOf(size_t pos) const {
+    return static_cast<int>(std::upper_bound(line_start_.begin(), line_start_.end(), pos) - line_start_.begin());
+  }
+  bool InBlock(size_t pos) const {
+    for (auto [b, e] : blocks_)
+      if (pos >= b && pos < e) return true;
+    return false;
+  }
+  size_t FirstBlockBegin() const { return blocks_.front().first; }
+  std::string Where(size_t pos) const { return path_ + ":" + std::to_string(LineOf(pos)); }
+  const std::string& text() const { return text_; }
+  const std::string& masked() const { return masked_; }
+
+  // Every `name(` in code (not members of another object, not qualified by a namespace other
+  // than the global one) whose name satisfies `want`.
+  template <class Pred> std::vector<CallSite> Calls(Pred want) const {
+    std::vector<CallSite> out;
+    const std::string& m = masked_;
+    for (size_t i = 0; i < m.size();) {
+      if (!(std::isalpha(static_cast<unsigned char>(m[i])) || m[i] == '_') || (i > 0 && IsIdentChar(m[i - 1]))) {
+        ++i;
+        continue;
+      }
+      size_t e = i;
+      while (e < m.size() && IsIdentChar(m[e])) ++e;
+      const std::string name = m.substr(i, e - i);
+      if (want(name)) {
+        size_t p = e;
+        while (p < m.size() && std::isspace(static_cast<unsigned char>(m[p]))) ++p;
+        size_t before = i;
+        while (before > 0 && std::isspace(static_cast<unsigned char>(m[before - 1]))) --before;
+        const bool member = before > 0 && (m[before - 1] == '.' || (m[before - 1] == '>' && before > 1 && m[before - 2] == '-'));
+        bool qualified_other = false;
+        size_t start = i;
+        if (before >= 2 && m[before - 1] == ':' && m[before - 2] == ':') {
+          size_t q = before - 2;
+          while (q > 0 && std::isspace(static_cast<unsigned char>(m[q - 1]))) --q;
+          if (q > 0 && IsIdentChar(m[q - 1])) qualified_other = true;
+          else start = before - 2;
+        }
+        if (p < m.size() && m[p] == '(' && !member && !qualified_other) {
+          CallSite c;
+          c.name = name;
+          c.name_pos = start;
+          c.name_end = e;
+          c.open = p;
+          c.close = MatchParen(p);
+          c.line = LineOf(i);
+          c.in_block = InBlock(i);
+          if (c.close != std::string::npos) out.push_back(c);
+        }
+      }
+      i = e;
+    }
+    return out;
+  }
+
+  size_t MatchParen(size_t open) const {
+    int depth = 0;
+    for (size_t i = open; i < masked_.size(); ++i) {
+      if (masked_[i] == '(') ++depth;
+      else if (masked_[i] == ')' && --depth == 0) return i;
+    }
+    return std::string::npos;
+  }
+
+  std::vector<std::string> Args(const CallSite& c) const {
+    return SplitArgs(text_.substr(c.open + 1, c.close - c.open - 1));
+  }
+
+  // The first non-space byte at or after `pos` in code, npos at the end.
+  size_t NextCode(size_t pos) const {
+    while (pos < masked_.size() && std::isspace(static_cast<unsigned char>(masked_[pos]))) ++pos;
+    return pos < masked_.size() ? pos : std::string::npos;
+  }
+
+ private:
+  const std::string& text_;
+  std::string path_;
+  std::string masked_;
+  std::vector<size_t> line_start_;
+  std::vector<std::pair<size_t, size_t>> blocks_;
+};
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The declared name in a parameter such as "const cuco::IO& io" ("" when it has none, as in
+// "cuco::RankContext&" or "int").
+std::string ParamName(const std::string& param) {
+  std::string p = Trim(param);
+  const size_t eq = p.find('=');
+  if (eq != std::string::npos) p = Trim(p.substr(0, eq));
+  if (p.empty() || !IsIdentChar(p.back())) return "";
+  size_t b = p.size();
+  while (b > 0 && IsIdentChar(p[b - 1])) --b;
+  const std::string before = Trim(p.substr(0, b));
+  if (before.empty() || (before.size() >= 2 && before.compare(before.size() - 2, 2, "::") == 0)) return "";
+  return p.substr(b);
+}
+
+// The definition `name(params) {` inside a block: its parameters (as code: comments blanked),
+// where each parameter's text ends, and the byte after its '{'.
+struct Definition {
+  std::vector<std::string> params;
+  std::vector<size_t> param_ends;  // one past each parameter's last non-space byte
+  size_t body = std::string::npos;
+  int line = 0;
+  bool found = false, in_block = false;
+};
+Definition FindDefinition(const Source& src, const std::string& name) {
+  Definition d;
+  const std::string& m = src.masked();
+  for (const CallSite& c : src.Calls([&](const std::string& n) { return n == name; })) {
+    size_t p = src.NextCode(c.close + 1);
+    // Skip trailing qualifiers such as noexcept before the body.
+    while (p != std::string::npos && IsIdentChar(m[p])) {
+      while (p < m.size() && IsIdentChar(m[p])) ++p;
+      p = src.NextCode(p);
+    }
+    if (p == std::string::npos || m[p] != '{') continue;  // a declaration or a call
+    d.found = true;
+    d.in_block = c.in_block;
+    d.line = c.line;
+    d.body = p + 1;
+    int depth = 0;
+    size_t start = c.open + 1;
+    for (size_t i = c.open + 1; i <= c.close; ++i) {
+      const char ch = m[i];
+      if (ch == '(' || ch == '<' || ch == '[' || ch == '{') ++depth;
+      else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && depth > 0 && i != c.close) --depth;
+      if ((ch == ',' && depth == 0) || i == c.close) {
+        size_t end = i;
+        while (end > start && std::isspace(static_cast<unsigned char>(m[end - 1]))) --end;
+        d.params.push_back(m.substr(start, end - start));
+        d.param_ends.push_back(end);
+        start = i + 1;
+      }
+    }
+    return d;
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::string& seed_path,
+                                          const RuleTransformOptions& options) {
+  Result<SplitSource> split = SplitEvolveBlocks(seed, seed_path, /*require_blocks=*/false);
+  if (!split.ok()) return split.status();
+  if (split->blocks.empty())
+    return Status::InvalidArgument(seed_path + ":1: no EVOLVE block: mark the code the transform may change with "
+                         "EVOLVE-BLOCK-START / EVOLVE-BLOCK-END (cuco init's harness skeleton has them)");
+  const Source src(seed, seed_path, *split);
+
+  // The device collectives come from cuco/codesign.h, which only frozen code may include.
+  bool included = false;
+  for (const std::string& frozen : split->frozen)
+    if (frozen.find("<cuco/codesign.h>") != std::string::npos ||
+        frozen.find("<cuco/codesign/collectives.h>") != std::string::npos)
+      included = true;
+  if (!included)
+    return Status::InvalidArgument(seed_path + ":1: the frozen includes lack #include <cuco/codesign.h> (the device-initiated "
+                         "collectives); add it above the first EVOLVE block");
+
+  RuleTransformResult result;
+  std::vector<Edit> edits;
+  const auto& map = NcclMap();
+
+  const Definition setup = FindDefinition(src, "cuco_candidate_setup");
+  const Definition run = FindDefinition(src, "cuco_candidate_run");
+  if (!setup.found || !run.found)
+    return Status::InvalidArgument(seed_path + ":1: cuco_candidate_setup and cuco_candidate_run must be defined in this file");
+  if (!setup.in_block)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
+                         ": cuco_candidate_setup is frozen (outside every EVOLVE block): the transform must add the "
+                         "collective set-up there");
+  if (!run.in_block)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
+                         ": cuco_candidate_run is frozen (outside every EVOLVE block): the transform must bind the "
+                         "harness buffers there");
+  // The RankContext of setup and the IO of run; an unnamed one (`cuco::RankContext& /*ctx*/`) is
+  // given a name.
+  if (setup.params.empty() || setup.params[0].find("RankContext") == std::string::npos)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
+                                   ": cuco_candidate_setup's first parameter is not the cuco::RankContext&");
+  std::string ctx_name = ParamName(setup.params[0]);
+  if (ctx_name.empty()) {
+    ctx_name = "cuco_ctx";
+    edits.push_back({setup.param_ends[0], 0, " " + ctx_name});
+  }
+  std::string io_name;
+  for (size_t i = 0; i < run.params.size(); ++i)
+    if (run.params[i].find("IO") != std::string::npos) {
+      io_name = ParamName(run.params[i]);
+      if (io_name.empty()) {
+        io_name = "cuco_io";
+        edits.push_back({run.param_ends[i], 0, " " + io_name});
+      }
+    }
+  if (io_name.empty())
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
+                                   ": cuco_candidate_run has no const cuco::IO& parameter");
+
+  // 1. NCCL calls -> device collectives; note the buffers peers read.
+  struct Need {
+    std::string expr, base, api;
+    int line = 0;
+  };
+  std::vector<Need> needs;
+  bool uses_p2p = false;
+  for (const CallSite& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; })) {
+    if (!c.in_block)
+      return Status::InvalidArgument(seed_path + ":" + std::to_string(c.line) + ": frozen code calls " + c.name +
+                           ": the transform may only change EVOLVE blocks; move the call into one");
+    const Mapping& to = map.at(c.name);
+    const std::string method = std::string(kObject) + "." + to.method;
+    edits.push_back({c.name_pos, c.name_end - c.name_pos, method});
+    result.rewrites.push_back({c.line, c.name, method});
+    if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
+    uses_p2p = uses_p2p || to.p2p;
+    const std::vector<std::string> args = src.Args(c);
+    if (to.reads_arg0 && !args.empty()) needs.push_back({Trim(args[0]), BufferBase(args[0]), c.name, c.line});
+    if (!args.empty() && c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") {
+      const std::string comm = Trim(args[args.size() >= 2 ? args.size() - 2 : 0]);
+      if (comm != ctx_name + ".comm" && comm.find("comm") != std::string::npos &&
+          comm.find(".comm") == std::string::npos)
+        result.warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " uses communicator `" +
+                                  comm + "`: the device path supports the candidate's ctx.comm only");
+    }
+  }
+  if (result.collectives == 0)
+    return Status::InvalidArgument(seed_path + ":1: no host NCCL collective or send/recv inside the EVOLVE blocks: nothing to "
+                         "transform");
+
+  // 2. Allocations: send buffers move to symmetric memory; the object learns of symmetric ones.
+  // Harness buffers are symmetric already: io.in(...) / io.out(...) and local pointers made from
+  // them (`auto* y = static_cast<T*>(io.out("y").ptr);`, `T* seg = y + k;`), to a fixed point.
+  const std::string& m = src.masked();
+  std::set<std::string> harness = {io_name};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t eq = m.find('='); eq != std::string::npos; eq = m.find('=', eq + 1)) {
+      if (!src.InBlock(eq) || (eq + 1 < m.size() && m[eq + 1] == '=') ||
+          (eq > 0 && std::string("=!<>+-*/%&|^").find(m[eq - 1]) != std::string::npos))
+        continue;
+      size_t e = eq;
+      while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1]))) --e;
+      size_t b = e;
+      while (b > 0 && IsIdentChar(m[b - 1])) --b;
+      const std::string name = m.substr(b, e - b);
+      const size_t end = m.find(';', eq);
+      if (name.empty() || end == std::string::npos || harness.count(name)) continue;
+      const std::string init = m.substr(eq + 1, end - eq - 1);
+      for (const std::string& h : harness) {
+        bool uses = false;
+        for (size_t at = init.find(h); at != std::string::npos && !uses; at = init.find(h, at + 1))
+          uses = (at == 0 || !IsIdentChar(init[at - 1])) && (at + h.size() >= init.size() || !IsIdentChar(init[at + h.size()]));
+        if (uses && (h != io_name || init.find(io_name + ".in(") != std::string::npos ||
+                     init.find(io_name + ".out(") != std::string::npos)) {
+          harness.insert(name);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  std::set<std::string> satisfied;
+  for (const Need& n : needs) {
+    std::string root = n.base.substr(0, n.base.find_first_of(".-[ ("));
+    if (harness.count(root) || n.expr.find(io_name + ".in(") != std::string::npos ||
+        n.expr.find(io_name + ".out(") != std::string::npos)
+      satisfied.insert(n.base);
+  }
+  for (const CallSite& c : src.Calls([](const std::string& n) { return n == "cudaMalloc" || n == "cudaFree"; })) {
+    if (!c.in_block) continue;
+    const std::vector<std::string> args = src.Args(c);
+    if (c.name == "cudaFree") {
+      edits.push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".free"});
+      continue;
+    }
+    if (args.empty()) continue;
+    const std::string base = BufferBase(args[0]);
+    bool needed = false;
+    for (const Need& n : needs) needed = needed || n.base == base;
+    if (!needed) continue;
+    edits.push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".malloc"});
+    result.rewrites.push_back({c.line, "cudaMalloc", std::string(kObject) + ".malloc"});
+    satisfied.insert(base);
+  }
+  // X.alloc_symmetric( / X->alloc_symmetric(  ->  cuco_dc.alloc_symmetric(X, / (*X,
+  for (size_t at = m.find("alloc_symmetric"); at != std::string::npos; at = m.find("alloc_symmetric", at + 1)) {
+    if (!src.InBlock(at) || (at + 15 < m.size() && IsIdentChar(m[at + 15]))) continue;
+    size_t p = src.NextCode(at + 15);
+    if (p == std::string::npos || m[p] != '(') continue;
+    size_t dot = at;
+    while (dot > 0 && std::isspace(static_cast<unsigned char>(m[dot - 1]))) --dot;
+    bool arrow = false;
+    if (dot >= 2 && m[dot - 1] == '>' && m[dot - 2] == '-') { arrow = true; dot -= 2; }
+    else if (dot >= 1 && m[dot - 1] == '.') dot -= 1;
+    else continue;
+    size_t b = dot;
+    while (b > 0 && IsIdentChar(m[b - 1])) --b;
+    const std::string receiver = m.substr(b, dot - b);
+    if (receiver.empty() || receiver == kObject) continue;
+    edits.push_back({b, p + 1 - b, std::string(kObject) + ".alloc_symmetric(" + (arrow ? "*" : "") + receiver + ", "});
+    result.rewrites.push_back({src.LineOf(at), receiver + (arrow ? "->" : ".") + "alloc_symmetric",
+                               std::string(kObject) + ".alloc_symmetric"});
+    const size_t close = src.MatchParen(p);
+    if (close == std::string::npos) continue;
+    const std::vector<std::string> args = SplitArgs(seed.substr(p + 1, close - p - 1));
+    if (args.size() >= 2) {
+      const std::string buffer = BufferBase(args[1]);
+      for (const Need& n : needs)
+        if (n.base == buffer || n.base.rfind(buffer + ".", 0) == 0 || n.base.rfind(buffer + "->", 0) == 0)
+          satisfied.insert(n.base);
+    }
+  }
+  for (const Need& n : needs)
+    if (!satisfied.count(n.base))
+      result.warnings.push_back(seed_path + ":" + std::to_string(n.line) + ": " + n.api + " reads `" + n.expr +
+                                "` on the peers, and no cudaMalloc of `" + n.base +
+                                "` was found in the EVOLVE blocks: unless it is a harness buffer or symmetric, the "
+                                "device call fails at run time (it says so)");
+  if (uses_p2p)
+    result.warnings.push_back(seed_path + ": send/recv become pushes into a " + std::to_string(options.mailbox_mib) +
+                              " MiB-per-peer mailbox; every rank must take part in every group");
+
+  // 3. The object, its collective init (the device path's warm-up), and the per-iteration bind.
+  edits.push_back({src.FirstBlockBegin(), 0,
+                   "// cuco transform (rule-based): the host NCCL calls of the seed run as device-initiated LSA code\n"
+                   "// (cuco/codesign/collectives.h), in the seed's order: generation 0, correctness first.\n"
+                   "static cuco::codesign::DeviceCollectives " + std::string(kObject) + ";\n"});
+  result.inserted.push_back("top of the first EVOLVE block: static cuco::codesign::DeviceCollectives cuco_dc");
+  const int mailbox = uses_p2p ? options.mailbox_mib : 0;
+  edits.push_back({setup.body, 0,
+                   "\n  {  // cuco transform: device communicator, mailbox, kernels loaded, a first barrier\n"
+                   "    const cuco::Status cuco_dc_status = " + std::string(kObject) + ".init(" + ctx_name +
+                       ", size_t(" + std::to_string(mailbox) + ") << 20);\n"
+                   "    if (!cuco_dc_status.ok()) return cuco_dc_status;\n  }"});
+  result.inserted.push_back("start of cuco_candidate_setup: cuco_dc.init(" + ctx_name + ", " + std::to_string(mailbox) +
+                            " MiB mailbox per peer)");
+  edits.push_back({run.body, 0, "\n  " + std::string(kObject) + ".bind(" + io_name + ");  // cuco transform: harness buffers are symmetric"});
+  result.inserted.push_back("start of cuco_candidate_run: cuco_dc.bind(" + io_name + ")");
+
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
+  std::string code = seed;
+  for (const Edit& e : edits) code.replace(e.pos, e.len, e.text);
+  std::sort(result.rewrites.begin(), result.rewrites.end(),
+            [](const RuleRewrite& a, const RuleRewrite& b) { return a.line < b.line; });
+
+  Status frozen = CheckFrozenCode(seed, seed_path, code, "generation 0");
+  if (!frozen.ok()) return Status::Internal(" the rule transform changed frozen code: " + frozen.message());
+  result.code = std::move(code);
+  return result;
+}
+
+std::string FormatRuleTransform(const RuleTransformResult& r, const std::string& seed_path) {
+  std::string out = "rule-based transform of " + seed_path + ": " + std::to_string(r.collectives) +
+                    " NCCL call(s) made device-initiated\n";
+  for (const RuleRewrite& w : r.rewrites)
+    out += "  " + seed_path + ":" + std::to_string(w.line) + ": " + w.from + " -> " + w.to + "\n";
+  for (const std::string& i : r.inserted) out += "  added: " + i + "\n";
+  for (const std::string& w : r.warnings) out += "  warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace cuco
