@@ -10,10 +10,12 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
 mkdir -p "$OUT/transform"
 for wl in tests/gpu/workloads/collectives_suite workloads/gemm_reducescatter workloads/gemm_allgather \
-          workloads/kv_transfer tests/gpu/workloads/block_allgather; do
+          workloads/kv_transfer workloads/moe_dispatch_combine workloads/attention_cp \
+          tests/gpu/workloads/block_allgather; do
   n=$(basename "$wl")
   extra=""
   [ "$n" = kv_transfer ] && extra="--mailbox-mib 1100"  # its one send/recv moves 1074 MB
+  [ "$n" = moe_dispatch_combine ] && extra="--mailbox-mib 512"  # up to T x TOPK x H bf16 to one peer
   echo "=== cuco transform $wl ($(date -u +%H:%M:%S))"
   "$CUCO" transform "$wl" $extra --out "$OUT/transform/gen0-rule-$n.cu" --run-dir "/tmp/cuco-transform-$n" \
     --json >"$OUT/transform/$n.json" 2>"$OUT/transform/$n.err"

@@ -158,6 +158,30 @@ const std::vector<std::string>& KnownApis() {
   return v;
 }
 
+// How `to` is ordered after `from` (same function, from before to): see DependencyEdge::via.
+std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const AnalyzedOp& to) {
+  auto same = [](const std::string& x, const std::string& y) {
+    auto norm = [](const std::string& s) { return s.empty() || s == "0" || s == "nullptr" || s == "NULL" ? std::string("default") : s; };
+    return norm(x) == norm(y);
+  };
+  if (same(from.stream, to.stream)) return "stream";
+  for (int i = from.index + 1; i < to.index; ++i) {
+    const AnalyzedOp& op = a.ops[i];
+    if (op.function != from.function) continue;
+    if (op.api == "cudaDeviceSynchronize") return "host sync (cudaDeviceSynchronize)";
+    if (op.api == "cudaStreamSynchronize" && same(op.stream, from.stream)) return "host sync (cudaStreamSynchronize " + op.stream + ")";
+    if ((op.api == "cudaEventRecord" || op.api == "cudaEventRecordWithFlags") && same(op.stream, from.stream))
+      for (int j = i + 1; j < to.index; ++j) {
+        const AnalyzedOp& w = a.ops[j];
+        if (w.function != from.function) continue;
+        if (w.api == "cudaStreamWaitEvent" && same(w.stream, to.stream) && w.buffer == op.buffer) return "event " + op.buffer;
+        if (w.api == "cudaEventSynchronize" && w.buffer == op.buffer) return "host sync (cudaEventSynchronize " + op.buffer + ")";
+      }
+  }
+  return "unordered";
+}
+
+
 bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
 
 Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
@@ -259,6 +283,15 @@ Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFuncti
       if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && seen.insert({c.index, p.index, buf}).second)
         a.edges.push_back({c.index, p.index, buf, "consumer"});
     }
+  }
+  for (DependencyEdge& e : a.edges) {
+    const AnalyzedOp& from = a.ops[e.from];
+    const AnalyzedOp& to = a.ops[e.to];
+    e.via = OrderingBetween(a, from, to);
+    if (e.via == "unordered")
+      a.warnings.push_back(fmt::format("line {}: {} (stream {}) uses `{}` from {} at line {} (stream {}) with no event "
+                                       "or synchronisation between them: a race",
+                                       to.line, to.api, to.stream, e.buffer, from.api, from.line, from.stream));
   }
   std::set<std::string> streams;
   for (const auto& op : a.ops) {
@@ -501,11 +534,11 @@ std::string FormatAnalysis(const Analysis& a) {
     std::vector<std::string> prod, cons;
     for (const auto& e : a.edges) {
       if (e.to == c.index && e.role == "producer")
-        prod.push_back(fmt::format("#{} {}:{} ({}, stream {})", e.from, a.ops[e.from].api, a.ops[e.from].line, e.buffer,
-                                   a.ops[e.from].stream));
+        prod.push_back(fmt::format("#{} {}:{} ({}, stream {}, ordered by {})", e.from, a.ops[e.from].api,
+                                   a.ops[e.from].line, e.buffer, a.ops[e.from].stream, e.via));
       if (e.from == c.index && e.role == "consumer")
-        cons.push_back(fmt::format("#{} {}:{} ({}, stream {})", e.to, a.ops[e.to].api, a.ops[e.to].line, e.buffer,
-                                   a.ops[e.to].stream));
+        cons.push_back(fmt::format("#{} {}:{} ({}, stream {}, ordered by {})", e.to, a.ops[e.to].api, a.ops[e.to].line,
+                                   e.buffer, a.ops[e.to].stream, e.via));
     }
     out += fmt::format("  [{}] -> #{} {}:{} (stream {}) -> [{}]\n", prod.empty() ? "none found" : fmt::format("{}", fmt::join(prod, "; ")),
                        c.index, c.api, c.line, c.stream, cons.empty() ? "none found" : fmt::format("{}", fmt::join(cons, "; ")));
@@ -523,7 +556,7 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
   //            "count","datatype","op","root","peer","comm","stream","buffer","assigns","grid","block",
   //            "smem","group", plus "reads":[str],"writes":[str] (buffer base variables)}],
   //   "groups": [{"function","start_line","end_line","ops":[int],"pattern"}],
-  //   "edges": [{"from","to","buffer","role":"producer"|"consumer"}], "streams": [str] }
+  //   "edges": [{"from","to","buffer","role":"producer"|"consumer","via"}], "streams": [str] }
   nlohmann::json j;
   j["schema"] = "cuco.analysis/1";
   j["path"] = a.path;
@@ -551,7 +584,7 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
                            {"ops", g.ops}, {"pattern", g.pattern}});
   j["edges"] = nlohmann::json::array();
   for (const auto& e : a.edges)
-    j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"buffer", e.buffer}, {"role", e.role}});
+    j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"buffer", e.buffer}, {"role", e.role}, {"via", e.via}});
   j["streams"] = a.streams;
   return j;
 }
@@ -568,7 +601,8 @@ std::string AnalysisPromptText(const Analysis& a) {
     out += fmt::format("group {} ({}:{}-{}): {}\n", i, a.groups[i].function, a.groups[i].start_line, a.groups[i].end_line,
                        a.groups[i].pattern);
   for (const auto& e : a.edges)
-    out += fmt::format("edge #{} {} -> #{} {} via {}\n", e.from, a.ops[e.from].api, e.to, a.ops[e.to].api, e.buffer);
+    out += fmt::format("edge #{} {} -> #{} {} via {} (ordered by {})\n", e.from, a.ops[e.from].api, e.to, a.ops[e.to].api,
+                       e.buffer, e.via);
   return out;
 }
 

@@ -57,6 +57,10 @@ struct DependencyEdge {
   int from = 0, to = 0;  // op indices
   std::string buffer;    // base variable
   std::string role;      // "producer" (from produces what `to`, a comm op, reads) or "consumer"
+  // How `to` is ordered after `from`: "stream" (one stream), "event <e>" (recorded on from's
+  // stream after it, waited on to's stream before `to`), "host sync (<api>)", or "unordered" (a
+  // race: Analysis::warnings says where).
+  std::string via;
 };
 
 struct AnalyzedFunction {

@@ -134,6 +134,30 @@ TEST_P(AnalyzeCorpus, TwoStreamsWithAnEvent) {
   EXPECT_EQ(Find(a, "cudaDeviceSynchronize")->kind, "sync");
 }
 
+TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
+  Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
+  for (const auto& e : a.edges) {
+    if (a.ops[e.from].api == "produce") EXPECT_EQ(e.via, "event grad_ready");
+    if (a.ops[e.to].api == "apply") EXPECT_EQ(e.via, "host sync (cudaStreamSynchronize comm_stream)");
+  }
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
+
+  Analysis r = Analyze(CorpusFile("unordered_streams.cu"), GetParam());
+  bool race = false, by_stream = false, by_sync = false;
+  for (const auto& e : r.edges) {
+    if (r.ops[e.from].api == "produce") race = e.via == "unordered";
+    if (r.ops[e.to].api == "scale") by_stream = e.via == "stream";
+    if (r.ops[e.to].api == "apply") by_sync = e.via == "host sync (cudaStreamSynchronize comm_stream)";
+  }
+  EXPECT_TRUE(race && by_stream && by_sync);
+  bool warned = false;
+  for (const auto& w : r.warnings)
+    warned = warned || w.find("line 13: ncclAllReduce (stream comm_stream) uses `grad` from produce at line 12 "
+                              "(stream compute) with no event or synchronisation between them: a race") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_NE(AnalysisPromptText(r).find("(ordered by unordered)"), std::string::npos);
+}
+
 TEST_P(AnalyzeCorpus, MpiFreeBootstrap) {
   Analysis a = Analyze(CorpusFile("mpi_free_bootstrap.cu"), GetParam());
   EXPECT_EQ(Find(a, "MPI_Init"), nullptr);

@@ -64,6 +64,7 @@ struct BenchArgs {
   std::string peers_dir;
   std::string python = "python3";
   int parallel_compiles = 2;
+  std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
   double verify_limit_s = 0, bench_limit_s = 0, peer_limit_s = 0;
 };
 
@@ -308,6 +309,10 @@ int Run(const BenchArgs& a) {
   auto wl = LoadWorkload(a.workload);
   if (!wl.ok()) {
     std::cerr << "cuco bench: " << wl.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (Status s = OverrideBenchSizes(&*wl, a.sizes); !s.ok()) {
+    std::cerr << "cuco bench: " << s.message() << "\n";
     return kExitUsage;
   }
   if (a.verify_limit_s > 0) wl->verify_s = a.verify_limit_s;
@@ -639,6 +644,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--peers-dir", a->peers_dir, "Folder holding <workload>.py peers (default: bench/peers)");
   cmd->add_option("--python", a->python, "Python interpreter for the peers (default: python3)");
   cmd->add_option("--parallel-compiles", a->parallel_compiles, "Compiles at once, all done before any run (default 2)");
+  cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; the verify sizes stay)");
   cmd->add_option("--verify-limit", a->verify_limit_s, "Override the workload's verify time limit (seconds)");
   cmd->add_option("--bench-limit", a->bench_limit_s, "Override the workload's bench time limit (seconds)");
   cmd->add_option("--peer-limit", a->peer_limit_s, "Time limit of the peer run (default: max(300, bench limit) seconds)");

@@ -33,6 +33,7 @@ struct EvalArgs {
   bool skip_deny_scan = false;
   int jobs = 1;
   int parallel_compiles = 2;
+  std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
   double verify_limit_s = 0, bench_limit_s = 0;
 };
 
@@ -40,6 +41,10 @@ int Run(const EvalArgs& a) {
   auto wl = LoadWorkload(a.workload);
   if (!wl.ok()) {
     std::cerr << "cuco eval: " << wl.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (Status s = OverrideBenchSizes(&*wl, a.sizes); !s.ok()) {
+    std::cerr << "cuco eval: " << s.message() << "\n";
     return kExitUsage;
   }
   if (a.verify_limit_s > 0) wl->verify_s = a.verify_limit_s;
@@ -165,6 +170,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_option("--jobs", a->jobs, "Candidates evaluated at once (compiles overlap runs; GPU runs get disjoint GPUs)");
   cmd->add_option("--parallel-compiles", a->parallel_compiles, "Compiles at once (default 2)");
+  cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; the verify sizes stay)");
   cmd->add_option("--verify-limit", a->verify_limit_s, "Override the workload's verify time limit (seconds)");
   cmd->add_option("--bench-limit", a->bench_limit_s, "Override the workload's bench time limit (seconds)");
   cmd->add_flag("--unsafe-skip-deny-scan", a->skip_deny_scan,

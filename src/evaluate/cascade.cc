@@ -68,6 +68,18 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   world_size_ = options_.world_size > 0 ? options_.world_size : workload_.world_size;
   auto seed = ReadFile(workload_.SeedPath());
   seed_code_ = seed.ok() ? *seed : "";
+  frozen_code_ = seed_code_;
+  frozen_path_ = workload_.SeedPath().string();
+  // A program-mode seed is the user's program as is (no EVOLVE blocks); once the fast path has
+  // annotated it, the generation 0 file (the program plus marker lines) defines what is frozen.
+  if (workload_.mode == "program" && seed_code_.find("EVOLVE-BLOCK-START") == std::string::npos &&
+      workload_.generation0_file != workload_.seed_file) {
+    auto g0 = ReadFile(workload_.Generation0Path());
+    if (g0.ok() && g0->find("EVOLVE-BLOCK-START") != std::string::npos) {
+      frozen_code_ = *g0;
+      frozen_path_ = workload_.Generation0Path().string();
+    }
+  }
   std::vector<int> gpus = options_.gpus;
   if (gpus.empty())
     for (const auto& g : toolchain_.gpus) gpus.push_back(g.index);
@@ -140,7 +152,7 @@ bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord
   const bool harness = workload_.mode == "harness";
   if (code != seed_code_ || harness) {
     if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
-      s = CheckFrozenCode(seed_code_, workload_.SeedPath().string(), code, label);
+      s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
     if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
   }
   st->seconds = Since(t);

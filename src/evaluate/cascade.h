@@ -80,6 +80,8 @@ class Cascade {
   Toolchain toolchain_;
   CascadeOptions options_;
   std::string seed_code_;
+  std::string frozen_code_, frozen_path_;  // what candidates' frozen text must match (the seed, or an annotated generation 0)
+  
   int world_size_ = 1;
   int gpu_count_ = 0;
   std::unique_ptr<Builder> builder_;

@@ -203,5 +203,34 @@ TEST_F(CascadeTest, OnlyTheWorkloadsOwnPartsRunTimingOnly) {
   EXPECT_EQ(edited.status, EvalStatus::kRejected) << edited.Summary();
 }
 
+// A program-mode workload whose generation 0 is the program with EVOLVE markers added (the fast
+// path's annotation): candidates are checked against that file's frozen text.
+TEST(ProgramModeFrozenText, ComesFromAnAnnotatedGeneration0) {
+  const fs::path dir = fs::temp_directory_path() / ("cuco_program_frozen_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string program = "#include <cstdio>\nint main() {\n  std::printf(\"Time: 1 ms\\n\");\n  return 0;\n}\n";
+  const std::string gen0 = "#include <cstdio>\nint main() {\n// EVOLVE-BLOCK-START\n  std::printf(\"Time: 1 ms\\n\");\n"
+                           "// EVOLVE-BLOCK-END\n  return 0;\n}\n";
+  ASSERT_TRUE(WriteFileAtomic(dir / "program.cu", program).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "gen0.cu", gen0).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "workload.toml",
+                              "name = \"p\"\ndescription = \"d\"\nmode = \"program\"\nlanguage = \"cuda\"\n"
+                              "seed = \"program.cu\"\ngeneration0 = \"gen0.cu\"\nworld_size = 1\nworld_sizes = [1]\n"
+                              "[program]\nlauncher = \"cuco\"\ntime_regex = 'Time: ([0-9.]+) ms'\npass_regex = 'Time'\n")
+                  .ok());
+  auto wl = LoadWorkload(dir);
+  ASSERT_TRUE(wl.ok()) << wl.status().ToString();
+  Cascade cascade(*wl, Toolchain{}, CascadeOptions{.cache_dir = dir / "cache"});
+  std::string edited = gen0;
+  edited.replace(edited.find("return 0;"), 9, "return 1;");  // outside the block
+  EvaluateOptions compile_only;
+  compile_only.compile_only = true;
+  const EvalRecord r = cascade.Evaluate(edited, "edited.cu", dir / "run", compile_only);
+  EXPECT_EQ(r.status, EvalStatus::kRejected) << r.Summary();
+  EXPECT_NE(r.reason.find("gen0.cu"), std::string::npos) << r.reason;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cuco

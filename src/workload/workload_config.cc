@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstdlib>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -396,6 +397,27 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
     CUCO_RETURN_IF_ERROR(CheckKnobMarks(*g0, c->Generation0Path().string(), c->knobs));
   }
   return c;
+}
+
+Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::string>& settings) {
+  for (const std::string& setting : settings) {
+    const size_t eq = setting.find('=');
+    const std::string name = setting.substr(0, eq);
+    auto it = workload->bench_sizes.find(name);
+    if (eq == std::string::npos || it == workload->bench_sizes.end()) {
+      std::string known;
+      for (const auto& [k, v] : workload->bench_sizes) known += (known.empty() ? "" : ", ") + k;
+      return Status::InvalidArgument("--size " + setting + ": expected NAME=VALUE with NAME one of the bench sizes of " +
+                                     workload->toml_path.string() + " (" + known + ")");
+    }
+    const std::string value = setting.substr(eq + 1);
+    char* end = nullptr;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0')
+      return Status::InvalidArgument("--size " + setting + ": the value must be an integer");
+    it->second = v;
+  }
+  return Status::Ok();
 }
 
 }  // namespace cuco

@@ -80,6 +80,10 @@ struct WorkloadConfig {
   const Knob* FindKnob(const std::string& name) const;
 };
 
+// Applies `--size NAME=VALUE` settings to the bench sizes (the verify sizes stay as declared).
+// NAME must be one of the workload's bench sizes; VALUE an integer. Errors name the setting.
+Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::string>& settings);
+
 // Loads <workload_dir>/workload.toml (or the given .toml file itself).
 Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or_toml);
 // Parses TOML text as if read from `path` (for tests and error messages).

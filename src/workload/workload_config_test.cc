@@ -198,3 +198,23 @@ TEST(WorkloadConfig, KnobSearchFlag) {
 
 }  // namespace
 }  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(WorkloadConfig, OverrideBenchSizes) {
+  auto wl = LoadWorkload(std::string(CUCO_SOURCE_DIR) + "/tests/workloads/cpu_matmul");
+  ASSERT_TRUE(wl.ok()) << wl.status().ToString();
+  ASSERT_TRUE(OverrideBenchSizes(&*wl, {"M=64", "K=32"}).ok());
+  EXPECT_EQ(wl->bench_sizes.at("M"), 64);
+  EXPECT_EQ(wl->bench_sizes.at("K"), 32);
+  EXPECT_EQ(wl->verify_sizes.at("M"), 48);  // unchanged
+  Status bad = OverrideBenchSizes(&*wl, {"Q=1"});
+  EXPECT_NE(bad.message().find("--size Q=1: expected NAME=VALUE with NAME one of the bench sizes"), std::string::npos);
+  EXPECT_NE(bad.message().find("(K, M, N, sample_rows)"), std::string::npos) << bad.message();
+  EXPECT_FALSE(OverrideBenchSizes(&*wl, {"M=12x"}).ok());
+  EXPECT_FALSE(OverrideBenchSizes(&*wl, {"M"}).ok());
+}
+
+}  // namespace
+}  // namespace cuco

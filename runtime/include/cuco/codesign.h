@@ -9,6 +9,8 @@
 //   gin.h          GIN puts with signals (compiled; needs RDMA NICs to run)
 //   nvshmem.h      NVSHMEM puts with signals (only with -DCUCO_WITH_NVSHMEM)
 //   collectives.h  device-initiated drop-ins for host NCCL calls (what `cuco transform` emits)
+//   attention.h    flash-attention-class forward and merge: NOT included here (its kernels add
+//                  compile time to every candidate); the attention workload includes it itself
 // Host NCCL on a side stream needs no wrapper: ncclAllGather / ncclReduceScatter on
 // ctx.side_stream(i), ordered with follow().
 #pragma once

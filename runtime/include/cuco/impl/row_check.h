@@ -21,14 +21,36 @@
 #include <cuco/workload_spec.h>
 
 namespace cuco_frozen {
+
+// One block's share of a check: sums of squared errors and references, the largest error, and the
+// count of non-finite outputs. A reference with its own compare kernel writes these per block and
+// calls summarize_partials.
+struct CheckPartial {
+  double d2, r2, max_abs, nonfinite;
+};
+
+// The figures of a check from its blocks' partials, summed in a fixed order (deterministic).
+inline void summarize_partials(const std::vector<CheckPartial>& partials, int64_t rows, int64_t elems_per_row,
+                               CheckResult* result) {
+  double d2 = 0, r2 = 0, max_abs = 0, nonfinite = 0;
+  for (const CheckPartial& p : partials) {
+    d2 += p.d2;
+    r2 += p.r2;
+    max_abs = std::max(max_abs, p.max_abs);
+    nonfinite += p.nonfinite;
+  }
+  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? INFINITY : 0.0);
+  result->max_abs = max_abs;
+  result->nonfinite = static_cast<int64_t>(nonfinite);
+  result->rows_checked = rows;
+  result->elements_checked = rows * elems_per_row;
+}
+
 namespace row_check_detail {
 
 constexpr int kThreads = 256;
 constexpr int kMaxGrid = 65535;
-
-struct Partial {
-  double d2, r2, max_abs, nonfinite;
-};
+using Partial = CheckPartial;
 
 __device__ __forceinline__ float as_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ float as_float(float v) { return v; }
@@ -114,18 +136,7 @@ cuco::Status check_rows(const T* out, const std::vector<int64_t>& rows, int64_t 
   if (e != cudaSuccess) return d::fail(e, "compare kernel");
   if (scrub != cudaSuccess || sync != cudaSuccess || freed != cudaSuccess)
     return d::fail(scrub != cudaSuccess ? scrub : sync != cudaSuccess ? sync : freed, "scratch");
-  double d2 = 0, r2 = 0, max_abs = 0, nonfinite = 0;
-  for (const d::Partial& p : partials) {
-    d2 += p.d2;
-    r2 += p.r2;
-    max_abs = std::max(max_abs, p.max_abs);
-    nonfinite += p.nonfinite;
-  }
-  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? INFINITY : 0.0);
-  result->max_abs = max_abs;
-  result->nonfinite = static_cast<int64_t>(nonfinite);
-  result->rows_checked = static_cast<int64_t>(rows.size());
-  result->elements_checked = static_cast<int64_t>(rows.size()) * row_elems;
+  summarize_partials(partials, static_cast<int64_t>(rows.size()), row_elems, result);
   return cuco::Status::Ok();
 }
 

@@ -1,0 +1,336 @@
+// attention_cp candidate file. seed.cu is the honest host-driven baseline; generation 0 of the
+// search (gen0.cu) is composed from cuco's co-design blocks (cuco/codesign.h,
+// cuco/codesign/attention.h).
+//
+// Context-parallel attention on W ranks. The sequence of S tokens is sharded contiguously: rank r
+// holds tokens [r L, (r+1) L), L = S / W, as q [L][HQ][D], k [L][HKV][D], v [L][HKV][D] (bf16,
+// token-major, dense; D = 128) and must produce o [L][HQ][D] (bf16): its queries attending to the
+// keys of ALL ranks, softmax(q k^T / sqrt(D)) v, with GQA (query head h reads KV head
+// h / (HQ / HKV)) and, when CAUSAL = 1, only keys at global positions <= the query's.
+//
+// Only the code inside the EVOLVE block (between its two marker comments) may change; everything
+// else, these includes in particular, is frozen and the same in every candidate of this workload.
+// The harness contract is runtime/include/cuco/harness.h.
+#include <cuco/harness.h>
+#include <cuco/codesign.h>
+#include <cuco/codesign/attention.h>
+
+#include <cublasLt.h>
+#include <cuda/atomic>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// EVOLVE-BLOCK-START
+// Generation 0: ring attention. Step t (0..W-1) attends the K/V block of rank src = (r - t) mod W
+// (keys at global positions [src L, (src+1) L)) into an fp32 running output and LSE
+// (attention_forward with accumulate = t > 0), while the block for step t+1 travels; a final
+// attention_merge(acc, empty) writes the bf16 output. Step 0 is the rank's own block: no wait.
+// CAUSAL: blocks wholly in the future (src > r) are neither moved nor attended, so rank r attends
+// r + 1 blocks (the diagonal one masked, the others unmasked); rank W-1 does the most work (no
+// load balancing yet: with the contiguous input layout that needs moving queries or outputs
+// between ranks, left to the search). A rank with a single block writes bf16 directly.
+//
+// Knobs (workload.toml [[knobs]]):
+//   strategy  ring | sequential (the seed's all-gather, then one attention)
+//   backend   how a K/V block travels in the ring:
+//             nccl  ncclSend / ncclRecv to the neighbours on a side stream, forwarded hop by hop
+//                   through two receive buffers (step t+1's block arrives while step t attends)
+//             ce    copy engine: every rank pushes its own block directly into a per-source slot of
+//                   each peer that needs it (ring order: the peer that needs it first goes first),
+//                   then releases the peer's flag; the attention stream waits on the flag
+//   wait_mode spin | wait_value (ce: how the attention stream waits for a flag)
+//   comm_priority, block_m (attention CTA rows), part (bench only: compute alone = the ring's
+//   attention launches on the local block; comm alone = the strategy's transfers alone).
+namespace {
+
+namespace cd = cuco::codesign;
+
+constexpr const char* kStrategy = "ring";       // cuco:knob strategy
+constexpr const char* kBackend = "nccl";        // cuco:knob backend
+constexpr const char* kWaitMode = "spin";       // cuco:knob wait_mode
+constexpr const char* kCommPriority = "high";   // cuco:knob comm_priority
+constexpr int kBlockM = 128;                    // cuco:knob block_m
+constexpr const char* kPart = "none";           // cuco:knob part
+
+constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
+constexpr bool kPartCompute = cd::text_is(kPart, "compute");
+constexpr bool kPartComm = cd::text_is(kPart, "comm");
+constexpr bool kViaNccl = cd::text_is(kBackend, "nccl");
+constexpr bool kViaCe = cd::text_is(kBackend, "ce");
+static_assert(kViaNccl || kViaCe, "unknown backend");
+constexpr cd::WaitMode kWait = cd::wait_mode_from(kWaitMode);
+constexpr int kD = 128;
+constexpr int kEvRecv = 0;    // + t: step t's block has arrived (nccl)
+constexpr int kEvAttn = 16;   // + t: step t's attention is done (nccl: its buffer may be reused)
+constexpr int kEvStart = 40;  // the iteration's start on ctx.stream
+
+struct State {
+  int64_t s = 0, l = 0, hq = 0, hkv = 0;
+  size_t block = 0;  // elements of one rank's K (or V) block: L * HKV * D
+  bool causal = true;
+  int rank = 0, w = 1;
+  uint32_t epoch = 0;
+  __nv_bfloat16* k_all = nullptr;  // sequential: [S][HKV][D]
+  __nv_bfloat16* v_all = nullptr;
+  __nv_bfloat16* ring_k[2] = {nullptr, nullptr};  // nccl ring: receive buffers, step t uses [t % 2]
+  __nv_bfloat16* ring_v[2] = {nullptr, nullptr};
+  float* acc = nullptr;  // [L][HQ][D] fp32 running output
+  float* lse = nullptr;  // [HQ][L]
+  ncclDevComm dev_comm{};
+  cd::PeerBuffer slots;  // ce: K slots [W][block], then V slots [W][block]: slot q = rank q's block
+  cd::PeerBuffer flags;  // ce: W epochs: flag q = rank q's block has arrived
+};
+
+// Attention of the local queries over rank src's block (k, v) as ring step `step` of `n_steps`.
+cuco::Status attend(const State& s, cudaStream_t stream, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                    const __nv_bfloat16* v, int src, int step, int n_steps, void* out) {
+  cd::AttentionArgs a;
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.sq = s.l;
+  a.sk = s.l;
+  a.hq = static_cast<int>(s.hq);
+  a.hkv = static_cast<int>(s.hkv);
+  a.causal = s.causal && src == s.rank;  // earlier blocks are wholly visible
+  a.q_offset = static_cast<int64_t>(s.rank) * s.l;
+  a.k_offset = static_cast<int64_t>(src) * s.l;
+  a.block_m = kBlockM;
+  if (n_steps == 1) {
+    a.o = out;
+    a.o_dtype = cd::AttnDtype::kBf16;
+    return cd::attention_forward(a, stream);
+  }
+  a.o = s.acc;
+  a.lse = s.lse;
+  a.o_dtype = cd::AttnDtype::kFp32;
+  a.accumulate = step > 0;
+  cuco::Status st = cd::attention_forward(a, stream);
+  if (!st.ok() || step + 1 < n_steps) return st;
+  cd::AttnPartial acc;
+  acc.o = s.acc;
+  acc.dtype = cd::AttnDtype::kFp32;
+  acc.lse = s.lse;
+  return cd::attention_merge(stream, s.l, static_cast<int>(s.hq), kD, acc, cd::AttnPartial{}, out, cd::AttnDtype::kBf16,
+                             nullptr);
+}
+
+}  // namespace
+
+cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state) {
+  auto* s = new State();
+  *state = s;
+  s->s = sizes.get("S");
+  s->hq = sizes.get("HQ");
+  s->hkv = sizes.get("HKV");
+  s->causal = sizes.get("CAUSAL") != 0;
+  s->rank = ctx.rank;
+  s->w = ctx.world_size;
+  if (sizes.get("D") != kD) return cuco::Status::Error("D must be 128");
+  if (s->s % s->w != 0) return cuco::Status::Error("S must be divisible by the world size");
+  s->l = s->s / s->w;
+  s->block = static_cast<size_t>(s->l * s->hkv * kD);
+  const size_t block_bytes = s->block * sizeof(__nv_bfloat16);
+  const bool ring = !kSequential && s->w > 1;
+  if (!ring) {
+    CUCO_CUDA_CHECK(cudaMalloc(&s->k_all, block_bytes * s->w));
+    CUCO_CUDA_CHECK(cudaMalloc(&s->v_all, block_bytes * s->w));
+    CUCO_CUDA_CHECK(cudaMemset(s->k_all, 0, block_bytes * s->w));  // part = compute attends these as they are
+    CUCO_CUDA_CHECK(cudaMemset(s->v_all, 0, block_bytes * s->w));
+  } else {
+    const size_t acc_elems = static_cast<size_t>(s->l * s->hq * kD);
+    CUCO_CUDA_CHECK(cudaMalloc(&s->acc, acc_elems * sizeof(float)));
+    CUCO_CUDA_CHECK(cudaMalloc(&s->lse, static_cast<size_t>(s->hq * s->l) * sizeof(float)));
+    if (kViaNccl) {
+      for (int i = 0; i < 2; ++i) {
+        CUCO_CUDA_CHECK(cudaMalloc(&s->ring_k[i], block_bytes));
+        CUCO_CUDA_CHECK(cudaMalloc(&s->ring_v[i], block_bytes));
+      }
+    } else {
+      ncclDevCommRequirements reqs;
+      std::memset(&reqs, 0, sizeof reqs);
+      reqs.lsaBarrierCount = 1;
+      cuco::Status st = ctx.create_dev_comm(reqs, &s->dev_comm);  // collective
+      if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, 2 * block_bytes * s->w, &s->slots);
+      if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * s->w, &s->flags);
+      if (st.ok()) st = cd::preload_flag_kernels();  // before any kernel spins on a flag
+      if (!st.ok()) return st;
+    }
+    ctx.side_stream(0, cd::text_is(kCommPriority, "high") ? -100 : 0);
+  }
+  // Load the attention kernels now (flags.h: lazy loading must not happen while a kernel spins).
+  {
+    __nv_bfloat16* dummy = nullptr;
+    float* dummy_f = nullptr;
+    const size_t n = static_cast<size_t>(s->hq * kD);
+    CUCO_CUDA_CHECK(cudaMalloc(&dummy, n * sizeof(__nv_bfloat16)));
+    CUCO_CUDA_CHECK(cudaMalloc(&dummy_f, (n + s->hq) * sizeof(float)));
+    CUCO_CUDA_CHECK(cudaMemset(dummy, 0, n * sizeof(__nv_bfloat16)));
+    cd::AttentionArgs a;
+    a.q = a.k = a.v = dummy;
+    a.o = dummy_f;
+    a.lse = dummy_f + n;
+    a.o_dtype = cd::AttnDtype::kFp32;
+    a.sq = a.sk = 1;
+    a.hq = a.hkv = static_cast<int>(s->hq);
+    a.block_m = kBlockM;
+    cuco::Status st = cd::attention_forward(a, ctx.stream);
+    cd::AttnPartial p;
+    p.o = dummy_f;
+    p.lse = dummy_f + n;
+    if (st.ok()) st = cd::attention_merge(ctx.stream, 1, static_cast<int>(s->hq), kD, p, cd::AttnPartial{}, dummy,
+                                          cd::AttnDtype::kBf16, nullptr);
+    CUCO_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+    cudaFree(dummy);
+    cudaFree(dummy_f);
+    if (!st.ok()) return st;
+  }
+  CUCO_CUDA_CHECK(cudaDeviceSynchronize());
+  return cuco::Status::Ok();
+}
+
+cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco::IO& io) {
+  auto* s = static_cast<State*>(state);
+  const auto* q = static_cast<const __nv_bfloat16*>(io.in("q").ptr);
+  const auto* k_in = static_cast<const __nv_bfloat16*>(io.in("k").ptr);
+  const auto* v_in = static_cast<const __nv_bfloat16*>(io.in("v").ptr);
+  void* o = io.out("o").ptr;
+  const int w = s->w, r = s->rank;
+  const size_t block_bytes = s->block * sizeof(__nv_bfloat16);
+
+  if (kSequential || w == 1) {  // the seed's scheme
+    if (!kPartCompute && w > 1) {
+      CUCO_NCCL_CHECK(ncclGroupStart());
+      CUCO_NCCL_CHECK(ncclAllGather(k_in, s->k_all, s->block, ncclBfloat16, ctx.comm, ctx.stream));
+      CUCO_NCCL_CHECK(ncclAllGather(v_in, s->v_all, s->block, ncclBfloat16, ctx.comm, ctx.stream));
+      CUCO_NCCL_CHECK(ncclGroupEnd());
+    }
+    if (kPartComm) return cuco::Status::Ok();
+    cd::AttentionArgs a;
+    a.q = q;
+    a.k = w == 1 ? k_in : s->k_all;
+    a.v = w == 1 ? v_in : s->v_all;
+    a.o = o;
+    a.sq = s->l;
+    a.sk = s->s;
+    a.hq = static_cast<int>(s->hq);
+    a.hkv = static_cast<int>(s->hkv);
+    a.causal = s->causal;
+    a.q_offset = static_cast<int64_t>(r) * s->l;
+    a.block_m = kBlockM;
+    return cd::attention_forward(a, ctx.stream);
+  }
+
+  const int n_steps = s->causal ? r + 1 : w;  // step t attends src = (r - t) mod w; causal: t <= r
+  auto src_of = [&](int t) { return (r - t + w) % w; };
+
+  if (kPartCompute) {  // the ring's attention launches alone, on the local block
+    for (int t = 0; t < n_steps; ++t) {
+      cuco::Status st = attend(*s, ctx.stream, q, k_in, v_in, src_of(t), t, n_steps, o);
+      if (!st.ok()) return st;
+    }
+    return cuco::Status::Ok();
+  }
+
+  cudaStream_t side = ctx.side_stream(0);
+  const int next = (r + 1) % w, prev = (r - 1 + w) % w;
+
+  if (kViaNccl) {
+    // Comm step c (0..w-2) sends step c's block to next and receives step c+1's block from prev.
+    // Causal: a block is forwarded only while the receiver needs it (src <= receiver).
+    auto sends = [&](int c) { return !s->causal || (c <= r && r < w - 1); };
+    auto recvs = [&](int c) { return !s->causal || c + 1 <= r; };
+    for (int t = 0; t < w; ++t) {
+      if (t <= w - 2 && (sends(t) || recvs(t))) {
+        // Receiving into buffer (t+1) % 2 overwrites step t-1's block: wait for its attention.
+        if (t >= 2 && !kPartComm && t - 1 < n_steps) ctx.wait_event(side, kEvAttn + t - 1);
+        const __nv_bfloat16* sk = t == 0 ? k_in : s->ring_k[t % 2];
+        const __nv_bfloat16* sv = t == 0 ? v_in : s->ring_v[t % 2];
+        CUCO_NCCL_CHECK(ncclGroupStart());
+        if (sends(t)) {
+          CUCO_NCCL_CHECK(ncclSend(sk, s->block, ncclBfloat16, next, ctx.comm, side));
+          CUCO_NCCL_CHECK(ncclSend(sv, s->block, ncclBfloat16, next, ctx.comm, side));
+        }
+        if (recvs(t)) {
+          CUCO_NCCL_CHECK(ncclRecv(s->ring_k[(t + 1) % 2], s->block, ncclBfloat16, prev, ctx.comm, side));
+          CUCO_NCCL_CHECK(ncclRecv(s->ring_v[(t + 1) % 2], s->block, ncclBfloat16, prev, ctx.comm, side));
+        }
+        CUCO_NCCL_CHECK(ncclGroupEnd());
+        ctx.record_event(kEvRecv + t + 1, side);
+      }
+      if (kPartComm || t >= n_steps) continue;
+      if (t >= 1) ctx.wait_event(ctx.stream, kEvRecv + t);
+      const __nv_bfloat16* k = t == 0 ? k_in : s->ring_k[t % 2];
+      const __nv_bfloat16* v = t == 0 ? v_in : s->ring_v[t % 2];
+      cuco::Status st = attend(*s, ctx.stream, q, k, v, src_of(t), t, n_steps, o);
+      if (!st.ok()) return st;
+      ctx.record_event(kEvAttn + t, ctx.stream);
+    }
+    return cuco::Status::Ok();
+  }
+
+  // ce: push this rank's own block into slot r of every peer that needs it, nearest first. The
+  // harness's barrier at the iteration start orders this after every peer's previous iteration.
+  const uint32_t e = ++s->epoch;
+  cd::follow(ctx, side, ctx.stream, kEvStart);  // (the inputs are ready at the iteration's start)
+  for (int i = 1; i < w; ++i) {
+    const int peer = (r + i) % w;
+    if (s->causal && peer < r) continue;  // a block wholly in the peer's future
+    char* k_dst = s->slots.at(peer, static_cast<size_t>(r) * block_bytes);
+    char* v_dst = s->slots.at(peer, (static_cast<size_t>(w) + r) * block_bytes);
+    auto* flag = reinterpret_cast<uint32_t*>(s->flags.at(peer)) + r;
+    cuco::Status st = cd::ce_copy(side, k_dst, k_in, block_bytes);
+    if (st.ok()) st = cd::ce_copy_signal(side, v_dst, v_in, block_bytes, flag, e);
+    if (!st.ok()) return st;
+  }
+  if (kPartComm) {  // wait for every block this rank receives, on the side stream
+    for (int t = 1; t < n_steps; ++t) {
+      cuco::Status st = cd::wait_flag(side, static_cast<const uint32_t*>(s->flags.local.ptr) + src_of(t), e, kWait);
+      if (!st.ok()) return st;
+    }
+    return cuco::Status::Ok();
+  }
+  const auto* slots = static_cast<const __nv_bfloat16*>(s->slots.local.ptr);
+  for (int t = 0; t < n_steps; ++t) {
+    const int src = src_of(t);
+    const __nv_bfloat16* k = k_in;
+    const __nv_bfloat16* v = v_in;
+    if (t >= 1) {
+      cuco::Status st = cd::wait_flag(ctx.stream, static_cast<const uint32_t*>(s->flags.local.ptr) + src, e, kWait);
+      if (!st.ok()) return st;
+      k = slots + static_cast<size_t>(src) * s->block;
+      v = slots + (static_cast<size_t>(w) + src) * s->block;
+    }
+    cuco::Status st = attend(*s, ctx.stream, q, k, v, src, t, n_steps, o);
+    if (!st.ok()) return st;
+  }
+  return cuco::Status::Ok();
+}
+
+void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
+  auto* s = static_cast<State*>(state);
+  if (s == nullptr) return;
+  if (s->k_all) cudaFree(s->k_all);
+  if (s->v_all) cudaFree(s->v_all);
+  for (int i = 0; i < 2; ++i) {
+    if (s->ring_k[i]) cudaFree(s->ring_k[i]);
+    if (s->ring_v[i]) cudaFree(s->ring_v[i]);
+  }
+  if (s->acc) cudaFree(s->acc);
+  if (s->lse) cudaFree(s->lse);
+  delete s;  // slots / flags are harness-owned symmetric buffers
+}
+// EVOLVE-BLOCK-END
