@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The planted wrong candidates of the issue-5 workloads (tests/gpu/make_planted_wrong.py) through the
+# cascade; every one must end as wrong_result. World size 1 (one GPU) where the workload allows it:
+# WORLD=2 on a 2-GPU machine for the cross-GPU paths. Results under $OUT.
+# Usage (repo root): CUCO=.carry/cuco [WORLD=1] bash bench/device-planted.sh
+set -u
+OUT=${OUT:-/tmp/cuco-planted}
+CUCO=${CUCO:-build/src/cli/cuco}
+WORLD=${WORLD:-1}
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
+mkdir -p "$OUT"
+extra_moe=""; [ "$WORLD" = 1 ] && extra_moe="--size E_PER_RANK=8"  # top-8 needs 8 experts at one rank
+for wl in moe_dispatch_combine attention_cp; do
+  extra=""; [ "$wl" = moe_dispatch_combine ] && extra=$extra_moe
+  "$CUCO" eval workloads/$wl tests/gpu/candidates/$wl/*.cu --world-size "$WORLD" $extra --jobs 1 \
+    --run-dir /tmp/cuco-planted-$wl --json >"$OUT/$wl-w$WORLD.json" 2>"$OUT/$wl-w$WORLD.err"
+  python3 - "$OUT/$wl-w$WORLD.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d = d if isinstance(d, list) else [d]
+for r in d:
+    v = r.get("verify", {})
+    ok = r["status"] == "wrong_result"
+    print(f"{'ok  ' if ok else 'FAIL'} {r['candidate'].split('/')[-1]:26s} {r['status']:12s} rel_l2 {v.get('rel_l2')}  {r['reason'][:140]}")
+PY
+done
