@@ -23,6 +23,7 @@
 // reference values exist only in registers; per-block partial sums go to scratch memory that is
 // zeroed before it is freed. Slow (K hash evaluations per element) and obviously correct.
 #include <cuco/impl/random.h>
+#include <cuco/impl/row_check.h>
 #include <cuco/workload_spec.h>
 
 #include <cuda_bf16.h>
@@ -78,12 +79,7 @@ __global__ void fill_kernel(__nv_bfloat16* A, int64_t n_a, uint64_t key_a, __nv_
   }
 }
 
-struct Partial {
-  double d2;         // sum (out - ref)^2 over finite outputs
-  double r2;         // sum ref^2
-  double max_abs;    // max |out - ref| over finite outputs
-  double nonfinite;  // count of NaN / Inf outputs
-};
+using Partial = CheckPartial;  // cuco/impl/row_check.h: d2, r2, max_abs, nonfinite
 
 // grid.x covers the N columns, grid.y strides over the checked rows (rows of the full C).
 // keys_a[q]: the A stream of rank q; key_b: this rank's B stream.
@@ -246,18 +242,7 @@ cuco::Status check(const cuco::Sizes& s, int rank, int world, uint64_t seed, con
   if (e_sync != cudaSuccess) return cuda_status(e_sync, "scrub sync");
   if (e_free != cudaSuccess) return cuda_status(e_free, "cudaFree scratch");
 
-  double d2 = 0, r2 = 0, max_abs = 0, nonfinite = 0;
-  for (const Partial& p : partials) {  // fixed order: deterministic
-    d2 += p.d2;
-    r2 += p.r2;
-    max_abs = std::max(max_abs, p.max_abs);
-    nonfinite += p.nonfinite;
-  }
-  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? INFINITY : 0.0);
-  result->max_abs = max_abs;
-  result->nonfinite = static_cast<int64_t>(nonfinite);
-  result->rows_checked = static_cast<int64_t>(rows.size());
-  result->elements_checked = static_cast<int64_t>(rows.size()) * d.N;
+  summarize_partials(partials, static_cast<int64_t>(rows.size()), d.N, result);
   return cuco::Status::Ok();
 }
 

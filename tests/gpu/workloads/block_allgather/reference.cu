@@ -15,6 +15,7 @@
 // A copy is exact, so the workload's tolerance is 0. Per-block partial sums go to scratch memory
 // that is zeroed before it is freed.
 #include <cuco/impl/random.h>
+#include <cuco/impl/row_check.h>
 #include <cuco/workload_spec.h>
 
 #include <cuda_bf16.h>
@@ -42,12 +43,7 @@ __global__ void fill_kernel(__nv_bfloat16* x, int64_t n, uint64_t key) {
     x[i] = __float2bfloat16_rn(x_value(key, static_cast<uint64_t>(i)));
 }
 
-struct Partial {
-  double d2;         // sum (out - ref)^2 over finite outputs
-  double r2;         // sum ref^2
-  double max_abs;    // max |out - ref| over finite outputs
-  double nonfinite;  // count of NaN / Inf outputs
-};
+using Partial = CheckPartial;  // cuco/impl/row_check.h: d2, r2, max_abs, nonfinite
 
 // Block b handles checked rows b, b + gridDim.x, ...; its threads stride over the row's elements.
 // keys[q]: the x stream of rank q.
@@ -184,18 +180,7 @@ cuco::Status check(const cuco::Sizes& s, int /*rank*/, int world, uint64_t seed,
   if (e_sync != cudaSuccess) return cuda_status(e_sync, "scrub sync");
   if (e_free != cudaSuccess) return cuda_status(e_free, "cudaFree scratch");
 
-  double d2 = 0, r2 = 0, max_abs = 0, nonfinite = 0;
-  for (const Partial& p : partials) {  // fixed order: deterministic
-    d2 += p.d2;
-    r2 += p.r2;
-    max_abs = std::max(max_abs, p.max_abs);
-    nonfinite += p.nonfinite;
-  }
-  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? INFINITY : 0.0);
-  result->max_abs = max_abs;
-  result->nonfinite = static_cast<int64_t>(nonfinite);
-  result->rows_checked = static_cast<int64_t>(rows.size());
-  result->elements_checked = static_cast<int64_t>(rows.size()) * kRowElems;
+  summarize_partials(partials, static_cast<int64_t>(rows.size()), kRowElems, result);
   return cuco::Status::Ok();
 }
 
