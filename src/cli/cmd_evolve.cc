@@ -52,44 +52,14 @@ std::string Hardware(const Toolchain& tc) {
   return "no GPU";
 }
 
-[[maybe_unused]] std::string HardwareLine(const Toolchain& tc) {
-  if (tc.gpus.empty()) return "no GPU";
-  std::string s = fmt::format("{} x {} ({} SMs, {:.0f} GiB, compute capability {}.{})", tc.gpus.size(), tc.gpus[0].name,
-                              tc.gpus[0].sm_count, tc.gpus[0].memory_bytes / double(1ull << 30), tc.gpus[0].cc_major,
-                              tc.gpus[0].cc_minor);
-  if (tc.gpu_links.size() > 1 && tc.gpu_links[0].size() > 1) s += "; GPU 0 <-> GPU 1 link: " + tc.gpu_links[0][1];
-  return s;
-}
-
 std::string CommApi(const Toolchain& tc) {
   if (tc.nccl.found) return InstalledCommApiText(tc);
   return "NCCL not found";
 }
 
-[[maybe_unused]] std::string CommApiLine(const Toolchain& tc) {
-  if (!tc.nccl.found) return "NCCL not found";
-  std::string s = "NCCL " + (tc.nccl.version.empty() ? std::string("(version unknown)") : tc.nccl.version);
-  std::vector<std::string> parts;
-  if (tc.nccl.device_api) parts.push_back("device API");
-  if (tc.nccl.lsa) parts.push_back("LSA");
-  if (tc.nccl.gin) parts.push_back("GIN");
-  if (tc.nvshmem.found) parts.push_back("NVSHMEM " + tc.nvshmem.version);
-  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : " (") + parts[i] + (i + 1 == parts.size() ? ")" : "");
-  return s;
-}
-
-int ExitFor(const Status& s) {
-  switch (s.code()) {
-    case Status::Code::kInvalidArgument:
-    case Status::Code::kNotFound: return kExitUsage;
-    case Status::Code::kUnavailable: return kExitEnvironment;
-    default: return kExitInternal;
-  }
-}
-
 int Fail(const Status& s) {
   std::cerr << "cuco evolve: " << s.message() << "\n";
-  return ExitFor(s);
+  return ExitCodeFor(s);
 }
 
 // A stream that writes plain progress lines to logs/evolve.log.
@@ -314,6 +284,15 @@ int RunEvolve(const EvolveArgs& a) {
         if (r.status != "skipped" && r.status != "ok" && r.status != "pending") return kExitCandidateFailed;
   }
   return kExitOk;
+}
+
+int ExitCodeFor(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kInvalidArgument:
+    case Status::Code::kNotFound: return kExitUsage;
+    case Status::Code::kUnavailable: return kExitEnvironment;
+    default: return kExitInternal;
+  }
 }
 
 void AddEvolveCommand(CLI::App& app, int* exit_code) {

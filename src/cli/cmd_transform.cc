@@ -80,9 +80,7 @@ int Run(const TransformArgs& a) {
   }
   if (!report.ok()) {
     std::cerr << "cuco transform: " << report.status().message() << "\n";
-    return report.status().code() == Status::Code::kInvalidArgument || report.status().code() == Status::Code::kNotFound
-               ? kExitUsage
-               : report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitInternal;
+    return ExitCodeFor(report.status());
   }
   if (a.json) std::cout << ReportJson(*report).dump(2) << "\n";
   else std::cout << FormatGeneration0(*report);

@@ -36,6 +36,10 @@ int RunEvolve(const EvolveArgs& args);
 // `cuco analyze` of `path` with the CUDA/NCCL/MPI headers this machine has (cmd_analyze.cc).
 Result<Analysis> AnalyzeOnThisMachine(const std::string& path);
 
+// The exit code for a failing Status: bad input -> kExitUsage, a missing tool -> kExitEnvironment,
+// anything else -> kExitInternal.
+int ExitCodeFor(const Status& s);
+
 void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddEvolveCommand(CLI::App& app, int* exit_code);

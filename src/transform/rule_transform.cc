@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyze/analysis.h"
+#include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
@@ -35,38 +36,6 @@ const std::map<std::string, Mapping>& NcclMap() {
 
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// `text` with comments and the contents of string/char literals blanked (newlines kept), so a
-// scan for calls finds code only; byte offsets are unchanged.
-std::string MaskNonCode(const std::string& text) {
-  std::string out = text;
-  enum { kCode, kLine, kBlock, kString, kChar } st = kCode;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i], n = i + 1 < text.size() ? text[i + 1] : '\0';
-    switch (st) {
-      case kCode:
-        if (c == '/' && n == '/') { st = kLine; out[i] = ' '; }
-        else if (c == '/' && n == '*') { st = kBlock; out[i] = out[i + 1] = ' '; ++i; }
-        else if (c == '"') st = kString;
-        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1])))) st = kChar;
-        break;
-      case kLine:
-        if (c == '\n') st = kCode; else out[i] = ' ';
-        break;
-      case kBlock:
-        if (c == '*' && n == '/') { out[i] = out[i + 1] = ' '; ++i; st = kCode; }
-        else if (c != '\n') out[i] = ' ';
-        break;
-      case kString:
-      case kChar:
-        if (c == '\\') { out[i] = ' '; if (i + 1 < text.size()) out[i + 1] = ' '; ++i; }
-        else if ((st == kString && c == '"') || (st == kChar && c == '\'')) st = kCode;
-        else if (c != '\n') out[i] = ' ';
-        break;
-    }
-  }
-  return out;
-}
-
 struct Edit {
   size_t pos = 0, len = 0;
   std::string text;
@@ -85,7 +54,7 @@ struct CallSite {
 class Source {
  public:
   Source(const std::string& text, const std::string& path, const SplitSource& split)
-      : text_(text), path_(path), masked_(MaskNonCode(text)) {
+      : text_(text), path_(path), masked_(MaskCommentsAndLiterals(text)) {
     line_start_.push_back(0);
     for (size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_start_.push_back(i + 1);

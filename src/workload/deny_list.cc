@@ -176,4 +176,13 @@ Status CheckDenyList(const std::string& candidate, const std::string& path) {
   return Status::AtLine(path, h.line, msg);
 }
 
+std::string MaskCommentsAndLiterals(const std::string& text) {
+  std::string code;
+  std::vector<bool> in_literal;
+  StripComments(text, &code, &in_literal);
+  for (size_t i = 0; i < code.size(); ++i)
+    if (in_literal[i] && code[i] != '\n') code[i] = ' ';
+  return code;
+}
+
 }  // namespace cuco

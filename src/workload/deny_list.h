@@ -37,4 +37,9 @@ Result<std::vector<DenyHit>> ScanEvolveBlocks(const std::string& candidate, cons
 // Ok, or an error "path:line: uses 'tok' (category), which candidates may not use".
 Status CheckDenyList(const std::string& candidate, const std::string& path);
 
+// `text` with comments and the contents of string / character literals blanked to spaces (newlines
+// and byte offsets kept), so that a scan for identifiers and calls sees code only. The same lexing
+// as the deny-list scan.
+std::string MaskCommentsAndLiterals(const std::string& text);
+
 }  // namespace cuco

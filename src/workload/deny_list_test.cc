@@ -57,3 +57,16 @@ TEST(DenyList, OnlyBlocksAreScannedAndLinesAreRight) {
 
 }  // namespace
 }  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(MaskCommentsAndLiterals, BlanksCommentsAndLiteralContentsKeepingOffsets) {
+  const std::string text = "f(\"a(b\", 'c'); // g(\n/* h( */ k(0x1'000);\n";
+  const std::string masked = MaskCommentsAndLiterals(text);
+  ASSERT_EQ(masked.size(), text.size());
+  EXPECT_EQ(masked, "f(\"   \", ' ');      \n         k(0x1'000);\n");
+}
+
+}  // namespace
+}  // namespace cuco
