@@ -120,5 +120,17 @@ check "an existing run dir needs --resume" bash -c "[ $? -eq 2 ] && grep -q 'alr
 "$CUCO" evolve --resume "$T/r1" --config "$T/run.toml" >/dev/null 2>&1
 check "--resume with --config exits 2" test $? -eq 2
 
+# 6. --world-size and --size: recorded in the run's config.toml ([workload]), kept by --resume.
+printf 'seed = 3\n[budget]\nmax_candidates = 2\n[islands]\ncount = 1\n' >"$T/small.toml"
+"$CUCO" evolve "$WL" --config "$T/small.toml" --run-dir "$T/r6" --world-size 1 --size M=96 >"$T/r6.out" 2>&1
+check "--world-size 1 --size M=96 run exits 0" test $? -eq 0
+check "config.toml records them" bash -c "grep -q '^world_size = 1' '$T/r6/config.toml' && grep -q '^sizes = { M = 96 }' '$T/r6/config.toml'"
+"$CUCO" evolve --resume "$T/r6" --size M=48 >"$T/r6b.out" 2>&1
+check "--resume with --size exits 2" bash -c "[ $? -eq 2 ] && grep -q 'keeps the run' '$T/r6b.out'"
+"$CUCO" evolve "$WL" --config "$T/small.toml" --run-dir "$T/r7" --world-size 3 >"$T/r7.out" 2>&1
+check "a world size the workload lacks exits 2, naming its world_sizes" bash -c "[ $? -eq 2 ] && grep -q -- '--world-size 3: not among the world_sizes of' '$T/r7.out'"
+"$CUCO" evolve "$WL" --config "$T/small.toml" --run-dir "$T/r8" --size Q=3 >"$T/r8.out" 2>&1
+check "an unknown size exits 2, naming the bench sizes" bash -c "[ $? -eq 2 ] && grep -q -- '--size Q=3: expected NAME=VALUE with NAME one of the bench sizes' '$T/r8.out'"
+
 echo "evolve_test: $fails failed"
 test $fails -eq 0

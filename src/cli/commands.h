@@ -29,6 +29,8 @@ struct EvolveArgs {
   std::string resume;
   std::vector<int> gpus;
   std::string cache_dir;
+  int world_size = 0;              // --world-size: sets [workload] world_size of a new run
+  std::vector<std::string> sizes;  // --size NAME=VALUE: sets [workload] sizes of a new run
   bool json = false;
 };
 int RunEvolve(const EvolveArgs& args);

@@ -248,7 +248,6 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
     }
     return false;
   }
-  auto t = Clock::now();
   GpuLease lease;
   if (cuda) {
     auto l = pool_->Acquire(world_size_);
@@ -262,6 +261,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
     lease = std::move(*l);
     rec->gpus = lease.gpus();
   }
+  auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   fs::path dir = work_dir / stage;
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -346,7 +346,6 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     rec->reason = st->detail;
     return false;
   }
-  auto t = Clock::now();
   GpuLease lease;
   if (cuda) {
     auto l = pool_->Acquire(world_size_);
@@ -358,6 +357,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     lease = std::move(*l);
     rec->gpus = lease.gpus();
   }
+  auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   fs::path dir = work_dir / "program";
   std::error_code ec;
   fs::remove_all(dir, ec);

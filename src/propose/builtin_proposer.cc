@@ -121,8 +121,24 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   if (!ctx.workload) return Status::Internal("builtin proposer: no workload in the context");
   Proposal out;
   out.mutation_kind = "knobs";
-  const std::string label = "candidate " + std::to_string(ctx.parent.id);
-  auto marks = FindKnobMarks(ctx.parent.code, label);
+  // A parent without knob marks (the seed, or an LLM's rewrite) cannot be varied here: mutate
+  // the fastest passing marked candidate the search showed instead, and say so.
+  const CandidateView* from = &ctx.parent;
+  std::string stand_in;
+  if (ctx.parent.knobs.empty()) {
+    const CandidateView* best = nullptr;
+    for (const auto& v : ctx.inspirations)
+      if (!v.knobs.empty() && v.status == "ok" && (!best || (v.time_ms > 0 && (best->time_ms <= 0 || v.time_ms < best->time_ms))))
+        best = &v;
+    if (best) {
+      from = best;
+      out.parent_id = best->id;
+      stand_in = "(parent #" + std::to_string(ctx.parent.id) + " has no knob marks; from #" + std::to_string(best->id) + ") ";
+    }
+  }
+  const CandidateView& par = *from;
+  const std::string label = "candidate " + std::to_string(par.id);
+  auto marks = FindKnobMarks(par.code, label);
   if (!marks.ok()) {
     out.failure = "builtin proposer: the parent's knob marks do not parse: " + marks.status().message();
     return out;
@@ -154,7 +170,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   std::set<Config> seen;  // configurations already checked in this call
   auto try_config = [&](const Config& c, std::string* code) -> bool {
     if (c == parent || !seen.insert(c).second) return false;
-    auto applied = ApplyKnobs(ctx.parent.code, label, c, ctx.workload->knobs);
+    auto applied = ApplyKnobs(par.code, label, c, ctx.workload->knobs);
     if (!applied.ok()) return false;
     if (ctx.already_tried && ctx.already_tried(*applied)) return false;
     *code = std::move(*applied);
@@ -163,7 +179,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   auto finish = [&](const Config& c, std::string code, const std::string& kind, const std::string& what) {
     out.code = std::move(code);
     out.mutation_kind = kind;
-    out.description = what + Describe(parent, c);
+    out.description = stand_in + what + Describe(parent, c);
     return out;
   };
 
@@ -174,7 +190,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   if (ctx.mutation_kind == "crossover") {
     std::vector<const CandidateView*> partners;
     for (const auto& v : ctx.inspirations)
-      if (v.id != ctx.parent.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
+      if (v.id != par.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
     if (!partners.empty()) {
       for (int draw = 0; draw < options_.crossover_draws; ++draw) {
         Config c;
@@ -195,7 +211,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
           out.extra_parent_ids.assign(used.begin(), used.end());
           std::string ids;
           for (int64_t id : used) ids += " #" + std::to_string(id);
-          return finish(c, std::move(code), "crossover", "crossover of #" + std::to_string(ctx.parent.id) + " with" + ids + ": ");
+          return finish(c, std::move(code), "crossover", "crossover of #" + std::to_string(par.id) + " with" + ids + ": ");
         }
       }
     }
@@ -210,7 +226,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
     const CandidateView* best = nullptr;
     for (const auto& v : ctx.inspirations)
       if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
-    if (best && best->id != ctx.parent.id && (ctx.parent.time_ms <= 0 || best->time_ms < ctx.parent.time_ms)) {
+    if (best && best->id != par.id && (par.time_ms <= 0 || best->time_ms < par.time_ms)) {
       for (const auto& n : sp.names) {
         auto it = best->knobs.find(n);
         if (it != best->knobs.end()) base[n] = it->second;

@@ -196,6 +196,30 @@ TEST(BuiltinProposer, CrossoverTakesKnobsFromPartners) {
   EXPECT_TRUE(saw_crossover);
 }
 
+// The seed often has no knob marks and may be the fastest candidate of generation 0 (so the
+// likeliest parent): the proposer then varies the fastest marked candidate it was shown.
+TEST(BuiltinProposer, UnmarkedParentVariesTheFastestMarkedInspiration) {
+  Harness h;
+  BuiltinProposer p;
+  auto slow = ApplyKnobs(kCode, "x", {{"backend", "gin"}}, h.wl.knobs);
+  ASSERT_TRUE(slow.ok());
+  for (uint64_t s = 0; s < 6; ++s) {
+    auto c = h.Context(s, s % 2 ? "crossover" : "knobs", s < 3 ? "explore" : "exploit");
+    c.parent = View(2, "// the seed: no knob marks\nint body() { return 1; }\n");
+    c.parent.time_ms = 4;
+    CandidateView marked = View(1, kCode), other = View(3, *slow);
+    marked.time_ms = 5;
+    other.time_ms = 6;
+    c.inspirations = {other, marked};
+    auto r = p.Propose(c);
+    ASSERT_TRUE(r.ok());
+    ASSERT_FALSE(r->exhausted) << r->description;
+    EXPECT_EQ(r->parent_id, 1);
+    EXPECT_GE(Changed(kCode, r->code), 1) << r->description;
+    EXPECT_NE(r->description.find("parent #2 has no knob marks; from #1"), std::string::npos) << r->description;
+  }
+}
+
 TEST(BuiltinProposer, NoKnobsMeansExhausted) {
   Harness h;
   h.wl.knobs.clear();

@@ -54,6 +54,9 @@ struct Proposal {
   std::string mutation_kind;                   // knobs | diff | rewrite | crossover
   std::string description;                     // one line: what changed and why
   std::vector<int64_t> extra_parent_ids;       // crossover partners
+  // > 0: the code derives from this candidate (one of ctx.inspirations), not from ctx.parent; the
+  // search records it as the parent (e.g. the builtin proposer given a parent without knob marks).
+  int64_t parent_id = 0;
   // A malformed answer (no diff, a diff that does not apply, an edit outside the EVOLVE blocks):
   // the search stores it as a failed candidate with this reason instead of evaluating it.
   std::string failure;

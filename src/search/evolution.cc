@@ -138,7 +138,9 @@ struct Evolution::Impl {
     if (!state->has_value()) {
       if (*count > 0)
         return Status::InvalidArgument(store->path() + ": holds candidates but no search state (a `cuco eval` store?); use a new run directory");
-      per_generation = cfg.per_generation > 0 ? cfg.per_generation : std::max(2 * std::max(1, opt.evaluations), cfg.islands);
+      // Default: one proposal per evaluation in flight (the GPU groups plus the compiles that
+      // overlap their runs), at least one per island.
+      per_generation = cfg.per_generation > 0 ? cfg.per_generation : std::max(std::max(1, opt.evaluations), cfg.islands);
       CUCO_RETURN_IF_ERROR(store->PutMeta(kMetaWorkload, wl.dir.string()));
       return SaveState();
     }
@@ -632,9 +634,13 @@ struct Evolution::Impl {
         out.exhausted_why = p.description;
         return out;
       }
+      // The proposer may have mutated one of the inspirations instead of the selected parent.
+      const CandidateView* parent = &ctx.parent;
+      for (const auto& v : ctx.inspirations)
+        if (p.parent_id > 0 && v.id == p.parent_id) parent = &v;
       Cand c;
       c.rec.code = p.code;
-      c.rec.parent_id = ctx.parent.id;
+      c.rec.parent_id = parent->id;
       c.rec.extra_parent_ids = p.extra_parent_ids;
       c.rec.mutation_kind = p.mutation_kind.empty() ? ctx.mutation_kind : p.mutation_kind;
       c.rec.proposer = proposer->Name();
@@ -679,7 +685,7 @@ struct Evolution::Impl {
           continue;
         }
       }
-      c.rec.diff_from_parent = UnifiedDiff(ctx.parent.code, p.code, fmt::format("#{} (parent)", ctx.parent.id), "new candidate");
+      c.rec.diff_from_parent = UnifiedDiff(parent->code, p.code, fmt::format("#{} (parent)", parent->id), "new candidate");
       c.rec.status = "pending";
       c.rec.feedback = p.description;
       auto r = InsertLocked(std::move(c), slot + 1);

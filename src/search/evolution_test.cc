@@ -108,6 +108,27 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
   return evo.Run();
 }
 
+// The seed has no knob marks and beats generation 0's defaults (as moe_dispatch_combine's seed did
+// at world size 1): the builtin proposer must still search, from generation 0's marked code.
+TEST(Evolution, UnmarkedFasterSeedDoesNotEndTheSearch) {
+  Fixture f("unmarked");
+  WriteFileAtomic(f.wl.dir / "gen0.cc", kSeed);
+  WriteFileAtomic(f.wl.dir / "seed.cc", "// frozen prologue\n// EVOLVE-BLOCK-START\nint body() { return 1; }\n// EVOLVE-BLOCK-END\n// frozen epilogue\n");
+  f.wl.generation0_file = "gen0.cc";
+  auto r = RunSearch(f, f.Run("r"), Config(8), 1, [](const std::string& code, const std::string&, const fs::path&) {
+    if (code.find("cuco:knob") == std::string::npos) {
+      EvalRecord seed;
+      seed.status = EvalStatus::kOk;
+      seed.timing.median_ms = 8.5;  // faster than generation 0's defaults (9.0)
+      return seed;
+    }
+    return FakeEval(code);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->candidates, 8) << r->stop_reason;
+  EXPECT_GT(r->best_speedup, 1.0);
+}
+
 TEST(Evolution, FindsTheBestAndNeverRepeats) {
   Fixture f("best");
   auto r = RunSearch(f, f.Run("r"), Config(14), 2);

@@ -382,6 +382,24 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(p.RejectUnknown());
   }
 
+  CUCO_RETURN_IF_ERROR(r.Table("workload", &t));
+  if (t) {
+    Reader w(*t, path, "workload");
+    if (const toml::node* n = t->get("world_size")) c.world_size_line = LineOf(*n);
+    CUCO_RETURN_IF_ERROR(w.Int("world_size", &c.world_size, 0, 4096));
+    if (const toml::node* n = w.Get("sizes")) {
+      c.sizes_line = LineOf(*n);
+      const toml::table* st = n->as_table();
+      if (!st) return Status::AtLine(path, LineOf(*n), "'workload.sizes' must be a table of NAME = integer");
+      for (const auto& [k, v] : *st) {
+        const auto* iv = v.as_integer();
+        if (!iv) return Status::AtLine(path, LineOf(v), "'workload.sizes." + std::string(k.str()) + "' must be an integer");
+        c.sizes[std::string(k.str())] = iv->get();
+      }
+    }
+    CUCO_RETURN_IF_ERROR(w.RejectUnknown());
+  }
+
   CUCO_RETURN_IF_ERROR(r.Table("meta", &t));
   if (t) {
     Reader m(*t, path, "meta");
@@ -488,11 +506,39 @@ std::string RunConfigToToml(const RunConfig& c) {
   }
   o << "\n[parallelism]\nevaluations = " << c.evaluations << "\nper_generation = " << c.per_generation
     << "\ncompiles = " << c.compiles << "\n\n";
+  o << "[workload]\nworld_size = " << c.world_size << "\n";
+  if (!c.sizes.empty()) {
+    o << "sizes = { ";
+    bool first = true;
+    for (const auto& [k, v] : c.sizes) {
+      o << (first ? "" : ", ") << TomlKey(k) << " = " << v;
+      first = false;
+    }
+    o << " }\n";
+  }
+  o << "\n";
   o << "[meta]\nsummary_interval = " << c.summary_interval << "\nrecent_failures = " << c.recent_failures << "\n";
   return o.str();
 }
 
+std::vector<std::string> SizeSettings(const RunConfig& c) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : c.sizes) out.push_back(k + "=" + std::to_string(v));
+  return out;
+}
+
 Status CheckRunConfigAgainst(const RunConfig& c, const WorkloadConfig& w) {
+  if (c.world_size > 0 && std::find(w.world_sizes.begin(), w.world_sizes.end(), c.world_size) == w.world_sizes.end())
+    return Status::AtLine(c.path, c.world_size_line,
+                          "'workload.world_size' = " + std::to_string(c.world_size) + " is not among the world_sizes of " +
+                              w.toml_path.string());
+  for (const auto& [name, v] : c.sizes)
+    if (!w.bench_sizes.count(name)) {
+      std::string known_sizes;
+      for (const auto& [k, x] : w.bench_sizes) known_sizes += (known_sizes.empty() ? "" : ", ") + k;
+      return Status::AtLine(c.path, c.sizes_line,
+                            "'workload.sizes': '" + name + "' is not a bench size of " + w.toml_path.string() + " (" + known_sizes + ")");
+    }
   auto known = [&](const std::string& name) -> const Knob* { return w.FindKnob(name); };
   for (const auto& f : c.feature_knobs)
     if (!known(f))

@@ -85,9 +85,15 @@ struct RunConfig {
   std::map<std::string, int> proposer_option_lines;        // "<name>" and "<name>.<key>" -> line
 
   // [parallelism]
-  int evaluations = 0;       // in flight at once; 0 = the disjoint GPU groups of world_size (>= 1)
-  int per_generation = 0;    // proposals per generation; 0 = max(2 * evaluations, islands)
+  int evaluations = 0;       // in flight at once; 0 = the disjoint GPU groups of world_size + compiles
+  int per_generation = 0;    // proposals per generation; 0 = max(evaluations, islands)
   int compiles = 2;          // compiles at once
+
+  // [workload]: how the workload runs in this search (default: as its workload.toml says).
+  int world_size = 0;                     // 0 = the workload's world_size; else one of its world_sizes
+  int world_size_line = 0;
+  std::map<std::string, int64_t> sizes;   // bench size overrides (as `--size NAME=VALUE`)
+  int sizes_line = 0;
 
   // [meta]
   int summary_interval = 1;  // generations between meta-summaries
@@ -101,8 +107,12 @@ struct RunConfig {
 };
 
 struct WorkloadConfig;
-// Checks the knob names and values the config mentions against the workload's [[knobs]].
+// Checks the knob names and values the config mentions against the workload's [[knobs]], and
+// [workload]'s world size and size names against its world_sizes and bench sizes.
 Status CheckRunConfigAgainst(const RunConfig& config, const WorkloadConfig& workload);
+
+// [workload]'s size overrides as `--size` settings ("NAME=VALUE"), for OverrideBenchSizes.
+std::vector<std::string> SizeSettings(const RunConfig& config);
 
 // Parses TOML text as if read from `path`.
 Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& path);

@@ -212,6 +212,34 @@ TEST(RunConfig, CheckedAgainstTheWorkload) {
   EXPECT_EQ(CheckRunConfigAgainst(*bad_value, w).message(), "/r/run.toml:2: [islands.1]: '8' is not a value of knob 'chunks'");
 }
 
+TEST(RunConfig, WorkloadWorldSizeAndSizes) {
+  WorkloadConfig w;
+  w.name = "w";
+  w.toml_path = "/w/workload.toml";
+  w.world_sizes = {1, 2, 4};
+  w.bench_sizes = {{"T", 4096}, {"SKEW", 0}};
+  auto c = Parse("[workload]\nworld_size = 1\nsizes = { T = 1024, SKEW = 1 }\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->world_size, 1);
+  EXPECT_EQ(SizeSettings(*c), (std::vector<std::string>{"SKEW=1", "T=1024"}));
+  EXPECT_TRUE(CheckRunConfigAgainst(*c, w).ok());
+  auto again = Parse(RunConfigToToml(*c));  // a resumed run reads them back from its config.toml
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->world_size, 1);
+  EXPECT_EQ(again->sizes, c->sizes);
+
+  auto bad_world = Parse("seed = 2\n[workload]\nworld_size = 8\n");
+  ASSERT_TRUE(bad_world.ok());
+  EXPECT_EQ(CheckRunConfigAgainst(*bad_world, w).message(),
+            "/r/run.toml:3: 'workload.world_size' = 8 is not among the world_sizes of /w/workload.toml");
+  auto bad_size = Parse("[workload]\nsizes = { Q = 3 }\n");
+  ASSERT_TRUE(bad_size.ok());
+  EXPECT_EQ(CheckRunConfigAgainst(*bad_size, w).message(),
+            "/r/run.toml:2: 'workload.sizes': 'Q' is not a bench size of /w/workload.toml (SKEW, T)");
+  EXPECT_EQ(Err("[workload]\nsizes = { T = \"big\" }\n"), "/r/run.toml:2: 'workload.sizes.T' must be an integer");
+  EXPECT_EQ(Err("[workload]\nworld = 2\n"), "/r/run.toml:2: unknown key 'workload.world'");
+}
+
 }  // namespace
 }  // namespace cuco
 
