@@ -142,9 +142,94 @@ bool Intersects(const std::vector<std::string>& a, const std::vector<std::string
   return false;
 }
 
-bool IsComm(const AnalyzedOp& op) { return op.kind == "collective" || op.kind == "p2p"; }
+bool IsComm(const AnalyzedOp& op) { return op.kind == "collective" || op.kind == "p2p" || (op.kind == "call" && op.contains_comm); }
 bool IsDataOp(const AnalyzedOp& op) {
-  return IsComm(op) || op.kind == "kernel" || op.kind == "gemm" || op.kind == "copy";
+  return IsComm(op) || op.kind == "kernel" || op.kind == "gemm" || op.kind == "copy" || op.kind == "call";
+}
+
+// What a function does to its parameters, through its own operations and its helpers'.
+struct HelperEffects {
+  std::set<int> reads, writes;     // parameter indices
+  bool comm = false;               // issues NCCL collectives / p2p
+  std::set<std::string> streams;   // the streams its operations run on: "#i" = parameter i
+};
+
+// Fills the `call` ops (calls of helpers defined in the file): what the helper reads and writes
+// of the caller's variables, whether it communicates, and its stream; then drops the calls of
+// helpers that touch none of the caller's variables, and renumbers the ops. Helper effects are summarised per
+// function and carried up the call chain until nothing changes (recursion ends there too).
+void CarryHelperEffects(Analysis* a) {
+  std::map<std::string, std::vector<std::string>> params;
+  for (const auto& f : a->functions)
+    if (!params.count(f.name)) params[f.name] = f.params;
+  auto param_of = [&](const std::string& fn, const std::string& expr) {
+    const std::string base = BufferBase(expr);
+    const auto& ps = params[fn];
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (!ps[i].empty() && ps[i] == base) return static_cast<int>(i);
+    return -1;
+  };
+  std::map<std::string, HelperEffects> fx;
+  for (const auto& op : a->ops) {
+    if (op.kind == "call" || !IsDataOp(op)) continue;
+    HelperEffects& e = fx[op.function];
+    for (const auto& r : op.reads)
+      if (int i = param_of(op.function, r); i >= 0) e.reads.insert(i);
+    for (const auto& w : op.writes)
+      if (int i = param_of(op.function, w); i >= 0) e.writes.insert(i);
+    e.comm |= IsComm(op);
+    const int si = param_of(op.function, op.stream);
+    e.streams.insert(si >= 0 ? "#" + std::to_string(si) : (op.stream.empty() ? "default" : op.stream));
+  }
+  auto arg_text = [](const AnalyzedOp& call, int j) { return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string(); };
+  for (size_t round = 0; round <= a->functions.size(); ++round) {
+    bool changed = false;
+    for (const auto& call : a->ops) {
+      if (call.kind != "call" || !fx.count(call.api)) continue;
+      const HelperEffects g = fx[call.api];
+      HelperEffects& e = fx[call.function];
+      const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm;
+      for (int j : g.reads)
+        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.reads.insert(i);
+      for (int j : g.writes)
+        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.writes.insert(i);
+      e.comm |= g.comm;
+      for (const auto& st : g.streams) {
+        std::string mine = st;
+        if (st[0] == '#') {
+          const std::string arg = arg_text(call, std::stoi(st.substr(1)));
+          const int i = param_of(call.function, arg);
+          mine = i >= 0 ? "#" + std::to_string(i) : arg;
+        }
+        e.streams.insert(mine);
+      }
+      changed |= e.reads.size() + e.writes.size() + e.streams.size() + e.comm != before;
+    }
+    if (!changed) break;
+  }
+  std::vector<AnalyzedOp> kept;
+  std::map<int, int> renumber;
+  for (auto& op : a->ops) {
+    if (op.kind == "call") {
+      auto it = fx.find(op.api);
+      // A helper that touches none of the caller's variables adds nothing to the caller's graph.
+      if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty())) continue;
+      const HelperEffects& g = it->second;
+      for (int j : g.reads) AddBase(&op.reads, arg_text(op, j));
+      for (int j : g.writes) AddBase(&op.writes, arg_text(op, j));
+      op.contains_comm = g.comm;
+      if (g.streams.size() == 1) {
+        const std::string& st = *g.streams.begin();
+        op.stream = st[0] == '#' ? arg_text(op, std::stoi(st.substr(1))) : st;
+      }
+    }
+    renumber[op.index] = static_cast<int>(kept.size());
+    op.index = static_cast<int>(kept.size());
+    kept.push_back(std::move(op));
+  }
+  a->ops = std::move(kept);
+  for (auto& g : a->groups)
+    for (int& i : g.ops) i = renumber.at(i);
 }
 
 }  // namespace
@@ -164,6 +249,8 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
     auto norm = [](const std::string& s) { return s.empty() || s == "0" || s == "nullptr" || s == "NULL" ? std::string("default") : s; };
     return norm(x) == norm(y);
   };
+  for (const AnalyzedOp* op : {&from, &to})
+    if (op->kind == "call" && op->stream.empty()) return "not known (" + op->api + " uses several streams)";
   if (same(from.stream, to.stream)) return "stream";
   for (int i = from.index + 1; i < to.index; ++i) {
     const AnalyzedOp& op = a.ops[i];
@@ -193,14 +280,19 @@ Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFuncti
   std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) { return x.offset < y.offset; });
   std::map<std::string, std::string> handle_stream;  // cublasSetStream(handle, stream)
   std::map<std::string, int> open_group;             // function -> group index while open
+  std::set<std::string> defined;
+  for (const auto& f : functions) defined.insert(f.name);
   for (const auto& c : calls) {
+    if (c.user_call && (!defined.count(c.callee) || c.callee == c.function)) continue;  // not a helper of this file
     AnalyzedOp op;
     op.index = static_cast<int>(a.ops.size());
     op.api = c.callee;
     op.function = c.function;
     op.line = c.line;
     op.args = c.args;
-    if (c.kernel_launch) {
+    if (c.user_call) {
+      op.kind = "call";  // reads, writes, stream: CarryHelperEffects below
+    } else if (c.kernel_launch) {
       op.kind = "kernel";
       if (c.config.size() > 0) op.grid = c.config[0];
       if (c.config.size() > 1) op.block = c.config[1];
@@ -252,6 +344,7 @@ Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFuncti
     }
     a.ops.push_back(std::move(op));
   }
+  CarryHelperEffects(&a);
   for (auto& g : a.groups) {
     int sends = 0, recvs = 0, colls = 0;
     std::set<std::string> send_peers, recv_peers;
@@ -459,6 +552,7 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
     std::vector<std::string> added;
     for (const auto& c : lex.calls) {
       if (offsets.count(c.offset) || !names.count(c.function)) continue;
+      if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
       added.push_back(fmt::format("{} at line {}", c.callee, c.line));
       r.calls.push_back(c);
     }
@@ -494,6 +588,9 @@ std::string OpSummary(const AnalyzedOp& op) {
     s += " " + fmt::format("{}", fmt::join(parts, " "));
   } else if (op.kind == "gemm" || op.kind == "copy") {
     s += fmt::format(" reads={} writes={}", fmt::join(op.reads, ","), fmt::join(op.writes, ","));
+  } else if (op.kind == "call") {
+    s += fmt::format("({}) reads={} writes={}{}", fmt::join(op.args, ", "), fmt::join(op.reads, ","), fmt::join(op.writes, ","),
+                     op.contains_comm ? " (issues NCCL inside)" : "");
   } else {
     if (!op.assigns.empty()) s += " -> " + op.assigns;
     if (!op.buffer.empty()) s += " " + op.buffer;
@@ -529,7 +626,7 @@ std::string FormatAnalysis(const Analysis& a) {
   out += "\ncommunication dependency graph\n";
   bool any_comm = false;
   for (const auto& c : a.ops) {
-    if (c.kind != "collective" && c.kind != "p2p") continue;
+    if (c.kind != "collective" && c.kind != "p2p" && !(c.kind == "call" && c.contains_comm)) continue;
     any_comm = true;
     std::vector<std::string> prod, cons;
     for (const auto& e : a.edges) {
@@ -551,10 +648,11 @@ std::string FormatAnalysis(const Analysis& a) {
 nlohmann::json AnalysisToJson(const Analysis& a) {
   // Schema (version 1):
   // { "schema": "cuco.analysis/1", "path", "parse_path": "clang"|"clang-stub"|"lexical",
-  //   "warnings": [str], "functions": [{"name","line"}],
+  //   "warnings": [str], "functions": [{"name","line","params":[str]}],
   //   "ops": [{"index","kind","api","function","line","args":[str], and where present: "send","recv",
   //            "count","datatype","op","root","peer","comm","stream","buffer","assigns","grid","block",
-  //            "smem","group", plus "reads":[str],"writes":[str] (buffer base variables)}],
+  //            "smem","group","contains_comm" (kind call), plus "reads":[str],"writes":[str] (buffer
+  //            base variables)}],
   //   "groups": [{"function","start_line","end_line","ops":[int],"pattern"}],
   //   "edges": [{"from","to","buffer","role":"producer"|"consumer","via"}], "streams": [str] }
   nlohmann::json j;
@@ -563,7 +661,7 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
   j["parse_path"] = a.parse_path;
   j["warnings"] = a.warnings;
   j["functions"] = nlohmann::json::array();
-  for (const auto& f : a.functions) j["functions"].push_back({{"name", f.name}, {"line", f.line}});
+  for (const auto& f : a.functions) j["functions"].push_back({{"name", f.name}, {"line", f.line}, {"params", f.params}});
   j["ops"] = nlohmann::json::array();
   for (const auto& op : a.ops) {
     nlohmann::json o = {{"index", op.index}, {"kind", op.kind}, {"api", op.api}, {"function", op.function},
@@ -576,6 +674,7 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
     put("buffer", op.buffer), put("assigns", op.assigns), put("grid", op.grid), put("block", op.block);
     put("smem", op.smem);
     if (op.group >= 0) o["group"] = op.group;
+    if (op.kind == "call") o["contains_comm"] = op.contains_comm;
     j["ops"].push_back(o);
   }
   j["groups"] = nlohmann::json::array();
@@ -594,7 +693,7 @@ std::string AnalysisPromptText(const Analysis& a) {
   for (const auto& op : a.ops) {
     if (op.kind == "sync" || op.kind == "mpi" || op.kind == "comm_setup" || op.kind == "alloc" || op.kind == "stream" ||
         op.kind == "event" || op.kind == "window" || op.kind == "device_comm" || op.kind == "group" || op.kind == "kernel" ||
-        op.kind == "gemm" || op.kind == "copy" || op.kind == "collective" || op.kind == "p2p")
+        op.kind == "gemm" || op.kind == "copy" || op.kind == "collective" || op.kind == "p2p" || op.kind == "call")
       out += fmt::format("#{} {}:{} {}\n", op.index, op.function, op.line, OpSummary(op));
   }
   for (size_t i = 0; i < a.groups.size(); ++i)

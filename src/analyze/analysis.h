@@ -2,7 +2,9 @@
 // A libclang front end parses the .cu file as CUDA host code and lists, per function and in
 // source order, the NCCL calls, allocations, kernel launches, cuBLAS/cuBLASLt GEMMs, streams,
 // events and synchronisation points; then it builds the communication dependency graph
-// (producer -> collective -> consumer) by matching the base variables of buffer arguments.
+// (producer -> collective -> consumer) by matching the base variables of buffer arguments, across
+// functions: a call of a helper defined in the file is an op of the caller carrying what the
+// helper (and its own helpers) does to its arguments.
 //
 // Parse paths, tried in order (Analysis::parse_path says which one produced the result):
 //   "clang"       libclang with the real CUDA/NCCL/MPI headers (-x cuda --cuda-host-only
@@ -30,7 +32,9 @@ namespace cuco {
 struct AnalyzedOp {
   int index = 0;          // position in Analysis::ops (source order within the file)
   std::string kind;       // collective | p2p | group | comm_setup | window | device_comm | alloc |
-                          // kernel | gemm | copy | stream | event | sync | mpi
+                          // kernel | gemm | copy | stream | event | sync | mpi | call (a helper
+                          // defined in the file that, directly or through its own helpers,
+                          // launches kernels, GEMMs, copies or NCCL ops on its arguments)
   std::string api;        // "ncclAllReduce", "cudaMalloc", kernel name for kind=kernel, ...
   std::string function;   // enclosing function definition
   int line = 0;           // 1-based line in the analysed file
@@ -42,6 +46,10 @@ struct AnalyzedOp {
   std::string grid, block, smem;         // kernel launch configuration
   std::vector<std::string> reads, writes;  // base variables of buffers read / written
   int group = -1;                        // index in Analysis::groups for ops inside ncclGroupStart/End
+  // kind call: the helper issues NCCL collectives / p2p (it is a communication op of the graph);
+  // reads / writes are the caller's variables the helper's operations read / write; stream is the
+  // caller's stream expression when every operation inside runs on one ("" when not known).
+  bool contains_comm = false;
 };
 
 // ncclGroupStart ... ncclGroupEnd in one function: one grouped operation.
@@ -66,6 +74,7 @@ struct DependencyEdge {
 struct AnalyzedFunction {
   std::string name;
   int line = 0;
+  std::vector<std::string> params;  // parameter names, in order ("" where unnamed)
 };
 
 struct Analysis {

@@ -2,6 +2,7 @@
 // workloads/gemm_reducescatter_program/program.cu, through each parse path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -156,6 +157,38 @@ TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
                               "(stream compute) with no event or synchronisation between them: a race") != std::string::npos;
   EXPECT_TRUE(warned);
   EXPECT_NE(AnalysisPromptText(r).find("(ordered by unordered)"), std::string::npos);
+}
+
+TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {
+  Analysis a = Analyze(CorpusFile("helper_functions.cu"), GetParam());
+  const AnalyzedOp* produce = Find(a, "compute_grad");
+  const AnalyzedOp* reduce = Find(a, "sync_grads");
+  ASSERT_NE(produce, nullptr);
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_EQ(produce->kind, "call");
+  EXPECT_EQ(produce->function, "main");
+  auto has = [](const std::vector<std::string>& v, const char* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  EXPECT_TRUE(has(produce->reads, "act"));
+  EXPECT_TRUE(has(produce->writes, "grad"));
+  if (GetParam() != Mode::kLexical) EXPECT_EQ(produce->writes, std::vector<std::string>{"grad"});  // clang knows act is const
+  EXPECT_FALSE(produce->contains_comm);
+  EXPECT_EQ(produce->stream, "stream");  // the helper's parameter s, seen from main
+  EXPECT_EQ(reduce->kind, "call");
+  EXPECT_TRUE(reduce->contains_comm);     // through sum_over_ranks, one level further down
+  EXPECT_TRUE(has(reduce->writes, "grad"));
+  // main's graph: compute_grad -> sync_grads (an all-reduce inside) -> sgd, ordered by the stream.
+  EXPECT_TRUE(HasEdge(a, "compute_grad", "sync_grads", "grad"));
+  EXPECT_TRUE(HasEdge(a, "sync_grads", "sgd", "grad"));
+  for (const auto& e : a.edges)
+    if (a.ops[e.from].function == "main") EXPECT_EQ(e.via, "stream") << a.ops[e.from].api << " -> " << a.ops[e.to].api;
+  // The helpers' own parameters, and the collective where it is issued.
+  for (const auto& f : a.functions)
+    if (f.name == "sum_over_ranks") EXPECT_EQ(f.params, (std::vector<std::string>{"buf", "n", "comm", "st"}));
+  EXPECT_EQ(Find(a, "ncclAllReduce")->function, "sum_over_ranks");
+  EXPECT_EQ(Find(a, "sum_over_ranks")->function, "sync_grads");
+  const std::string report = FormatAnalysis(a);
+  EXPECT_NE(report.find("sync_grads:"), std::string::npos) << report;
+  EXPECT_NE(report.find("(issues NCCL inside)"), std::string::npos) << report;
 }
 
 TEST_P(AnalyzeCorpus, MpiFreeBootstrap) {

@@ -267,7 +267,16 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
     if (!InMainFile(c, st->main_file, &line, nullptr, false)) return CXChildVisit_Continue;
     std::string saved = st->function;
     st->function = Str(lc->clang_getCursorSpelling(c));
-    st->out->functions.push_back({st->function, static_cast<int>(line)});
+    AnalyzedFunction fn{st->function, static_cast<int>(line), {}};
+    lc->clang_visitChildren(
+        c,
+        [](CXCursor p, CXCursor, CXClientData d) {
+          if (lc->clang_getCursorKind(p) == CXCursor_ParmDecl)
+            static_cast<std::vector<std::string>*>(d)->push_back(Str(lc->clang_getCursorSpelling(p)));
+          return CXChildVisit_Continue;
+        },
+        &fn.params);
+    st->out->functions.push_back(std::move(fn));
     lc->clang_visitChildren(c, Visit, data);
     st->function = saved;
     return CXChildVisit_Continue;
@@ -281,8 +290,9 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
       std::vector<std::string> config, args;
       size_t end = 0;
       bool read = ReadCallAt(*st->blank, offset, &read_name, &config, &args, &end) && read_name == name;
-      if (read && (IsKnownApi(name) || !config.empty())) {
+      if (read) {
         RawCall call;
+        call.user_call = !IsKnownApi(name) && config.empty();
         call.function = st->function;
         call.callee = name;
         call.line = static_cast<int>(line);

@@ -14,6 +14,9 @@ struct RawCall {
   int line = 0;
   size_t offset = 0;     // byte offset of the callee name in the file
   bool kernel_launch = false;
+  // A call of some other function (not an API, not a launch): kept by the analysis when the file
+  // defines that function (a helper), whose effects it then carries to this call site.
+  bool user_call = false;
   std::vector<std::string> args;
   std::vector<std::string> config;          // <<<grid, block, smem, stream>>>
   bool param_types_known = false;           // clang resolved the kernel's parameter types

@@ -39,6 +39,20 @@ const std::set<std::string>& Keywords() {
   return k;
 }
 
+// The name a parameter declaration declares: "const float* __restrict__ buf" -> "buf",
+// "int n = 3" -> "n", "float x[]" -> "x"; "" when it has none.
+std::string ParamName(const std::string& decl) {
+  std::string d = decl;
+  if (size_t eq = d.find('='); eq != std::string::npos) d = d.substr(0, eq);
+  if (size_t br = d.find('['); br != std::string::npos) d = d.substr(0, br);
+  size_t end = d.size();
+  while (end > 0 && !IsIdent(d[end - 1])) --end;
+  size_t begin = end;
+  while (begin > 0 && IsIdent(d[begin - 1])) --begin;
+  if (begin == end || begin == 0) return "";  // only a type ("int"): unnamed
+  return d.substr(begin, end - begin);
+}
+
 }  // namespace
 
 std::string BlankCommentsAndStrings(const std::string& text) {
@@ -154,6 +168,7 @@ FrontEndResult ParseLexically(const std::string& raw) {
   std::string current;  // function whose body is open at depth current_depth+1
   int fn_depth = -1;
   std::string last_call_name;
+  std::vector<std::string> last_params;  // its parameter declarations
   size_t last_paren_close = std::string::npos;
   for (size_t i = 0; i < s.size();) {
     char c = s[i];
@@ -166,7 +181,10 @@ FrontEndResult ParseLexically(const std::string& raw) {
         if (ok && !Keywords().count(last_call_name)) {
           current = last_call_name;
           fn_depth = depth;
-          r.functions.push_back({current, LineOf(s, i)});
+          AnalyzedFunction fn{current, LineOf(s, i), {}};
+          for (const std::string& decl : last_params) fn.params.push_back(ParamName(decl));
+          if (fn.params.size() == 1 && (fn.params[0].empty() || fn.params[0] == "void")) fn.params.clear();
+          r.functions.push_back(std::move(fn));
         }
       }
       ++depth;
@@ -188,12 +206,14 @@ FrontEndResult ParseLexically(const std::string& raw) {
       if (ReadCallAt(s, i, &name, &config, &args, &end)) {
         if (current.empty()) {
           last_call_name = name;
+          last_params = args;
           last_paren_close = end - 1;
           i = end;  // parameter list
           continue;
         }
-        if (!Keywords().count(name) && (IsKnownApi(name) || !config.empty())) {
+        if (!Keywords().count(name)) {
           RawCall call;
+          call.user_call = !IsKnownApi(name) && config.empty();
           call.function = current;
           call.callee = name;
           call.offset = i;

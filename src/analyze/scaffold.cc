@@ -665,6 +665,9 @@ std::vector<int> IterationOps(const Analysis& a) {
   for (const auto& op : a.ops)
     if (IsCommOp(op)) widen(op.function, op.index);
   for (const auto& e : a.edges) {
+    // Calls of helpers (the analysis's `call` ops) stay out: the skeleton is built from the
+    // function that issues the communication itself.
+    if (a.ops[e.from].kind == "call" || a.ops[e.to].kind == "call") continue;
     widen(a.ops[e.from].function, e.from);
     widen(a.ops[e.to].function, e.to);
   }
