@@ -14,6 +14,8 @@ OUT=${OUT:-/tmp/cuco-codesign}
 CUCO=${CUCO:-build/src/cli/cuco}
 WORLD=${WORLD:-2}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+# attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
+[ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
 mkdir -p "$OUT"
 echo "=== single-GPU block tests ($(date -u +%H:%M:%S))"

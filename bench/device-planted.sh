@@ -8,6 +8,8 @@ OUT=${OUT:-/tmp/cuco-planted}
 CUCO=${CUCO:-build/src/cli/cuco}
 WORLD=${WORLD:-1}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
+# attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
+[ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 mkdir -p "$OUT"
 extra_moe=""; [ "$WORLD" = 1 ] && extra_moe="--size E_PER_RANK=8"  # top-8 needs 8 experts at one rank
 for wl in moe_dispatch_combine attention_cp; do

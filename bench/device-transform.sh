@@ -7,6 +7,8 @@ set -u
 OUT=${OUT:-/tmp/cuco-transform}
 CUCO=${CUCO:-build/src/cli/cuco}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+# attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
+[ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
 mkdir -p "$OUT/transform"
 for wl in tests/gpu/workloads/collectives_suite workloads/gemm_reducescatter workloads/gemm_allgather \

@@ -10,6 +10,8 @@ CUCO=${CUCO:-build/src/cli/cuco}
 WORLD=${WORLD:-2}
 WORKLOADS=${WORKLOADS:-"gemm_reducescatter gemm_allgather"}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+# attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
+[ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
 mkdir -p "$OUT"
 for wl in $WORKLOADS; do
@@ -19,8 +21,7 @@ for wl in $WORKLOADS; do
     "$CUCO" evolve --resume "$RUN" 2>"$OUT/$wl-w$WORLD.log"
   else
     mkdir -p "$(dirname "$RUN")"
-    # (cuco evolve runs at the workload's default world size, 2; WORLD only names the results)
-    "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" 2>"$OUT/$wl-w$WORLD.log"
+    "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" --world-size "$WORLD" 2>"$OUT/$wl-w$WORLD.log"
   fi
   echo "exit $?"
   tail -4 "$OUT/$wl-w$WORLD.log"

@@ -46,3 +46,17 @@ if [ ! -f "$CUDA_ROOT/include/nccl_device.h" ] && [ -z "${CUCO_NCCL_HOME:-}" ] &
   echo "install-deps: installing NCCL 2.28.9 with its device API (pip wheel nvidia-nccl-cu13==2.28.9)"
   python3 -m pip install -q "nvidia-nccl-cu13==2.28.9" || python3 -m pip install -q --break-system-packages "nvidia-nccl-cu13==2.28.9"
 fi
+
+# cuDNN's fused attention (runtime/include/cuco/codesign/cudnn_attention.h): cuDNN 9 itself (the
+# CUDA toolkit's, or the nvidia-cudnn-cu13 wheel) plus the header-only cuDNN frontend.
+if [ ! -f "$CUDA_ROOT/include/cudnn.h" ] && [ -z "${CUCO_CUDNN_HOME:-}" ] &&
+   ! python3 -c 'import nvidia.cudnn' 2>/dev/null; then
+  echo "install-deps: installing cuDNN 9 (pip wheel nvidia-cudnn-cu13)"
+  python3 -m pip install -q "nvidia-cudnn-cu13>=9.10,<10" || python3 -m pip install -q --break-system-packages "nvidia-cudnn-cu13>=9.10,<10"
+fi
+if [ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] &&
+   ! python3 -c 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("cudnn") else 1)' 2>/dev/null; then
+  echo "install-deps: installing the cuDNN frontend headers (pip wheel nvidia-cudnn-frontend==1.32.0)"
+  python3 -m pip install -q --no-deps "nvidia-cudnn-frontend==1.32.0" ||
+    python3 -m pip install -q --no-deps --break-system-packages "nvidia-cudnn-frontend==1.32.0"
+fi

@@ -49,6 +49,14 @@ if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -std=c++20 -O3 -gencode=arch=compute
 else
   echo "FAIL tests/gpu/blocks/attention_single_gpu.cu:"; cat "$T/attention.log"; exit 1
 fi
+# Its cuDNN build (-DCUCO_TEST_CUDNN): the test against impl/cudnn_sdpa.h's declaration (the
+# frontend unit itself, runtime/src/cudnn_sdpa.cu, compiles with attention_cp above).
+if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include \
+     -DCUCO_TEST_CUDNN -c tests/gpu/blocks/attention_single_gpu.cu -o "$T/attention_single_gpu_cudnn.o" >"$T/attention-cudnn.log" 2>&1; then
+  echo "ok   tests/gpu/blocks/attention_single_gpu.cu -DCUCO_TEST_CUDNN: compiled"
+else
+  echo "FAIL tests/gpu/blocks/attention_single_gpu.cu -DCUCO_TEST_CUDNN:"; cat "$T/attention-cudnn.log"; exit 1
+fi
 # The single-GPU block tests (a plain CUDA program, run by tests/gpu/run_blocks_single_gpu.sh on a GPU).
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include \

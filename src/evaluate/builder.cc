@@ -141,6 +141,18 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   for (const auto& lib : libs) {
     if (lib == "nccl") add_lib(toolchain_.nccl);
     else if (lib == "nvshmem") add_lib(toolchain_.nvshmem);
+    else if (lib == "cudnn") {
+      // codesign/cudnn_attention.h: runtime/src/cudnn_sdpa.cu (a frozen unit, see Build) needs
+      // the frontend's headers; the link needs libcudnn and the frontend's libnvrtc.
+      if (!toolchain_.cudnn.found || toolchain_.cudnn_frontend_include.empty())
+        missing_ = "this workload links \"cudnn\" ([build] libs) but this machine lacks " +
+                   std::string(!toolchain_.cudnn.found ? "cuDNN 9 (cudnn.h and libcudnn.so.9)" : "the cuDNN frontend headers") +
+                   ": see `cuco doctor` (pip install nvidia-cudnn-frontend; CUCO_CUDNN_HOME, CUCO_CUDNN_FRONTEND_INCLUDE)";
+      add_lib(toolchain_.cudnn);
+      if (!toolchain_.cudnn_frontend_include.empty()) common_flags_.push_back("-I" + toolchain_.cudnn_frontend_include);
+      link_flags_.push_back("-lnvrtc");
+      extra_frozen_.push_back(runtime_dir_ / "src" / "cudnn_sdpa.cu");
+    }
     else if (lib == "cublasLt" || lib == "cublas") {
       if (toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include") {
         common_flags_.push_back("-I" + toolchain_.cublas.include_dir);
@@ -163,6 +175,10 @@ std::string Builder::EnvironmentKey() const {
   std::string k = "cuco-build-v1\n" + compiler_ + "\n" + toolchain_.cuda_version + "\n" + toolchain_.nccl.version + "\n";
   k += Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
   k += HashFilesUnder(runtime_dir_ / "include", {}) + "\n";
+  for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
+    auto text = ReadFile(src);
+    k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + "\n";
+  }
   // Every source in the workload folder but the seed (candidates replace it).
   k += HashFilesUnder(workload_.dir, {workload_.seed_file}) + "\n";
   return Sha256Hex(k);
@@ -231,6 +247,12 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   const std::string ext = cuda ? ".cu" : ".cc";
   CUCO_RETURN_IF_ERROR(MakeDirs(cache_dir_));
 
+  if (!missing_.empty()) {
+    BuildResult r;
+    r.ok = false;
+    r.log = missing_;
+    return r;
+  }
   // Frozen objects, shared by every candidate of this workload and toolchain.
   std::vector<Unit> frozen;
   if (harness) {
@@ -240,8 +262,10 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
     fs::path fdir = cache_dir_ / ("frozen-" + Sha256Hex(env_key_ + *main_text).substr(0, 24));
     CUCO_RETURN_IF_ERROR(MakeDirs(fdir));
     frozen = {{main_src, fdir / "harness_main.o"}, {workload_.ReferencePath(), fdir / "reference.o"}};
+    for (const fs::path& src : extra_frozen_) frozen.push_back({src, fdir / (src.stem().string() + ".o")});
     FileLock lock(fdir.string() + ".lock");
-    bool need = !fs::exists(frozen[0].object) || !fs::exists(frozen[1].object);
+    bool need = false;
+    for (const Unit& u : frozen) need |= !fs::exists(u.object);
     if (need) {
       auto fr = BuildInDir(fdir, frozen, "", timeout_s);
       if (!fr.ok()) return fr.status();

@@ -166,11 +166,19 @@ PythonWheels FindPythonWheels() {
   // nvidia.* are namespace packages: __file__ is None, __path__ holds the folder.
   const char* script =
       "import importlib\n"
-      "for n in ('nccl', 'cublas', 'nvshmem', 'cu13'):\n"
+      "for n in ('nccl', 'cublas', 'nvshmem', 'cu13', 'cudnn'):\n"
       "    try:\n"
       "        print(n + '\\t' + list(importlib.import_module('nvidia.' + n).__path__)[0])\n"
       "    except Exception:\n"
-      "        pass\n";
+      "        pass\n"
+      // The frontend wheel's package `cudnn` (found, not imported: importing loads libcudnn)
+      // has its C++ headers in the include/ beside it.
+      "try:\n"
+      "    import importlib.util, os\n"
+      "    s = importlib.util.find_spec('cudnn')\n"
+      "    print('cudnn_frontend\\t' + os.path.join(os.path.dirname(list(s.submodule_search_locations)[0]), 'include'))\n"
+      "except Exception:\n"
+      "    pass\n";
   toolchain_internal::CommandOutput out = RunCommand({python, "-c", script});
   if (out.exit_code != 0) return wheels;
   std::istringstream in(out.output);
@@ -183,6 +191,8 @@ PythonWheels FindPythonWheels() {
     if (name == "cublas") wheels.cublas = dir;
     if (name == "nvshmem") wheels.nvshmem = dir;
     if (name == "cu13") wheels.cu13 = dir;
+    if (name == "cudnn") wheels.cudnn = dir;
+    if (name == "cudnn_frontend") wheels.cudnn_frontend = dir;
   }
   return wheels;
 }
@@ -364,6 +374,50 @@ LibraryInstall DetectNvshmem(const std::string& cuda_home, const std::string& cu
     return lib;
   }
   return LibraryInstall();
+}
+
+LibraryInstall DetectCudnn(const std::string& cuda_home, const PythonWheels& wheels, std::vector<std::string>* notes) {
+  std::vector<LibraryInstall> tried;
+  if (std::string home = Getenv("CUCO_CUDNN_HOME"); !home.empty()) {
+    LibraryInstall lib = ProbeLibrary(fs::path(home) / "include", "cudnn.h", LibDirsUnder(home), "libcudnn", "env CUCO_CUDNN_HOME");
+    if (!lib.found) notes->push_back(fmt::format("CUCO_CUDNN_HOME={} holds no cuDNN (include/cudnn.h, lib/libcudnn.so.9)", home));
+    tried.push_back(lib);
+  }
+  if (!wheels.cudnn.empty())
+    tried.push_back(ProbeLibrary(fs::path(wheels.cudnn) / "include", "cudnn.h", {fs::path(wheels.cudnn) / "lib"}, "libcudnn",
+                                 "python nvidia.cudnn"));
+  if (!cuda_home.empty())
+    tried.push_back(ProbeLibrary(fs::path(cuda_home) / "include", "cudnn.h", LibDirsUnder(cuda_home), "libcudnn", cuda_home));
+  tried.push_back(ProbeLibrary("/usr/include", "cudnn.h", LibDirsUnder("/usr"), "libcudnn", "/usr"));
+  for (LibraryInstall& lib : tried) {
+    if (!lib.found) continue;
+    std::string text = ReadText(fs::path(lib.include_dir) / "cudnn_version.h");
+    std::string major = HeaderDefine(text, "CUDNN_MAJOR"), minor = HeaderDefine(text, "CUDNN_MINOR"),
+                patch = HeaderDefine(text, "CUDNN_PATCHLEVEL");
+    if (!major.empty() && !minor.empty()) lib.version = major + "." + minor + (patch.empty() ? "" : "." + patch);
+    return lib;
+  }
+  return LibraryInstall();
+}
+
+std::string DetectCudnnFrontend(const PythonWheels& wheels, std::string* version, std::vector<std::string>* notes) {
+  std::vector<std::pair<std::string, bool>> dirs;  // (folder, named by the user)
+  if (std::string d = Getenv("CUCO_CUDNN_FRONTEND_INCLUDE"); !d.empty()) dirs.push_back({d, true});
+  if (!wheels.cudnn_frontend.empty()) dirs.push_back({wheels.cudnn_frontend, false});
+  dirs.push_back({"/usr/include", false});
+  dirs.push_back({"/usr/local/include", false});
+  for (const auto& [d, named] : dirs) {
+    if (!IsFile(fs::path(d) / "cudnn_frontend.h")) {
+      if (named) notes->push_back(fmt::format("CUCO_CUDNN_FRONTEND_INCLUDE={} holds no cudnn_frontend.h; ignored", d));
+      continue;
+    }
+    std::string text = ReadText(fs::path(d) / "cudnn_frontend_version.h");
+    std::string major = HeaderDefine(text, "CUDNN_FRONTEND_MAJOR_VERSION"), minor = HeaderDefine(text, "CUDNN_FRONTEND_MINOR_VERSION"),
+                patch = HeaderDefine(text, "CUDNN_FRONTEND_PATCH_VERSION");
+    *version = major.empty() ? "" : major + "." + minor + "." + patch;
+    return d;
+  }
+  return "";
 }
 
 }  // namespace cuco

@@ -16,6 +16,8 @@ struct PythonWheels {
   std::string cublas;   // nvidia.cublas: include/cublasLt.h, lib/libcublasLt.so.*
   std::string nvshmem;  // nvidia.nvshmem: include/nvshmem.h, lib/libnvshmem_host.so.*
   std::string cu13;     // nvidia.cu13: CUDA 13 wheels put include/ and lib/ here
+  std::string cudnn;    // nvidia.cudnn: include/cudnn.h, lib/libcudnn.so.9
+  std::string cudnn_frontend;  // the nvidia-cudnn-frontend wheel's include/ (beside its cudnn package)
 };
 PythonWheels FindPythonWheels();
 
@@ -43,5 +45,13 @@ LibraryInstall DetectCublas(const std::string& cuda_home, const PythonWheels& wh
 // cuda_home, /usr/include/nvshmem*; the first found wins.
 LibraryInstall DetectNvshmem(const std::string& cuda_home, const std::string& cuda_version,
                              const PythonWheels& wheels, std::vector<std::string>* notes);
+
+// cudnn.h and libcudnn.so*: $CUCO_CUDNN_HOME, the nvidia.cudnn wheel, cuda_home, /usr; the
+// first found wins. Version from cudnn_version.h.
+LibraryInstall DetectCudnn(const std::string& cuda_home, const PythonWheels& wheels, std::vector<std::string>* notes);
+
+// The folder holding cudnn_frontend.h: $CUCO_CUDNN_FRONTEND_INCLUDE, the nvidia-cudnn-frontend
+// wheel, /usr/include, /usr/local/include; "" when none. *version from cudnn_frontend_version.h.
+std::string DetectCudnnFrontend(const PythonWheels& wheels, std::string* version, std::vector<std::string>* notes);
 
 }  // namespace cuco

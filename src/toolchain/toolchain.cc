@@ -209,6 +209,8 @@ Toolchain Detect() {
   tc.nccl = DetectNccl(tc.cuda_home, wheels.nccl, &tc.notes);
   tc.cublas = DetectCublas(tc.cuda_home, wheels, &tc.notes);
   tc.nvshmem = DetectNvshmem(tc.cuda_home, tc.cuda_version, wheels, &tc.notes);
+  tc.cudnn = DetectCudnn(tc.cuda_home, wheels, &tc.notes);
+  tc.cudnn_frontend_include = DetectCudnnFrontend(wheels, &tc.cudnn_frontend_version, &tc.notes);
 
   SmiReport smi = smi_f.get();
   tc.driver_version = smi.driver_version;
@@ -315,6 +317,8 @@ nlohmann::json ToJson(const Toolchain& tc) {
   nccl["version_code"] = tc.nccl.version_code;
   j["nccl"] = nccl;
   j["nvshmem"] = LibraryJson(tc.nvshmem);
+  j["cudnn"] = LibraryJson(tc.cudnn);
+  j["cudnn_frontend"] = {{"include_dir", tc.cudnn_frontend_include}, {"version", tc.cudnn_frontend_version}};
   j["cxx"] = tc.cxx;
   j["gpus"] = nlohmann::json::array();
   for (const GpuInfo& g : tc.gpus) {
@@ -359,6 +363,11 @@ Toolchain ToolchainFromJson(const nlohmann::json& j) {
     Get(n, "version_code", &tc.nccl.version_code);
   }
   if (j.is_object() && j.contains("nvshmem")) LibraryFromJson(j["nvshmem"], &tc.nvshmem);
+  if (j.is_object() && j.contains("cudnn")) LibraryFromJson(j["cudnn"], &tc.cudnn);
+  if (j.is_object() && j.contains("cudnn_frontend")) {
+    Get(j["cudnn_frontend"], "include_dir", &tc.cudnn_frontend_include);
+    Get(j["cudnn_frontend"], "version", &tc.cudnn_frontend_version);
+  }
   Get(j, "cxx", &tc.cxx);
   if (j.is_object() && j.contains("gpus") && j["gpus"].is_array()) {
     for (const nlohmann::json& g : j["gpus"]) {
@@ -460,6 +469,22 @@ std::vector<FeatureStatus> Features(const Toolchain& tc) {
       tc.nvshmem.found ? fmt::format("NVSHMEM {} from {}", tc.nvshmem.version, tc.nvshmem.source)
                        : "needs NVSHMEM: not found (set CUCO_NVSHMEM_HOME, or install the nvidia-nvshmem wheel)");
 
+  {
+    const bool ok = tc.cudnn.found && !tc.cudnn_frontend_include.empty();
+    std::string reason;
+    if (ok) {
+      reason = fmt::format("cuDNN {} from {}, frontend {} at {}", tc.cudnn.version, tc.cudnn.source, tc.cudnn_frontend_version,
+                           tc.cudnn_frontend_include);
+    } else {
+      std::vector<std::string> missing;
+      if (!tc.cudnn.found) missing.push_back("cuDNN 9 (cudnn.h, libcudnn.so.9: the CUDA toolkit, the nvidia-cudnn wheel or CUCO_CUDNN_HOME)");
+      if (tc.cudnn_frontend_include.empty())
+        missing.push_back("the cuDNN frontend headers (pip install nvidia-cudnn-frontend, or CUCO_CUDNN_FRONTEND_INCLUDE)");
+      reason = fmt::format("needs {}", fmt::join(missing, " and "));
+    }
+    add("cuDNN attention (codesign/cudnn_attention.h, [build] libs \"cudnn\")", ok, reason);
+  }
+
   add("cuBLASLt compute", tc.cublas.found,
       tc.cublas.found ? fmt::format("cuBLAS {} from {}", tc.cublas.version, tc.cublas.source)
                       : "needs cuBLASLt: no cublasLt.h and libcublasLt.so in the CUDA toolkit or the nvidia.cublas wheel");
@@ -503,6 +528,9 @@ std::string FormatReport(const Toolchain& tc) {
   library("NCCL", tc.nccl, tc.nccl.found ? ": " + NcclFeatureList(tc.nccl) : "");
   library("cuBLASLt", tc.cublas, "");
   library("NVSHMEM", tc.nvshmem, "");
+  library("cuDNN", tc.cudnn, "");
+  line("cuDNN FE", tc.cudnn_frontend_include.empty() ? "not found"
+                                                     : fmt::format("{} at {}", tc.cudnn_frontend_version, tc.cudnn_frontend_include));
   line("MPI", tc.mpirun.empty() ? "not found" : fmt::format("{} ({})", tc.mpirun, tc.mpi_version));
   line("Slurm", tc.srun.empty() ? "not found"
                                 : fmt::format("{} ({}){}", tc.srun, tc.slurm_version,

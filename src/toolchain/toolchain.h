@@ -45,6 +45,10 @@ struct Toolchain {
   LibraryInstall cublas;     // libcublasLt + cublasLt.h
   NcclInstall nccl;          // the chosen install; the others found are listed in notes
   LibraryInstall nvshmem;
+  LibraryInstall cudnn;      // cudnn.h + libcudnn.so.9
+  // The cuDNN frontend (header-only C++ graph API, the nvidia-cudnn-frontend wheel): the folder
+  // holding cudnn_frontend.h, and its version; "" when not found.
+  std::string cudnn_frontend_include, cudnn_frontend_version;
   std::string cxx;           // host C++ compiler used by nvcc and for CPU workloads (g++)
   std::vector<GpuInfo> gpus;
   std::string driver_version;       // "580.159.04" from nvidia-smi; "" without nvidia-smi

@@ -303,6 +303,44 @@ TEST(Nccl, EnvOverrideIsFoundAndWins) {
   }
 }
 
+TEST(Cudnn, EnvHomeAndFrontendWithVersions) {
+  TempDir dir;
+  WriteText(dir.path() / "cudnn/include/cudnn.h", "#include \"cudnn_version.h\"\n");
+  WriteText(dir.path() / "cudnn/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  WriteText(dir.path() / "cudnn/lib/libcudnn.so.9", "");
+  WriteText(dir.path() / "fe/cudnn_frontend.h", "");
+  WriteText(dir.path() / "fe/cudnn_frontend_version.h",
+            "#define CUDNN_FRONTEND_MAJOR_VERSION 1\n#define CUDNN_FRONTEND_MINOR_VERSION 32\n#define CUDNN_FRONTEND_PATCH_VERSION 0\n");
+  {
+    ScopedEnv home("CUCO_CUDNN_HOME", (dir.path() / "cudnn").string());
+    ScopedEnv fe("CUCO_CUDNN_FRONTEND_INCLUDE", (dir.path() / "fe").string());
+    std::vector<std::string> notes;
+    LibraryInstall c = DetectCudnn("", PythonWheels{}, &notes);
+    EXPECT_TRUE(c.found);
+    EXPECT_EQ(c.source, "env CUCO_CUDNN_HOME");
+    EXPECT_EQ(c.version, "9.19.0");
+    EXPECT_EQ(c.library, (dir.path() / "cudnn/lib/libcudnn.so.9").string());
+    std::string version;
+    EXPECT_EQ(DetectCudnnFrontend(PythonWheels{}, &version, &notes), (dir.path() / "fe").string());
+    EXPECT_EQ(version, "1.32.0");
+    EXPECT_TRUE(notes.empty());
+  }
+  {
+    // Folders the user names that hold nothing are noted, never silently used.
+    ScopedEnv home("CUCO_CUDNN_HOME", (dir.path() / "nothing").string());
+    ScopedEnv fe("CUCO_CUDNN_FRONTEND_INCLUDE", (dir.path() / "nothing").string());
+    PythonWheels wheels;
+    wheels.cudnn_frontend = (dir.path() / "fe").string();  // the wheel is still found
+    std::vector<std::string> notes;
+    DetectCudnn("", wheels, &notes);
+    std::string version;
+    EXPECT_EQ(DetectCudnnFrontend(wheels, &version, &notes), (dir.path() / "fe").string());
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_NE(notes[0].find("CUCO_CUDNN_HOME="), std::string::npos);
+    EXPECT_NE(notes[1].find("CUCO_CUDNN_FRONTEND_INCLUDE="), std::string::npos);
+  }
+}
+
 // ---- commands ----
 
 TEST(Command, MissingProgramAndTimeLimit) {
@@ -431,8 +469,12 @@ Toolchain SyntheticToolchain() {
 TEST(Features, NamesMissingPiecesAndNonNvlinkPairs) {
   Toolchain tc = SyntheticToolchain();
   std::vector<FeatureStatus> features = Features(tc);
-  EXPECT_EQ(features.size(), 11u);
+  EXPECT_EQ(features.size(), 12u);
   EXPECT_TRUE(FindFeature(features, "multi-GPU workloads")->available);
+  const FeatureStatus* cudnn = FindFeature(features, "cuDNN attention");
+  EXPECT_FALSE(cudnn->available);
+  EXPECT_NE(cudnn->reason.find("cuDNN 9"), std::string::npos) << cudnn->reason;
+  EXPECT_NE(cudnn->reason.find("nvidia-cudnn-frontend"), std::string::npos) << cudnn->reason;
   EXPECT_TRUE(FindFeature(features, "run and benchmark on GPU (L2/L3)")->available);
   const FeatureStatus* lsa = FindFeature(features, "LSA backend");
   EXPECT_TRUE(lsa->available);
@@ -480,7 +522,7 @@ TEST(Json, RoundTripsKeyFields) {
   nlohmann::json j = nlohmann::json::parse(ToJson(tc).dump());
   EXPECT_EQ(j["nccl"]["version"], "2.28.9");
   EXPECT_EQ(j["preferred_cuda_arch"], "sm_90a");
-  EXPECT_EQ(j["features"].size(), 11u);
+  EXPECT_EQ(j["features"].size(), 12u);
   Toolchain back = ToolchainFromJson(j);
   EXPECT_EQ(back.nvcc, tc.nvcc);
   EXPECT_EQ(back.cuda_version, tc.cuda_version);

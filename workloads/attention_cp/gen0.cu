@@ -14,6 +14,7 @@
 #include <cuco/harness.h>
 #include <cuco/codesign.h>
 #include <cuco/codesign/attention.h>
+#include <cuco/codesign/cudnn_attention.h>
 
 #include <cublasLt.h>
 #include <cuda/atomic>
@@ -52,8 +53,9 @@
 //                   each peer that needs it (ring order: the peer that needs it first goes first),
 //                   then releases the peer's flag; the attention stream waits on the flag
 //   wait_mode spin | wait_value (ce: how the attention stream waits for a flag)
-//   comm_priority, block_m (attention CTA rows), part (bench only: compute alone = the ring's
-//   attention launches on the local block; comm alone = the strategy's transfers alone).
+//   kernel    cudnn (cuDNN's fused SDPA, codesign/cudnn_attention.h) | cuco (attention.h's kernel)
+//   comm_priority, block_m (attention CTA rows, kernel = cuco), part (bench only: compute alone =
+//   the ring's attention launches on the local block; comm alone = the strategy's transfers alone).
 namespace {
 
 namespace cd = cuco::codesign;
@@ -63,6 +65,7 @@ constexpr const char* kBackend = "nccl";        // cuco:knob backend
 constexpr const char* kWaitMode = "spin";       // cuco:knob wait_mode
 constexpr const char* kCommPriority = "high";   // cuco:knob comm_priority
 constexpr int kBlockM = 128;                    // cuco:knob block_m
+constexpr const char* kKernel = "cudnn";        // cuco:knob kernel
 constexpr const char* kPart = "none";           // cuco:knob part
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
@@ -70,6 +73,8 @@ constexpr bool kPartCompute = cd::text_is(kPart, "compute");
 constexpr bool kPartComm = cd::text_is(kPart, "comm");
 constexpr bool kViaNccl = cd::text_is(kBackend, "nccl");
 constexpr bool kViaCe = cd::text_is(kBackend, "ce");
+constexpr bool kCudnn = cd::text_is(kKernel, "cudnn");
+static_assert(kCudnn || cd::text_is(kKernel, "cuco"), "unknown kernel");
 static_assert(kViaNccl || kViaCe, "unknown backend");
 constexpr cd::WaitMode kWait = cd::wait_mode_from(kWaitMode);
 constexpr int kD = 128;
@@ -92,33 +97,47 @@ struct State {
   ncclDevComm dev_comm{};
   cd::PeerBuffer slots;  // ce: K slots [W][block], then V slots [W][block]: slot q = rank q's block
   cd::PeerBuffer flags;  // ce: W epochs: flag q = rank q's block has arrived
+  cd::CudnnAttention* cudnn = nullptr;  // kernel = cudnn
 };
 
-// Attention of the local queries over rank src's block (k, v) as ring step `step` of `n_steps`.
-cuco::Status attend(const State& s, cudaStream_t stream, const __nv_bfloat16* q, const __nv_bfloat16* k,
-                    const __nv_bfloat16* v, int src, int step, int n_steps, void* out) {
+// One attention_forward with the chosen kernel.
+cuco::Status forward(const State& s, const cd::AttentionArgs& a, cudaStream_t stream) {
+  return kCudnn ? s.cudnn->forward(a, stream) : cd::attention_forward(a, stream);
+}
+
+// The local queries (at global position rank L) over the keys k, v ([sk][HKV][D], key 0 at k_offset).
+cd::AttentionArgs args_for(const State& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                           int64_t sk, int64_t k_offset, bool causal) {
   cd::AttentionArgs a;
   a.q = q;
   a.k = k;
   a.v = v;
   a.sq = s.l;
-  a.sk = s.l;
+  a.sk = sk;
   a.hq = static_cast<int>(s.hq);
   a.hkv = static_cast<int>(s.hkv);
-  a.causal = s.causal && src == s.rank;  // earlier blocks are wholly visible
+  a.causal = causal;
   a.q_offset = static_cast<int64_t>(s.rank) * s.l;
-  a.k_offset = static_cast<int64_t>(src) * s.l;
+  a.k_offset = k_offset;
   a.block_m = kBlockM;
+  return a;
+}
+
+// Attention of the local queries over rank src's block (k, v) as ring step `step` of `n_steps`.
+cuco::Status attend(const State& s, cudaStream_t stream, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                    const __nv_bfloat16* v, int src, int step, int n_steps, void* out) {
+  // Earlier blocks are wholly visible; only the diagonal one is masked.
+  cd::AttentionArgs a = args_for(s, q, k, v, s.l, static_cast<int64_t>(src) * s.l, s.causal && src == s.rank);
   if (n_steps == 1) {
     a.o = out;
     a.o_dtype = cd::AttnDtype::kBf16;
-    return cd::attention_forward(a, stream);
+    return forward(s, a, stream);
   }
   a.o = s.acc;
   a.lse = s.lse;
   a.o_dtype = cd::AttnDtype::kFp32;
   a.accumulate = step > 0;
-  cuco::Status st = cd::attention_forward(a, stream);
+  cuco::Status st = forward(s, a, stream);
   if (!st.ok() || step + 1 < n_steps) return st;
   cd::AttnPartial acc;
   acc.o = s.acc;
@@ -126,6 +145,41 @@ cuco::Status attend(const State& s, cudaStream_t stream, const __nv_bfloat16* q,
   acc.lse = s.lse;
   return cd::attention_merge(stream, s.l, static_cast<int>(s.hq), kD, acc, cd::AttnPartial{}, out, cd::AttnDtype::kBf16,
                              nullptr);
+}
+
+// The seed's single attention: the local queries over all S keys (k, v: [S][HKV][D]).
+cd::AttentionArgs sequential_args(const State& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                                  void* o) {
+  cd::AttentionArgs a = args_for(s, q, k, v, s.s, 0, s.causal);
+  a.o = o;
+  return a;
+}
+
+// kernel = cudnn: runs this rank's attention calls once on zeros, so that cuDNN builds its graphs
+// and loads its kernels here, never while a kernel spins on a flag.
+cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
+  const bool ring = !kSequential && s.w > 1;
+  const size_t qn = static_cast<size_t>(s.l * s.hq * kD), kvn = ring ? s.block : s.block * s.w;
+  __nv_bfloat16 *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
+  CUCO_CUDA_CHECK(cudaMalloc(&q, qn * sizeof(__nv_bfloat16)));
+  CUCO_CUDA_CHECK(cudaMalloc(&o, qn * sizeof(__nv_bfloat16)));
+  CUCO_CUDA_CHECK(cudaMalloc(&k, kvn * sizeof(__nv_bfloat16)));
+  CUCO_CUDA_CHECK(cudaMalloc(&v, kvn * sizeof(__nv_bfloat16)));
+  for (void* p : {static_cast<void*>(q), static_cast<void*>(k), static_cast<void*>(v)})
+    CUCO_CUDA_CHECK(cudaMemset(p, 0, (p == q ? qn : kvn) * sizeof(__nv_bfloat16)));
+  cuco::Status st;
+  if (ring) {
+    const int n_steps = s.causal ? s.rank + 1 : s.w;
+    for (int t = 0; t < n_steps && st.ok(); ++t) st = attend(s, stream, q, k, v, (s.rank - t + s.w) % s.w, t, n_steps, o);
+  } else {
+    st = forward(s, sequential_args(s, q, k, v, o), stream);
+  }
+  CUCO_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cudaFree(q);
+  cudaFree(o);
+  cudaFree(k);
+  cudaFree(v);
+  return st;
 }
 
 }  // namespace
@@ -143,6 +197,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   if (s->s % s->w != 0) return cuco::Status::Error("S must be divisible by the world size");
   s->l = s->s / s->w;
   s->block = static_cast<size_t>(s->l * s->hkv * kD);
+  if (kCudnn) s->cudnn = new cd::CudnnAttention();
   const size_t block_bytes = s->block * sizeof(__nv_bfloat16);
   const bool ring = !kSequential && s->w > 1;
   if (!ring) {
@@ -187,7 +242,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     a.sq = a.sk = 1;
     a.hq = a.hkv = static_cast<int>(s->hq);
     a.block_m = kBlockM;
-    cuco::Status st = cd::attention_forward(a, ctx.stream);
+    cuco::Status st = forward(*s, a, ctx.stream);
     cd::AttnPartial p;
     p.o = dummy_f;
     p.lse = dummy_f + n;
@@ -198,6 +253,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     cudaFree(dummy_f);
     if (!st.ok()) return st;
   }
+  if (kCudnn && !kPartComm)
+    if (cuco::Status st = warm_cudnn(*s, ctx.stream); !st.ok()) return st;
   CUCO_CUDA_CHECK(cudaDeviceSynchronize());
   return cuco::Status::Ok();
 }
@@ -219,19 +276,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       CUCO_NCCL_CHECK(ncclGroupEnd());
     }
     if (kPartComm) return cuco::Status::Ok();
-    cd::AttentionArgs a;
-    a.q = q;
-    a.k = w == 1 ? k_in : s->k_all;
-    a.v = w == 1 ? v_in : s->v_all;
-    a.o = o;
-    a.sq = s->l;
-    a.sk = s->s;
-    a.hq = static_cast<int>(s->hq);
-    a.hkv = static_cast<int>(s->hkv);
-    a.causal = s->causal;
-    a.q_offset = static_cast<int64_t>(r) * s->l;
-    a.block_m = kBlockM;
-    return cd::attention_forward(a, ctx.stream);
+    return forward(*s, sequential_args(*s, q, w == 1 ? k_in : s->k_all, w == 1 ? v_in : s->v_all, o), ctx.stream);
   }
 
   const int n_steps = s->causal ? r + 1 : w;  // step t attends src = (r - t) mod w; causal: t <= r
@@ -331,6 +376,7 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   }
   if (s->acc) cudaFree(s->acc);
   if (s->lse) cudaFree(s->lse);
+  delete s->cudnn;
   delete s;  // slots / flags are harness-owned symmetric buffers
 }
 // EVOLVE-BLOCK-END

@@ -16,9 +16,14 @@
 //      match -inf exactly.
 // NaN anywhere fails.
 //
-// Build and run (GPU machine): tests/gpu/run_attention_single_gpu.sh <outdir>
+// Built twice by tests/gpu/run_attention_single_gpu.sh <outdir> (GPU machine): as is, it tests
+// attention.h's kernel; with -DCUCO_TEST_CUDNN, codesign/cudnn_attention.h (cuDNN's fused SDPA,
+// linked with runtime/src/cudnn_sdpa.cu, -lcudnn -lnvrtc) against the same reference and checks.
 #include <cuco/codesign/attention.h>
 #include <cuco/harness.h>
+#ifdef CUCO_TEST_CUDNN
+#include <cuco/codesign/cudnn_attention.h>
+#endif
 
 #include <cuda_bf16.h>
 
@@ -33,6 +38,20 @@
 namespace cd = cuco::codesign;
 
 namespace {
+
+// The implementation under test.
+#ifdef CUCO_TEST_CUDNN
+const char* const kImpl = "CudnnAttention::forward (cuDNN SDPA)";
+cuco::Status Forward(const cd::AttentionArgs& a, cudaStream_t s) {
+  static cd::CudnnAttention attn;
+  return attn.forward(a, s);
+}
+const int kBlockMs[] = {128};  // cuDNN picks its own tiles
+#else
+const char* const kImpl = "attention_forward (attention.h)";
+cuco::Status Forward(const cd::AttentionArgs& a, cudaStream_t s) { return cd::attention_forward(a, s); }
+const int kBlockMs[] = {128, 64};
+#endif
 
 int g_checks = 0, g_failures = 0;
 
@@ -283,7 +302,7 @@ void test_forward(const char* name, int64_t sq, int64_t sk, bool causal, int64_t
   Problem p(sq, sk);
   p.reference(causal, q_off, k_off);
   Out out(p, dt);
-  REQUIRE_OK(cd::attention_forward(p.args(out.o, dt, out.lse, causal, q_off, k_off, 0, sk, block_m), 0));
+  REQUIRE_OK(Forward(p.args(out.o, dt, out.lse, causal, q_off, k_off, 0, sk, block_m), 0));
   REQUIRE_CUDA(cudaDeviceSynchronize());
   p.check(std::string("forward ") + name + (block_m == 64 ? " [block_m 64]" : "") +
               (dt == cd::AttnDtype::kFp32 ? " [fp32 O]" : ""),
@@ -296,8 +315,8 @@ void test_merge(const char* name, int64_t sq, int64_t sk, int64_t split, bool ca
   Problem p(sq, sk);
   p.reference(causal, q_off, k_off);
   Out a(p, pdt), b(p, pdt);
-  REQUIRE_OK(cd::attention_forward(p.args(a.o, pdt, a.lse, causal, q_off, k_off, 0, split), 0));
-  REQUIRE_OK(cd::attention_forward(p.args(b.o, pdt, b.lse, causal, q_off, k_off, split, sk - split), 0));
+  REQUIRE_OK(Forward(p.args(a.o, pdt, a.lse, causal, q_off, k_off, 0, split), 0));
+  REQUIRE_OK(Forward(p.args(b.o, pdt, b.lse, causal, q_off, k_off, split, sk - split), 0));
   const float extra = pdt == cd::AttnDtype::kBf16 ? 4e-3f : 0.0f;
   if (in_place) {
     REQUIRE_OK(cd::attention_merge(0, sq, p.hq, p.d, a.partial(), b.partial(), a.o, pdt, a.lse));
@@ -322,7 +341,7 @@ void test_ring(const char* name, int64_t sq, int64_t sk, int steps, bool causal,
   for (size_t s = 0; s < order.size(); ++s) {
     cd::AttentionArgs a = p.args(acc.o, acc.dt, acc.lse, causal, q_off, k_off, order[s] * blk, blk);
     a.accumulate = s > 0;
-    REQUIRE_OK(cd::attention_forward(a, 0));
+    REQUIRE_OK(Forward(a, 0));
   }
   REQUIRE_CUDA(cudaDeviceSynchronize());
   p.check(std::string("ring accumulate ") + name + " (fp32 O)", acc.o, acc.dt, acc.lse);
@@ -355,7 +374,7 @@ float time_forward(int64_t sq, int64_t sk, bool causal, int64_t q_off, int block
   a.q = q, a.k = k, a.v = v, a.o = o, a.lse = lse, a.o_dtype = dt;
   a.sq = sq, a.sk = sk, a.hq = hq, a.hkv = hkv, a.d = d;
   a.causal = causal, a.q_offset = q_off, a.k_offset = 0, a.accumulate = accumulate, a.block_m = block_m;
-  for (int i = 0; i < 2; ++i) REQUIRE_OK(cd::attention_forward(a, 0));
+  for (int i = 0; i < 2; ++i) REQUIRE_OK(Forward(a, 0));
   REQUIRE_CUDA(cudaDeviceSynchronize());
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
@@ -363,7 +382,7 @@ float time_forward(int64_t sq, int64_t sk, bool causal, int64_t q_off, int block
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
     cudaEventRecord(e0);
-    REQUIRE_OK(cd::attention_forward(a, 0));
+    REQUIRE_OK(Forward(a, 0));
     cudaEventRecord(e1);
     REQUIRE_CUDA(cudaEventSynchronize(e1));
     float ms = 0;
@@ -398,7 +417,7 @@ int main() {
   cudaDeviceProp prop{};
   REQUIRE_CUDA(cudaGetDeviceProperties(&prop, dev));
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  std::printf("device: %s, %d SMs\n", prop.name, sms);
+  std::printf("device: %s, %d SMs; testing %s\n", prop.name, sms, kImpl);
   using cd::AttnDtype;
 
   // Forward: Hq = 32, Hkv = 8, D = 128.
@@ -429,7 +448,7 @@ int main() {
   test_ring("causal q_off 512, 4 steps, order 0 1 2 3", 1024, 1024, 4, true, 512, 0, {0, 1, 2, 3});
 
   // Timings: context-parallel shapes, Hq = 32, Hkv = 8, D = 128.
-  std::printf("\nattention_forward timings (median ms of 5), %s, Hq 32, Hkv 8, D 128:\n", prop.name);
+  std::printf("\n%s timings (median ms of 5), %s, Hq 32, Hkv 8, D 128:\n", kImpl, prop.name);
   std::printf("| queries x keys | mask | O | block_m | ms | TFLOP/s |\n|---|---|---|---|---|---|\n");
   struct Shape { const char* mask; int64_t sq, sk; bool causal; int64_t q_off; AttnDtype dt; bool acc; };
   const Shape shapes[] = {
@@ -440,7 +459,7 @@ int main() {
       {"none, ring step (accumulate)", 16384, 16384, false, 0, AttnDtype::kFp32, true},
       {"causal diagonal ring step", 16384, 16384, true, 0, AttnDtype::kFp32, false},
   };
-  for (int block_m : {128, 64}) {
+  for (int block_m : kBlockMs) {
     for (const Shape& s : shapes) {
       const float ms = time_forward(s.sq, s.sk, s.causal, s.q_off, block_m, s.dt, s.acc, 5);
       const double flops = 4.0 * 32 * 128 * visible_pairs(s.sq, s.sk, s.causal, s.q_off);
