@@ -44,8 +44,17 @@
 // load balancing yet: with the contiguous input layout that needs moving queries or outputs
 // between ranks, left to the search). A rank with a single block writes bf16 directly.
 //
+// ZIGZAG (strategy = zigzag, causal): load balancing. With contiguous shards rank r attends
+// r + 1/2 blocks' worth of keys, so rank W-1 sets the pace. Query chunk c (L/2 tokens, global
+// order, held by rank c/2) is computed by rank z(c) = c < W ? c : 2W-1-c, so every rank computes
+// chunks r and 2W-1-r: 2W half-chunk units each, the same everywhere. NCCL on a side stream
+// all-gathers K and V, then moves the query chunks to the ranks computing them; a rank's
+// chunk whose keys are all its own (rank 0's first) is attended meanwhile; the foreign outputs go
+// back to their owners' output buffers in a final group. Non-causal: the sequential scheme (the
+// work is balanced already).
+//
 // Knobs (workload.toml [[knobs]]):
-//   strategy  ring | sequential (the seed's all-gather, then one attention)
+//   strategy  ring | sequential (the seed's all-gather, then one attention) | zigzag (above)
 //   backend   how a K/V block travels in the ring:
 //             nccl  ncclSend / ncclRecv to the neighbours on a side stream, forwarded hop by hop
 //                   through two receive buffers (step t+1's block arrives while step t attends)
@@ -69,6 +78,8 @@ constexpr const char* kKernel = "cudnn";        // cuco:knob kernel
 constexpr const char* kPart = "none";           // cuco:knob part
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
+constexpr bool kZigzag = cd::text_is(kStrategy, "zigzag");
+static_assert(kSequential || kZigzag || cd::text_is(kStrategy, "ring"), "unknown strategy");
 constexpr bool kPartCompute = cd::text_is(kPart, "compute");
 constexpr bool kPartComm = cd::text_is(kPart, "comm");
 constexpr bool kViaNccl = cd::text_is(kBackend, "nccl");
@@ -98,7 +109,13 @@ struct State {
   cd::PeerBuffer slots;  // ce: K slots [W][block], then V slots [W][block]: slot q = rank q's block
   cd::PeerBuffer flags;  // ce: W epochs: flag q = rank q's block has arrived
   cd::CudnnAttention* cudnn = nullptr;  // kernel = cudnn
+  __nv_bfloat16* zig_q[2] = {nullptr, nullptr};  // zigzag: the query chunks received (chunk r, 2W-1-r)
+  __nv_bfloat16* zig_o[2] = {nullptr, nullptr};  // zigzag: their outputs, before they go home
 };
+
+// zigzag: the rank that computes query chunk c (of 2W), and the number of tokens in a chunk.
+int zig_rank(int c, int w) { return c < w ? c : 2 * w - 1 - c; }
+bool zigzag_on(const State& s) { return kZigzag && s.causal && s.w > 1; }
 
 // One attention_forward with the chosen kernel.
 cuco::Status forward(const State& s, const cd::AttentionArgs& a, cudaStream_t stream) {
@@ -155,10 +172,22 @@ cd::AttentionArgs sequential_args(const State& s, const __nv_bfloat16* q, const 
   return a;
 }
 
+// zigzag: query chunk c (L/2 tokens at global position c L/2; q: its rows) over every key before
+// its end (k, v: the gathered [S][HKV][D]).
+cd::AttentionArgs zigzag_args(const State& s, int c, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                              void* o) {
+  const int64_t h = s.l / 2;
+  cd::AttentionArgs a = args_for(s, q, k, v, (c + 1) * h, 0, true);
+  a.sq = h;
+  a.q_offset = c * h;
+  a.o = o;
+  return a;
+}
+
 // kernel = cudnn: runs this rank's attention calls once on zeros, so that cuDNN builds its graphs
 // and loads its kernels here, never while a kernel spins on a flag.
 cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
-  const bool ring = !kSequential && s.w > 1;
+  const bool ring = !kSequential && !kZigzag && s.w > 1;
   const size_t qn = static_cast<size_t>(s.l * s.hq * kD), kvn = ring ? s.block : s.block * s.w;
   __nv_bfloat16 *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
   CUCO_CUDA_CHECK(cudaMalloc(&q, qn * sizeof(__nv_bfloat16)));
@@ -171,6 +200,9 @@ cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
   if (ring) {
     const int n_steps = s.causal ? s.rank + 1 : s.w;
     for (int t = 0; t < n_steps && st.ok(); ++t) st = attend(s, stream, q, k, v, (s.rank - t + s.w) % s.w, t, n_steps, o);
+  } else if (zigzag_on(s)) {
+    for (int c : {s.rank, 2 * s.w - 1 - s.rank})
+      if (st.ok()) st = forward(s, zigzag_args(s, c, q, k, v, o), stream);
   } else {
     st = forward(s, sequential_args(s, q, k, v, o), stream);
   }
@@ -199,7 +231,17 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   s->block = static_cast<size_t>(s->l * s->hkv * kD);
   if (kCudnn) s->cudnn = new cd::CudnnAttention();
   const size_t block_bytes = s->block * sizeof(__nv_bfloat16);
-  const bool ring = !kSequential && s->w > 1;
+  const bool ring = !kSequential && !kZigzag && s->w > 1;
+  if (zigzag_on(*s)) {
+    if (s->l % 2 != 0) return cuco::Status::Error("strategy zigzag needs an even number of tokens per rank (S / W)");
+    const size_t chunk_bytes = static_cast<size_t>(s->l / 2 * s->hq * kD) * sizeof(__nv_bfloat16);
+    for (int i = 0; i < 2; ++i) {
+      CUCO_CUDA_CHECK(cudaMalloc(&s->zig_q[i], chunk_bytes));
+      CUCO_CUDA_CHECK(cudaMalloc(&s->zig_o[i], chunk_bytes));
+      CUCO_CUDA_CHECK(cudaMemset(s->zig_q[i], 0, chunk_bytes));  // part = compute attends these as they are
+    }
+    ctx.side_stream(0, cd::text_is(kCommPriority, "high") ? -100 : 0);
+  }
   if (!ring) {
     CUCO_CUDA_CHECK(cudaMalloc(&s->k_all, block_bytes * s->w));
     CUCO_CUDA_CHECK(cudaMalloc(&s->v_all, block_bytes * s->w));
@@ -267,6 +309,60 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   void* o = io.out("o").ptr;
   const int w = s->w, r = s->rank;
   const size_t block_bytes = s->block * sizeof(__nv_bfloat16);
+
+  if (zigzag_on(*s)) {
+    const int64_t h = s->l / 2;
+    const size_t chunk = static_cast<size_t>(h * s->hq * kD);  // elements of one chunk's q (or o)
+    const int mine[2] = {r, 2 * w - 1 - r};                     // the chunks this rank computes
+    auto held = [&](int c) { return c / 2 == r; };              // chunk c's queries and output live here
+    auto local_q = [&](int c) { return q + static_cast<size_t>(c - 2 * r) * chunk; };
+    auto* out = static_cast<__nv_bfloat16*>(o);
+    cudaStream_t side = ctx.side_stream(0);
+    if (!kPartCompute) {  // 1. K and V gathered, query chunks to the ranks that compute them
+      cd::follow(ctx, side, ctx.stream, kEvStart);
+      CUCO_NCCL_CHECK(ncclGroupStart());
+      CUCO_NCCL_CHECK(ncclAllGather(k_in, s->k_all, s->block, ncclBfloat16, ctx.comm, side));
+      CUCO_NCCL_CHECK(ncclAllGather(v_in, s->v_all, s->block, ncclBfloat16, ctx.comm, side));
+      CUCO_NCCL_CHECK(ncclGroupEnd());
+      CUCO_NCCL_CHECK(ncclGroupStart());
+      for (int c = 2 * r; c < 2 * r + 2; ++c)
+        if (zig_rank(c, w) != r) CUCO_NCCL_CHECK(ncclSend(local_q(c), chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, side));
+      for (int i = 0; i < 2; ++i)
+        if (!held(mine[i])) CUCO_NCCL_CHECK(ncclRecv(s->zig_q[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, side));
+      CUCO_NCCL_CHECK(ncclGroupEnd());
+      ctx.record_event(kEvRecv, side);
+    }
+    if (kPartComm) {  // the outputs' way home, from whatever the buffers hold
+      ctx.wait_event(ctx.stream, kEvRecv);
+    } else {
+      // 2. A held chunk whose keys are all this rank's own (before the gather lands), then the rest.
+      bool waited = kPartCompute;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < 2; ++i) {
+          const int c = mine[i];
+          const bool early = held(c) && (c + 1) * h <= (r + 1) * s->l && r == 0;  // keys [0, (c+1) h) all local
+          if (early != (pass == 0)) continue;
+          if (!early && !waited) ctx.wait_event(ctx.stream, kEvRecv), waited = true;
+          const __nv_bfloat16* qc = held(c) ? local_q(c) : s->zig_q[i];
+          void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s->zig_o[i];
+          // (part = compute: the gather buffers as they are, zeros or the last iteration's keys)
+          cuco::Status st = forward(*s, zigzag_args(*s, c, qc, early ? k_in : s->k_all, early ? v_in : s->v_all, oc), ctx.stream);
+          if (!st.ok()) return st;
+        }
+      if (!waited) ctx.wait_event(ctx.stream, kEvRecv);
+    }
+    if (kPartCompute) return cuco::Status::Ok();
+    // 3. Foreign outputs home, straight into their owners' output buffers.
+    CUCO_NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < 2; ++i)
+      if (!held(mine[i])) CUCO_NCCL_CHECK(ncclSend(s->zig_o[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, ctx.stream));
+    for (int c = 2 * r; c < 2 * r + 2; ++c)
+      if (zig_rank(c, w) != r)
+        CUCO_NCCL_CHECK(ncclRecv(out + static_cast<size_t>(c - 2 * r) * chunk, chunk, ncclBfloat16, zig_rank(c, w), ctx.comm,
+                                 ctx.stream));
+    CUCO_NCCL_CHECK(ncclGroupEnd());
+    return cuco::Status::Ok();
+  }
 
   if (kSequential || w == 1) {  // the seed's scheme
     if (!kPartCompute && w > 1) {
@@ -376,6 +472,10 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   }
   if (s->acc) cudaFree(s->acc);
   if (s->lse) cudaFree(s->lse);
+  for (int i = 0; i < 2; ++i) {
+    if (s->zig_q[i]) cudaFree(s->zig_q[i]);
+    if (s->zig_o[i]) cudaFree(s->zig_o[i]);
+  }
   delete s->cudnn;
   delete s;  // slots / flags are harness-owned symmetric buffers
 }
