@@ -12,7 +12,9 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUCO_CACHE_DIR=${CUCO_CACHE_DIR
 [ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 mkdir -p "$OUT"
 extra_moe=""; [ "$WORLD" = 1 ] && extra_moe="--size E_PER_RANK=8"  # top-8 needs 8 experts at one rank
-for wl in moe_dispatch_combine attention_cp; do
+WORKLOADS="moe_dispatch_combine attention_cp"
+[ "$WORLD" = 2 ] && WORKLOADS="$WORKLOADS kv_transfer"  # kv_transfer runs at world size 2 only
+for wl in $WORKLOADS; do
   extra=""; [ "$wl" = moe_dispatch_combine ] && extra=$extra_moe
   "$CUCO" eval workloads/$wl tests/gpu/candidates/$wl/*.cu --world-size "$WORLD" $extra --jobs 1 \
     --run-dir /tmp/cuco-planted-$wl --json >"$OUT/$wl-w$WORLD.json" 2>"$OUT/$wl-w$WORLD.err"

@@ -18,6 +18,14 @@ PLANTS = {
         ("wrong_expert_weights.cu", "every block runs the next local expert's weights",
          "w1 + static_cast<size_t>(le * H * 2 * s->F)", "w1 + static_cast<size_t>(((le + 1) % epr) * H * 2 * s->F)"),
     ],
+    "kv_transfer": [
+        ("page_table_ignored.cu", "pages land in logical order, not where the page table puts them",
+         "    uint4* dst = cache + (l * pages + page_table[p]) * per_unit;",
+         "    uint4* dst = cache + (l * pages + p) * per_unit;"),
+        ("last_layer_not_sent.cu", "the last layer's K/V never travels (the decode rank lays out stale data)",
+         "  const size_t total = static_cast<size_t>(s->L * s->S * s->N);",
+         "  const size_t total = static_cast<size_t>((s->L - 1) * s->S * s->N);"),
+    ],
     "attention_cp": [
         ("no_causal_mask.cu", "the causal mask is dropped (every query sees every key)",
          "  a.causal = s->causal;", "  a.causal = false;"),
