@@ -364,7 +364,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     return cuco::Status::Ok();
   }
 
-  if (kSequential || w == 1) {  // the seed's scheme
+  if (kSequential || kZigzag || w == 1) {  // the seed's scheme (zigzag: when not causal)
     if (!kPartCompute && w > 1) {
       CUCO_NCCL_CHECK(ncclGroupStart());
       CUCO_NCCL_CHECK(ncclAllGather(k_in, s->k_all, s->block, ncclBfloat16, ctx.comm, ctx.stream));
