@@ -60,3 +60,11 @@ if [ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] &&
   python3 -m pip install -q --no-deps "nvidia-cudnn-frontend==1.32.0" ||
     python3 -m pip install -q --no-deps --break-system-packages "nvidia-cudnn-frontend==1.32.0"
 fi
+
+# NVSHMEM's device headers, for the CI compile of the NVSHMEM backend (codesign/nvshmem.h): the same
+# version the GPU machines have.
+if [ -z "${CUCO_NVSHMEM_HOME:-}" ] && ! python3 -c 'import nvidia.nvshmem' 2>/dev/null; then
+  echo "install-deps: installing NVSHMEM 3.4.5 (pip wheel nvidia-nvshmem-cu13==3.4.5)"
+  python3 -m pip install -q --no-deps "nvidia-nvshmem-cu13==3.4.5" ||
+    python3 -m pip install -q --no-deps --break-system-packages "nvidia-nvshmem-cu13==3.4.5"
+fi

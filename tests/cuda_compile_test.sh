@@ -57,6 +57,19 @@ if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -std=c++20 -O3 -gencode=arch=compute
 else
   echo "FAIL tests/gpu/blocks/attention_single_gpu.cu -DCUCO_TEST_CUDNN:"; cat "$T/attention-cudnn.log"; exit 1
 fi
+# The NVSHMEM backend (codesign/nvshmem.h, -DCUCO_WITH_NVSHMEM) against NVSHMEM's device headers:
+# $CUCO_NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel scripts/install-deps.sh installs.
+NVSHMEM_INC=${CUCO_NVSHMEM_HOME:+$CUCO_NVSHMEM_HOME/include}
+[ -z "$NVSHMEM_INC" ] && NVSHMEM_INC=$(python3 -c 'import nvidia.nvshmem as n; print(list(n.__path__)[0] + "/include")' 2>/dev/null || true)
+if [ ! -f "$NVSHMEM_INC/nvshmem.h" ]; then
+  echo "FAIL codesign/nvshmem.h: no NVSHMEM headers (pip install nvidia-nvshmem-cu13==3.4.5, or set CUCO_NVSHMEM_HOME)"; exit 1
+fi
+if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -rdc=true -DCUCO_WITH_NVSHMEM \
+     -Iruntime/include -I"$NVSHMEM_INC" -c tests/gpu/blocks/nvshmem_compile.cu -o "$T/nvshmem_compile.o" >"$T/nvshmem.log" 2>&1; then
+  echo "ok   tests/gpu/blocks/nvshmem_compile.cu (codesign/nvshmem.h, NVSHMEM at $NVSHMEM_INC): compiled"
+else
+  echo "FAIL tests/gpu/blocks/nvshmem_compile.cu:"; grep -v "warning #3013" "$T/nvshmem.log" | head -40; exit 1
+fi
 # The single-GPU block tests (a plain CUDA program, run by tests/gpu/run_blocks_single_gpu.sh on a GPU).
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include \

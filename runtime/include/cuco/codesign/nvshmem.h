@@ -1,8 +1,9 @@
 // cuco/codesign/nvshmem.h: the NVSHMEM backend, behind the build option CUCO_WITH_NVSHMEM.
 //
 // NVSHMEM offers one-sided puts with a fused remote signal, issued by a thread, warp or CTA.
-// Built only with -DCUCO_WITH_NVSHMEM and NVSHMEM's include directory (the GPU machines have
-// NVSHMEM 3.4.5 in PyTorch's venv; CI compiles against the nvidia-nvshmem-cu13 wheel). The
+// Built only with -DCUCO_WITH_NVSHMEM, NVSHMEM's include directory and relocatable device code
+// (the GPU machines have NVSHMEM 3.4.5 in PyTorch's venv; CI compiles tests/gpu/blocks/
+// nvshmem_compile.cu, which uses every helper, against the nvidia-nvshmem-cu13==3.4.5 wheel). The
 // harness does not bootstrap NVSHMEM yet, so candidates cannot use it at run time; the helpers
 // exist so the design space names it and CI keeps them compiling.
 #pragma once
