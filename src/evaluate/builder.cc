@@ -140,7 +140,12 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
       if (std::find(libs.begin(), libs.end(), needed) == libs.end()) libs.push_back(needed);
   for (const auto& lib : libs) {
     if (lib == "nccl") add_lib(toolchain_.nccl);
-    else if (lib == "nvshmem") add_lib(toolchain_.nvshmem);
+    else if (lib == "nvshmem") {
+      if (!toolchain_.nvshmem.found)
+        missing_ = "this workload links \"nvshmem\" ([build] libs) but this machine lacks NVSHMEM (nvshmem.h and "
+                   "libnvshmem_host.so): see `cuco doctor` (CUCO_NVSHMEM_HOME, or the nvidia-nvshmem-cu13 wheel)";
+      add_lib(toolchain_.nvshmem);
+    }
     else if (lib == "cudnn") {
       // codesign/cudnn_attention.h: runtime/src/cudnn_sdpa.cu (a frozen unit, see Build) needs
       // the frontend's headers; the link needs libcudnn and the frontend's libnvrtc.

@@ -66,8 +66,8 @@ class Builder {
   std::filesystem::path runtime_dir_;
   std::string env_key_;
   std::vector<std::string> common_flags_, link_flags_;
-  std::vector<std::filesystem::path> extra_frozen_;
-  std::string missing_;  // a library the workload needs and this machine lacks: every build fails with it  // runtime units some libs need ("cudnn": cudnn_sdpa.cu)
+  std::vector<std::filesystem::path> extra_frozen_;  // runtime units some libs need ("cudnn": cudnn_sdpa.cu)
+  std::string missing_;  // a library the workload needs and this machine lacks: every build fails with it
   std::string compiler_;
 };
 

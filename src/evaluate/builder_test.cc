@@ -77,5 +77,36 @@ TEST_F(BuilderTest, MissingCompilerIsUnavailable) {
   EXPECT_EQ(r.status().code(), Status::Code::kUnavailable);
 }
 
+// A workload that links cuDNN or NVSHMEM ([build] libs) on a machine without it: every build fails
+// with a message naming what is missing and where to get it, not a compiler error.
+TEST_F(BuilderTest, MissingCudnnOrNvshmemFailsEveryBuildWithTheReason) {
+  wl_.build_libs = {"cudnn"};
+  auto seed = ReadFile(wl_.SeedPath());
+  ASSERT_TRUE(seed.ok());
+  {
+    Builder b(cache_, wl_, tc_);
+    auto r = b.Build(*seed, 60);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_FALSE(r->ok);
+    EXPECT_NE(r->log.find("links \"cudnn\""), std::string::npos) << r->log;
+    EXPECT_NE(r->log.find("cuDNN 9 (cudnn.h and libcudnn.so.9)"), std::string::npos) << r->log;
+    EXPECT_NE(r->log.find("cuco doctor"), std::string::npos) << r->log;
+  }
+  tc_.cudnn.found = true;  // cuDNN itself, but no frontend headers
+  {
+    Builder b(cache_, wl_, tc_);
+    auto r = b.Build(*seed, 60);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->ok);
+    EXPECT_NE(r->log.find("the cuDNN frontend headers"), std::string::npos) << r->log;
+  }
+  wl_.build_libs = {"nvshmem"};  // likewise NVSHMEM
+  Builder b(cache_, wl_, tc_);
+  auto r = b.Build(*seed, 60);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->ok);
+  EXPECT_NE(r->log.find("lacks NVSHMEM"), std::string::npos) << r->log;
+}
+
 }  // namespace
 }  // namespace cuco
