@@ -190,14 +190,7 @@ cuco::Status check(const cuco::Sizes& s, int rank, int world, uint64_t seed, con
                    cudaStream_t stream, CheckResult* result) {
   const Dims d = dims_of(s, world);
   std::vector<int64_t> rows;
-  if (plan.all_rows) {
-    rows.resize(static_cast<size_t>(d.m_local));
-    for (int64_t i = 0; i < d.m_local; ++i) rows[static_cast<size_t>(i)] = i;
-  } else {
-    rows = plan.rows;
-    for (int64_t r : rows)
-      if (r < 0 || r >= d.m_local) return cuco::Status::Error("check plan row " + std::to_string(r) + " out of range");
-  }
+  if (cuco::Status st = planned_rows(plan, d.m_local, &rows); !st.ok()) return st;
   *result = CheckResult{};
   if (rows.empty()) return cuco::Status::Ok();
 

@@ -131,14 +131,7 @@ cuco::Status check(const cuco::Sizes& s, int /*rank*/, int world, uint64_t seed,
   const int64_t n = s.get("N");
   const int64_t n_rows_all = n * world / kRowElems;
   std::vector<int64_t> rows;
-  if (plan.all_rows) {
-    rows.resize(static_cast<size_t>(n_rows_all));
-    for (int64_t i = 0; i < n_rows_all; ++i) rows[static_cast<size_t>(i)] = i;
-  } else {
-    rows = plan.rows;
-    for (int64_t r : rows)
-      if (r < 0 || r >= n_rows_all) return cuco::Status::Error("check plan row " + std::to_string(r) + " out of range");
-  }
+  if (cuco::Status st = planned_rows(plan, n_rows_all, &rows); !st.ok()) return st;
   *result = CheckResult{};
   if (rows.empty()) return cuco::Status::Ok();
 
