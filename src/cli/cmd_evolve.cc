@@ -119,21 +119,7 @@ int RunEvolve(const EvolveArgs& a) {
   }
   auto cfg = config_path.empty() ? ParseRunConfig("", "(defaults)") : ParseRunConfig(config_text, config_path);
   if (!cfg.ok()) return Fail(cfg.status());
-  // --world-size and --size land in [workload], and the run dir's config.toml records them.
-  const bool overridden = a.world_size > 0 || !a.sizes.empty();
-  if (a.world_size > 0) cfg->world_size = a.world_size;
-  for (const std::string& setting : a.sizes) {
-    const size_t eq = setting.find('=');
-    char* end = nullptr;
-    const std::string value = eq == std::string::npos ? "" : setting.substr(eq + 1);
-    const long long v = std::strtoll(value.c_str(), &end, 10);
-    if (eq == std::string::npos || eq == 0 || value.empty() || *end != '\0') {
-      std::cerr << "cuco evolve: --size " << setting << ": expected NAME=VALUE with an integer VALUE\n";
-      return kExitUsage;
-    }
-    cfg->sizes[setting.substr(0, eq)] = v;
-  }
-  if (config_path.empty() || overridden) config_text = RunConfigToToml(*cfg);
+  if (config_path.empty()) config_text = RunConfigToToml(*cfg);
 
   std::unique_ptr<CandidateStore> store;
   if (resuming) {
@@ -160,8 +146,18 @@ int RunEvolve(const EvolveArgs& a) {
     std::cerr << fmt::format("cuco evolve: --world-size {}: not among the world_sizes of {}\n", a.world_size, wl->toml_path.string());
     return kExitUsage;
   }
-  if (WorkloadConfig probe = *wl; !a.sizes.empty())
-    if (Status s = OverrideBenchSizes(&probe, a.sizes); !s.ok()) return Fail(s);  // names the --size setting
+  // --world-size and --size land in [workload], and the run dir's config.toml records them;
+  // OverrideBenchSizes parses and checks the settings (its errors name the --size setting).
+  if (a.world_size > 0 || !a.sizes.empty()) {
+    WorkloadConfig probe = *wl;
+    if (Status s = OverrideBenchSizes(&probe, a.sizes); !s.ok()) return Fail(s);
+    for (const std::string& setting : a.sizes) {
+      const std::string name = setting.substr(0, setting.find('='));
+      cfg->sizes[name] = probe.bench_sizes.at(name);
+    }
+    if (a.world_size > 0) cfg->world_size = a.world_size;
+    config_text = RunConfigToToml(*cfg);
+  }
   if (Status s = CheckRunConfigAgainst(*cfg, *wl); !s.ok()) return Fail(s);
   if (Status s = OverrideBenchSizes(&*wl, SizeSettings(*cfg)); !s.ok()) return Fail(s);
   if (cfg->world_size > 0) wl->world_size = cfg->world_size;  // what the cascade and the prompts see
