@@ -20,33 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "gpu_check.h"
+
 namespace cd = cuco::codesign;
 
 namespace {
-
-int g_failures = 0;
-
-#define REQUIRE_CUDA(x)                                                                            \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
-#define REQUIRE_OK(x)                                                                              \
-  do {                                                                                             \
-    cuco::Status s_ = (x);                                                                         \
-    if (!s_.ok()) {                                                                                \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, s_.message().c_str());               \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
-
-void report(const std::string& name, bool ok, const std::string& detail = "") {
-  std::printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name.c_str(), detail.empty() ? "" : ": ", detail.c_str());
-  if (!ok) ++g_failures;
-}
 
 __device__ uint64_t mix(uint64_t x) {
   x ^= x >> 33;
