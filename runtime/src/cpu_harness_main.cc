@@ -6,7 +6,9 @@
 // regenerated inputs only after the candidate's run returned; timing by the
 // harness's own clock around each run. --timing-only (bench stage; cuco passes it for
 // a workload's own bound parts only): no reference checks, and "checked": false.
+// --iteration-limit S: a candidate run that takes longer is a hang: exit 5 naming the run.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -73,6 +76,7 @@ struct Args {
   bool have_input_seed = false;
   uint64_t input_seed = 0;
   bool timing_only = false;
+  double iteration_limit_s = 0;
 };
 
 Args ParseArgs(int argc, char** argv) {
@@ -96,6 +100,10 @@ Args ParseArgs(int argc, char** argv) {
     else if (f == "--verify-fraction") a.verify_fraction = std::stod(value());
     else if (f == "--input-seed") { a.have_input_seed = true; a.input_seed = std::stoull(value(), nullptr, 0); }
     else if (f == "--timing-only") a.timing_only = true;
+    else if (f == "--iteration-limit") {
+      a.iteration_limit_s = std::stod(value());
+      if (!(a.iteration_limit_s > 0)) Die(2, "--iteration-limit takes seconds > 0");
+    }
     else Die(2, "unknown flag " + f);
   }
   if (a.stage != "verify" && a.stage != "bench") Die(2, "--stage must be verify or bench");
@@ -150,6 +158,42 @@ int64_t PoisonLeft(const IO& io, uint64_t seed) {
   return left;
 }
 
+// The iteration watchdog: a thread that ends the process (exit 5) when one candidate run outlives
+// --iteration-limit. Armed around each run; the label says which run it was.
+struct Watchdog {
+  std::atomic<int64_t> deadline_ns{0};  // 0: disarmed
+  char label[96] = {};
+
+  void Start(double limit_s) {
+    if (limit_s <= 0) return;
+    limit_ns_ = static_cast<int64_t>(limit_s * 1e9);
+    std::thread([this] {
+      for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const int64_t d = deadline_ns.load();
+        if (d != 0 && Now() > d) {
+          std::fprintf(stderr, "cuco harness: %s did not finish within %.0f s (--iteration-limit): a hang\n", label,
+                       limit_ns_ / 1e9);
+          std::fflush(stderr);
+          std::_Exit(5);
+        }
+      }
+    }).detach();
+  }
+  void Arm(const char* what, int i) {
+    if (limit_ns_ == 0) return;
+    std::snprintf(label, sizeof label, "%s iteration %d", what, i);
+    deadline_ns.store(Now() + limit_ns_);
+  }
+  void Disarm() { deadline_ns.store(0); }
+  static int64_t Now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
+ private:
+  int64_t limit_ns_ = 0;
+};
+
 struct CheckRecord {
   int iteration;
   std::string kind;
@@ -171,6 +215,7 @@ struct Harness {
   double agreement_max_abs = 0;
   std::vector<std::vector<char>> storage;
   std::string error;
+  Watchdog watchdog;
 
   IO Allocate() {
     IO io;
@@ -182,8 +227,11 @@ struct Harness {
     return io;
   }
 
-  bool Run(const IO& io) {
-    if (!cuco_candidate_run(ctx, state, io)) {
+  bool Run(const IO& io, const char* phase, int iteration) {
+    watchdog.Arm(phase, iteration);
+    const bool ok = cuco_candidate_run(ctx, state, io);
+    watchdog.Disarm();
+    if (!ok) {
       error = "candidate run failed: " + ctx.error;
       return false;
     }
@@ -216,7 +264,7 @@ struct Harness {
       poison = FreshSeed();
       cuco_frozen::cpu::workload_fill_inputs(sizes, rank, world, seed, io);
       Poison(io, poison);
-      if (!Run(io)) return;
+      if (!Run(io, "verify", v)) return;
       Check(v, "verify", seed, poison, io, {});
     }
     // A second run on the same inputs into fresh output buffers must also be right and agree.
@@ -224,7 +272,7 @@ struct Harness {
     fresh.inputs = io.inputs;
     uint64_t poison2 = FreshSeed();
     Poison(fresh, poison2);
-    if (!Run(fresh)) return;
+    if (!Run(fresh, "fresh_buffers", args.verify_runs)) return;
     Check(args.verify_runs, "fresh_buffers", seed, poison2, fresh, {});
     for (const auto& [name, b] : io.outputs) {
       const float* x = static_cast<const float*>(b.ptr);
@@ -242,7 +290,7 @@ struct Harness {
     for (int w = 0; w < args.warmup; ++w) {
       cuco_frozen::cpu::workload_fill_inputs(sizes, rank, world, FreshSeed(), io);
       Poison(io, FreshSeed());
-      if (!Run(io)) return;
+      if (!Run(io, "warmup", w)) return;
     }
     // The iterations to verify are drawn now and kept here: the candidate cannot tell them apart.
     int want = args.timing_only ? 0 : std::max(2, static_cast<int>(std::ceil(args.verify_fraction * args.iters)));
@@ -256,7 +304,7 @@ struct Harness {
       cuco_frozen::cpu::workload_fill_inputs(sizes, rank, world, seed, io);
       Poison(io, poison);
       auto t0 = std::chrono::steady_clock::now();
-      if (!Run(io)) return;
+      if (!Run(io, "timed", it)) return;
       auto t1 = std::chrono::steady_clock::now();
       times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       if (verify[it]) Check(it, "timed_sample", seed, poison, io, SampleRows(rng));
@@ -321,6 +369,7 @@ int main(int argc, char** argv) {
   if (const char* n = std::getenv("CUCO_RUN_NONCE")) h.nonce = n;
   unsetenv("CUCO_RUN_NONCE");
   h.args = ParseArgs(argc, argv);
+  h.watchdog.Start(h.args.iteration_limit_s);
   h.rank = EnvInt({"CUCO_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}, 0);
   h.world = EnvInt({"CUCO_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}, 1);
   h.sizes = Sizes(h.args.sizes);

@@ -60,6 +60,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitUsage = 2;
 constexpr int kExitCandidate = 3;
 constexpr int kExitHarness = 4;
+constexpr int kExitHang = 5;  // one iteration's GPU work outlived --iteration-limit
 constexpr double kRendezvousTimeoutS = 60.0;
 constexpr int kCalibrationIters = 5;
 constexpr int64_t kDefaultSampleRows = 32;
@@ -240,11 +242,13 @@ struct Args {
   bool has_input_seed = false;
   uint64_t input_seed = 0;
   bool timing_only = false;  // bench stage without reference checks (a bound part: compute or comm alone)
+  double iteration_limit_s = 0;  // > 0: an iteration whose GPU work takes longer is a hang (exit 5)
 };
 
 const char* kUsage =
     "usage: harness --stage verify|bench --metrics-dir DIR [--size NAME=VALUE]... [--warmup N] [--iters N]\n"
-    "               [--verify-runs N] [--verify-fraction F] [--input-seed S] [--timing-only]\n";
+    "               [--verify-runs N] [--verify-fraction F] [--input-seed S] [--iteration-limit SECONDS]\n"
+    "               [--timing-only]\n";
 
 bool parse_i64(const std::string& s, int64_t* out) {
   if (s.empty()) return false;
@@ -312,7 +316,8 @@ Args parse_args(int argc, char** argv) {
       continue;
     }
     static const std::set<std::string> kFlags = {"--stage", "--metrics-dir", "--size", "--warmup", "--iters",
-                                                 "--verify-runs", "--verify-fraction", "--input-seed"};
+                                                 "--verify-runs", "--verify-fraction", "--input-seed",
+                                                 "--iteration-limit"};
     if (!kFlags.count(flag)) usage_error("unknown flag '" + flag + "'");
     if (!has_value) {
       if (i + 1 >= argc) usage_error("flag '" + flag + "' needs a value");
@@ -347,6 +352,10 @@ Args parse_args(int argc, char** argv) {
       double f = 0;
       if (!parse_f64(value, &f) || f < 0 || f > 1) usage_error("--verify-fraction takes a number in [0, 1]");
       a.verify_fraction = f;
+    } else if (flag == "--iteration-limit") {
+      double f = 0;
+      if (!parse_f64(value, &f) || !(f > 0) || f > 86400) usage_error("--iteration-limit takes seconds in (0, 86400]");
+      a.iteration_limit_s = f;
     } else if (flag == "--input-seed") {
       if (!parse_u64(value, &a.input_seed)) usage_error("--input-seed takes an unsigned 64-bit integer (decimal or 0x hex)");
       a.has_input_seed = true;
@@ -686,6 +695,7 @@ class Harness {
   void host_barrier();
   void prepare(const cuco::IO& io, const std::vector<HBuffer>& outputs, uint64_t seed);
   IterTimes iterate(const cuco::IO& io, bool call_candidate);
+  void await_stop(std::chrono::steady_clock::time_point t0, bool call_candidate);
   void scan_outputs(const std::vector<HBuffer>& outputs, int64_t* poison_left, int64_t* nonfinite, int64_t* elements);
   cuco_frozen::CheckResult check(const cuco::IO& io, uint64_t seed, const cuco_frozen::CheckPlan& plan);
   cuco_frozen::CheckPlan sample_plan();
@@ -935,6 +945,7 @@ IterTimes Harness::iterate(const cuco::IO& io, bool call_candidate) {
     C_CUDA(cudaStreamWaitEvent(st_.stream, st_.side_join[i], 0));
   }
   C_CUDA(cudaEventRecord(ev_stop_, st_.stream));
+  await_stop(t0, call_candidate);
   C_CUDA(cudaDeviceSynchronize());
   const auto t1 = std::chrono::steady_clock::now();
   // Backstop: work that escaped the join (a stream the candidate made itself) kept the device
@@ -952,6 +963,28 @@ IterTimes Harness::iterate(const cuco::IO& io, bool call_candidate) {
   t.tail_ms = tail;
   t.host_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   return t;
+}
+
+// Waits for the stop event. With --iteration-limit, GPU work still running past it is a hang: the
+// harness names the iteration and exits (5) instead of waiting for the stage limit. Polling the
+// event does not touch the measurement (CUDA events time the iteration on the GPU).
+void Harness::await_stop(std::chrono::steady_clock::time_point t0, bool call_candidate) {
+  if (args_.iteration_limit_s <= 0) return;
+  for (int polls = 0;; ++polls) {
+    const cudaError_t q = cudaEventQuery(ev_stop_);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) C_CUDA(q);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s > args_.iteration_limit_s) {
+      std::string which = "a calibration iteration (no candidate call)";
+      if (call_candidate && !seeds_.empty())
+        which = seeds_.back().phase + " iteration " + std::to_string(seeds_.back().iteration);
+      fail(kExitHang, "candidate_hang",
+           which + ": the GPU work queued in it did not finish within " + std::to_string(static_cast<int64_t>(std::ceil(args_.iteration_limit_s))) +
+               " s (--iteration-limit): a hang, e.g. a kernel waiting for a flag or a peer's kernel that never comes");
+    }
+    if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 void Harness::scan_outputs(const std::vector<HBuffer>& outputs, int64_t* poison_left, int64_t* nonfinite,

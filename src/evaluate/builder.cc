@@ -115,6 +115,7 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
     common_flags_.push_back("-Xcompiler=-fPIC");
   } else {
     common_flags_.push_back("-Wall");
+    common_flags_.push_back("-pthread");  // the CPU harness's iteration watchdog is a thread
   }
   for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
   common_flags_.push_back("-I" + (runtime_dir_ / "include").string());

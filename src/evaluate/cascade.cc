@@ -101,7 +101,8 @@ std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool tim
   }
   a.insert(a.end(), {"--warmup", std::to_string(workload_.warmup), "--iters", std::to_string(workload_.iters),
                      "--verify-runs", std::to_string(workload_.verify_runs), "--verify-fraction",
-                     fmt::format("{}", workload_.verify_fraction)});
+                     fmt::format("{}", workload_.verify_fraction), "--iteration-limit",
+                     fmt::format("{}", workload_.iteration_s)});
   if (timing_only && stage == "bench") a.push_back("--timing-only");
   return a;
 }

@@ -88,6 +88,32 @@ TEST_F(CascadeTest, HangIsKilledWithinTheLimit) {
   EXPECT_LT(s, 8 + 15) << "the cascade took " << s << " s to kill a candidate with an 8 s limit";
 }
 
+// The harness's iteration watchdog ends a hang long before the stage limit, and says so.
+TEST_F(CascadeTest, HangIsEndedByTheIterationWatchdog) {
+  auto wl = LoadWorkload(WorkloadDir());
+  ASSERT_TRUE(wl.ok()) << wl.status().ToString();
+  WorkloadConfig w = *wl;
+  w.verify_s = 60;
+  w.iteration_s = 2;
+  Toolchain tc;
+  tc.cxx = "g++";
+  CascadeOptions o;
+  o.cache_dir = root_ / "cache";
+  Cascade c(w, tc, o);
+  fs::path p = WorkloadDir() / "candidates" / "hang.cc";
+  auto code = ReadFile(p);
+  ASSERT_TRUE(code.ok()) << p;
+  auto t = std::chrono::steady_clock::now();
+  EvalRecord r = c.Evaluate(*code, p.string(), root_ / "runs" / "hang-watchdog");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  EXPECT_EQ(r.status, EvalStatus::kTimeout) << r.Summary();
+  EXPECT_NE(r.reason.find("hung"), std::string::npos) << r.reason;
+  StageRecord* st = r.Stage("verify");
+  ASSERT_NE(st, nullptr);
+  EXPECT_NE(st->log_tail.find("verify iteration 0 did not finish within 2 s"), std::string::npos) << st->log_tail;
+  EXPECT_LT(s, 2 + 20) << "a hang with a 2 s iteration limit took " << s << " s to end";
+}
+
 TEST_F(CascadeTest, CrashOnOneRankIsCrashedAndPeerIsNotLeftHanging) {
   auto t = std::chrono::steady_clock::now();
   EvalRecord r = Eval("crash.cc");

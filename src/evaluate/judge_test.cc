@@ -241,6 +241,10 @@ TEST(JudgeJob, ClassifiesTimeoutSignalAndExit) {
   v = JudgeJob(j);
   EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
   EXPECT_NE(v.reason.find("exited with code 4 (CUDA/NCCL error in the harness)"), std::string::npos) << v.reason;
+  j.ranks[1].outcome.exit_code = 5;  // the harness's iteration watchdog: a hang, classed with the stage time limit
+  v = JudgeJob(j);
+  EXPECT_EQ(v.status, EvalStatus::kTimeout);
+  EXPECT_NE(v.reason.find("rank 1 hung"), std::string::npos) << v.reason;
   j.first_failed_rank = -1;
   EXPECT_EQ(JudgeJob(j).status, EvalStatus::kOk);
 }

@@ -346,6 +346,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     CUCO_RETURN_IF_ERROR(t.Number("compile_s", &c.compile_s, false, 1, 86400));
     CUCO_RETURN_IF_ERROR(t.Number("verify_s", &c.verify_s, false, 1, 86400));
     CUCO_RETURN_IF_ERROR(t.Number("bench_s", &c.bench_s, false, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("iteration_s", &c.iteration_s, false, 1, 86400));
     CUCO_RETURN_IF_ERROR(t.RejectUnknown());
   }
 

@@ -70,6 +70,9 @@ struct WorkloadConfig {
   double compile_s = 600;
   double verify_s = 120;
   double bench_s = 300;
+  // One iteration's GPU work (harness mode): past it the harness reports a hang and exits, so a
+  // candidate that deadlocks costs this, not the whole stage limit.
+  double iteration_s = 30;
   std::vector<Knob> knobs;         // the knobs marked in generation 0
   std::vector<Variant> variants;
   std::optional<ProgramSpec> program;
