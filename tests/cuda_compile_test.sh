@@ -78,6 +78,14 @@ if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -I
 else
   echo "FAIL tests/gpu/blocks/blocks_single_gpu.cu:"; cat "$T/blocks.log"; exit 1
 fi
+# The NCCL side-stream hang probe (run by tests/gpu/run_nccl_probe.sh on 2 GPUs).
+NCCL_INC=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0] + "/include")' 2>/dev/null || echo "$CUDA_HOME/include")
+if "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 -gencode=arch=compute_90,code=sm_90 -I"$NCCL_INC" \
+     -c tests/gpu/nccl_side_stream_probe.cu -o "$T/nccl_probe.o" >"$T/nccl_probe.log" 2>&1; then
+  echo "ok   tests/gpu/nccl_side_stream_probe.cu: compiled"
+else
+  echo "FAIL tests/gpu/nccl_side_stream_probe.cu:"; cat "$T/nccl_probe.log"; exit 1
+fi
 python3 - "$T/gpu.json" "$T/prog.json" "$T"/wl-*.json <<'PY'
 import json, os, sys
 records = json.load(open(sys.argv[1])) + [json.load(open(sys.argv[2]))]
