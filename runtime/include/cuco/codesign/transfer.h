@@ -7,7 +7,9 @@
 // few CTAs, it runs beside compute kernels: the CTA count is the SMs taken from compute.
 //
 // Issuer granularity: kThread spreads 16-byte vectors over every thread of the grid; kWarp gives
-// each warp one contiguous segment; kCta gives each CTA one contiguous segment.
+// each warp one contiguous segment; kCta gives each CTA one contiguous segment. Any sizes and
+// offsets work; src and dst with the same address modulo 16 get the vector path for all but <= 30
+// bytes.
 // Signal scope for a transfer: kGrid releases signal_flag[0] once every CTA has copied its part
 // (arrival counter); kCta makes CTA b release signal_flag[b] after its part (a consumer then
 // waits for gridDim.x flags: wait_flags); kWarp / kThread are for kernels that call signal_scoped
@@ -66,21 +68,32 @@ __device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, uint6
   for (; i < end; i += stride) dst[i] = src[i];
 }
 
-// This thread's share of one transfer under issuer I.
+// Bytes [begin, end) copied one byte per thread of the grid (heads, tails, mismatched alignment).
+__device__ __forceinline__ void copy_bytes(char* d, const char* s, uint64_t begin, uint64_t end) {
+  for (uint64_t i = begin + blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < end;
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+    d[i] = s[i];
+}
+
+// This thread's share of one transfer under issuer I. When src and dst share their alignment
+// modulo 16, the bytes before the first 16-byte boundary and after the last are copied bytewise
+// and the rest in 16-byte vectors; otherwise (rare) everything bytewise.
 template <Issuer I>
 __device__ __forceinline__ void copy_share(const Transfer& x) {
-  const bool aligned = ((reinterpret_cast<uintptr_t>(x.dst) | reinterpret_cast<uintptr_t>(x.src) | x.bytes) & 15) == 0;
-  if (!aligned) {  // rare: byte copy spread over the grid
-    char* d = static_cast<char*>(x.dst);
-    const char* s = static_cast<const char*>(x.src);
-    for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < x.bytes;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-      d[i] = s[i];
+  char* dc = static_cast<char*>(x.dst);
+  const char* sc = static_cast<const char*>(x.src);
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(dc) & 15;
+  if (mis != (reinterpret_cast<uintptr_t>(sc) & 15)) {
+    copy_bytes(dc, sc, 0, x.bytes);
     return;
   }
-  uint4* d = static_cast<uint4*>(x.dst);
-  const uint4* s = static_cast<const uint4*>(x.src);
-  const uint64_t n = x.bytes / 16;
+  const uint64_t head = mis == 0 ? 0 : (16 - mis < x.bytes ? 16 - mis : x.bytes);
+  const uint64_t n = (x.bytes - head) / 16;  // vectors
+  const uint64_t tail0 = head + n * 16;
+  copy_bytes(dc, sc, 0, head);
+  copy_bytes(dc, sc, tail0, x.bytes);
+  uint4* d = reinterpret_cast<uint4*>(dc + head);
+  const uint4* s = reinterpret_cast<const uint4*>(sc + head);
   if constexpr (I == Issuer::kThread) {
     copy_vectors(d, s, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, n,
                  static_cast<uint64_t>(gridDim.x) * blockDim.x);
