@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Every 2-GPU measurement of issues 3-6 from one entry point, phase by phase in priority order, each
-# phase cut at the call's deadline so that what finished still comes back under $OUT/<phase>/.
+# phase cut at the call's deadline. Results go to $RES/<phase>/ and, after every phase, into one
+# archive $OUT/x2.tgz plus $OUT/phases.txt (the device tool returns at most 8 files).
 # A device call is at most 10 minutes: run it again with PHASES set to what is left (the machine
 # keeps /tmp, the compile cache and the evolve run dirs while it stays warm).
+#   probe      the NCCL side-stream hang: tests/gpu/run_nccl_probe.sh (standalone, about 2 minutes)
 #   codesign   issue 3: block tests, block_allgather across GPUs, both GEMM workloads (bench/device-codesign.sh)
 #   workloads  issue 5: cuco bench of moe_dispatch_combine, attention_cp, kv_transfer (bench/run-gemm-bench.sh)
-#   moeskew    issue 5: moe_dispatch_combine with skewed routing (--size SKEW=1)
+#   kv, attention  issue 5: one of those workloads alone
+#   moeskew    issue 5: moe_dispatch_combine with skewed routing (--size E_PER_RANK=8 --size SKEW=1)
 #   transform  issue 6: rule-based generation 0 of every suite workload, verified (bench/device-transform.sh)
 #   planted    issues 5/6: planted wrong candidates at world size 2 (bench/device-planted.sh)
 #   evolve-rs, evolve-ag, evolve-moe, evolve-attn
@@ -13,7 +16,8 @@
 # Usage (repo root, on the GPU machine):
 #   PHASES="codesign workloads" DEADLINE_S=570 CUCO=.carry/cuco CUCO_GIT_COMMIT=<hash> bash bench/device-x2.sh
 set -u
-OUT=${OUT:-/tmp/cuco-x2}
+OUT=${OUT:-/tmp/cuco-x2-out}
+RES=${RES:-/tmp/cuco-x2}
 export CUCO=${CUCO:-build/src/cli/cuco}
 export WORLD=${WORLD:-2}
 PHASES=${PHASES:-"codesign workloads moeskew transform planted evolve-rs evolve-ag"}
@@ -22,25 +26,26 @@ DEADLINE_S=${DEADLINE_S:-570}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
 start=$(date +%s)
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader >"$OUT/device.txt" 2>&1
-nvidia-smi topo -m >>"$OUT/device.txt" 2>&1
-echo "commit: ${CUCO_GIT_COMMIT:-unknown}  date: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT/device.txt"
+mkdir -p "$OUT" "$RES"
+nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader >>"$RES/device.txt" 2>&1
+echo "commit: ${CUCO_GIT_COMMIT:-unknown}  date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  phases: $PHASES" >>"$RES/device.txt"
+pack() { tar czf "$OUT/x2.tgz" -C "$(dirname "$RES")" "$(basename "$RES")" 2>/dev/null; cp "$RES/phases.txt" "$OUT/" 2>/dev/null; }
 
 left() { echo $((DEADLINE_S - ($(date +%s) - start))); }
 
-# run_phase NAME MIN_S COMMAND...: runs COMMAND with OUT=$OUT/NAME, cut (SIGINT, then KILL) at the deadline.
+# run_phase NAME MIN_S COMMAND...: runs COMMAND with OUT=$RES/NAME, cut (SIGINT, then KILL) at the deadline.
 run_phase() {
   local name=$1 min=$2; shift 2
   local t; t=$(left)
-  if [ "$t" -lt "$min" ]; then echo "=== $name skipped: ${t}s left, needs ${min}s" | tee -a "$OUT/phases.txt"; return; fi
-  echo "=== $name ($(date -u +%H:%M:%S), ${t}s left)" | tee -a "$OUT/phases.txt"
-  mkdir -p "$OUT/$name"
+  if [ "$t" -lt "$min" ]; then echo "=== $name skipped: ${t}s left, needs ${min}s" | tee -a "$RES/phases.txt"; return; fi
+  echo "=== $name ($(date -u +%H:%M:%S), ${t}s left)" | tee -a "$RES/phases.txt"
+  mkdir -p "$RES/$name"
   local p0; p0=$(date +%s)
-  OUT="$OUT/$name" timeout -s INT -k 15 "$t" "$@" >"$OUT/$name/stdout.txt" 2>&1
+  OUT="$RES/$name" timeout -s INT -k 15 "$t" "$@" >"$RES/$name/stdout.txt" 2>&1
   local rc=$?
-  echo "    exit $rc after $(( $(date +%s) - p0 ))s" | tee -a "$OUT/phases.txt"
-  tail -40 "$OUT/$name/stdout.txt"
+  echo "    exit $rc after $(( $(date +%s) - p0 ))s" | tee -a "$RES/phases.txt"
+  tail -40 "$RES/$name/stdout.txt"
+  pack
 }
 
 evolve_phase() {  # evolve_phase SECONDS WORKLOAD: start, or resume the run a previous call cut; stop in time for the summary
@@ -49,7 +54,10 @@ evolve_phase() {  # evolve_phase SECONDS WORKLOAD: start, or resume the run a pr
 
 for ph in $PHASES; do
   case $ph in
+    probe) run_phase probe 150 bash tests/gpu/run_nccl_probe.sh ;;
     codesign) run_phase codesign 240 bash bench/device-codesign.sh ;;
+    kv) run_phase kv 90 env WORKLOADS=kv_transfer bash bench/run-gemm-bench.sh ;;
+    attention) run_phase attention 150 env WORKLOADS=attention_cp bash bench/run-gemm-bench.sh ;;
     workloads) run_phase workloads 150 env WORKLOADS="moe_dispatch_combine attention_cp kv_transfer" bash bench/run-gemm-bench.sh ;;
     moeskew) run_phase moeskew 90 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size E_PER_RANK=8 --size SKEW=1" bash bench/run-gemm-bench.sh ;;
     transform) run_phase transform 120 bash bench/device-transform.sh ;;
@@ -58,7 +66,8 @@ for ph in $PHASES; do
     evolve-ag) run_phase evolve-ag 120 bash -c "$(declare -f evolve_phase); evolve_phase $(left) gemm_allgather" ;;
     evolve-moe) run_phase evolve-moe 120 bash -c "$(declare -f evolve_phase); evolve_phase $(left) moe_dispatch_combine" ;;
     evolve-attn) run_phase evolve-attn 120 bash -c "$(declare -f evolve_phase); evolve_phase $(left) attention_cp" ;;
-    *) echo "unknown phase $ph" | tee -a "$OUT/phases.txt" ;;
+    *) echo "unknown phase $ph" | tee -a "$RES/phases.txt" ;;
   esac
 done
-echo "=== done ($(left)s left)" | tee -a "$OUT/phases.txt"
+echo "=== done ($(left)s left)" | tee -a "$RES/phases.txt"
+pack
