@@ -51,11 +51,14 @@
 // all-gathers K and V, then moves the query chunks to the ranks computing them; a rank's
 // chunk whose keys are all its own (rank 0's first) is attended meanwhile; the foreign outputs go
 // back to their owners' output buffers in a final group. Non-causal: the sequential scheme (the
-// work is balanced already).
+// work is balanced already). With backend = ce the same moves are copy-engine pushes into
+// per-source slots of symmetric buffers, each released by a flag: K and V into every peer's
+// gathered K/V (own block copied locally), a query chunk into the computing rank's slot, an
+// output into its owner's slot (the owner copies it into its output). No NCCL call on any stream.
 //
 // Knobs (workload.toml [[knobs]]):
 //   strategy  ring | sequential (the seed's all-gather, then one attention) | zigzag (above)
-//   backend   how a K/V block travels in the ring:
+//   backend   how a K/V block travels in the ring (zigzag: how every move travels, above):
 //             nccl  ncclSend / ncclRecv to the neighbours on a side stream, forwarded hop by hop
 //                   through two receive buffers (step t+1's block arrives while step t attends)
 //             ce    copy engine: every rank pushes its own block directly into a per-source slot of
@@ -111,7 +114,15 @@ struct State {
   cd::CudnnAttention* cudnn = nullptr;  // kernel = cudnn
   __nv_bfloat16* zig_q[2] = {nullptr, nullptr};  // zigzag: the query chunks received (chunk r, 2W-1-r)
   __nv_bfloat16* zig_o[2] = {nullptr, nullptr};  // zigzag: their outputs, before they go home
+  size_t zig_chunk_bytes = 0;   // zigzag: one query (or output) chunk
+  size_t zig_q_off = 0;         // zigzag ce: in slots, the 2 received query chunks, then
+  size_t zig_o_off = 0;         //   the 2 outputs of this rank's own chunks computed elsewhere
 };
+
+// zigzag ce: flag indices in State::flags (K/V of rank q; query chunk i arrived; output j arrived).
+int zig_flag_kv(int q) { return q; }
+int zig_flag_q(int w, int i) { return w + i; }
+int zig_flag_o(int w, int j) { return w + 2 + j; }
 
 // zigzag: the rank that computes query chunk c (of 2W), and the number of tokens in a chunk.
 int zig_rank(int c, int w) { return c < w ? c : 2 * w - 1 - c; }
@@ -184,6 +195,85 @@ cd::AttentionArgs zigzag_args(const State& s, int c, const __nv_bfloat16* q, con
   return a;
 }
 
+// zigzag with backend = ce (see the top comment). The harness's barrier at the iteration start orders
+// every push after the peer's previous iteration. part = compute: the attention launches alone, on
+// whatever the slots hold; part = comm: the moves and waits alone.
+cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q, const __nv_bfloat16* k_in,
+                       const __nv_bfloat16* v_in, __nv_bfloat16* out) {
+  const int w = s.w, r = s.rank;
+  const uint32_t e = ++s.epoch;
+  const size_t block_bytes = s.block * sizeof(__nv_bfloat16), cb = s.zig_chunk_bytes;
+  const size_t chunk = cb / sizeof(__nv_bfloat16);
+  const int mine[2] = {r, 2 * w - 1 - r};
+  auto held = [&](int c) { return c / 2 == r; };
+  auto local_q = [&](int c) { return q + static_cast<size_t>(c - 2 * r) * chunk; };
+  auto peer_flag = [&](int p, int i) { return reinterpret_cast<uint32_t*>(s.flags.at(p)) + i; };
+  const auto* my_flags = static_cast<const uint32_t*>(s.flags.local.ptr);
+  cudaStream_t side = ctx.side_stream(0);
+  cuco::Status st;
+  if (!kPartCompute) {  // 1. K and V to every peer (nearest first), query chunks to the ranks computing them
+    cd::follow(ctx, side, ctx.stream, kEvStart);
+    for (int i = 1; i < w && st.ok(); ++i) {
+      const int p = (r + i) % w;
+      st = cd::ce_copy(side, s.slots.at(p, static_cast<size_t>(r) * block_bytes), k_in, block_bytes);
+      if (st.ok())
+        st = cd::ce_copy_signal(side, s.slots.at(p, (static_cast<size_t>(w) + r) * block_bytes), v_in, block_bytes,
+                                peer_flag(p, zig_flag_kv(r)), e);
+    }
+    for (int c = 2 * r; c < 2 * r + 2 && st.ok(); ++c) {
+      const int p = zig_rank(c, w);
+      if (p == r) continue;
+      const int i = c == p ? 0 : 1;  // which of p's two chunks
+      st = cd::ce_copy_signal(side, s.slots.at(p, s.zig_q_off + i * cb), local_q(c), cb, peer_flag(p, zig_flag_q(w, i)), e);
+    }
+    if (!st.ok()) return st;
+  }
+  // 2. The own block into the gathered K/V, then this rank's two chunks (one whose keys are all
+  // local first), each foreign output pushed home as soon as it is done.
+  CUCO_CUDA_CHECK(cudaMemcpyAsync(s.k_all + static_cast<size_t>(r) * s.block, k_in, block_bytes,
+                                  cudaMemcpyDeviceToDevice, ctx.stream));
+  CUCO_CUDA_CHECK(cudaMemcpyAsync(s.v_all + static_cast<size_t>(r) * s.block, v_in, block_bytes,
+                                  cudaMemcpyDeviceToDevice, ctx.stream));
+  bool have_kv = kPartCompute;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < 2; ++i) {
+      const int c = mine[i];
+      const bool early = held(c) && (c + 1) * (s.l / 2) <= (r + 1) * s.l && r == 0;  // keys [0, (c+1) L/2) all local
+      if (early != (pass == 0)) continue;
+      if (!early && !have_kv) {
+        for (int p = 0; p < w && st.ok(); ++p)
+          if (p != r) st = cd::wait_flag(ctx.stream, my_flags + zig_flag_kv(p), e, kWait);
+        have_kv = true;
+      }
+      if (!held(c) && !kPartCompute && st.ok()) st = cd::wait_flag(ctx.stream, my_flags + zig_flag_q(w, i), e, kWait);
+      if (!st.ok()) return st;
+      const __nv_bfloat16* qc = held(c) ? local_q(c) : s.zig_q[i];
+      void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s.zig_o[i];
+      if (!kPartComm) {
+        st = forward(s, zigzag_args(s, c, qc, early ? k_in : s.k_all, early ? v_in : s.v_all, oc), ctx.stream);
+        if (!st.ok()) return st;
+      }
+      if (held(c) || kPartCompute) continue;
+      const int owner = c / 2, j = c - 2 * owner;  // which of the owner's two chunks
+      cd::follow(ctx, side, ctx.stream, kEvAttn + i);
+      st = cd::ce_copy_signal(side, s.slots.at(owner, s.zig_o_off + j * cb), s.zig_o[i], cb,
+                              peer_flag(owner, zig_flag_o(w, j)), e);
+      if (!st.ok()) return st;
+    }
+  if (kPartCompute) return cuco::Status::Ok();
+  // 3. This rank's chunks computed elsewhere: wait for each, copy it into the output.
+  for (int c = 2 * r; c < 2 * r + 2; ++c) {
+    if (zig_rank(c, w) == r) continue;
+    const int j = c - 2 * r;
+    st = cd::wait_flag(ctx.stream, my_flags + zig_flag_o(w, j), e, kWait);
+    if (!st.ok()) return st;
+    CUCO_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<size_t>(j) * chunk,
+                                    static_cast<const char*>(s.slots.local.ptr) + s.zig_o_off + j * cb, cb,
+                                    cudaMemcpyDeviceToDevice, ctx.stream));
+  }
+  return cuco::Status::Ok();
+}
+
 // kernel = cudnn: runs this rank's attention calls once on zeros, so that cuDNN builds its graphs
 // and loads its kernels here, never while a kernel spins on a flag.
 cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
@@ -235,14 +325,35 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   if (zigzag_on(*s)) {
     if (s->l % 2 != 0) return cuco::Status::Error("strategy zigzag needs an even number of tokens per rank (S / W)");
     const size_t chunk_bytes = static_cast<size_t>(s->l / 2 * s->hq * kD) * sizeof(__nv_bfloat16);
-    for (int i = 0; i < 2; ++i) {
-      CUCO_CUDA_CHECK(cudaMalloc(&s->zig_q[i], chunk_bytes));
-      CUCO_CUDA_CHECK(cudaMalloc(&s->zig_o[i], chunk_bytes));
-      CUCO_CUDA_CHECK(cudaMemset(s->zig_q[i], 0, chunk_bytes));  // part = compute attends these as they are
+    s->zig_chunk_bytes = chunk_bytes;
+    if (kViaCe) {  // slots: K [W][block], V [W][block], 2 query chunks in, 2 outputs in
+      ncclDevCommRequirements reqs;
+      std::memset(&reqs, 0, sizeof reqs);
+      reqs.lsaBarrierCount = 1;
+      cuco::Status st = ctx.create_dev_comm(reqs, &s->dev_comm);  // collective
+      s->zig_q_off = 2 * block_bytes * s->w;
+      s->zig_o_off = s->zig_q_off + 2 * chunk_bytes;
+      if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, s->zig_o_off + 2 * chunk_bytes, &s->slots);
+      if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * (s->w + 4), &s->flags);
+      if (st.ok()) st = cd::preload_flag_kernels();  // before any kernel spins on a flag
+      if (!st.ok()) return st;
+      char* base = static_cast<char*>(s->slots.local.ptr);
+      s->k_all = reinterpret_cast<__nv_bfloat16*>(base);
+      s->v_all = reinterpret_cast<__nv_bfloat16*>(base + block_bytes * s->w);
+      for (int i = 0; i < 2; ++i) {
+        s->zig_q[i] = reinterpret_cast<__nv_bfloat16*>(base + s->zig_q_off + i * chunk_bytes);
+        CUCO_CUDA_CHECK(cudaMalloc(&s->zig_o[i], chunk_bytes));
+      }
+    } else {
+      for (int i = 0; i < 2; ++i) {
+        CUCO_CUDA_CHECK(cudaMalloc(&s->zig_q[i], chunk_bytes));
+        CUCO_CUDA_CHECK(cudaMalloc(&s->zig_o[i], chunk_bytes));
+        CUCO_CUDA_CHECK(cudaMemset(s->zig_q[i], 0, chunk_bytes));  // part = compute attends these as they are
+      }
     }
     ctx.side_stream(0, cd::text_is(kCommPriority, "high") ? -100 : 0);
   }
-  if (!ring) {
+  if (!ring && !(zigzag_on(*s) && kViaCe)) {
     CUCO_CUDA_CHECK(cudaMalloc(&s->k_all, block_bytes * s->w));
     CUCO_CUDA_CHECK(cudaMalloc(&s->v_all, block_bytes * s->w));
     CUCO_CUDA_CHECK(cudaMemset(s->k_all, 0, block_bytes * s->w));  // part = compute attends these as they are
@@ -318,6 +429,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     auto local_q = [&](int c) { return q + static_cast<size_t>(c - 2 * r) * chunk; };
     auto* out = static_cast<__nv_bfloat16*>(o);
     cudaStream_t side = ctx.side_stream(0);
+    if (kViaCe) return zigzag_ce(ctx, *s, q, k_in, v_in, out);
     if (!kPartCompute) {  // 1. K and V gathered, query chunks to the ranks that compute them
       cd::follow(ctx, side, ctx.stream, kEvStart);
       CUCO_NCCL_CHECK(ncclGroupStart());
@@ -464,8 +576,9 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
 void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   auto* s = static_cast<State*>(state);
   if (s == nullptr) return;
-  if (s->k_all) cudaFree(s->k_all);
-  if (s->v_all) cudaFree(s->v_all);
+  const bool in_slots = s->zig_q_off > 0;  // zigzag ce: k_all, v_all and zig_q live in the slots
+  if (s->k_all && !in_slots) cudaFree(s->k_all);
+  if (s->v_all && !in_slots) cudaFree(s->v_all);
   for (int i = 0; i < 2; ++i) {
     if (s->ring_k[i]) cudaFree(s->ring_k[i]);
     if (s->ring_v[i]) cudaFree(s->ring_v[i]);
@@ -473,7 +586,7 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (s->acc) cudaFree(s->acc);
   if (s->lse) cudaFree(s->lse);
   for (int i = 0; i < 2; ++i) {
-    if (s->zig_q[i]) cudaFree(s->zig_q[i]);
+    if (s->zig_q[i] && !in_slots) cudaFree(s->zig_q[i]);
     if (s->zig_o[i]) cudaFree(s->zig_o[i]);
   }
   delete s->cudnn;
