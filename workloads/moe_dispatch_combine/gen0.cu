@@ -253,6 +253,10 @@ std::vector<int64_t> gemm_shapes(int64_t room) {
 //                return and combine (tokens [c R, (c+1) R), whose rows are all in chunks <= c since
 //                pos <= t) during chunk c+1's FFNs; only the last chunk's return + combine is exposed
 //                (and the last combine takes every SM);
+//   interleaved  local_first without its exposed return: the FFNs of the own block's first half of
+//                experts hide the dispatch; then the remote blocks expert by expert, each expert's
+//                outputs sent back as soon as it is done (hidden behind the next expert); then the
+//                own block's other experts, which hide the last return; then one combine;
 //   sequential   the seed's order on ctx.stream only.
 // Backends (knob backend): nccl (grouped ncclSend/ncclRecv on side stream 0, permute kernel first;
 // ctx.stream follows each chunk's group through a harness event; the return groups on the same
@@ -289,13 +293,14 @@ constexpr const char* kPart = "none";         // cuco:knob part
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
 constexpr bool kLocalFirst = cd::text_is(kStrategy, "local_first");
 constexpr bool kChunked = cd::text_is(kStrategy, "chunked");
+constexpr bool kInterleaved = cd::text_is(kStrategy, "interleaved");
 constexpr bool kViaNccl = cd::text_is(kBackend, "nccl");
 constexpr bool kViaCe = cd::text_is(kBackend, "ce");
 constexpr bool kViaLsa = cd::text_is(kBackend, "lsa");
 constexpr bool kHostCounts = cd::text_is(kCounts, "host");
 constexpr bool kPartCompute = cd::text_is(kPart, "compute");
 constexpr bool kPartComm = cd::text_is(kPart, "comm");
-static_assert(kSequential || kLocalFirst || kChunked, "unknown strategy");
+static_assert(kSequential || kLocalFirst || kChunked || kInterleaved, "unknown strategy");
 static_assert(kViaNccl || kViaCe || kViaLsa, "unknown backend");
 static_assert(kHostCounts || cd::text_is(kCounts, "bound"), "unknown counts");
 static_assert(kPartCompute || kPartComm || cd::text_is(kPart, "none"), "unknown part");
@@ -337,6 +342,10 @@ struct State {
   }
   uint32_t* ret_flag(int on, int d, int c) const {
     return reinterpret_cast<uint32_t*>(flags_p.at(on)) + W * kC + d * kC + c;
+  }
+  // interleaved: on rank `on`, "rank d's expert le has sent back (or finished) on's rows".
+  uint32_t* ret_expert_flag(int on, int d, int64_t le) const {
+    return reinterpret_cast<uint32_t*>(flags_p.at(on)) + 2 * W * kC + d * epr + le;
   }
 };
 
@@ -380,14 +389,16 @@ cuco::Status pack_local(cuco::RankContext& ctx, const State& s, const cuco::IO& 
 }
 
 // One grouped ncclSend/ncclRecv with every peer: chunk c of the dispatch (back = false) or of the
-// return (back = true).
-cuco::Status nccl_exchange(cuco::RankContext& ctx, const State& s, int c, bool back, cudaStream_t stream) {
+// return (back = true); only local expert only_le's blocks when only_le >= 0 (the same on every rank).
+cuco::Status nccl_exchange(cuco::RankContext& ctx, const State& s, int c, bool back, cudaStream_t stream,
+                           int64_t only_le = -1) {
   const int r = s.rank;
   const size_t row0 = static_cast<size_t>(c * s.R);
   CUCO_NCCL_CHECK(ncclGroupStart());
   for (int j = 1; j < s.W; ++j) {
     const int d = (r + j) % s.W;
     for (int64_t le = 0; le < s.epr; ++le) {
+      if (only_le >= 0 && le != only_le) continue;
       const bf16* src = nullptr;
       bf16* dst = nullptr;
       int64_t n_send = 0, n_recv = 0;
@@ -410,11 +421,94 @@ cuco::Status nccl_exchange(cuco::RankContext& ctx, const State& s, int c, bool b
   return cuco::Status::Ok();
 }
 
+// The combine of tokens [t0, t1) on `stream` with `ctas` CTAs: every rank's expert outputs for
+// them, weighted (own outputs from out, peers' from ret, or with lsa straight from their out).
+cuco::Status launch_combine(const State& s, const cuco::IO& io, cudaStream_t stream, int64_t t0, int64_t t1,
+                            int64_t ctas) {
+  CombineArgs cb;
+  for (int d = 0; d < s.W; ++d) {
+    const bf16* base = d == s.rank ? s.out + s.block(0, s.rank, 0)
+                       : kViaLsa   ? reinterpret_cast<const bf16*>(s.out_p.at(d, s.block(0, s.rank, 0) * sizeof(bf16)))
+                                   : s.ret + s.block(0, d, 0);
+    cb.base[d] = reinterpret_cast<const uint4*>(base);
+  }
+  cb.ids = static_cast<const int32_t*>(io.in("topk_ids").ptr);
+  cb.pos = s.pos;
+  cb.w = static_cast<const float*>(io.in("topk_weights").ptr);
+  cb.y = static_cast<uint4*>(io.out("y").ptr);
+  cb.t0 = t0;
+  cb.t1 = t1;
+  cb.le_stride = s.W * s.T;
+  cb.K = static_cast<int>(s.K);
+  cb.epr = static_cast<int>(s.epr);
+  cb.vpr = static_cast<int>(s.H / 8);
+  combine_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
+  CUCO_CHECK_LAUNCH();
+  return cuco::Status::Ok();
+}
+
 cuco::Status ffn_block(State& s, const cuco::IO& io, cudaStream_t stream, int64_t le, int src, int c) {
   const auto* w1 = static_cast<const bf16*>(io.in("w1").ptr) + static_cast<size_t>(le * s.H * 2 * s.F);
   const auto* w2 = static_cast<const bf16*>(io.in("w2").ptr) + static_cast<size_t>(le * s.F * s.H);
   const size_t off = s.block(le, src, c * s.R);
   return s.ffn.run(stream, s.recv + off, w1, w2, s.out + off, s.gemm_m(s.count(src, s.rank * s.epr + le), c));
+}
+
+// strategy = interleaved, from the point where the dispatch has been issued (see the top comment).
+cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& io, uint32_t e) {
+  const int W = s.W, r = s.rank;
+  const int64_t epr = s.epr, H = s.H;
+  cudaStream_t ms = ctx.stream, comm0 = ctx.side_stream(0), comm1 = ctx.side_stream(1), comb = ctx.side_stream(2);
+  const int64_t half = (epr + 1) / 2;  // own experts before the remote blocks; the rest after
+  cuco::Status st;
+  for (int64_t le = 0; le < half && st.ok(); ++le) st = ffn_block(s, io, ms, le, r, 0);
+  if (!st.ok()) return st;
+  bool arrived[kMaxRanks] = {};
+  for (int64_t le = 0; le < epr && W > 1; ++le) {
+    for (int j = 1; j < W; ++j) {
+      const int src = (r + j) % W;
+      if (!arrived[src]) {  // src's rows must have arrived
+        if constexpr (kViaNccl) {
+          if (j == 1) ctx.wait_event(ms, kEvDisp);
+        } else {
+          st = cd::wait_flag(ms, s.disp_flag(r, src, 0), e, kWait);
+        }
+        arrived[src] = true;
+      }
+      if (st.ok()) st = ffn_block(s, io, ms, le, src, 0);
+      if (!st.ok()) return st;
+      if constexpr (kViaCe) {  // this expert's outputs for src's rows straight back, then src's flag
+        cd::follow(ctx, comm1, ms, kFollowEvent);
+        const int64_t n = s.rows(s.count(src, r * epr + le), 0);
+        if (n > 0)
+          st = cd::ce_copy(comm1, s.ret_p.at(src, s.block(le, r, 0) * sizeof(bf16)), s.out + s.block(le, src, 0),
+                           static_cast<size_t>(n * H) * sizeof(bf16));
+        if (st.ok()) st = cd::signal_flag(comm1, s.ret_expert_flag(src, r, le), e);
+      } else if constexpr (kViaLsa) {  // src pulls them in its combine: tell it they are done
+        st = cd::signal_flag(ms, s.ret_expert_flag(src, r, le), e);
+      }
+      if (!st.ok()) return st;
+    }
+    if constexpr (kViaNccl) {  // expert le's return to every peer (the same group order on every rank)
+      cd::follow(ctx, comm0, ms, kFollowEvent);
+      st = nccl_exchange(ctx, s, 0, true, comm0, le);
+      if (!st.ok()) return st;
+    }
+  }
+  for (int64_t le = half; le < epr && st.ok(); ++le) st = ffn_block(s, io, ms, le, r, 0);
+  if (!st.ok()) return st;
+  // One combine, after every peer's every expert.
+  cd::follow(ctx, comb, ms, kFollowEvent);
+  if (W > 1) {
+    if constexpr (kViaNccl) {
+      cd::follow(ctx, comb, comm0, kFollowEvent);
+    } else {
+      for (int j = 1; j < W && st.ok(); ++j)
+        st = cd::wait_flags(comb, s.ret_expert_flag(r, (r + j) % W, 0), static_cast<int>(epr), e, kWait);
+      if (!st.ok()) return st;
+    }
+  }
+  return launch_combine(s, io, comb, 0, s.T, int64_t{ctx.sm_count} * 8);
 }
 
 }  // namespace
@@ -444,7 +538,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->recv_p);
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->out_p);
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->ret_p);
-    if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * 2 * s->W * kC, &s->flags_p);
+    if (st.ok())
+      st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * (2 * s->W * kC + s->W * s->epr), &s->flags_p);
     if (!st.ok()) return st;
     s->recv = static_cast<bf16*>(s->recv_p.local.ptr);
     s->out = static_cast<bf16*>(s->out_p.local.ptr);
@@ -574,9 +669,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   }
 
   // FFNs chunk-major, own block first; each remote block's outputs go back as soon as they exist;
-  // chunk c's combine follows.
-  const float* weights = static_cast<const float*>(io.in("topk_weights").ptr);
-  for (int c = 0; c < kC; ++c) {
+  // chunk c's combine follows. (interleaved: its own order, run_interleaved.)
+  for (int c = 0; c < kC && !kInterleaved; ++c) {
     for (int j = 0; j < W; ++j) {
       const int src = (r + j) % W;
       if (src != r) {  // src's rows of chunk c must have arrived
@@ -625,28 +719,11 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         if (!st.ok()) return st;
       }
     }
-    CombineArgs cb;
-    for (int d = 0; d < W; ++d) {
-      const bf16* base = d == r ? s->out + s->block(0, r, 0)
-                         : kViaLsa ? reinterpret_cast<const bf16*>(s->out_p.at(d, s->block(0, r, 0) * sizeof(bf16)))
-                                   : s->ret + s->block(0, d, 0);
-      cb.base[d] = reinterpret_cast<const uint4*>(base);
-    }
-    cb.ids = ids;
-    cb.pos = s->pos;
-    cb.w = weights;
-    cb.y = static_cast<uint4*>(io.out("y").ptr);
-    cb.t0 = c * s->R;
-    cb.t1 = c * s->R + s->seg(c);
-    cb.le_stride = W * T;
-    cb.K = static_cast<int>(K);
-    cb.epr = static_cast<int>(epr);
-    cb.vpr = static_cast<int>(H / 8);
     const int64_t ctas = c == kC - 1 || comb == ms ? int64_t{ctx.sm_count} * 8 : int64_t{kCommCtas};
-    combine_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(cb.t1 - cb.t0, ctas))), 256, 0,
-                     comb>>>(cb);
-    CUCO_CHECK_LAUNCH();
+    st = launch_combine(*s, io, comb, c * s->R, c * s->R + s->seg(c), ctas);
+    if (!st.ok()) return st;
   }
+  if constexpr (kInterleaved) return run_interleaved(ctx, *s, io, e);
   return cuco::Status::Ok();
 }
 
