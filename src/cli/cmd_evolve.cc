@@ -212,6 +212,10 @@ int RunEvolve(const EvolveArgs& a) {
   } else {
     so.evaluations = 1;  // CPU timings would disturb each other
   }
+  if (cfg->overlap_generations) {  // the GPU groups' last runs may finish while the next generation compiles
+    const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
+    so.carry_over = std::max(1, std::min(so.evaluations, gpus / std::max(1, cascade.world_size())));
+  }
   if (!so.timings_available)
     std::cerr << "cuco evolve: no GPU found on this machine: generation 0 is compiled only (scan and compile, L1), and "
                  "the search stops there.\n  On a GPU machine each candidate would run: verify: "

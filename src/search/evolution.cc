@@ -288,6 +288,24 @@ struct Evolution::Impl {
     }
   }
 
+  // Waits until at most `n` dispatched candidates are still being evaluated (WaitAll: n = 0).
+  void WaitUntilInFlightAtMost(int n) {
+    while (true) {
+      std::vector<int64_t> done;
+      bool enough = false;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait_for(lock, std::chrono::seconds(1), [&] { return !finished.empty() || in_flight <= n; });
+        done.assign(finished.begin(), finished.end());
+        finished.clear();
+        enough = in_flight <= n;
+      }
+      DeliverFeedback(done);
+      Report();
+      if (enough) return;
+    }
+  }
+
   void DeliverFeedback(const std::vector<int64_t>& done) {
     for (int64_t id : done) {
       auto p = proposals.find(id);
@@ -762,7 +780,9 @@ struct Evolution::Impl {
         }
         Report();
       }
-      WaitAll();
+      // overlap_generations: the last runs of this generation go on while the next is proposed.
+      if (stop.empty() && opt.carry_over > 0) WaitUntilInFlightAtMost(opt.carry_over);
+      else WaitAll();
       {
         std::lock_guard<std::mutex> lock(mu);
         if (!store_error.empty()) return Status::IOError(store_error);

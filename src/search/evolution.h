@@ -58,6 +58,8 @@ struct SearchOptions {
   std::filesystem::path run_dir;     // candidates/<id>/ go here
   std::string code_extension = ".cu";
   int evaluations = 1;               // in flight at once (resolved: >= 1)
+  int carry_over = 0;                // evaluations of a generation that may still run while the next is proposed
+                                     // (0: wait for all; [parallelism] overlap_generations sets the GPU groups)
   bool timings_available = true;     // false: CUDA without a GPU; generation 0 is compiled only and the search stops
   std::string hardware, comm_api;    // facts for the proposer
   std::function<void(const SearchProgress&)> on_progress;  // called on the Run() thread

@@ -89,7 +89,7 @@ std::vector<std::string> Trace(CandidateStore& store) {
 }
 
 Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, int evaluations,
-                               EvaluateFn eval = nullptr, bool timings = true) {
+                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0) {
   fs::create_directories(run);
   auto store = CandidateStore::Open((run / "cuco.db").string());
   if (!store.ok()) return store.status();
@@ -99,6 +99,7 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
   o.code_extension = ".cc";
   o.evaluations = evaluations;
   o.timings_available = timings;
+  o.carry_over = carry_over;
   if (!eval)
     eval = [](const std::string& code, const std::string&, const fs::path&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -191,6 +192,36 @@ TEST(Evolution, SameSeedSameCandidatesWhateverTheParallelism) {
   ASSERT_TRUE(RunSearch(f, f.Run("other"), other, 1).ok());
   auto c = CandidateStore::Open((f.Run("other") / "cuco.db").string());
   EXPECT_NE(ta, Trace(**c));
+}
+
+// overlap_generations: the next generation is proposed while the last evaluation of this one still
+// runs, and nothing is lost, repeated or left pending.
+TEST(Evolution, OverlappedGenerationsStartBeforeTheLastEvaluationEnds) {
+  Fixture f("overlap");
+  auto r = RunSearch(f, f.Run("r"), Config(14), 3, [](const std::string& code, const std::string&, const fs::path&) {
+    // Every fourth proposal is slow, so a generation's last evaluation outlasts the others.
+    static std::atomic<int> calls{0};
+    std::this_thread::sleep_for(std::chrono::milliseconds(++calls % 4 == 0 ? 400 : 20));
+    return FakeEval(code);
+  }, true, /*carry_over=*/1);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->candidates, 14);
+  auto store = CandidateStore::Open((f.Run("r") / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  ListQuery q;
+  auto rows = (*store)->List(q);
+  ASSERT_TRUE(rows.ok());
+  std::map<int, int64_t> last_finish;  // per generation
+  std::set<std::string> hashes;
+  for (const auto& row : *rows) {
+    EXPECT_NE(row.status, "pending") << row.id;
+    EXPECT_TRUE(hashes.insert(row.code_hash).second) << "evaluated twice: " << row.id;
+    last_finish[row.generation] = std::max(last_finish[row.generation], row.finished_ms);
+  }
+  bool overlapped = false;
+  for (const auto& row : *rows)
+    if (row.generation >= 2 && row.created_ms < last_finish[row.generation - 1]) overlapped = true;
+  EXPECT_TRUE(overlapped) << "no generation was proposed before the previous one finished";
 }
 
 TEST(Evolution, StopsWhenTheKnobSpaceIsExhausted) {

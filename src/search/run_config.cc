@@ -63,6 +63,14 @@ class Reader {
     return Status::Ok();
   }
 
+  Status Bool(const std::string& key, bool* out) {
+    const toml::node* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_boolean()) return Error(*n, "'" + Key(key) + "' must be true or false");
+    *out = *n->value<bool>();
+    return Status::Ok();
+  }
+
   Status Number(const std::string& key, double* out, double min_value, double max_value) {
     const toml::node* n = Get(key);
     if (!n) return Status::Ok();
@@ -379,6 +387,7 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(p.Int("evaluations", &c.evaluations, 0, 4096));
     CUCO_RETURN_IF_ERROR(p.Int("per_generation", &c.per_generation, 0, 100000));
     CUCO_RETURN_IF_ERROR(p.Int("compiles", &c.compiles, 1, 1024));
+    CUCO_RETURN_IF_ERROR(p.Bool("overlap_generations", &c.overlap_generations));
     CUCO_RETURN_IF_ERROR(p.RejectUnknown());
   }
 
@@ -505,7 +514,8 @@ std::string RunConfigToToml(const RunConfig& c) {
     for (const auto& [k, v] : j.items()) o << TomlKey(k) << " = " << TomlValue(v) << "\n";
   }
   o << "\n[parallelism]\nevaluations = " << c.evaluations << "\nper_generation = " << c.per_generation
-    << "\ncompiles = " << c.compiles << "\n\n";
+    << "\ncompiles = " << c.compiles << "\noverlap_generations = " << (c.overlap_generations ? "true" : "false")
+    << "\n\n";
   o << "[workload]\nworld_size = " << c.world_size << "\n";
   if (!c.sizes.empty()) {
     o << "sizes = { ";

@@ -88,6 +88,10 @@ struct RunConfig {
   int evaluations = 0;       // in flight at once; 0 = the disjoint GPU groups of world_size + compiles
   int per_generation = 0;    // proposals per generation; 0 = max(evaluations, islands)
   int compiles = 2;          // compiles at once
+  // true: the next generation is proposed (and compiles) while the last GPU runs of this one
+  // finish, from the results in so far; GPUs stay busy, but which results a generation sees then
+  // depends on timing. false: every generation waits for the previous one (deterministic).
+  bool overlap_generations = false;
 
   // [workload]: how the workload runs in this search (default: as its workload.toml says).
   int world_size = 0;                     // 0 = the workload's world_size; else one of its world_sizes

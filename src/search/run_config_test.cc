@@ -74,6 +74,7 @@ endpoint = { url = "http://x" }
 evaluations = 4
 per_generation = 8
 compiles = 3
+overlap_generations = true
 
 [meta]
 summary_interval = 2
@@ -134,6 +135,7 @@ TEST(RunConfig, FullExample) {
   EXPECT_EQ(c->proposer_option_lines.at("llm.models"), 60);
   EXPECT_EQ(c->evaluations, 4);
   EXPECT_EQ(c->per_generation, 8);
+  EXPECT_TRUE(c->overlap_generations);
   EXPECT_EQ(c->summary_interval, 2);
 }
 
@@ -166,6 +168,8 @@ TEST(RunConfig, ErrorsNameFileAndLine) {
   EXPECT_EQ(Err("[budget]\nmax_generations = 0\nmax_candidates = 0\n"),
             "/r/run.toml:1: [budget]: max_generations and max_candidates cannot both be 0 (no limit)");
   EXPECT_EQ(Err("[parallelism]\ncompiles = 0\n"), "/r/run.toml:2: 'parallelism.compiles' must be in [1, 1024]");
+  EXPECT_EQ(Err("[parallelism]\noverlap_generations = 1\n"),
+            "/r/run.toml:2: 'parallelism.overlap_generations' must be true or false");
   EXPECT_EQ(Err("budget = 3\n"), "/r/run.toml:1: 'budget' must be a table ([budget])");
   EXPECT_EQ(Err("[budget\n").substr(0, 14), "/r/run.toml:1:");
 }
