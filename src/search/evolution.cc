@@ -271,22 +271,7 @@ struct Evolution::Impl {
   }
 
   // Waits until every dispatched candidate is evaluated, reporting progress on the way.
-  void WaitAll() {
-    while (true) {
-      std::vector<int64_t> done;
-      bool idle = false;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait_for(lock, std::chrono::seconds(1), [&] { return !finished.empty() || in_flight == 0; });
-        done.assign(finished.begin(), finished.end());
-        finished.clear();
-        idle = in_flight == 0;
-      }
-      DeliverFeedback(done);
-      Report();
-      if (idle) return;
-    }
-  }
+  void WaitAll() { WaitUntilInFlightAtMost(0); }
 
   // Waits until at most `n` dispatched candidates are still being evaluated (WaitAll: n = 0).
   void WaitUntilInFlightAtMost(int n) {
