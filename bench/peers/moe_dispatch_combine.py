@@ -15,7 +15,8 @@ uniform (SKEW = 0) or drawn without replacement with hot experts 3x as likely as
 alternating over the expert ids (SKEW >= 1); weights 0.25 + 0.75 U, normalised. x ~ U(-1,1),
 W1 ~ U(-1,1) 3/sqrt(H), W2 ~ U(-1,1) sqrt(3/F), as in the workload. Run by `cuco bench` once per
 rank with --size T=... --size H=... --size F=... --size E_PER_RANK=... --size TOPK=...
---size SKEW=... --out FILE.
+--size SKEW=... [--size FP8=1] --out FILE. FP8 = 1: the dispatch moves e4m3 rows with one fp32 scale
+per 128-element block (amax / 448), dequantised to bf16 on arrival, as the workload defines it.
 """
 
 import math
@@ -28,6 +29,7 @@ def main():
     torch, dist = peer.torch, peer.dist
     T, H, F = peer.size("T"), peer.size("H"), peer.size("F")
     EPR, TOPK, SKEW, W = peer.size("E_PER_RANK"), peer.size("TOPK"), peer.size("SKEW"), peer.world
+    FP8 = peer.sizes.get("FP8", 0)
     E = EPR * W
     if TOPK > E:
         raise SystemExit(f"TOPK={TOPK} exceeds the {E} experts")
@@ -62,8 +64,21 @@ def main():
 
     def dispatch():
         send = x.index_select(0, st["token"])
-        st["recv"] = torch.empty(sum(st["recv_split"]), H, device=dev, dtype=bf16)
-        dist.all_to_all_single(st["recv"], send, st["recv_split"], st["send_split"])
+        if not FP8:
+            st["recv"] = torch.empty(sum(st["recv_split"]), H, device=dev, dtype=bf16)
+            dist.all_to_all_single(st["recv"], send, st["recv_split"], st["send_split"])
+            return
+        # e4m3 values and fp32 block scales in one byte row per token: H + 4 H / 128 bytes.
+        blocks = send.float().view(-1, H // 128, 128)
+        amax = blocks.abs().amax(-1, keepdim=True)
+        scale = torch.where(amax > 0, amax / 448.0, torch.ones_like(amax))
+        q = (blocks / scale).to(torch.float8_e4m3fn).view(torch.uint8).view(-1, H)
+        wire = torch.cat([q, scale.view(-1, H // 128).contiguous().view(torch.uint8)], 1)
+        got = torch.empty(sum(st["recv_split"]), wire.shape[1], device=dev, dtype=torch.uint8)
+        dist.all_to_all_single(got, wire, st["recv_split"], st["send_split"])
+        vals = got[:, :H].contiguous().view(torch.float8_e4m3fn).float().view(-1, H // 128, 128)
+        scales = got[:, H:].contiguous().view(torch.float32).view(-1, H // 128, 1)
+        st["recv"] = (vals * scales).view(-1, H).to(bf16)
 
     def experts():
         """Each local expert's FFN on its rows (in every source's segment), in place of the rows."""
@@ -111,7 +126,8 @@ def main():
     peer.time_entry("torch sequential", sequential, refresh)
     peer.time_entry("torch compute alone", experts, prepared, part="compute")
     peer.time_entry("torch comm alone", comm, refresh, part="comm")
-    peer.finish("moe_dispatch_combine", {"experts": E, "routing": "uniform" if not SKEW else "hot experts 3x (even ids)"})
+    peer.finish("moe_dispatch_combine", {"experts": E, "routing": "uniform" if not SKEW else "hot experts 3x (even ids)",
+                                         "dispatch": "fp8 e4m3, 128-blocks" if FP8 else "bf16"})
 
 
 if __name__ == "__main__":

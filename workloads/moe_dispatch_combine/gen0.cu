@@ -278,6 +278,10 @@ std::vector<int64_t> gemm_shapes(int64_t room) {
 // rank are ordered by harness events (follow). Every kernel that spins or signals, and every GEMM
 // shape, is loaded in setup (flags.h, lazy loading). The harness drains every rank and barriers
 // between iterations, so no block is rewritten while a peer still reads it.
+// FP8 = 1 (size): fp8 dispatch. Each iteration first quantises x (codesign/fp8_blocks.h): wire rows
+// (e4m3 values + 128-block scales, ~52% of a bf16 row) are what every backend moves, into wire
+// blocks (trecv, same [E_PER_RANK][W][T] layout), dequantised into recv right after they arrive;
+// the own rows take the round trip locally. The return stays bf16.
 // part = compute / comm times the FFNs alone / the two all-to-all-v alone (bench only).
 namespace {
 
@@ -322,6 +326,12 @@ struct State {
   bf16 *send = nullptr, *recv = nullptr, *out = nullptr, *ret = nullptr;
   int32_t *pos = nullptr, *cnt = nullptr, *all_cnt = nullptr, *host_cnt = nullptr;
   uint32_t* arrivals = nullptr;  // lsa: one grid-arrival counter per chunk's dispatch kernel
+  // Rows in flight: bf16 rows, or with FP8 wire rows of trow bf16 units (x_wire: this rank's x
+  // quantised; x_rt: its round trip, the own rows' FFN input; tsend / trecv: wire blocks).
+  bool fp8 = false;
+  int64_t trow = 0;
+  bf16 *x_wire = nullptr, *x_rt = nullptr, *tsend = nullptr, *trecv = nullptr;
+  cd::PeerBuffer trecv_p;
 
   int64_t seg(int c) const { return std::min(R, T - c * R); }  // rows of chunk c of a block
   // Valid rows of chunk c of a block of `total` valid rows; with bound counts, the segment.
@@ -337,6 +347,9 @@ struct State {
   size_t block(int64_t le, int src, int64_t row) const {  // element offset in recv / out / ret
     return static_cast<size_t>(((le * W + src) * T + row) * H);
   }
+  size_t tblock(int64_t le, int src, int64_t row) const {  // element offset in trecv (rows in flight)
+    return static_cast<size_t>(((le * W + src) * T + row) * trow);
+  }
   uint32_t* disp_flag(int on, int src, int c) const {  // on rank `on`
     return reinterpret_cast<uint32_t*>(flags_p.at(on)) + src * kC + c;
   }
@@ -349,15 +362,18 @@ struct State {
   }
 };
 
-DispatchArgs dispatch_args(const State& s, const cuco::IO& io) {
+// wire: the rows in flight (x, or with FP8 its wire rows); else the rows an FFN reads (x, or its
+// FP8 round trip).
+DispatchArgs dispatch_args(const State& s, const cuco::IO& io, bool wire) {
   DispatchArgs a;
-  a.x = static_cast<const uint4*>(io.in("x").ptr);
+  const void* x = !s.fp8 ? io.in("x").ptr : wire ? static_cast<const void*>(s.x_wire) : static_cast<const void*>(s.x_rt);
+  a.x = static_cast<const uint4*>(x);
   a.ids = static_cast<const int32_t*>(io.in("topk_ids").ptr);
   a.pos = s.pos;
   a.T = s.T;
   a.K = static_cast<int>(s.K);
   a.epr = static_cast<int>(s.epr);
-  a.vpr = static_cast<int>(s.H / 8);
+  a.vpr = static_cast<int>((wire ? s.trow : s.H) / 8);
   a.p0 = 0;
   a.p1 = s.T;
   return a;
@@ -369,19 +385,19 @@ cuco::Status launch_dispatch(cudaStream_t stream, const DispatchArgs& a, int64_t
   return cuco::Status::Ok();
 }
 
-// Rows of every remote destination packed into send [W d][E_PER_RANK][T][H] (nccl, ce, comm part).
+// Rows of every remote destination packed into tsend [W d][E_PER_RANK][T][trow] (nccl, ce, comm part).
 cuco::Status pack_remote(cuco::RankContext& ctx, const State& s, const cuco::IO& io, cudaStream_t stream) {
-  DispatchArgs a = dispatch_args(s, io);
+  DispatchArgs a = dispatch_args(s, io, true);
   a.le_stride = s.T;
   a.dest_mask = ((1u << s.W) - 1u) & ~(1u << s.rank);
   for (int d = 0; d < s.W; ++d)
-    a.base[d] = reinterpret_cast<uint4*>(s.send + static_cast<size_t>(d * s.epr * s.T * s.H));
+    a.base[d] = reinterpret_cast<uint4*>(s.tsend + static_cast<size_t>(d * s.epr * s.T * s.trow));
   return launch_dispatch(stream, a, int64_t{ctx.sm_count} * 8);
 }
 
 // This rank's own rows into its own recv blocks (src = rank).
 cuco::Status pack_local(cuco::RankContext& ctx, const State& s, const cuco::IO& io, cudaStream_t stream) {
-  DispatchArgs a = dispatch_args(s, io);
+  DispatchArgs a = dispatch_args(s, io, false);
   a.le_stride = s.W * s.T;
   a.dest_mask = 1u << s.rank;
   a.base[s.rank] = reinterpret_cast<uint4*>(s.recv + s.block(0, s.rank, 0));
@@ -402,9 +418,9 @@ cuco::Status nccl_exchange(cuco::RankContext& ctx, const State& s, int c, bool b
       const bf16* src = nullptr;
       bf16* dst = nullptr;
       int64_t n_send = 0, n_recv = 0;
-      if (!back) {  // my rows for d's expert le; d's rows for my expert le
-        src = s.send + static_cast<size_t>((d * s.epr + le) * s.T + static_cast<int64_t>(row0)) * s.H;
-        dst = s.recv + s.block(le, d, static_cast<int64_t>(row0));
+      if (!back) {  // my rows for d's expert le; d's rows for my expert le (rows in flight: trow long)
+        src = s.tsend + static_cast<size_t>((d * s.epr + le) * s.T + static_cast<int64_t>(row0)) * s.trow;
+        dst = s.trecv + s.tblock(le, d, static_cast<int64_t>(row0));
         n_send = s.rows(s.count(r, d * s.epr + le), c);
         n_recv = s.rows(s.count(d, r * s.epr + le), c);
       } else {  // d's rows' outputs of my expert le; my rows' outputs of d's expert le
@@ -413,8 +429,9 @@ cuco::Status nccl_exchange(cuco::RankContext& ctx, const State& s, int c, bool b
         n_send = s.rows(s.count(d, r * s.epr + le), c);
         n_recv = s.rows(s.count(r, d * s.epr + le), c);
       }
-      if (n_send > 0) CUCO_NCCL_CHECK(ncclSend(src, static_cast<size_t>(n_send * s.H), ncclBfloat16, d, ctx.comm, stream));
-      if (n_recv > 0) CUCO_NCCL_CHECK(ncclRecv(dst, static_cast<size_t>(n_recv * s.H), ncclBfloat16, d, ctx.comm, stream));
+      const int64_t len = back ? s.H : s.trow;
+      if (n_send > 0) CUCO_NCCL_CHECK(ncclSend(src, static_cast<size_t>(n_send * len), ncclBfloat16, d, ctx.comm, stream));
+      if (n_recv > 0) CUCO_NCCL_CHECK(ncclRecv(dst, static_cast<size_t>(n_recv * len), ncclBfloat16, d, ctx.comm, stream));
     }
   }
   CUCO_NCCL_CHECK(ncclGroupEnd());
@@ -454,6 +471,16 @@ cuco::Status ffn_block(State& s, const cuco::IO& io, cudaStream_t stream, int64_
   return s.ffn.run(stream, s.recv + off, w1, w2, s.out + off, s.gemm_m(s.count(src, s.rank * s.epr + le), c));
 }
 
+// FP8: src's chunk c, just arrived in trecv, dequantised into recv (every local expert's block).
+cuco::Status unpack_arrived(State& s, cudaStream_t stream, int src, int c) {
+  if (!s.fp8) return cuco::Status::Ok();
+  for (int64_t le = 0; le < s.epr; ++le)
+    CUCO_CUDA_CHECK(cd::fp8_unpack_rows(stream, s.trecv + s.tblock(le, src, c * s.R),
+                                        s.rows(s.count(src, s.rank * s.epr + le), c), s.H,
+                                        s.recv + s.block(le, src, c * s.R)));
+  return cuco::Status::Ok();
+}
+
 // strategy = interleaved, from the point where the dispatch has been issued (see the top comment).
 cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& io, uint32_t e) {
   const int W = s.W, r = s.rank;
@@ -473,6 +500,7 @@ cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& i
         } else {
           st = cd::wait_flag(ms, s.disp_flag(r, src, 0), e, kWait);
         }
+        if (st.ok()) st = unpack_arrived(s, ms, src, 0);
         arrived[src] = true;
       }
       if (st.ok()) st = ffn_block(s, io, ms, le, src, 0);
@@ -529,6 +557,9 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   if (s->T - (kC - 1) * s->R <= 0) return cuco::Status::Error("T is too small for this many chunks");
   const int64_t E = s->epr * s->W;
   const size_t blocks_bytes = static_cast<size_t>(s->epr * s->W * s->T * s->H) * sizeof(bf16);
+  s->fp8 = sizes.get_or("FP8", 0) != 0;
+  s->trow = s->fp8 ? cd::wire_row_bytes(s->H) / 2 : s->H;
+  const size_t tblocks_bytes = static_cast<size_t>(s->epr * s->W * s->T * s->trow) * sizeof(bf16);
   s->symmetric = s->W > 1 && !kViaNccl && !kPart_;
   if (s->symmetric) {  // collective: every rank, same order, same bytes
     ncclDevCommRequirements reqs;
@@ -538,18 +569,28 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->recv_p);
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->out_p);
     if (st.ok()) st = cd::alloc_peers(ctx, s->dev_comm, blocks_bytes, &s->ret_p);
+    if (st.ok() && s->fp8) st = cd::alloc_peers(ctx, s->dev_comm, tblocks_bytes, &s->trecv_p);
     if (st.ok())
       st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * (2 * s->W * kC + s->W * s->epr), &s->flags_p);
     if (!st.ok()) return st;
     s->recv = static_cast<bf16*>(s->recv_p.local.ptr);
     s->out = static_cast<bf16*>(s->out_p.local.ptr);
     s->ret = static_cast<bf16*>(s->ret_p.local.ptr);
+    if (s->fp8) s->trecv = static_cast<bf16*>(s->trecv_p.local.ptr);
   } else {
     CUCO_CUDA_CHECK(cudaMalloc(&s->recv, blocks_bytes));
     CUCO_CUDA_CHECK(cudaMalloc(&s->out, blocks_bytes));
     CUCO_CUDA_CHECK(cudaMalloc(&s->ret, blocks_bytes));
+    if (s->fp8) CUCO_CUDA_CHECK(cudaMalloc(&s->trecv, tblocks_bytes));
   }
-  if (!kViaLsa || kPart_) CUCO_CUDA_CHECK(cudaMalloc(&s->send, blocks_bytes));
+  if (!s->fp8) s->trecv = s->recv;
+  if (!kViaLsa || kPart_) CUCO_CUDA_CHECK(cudaMalloc(&s->send, tblocks_bytes));
+  s->tsend = s->send;
+  if (s->fp8) {
+    if (s->H % cd::kFp8Block != 0) return cuco::Status::Error("FP8 = 1 needs H a multiple of 128");
+    CUCO_CUDA_CHECK(cudaMalloc(&s->x_wire, static_cast<size_t>(s->T * s->trow) * sizeof(bf16)));
+    CUCO_CUDA_CHECK(cudaMalloc(&s->x_rt, static_cast<size_t>(s->T * s->H) * sizeof(bf16)));
+  }
   if (kViaLsa && s->symmetric) {
     CUCO_CUDA_CHECK(cudaMalloc(&s->arrivals, sizeof(uint32_t) * kC));
     CUCO_CUDA_CHECK(cudaMemset(s->arrivals, 0, sizeof(uint32_t) * kC));
@@ -576,6 +617,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   if (st.ok()) st = cd::preload_kernel(dispatch_kernel);
   if (st.ok()) st = cd::preload_kernel(swiglu_kernel);
   if (st.ok()) st = cd::preload_kernel(combine_kernel);
+  if (st.ok()) st = cd::preload_kernel(cd::detail::fp8_pack_rows_kernel);
+  if (st.ok()) st = cd::preload_kernel(cd::detail::fp8_unpack_rows_kernel);
   if (!st.ok()) return st;
   if (kHostCounts)  // collective, every rank: loads NCCL's all-gather before any iteration
     CUCO_NCCL_CHECK(ncclAllGather(s->cnt, s->all_cnt, static_cast<size_t>(E), ncclInt32, ctx.comm, ctx.stream));
@@ -598,6 +641,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   // Routing metadata; counts exchanged and read on the host (host counts only).
   route_meta_kernel<<<static_cast<unsigned>(E), 1024, 0, ms>>>(ids, T, static_cast<int>(K), s->pos, s->cnt);
   CUCO_CHECK_LAUNCH();
+  if (s->fp8 && !kPartCompute)  // wire rows for the peers, the round trip for the own rows
+    CUCO_CUDA_CHECK(cd::fp8_pack_rows(ms, static_cast<const bf16*>(io.in("x").ptr), T, H, s->x_wire, s->x_rt));
   if (kHostCounts) {
     CUCO_NCCL_CHECK(ncclAllGather(s->cnt, s->all_cnt, static_cast<size_t>(E), ncclInt32, ctx.comm, ms));
     CUCO_CUDA_CHECK(cudaMemcpyAsync(s->host_cnt, s->all_cnt, static_cast<size_t>(W * E) * sizeof(int32_t),
@@ -640,23 +685,23 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
           for (int64_t le = 0; le < epr; ++le) {
             const int64_t n = s->rows(s->count(r, d * epr + le), c);
             if (n <= 0) continue;
-            const bf16* src = s->send + static_cast<size_t>((d * epr + le) * T + c * s->R) * H;
-            st = cd::ce_copy(comm0, s->recv_p.at(d, s->block(le, r, c * s->R) * sizeof(bf16)), src,
-                             static_cast<size_t>(n * H) * sizeof(bf16));
+            const bf16* src = s->tsend + static_cast<size_t>((d * epr + le) * T + c * s->R) * s->trow;
+            bf16* dst = reinterpret_cast<bf16*>(s->fp8 ? s->trecv_p.at(d) : s->recv_p.at(d)) + s->tblock(le, r, c * s->R);
+            st = cd::ce_copy(comm0, dst, src, static_cast<size_t>(n * s->trow) * sizeof(bf16));
             if (!st.ok()) return st;
           }
           st = cd::signal_flag(comm0, s->disp_flag(d, r, c), e);
           if (!st.ok()) return st;
         }
       } else {
-        DispatchArgs a = dispatch_args(*s, io);
+        DispatchArgs a = dispatch_args(*s, io, true);
         a.le_stride = W * T;
         a.dest_mask = ((1u << W) - 1u) & ~(1u << r);
         a.p0 = c * s->R;
         a.p1 = c * s->R + s->seg(c);
         for (int d = 0; d < W; ++d) {
           if (d == r) continue;
-          a.base[d] = reinterpret_cast<uint4*>(s->recv_p.at(d, s->block(0, r, 0) * sizeof(bf16)));
+          a.base[d] = reinterpret_cast<uint4*>((s->fp8 ? s->trecv_p.at(d) : s->recv_p.at(d)) + s->tblock(0, r, 0) * sizeof(bf16));
           a.flag[d] = s->disp_flag(d, r, c);
         }
         a.arrivals = s->arrivals + c;
@@ -680,6 +725,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
           st = cd::wait_flag(ms, s->disp_flag(r, src, c), e, kWait);
           if (!st.ok()) return st;
         }
+        st = unpack_arrived(*s, ms, src, c);
+        if (!st.ok()) return st;
       }
       for (int64_t le = 0; le < epr; ++le) {
         st = ffn_block(*s, io, ms, le, src, c);
@@ -734,6 +781,9 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (!s->symmetric)
     for (void* p : {static_cast<void*>(s->recv), static_cast<void*>(s->out), static_cast<void*>(s->ret)})
       if (p) cudaFree(p);
+  if (s->fp8 && !s->symmetric && s->trecv) cudaFree(s->trecv);
+  for (void* p : {static_cast<void*>(s->x_wire), static_cast<void*>(s->x_rt)})
+    if (p) cudaFree(p);
   for (void* p : {static_cast<void*>(s->send), static_cast<void*>(s->pos), static_cast<void*>(s->cnt),
                   static_cast<void*>(s->all_cnt), static_cast<void*>(s->arrivals)})
     if (p) cudaFree(p);

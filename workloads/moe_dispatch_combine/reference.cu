@@ -30,6 +30,10 @@
 //             within ~10%): the imbalance is between the experts of a rank (uneven grouped GEMMs,
 //             uneven all-to-all-v blocks)
 //   SKEW = 2  as 1 with j(e) = e: the hot experts sit on the last ranks (rank-level imbalance)
+// FP8 = 1: the dispatch is fp8 (DeepSeek-V3's): every token's x is quantised to e4m3 in blocks of
+// 128 with one fp32 scale each and dequantised before the experts, as cuco/codesign/fp8_blocks.h
+// defines it (the same functions here and in the candidates, so bit for bit alike); the reference
+// computes the FFNs of those dequantised values. FP8 = 0 (default): bf16 dispatch.
 // When E <= TOPK every token goes to every expert and SKEW changes nothing but nothing else (the
 // issue's anchor, 2 ranks x 4 experts, top-8, is such a case; run the skews with E_PER_RANK >= 8
 // there, when 1.5 TOPK <= E the 3x ratio is exact). Weights: s_k = 0.25 + 0.75 U[0,1) per
@@ -45,6 +49,7 @@
 // fp64 (phase 1, one block per (row, k), into scratch), then every output element
 // sum_k w_k sum_f a_k[f] W2_e[f][h] (phase 2, inside the frozen row comparison,
 // cuco/impl/row_check.h). The scratch is zeroed and freed before check() returns.
+#include <cuco/codesign/fp8_blocks.h>
 #include <cuco/impl/random.h>
 #include <cuco/impl/row_check.h>
 #include <cuco/workload_spec.h>
@@ -70,7 +75,7 @@ constexpr int kMaxExperts = 64;
 constexpr int kMaxTopk = 16;
 
 struct Dims {
-  int64_t T = 0, H = 0, F = 0, EPR = 0, K = 0, skew = 0, E = 0;
+  int64_t T = 0, H = 0, F = 0, EPR = 0, K = 0, skew = 0, E = 0, fp8 = 0;
   int W = 1;
 };
 
@@ -82,6 +87,7 @@ Dims dims_of(const cuco::Sizes& s, int world) {
   d.EPR = s.get("E_PER_RANK");
   d.K = s.get("TOPK");
   d.skew = s.get_or("SKEW", 0);
+  d.fp8 = s.get_or("FP8", 0);
   d.W = world;
   d.E = d.EPR * world;
   return d;
@@ -208,6 +214,7 @@ struct ActArgs {
   int64_t H, F;
   uint64_t key_x, key_w1;
   float s1;
+  bool fp8;  // x through the fp8 round trip first
 };
 
 __global__ void act_kernel(ActArgs a) {
@@ -222,6 +229,17 @@ __global__ void act_kernel(ActArgs a) {
   for (int64_t h = threadIdx.x; h < a.H; h += blockDim.x)
     xs[h] = x_value(a.key_x, static_cast<uint64_t>(t * a.H + h));
   __syncthreads();
+  if (a.fp8) {  // each 128-block: its amax, its scale, every element's round trip
+    for (int64_t b = threadIdx.x; b < a.H / cuco::codesign::kFp8Block; b += blockDim.x) {
+      double* blk = xs + b * cuco::codesign::kFp8Block;
+      float amax = 0.0f;
+      for (int j = 0; j < cuco::codesign::kFp8Block; ++j) amax = fmaxf(amax, fabsf(static_cast<float>(blk[j])));
+      const float scale = cuco::codesign::fp8_block_scale(amax);
+      for (int j = 0; j < cuco::codesign::kFp8Block; ++j)
+        blk[j] = __bfloat162float(cuco::codesign::fp8_round_trip(static_cast<float>(blk[j]), scale));
+    }
+    __syncthreads();
+  }
   const int64_t n2 = 2 * a.F;
   for (int64_t f = threadIdx.x; f < a.F; f += blockDim.x) {
     double g = 0, u = 0;
@@ -272,6 +290,8 @@ cuco::Status validate_sizes(const cuco::Sizes& s, int world) {
   }
   const Dims d = dims_of(s, world);
   if (d.skew < 0 || d.skew > 2) return cuco::Status::Error("SKEW must be 0 (uniform), 1 (interleaved 3x) or 2 (blocked 3x)");
+  if (d.fp8 != 0 && d.fp8 != 1) return cuco::Status::Error("FP8 must be 0 (bf16 dispatch) or 1 (e4m3, 128-blocks)");
+  if (d.fp8 && d.H % cuco::codesign::kFp8Block != 0) return cuco::Status::Error("FP8 = 1 needs H a multiple of 128");
   if (world < 1 || world > 8) return cuco::Status::Error("moe_dispatch_combine runs on 1 to 8 ranks");
   if (d.E > kMaxExperts) return cuco::Status::Error("at most 64 experts in all (E_PER_RANK x world)");
   if (d.K > kMaxTopk || d.K > d.E)
@@ -364,6 +384,7 @@ cuco::Status check(const cuco::Sizes& s, int rank, int world, uint64_t seed, con
     a.key_x = stream_key(seed, kTensorX, static_cast<uint64_t>(rank));
     a.key_w1 = stream_key(seed, kTensorW1, 0);
     a.s1 = w1_scale(d);
+    a.fp8 = d.fp8 != 0;
     const size_t shared = static_cast<size_t>(d.H) * sizeof(double);
     if (shared > 48 * 1024) cudaFuncSetAttribute(act_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
     act_kernel<<<dim3(static_cast<unsigned>(n), static_cast<unsigned>(d.K)), 256, shared, stream>>>(a);

@@ -6,6 +6,7 @@
 //   copy_engine.h  copy-engine transfers with per-chunk signals; stream ordering via harness events
 //   lsa.h          symmetric buffers with every peer's address; LSA barriers
 //   gemm.h         row-major bf16 cuBLASLt GEMM: chunks, strided batches, fused accumulate, SM target
+//   fp8_blocks.h   e4m3 quantisation in 128-element blocks with fp32 scales; wire rows (fp8 dispatch)
 //   gin.h          GIN puts with signals (compiled; needs RDMA NICs to run)
 //   nvshmem.h      NVSHMEM puts with signals (only with -DCUCO_WITH_NVSHMEM)
 //   collectives.h  device-initiated drop-ins for host NCCL calls (what `cuco transform` emits)
@@ -19,6 +20,7 @@
 #include <cuco/codesign/copy_engine.h>
 #include <cuco/codesign/design.h>
 #include <cuco/codesign/flags.h>
+#include <cuco/codesign/fp8_blocks.h>
 #include <cuco/codesign/gemm.h>
 #include <cuco/codesign/gin.h>
 #include <cuco/codesign/lsa.h>

@@ -211,6 +211,63 @@ void test_transfer_offsets() {
   cudaFree(ref);
 }
 
+// fp8_blocks.h: wire rows unpacked equal the packer's own round trip bit for bit, every block's
+// scale is its amax / 448, and every element is within half an e4m3 step (2^-4 relative) of x.
+void test_fp8_rows() {
+  const int64_t rows = 333, h = 7168, wire = cd::wire_row_bytes(h);
+  std::vector<__nv_bfloat16> hx(static_cast<size_t>(rows * h));
+  uint64_t z = fresh_seed();
+  for (auto& v : hx) {
+    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = static_cast<double>(z >> 11) / 9007199254740992.0;  // [0, 1)
+    v = __float2bfloat16(static_cast<float>((2 * u - 1) * ((z >> 7) % 5 == 0 ? 40.0 : 1.0)));
+  }
+  for (int64_t i = 0; i < h; ++i) hx[static_cast<size_t>(5 * h + i)] = __float2bfloat16(0.0f);  // an all-zero row
+  __nv_bfloat16 *x, *rt, *back;
+  uint8_t* w;
+  REQUIRE_CUDA(cudaMalloc(&x, hx.size() * 2));
+  REQUIRE_CUDA(cudaMalloc(&rt, hx.size() * 2));
+  REQUIRE_CUDA(cudaMalloc(&back, hx.size() * 2));
+  REQUIRE_CUDA(cudaMalloc(&w, static_cast<size_t>(rows * wire)));
+  REQUIRE_CUDA(cudaMemcpy(x, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
+  REQUIRE_CUDA(cd::fp8_pack_rows(nullptr, x, rows, h, w, rt));
+  REQUIRE_CUDA(cd::fp8_unpack_rows(nullptr, w, rows, h, back));
+  REQUIRE_CUDA(cudaDeviceSynchronize());
+  std::vector<__nv_bfloat16> hrt(hx.size()), hback(hx.size());
+  std::vector<uint8_t> hw(static_cast<size_t>(rows * wire));
+  REQUIRE_CUDA(cudaMemcpy(hrt.data(), rt, hx.size() * 2, cudaMemcpyDeviceToHost));
+  REQUIRE_CUDA(cudaMemcpy(hback.data(), back, hx.size() * 2, cudaMemcpyDeviceToHost));
+  REQUIRE_CUDA(cudaMemcpy(hw.data(), w, hw.size(), cudaMemcpyDeviceToHost));
+  bool ok = true;
+  std::string detail;
+  for (int64_t r = 0; r < rows && ok; ++r)
+    for (int64_t b = 0; b < h / cd::kFp8Block && ok; ++b) {
+      float amax = 0;
+      for (int j = 0; j < cd::kFp8Block; ++j)
+        amax = std::max(amax, std::fabs(__bfloat162float(hx[static_cast<size_t>(r * h + b * cd::kFp8Block + j)])));
+      float scale = 0;
+      std::memcpy(&scale, &hw[static_cast<size_t>(r * wire + h + 4 * b)], 4);
+      if (scale != cd::fp8_block_scale(amax)) {
+        ok = false;
+        detail = "row " + std::to_string(r) + " block " + std::to_string(b) + ": scale " + std::to_string(scale);
+      }
+      for (int j = 0; j < cd::kFp8Block && ok; ++j) {
+        const size_t i = static_cast<size_t>(r * h + b * cd::kFp8Block + j);
+        const float xv = __bfloat162float(hx[i]), rv = __bfloat162float(hrt[i]);
+        if (std::memcmp(&hrt[i], &hback[i], 2) != 0 || std::fabs(rv - xv) > std::fabs(xv) * 0.0625f + 1e-30f + scale * 0.001f) {
+          ok = false;
+          detail = "element " + std::to_string(i) + ": x " + std::to_string(xv) + ", round trip " + std::to_string(rv) +
+                   ", unpacked " + std::to_string(__bfloat162float(hback[i]));
+        }
+      }
+    }
+  report("fp8 wire rows (pack, unpack, round trip, scales; 333 x 7168)", ok, detail);
+  cudaFree(x);
+  cudaFree(rt);
+  cudaFree(back);
+  cudaFree(w);
+}
+
 void test_copy_engine(cd::WaitMode mode) {
   const size_t n = (64u << 20) + 16;
   unsigned char *src, *dst, *out;
@@ -409,6 +466,7 @@ int main() {
   test_transfers(cd::WaitMode::kSpinKernel);
   test_transfers(cd::WaitMode::kStreamWaitValue);
   test_transfer_offsets();
+  test_fp8_rows();
   test_copy_engine(cd::WaitMode::kSpinKernel);
   test_copy_engine(cd::WaitMode::kStreamWaitValue);
   test_scope<cd::SyncScope::kThread>("thread");
