@@ -241,9 +241,12 @@ std::vector<int64_t> gemm_shapes(int64_t room) {
 //      (route_meta_kernel);
 //   2. counts exchange: ncclAllGather of every rank's per-expert counts, then a host sync to read
 //      them (the sizes of the all-to-all-v and of the GEMMs);
-//   3. permute: rows packed by destination rank and expert (send [W][E_PER_RANK][T][H]);
+//   3. permute: rows packed by destination rank and expert (send [W][E_PER_RANK][T][H]); with
+//      FP8 = 1 the rows are first quantised (codesign/fp8_blocks.h): wire rows of e4m3 values and
+//      128-block scales travel, and the own rows take the same round trip locally;
 //   4. dispatch: all-to-all-v as grouped ncclSend/ncclRecv (self included) into
-//      recv [E_PER_RANK][W src][T][H] (block (le, src) holds src's tokens for local expert le);
+//      recv [E_PER_RANK][W src][T][H] (block (le, src) holds src's tokens for local expert le;
+//      FP8 = 1: into wire blocks, dequantised into recv after the exchange);
 //   5. expert FFN per (expert, source) block: cuBLASLt gate|up GEMM, SwiGLU, down GEMM into out
 //      (same layout as recv);
 //   6. combine: grouped ncclSend/ncclRecv of each block back to its source into
@@ -255,6 +258,9 @@ namespace {
 struct State {
   int64_t T = 0, H = 0, F = 0, epr = 0, K = 0;
   int W = 1, rank = 0;
+  bool fp8 = false;
+  int64_t wire = 0;                       // FP8: elements (bf16 units) of one wire row
+  bf16 *x_wire = nullptr, *wsend = nullptr, *wrecv = nullptr;  // FP8: [T] and [.][.][T] wire rows
   Ffn ffn;
   bf16 *send = nullptr, *recv = nullptr, *out = nullptr, *ret = nullptr;  // [.][.][T][H] each
   int32_t *pos = nullptr, *cnt = nullptr, *all_cnt = nullptr;              // [T K], [E], [W E]
@@ -273,9 +279,17 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   s->F = sizes.get("F");
   s->epr = sizes.get("E_PER_RANK");
   s->K = sizes.get("TOPK");
+  s->fp8 = sizes.get_or("FP8", 0) != 0;
   if (s->W > kMaxRanks) return cuco::Status::Error("at most 8 ranks");
   const int64_t E = s->epr * s->W;
   const size_t blocks_bytes = static_cast<size_t>(s->epr * s->W * s->T * s->H) * sizeof(bf16);
+  if (s->fp8) {
+    s->wire = cd::wire_row_bytes(s->H) / 2;
+    const size_t wire_blocks = static_cast<size_t>(s->epr * s->W * s->T * s->wire) * sizeof(bf16);
+    CUCO_CUDA_CHECK(cudaMalloc(&s->x_wire, static_cast<size_t>(s->T * s->wire) * sizeof(bf16)));
+    CUCO_CUDA_CHECK(cudaMalloc(&s->wsend, wire_blocks));
+    CUCO_CUDA_CHECK(cudaMalloc(&s->wrecv, wire_blocks));
+  }
   CUCO_CUDA_CHECK(cudaMalloc(&s->send, blocks_bytes));
   CUCO_CUDA_CHECK(cudaMalloc(&s->recv, blocks_bytes));
   CUCO_CUDA_CHECK(cudaMalloc(&s->out, blocks_bytes));
@@ -310,20 +324,25 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   CUCO_CUDA_CHECK(cudaStreamSynchronize(st0));
   auto count = [&](int src, int64_t e) { return static_cast<int64_t>(s->host_cnt[src * E + e]); };
 
-  // 3. Permute by destination.
+  // 3. Permute by destination (FP8: wire rows; the own rows' round trip is their dequantisation
+  // after the exchange, like everyone else's).
+  const size_t trow = s->fp8 ? static_cast<size_t>(s->wire) : row;  // row length in flight
+  bf16* tsend = s->fp8 ? s->wsend : s->send;
+  bf16* trecv = s->fp8 ? s->wrecv : s->recv;
+  if (s->fp8) CUCO_CUDA_CHECK(cd::fp8_pack_rows(st0, x, T, H, s->x_wire, nullptr));
   DispatchArgs pk;
-  pk.x = static_cast<const uint4*>(static_cast<const void*>(x));
+  pk.x = static_cast<const uint4*>(static_cast<const void*>(s->fp8 ? s->x_wire : x));
   pk.ids = ids;
   pk.pos = s->pos;
   pk.T = T;
   pk.K = static_cast<int>(K);
   pk.epr = static_cast<int>(epr);
-  pk.vpr = static_cast<int>(H / 8);
+  pk.vpr = static_cast<int>(trow / 8);
   pk.le_stride = T;
   pk.p0 = 0;
   pk.p1 = T;
   pk.dest_mask = (1u << W) - 1u;
-  for (int d = 0; d < W; ++d) pk.base[d] = reinterpret_cast<uint4*>(s->send + static_cast<size_t>(d * epr * T) * row);
+  for (int d = 0; d < W; ++d) pk.base[d] = reinterpret_cast<uint4*>(tsend + static_cast<size_t>(d * epr * T) * trow);
   dispatch_kernel<<<static_cast<unsigned>(std::min<int64_t>(T * K, int64_t{ctx.sm_count} * 8)), 256, 0, st0>>>(pk);
   CUCO_CHECK_LAUNCH();
 
@@ -333,13 +352,18 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     for (int64_t le = 0; le < epr; ++le) {
       const int64_t n_send = count(r, d * epr + le), n_recv = count(d, r * epr + le);
       if (n_send > 0)
-        CUCO_NCCL_CHECK(ncclSend(s->send + static_cast<size_t>((d * epr + le) * T) * row, n_send * H, ncclBfloat16, d,
+        CUCO_NCCL_CHECK(ncclSend(tsend + static_cast<size_t>((d * epr + le) * T) * trow, n_send * trow, ncclBfloat16, d,
                                  ctx.comm, st0));
       if (n_recv > 0)
-        CUCO_NCCL_CHECK(ncclRecv(s->recv + static_cast<size_t>((le * W + d) * T) * row, n_recv * H, ncclBfloat16, d,
+        CUCO_NCCL_CHECK(ncclRecv(trecv + static_cast<size_t>((le * W + d) * T) * trow, n_recv * trow, ncclBfloat16, d,
                                  ctx.comm, st0));
     }
   CUCO_NCCL_CHECK(ncclGroupEnd());
+  if (s->fp8)  // every received block back to bf16 rows
+    for (int64_t le = 0; le < epr; ++le)
+      for (int src = 0; src < W; ++src)
+        CUCO_CUDA_CHECK(cd::fp8_unpack_rows(st0, trecv + static_cast<size_t>((le * W + src) * T) * trow,
+                                            count(src, r * epr + le), H, s->recv + static_cast<size_t>((le * W + src) * T) * row));
 
   // 5. Expert FFNs, one (expert, source) block at a time.
   for (int64_t le = 0; le < epr; ++le)
@@ -387,7 +411,8 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   s->ffn.destroy();
   for (void* p : {static_cast<void*>(s->send), static_cast<void*>(s->recv), static_cast<void*>(s->out),
                   static_cast<void*>(s->ret), static_cast<void*>(s->pos), static_cast<void*>(s->cnt),
-                  static_cast<void*>(s->all_cnt)})
+                  static_cast<void*>(s->all_cnt), static_cast<void*>(s->x_wire), static_cast<void*>(s->wsend),
+                  static_cast<void*>(s->wrecv)})
     if (p) cudaFree(p);
   if (s->host_cnt) cudaFreeHost(s->host_cnt);
   delete s;
