@@ -5,6 +5,8 @@
 # A device call is at most 10 minutes: run it again with PHASES set to what is left (the machine
 # keeps /tmp, the compile cache and the evolve run dirs while it stays warm).
 #   probe      the NCCL side-stream hang: tests/gpu/run_nccl_probe.sh (standalone, about 2 minutes)
+#   ncclretry  the NCCL side-stream variants again with the harness's streams non-blocking
+#              (CUCO_HARNESS_NONBLOCKING_STREAMS=1): does that alone end the hang?
 #   codesign   issue 3: block tests, block_allgather across GPUs, both GEMM workloads (bench/device-codesign.sh)
 #   workloads  issue 5: cuco bench of moe_dispatch_combine, attention_cp, kv_transfer (bench/run-gemm-bench.sh)
 #   kv, attention  issue 5: one of those workloads alone
@@ -55,6 +57,13 @@ evolve_phase() {  # evolve_phase SECONDS WORKLOAD: start, or resume the run a pr
 for ph in $PHASES; do
   case $ph in
     probe) run_phase probe 150 bash tests/gpu/run_nccl_probe.sh ;;
+    ncclretry) run_phase ncclretry 120 bash -c '
+      for spec in "gemm_reducescatter ring_nccl_p2p" "gemm_allgather push_nccl_chunked" "attention_cp ring_nccl zigzag"; do
+        set -- $spec; wl=$1; shift
+        CUCO_HARNESS_NONBLOCKING_STREAMS=1 "$CUCO" bench workloads/$wl --world-size "$WORLD" --only "$@" --no-peers \
+          --run-dir /tmp/cuco-ncclretry-$wl --json "$OUT/$wl-nonblocking.json" >"$OUT/$wl-nonblocking.txt" 2>&1
+        grep -A8 "^entry" "$OUT/$wl-nonblocking.txt"
+      done' ;;
     codesign) run_phase codesign 240 bash bench/device-codesign.sh ;;
     kv) run_phase kv 90 env WORKLOADS=kv_transfer bash bench/run-gemm-bench.sh ;;
     attention) run_phase attention 150 env WORKLOADS=attention_cp bash bench/run-gemm-bench.sh ;;

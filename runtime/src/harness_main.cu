@@ -598,6 +598,7 @@ struct ContextState {
   ncclComm_t comm = nullptr;    // the candidate's
   ncclComm_t hcomm = nullptr;   // the harness's (ncclCommSplit of comm)
   cudaStream_t stream = nullptr;
+  unsigned stream_flags = cudaStreamDefault;  // of ctx.stream and the side streams (see setup)
   cudaStream_t side[cuco::RankContext::kMaxSideStreams] = {};
   cudaEvent_t side_join[cuco::RankContext::kMaxSideStreams] = {};
   cudaEvent_t ev_start = nullptr;
@@ -796,8 +797,15 @@ void Harness::init_device_and_comms() {
   if (launch_.rank == 0 && launch_.world > 1) ::unlink((launch_.rendezvous_dir + "/nccl_id").c_str());
 
   // Streams: blocking with respect to the legacy default stream, so that work a candidate puts on
-  // stream 0 is ordered with (and timed by) ctx.stream.
-  H_CUDA(cudaStreamCreateWithFlags(&st_.stream, cudaStreamDefault));
+  // stream 0 is ordered with (and timed by) ctx.stream. Diagnostic: CUCO_HARNESS_NONBLOCKING_STREAMS=1
+  // creates ctx.stream and the side streams non-blocking (then stream-0 work escapes the timer and
+  // is rejected as escaped work); it tells whether an implicit legacy-stream dependency is what
+  // hangs a candidate (bench/results/2026-11-23-x2-h200, the NCCL side-stream hang).
+  if (const char* nb = std::getenv("CUCO_HARNESS_NONBLOCKING_STREAMS"); nb != nullptr && std::string(nb) == "1") {
+    st_.stream_flags = cudaStreamNonBlocking;
+    log("diagnostic: ctx.stream and side streams are non-blocking (CUCO_HARNESS_NONBLOCKING_STREAMS=1)");
+  }
+  H_CUDA(cudaStreamCreateWithFlags(&st_.stream, st_.stream_flags));
   H_CUDA(cudaStreamCreateWithFlags(&hstream_, cudaStreamDefault));
   H_CUDA(cudaEventCreate(&st_.ev_start));
   H_CUDA(cudaEventCreate(&ev_stop_));
@@ -1400,7 +1408,7 @@ cudaStream_t RankContext::side_stream(int i, int priority) {
     const int p = std::min(std::max(priority, greatest), least);  // greatest <= least numerically
     cudaStream_t s = nullptr;
     cudaEvent_t ev = nullptr;
-    if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&s, cudaStreamDefault, p);
+    if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&s, st->stream_flags, p);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
     // Created inside an iteration: it must not start before the iteration did.
     if (e == cudaSuccess && st->in_iteration) e = cudaStreamWaitEvent(s, st->ev_start, 0);
