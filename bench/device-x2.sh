@@ -9,7 +9,8 @@
 #              (CUCO_HARNESS_NONBLOCKING_STREAMS=1): does that alone end the hang?
 #   codesign   issue 3: block tests, block_allgather across GPUs, both GEMM workloads (bench/device-codesign.sh)
 #   workloads  issue 5: cuco bench of moe_dispatch_combine, attention_cp, kv_transfer (bench/run-gemm-bench.sh)
-#   kv, attention  issue 5: one of those workloads alone
+#   kv, attention, moe  issue 5: one of those workloads alone
+#   moefp8     issue 5: moe_dispatch_combine with the fp8 dispatch (--size FP8=1)
 #   moeskew    issue 5: moe_dispatch_combine with skewed routing (--size E_PER_RANK=8 --size SKEW=1)
 #   transform  issue 6: rule-based generation 0 of every suite workload, verified (bench/device-transform.sh)
 #   planted    issues 5/6: planted wrong candidates at world size 2 (bench/device-planted.sh)
@@ -66,6 +67,8 @@ for ph in $PHASES; do
       done' ;;
     codesign) run_phase codesign 240 bash bench/device-codesign.sh ;;
     kv) run_phase kv 90 env WORKLOADS=kv_transfer bash bench/run-gemm-bench.sh ;;
+    moe) run_phase moe 150 env WORKLOADS=moe_dispatch_combine bash bench/run-gemm-bench.sh ;;
+    moefp8) run_phase moefp8 120 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size FP8=1" bash bench/run-gemm-bench.sh ;;
     attention) run_phase attention 150 env WORKLOADS=attention_cp bash bench/run-gemm-bench.sh ;;
     workloads) run_phase workloads 150 env WORKLOADS="moe_dispatch_combine attention_cp kv_transfer" bash bench/run-gemm-bench.sh ;;
     moeskew) run_phase moeskew 90 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size E_PER_RANK=8 --size SKEW=1" bash bench/run-gemm-bench.sh ;;
