@@ -53,6 +53,7 @@ for wl in $WORKLOADS; do
   [ "$rc" -gt "$worst" ] && worst=$rc
 done
 
-tar czf "$OUT/runs.tgz" -C "$R" . 2>/dev/null
+# Only this call's runs (the folder keeps earlier calls' too).
+tar czf "$OUT/runs.tgz" -C "$R" $(for wl in $WORKLOADS; do [ -d "$R/$wl-w$WORLD" ] && echo "$wl-w$WORLD"; done) 2>/dev/null
 ls -la "$OUT"
 exit "$worst"
