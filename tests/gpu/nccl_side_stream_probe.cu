@@ -37,20 +37,26 @@ struct Case {
   bool blocking;             // streams created with cudaStreamDefault (cuco's harness) or NonBlocking
   bool high_priority;        // side stream at the greatest priority
   bool window_recv;          // receive buffer from ncclMemAlloc + ncclCommWindowRegister
+  bool window_send;          // send buffer likewise (cuco's harness registers every input and output)
   bool gemm;                 // the GEMMs run (else the ring moves data only)
   bool split_barrier;        // an allreduce on a split communicator on the main stream before each iteration
 };
 
 // The first case is cuco's ring_nccl_p2p at 8192^3 as the harness runs it; each later one flips one setting.
+// Every hang seen paired a window-registered buffer on one side with a cudaMalloc one on the other
+// (RS: receive in a window; attention: send from the harness's registered input); MoE's NCCL
+// variants, cudaMalloc on both sides, ran. The window cases below test that.
 const Case kCases[] = {
-    {"cuco", "as cuco ran it: 8192^3, 4 chunks of 16 MiB", 1024, 8192, 4096, 4, true, true, true, true, true},
-    {"small", "1024^3 sizes (256 KiB chunks; cuco's verify size)", 128, 1024, 1024, 4, true, true, true, true, true},
-    {"nonblocking", "streams created cudaStreamNonBlocking", 1024, 8192, 4096, 4, false, true, true, true, true},
-    {"normal_prio", "side stream at normal priority", 1024, 8192, 4096, 4, true, false, true, true, true},
-    {"malloc_recv", "receive buffer from cudaMalloc, not a window", 1024, 8192, 4096, 4, true, true, false, true, true},
-    {"no_gemm", "no GEMMs: the sends and receives alone", 1024, 8192, 4096, 4, true, true, true, false, true},
-    {"no_barrier", "no allreduce on the split communicator", 1024, 8192, 4096, 4, true, true, true, true, false},
-    {"plain", "all of the above flipped except the size", 1024, 8192, 4096, 4, false, false, false, true, false},
+    {"cuco", "as cuco ran it: 8192^3, 4 chunks of 16 MiB, receive in a window", 1024, 8192, 4096, 4, true, true, true, false, true, true},
+    {"small", "1024^3 sizes (256 KiB chunks; cuco's verify size)", 128, 1024, 1024, 4, true, true, true, false, true, true},
+    {"nonblocking", "streams created cudaStreamNonBlocking", 1024, 8192, 4096, 4, false, true, true, false, true, true},
+    {"normal_prio", "side stream at normal priority", 1024, 8192, 4096, 4, true, false, true, false, true, true},
+    {"malloc_both", "send and receive buffers from cudaMalloc", 1024, 8192, 4096, 4, true, true, false, false, true, true},
+    {"window_both", "send and receive buffers both in windows", 1024, 8192, 4096, 4, true, true, true, true, true, true},
+    {"window_send", "send buffer in a window, receive from cudaMalloc", 1024, 8192, 4096, 4, true, true, false, true, true, true},
+    {"no_gemm", "no GEMMs: the sends and receives alone", 1024, 8192, 4096, 4, true, true, true, false, false, true},
+    {"no_barrier", "no allreduce on the split communicator", 1024, 8192, 4096, 4, true, true, true, false, true, false},
+    {"plain", "all of the above flipped except the size", 1024, 8192, 4096, 4, false, false, false, false, true, false},
 };
 
 #define CK(x)                                                                                         \
@@ -99,9 +105,14 @@ const Case kCases[] = {
   CK(cudaMalloc(&b, static_cast<size_t>(c.k) * c.n * 2));
   CK(cudaMemset(a, 0, static_cast<size_t>(c.rows) * c.k * 2));
   CK(cudaMemset(b, 0, static_cast<size_t>(c.k) * c.n * 2));
-  CK(cudaMalloc(&send, chunk * c.chunks * 2));
+  ncclWindow_t win = nullptr, send_win = nullptr;
+  if (c.window_send) {
+    NK(ncclMemAlloc(reinterpret_cast<void**>(&send), chunk * c.chunks * 2));
+    NK(ncclCommWindowRegister(comm, send, chunk * c.chunks * 2, &send_win, NCCL_WIN_COLL_SYMMETRIC));
+  } else {
+    CK(cudaMalloc(&send, chunk * c.chunks * 2));
+  }
   CK(cudaMalloc(&out, chunk * 2));
-  ncclWindow_t win = nullptr;
   if (c.window_recv) {
     NK(ncclMemAlloc(reinterpret_cast<void**>(&recv), chunk * c.chunks * 2));
     NK(ncclCommWindowRegister(comm, recv, chunk * c.chunks * 2, &win, NCCL_WIN_COLL_SYMMETRIC));
