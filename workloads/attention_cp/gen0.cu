@@ -114,6 +114,11 @@ struct State {
   cd::CudnnAttention* cudnn = nullptr;  // kernel = cudnn
   __nv_bfloat16* zig_q[2] = {nullptr, nullptr};  // zigzag: the query chunks received (chunk r, 2W-1-r)
   __nv_bfloat16* zig_o[2] = {nullptr, nullptr};  // zigzag: their outputs, before they go home
+  // zigzag nccl: the outgoing query chunks and the incoming outputs in plain device memory (the
+  // harness's q and o are NCCL windows; send/recv between a window and cudaMalloc memory hung on
+  // 2x H200, NCCL 2.28.9, while cudaMalloc on both sides ran).
+  __nv_bfloat16* zig_sq[2] = {nullptr, nullptr};
+  __nv_bfloat16* zig_ro[2] = {nullptr, nullptr};
   size_t zig_chunk_bytes = 0;   // zigzag: one query (or output) chunk
   size_t zig_q_off = 0;         // zigzag ce: in slots, the 2 received query chunks, then
   size_t zig_o_off = 0;         //   the 2 outputs of this rank's own chunks computed elsewhere
@@ -348,6 +353,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
       for (int i = 0; i < 2; ++i) {
         CUCO_CUDA_CHECK(cudaMalloc(&s->zig_q[i], chunk_bytes));
         CUCO_CUDA_CHECK(cudaMalloc(&s->zig_o[i], chunk_bytes));
+        CUCO_CUDA_CHECK(cudaMalloc(&s->zig_sq[i], chunk_bytes));
+        CUCO_CUDA_CHECK(cudaMalloc(&s->zig_ro[i], chunk_bytes));
         CUCO_CUDA_CHECK(cudaMemset(s->zig_q[i], 0, chunk_bytes));  // part = compute attends these as they are
       }
     }
@@ -436,9 +443,13 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       CUCO_NCCL_CHECK(ncclAllGather(k_in, s->k_all, s->block, ncclBfloat16, ctx.comm, side));
       CUCO_NCCL_CHECK(ncclAllGather(v_in, s->v_all, s->block, ncclBfloat16, ctx.comm, side));
       CUCO_NCCL_CHECK(ncclGroupEnd());
+      for (int c = 2 * r; c < 2 * r + 2; ++c)  // outgoing chunks into plain memory first (see State)
+        if (zig_rank(c, w) != r)
+          CUCO_CUDA_CHECK(cudaMemcpyAsync(s->zig_sq[c - 2 * r], local_q(c), chunk * sizeof(__nv_bfloat16),
+                                          cudaMemcpyDeviceToDevice, side));
       CUCO_NCCL_CHECK(ncclGroupStart());
       for (int c = 2 * r; c < 2 * r + 2; ++c)
-        if (zig_rank(c, w) != r) CUCO_NCCL_CHECK(ncclSend(local_q(c), chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, side));
+        if (zig_rank(c, w) != r) CUCO_NCCL_CHECK(ncclSend(s->zig_sq[c - 2 * r], chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, side));
       for (int i = 0; i < 2; ++i)
         if (!held(mine[i])) CUCO_NCCL_CHECK(ncclRecv(s->zig_q[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, side));
       CUCO_NCCL_CHECK(ncclGroupEnd());
@@ -470,9 +481,12 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       if (!held(mine[i])) CUCO_NCCL_CHECK(ncclSend(s->zig_o[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, ctx.stream));
     for (int c = 2 * r; c < 2 * r + 2; ++c)
       if (zig_rank(c, w) != r)
-        CUCO_NCCL_CHECK(ncclRecv(out + static_cast<size_t>(c - 2 * r) * chunk, chunk, ncclBfloat16, zig_rank(c, w), ctx.comm,
-                                 ctx.stream));
+        CUCO_NCCL_CHECK(ncclRecv(s->zig_ro[c - 2 * r], chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, ctx.stream));
     CUCO_NCCL_CHECK(ncclGroupEnd());
+    for (int c = 2 * r; c < 2 * r + 2; ++c)  // then into the output
+      if (zig_rank(c, w) != r)
+        CUCO_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<size_t>(c - 2 * r) * chunk, s->zig_ro[c - 2 * r],
+                                        chunk * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, ctx.stream));
     return cuco::Status::Ok();
   }
 
@@ -510,8 +524,14 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       if (t <= w - 2 && (sends(t) || recvs(t))) {
         // Receiving into buffer (t+1) % 2 overwrites step t-1's block: wait for its attention.
         if (t >= 2 && !kPartComm && t - 1 < n_steps) ctx.wait_event(side, kEvAttn + t - 1);
-        const __nv_bfloat16* sk = t == 0 ? k_in : s->ring_k[t % 2];
-        const __nv_bfloat16* sv = t == 0 ? v_in : s->ring_v[t % 2];
+        if (t == 0 && sends(0)) {  // the own block leaves from plain memory (the harness's k, v are NCCL
+          // windows; window-to-cudaMalloc send/recv hung on 2x H200, NCCL 2.28.9). Buffer 0 is free
+          // until step 1 receives into it, after this send in stream order.
+          CUCO_CUDA_CHECK(cudaMemcpyAsync(s->ring_k[0], k_in, s->block * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, side));
+          CUCO_CUDA_CHECK(cudaMemcpyAsync(s->ring_v[0], v_in, s->block * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, side));
+        }
+        const __nv_bfloat16* sk = s->ring_k[t % 2];
+        const __nv_bfloat16* sv = s->ring_v[t % 2];
         CUCO_NCCL_CHECK(ncclGroupStart());
         if (sends(t)) {
           CUCO_NCCL_CHECK(ncclSend(sk, s->block, ncclBfloat16, next, ctx.comm, side));
@@ -587,6 +607,8 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (s->lse) cudaFree(s->lse);
   for (int i = 0; i < 2; ++i) {
     if (s->zig_q[i] && !in_slots) cudaFree(s->zig_q[i]);
+    if (s->zig_sq[i]) cudaFree(s->zig_sq[i]);
+    if (s->zig_ro[i]) cudaFree(s->zig_ro[i]);
     if (s->zig_o[i]) cudaFree(s->zig_o[i]);
   }
   delete s->cudnn;

@@ -88,6 +88,10 @@ struct State {
   cd::PeerBuffer recv;      // (W-1) slots of M/W x N bf16: partial sums from the predecessor
   cd::PeerBuffer flags;     // (W-1)*chunks*kMaxScopeFlags epochs, written by the predecessor
   void* send = nullptr;     // (W-1) slots (M x N for sequential / part runs): this rank's partial sums
+  // nccl: the partial sums received into plain device memory. ncclSend/ncclRecv between an NCCL
+  // window (recv above) and cudaMalloc memory hung on 2x H200 at 8192^3 (NCCL 2.28.9; MoE's
+  // cudaMalloc-to-cudaMalloc send/recv ran): both sides of every transfer are cudaMalloc.
+  void* nccl_recv = nullptr;
   uint32_t* ready = nullptr;     // lsa: "chunk computed" flags, GEMM stream -> communication kernel
   uint32_t* arrivals = nullptr;  // lsa, sync_scope grid: arrival counters
 };
@@ -148,6 +152,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     st = cd::alloc_peers(ctx, s->dev_comm, sizeof(uint32_t) * (s->w - 1) * s->chunks * kMaxScopeFlags, &s->flags);
     if (!st.ok()) return st;
     if (!kViaEpilogue) CUCO_CUDA_CHECK(cudaMalloc(&s->send, slots));
+    if (kViaNccl) CUCO_CUDA_CHECK(cudaMalloc(&s->nccl_recv, slots));
     if (kViaLsaKernel) {
       const size_t n = sizeof(uint32_t) * (s->w - 1) * s->chunks;
       CUCO_CUDA_CHECK(cudaMalloc(&s->ready, n));
@@ -174,7 +179,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   const void* B = io.in("B").ptr;
   auto* out = static_cast<__nv_bfloat16*>(io.out("C").ptr);
   auto* send = static_cast<__nv_bfloat16*>(s->send);
-  auto* recv = reinterpret_cast<__nv_bfloat16*>(s->recv.local.ptr);
+  auto* recv = reinterpret_cast<__nv_bfloat16*>(kViaNccl ? s->nccl_recv : s->recv.local.ptr);
   auto* my_flags = static_cast<uint32_t*>(s->flags.local.ptr);
   auto* succ_flags = reinterpret_cast<uint32_t*>(s->flags.at(s->succ));
   auto* succ_recv = reinterpret_cast<__nv_bfloat16*>(s->recv.at(s->succ));
@@ -258,6 +263,7 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (s == nullptr) return;
   s->gemm.destroy();
   if (s->send) cudaFree(s->send);
+  if (s->nccl_recv) cudaFree(s->nccl_recv);
   if (s->ready) cudaFree(s->ready);
   if (s->arrivals) cudaFree(s->arrivals);
   delete s;  // recv / flags are harness-owned symmetric buffers
