@@ -16,11 +16,11 @@ export NCCL_NVLS_ENABLE=0
   -o "$OUT/probe" -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath="$NCCL_LIB" -lcublas || exit 1
 LIMIT=${LIMIT:-8}
 echo "## every case (iteration limit ${LIMIT} s)" | tee "$OUT/probe.md"
-timeout 400 "$OUT/probe" --iteration-limit "$LIMIT" 2>"$OUT/probe.log" | tee -a "$OUT/probe.md"
+timeout 400 "$OUT/probe" --iteration-limit "$LIMIT" --iterations 3 2>"$OUT/probe.log" | tee -a "$OUT/probe.md"
 echo | tee -a "$OUT/probe.md"
 echo "## case cuco under NCCL settings" | tee -a "$OUT/probe.md"
 for e in NCCL_P2P_DISABLE=1 NCCL_PROTO=Simple NCCL_PROTO=LL128 NCCL_MAX_NCHANNELS=2 NCCL_LOCAL_REGISTER=0 \
          CUDA_DEVICE_MAX_CONNECTIONS=32; do
   printf '%s: ' "$e" | tee -a "$OUT/probe.md"
-  env "$e" timeout 120 "$OUT/probe" --case cuco --iteration-limit "$LIMIT" 2>>"$OUT/probe.log" | tail -1 | tee -a "$OUT/probe.md"
+  env "$e" timeout 120 "$OUT/probe" --case cuco --iteration-limit "$LIMIT" --iterations 3 2>>"$OUT/probe.log" | tail -1 | tee -a "$OUT/probe.md"
 done
