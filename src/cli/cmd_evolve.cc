@@ -200,6 +200,8 @@ int RunEvolve(const EvolveArgs& a) {
   so.comm_api = CommApi(tc);
   so.interrupt = &g_interrupted;
   so.timings_available = !(wl->language == "cuda" && !cascade.has_gpus());
+  const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
+  const int gpu_groups = std::max(1, gpus / std::max(1, cascade.world_size()));  // disjoint rank sets
   if (cfg->evaluations > 0) {
     so.evaluations = cfg->evaluations;
   } else if (wl->language == "cuda") {
@@ -207,15 +209,12 @@ int RunEvolve(const EvolveArgs& a) {
     // cascade's GPU pool and compile limit keep each to its share). With one evaluation per
     // group, each GPU sat idle through its next candidate's compile: on 1x H100, moe at world
     // size 1 (12 s compile, 4 s run) made 3.7 evaluations a minute instead of ~14.
-    const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
-    so.evaluations = std::max(1, gpus / std::max(1, cascade.world_size())) + (cascade.has_gpus() ? cfg->compiles : 0);
+    so.evaluations = gpu_groups + (cascade.has_gpus() ? cfg->compiles : 0);
   } else {
     so.evaluations = 1;  // CPU timings would disturb each other
   }
-  if (cfg->overlap_generations) {  // the GPU groups' last runs may finish while the next generation compiles
-    const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
-    so.carry_over = std::max(1, std::min(so.evaluations, gpus / std::max(1, cascade.world_size())));
-  }
+  if (cfg->overlap_generations)  // the GPU groups' last runs may finish while the next generation compiles
+    so.carry_over = std::min(so.evaluations, gpu_groups);
   if (!so.timings_available)
     std::cerr << "cuco evolve: no GPU found on this machine: generation 0 is compiled only (scan and compile, L1), and "
                  "the search stops there.\n  On a GPU machine each candidate would run: verify: "
