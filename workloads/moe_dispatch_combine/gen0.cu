@@ -471,6 +471,14 @@ cuco::Status ffn_block(State& s, const cuco::IO& io, cudaStream_t stream, int64_
   return s.ffn.run(stream, s.recv + off, w1, w2, s.out + off, s.gemm_m(s.count(src, s.rank * s.epr + le), c));
 }
 
+// ce: this rank's expert le's outputs for src's rows of chunk c copied back into src's ret block.
+cuco::Status return_block_ce(const State& s, cudaStream_t stream, int64_t le, int src, int c) {
+  const int64_t n = s.rows(s.count(src, s.rank * s.epr + le), c);
+  if (n <= 0) return cuco::Status::Ok();
+  return cd::ce_copy(stream, s.ret_p.at(src, s.block(le, s.rank, c * s.R) * sizeof(bf16)), s.out + s.block(le, src, c * s.R),
+                     static_cast<size_t>(n * s.H) * sizeof(bf16));
+}
+
 // FP8: src's chunk c, just arrived in trecv, dequantised into recv (every local expert's block).
 cuco::Status unpack_arrived(State& s, cudaStream_t stream, int src, int c) {
   if (!s.fp8) return cuco::Status::Ok();
@@ -484,7 +492,7 @@ cuco::Status unpack_arrived(State& s, cudaStream_t stream, int src, int c) {
 // strategy = interleaved, from the point where the dispatch has been issued (see the top comment).
 cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& io, uint32_t e) {
   const int W = s.W, r = s.rank;
-  const int64_t epr = s.epr, H = s.H;
+  const int64_t epr = s.epr;
   cudaStream_t ms = ctx.stream, comm0 = ctx.side_stream(0), comm1 = ctx.side_stream(1), comb = ctx.side_stream(2);
   const int64_t half = (epr + 1) / 2;  // own experts before the remote blocks; the rest after
   cuco::Status st;
@@ -507,10 +515,7 @@ cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& i
       if (!st.ok()) return st;
       if constexpr (kViaCe) {  // this expert's outputs for src's rows straight back, then src's flag
         cd::follow(ctx, comm1, ms, kFollowEvent);
-        const int64_t n = s.rows(s.count(src, r * epr + le), 0);
-        if (n > 0)
-          st = cd::ce_copy(comm1, s.ret_p.at(src, s.block(le, r, 0) * sizeof(bf16)), s.out + s.block(le, src, 0),
-                           static_cast<size_t>(n * H) * sizeof(bf16));
+        st = return_block_ce(s, comm1, le, src, 0);
         if (st.ok()) st = cd::signal_flag(comm1, s.ret_expert_flag(src, r, le), e);
       } else if constexpr (kViaLsa) {  // src pulls them in its combine: tell it they are done
         st = cd::signal_flag(ms, s.ret_expert_flag(src, r, le), e);
@@ -736,10 +741,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       if constexpr (kViaCe) {  // outputs back into src's ret blocks, then src's flag
         if (comm1 != ms) cd::follow(ctx, comm1, ms, kFollowEvent);
         for (int64_t le = 0; le < epr; ++le) {
-          const int64_t n = s->rows(s->count(src, r * epr + le), c);
-          if (n <= 0) continue;
-          st = cd::ce_copy(comm1, s->ret_p.at(src, s->block(le, r, c * s->R) * sizeof(bf16)),
-                           s->out + s->block(le, src, c * s->R), static_cast<size_t>(n * H) * sizeof(bf16));
+          st = return_block_ce(*s, comm1, le, src, c);
           if (!st.ok()) return st;
         }
         st = cd::signal_flag(comm1, s->ret_flag(src, r, c), e);
