@@ -132,6 +132,9 @@ int zig_flag_o(int w, int j) { return w + 2 + j; }
 // zigzag: the rank that computes query chunk c (of 2W), and the number of tokens in a chunk.
 int zig_rank(int c, int w) { return c < w ? c : 2 * w - 1 - c; }
 bool zigzag_on(const State& s) { return kZigzag && s.causal && s.w > 1; }
+// zigzag: chunk c can be attended before any key arrives: held here, and its keys [0, (c+1) L/2)
+// all this rank's own (only rank 0's first chunk).
+bool zig_early(const State& s, int c) { return c / 2 == s.rank && (c + 1) * (s.l / 2) <= (s.rank + 1) * s.l && s.rank == 0; }
 
 // One attention_forward with the chosen kernel.
 cuco::Status forward(const State& s, const cd::AttentionArgs& a, cudaStream_t stream) {
@@ -243,7 +246,7 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < 2; ++i) {
       const int c = mine[i];
-      const bool early = held(c) && (c + 1) * (s.l / 2) <= (r + 1) * s.l && r == 0;  // keys [0, (c+1) L/2) all local
+      const bool early = zig_early(s, c);
       if (early != (pass == 0)) continue;
       if (!early && !have_kv) {
         for (int p = 0; p < w && st.ok(); ++p)
@@ -265,9 +268,9 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
                               peer_flag(owner, zig_flag_o(w, j)), e);
       if (!st.ok()) return st;
     }
-  if (kPartCompute) return cuco::Status::Ok();
-  // 3. This rank's chunks computed elsewhere: wait for each, copy it into the output.
-  for (int c = 2 * r; c < 2 * r + 2; ++c) {
+  // 3. This rank's chunks computed elsewhere: wait for each, copy it into the output (not in
+  // part = compute).
+  for (int c = 2 * r; c < 2 * r + 2 && !kPartCompute; ++c) {
     if (zig_rank(c, w) == r) continue;
     const int j = c - 2 * r;
     st = cd::wait_flag(ctx.stream, my_flags + zig_flag_o(w, j), e, kWait);
@@ -463,7 +466,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < 2; ++i) {
           const int c = mine[i];
-          const bool early = held(c) && (c + 1) * h <= (r + 1) * s->l && r == 0;  // keys [0, (c+1) h) all local
+          const bool early = zig_early(*s, c);
           if (early != (pass == 0)) continue;
           if (!early && !waited) ctx.wait_event(ctx.stream, kEvRecv), waited = true;
           const __nv_bfloat16* qc = held(c) ? local_q(c) : s->zig_q[i];
@@ -474,19 +477,19 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         }
       if (!waited) ctx.wait_event(ctx.stream, kEvRecv);
     }
-    if (kPartCompute) return cuco::Status::Ok();
-    // 3. Foreign outputs home, straight into their owners' output buffers.
-    CUCO_NCCL_CHECK(ncclGroupStart());
-    for (int i = 0; i < 2; ++i)
-      if (!held(mine[i])) CUCO_NCCL_CHECK(ncclSend(s->zig_o[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, ctx.stream));
-    for (int c = 2 * r; c < 2 * r + 2; ++c)
-      if (zig_rank(c, w) != r)
-        CUCO_NCCL_CHECK(ncclRecv(s->zig_ro[c - 2 * r], chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, ctx.stream));
-    CUCO_NCCL_CHECK(ncclGroupEnd());
-    for (int c = 2 * r; c < 2 * r + 2; ++c)  // then into the output
-      if (zig_rank(c, w) != r)
-        CUCO_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<size_t>(c - 2 * r) * chunk, s->zig_ro[c - 2 * r],
-                                        chunk * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, ctx.stream));
+    if (!kPartCompute) {  // 3. Foreign outputs home, then into their owners' output buffers.
+      CUCO_NCCL_CHECK(ncclGroupStart());
+      for (int i = 0; i < 2; ++i)
+        if (!held(mine[i])) CUCO_NCCL_CHECK(ncclSend(s->zig_o[i], chunk, ncclBfloat16, mine[i] / 2, ctx.comm, ctx.stream));
+      for (int c = 2 * r; c < 2 * r + 2; ++c)
+        if (zig_rank(c, w) != r)
+          CUCO_NCCL_CHECK(ncclRecv(s->zig_ro[c - 2 * r], chunk, ncclBfloat16, zig_rank(c, w), ctx.comm, ctx.stream));
+      CUCO_NCCL_CHECK(ncclGroupEnd());
+      for (int c = 2 * r; c < 2 * r + 2; ++c)
+        if (zig_rank(c, w) != r)
+          CUCO_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<size_t>(c - 2 * r) * chunk, s->zig_ro[c - 2 * r],
+                                          chunk * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, ctx.stream));
+    }
     return cuco::Status::Ok();
   }
 
