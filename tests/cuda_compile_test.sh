@@ -78,6 +78,13 @@ if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -I
 else
   echo "FAIL tests/gpu/blocks/blocks_single_gpu.cu:"; cat "$T/blocks.log"; exit 1
 fi
+# The cuBLASLt algorithm sweep (bench/gemm_algo_sweep.cu, run by bench/device-x2.sh's phase sweep).
+if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a bench/gemm_algo_sweep.cu \
+     -o "$T/gemm_algo_sweep" -lcublasLt >"$T/sweep.log" 2>&1; then
+  echo "ok   bench/gemm_algo_sweep.cu: compiled"
+else
+  echo "FAIL bench/gemm_algo_sweep.cu:"; cat "$T/sweep.log"; exit 1
+fi
 # The NCCL side-stream hang probe (run by tests/gpu/run_nccl_probe.sh on 2 GPUs).
 NCCL_INC=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0] + "/include")' 2>/dev/null || echo "$CUDA_HOME/include")
 if "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 -gencode=arch=compute_90,code=sm_90 -I"$NCCL_INC" \

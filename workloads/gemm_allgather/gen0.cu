@@ -59,6 +59,7 @@ constexpr const char* kWaitMode = "spin";       // cuco:knob wait_mode
 constexpr const char* kCommPriority = "high";   // cuco:knob comm_priority
 constexpr int kGemmSmMargin = 0;                // cuco:knob gemm_sm_margin
 constexpr const char* kPart = "none";           // cuco:knob part
+constexpr int kGemmAlgos = 1;                   // cuco:knob gemm_algos
 constexpr int kWorkspaceMiB = 32;
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
@@ -111,6 +112,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   cuco::Status st = s->gemm.init(ctx.cublaslt(), s->n, s->k, s->k, s->n, s->n, static_cast<size_t>(kWorkspaceMiB) << 20,
                                  margin > 0 ? ctx.sm_count - margin : 0);
   if (!st.ok()) return st;
+  s->gemm.set_algorithm_search(kGemmAlgos);
   const size_t shard_bytes = static_cast<size_t>(s->m_local * s->k) * sizeof(__nv_bfloat16);
   if (!overlap || kViaNccl) {
     CUCO_CUDA_CHECK(cudaMalloc(&s->stage, shard_bytes * s->w));  // M x K, or chunks x (W x rows x K)

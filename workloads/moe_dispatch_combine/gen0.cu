@@ -293,6 +293,7 @@ constexpr int kCommCtas = 32;                 // cuco:knob comm_ctas
 constexpr const char* kWaitMode = "spin";     // cuco:knob wait_mode
 constexpr const char* kCommPriority = "high";  // cuco:knob comm_priority
 constexpr const char* kPart = "none";         // cuco:knob part
+constexpr int kGemmAlgos = 1;                 // cuco:knob gemm_algos
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
 constexpr bool kLocalFirst = cd::text_is(kStrategy, "local_first");
@@ -608,6 +609,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   for (int i = 0; i < 3; ++i) ctx.side_stream(i, prio);  // created now, outside the timer
   // Every GEMM shape this configuration can run, planned and loaded now.
   cuco::Status st = s->ffn.init(ctx, s->H, s->F, s->R);
+  s->ffn.up.set_algorithm_search(kGemmAlgos);
+  s->ffn.down.set_algorithm_search(kGemmAlgos);
   std::vector<int64_t> shapes;
   for (int64_t room : {s->seg(0), s->seg(kC - 1)}) {
     std::vector<int64_t> v = kHostCounts ? gemm_shapes(room) : std::vector<int64_t>{room};

@@ -400,6 +400,26 @@ void test_gemm(cublasLtHandle_t h) {
   rel = std::sqrt(hs[0] / hs[1]);
   report("gemm strided batch", rel < 0.005, "rel_l2 " + std::to_string(rel));
   g.destroy();
+  // Timed algorithm choice (set_algorithm_search): prepare() picks among 8; the plan it keeps
+  // must compute the same product (chunks 0-1 without C, 2-3 with C, as above).
+  cd::RowMajorGemm t;
+  REQUIRE_OK(t.init(h, n, k, k, n, n, 32 << 20));
+  t.set_algorithm_search(8);
+  REQUIRE_OK(t.prepare(rows, false));
+  REQUIRE_OK(t.prepare(rows, true));
+  REQUIRE_CUDA(cudaMemset(D, 0xFF, m * n * 2));
+  for (int c = 0; c < 4; ++c)
+    REQUIRE_OK(t.run(0, A + c * rows * k, B, D + c * rows * n, rows, c >= 2 ? C + c * rows * n : nullptr));
+  ref_gemm<<<dim3((n + 255) / 256, m / 2), 256>>>(A, B, nullptr, R, m / 2, n, k);
+  ref_gemm<<<dim3((n + 255) / 256, m / 2), 256>>>(A + (m / 2) * k, B, C + (m / 2) * n, R + (m / 2) * n, m / 2, n, k);
+  REQUIRE_CUDA(cudaMemset(sums, 0, 16));
+  gemm_error<<<256, 256>>>(D, R, m * n, sums);
+  REQUIRE_CUDA(cudaMemcpy(hs, sums, 16, cudaMemcpyDeviceToHost));
+  rel = std::sqrt(hs[0] / hs[1]);
+  report("gemm timed algorithm choice", rel < 0.005 && t.chosen_algorithm(rows, false) >= 0 && t.chosen_algorithm(rows, true) >= 0,
+         "rel_l2 " + std::to_string(rel) + ", chose algorithms " + std::to_string(t.chosen_algorithm(rows, false)) + " and " +
+             std::to_string(t.chosen_algorithm(rows, true)));
+  t.destroy();
   cudaFree(A);
   cudaFree(B);
   cudaFree(C);
@@ -408,43 +428,76 @@ void test_gemm(cublasLtHandle_t h) {
   cudaFree(sums);
 }
 
-// Times (median of 30, CUDA events) the GEMM shapes of the GEMM workloads' generation 0.
-double time_gemm(cublasLtHandle_t h, int64_t m_total, int64_t n, int64_t k, int chunks, bool fused_c, int sm_target) {
-  __nv_bfloat16 *A, *B, *D;
-  REQUIRE_CUDA(cudaMalloc(&A, m_total * k * 2));
-  REQUIRE_CUDA(cudaMalloc(&B, k * n * 2));
-  REQUIRE_CUDA(cudaMalloc(&D, m_total * n * 2));
-  fill_bf16<<<1024, 256>>>(A, m_total * k, fresh_seed(), 1.0f);
-  fill_bf16<<<1024, 256>>>(B, k * n, fresh_seed(), std::sqrt(3.0f / k));
-  cd::RowMajorGemm g;
-  REQUIRE_OK(g.init(h, n, k, k, n, n, 32 << 20, sm_target));
-  const int64_t rows = m_total / chunks;
-  auto once = [&] {
-    for (int c = 0; c < chunks; ++c)
-      REQUIRE_OK(g.run(0, A + c * rows * k, B, D + c * rows * n, rows, fused_c && c > 0 ? D + (c - 1) * rows * n : nullptr));
+// One timed GEMM configuration: a product of m_total x n x k cut into `chunks` row chunks (each
+// chunk with the previous one as fused C when fused_c), planned for sm_target SMs (0: all),
+// `algos` cuBLASLt algorithms timed per shape at prepare (1: the heuristic's first).
+struct GemmCase {
+  const char* what;
+  int64_t m, n, k;
+  int chunks;
+  bool c;
+  int sm, algos;
+};
+
+// Times every case (CUDA events around one whole product) in 3 interleaved rounds of 10 after 3
+// warm-ups each, so that clock and temperature drift spreads over all cases alike; returns each
+// case's median of its 30.
+std::vector<double> time_gemms(cublasLtHandle_t h, const std::vector<GemmCase>& cases) {
+  struct Live {
+    cd::RowMajorGemm g;
+    __nv_bfloat16 *A = nullptr, *B = nullptr, *D = nullptr;
+    std::vector<float> t;
   };
-  for (int i = 0; i < 5; ++i) once();
+  std::vector<Live> live(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const GemmCase& s = cases[i];
+    Live& l = live[i];
+    REQUIRE_CUDA(cudaMalloc(&l.A, s.m * s.k * 2));
+    REQUIRE_CUDA(cudaMalloc(&l.B, s.k * s.n * 2));
+    REQUIRE_CUDA(cudaMalloc(&l.D, s.m * s.n * 2));
+    fill_bf16<<<1024, 256>>>(l.A, s.m * s.k, fresh_seed(), 1.0f);
+    fill_bf16<<<1024, 256>>>(l.B, s.k * s.n, fresh_seed(), std::sqrt(3.0f / s.k));
+    REQUIRE_OK(l.g.init(h, s.n, s.k, s.k, s.n, s.n, 32 << 20, s.sm));
+    l.g.set_algorithm_search(s.algos);
+    REQUIRE_OK(l.g.prepare(s.m / s.chunks, false));
+    if (s.c && s.chunks > 1) REQUIRE_OK(l.g.prepare(s.m / s.chunks, true));
+  }
+  auto once = [&](size_t i) {
+    const GemmCase& s = cases[i];
+    Live& l = live[i];
+    const int64_t rows = s.m / s.chunks;
+    for (int c = 0; c < s.chunks; ++c)
+      REQUIRE_OK(l.g.run(0, l.A + c * rows * s.k, l.B, l.D + c * rows * s.n, rows,
+                         s.c && c > 0 ? l.D + (c - 1) * rows * s.n : nullptr));
+  };
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  std::vector<float> t;
-  for (int i = 0; i < 30; ++i) {
-    cudaEventRecord(e0);
-    once();
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    t.push_back(ms);
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      for (int w = 0; w < 3; ++w) once(i);
+      for (int r = 0; r < 10; ++r) {
+        cudaEventRecord(e0);
+        once(i);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        live[i].t.push_back(ms);
+      }
+    }
+  std::vector<double> median;
+  for (Live& l : live) {
+    std::sort(l.t.begin(), l.t.end());
+    median.push_back(l.t[l.t.size() / 2]);
+    l.g.destroy();
+    cudaFree(l.A);
+    cudaFree(l.B);
+    cudaFree(l.D);
   }
-  std::sort(t.begin(), t.end());
-  g.destroy();
-  cudaFree(A);
-  cudaFree(B);
-  cudaFree(D);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  return t[t.size() / 2];
+  return median;
 }
 
 }  // namespace
@@ -476,25 +529,33 @@ int main() {
   cublasLtHandle_t h;
   if (cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
   test_gemm(h);
-  std::printf("\nGEMM block timings (median ms of 30), %s:\n", prop.name);
-  std::printf("| shape (rows x N x K) | chunks | fused C | SM target | ms |\n|---|---|---|---|---|\n");
-  struct Shape { const char* what; int64_t m, n, k; int chunks; bool c; int sm; };
-  const Shape shapes[] = {
-      {"RS W=2 partial, whole", 8192, 8192, 4096, 1, false, 0},
-      {"RS W=2 ring, 2 blocks x 4 chunks", 8192, 8192, 4096, 8, true, 0},
-      {"RS W=2 ring, 2 blocks x 2 chunks", 8192, 8192, 4096, 4, true, 0},
-      {"RS W=2 ring, 2 blocks x 8 chunks", 8192, 8192, 4096, 16, true, 0},
-      {"RS W=2 ring, 4 chunks, SM target -8", 8192, 8192, 4096, 8, true, sms - 8},
-      {"RS W=2 ring, 4 chunks, SM target -16", 8192, 8192, 4096, 8, true, sms - 16},
-      {"AG W=2 full GEMM", 8192, 8192, 8192, 1, false, 0},
-      {"AG W=2 own half + 4 chunks (as 2 x 4 chunks)", 8192, 8192, 8192, 8, false, 0},
-      {"AG W=2 SM target -8", 8192, 8192, 8192, 1, false, sms - 8},
-      {"AG W=2 SM target -16", 8192, 8192, 8192, 1, false, sms - 16},
+  std::printf("\nGEMM block timings (median ms of 30, cases interleaved), %s:\n", prop.name);
+  std::printf("| shape (rows x N x K) | chunks | fused C | SM target | algorithms timed | ms |\n|---|---|---|---|---|---|\n");
+  const std::vector<GemmCase> cases = {
+      {"RS W=2 partial, whole", 8192, 8192, 4096, 1, false, 0, 1},
+      {"RS W=2 partial, whole", 8192, 8192, 4096, 1, false, 0, 8},
+      {"RS W=2 ring, 2 blocks x 4 chunks", 8192, 8192, 4096, 8, true, 0, 1},
+      {"RS W=2 ring, 2 blocks x 4 chunks", 8192, 8192, 4096, 8, true, 0, 8},
+      {"RS W=2 ring, 2 blocks x 2 chunks", 8192, 8192, 4096, 4, true, 0, 8},
+      {"RS W=2 ring, 2 blocks x 1 chunk", 8192, 8192, 4096, 2, true, 0, 8},
+      {"RS W=2 ring, 2 blocks x 8 chunks", 8192, 8192, 4096, 16, true, 0, 8},
+      {"RS W=2 ring, 4 chunks, SM target -8", 8192, 8192, 4096, 8, true, sms - 8, 1},
+      {"AG W=2 full GEMM", 8192, 8192, 8192, 1, false, 0, 1},
+      {"AG W=2 full GEMM", 8192, 8192, 8192, 1, false, 0, 8},
+      {"AG W=2 own half + 1 chunk (2 x 4096 rows)", 8192, 8192, 8192, 2, false, 0, 1},
+      {"AG W=2 own half + 1 chunk (2 x 4096 rows)", 8192, 8192, 8192, 2, false, 0, 8},
+      {"AG W=2 own half + 2 chunks (as 4 x 2048 rows)", 8192, 8192, 8192, 4, false, 0, 8},
+      {"AG W=2 own half + 4 chunks (as 8 x 1024 rows)", 8192, 8192, 8192, 8, false, 0, 1},
+      {"AG W=2 own half + 4 chunks (as 8 x 1024 rows)", 8192, 8192, 8192, 8, false, 0, 8},
+      {"AG W=2 SM target -8", 8192, 8192, 8192, 1, false, sms - 8, 1},
   };
-  for (const Shape& s : shapes)
-    std::printf("| %s (%lld x %lld x %lld) | %d | %s | %d | %.4f |\n", s.what, static_cast<long long>(s.m),
-                static_cast<long long>(s.n), static_cast<long long>(s.k), s.chunks, s.c ? "yes" : "no", s.sm,
-                time_gemm(h, s.m, s.n, s.k, s.chunks, s.c, s.sm));
+  const std::vector<double> ms = time_gemms(h, cases);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const GemmCase& s = cases[i];
+    std::printf("| %s (%lld x %lld x %lld) | %d | %s | %d | %d | %.4f |\n", s.what, static_cast<long long>(s.m),
+                static_cast<long long>(s.n), static_cast<long long>(s.k), s.chunks, s.c ? "yes" : "no", s.sm, s.algos,
+                ms[i]);
+  }
   cublasLtDestroy(h);
   std::printf("\n%d failure(s)\n", g_failures);
   return g_failures == 0 ? 0 : 1;
