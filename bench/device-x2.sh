@@ -4,11 +4,14 @@
 # archive $OUT/x2.tgz plus $OUT/phases.txt (the device tool returns at most 8 files).
 # A device call is at most 10 minutes: run it again with PHASES set to what is left (the machine
 # keeps /tmp, the compile cache and the evolve run dirs while it stays warm).
+#   sweep      cuBLASLt: every algorithm the heuristic offers for the GEMM workloads' shapes (bench/gemm_algo_sweep.cu; one GPU)
+#   blocks     the single-GPU co-design block tests (tests/gpu/run_blocks_single_gpu.sh)
 #   probe      the NCCL side-stream hang: tests/gpu/run_nccl_probe.sh (standalone, about 2 minutes)
 #   ncclretry  the NCCL side-stream variants again with the harness's streams non-blocking
 #              (CUCO_HARNESS_NONBLOCKING_STREAMS=1): does that alone end the hang?
 #   codesign   issue 3: block tests, block_allgather across GPUs, both GEMM workloads (bench/device-codesign.sh)
 #   workloads  issue 5: cuco bench of moe_dispatch_combine, attention_cp, kv_transfer (bench/run-gemm-bench.sh)
+#   gemm       issue 3: cuco bench of both GEMM workloads alone (no block tests)
 #   kv, attention, moe  issue 5: one of those workloads alone
 #   moefp8     issue 5: moe_dispatch_combine with the fp8 dispatch (--size FP8=1)
 #   moeskew    issue 5: moe_dispatch_combine with skewed routing (--size E_PER_RANK=8 --size SKEW=1)
@@ -18,6 +21,9 @@
 #              issue 4: cuco evolve from generation 0 (bench/run-evolve.sh), resumed where a call cut it
 # Usage (repo root, on the GPU machine):
 #   PHASES="codesign workloads" DEADLINE_S=570 CUCO=.carry/cuco CUCO_GIT_COMMIT=<hash> bash bench/device-x2.sh
+# WORLD=1 runs the phases that make sense on one GPU (sweep blocks gemm moe moefp8 attention planted)
+# at world size 1; moe_dispatch_combine then gets 8 experts on its one rank (top-8 needs 8).
+# BENCH_EXTRA (e.g. --no-peers) is added to every cuco bench.
 set -u
 OUT=${OUT:-/tmp/cuco-x2-out}
 RES=${RES:-/tmp/cuco-x2}
@@ -34,6 +40,7 @@ nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,nohea
 echo "commit: ${CUCO_GIT_COMMIT:-unknown}  date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  phases: $PHASES" >>"$RES/device.txt"
 pack() { tar czf "$OUT/x2.tgz" -C "$(dirname "$RES")" "$(basename "$RES")" 2>/dev/null; cp "$RES/phases.txt" "$OUT/" 2>/dev/null; }
 
+MOE_ONE=""; [ "$WORLD" = 1 ] && MOE_ONE="--size E_PER_RANK=8"
 left() { echo $((DEADLINE_S - ($(date +%s) - start))); }
 
 # run_phase NAME MIN_S COMMAND...: runs COMMAND with OUT=$RES/NAME, cut (SIGINT, then KILL) at the deadline.
@@ -57,6 +64,9 @@ evolve_phase() {  # evolve_phase SECONDS WORKLOAD: start, or resume the run a pr
 
 for ph in $PHASES; do
   case $ph in
+    sweep) run_phase sweep 60 bash -c 'nvcc -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a bench/gemm_algo_sweep.cu \
+      -o /tmp/gemm_algo_sweep -lcublasLt && /tmp/gemm_algo_sweep | tee "$OUT/gemm_algo_sweep.txt"' ;;
+    blocks) run_phase blocks 150 bash -c 'bash tests/gpu/run_blocks_single_gpu.sh "$OUT"; rm -f "$OUT/blocks_single_gpu"' ;;
     probe) run_phase probe 150 bash tests/gpu/run_nccl_probe.sh ;;
     ncclretry) run_phase ncclretry 120 bash -c '
       for spec in "gemm_reducescatter ring_nccl_p2p" "gemm_allgather push_nccl_chunked" "attention_cp ring_nccl zigzag"; do
@@ -66,13 +76,15 @@ for ph in $PHASES; do
         grep -A8 "^entry" "$OUT/$wl-nonblocking.txt"
       done' ;;
     codesign) run_phase codesign 240 bash bench/device-codesign.sh ;;
-    kv) run_phase kv 90 env WORKLOADS=kv_transfer bash bench/run-gemm-bench.sh ;;
-    moe) run_phase moe 150 env WORKLOADS=moe_dispatch_combine bash bench/run-gemm-bench.sh ;;
-    moefp8) run_phase moefp8 120 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size FP8=1" bash bench/run-gemm-bench.sh ;;
-    attention) run_phase attention 150 env WORKLOADS=attention_cp bash bench/run-gemm-bench.sh ;;
+    gemm) run_phase gemm 120 env WORKLOADS="gemm_reducescatter gemm_allgather" BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
+    kv) run_phase kv 90 env WORKLOADS=kv_transfer BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
+    moe) run_phase moe 150 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="$MOE_ONE ${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
+    moefp8) run_phase moefp8 120 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size FP8=1 $MOE_ONE ${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
+    attention) run_phase attention 150 env WORKLOADS=attention_cp BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
     workloads) run_phase workloads 150 env WORKLOADS="moe_dispatch_combine attention_cp kv_transfer" bash bench/run-gemm-bench.sh ;;
     moeskew) run_phase moeskew 90 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size E_PER_RANK=8 --size SKEW=1" bash bench/run-gemm-bench.sh ;;
-    transform) run_phase transform 120 bash bench/device-transform.sh ;;
+    transform) if [ "$WORLD" = 1 ]; then echo "=== transform skipped: cuco transform verifies at the workload's world size (2)" | tee -a "$RES/phases.txt"
+               else run_phase transform 120 bash bench/device-transform.sh; fi ;;
     planted) run_phase planted 90 bash bench/device-planted.sh ;;
     evolve-rs) run_phase evolve-rs 120 bash -c "$(declare -f evolve_phase); evolve_phase $(left) gemm_reducescatter" ;;
     evolve-ag) run_phase evolve-ag 120 bash -c "$(declare -f evolve_phase); evolve_phase $(left) gemm_allgather" ;;

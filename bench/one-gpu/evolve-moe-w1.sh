@@ -7,7 +7,7 @@ set -u
 export LD_LIBRARY_PATH=$PWD/.carry/lib NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUCO_CACHE_DIR=/tmp/cc
 WALL=${WALL:-500}   # seconds of search (the 2026-11-23 runs: 500, then 240 after the parallelism change)
 RUN=/tmp/evolve-moe-w1-$WALL
-sed "s/^max_wall_s = 540 .*/max_wall_s = $WALL/" bench/evolve-64.toml > /tmp/evolve-moe-w1.toml
+sed "s/^max_wall_s = [0-9]*/max_wall_s = $WALL/" bench/evolve-64.toml > /tmp/evolve-moe-w1.toml
 .carry/cuco evolve workloads/moe_dispatch_combine --config /tmp/evolve-moe-w1.toml --run-dir $RUN \
   --world-size 1 --size E_PER_RANK=8 > $OUT/evolve.out 2> $OUT/evolve.err
 echo "evolve exit $?"
