@@ -294,6 +294,7 @@ constexpr const char* kWaitMode = "spin";     // cuco:knob wait_mode
 constexpr const char* kCommPriority = "high";  // cuco:knob comm_priority
 constexpr const char* kPart = "none";         // cuco:knob part
 constexpr int kGemmAlgos = 1;                 // cuco:knob gemm_algos
+constexpr const char* kMoveKernels = "ilp";     // cuco:knob move_kernels
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
 constexpr bool kLocalFirst = cd::text_is(kStrategy, "local_first");
@@ -305,6 +306,9 @@ constexpr bool kViaLsa = cd::text_is(kBackend, "lsa");
 constexpr bool kHostCounts = cd::text_is(kCounts, "host");
 constexpr bool kPartCompute = cd::text_is(kPart, "compute");
 constexpr bool kPartComm = cd::text_is(kPart, "comm");
+constexpr bool kIlp = cd::text_is(kMoveKernels, "ilp");
+static_assert(kIlp || cd::text_is(kMoveKernels, "frozen"), "unknown move_kernels");
+constexpr int kMaxTopK = 16;  // move_kernels = ilp: rows one thread loads at once in the combine
 static_assert(kSequential || kLocalFirst || kChunked || kInterleaved, "unknown strategy");
 static_assert(kViaNccl || kViaCe || kViaLsa, "unknown backend");
 static_assert(kHostCounts || cd::text_is(kCounts, "bound"), "unknown counts");
@@ -380,7 +384,79 @@ DispatchArgs dispatch_args(const State& s, const cuco::IO& io, bool wire) {
   return a;
 }
 
+// move_kernels = ilp: dispatch_kernel's permute for launches without flags, one warp per (t, k)
+// entry with 4 independent 16-byte loads in flight per thread before their stores.
+__global__ void __launch_bounds__(256) permute_ilp_kernel(DispatchArgs a) {
+  const int64_t entries = a.T * a.K;
+  const int warps = static_cast<int>(blockDim.x / 32), lane = static_cast<int>(threadIdx.x & 31);
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(warps) + threadIdx.x / 32; i < entries;
+       i += static_cast<int64_t>(gridDim.x) * warps) {
+    const int e = a.ids[i];
+    const int d = e / a.epr, le = e % a.epr;
+    const int64_t p = a.pos[i];
+    if (((a.dest_mask >> d) & 1u) == 0 || p < a.p0 || p >= a.p1) continue;
+    const uint4* src = a.x + (i / a.K) * a.vpr;
+    uint4* dst = a.base[d] + (le * a.le_stride + p) * a.vpr;
+    for (int v0 = lane; v0 < a.vpr; v0 += 32 * 4) {
+      uint4 q[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        if (v0 + 32 * u < a.vpr) q[u] = src[v0 + 32 * u];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        if (v0 + 32 * u < a.vpr) dst[v0 + 32 * u] = q[u];
+    }
+  }
+}
+
+// move_kernels = ilp: combine_kernel with the token's K row addresses and weights in shared
+// memory and all K rows of a vector loaded before any is summed (same order: same bits).
+__global__ void __launch_bounds__(256) combine_ilp_kernel(CombineArgs a) {
+  __shared__ const uint4* rows[kMaxTopK];
+  __shared__ float wts[kMaxTopK];
+  for (int64_t t = a.t0 + blockIdx.x; t < a.t1; t += gridDim.x) {
+    __syncthreads();
+    if (threadIdx.x < a.K) {
+      const int k = static_cast<int>(threadIdx.x);
+      const int e = a.ids[t * a.K + k];
+      const int d = e / a.epr, le = e % a.epr;
+      rows[k] = a.base[d] + (le * a.le_stride + a.pos[t * a.K + k]) * a.vpr;
+      wts[k] = a.w[t * a.K + k];
+    }
+    __syncthreads();
+    for (int v = threadIdx.x; v < a.vpr; v += blockDim.x) {
+      uint4 q[kMaxTopK];
+#pragma unroll
+      for (int k = 0; k < kMaxTopK; ++k)
+        if (k < a.K) q[k] = rows[k][v];
+      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+      for (int k = 0; k < kMaxTopK; ++k) {
+        if (k >= a.K) break;
+        const __nv_bfloat162* p2 = reinterpret_cast<const __nv_bfloat162*>(&q[k]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float2 f = __bfloat1622float2(p2[j]);
+          acc[2 * j] += wts[k] * f.x;
+          acc[2 * j + 1] += wts[k] * f.y;
+        }
+      }
+      uint4 out;
+      __nv_bfloat162* o2 = reinterpret_cast<__nv_bfloat162*>(&out);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) o2[j] = __floats2bfloat162_rn(acc[2 * j], acc[2 * j + 1]);
+      a.y[t * a.vpr + v] = out;
+    }
+  }
+}
+
 cuco::Status launch_dispatch(cudaStream_t stream, const DispatchArgs& a, int64_t ctas) {
+  if (kIlp && a.arrivals == nullptr) {
+    permute_ilp_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((a.T * a.K + 7) / 8, ctas))), 256, 0,
+                         stream>>>(a);
+    CUCO_CHECK_LAUNCH();
+    return cuco::Status::Ok();
+  }
   dispatch_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(a.T * a.K, ctas))), 256, 0, stream>>>(a);
   CUCO_CHECK_LAUNCH();
   return cuco::Status::Ok();
@@ -460,7 +536,10 @@ cuco::Status launch_combine(const State& s, const cuco::IO& io, cudaStream_t str
   cb.K = static_cast<int>(s.K);
   cb.epr = static_cast<int>(s.epr);
   cb.vpr = static_cast<int>(s.H / 8);
-  combine_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
+  if constexpr (kIlp)
+    combine_ilp_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
+  else
+    combine_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
   CUCO_CHECK_LAUNCH();
   return cuco::Status::Ok();
 }
@@ -558,6 +637,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   s->epr = sizes.get("E_PER_RANK");
   s->K = sizes.get("TOPK");
   if (s->W > kMaxRanks) return cuco::Status::Error("at most 8 ranks");
+  if (kIlp && sizes.get("TOPK") > kMaxTopK) return cuco::Status::Error("move_kernels = ilp: TOPK at most 16");
   if (s->T < kC) return cuco::Status::Error("T must be >= chunks");
   s->R = (s->T + kC - 1) / kC;
   if (s->T - (kC - 1) * s->R <= 0) return cuco::Status::Error("T is too small for this many chunks");
@@ -625,6 +705,8 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   if (st.ok()) st = cd::preload_kernel(dispatch_kernel);
   if (st.ok()) st = cd::preload_kernel(swiglu_kernel);
   if (st.ok()) st = cd::preload_kernel(combine_kernel);
+  if (st.ok() && kIlp) st = cd::preload_kernel(permute_ilp_kernel);
+  if (st.ok() && kIlp) st = cd::preload_kernel(combine_ilp_kernel);
   if (st.ok()) st = cd::preload_kernel(cd::detail::fp8_pack_rows_kernel);
   if (st.ok()) st = cd::preload_kernel(cd::detail::fp8_unpack_rows_kernel);
   if (!st.ok()) return st;
