@@ -23,7 +23,7 @@
 #   PHASES="codesign workloads" DEADLINE_S=570 CUCO=.carry/cuco CUCO_GIT_COMMIT=<hash> bash bench/device-x2.sh
 # WORLD=1 runs the phases that make sense on one GPU (sweep blocks gemm moe moefp8 attention planted)
 # at world size 1; moe_dispatch_combine then gets 8 experts on its one rank (top-8 needs 8).
-# BENCH_EXTRA (e.g. --no-peers) is added to every cuco bench.
+# BENCH_EXTRA (e.g. --no-peers) is added to every cuco bench that bench/run-gemm-bench.sh runs.
 set -u
 OUT=${OUT:-/tmp/cuco-x2-out}
 RES=${RES:-/tmp/cuco-x2}
@@ -76,11 +76,11 @@ for ph in $PHASES; do
         grep -A8 "^entry" "$OUT/$wl-nonblocking.txt"
       done' ;;
     codesign) run_phase codesign 240 bash bench/device-codesign.sh ;;
-    gemm) run_phase gemm 120 env WORKLOADS="gemm_reducescatter gemm_allgather" BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
-    kv) run_phase kv 90 env WORKLOADS=kv_transfer BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
-    moe) run_phase moe 150 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="$MOE_ONE ${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
-    moefp8) run_phase moefp8 120 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size FP8=1 $MOE_ONE ${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
-    attention) run_phase attention 150 env WORKLOADS=attention_cp BENCH_ARGS="${BENCH_EXTRA:-}" bash bench/run-gemm-bench.sh ;;
+    gemm) run_phase gemm 120 env WORKLOADS="gemm_reducescatter gemm_allgather" bash bench/run-gemm-bench.sh ;;
+    kv) run_phase kv 90 env WORKLOADS=kv_transfer bash bench/run-gemm-bench.sh ;;
+    moe) run_phase moe 150 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="$MOE_ONE" bash bench/run-gemm-bench.sh ;;
+    moefp8) run_phase moefp8 120 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size FP8=1 $MOE_ONE" bash bench/run-gemm-bench.sh ;;
+    attention) run_phase attention 150 env WORKLOADS=attention_cp bash bench/run-gemm-bench.sh ;;
     workloads) run_phase workloads 150 env WORKLOADS="moe_dispatch_combine attention_cp kv_transfer" bash bench/run-gemm-bench.sh ;;
     moeskew) run_phase moeskew 90 env WORKLOADS=moe_dispatch_combine BENCH_ARGS="--size E_PER_RANK=8 --size SKEW=1" bash bench/run-gemm-bench.sh ;;
     transform) if [ "$WORLD" = 1 ]; then echo "=== transform skipped: cuco transform verifies at the workload's world size (2)" | tee -a "$RES/phases.txt"

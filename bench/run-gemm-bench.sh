@@ -11,6 +11,7 @@
 #   env: OUT (default /tmp/cuco-gemm-bench), CUCO (default build/src/cli/cuco), WORLD (default 2),
 #        GPUS (e.g. 0,1; default all), WORKLOADS (default "gemm_reducescatter gemm_allgather"),
 #        BENCH_ARGS (more arguments for cuco bench, e.g. "--only seed,compute_alone,comm_alone,peers"),
+#        BENCH_EXTRA (yet more, set once for a whole bench/device-x2.sh call, e.g. "--no-peers"),
 #        CUCO_GIT_COMMIT (recorded as cuco's commit where the checkout has no .git).
 # The cuco binary is built on the development machine (scripts/build.sh) and carried, as in
 # bench/device-check.sh. Exit status: the worst of the cuco bench runs (0 all fine, 1 an entry failed).
@@ -46,7 +47,7 @@ for wl in $WORKLOADS; do
   fi
   # shellcheck disable=SC2086
   "$CUCO" bench "workloads/$wl" --world-size "$WORLD" ${GPUS:+--gpus "$GPUS"} --run-dir "$R/$name" \
-    --json "$OUT/$name.json" --label "$(hostname) w$WORLD" ${BENCH_ARGS:-} >"$OUT/$name.txt" 2>"$OUT/$name.log"
+    --json "$OUT/$name.json" --label "$(hostname) w$WORLD" ${BENCH_ARGS:-} ${BENCH_EXTRA:-} >"$OUT/$name.txt" 2>"$OUT/$name.log"
   rc=$?
   cat "$OUT/$name.txt"
   echo "exit $rc (progress and messages: $OUT/$name.log)"

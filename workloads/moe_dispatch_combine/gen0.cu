@@ -536,10 +536,11 @@ cuco::Status launch_combine(const State& s, const cuco::IO& io, cudaStream_t str
   cb.K = static_cast<int>(s.K);
   cb.epr = static_cast<int>(s.epr);
   cb.vpr = static_cast<int>(s.H / 8);
+  const auto grid = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas)));
   if constexpr (kIlp)
-    combine_ilp_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
+    combine_ilp_kernel<<<grid, 256, 0, stream>>>(cb);
   else
-    combine_kernel<<<static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(t1 - t0, ctas))), 256, 0, stream>>>(cb);
+    combine_kernel<<<grid, 256, 0, stream>>>(cb);
   CUCO_CHECK_LAUNCH();
   return cuco::Status::Ok();
 }
