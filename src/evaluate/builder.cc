@@ -115,7 +115,7 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
     common_flags_.push_back("-Xcompiler=-fPIC");
   } else {
     common_flags_.push_back("-Wall");
-    common_flags_.push_back("-pthread");  // the CPU harness's iteration watchdog is a thread
+    common_flags_.push_back("-pthread");  // the supervisor runs one thread per rank
   }
   for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
   common_flags_.push_back("-I" + (runtime_dir_ / "include").string());
@@ -181,6 +181,7 @@ std::string Builder::EnvironmentKey() const {
   std::string k = "cuco-build-v1\n" + compiler_ + "\n" + toolchain_.cuda_version + "\n" + toolchain_.nccl.version + "\n";
   k += Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
   k += HashFilesUnder(runtime_dir_ / "include", {}) + "\n";
+  k += HashFilesUnder(runtime_dir_ / "src", {}) + "\n";  // the supervisor and the candidate runtime
   for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
     auto text = ReadFile(src);
     k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + "\n";
@@ -193,6 +194,7 @@ std::string Builder::EnvironmentKey() const {
 std::vector<std::string> Builder::CompileCommand(const Unit& u) const {
   std::vector<std::string> cmd = {compiler_};
   cmd.insert(cmd.end(), common_flags_.begin(), common_flags_.end());
+  if (u.runtime) cmd.push_back("-I" + (runtime_dir_ / "src").string());
   cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", u.object.string()});
   return cmd;
 }
@@ -247,6 +249,59 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
   return r;
 }
 
+namespace {
+
+// The runtime sources of each side of a harness-mode workload, relative to runtime/src.
+std::vector<std::string> SupervisorSources(bool cuda) {
+  std::vector<std::string> s = {"supervisor/supervisor.cc", "supervisor/args.cc", "supervisor/candidate_process.cc",
+                                "common/channel.cc"};
+  if (cuda) s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "common/driver_api.cu"});
+  else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
+  return s;
+}
+
+std::vector<std::string> CandidateRuntimeSources(bool cuda) {
+  if (cuda)
+    return {"candidate/gpu_candidate_main.cu", "candidate/rank_context.cu", "common/channel.cc", "common/driver_api.cu"};
+  return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
+}
+
+}  // namespace
+
+Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>* runtime_units, double timeout_s) {
+  const bool cuda = workload_.language == "cuda";
+  const fs::path src = runtime_dir_ / "src";
+  std::vector<Unit> sup;
+  for (const auto& f : SupervisorSources(cuda))
+    sup.push_back({src / f, fdir / "supervisor" / (fs::path(f).stem().string() + ".o"), true});
+  sup.push_back({workload_.ReferencePath(), fdir / "supervisor" / "reference.o"});
+  for (const fs::path& x : extra_frozen_) sup.push_back({x, fdir / "supervisor" / (x.stem().string() + ".o")});
+  runtime_units->clear();
+  for (const auto& f : CandidateRuntimeSources(cuda))
+    runtime_units->push_back({src / f, fdir / "candidate" / (fs::path(f).stem().string() + ".o"), true});
+  for (const fs::path& x : extra_frozen_) runtime_units->push_back({x, fdir / "candidate" / (x.stem().string() + ".o")});
+  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
+  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "candidate"));
+  FileLock lock(fdir.string() + ".lock");
+  BuildResult r;
+  r.ok = true;
+  const fs::path exe = fdir / "supervisor" / "supervisor";
+  if (!fs::exists(exe)) {
+    auto built = BuildInDir(fdir / "supervisor", sup, exe, timeout_s);
+    if (!built.ok()) return built.status();
+    if (!built->ok) return *built;
+  }
+  bool need = false;
+  for (const Unit& u : *runtime_units) need |= !fs::exists(u.object);
+  if (need) {
+    auto built = BuildInDir(fdir / "candidate", *runtime_units, "", timeout_s);
+    if (!built.ok()) return built.status();
+    if (!built->ok) return *built;
+  }
+  r.supervisor = exe.string();
+  return r;
+}
+
 Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   const bool cuda = workload_.language == "cuda";
   const bool harness = workload_.mode == "harness";
@@ -259,27 +314,19 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
     r.log = missing_;
     return r;
   }
-  // Frozen objects, shared by every candidate of this workload and toolchain.
+  // The frozen side, shared by every candidate of this workload and toolchain.
   std::vector<Unit> frozen;
+  std::string supervisor;
   if (harness) {
-    fs::path main_src = runtime_dir_ / "src" / (cuda ? "harness_main.cu" : "cpu_harness_main.cc");
-    auto main_text = ReadFile(main_src);
-    if (!main_text.ok()) return main_text.status();
-    fs::path fdir = cache_dir_ / ("frozen-" + Sha256Hex(env_key_ + *main_text).substr(0, 24));
-    CUCO_RETURN_IF_ERROR(MakeDirs(fdir));
-    frozen = {{main_src, fdir / "harness_main.o"}, {workload_.ReferencePath(), fdir / "reference.o"}};
-    for (const fs::path& src : extra_frozen_) frozen.push_back({src, fdir / (src.stem().string() + ".o")});
-    FileLock lock(fdir.string() + ".lock");
-    bool need = false;
-    for (const Unit& u : frozen) need |= !fs::exists(u.object);
-    if (need) {
-      auto fr = BuildInDir(fdir, frozen, "", timeout_s);
-      if (!fr.ok()) return fr.status();
-      if (!fr->ok) {
-        fr->log = "the frozen harness objects did not compile (a cuco or workload bug, not the candidate's):\n" + fr->log;
-        return *fr;
-      }
+    const fs::path fdir = cache_dir_ / ("frozen-" + env_key_.substr(0, 24));
+    auto fr = BuildFrozen(fdir, &frozen, timeout_s);
+    if (!fr.ok()) return fr.status();
+    if (!fr->ok) {
+      fr->log = "the frozen supervisor or candidate runtime did not compile (a cuco or workload bug, not the "
+                "candidate's):\n" + fr->log;
+      return *fr;
     }
+    supervisor = fr->supervisor;
   }
 
   BuildResult r;
@@ -287,8 +334,9 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   fs::path dir = cache_dir_ / ("cand-" + r.key.substr(0, 32));
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
   FileLock lock(dir.string() + ".lock");
-  fs::path exe = dir / (harness ? "harness" : "program");
+  fs::path exe = dir / (harness ? "candidate" : "program");
   fs::path status = dir / "status";
+  const fs::path object = dir / "candidate.o";
   if (fs::exists(status)) {
     auto st = ReadFile(status);
     auto log = ReadFile(dir / "build.log");
@@ -297,18 +345,26 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
     if (r.ok || (st.ok() && *st == "failed")) {
       r.log = log.ok() ? *log : "";
       r.log_path = (dir / "build.log").string();
-      if (r.ok) r.executable = exe.string();
+      if (r.ok) {
+        r.executable = exe.string();
+        r.supervisor = supervisor;
+        r.object = object.string();
+      }
       return r;
     }
   }
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / ("candidate" + ext), code));
   std::vector<Unit> units = frozen;
-  units.push_back({dir / ("candidate" + ext), dir / "candidate.o"});
+  units.push_back({dir / ("candidate" + ext), object});
   std::error_code ec;
-  fs::remove(dir / "candidate.o", ec);
+  fs::remove(object, ec);
   auto built = BuildInDir(dir, units, exe, timeout_s);
   if (!built.ok()) return built.status();
   built->key = r.key;
+  if (built->ok) {
+    built->supervisor = supervisor;
+    built->object = object.string();
+  }
   // A timed-out compile is not cached: the next try may have more time.
   if (built->log.find("compile time limit passed") == std::string::npos)
     CUCO_RETURN_IF_ERROR(WriteFileAtomic(status, built->ok ? "ok" : "failed"));

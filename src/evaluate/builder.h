@@ -2,9 +2,11 @@
 // cache so identical code is never compiled twice (failures are cached too,
 // with their diagnostics).
 //
-// Harness mode links three translation units: the runtime's frozen main, the
-// workload's frozen reference, and the candidate. Program mode compiles the
-// candidate program alone. CUDA workloads use nvcc; CPU workloads the host
+// Harness mode builds two executables. The supervisor (cuco's frozen runtime/src/supervisor/ and
+// common/ plus the workload's reference) is built once per workload and toolchain and never
+// contains candidate code. The candidate executable is the candidate plus the frozen candidate
+// runtime (runtime/src/candidate/, common/); it never contains the reference. Program mode compiles
+// the candidate program alone. CUDA workloads use nvcc; CPU workloads the host
 // compiler. Paths come from the detected Toolchain, never from constants.
 #pragma once
 
@@ -22,7 +24,9 @@ namespace cuco {
 struct BuildResult {
   bool ok = false;
   bool cached = false;          // taken from the cache, nothing compiled
-  std::string executable;       // when ok
+  std::string executable;       // when ok: the candidate (harness mode) or the program
+  std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
+  std::string object;           // the candidate's own object file (for the object checks)
   std::string log;              // compiler and linker output (whole)
   std::string log_path;
   std::string key;              // content hash of everything that went into it
@@ -52,7 +56,12 @@ class Builder {
   struct Unit {
     std::filesystem::path source;
     std::filesystem::path object;
+    bool runtime = false;  // a runtime/src unit: also gets -I runtime/src (never the candidate)
   };
+  // The frozen side of a harness-mode workload, built once (under a lock): the supervisor
+  // executable and the candidate runtime's objects. Fails with a log when they do not compile.
+  Result<BuildResult> BuildFrozen(const std::filesystem::path& fdir, std::vector<Unit>* runtime_units,
+                                  double timeout_s);
   std::vector<std::string> CompileCommand(const Unit& u) const;
   std::vector<std::string> LinkCommand(const std::vector<std::filesystem::path>& objects,
                                        const std::filesystem::path& exe) const;

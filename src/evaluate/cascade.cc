@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 
 #include "evaluate/judge.h"
+#include "launch/sandbox.h"
 #include "util/files.h"
 #include "util/sha256.h"
+
+#include <cuco/protocol.h>
 #include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
@@ -39,6 +42,19 @@ std::string RankLogsTail(const JobOutcome& job, int lines) {
     auto text = ReadFile(r.log_path);
     if (!text.ok() || text->empty()) continue;
     out += fmt::format("--- rank {} ({}) ---\n{}", r.rank, r.log_path, Tail(*text, lines));
+    if (out.back() != '\n') out += '\n';
+  }
+  return out;
+}
+
+// The candidate ranks' own logs, which the supervisor writes beside its own.
+std::string CandidateLogsTail(const fs::path& logs, int world, int lines) {
+  std::string out;
+  for (int r = 0; r < world; ++r) {
+    const fs::path p = logs / fmt::format("candidate-rank{}.log", r);
+    auto text = ReadFile(p);
+    if (!text.ok() || text->empty()) continue;
+    out += fmt::format("--- candidate rank {} ({}) ---\n{}", r, p.string(), Tail(*text, lines));
     if (out.back() != '\n') out += '\n';
   }
   return out;
@@ -107,6 +123,55 @@ std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool tim
   return a;
 }
 
+double Cascade::SetupLimit(const std::string& stage) const {
+  return std::max(10.0, 0.8 * (stage == "verify" ? workload_.verify_s : workload_.bench_s));
+}
+
+Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::vector<int>& gpus,
+                                              std::vector<std::string>* argv) const {
+  // The whole environment a candidate rank gets: nothing of cuco's own (LLM keys, the user's
+  // variables, the run nonce) reaches it.
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C"}};
+  for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
+  for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
+    if (const char* v = std::getenv(pass)) env[pass] = v;
+  if (!gpus.empty()) {
+    std::string list;
+    for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
+    env["CUDA_VISIBLE_DEVICES"] = list;
+  }
+  if (options_.unsafe_no_sandbox) {
+    for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
+    return std::string("none (--unsafe-no-sandbox)");
+  }
+  const SandboxSupport& support = DetectSandbox();
+  if (!support.available)
+    return Status::Unavailable("no working sandbox on this machine (" + support.why_not +
+                               "): cuco does not run candidate code unconfined; see `cuco doctor`, or pass "
+                               "--unsafe-no-sandbox to run it with your own rights");
+  SandboxSpec spec;
+  spec.env = env;
+  spec.gpus = gpus;
+  spec.hidden_dirs = {stage_dir.parent_path().string()};  // this candidate's metrics and logs
+  if (const char* mps = std::getenv("CUDA_MPS_PIPE_DIRECTORY")) spec.mps_pipe_dir = mps;
+  else if (fs::exists("/tmp/nvidia-mps")) spec.mps_pipe_dir = "/tmp/nvidia-mps";
+  // CUDA reserves address space far beyond what it uses: no address-space limit on GPU ranks.
+  if (workload_.language != "cuda") spec.address_space_bytes = 8ull << 30;
+  spec.file_size_bytes = 1ull << 30;
+  spec.open_files = 4096;
+  spec.ranks = world_size_;
+  spec.rank_fd_base = protocol::kSpawnFdBase;
+  spec.rank_log_fd_base = protocol::kSpawnFdBase + world_size_;
+  auto prefix = SandboxPrefix(spec);
+  if (!prefix.ok()) return prefix.status();
+  std::string file;
+  for (const auto& a : *prefix) file += a + '\0';
+  const fs::path path = stage_dir / "sandbox.argv";
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(path, file));
+  argv->insert(argv->end(), {"--sandbox-argv", path.string()});
+  return std::string("bwrap+seccomp") + (support.seccomp ? "" : " (seccomp unavailable)");
+}
+
 std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
   return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
                      JoinArgs(HarnessArgs(stage, timing_only)));
@@ -169,7 +234,7 @@ bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord
   return true;
 }
 
-bool Cascade::Compile(const std::string& code, EvalRecord* rec, std::string* exe) {
+bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out) {
   StageRecord* st = rec->Stage("compile");
   {
     std::unique_lock<std::mutex> lock(compile_mu_);
@@ -204,7 +269,7 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, std::string* exe
   }
   st->status = EvalStatus::kOk;
   st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
-  *exe = built->executable;
+  *out = *built;
   return true;
 }
 
@@ -236,7 +301,7 @@ void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
   st->detail = detail;
 }
 
-bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, const fs::path& work_dir,
+bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built, const fs::path& work_dir,
                               EvalRecord* rec, bool timing_only) {
   StageRecord* st = rec->Stage(stage);
   const bool cuda = workload_.language == "cuda";
@@ -267,16 +332,29 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::path metrics = dir / "metrics";
+  const fs::path logs = dir / "logs";
   MakeDirs(metrics);
+  MakeDirs(logs);
+  // One supervisor process for all ranks; it starts the candidate's ranks inside the sandbox.
   RankJob job;
-  job.argv = {exe};
+  job.argv = {built.supervisor};
   auto args = HarnessArgs(stage, timing_only);
   job.argv.insert(job.argv.end(), args.begin(), args.end());
-  job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string()});
-  job.world_size = world_size_;
+  job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
+                                   "--candidate", built.executable, "--log-dir", logs.string(), "--workload",
+                                   workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
+  auto confinement = ConfineCandidate(dir, lease.gpus(), &job.argv);
+  if (!confinement.ok()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = confinement.status().message();
+    rec->status = EvalStatus::kSkipped;
+    rec->reason = confinement.status().message();
+    return false;
+  }
+  rec->sandbox = *confinement;
+  job.world_size = 1;
   job.gpus = lease.gpus();
-  job.log_dir = (dir / "logs").string();
-  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.log_dir = logs.string();
   job.timeout_s = stage == "verify" ? workload_.verify_s : workload_.bench_s;
   const std::string nonce = Nonce();
   job.env["CUCO_RUN_NONCE"] = nonce;
@@ -290,8 +368,8 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
     rec->reason = st->detail;
     return false;
   }
-  st->log_tail = RankLogsTail(*outcome, 20);
-  StageVerdict v = JudgeJob(*outcome);
+  st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
+  StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
   if (v.status == EvalStatus::kOk) {
     StageExpectations ex;
     ex.stage = stage;
@@ -300,6 +378,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const std::string& exe, 
     ex.min_checks = timing_only ? 0 : stage == "verify" ? workload_.verify_runs + 1 : 2;
     ex.expect_timing = stage == "bench";
     ex.timing_only = timing_only;
+    ex.seen_seeds = &rec->seen_seeds;
     v = JudgeMetrics(metrics.string(), ex, Tolerance{workload_.tol_rel_l2, workload_.tol_max_abs});
   }
   (stage == "verify" ? rec->verify_errors : rec->bench_errors) = v.errors;
@@ -449,8 +528,9 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
   const bool timing_only = !call.bound_part.empty();
   if (timing_only && !CheckBoundPart(code, call.bound_part, &rec)) return rec;
   if (!Scan(code, label, &rec)) return rec;
-  std::string exe;
-  if (!Compile(code, &rec, &exe)) return rec;
+  BuildResult built;
+  if (!Compile(code, &rec, &built)) return rec;
+  const std::string& exe = built.executable;
   if (options_.compile_only || call.compile_only) {
     rec.status = EvalStatus::kSkipped;
     rec.reason = options_.compile_only ? "compile only (--stage compile)" : "compile only";
@@ -462,15 +542,15 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
     verify->status = EvalStatus::kSkipped;
     verify->detail = fmt::format("not verified: a bound part ({} alone) computes a deliberately incomplete result",
                                  rec.part == "comm" ? "communication" : "compute");
-    if (RunHarnessStage("bench", exe, work_dir, &rec, /*timing_only=*/true)) rec.status = EvalStatus::kTimed;
+    if (RunHarnessStage("bench", built, work_dir, &rec, /*timing_only=*/true)) rec.status = EvalStatus::kTimed;
     return rec;
   }
   if (workload_.mode == "program") {
     if (RunProgram(exe, work_dir, &rec)) rec.status = EvalStatus::kOk;
     return rec;
   }
-  bool verified = RunHarnessStage("verify", exe, work_dir, &rec);
-  if (verified && RunHarnessStage("bench", exe, work_dir, &rec)) rec.status = EvalStatus::kOk;
+  bool verified = RunHarnessStage("verify", built, work_dir, &rec);
+  if (verified && RunHarnessStage("bench", built, work_dir, &rec)) rec.status = EvalStatus::kOk;
   if (!verified && rec.status == EvalStatus::kSkipped) {
     StageRecord* bench = rec.Stage("bench");
     bench->status = EvalStatus::kSkipped;

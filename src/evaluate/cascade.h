@@ -32,6 +32,10 @@ struct CascadeOptions {
   bool compile_only = false;         // stop after L1
   int max_parallel_compiles = 2;
   double probe_timeout_s = 60;
+  // Run candidates without the sandbox (bwrap + seccomp): only for machines that cannot have one,
+  // and every record then says "UNSANDBOXED". Without it, a machine with no working sandbox
+  // refuses to run candidates (status skipped, with the reason).
+  bool unsafe_no_sandbox = false;
 };
 
 // Per-call settings of Cascade::Evaluate. The default is the full cascade; nothing a candidate
@@ -68,11 +72,18 @@ class Cascade {
 
  private:
   bool Scan(const std::string& code, const std::string& label, EvalRecord* rec);
-  bool Compile(const std::string& code, EvalRecord* rec, std::string* exe);
-  bool RunHarnessStage(const std::string& stage, const std::string& exe, const std::filesystem::path& work_dir,
+  bool Compile(const std::string& code, EvalRecord* rec, BuildResult* built);
+  bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
                        EvalRecord* rec, bool timing_only = false);
   bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
   std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false) const;
+  // Adds to the supervisor's argv how to confine the candidate's ranks (the sandbox prefix, written
+  // to <stage_dir>/sandbox.argv, or the explicit environment when unsandboxed) and returns what
+  // confines them, for the record. Unavailable when there is no sandbox and no --unsafe-no-sandbox.
+  Result<std::string> ConfineCandidate(const std::filesystem::path& stage_dir, const std::vector<int>& gpus,
+                                       std::vector<std::string>* argv) const;
+  // The supervisor's limit for the candidate's start-up, setup and teardown.
+  double SetupLimit(const std::string& stage) const;
   bool CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec);
   void ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec);
 

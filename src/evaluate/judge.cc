@@ -8,6 +8,8 @@
 
 #include "util/files.h"
 
+#include <cuco/protocol.h>
+
 namespace cuco {
 
 long long PoisonAllowance(long long elements) { return 16 + 4 * (elements / 65536); }
@@ -50,6 +52,66 @@ StageVerdict JudgeJob(const JobOutcome& job) {
   if (job.unkillable) {
     v.status = EvalStatus::kRuntimeError;
     v.reason = "a process survived SIGKILL";
+  }
+  return v;
+}
+
+StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_dir) {
+  StageVerdict v;
+  if (job.timed_out) {
+    v.status = EvalStatus::kTimeout;
+    v.reason = fmt::format("time limit passed after {:.1f} s; the supervisor and the candidate were killed", job.wall_s);
+    return v;
+  }
+  if (job.ranks.empty()) return v;
+  const ProcessOutcome& o = job.ranks.front().outcome;
+  if (!o.started) {
+    v.status = EvalStatus::kRuntimeError;
+    v.reason = "the supervisor did not start: " + o.start_error;
+    return v;
+  }
+  if (o.signal != 0) {
+    v.status = EvalStatus::kRuntimeError;
+    v.reason = fmt::format("the supervisor died by signal {} ({}): a cuco bug, not the candidate's", o.signal,
+                           strsignal(o.signal));
+    return v;
+  }
+  if (o.exit_code == protocol::kExitOk) return v;
+  std::string message;
+  auto text = ReadFile(std::filesystem::path(metrics_dir) / "rank0.json");
+  if (text.ok()) {
+    nlohmann::json m = nlohmann::json::parse(*text, nullptr, false);
+    if (m.is_object() && m.contains("error") && m["error"].is_string()) message = m["error"].get<std::string>();
+  }
+  if (message.empty()) message = "no message (see the supervisor's log)";
+  switch (o.exit_code) {
+    case protocol::kExitHang:
+      v.status = EvalStatus::kTimeout;
+      v.reason = "hung: " + message;
+      break;
+    case protocol::kExitCandidateCrashed:
+      v.status = EvalStatus::kCrashed;
+      v.reason = message;
+      break;
+    case protocol::kExitProtocol:
+      v.status = EvalStatus::kRejected;
+      v.reason = "the candidate broke the supervisor's protocol: " + message;
+      break;
+    case protocol::kExitCandidate:
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = "the candidate reported an error: " + message;
+      break;
+    case protocol::kExitCandidateExited:
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = message;
+      break;
+    case protocol::kExitUsage:
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = "bad supervisor arguments or sizes: " + message;
+      break;
+    default:
+      v.status = EvalStatus::kRuntimeError;
+      v.reason = fmt::format("the supervisor failed (exit {}): {}", o.exit_code, message);
   }
   return v;
 }
@@ -113,6 +175,26 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
     if (m.contains("error") && m["error"].is_string()) {
       fail(EvalStatus::kRuntimeError, fmt::format("rank {}: {}", r, m["error"].get<std::string>()));
       continue;
+    }
+    if (long long late = Int(m, "late_writes_total"); late > 0) {
+      std::string where;
+      for (const auto& l : m.value("late_writes", nlohmann::json::array()))
+        if (where.empty() && l.is_object())
+          where = fmt::format(" (first after {} iteration {})", l.value("after", std::string("?")), Int(l, "iteration"));
+      fail(EvalStatus::kRejected,
+           fmt::format("rank {}: {} output elements were written after the timed window had closed{}: work escaped the "
+                       "timer",
+                       r, late, where));
+      continue;
+    }
+    if (expect.seen_seeds != nullptr && r == 0) {
+      for (const auto& s : m.value("input_seeds", nlohmann::json::array())) {
+        if (!s.is_object() || s.value("phase", std::string()) == "fresh_buffers") continue;
+        if (!expect.seen_seeds->insert(s.value("seed", std::string())).second)
+          fail(EvalStatus::kRejected,
+               fmt::format("rank {}: input seed {} was used twice ({} iteration {}): inputs must be fresh every "
+                           "iteration", r, s.value("seed", std::string()), s.value("phase", std::string()), Int(s, "iteration")));
+      }
     }
     const auto checked = m.find("checked");
     const bool says_unchecked = checked != m.end() && checked->is_boolean() && !checked->get<bool>();

@@ -4,6 +4,7 @@
 // process.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "evaluate/outcome.h"
@@ -37,10 +38,19 @@ struct StageExpectations {
   // "checked": false; timing, nonce, errors and the tail are judged as always. A passing stage is
   // kTimed, never kOk. Conversely, without it a rank saying "checked": false is rejected.
   bool timing_only = false;
+  // Every input seed a stage used (phase fresh_buffers excepted: it repeats the last verify
+  // run's inputs on purpose) must be new; JudgeMetrics adds this stage's seeds. Shared by the
+  // stages of one evaluation so that a seed repeated across them is caught too.
+  std::set<std::string>* seen_seeds = nullptr;
 };
 
-// How the processes ended: timeout, crash, non-zero exit. Ok when all exited 0.
+// How the processes ended: timeout, crash, non-zero exit. Ok when all exited 0. (Program mode.)
 StageVerdict JudgeJob(const JobOutcome& job);
+
+// Harness mode: how the supervisor (runtime/src/supervisor/) ended. Its exit status says whose
+// fault a failure was (cuco/protocol.h); the message comes from the "error" its rank-0 metrics
+// file carries. Ok when it exited 0 (then JudgeMetrics decides).
+StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_dir);
 
 // Reads <metrics_dir>/rank<R>.json for every rank and judges them. Ok (or kTimed under
 // expect.timing_only) when everything holds.

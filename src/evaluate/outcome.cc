@@ -64,6 +64,7 @@ nlohmann::json EvalRecord::ToJson() const {
   j["code_hash"] = code_hash;
   j["mode"] = mode;
   j["trusted"] = trusted;
+  j["sandbox"] = sandbox;
   j["status"] = EvalStatusName(status);
   j["status_text"] = EvalStatusText(status);
   j["verified"] = status == EvalStatus::kOk;
@@ -98,6 +99,7 @@ std::string EvalRecord::Summary() const {
                                 timing_only ? fmt::format(" ({} alone: timed, outputs not checked)", part == "comm" ? "communication" : "compute")
                                             : "",
                                 trusted ? "" : " (UNTRUSTED: program mode)");
+  if (sandbox.rfind("none", 0) == 0) out += "  UNSANDBOXED: the candidate ran with cuco's own rights (--unsafe-no-sandbox)\n";
   if (!reason.empty()) out += fmt::format("  reason: {}\n", reason);
   for (const auto& s : stages)
     out += fmt::format("  {:<8} {:<14} {:7.2f} s  {}\n", s.name, EvalStatusName(s.status), s.seconds, s.detail);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,8 @@ struct EvalRecord {
   std::string code_hash;
   std::string mode;            // "harness" or "program"
   bool trusted = true;         // false in program mode: figures come from the program's own output
+  std::string sandbox;         // what the candidate's build and run were confined by ("bwrap+seccomp"), or
+                               // "none (--unsafe-no-sandbox)"; empty before anything ran
   bool timing_only = false;    // a bound part: L2 skipped, L3 without reference checks (status kTimed)
   std::string part;            // "compute" | "comm" when timing_only
   EvalStatus status = EvalStatus::kPending;
@@ -78,6 +81,7 @@ struct EvalRecord {
   std::string device;
   int world_size = 0;
   std::map<std::string, long long> verify_sizes, bench_sizes;
+  std::set<std::string> seen_seeds;  // every input seed the evaluation's stages used (not stored)
   std::string run_dir;         // where logs and metrics files lie
   nlohmann::json rank_metrics = nlohmann::json::array();  // the raw per-rank files of the last stage
 

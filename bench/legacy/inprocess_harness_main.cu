@@ -1,4 +1,7 @@
-// cuco GPU harness: owns main() for harness-mode workloads. Frozen: candidates never change it.
+// LEGACY: the in-process GPU harness cuco used until 2026-11-25, kept only so that
+// bench/legacy/build_inprocess.sh can time a candidate the old way beside the supervisor (issue 15's
+// timing comparison). It links the candidate into its own process, so a candidate can forge its
+// figures: never use it to judge anything. cuco itself runs runtime/src/supervisor/.
 //
 // Build (what cuco's evaluator runs; $W = the workload folder, $NCCL / $CUDA = install prefixes):
 //   FLAGS="-std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I runtime/include -I $W -I $NCCL/include -I $CUDA/include"
@@ -503,87 +506,13 @@ ncclUniqueId exchange_unique_id(const Launch& l) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Device kernels of the harness: poisoning, scanning, comparing two runs.
-
-__device__ __forceinline__ uint64_t load_bits(const void* p, int64_t i, int bytes) {
-  switch (bytes) {
-    case 1: return static_cast<const uint8_t*>(p)[i];
-    case 2: return static_cast<const uint16_t*>(p)[i];
-    case 4: return static_cast<const uint32_t*>(p)[i];
-    default: return static_cast<const uint64_t*>(p)[i];
-  }
-}
-
-// Decodes element bits of a floating dtype (see cuco_frozen::DType) to double.
-__device__ __forceinline__ double decode(uint64_t bits, int dtype) {
-  switch (dtype) {
-    case static_cast<int>(cuco_frozen::DType::kBF16): return __uint_as_float(static_cast<uint32_t>(bits) << 16);
-    case static_cast<int>(cuco_frozen::DType::kF16):
-      return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
-    case static_cast<int>(cuco_frozen::DType::kF32): return __uint_as_float(static_cast<uint32_t>(bits));
-    case static_cast<int>(cuco_frozen::DType::kF64): return __longlong_as_double(static_cast<long long>(bits));
-    case static_cast<int>(cuco_frozen::DType::kI32): return static_cast<double>(static_cast<int32_t>(bits));
-    case static_cast<int>(cuco_frozen::DType::kI64): return static_cast<double>(static_cast<int64_t>(bits));
-    default: return static_cast<double>(bits);
-  }
-}
-
-__global__ void poison_kernel(void* p, int64_t n, int bytes, uint64_t key) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t b = cuco_frozen::poison_bits(key, static_cast<uint64_t>(i), bytes);
-    switch (bytes) {
-      case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(b); break;
-      case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(b); break;
-      case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(b); break;
-      default: static_cast<uint64_t*>(p)[i] = b; break;
-    }
-  }
-}
-
-// counters[0] += elements still equal to their poison; counters[1] += non-finite elements.
-__global__ void scan_kernel(const void* p, int64_t n, int bytes, int dtype, int is_float, uint64_t key,
-                            unsigned long long* counters) {
-  unsigned long long poison = 0, nonfinite = 0;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t b = load_bits(p, i, bytes);
-    poison += (b == cuco_frozen::poison_bits(key, static_cast<uint64_t>(i), bytes));
-    if (is_float) nonfinite += !isfinite(decode(b, dtype));
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    poison += __shfl_down_sync(0xffffffffu, poison, o);
-    nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    if (poison) atomicAdd(&counters[0], poison);
-    if (nonfinite) atomicAdd(&counters[1], nonfinite);
-  }
-}
-
-// out[0] = max |a - b| as the bits of a non-negative double (+inf when either side is non-finite
-// and the bits differ); out[1] += elements whose bits differ.
-__global__ void agree_kernel(const void* a, const void* b, int64_t n, int bytes, int dtype,
-                             unsigned long long* out) {
-  double m = 0;
-  unsigned long long diff = 0;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t x = load_bits(a, i, bytes), y = load_bits(b, i, bytes);
-    if (x == y) continue;
-    ++diff;
-    const double d = fabs(decode(x, dtype) - decode(y, dtype));
-    m = isfinite(d) ? fmax(m, d) : HUGE_VAL;
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
-    diff += __shfl_down_sync(0xffffffffu, diff, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    if (m > 0) atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(m)));
-    if (diff) atomicAdd(&out[1], diff);
-  }
-}
+// Device kernels of the harness: poisoning, scanning, comparing two runs (shared with the supervisor).
+}  // namespace cuco_harness
+#include "supervisor/check_kernels.cuh"
+namespace cuco_harness {
+using cuco::supervisor::agree_kernel;
+using cuco::supervisor::poison_kernel;
+using cuco::supervisor::scan_kernel;
 
 // ---------------------------------------------------------------------------------------------
 // State
