@@ -66,6 +66,7 @@ struct BenchArgs {
   int parallel_compiles = 2;
   std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
   double verify_limit_s = 0, bench_limit_s = 0, peer_limit_s = 0;
+  bool unsafe_no_sandbox = false;
 };
 
 // One cuco entry: the seed, a variant, a bound part or a candidate.
@@ -418,6 +419,7 @@ int Run(const BenchArgs& a) {
   opts.gpus = a.gpus;
   opts.world_size = world;
   opts.max_parallel_compiles = std::max(1, a.parallel_compiles);
+  opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   Cascade cascade(*wl, tc, opts);
   const bool cuda = wl->language == "cuda";
   const bool no_gpu = cuda && !cascade.has_gpus();
@@ -638,6 +640,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--only", a->only, "Run only these entries: seed, variant names, candidate file names, peers")
       ->delimiter(',');
   cmd->add_flag("--no-peers", a->no_peers, "Do not run the PyTorch peers");
+  cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->add_option("--json", a->json_path, "Also write the JSON (always written to <run-dir>/bench.json) to this file");
   cmd->add_option("--label", a->label, "A label kept in the JSON and the store (e.g. the machine or the change tested)");
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");

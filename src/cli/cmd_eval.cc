@@ -31,6 +31,7 @@ struct EvalArgs {
   std::string run_dir;
   std::string cache_dir;
   bool skip_deny_scan = false;
+  bool unsafe_no_sandbox = false;
   int jobs = 1;
   int parallel_compiles = 2;
   std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
@@ -95,6 +96,7 @@ int Run(const EvalArgs& a) {
   opts.gpus = a.gpus;
   opts.world_size = a.world_size;
   opts.skip_deny_scan = a.skip_deny_scan;
+  opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   opts.compile_only = a.stage == "compile";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
@@ -173,6 +175,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; the verify sizes stay)");
   cmd->add_option("--verify-limit", a->verify_limit_s, "Override the workload's verify time limit (seconds)");
   cmd->add_option("--bench-limit", a->bench_limit_s, "Override the workload's bench time limit (seconds)");
+  cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->add_flag("--unsafe-skip-deny-scan", a->skip_deny_scan,
                 "Testing cuco only: skip the deny-list scan so the harness's runtime defences are exercised");
   cmd->callback([a, exit_code] { *exit_code = Run(*a); });

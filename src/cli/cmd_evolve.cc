@@ -191,6 +191,7 @@ int RunEvolve(const EvolveArgs& a) {
   opts.gpus = a.gpus;
   opts.max_parallel_compiles = cfg->compiles;
   opts.world_size = cfg->world_size;
+  opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   Cascade cascade(*wl, tc, opts);
 
   SearchOptions so;
@@ -341,6 +342,7 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
                                                  "else the workload's world_size); recorded in the run's config.toml");
   cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; recorded in the run's config.toml)");
   cmd->add_flag("--json", a->json, "Print the summary as JSON (and no progress line)");
+  cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] { *exit_code = RunEvolve(*a); });
 }
 

@@ -30,6 +30,7 @@ int Run(const RunArgs& a) {
     Toolchain tc = DetectToolchain();
     Generation0Options options;
     options.cascade.gpus = a.evolve.gpus;
+    options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
     const bool rules = !a.llm && wl->mode == "harness" && wl->language == "cuda";
     std::cout << "cuco run: " << wl->name << " declares no generation0: making it ("
@@ -70,6 +71,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");
+  cmd->add_flag("--unsafe-no-sandbox", a->evolve.unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] {
     if (a->evolve.workload.empty() && a->evolve.resume.empty()) {
       std::cerr << "cuco run: give a workload folder, or --resume <run-dir>\n";

@@ -28,6 +28,7 @@ struct TransformArgs {
   std::vector<int> gpus;
   std::string cache_dir;
   bool json = false;
+  bool unsafe_no_sandbox = false;
 };
 
 nlohmann::json ReportJson(const Generation0Report& r) {
@@ -69,6 +70,7 @@ int Run(const TransformArgs& a) {
   options.run_dir = a.run_dir;
   options.set_generation0 = a.set_generation0;
   options.cascade.gpus = a.gpus;
+  options.cascade.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (!a.cache_dir.empty()) options.cascade.cache_dir = a.cache_dir;
   Result<Generation0Report> report = Status::Internal("no transform ran");
   if (a.llm) {
@@ -110,6 +112,7 @@ void AddTransformCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_flag("--json", a->json, "Print the report as JSON");
+  cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] { *exit_code = Run(*a); });
 }
 

@@ -32,6 +32,7 @@ struct EvolveArgs {
   int world_size = 0;              // --world-size: sets [workload] world_size of a new run
   std::vector<std::string> sizes;  // --size NAME=VALUE: sets [workload] sizes of a new run
   bool json = false;
+  bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
 };
 int RunEvolve(const EvolveArgs& args);
 

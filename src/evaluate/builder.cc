@@ -1,5 +1,7 @@
 #include "evaluate/builder.h"
 
+#include "launch/sandbox.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -230,6 +232,30 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
     fs::path step_log = dir / "step.log";
     ProcessSpec spec;
     spec.argv = cmd;
+    if (sandboxed_) {
+      SandboxSpec box;
+      // What the compile reads may lie under /tmp (private inside): the cache (frozen objects), the
+      // runtime and the workload, read-only; it writes only its own folder.
+      for (const fs::path& ro : {cache_dir_, runtime_dir_, workload_.dir}) {
+        std::error_code ec;
+        if (fs::exists(ro, ec)) box.readonly_dirs.push_back(fs::absolute(ro).string());
+      }
+      box.writable_dirs = {fs::absolute(dir).string()};
+      box.env = {{"PATH", std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"}, {"HOME", "/tmp"},
+                 {"LANG", "C"}, {"TMPDIR", "/tmp"}};
+      box.cwd = fs::absolute(dir).string();
+      box.tmp_bytes = 4ull << 30;  // nvcc's intermediate files
+      box.file_size_bytes = 4ull << 30;
+      box.cpu_seconds = static_cast<uint64_t>(std::max(1.0, left)) + 10;
+      auto prefix = SandboxPrefix(box);
+      if (!prefix.ok()) {
+        r.ok = false;
+        r.log += "cuco: cannot sandbox the compile: " + prefix.status().message() + "\n";
+        break;
+      }
+      spec.argv = *prefix;
+      spec.argv.insert(spec.argv.end(), cmd.begin(), cmd.end());
+    }
     spec.cwd = dir.string();
     spec.stdout_path = step_log.string();
     spec.stderr_path = step_log.string();

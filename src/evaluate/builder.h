@@ -49,6 +49,12 @@ class Builder {
   // concurrent builds of the same key wait for one another.
   Result<BuildResult> Build(const std::string& code, double timeout_s);
 
+  // Every compile and link of Build runs inside the sandbox (launch/sandbox.h): no network, a
+  // private /tmp, writes only to its own build folder, no environment but PATH. On by default;
+  // off only for --unsafe-no-sandbox.
+  void set_sandboxed(bool on) { sandboxed_ = on; }
+  bool sandboxed() const { return sandboxed_; }
+
   // Builds the small GPU health probe (runtime/src/gpu_probe.cu).
   Result<BuildResult> BuildGpuProbe(double timeout_s);
 
@@ -78,6 +84,7 @@ class Builder {
   std::vector<std::filesystem::path> extra_frozen_;  // runtime units some libs need ("cudnn": cudnn_sdpa.cu)
   std::string missing_;  // a library the workload needs and this machine lacks: every build fails with it
   std::string compiler_;
+  bool sandboxed_ = true;
 };
 
 }  // namespace cuco

@@ -102,10 +102,10 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   gpu_count_ = static_cast<int>(gpus.size());
   pool_ = std::make_unique<GpuPool>(gpus);
   builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
-  if (workload_.program && workload_.program->launcher == "mpirun" && !toolchain_.mpirun.empty())
-    launcher_ = MakeMpirunLauncher(toolchain_.mpirun);
-  else
-    launcher_ = MakeLocalLauncher();
+  builder_->set_sandboxed(!options_.unsafe_no_sandbox);
+  local_launcher_ = MakeLocalLauncher();
+  if (ProgramUsesMpirun()) launcher_ = MakeMpirunLauncher(toolchain_.mpirun);
+  else launcher_ = MakeLocalLauncher();
 }
 
 std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool timing_only) const {
@@ -123,14 +123,21 @@ std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool tim
   return a;
 }
 
+bool Cascade::ProgramUsesMpirun() const {
+  return workload_.program && workload_.program->launcher == "mpirun" && !toolchain_.mpirun.empty();
+}
+
+std::string Cascade::SandboxName() const {
+  return std::string("bwrap+seccomp") + (DetectSandbox().seccomp ? "" : " (seccomp unavailable)");
+}
+
 double Cascade::SetupLimit(const std::string& stage) const {
   return std::max(10.0, 0.8 * (stage == "verify" ? workload_.verify_s : workload_.bench_s));
 }
 
-Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::vector<int>& gpus,
-                                              std::vector<std::string>* argv) const {
-  // The whole environment a candidate rank gets: nothing of cuco's own (LLM keys, the user's
-  // variables, the run nonce) reaches it.
+std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vector<int>& gpus) const {
+  // The whole environment a candidate gets: nothing of cuco's own (LLM keys, the user's variables,
+  // the run nonce) reaches it.
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C"}};
   for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
   for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
@@ -140,36 +147,52 @@ Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const s
     for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
     env["CUDA_VISIBLE_DEVICES"] = list;
   }
-  if (options_.unsafe_no_sandbox) {
-    for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
-    return std::string("none (--unsafe-no-sandbox)");
-  }
+  return env;
+}
+
+Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage_dir, const std::string& executable,
+                                                           const std::vector<int>& gpus,
+                                                           std::map<std::string, std::string> env, int ranks,
+                                                           int fd_base) const {
   const SandboxSupport& support = DetectSandbox();
   if (!support.available)
     return Status::Unavailable("no working sandbox on this machine (" + support.why_not +
                                "): cuco does not run candidate code unconfined; see `cuco doctor`, or pass "
                                "--unsafe-no-sandbox to run it with your own rights");
   SandboxSpec spec;
-  spec.env = env;
+  spec.env = std::move(env);
   spec.gpus = gpus;
-  spec.hidden_dirs = {stage_dir.parent_path().string()};  // this candidate's metrics and logs
+  spec.hidden_dirs = {fs::absolute(stage_dir.parent_path()).string()};  // this candidate's metrics and logs
+  spec.readonly_dirs = {fs::absolute(fs::path(executable).parent_path()).string()};  // may lie under /tmp
   if (const char* mps = std::getenv("CUDA_MPS_PIPE_DIRECTORY")) spec.mps_pipe_dir = mps;
   else if (fs::exists("/tmp/nvidia-mps")) spec.mps_pipe_dir = "/tmp/nvidia-mps";
   // CUDA reserves address space far beyond what it uses: no address-space limit on GPU ranks.
   if (workload_.language != "cuda") spec.address_space_bytes = 8ull << 30;
   spec.file_size_bytes = 1ull << 30;
   spec.open_files = 4096;
-  spec.ranks = world_size_;
-  spec.rank_fd_base = protocol::kSpawnFdBase;
-  spec.rank_log_fd_base = protocol::kSpawnFdBase + world_size_;
-  auto prefix = SandboxPrefix(spec);
+  spec.ranks = ranks;
+  if (fd_base >= 0) {
+    spec.rank_fd_base = fd_base;
+    spec.rank_log_fd_base = fd_base + ranks;
+  }
+  return SandboxPrefix(spec);
+}
+
+Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::string& executable,
+                                              const std::vector<int>& gpus, std::vector<std::string>* argv) const {
+  const auto env = CandidateEnvironment(gpus);
+  if (options_.unsafe_no_sandbox) {
+    for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
+    return std::string(kUnsandboxed);
+  }
+  auto prefix = CandidateSandbox(stage_dir, executable, gpus, env, world_size_, protocol::kSpawnFdBase);
   if (!prefix.ok()) return prefix.status();
   std::string file;
   for (const auto& a : *prefix) file += a + '\0';
   const fs::path path = stage_dir / "sandbox.argv";
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(path, file));
   argv->insert(argv->end(), {"--sandbox-argv", path.string()});
-  return std::string("bwrap+seccomp") + (support.seccomp ? "" : " (seccomp unavailable)");
+  return SandboxName();
 }
 
 std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
@@ -343,7 +366,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
                                    "--candidate", built.executable, "--log-dir", logs.string(), "--workload",
                                    workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
-  auto confinement = ConfineCandidate(dir, lease.gpus(), &job.argv);
+  auto confinement = ConfineCandidate(dir, built.executable, lease.gpus(), &job.argv);
   if (!confinement.ok()) {
     st->status = EvalStatus::kSkipped;
     st->detail = confinement.status().message();
@@ -359,7 +382,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   const std::string nonce = Nonce();
   job.env["CUCO_RUN_NONCE"] = nonce;
   st->log_path = job.log_dir;
-  auto outcome = launcher_->Run(job);
+  auto outcome = local_launcher_->Run(job);
   st->seconds = Since(t);
   if (!outcome.ok()) {
     st->status = EvalStatus::kRuntimeError;
@@ -445,12 +468,35 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   job.argv = {exe};
   job.argv.insert(job.argv.end(), workload_.program->args.begin(), workload_.program->args.end());
   job.world_size = world_size_;
+  Launcher* launcher = launcher_.get();
+  rec->sandbox = kUnsandboxed;
+  if (!options_.unsafe_no_sandbox) {
+    // All ranks in one sandbox: mpirun inside it, or cuco-sandbox-exec starting the ranks (their
+    // NCCL id goes through CUCO_RENDEZVOUS_DIR, the sandbox's private /tmp).
+    const bool mpirun = ProgramUsesMpirun();
+    auto env = CandidateEnvironment(lease.gpus());
+    env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+    env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
+    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : world_size_, -1);
+    if (!prefix.ok()) {
+      rec->status = st->status = EvalStatus::kSkipped;
+      rec->reason = st->detail = prefix.status().message();
+      return false;
+    }
+    std::vector<std::string> argv = *prefix;
+    if (mpirun) argv.insert(argv.end(), {toolchain_.mpirun, "-np", std::to_string(world_size_)});
+    argv.insert(argv.end(), job.argv.begin(), job.argv.end());
+    job.argv = argv;
+    job.world_size = 1;  // one sandbox; its output is rank 0's log
+    launcher = local_launcher_.get();
+    rec->sandbox = SandboxName();
+  }
   job.gpus = lease.gpus();
   job.log_dir = (dir / "logs").string();
   job.rendezvous_dir = (dir / "rendezvous").string();
   job.timeout_s = workload_.bench_s;
   st->log_path = job.log_dir;
-  auto outcome = launcher_->Run(job);
+  auto outcome = launcher->Run(job);
   st->seconds = Since(t);
   if (!outcome.ok()) {
     rec->status = st->status = EvalStatus::kRuntimeError;
@@ -528,6 +574,13 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
   const bool timing_only = !call.bound_part.empty();
   if (timing_only && !CheckBoundPart(code, call.bound_part, &rec)) return rec;
   if (!Scan(code, label, &rec)) return rec;
+  if (!options_.unsafe_no_sandbox && !DetectSandbox().available) {
+    rec.status = EvalStatus::kSkipped;
+    rec.reason = "no working sandbox on this machine (" + DetectSandbox().why_not +
+                 "): cuco neither compiles nor runs candidate code unconfined; see `cuco doctor`, or pass "
+                 "--unsafe-no-sandbox to do so with your own rights";
+    return rec;
+  }
   BuildResult built;
   if (!Compile(code, &rec, &built)) return rec;
   const std::string& exe = built.executable;

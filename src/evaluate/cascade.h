@@ -80,8 +80,19 @@ class Cascade {
   // Adds to the supervisor's argv how to confine the candidate's ranks (the sandbox prefix, written
   // to <stage_dir>/sandbox.argv, or the explicit environment when unsandboxed) and returns what
   // confines them, for the record. Unavailable when there is no sandbox and no --unsafe-no-sandbox.
-  Result<std::string> ConfineCandidate(const std::filesystem::path& stage_dir, const std::vector<int>& gpus,
-                                       std::vector<std::string>* argv) const;
+  Result<std::string> ConfineCandidate(const std::filesystem::path& stage_dir, const std::string& executable,
+                                       const std::vector<int>& gpus, std::vector<std::string>* argv) const;
+  // The explicit environment of a candidate's processes, and the sandbox prefix that confines them
+  // (ranks > 0: cuco-sandbox-exec starts that many; fd_base >= 0: their sockets and logs, as the
+  // supervisor passes them).
+  std::map<std::string, std::string> CandidateEnvironment(const std::vector<int>& gpus) const;
+  Result<std::vector<std::string>> CandidateSandbox(const std::filesystem::path& stage_dir, const std::string& executable,
+                                                    const std::vector<int>& gpus,
+                                                    std::map<std::string, std::string> env, int ranks,
+                                                    int fd_base) const;
+  std::string SandboxName() const;
+  bool ProgramUsesMpirun() const;
+  static constexpr const char* kUnsandboxed = "none (--unsafe-no-sandbox)";
   // The supervisor's limit for the candidate's start-up, setup and teardown.
   double SetupLimit(const std::string& stage) const;
   bool CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec);
@@ -97,7 +108,8 @@ class Cascade {
   int gpu_count_ = 0;
   std::unique_ptr<Builder> builder_;
   std::unique_ptr<GpuPool> pool_;
-  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<Launcher> launcher_;        // program mode, unsandboxed: the workload's launcher
+  std::unique_ptr<Launcher> local_launcher_;  // the supervisor, and sandboxed programs
   std::mutex compile_mu_;
   std::condition_variable compile_cv_;
   int compiles_running_ = 0;

@@ -1,29 +1,34 @@
 // cuco/harness.h: everything a harness-mode candidate sees.
 //
 // A candidate file (a copy of a workload's seed.cu) includes this header and defines the three
-// functions declared at the bottom. cuco's harness (runtime/src/harness_main.cu, which owns main)
-// calls them; the workload's frozen reference.cu generates the inputs and judges the outputs. The
-// three are separate translation units: nothing a candidate #defines reaches the harness.
+// functions declared at the bottom. It is linked with cuco's candidate runtime
+// (runtime/src/candidate/) into an executable of its own, whose ranks run as separate processes
+// inside one sandbox. cuco's supervisor (runtime/src/supervisor/, a different process that never
+// loads candidate code) writes the inputs, times the iterations and checks the outputs against the
+// workload's frozen reference.cu, which the candidate executable does not contain.
 //
 // Life of a candidate process (one per rank):
-//   1. The harness creates the candidate's communicator (ctx.comm), its own private communicator,
-//      ctx.stream, the cuBLASLt handle, and the workload's input/output buffers. Every harness buffer
-//      is ncclMemAlloc'd and registered as an NCCL_WIN_COLL_SYMMETRIC window on ctx.comm (the same
-//      size on every rank, so a buffer may be larger than Buffer::bytes; use Buffer::bytes).
+//   1. The runtime creates the candidate's communicator (ctx.comm), ctx.stream, the cuBLASLt handle,
+//      and the workload's input/output buffers. Every such buffer is ncclMemAlloc'd (or a cuMem
+//      allocation) and registered as an NCCL_WIN_COLL_SYMMETRIC window on ctx.comm (the same size on
+//      every rank, so a buffer may be larger than Buffer::bytes; use Buffer::bytes), and shared with
+//      the supervisor, which writes and reads it from its own process.
 //   2. cuco_candidate_setup(ctx, sizes, &state): once, untimed, COLLECTIVE (every rank calls it; any
 //      collective call inside must be made in the same order on every rank).
 //   3. cuco_candidate_run(ctx, state, io): enqueue ONE iteration on ctx.stream (and side streams).
 //      Called many times, sometimes with different output buffers (io is only valid during the
-//      call). Before every call the harness has written fresh random inputs and poisoned the outputs
-//      with random bits on every rank. Everything the iteration does must be enqueued on ctx.stream
-//      or on a ctx.side_stream(i); the harness joins the side streams into ctx.stream after the call
-//      and times from before the call to after the join. Host time spent inside the call is timed too.
-//   4. cuco_candidate_teardown(ctx, state): once; free what setup allocated (not what the harness
-//      allocated: alloc_symmetric buffers and create_dev_comm communicators are the harness's).
+//      call). ctx.stream first waits until the supervisor has written fresh random inputs (inside its
+//      timed window) and poisoned the outputs; after the call the runtime joins every side stream
+//      into ctx.stream and signals the supervisor, which then copies the outputs and stops its timer.
+//      Everything the iteration does must be enqueued on ctx.stream or on a ctx.side_stream(i): work
+//      that finishes later is simply missing from the outputs, and writes after the signal are
+//      caught as late writes. Host time spent inside the call is timed too.
+//   4. cuco_candidate_teardown(ctx, state): once; free what setup allocated (not what the runtime
+//      allocated: alloc_symmetric buffers and create_dev_comm communicators are the runtime's).
 //
 // Rules (the evaluator rejects candidates that break them; see docs/workload-contract.md):
 //   - never create streams, events or timers; never touch files, the environment, or the process;
-//   - never name the harness's or the reference's internals (namespaces cuco_frozen, cuco_harness);
+//   - never name the runtime's or the reference's internals (namespaces cuco_frozen, cuco_harness);
 //   - never use NVLink multicast (multimem / NVLS): create_dev_comm refuses lsaMultimem;
 //   - a kernel that spins on a flag set by another kernel of this process deadlocks if that
 //     kernel is launched for the first time while it spins (CUDA loads kernels lazily and loading
