@@ -342,6 +342,44 @@ TEST_F(SandboxTest, FailingRankDecidesTheExitCodeAndOthersAreKilled) {
   EXPECT_LT(s, 20);
 }
 
+TEST_F(SandboxTest, OnlyTheAssignedGpuNodes) {
+  if (!fs::exists("/dev/nvidiactl") || !fs::exists("/dev/nvidia0")) GTEST_SKIP() << "no NVIDIA GPU here";
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.insert(argv.end(), {"/bin/ls", "/dev"});
+  Ran r = RunArgv(argv);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::vector<std::string> nvidia;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("nvidia", 0) == 0) nvidia.push_back(line);
+  }
+  std::sort(nvidia.begin(), nvidia.end());
+  std::vector<std::string> want = {"nvidia-uvm", "nvidia0", "nvidiactl"};
+  if (!fs::exists("/dev/nvidia-uvm")) want.erase(want.begin());
+  EXPECT_EQ(nvidia, want) << r.output;
+}
+
+// tests/sandbox/gpu_probe.cu, compiled by tests/sandbox/gpu-check.sh, which names it in this variable.
+TEST_F(SandboxTest, CudaWorksInsideWithSeccomp) {
+  const char* program = std::getenv("CUCO_SANDBOX_GPU_PROBE");
+  if (program == nullptr || !fs::exists("/dev/nvidia0")) GTEST_SKIP() << "no GPU or CUCO_SANDBOX_GPU_PROBE unset";
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  spec.data_bytes = 32ull << 30;  // RLIMIT_DATA must not break CUDA (RLIMIT_AS would)
+  spec.readonly_dirs = {fs::canonical(fs::path(program).parent_path()).string()};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.push_back(fs::canonical(program).string());
+  Ran r = RunArgv(argv);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.Get("gpu_probe"), "ok") << r.output;
+}
+
 TEST_F(SandboxTest, BadSpecsAreRejected) {
   SandboxSpec spec = Spec();
   spec.writable_dirs = {"relative/dir"};
