@@ -387,6 +387,37 @@ TEST_F(SandboxTest, CudaWorksInsideWithSeccomp) {
 
 // Start-up cost of one sandbox (bwrap, namespaces, mounts, seccomp) around /bin/true; the median
 // is printed for bench/results. The bound is loose: CI machines are slow and shared.
+// The same under CUDA MPS: the client must reach the server through the bound pipe dir (its log
+// gains a connected client), with the private /dev/shm, ipc and pid namespaces and seccomp.
+TEST_F(SandboxTest, CudaWorksUnderMpsInside) {
+  const char* program = std::getenv("CUCO_SANDBOX_GPU_PROBE");
+  const char* pipe_dir = std::getenv("CUCO_SANDBOX_MPS_PIPE_DIR");
+  const char* log_dir = std::getenv("CUCO_SANDBOX_MPS_LOG_DIR");
+  if (program == nullptr || pipe_dir == nullptr || log_dir == nullptr) {
+    GTEST_SKIP() << "CUCO_SANDBOX_GPU_PROBE, CUCO_SANDBOX_MPS_PIPE_DIR or CUCO_SANDBOX_MPS_LOG_DIR unset";
+  }
+  auto connected = [&] {
+    std::istringstream in(Slurp(std::string(log_dir) + "/server.log"));
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find("connected") != std::string::npos;
+    return n;
+  };
+  int before = connected();
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  spec.mps_pipe_dir = pipe_dir;
+  spec.env["CUDA_MPS_PIPE_DIRECTORY"] = pipe_dir;
+  spec.readonly_dirs = {fs::canonical(fs::path(program).parent_path()).string()};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.push_back(fs::canonical(program).string());
+  Ran r = RunArgv(argv);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.Get("gpu_probe"), "ok") << r.output;
+  EXPECT_GT(connected(), before) << "the MPS server saw no client";
+}
+
 TEST_F(SandboxTest, StartUpOverhead) {
   auto prefix = SandboxPrefix(Spec());
   ASSERT_TRUE(prefix.ok());
