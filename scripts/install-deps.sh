@@ -18,6 +18,8 @@ PACKAGES=(
   libcpp-httplib-dev    # scripted LLM servers in tests
   libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
   libclang-14-dev      # `cuco analyze`: the C/C++/CUDA front end (libclang C API)
+  bubblewrap           # the candidate sandbox (namespaces, mounts): src/launch/sandbox.h
+  libseccomp-dev       # cuco-sandbox-exec's seccomp filter (linked statically)
 )
 
 missing=()

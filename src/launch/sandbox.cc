@@ -276,7 +276,9 @@ std::string FormatSandboxReport(const SandboxSupport& s) {
                                    " (eval/evolve/run refuse untrusted candidates without --unsafe-no-sandbox)");
   line("bwrap", s.bwrap_path.empty() ? "not found" : fmt::format("{} ({})", s.bwrap_path, s.bwrap_version));
   line("exec", s.exec_path.empty() ? "cuco-sandbox-exec not found" : s.exec_path);
-  line("seccomp", s.seccomp ? "filter loads and denies ptrace and new user namespaces" : "not working");
+  bool seccomp_tried = s.available || s.why_not.find("seccomp") != std::string::npos;
+  line("seccomp", s.seccomp ? "filter loads and denies ptrace and new user namespaces"
+                            : (seccomp_tried ? "not working" : "not checked"));
   line("limits", s.notes);
   return r;
 }

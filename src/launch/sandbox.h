@@ -3,7 +3,11 @@
 //
 // Usage: argv = *SandboxPrefix(spec), then append the command, then run argv (RunProcess or a
 // launcher). The fds the command must inherit (rank sockets, log files) must be open without
-// O_CLOEXEC in the process that execs bwrap; bwrap passes them on.
+// O_CLOEXEC in the process that execs bwrap; bwrap passes them on (RunProcess closes all fds above
+// 2, so rank sockets need a spawn that keeps them). The command must be visible inside: one under
+// /tmp, a hidden dir or a hidden home secret needs its directory in readonly_dirs. bwrap exits with
+// the command's exit status, 128+N when it died by signal N. --die-with-parent ties the sandbox to
+// the THREAD that started bwrap (PR_SET_PDEATHSIG): start it from a thread that outlives the run.
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,12 @@ namespace {
 namespace fs = std::filesystem;
 using launch_test::Slurp;
 
-const std::string kProbe = CUCO_SANDBOX_PROBE;
+// The build directory this test runs from (build/src/launch/sandbox_test), which may have moved
+// since it was built (the GPU machines get a copy).
+fs::path BuildDir() { return fs::canonical("/proc/self/exe").parent_path().parent_path().parent_path(); }
+
+const std::string kProbe = fs::exists(CUCO_SANDBOX_PROBE) ? std::string(CUCO_SANDBOX_PROBE)
+                                                          : (BuildDir() / "tests/sandbox/cuco-sandbox-probe").string();
 
 struct Ran {
   int code = -1;                                 // exit status, or 128 + signal
@@ -75,7 +80,7 @@ class SandboxTest : public ::testing::Test {
   void SetUp() override {
     if (!DetectSandbox().available) GTEST_SKIP() << "sandbox not available: " << DetectSandbox().why_not;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(CUCO_BINARY_DIR) / "sandbox_test_scratch" / (std::to_string(getpid()) + "_" + info->name());
+    dir_ = BuildDir() / "sandbox_test_scratch" / (std::to_string(getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -340,6 +345,97 @@ TEST_F(SandboxTest, FailingRankDecidesTheExitCodeAndOthersAreKilled) {
   EXPECT_EQ(r.code, 7) << r.output;
   EXPECT_GT(s, 2.5);
   EXPECT_LT(s, 20);
+}
+
+TEST_F(SandboxTest, OnlyTheAssignedGpuNodes) {
+  if (!fs::exists("/dev/nvidiactl") || !fs::exists("/dev/nvidia0")) GTEST_SKIP() << "no NVIDIA GPU here";
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.insert(argv.end(), {"/bin/ls", "/dev"});
+  Ran r = RunArgv(argv);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::vector<std::string> nvidia;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("nvidia", 0) == 0) nvidia.push_back(line);
+  }
+  std::sort(nvidia.begin(), nvidia.end());
+  std::vector<std::string> want = {"nvidia-uvm", "nvidia0", "nvidiactl"};
+  if (!fs::exists("/dev/nvidia-uvm")) want.erase(want.begin());
+  EXPECT_EQ(nvidia, want) << r.output;
+}
+
+// tests/sandbox/gpu_probe.cu, compiled by tests/sandbox/gpu-check.sh, which names it in this variable.
+TEST_F(SandboxTest, CudaWorksInsideWithSeccomp) {
+  const char* program = std::getenv("CUCO_SANDBOX_GPU_PROBE");
+  if (program == nullptr || !fs::exists("/dev/nvidia0")) GTEST_SKIP() << "no GPU or CUCO_SANDBOX_GPU_PROBE unset";
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  spec.data_bytes = 32ull << 30;  // RLIMIT_DATA must not break CUDA (RLIMIT_AS would)
+  spec.readonly_dirs = {fs::canonical(fs::path(program).parent_path()).string()};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.push_back(fs::canonical(program).string());
+  Ran r = RunArgv(argv);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.Get("gpu_probe"), "ok") << r.output;
+}
+
+// Start-up cost of one sandbox (bwrap, namespaces, mounts, seccomp) around /bin/true; the median
+// is printed for bench/results. The bound is loose: CI machines are slow and shared.
+// The same under CUDA MPS: the client must reach the server through the bound pipe dir (its log
+// gains a connected client), with the private /dev/shm, ipc and pid namespaces and seccomp.
+TEST_F(SandboxTest, CudaWorksUnderMpsInside) {
+  const char* program = std::getenv("CUCO_SANDBOX_GPU_PROBE");
+  const char* pipe_dir = std::getenv("CUCO_SANDBOX_MPS_PIPE_DIR");
+  const char* log_dir = std::getenv("CUCO_SANDBOX_MPS_LOG_DIR");
+  if (program == nullptr || pipe_dir == nullptr || log_dir == nullptr) {
+    GTEST_SKIP() << "CUCO_SANDBOX_GPU_PROBE, CUCO_SANDBOX_MPS_PIPE_DIR or CUCO_SANDBOX_MPS_LOG_DIR unset";
+  }
+  auto connected = [&] {
+    std::istringstream in(Slurp(std::string(log_dir) + "/server.log"));
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find("connected") != std::string::npos;
+    return n;
+  };
+  int before = connected();
+  SandboxSpec spec = Spec();
+  spec.gpus = {0};
+  spec.mps_pipe_dir = pipe_dir;
+  spec.env["CUDA_MPS_PIPE_DIRECTORY"] = pipe_dir;
+  spec.readonly_dirs = {fs::canonical(fs::path(program).parent_path()).string()};
+  auto prefix = SandboxPrefix(spec);
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.push_back(fs::canonical(program).string());
+  Ran r = RunArgv(argv);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.Get("gpu_probe"), "ok") << r.output;
+  EXPECT_GT(connected(), before) << "the MPS server saw no client";
+}
+
+TEST_F(SandboxTest, StartUpOverhead) {
+  auto prefix = SandboxPrefix(Spec());
+  ASSERT_TRUE(prefix.ok());
+  std::vector<std::string> argv = *prefix;
+  argv.push_back("/bin/true");
+  auto median_s = [](const std::vector<std::string>& cmd) {
+    std::vector<double> t;
+    for (int i = 0; i < 21; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      EXPECT_EQ(RunArgv(cmd).code, 0);
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  double bare = median_s({"/bin/true"}), boxed = median_s(argv);
+  std::printf("sandbox start-up: median %.1f ms (/bin/true alone %.1f ms) over 21 runs\n", boxed * 1e3, bare * 1e3);
+  EXPECT_LT(boxed, 0.5);
 }
 
 TEST_F(SandboxTest, BadSpecsAreRejected) {
