@@ -140,7 +140,7 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
     if (s.ndx != "UND") defined.insert(s.name);
   auto has_stub = [&](const std::string& kernel) {
     for (const auto& d : defined)
-      if (d.find("__device_stub__" + kernel.substr(2)) != std::string::npos) return true;
+      if (d.find("__device_stub__" + kernel.substr(1)) != std::string::npos) return true;
     return false;
   };
   for (const auto& s : syms) {
