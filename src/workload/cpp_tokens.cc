@@ -91,6 +91,7 @@ std::vector<CppToken> LexCpp(const std::string& text) {
     }
     if (c == '/' && at(i + 1) == '*') {
       size_t e = s.find("*/", i + 2);
+      if (e == std::string::npos) emit(CppTokenKind::kOther, i, i + 2);  // an unterminated comment
       i = e == std::string::npos ? n : e + 2;
       continue;
     }

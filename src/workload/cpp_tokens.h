@@ -23,8 +23,9 @@ struct CppToken {
   bool first_on_line = false;  // first token of its logical line (splices joined, comments as spaces)
 };
 
-// Lexes C++ source text (phases 1-3, see above). Never fails: an unterminated literal or comment
-// ends at the end of its line (literal, as kOther) or of the text (comment).
+// Lexes C++ source text (phases 1-3, see above). Never fails: an unterminated literal ends at the
+// end of its line (a raw string: of the text) as a kOther token; an unterminated comment yields a
+// kOther token "/*" and runs to the end of the text.
 std::vector<CppToken> LexCpp(const std::string& text);
 
 // A token of preprocessor output with the place it came from, as the linemarkers say.

@@ -245,6 +245,18 @@ void ScanDirectives(const std::vector<CppToken>& toks, const SplitSource& split,
   }
   for (size_t i = 0; i < nb; ++i)
     if (depth[i] > 0) hits->push_back({open_line[i], "#if", "a conditional that spans frozen code"});
+  // Each block must end where it started: outside comments and literals, with no line splice
+  // running into the END marker (else the frozen text after it is swallowed).
+  for (const auto& b : split.blocks) {
+    for (const auto& t : LexCpp(b.body))
+      if (t.kind == CppTokenKind::kOther && (t.text == "/*" || t.text.find_first_of("\"'") != std::string::npos))
+        hits->push_back({b.start_line + t.line, t.text.substr(0, 8), "a comment or literal that spans frozen code"});
+    size_t end = b.body.find_last_not_of(" \t\r\n");
+    if (end != std::string::npos && b.body[end] == '\\') {
+      int line = b.start_line + 1 + static_cast<int>(std::count(b.body.begin(), b.body.begin() + end, '\n'));
+      hits->push_back({line, "\\", "a line splice into frozen code"});
+    }
+  }
 }
 
 // The blocks' tokens of the raw text.

@@ -157,6 +157,19 @@ TEST(DenyListEvasion, DirectivesThatReachFrozenCode) {
   std::vector<std::string> t;
   for (const auto& h : *hits) t.push_back(h.token + "@" + std::to_string(h.line));
   EXPECT_EQ(t, (std::vector<std::string>{"#if@2", "#endif@6"}));
+  // A comment, raw string or splice left open at the end of a block swallows the frozen code too.
+  auto spans = [](const std::string& open, const std::string& close) {
+    const std::string t = "// EVOLVE-BLOCK-START\nint a;\n" + open + "\n// EVOLVE-BLOCK-END\nint check() { return 1; }\n" +
+                          "// EVOLVE-BLOCK-START\n" + close + "\n// EVOLVE-BLOCK-END\n";
+    auto h = ScanEvolveBlocks(t, "c.cu");
+    std::vector<std::string> v;
+    for (const auto& x : *h) v.push_back(x.category + "@" + std::to_string(x.line));
+    return v;
+  };
+  EXPECT_EQ(spans("/*", "*/"), (std::vector<std::string>{"a comment or literal that spans frozen code@3"}));
+  EXPECT_EQ(spans("auto s = R\"x(", ")x\";"), (std::vector<std::string>{"a comment or literal that spans frozen code@3",
+                                                                   "a comment or literal that spans frozen code@7"}));
+  EXPECT_EQ(spans("int b = 0; // \\", ""), (std::vector<std::string>{"a line splice into frozen code@3"}));
   // A macro that the frozen code after the block uses.
   EXPECT_EQ(Tokens("#define main() fake_main()"), (std::vector<std::string>{"#define main", "main"}));
 }
