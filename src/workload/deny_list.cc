@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 
 #include "launch/subprocess.h"
 #include "util/files.h"
@@ -406,12 +407,17 @@ Result<std::vector<DenyHit>> ScanEvolveBlocksPreprocessed(const std::string& can
   std::vector<CppToken> raw = LexCpp(candidate_text);
   std::vector<DenyHit> hits;
   ScanDirectives(raw, *split, &hits);
-  std::vector<std::vector<std::string>> passes = {preprocess_argv};
+  // nvcc: the device pass runs while the host pass's command is worked out and run.
+  auto run = [timeout_s](const std::vector<std::string>& argv) {
+    return argv.empty() ? Result<std::string>(Status::Unavailable("no preprocessor command"))
+                        : RunPreprocessor(argv, timeout_s);
+  };
+  auto device = std::async(std::launch::async, run, preprocess_argv);
+  std::vector<Result<std::string>> outputs;
   if (!preprocess_argv.empty() && std::filesystem::path(preprocess_argv[0]).filename() == "nvcc")
-    passes.push_back(NvccHostPass(preprocess_argv, timeout_s));
-  for (const auto& argv : passes) {
-    auto pp = argv.empty() ? Result<std::string>(Status::Unavailable("no preprocessor command"))
-                           : RunPreprocessor(argv, timeout_s);
+    outputs.push_back(run(NvccHostPass(preprocess_argv, timeout_s)));
+  outputs.push_back(device.get());
+  for (const auto& pp : outputs) {
     if (!pp.ok()) {
       // No compiler, or a file it cannot preprocess (its compile fails the same way): the raw scan.
       ScanTokens(RawBlockTokens(raw, *split), /*pragmas=*/false, &hits);
