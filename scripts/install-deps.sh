@@ -7,6 +7,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ pkg-config python3 python3-pip
+  binutils             # readelf, nm: the object check of compiled candidates (src/evaluate/object_check.h)
   nlohmann-json3-dev   # JSON
   libcli11-dev         # command line
   libfmt-dev           # formatting (used header-only)

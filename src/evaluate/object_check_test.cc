@@ -1,0 +1,158 @@
+#include "evaluate/object_check.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kNvcc = "/usr/local/cuda/bin/nvcc";
+
+class ObjectCheck : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("readelf --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "readelf (binutils) not found";
+    dir_ = fs::temp_directory_path() / ("cuco-objcheck-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  // Compiles `code` (C++ with g++, or CUDA with nvcc) to an object; "" when it does not compile.
+  std::string Compile(const std::string& code, bool cuda) {
+    fs::path src = dir_ / (cuda ? "c.cu" : "c.cc"), obj = dir_ / "c.o";
+    std::ofstream(src) << code;
+    fs::remove(obj);
+    std::string cmd = cuda ? std::string(kNvcc) + " -std=c++20 -gencode=arch=compute_90a,code=sm_90a "
+                                                  "-Xcompiler=-fPIC -O3 -c "
+                           : "g++ -std=c++20 -O2 -fPIC -c ";
+    cmd += src.string() + " -o " + obj.string() + " >" + (dir_ / "log").string() + " 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      std::ifstream log(dir_ / "log");
+      ADD_FAILURE() << "compile failed: " << cmd << "\n" << std::string(std::istreambuf_iterator<char>(log), {});
+      return "";
+    }
+    return obj.string();
+  }
+  // The symbol of every finding.
+  std::vector<std::string> Findings(const std::string& code, bool cuda = false) {
+    std::string obj = Compile(code, cuda);
+    if (obj.empty()) return {"<no object>"};
+    auto f = InspectCandidateObject(obj, cuda ? "cuda" : "cpu");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    std::vector<std::string> v;
+    if (f.ok())
+      for (const auto& x : *f) v.push_back(x.symbol);
+    return v;
+  }
+  bool HaveGxx() { return std::system("g++ --version >/dev/null 2>&1") == 0; }
+  fs::path dir_;
+};
+
+const char* kHonestCpu = R"(
+#include <vector>
+#include <algorithm>
+namespace { struct State { std::vector<float> buf; }; int helper(int x) { return x * 2; } }
+void cuco_candidate_teardown(void* s) { delete static_cast<State*>(s); }
+bool cuco_candidate_run(void* s, int n) {
+  auto* st = static_cast<State*>(s);
+  st->buf.resize(n);
+  std::sort(st->buf.begin(), st->buf.end());
+  return helper(n) > 0;
+}
+)";
+
+TEST_F(ObjectCheck, HonestCppObjectPasses) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  EXPECT_EQ(Findings(kHonestCpu), std::vector<std::string>{});
+  EXPECT_TRUE(CheckCandidateObject((dir_ / "c.o").string(), "cpu", "cand.cc").ok());
+}
+
+TEST_F(ObjectCheck, CLinkageAndAsmLabelsAreNamed) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  EXPECT_EQ(Findings("#include <sys/types.h>\nextern \"C\" ssize_t write(int, const void*, size_t) { return 0; }"),
+            std::vector<std::string>{"write"});
+  EXPECT_EQ(Findings("int ncclAllReduce_impl() asm(\"ncclAllReduce\");\nint ncclAllReduce_impl() { return 0; }"),
+            std::vector<std::string>{"ncclAllReduce"});
+  EXPECT_EQ(Findings("extern \"C\" __attribute__((weak)) int cudaEventElapsedTime(float* ms, void*, void*) "
+                     "{ *ms = 0.001f; return 0; }"),
+            std::vector<std::string>{"cudaEventElapsedTime"});
+  EXPECT_EQ(Findings("int counter = 1;"), std::vector<std::string>{"counter"});
+  Status s = CheckCandidateObject((dir_ / "c.o").string(), "cpu", "cand.cc");
+  EXPECT_EQ(s.message(),
+            "cand.cc: the compiled candidate defines the unmangled global 'counter', which candidates may not do");
+}
+
+TEST_F(ObjectCheck, ReservedNamespacesAndOperatorNew) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  EXPECT_EQ(Findings("namespace std { void hook() {} }"), std::vector<std::string>{"std::hook()"});
+  EXPECT_EQ(Findings("namespace std::chrono { int fake_now() { return 0; } }"),
+            std::vector<std::string>{"std::chrono::fake_now()"});
+  EXPECT_EQ(Findings("namespace cuco_frozen { float* reference = nullptr; }"),
+            std::vector<std::string>{"cuco_frozen::reference"});
+  EXPECT_EQ(Findings("#include <random>\nunsigned int std::random_device::_M_getval() { return 4; }"),
+            std::vector<std::string>{"std::random_device::_M_getval()"});
+  EXPECT_EQ(Findings("#include <cstdlib>\n#include <new>\nvoid* operator new(std::size_t n) { return std::malloc(n); }"),
+            std::vector<std::string>{"operator new(unsigned long)"});
+}
+
+TEST_F(ObjectCheck, LoadAndExitTimeCodeIsNamed) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((constructor)) static void early() { seen = 1; }"), std::vector<std::string>{"early()"});
+  EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((destructor(200))) static void late() { seen = 2; }"), std::vector<std::string>{"late()"});
+  EXPECT_EQ(Findings("static void f() {}\n__attribute__((section(\".init_array\"), used)) static void (*p)() = f;"),
+            std::vector<std::string>{"f()"});
+  auto v = Findings("#include <cstdlib>\nnamespace { const char* nonce = std::getenv(\"N\"); }\n"
+                    "const char* get() { return nonce; }");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rfind("the namespace-scope initialisers (_GLOBAL__sub_I_", 0), 0u) << v[0];
+  v = Findings("static int impl() { return 1; }\nextern \"C\" int (*resolve())() { return impl; }\n"
+               "int picked() __attribute__((ifunc(\"resolve\")));");
+  EXPECT_EQ(v, (std::vector<std::string>{"resolve", "picked()"}));
+}
+
+TEST_F(ObjectCheck, LinesComeFromDebugInfo) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  fs::path src = dir_ / "g.cc", obj = dir_ / "g.o";
+  std::ofstream(src) << "// line 1\n\nextern \"C\" int write(int, const void*, unsigned long) { return 0; }\n";
+  ASSERT_EQ(std::system(("g++ -g -c " + src.string() + " -o " + obj.string()).c_str()), 0);
+  Status s = CheckCandidateObject(obj.string(), "cpu", "cand.cc");
+  EXPECT_EQ(s.message(),
+            "cand.cc:3: the compiled candidate defines the C-linkage function 'write', which candidates may not do");
+}
+
+TEST_F(ObjectCheck, MissingObjectIsAnError) {
+  EXPECT_FALSE(CheckCandidateObject((dir_ / "none.o").string(), "cpu", "x.cc").ok());
+}
+
+TEST_F(ObjectCheck, CudaObjectsKeepNvccRegistrationOnly) {
+  if (!fs::exists(kNvcc)) GTEST_SKIP() << "nvcc not found at " << kNvcc;
+  const std::string honest =
+      "#include <vector>\n__device__ unsigned counter;  // nvcc keeps its host shadow local\nnamespace { __device__ int flag; __global__ void k(float* p) { p[threadIdx.x] += flag; }\n"
+      "std::vector<int> sizes() { return {1, 2}; } }\n"
+      "void cuco_candidate_run(float* p) { k<<<1, 32>>>(p); (void)sizes(); }\n__global__ void open_kernel(int* x) "
+      "{ *x = 1; }\n";
+  EXPECT_EQ(Findings(honest, true), std::vector<std::string>{});
+  // The same object read as a CPU one: nvcc's registration is no longer expected.
+  auto cpu = InspectCandidateObject((dir_ / "c.o").string(), "cpu");
+  ASSERT_TRUE(cpu.ok());
+  ASSERT_EQ(cpu->size(), 1u);
+  EXPECT_EQ((*cpu)[0].symbol, "__sti____cudaRegisterAll()");
+  EXPECT_EQ(Findings("#include <cuda_runtime.h>\nextern \"C\" cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, "
+                     "cudaEvent_t) { *ms = 0.001f; return cudaSuccess; }",
+                     true),
+            std::vector<std::string>{"cudaEventElapsedTime"});
+  EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((constructor)) static void grab() { seen = 1; }\n"
+                     "__global__ void k() {}", true),
+            std::vector<std::string>{"grab()"});
+}
+
+}  // namespace
+}  // namespace cuco
