@@ -9,8 +9,8 @@ alternated (supervisor, legacy, supervisor, legacy, ...) so that drift hits both
 
 Usage (repo root, on a GPU machine):
   bench/legacy/compare_inprocess.py --cuco .carry/cuco --out DIR [--rounds 2] [--world-size 1]
-      WORKLOAD:CANDIDATE[:NAME] [--size N=V]...
-CANDIDATE "seed" means the workload's seed. Writes DIR/compare.json and a table on stdout.
+      WORKLOAD:CANDIDATE[:NAME[:N=V,N=V...]]
+CANDIDATE "seed" means the workload's seed; N=V are bench sizes for that entry (cuco eval --size). Writes DIR/compare.json and a table on stdout.
 """
 import argparse
 import glob
@@ -123,6 +123,7 @@ def main():
         parts = entry.split(":")
         workload, cand = parts[0], parts[1]
         name = parts[2] if len(parts) > 2 else os.path.basename(cand)
+        entry_sizes = [x for x in parts[3].split(",") if x] if len(parts) > 3 else []
         if cand == "seed":
             cand = os.path.join(workload, "seed.cu")
         row = {"workload": os.path.basename(workload.rstrip("/")), "candidate": name, "supervisor_ms": [],
@@ -131,7 +132,7 @@ def main():
             exe = None
             for r in range(a.rounds):
                 rec, out = cuco_eval(a.cuco, workload, cand, os.path.join(a.out, "runs", row["workload"], name, str(r)),
-                                     a.world_size, a.size)
+                                     a.world_size, a.size + entry_sizes)
                 if not rec or rec.get("status") != "ok":
                     raise RuntimeError("cuco eval: %s" % (rec.get("reason") if rec else out[-2000:]))
                 row["supervisor_ms"].append(rec["timing"]["median_ms"])

@@ -63,11 +63,12 @@ compare() {
   for wl in gemm_reducescatter gemm_allgather moe_dispatch_combine attention_cp; do
     python3 bench/materialize_variants.py workloads/$wl "$V/$wl" >/dev/null
   done
-  python3 bench/legacy/compare_inprocess.py --cuco "$CUCO" --out "$OUT" --rounds 2 --size E_PER_RANK=8 \
+  python3 bench/legacy/compare_inprocess.py --cuco "$CUCO" --out "$OUT" --rounds 2 ${COMPARE:-\
     workloads/gemm_reducescatter:seed:seed workloads/gemm_reducescatter:$V/gemm_reducescatter/ring_ce.cu:ring_ce \
     workloads/gemm_allgather:seed:seed workloads/gemm_allgather:$V/gemm_allgather/push_ce_whole_shards.cu:push_ce_whole_shards \
-    workloads/moe_dispatch_combine:seed:seed workloads/moe_dispatch_combine:$V/moe_dispatch_combine/interleaved_ce.cu:interleaved_ce \
-    workloads/attention_cp:seed:seed workloads/attention_cp:$V/attention_cp/zigzag_ce.cu:zigzag_ce
+    workloads/moe_dispatch_combine:seed:seed:E_PER_RANK=8 \
+    workloads/moe_dispatch_combine:$V/moe_dispatch_combine/interleaved_ce.cu:interleaved_ce:E_PER_RANK=8 \
+    workloads/attention_cp:seed:seed workloads/attention_cp:$V/attention_cp/zigzag_ce.cu:zigzag_ce}
 }
 
 overhead() {

@@ -210,6 +210,38 @@ std::vector<std::string> Builder::LinkCommand(const std::vector<fs::path>& objec
   return cmd;
 }
 
+Result<std::vector<std::string>> Builder::CompileSandbox(const fs::path& dir, double timeout_s) const {
+  SandboxSpec box;
+  // What the compile reads may lie under /tmp (private inside): the cache (frozen objects), the
+  // runtime and the workload, read-only; it writes only its own folder.
+  for (const fs::path& ro : {cache_dir_, runtime_dir_, workload_.dir}) {
+    std::error_code ec;
+    if (fs::exists(ro, ec)) box.readonly_dirs.push_back(fs::absolute(ro).string());
+  }
+  box.writable_dirs = {fs::absolute(dir).string()};
+  box.env = {{"PATH", std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"}, {"HOME", "/tmp"},
+             {"LANG", "C"}, {"TMPDIR", "/tmp"}};
+  box.cwd = fs::absolute(dir).string();
+  box.tmp_bytes = 4ull << 30;  // nvcc's intermediate files
+  box.file_size_bytes = 4ull << 30;
+  box.cpu_seconds = static_cast<uint64_t>(std::max(1.0, timeout_s)) + 10;
+  return SandboxPrefix(box);
+}
+
+Result<std::vector<std::string>> Builder::PreprocessCommand(const fs::path& source) const {
+  if (compiler_.empty()) return Status::Unavailable("no compiler found (run `cuco doctor`)");
+  std::vector<std::string> cmd;
+  if (sandboxed_) {
+    auto prefix = CompileSandbox(source.parent_path(), 120);
+    if (!prefix.ok()) return prefix.status();
+    cmd = *prefix;
+  }
+  cmd.push_back(compiler_);
+  cmd.insert(cmd.end(), common_flags_.begin(), common_flags_.end());
+  cmd.insert(cmd.end(), {"-E", source.string()});
+  return cmd;
+}
+
 Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<Unit>& units, const fs::path& exe,
                                         double timeout_s) {
   BuildResult r;
@@ -233,21 +265,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
     ProcessSpec spec;
     spec.argv = cmd;
     if (sandboxed_) {
-      SandboxSpec box;
-      // What the compile reads may lie under /tmp (private inside): the cache (frozen objects), the
-      // runtime and the workload, read-only; it writes only its own folder.
-      for (const fs::path& ro : {cache_dir_, runtime_dir_, workload_.dir}) {
-        std::error_code ec;
-        if (fs::exists(ro, ec)) box.readonly_dirs.push_back(fs::absolute(ro).string());
-      }
-      box.writable_dirs = {fs::absolute(dir).string()};
-      box.env = {{"PATH", std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"}, {"HOME", "/tmp"},
-                 {"LANG", "C"}, {"TMPDIR", "/tmp"}};
-      box.cwd = fs::absolute(dir).string();
-      box.tmp_bytes = 4ull << 30;  // nvcc's intermediate files
-      box.file_size_bytes = 4ull << 30;
-      box.cpu_seconds = static_cast<uint64_t>(std::max(1.0, left)) + 10;
-      auto prefix = SandboxPrefix(box);
+      auto prefix = CompileSandbox(dir, left);
       if (!prefix.ok()) {
         r.ok = false;
         r.log += "cuco: cannot sandbox the compile: " + prefix.status().message() + "\n";

@@ -55,6 +55,11 @@ class Builder {
   void set_sandboxed(bool on) { sandboxed_ = on; }
   bool sandboxed() const { return sandboxed_; }
 
+  // The command that preprocesses `source` (a candidate file) exactly as Build compiles it (the
+  // compile command with `-c src -o obj` replaced by `-E src`), inside the sandbox when sandboxed.
+  // The deny-list scans its output (workload/deny_list.h, CheckDenyListPreprocessed).
+  Result<std::vector<std::string>> PreprocessCommand(const std::filesystem::path& source) const;
+
   // Builds the small GPU health probe (runtime/src/gpu_probe.cu).
   Result<BuildResult> BuildGpuProbe(double timeout_s);
 
@@ -71,6 +76,8 @@ class Builder {
   std::vector<std::string> CompileCommand(const Unit& u) const;
   std::vector<std::string> LinkCommand(const std::vector<std::filesystem::path>& objects,
                                        const std::filesystem::path& exe) const;
+  // The sandbox prefix for a compile that writes only into `dir`.
+  Result<std::vector<std::string>> CompileSandbox(const std::filesystem::path& dir, double timeout_s) const;
   Result<BuildResult> BuildInDir(const std::filesystem::path& dir, const std::vector<Unit>& units,
                                  const std::filesystem::path& exe, double timeout_s);
   std::string EnvironmentKey() const;

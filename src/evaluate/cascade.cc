@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "evaluate/judge.h"
+#include "evaluate/object_check.h"
 #include "launch/sandbox.h"
 #include "util/files.h"
 #include "util/sha256.h"
@@ -234,7 +235,17 @@ bool Cascade::CheckBoundPart(const std::string& code, const std::string& part_na
   return true;
 }
 
-bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord* rec) {
+Status Cascade::ScanPreprocessed(const std::string& code, const std::string& label, const fs::path& work_dir) {
+  const fs::path dir = fs::absolute(work_dir) / "scan";
+  CUCO_RETURN_IF_ERROR(MakeDirs(dir));
+  const fs::path src = dir / (workload_.language == "cuda" ? "candidate.cu" : "candidate.cc");
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(src, code));
+  auto argv = builder_->PreprocessCommand(src);
+  if (!argv.ok()) return Status::Ok();  // no compiler or no sandbox: the compile stage says so
+  return CheckDenyListPreprocessed(code, label, *argv, std::max(60.0, workload_.compile_s));
+}
+
+bool Cascade::Scan(const std::string& code, const std::string& label, const fs::path& work_dir, EvalRecord* rec) {
   auto t = Clock::now();
   StageRecord* st = rec->Stage("scan");
   Status s = Status::Ok();
@@ -243,6 +254,8 @@ bool Cascade::Scan(const std::string& code, const std::string& label, EvalRecord
     if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
       s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
     if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
+    // The same scan again on what the compiler will see (splices, digraphs and macros resolved).
+    if (s.ok() && !options_.skip_deny_scan && harness) s = ScanPreprocessed(code, label, work_dir);
   }
   st->seconds = Since(t);
   if (!s.ok()) {
@@ -291,6 +304,17 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
     return false;
   }
   st->status = EvalStatus::kOk;
+  // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
+  if (workload_.mode == "harness" && !options_.skip_deny_scan) {
+    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path);
+    if (!obj.ok()) {
+      st->status = EvalStatus::kRejected;
+      st->detail = obj.message();
+      rec->status = EvalStatus::kRejected;
+      rec->reason = obj.message();
+      return false;
+    }
+  }
   st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
   *out = *built;
   return true;
@@ -573,7 +597,7 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
   }
   const bool timing_only = !call.bound_part.empty();
   if (timing_only && !CheckBoundPart(code, call.bound_part, &rec)) return rec;
-  if (!Scan(code, label, &rec)) return rec;
+  if (!Scan(code, label, work_dir, &rec)) return rec;
   if (!options_.unsafe_no_sandbox && !DetectSandbox().available) {
     rec.status = EvalStatus::kSkipped;
     rec.reason = "no working sandbox on this machine (" + DetectSandbox().why_not +

@@ -71,7 +71,8 @@ class Cascade {
   std::string DescribeRun(const std::string& stage, bool timing_only = false) const;
 
  private:
-  bool Scan(const std::string& code, const std::string& label, EvalRecord* rec);
+  bool Scan(const std::string& code, const std::string& label, const std::filesystem::path& work_dir, EvalRecord* rec);
+  Status ScanPreprocessed(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
   bool Compile(const std::string& code, EvalRecord* rec, BuildResult* built);
   bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
                        EvalRecord* rec, bool timing_only = false);

@@ -46,6 +46,9 @@ namespace {
 
 constexpr int kExitUsage = 2;
 constexpr int kExitSetup = 126;
+// Every rank exited 0 but left processes running (they were killed): cuco/protocol.h's
+// kSandboxLeftovers, which the supervisor reports as a broken rule.
+constexpr int kExitLeftovers = 125;
 constexpr int kExitExec = 127;
 constexpr double kKillOthersAfterS = 3.0;
 
@@ -240,11 +243,13 @@ int StatusCode(int status) {
 }
 
 // Our children that are not ranks (orphans reparented to us as subreaper); kill them all.
-void KillLeftovers() {
+// Returns how many were still running (not zombies) when first seen.
+int KillLeftovers() {
+  int killed = 0;
   for (int round = 0; round < 50; ++round) {
     bool any = false;
     DIR* d = opendir("/proc");
-    if (d == nullptr) return;
+    if (d == nullptr) return killed;
     while (dirent* e = readdir(d)) {
       char* end = nullptr;
       long pid = std::strtol(e->d_name, &end, 10);
@@ -262,14 +267,18 @@ void KillLeftovers() {
       long ppid = 0;
       if (rp == nullptr || std::sscanf(rp + 1, " %c %ld", &state, &ppid) != 2 || ppid != getpid()) continue;
       any = true;
-      if (state != 'Z') kill(static_cast<pid_t>(pid), SIGKILL);
+      if (state != 'Z') {
+        kill(static_cast<pid_t>(pid), SIGKILL);
+        if (round == 0) ++killed;
+      }
     }
     closedir(d);
     while (waitpid(-1, nullptr, WNOHANG) > 0) {
     }
-    if (!any) return;
+    if (!any) return killed;
     usleep(10000);
   }
+  return killed;
 }
 
 int RunRanks(const Options& o, scmp_filter_ctx filter) {
@@ -332,7 +341,13 @@ int RunRanks(const Options& o, scmp_filter_ctx filter) {
       for (auto& [p, rank] : running) kill(p, sig);
     }
   }
-  KillLeftovers();
+  // Processes the ranks left behind (daemons, orphans) are the candidate's escape attempt: say so.
+  const int left = KillLeftovers();
+  if (left > 0 && result == 0) {
+    std::fprintf(stderr, "cuco-sandbox-exec: the candidate left %d process(es) running after its ranks exited; killed\n",
+                 left);
+    return kExitLeftovers;
+  }
   return result;
 }
 

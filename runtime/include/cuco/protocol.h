@@ -34,6 +34,9 @@ constexpr int kCandidateFd = 3;           // each candidate rank's socket to its
 // spawner inside the sandbox (cuco-sandbox-exec --ranks W --rank-fd-base kSpawnFdBase
 // --rank-log-fd-base kSpawnFdBase+W) moves them to kCandidateFd and 1/2 in each rank.
 constexpr int kSpawnFdBase = 10;
+// The rank spawner's exit status when every rank exited 0 but left processes running (it killed
+// them): the supervisor reports it as a broken rule (kExitProtocol).
+constexpr int kSandboxLeftovers = 125;
 constexpr int kMaxName = 48;
 constexpr int kMaxSizes = 32;
 constexpr int kMaxBuffers = 16;           // inputs + outputs of one set

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -529,6 +530,19 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
   // second calibration, with no candidate process left.
   const std::string ended = candidate_.WaitOrKill(Aborted() ? 0.5 : 10.0);
   Log("candidate processes ended: %s", ended.c_str());
+  if (!Aborted()) {
+    // Told to tear down, every rank said goodbye: anything but a clean exit now is the candidate's.
+    const int st = candidate_.first_abnormal_status();
+    if (st != 0 && WIFEXITED(st) && WEXITSTATUS(st) == protocol::kSandboxLeftovers)
+      Record(SupervisorError{protocol::kExitProtocol, "protocol",
+                             "the candidate left processes running after its ranks exited (daemons or orphans; the "
+                             "sandbox killed them)"},
+             0);
+    else if (st != 0)
+      Record(SupervisorError{protocol::kExitCandidateExited, "candidate_exited",
+                             "the candidate's processes ended badly after teardown: " + ended},
+             0);
+  }
   for (auto& r : ranks) {
     if (!r.initialized) continue;
     try {
