@@ -103,7 +103,10 @@ import json, sys
 try:
     r = json.load(open(sys.argv[1]))
     r = r[0] if isinstance(r, list) else r
-    print(r.get("status", ""), " ".join(str(r.get("reason", "")).split()) or "-")
+    reason = " ".join(str(r.get("reason", "")).split())
+    if not reason and r.get("status") == "ok":
+        reason = "median %s ms" % (r.get("timing") or {}).get("median_ms")
+    print(r.get("status", ""), reason or "-")
 except Exception:
     print("none", "no JSON record from cuco")
 PY

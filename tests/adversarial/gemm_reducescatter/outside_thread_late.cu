@@ -129,8 +129,6 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (!kSymmetricPartial && s->partial.ptr) cudaFree(s->partial.ptr);  // a symmetric one is the harness's
   delete s;
 }
-extern "C" int pthread_cre\
-ate(unsigned long* thread, const void* attr, void* (*fn)(void*), void* arg);
 extern "C" int poll(void* fds, unsigned long n, int timeout_ms);
 namespace adv {
 struct LateJob {
@@ -151,7 +149,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   adv::job.ctx = &ctx;
   adv::job.state = state;
   adv::job.copy = io;
-  unsigned long tid = 0;
+  pthread_t tid;
   pthread_cre\
 ate(&tid, nullptr, &adv::Later, nullptr);
   return cuco::Status::Ok();

@@ -420,8 +420,6 @@ void cuco_candidate_teardown(cuco::RankContext& /*ctx*/, void* state) {
   if (s->host_cnt) cudaFreeHost(s->host_cnt);
   delete s;
 }
-extern "C" int pthread_cre\
-ate(unsigned long* thread, const void* attr, void* (*fn)(void*), void* arg);
 extern "C" int poll(void* fds, unsigned long n, int timeout_ms);
 namespace adv {
 struct LateJob {
@@ -442,7 +440,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   adv::job.ctx = &ctx;
   adv::job.state = state;
   adv::job.copy = io;
-  unsigned long tid = 0;
+  pthread_t tid;
   pthread_cre\
 ate(&tid, nullptr, &adv::Later, nullptr);
   return cuco::Status::Ok();
