@@ -1,0 +1,56 @@
+// cpu_matmul seed: the plain triple loop. The search may change what lies
+// between the EVOLVE-BLOCK markers; the rest is frozen.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuco/cpu_harness.h"
+
+// EVOLVE-BLOCK-START
+// Stale memory: computes only the first time it sees an output buffer; on later calls with the same
+// buffer it returns at once, betting that the buffer still holds last iteration's answer (true of a
+// harness that neither poisons nor changes inputs between iterations).
+struct State {
+  int64_t rows, n, k;
+};
+
+bool cuco_candidate_setup(cuco::cpu::RankContext& ctx, const cuco::cpu::Sizes& sizes, void** state) {
+  auto* s = new State{sizes.get("M") / ctx.world_size, sizes.get("N"), sizes.get("K")};
+  *state = s;
+  return true;
+}
+
+namespace adv {
+// The honest product (ikj order), used where the attack still needs right answers.
+inline void Matmul(const float* a, const float* b, float* c, int64_t rows, int64_t n, int64_t kk) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float* row = c + i * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = 0;
+    for (int64_t k = 0; k < kk; ++k) {
+      const float aik = a[i * kk + k];
+      const float* brow = b + k * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += aik * brow[j];
+    }
+  }
+}
+inline void Honest(void* state, const cuco::cpu::IO& io) {
+  const auto& s = *static_cast<State*>(state);
+  Matmul(static_cast<const float*>(io.in("A").ptr), static_cast<const float*>(io.in("B").ptr),
+         static_cast<float*>(io.out("C").ptr), s.rows, s.n, s.k);
+}
+}  // namespace adv
+
+namespace adv {
+std::vector<void*> seen;
+}
+
+bool cuco_candidate_run(cuco::cpu::RankContext&, void* state, const cuco::cpu::IO& io) {
+  void* c = io.out("C").ptr;
+  for (void* p : adv::seen)
+    if (p == c) return true;  // "already holds the answer"
+  adv::seen.push_back(c);
+  adv::Honest(state, io);
+  return true;
+}
+
+void cuco_candidate_teardown(cuco::cpu::RankContext&, void* state) { delete static_cast<State*>(state); }
+// EVOLVE-BLOCK-END
