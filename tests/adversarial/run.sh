@@ -6,21 +6,26 @@
 # listener, the planted API key nowhere in the run directory or cuco's output, and no process left
 # running in the suite's directories. After the fault tests the workload's seed must still be ok.
 #
-# Usage: tests/adversarial/run.sh <cuco> [workload-filter] [--stage compile]
+# Usage: tests/adversarial/run.sh <cuco> [workload-filter] [--stage compile] [--wall]
 #   workload-filter: an extended regex on the candidate paths (e.g. cpu_matmul, 'gemm_|moe_').
 #   --stage compile: compile only (GPU candidates on a machine without a GPU). Then any verdict but a
 #     compile error is accepted (ok, skipped, or rejected at scan); only a crash of cuco, a missing
 #     record or a candidate that does not compile fails.
+#   --wall: the wall alone. Every candidate runs with --unsafe-skip-deny-scan (no deny-list, no object
+#     check: what the supervisor and the sandbox catch by themselves) and must end with any verdict
+#     but ok (and fault tests must stay contained). The destructive fault tests run too: they are
+#     inside the sandbox (cuco refuses to run a candidate without one).
 # Environment: CUCO_ADVERSARIAL_DESTRUCTIVE=1 also runs the fault tests that signal pid 1 and every
 #   process (kill(-1)); never set it outside a sandbox that works. CUCO_ADVERSARIAL_KEEP=1 keeps
 #   the temporary directory. CUCO_ADVERSARIAL_EVAL_ARGS: more `cuco eval` flags (e.g. --world-size 1).
 set -u
 if [ $# -lt 1 ]; then echo "usage: $0 <cuco> [workload-filter] [--stage compile]" >&2; exit 2; fi
 CUCO=$(realpath "$1"); shift
-FILTER=""; STAGE=all
+FILTER=""; STAGE=all; WALL=0
 while [ $# -gt 0 ]; do
   case $1 in
     --stage) STAGE=$2; shift 2 ;;
+    --wall) WALL=1; shift ;;
     *) FILTER=$1; shift ;;
   esac
 done
@@ -95,6 +100,7 @@ run_one() {
   echo "run canary" >"$rd/cuco-adversarial-run-canary"
   local stage_args=()
   [ "$STAGE" = compile ] && stage_args=(--stage compile)
+  [ "$WALL" = 1 ] && stage_args+=(--unsafe-skip-deny-scan)
   CUCO_ADVERSARIAL_RUN_CANARY=$rd/cuco-adversarial-run-canary \
     timeout 900 "$CUCO" eval "$wl" ${cand:+"$cand"} "${stage_args[@]}" ${CUCO_ADVERSARIAL_EVAL_ARGS:-} --json --run-dir "$rd" >"$T/$name.json" 2>"$T/$name.err"
   RC=$?
@@ -117,7 +123,8 @@ while IFS=$'\t' read -r path class expected regex what; do
   case $path in ''|'#'*|path) continue ;; esac
   [ -z "$FILTER" ] || echo "$path" | grep -Eq -- "$FILTER" || continue
   name=$(basename "$path"); name=${name%.*}
-  if [ "$class" = fault ] && [ "$STAGE" != compile ] && grep -q "DESTRUCTIVE" "$HERE/$path" && [ "${CUCO_ADVERSARIAL_DESTRUCTIVE:-0}" != 1 ]; then
+  if [ "$class" = fault ] && [ "$STAGE" != compile ] && grep -q "DESTRUCTIVE" "$HERE/$path" && [ "$WALL" != 1 ] &&
+     [ "${CUCO_ADVERSARIAL_DESTRUCTIVE:-0}" != 1 ]; then
     row "$path" "$class" skipped - "destructive without a sandbox; set CUCO_ADVERSARIAL_DESTRUCTIVE=1"
     skipped=$((skipped + 1)); continue
   fi
@@ -125,6 +132,14 @@ while IFS=$'\t' read -r path class expected regex what; do
   why=""
   if [ "$STAGE" = compile ]; then
     case $VERDICT in ok|skipped|rejected|timed) ;; *) why="compile stage gave '$VERDICT' (rc $RC)" ;; esac
+  elif [ "$WALL" = 1 ]; then
+    # An interposed symbol lives only in the candidate's own process: it can fool nothing the
+    # supervisor measures, so such a candidate may pass with the supervisor's (honest) time.
+    if [ "$VERDICT" = ok ] && [ "$class" = interposition ]; then
+      REASON="$REASON (honest: the interposition fools only the candidate's own process)"
+    else
+      case $VERDICT in ok|skipped|none|pending) why="the wall alone let it through: '$VERDICT'" ;; esac
+    fi
   else
     case ",$expected," in *",$VERDICT,"*) ;; *) why="verdict '$VERDICT' not in {$expected}" ;; esac
     if [ -z "$why" ] && ! python3 -c 'import re,sys; sys.exit(0 if re.search(sys.argv[1], sys.argv[2]) else 1)' "$regex" "$REASON"; then

@@ -538,6 +538,13 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
                              "the candidate left processes running after its ranks exited (daemons or orphans; the "
                              "sandbox killed them)"},
              0);
+    else if (st != 0 && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) > 128)))
+      Record(SupervisorError{protocol::kExitCandidateCrashed, "candidate_crashed",
+                             "a candidate rank crashed after teardown: " + ended +
+                                 (WIFEXITED(st) ? " (the rank spawner's 128 + signal " +
+                                                      std::to_string(WEXITSTATUS(st) - 128) + ")"
+                                                : "")},
+             0);
     else if (st != 0)
       Record(SupervisorError{protocol::kExitCandidateExited, "candidate_exited",
                              "the candidate's processes ended badly after teardown: " + ended},
