@@ -133,10 +133,10 @@ while IFS=$'\t' read -r path class expected regex what; do
   if [ "$STAGE" = compile ]; then
     case $VERDICT in ok|skipped|rejected|timed) ;; *) why="compile stage gave '$VERDICT' (rc $RC)" ;; esac
   elif [ "$WALL" = 1 ]; then
-    # An interposed symbol lives only in the candidate's own process: it can fool nothing the
-    # supervisor measures, so such a candidate may pass with the supervisor's (honest) time.
-    if [ "$VERDICT" = ok ] && [ "$class" = interposition ]; then
-      REASON="$REASON (honest: the interposition fools only the candidate's own process)"
+    # An interposed symbol or a rewrite of memory reaches only the candidate's own process: it can
+    # fool nothing the supervisor measures, so such a candidate may pass with the supervisor's time.
+    if [ "$VERDICT" = ok ] && { [ "$class" = interposition ] || [ "$class" = memory ]; }; then
+      REASON="$REASON (honest: an in-process attack reaches only the candidate's own process)"
     else
       case $VERDICT in ok|skipped|none|pending) why="the wall alone let it through: '$VERDICT'" ;; esac
     fi

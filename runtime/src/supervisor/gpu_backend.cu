@@ -26,10 +26,37 @@ namespace {
 constexpr size_t kGoOffset = 0, kDoneOffset = 128;  // separate cache lines of the flags allocation
 constexpr uint32_t kUnblockValue = 0x7fffffffu;
 
+bool MpsActive();
+
+// A fatal GPU fault (a kernel's illegal access, say) is sticky and, under MPS, reaches every client
+// of the GPU: the supervisor's own, checked kernels do not fault, so such an error while the
+// candidate shares the GPU is the candidate's crash, not the supervisor's failure.
+bool FatalFault(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void CudaOk(cudaError_t e, const char* expr, const char* file, int line) {
-  if (e != cudaSuccess)
-    Fail(protocol::kExitSupervisor, "supervisor",
-         std::string("CUDA error ") + cudaGetErrorName(e) + " from " + expr + " at " + file + ":" + std::to_string(line));
+  if (e == cudaSuccess) return;
+  const std::string what =
+      std::string("CUDA error ") + cudaGetErrorName(e) + " from " + expr + " at " + file + ":" + std::to_string(line);
+  if (FatalFault(e) && MpsActive())
+    Fail(protocol::kExitCandidateCrashed, "candidate_crashed",
+         "a fatal GPU fault reached the supervisor through the shared MPS server (" + what +
+             "): the candidate's kernels faulted");
+  Fail(protocol::kExitSupervisor, "supervisor", what);
 }
 #define S_CUDA(expr) CudaOk((expr), #expr, __FILE__, __LINE__)
 
