@@ -18,6 +18,7 @@ PACKAGES=(
   libcpp-httplib-dev    # scripted LLM servers in tests
   libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
   libclang-14-dev      # `cuco analyze`: the C/C++/CUDA front end (libclang C API)
+  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan (docs/fuzzing.md)
 )
 
 missing=()
