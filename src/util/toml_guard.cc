@@ -35,74 +35,30 @@ char32_t Decode(const std::string& text, size_t i, size_t* len) {
 }  // namespace
 
 Status CheckTomlForParser(const std::string& text, const std::string& path) {
-  enum class In { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } in = In::kCode;
+  // toml++ may classify a character anywhere outside a comment: in keys and values, and also
+  // inside what looks like a string once it is scanning an invalid value (`x = +"µ"`), or right
+  // after a backslash in a multi-line string. So such a code point is allowed only after a `#` on
+  // its line (a comment, or a string holding a '#', where toml++ never classifies), and never
+  // right after a backslash and the whitespace that may follow it.
   int line = 1;
-  bool classified_next = false;  // the next character is classified even inside a string
+  bool after_hash = false;       // a '#' came earlier on this line
+  bool after_backslash = false;  // only whitespace since a backslash
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
     size_t len = 1;
     const char32_t cp = static_cast<unsigned char>(c) >= 0x80 ? Decode(text, i, &len) : static_cast<char32_t>(c);
-    const bool classified = classified_next || in == In::kCode;
-    classified_next = false;
-    if (classified && TomlppWhitespaceUndefined(cp)) {
+    if (TomlppWhitespaceUndefined(cp) && (!after_hash || after_backslash)) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
       return Status::AtLine(path, line,
                             std::string("character ") + buf +
-                                (in == In::kCode ? " outside a string or comment"
-                                                 : " right after a backslash in a multi-line string") +
-                                ": not valid TOML here (and toml++ 3.3 cannot read it safely)");
+                                " is not allowed here: toml++ 3.3 cannot read it safely outside a comment; in a "
+                                "\"...\" string write it as an escape (\\u" + std::string(buf + 2) + ")");
     }
-    auto at = [&](const char* s) { return text.compare(i, std::char_traits<char>::length(s), s) == 0; };
-    if (c == '\n') ++line;
-    switch (in) {
-      case In::kCode:
-        if (c == '#') in = In::kComment;
-        else if (at("\"\"\"")) in = In::kMultiBasic, len = 3;
-        else if (at("'''")) in = In::kMultiLiteral, len = 3;
-        else if (c == '"') in = In::kBasic;
-        else if (c == '\'') in = In::kLiteral;
-        break;
-      case In::kComment:
-        if (c == '\n') in = In::kCode;
-        break;
-      case In::kBasic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') len = 2;
-        else if (c == '"' || c == '\n') in = In::kCode;
-        break;
-      case In::kLiteral:
-        if (c == '\'' || c == '\n') in = In::kCode;
-        break;
-      case In::kMultiBasic:
-        if (c == '\\') {
-          // toml++ asks whether the next character is whitespace; if so it skips all whitespace
-          // (a line-ending backslash) and classifies every character up to the first other one;
-          // if not, that character is an escape and is skipped here.
-          size_t j = i + 1;
-          while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) {
-            if (text[j] == '\n') ++line;
-            ++j;
-          }
-          classified_next = true;
-          len = j - i;
-          if (j == i + 1 && j < text.size() && static_cast<unsigned char>(text[j]) < 0x80) {
-            classified_next = false;  // an ASCII escape (\" \\ \n ...): never undefined
-            len = 2;
-          }
-        } else if (at("\"\"\"")) {
-          len = 3;
-          while (i + len < text.size() && len < 5 && text[i + len] == '"') ++len;  // "" before the end
-          in = In::kCode;
-        }
-        break;
-      case In::kMultiLiteral:
-        if (at("'''")) {
-          len = 3;
-          while (i + len < text.size() && len < 5 && text[i + len] == '\'') ++len;
-          in = In::kCode;
-        }
-        break;
-    }
+    if (c == '\n') ++line, after_hash = false;
+    if (c == '#') after_hash = true;
+    if (c == '\\') after_backslash = true;
+    else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') after_backslash = false;
     i += len;
   }
   return Status::Ok();
