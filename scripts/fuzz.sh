@@ -22,8 +22,9 @@ CC_FUZZ=${CC_FUZZ:-$(command -v clang-14 || command -v clang)}
 B=build-fuzz
 
 if [ ! -f $B/build.ninja ]; then
-  CXX=$CXX_FUZZ CC=$CC_FUZZ cmake -S . -B $B -G Ninja -DCUCO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >$B.log 2>&1 ||
-    { cat $B.log; echo "fuzz: configure failed" >&2; exit 2; }
+  mkdir -p $B
+  CXX=$CXX_FUZZ CC=$CC_FUZZ cmake -S . -B $B -G Ninja -DCUCO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    >$B/configure.log 2>&1 || { cat $B/configure.log; echo "fuzz: configure failed" >&2; exit 2; }
 fi
 ninja -C $B -j "$(nproc)" "${TARGETS[@]/#/fuzz_}" || { echo "fuzz: build failed" >&2; exit 2; }
 
