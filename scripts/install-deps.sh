@@ -21,6 +21,7 @@ PACKAGES=(
   libclang-14-dev      # `cuco analyze`: the C/C++/CUDA front end (libclang C API)
   bubblewrap           # the candidate sandbox (namespaces, mounts): src/launch/sandbox.h
   libseccomp-dev       # cuco-sandbox-exec's seccomp filter (linked statically)
+  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan (docs/fuzzing.md)
 )
 
 missing=()

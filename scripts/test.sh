@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-cd build
-ctest --output-on-failure -j 2 --timeout 1800
+(cd build && ctest --output-on-failure -j 2 --timeout 1800)
+# The parsers of outside input under libFuzzer, a bounded time each (docs/fuzzing.md).
+scripts/fuzz.sh "${CUCO_FUZZ_SECONDS:-60}"

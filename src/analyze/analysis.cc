@@ -509,7 +509,6 @@ std::vector<std::string> DefaultIncludeDirs() {
 }
 
 Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options) {
-  using namespace analyze_internal;
   if (!std::filesystem::is_regular_file(path)) return Status::NotFound(path + ": no such file");
   std::string text;
   {
@@ -520,6 +519,11 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
     std::fclose(f);
   }
+  return AnalyzeText(path, text, options);
+}
+
+Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, const AnalyzeOptions& options) {
+  using namespace analyze_internal;
   std::vector<std::string> warnings;
   FrontEndResult r;
   std::string used;
@@ -685,7 +689,9 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
   for (const auto& e : a.edges)
     j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"buffer", e.buffer}, {"role", e.role}, {"via", e.via}});
   j["streams"] = a.streams;
-  return j;
+  // Names and expressions come from the source text, which need not be UTF-8: bytes that are not
+  // become U+FFFD, so that dump() of the result never throws.
+  return nlohmann::json::parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::string AnalysisPromptText(const Analysis& a) {

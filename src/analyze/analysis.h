@@ -99,10 +99,14 @@ struct AnalyzeOptions {
 std::vector<std::string> DefaultIncludeDirs();
 
 Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options = {});
+// The same for `text` as if read from `path` (libclang may still look for `path`'s folder for
+// includes). Any text gives an analysis or an error; never throws.
+Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, const AnalyzeOptions& options = {});
 
 // The readable report of `cuco analyze`.
 std::string FormatAnalysis(const Analysis& a);
-// `cuco analyze --json` (schema in docs comment of analysis.cc: AnalysisToJson).
+// `cuco analyze --json` (schema in docs comment of analysis.cc: AnalysisToJson). Its strings are
+// valid UTF-8 (source bytes that are not become U+FFFD), so dump() never throws.
 nlohmann::json AnalysisToJson(const Analysis& a);
 // Compact text for LLM prompts: one line per op, then the graph.
 std::string AnalysisPromptText(const Analysis& a);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -125,9 +126,22 @@ double Num(const nlohmann::json& j, const char* key, double fallback) {
   return it->is_number() ? it->get<double>() : fallback;
 }
 
-long long Int(const nlohmann::json& j, const char* key) {
+long long Int(const nlohmann::json& j, const char* key, long long fallback = 0) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<long long>() : 0;
+  return it != j.end() && it->is_number_integer() ? it->get<long long>() : fallback;
+}
+
+// j[key] when it is a string, else `fallback` (json::value would throw on another type).
+std::string Str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// a + b without overflow: the counts come from files, and may be anything.
+long long SatAdd(long long a, long long b) {
+  long long sum;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<long long>::max() : std::numeric_limits<long long>::min();
 }
 
 // Folds one check into the worst-case figures. NaN is sticky: it never compares as small.
@@ -135,15 +149,26 @@ void Fold(ErrorFigures* e, const nlohmann::json& c) {
   double rel = Num(c, "rel_l2", 0), mx = Num(c, "max_abs", 0);
   if (std::isnan(rel) || !(rel <= e->rel_l2)) e->rel_l2 = std::isnan(e->rel_l2) ? e->rel_l2 : rel;
   if (std::isnan(mx) || !(mx <= e->max_abs)) e->max_abs = std::isnan(e->max_abs) ? e->max_abs : mx;
-  e->nonfinite += Int(c, "nonfinite");
+  e->nonfinite = SatAdd(e->nonfinite, Int(c, "nonfinite"));
   e->poison_left = std::max(e->poison_left, Int(c, "poison_left"));
-  e->elements += Int(c, "elements");
+  e->elements = SatAdd(e->elements, Int(c, "elements"));
   e->checks += 1;
 }
 
 }  // namespace
 
 StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol) {
+  std::vector<RankMetricsText> ranks;
+  for (int r = 0; r < expect.world_size; ++r) {
+    std::filesystem::path p = std::filesystem::path(metrics_dir) / fmt::format("rank{}.json", r);
+    auto text = ReadFile(p);
+    ranks.push_back({text.ok() ? std::optional<std::string>(*text) : std::nullopt, p.string()});
+  }
+  return JudgeMetricsTexts(ranks, expect, tol);
+}
+
+StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const StageExpectations& expect,
+                               const Tolerance& tol) {
   StageVerdict v;
   auto fail = [&](EvalStatus s, std::string why) {
     if (v.status == EvalStatus::kOk) {
@@ -153,10 +178,10 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
   };
   std::vector<double> medians;
   for (int r = 0; r < expect.world_size; ++r) {
-    std::filesystem::path p = std::filesystem::path(metrics_dir) / fmt::format("rank{}.json", r);
-    auto text = ReadFile(p);
-    if (!text.ok()) {
-      fail(EvalStatus::kRuntimeError, fmt::format("rank {} wrote no metrics file ({})", r, p.string()));
+    const std::optional<std::string>& text = r < static_cast<int>(ranks.size()) ? ranks[r].text : std::nullopt;
+    if (!text) {
+      fail(EvalStatus::kRuntimeError,
+           fmt::format("rank {} wrote no metrics file ({})", r, r < static_cast<int>(ranks.size()) ? ranks[r].where : "?"));
       continue;
     }
     nlohmann::json m = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -165,13 +190,12 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
       continue;
     }
     v.ranks.push_back(m);
-    if (m.value("nonce", std::string()) != expect.nonce || m.value("rank", -1) != r ||
-        m.value("stage", std::string()) != expect.stage) {
+    if (Str(m, "nonce") != expect.nonce || Int(m, "rank", -1) != r || Str(m, "stage") != expect.stage) {
       fail(EvalStatus::kRejected,
            fmt::format("rank {}'s metrics file does not carry this run's nonce, rank and stage: forged or stale", r));
       continue;
     }
-    if (v.device.empty()) v.device = m.value("device", std::string());
+    if (v.device.empty()) v.device = Str(m, "device");
     if (m.contains("error") && m["error"].is_string()) {
       fail(EvalStatus::kRuntimeError, fmt::format("rank {}: {}", r, m["error"].get<std::string>()));
       continue;
@@ -180,7 +204,7 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
       std::string where;
       for (const auto& l : m.value("late_writes", nlohmann::json::array()))
         if (where.empty() && l.is_object())
-          where = fmt::format(" (first after {} iteration {})", l.value("after", std::string("?")), Int(l, "iteration"));
+          where = fmt::format(" (first after {} iteration {})", Str(l, "after", "?"), Int(l, "iteration"));
       fail(EvalStatus::kRejected,
            fmt::format("rank {}: {} output elements were written after the timed window had closed{}: work escaped the "
                        "timer",
@@ -189,11 +213,11 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
     }
     if (expect.seen_seeds != nullptr && r == 0) {
       for (const auto& s : m.value("input_seeds", nlohmann::json::array())) {
-        if (!s.is_object() || s.value("phase", std::string()) == "fresh_buffers") continue;
-        if (!expect.seen_seeds->insert(s.value("seed", std::string())).second)
+        if (!s.is_object() || Str(s, "phase") == "fresh_buffers") continue;
+        if (!expect.seen_seeds->insert(Str(s, "seed")).second)
           fail(EvalStatus::kRejected,
                fmt::format("rank {}: input seed {} was used twice ({} iteration {}): inputs must be fresh every "
-                           "iteration", r, s.value("seed", std::string()), s.value("phase", std::string()), Int(s, "iteration")));
+                           "iteration", r, Str(s, "seed"), Str(s, "phase"), Int(s, "iteration")));
       }
     }
     const auto checked = m.find("checked");
@@ -211,7 +235,11 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
     }
     ErrorFigures rank_errors;
     if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: not judged
-      const nlohmann::json checks = m.value("checks", nlohmann::json::array());
+      // Only objects are checks (a number or a list of numbers is no check at all).
+      nlohmann::json checks = nlohmann::json::array();
+      if (m.contains("checks") && m["checks"].is_array())
+        for (const auto& c : m["checks"])
+          if (c.is_object()) checks.push_back(c);
       for (const auto& c : checks) Fold(&rank_errors, c);
       if (static_cast<int>(rank_errors.checks) < expect.min_checks)
         fail(EvalStatus::kRuntimeError,
@@ -222,7 +250,7 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
           fail(EvalStatus::kWrongResult,
                fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
                            "(outputs not fully written)",
-                           r, c.value("kind", std::string("?")), Int(c, "iteration"), left));
+                           r, Str(c, "kind", "?"), Int(c, "iteration"), left));
       }
       if (rank_errors.nonfinite > 0)
         fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
@@ -243,10 +271,10 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
     ErrorFigures& e = v.errors;
     if (std::isnan(rank_errors.rel_l2) || !(rank_errors.rel_l2 <= e.rel_l2)) e.rel_l2 = std::isnan(e.rel_l2) ? e.rel_l2 : rank_errors.rel_l2;
     if (std::isnan(rank_errors.max_abs) || !(rank_errors.max_abs <= e.max_abs)) e.max_abs = std::isnan(e.max_abs) ? e.max_abs : rank_errors.max_abs;
-    e.nonfinite += rank_errors.nonfinite;
+    e.nonfinite = SatAdd(e.nonfinite, rank_errors.nonfinite);
     e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
-    e.elements += rank_errors.elements;
-    e.checks += rank_errors.checks;
+    e.elements = SatAdd(e.elements, rank_errors.elements);
+    e.checks = SatAdd(e.checks, rank_errors.checks);
     if (rank_errors.has_agreement) {
       e.has_agreement = true;
       if (!(rank_errors.agreement_max_abs <= e.agreement_max_abs)) e.agreement_max_abs = rank_errors.agreement_max_abs;
@@ -259,7 +287,7 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
       const auto& t = m["timing"];
       double med = Num(t, "median_ms", -1);
       double tail = Num(t, "tail_median_ms", 0);
-      int iters = static_cast<int>(Int(t, "iters"));
+      int iters = static_cast<int>(std::clamp(Int(t, "iters"), 0LL, static_cast<long long>(std::numeric_limits<int>::max())));
       if (!(med > 0) || iters < 1) {
         fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported an invalid timing block", r));
         continue;

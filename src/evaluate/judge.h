@@ -4,8 +4,10 @@
 // process.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "evaluate/outcome.h"
 #include "launch/launcher.h"
@@ -52,9 +54,21 @@ StageVerdict JudgeJob(const JobOutcome& job);
 // file carries. Ok when it exited 0 (then JudgeMetrics decides).
 StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_dir);
 
-// Reads <metrics_dir>/rank<R>.json for every rank and judges them. Ok (or kTimed under
-// expect.timing_only) when everything holds.
+// Reads <metrics_dir>/rank<R>.json for every rank and judges them (JudgeMetricsTexts). Ok (or
+// kTimed under expect.timing_only) when everything holds.
 StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol);
+
+// One rank's metrics file as read: its text, or nullopt when the rank wrote none; `where` names
+// the file in messages.
+struct RankMetricsText {
+  std::optional<std::string> text;
+  std::string where;
+};
+// Judges the metrics texts of ranks 0..expect.world_size-1 (`ranks[r]`; a rank beyond
+// ranks.size() counts as having written nothing). Any text, however malformed, gives a verdict:
+// never throws.
+StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const StageExpectations& expect,
+                               const Tolerance& tol);
 
 // Poison collisions an honest output may show: about 1 in 2^16 elements for
 // 16-bit types; a few more are allowed for luck.

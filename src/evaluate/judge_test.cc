@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "util/files.h"
 
@@ -220,6 +221,29 @@ TEST_F(JudgeTest, UncheckedMetricsNeverPassANormalRun) {
   Write(m);
   EXPECT_NE(Judge().status, EvalStatus::kOk);
   EXPECT_NE(Judge().status, EvalStatus::kTimed);
+}
+
+// Metrics text of any shape gives a verdict (tests/fuzz/regressions/metrics/ keeps the inputs
+// the fuzzer and its author found); checks that are not objects are no checks at all.
+TEST(JudgeMetricsTexts, MalformedFieldsGiveVerdictsNotExceptions) {
+  StageExpectations ex{"verify", 1, "n0", 1, false};
+  auto judge = [&](const std::string& text) {
+    return JudgeMetricsTexts({{text, "rank0.json"}}, ex, Tolerance{0.01, 0.05});
+  };
+  const std::string head = R"({"nonce":"n0","rank":0,"stage":"verify",)";
+  EXPECT_EQ(judge(R"({"nonce":1,"rank":0,"stage":"verify"})").status, EvalStatus::kRejected);
+  EXPECT_EQ(judge(R"({"nonce":"n0","rank":"0","stage":"verify"})").status, EvalStatus::kRejected);
+  StageVerdict v = judge(head + R"("device":7,"checks":[{"kind":3,"elements":1,"poison_left":99999}]})");
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult) << v.reason;
+  EXPECT_NE(v.reason.find("? check"), std::string::npos) << v.reason;
+  v = judge(head + R"("checks":[1,2,3]})");
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError) << v.reason;
+  EXPECT_NE(v.reason.find("0 checks"), std::string::npos) << v.reason;
+  EXPECT_EQ(judge(head + R"("checks":{"rel_l2":0}})").status, EvalStatus::kRuntimeError);
+  v = judge(head + R"("checks":[{"elements":9223372036854775807},{"elements":9223372036854775807}]})");
+  EXPECT_EQ(v.status, EvalStatus::kOk) << v.reason;
+  EXPECT_EQ(v.errors.elements, std::numeric_limits<long long>::max());
+  EXPECT_EQ(JudgeMetricsTexts({}, ex, Tolerance{0.01, 0.05}).status, EvalStatus::kRuntimeError);
 }
 
 TEST(JudgeJob, ClassifiesTimeoutSignalAndExit) {

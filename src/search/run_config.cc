@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/files.h"
+#include "util/toml_guard.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
@@ -238,6 +239,7 @@ std::string RunConfig::PhaseAt(int generation, int64_t candidates_so_far) const 
 }
 
 Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& path) {
+  CUCO_RETURN_IF_ERROR(CheckTomlForParser(text, path));
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const auto& err = parsed.error();

@@ -6,6 +6,7 @@
 #include "propose/llm/llm_endpoint.h"
 #include "transform/llm_transform.h"
 #include "util/files.h"
+#include "util/toml_guard.h"
 
 namespace cuco {
 namespace {
@@ -20,7 +21,10 @@ Result<LlmSetup> ReadSetup(const std::string& path) {
   if (path.empty())
     return Status::Unavailable("--llm needs --config <run.toml> naming an LLM endpoint (docs/llm.md); no LLM is "
                                "configured. The rule-based transform (without --llm) needs none.");
-  toml::parse_result parsed = toml::parse_file(path);
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  CUCO_RETURN_IF_ERROR(CheckTomlForParser(*text, path));
+  toml::parse_result parsed = toml::parse(*text, path);
   if (!parsed)
     return Status::AtLine(path, static_cast<int>(parsed.error().source().begin.line),
                           std::string(parsed.error().description()));

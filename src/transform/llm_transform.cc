@@ -694,53 +694,6 @@ std::optional<std::string> LongestFence(const std::string& answer,
   return best;
 }
 
-struct ParsedAnswer {
-  std::string code;
-  std::string format;  // "diff" | "file"
-};
-
-// The rewrite an answer gives for `stage`, starting from `base`. `frozen_ref` is the input file
-// whose frozen text every rewrite keeps when `blocks`.
-Result<ParsedAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const std::string& frozen_ref,
-                                      const std::string& base, const std::string& answer, const std::string& path) {
-  const std::string a = NormalizeNewlines(answer);
-  if (Trim(a).empty()) return Status::InvalidArgument("the answer is empty");
-  if (stage.annotate) {
-    auto file = LongestFence(a, [](const std::string& f) { return f.find("EVOLVE-BLOCK-START") != std::string::npos; });
-    if (!file)
-      return Status::InvalidArgument(
-          "the answer has no fenced code block with EVOLVE-BLOCK-START / EVOLVE-BLOCK-END lines: give the whole "
-          "annotated file in one fence");
-    return ParsedAnswer{*file, "file"};
-  }
-  if (blocks) {
-    auto applied = ApplyLlmAnswer(frozen_ref, base, a, path);
-    if (!applied.ok()) return Status::InvalidArgument(Reword(applied.status().message()));
-    return ParsedAnswer{applied->code, applied->format == "diff" ? "diff" : "file"};
-  }
-  ParsedAnswer out;
-  if (HasSearchReplace(a)) {
-    auto code = ApplyDiffsToWholeFile(base, a);
-    if (!code.ok()) return Status::InvalidArgument(Reword(code.status().message()));
-    out = {*code, "diff"};
-  } else {
-    auto file = LongestFence(a, [](const std::string&) { return true; });
-    if (!file)
-      return Status::InvalidArgument(
-          "the answer has neither SEARCH/REPLACE edits nor the whole file in a fenced code block");
-    const size_t base_lines = Lines(base).size(), file_lines = Lines(*file).size();
-    if (base_lines > 20 && file_lines * 2 < base_lines)
-      return Status::InvalidArgument("the fenced code has " + std::to_string(file_lines) + " lines and the file " +
-                                     std::to_string(base_lines) +
-                                     ": it looks like a fragment; give the whole file or SEARCH/REPLACE edits");
-    out = {*file, "file"};
-  }
-  if (out.code.find(kMarkerText) != std::string::npos && base.find(kMarkerText) == std::string::npos)
-    return Status::InvalidArgument("the rewrite adds EVOLVE-BLOCK marker lines: add none in this stage");
-  if (out.code == base) return Status::InvalidArgument("the answer changes nothing: the new code equals the current code");
-  return out;
-}
-
 // Fills the texts a caller left empty.
 LlmTransformInputs Resolve(const LlmTransformInputs& in, const LlmTransformOptions& options) {
   LlmTransformInputs r = in;
@@ -796,6 +749,47 @@ void Charge(const ChatResponse& r, Spending* total, LlmTransformAttempt* a) {
 }
 
 }  // namespace
+
+Result<StageAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const std::string& frozen_ref,
+                                      const std::string& base, const std::string& answer, const std::string& path) {
+  const std::string a = NormalizeNewlines(answer);
+  if (Trim(a).empty()) return Status::InvalidArgument("the answer is empty");
+  if (stage.annotate) {
+    auto file = LongestFence(a, [](const std::string& f) { return f.find("EVOLVE-BLOCK-START") != std::string::npos; });
+    if (!file)
+      return Status::InvalidArgument(
+          "the answer has no fenced code block with EVOLVE-BLOCK-START / EVOLVE-BLOCK-END lines: give the whole "
+          "annotated file in one fence");
+    return StageAnswer{*file, "file"};
+  }
+  if (blocks) {
+    auto applied = ApplyLlmAnswer(frozen_ref, base, a, path);
+    if (!applied.ok()) return Status::InvalidArgument(Reword(applied.status().message()));
+    return StageAnswer{applied->code, applied->format == "diff" ? "diff" : "file"};
+  }
+  StageAnswer out;
+  if (HasSearchReplace(a)) {
+    auto code = ApplyDiffsToWholeFile(base, a);
+    if (!code.ok()) return Status::InvalidArgument(Reword(code.status().message()));
+    out = {*code, "diff"};
+  } else {
+    auto file = LongestFence(a, [](const std::string&) { return true; });
+    if (!file)
+      return Status::InvalidArgument(
+          "the answer has neither SEARCH/REPLACE edits nor the whole file in a fenced code block");
+    const size_t base_lines = Lines(base).size(), file_lines = Lines(*file).size();
+    if (base_lines > 20 && file_lines * 2 < base_lines)
+      return Status::InvalidArgument("the fenced code has " + std::to_string(file_lines) + " lines and the file " +
+                                     std::to_string(base_lines) +
+                                     ": it looks like a fragment; give the whole file or SEARCH/REPLACE edits");
+    out = {*file, "file"};
+  }
+  if (out.code.find(kMarkerText) != std::string::npos && base.find(kMarkerText) == std::string::npos)
+    return Status::InvalidArgument("the rewrite adds EVOLVE-BLOCK marker lines: add none in this stage");
+  if (out.code == base) return Status::InvalidArgument("the answer changes nothing: the new code equals the current code");
+  return out;
+}
+
 
 // ---------------------------------------------------------------------------------------------
 // The loop

@@ -184,6 +184,18 @@ std::vector<ChatMessage> BuildJudgeMessages(const LlmTransformInputs& inputs, co
                                             const std::string& base, const LlmTransformAttempt& failed,
                                             const LlmTransformOptions& options);
 
+// How RunLlmTransform reads a writer's answer for `stage` (exposed for tests and the fuzz target):
+// the rewrite it gives, starting from `base`. With `blocks`, the answer goes through ApplyLlmAnswer
+// (block_edits.h) and keeps `frozen_ref`'s frozen text; otherwise SEARCH/REPLACE diffs are applied
+// to the whole file, or the longest fence is the new file. Any answer gives a result or an error
+// whose message suits the writer's feedback; never throws.
+struct StageAnswer {
+  std::string code;
+  std::string format;  // "diff" | "file"
+};
+Result<StageAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const std::string& frozen_ref,
+                                     const std::string& base, const std::string& answer, const std::string& path);
+
 // A unified diff (`diff -u` style, `context` lines) of two texts, at most max_chars; "" when equal.
 std::string LineDiff(const std::string& from, const std::string& to, const std::string& from_label,
                      const std::string& to_label, int context = 3, size_t max_chars = 12000);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/files.h"
+#include "util/toml_guard.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
@@ -256,6 +257,7 @@ const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
 
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& toml_path) {
   const std::string path = toml_path.string();
+  CUCO_RETURN_IF_ERROR(CheckTomlForParser(text, path));
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const toml::parse_error& err = parsed.error();

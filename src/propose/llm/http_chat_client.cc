@@ -34,24 +34,6 @@ std::string Num(double v) {
   return buf;
 }
 
-// Runs a parser step; a JSON shape it did not expect (or anything else thrown) becomes an error.
-template <typename F>
-Status Guarded(F&& f) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    return Status::IOError(std::string("malformed answer: ") + e.what());
-  } catch (...) {
-    return Status::IOError("malformed answer");
-  }
-}
-
-bool LooksLikeSse(const std::string& body) {
-  size_t i = body.find_first_not_of(" \r\n");
-  if (i == std::string::npos) return false;
-  return body.compare(i, 5, "data:") == 0 || body.compare(i, 6, "event:") == 0 || body.compare(i, 1, ":") == 0;
-}
-
 }  // namespace
 
 struct HttpChatClient::Attempt {
@@ -98,7 +80,7 @@ HttpChatClient::Attempt HttpChatClient::Send(const HttpRequest& http, const Chat
   std::function<void(std::string_view)> on_text;
   if (request.on_delta) on_text = [&request, attempt](std::string_view d) { request.on_delta(d, attempt); };
   std::unique_ptr<AnswerParser> parser = protocol_->NewParser(std::move(on_text));
-  SseDecoder decoder([&](const SseEvent& e) { return Guarded([&] { return parser->OnEvent(e); }); });
+  SseDecoder decoder([&](const SseEvent& e) { return GuardedParse([&] { return parser->OnEvent(e); }); });
 
   Status parse_status;
   bool decided = false, sse = false;
@@ -148,15 +130,7 @@ HttpChatClient::Attempt HttpChatClient::Send(const HttpRequest& http, const Chat
     return a;
   }
 
-  Status st;
-  if (sse || LooksLikeSse(resp.body)) {
-    if (!sse) st = decoder.Feed(resp.body);  // an event stream the server did not label as one
-    if (st.ok()) st = decoder.Finish();
-    if (st.ok()) st = Guarded([&] { return parser->OnStreamEnd(); });
-  } else {
-    Result<nlohmann::json> body = ParseJsonText(resp.body, "answer");
-    st = body.ok() ? Guarded([&] { return parser->OnJson(*body); }) : body.status();
-  }
+  Status st = FinishAnswer(*parser, decoder, resp.body, sse);
   if (!st.ok()) {
     a.error = Reworded(st, where + ": " + st.message());
     a.retryable = parser->retryable;

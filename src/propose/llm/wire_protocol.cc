@@ -43,6 +43,38 @@ std::string WireProtocol::ErrorMessage(const std::string& body) const {
   return body.empty() ? "(empty body)" : OneLine(body);
 }
 
+Status GuardedParse(const std::function<Status()>& step) {
+  try {
+    return step();
+  } catch (const std::exception& e) {
+    return Status::IOError(std::string("malformed answer: ") + e.what());
+  } catch (...) {
+    return Status::IOError("malformed answer");
+  }
+}
+
+namespace {
+
+bool LooksLikeSse(const std::string& body) {
+  size_t i = body.find_first_not_of(" \r\n");
+  if (i == std::string::npos) return false;
+  return body.compare(i, 5, "data:") == 0 || body.compare(i, 6, "event:") == 0 || body.compare(i, 1, ":") == 0;
+}
+
+}  // namespace
+
+Status FinishAnswer(AnswerParser& parser, SseDecoder& decoder, const std::string& body, bool streamed) {
+  if (streamed || LooksLikeSse(body)) {
+    Status st;
+    if (!streamed) st = decoder.Feed(body);  // an event stream the server did not label as one
+    if (st.ok()) st = decoder.Finish();
+    if (st.ok()) st = GuardedParse([&] { return parser.OnStreamEnd(); });
+    return st;
+  }
+  Result<nlohmann::json> json = ParseJsonText(body, "answer");
+  return json.ok() ? GuardedParse([&] { return parser.OnJson(*json); }) : json.status();
+}
+
 Result<nlohmann::json> ParseJsonText(std::string_view text, const std::string& what) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::IOError("the " + what + " is not valid JSON: " + OneLine(text, 200));

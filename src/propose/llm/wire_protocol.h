@@ -63,6 +63,15 @@ std::unique_ptr<WireProtocol> MakeOpenAiProtocol();
 std::unique_ptr<WireProtocol> MakeAnthropicProtocol();
 std::unique_ptr<WireProtocol> MakeGeminiProtocol();
 
+// Runs a parser step; a JSON shape it did not expect (or anything else thrown) becomes an IOError
+// "malformed answer: ...".
+Status GuardedParse(const std::function<Status()>& step);
+// Ends reading a 200 answer whose whole body is `body`. `decoder` hands its events to `parser`
+// (each through GuardedParse). `streamed`: the decoder was fed every byte as it came; else a body
+// that looks like an event stream (the server did not label it) is fed whole, and any other body
+// is one JSON answer. Any body gives ok or an error; never throws.
+Status FinishAnswer(AnswerParser& parser, SseDecoder& decoder, const std::string& body, bool streamed);
+
 // Helpers shared by the protocols.
 // Parses JSON without throwing; the error says what was being read ("answer", "stream event").
 Result<nlohmann::json> ParseJsonText(std::string_view text, const std::string& what);
