@@ -71,6 +71,7 @@ def legacy_build(log_path, workload, cand, out_dir):
         "harness": os.path.join(ROOT, "bench/legacy/inprocess_harness_main.cu"),
         "reference": os.path.join(workload, "reference.cu"),
         "candidate": cand,
+        "rank_context": os.path.join(ROOT, "runtime/src/candidate/rank_context.cu"),
     }
     extra = [o for o in link_cmd if o.endswith(".o") and "cudnn_sdpa" in o]
     if extra:

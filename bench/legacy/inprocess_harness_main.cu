@@ -36,6 +36,9 @@
 #include <cuco/impl/random.h>
 #include <cuco/workload_spec.h>
 
+#include "candidate/context_state.h"
+#include "supervisor/json_writer.h"
+
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -163,73 +166,8 @@ std::string hex64(uint64_t v) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A small JSON writer (the runtime depends on nothing outside CUDA, NCCL and cuBLASLt).
-class Json {
- public:
-  Json& begin_object() { sep(); out_ += '{'; first_ = true; return *this; }
-  Json& end_object() { out_ += '}'; first_ = false; return *this; }
-  Json& begin_array() { sep(); out_ += '['; first_ = true; return *this; }
-  Json& end_array() { out_ += ']'; first_ = false; return *this; }
-  Json& key(const std::string& k) {
-    sep();
-    quote(k);
-    out_ += ':';
-    first_ = true;  // the value follows without a comma
-    return *this;
-  }
-  Json& str(const std::string& v) { sep(); quote(v); return *this; }
-  Json& i64(int64_t v) { sep(); out_ += std::to_string(v); return *this; }
-  Json& boolean(bool v) { sep(); out_ += v ? "true" : "false"; return *this; }
-  Json& null() { sep(); out_ += "null"; return *this; }
-  // Non-finite numbers are written as null.
-  Json& num(double v) {
-    sep();
-    if (!std::isfinite(v)) {
-      out_ += "null";
-    } else {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.9g", v);
-      out_ += buf;
-    }
-    return *this;
-  }
-  Json& kv(const std::string& k, const std::string& v) { return key(k).str(v); }
-  Json& kv(const std::string& k, const char* v) { return key(k).str(v); }
-  Json& kv(const std::string& k, int64_t v) { return key(k).i64(v); }
-  Json& kv(const std::string& k, int v) { return key(k).i64(v); }
-  Json& kv(const std::string& k, double v) { return key(k).num(v); }
-  Json& kv(const std::string& k, bool v) { return key(k).boolean(v); }
-  const std::string& text() const { return out_; }
-
- private:
-  void sep() {
-    if (!first_) out_ += ',';
-    first_ = false;
-  }
-  void quote(const std::string& s) {
-    out_ += '"';
-    for (unsigned char c : s) {
-      switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
-        default:
-          if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out_ += buf;
-          } else {
-            out_ += static_cast<char>(c);
-          }
-      }
-    }
-    out_ += '"';
-  }
-  std::string out_;
-  bool first_ = true;
-};
+// The metrics writer is the supervisor's (runtime/src/supervisor/json_writer.h).
+using cuco::supervisor::Json;
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -517,31 +455,8 @@ using cuco::supervisor::scan_kernel;
 // ---------------------------------------------------------------------------------------------
 // State
 
-struct SymAlloc {
-  void* ptr;
-  ncclWindow_t window;
-};
-
-struct ContextState {
-  int rank = 0, world = 1, local_rank = 0, local_world = 1, device = 0, sm_count = 0;
-  ncclComm_t comm = nullptr;    // the candidate's
-  ncclComm_t hcomm = nullptr;   // the harness's (ncclCommSplit of comm)
-  cudaStream_t stream = nullptr;
-  unsigned stream_flags = cudaStreamDefault;  // of ctx.stream and the side streams (see setup)
-  cudaStream_t side[cuco::RankContext::kMaxSideStreams] = {};
-  cudaEvent_t side_join[cuco::RankContext::kMaxSideStreams] = {};
-  cudaEvent_t ev_start = nullptr;
-  cudaEvent_t user_events[cuco::RankContext::kMaxEvents] = {};  // record_event / wait_event
-  cublasLtHandle_t lt = nullptr;
-  std::vector<SymAlloc> windows;          // every window registered on comm (harness's and candidate's), in order
-  std::vector<ncclDevComm> dev_comms;     // candidate's create_dev_comm, in order
-  bool in_iteration = false;
-  bool in_teardown = false;
-  std::string sticky_error;               // a misuse of the context found during a candidate call
-  void note_error(const std::string& e) {
-    if (sticky_error.empty()) sticky_error = e;
-  }
-};
+// SymAlloc and ContextState are the candidate runtime's (runtime/src/candidate/context_state.h);
+// the harness's own communicator is Harness::hcomm_.
 
 struct HBuffer {
   cuco_frozen::BufferSpec spec;
@@ -644,6 +559,7 @@ class Harness {
 
   // Resources
   ContextState st_;
+  ncclComm_t hcomm_ = nullptr;  // the harness's (ncclCommSplit of st_.comm)
   cuco::RankContext* ctx_ = nullptr;
   cudaStream_t hstream_ = nullptr;
   cudaEvent_t ev_stop_ = nullptr, ev_tail_ = nullptr;
@@ -718,7 +634,7 @@ void Harness::init_device_and_comms() {
   ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
   cfg.splitShare = 0;
   cfg.commName = "cuco-harness";
-  H_NCCL(ncclCommSplit(st_.comm, 0, launch_.rank, &st_.hcomm, &cfg));
+  H_NCCL(ncclCommSplit(st_.comm, 0, launch_.rank, &hcomm_, &cfg));
   int n = 0;
   H_NCCL(ncclCommCount(st_.comm, &n));
   if (n != launch_.world) fail(kExitHarness, "harness", "communicator has " + std::to_string(n) + " ranks, expected " + std::to_string(launch_.world));
@@ -763,7 +679,7 @@ HBuffer Harness::alloc_buffer(const cuco_frozen::BufferSpec& spec, int index, si
   b.registered = registered;
   H_NCCL(ncclMemAlloc(&b.ptr, registered));
   H_NCCL(ncclCommWindowRegister(st_.comm, b.ptr, registered, &b.window, NCCL_WIN_COLL_SYMMETRIC));
-  st_.windows.push_back(SymAlloc{b.ptr, b.window});
+  st_.windows.push_back(SymAlloc{b.ptr, b.window, true});
   H_CUDA(cudaMemsetAsync(b.ptr, 0, registered, hstream_));
   return b;
 }
@@ -826,14 +742,14 @@ uint64_t Harness::agree_seed() {
   uint64_t contrib = args_.has_input_seed ? (st_.rank == 0 ? args_.input_seed : 0) : secure_u64();
   uint64_t agreed = 0;
   H_CUDA(cudaMemcpyAsync(&dseed_[0], &contrib, sizeof contrib, cudaMemcpyHostToDevice, hstream_));
-  H_NCCL(ncclAllReduce(&dseed_[0], &dseed_[1], 1, ncclUint64, ncclSum, st_.hcomm, hstream_));
+  H_NCCL(ncclAllReduce(&dseed_[0], &dseed_[1], 1, ncclUint64, ncclSum, hcomm_, hstream_));
   H_CUDA(cudaMemcpyAsync(&agreed, &dseed_[1], sizeof agreed, cudaMemcpyDeviceToHost, hstream_));
   H_CUDA(cudaStreamSynchronize(hstream_));
   return agreed;
 }
 
 void Harness::host_barrier() {
-  H_NCCL(ncclAllReduce(&hbar_[0], &hbar_[1], 1, ncclInt32, ncclSum, st_.hcomm, hstream_));
+  H_NCCL(ncclAllReduce(&hbar_[0], &hbar_[1], 1, ncclInt32, ncclSum, hcomm_, hstream_));
   H_CUDA(cudaStreamSynchronize(hstream_));
 }
 
@@ -861,7 +777,7 @@ IterTimes Harness::iterate(const cuco::IO& io, bool call_candidate) {
   host_barrier();
   const auto t0 = std::chrono::steady_clock::now();
   // Device barrier on ctx.stream so that the ranks start together, then the start event.
-  H_NCCL(ncclAllReduce(&dbar_[0], &dbar_[1], 1, ncclInt32, ncclSum, st_.hcomm, st_.stream));
+  H_NCCL(ncclAllReduce(&dbar_[0], &dbar_[1], 1, ncclInt32, ncclSum, hcomm_, st_.stream));
   H_CUDA(cudaEventRecord(st_.ev_start, st_.stream));
   for (int i = 0; i < cuco::RankContext::kMaxSideStreams; ++i)
     if (st_.side[i] != nullptr) H_CUDA(cudaStreamWaitEvent(st_.side[i], st_.ev_start, 0));
@@ -990,7 +906,7 @@ void Harness::candidate_setup() {
   const int mine = err.empty() ? 0 : 1;
   int total = 0;
   H_CUDA(cudaMemcpyAsync(&hbar_[2], &mine, sizeof mine, cudaMemcpyHostToDevice, hstream_));
-  H_NCCL(ncclAllReduce(&hbar_[2], &hbar_[3], 1, ncclInt32, ncclSum, st_.hcomm, hstream_));
+  H_NCCL(ncclAllReduce(&hbar_[2], &hbar_[3], 1, ncclInt32, ncclSum, hcomm_, hstream_));
   H_CUDA(cudaMemcpyAsync(&total, &hbar_[3], sizeof total, cudaMemcpyDeviceToHost, hstream_));
   H_CUDA(cudaStreamSynchronize(hstream_));
   if (total > 0)
@@ -1159,7 +1075,7 @@ void Harness::cleanup() {
   if (cublasLtDestroy(st_.lt) != CUBLAS_STATUS_SUCCESS) fail(kExitHarness, "harness", "cublasLtDestroy failed");
   H_CUDA(cudaStreamDestroy(st_.stream));
   H_CUDA(cudaStreamDestroy(hstream_));
-  H_NCCL(ncclCommDestroy(st_.hcomm));
+  H_NCCL(ncclCommDestroy(hcomm_));
   H_NCCL(ncclCommDestroy(st_.comm));
   delete ctx_;
   ctx_ = nullptr;
@@ -1320,101 +1236,7 @@ void Harness::write_metrics(const HarnessError* error) {
 }  // namespace cuco_harness
 
 // ---------------------------------------------------------------------------------------------
-// RankContext services
-
-namespace cuco {
-
-cudaStream_t RankContext::side_stream(int i, int priority) {
-  cuco_harness::ContextState* st = state_;
-  if (i < 0 || i >= kMaxSideStreams) {
-    st->note_error("ctx.side_stream(" + std::to_string(i) + "): the index must be in [0, " +
-                   std::to_string(kMaxSideStreams) + ")");
-    return st->stream;
-  }
-  if (st->side[i] == nullptr) {
-    int least = 0, greatest = 0;
-    cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
-    const int p = std::min(std::max(priority, greatest), least);  // greatest <= least numerically
-    cudaStream_t s = nullptr;
-    cudaEvent_t ev = nullptr;
-    if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&s, st->stream_flags, p);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    // Created inside an iteration: it must not start before the iteration did.
-    if (e == cudaSuccess && st->in_iteration) e = cudaStreamWaitEvent(s, st->ev_start, 0);
-    if (e != cudaSuccess) {
-      st->note_error(std::string("ctx.side_stream(") + std::to_string(i) + "): " + cudaGetErrorString(e));
-      return st->stream;
-    }
-    st->side[i] = s;
-    st->side_join[i] = ev;
-  }
-  return st->side[i];
-}
-
-void RankContext::record_event(int i, cudaStream_t stream) {
-  cuco_harness::ContextState* st = state_;
-  if (i < 0 || i >= kMaxEvents) {
-    st->note_error("ctx.record_event(" + std::to_string(i) + "): the index must be in [0, " + std::to_string(kMaxEvents) + ")");
-    return;
-  }
-  const cudaError_t e = cudaEventRecord(st->user_events[i], stream);
-  if (e != cudaSuccess) st->note_error("ctx.record_event(" + std::to_string(i) + "): " + cudaGetErrorString(e));
-}
-
-void RankContext::wait_event(cudaStream_t stream, int i) {
-  cuco_harness::ContextState* st = state_;
-  if (i < 0 || i >= kMaxEvents) {
-    st->note_error("ctx.wait_event(" + std::to_string(i) + "): the index must be in [0, " + std::to_string(kMaxEvents) + ")");
-    return;
-  }
-  const cudaError_t e = cudaStreamWaitEvent(stream, st->user_events[i], 0);
-  if (e != cudaSuccess) st->note_error("ctx.wait_event(" + std::to_string(i) + "): " + cudaGetErrorString(e));
-}
-
-cublasLtHandle_t RankContext::cublaslt() { return state_->lt; }
-
-Status RankContext::alloc_symmetric(size_t bytes, Buffer* out) {
-  cuco_harness::ContextState* st = state_;
-  if (out == nullptr) return Status::Error("ctx.alloc_symmetric: out is null");
-  if (st->in_teardown) return Status::Error("ctx.alloc_symmetric may not be called in teardown");
-  const size_t registered = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
-  void* p = nullptr;
-  ncclResult_t r = ncclMemAlloc(&p, registered);
-  if (r != ncclSuccess)
-    return Status::Error(std::string("ctx.alloc_symmetric: ncclMemAlloc(") + std::to_string(registered) +
-                         ") failed: " + ncclGetErrorString(r));
-  ncclWindow_t w = nullptr;
-  r = ncclCommWindowRegister(st->comm, p, registered, &w, NCCL_WIN_COLL_SYMMETRIC);
-  if (r != ncclSuccess) {
-    ncclMemFree(p);
-    return Status::Error(std::string("ctx.alloc_symmetric: ncclCommWindowRegister failed: ") + ncclGetErrorString(r) +
-                         " " + ncclGetLastError(st->comm));
-  }
-  st->windows.push_back(cuco_harness::SymAlloc{p, w});
-  // Zeroed, so that nothing from an earlier user of the memory is visible.
-  const cudaError_t e = cudaMemset(p, 0, registered);
-  if (e != cudaSuccess) return Status::Error(std::string("ctx.alloc_symmetric: cudaMemset: ") + cudaGetErrorString(e));
-  out->ptr = p;
-  out->bytes = bytes;
-  out->window = w;
-  return Status::Ok();
-}
-
-Status RankContext::create_dev_comm(const ncclDevCommRequirements& reqs, ncclDevComm* out) {
-  cuco_harness::ContextState* st = state_;
-  if (out == nullptr) return Status::Error("ctx.create_dev_comm: out is null");
-  if (st->in_teardown) return Status::Error("ctx.create_dev_comm may not be called in teardown");
-  if (reqs.lsaMultimem)
-    return Status::Error("ctx.create_dev_comm: lsaMultimem (NVLink multicast) is not allowed on cuco's machines");
-  const ncclResult_t r = ncclDevCommCreate(st->comm, &reqs, out);
-  if (r != ncclSuccess)
-    return Status::Error(std::string("ctx.create_dev_comm: ncclDevCommCreate failed: ") + ncclGetErrorString(r) + " " +
-                         ncclGetLastError(st->comm));
-  st->dev_comms.push_back(*out);
-  return Status::Ok();
-}
-
-}  // namespace cuco
+// RankContext services: runtime/src/candidate/rank_context.cu (linked in).
 
 // ---------------------------------------------------------------------------------------------
 
