@@ -13,6 +13,9 @@
 #   overhead   sandbox start-up per evaluation: bwrap + cuco-sandbox-exec around /bin/true and around a CUDA init
 #   evolve     cuco evolve on moe_dispatch_combine, E_PER_RANK=8, WALL seconds (bench/one-gpu/evolve-moe-w1.sh)
 # MPS: started here (nvidia-cuda-mps-control -d) unless NO_MPS=1; the supervisor records which it saw.
+# WORLD=2 (on a 2-GPU machine, once one is lent): phases smoke and adversarial at world size 2, which
+# nothing has run yet (NCCL between ranks inside one sandbox, windows on memory the supervisor maps):
+#   WORLD=2 PHASES="smoke adversarial" bash bench/one-gpu/supervisor-w1.sh
 set -u
 OUT=${OUT:-/tmp/sup-out}
 RES=/tmp/sup-w1
@@ -50,8 +53,8 @@ smoke() {
   "$CUCO" doctor > "$OUT/doctor.txt" 2>&1
   sed -n '/sandbox/,$p' "$OUT/doctor.txt" | head -20
   for wl in gemm_reducescatter moe_dispatch_combine; do
-    extra=(); [ $wl = moe_dispatch_combine ] && extra=(--size E_PER_RANK=8)
-    "$CUCO" eval workloads/$wl --world-size 1 "${extra[@]}" --run-dir /tmp/smoke-$wl --json > "$OUT/$wl.json" 2> "$OUT/$wl.err"
+    extra=(); [ $wl = moe_dispatch_combine ] && [ "${WORLD:-1}" = 1 ] && extra=(--size E_PER_RANK=8)
+    "$CUCO" eval workloads/$wl --world-size "${WORLD:-1}" "${extra[@]}" --run-dir /tmp/smoke-$wl --json > "$OUT/$wl.json" 2> "$OUT/$wl.err"
     echo "$wl: exit $?"
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], r["reason"], r.get("sandbox"), (r.get("timing") or {}).get("median_ms")); [print(" ", s["stage"], s["status"], s["detail"]) for s in r["stages"]]' "$OUT/$wl.json"
     cp -r /tmp/smoke-$wl/candidates/1/*/logs "$OUT/$wl-logs" 2>/dev/null
@@ -88,7 +91,7 @@ print(json.dumps({"true_ms": plain, "sandboxed_true_ms": boxed, "sandbox_start_m
 PY
 }
 
-export CUCO
+export CUCO WORLD=${WORLD:-1}
 export -f smoke compare overhead
 for p in $PHASES; do
   case $p in

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The adversarial suite on a GPU machine (one GPU is enough): every GPU candidate under
-# tests/adversarial/{gemm_reducescatter,moe_dispatch_combine} is evaluated end to end at world size 1
+# tests/adversarial/{gemm_reducescatter,moe_dispatch_combine} is evaluated end to end at world size
+# $WORLD (default 1)
 # and must end with an expected verdict other than ok (the CPU candidates too with ALSO_CPU=1).
 # The table goes to $OUT/adversarial.txt (commit it under bench/results/).
 # Usage (repo root, cuco built): bash tests/gpu/run_adversarial.sh [cuco] [out-dir]
@@ -16,9 +17,11 @@ status=0
   for mode in ${MODES:-default wall}; do
     flag=(); [ "$mode" = wall ] && flag=(--wall)
     echo "## mode: $mode"
-    CUCO_ADVERSARIAL_EVAL_ARGS="--world-size 1" bash tests/adversarial/run.sh "$CUCO" "gemm_reducescatter" "${flag[@]}" || status=1
+    W=${WORLD:-1}
+    CUCO_ADVERSARIAL_EVAL_ARGS="--world-size $W" bash tests/adversarial/run.sh "$CUCO" "gemm_reducescatter" "${flag[@]}" || status=1
     # moe at one rank: top-8 routing needs 8 local experts.
-    CUCO_ADVERSARIAL_EVAL_ARGS="--world-size 1 --size E_PER_RANK=8" bash tests/adversarial/run.sh "$CUCO" "moe_dispatch_combine" "${flag[@]}" || status=1
+    moe=(); [ "$W" = 1 ] && moe=(--size E_PER_RANK=8)
+    CUCO_ADVERSARIAL_EVAL_ARGS="--world-size $W ${moe[*]}" bash tests/adversarial/run.sh "$CUCO" "moe_dispatch_combine" "${flag[@]}" || status=1
   done
   # The CPU candidates and fault tests run in CI (ctest adversarial_cpu); here with ALSO_CPU=1.
   [ "${ALSO_CPU:-0}" = 1 ] && { bash tests/adversarial/run.sh "$CUCO" cpu_matmul || status=1; }
