@@ -22,6 +22,7 @@
 
 #include "common/channel.h"
 #include "supervisor/candidate_process.h"
+#include "supervisor/rank_report.h"
 
 namespace cuco::supervisor {
 
@@ -83,11 +84,6 @@ constexpr int kCalibrationIters = 5;
 constexpr int64_t kDefaultSampleRows = 32;
 constexpr double kDefaultIterationLimitS = 600;
 
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
-}
 
 // A barrier for the rank threads that a failure on any rank opens for good.
 class Barrier {
@@ -120,45 +116,14 @@ class Barrier {
   bool aborted_ = false;
 };
 
-struct CheckRecord {
-  int iteration;
-  std::string kind;  // verify | fresh_buffers | timed_sample
-  uint64_t seed;
-  CheckFigures r;
-  ScanFigures scan;
-  double time_ms;
-};
-
-struct SeedRecord {
-  int iteration;
-  std::string phase;  // verify | fresh_buffers | warmup | timed
-  uint64_t seed;
-};
-
-struct LateRecord {
-  std::string phase;  // the iteration whose window had closed, or "after_exit"
-  int iteration;
-  int64_t elements;
-};
-
+// One rank's state while the stage runs; its figures are the RankReport written at the end.
 struct Rank {
-  int rank = 0;
+  RankReport report;
   std::unique_ptr<RankBackend> be;
-  std::vector<SeedRecord> seeds;
-  std::vector<CheckRecord> checks;
-  bool have_agreement = false;
-  AgreeFigures agreement;
-  std::vector<double> raw_ms, null_before, null_after;
-  std::vector<int64_t> scan_poison, scan_nonfinite;
-  int64_t scan_elements = 0;
-  std::vector<int> verified;
-  std::vector<LateRecord> late;
   uint64_t poison[protocol::kMaxOutputSets] = {};
   bool poisoned[protocol::kMaxOutputSets] = {};
   std::string last_phase = "start";
   int last_iteration = -1;
-  bool bench_done = false;
-  bool initialized = false;
   int64_t serial = 0;  // the GO/DONE value of the latest iteration
 };
 
@@ -187,10 +152,6 @@ class Driver {
   }
   double IterationLimit() const { return args_.iteration_limit_s > 0 ? args_.iteration_limit_s : kDefaultIterationLimitS; }
   std::vector<uint64_t> DrawSeeds(int n);
-  void WriteMetrics(const Rank& r);
-  std::string SandboxDescription() const {
-    return args_.sandbox_argv.empty() ? "none (unsandboxed: --unsafe-no-sandbox)" : args_.sandbox_argv.front();
-  }
 
   const Args& args_;
   SupervisorIdentity id_;
@@ -225,7 +186,7 @@ void Driver::Record(const SupervisorError& e, int rank) {
 }
 
 void Driver::Send(Rank& r, const protocol::Message& m, const void* payload, size_t bytes, const std::vector<int>& fds) {
-  const std::string err = protocol::SendMessage(candidate_.socket(r.rank), m, payload, bytes, fds);
+  const std::string err = protocol::SendMessage(candidate_.socket(r.report.rank), m, payload, bytes, fds);
   if (!err.empty()) CandidateGone(r, "sending to it failed (" + err + ")");
 }
 
@@ -236,31 +197,31 @@ void Driver::CandidateGone(Rank& r, const std::string& what) {
   const std::string where = r.last_phase + (r.last_iteration >= 0 ? " iteration " + std::to_string(r.last_iteration) : "");
   if (st != 0 && WIFSIGNALED(st))
     Fail(protocol::kExitCandidateCrashed, "candidate_crashed",
-         "candidate rank " + std::to_string(r.rank) + " died during " + where + ": " + CandidateProcess::Describe(st));
+         "candidate rank " + std::to_string(r.report.rank) + " died during " + where + ": " + CandidateProcess::Describe(st));
   if (st != 0 && WIFEXITED(st) && WEXITSTATUS(st) > 128)  // the rank spawner's 128 + signal
     Fail(protocol::kExitCandidateCrashed, "candidate_crashed",
-         "candidate rank " + std::to_string(r.rank) + " died during " + where + ": signal " +
+         "candidate rank " + std::to_string(r.report.rank) + " died during " + where + ": signal " +
              std::to_string(WEXITSTATUS(st) - 128) + " (" + strsignal(WEXITSTATUS(st) - 128) + ")");
   Fail(protocol::kExitCandidateExited, "candidate_exited",
-       "candidate rank " + std::to_string(r.rank) + " " + what + " during " + where +
+       "candidate rank " + std::to_string(r.report.rank) + " " + what + " during " + where +
            (st != 0 ? " (" + CandidateProcess::Describe(st) + ")" : " (it exited without being told to)"));
 }
 
 protocol::Received Driver::Expect(Rank& r, MsgType type, double limit_s, const std::string& what) {
   protocol::Received got;
   std::string err;
-  const auto status = protocol::RecvMessage(candidate_.socket(r.rank), static_cast<int>(limit_s * 1000), &got, &err);
+  const auto status = protocol::RecvMessage(candidate_.socket(r.report.rank), static_cast<int>(limit_s * 1000), &got, &err);
   if (status == protocol::RecvStatus::kClosed) CandidateGone(r, "closed its socket");
   if (status == protocol::RecvStatus::kTimeout)
     Fail(protocol::kExitHang, "candidate_hang",
-         "candidate rank " + std::to_string(r.rank) + ": " + what + " did not happen within " +
+         "candidate rank " + std::to_string(r.report.rank) + ": " + what + " did not happen within " +
              std::to_string(static_cast<int64_t>(std::ceil(limit_s))) + " s (a hang)");
   if (status == protocol::RecvStatus::kBad)
-    Fail(protocol::kExitProtocol, "protocol", "candidate rank " + std::to_string(r.rank) + " sent " + err);
+    Fail(protocol::kExitProtocol, "protocol", "candidate rank " + std::to_string(r.report.rank) + " sent " + err);
   if (got.msg.type != static_cast<uint32_t>(type)) {
     for (int fd : got.fds) ::close(fd);
     Fail(protocol::kExitProtocol, "protocol",
-         "candidate rank " + std::to_string(r.rank) + " sent message type " + std::to_string(got.msg.type) +
+         "candidate rank " + std::to_string(r.report.rank) + " sent message type " + std::to_string(got.msg.type) +
              " while the supervisor waited for " + what);
   }
   if (type != MsgType::kBuffers) {
@@ -281,10 +242,10 @@ std::vector<uint64_t> Driver::DrawSeeds(int n) {
 }
 
 void Driver::RankInit(Rank& r) {
-  r.be->Init(r.rank, args_.world, output_sets_);
-  r.initialized = true;
+  r.be->Init(r.report.rank, args_.world, output_sets_);
+  r.report.initialized = true;
   if (args_.stage == "bench")
-    for (int c = 0; c < kCalibrationIters; ++c) r.null_before.push_back(r.be->NullIteration(SecureU64()));
+    for (int c = 0; c < kCalibrationIters; ++c) r.report.null_before.push_back(r.be->NullIteration(SecureU64()));
 }
 
 void Driver::Handshake(Rank& r) {
@@ -293,10 +254,10 @@ void Driver::Handshake(Rank& r) {
   const protocol::Received hello = Expect(r, MsgType::kHello, limit, "its hello (start-up)");
   if (hello.msg.a != protocol::kVersion)
     Fail(protocol::kExitProtocol, "protocol",
-         "candidate rank " + std::to_string(r.rank) + " speaks protocol version " + std::to_string(hello.msg.a) +
+         "candidate rank " + std::to_string(r.report.rank) + " speaks protocol version " + std::to_string(hello.msg.a) +
              ", the supervisor " + std::to_string(protocol::kVersion) + " (stale candidate runtime?)");
   protocol::WireConfig cfg{};
-  cfg.rank = cfg.local_rank = r.rank;
+  cfg.rank = cfg.local_rank = r.report.rank;
   cfg.world = cfg.local_world = args_.world;
   cfg.n_sizes = static_cast<int32_t>(sizes_.size());
   for (size_t i = 0; i < sizes_.size(); ++i) cfg.sizes[i] = sizes_[i];
@@ -308,7 +269,7 @@ void Driver::Handshake(Rank& r) {
   cfg.output_sets = output_sets_;
   Send(r, protocol::MakeMessage(MsgType::kConfig), &cfg, sizeof cfg, r.be->ConfigFds());
   if (r.be->WantsCommId()) {
-    if (r.rank == 0) {
+    if (r.report.rank == 0) {
       const protocol::Received id = Expect(r, MsgType::kNcclId, limit, "its communicator id");
       std::lock_guard<std::mutex> lock(id_mu_);
       comm_id_ = id.payload;
@@ -337,8 +298,8 @@ void Driver::CheckLate(Rank& r, int set, const std::string& phase, int iteration
   if (!r.poisoned[set]) return;
   const int64_t n = r.be->ChangedSincePoison(set, r.poison[set]);
   if (n > 0) {
-    r.late.push_back({phase, iteration, n});
-    Log("rank %d: %" PRId64 " output elements written after the window of %s iteration %d had closed", r.rank, n,
+    r.report.late.push_back({phase, iteration, n});
+    Log("rank %d: %" PRId64 " output elements written after the window of %s iteration %d had closed", r.report.rank, n,
         phase.c_str(), iteration);
   }
 }
@@ -348,7 +309,7 @@ double Driver::Iterate(Rank& r, int set, uint64_t seed, const std::string& phase
   if (!barrier_.Wait()) Fail(protocol::kExitSupervisor, "aborted", "another rank failed");
   r.last_phase = phase;
   r.last_iteration = iteration;
-  r.seeds.push_back({iteration, phase, seed});
+  r.report.seeds.push_back({iteration, phase, seed});
   const int64_t serial = ++r.serial;
   r.be->Begin(seed, set, serial);
   try {
@@ -357,7 +318,7 @@ double Driver::Iterate(Rank& r, int set, uint64_t seed, const std::string& phase
                                            "its run call for " + phase + " iteration " + std::to_string(iteration));
     if (done.msg.a != serial)
       Fail(protocol::kExitProtocol, "protocol",
-           "candidate rank " + std::to_string(r.rank) + " answered iteration " + std::to_string(done.msg.a) +
+           "candidate rank " + std::to_string(r.report.rank) + " answered iteration " + std::to_string(done.msg.a) +
                " when asked for " + std::to_string(serial));
     const std::string err = protocol::TextOf(done.msg);
     if (!err.empty()) Fail(protocol::kExitCandidate, "candidate", "cuco_candidate_run (" + phase + " iteration " +
@@ -388,16 +349,16 @@ void Driver::StageVerify(Rank& r) {
     const uint64_t poison = r.poison[0];
     const double ms = Iterate(r, 0, seed, "verify", v);
     CheckRecord c{v, "verify", seed, r.be->CheckSnapshot(seed, {}), r.be->ScanSnapshot(poison), ms};
-    r.checks.push_back(c);
+    r.report.checks.push_back(c);
     last_seed = seed;
   }
   r.be->KeepSnapshot();
   const int it = args_.verify_runs;
   const uint64_t poison = r.poison[1];
   const double ms = Iterate(r, 1, last_seed, "fresh_buffers", it);
-  r.checks.push_back({it, "fresh_buffers", last_seed, r.be->CheckSnapshot(last_seed, {}), r.be->ScanSnapshot(poison), ms});
-  r.agreement = r.be->AgreeWithKept();
-  r.have_agreement = true;
+  r.report.checks.push_back({it, "fresh_buffers", last_seed, r.be->CheckSnapshot(last_seed, {}), r.be->ScanSnapshot(poison), ms});
+  r.report.agreement = r.be->AgreeWithKept();
+  r.report.have_agreement = true;
 }
 
 void Driver::StageBench(Rank& r) {
@@ -414,17 +375,17 @@ void Driver::StageBench(Rank& r) {
     const uint64_t seed = seeds_[args_.warmup + i];
     const uint64_t poison = r.poison[0];
     const double ms = Iterate(r, 0, seed, "timed", i);
-    r.raw_ms.push_back(ms);
+    r.report.raw_ms.push_back(ms);
     const ScanFigures scan = r.be->ScanSnapshot(poison);
-    r.scan_poison.push_back(scan.poison_left);
-    r.scan_nonfinite.push_back(scan.nonfinite);
-    r.scan_elements = scan.elements;
+    r.report.scan_poison.push_back(scan.poison_left);
+    r.report.scan_nonfinite.push_back(scan.nonfinite);
+    r.report.scan_elements = scan.elements;
     // Whether this iteration is checked is drawn only now, after it ran.
     const bool verify = remaining > 0 &&
                         SecureBelow(static_cast<uint64_t>(args_.iters - i)) < static_cast<uint64_t>(remaining);
     if (!verify) continue;
     --remaining;
-    r.verified.push_back(i);
+    r.report.verified.push_back(i);
     std::vector<int64_t> sample;
     if (sample_rows_ < rows) {
       std::set<int64_t> chosen;
@@ -432,9 +393,9 @@ void Driver::StageBench(Rank& r) {
         chosen.insert(static_cast<int64_t>(SecureBelow(static_cast<uint64_t>(rows))));
       sample.assign(chosen.begin(), chosen.end());
     }
-    r.checks.push_back({i, "timed_sample", seed, r.be->CheckSnapshot(seed, sample), scan, ms});
+    r.report.checks.push_back({i, "timed_sample", seed, r.be->CheckSnapshot(seed, sample), scan, ms});
   }
-  r.bench_done = true;
+  r.report.bench_done = true;
 }
 
 void Driver::RankMain(Rank& r) {
@@ -451,9 +412,9 @@ void Driver::RankMain(Rank& r) {
     const std::string err = protocol::TextOf(bye.msg);
     if (!err.empty()) Fail(protocol::kExitCandidate, "candidate", "cuco_candidate_teardown: " + err);
   } catch (const SupervisorError& e) {
-    Record(e, r.rank);
+    Record(e, r.report.rank);
   } catch (const std::exception& e) {
-    Record(SupervisorError{protocol::kExitSupervisor, "supervisor", e.what()}, r.rank);
+    Record(SupervisorError{protocol::kExitSupervisor, "supervisor", e.what()}, r.report.rank);
   }
 }
 
@@ -474,7 +435,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
 
   std::vector<Rank> ranks(args_.world);
   for (int i = 0; i < args_.world; ++i) {
-    ranks[i].rank = i;
+    ranks[i].report.rank = i;
     ranks[i].be = make_backend();
   }
   // 1. Backends and the calibration, before any candidate process exists.
@@ -485,7 +446,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
         try {
           RankInit(r);
         } catch (const SupervisorError& e) {
-          Record(e, r.rank);
+          Record(e, r.report.rank);
         }
       });
     for (auto& t : threads) t.join();
@@ -513,7 +474,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
         if (Aborted()) {
           candidate_.Kill();
           for (auto& r : ranks)
-            if (r.initialized) r.be->Unblock();
+            if (r.report.initialized) r.be->Unblock();
           return;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -551,131 +512,23 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
              0);
   }
   for (auto& r : ranks) {
-    if (!r.initialized) continue;
+    if (!r.report.initialized) continue;
     try {
       for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, "after_exit", -1);
       if (args_.stage == "bench" && !Aborted())
-        for (int c = 0; c < kCalibrationIters; ++c) r.null_after.push_back(r.be->NullIteration(SecureU64()));
+        for (int c = 0; c < kCalibrationIters; ++c) r.report.null_after.push_back(r.be->NullIteration(SecureU64()));
     } catch (const SupervisorError& e) {
-      Record(e, r.rank);
+      Record(e, r.report.rank);
     }
   }
-  for (const auto& r : ranks) WriteMetrics(r);
-  std::lock_guard<std::mutex> lock(mu_);
-  return error_.has_value() ? error_->exit_code : protocol::kExitOk;
-}
-
-void Driver::WriteMetrics(const Rank& r) {
   std::optional<SupervisorError> error;
   {
     std::lock_guard<std::mutex> lock(mu_);
     error = error_;
   }
-  Json j;
-  j.begin_object();
-  j.kv("harness", id_.version).kv("nonce", id_.nonce).kv("nonce_state", id_.nonce.empty() ? "absent" : "present");
-  j.kv("status", error ? "error" : "ok");
-  if (error) {
-    std::string msg = error->message;
-    if (error_rank_ != r.rank) msg = "rank " + std::to_string(error_rank_) + ": " + msg;
-    j.kv("error", msg).kv("error_kind", error->kind).kv("exit_code", error->exit_code);
-  } else {
-    j.key("error").null().key("error_kind").null().kv("exit_code", static_cast<int>(protocol::kExitOk));
-  }
-  j.kv("workload", id_.workload).kv("stage", args_.stage).kv("checked", !args_.timing_only);
-  j.kv("rank", r.rank).kv("world_size", args_.world).kv("local_rank", r.rank).kv("local_world_size", args_.world);
-  j.key("launch").begin_object().kv("source", "supervisor").kv("sandbox", SandboxDescription()).end_object();
-  j.kv("sandboxed", !args_.sandbox_argv.empty());
-  if (r.be && r.initialized) {
-    j.kv("device", r.be->DeviceName());
-    r.be->DescribeDevice(j);
-  }
-  j.key("sizes").begin_object();
-  for (const auto& [k, v] : args_.sizes) j.kv(k, static_cast<int64_t>(v));
-  j.end_object();
-  j.key("settings").begin_object();
-  j.kv("warmup", args_.warmup).kv("iters", args_.iters).kv("verify_runs", args_.verify_runs);
-  j.kv("verify_fraction", args_.verify_fraction).kv("sample_rows", sample_rows_);
-  j.kv("input_seed_fixed", args_.has_input_seed).kv("timing_only", args_.timing_only);
-  if (args_.has_input_seed) j.kv("input_seed", Hex(args_.input_seed));
-  else j.key("input_seed").null();
-  j.end_object();
-  j.key("input_seeds").begin_array();
-  for (const auto& s : r.seeds) j.begin_object().kv("iteration", s.iteration).kv("phase", s.phase).kv("seed", Hex(s.seed)).end_object();
-  j.end_array();
-  j.key("checks").begin_array();
-  for (const auto& c : r.checks) {
-    const int64_t nonfinite = std::max(c.r.nonfinite, c.scan.nonfinite);
-    j.begin_object();
-    j.kv("iteration", c.iteration).kv("kind", c.kind).kv("input_seed", Hex(c.seed));
-    j.kv("rows_checked", c.r.rows).kv("elements", c.r.elements);
-    j.kv("rel_l2", nonfinite > 0 ? NAN : c.r.rel_l2).kv("max_abs", nonfinite > 0 ? NAN : c.r.max_abs);
-    j.kv("rel_l2_finite", c.r.rel_l2).kv("max_abs_finite", c.r.max_abs);
-    j.kv("nonfinite", nonfinite).kv("nonfinite_checked", c.r.nonfinite);
-    j.kv("poison_left", c.scan.poison_left).kv("output_elements", c.scan.elements);
-    j.kv("time_ms", c.time_ms);
-    j.end_object();
-  }
-  j.end_array();
-  int64_t late_total = 0;
-  j.key("late_writes").begin_array();
-  for (const auto& l : r.late) {
-    late_total += l.elements;
-    j.begin_object().kv("after", l.phase).kv("iteration", l.iteration).kv("elements", l.elements).end_object();
-  }
-  j.end_array();
-  j.kv("late_writes_total", late_total);
-  if (r.have_agreement) {
-    j.kv("agreement_max_abs", r.agreement.max_abs).kv("agreement_mismatches", r.agreement.mismatches);
-    j.kv("agreement_elements", r.agreement.elements);
-  }
-  if (args_.stage == "bench") {
-    const double before = Percentile(r.null_before, 0.5), after = Percentile(r.null_after, 0.5);
-    double overhead = std::isnan(after) ? before : std::isnan(before) ? after : std::min(before, after);
-    if (std::isnan(overhead)) overhead = 0;
-    std::vector<double> times;
-    for (double ms : r.raw_ms) times.push_back(ms - overhead);
-    j.key("timing").begin_object();
-    j.kv("complete", r.bench_done).kv("iters", static_cast<int64_t>(times.size()));
-    j.kv("method", r.be && r.initialized ? r.be->TimingMethod() : std::string("none"));
-    j.array("times_ms", times);
-    j.kv("median_ms", Percentile(times, 0.5)).kv("p10_ms", Percentile(times, 0.1)).kv("p90_ms", Percentile(times, 0.9));
-    j.kv("min_ms", times.empty() ? NAN : *std::min_element(times.begin(), times.end()));
-    j.kv("max_ms", times.empty() ? NAN : *std::max_element(times.begin(), times.end()));
-    j.array("raw_times_ms", r.raw_ms);
-    j.kv("raw_median_ms", Percentile(r.raw_ms, 0.5));
-    j.kv("overhead_ms", overhead);
-    j.array("null_before_ms", r.null_before).array("null_after_ms", r.null_after);
-    // The device-idle tail of the in-process harness has no meaning here: work after the window
-    // cannot change the snapshot, and writes it makes are late writes.
-    j.kv("tail_median_ms", 0.0);
-    j.array("verified_iterations", r.verified);
-    j.array("scan_poison_left", r.scan_poison).array("scan_nonfinite", r.scan_nonfinite);
-    j.kv("scan_elements", r.scan_elements);
-    j.end_object();
-  } else {
-    j.key("timing").null();
-  }
-  j.end_object();
-  std::string text = j.text() + "\n";
-  ::mkdir(args_.metrics_dir.c_str(), 0755);
-  const std::string final_path = args_.metrics_dir + "/rank" + std::to_string(r.rank) + ".json";
-  const std::string tmp = args_.metrics_dir + "/.rank" + std::to_string(r.rank) + ".json.tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    Log("cannot write %s: %s", tmp.c_str(), std::strerror(errno));
-    return;
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (done != text.size() || ::rename(tmp.c_str(), final_path.c_str()) != 0)
-    Log("cannot write %s: %s", final_path.c_str(), std::strerror(errno));
+  for (const auto& r : ranks)
+    WriteRankMetrics(args_, id_, r.report, r.report.initialized ? r.be.get() : nullptr, error, error_rank_, sample_rows_);
+  return error.has_value() ? error->exit_code : protocol::kExitOk;
 }
 
 }  // namespace
