@@ -93,7 +93,9 @@ class SandboxTest : public ::testing::Test {
     return spec;
   }
   // The probe run through the sandbox of `spec`.
-  Ran Probe(const SandboxSpec& spec, const std::vector<std::string>& checks, const std::vector<int>& keep = {}) {
+  Ran Probe(SandboxSpec spec, const std::vector<std::string>& checks, const std::vector<int>& keep = {}) {
+    // The build folder may lie under /tmp, which is private inside: show the probe's folder.
+    spec.readonly_dirs.push_back(fs::canonical(fs::path(kProbe).parent_path()).string());
     auto prefix = SandboxPrefix(spec);
     EXPECT_TRUE(prefix.ok()) << prefix.status().ToString();
     if (!prefix.ok()) return Ran{};
