@@ -128,6 +128,11 @@ void CandidateProcess::Note(Child& c, int status) {
 }
 
 bool CandidateProcess::Poll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return PollLocked();
+}
+
+bool CandidateProcess::PollLocked() {
   bool all = true;
   for (auto& c : children_) {
     if (c.done) continue;
@@ -141,6 +146,11 @@ bool CandidateProcess::Poll() {
 }
 
 void CandidateProcess::Kill() {
+  std::lock_guard<std::mutex> lock(mu_);
+  KillLocked();
+}
+
+void CandidateProcess::KillLocked() {
   for (auto& c : children_)
     if (!c.done) ::kill(-c.pid, SIGKILL);
   for (auto& c : children_) {
@@ -154,8 +164,9 @@ void CandidateProcess::Kill() {
 std::string CandidateProcess::WaitOrKill(double timeout_s) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (!Poll() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const bool killed = !Poll();
-  Kill();
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool killed = !PollLocked();
+  KillLocked();
   std::string d;
   for (const auto& c : children_) d += (d.empty() ? "" : ", ") + Describe(c.status);
   return killed ? d + " (killed: still running after " + std::to_string(static_cast<int>(timeout_s)) + " s)" : d;

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,14 +32,17 @@ class CandidateProcess {
   int socket(int rank) const { return sockets_.at(rank); }
   int world() const { return static_cast<int>(sockets_.size()); }
 
-  // Reaps what has ended without blocking; true when every started process is gone.
+  // Reaps what has ended without blocking; true when every started process is gone. Thread-safe.
   bool Poll();
   // Waits up to timeout_s for every process to end, then kills what is left (SIGKILL to each
   // process group) and reaps it. Returns a description of how the ranks ended ("exit 0", ...).
   std::string WaitOrKill(double timeout_s);
   void Kill();
   // How the first process that ended abnormally ended: 0 none, else its raw wait status.
-  int first_abnormal_status() const { return first_abnormal_; }
+  int first_abnormal_status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_abnormal_;
+  }
   // "signal 11 (Segmentation fault)" / "exit 3" for a raw wait status.
   static std::string Describe(int wstatus);
 
@@ -49,6 +53,9 @@ class CandidateProcess {
     int status = 0;
   };
   void Note(Child& c, int status);
+  bool PollLocked();
+  void KillLocked();
+  std::mutex mu_;  // Poll, Kill and WaitOrKill may be called from different threads
   std::vector<int> sockets_;
   std::vector<Child> children_;
   int first_abnormal_ = 0;
