@@ -181,11 +181,13 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
 
 Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::string& executable,
                                               const std::vector<int>& gpus, std::vector<std::string>* argv) const {
-  const auto env = CandidateEnvironment(gpus);
+  auto env = CandidateEnvironment(gpus);
   if (options_.unsafe_no_sandbox) {
     for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
     return std::string(kUnsandboxed);
   }
+  // The sandbox's network namespace has only the loopback device: NCCL's bootstrap must use it.
+  env.emplace("NCCL_SOCKET_IFNAME", "lo");
   auto prefix = CandidateSandbox(stage_dir, executable, gpus, env, world_size_, protocol::kSpawnFdBase);
   if (!prefix.ok()) return prefix.status();
   std::string file;
@@ -501,6 +503,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     auto env = CandidateEnvironment(lease.gpus());
     env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
     env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
+    env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
     auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : world_size_, -1);
     if (!prefix.ok()) {
       rec->status = st->status = EvalStatus::kSkipped;
