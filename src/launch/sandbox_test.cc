@@ -160,7 +160,9 @@ TEST_F(SandboxTest, WritesOnlyToWritableDirsAndPrivateTmp) {
   for (; it != end; ++it) w.push_back(it->second);
   ASSERT_EQ(w.size(), 4u) << r.output;
   EXPECT_EQ(w[0], "ok");
-  EXPECT_EQ(w[1], "Read-only file system");
+  // Outside the writable dirs a write fails, or (for a test folder under /tmp, which is private
+  // inside) lands in the sandbox's own /tmp: either way nothing reaches the host (checked below).
+  if (path("outside.txt").rfind("/tmp/", 0) != 0) EXPECT_EQ(w[1], "Read-only file system");
   EXPECT_EQ(w[2], "ok");
   EXPECT_EQ(w[3], "ok");
   EXPECT_EQ(Slurp(path("out/ok.txt")), "x\n");
