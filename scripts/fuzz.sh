@@ -6,6 +6,7 @@
 # when there is one, lists tokens worth trying (keys, markers).
 #
 #   scripts/fuzz.sh [seconds-per-target] [target...]   default 60 s, every target
+#   CUCO_FUZZ_SEED=N: libFuzzer's -seed (scripts/test.sh fixes it so that CI is repeatable)
 #
 # Exits non-zero when a target crashes, leaks, hangs (-timeout), runs out of memory or reports
 # undefined behaviour, and prints where the crashing input is (build-fuzz/crashes/<target>/).
@@ -47,6 +48,7 @@ run_one() {
   local dict=()
   [ -f tests/fuzz/dict/$t.dict ] && dict=(-dict=tests/fuzz/dict/$t.dict)
   "$bin" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" \
+    ${CUCO_FUZZ_SEED:+-seed="$CUCO_FUZZ_SEED"} \
     -artifact_prefix="$crashes/" "$work" "$seeds" >>"$log" 2>&1 && echo ok >$B/result_$t || echo failed >$B/result_$t
 }
 
