@@ -109,10 +109,10 @@ TEST_F(ObjectCheck, LoadAndExitTimeCodeIsNamed) {
   EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((destructor(200))) static void late() { seen = 2; }"), std::vector<std::string>{"late()"});
   EXPECT_EQ(Findings("static void f() {}\n__attribute__((section(\".init_array\"), used)) static void (*p)() = f;"),
             std::vector<std::string>{"f()"});
-  auto v = Findings("#include <cstdlib>\nnamespace { const char* nonce = std::getenv(\"N\"); }\n"
-                    "const char* get() { return nonce; }");
-  ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].rfind("the namespace-scope initialisers (_GLOBAL__sub_I_", 0), 0u) << v[0];
+  // A namespace-scope object's dynamic initialisation is allowed (generation 0's cuco_dc has one);
+  // what it could call is the deny-list's to refuse.
+  auto v = Findings("#include <vector>\nstatic std::vector<int> table(4);\nint get() { return table[0]; }");
+  EXPECT_TRUE(v.empty()) << v[0];
   v = Findings("static int impl() { return 1; }\nextern \"C\" int (*resolve())() { return impl; }\n"
                "int picked() __attribute__((ifunc(\"resolve\")));");
   EXPECT_EQ(v, (std::vector<std::string>{"resolve", "picked()"}));
