@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "launch/subprocess.h"
 #include "util/files.h"
@@ -249,44 +251,81 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
   if (compiler_.empty())
     return Status::Unavailable(workload_.language == "cuda" ? "nvcc not found (run `cuco doctor`)"
                                                             : "no host C++ compiler found (run `cuco doctor`)");
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::vector<std::string>> cmds;
-  std::vector<fs::path> objects;
-  for (const auto& u : units) {
-    if (!fs::exists(u.object)) cmds.push_back(CompileCommand(u));
-    objects.push_back(u.object);
-  }
-  if (!exe.empty()) cmds.push_back(LinkCommand(objects, exe));
-  r.commands = cmds;
-  r.ok = true;
-  for (const auto& cmd : cmds) {
-    double left = timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fs::path step_log = dir / "step.log";
+  const auto start = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // One step: a compile or the link, its output in its own log file.
+  struct Step {
+    std::vector<std::string> cmd;
+    fs::path log;
+    ProcessOutcome outcome;
+    std::string output;
+    std::string sandbox_error;
+  };
+  auto run_step = [&](Step& s) {
     ProcessSpec spec;
-    spec.argv = cmd;
+    spec.argv = s.cmd;
     if (sandboxed_) {
-      auto prefix = CompileSandbox(dir, left);
+      auto prefix = CompileSandbox(dir, left());
       if (!prefix.ok()) {
-        r.ok = false;
-        r.log += "cuco: cannot sandbox the compile: " + prefix.status().message() + "\n";
-        break;
+        s.sandbox_error = prefix.status().message();
+        return;
       }
       spec.argv = *prefix;
-      spec.argv.insert(spec.argv.end(), cmd.begin(), cmd.end());
+      spec.argv.insert(spec.argv.end(), s.cmd.begin(), s.cmd.end());
     }
     spec.cwd = dir.string();
-    spec.stdout_path = step_log.string();
-    spec.stderr_path = step_log.string();
-    ProcessOutcome o = RunProcess(spec, std::max(1.0, left));
-    auto out = ReadFile(step_log);
-    r.log += "$ " + Join(cmd) + "\n" + (out.ok() ? *out : "") ;
-    if (!o.ok()) {
-      r.ok = false;
-      r.log += o.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
-                           : "cuco: " + o.Describe() + "\n";
-      break;
+    spec.stdout_path = spec.stderr_path = s.log.string();
+    s.outcome = RunProcess(spec, std::max(1.0, left()));
+    auto out = ReadFile(s.log);
+    s.output = out.ok() ? *out : "";
+  };
+  // Appends a finished step to the log; false when it failed.
+  auto record = [&](const Step& s) {
+    r.log += "$ " + Join(s.cmd) + "\n" + s.output;
+    if (!s.sandbox_error.empty()) {
+      r.log += "cuco: cannot sandbox the compile: " + s.sandbox_error + "\n";
+      return false;
     }
+    if (s.outcome.ok()) return true;
+    r.log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
+                                 : "cuco: " + s.outcome.Describe() + "\n";
+    return false;
+  };
+
+  std::vector<Step> compiles;
+  std::vector<fs::path> objects;
+  for (const auto& u : units) {
+    if (!fs::exists(u.object))
+      compiles.push_back({CompileCommand(u), dir / ("step-" + std::to_string(compiles.size()) + ".log"), {}, {}, {}});
+    if (u.link) objects.push_back(u.object);
   }
+  Step link;
+  if (!exe.empty()) link = {LinkCommand(objects, exe), dir / "step-link.log", {}, {}, {}};
+  for (const Step& s : compiles) r.commands.push_back(s.cmd);
+  if (!exe.empty()) r.commands.push_back(link.cmd);
+
+  // The units compile side by side (the frozen side has a dozen), at most one per core.
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(compiles.size(), std::thread::hardware_concurrency()));
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (size_t w = 1; w < jobs; ++w)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next++) < compiles.size();) run_step(compiles[i]);
+    });
+  for (size_t i; (i = next++) < compiles.size();) run_step(compiles[i]);
+  for (auto& t : workers) t.join();
+
+  r.ok = true;
+  for (const Step& s : compiles) r.ok = record(s) && r.ok;
+  if (r.ok && !exe.empty()) {
+    run_step(link);
+    r.ok = record(link);
+  }
+  std::error_code ec;  // build.log holds every step's output
+  for (const Step& s : compiles) fs::remove(s.log, ec);
+  fs::remove(link.log, ec);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.ok && !exe.empty()) r.executable = exe.string();
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(r.log_path, r.log));
@@ -316,29 +355,35 @@ Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>
   const bool cuda = workload_.language == "cuda";
   const fs::path src = runtime_dir_ / "src";
   std::vector<Unit> sup;
-  for (const auto& f : SupervisorSources(cuda))
-    sup.push_back({src / f, fdir / "supervisor" / (fs::path(f).stem().string() + ".o"), true});
+  // runtime/src/common/ units compile once and link into both executables.
+  auto object_of = [&](const std::string& f, const char* side) {
+    return fdir / (f.starts_with("common/") ? "common" : side) / (fs::path(f).stem().string() + ".o");
+  };
+  for (const auto& f : SupervisorSources(cuda)) sup.push_back({src / f, object_of(f, "supervisor"), true});
   sup.push_back({workload_.ReferencePath(), fdir / "supervisor" / "reference.o"});
   for (const fs::path& x : extra_frozen_) sup.push_back({x, fdir / "supervisor" / (x.stem().string() + ".o")});
   runtime_units->clear();
-  for (const auto& f : CandidateRuntimeSources(cuda))
-    runtime_units->push_back({src / f, fdir / "candidate" / (fs::path(f).stem().string() + ".o"), true});
+  for (const auto& f : CandidateRuntimeSources(cuda)) runtime_units->push_back({src / f, object_of(f, "candidate"), true});
   for (const fs::path& x : extra_frozen_) runtime_units->push_back({x, fdir / "candidate" / (x.stem().string() + ".o")});
   CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
   CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "candidate"));
+  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "common"));
   FileLock lock(fdir.string() + ".lock");
   BuildResult r;
   r.ok = true;
   const fs::path exe = fdir / "supervisor" / "supervisor";
-  if (!fs::exists(exe)) {
-    auto built = BuildInDir(fdir / "supervisor", sup, exe, timeout_s);
-    if (!built.ok()) return built.status();
-    if (!built->ok) return *built;
+  // Both sides compile together (side by side); only the supervisor's objects are linked here.
+  std::vector<Unit> all = sup;
+  for (Unit u : *runtime_units) {
+    u.link = false;
+    bool shared = false;  // a common/ unit the supervisor list already holds
+    for (const Unit& v : sup) shared |= v.object == u.object;
+    if (!shared) all.push_back(u);
   }
-  bool need = false;
-  for (const Unit& u : *runtime_units) need |= !fs::exists(u.object);
+  bool need = !fs::exists(exe);
+  for (const Unit& u : all) need |= !fs::exists(u.object);
   if (need) {
-    auto built = BuildInDir(fdir / "candidate", *runtime_units, "", timeout_s);
+    auto built = BuildInDir(fdir, all, fs::exists(exe) ? fs::path() : exe, timeout_s);
     if (!built.ok()) return built.status();
     if (!built->ok) return *built;
   }

@@ -68,6 +68,7 @@ class Builder {
     std::filesystem::path source;
     std::filesystem::path object;
     bool runtime = false;  // a runtime/src unit: also gets -I runtime/src (never the candidate)
+    bool link = true;      // linked into BuildInDir's executable (false: compiled for a later link)
   };
   // The frozen side of a harness-mode workload, built once (under a lock): the supervisor
   // executable and the candidate runtime's objects. Fails with a log when they do not compile.
@@ -78,6 +79,8 @@ class Builder {
                                        const std::filesystem::path& exe) const;
   // The sandbox prefix for a compile that writes only into `dir`.
   Result<std::vector<std::string>> CompileSandbox(const std::filesystem::path& dir, double timeout_s) const;
+  // Compiles the units whose objects are missing (side by side, at most one per core), then links
+  // the `link` units into `exe` unless it is empty. Writes only under `dir`.
   Result<BuildResult> BuildInDir(const std::filesystem::path& dir, const std::vector<Unit>& units,
                                  const std::filesystem::path& exe, double timeout_s);
   std::string EnvironmentKey() const;
