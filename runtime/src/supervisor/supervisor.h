@@ -16,7 +16,8 @@
 //      written there after a window closed is counted as a late write;
 //   4. teardown; the candidate exits; a last late-write scan; bench: calibration again.
 // Reported time per iteration = window - overhead, where overhead = the smaller of the two
-// calibrations' medians (taken when no candidate process exists, so none can inflate it).
+// calibrations' medians (taken when no candidate process exists, so none can inflate it), and at
+// least the timer's resolution (0.001 ms).
 #pragma once
 
 #include <functional>
