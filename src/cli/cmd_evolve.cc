@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "evaluate/cascade.h"
-#include "propose/design_space_text.h"
+#include "prompts/design_space_text.h"
 #include "search/evolution.h"
 #include "search/progress.h"
 #include "search/proposer_factory.h"
@@ -46,7 +46,7 @@ std::string Timestamp() {
 }
 
 // What proposers are told about the machine and the installed communication API
-// (src/propose/design_space_text.h; the builtin proposer ignores both).
+// (src/prompts/design_space_text.h; the builtin proposer ignores both).
 std::string Hardware(const Toolchain& tc) {
   if (!tc.gpus.empty()) return HardwareFactsText(tc);
   return "no GPU";

@@ -1,10 +1,10 @@
 // cuco init: a workload folder scaffolded from a user's host-driven CUDA+NCCL program: program mode
 // at once (the program as is, untrusted), plus a harness-mode skeleton with TODOs
-// (src/analyze/scaffold.h).
+// (src/scaffold/scaffold.h).
 #include <iostream>
 
 #include "analyze/analysis.h"
-#include "analyze/scaffold.h"
+#include "scaffold/scaffold.h"
 #include "cli/commands.h"
 #include "toolchain/toolchain.h"
 

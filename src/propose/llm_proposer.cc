@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "propose/block_edits.h"
+#include "edit/block_edits.h"
 #include "util/files.h"
 
 namespace cuco {

@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "propose/llm/llm_client.h"
-#include "propose/llm/llm_endpoint.h"
-#include "propose/llm/model_bandit.h"
+#include "llm/llm_client.h"
+#include "llm/llm_endpoint.h"
+#include "llm/model_bandit.h"
 #include "propose/prompt_builder.h"
 #include "propose/proposer.h"
 #include "util/status.h"

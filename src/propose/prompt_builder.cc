@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "propose/design_space_text.h"
+#include "prompts/design_space_text.h"
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
 

@@ -1,6 +1,6 @@
 // Proposer: the mutation operator of the search. Given a parent (and inspirations), it
 // returns new candidate code. Implementations: builtin (design-space knobs, no network) and
-// llm (a language model through src/propose/llm/). A proposer never evaluates anything.
+// llm (a language model through src/llm/). A proposer never evaluates anything.
 #pragma once
 
 #include <cstdint>

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "propose/llm/embedding_client.h"
-#include "propose/novelty.h"
+#include "llm/embedding_client.h"
+#include "search/novelty.h"
 #include "search/archive.h"
-#include "search/line_diff.h"
+#include "edit/line_diff.h"
 #include "search/meta_summary.h"
 #include "search/migration.h"
 #include "search/rng.h"

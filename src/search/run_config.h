@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "propose/llm/llm_endpoint.h"
+#include "llm/llm_endpoint.h"
 #include "util/status.h"
 
 namespace cuco {

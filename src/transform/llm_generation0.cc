@@ -2,8 +2,8 @@
 
 #include <toml++/toml.h>
 
-#include "propose/llm/llm_client.h"
-#include "propose/llm/llm_endpoint.h"
+#include "llm/llm_client.h"
+#include "llm/llm_endpoint.h"
 #include "transform/llm_transform.h"
 #include "util/files.h"
 #include "util/toml_guard.h"

@@ -11,8 +11,8 @@
 #include <regex>
 
 #include "analyze/analysis.h"
-#include "propose/block_edits.h"
-#include "propose/design_space_text.h"
+#include "edit/block_edits.h"
+#include "prompts/design_space_text.h"
 #include "propose/prompt_builder.h"
 #include "util/files.h"
 #include "workload/evolve_blocks.h"

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "evaluate/outcome.h"
-#include "propose/llm/llm_client.h"
+#include "llm/llm_client.h"
 #include "util/status.h"
 #include "workload/workload_config.h"
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluate/cascade.h"
-#include "propose/llm/test_server.h"
+#include "llm/test_server.h"
 #include "util/files.h"
 
 namespace cuco {

@@ -5,7 +5,7 @@
 //  - the LLM transform's reading (ParseStageAnswer): with and without EVOLVE blocks (diffs on the
 //    whole file), and stage C's annotated file (CheckAnnotationOnly), and its call finder.
 #include "fuzz_input.h"
-#include "propose/block_edits.h"
+#include "edit/block_edits.h"
 #include "transform/llm_transform.h"
 #include "workload/evolve_blocks.h"
 

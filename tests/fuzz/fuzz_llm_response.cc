@@ -3,8 +3,8 @@
 // the error-body reader and the Retry-After header. The first byte picks the protocol, whether
 // the body was streamed, and the piece size; the rest is the body.
 #include "fuzz_input.h"
-#include "propose/llm/http_post.h"
-#include "propose/llm/wire_protocol.h"
+#include "llm/http_post.h"
+#include "llm/wire_protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

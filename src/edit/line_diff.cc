@@ -1,0 +1,125 @@
+#include "edit/line_diff.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace cuco {
+namespace {
+
+std::vector<std::string> SplitLines(const std::string& text, bool* missing_newline) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) {
+      lines.push_back(text.substr(start));
+      *missing_newline = true;
+      return lines;
+    }
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  *missing_newline = false;
+  return lines;
+}
+
+enum class Op { kKeep, kDel, kAdd };
+struct Edit {
+  Op op;
+  size_t a, b;  // line index in from (kKeep, kDel) and in to (kKeep, kAdd)
+};
+
+}  // namespace
+
+std::string UnifiedDiff(const std::string& from, const std::string& to, const std::string& from_label,
+                        const std::string& to_label, int context, int64_t max_cells) {
+  if (from == to) return "";
+  bool a_nonl = false, b_nonl = false;
+  const std::vector<std::string> a = SplitLines(from, &a_nonl), b = SplitLines(to, &b_nonl);
+  // A last line without a newline differs from the same line with one.
+  auto line_eq = [&](size_t i, size_t j) {
+    if (a[i] != b[j]) return false;
+    const bool a_last_nonl = a_nonl && i + 1 == a.size(), b_last_nonl = b_nonl && j + 1 == b.size();
+    return a_last_nonl == b_last_nonl;
+  };
+  size_t pre = 0;
+  while (pre < a.size() && pre < b.size() && line_eq(pre, pre)) ++pre;
+  size_t suf = 0;
+  while (suf < a.size() - pre && suf < b.size() - pre && line_eq(a.size() - 1 - suf, b.size() - 1 - suf)) ++suf;
+  const size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
+
+  std::vector<Edit> edits;
+  for (size_t i = 0; i < pre; ++i) edits.push_back({Op::kKeep, i, i});
+  if (static_cast<int64_t>(n) * static_cast<int64_t>(m) <= max_cells) {
+    // lcs[i][j] = LCS length of a[pre+i..] and b[pre+j..] within the middle.
+    std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = m; j-- > 0;)
+        lcs[i][j] = line_eq(pre + i, pre + j) ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    size_t i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && line_eq(pre + i, pre + j)) {
+        edits.push_back({Op::kKeep, pre + i++, pre + j++});
+      } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+        edits.push_back({Op::kDel, pre + i++, pre + j});
+      } else {
+        edits.push_back({Op::kAdd, pre + i, pre + j++});
+      }
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) edits.push_back({Op::kDel, pre + i, pre});
+    for (size_t j = 0; j < m; ++j) edits.push_back({Op::kAdd, pre + n, pre + j});
+  }
+  for (size_t k = 0; k < suf; ++k) edits.push_back({Op::kKeep, pre + n + k, pre + m + k});
+
+  std::string out = "--- " + from_label + "\n+++ " + to_label + "\n";
+  const size_t ctx = static_cast<size_t>(std::max(0, context));
+  size_t e = 0;
+  while (e < edits.size()) {
+    while (e < edits.size() && edits[e].op == Op::kKeep) ++e;
+    if (e == edits.size()) break;
+    // A hunk: from `context` lines before the change to `context` lines after the last change
+    // that is within 2*context kept lines of the next.
+    size_t start = e >= ctx ? e - ctx : 0;
+    size_t end = e;
+    while (true) {
+      while (end < edits.size() && edits[end].op != Op::kKeep) ++end;
+      size_t keep = end;
+      while (keep < edits.size() && edits[keep].op == Op::kKeep) ++keep;
+      if (keep < edits.size() && keep - end <= 2 * ctx) {
+        end = keep;
+        continue;
+      }
+      end = std::min(edits.size(), end + ctx);
+      break;
+    }
+    size_t a_start = edits[start].a, b_start = edits[start].b, a_len = 0, b_len = 0;
+    std::string body;
+    for (size_t k = start; k < end; ++k) {
+      const Edit& d = edits[k];
+      if (d.op == Op::kKeep) {
+        body += " " + a[d.a] + "\n";
+        ++a_len;
+        ++b_len;
+        if (a_nonl && d.a + 1 == a.size()) body += "\\ No newline at end of file\n";
+      } else if (d.op == Op::kDel) {
+        body += "-" + a[d.a] + "\n";
+        ++a_len;
+        if (a_nonl && d.a + 1 == a.size()) body += "\\ No newline at end of file\n";
+      } else {
+        body += "+" + b[d.b] + "\n";
+        ++b_len;
+        if (b_nonl && d.b + 1 == b.size()) body += "\\ No newline at end of file\n";
+      }
+    }
+    // diff -u numbers an empty range by the line before it.
+    auto range = [](size_t s, size_t len) {
+      return len == 0 ? std::to_string(s) + ",0" : (len == 1 ? std::to_string(s + 1) : std::to_string(s + 1) + "," + std::to_string(len));
+    };
+    out += "@@ -" + range(a_start, a_len) + " +" + range(b_start, b_len) + " @@\n" + body;
+    e = end;
+  }
+  return out;
+}
+
+}  // namespace cuco

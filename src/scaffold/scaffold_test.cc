@@ -1,0 +1,322 @@
+// cuco init: folders scaffolded from the analyze corpus and the repo's program-mode workload load
+// through LoadWorkload with the guessed settings, the seed's EVOLVE block is well formed and passes
+// the deny-list, and bad input is refused with the path named.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "analyze/analysis.h"
+#include "scaffold/scaffold.h"
+#include "util/files.h"
+#include "workload/deny_list.h"
+#include "workload/evolve_blocks.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = CUCO_SOURCE_DIR;
+
+// A fresh folder under the system temp dir, removed with the fixture.
+class ScaffoldTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("cuco-scaffold-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static Analysis Analyze(const std::string& path) {
+    AnalyzeOptions o;
+    o.include_dirs = DefaultIncludeDirs();
+    Result<Analysis> a = AnalyzeFile(path, o);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    return a.ok() ? *a : Analysis{};
+  }
+
+  // Scaffolds `program` into root_/<out>; fails the test when that fails.
+  ScaffoldReport Scaffold(const std::string& program, const std::string& out = "wl", ScaffoldOptions o = {}) {
+    Result<ScaffoldReport> r = ScaffoldWorkload(Analyze(program), program, root_ / out, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : ScaffoldReport{};
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path p = root_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  static std::string Read(const fs::path& p) {
+    auto t = ReadFile(p);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return t.ok() ? *t : "";
+  }
+
+  fs::path root_;
+};
+
+TEST_F(ScaffoldTest, ProgramModeWorkloadFromTheRepoProgram) {
+  const std::string program = kSource + "/workloads/gemm_reducescatter_program/program.cu";
+  ScaffoldReport r = Scaffold(program);
+  const fs::path dir = root_ / "wl";
+  EXPECT_EQ(r.name, "program");
+  EXPECT_EQ(Read(dir / "program.cu"), Read(program));  // byte for byte
+
+  Result<WorkloadConfig> w = LoadWorkload(dir);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->mode, "program");
+  EXPECT_EQ(w->seed_file, "program.cu");
+  EXPECT_EQ(w->world_size, 2);
+  EXPECT_NE(r.world_size_source.find("mpirun -np 2"), std::string::npos) << r.world_size_source;
+  EXPECT_EQ(w->build_libs, (std::vector<std::string>{"cublasLt", "nccl", "mpi"}));
+  ASSERT_TRUE(w->program.has_value());
+  EXPECT_EQ(w->program->launcher, "mpirun");
+  // The regexes come from the program's printf formats and read its real output lines.
+  EXPECT_EQ(w->program->time_regex, R"(Time:\s*([0-9.eE+-]+)\s*ms)");
+  EXPECT_EQ(w->program->pass_regex, R"(Verification:\s*PASS)");
+  EXPECT_EQ(w->program->fail_regex, R"(Verification:\s*FAIL)");
+  std::smatch m;
+  const std::string line = "Time: 1.2345 ms\n";
+  ASSERT_TRUE(std::regex_search(line, m, std::regex(w->program->time_regex)));
+  EXPECT_EQ(m[1].str(), "1.2345");
+  EXPECT_TRUE(r.time_regex_guessed);
+  EXPECT_TRUE(r.pass_regex_guessed);
+
+  const std::string toml = Read(dir / "workload.toml");
+  EXPECT_NE(toml.find("ncclReduceScatter (program.cu:145)"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("--m 8192 --n 8192 --k 8192 --warmup 5 --iters 20"), std::string::npos) << toml;
+  EXPECT_NE(toml.find(R"(# program.cu:298: "Time: %.4f ms\n")"), std::string::npos) << toml;
+  EXPECT_EQ(r.todos.size(), 1u) << "only the harness skeleton is left to do";
+  EXPECT_NE(Read(dir / "analysis.txt").find("ncclReduceScatter"), std::string::npos);
+}
+
+TEST_F(ScaffoldTest, HarnessSkeletonFromTheRepoProgram) {
+  ScaffoldReport r = Scaffold(kSource + "/workloads/gemm_reducescatter_program/program.cu");
+  const fs::path h = root_ / "wl" / "harness";
+  Result<WorkloadConfig> w = LoadWorkload(h);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->mode, "harness");
+  EXPECT_EQ(w->name, "program_harness");
+  EXPECT_EQ(w->build_libs, (std::vector<std::string>{"cublasLt", "nccl"}));  // no MPI under the harness
+  // Sizes from the defaults of --m/--n/--k; the tuning constant kWorkspaceMiB and the timing
+  // options are not sizes.
+  EXPECT_EQ(w->bench_sizes, (std::map<std::string, int64_t>{{"M", 8192}, {"N", 8192}, {"K", 8192}}));
+  EXPECT_EQ(w->verify_sizes, (std::map<std::string, int64_t>{{"M", 1024}, {"N", 1024}, {"K", 1024}}));
+  EXPECT_EQ(w->warmup, 5);
+  EXPECT_EQ(w->iters, 20);
+  EXPECT_DOUBLE_EQ(w->tol_rel_l2, 0.01);  // bf16 placeholder (ncclBfloat16)
+  ASSERT_EQ(r.sizes.size(), 3u);
+  EXPECT_NE(r.sizes[0].source.find("default of --m"), std::string::npos) << r.sizes[0].source;
+  const std::string toml = Read(h / "workload.toml");
+  EXPECT_NE(toml.find("kWorkspaceMiB = 32"), std::string::npos) << "tuning constants are named in a comment";
+
+  const std::string seed = Read(h / "seed.cu");
+  Result<SplitSource> split = SplitEvolveBlocks(seed, "seed.cu");
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  ASSERT_EQ(split->blocks.size(), 1u);
+  const std::string& body = split->blocks[0].body;
+  for (const char* fn : {"cuco_candidate_setup(", "cuco_candidate_run(", "cuco_candidate_teardown("})
+    EXPECT_NE(body.find(fn), std::string::npos) << fn;
+  EXPECT_NE(body.find("program.cu:145 ncclReduceScatter(s.partial, C,"), std::string::npos) << body;
+  EXPECT_NE(body.find("program.cu:143 cublasLtMatmul("), std::string::npos) << body;
+  EXPECT_NE(body.find("const int64_t M = sizes.get(\"M\");"), std::string::npos) << body;
+  EXPECT_NE(body.find("TODO(cuco init)"), std::string::npos);
+  EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
+  EXPECT_EQ(seed.find("#include", seed.find("EVOLVE-BLOCK-START")), std::string::npos) << "includes stay frozen";
+
+  // Inputs A and B, output C (the GEMM's partial is scratch).
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"B", "A"}));
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"C"}));
+  const std::string ref = Read(h / "reference.cu");
+  EXPECT_NE(ref.find("{\"A\", Role::kInput, DType::kBF16"), std::string::npos) << ref;
+  EXPECT_NE(ref.find("{\"C\", Role::kOutput, DType::kBF16"), std::string::npos) << ref;
+  EXPECT_NE(ref.find("const char* workload_name() { return \"program_harness\"; }"), std::string::npos);
+  EXPECT_NE(Read(h / "README.md").find("cuco eval"), std::string::npos);
+}
+
+TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
+  ScaffoldOptions o;
+  o.name = "rs_layer";
+  ScaffoldReport r = Scaffold(kSource + "/tests/analyze/reducescatter_cublaslt.cu", "rs", o);
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "rs");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->name, "rs_layer");
+  EXPECT_EQ(w->seed_file, "reducescatter_cublaslt.cu");
+  EXPECT_EQ(w->program->launcher, "cuco");  // no MPI_Init
+  EXPECT_EQ(w->build_libs, (std::vector<std::string>{"cublasLt", "nccl"}));
+  EXPECT_EQ(w->world_size, 2);
+  EXPECT_TRUE(r.world_size_source.empty());
+  EXPECT_FALSE(r.time_regex_guessed);
+  EXPECT_FALSE(r.pass_regex_guessed);
+  const std::string toml = Read(root_ / "rs" / "workload.toml");
+  EXPECT_NE(toml.find("CUCO_RENDEZVOUS_DIR"), std::string::npos);
+  EXPECT_NE(toml.find("TODO(cuco init): no timing line found"), std::string::npos) << toml;
+  bool todo_world = false, todo_main = false;
+  for (const auto& t : r.todos) {
+    todo_world |= t.find("world_size") != std::string::npos;
+    todo_main |= t.find("reducescatter_cublaslt.cu defines no main()") != std::string::npos;
+  }
+  EXPECT_TRUE(todo_world);
+  EXPECT_TRUE(todo_main);
+
+  Result<WorkloadConfig> h = LoadWorkload(root_ / "rs" / "harness");
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_TRUE(h->bench_sizes.empty());  // no constants: the TODO says to name them
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"w", "x", "residual"}));
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"out_slice"}));
+  const std::string seed = Read(root_ / "rs" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("move the kernel (reducescatter_cublaslt.cu:17)"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("void* d = nullptr;"), std::string::npos) << "L.d is scratch";
+  EXPECT_TRUE(SplitEvolveBlocks(seed, "seed.cu").ok());
+  EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok());
+}
+
+TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
+  const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nccl.h>
+#define HIDDEN 4096
+#define TOKENS (2 * HIDDEN)
+constexpr size_t kBytes = 1 << 20, kAlign = 256;
+static const int kThreadsPerBlock = 128;
+const int kIters = 50;
+int main() {
+  int rank = std::atoi(std::getenv("RANK")), world_size = std::atoi(std::getenv("WORLD_SIZE"));
+  if (world_size != 4) { std::fprintf(stderr, "needs 4 ranks\n"); return 1; }
+  ncclUniqueId id;
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, world_size, id, rank);
+  float* buf = nullptr;
+  ncclAllReduce(buf, buf, TOKENS, ncclFloat, ncclSum, comm, 0);
+  double us = 0;
+  std::printf("elapsed %.2f us per iteration\n", us);
+  std::cout << "check: " << (us > 0 ? "PASSED" : "FAILED") << std::endl;
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "wl");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->world_size, 4);
+  EXPECT_NE(r.world_size_source.find("tp_layer.cu:13"), std::string::npos) << r.world_size_source;
+  EXPECT_EQ(w->program->launcher, "cuco");
+  EXPECT_EQ(w->build_libs, (std::vector<std::string>{"nccl"}));
+  EXPECT_EQ(w->program->time_regex, R"(elapsed\s*([0-9.eE+-]+)\s*us)");
+  EXPECT_EQ(w->program->pass_regex, R"(check:\s*PASSED)");
+  EXPECT_EQ(w->program->fail_regex, R"(check:\s*FAILED)");
+  bool unit_todo = false;
+  for (const auto& t : r.todos) unit_todo |= t.find("us time; cuco reads milliseconds") != std::string::npos;
+  EXPECT_TRUE(unit_todo);
+  const std::string toml = Read(root_ / "wl" / "workload.toml");
+  EXPECT_NE(toml.find("The program reads RANK, WORLD_SIZE"), std::string::npos) << toml;
+
+  Result<WorkloadConfig> h = LoadWorkload(root_ / "wl" / "harness");
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->bench_sizes,
+            (std::map<std::string, int64_t>{{"HIDDEN", 4096}, {"TOKENS", 8192}, {"kBytes", int64_t{1} << 20}}));
+  EXPECT_EQ(h->verify_sizes, (std::map<std::string, int64_t>{{"HIDDEN", 1024}, {"TOKENS", 1024}, {"kBytes", 1024}}));
+  EXPECT_EQ(h->iters, 50);
+  EXPECT_EQ(h->world_size, 4);
+  EXPECT_DOUBLE_EQ(h->tol_rel_l2, 1e-4);  // fp32 placeholder (ncclFloat)
+}
+
+TEST_F(ScaffoldTest, RefusesANonEmptyFolderUnlessForced) {
+  const std::string program = kSource + "/tests/analyze/allreduce_after_gemm.cu";
+  fs::create_directories(root_ / "busy");
+  std::ofstream(root_ / "busy" / "notes.txt") << "mine";
+  Analysis a = Analyze(program);
+  Result<ScaffoldReport> r = ScaffoldWorkload(a, program, root_ / "busy");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find((root_ / "busy").string()), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("not empty"), std::string::npos);
+  EXPECT_FALSE(fs::exists(root_ / "busy" / "workload.toml"));
+
+  ScaffoldOptions force;
+  force.force = true;
+  r = ScaffoldWorkload(a, program, root_ / "busy", force);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Read(root_ / "busy" / "notes.txt"), "mine");  // others' files stay
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "busy");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->program->launcher, "mpirun");
+  EXPECT_EQ(w->build_libs, (std::vector<std::string>{"nccl", "mpi"}));
+  Result<WorkloadConfig> h = LoadWorkload(root_ / "busy" / "harness");
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  // `const int m = 256, n = 256, k = 128;`
+  EXPECT_EQ(h->bench_sizes, (std::map<std::string, int64_t>{{"m", 256}, {"n", 256}, {"k", 128}}));
+
+  // An empty existing folder is fine without --force; a file in the way is not.
+  fs::create_directories(root_ / "empty");
+  EXPECT_TRUE(ScaffoldWorkload(a, program, root_ / "empty").ok());
+  std::ofstream(root_ / "afile") << "x";
+  r = ScaffoldWorkload(a, program, root_ / "afile", force);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a folder"), std::string::npos);
+}
+
+TEST_F(ScaffoldTest, ProgramWithoutNcclIsRefused) {
+  const std::string program = Write("plain.cu", R"(#include <cuda_runtime.h>
+__global__ void twice(float* x) { x[threadIdx.x] *= 2; }
+int main() {
+  float* x = nullptr;
+  cudaMalloc(&x, 1024);
+  twice<<<1, 256>>>(x);
+  cudaDeviceSynchronize();
+  return 0;
+}
+)");
+  Analysis a = Analyze(program);
+  Result<ScaffoldReport> r = ScaffoldWorkload(a, program, root_ / "out");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find(program + ": no NCCL call found"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(fs::exists(root_ / "out"));
+
+  Analysis with_nccl = Analyze(kSource + "/tests/analyze/allreduce_after_gemm.cu");
+  r = ScaffoldWorkload(with_nccl, (root_ / "missing.cu").string(), root_ / "out");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("missing.cu: cannot read the program"), std::string::npos) << r.status().message();
+}
+
+TEST_F(ScaffoldTest, BadNameIsRefused) {
+  ScaffoldOptions o;
+  o.name = "my workload";
+  const std::string program = kSource + "/tests/analyze/allreduce_after_gemm.cu";
+  Result<ScaffoldReport> r = ScaffoldWorkload(Analyze(program), program, root_ / "x", o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--name 'my workload'"), std::string::npos);
+  EXPECT_EQ(SanitizeWorkloadName("my workload!"), "my_workload");
+  EXPECT_EQ(SanitizeWorkloadName("..."), "workload");
+  EXPECT_EQ(SanitizeWorkloadName("gemm-rs.v2"), "gemm-rs.v2");
+}
+
+// Every corpus program scaffolds into folders that load and a seed the deny-list accepts.
+TEST_F(ScaffoldTest, WholeCorpusScaffolds) {
+  for (const auto& e : fs::directory_iterator(kSource + "/tests/analyze")) {
+    if (e.path().extension() != ".cu") continue;
+    SCOPED_TRACE(e.path().string());
+    const std::string out = e.path().stem().string();
+    ScaffoldReport r = Scaffold(e.path().string(), out);
+    EXPECT_EQ(r.files.size(), 7u);
+    EXPECT_TRUE(LoadWorkload(root_ / out).ok());
+    EXPECT_TRUE(LoadWorkload(root_ / out / "harness").ok());
+    const std::string seed = Read(root_ / out / "harness" / "seed.cu");
+    EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
+  }
+}
+
+}  // namespace
+}  // namespace cuco
