@@ -34,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "evaluate/judge.h"
 #include "launch/launcher.h"
@@ -307,17 +308,8 @@ PeerOutcome RunPeers(const BenchArgs& a, const WorkloadConfig& wl, Cascade& casc
 
 int Run(const BenchArgs& a) {
   const std::string started = UtcNow();
-  auto wl = LoadWorkload(a.workload);
-  if (!wl.ok()) {
-    std::cerr << "cuco bench: " << wl.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (Status s = OverrideBenchSizes(&*wl, a.sizes); !s.ok()) {
-    std::cerr << "cuco bench: " << s.message() << "\n";
-    return kExitUsage;
-  }
-  if (a.verify_limit_s > 0) wl->verify_s = a.verify_limit_s;
-  if (a.bench_limit_s > 0) wl->bench_s = a.bench_limit_s;
+  auto wl = LoadWorkloadWithOverrides("bench", a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
+  if (!wl) return kExitUsage;
   const int world = a.world_size > 0 ? a.world_size : wl->world_size;
   if (std::find(wl->world_sizes.begin(), wl->world_sizes.end(), world) == wl->world_sizes.end()) {
     std::cerr << fmt::format("cuco bench: {}: world size {} is not among the workload's world_sizes\n",

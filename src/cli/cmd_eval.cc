@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
@@ -39,17 +40,8 @@ struct EvalArgs {
 };
 
 int Run(const EvalArgs& a) {
-  auto wl = LoadWorkload(a.workload);
-  if (!wl.ok()) {
-    std::cerr << "cuco eval: " << wl.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (Status s = OverrideBenchSizes(&*wl, a.sizes); !s.ok()) {
-    std::cerr << "cuco eval: " << s.message() << "\n";
-    return kExitUsage;
-  }
-  if (a.verify_limit_s > 0) wl->verify_s = a.verify_limit_s;
-  if (a.bench_limit_s > 0) wl->bench_s = a.bench_limit_s;
+  auto wl = LoadWorkloadWithOverrides("eval", a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
+  if (!wl) return kExitUsage;
   Toolchain tc = DetectToolchain();
   if (wl->language == "cuda" && tc.nvcc.empty()) {
     std::cerr << "cuco eval: nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.\n";

@@ -1,0 +1,20 @@
+// The workload options `cuco eval` and `cuco bench` share: the folder, its --size settings and the
+// stage time limits (--verify-limit, --bench-limit).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/workload_config.h"
+
+namespace cuco {
+
+// Loads the workload at `path`, applies `sizes` ("NAME=VALUE", OverrideBenchSizes) and the limits
+// (> 0 replaces the workload's verify_s / bench_s). On bad input prints "cuco <command>: <why>"
+// (naming file and line) to stderr and returns nothing: the command exits kExitUsage.
+std::optional<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& command, const std::string& path,
+                                                        const std::vector<std::string>& sizes, double verify_limit_s,
+                                                        double bench_limit_s);
+
+}  // namespace cuco
