@@ -18,5 +18,12 @@ TEST(AnswerFormat, EachKindStartsWithTheSummaryLine) {
   EXPECT_TRUE(Has(AnswerFormatText("rewrite"), "// EVOLVE-BLOCK-START\n"));
 }
 
+TEST(AnswerFormat, OtherKindsAreAskedAsDiffs) {
+  EXPECT_EQ(NormalizedMutationKind("rewrite"), "rewrite");
+  EXPECT_EQ(NormalizedMutationKind("crossover"), "crossover");
+  EXPECT_EQ(NormalizedMutationKind("knobs"), "diff");
+  EXPECT_EQ(NormalizedMutationKind(""), "diff");
+}
+
 }  // namespace
 }  // namespace cuco

@@ -131,11 +131,6 @@ TEST(BuildPrompt, KindsAndFormats) {
   EXPECT_TRUE(Has(BuildPrompt(f.ctx).user, "<<<<<<< SEARCH"));
   f.ctx.phase = "exploit";
   EXPECT_TRUE(Has(BuildPrompt(f.ctx).user, "Phase: exploit"));
-
-  EXPECT_EQ(NormalizedMutationKind("rewrite"), "rewrite");
-  EXPECT_EQ(NormalizedMutationKind("crossover"), "crossover");
-  EXPECT_EQ(NormalizedMutationKind("knobs"), "diff");
-  EXPECT_EQ(NormalizedMutationKind(""), "diff");
 }
 
 TEST(BuildPrompt, IslandInstructionsAndCpuWorkloads) {
