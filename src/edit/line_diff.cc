@@ -32,10 +32,13 @@ struct Edit {
 }  // namespace
 
 std::string UnifiedDiff(const std::string& from, const std::string& to, const std::string& from_label,
-                        const std::string& to_label, int context, int64_t max_cells) {
+                        const std::string& to_label, const DiffStyle& style) {
   if (from == to) return "";
+  const int context = style.context;
+  const int64_t max_cells = style.max_cells;
   bool a_nonl = false, b_nonl = false;
   const std::vector<std::string> a = SplitLines(from, &a_nonl), b = SplitLines(to, &b_nonl);
+  if (!style.mark_missing_newline) a_nonl = b_nonl = false;  // line ends are neither compared nor marked
   // A last line without a newline differs from the same line with one.
   auto line_eq = [&](size_t i, size_t j) {
     if (a[i] != b[j]) return false;
@@ -113,13 +116,23 @@ std::string UnifiedDiff(const std::string& from, const std::string& to, const st
       }
     }
     // diff -u numbers an empty range by the line before it.
-    auto range = [](size_t s, size_t len) {
-      return len == 0 ? std::to_string(s) + ",0" : (len == 1 ? std::to_string(s + 1) : std::to_string(s + 1) + "," + std::to_string(len));
+    auto range = [&style](size_t s, size_t len) {
+      if (len == 0) return std::to_string(s) + ",0";
+      if (len == 1 && style.short_ranges) return std::to_string(s + 1);
+      return std::to_string(s + 1) + "," + std::to_string(len);
     };
     out += "@@ -" + range(a_start, a_len) + " +" + range(b_start, b_len) + " @@\n" + body;
     e = end;
   }
   return out;
+}
+
+std::string UnifiedDiff(const std::string& from, const std::string& to, const std::string& from_label,
+                        const std::string& to_label, int context, int64_t max_cells) {
+  DiffStyle style;
+  style.context = context;
+  style.max_cells = max_cells;
+  return UnifiedDiff(from, to, from_label, to_label, style);
 }
 
 }  // namespace cuco

@@ -49,6 +49,17 @@ TEST(LineDiff, InsertionsAtTheEdges) {
             "--- o\n+++ n\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
 }
 
+TEST(LineDiff, LooseStyleIgnoresLineEndsAndCountsEveryRange) {
+  DiffStyle loose;
+  loose.mark_missing_newline = false;
+  loose.short_ranges = false;
+  EXPECT_EQ(UnifiedDiff("b\n", "a\nb\n", "o", "n", loose), "--- o\n+++ n\n@@ -1,1 +1,2 @@\n+a\n b\n");
+  EXPECT_EQ(UnifiedDiff("", "a\n", "o", "n", loose), "--- o\n+++ n\n@@ -0,0 +1,1 @@\n+a\n");
+  EXPECT_EQ(UnifiedDiff("a\nb", "a\nb\n", "o", "n", loose), "--- o\n+++ n\n");  // differ only in the final newline
+  loose.context = 0;
+  EXPECT_EQ(UnifiedDiff("a\nb\nc", "a\nB\nc\n", "o", "n", loose), "--- o\n+++ n\n@@ -2,1 +2,1 @@\n-b\n+B\n");
+}
+
 TEST(LineDiff, RandomEditsRoundTripThroughPatch) {
   std::mt19937_64 gen(5);
   struct {

@@ -5,7 +5,8 @@
 //    when a Toolchain is given;
 //  - HarnessRulesText(): the rules cuco's harness enforces on every candidate;
 //  - InstalledCommApiText(): the communication API actually installed, as compact declarations
-//    extracted from the NCCL (nccl.h, nccl_device/*.h) and NVSHMEM headers `cuco doctor` found;
+//    extracted (header_declarations.h) from the NCCL (nccl.h, nccl_device/*.h) and NVSHMEM headers
+//    `cuco doctor` found;
 //  - HardwareFactsText(): GPUs, SM counts, NVLink topology, NICs.
 // Everything here is plain text for prompts; nothing touches the network.
 #pragma once
@@ -24,23 +25,6 @@ std::string DesignSpaceText(const Toolchain* tc = nullptr);
 
 // The harness rules (streams, events, poisoned outputs, random verification, deny-list).
 std::string HarnessRulesText();
-
-struct DeclarationOptions {
-  bool keep_comments = false;           // keep the // comment lines directly above a kept declaration
-  bool keep_macros = true;              // `#define NAME(args)` heads and short object-like macros
-  std::vector<std::string> skip_names;  // drop declarations whose name contains one of these
-  std::vector<std::string> only_names;  // if not empty: keep top-level declarations only when their
-                                        // name contains one of these
-  size_t max_chars = 0;                 // 0: no cap; else cut at a line boundary with a note
-};
-
-// The declarations of a C/C++ header, one per line: function prototypes (bodies dropped,
-// constructor initialiser lists too), struct/class/union members (public ones only), enums on
-// one line, typedefs, templates, short macros. Comments (unless kept), preprocessor
-// conditionals, private/internal/detail namespaces, names starting with '_' or containing
-// "_internal", and `pfoo` profiling twins of `foo` are dropped. Never fails: unparseable text
-// degrades to fewer lines.
-std::string ExtractDeclarations(const std::string& header_text, const DeclarationOptions& options = {});
 
 // The installed communication API: nccl_device/*.h (core, ptr, lsa_barrier, coop, barrier, ll_a2a,
 // the rest, then gin and gin_barrier), nccl.h (without the communicator management the harness

@@ -6,18 +6,16 @@
 #include <set>
 
 #include "edit/block_edits.h"
+#include "prompts/answer_format.h"
+#include "prompts/runtime_api_text.h"
+#include "prompts/prompt_text.h"
 #include "util/files.h"
 
 namespace cuco {
 namespace fs = std::filesystem;
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
+using prompt_text::Trim;
 
 bool CutOff(const std::string& finish_reason) {
   std::string f = finish_reason;

@@ -1,37 +1,23 @@
 #include "propose/prompt_builder.h"
-#include "util/text.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
-#include <set>
 #include <sstream>
 
+#include "prompts/answer_format.h"
 #include "prompts/design_space_text.h"
-#include "util/files.h"
+#include "prompts/key_lines.h"
+#include "prompts/runtime_api_text.h"
+#include "prompts/prompt_text.h"
+#include "util/text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
-namespace fs = std::filesystem;
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
+using prompt_text::Fence;
+using prompt_text::Trim;
 
 std::string Fmt(const char* f, double v) {
   char buf[64];
@@ -59,47 +45,6 @@ std::string Figures(const CandidateView& c) {
   return s;
 }
 
-std::string Fence(const std::string& lang, const std::string& code) {
-  std::string s = "```" + lang + "\n" + code;
-  if (!code.empty() && code.back() != '\n') s += '\n';
-  return s + "```\n";
-}
-
-fs::path RuntimeDirGuess() {
-  if (const char* e = std::getenv("CUCO_RUNTIME_DIR"); e != nullptr && *e != '\0') return e;
-  auto is_runtime = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p / "include" / "cuco" / "harness.h", ec);
-  };
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
-    if (is_runtime(d / "runtime")) return d / "runtime";
-#ifdef CUCO_SOURCE_DIR
-  return fs::path(CUCO_SOURCE_DIR) / "runtime";
-#else
-  return fs::path("runtime");
-#endif
-}
-
-// A built-in summary of cuco/harness.h, for when the header cannot be read.
-const char* kBuiltinContract =
-    "A candidate file includes <cuco/harness.h> and defines, inside its EVOLVE blocks:\n"
-    "  cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state);  // once, "
-    "untimed, collective\n"
-    "  cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco::IO& io);  // one iteration, "
-    "enqueued on ctx.stream / ctx.side_stream(i)\n"
-    "  void cuco_candidate_teardown(cuco::RankContext& ctx, void* state);  // frees what setup allocated\n"
-    "cuco::RankContext: const int rank, world_size, local_rank, local_world_size, device, sm_count; const ncclComm_t "
-    "comm; const cudaStream_t stream; cudaStream_t side_stream(int i, int priority = 0) (i < 8); void "
-    "record_event(int i, cudaStream_t s); void wait_event(cudaStream_t s, int i) (i < 64); cublasLtHandle_t "
-    "cublaslt(); Status alloc_symmetric(size_t bytes, Buffer* out) (collective); Status create_dev_comm(const "
-    "ncclDevCommRequirements& reqs, ncclDevComm* out) (collective).\n"
-    "cuco::IO: const Buffer& in(const char* name) const; const Buffer& out(const char* name) const. cuco::Buffer { "
-    "void* ptr; size_t bytes; ncclWindow_t window; }. cuco::Sizes: int64_t get(const char* name) const.\n"
-    "cuco::Status::Ok(), cuco::Status::Error(msg); CUCO_CUDA_CHECK(expr), CUCO_NCCL_CHECK(expr), "
-    "CUCO_CUBLAS_CHECK(expr), CUCO_CHECK_LAUNCH() return a failing Status.\n";
-
 struct Section {
   std::string title;
   std::string body;
@@ -118,162 +63,6 @@ std::string Render(const std::vector<Section>& sections) {
 }
 
 }  // namespace
-
-std::string NormalizedMutationKind(const std::string& kind) {
-  if (kind == "rewrite" || kind == "crossover") return kind;
-  return "diff";
-}
-
-std::string AnswerFormatText(const std::string& mutation_kind) {
-  const std::string kind = NormalizedMutationKind(mutation_kind);
-  const std::string summary =
-      "Begin your answer with one line:\n"
-      "SUMMARY: <one sentence: what you changed and why it should be faster>\n"
-      "You may then explain briefly. Only the code in the format below is read.\n\n";
-  const std::string diff =
-      "SEARCH/REPLACE edits, one or more, each exactly in this form:\n"
-      "<<<<<<< SEARCH\n"
-      "<lines copied exactly from the parent>\n"
-      "=======\n"
-      "<the lines that replace them>\n"
-      ">>>>>>> REPLACE\n"
-      "Rules: the SEARCH lines must match the parent's lines exactly (indentation included) and in exactly one "
-      "place; include enough surrounding lines to make them unique. They must lie between an EVOLVE-BLOCK-START "
-      "line and the next EVOLVE-BLOCK-END line and must not include a marker line or any frozen line. Edits are "
-      "applied in order, each to the result of the previous one. To add code, replace an existing line with itself "
-      "plus the new lines. Keep each SEARCH text short (a few lines), but unique.\n";
-  const std::string rewrite =
-      "The complete new body of every EVOLVE block, in file order, each between its marker lines, in one fence:\n"
-      "```cuda\n"
-      "// EVOLVE-BLOCK-START\n"
-      "<the whole new first block>\n"
-      "// EVOLVE-BLOCK-END\n"
-      "// EVOLVE-BLOCK-START\n"
-      "<the whole new second block, if the file has one>\n"
-      "// EVOLVE-BLOCK-END\n"
-      "```\n"
-      "Rules: give every block, an unchanged one too; write no code outside the blocks (the frozen text, includes "
-      "and all, is kept as it is and may not change). The whole file is also accepted if its frozen text is "
-      "unchanged byte for byte.\n";
-  if (kind == "diff") return summary + "Answer format: " + diff;
-  if (kind == "rewrite") return summary + "Answer format: " + rewrite;
-  return summary +
-         "Answer format: either the complete blocks (preferred when the parents differ a lot):\n" + rewrite +
-         "\nor SEARCH/REPLACE edits against parent 1:\n" + diff;
-}
-
-std::string CandidateContractText(const std::string& harness_header_text) {
-  // The leading comment.
-  std::string lead;
-  for (const auto& l : SplitLines(harness_header_text)) {
-    std::string t = Trim(l);
-    if (t.rfind("//", 0) != 0) {
-      if (t.empty() && lead.empty()) continue;
-      break;
-    }
-    lead += l + "\n";
-  }
-  DeclarationOptions o;
-  o.keep_comments = true;
-  o.skip_names = {"cuco_harness", "status_detail", "ContextState"};
-  const std::string decls = ExtractDeclarations(harness_header_text, o);
-  // Drop what a comment marks as the harness's side, up to the next comment or closing line.
-  std::string kept;
-  bool skipping = false;
-  size_t skip_indent = 0;
-  for (const auto& l : SplitLines(decls)) {
-    const std::string t = Trim(l);
-    const size_t indent = l.find_first_not_of(' ');
-    if (t.rfind("// Harness side", 0) == 0) {
-      skipping = true;
-      skip_indent = indent;
-      continue;
-    }
-    if (skipping && indent == skip_indent && t.rfind("//", 0) != 0 && t != "};" && t != "}") continue;
-    skipping = false;
-    kept += l + "\n";
-  }
-  return lead + "\nDeclarations:\n" + kept;
-}
-
-Result<std::string> LoadCandidateContract(const std::string& language) {
-  const fs::path dir = RuntimeDirGuess();
-  const fs::path header = dir / "include" / "cuco" / (language == "cpu" ? "cpu_harness.h" : "harness.h");
-  auto text = ReadFile(header);
-  if (!text.ok()) return Status::NotFound("the candidate interface " + header.string() + " is unreadable: " +
-                                          text.status().message());
-  return CandidateContractText(*text);
-}
-
-std::string LoadCodesignApiText(size_t max_chars) {
-  const fs::path dir = RuntimeDirGuess() / "include" / "cuco" / "codesign";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return "";
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".h") names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-    // design.h (the dimensions as types) first, then alphabetical.
-    if ((a == "design.h") != (b == "design.h")) return a == "design.h";
-    return a < b;
-  });
-  std::string out;
-  DeclarationOptions o;
-  o.keep_comments = true;
-  o.skip_names = {"detail"};
-  for (const auto& n : names) {
-    auto text = ReadFile(dir / n);
-    if (!text.ok()) continue;
-    std::string decls = ExtractDeclarations(*text, o);
-    if (decls.empty()) continue;
-    out += "// ---- <cuco/codesign/" + n + "> ----\n" + decls;
-  }
-  if (out.empty()) return "";
-  return CapText(out, max_chars);
-}
-
-std::string KeyLines(const std::string& code, const std::string& feedback, const std::string& reference,
-                     size_t max_chars) {
-  const std::vector<std::string> lines = SplitLines(code);
-  std::set<int> referenced;
-  for (size_t p = feedback.find(':'); p != std::string::npos; p = feedback.find(':', p + 1)) {
-    size_t q = p + 1;
-    while (q < feedback.size() && std::isdigit(static_cast<unsigned char>(feedback[q]))) ++q;
-    if (q == p + 1 || q >= feedback.size() || q - p > 7 || feedback[q] != ':') continue;
-    const int n = std::atoi(feedback.substr(p + 1, q - p - 1).c_str());
-    for (int k = n - 1; k <= n + 1; ++k)
-      if (k >= 1 && k <= static_cast<int>(lines.size())) referenced.insert(k);
-  }
-  std::set<std::string> ref;
-  for (const auto& l : SplitLines(reference)) ref.insert(Trim(l));
-  std::vector<int> changed;
-  if (auto split = SplitEvolveBlocks(code, "candidate"); split.ok()) {
-    for (const auto& b : split->blocks)
-      for (int k = b.start_line + 1; k < b.end_line; ++k) {
-        const std::string t = Trim(lines[k - 1]);
-        if (!t.empty() && !ref.count(t) && !referenced.count(k)) changed.push_back(k);
-      }
-  }
-  std::string out;
-  auto add = [&](int k) {
-    std::string line = "  " + std::to_string(k) + ": " + lines[k - 1] + "\n";
-    if (out.size() + line.size() > max_chars) return false;
-    out += line;
-    return true;
-  };
-  int prev = -1;
-  for (int k : referenced) {
-    if (prev > 0 && k != prev + 1 && !out.empty()) out += "  ...\n";
-    if (!add(k)) return out + "  ...\n";
-    prev = k;
-  }
-  if (!changed.empty()) {
-    if (!out.empty()) out += "  lines that differ from the parent/seed:\n";
-    for (int k : changed)
-      if (!add(k)) return out + "  ...\n";
-  }
-  return out;
-}
 
 Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
   const PromptLimits& lim = options.limits;
@@ -300,7 +89,7 @@ Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
     sys.push_back({"Harness rules", options.harness_rules.empty() ? HarnessRulesText() : options.harness_rules});
   }
   sys.push_back({std::string("Candidate interface (frozen: ") + (cuda ? "cuco/harness.h" : "cuco/cpu_harness.h") + ")",
-                 options.contract.empty() ? std::string(kBuiltinContract) : options.contract});
+                 options.contract.empty() ? BuiltinCandidateContractText() : options.contract});
   const std::string extra_api = options.extra_api;
   if (!extra_api.empty()) sys.push_back({"Building blocks the includes provide", extra_api});
   const size_t sys_comm_index = sys.size();

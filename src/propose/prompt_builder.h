@@ -5,10 +5,11 @@
 // hardware, the workload and its knobs. User message: the island's instructions, the
 // meta-summary, the parent (code, status, time, speedup, feedback), the inspirations (top-k with
 // their times), the failures as negative examples (status, feedback, key lines), and the task:
-// the mutation kind (diff, rewrite, crossover) with the exact answer format. The whole prompt is
-// capped; inspirations are shortened first (code dropped, then whole entries), then failures,
-// the meta-summary and the communication API. The parent's code is never cut (diffs must quote
-// it exactly).
+// the mutation kind (diff, rewrite, crossover) with the exact answer format. The pieces both
+// paths share (answer formats, candidate contract, codesign API, a failure's key lines) live in
+// prompts/. The whole prompt is capped; inspirations are shortened first (code dropped, then
+// whole entries), then failures, the meta-summary and the communication API. The parent's code
+// is never cut (diffs must quote it exactly).
 #pragma once
 
 #include <cstddef>
@@ -48,31 +49,6 @@ struct Prompt {
   bool truncated = false;                // something was shortened or left out to fit the cap
   size_t size() const { return system.size() + user.size(); }
 };
-
-// "diff", "rewrite" or "crossover" (anything else, e.g. "knobs", is asked as a diff).
-std::string NormalizedMutationKind(const std::string& kind);
-
-// The exact answer format for a mutation kind, as told to the model (starts with the
-// "SUMMARY:" line it must give first).
-std::string AnswerFormatText(const std::string& mutation_kind);
-
-// The candidate contract of a harness header (cuco/harness.h or cuco/cpu_harness.h): its leading
-// comment and its public declarations with their comments; harness-side members dropped.
-std::string CandidateContractText(const std::string& harness_header_text);
-
-// Reads the contract for a workload language ("cuda": harness.h, "cpu": cpu_harness.h) from the
-// runtime folder: $CUCO_RUNTIME_DIR, a checkout around the running binary, or the source tree.
-Result<std::string> LoadCandidateContract(const std::string& language);
-
-// The API text of the cuco/codesign building blocks (runtime/include/cuco/codesign/*.h) when the
-// runtime has them; "" otherwise. At most max_chars.
-std::string LoadCodesignApiText(size_t max_chars = 12000);
-
-// The lines of `code` worth showing for a failed candidate: lines named in `feedback`
-// ("file:LINE:") with a line of context, then lines of its EVOLVE blocks absent from `reference`
-// (e.g. the seed or its parent); numbered, at most max_chars.
-std::string KeyLines(const std::string& code, const std::string& feedback, const std::string& reference,
-                     size_t max_chars);
 
 // Builds the prompt for `ctx`.
 Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options = {});

@@ -2,10 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
-#include "util/files.h"
-
 namespace cuco {
 namespace {
 
@@ -135,11 +131,6 @@ TEST(BuildPrompt, KindsAndFormats) {
   EXPECT_TRUE(Has(BuildPrompt(f.ctx).user, "<<<<<<< SEARCH"));
   f.ctx.phase = "exploit";
   EXPECT_TRUE(Has(BuildPrompt(f.ctx).user, "Phase: exploit"));
-
-  EXPECT_EQ(NormalizedMutationKind("rewrite"), "rewrite");
-  EXPECT_EQ(NormalizedMutationKind("crossover"), "crossover");
-  EXPECT_EQ(NormalizedMutationKind("knobs"), "diff");
-  EXPECT_EQ(NormalizedMutationKind(""), "diff");
 }
 
 TEST(BuildPrompt, IslandInstructionsAndCpuWorkloads) {
@@ -210,55 +201,6 @@ TEST(BuildPrompt, CapsCutInspirationsFirstAndNeverTheParent) {
   EXPECT_EQ(d.inspiration_ids, (std::vector<int64_t>{11}));
   EXPECT_TRUE(Has(d.user, "Candidate #20"));
   EXPECT_FALSE(Has(d.user, "Candidate #21"));
-}
-
-TEST(KeyLines, NamedLinesThenChangedLines) {
-  std::string code = kSeed;
-  code.replace(code.find("x[threadIdx.x] *= 2;"), 20, "x[threadIdx.x] *= 3;");
-  const std::string k = KeyLines(code, "cand.cu:9: error: bad launch\n", kSeed, 10000);
-  EXPECT_TRUE(Has(k, "  8: cuco::Status cuco_candidate_run")) << k;
-  EXPECT_TRUE(Has(k, "  9:   Scale<<<1, 256")) << k;
-  EXPECT_TRUE(Has(k, "  10:   return")) << k;
-  EXPECT_TRUE(Has(k, "lines that differ from the parent/seed:\n  4: __global__ void Scale(float* x) { x[threadIdx.x] *= 3; }"))
-      << k;
-  EXPECT_LE(KeyLines(code, "f:9: e", kSeed, 30).size(), 30u + 6u);
-  EXPECT_EQ(KeyLines(kSeed, "", kSeed, 1000), "");
-  EXPECT_EQ(KeyLines("no blocks here", "x:99999999:", "", 1000), "");
-}
-
-TEST(CandidateContract, FromTheRealHarnessHeader) {
-  auto text = ReadFile(std::filesystem::path(CUCO_SOURCE_DIR) / "runtime" / "include" / "cuco" / "harness.h");
-  ASSERT_TRUE(text.ok());
-  const std::string c = CandidateContractText(*text);
-  for (const char* part : {"Life of a candidate process", "cuco::Status cuco_candidate_setup(cuco::RankContext& ctx",
-                           "cuco_candidate_run", "cuco_candidate_teardown", "cudaStream_t side_stream(int i, int priority = 0);",
-                           "void record_event(int i, cudaStream_t stream);", "Status alloc_symmetric(size_t bytes, Buffer* out);",
-                           "Status create_dev_comm(", "const Buffer& out(const char* name) const;",
-                           "int64_t get(const char* name) const;", "#define CUCO_CUDA_CHECK(expr)",
-                           "const cudaStream_t stream;  // enqueue every iteration here"})
-    EXPECT_TRUE(Has(c, part)) << part << "\n" << c;
-  EXPECT_FALSE(Has(c, "namespace cuco_harness")) << c;
-  EXPECT_FALSE(Has(c, "Harness side")) << c;
-  EXPECT_FALSE(Has(c, "bool add(")) << c;
-  EXPECT_FALSE(Has(c, "ContextState")) << c;
-  EXPECT_FALSE(Has(c, "status_detail")) << c;
-  EXPECT_LT(c.size(), 12000u);
-
-  auto loaded = LoadCandidateContract("cuda");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_TRUE(Has(*loaded, "cuco_candidate_run"));
-  auto cpu = LoadCandidateContract("cpu");
-  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
-  EXPECT_TRUE(Has(*cpu, "cuco::cpu")) << *cpu;
-}
-
-TEST(AnswerFormat, EachKindStartsWithTheSummaryLine) {
-  for (const char* kind : {"diff", "rewrite", "crossover"}) {
-    const std::string t = AnswerFormatText(kind);
-    EXPECT_EQ(t.rfind("Begin your answer with one line:\nSUMMARY: ", 0), 0u) << t;
-  }
-  EXPECT_TRUE(Has(AnswerFormatText("diff"), "<<<<<<< SEARCH\n<lines copied exactly from the parent>\n=======\n"));
-  EXPECT_TRUE(Has(AnswerFormatText("rewrite"), "// EVOLVE-BLOCK-START\n"));
 }
 
 TEST(SummaryPrompt, AsksForTriedWorkedNext) {

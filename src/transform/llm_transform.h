@@ -22,6 +22,10 @@
 //  - nothing it records carries an API key: the clients hold the keys and redact them.
 // The returned Status is an error only for unusable inputs (empty code, unbalanced markers, no
 // stages, a missing callback).
+//
+// The pieces, one file each: the stages (llm_stage.h, their texts in prompts/transform_stages.h),
+// the call finder (host_calls.h), stage C's check (annotation_check.h), the answer reader
+// (stage_answer.h), the messages (llm_transform_messages.h), the budget (llm_budget.h).
 #pragma once
 
 #include <cstdint>
@@ -33,59 +37,14 @@
 
 #include "evaluate/outcome.h"
 #include "llm/llm_client.h"
+#include "transform/annotation_check.h"
+#include "transform/host_calls.h"
+#include "transform/llm_stage.h"
+#include "transform/stage_answer.h"
 #include "util/status.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
-
-// A stage's own check of a rewrite, before it is evaluated: ok, or why the rewrite does not do
-// what the stage asks (the message is shown to the judge and the writer).
-using StageCheckFn = std::function<Status(const std::string& stage_input, const std::string& rewrite)>;
-// "" : the stage is needed for this code; else why it is skipped (e.g. nothing left to replace).
-using StageSkipFn = std::function<std::string(const std::string& stage_input)>;
-
-struct LlmStage {
-  std::string id;                  // "A", "B", "C": in labels and messages
-  std::string name;                // "infrastructure", "replace", "annotate"
-  std::string task;                // what the writer must do, one paragraph
-  std::vector<std::string> rules;  // listed in the prompt under the task
-  bool annotate = false;           // answers are whole files that only add EVOLVE marker lines
-  bool evaluate = true;            // run the EvaluateFn on a rewrite that passes the checks
-  StageCheckFn check;              // empty: no check of its own
-  StageSkipFn skip;                // empty: always run
-};
-
-// The host communication calls stage B replaces (ncclAllReduce, ncclAllGather, ncclReduceScatter,
-// ncclBroadcast, ncclBcast, ncclReduce, ncclAlltoAll, ncclGather, ncclScatter, ncclSend, ncclRecv).
-const std::vector<std::string>& HostCommunicationApis();
-// The device-side set-up stage A adds (ncclMemAlloc, ncclCommWindowRegister, ncclDevCommCreate,
-// and the harness's alloc_symmetric / create_dev_comm and cuco/codesign's alloc_peers).
-const std::vector<std::string>& DeviceSetupApis();
-
-struct CallSite {
-  std::string name;
-  int line = 0;  // 1-based
-};
-// Calls of `names` in `code`: an identifier among them followed by '(' (after blanks), outside
-// comments and string/character literals. With inside_blocks_only, only calls on lines strictly
-// inside EVOLVE blocks (none when the markers are malformed or absent).
-std::vector<CallSite> FindCalls(const std::string& code, const std::vector<std::string>& names,
-                                bool inside_blocks_only = false);
-
-// Stage C's check: `annotated` is `original` plus EVOLVE marker lines only. The markers balance
-// (no nesting), each is a line of its own starting with `//`, at least one block holds code, and
-// every other line equals the original's in order. Errors name the first offending line.
-Status CheckAnnotationOnly(const std::string& original, const std::string& annotated,
-                           const std::string& path = "file");
-
-// The stages for `workload` and its file `code`: A and B, and C when `code` has no EVOLVE blocks.
-// For language "cuda" A and B carry the NCCL checks (A: every host communication API of the
-// input still called, more device-side set-up calls than before; B: no host communication call
-// left inside the EVOLVE blocks, or in the file when it has none) and skips (A when there is no
-// host communication or a device communicator is created already, B when no host communication
-// call is left). For language "cpu" (cuco's own tests) they carry none: the loop mechanics run
-// with the evaluation alone. C is not evaluated (flip `evaluate` to have it evaluated).
-std::vector<LlmStage> DefaultLlmStages(const WorkloadConfig& workload, const std::string& code);
 
 // One try of one stage, handed to the RecordAttemptFn.
 struct LlmTransformAttempt {
@@ -169,34 +128,9 @@ Result<LlmTransformResult> RunLlmTransform(const LlmTransformInputs& inputs, Llm
                                            const EvaluateFn& evaluate, const RecordAttemptFn& record,
                                            const LlmTransformOptions& options = {});
 
-// The prompts, exposed for tests and dry runs. They use the inputs' texts as given
-// (RunLlmTransform fills the empty ones first, as LlmTransformInputs describes).
-struct LlmTransformPromptState {
-  const LlmStage* stage = nullptr;
-  std::string stage_input;     // the code the stage started from
-  std::string base;            // the code this attempt edits
-  int iteration = 1;
-  std::vector<const LlmTransformAttempt*> history;  // failed attempts of the stage, oldest first
-};
-std::vector<ChatMessage> BuildWriterMessages(const LlmTransformInputs& inputs, const LlmTransformPromptState& state,
-                                             const LlmTransformOptions& options);
-std::vector<ChatMessage> BuildJudgeMessages(const LlmTransformInputs& inputs, const LlmStage& stage,
-                                            const std::string& base, const LlmTransformAttempt& failed,
-                                            const LlmTransformOptions& options);
-
-// How RunLlmTransform reads a writer's answer for `stage` (exposed for tests and the fuzz target):
-// the rewrite it gives, starting from `base`. With `blocks`, the answer goes through ApplyLlmAnswer
-// (block_edits.h) and keeps `frozen_ref`'s frozen text; otherwise SEARCH/REPLACE diffs are applied
-// to the whole file, or the longest fence is the new file. Any answer gives a result or an error
-// whose message suits the writer's feedback; never throws.
-struct StageAnswer {
-  std::string code;
-  std::string format;  // "diff" | "file"
-};
-Result<StageAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const std::string& frozen_ref,
-                                     const std::string& base, const std::string& answer, const std::string& path);
-
-// A unified diff (`diff -u` style, `context` lines) of two texts, at most max_chars; "" when equal.
+// A unified diff of two texts (edit/line_diff.h's, in a style with looser line ends: "\r\n" reads
+// as "\n", a missing final newline is neither compared nor marked, ranges always "N,COUNT"),
+// `context` lines, at most max_chars; "" when equal.
 std::string LineDiff(const std::string& from, const std::string& to, const std::string& from_label,
                      const std::string& to_label, int context = 3, size_t max_chars = 12000);
 

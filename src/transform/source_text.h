@@ -1,0 +1,31 @@
+// Source text: how the LLM transform reads a C++/CUDA file as text (transform/ internal; the one
+// copy here until util/ has a source-text helper). Pure functions of their arguments.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace cuco::transform_internal {
+
+// What every EVOLVE-BLOCK-START / EVOLVE-BLOCK-END marker line contains.
+inline constexpr const char* kEvolveMarker = "EVOLVE-BLOCK-";
+
+// `s` with every "\r\n" as "\n" (a lone '\r' stays).
+std::string NormalizeNewlines(const std::string& s);
+
+// The last `max` characters of `s`, from a line start when one is near, after a note saying how
+// many characters came before; `s` itself when it fits.
+std::string TailChars(const std::string& s, size_t max);
+
+bool IsIdentStart(char c);  // [A-Za-z_]
+bool IsIdent(char c);       // [A-Za-z0-9_]
+
+// `text` with comments and string/character literals (raw strings included) replaced by
+// blanks; newlines kept, so offsets and lines stay. A quote between hex digits is a digit
+// separator, not a literal.
+std::string BlankCommentsAndLiterals(const std::string& text);
+
+// Whether `code` has well-formed EVOLVE blocks (at least one).
+bool HasEvolveBlocks(const std::string& code);
+
+}  // namespace cuco::transform_internal
