@@ -62,6 +62,7 @@ def apply_plant(seed, plant):
 
 
 def load_module(rel):
+    sys.dont_write_bytecode = True  # nothing written into the source tree
     spec = importlib.util.spec_from_file_location(pathlib.Path(rel).stem, ROOT / rel)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
