@@ -10,12 +10,15 @@
 set -u
 OUT=${OUT:-/tmp/cuco-device-check}
 CUCO=${CUCO:-build/src/cli/cuco}
-CAND=tests/gpu/candidates/gemm_reducescatter
+CANDS=/tmp/cuco-device-candidates  # the planted cheats, written from the seed by tests/gpu/make_candidates.py
+CAND=$CANDS/gemm_reducescatter
 WL=workloads/gemm_reducescatter
 R=/tmp/cuco-device-runs
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export CUCO_CACHE_DIR=/tmp/cuco-cache
 mkdir -p "$OUT" "$R"
+rm -rf "$CANDS"
+python3 tests/gpu/make_candidates.py planted "$CANDS" --workload gemm_reducescatter >/dev/null || exit 1
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
 
 {

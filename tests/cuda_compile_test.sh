@@ -109,8 +109,9 @@ blocks)
     python3 bench/materialize_variants.py "$wl" "$T/var" --with-parts >/dev/null || exit 1
     files+=("$T/var"/*.cu)
   fi
-  # Planted wrong candidates (tests/gpu/make_planted_wrong.py).
-  [ -d "tests/gpu/candidates/$n" ] && files+=(tests/gpu/candidates/"$n"/*.cu)
+  # Planted wrong candidates, written from the seed (tests/gpu/make_candidates.py; none for some workloads).
+  python3 tests/gpu/make_candidates.py planted "$T/planted" --workload "$n" >/dev/null || { echo "FAIL planted candidates of $n"; exit 1; }
+  [ -d "$T/planted/$n" ] && files+=("$T/planted/$n"/*.cu)
   # Compiling is what is tested here: the preprocessed deny-list scan of every one of these files
   # is src/evaluate/hygiene_test's walk (HygieneWalk), so it is not run twice.
   "$CUCO" eval "$wl" "${files[@]}" --stage compile --jobs 2 --parallel-compiles 2 --unsafe-skip-deny-scan \

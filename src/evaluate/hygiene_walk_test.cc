@@ -1,7 +1,8 @@
 // Every seed, generation-0 file, variant file and planted candidate in the repository through
 // both hygiene checks: the preprocessed deny-list scan and, for those that compile here, the
 // object check. Honest files must pass; the planted cheats that the deny-list is documented to
-// catch (tests/gpu/candidates/*/README.md) must be rejected.
+// catch (tests/gpu/candidates/*/README.md) must be rejected. The planted candidates are written
+// from the seeds first (tests/gpu/make_candidates.py planted).
 //
 // The preprocess and compile commands are formed as the Builder forms them (src/evaluate/builder.cc:
 // compiler, -std=c++20, -gencode and -Xcompiler=-fPIC for CUDA or -Wall -pthread for CPU, the
@@ -36,7 +37,8 @@ struct WalkFile {
   bool compile_object;  // checked with the object check too
 };
 
-std::vector<WalkFile> FilesToWalk(bool all_objects) {
+// `planted`: where tests/gpu/make_candidates.py wrote the planted candidates (<workload>/<name>.cu).
+std::vector<WalkFile> FilesToWalk(bool all_objects, const fs::path& planted) {
   const fs::path root = CUCO_SOURCE_DIR;
   std::vector<WalkFile> files;
   std::set<fs::path> seen;
@@ -60,7 +62,7 @@ std::vector<WalkFile> FilesToWalk(bool all_objects) {
   const fs::path cpu = root / "tests" / "workloads" / "cpu_matmul";
   for (const auto& e : fs::recursive_directory_iterator(cpu))
     if (e.path().extension() == ".cc" && e.path().filename() != "reference.cc") add(e.path(), cpu, true);
-  for (const auto& d : fs::directory_iterator(root / "tests" / "gpu" / "candidates"))
+  for (const auto& d : fs::directory_iterator(planted))
     for (const auto& e : fs::directory_iterator(d.path()))
       if (e.path().extension() == ".cu") add(e.path(), root / "workloads" / d.path().filename(), all_objects);
   return files;
@@ -102,9 +104,13 @@ TEST(HygieneWalk, EverySeedVariantAndCandidatePassesBothChecks) {
   const bool have_readelf = std::system("readelf --version >/dev/null 2>&1") == 0;
   const fs::path tmp = fs::temp_directory_path() / ("cuco-walk-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
+  const fs::path planted = tmp / "planted";
+  const fs::path generator = fs::path(CUCO_SOURCE_DIR) / "tests" / "gpu" / "make_candidates.py";
+  CapturedRun gen = RunCapture({"python3", generator.string(), "planted", planted.string()}, 120);
+  ASSERT_TRUE(gen.outcome.ok()) << "tests/gpu/make_candidates.py planted: " << gen.output;
   int scanned = 0, objects = 0;
   std::vector<std::string> skipped;
-  for (const WalkFile& f : FilesToWalk(all)) {
+  for (const WalkFile& f : FilesToWalk(all, planted)) {
     SCOPED_TRACE(f.path.string());
     auto wl = LoadWorkload(f.workload_dir);
     ASSERT_TRUE(wl.ok()) << wl.status().message();

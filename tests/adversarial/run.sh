@@ -5,6 +5,8 @@
 # directory's canary, no file next to the run directory, nothing received on the suite's TCP
 # listener, the planted API key nowhere in the run directory or cuco's output, and no process left
 # running in the suite's directories. After the fault tests the workload's seed must still be ok.
+# The GPU candidates (gemm_reducescatter/, moe_dispatch_combine/ rows) are written into the temporary
+# directory from the seeds and gpu/<name>.cu.in by tests/gpu/make_candidates.py.
 #
 # Usage: tests/adversarial/run.sh <cuco> [workload-filter] [--stage compile] [--wall]
 #   workload-filter: an extended regex on the candidate paths (e.g. cpu_matmul, 'gemm_|moe_').
@@ -81,6 +83,18 @@ survivors() {
   done
 }
 
+# The GPU candidates are not committed: tests/gpu/make_candidates.py writes them from the seeds and
+# the attacks in gpu/ (once, when a selected row needs one).
+GENERATED=$T/candidates
+candidate_file() {  # candidate path (relative to tests/adversarial) -> its file
+  if [ -f "$HERE/$1" ]; then echo "$HERE/$1"; return; fi
+  if [ ! -d "$GENERATED" ] && ! python3 "$ROOT/tests/gpu/make_candidates.py" adversarial "$GENERATED" >/dev/null; then
+    echo "tests/gpu/make_candidates.py adversarial failed: the seeds no longer take the attacks" >&2
+    exit 1
+  fi
+  echo "$GENERATED/$1"
+}
+
 workload_dir() {  # candidate path (relative to tests/adversarial) -> workload folder
   case $1 in
     cpu_matmul/*) echo "$ROOT/tests/workloads/cpu_matmul" ;;
@@ -123,12 +137,13 @@ while IFS=$'\t' read -r path class expected regex what; do
   case $path in ''|'#'*|path) continue ;; esac
   [ -z "$FILTER" ] || echo "$path" | grep -Eq -- "$FILTER" || continue
   name=$(basename "$path"); name=${name%.*}
-  if [ "$class" = fault ] && [ "$STAGE" != compile ] && grep -q "DESTRUCTIVE" "$HERE/$path" && [ "$WALL" != 1 ] &&
+  cand=$(candidate_file "$path") || exit 1
+  if [ "$class" = fault ] && [ "$STAGE" != compile ] && grep -q "DESTRUCTIVE" "$cand" && [ "$WALL" != 1 ] &&
      [ "${CUCO_ADVERSARIAL_DESTRUCTIVE:-0}" != 1 ]; then
     row "$path" "$class" skipped - "destructive without a sandbox; set CUCO_ADVERSARIAL_DESTRUCTIVE=1"
     skipped=$((skipped + 1)); continue
   fi
-  run_one "$name" "$(workload_dir "$path")" "$HERE/$path"
+  run_one "$name" "$(workload_dir "$path")" "$cand"
   why=""
   if [ "$STAGE" = compile ]; then
     case $VERDICT in ok|skipped|rejected|timed) ;; *) why="compile stage gave '$VERDICT' (rc $RC)" ;; esac

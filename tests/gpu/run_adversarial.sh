@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The adversarial suite on a GPU machine (one GPU is enough): every GPU candidate under
-# tests/adversarial/{gemm_reducescatter,moe_dispatch_combine} is evaluated end to end at world size
+# The adversarial suite on a GPU machine (one GPU is enough): every GPU candidate of
+# tests/adversarial/expectations.tsv (gemm_reducescatter/, moe_dispatch_combine/ rows, written from the
+# seeds by tests/adversarial/run.sh) is evaluated end to end at world size
 # $WORLD (default 1)
 # and must end with an expected verdict other than ok (the CPU candidates too with ALSO_CPU=1).
 # The table goes to $OUT/adversarial.txt (commit it under bench/results/).

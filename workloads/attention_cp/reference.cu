@@ -193,30 +193,11 @@ __global__ void __launch_bounds__(kThreads) reference_compare_kernel(RefArgs a, 
       const int h = 2 * x + half;
       if (h >= G) continue;
       const double ref = acc[x] / l_tot[h];
-      const float o = __bfloat162float(a.out[(i * a.hq + g * G + h) * kD + d]);
-      if (!isfinite(o)) {
-        p.nonfinite += 1;
-      } else {
-        const double diff = static_cast<double>(o) - ref;
-        p.d2 += diff * diff;
-        p.max_abs = fmax(p.max_abs, fabs(diff));
-      }
-      p.r2 += ref * ref;
+      accumulate_element(p, __bfloat162float(a.out[(i * a.hq + g * G + h) * kD + d]), ref);
     }
   }
-  __syncthreads();
-  red[t] = p;
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      red[t].d2 += red[t + s].d2;
-      red[t].r2 += red[t + s].r2;
-      red[t].max_abs = fmax(red[t].max_abs, red[t + s].max_abs);
-      red[t].nonfinite += red[t + s].nonfinite;
-    }
-    __syncthreads();
-  }
-  if (t == 0) partials[blockIdx.x] = red[0];
+  __syncthreads();  // red reuses lt: no thread reads it any more
+  reduce_block_partial(red, p, &partials[blockIdx.x]);  // blockDim.x == kThreads
 }
 
 cuco::Status cuda_status(cudaError_t e, const char* what) {

@@ -110,29 +110,10 @@ __global__ void reference_compare_kernel(const __nv_bfloat16* C, const int64_t* 
       }
     }
     if (j < N) {
-      const float o = __bfloat162float(C[g * N + j]);
-      if (!isfinite(o)) {
-        p.nonfinite += 1;
-      } else {
-        const double d = static_cast<double>(o) - acc;
-        p.d2 += d * d;
-        p.max_abs = fmax(p.max_abs, fabs(d));
-      }
-      p.r2 += acc * acc;
+      accumulate_element(p, __bfloat162float(C[g * N + j]), acc);
     }
   }
-  red[threadIdx.x] = p;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      red[threadIdx.x].d2 += red[threadIdx.x + s].d2;
-      red[threadIdx.x].r2 += red[threadIdx.x + s].r2;
-      red[threadIdx.x].max_abs = fmax(red[threadIdx.x].max_abs, red[threadIdx.x + s].max_abs);
-      red[threadIdx.x].nonfinite += red[threadIdx.x + s].nonfinite;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.y * gridDim.x + blockIdx.x] = red[0];
+  reduce_block_partial(red, p, &partials[blockIdx.y * gridDim.x + blockIdx.x]);
 }
 
 cuco::Status cuda_status(cudaError_t e, const char* what) {

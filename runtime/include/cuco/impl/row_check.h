@@ -7,6 +7,10 @@
 // max_abs / nonfinite / rows_checked / elements_checked. Per-block partial sums are summed on the
 // host in a fixed order (deterministic); the scratch memory is zeroed before it is freed.
 // `Expected` is a trivially copyable functor with `__device__ double operator()(int64_t e) const`.
+//
+// A reference with its own compare kernel (the expected values computed in the kernel) folds its
+// elements with the same device helpers: accumulate_element per element, reduce_block_partial per
+// block, then summarize_partials on the host; the figures are then those check_rows would give.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -46,6 +50,37 @@ inline void summarize_partials(const std::vector<CheckPartial>& partials, int64_
   result->elements_checked = rows * elems_per_row;
 }
 
+// Folds one output element `o` (read as float) against its expected value `ref` into a thread's
+// partial: a non-finite o is counted, never summed; ref always enters r2.
+__device__ __forceinline__ void accumulate_element(CheckPartial& p, float o, double ref) {
+  if (!isfinite(o)) {
+    p.nonfinite += 1;
+  } else {
+    const double d = static_cast<double>(o) - ref;
+    p.d2 += d * d;
+    p.max_abs = fmax(p.max_abs, fabs(d));
+  }
+  p.r2 += ref * ref;
+}
+
+// Sums every thread's partial `p` over its block in a fixed tree (deterministic) through `red`, shared
+// memory of blockDim.x entries (blockDim.x a power of two), and stores the block's partial at *out from
+// thread 0. Every thread of the block must call it; red may be reused once it returns.
+__device__ __forceinline__ void reduce_block_partial(CheckPartial* red, const CheckPartial& p, CheckPartial* out) {
+  red[threadIdx.x] = p;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      red[threadIdx.x].d2 += red[threadIdx.x + s].d2;
+      red[threadIdx.x].r2 += red[threadIdx.x + s].r2;
+      red[threadIdx.x].max_abs = fmax(red[threadIdx.x].max_abs, red[threadIdx.x + s].max_abs);
+      red[threadIdx.x].nonfinite += red[threadIdx.x + s].nonfinite;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = red[0];
+}
+
 namespace row_check_detail {
 
 constexpr int kThreads = 256;
@@ -63,29 +98,9 @@ __global__ void compare_kernel(const T* out, const int64_t* rows, int64_t n_rows
   for (int64_t ri = blockIdx.x; ri < n_rows; ri += gridDim.x)
     for (int64_t t = threadIdx.x; t < row_elems; t += blockDim.x) {
       const int64_t e = rows[ri] * row_elems + t;
-      const double ref = expected(e);
-      const float o = as_float(out[e]);
-      if (!isfinite(o)) {
-        p.nonfinite += 1;
-      } else {
-        const double d = static_cast<double>(o) - ref;
-        p.d2 += d * d;
-        p.max_abs = fmax(p.max_abs, fabs(d));
-      }
-      p.r2 += ref * ref;
+      accumulate_element(p, as_float(out[e]), expected(e));
     }
-  red[threadIdx.x] = p;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      red[threadIdx.x].d2 += red[threadIdx.x + s].d2;
-      red[threadIdx.x].r2 += red[threadIdx.x + s].r2;
-      red[threadIdx.x].max_abs = fmax(red[threadIdx.x].max_abs, red[threadIdx.x + s].max_abs);
-      red[threadIdx.x].nonfinite += red[threadIdx.x + s].nonfinite;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = red[0];
+  reduce_block_partial(red, p, &partials[blockIdx.x]);
 }
 
 inline cuco::Status fail(cudaError_t e, const char* what) {

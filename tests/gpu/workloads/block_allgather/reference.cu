@@ -57,29 +57,10 @@ __global__ void reference_compare_kernel(const __nv_bfloat16* y, const int64_t* 
       const int64_t e = row * kRowElems + t;  // element of y
       const int64_t q = e / n;                // the rank whose x it comes from
       const double ref = x_value(keys[q], static_cast<uint64_t>(e - q * n));
-      const float o = __bfloat162float(y[e]);
-      if (!isfinite(o)) {
-        p.nonfinite += 1;
-      } else {
-        const double d = static_cast<double>(o) - ref;
-        p.d2 += d * d;
-        p.max_abs = fmax(p.max_abs, fabs(d));
-      }
-      p.r2 += ref * ref;
+      accumulate_element(p, __bfloat162float(y[e]), ref);
     }
   }
-  red[threadIdx.x] = p;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      red[threadIdx.x].d2 += red[threadIdx.x + s].d2;
-      red[threadIdx.x].r2 += red[threadIdx.x + s].r2;
-      red[threadIdx.x].max_abs = fmax(red[threadIdx.x].max_abs, red[threadIdx.x + s].max_abs);
-      red[threadIdx.x].nonfinite += red[threadIdx.x + s].nonfinite;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = red[0];
+  reduce_block_partial(red, p, &partials[blockIdx.x]);
 }
 
 cuco::Status cuda_status(cudaError_t e, const char* what) {

@@ -1,21 +1,11 @@
-#!/usr/bin/env python3
-"""Regenerates the planted cheating candidates of gemm_reducescatter from its seed.
+"""The planted cheats of gemm_reducescatter (and one honest control), as edits of its seed.
 
-Each candidate is the seed with only its EVOLVE block changed (frozen_edit.cu also changes a
-frozen line): a header comment at the top of the block says what it plants and which defence
-must catch it, then the seed's block with a few edits. Run after changing the seed:
-
-    python3 tests/gpu/make_gemm_rs_candidates.py
-
-The files are committed; tests/gpu/build_harness_local.sh checks that their frozen text still
-matches the seed.
+Each candidate is workloads/gemm_reducescatter/seed.cu with only its EVOLVE block changed
+(frozen_edit also changes a frozen line): a comment at the top of the block says what it plants and
+which defence must catch it (README.md beside this file has the table), then the seed's block with
+the edits below, each (old text, new text), applied in order, each old text found exactly once.
+tests/gpu/make_candidates.py writes them at test time; nothing here is run on its own.
 """
-import os
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SEED = os.path.join(ROOT, "workloads", "gemm_reducescatter", "seed.cu")
-OUT = os.path.join(ROOT, "tests", "gpu", "candidates", "gemm_reducescatter")
 
 RUN_GEMM = """  CUCO_CUBLAS_CHECK(cublasLtMatmul(ctx.cublaslt(), s->op, &alpha, io.in("B").ptr, s->layout_a, io.in("A").ptr,
                                    s->layout_b, &beta, s->partial.ptr, s->layout_c, s->partial.ptr, s->layout_c,
@@ -465,27 +455,13 @@ CANDIDATES["frozen_edit"] = (
 )
 
 
-def main():
-    text = open(SEED).read()
-    start = text.index("// EVOLVE-BLOCK-START\n") + len("// EVOLVE-BLOCK-START\n")
-    end = text.index("// EVOLVE-BLOCK-END\n")
-    prefix, body, suffix = text[:start], text[start:end], text[end:]
-    os.makedirs(OUT, exist_ok=True)
+def _plants():
+    out = {}
     for name, (head, edits) in CANDIDATES.items():
-        b = body
-        for old, new in edits:
-            if b.count(old) != 1:
-                sys.exit(f"{name}: edit anchor found {b.count(old)} times:\n{old}")
-            b = b.replace(old, new)
-        p = prefix
-        if name == "frozen_edit":
-            anchor = "#include <vector>\n"
-            assert p.count(anchor) == 1
-            p = p.replace(anchor, anchor + "#include <fstream>\n")
-        with open(os.path.join(OUT, name + ".cu"), "w") as f:
-            f.write(p + header(head) + "\n" + b + suffix)
-        print("wrote", os.path.relpath(os.path.join(OUT, name + ".cu"), ROOT))
+        out[name] = {"header": header(head) + "\n", "edits": edits}
+    out["frozen_edit"]["frozen_edits"] = [("#include <vector>\n", "#include <vector>\n#include <fstream>\n")]
+    return out
 
 
-if __name__ == "__main__":
-    main()
+# workload -> candidate name -> {"header", "edits", "frozen_edits"} (tests/gpu/make_candidates.py).
+PLANTS = {"gemm_reducescatter": _plants()}
