@@ -1,0 +1,142 @@
+#include "scaffold/constants.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <regex>
+#include <utility>
+
+#include "scaffold/int_expr.h"
+#include "scaffold/program_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// Where a constant may start: a #define, the type of a const declaration, an option's default.
+struct Hit {
+  size_t offset;
+  int kind;  // 0 define, 1 const declaration, 2 option default
+  std::smatch m;
+};
+
+std::vector<Hit> ConstantHits(const std::string& code) {
+  std::vector<Hit> hits;
+  static const std::regex define_re(R"((^|\n)[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+))");
+  static const std::regex const_re(
+      R"(\b(?:static\s+|inline\s+)*(?:constexpr|const)\s+(?:static\s+)?(?:(?:unsigned|signed)\s+)?(?:long\s+long|long|int|short|unsigned|auto|(?:std::)?size_t|(?:std::)?u?int(?:8|16|32|64)_t)(?:\s+int)?\s+(?=[A-Za-z_]))");
+  static const std::regex option_re(R"xx("(-{1,2}[A-Za-z][\w-]*)"\s*,\s*([^,()";]+?)\s*\))xx");
+  for (auto [re, kind] : {std::pair{&define_re, 0}, std::pair{&const_re, 1}, std::pair{&option_re, 2}})
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
+      hits.push_back({static_cast<size_t>(it->position(0)), kind, *it});
+  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.offset < b.offset; });
+  return hits;
+}
+
+// The declarators of a const declaration whose type ends at `from`, up to the ';' at depth 0,
+// each with its offset. nullopt when it is no declaration: a ')' closing an outer list means a
+// parameter; a '{' after a declarator that is neither `name` nor `name = ...` a function body.
+std::optional<std::vector<std::pair<std::string, size_t>>> Declarators(const std::string& code, size_t from) {
+  size_t i = from;
+  int depth = 0;
+  std::vector<std::pair<std::string, size_t>> decls;
+  size_t start = i;
+  for (; i < code.size(); ++i) {
+    const char c = code[i];
+    if (c == '"' || c == '\'') {
+      i = SkipLiteral(code, i) - 1;
+      continue;
+    }
+    if (c == '{' && depth == 0) {
+      const std::string so_far = Trim(code.substr(start, i - start));
+      const bool plain_name = std::regex_match(so_far, std::regex("[A-Za-z_]\\w*"));
+      if (!plain_name && !Contains(so_far, "=")) break;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) break;
+    } else if ((c == ',' || c == ';') && depth == 0) {
+      decls.push_back({code.substr(start, i - start), start});
+      start = i + 1;
+      if (c == ';') return decls;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<FoundConstant> FindConstants(const std::string& code) {
+  std::vector<FoundConstant> found;
+  std::map<std::string, int64_t> known;
+  auto add = [&](FoundConstant c) {
+    if (!c.option) known[c.name] = c.value;
+    found.push_back(std::move(c));
+  };
+  static const std::regex declarator_re(R"(^\s*([A-Za-z_]\w*)\s*(?:=\s*([\s\S]+?)|\{([\s\S]+?)\})\s*$)");
+  for (const Hit& h : ConstantHits(code)) {
+    if (h.kind == 0) {
+      const std::string name = h.m[2].str();
+      auto v = EvalIntExpr(Trim(h.m[3].str()), known);
+      if (v) add({name, *v, LineOf(code, h.offset + h.m[1].length()), "#define", false});
+    } else if (h.kind == 2) {
+      std::string opt = h.m[1].str();
+      auto v = EvalIntExpr(h.m[2].str(), known);
+      if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true});
+    } else {
+      auto decls = Declarators(code, h.offset + h.m[0].length());
+      if (!decls) continue;
+      for (const auto& [text, at] : *decls) {
+        std::smatch dm;
+        if (!std::regex_match(text, dm, declarator_re)) continue;
+        const std::string expr = dm[2].matched ? dm[2].str() : dm[3].str();
+        auto v = EvalIntExpr(Trim(expr), known);
+        if (v) add({dm[1].str(), *v, LineOf(code, at + dm.position(1)), "const", false});
+      }
+    }
+  }
+  return found;
+}
+
+std::string SizeName(const FoundConstant& c) {
+  std::string n = c.name;
+  if (c.option) {
+    n.erase(0, n.find_first_not_of('-'));
+    if (n.size() == 1) n = std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(n[0]))));
+  }
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) n = "s_" + n;
+  return n.substr(0, 40);
+}
+
+bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars) {
+  const std::string l = Lower(name);
+  if (world_vars.count(name)) return true;
+  for (const char* w : {"world", "nranks", "n_ranks", "num_ranks", "numranks", "nprocs", "n_procs", "num_procs",
+                        "ngpus", "n_gpus", "num_gpus", "numgpus", "ndev", "num_devices", "comm_size"})
+    if (Contains(l, w)) return true;
+  return false;
+}
+
+ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& world_vars) {
+  const std::string l = Lower(SizeName(c));
+  if (IsWorldName(c.name, world_vars)) return ConstRole::kWorld;
+  if (Contains(l, "warm")) return ConstRole::kWarmup;
+  if (Contains(l, "iter") || l == "reps" || l == "nreps" || l == "repeat" || l == "repeats" || l == "trials" ||
+      l == "runs" || l == "nruns")
+    return ConstRole::kIters;
+  if (Contains(l, "seed") || Contains(l, "verbose") || Contains(l, "debug") || Contains(l, "rank") ||
+      Contains(l, "device") || Contains(l, "gpu") || Contains(l, "root"))
+    return ConstRole::kIgnored;
+  for (const char* p : {"OMPI_", "MPICH_", "MPI_", "CUDA", "NCCL", "CUBLAS", "_"})
+    if (c.name.rfind(p, 0) == 0) return ConstRole::kIgnored;
+  if (c.value < 2) return ConstRole::kIgnored;
+  for (const char* t : {"workspace", "thread", "block", "warp", "tile", "cta", "chunk", "stage", "unroll", "align",
+                        "priority", "mib", "kib"})
+    if (Contains(l, t)) return ConstRole::kTuning;
+  return ConstRole::kSize;
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,44 @@
+// The integer constants of a program, and what each is for: `#define N 4096`,
+// `const int M = 8192, K = 2 * M;` (constexpr, static, integer types), and the defaults of
+// `--m`-style options (`get_arg(argc, argv, "--m", 4096)`). Values are evaluated with
+// EvalIntExpr over the constants found earlier in the file; anything that is not a constant
+// expression of those is left out.
+//
+// Contract: FindConstants reads comment-stripped code (StripComments) and returns constants in
+// source order, lines 1-based; ClassifyConstant is a pure function of the constant's name and
+// value and the variables known to hold the world size.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuco::scaffold_internal {
+
+struct FoundConstant {
+  std::string name;   // as the program spells it (options: with their dashes, "--m")
+  int64_t value = 0;
+  int line = 0;
+  std::string how;    // "#define", "const", "default of --m"
+  bool option = false;
+};
+
+std::vector<FoundConstant> FindConstants(const std::string& code);
+
+// A name from an option ("--batch-size" -> "batch_size", "--m" -> "M") or a constant, usable as
+// a size name (C identifier, shorter than cuco::Sizes::kMaxName).
+std::string SizeName(const FoundConstant& c);
+
+// `name` holds the world size: one of `world_vars` (MPI_Comm_size's / ncclCommCount's outputs)
+// or named like a rank count (world, nranks, num_gpus, ...).
+bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars);
+
+// kSize: a problem size ([sizes]); kTuning: a tuning constant that stays in the code (tile,
+// block, chunk, ...); kWarmup / kIters: the timing loop's counts; kIgnored: seeds, flags, device
+// ids, library macros and values below 2.
+enum class ConstRole { kSize, kWorld, kWarmup, kIters, kTuning, kIgnored };
+
+ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& world_vars);
+
+}  // namespace cuco::scaffold_internal

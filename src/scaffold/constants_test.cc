@@ -1,0 +1,82 @@
+// FindConstants, SizeName, ClassifyConstant: the integer constants of a program and their roles.
+#include "scaffold/constants.h"
+
+#include <gtest/gtest.h>
+
+#include "scaffold/program_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+TEST(ConstantsTest, DefinesConstsAndOptionDefaultsInSourceOrder) {
+  const std::string code = StripComments(
+      "#define N 4096  // bench size\n"                                 // 1
+      "constexpr int M = 2 * N, K{512};\n"                              // 2
+      "static const size_t kTile = 128;\n"                              // 3
+      "int main(int argc, char** argv) {\n"                             // 4
+      "  int64_t iters = get_arg(argc, argv, \"--iters\", 50);\n"       // 5
+      "  const double alpha = 1.5;\n"                                   // 6
+      "}\n");
+  const auto found = FindConstants(code);
+  ASSERT_EQ(found.size(), 5u);
+  EXPECT_EQ(found[0].name, "N");
+  EXPECT_EQ(found[0].value, 4096);
+  EXPECT_EQ(found[0].line, 1);
+  EXPECT_EQ(found[0].how, "#define");
+  EXPECT_EQ(found[1].name, "M");
+  EXPECT_EQ(found[1].value, 8192);  // from N, found earlier
+  EXPECT_EQ(found[1].line, 2);
+  EXPECT_EQ(found[1].how, "const");
+  EXPECT_EQ(found[2].name, "K");
+  EXPECT_EQ(found[2].value, 512);
+  EXPECT_EQ(found[3].name, "kTile");
+  EXPECT_EQ(found[3].line, 3);
+  EXPECT_EQ(found[4].name, "--iters");
+  EXPECT_EQ(found[4].value, 50);
+  EXPECT_EQ(found[4].line, 5);
+  EXPECT_EQ(found[4].how, "default of --iters");
+  EXPECT_TRUE(found[4].option);
+}
+
+TEST(ConstantsTest, ParametersFunctionsAndCommentsAreNotConstants) {
+  const std::string code = StripComments(
+      "void f(const int n, const int m);\n"
+      "const int g() { return 3; }\n"
+      "// const int Hidden = 7;\n"
+      "/* #define ALSO_HIDDEN 9 */\n"
+      "const int Unknown = Q * 2;\n");
+  EXPECT_TRUE(FindConstants(code).empty());
+}
+
+TEST(ConstantsTest, SizeNames) {
+  EXPECT_EQ(SizeName({"--m", 1, 1, "", true}), "M");
+  EXPECT_EQ(SizeName({"--batch-size", 1, 1, "", true}), "batch_size");
+  EXPECT_EQ(SizeName({"N", 1, 1, "", false}), "N");
+  EXPECT_EQ(SizeName({"--2d", 1, 1, "", true}), "s_2d");
+}
+
+TEST(ConstantsTest, Roles) {
+  const std::set<std::string> world_vars = {"P"};
+  auto role = [&](const std::string& name, int64_t value) {
+    return ClassifyConstant({name, value, 1, "", false}, world_vars);
+  };
+  EXPECT_EQ(role("M", 8192), ConstRole::kSize);
+  EXPECT_EQ(role("P", 4), ConstRole::kWorld);
+  EXPECT_EQ(role("kNumRanks", 4), ConstRole::kWorld);
+  EXPECT_EQ(role("WARMUP", 5), ConstRole::kWarmup);
+  EXPECT_EQ(role("kIters", 100), ConstRole::kIters);
+  EXPECT_EQ(role("BLOCK_SIZE", 256), ConstRole::kTuning);
+  EXPECT_EQ(role("seed", 1234), ConstRole::kIgnored);
+  EXPECT_EQ(role("NCCL_THING", 64), ConstRole::kIgnored);
+  EXPECT_EQ(role("ONE", 1), ConstRole::kIgnored);
+}
+
+TEST(ConstantsTest, WorldNames) {
+  EXPECT_TRUE(IsWorldName("world_size", {}));
+  EXPECT_TRUE(IsWorldName("numGpus", {}));
+  EXPECT_TRUE(IsWorldName("p", {"p"}));
+  EXPECT_FALSE(IsWorldName("rank", {}));
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,76 @@
+// FindPrints and the output regexes guessed from them: time lines with their unit, verdict words
+// in formats or in literals printed through %s, iostream chains read as formats.
+#include "scaffold/output_regex.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "scaffold/prints.h"
+#include "scaffold/program_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+std::vector<PrintCall> Prints(const std::string& source) { return FindPrints(StripComments(source)); }
+
+TEST(PrintsTest, PrintfCallsAndStreamChainsInLineOrder) {
+  const auto p = Prints(
+      "std::cout << \"N = \" << n << std::endl;\n"
+      "printf(\"Time: %.3f \" \"ms\\n\", t);  // printf(\"not this\")\n"
+      "fprintf(stderr, \"%s\\n\", ok ? \"PASS\" : \"FAIL\");\n");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].callee, "cout");
+  EXPECT_EQ(p[0].format, "N = %g\n");
+  EXPECT_EQ(p[0].line, 1);
+  EXPECT_EQ(p[1].callee, "printf");
+  EXPECT_EQ(p[1].format, "Time: %.3f ms\n");  // adjacent literals joined, escapes decoded
+  EXPECT_EQ(p[1].line, 2);
+  EXPECT_EQ(p[2].format, "%s\n");
+  EXPECT_EQ(p[2].literals, (std::vector<std::string>{"PASS", "FAIL"}));
+}
+
+TEST(OutputRegexTest, TimeRegexMatchesTheLineAndCapturesTheNumber) {
+  auto g = GuessTimeRegex(Prints("printf(\"rank %d: avg time %8.3f ms (%d iters)\\n\", r, t, n);"));
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->unit, "ms");
+  EXPECT_EQ(g->line, 1);
+  std::smatch m;
+  const std::string line = "rank 0: avg time    1.250 ms (20 iters)";
+  ASSERT_TRUE(std::regex_search(line, m, std::regex(g->regex))) << g->regex;
+  EXPECT_EQ(m[1].str(), "1.250");
+}
+
+TEST(OutputRegexTest, TimeUnitsAndNoTime) {
+  auto us = GuessTimeRegex(Prints("printf(\"Elapsed: %f us\\n\", t);"));
+  ASSERT_TRUE(us.has_value());
+  EXPECT_EQ(us->unit, "us");
+  auto unitless = GuessTimeRegex(Prints("printf(\"latency=%g\\n\", t);"));
+  ASSERT_TRUE(unitless.has_value());
+  EXPECT_EQ(unitless->unit, "");
+  EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"time %d\\n\", n);")).has_value());  // not a floating conversion
+  EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"bandwidth %f GB/s\\n\", b);")).has_value());
+}
+
+TEST(OutputRegexTest, VerdictInTheFormatOrThroughPercentS) {
+  auto in_format = GuessVerdictRegex(Prints("puts(\"Check: PASSED\");"), true);
+  ASSERT_TRUE(in_format.has_value());
+  EXPECT_EQ(in_format->regex, "Check:\\s*PASSED");
+  auto through_s = Prints("printf(\"Verification: %s\\n\", ok ? \"PASS\" : \"FAIL (mismatch)\");");
+  auto pass = GuessVerdictRegex(through_s, true);
+  auto fail = GuessVerdictRegex(through_s, false);
+  ASSERT_TRUE(pass.has_value());
+  ASSERT_TRUE(fail.has_value());
+  EXPECT_EQ(pass->regex, "Verification:\\s*PASS");
+  EXPECT_EQ(fail->regex, "Verification:\\s*FAIL");
+  EXPECT_FALSE(GuessVerdictRegex(Prints("printf(\"done\\n\");"), true).has_value());
+}
+
+TEST(OutputRegexTest, RegexForEscapesSpecialsAndLoosensSpaces) {
+  EXPECT_EQ(RegexFor("a.b (c)"), "a\\.b\\s*\\(c\\)");
+  EXPECT_EQ(RegexFor("x  "), "x\\s*");
+  EXPECT_TRUE(std::regex_search("t[0] = 1+2", std::regex(RegexFor("t[0] =  1+2"))));
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,131 @@
+#include "scaffold/program_facts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "scaffold/program_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// Identifiers called in the code (`name(` or `name<<<`), each with its first line.
+std::map<std::string, int> CalledNames(const std::string& code) {
+  std::map<std::string, int> out;
+  static const std::regex call_re(R"(\b([A-Za-z_]\w*)\s*(?:\(|<<<))");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), call_re); it != std::sregex_iterator(); ++it)
+    if (!out.count((*it)[1].str())) out.emplace((*it)[1].str(), LineOf(code, static_cast<size_t>(it->position(0))));
+  return out;
+}
+
+// Launcher: MPI_Init means mpirun; otherwise cuco's launcher (TODO notes in the toml), and the
+// environment variables the program reads that are not CUCO_*.
+void GuessLauncher(ProgramFacts& f) {
+  std::string mpi_init;
+  int mpi_line = 0;
+  for (const auto& op : f.analysis->ops)
+    if (op.api == "MPI_Init" || op.api == "MPI_Init_thread") {
+      mpi_init = op.api, mpi_line = op.line;
+      break;
+    }
+  if (mpi_init.empty()) mpi_line = FirstCall(f, "MPI_Init", &mpi_init);
+  if (mpi_line > 0) {
+    f.launcher = "mpirun";
+    f.launcher_source = fmt::format("{}:{}: {}", f.file, mpi_line, mpi_init);
+    return;
+  }
+  f.launcher = "cuco";
+  f.launcher_source = "no MPI_Init in " + f.file;
+  f.todos.push_back("workload.toml [program]: the program does not use MPI; make it read CUCO_RANK / CUCO_WORLD_SIZE "
+                    "and exchange the ncclUniqueId through CUCO_RENDEZVOUS_DIR (comment there)");
+  static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
+  for (auto it = std::sregex_iterator(f.code.begin(), f.code.end(), getenv_re); it != std::sregex_iterator(); ++it) {
+    const std::string v = (*it)[1].str();
+    if (v.rfind("CUCO_", 0) != 0 && std::find(f.env_reads.begin(), f.env_reads.end(), v) == f.env_reads.end())
+      f.env_reads.push_back(v);
+  }
+}
+
+// What program mode cannot run as is: no main(), one process driving every GPU.
+void NoteProgramShape(ProgramFacts& f) {
+  const Analysis& analysis = *f.analysis;
+  f.has_main = std::any_of(analysis.functions.begin(), analysis.functions.end(),
+                           [](const AnalyzedFunction& fn) { return fn.name == "main"; }) ||
+               f.called.count("main") > 0;
+  if (!f.has_main)
+    f.todos.push_back(fmt::format("{} defines no main(): program mode runs the program as it is, so it must be a "
+                                  "complete program", f.file));
+  if (int line = FirstCall(f, "ncclCommInitAll"))
+    f.todos.push_back(fmt::format("{}:{}: ncclCommInitAll drives every GPU from one process; cuco starts one process "
+                                  "per rank: use ncclCommInitRank per process", f.file, line));
+}
+
+// Libraries, in the order the builder is usually given them.
+void GuessLibs(ProgramFacts& f) {
+  auto calls_prefix = [&](const std::string& p, const char* not_prefix = nullptr) {
+    for (const auto& [n, line] : f.called)
+      if (n.rfind(p, 0) == 0 && (!not_prefix || n.rfind(not_prefix, 0) != 0)) return true;
+    return false;
+  };
+  if (calls_prefix("cublasLt")) f.libs.push_back("cublasLt");
+  if (calls_prefix("cublas", "cublasLt")) f.libs.push_back("cublas");
+  f.libs.push_back("nccl");
+  if (calls_prefix("nvshmem")) f.libs.push_back("nvshmem");
+  if (f.launcher == "mpirun" || calls_prefix("MPI_")) f.libs.push_back("mpi");
+}
+
+// The output regexes, and a TODO for each that is missing or not in milliseconds.
+void GuessOutputRegexes(ProgramFacts& f) {
+  f.prints = FindPrints(f.code);
+  f.time = GuessTimeRegex(f.prints);
+  f.pass = GuessVerdictRegex(f.prints, true);
+  f.fail = GuessVerdictRegex(f.prints, false);
+  if (!f.time) f.todos.push_back("workload.toml [program] time_regex: no timing line found in the program's output; "
+                                 "the default expects \"Time: <ms> ms\"");
+  else if (f.time->unit != "ms")
+    f.todos.push_back(fmt::format("workload.toml [program] time_regex: {}:{} prints {} time; cuco reads milliseconds",
+                                  f.file, f.time->line, f.time->unit.empty() ? "a unitless" : f.time->unit));
+  if (!f.pass) f.todos.push_back("workload.toml [program] pass_regex: no pass line found; the default expects \"PASS\"");
+}
+
+}  // namespace
+
+int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which) {
+  for (const auto& [name, line] : f.called)
+    if (name.rfind(prefix, 0) == 0) {
+      if (which) *which = name;
+      return line;
+    }
+  return 0;
+}
+
+ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
+                         const std::string& raw) {
+  ProgramFacts f;
+  f.analysis = &analysis;
+  f.file = file;
+  f.name = name;
+  f.raw = raw;
+  f.code = StripComments(f.raw);
+  f.called = CalledNames(f.code);
+  f.world_vars = WorldSizeVariables(f.code);
+  f.constants = FindConstants(f.code);
+  f.world = GuessWorldSize(f.raw, f.code, f.file, f.constants, f.world_vars);
+  GuessLauncher(f);
+  NoteProgramShape(f);
+  GuessLibs(f);
+  GuessOutputRegexes(f);
+  if (f.world.source.empty()) f.todos.push_back("workload.toml world_size: no rank count found in the program; 2 assumed");
+
+  for (const auto& op : analysis.ops) {
+    if (!IsCommOp(op)) continue;
+    f.collectives.push_back(fmt::format("{} ({}:{})", op.api, f.file, op.line));
+    if (f.dtype == "kF32" && DTypeFor(op.datatype)) f.dtype = DTypeFor(op.datatype);
+  }
+  f.iteration = IterationOps(analysis);
+  f.io = GuessIo(analysis, f.iteration);
+  return f;
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,55 @@
+// Everything cuco init learns about a program before it writes a file: the guesses (world size,
+// launcher, libraries, output regexes, constants, the iteration and its buffers, the datatype)
+// with where each came from, and the TODO lines the user must act on. The file generators
+// (program_toml.h, harness_toml.h, seed_cu.h, reference_cu.h, harness_readme.h) read only this.
+//
+// Contract: GatherFacts is a pure function of the analysis and the program's text; `file` is
+// the program's file name as guesses cite it ("program.cu:12: ..."); `analysis` must outlive
+// the result. The launcher is "mpirun" when the program calls MPI_Init (or MPI_Init_thread),
+// else "cuco"; libs are in link order (cublasLt, cublas, nccl, nvshmem, mpi), nccl always.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "scaffold/constants.h"
+#include "scaffold/iteration_io.h"
+#include "scaffold/output_regex.h"
+#include "scaffold/prints.h"
+#include "scaffold/world_size.h"
+
+namespace cuco::scaffold_internal {
+
+struct ProgramFacts {
+  std::string file;      // the program's file name ("program.cu")
+  std::string name;      // program-mode workload name
+  std::string raw, code; // the program; the program without comments
+  const Analysis* analysis = nullptr;
+  std::map<std::string, int> called;  // identifiers called (`f(` or `k<<<`) -> first line
+  WorldGuess world;
+  std::string launcher, launcher_source;
+  std::vector<std::string> libs;
+  std::vector<FoundConstant> constants;
+  std::set<std::string> world_vars;
+  std::vector<PrintCall> prints;
+  std::optional<RegexGuess> time, pass, fail;
+  std::vector<int> iteration;
+  IoGuess io;
+  std::string dtype = "kF32";  // of the communicated data
+  std::vector<std::string> collectives;  // "ncclReduceScatter (program.cu:145)"
+  std::vector<std::string> env_reads;    // getenv names
+  std::vector<std::string> todos;
+  bool has_main = true;
+};
+
+ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
+                         const std::string& raw);
+
+// Line of the first call of a name starting with `prefix` (the name in *which); 0 when none.
+int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which = nullptr);
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,118 @@
+#include "scaffold/program_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// C escapes of a string literal's body decoded (\n, \t, \", \\; others kept as the character).
+std::string DecodeEscapes(const std::string& body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 == body.size()) {
+      out += body[i];
+      continue;
+    }
+    const char e = body[++i];
+    out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string StripComments(const std::string& src) {
+  std::string out = src;
+  enum { kCode, kLine, kBlock, kString, kChar } state = kCode;
+  for (size_t i = 0; i < src.size(); ++i) {
+    const char c = src[i], next = i + 1 < src.size() ? src[i + 1] : '\0';
+    switch (state) {
+      case kCode:
+        if (c == '/' && next == '/') state = kLine, out[i] = ' ';
+        else if (c == '/' && next == '*') state = kBlock, out[i] = out[i + 1] = ' ', ++i;
+        else if (c == '"') state = kString;
+        else if (c == '\'') state = kChar;
+        break;
+      case kLine:
+        if (c == '\n') state = kCode;
+        else out[i] = ' ';
+        break;
+      case kBlock:
+        if (c == '*' && next == '/') state = kCode, out[i] = out[i + 1] = ' ', ++i;
+        else if (c != '\n') out[i] = ' ';
+        break;
+      case kString:
+      case kChar:
+        if (c == '\\') ++i;
+        else if ((state == kString && c == '"') || (state == kChar && c == '\'') || c == '\n') state = kCode;
+        break;
+    }
+  }
+  return out;
+}
+
+int LineOf(const std::string& text, size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
+}
+
+size_t SkipLiteral(const std::string& t, size_t i) {
+  const char q = t[i];
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') ++i;
+    else if (t[i] == q || t[i] == '\n') return i + 1;
+  }
+  return t.size();
+}
+
+size_t MatchParen(const std::string& t, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < t.size();) {
+    if (t[i] == '"' || t[i] == '\'') {
+      i = SkipLiteral(t, i);
+      continue;
+    }
+    if (t[i] == '(') ++depth;
+    if (t[i] == ')' && --depth == 0) return i;
+    ++i;
+  }
+  return std::string::npos;
+}
+
+std::vector<std::string> StringLiterals(const std::string& t, size_t from, size_t to) {
+  std::vector<std::string> out;
+  bool joinable = false;
+  for (size_t i = from; i < to && i < t.size();) {
+    if (t[i] == '\'') {
+      i = SkipLiteral(t, i);
+      joinable = false;
+      continue;
+    }
+    if (t[i] == '"') {
+      const size_t end = SkipLiteral(t, i);
+      std::string body = DecodeEscapes(t.substr(i + 1, end >= i + 2 ? end - i - 2 : 0));
+      if (joinable) out.back() += body;
+      else out.push_back(body);
+      joinable = true;
+      i = end;
+      continue;
+    }
+    if (!std::isspace(static_cast<unsigned char>(t[i]))) joinable = false;
+    ++i;
+  }
+  return out;
+}
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace cuco::scaffold_internal

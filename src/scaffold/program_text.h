@@ -1,0 +1,41 @@
+// Reading the program's C++/CUDA text as cuco init needs it: comments stripped with string
+// literals kept (the printed formats are what the output regexes are guessed from), lines of
+// offsets, literals skipped and collected, parentheses matched.
+//
+// Contract: every function is total on any text (unbalanced quotes, parentheses or comments end
+// at the end of the text); offsets are byte offsets into the text passed in, and StripComments
+// keeps the length and every newline, so offsets and lines of its result match the file.
+// (A private copy: analyze/'s BlankCommentsAndStrings also blanks the string literals.)
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cuco::scaffold_internal {
+
+// Comments replaced by spaces (newlines kept); string and char literals left as they are.
+std::string StripComments(const std::string& src);
+
+// 1-based line of byte `offset` (clamped to the text's end).
+int LineOf(const std::string& text, size_t offset);
+
+// Index just past the string or char literal starting at `i` (text[i] is the quote); a literal
+// ends at its closing quote or at the end of its line.
+size_t SkipLiteral(const std::string& t, size_t i);
+
+// The ')' matching the '(' at `open`, skipping literals; npos when unbalanced.
+size_t MatchParen(const std::string& t, size_t open);
+
+// The string literals in t[from, to), adjacent ones ("a" "b") joined, escapes decoded.
+std::vector<std::string> StringLiterals(const std::string& t, size_t from, size_t to);
+
+// `s` without leading and trailing blanks (space, tab, CR, LF).
+std::string Trim(const std::string& s);
+
+// `s` in lower case (ASCII).
+std::string Lower(std::string s);
+
+bool Contains(const std::string& s, const std::string& part);
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,29 @@
+// How many ranks a program runs with, guessed from its text, with the place the guess came from.
+//
+// Contract: GuessWorldSize tries, in order, (1) a check of a world-size variable against a number
+// (`world_size != 2`, `2 == nranks`, value 2..4096), (2) a non-option constant named like a world
+// size (value 1..4096), (3) a launch line anywhere in the raw text, comments included
+// (`mpirun -np 4`, `srun -n 4`, value 1..4096); the first that fits wins. Otherwise 2 with an
+// empty source. `code` is the comment-stripped text (StripComments) of `raw`.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scaffold/constants.h"
+
+namespace cuco::scaffold_internal {
+
+struct WorldGuess {
+  int size = 2;
+  std::string source;  // "program.cu:12: `world != 4`"; "" for the default
+};
+
+// The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name).
+std::set<std::string> WorldSizeVariables(const std::string& code);
+
+WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
+                          const std::vector<FoundConstant>& constants, const std::set<std::string>& world_vars);
+
+}  // namespace cuco::scaffold_internal
