@@ -8,6 +8,12 @@
 #include "scaffold/program_text.h"
 
 namespace cuco::scaffold_internal {
+namespace {
+
+// A run of digits as a number, or -1 when it has more than 6 (no world size; std::stoi would throw).
+int SmallNumber(const std::string& digits) { return digits.size() > 6 ? -1 : std::stoi(digits); }
+
+}  // namespace
 
 std::set<std::string> WorldSizeVariables(const std::string& code) {
   std::set<std::string> vars;
@@ -26,7 +32,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   for (auto it = std::sregex_iterator(code.begin(), code.end(), check_re); it != std::sregex_iterator(); ++it) {
     const auto& m = *it;
     std::string var = m[1].matched ? m[1].str() : m[6].str();
-    const int value = std::stoi(m[1].matched ? m[3].str() : m[4].str());
+    const int value = SmallNumber(m[1].matched ? m[3].str() : m[4].str());
     const std::string last = var.substr(var.find_last_of(".>") == std::string::npos ? 0 : var.find_last_of(".>") + 1);
     if (value < 2 || value > 4096 || !IsWorldName(last, world_vars)) continue;
     return {value, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)))};
@@ -39,7 +45,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   static const std::regex np_re(R"(\b(mpirun|mpiexec|srun)\b[^\n]*?\s(?:-np|-n|--ntasks(?:=|\s+))\s*(\d+))");
   std::smatch m;
   if (std::regex_search(raw, m, np_re)) {
-    const int v = std::stoi(m[2].str());
+    const int v = SmallNumber(m[2].str());
     if (v >= 1 && v <= 4096)
       return {v, fmt::format("{}:{}: `{}`", file, LineOf(raw, static_cast<size_t>(m.position(0))), CommentText(m.str(0), 60))};
   }
