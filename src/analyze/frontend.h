@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "util/source_text.h"
 
 namespace cuco::analyze_internal {
 
@@ -40,9 +41,10 @@ bool IsKnownApi(const std::string& name);
 // Returns false when no call follows.
 bool ReadCallAt(const std::string& text, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end);
-int LineOf(const std::string& text, size_t pos);
-// Text with comments and string/char literals blanked (same length, newlines kept).
-std::string BlankCommentsAndStrings(const std::string& text);
+using ::cuco::LineOf;  // util/source_text.h
+// Text with comments and string/char literals blanked (same length, newlines and quotes kept).
+// (The name clang_frontend.cc calls; util/source_text.h holds the scanner.)
+inline std::string BlankCommentsAndStrings(const std::string& text) { return BlankCommentsAndLiteralContents(text); }
 
 FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o,
                               bool stub, std::string* path_name);

@@ -3,17 +3,13 @@
 #include <set>
 
 #include "analyze/frontend.h"
+#include "util/source_text.h"
 
 namespace cuco::analyze_internal {
 namespace {
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 size_t SkipSpace(const std::string& t, size_t p) {
   while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
@@ -54,36 +50,6 @@ std::string ParamName(const std::string& decl) {
 }
 
 }  // namespace
-
-std::string BlankCommentsAndStrings(const std::string& text) {
-  std::string out = text;
-  size_t i = 0, n = text.size();
-  while (i < n) {
-    if (text.compare(i, 2, "//") == 0) {
-      while (i < n && text[i] != '\n') out[i++] = ' ';
-    } else if (text.compare(i, 2, "/*") == 0) {
-      size_t e = text.find("*/", i + 2);
-      e = e == std::string::npos ? n : e + 2;
-      for (; i < e; ++i) if (out[i] != '\n') out[i] = ' ';
-    } else if (text[i] == '"' || text[i] == '\'') {
-      char q = text[i++];
-      while (i < n && text[i] != q && text[i] != '\n') {
-        if (text[i] == '\\' && i + 1 < n) out[i++] = ' ';
-        out[i++] = ' ';
-      }
-      ++i;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
-int LineOf(const std::string& text, size_t pos) {
-  int line = 1;
-  for (size_t i = 0; i < pos && i < text.size(); ++i) line += text[i] == '\n';
-  return line;
-}
 
 std::vector<std::string> SplitArgsInternal(const std::string& text) {
   std::vector<std::string> out;

@@ -1,6 +1,6 @@
 // The cuco subcommands. Each Add* registers one subcommand on the app and runs
-// it when chosen; main() only dispatches. Later stages (analyze, transform,
-// evolve, bench, report, serve, init) add their own Add* here.
+// it when chosen; main() only dispatches. The commands are doctor, eval, evolve,
+// bench, analyze, init, transform and run; a new one adds its Add* here.
 #pragma once
 
 #include <string>

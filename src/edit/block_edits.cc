@@ -5,6 +5,7 @@
 #include <set>
 
 #include "workload/evolve_blocks.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
@@ -54,13 +55,6 @@ std::string JoinLines(const std::vector<std::string>& lines, bool trailing_newli
 }
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (IsBlank(s[b]) || s[b] == '\n')) ++b;
-  while (e > b && (IsBlank(s[e - 1]) || s[e - 1] == '\n')) --e;
-  return s.substr(b, e - b);
-}
 
 // Trimmed, with every run of blanks inside collapsed to one space.
 std::string Normalized(const std::string& s) {

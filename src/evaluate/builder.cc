@@ -14,6 +14,7 @@
 
 #include "launch/subprocess.h"
 #include "util/files.h"
+#include "util/runtime_dir.h"
 #include "util/sha256.h"
 
 namespace cuco {
@@ -92,20 +93,6 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-fs::path RuntimeDir() {
-  if (const char* e = std::getenv("CUCO_RUNTIME_DIR")) return e;
-  auto is_runtime = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p / "include" / "cuco" / "harness.h", ec);
-  };
-  // A checkout the binary sits in (build/src/cli/cuco), wherever it was moved.
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
-    if (is_runtime(d / "runtime")) return d / "runtime";
-  return fs::path(CUCO_SOURCE_DIR) / "runtime";
-}
 
 Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain)
     : cache_dir_(std::move(cache_dir)), workload_(workload), toolchain_(toolchain), runtime_dir_(RuntimeDir()) {

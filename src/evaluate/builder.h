@@ -34,10 +34,6 @@ struct BuildResult {
   std::vector<std::vector<std::string>> commands;  // what was (or would be) run
 };
 
-// Where cuco's runtime/ folder is: $CUCO_RUNTIME_DIR, else the checkout the cuco
-// binary sits in, else the source tree it was built from.
-std::filesystem::path RuntimeDir();
-
 // The compile cache: $CUCO_CACHE_DIR, else $XDG_CACHE_HOME/cuco, else ~/.cache/cuco, else a temp folder.
 std::filesystem::path DefaultCacheDir();
 

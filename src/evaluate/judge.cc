@@ -36,16 +36,16 @@ StageVerdict JudgeJob(const JobOutcome& job) {
     } else if (o.signal != 0) {
       v.status = EvalStatus::kCrashed;
       v.reason = fmt::format("rank {} died by signal {} ({})", first->rank, o.signal, strsignal(o.signal));
-    } else if (o.exit_code == 5) {  // the harness's iteration watchdog (runtime/src/harness_main.cu)
+    } else if (o.exit_code == protocol::kExitHang) {  // the supervisor's iteration watchdog
       v.status = EvalStatus::kTimeout;
       v.reason = fmt::format("rank {} hung: one iteration's GPU work outlived the iteration limit ([limits] "
                              "iteration_s; the rank's log names the iteration)", first->rank);
     } else {
       v.status = EvalStatus::kRuntimeError;
-      const char* meaning = o.exit_code == 3 ? " (candidate reported an error)"
-                            : o.exit_code == 4 ? " (CUDA/NCCL error in the harness)"
-                            : o.exit_code == 2 ? " (bad harness arguments or sizes)"
-                                               : "";
+      const char* meaning = o.exit_code == protocol::kExitCandidate ? " (candidate reported an error)"
+                            : o.exit_code == protocol::kExitSupervisor ? " (CUDA/NCCL error in the harness)"
+                            : o.exit_code == protocol::kExitUsage ? " (bad harness arguments or sizes)"
+                            : "";
       v.reason = fmt::format("rank {} exited with code {}{}", first->rank, o.exit_code, meaning);
     }
     return v;

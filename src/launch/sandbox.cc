@@ -11,6 +11,7 @@
 #include "launch/process_group.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
@@ -27,11 +28,6 @@ const char* const kSystemSecrets[] = {"/etc/shadow", "/etc/gshadow", "/etc/ssh",
 bool Exists(const std::string& p) {
   std::error_code ec;
   return fs::exists(p, ec);
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
 }
 
 bool IsExecutable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
@@ -185,7 +181,7 @@ bool CgroupLimitsWritable() {
   if (::access("/sys/fs/cgroup", W_OK) != 0) return false;
   auto controllers = ReadFile("/sys/fs/cgroup/cgroup.controllers");
   if (!controllers.ok()) return false;
-  std::string c = " " + Trim(*controllers) + " ";
+  std::string c = " " + TrimRight(*controllers, " \n") + " ";
   return c.find(" pids ") != std::string::npos && c.find(" memory ") != std::string::npos;
 }
 
@@ -208,7 +204,7 @@ SandboxSupport Probe() {
     return s;
   }
   CapturedRun version = RunCapture({s.bwrap_path, "--version"}, 10);
-  s.bwrap_version = Trim(version.output);
+  s.bwrap_version = TrimRight(version.output, " \n");
   if (s.exec_path.empty()) {
     s.why_not = "cuco-sandbox-exec not found next to this program, in ../launch/ or through $CUCO_SANDBOX_EXEC "
                 "(build the cuco-sandbox-exec target)";
@@ -227,9 +223,9 @@ SandboxSupport Probe() {
     plain.insert(plain.end(), {"--", s.exec_path, "--no-seccomp", "--check"});
     CapturedRun bare = RunCapture(plain, 30);
     if (!bare.outcome.ok()) {
-      s.why_not = fmt::format("bwrap failed here ({}): {}", bare.outcome.Describe(), Trim(bare.output));
+      s.why_not = fmt::format("bwrap failed here ({}): {}", bare.outcome.Describe(), TrimRight(bare.output, " \n"));
     } else {
-      s.why_not = fmt::format("the seccomp filter failed ({}): {}", check.outcome.Describe(), Trim(check.output));
+      s.why_not = fmt::format("the seccomp filter failed ({}): {}", check.outcome.Describe(), TrimRight(check.output, " \n"));
     }
     return s;
   }

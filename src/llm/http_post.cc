@@ -1,4 +1,5 @@
 #include "llm/http_post.h"
+#include "util/source_text.h"
 
 #include <curl/curl.h>
 
@@ -23,13 +24,6 @@ struct Exchange {
   bool head_done = false;
   bool aborted = false;
 };
-
-std::string Trim(std::string s) {
-  auto space = [](unsigned char c) { return std::isspace(c) != 0; };
-  s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), space));
-  s.erase(std::find_if_not(s.rbegin(), s.rend(), space).base(), s.end());
-  return s;
-}
 
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* x = static_cast<Exchange*>(user);

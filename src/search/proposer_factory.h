@@ -2,10 +2,9 @@
 // from the run config's [proposer] table; each name maps to a factory.
 //
 // Built in: "builtin" (BuiltinProposer; [proposer.builtin] may set enumerate_limit,
-// random_draws, crossover_draws). "llm" is registered as a placeholder that fails with a
-// clear "not built" error until the LLM proposer registers its own factory, either by
-// replacing the placeholder in DefaultFactories() (proposer_factory.cc) or by calling
-// RegisterProposer("llm", ...) before the search starts.
+// random_draws, crossover_draws) and "llm" (LlmProposer; [proposer.llm] names the endpoints
+// and options, docs/llm.md). Another proposer registers its factory with
+// RegisterProposer(name, ...) before the search starts.
 #pragma once
 
 #include <functional>

@@ -37,7 +37,7 @@ struct CandidateRecord {
   std::string proposer;           // "builtin", "llm:<model>", "manual"
   int island = 0;
   int generation = 0;
-  std::string status;             // "ok","compile_error","runtime_error","timeout","wrong_result","crashed","rejected","pending"
+  std::string status;             // "ok","compile_error","runtime_error","timeout","wrong_result","crashed","rejected","skipped","pending"
   double time_ms = -1;            // benchmark median (max over ranks) if any; < 0 = none
   double speedup = 0;             // over the seed, if known
   std::string metrics_json;       // the full evaluation record as JSON text

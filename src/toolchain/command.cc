@@ -1,4 +1,5 @@
 #include "toolchain/command.h"
+#include "util/source_text.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,14 +73,6 @@ CommandOutput RunCommand(const std::vector<std::string>& argv, int timeout_s) {
     result.exit_code = 128 + WTERMSIG(status);
   }
   return result;
-}
-
-std::string Trim(const std::string& text) {
-  const char* ws = " \t\r\n";
-  size_t b = text.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  size_t e = text.find_last_not_of(ws);
-  return text.substr(b, e - b + 1);
 }
 
 std::string FirstLine(const std::string& text) {

@@ -23,7 +23,4 @@ CommandOutput RunCommand(const std::vector<std::string>& argv, int timeout_s = 1
 // The first line of `text` that is not blank, trimmed.
 std::string FirstLine(const std::string& text);
 
-// `text` without leading and trailing whitespace.
-std::string Trim(const std::string& text);
-
 }  // namespace cuco::toolchain_internal

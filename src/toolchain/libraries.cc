@@ -11,12 +11,12 @@
 
 #include "toolchain/command.h"
 #include "util/files.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace fs = std::filesystem;
 using toolchain_internal::FindProgram;
 using toolchain_internal::RunCommand;
-using toolchain_internal::Trim;
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include "toolchain/command.h"
 #include "toolchain/gpus.h"
 #include "toolchain/libraries.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace fs = std::filesystem;
@@ -23,7 +24,6 @@ using toolchain_internal::CommandOutput;
 using toolchain_internal::FindProgram;
 using toolchain_internal::FirstLine;
 using toolchain_internal::RunCommand;
-using toolchain_internal::Trim;
 
 namespace {
 

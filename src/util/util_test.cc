@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "util/clock.h"
 #include "util/text.h"
 #include "util/files.h"
 #include "util/sha256.h"
@@ -9,6 +10,12 @@
 
 namespace cuco {
 namespace {
+
+TEST(Clock, FormatTimeInUtc) {
+  EXPECT_EQ(FormatTime(1764071258123, "%Y-%m-%dT%H:%M:%SZ", TimeZone::kUtc), "2025-11-25T11:47:38Z");
+  EXPECT_EQ(FormatTime(0, "%Y%m%d-%H%M%S", TimeZone::kUtc), "19700101-000000");
+  EXPECT_EQ(FormatTime(NowMs(), "%Y%m%d-%H%M%S", TimeZone::kLocal).size(), 15u);
+}
 
 TEST(Status, AtLineNamesFileAndLine) {
   Status s = Status::AtLine("w/workload.toml", 12, "bad key");

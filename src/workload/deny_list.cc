@@ -16,6 +16,7 @@
 #include "util/files.h"
 #include "workload/cpp_tokens.h"
 #include "workload/evolve_blocks.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
@@ -277,38 +278,6 @@ Status HitsToStatus(const std::vector<DenyHit>& hits, const std::string& path) {
   return Status::AtLine(path, h.line, msg);
 }
 
-// Replaces comments with spaces (keeping newlines) and records which bytes are
-// inside string or character literals.
-void StripComments(const std::string& in, std::string* code, std::vector<bool>* in_literal) {
-  code->assign(in);
-  in_literal->assign(in.size(), false);
-  enum { kCode, kLine, kBlock, kString, kChar } st = kCode;
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i], n = i + 1 < in.size() ? in[i + 1] : '\0';
-    switch (st) {
-      case kCode:
-        if (c == '/' && n == '/') { st = kLine; (*code)[i] = ' '; }
-        else if (c == '/' && n == '*') { st = kBlock; (*code)[i] = ' '; (*code)[i + 1] = ' '; ++i; }
-        else if (c == '"') st = kString;
-        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(in[i - 1])))) st = kChar;
-        break;
-      case kLine:
-        if (c == '\n') st = kCode; else (*code)[i] = ' ';
-        break;
-      case kBlock:
-        if (c == '*' && n == '/') { (*code)[i] = ' '; (*code)[i + 1] = ' '; ++i; st = kCode; }
-        else if (c != '\n') (*code)[i] = ' ';
-        break;
-      case kString:
-      case kChar:
-        (*in_literal)[i] = true;
-        if (c == '\\') { if (i + 1 < in.size()) (*in_literal)[i + 1] = true; ++i; }
-        else if ((st == kString && c == '"') || (st == kChar && c == '\'')) { (*in_literal)[i] = false; st = kCode; }
-        break;
-    }
-  }
-}
-
 // Runs a preprocessor command; its standard output, or why there is none.
 Result<std::string> RunPreprocessor(const std::vector<std::string>& argv, double timeout_s) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "cuco-pp-XXXXXX").string();
@@ -444,13 +413,6 @@ Status CheckDenyListPreprocessed(const std::string& candidate_text, const std::s
   return HitsToStatus(*hits, candidate_path);
 }
 
-std::string MaskCommentsAndLiterals(const std::string& text) {
-  std::string code;
-  std::vector<bool> in_literal;
-  StripComments(text, &code, &in_literal);
-  for (size_t i = 0; i < code.size(); ++i)
-    if (in_literal[i] && code[i] != '\n') code[i] = ' ';
-  return code;
-}
+std::string MaskCommentsAndLiterals(const std::string& text) { return BlankCommentsAndLiteralContents(text); }
 
 }  // namespace cuco

@@ -73,8 +73,8 @@ Status CheckDenyListPreprocessed(const std::string& candidate_text, const std::s
                                  const std::vector<std::string>& preprocess_argv, double timeout_s);
 
 // `text` with comments and the contents of string / character literals blanked to spaces (newlines
-// and byte offsets kept), so that a scan for identifiers and calls sees code only. The same lexing
-// as the deny-list scan.
+// and byte offsets kept), so that a scan for identifiers and calls sees code only: util/source_text.h's
+// BlankCommentsAndLiteralContents, under the name transform/rule_transform.cc calls.
 std::string MaskCommentsAndLiterals(const std::string& text);
 
 }  // namespace cuco

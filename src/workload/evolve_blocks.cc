@@ -1,4 +1,5 @@
 #include "workload/evolve_blocks.h"
+#include "util/source_text.h"
 
 #include <algorithm>
 #include <sstream>
@@ -20,11 +21,6 @@ std::vector<std::string> Lines(const std::string& text) {
     pos = end;
   }
   return lines;
-}
-
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
 }
 
 
@@ -110,11 +106,11 @@ Status CheckFrozenCode(const std::string& seed, const std::string& seed_path, co
     std::ostringstream msg;
     msg << "frozen code differs from the seed (" << seed_path << ":" << seed_line << ")";
     if (k < cl.size() && k < sl.size())
-      msg << ": candidate has \"" << Trimmed(cl[k]) << "\", seed has \"" << Trimmed(sl[k]) << "\"";
+      msg << ": candidate has \"" << TrimRight(cl[k], "\r\n") << "\", seed has \"" << TrimRight(sl[k], "\r\n") << "\"";
     else if (k < sl.size())
-      msg << ": candidate lacks seed line \"" << Trimmed(sl[k]) << "\"";
+      msg << ": candidate lacks seed line \"" << TrimRight(sl[k], "\r\n") << "\"";
     else
-      msg << ": candidate adds \"" << Trimmed(cl[k]) << "\"";
+      msg << ": candidate adds \"" << TrimRight(cl[k], "\r\n") << "\"";
     return Status::AtLine(candidate_path, cand_line, msg.str());
   }
   return Status::Ok();

@@ -1,0 +1,51 @@
+// C++ source as text: trimming, the line of an offset, and blanking comments and literals so
+// that a scan of what is left sees only code, at the same offsets and on the same lines.
+//
+// One scanner, ClassifySource, reads the text as translation phases 1-3 would, without removing
+// anything: `//` comments (continued past a backslash-newline splice) and `/* */` comments; string
+// and character literals with their encoding prefixes (u8 u U L), escapes (\" \\ \') and splices;
+// raw strings with any prefix (R"d(...)d", u8R, uR, UR, LR; a delimiter of at most 16 characters);
+// and pp-numbers, so a digit separator (1'000, 0x1'FF) never opens a character literal. Never
+// fails: an unterminated comment or raw string runs to the end of the text; an unterminated
+// ordinary literal ends at the end of its line (the newline itself is code).
+//
+// The blankers replace the bytes they blank with spaces but keep every '\n'.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuco {
+
+// What a byte of C++ source is part of. A literal's prefix (u8, L, R...) and suffix are code; its
+// quotes are kQuote; everything between them, a raw string's delimiters and parentheses
+// included, is kLiteral.
+enum class SourceByte : uint8_t { kCode, kComment, kQuote, kLiteral };
+
+// One entry per byte of `text` (see the contract above).
+std::vector<SourceByte> ClassifySource(std::string_view text);
+
+// Comments blanked; literals kept whole.
+std::string BlankComments(std::string_view text);
+
+// Comments and the contents of literals blanked; the quotes kept ("     "), so the code still
+// shows where a literal stood.
+std::string BlankCommentsAndLiteralContents(std::string_view text);
+
+// Comments and literals blanked, quotes included.
+std::string BlankCommentsAndLiterals(std::string_view text);
+
+// The 1-based line holding byte `offset` of `text` (an offset past the end: the last line).
+int LineOf(std::string_view text, size_t offset);
+
+// The characters std::isspace accepts in the "C" locale.
+inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";
+
+// `s` without leading and trailing `chars`; TrimRight: without trailing ones only.
+std::string Trim(std::string_view s, std::string_view chars = kSpaceChars);
+std::string TrimRight(std::string_view s, std::string_view chars = kSpaceChars);
+
+}  // namespace cuco

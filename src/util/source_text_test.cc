@@ -1,0 +1,83 @@
+#include "util/source_text.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco {
+namespace {
+
+TEST(SourceText, BlanksCommentsKeepingOffsetsAndNewlines) {
+  const std::string text = "a; // one\nb; /* two\nthree */ c;";
+  const std::string out = BlankComments(text);
+  ASSERT_EQ(out.size(), text.size());
+  EXPECT_EQ(out, "a;       \nb;       \n         c;");
+}
+
+TEST(SourceText, LiteralsKeptWholeOrBlankedWithOrWithoutQuotes) {
+  const std::string text = "f(\"a//b\", 'x', \"/*\"); // c";
+  EXPECT_EQ(BlankComments(text), "f(\"a//b\", 'x', \"/*\");     ");
+  EXPECT_EQ(BlankCommentsAndLiteralContents(text), "f(\"    \", ' ', \"  \");     ");
+  EXPECT_EQ(BlankCommentsAndLiterals(text), "f(      ,    ,     );     ");
+}
+
+TEST(SourceText, EscapedQuotesAndBackslashesStayInTheLiteral) {
+  EXPECT_EQ(BlankCommentsAndLiteralContents(R"(s("a\"b", '\'', "\\"); x)"), R"(s("    ", '  ', "  "); x)");
+}
+
+TEST(SourceText, RawStringsWithAndWithoutDelimiters) {
+  const std::string text = "auto s = R\"x(a \" ) // b\n)\" c)x\"; d(); u8R\"(e)\"; LR\"(\")\";";
+  const std::string out = BlankCommentsAndLiteralContents(text);
+  EXPECT_EQ(out, "auto s = R\"            \n      \"; d(); u8R\"   \"; LR\"   \";");
+  EXPECT_EQ(BlankCommentsAndLiterals("R\"(a)\" b"), "R      b");
+  // An identifier ending in R is no prefix: an ordinary string follows it.
+  EXPECT_EQ(BlankCommentsAndLiteralContents("fooR\"(a)\" b"), "fooR\"   \" b");
+  // Not a raw string's delimiter (a space): read as an ordinary string.
+  EXPECT_EQ(BlankCommentsAndLiteralContents("R\"a b(c)a b\" d"), "R\"         \" d");
+}
+
+TEST(SourceText, DigitSeparatorsOpenNoCharacterLiteral) {
+  const std::string text = "int a = 1'000'000, b = 0x1'FF, c = 1.5e+3'0; char d = 'q'; int e = u8'z';";
+  EXPECT_EQ(BlankCommentsAndLiterals(text),
+            "int a = 1'000'000, b = 0x1'FF, c = 1.5e+3'0; char d =    ; int e = u8   ;");
+}
+
+TEST(SourceText, UnterminatedCommentsAndLiterals) {
+  // An ordinary literal ends at its line's end; the next line is code again.
+  EXPECT_EQ(BlankCommentsAndLiteralContents("a \"bc\nd 'e\nf"), "a \"  \nd ' \nf");
+  // A block comment or raw string runs to the end.
+  EXPECT_EQ(BlankComments("a /* b\nc"), "a     \n ");
+  EXPECT_EQ(BlankCommentsAndLiterals("a R\"x(b\nc"), "a R    \n ");
+  EXPECT_EQ(BlankCommentsAndLiterals("a \"\\"), "a   ");  // a lone backslash at the end
+}
+
+TEST(SourceText, LineSplicesContinueCommentsAndLiterals) {
+  EXPECT_EQ(BlankComments("a // b \\\nc\nd"), "a       \n \nd");
+  EXPECT_EQ(BlankComments("a // b \\  \nc\nd"), "a         \n \nd");  // spaces before the newline
+  EXPECT_EQ(BlankCommentsAndLiteralContents("s = \"a\\\nb\"; c"), "s = \"  \n \"; c");
+}
+
+TEST(SourceText, ClassifiesEveryByte) {
+  const std::vector<SourceByte> k = ClassifySource("x\"y\"/**/");
+  const std::vector<SourceByte> want = {SourceByte::kCode,    SourceByte::kQuote,   SourceByte::kLiteral,
+                                        SourceByte::kQuote,   SourceByte::kComment, SourceByte::kComment,
+                                        SourceByte::kComment, SourceByte::kComment};
+  EXPECT_EQ(k, want);
+}
+
+TEST(SourceText, LineOf) {
+  EXPECT_EQ(LineOf("a\nb\nc", 0), 1);
+  EXPECT_EQ(LineOf("a\nb\nc", 1), 1);
+  EXPECT_EQ(LineOf("a\nb\nc", 2), 2);
+  EXPECT_EQ(LineOf("a\nb\nc", 99), 3);
+}
+
+TEST(SourceText, Trim) {
+  EXPECT_EQ(Trim(" \t a b \r\n"), "a b");
+  EXPECT_EQ(Trim(" \n "), "");
+  EXPECT_EQ(Trim("\va\f"), "a");
+  EXPECT_EQ(TrimRight("  a \n"), "  a");
+  EXPECT_EQ(TrimRight("a \r\n", "\r\n"), "a ");
+  EXPECT_EQ(Trim("xxaxx", "x"), "a");
+}
+
+}  // namespace
+}  // namespace cuco
