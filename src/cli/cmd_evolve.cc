@@ -318,15 +318,6 @@ int RunEvolve(const EvolveArgs& a) {
   return kExitOk;
 }
 
-int ExitCodeFor(const Status& s) {
-  switch (s.code()) {
-    case Status::Code::kInvalidArgument:
-    case Status::Code::kNotFound: return kExitUsage;
-    case Status::Code::kUnavailable: return kExitEnvironment;
-    default: return kExitInternal;
-  }
-}
-
 void AddEvolveCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("evolve", "Search for faster candidates: islands of candidates mutated by a proposer, "
                                            "each evaluated by the cascade and stored; resumable (docs/search.md)");

@@ -9,17 +9,9 @@
 #include <CLI/CLI.hpp>
 
 #include "analyze/analysis.h"
+#include "cli/exit_code.h"  // ExitCode, ExitCodeFor: shared by every subcommand
 
 namespace cuco {
-
-// Exit codes shared by every subcommand.
-enum ExitCode {
-  kExitOk = 0,           // done; every candidate passed (or could only be compiled here: no GPU)
-  kExitCandidateFailed = 1,  // a candidate was evaluated and failed (its record says why)
-  kExitUsage = 2,        // bad command line or bad input file (the message names file and line)
-  kExitEnvironment = 3,  // a needed tool is missing (run `cuco doctor`)
-  kExitInternal = 4,     // a cuco bug or an I/O failure
-};
 
 // `cuco evolve`'s arguments; `cuco run` calls RunEvolve after making generation 0.
 struct EvolveArgs {
@@ -38,10 +30,6 @@ int RunEvolve(const EvolveArgs& args);
 
 // `cuco analyze` of `path` with the CUDA/NCCL/MPI headers this machine has (cmd_analyze.cc).
 Result<Analysis> AnalyzeOnThisMachine(const std::string& path);
-
-// The exit code for a failing Status: bad input -> kExitUsage, a missing tool -> kExitEnvironment,
-// anything else -> kExitInternal.
-int ExitCodeFor(const Status& s);
 
 void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -13,6 +15,7 @@
 #include "propose/builtin_proposer.h"
 #include "search/progress.h"
 #include "util/files.h"
+#include "util/sha256.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
@@ -411,6 +414,112 @@ TEST(Evolution, NoveltyAndProposalFailuresAreStoredNotEvaluated) {
   auto rejected = (*store)->List(q);
   ASSERT_FALSE(rejected->empty());
   EXPECT_NE((*rejected)[0].feedback.find("proposal failed: the diff did not apply"), std::string::npos);
+}
+
+// ---- determinism guard: same seed, same candidates; a fingerprint that catches any change ------
+//
+// What makes a search repeatable (docs/search.md, evolution.h): every random choice comes from
+// DeriveSeed(seed, island, generation, slot, attempt) and every proposal sees only the state at
+// the start of its generation, so the same config, seed and *evaluation outcomes* give the same
+// candidates whatever the number of workers. What breaks it, and is therefore kept out here:
+// measured times (the real evaluator's timings steer parent selection, so `cuco evolve` on
+// tests/workloads/cpu_matmul is repeatable only in its final answer, not its sequence: FakeEval's
+// times are a function of the knobs instead), carry_over > 0 (the next generation may be proposed
+// before this one's outcomes are in), wall-clock or dollar budgets, and embedding novelty (a
+// network model). The runs use one worker, the builtin proposer (and EchoProposer for the diff,
+// novelty and rejected paths), no GPU.
+//
+// The fingerprint is a sha256 of everything the search decided: per stored candidate its id, code
+// hash, parents, island, generation, mutation kind and status; per proposer call the context it
+// was given (parent, inspirations, failures, requested kind, rng seed, meta-summary); and the
+// migrations. A change to it means the search behaves differently: intended changes update the
+// expected value below, refactors must leave it as it is.
+
+// Wraps a proposer and records what each call was given.
+class RecordingProposer : public Proposer {
+ public:
+  explicit RecordingProposer(Proposer* inner) : inner_(inner) {}
+  Result<Proposal> Propose(const ProposalContext& ctx) override {
+    std::string line = "propose g" + std::to_string(ctx.generation) + " i" + std::to_string(ctx.island) + " " + ctx.phase +
+                       " " + ctx.mutation_kind + " p" + std::to_string(ctx.parent.id) + " insp";
+    for (const auto& v : ctx.inspirations) line += " " + std::to_string(v.id);
+    line += " fail";
+    for (const auto& v : ctx.failures) line += " " + std::to_string(v.id);
+    line += " rng" + std::to_string(ctx.rng_seed) + " t" + std::to_string(ctx.temperature) + " summary " +
+            Sha256Hex(ctx.meta_summary).substr(0, 16);
+    calls.push_back(line);
+    return inner_->Propose(ctx);
+  }
+  void Feedback(const Proposal& p, bool improved, bool ok) override { inner_->Feedback(p, improved, ok); }
+  std::string Name() const override { return inner_->Name(); }
+  std::vector<std::string> calls;
+
+ private:
+  Proposer* inner_;
+};
+
+// One search, single worker; returns every decision it made, in order (no times).
+std::vector<std::string> Decisions(Fixture& f, const fs::path& run, const RunConfig& cfg, Proposer* inner) {
+  fs::create_directories(run);
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  EXPECT_TRUE(store.ok());
+  RecordingProposer proposer(inner);
+  SearchOptions o;
+  o.run_dir = run;
+  o.code_extension = ".cc";
+  o.evaluations = 1;
+  Evolution evo(f.wl, cfg, store->get(), &proposer,
+                [](const std::string& code, const std::string&, const fs::path&) { return FakeEval(code); }, o);
+  auto r = evo.Run();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> out = proposer.calls;
+  ListQuery q;
+  auto rows = (*store)->List(q);
+  EXPECT_TRUE(rows.ok());
+  for (const auto& c : *rows) {
+    std::string line = "cand " + std::to_string(c.id) + " " + c.code_hash + " p" + std::to_string(c.parent_id) + " x";
+    for (int64_t p : c.extra_parent_ids) line += " " + std::to_string(p);
+    line += " i" + std::to_string(c.island) + " g" + std::to_string(c.generation) + " " + c.mutation_kind + " " + c.status;
+    out.push_back(line);
+  }
+  auto state = (*store)->GetMeta(kMetaState);
+  EXPECT_TRUE(state.ok() && state->has_value());
+  auto s = nlohmann::json::parse(**state);
+  out.push_back("migrations " + s["migrations"].dump() + " immigrants " + s["immigrants"].dump() + " stop " +
+                s["stop_reason"].dump() + " cursor " + s["generation"].dump() + "/" + s["next_slot"].dump());
+  if (r.ok()) out.push_back("result " + r->stop_reason + " best " + std::to_string(r->best_id));
+  return out;
+}
+
+std::string Fingerprint(const std::vector<std::string>& decisions) {
+  std::string all;
+  for (const auto& d : decisions) all += d + "\n";
+  return Sha256Hex(all);
+}
+
+// Fixed configurations: 3 islands migrating every 2 generations over the 24-configuration toy
+// space (knobs, crossover, a failing corner), and a diff proposer that meets the novelty filter
+// and proposal failures.
+TEST(EvolutionDeterminism, SameSeedSameDecisionsAndTheFingerprintHolds) {
+  Fixture f("fingerprint");
+  RunConfig islands = Config(20, 3);
+  RunConfig diffs = Config(6, 1);
+  diffs.novelty_threshold = 0.9;
+  std::vector<std::string> runs[2];
+  for (int i = 0; i < 2; ++i) {
+    BuiltinProposer builtin;
+    EchoProposer echo;
+    runs[i] = Decisions(f, f.Run("builtin" + std::to_string(i)), islands, &builtin);
+    auto more = Decisions(f, f.Run("echo" + std::to_string(i)), diffs, &echo);
+    runs[i].insert(runs[i].end(), more.begin(), more.end());
+  }
+  ASSERT_EQ(runs[0], runs[1]);
+  const std::string fp = Fingerprint(runs[0]);
+  std::printf("evolution fingerprint: %s (%zu decisions)\n", fp.c_str(), runs[0].size());
+  if (std::getenv("CUCO_PRINT_DECISIONS"))
+    for (const auto& d : runs[0]) std::printf("  %s\n", d.c_str());
+  // Update only for an intended change of the search's behaviour (say so in the commit).
+  EXPECT_EQ(fp, "f3732bb8bd77617b40b99d357060320ecb1837125389f91e7a2c693383bac9fb");
 }
 
 TEST(Progress, OneLineWithTheEssentials) {
