@@ -10,121 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "analyze/api_specs.h"
 #include "analyze/frontend.h"
 #include "util/files.h"
 
 namespace cuco {
 namespace analyze_internal {
 namespace {
-
-// How each API's arguments are read. -1: absent; "last" stream is handled by index.
-struct ApiSpec {
-  ApiSpec(const char* k = "") : kind(k) {}  // NOLINT: implicit by design
-  const char* kind;
-  int send = -1, recv = -1, count = -1, datatype = -1, op = -1, root = -1, peer = -1, comm = -1, stream = -1;
-  int assigns = -1, buffer = -1;
-  std::vector<int> reads, writes;
-};
-
-const std::map<std::string, ApiSpec>& Specs() {
-  static const std::map<std::string, ApiSpec> m = [] {
-    std::map<std::string, ApiSpec> s;
-    auto coll = [&](const char* n, int send, int recv, int count, int dt, int op, int root, int comm, int stream) {
-      ApiSpec a{"collective"};
-      a.send = send, a.recv = recv, a.count = count, a.datatype = dt, a.op = op, a.root = root, a.comm = comm,
-      a.stream = stream;
-      a.reads = {send};
-      a.writes = {recv};
-      s[n] = a;
-    };
-    coll("ncclAllReduce", 0, 1, 2, 3, 4, -1, 5, 6);
-    coll("ncclAllGather", 0, 1, 2, 3, -1, -1, 4, 5);
-    coll("ncclReduceScatter", 0, 1, 2, 3, 4, -1, 5, 6);
-    coll("ncclBroadcast", 0, 1, 2, 3, -1, 4, 5, 6);
-    coll("ncclReduce", 0, 1, 2, 3, 4, 5, 6, 7);
-    coll("ncclAlltoAll", 0, 1, 2, 3, -1, -1, 4, 5);
-    coll("ncclGather", 0, 1, 2, 3, -1, 4, 5, 6);
-    coll("ncclScatter", 0, 1, 2, 3, -1, 4, 5, 6);
-    coll("ncclBcast", 0, 0, 1, 2, -1, 3, 4, 5);
-    ApiSpec send{"p2p"};
-    send.send = 0, send.count = 1, send.datatype = 2, send.peer = 3, send.comm = 4, send.stream = 5, send.reads = {0};
-    s["ncclSend"] = send;
-    ApiSpec recv{"p2p"};
-    recv.recv = 0, recv.count = 1, recv.datatype = 2, recv.peer = 3, recv.comm = 4, recv.stream = 5, recv.writes = {0};
-    s["ncclRecv"] = recv;
-    s["ncclGroupStart"] = ApiSpec{"group"};
-    s["ncclGroupEnd"] = ApiSpec{"group"};
-    ApiSpec uid{"comm_setup"};
-    uid.assigns = 0;
-    s["ncclGetUniqueId"] = uid;
-    ApiSpec init{"comm_setup"};
-    init.assigns = 0;
-    s["ncclCommInitRank"] = init;
-    s["ncclCommInitRankConfig"] = init;
-    s["ncclCommInitAll"] = init;
-    ApiSpec split{"comm_setup"};
-    split.comm = 0, split.assigns = 3;
-    s["ncclCommSplit"] = split;
-    ApiSpec win{"window"};
-    win.comm = 0, win.buffer = 1, win.assigns = 3;
-    s["ncclCommWindowRegister"] = win;
-    ApiSpec dev{"device_comm"};
-    dev.comm = 0, dev.assigns = 2;
-    s["ncclDevCommCreate"] = dev;
-    ApiSpec alloc{"alloc"};
-    alloc.assigns = 0;
-    for (const char* n : {"cudaMalloc", "ncclMemAlloc", "cudaMallocHost", "cudaHostAlloc", "cudaMallocManaged"})
-      s[n] = alloc;
-    alloc.stream = 2;
-    s["cudaMallocAsync"] = alloc;
-    ApiSpec gemm_ex{"gemm"};
-    gemm_ex.reads = {7, 10}, gemm_ex.writes = {14};
-    s["cublasGemmEx"] = gemm_ex;
-    ApiSpec gemm_batched{"gemm"};
-    gemm_batched.reads = {7, 11}, gemm_batched.writes = {16};
-    s["cublasGemmStridedBatchedEx"] = gemm_batched;
-    ApiSpec gemm{"gemm"};
-    gemm.reads = {7, 9}, gemm.writes = {12};
-    for (const char* n : {"cublasSgemm", "cublasDgemm", "cublasHgemm"}) s[n] = gemm;
-    ApiSpec lt{"gemm"};
-    lt.reads = {3, 5, 8}, lt.writes = {10}, lt.stream = 15;
-    s["cublasLtMatmul"] = lt;
-    ApiSpec setstream{"stream"};
-    setstream.stream = 1, setstream.buffer = 0;
-    s["cublasSetStream"] = setstream;
-    ApiSpec copy{"copy"};
-    copy.reads = {1}, copy.writes = {0}, copy.count = 2, copy.stream = 4;
-    s["cudaMemcpyAsync"] = copy;
-    copy.stream = -1;
-    s["cudaMemcpy"] = copy;
-    ApiSpec peer{"copy"};
-    peer.reads = {2}, peer.writes = {0}, peer.count = 4, peer.stream = 5;
-    s["cudaMemcpyPeerAsync"] = peer;
-    ApiSpec sc{"stream"};
-    sc.assigns = 0;
-    for (const char* n : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"}) s[n] = sc;
-    ApiSpec ec{"event"};
-    ec.assigns = 0;
-    for (const char* n : {"cudaEventCreate", "cudaEventCreateWithFlags"}) s[n] = ec;
-    ApiSpec rec{"event"};
-    rec.buffer = 0, rec.stream = 1;
-    s["cudaEventRecord"] = rec;
-    ApiSpec wait{"event"};
-    wait.stream = 0, wait.buffer = 1;
-    s["cudaStreamWaitEvent"] = wait;
-    ApiSpec ss{"sync"};
-    ss.stream = 0;
-    s["cudaStreamSynchronize"] = ss;
-    s["cudaDeviceSynchronize"] = ApiSpec{"sync"};
-    ApiSpec es{"sync"};
-    es.buffer = 0;
-    s["cudaEventSynchronize"] = es;
-    s["MPI_Barrier"] = ApiSpec{"sync"};
-    for (const char* n : {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}) s[n] = ApiSpec{"mpi"};
-    return s;
-  }();
-  return m;
-}
 
 std::string Arg(const RawCall& c, int i) {
   return i >= 0 && i < static_cast<int>(c.args.size()) ? c.args[i] : "";

@@ -394,7 +394,7 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
       VisitState st;
       st.main_file = main_file;
       st.text = &text;
-      std::string blank = BlankCommentsAndStrings(text);
+      std::string blank = BlankCommentsAndLiteralContents(text);
       st.blank = &blank;
       st.out = &r;
       lc->clang_visitChildren(lc->clang_getTranslationUnitCursor(tu), Visit, &st);

@@ -42,9 +42,7 @@ bool IsKnownApi(const std::string& name);
 bool ReadCallAt(const std::string& text, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end);
 using ::cuco::LineOf;  // util/source_text.h
-// Text with comments and string/char literals blanked (same length, newlines and quotes kept).
-// (The name clang_frontend.cc calls; util/source_text.h holds the scanner.)
-inline std::string BlankCommentsAndStrings(const std::string& text) { return BlankCommentsAndLiteralContents(text); }
+using ::cuco::BlankCommentsAndLiteralContents;  // util/source_text.h
 
 FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o,
                               bool stub, std::string* path_name);

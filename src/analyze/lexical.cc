@@ -112,7 +112,7 @@ bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector
 
 FrontEndResult ParseLexically(const std::string& raw) {
   FrontEndResult r;
-  const std::string t = BlankCommentsAndStrings(raw);
+  const std::string t = BlankCommentsAndLiteralContents(raw);
   // Blank preprocessor lines (macro bodies are not program order).
   std::string s = t;
   for (size_t i = 0; i < s.size();) {

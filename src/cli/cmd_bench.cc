@@ -88,14 +88,7 @@ struct PeerOutcome {
   nlohmann::json json = nlohmann::json::object();
 };
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string UtcNow() { return FormatTime(NowMs(), "%Y-%m-%dT%H:%M:%SZ", TimeZone::kUtc); }
 
 std::string HostName() {
   char buf[256] = {};

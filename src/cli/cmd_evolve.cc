@@ -19,6 +19,7 @@
 #include "search/run_config.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
+#include "util/clock.h"
 #include "util/files.h"
 #include "workload/workload_config.h"
 
@@ -36,14 +37,7 @@ void OnSignal(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-std::string Timestamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
+std::string Timestamp() { return FormatTime(NowMs(), "%Y%m%d-%H%M%S", TimeZone::kLocal); }
 
 // What proposers are told about the machine and the installed communication API
 // (src/prompts/design_space_text.h; the builtin proposer ignores both).

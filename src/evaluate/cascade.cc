@@ -350,6 +350,23 @@ void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
   st->detail = detail;
 }
 
+void Cascade::SkipStage(StageRecord* st, EvalRecord* rec, const std::string& why) {
+  rec->status = st->status = EvalStatus::kSkipped;
+  rec->reason = st->detail = why;
+}
+
+bool Cascade::LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease) {
+  if (workload_.language != "cuda") return true;
+  auto l = pool_->Acquire(world_size_);
+  if (!l.ok()) {
+    SkipStage(st, rec, l.status().message());
+    return false;
+  }
+  *lease = std::move(*l);
+  rec->gpus = lease->gpus();
+  return true;
+}
+
 bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built, const fs::path& work_dir,
                               EvalRecord* rec, bool timing_only) {
   StageRecord* st = rec->Stage(stage);
@@ -364,18 +381,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
     return false;
   }
   GpuLease lease;
-  if (cuda) {
-    auto l = pool_->Acquire(world_size_);
-    if (!l.ok()) {
-      st->status = EvalStatus::kSkipped;
-      st->detail = l.status().message();
-      rec->status = EvalStatus::kSkipped;
-      rec->reason = l.status().message();
-      return false;
-    }
-    lease = std::move(*l);
-    rec->gpus = lease.gpus();
-  }
+  if (!LeaseGpus(st, rec, &lease)) return false;
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   fs::path dir = work_dir / stage;
   std::error_code ec;
@@ -394,10 +400,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
                                    workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
   auto confinement = ConfineCandidate(dir, built.executable, lease.gpus(), &job.argv);
   if (!confinement.ok()) {
-    st->status = EvalStatus::kSkipped;
-    st->detail = confinement.status().message();
-    rec->status = EvalStatus::kSkipped;
-    rec->reason = confinement.status().message();
+    SkipStage(st, rec, confinement.status().message());
     return false;
   }
   rec->sandbox = *confinement;
@@ -469,23 +472,11 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     return false;
   }
   if (workload_.program->launcher == "mpirun" && toolchain_.mpirun.empty()) {
-    st->status = EvalStatus::kSkipped;
-    st->detail = "workload wants mpirun, which was not found (run `cuco doctor`)";
-    rec->status = EvalStatus::kSkipped;
-    rec->reason = st->detail;
+    SkipStage(st, rec, "workload wants mpirun, which was not found (run `cuco doctor`)");
     return false;
   }
   GpuLease lease;
-  if (cuda) {
-    auto l = pool_->Acquire(world_size_);
-    if (!l.ok()) {
-      rec->status = EvalStatus::kSkipped;
-      rec->reason = l.status().message();
-      return false;
-    }
-    lease = std::move(*l);
-    rec->gpus = lease.gpus();
-  }
+  if (!LeaseGpus(st, rec, &lease)) return false;
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   fs::path dir = work_dir / "program";
   std::error_code ec;
@@ -506,8 +497,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
     auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : world_size_, -1);
     if (!prefix.ok()) {
-      rec->status = st->status = EvalStatus::kSkipped;
-      rec->reason = st->detail = prefix.status().message();
+      SkipStage(st, rec, prefix.status().message());
       return false;
     }
     std::vector<std::string> argv = *prefix;

@@ -98,6 +98,11 @@ class Cascade {
   double SetupLimit(const std::string& stage) const;
   bool CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec);
   void ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec);
+  // Marks the stage and the record skipped, both saying `why`.
+  void SkipStage(StageRecord* st, EvalRecord* rec, const std::string& why);
+  // CUDA workloads: a lease of world_size GPUs (recorded in rec->gpus); false, with the stage
+  // skipped, when the pool cannot give one. CPU workloads: true, no lease.
+  bool LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease);
 
   WorkloadConfig workload_;
   Toolchain toolchain_;

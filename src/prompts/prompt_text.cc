@@ -5,13 +5,6 @@
 
 namespace cuco::prompt_text {
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

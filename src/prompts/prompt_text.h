@@ -1,15 +1,16 @@
-// Prompt text: the one copy of the small text helpers that the prompt texts and the code that
-// assembles prompts (propose/, transform/) share, until util/ has a source-text helper. Pure
+// Prompt text: the small text helpers that the prompt texts and the code that
+// assembles prompts (propose/, transform/) share. Pure
 // functions of their arguments.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "util/source_text.h"
+
 namespace cuco::prompt_text {
 
-// `s` without leading and trailing whitespace (space, \t, \n, \v, \f, \r).
-std::string Trim(const std::string& s);
+using ::cuco::Trim;  // util/source_text.h: without leading and trailing whitespace
 
 // The lines of `text` without their '\n'; a final newline does not start an empty line.
 std::vector<std::string> SplitLines(const std::string& text);

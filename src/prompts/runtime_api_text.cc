@@ -8,6 +8,7 @@
 #include "prompts/header_declarations.h"
 #include "prompts/prompt_text.h"
 #include "util/files.h"
+#include "util/runtime_dir.h"
 #include "util/text.h"
 
 namespace cuco {
@@ -16,23 +17,6 @@ namespace {
 
 using prompt_text::SplitLines;
 using prompt_text::Trim;
-
-fs::path RuntimeDirGuess() {
-  if (const char* e = std::getenv("CUCO_RUNTIME_DIR"); e != nullptr && *e != '\0') return e;
-  auto is_runtime = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p / "include" / "cuco" / "harness.h", ec);
-  };
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
-    if (is_runtime(d / "runtime")) return d / "runtime";
-#ifdef CUCO_SOURCE_DIR
-  return fs::path(CUCO_SOURCE_DIR) / "runtime";
-#else
-  return fs::path("runtime");
-#endif
-}
 
 // A built-in summary of cuco/harness.h, for when the header cannot be read.
 const char* kBuiltinContract =
@@ -91,7 +75,7 @@ std::string CandidateContractText(const std::string& harness_header_text) {
 }
 
 Result<std::string> LoadCandidateContract(const std::string& language) {
-  const fs::path dir = RuntimeDirGuess();
+  const fs::path dir = RuntimeDir();
   const fs::path header = dir / "include" / "cuco" / (language == "cpu" ? "cpu_harness.h" : "harness.h");
   auto text = ReadFile(header);
   if (!text.ok()) return Status::NotFound("the candidate interface " + header.string() + " is unreadable: " +
@@ -100,7 +84,7 @@ Result<std::string> LoadCandidateContract(const std::string& language) {
 }
 
 std::string LoadCodesignApiText(size_t max_chars) {
-  const fs::path dir = RuntimeDirGuess() / "include" / "cuco" / "codesign";
+  const fs::path dir = RuntimeDir() / "include" / "cuco" / "codesign";
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return "";
   std::vector<std::string> names;

@@ -22,40 +22,6 @@ std::string DecodeEscapes(const std::string& body) {
 
 }  // namespace
 
-std::string StripComments(const std::string& src) {
-  std::string out = src;
-  enum { kCode, kLine, kBlock, kString, kChar } state = kCode;
-  for (size_t i = 0; i < src.size(); ++i) {
-    const char c = src[i], next = i + 1 < src.size() ? src[i + 1] : '\0';
-    switch (state) {
-      case kCode:
-        if (c == '/' && next == '/') state = kLine, out[i] = ' ';
-        else if (c == '/' && next == '*') state = kBlock, out[i] = out[i + 1] = ' ', ++i;
-        else if (c == '"') state = kString;
-        else if (c == '\'') state = kChar;
-        break;
-      case kLine:
-        if (c == '\n') state = kCode;
-        else out[i] = ' ';
-        break;
-      case kBlock:
-        if (c == '*' && next == '/') state = kCode, out[i] = out[i + 1] = ' ', ++i;
-        else if (c != '\n') out[i] = ' ';
-        break;
-      case kString:
-      case kChar:
-        if (c == '\\') ++i;
-        else if ((state == kString && c == '"') || (state == kChar && c == '\'') || c == '\n') state = kCode;
-        break;
-    }
-  }
-  return out;
-}
-
-int LineOf(const std::string& text, size_t offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
-}
-
 size_t SkipLiteral(const std::string& t, size_t i) {
   const char q = t[i];
   for (++i; i < t.size(); ++i) {
@@ -103,10 +69,6 @@ std::vector<std::string> StringLiterals(const std::string& t, size_t from, size_
   return out;
 }
 
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -5,20 +5,22 @@
 // Contract: every function is total on any text (unbalanced quotes, parentheses or comments end
 // at the end of the text); offsets are byte offsets into the text passed in, and StripComments
 // keeps the length and every newline, so offsets and lines of its result match the file.
-// (A private copy: analyze/'s BlankCommentsAndStrings also blanks the string literals.)
+// The scanning itself is util/source_text.h's.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "util/source_text.h"
+
 namespace cuco::scaffold_internal {
 
 // Comments replaced by spaces (newlines kept); string and char literals left as they are.
-std::string StripComments(const std::string& src);
+inline std::string StripComments(const std::string& src) { return BlankComments(src); }
 
-// 1-based line of byte `offset` (clamped to the text's end).
-int LineOf(const std::string& text, size_t offset);
+using cuco::LineOf;  // 1-based line of byte `offset` (clamped to the text's end)
+using cuco::Trim;    // `s` without leading and trailing whitespace
 
 // Index just past the string or char literal starting at `i` (text[i] is the quote); a literal
 // ends at its closing quote or at the end of its line.
@@ -29,9 +31,6 @@ size_t MatchParen(const std::string& t, size_t open);
 
 // The string literals in t[from, to), adjacent ones ("a" "b") joined, escapes decoded.
 std::vector<std::string> StringLiterals(const std::string& t, size_t from, size_t to);
-
-// `s` without leading and trailing blanks (space, tab, CR, LF).
-std::string Trim(const std::string& s);
 
 // `s` in lower case (ASCII).
 std::string Lower(std::string s);

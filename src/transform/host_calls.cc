@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "transform/source_text.h"
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
 
-using transform_internal::BlankCommentsAndLiterals;
 using transform_internal::IsIdent;
 using transform_internal::IsIdentStart;
 

@@ -7,6 +7,7 @@
 
 #include "analyze/analysis.h"
 #include "workload/deny_list.h"
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
@@ -54,7 +55,7 @@ struct CallSite {
 class Source {
  public:
   Source(const std::string& text, const std::string& path, const SplitSource& split)
-      : text_(text), path_(path), masked_(MaskCommentsAndLiterals(text)) {
+      : text_(text), path_(path), masked_(BlankCommentsAndLiteralContents(text)) {
     line_start_.push_back(0);
     for (size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_start_.push_back(i + 1);
@@ -152,11 +153,6 @@ class Source {
   std::vector<size_t> line_start_;
   std::vector<std::pair<size_t, size_t>> blocks_;
 };
-
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 // The declared name in a parameter such as "const cuco::IO& io" ("" when it has none, as in
 // "cuco::RankContext&" or "int").

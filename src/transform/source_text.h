@@ -1,5 +1,5 @@
-// Source text: how the LLM transform reads a C++/CUDA file as text (transform/ internal; the one
-// copy here until util/ has a source-text helper). Pure functions of their arguments.
+// Source text: how the LLM transform reads a C++/CUDA file as text (transform/ internal; comment and
+// literal blanking is util/source_text.h's). Pure functions of their arguments.
 #pragma once
 
 #include <cstddef>
@@ -19,11 +19,6 @@ std::string TailChars(const std::string& s, size_t max);
 
 bool IsIdentStart(char c);  // [A-Za-z_]
 bool IsIdent(char c);       // [A-Za-z0-9_]
-
-// `text` with comments and string/character literals (raw strings included) replaced by
-// blanks; newlines kept, so offsets and lines stay. A quote between hex digits is a digit
-// separator, not a literal.
-std::string BlankCommentsAndLiterals(const std::string& text);
 
 // Whether `code` has well-formed EVOLVE blocks (at least one).
 bool HasEvolveBlocks(const std::string& code);

@@ -413,6 +413,4 @@ Status CheckDenyListPreprocessed(const std::string& candidate_text, const std::s
   return HitsToStatus(*hits, candidate_path);
 }
 
-std::string MaskCommentsAndLiterals(const std::string& text) { return BlankCommentsAndLiteralContents(text); }
-
 }  // namespace cuco

@@ -72,9 +72,4 @@ Result<std::vector<DenyHit>> ScanEvolveBlocksPreprocessed(const std::string& can
 Status CheckDenyListPreprocessed(const std::string& candidate_text, const std::string& candidate_path,
                                  const std::vector<std::string>& preprocess_argv, double timeout_s);
 
-// `text` with comments and the contents of string / character literals blanked to spaces (newlines
-// and byte offsets kept), so that a scan for identifiers and calls sees code only: util/source_text.h's
-// BlankCommentsAndLiteralContents, under the name transform/rule_transform.cc calls.
-std::string MaskCommentsAndLiterals(const std::string& text);
-
 }  // namespace cuco

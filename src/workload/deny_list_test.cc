@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/source_text.h"
+
 namespace cuco {
 namespace {
 
@@ -68,7 +70,7 @@ namespace {
 
 TEST(MaskCommentsAndLiterals, BlanksCommentsAndLiteralContentsKeepingOffsets) {
   const std::string text = "f(\"a(b\", 'c'); // g(\n/* h( */ k(0x1'000);\n";
-  const std::string masked = MaskCommentsAndLiterals(text);
+  const std::string masked = BlankCommentsAndLiteralContents(text);
   ASSERT_EQ(masked.size(), text.size());
   EXPECT_EQ(masked, "f(\"   \", ' ');      \n         k(0x1'000);\n");
 }
