@@ -1,5 +1,7 @@
 #include "llm/llm_client.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "llm/command_client.h"
@@ -9,6 +11,12 @@
 namespace cuco {
 
 LlmClient::~LlmClient() = default;
+
+bool ChatResponse::CutOff() const {
+  std::string f = finish_reason;
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
+  return f == "length" || f == "max_tokens" || f == "max_output_tokens";
+}
 
 Result<std::unique_ptr<LlmClient>> MakeLlmClient(const LlmEndpoint& endpoint) {
   Result<LlmEndpoint> e = NormalizeLlmEndpoint(endpoint);

@@ -56,6 +56,9 @@ struct ChatResponse {
   std::string finish_reason;  // provider's own words: "stop", "end_turn", "STOP", "length", ...
   int attempts = 1;           // HTTP requests made (1 = no retry)
   double seconds = 0;         // wall time of the whole call
+  // The answer stopped at the output-token limit ("length", "max_tokens", "MAX_OUTPUT_TOKENS"):
+  // it may be incomplete.
+  bool CutOff() const;
 };
 
 class LlmClient {

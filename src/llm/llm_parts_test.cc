@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "llm/backoff.h"
+#include "llm/llm_client.h"
 #include "llm/http_post.h"
 #include "llm/prices.h"
 #include "llm/sse.h"
@@ -44,6 +45,19 @@ TEST(SseDecoderTest, FramingInAnySplit) {
 TEST(SseDecoderTest, HandlerErrorStopsFeed) {
   SseDecoder d([](const SseEvent&) { return Status::IOError("stop"); });
   EXPECT_FALSE(d.Feed("data: x\n\ndata: y\n\n").ok());
+}
+
+TEST(ChatResponseTest, CutOffIsTheOutputTokenLimitInAnyProvidersWords) {
+  for (const char* cut : {"length", "max_tokens", "MAX_OUTPUT_TOKENS"}) {
+    ChatResponse r;
+    r.finish_reason = cut;
+    EXPECT_TRUE(r.CutOff()) << cut;
+  }
+  for (const char* done : {"stop", "end_turn", "STOP", ""}) {
+    ChatResponse r;
+    r.finish_reason = done;
+    EXPECT_FALSE(r.CutOff()) << done;
+  }
 }
 
 TEST(PricesTest, LongestPrefixAndVendorPrefix) {

@@ -17,12 +17,6 @@ namespace {
 
 using prompt_text::Trim;
 
-bool CutOff(const std::string& finish_reason) {
-  std::string f = finish_reason;
-  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-  return f == "length" || f == "max_tokens" || f == "max_output_tokens";
-}
-
 std::string SafeFileName(const std::string& s) {
   std::string out;
   for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
@@ -139,7 +133,7 @@ Result<Proposal> LlmProposer::Propose(const ProposalContext& ctx) {
     auto applied = ApplyLlmAnswer(seed, ctx.parent.code, resp->text, seed_path);
     if (!applied.ok()) {
       p.failure = applied.status().message();
-      if (CutOff(resp->finish_reason))
+      if (resp->CutOff())
         p.failure += " (the answer was cut off at the " + std::to_string(options_.max_tokens) + "-token limit)";
       p.description = AnswerSummary(resp->text);
       if (bandit_) (void)bandit_->Report(a, 0.0, p.dollars);

@@ -38,12 +38,6 @@ using transform_internal::kEvolveMarker;
 using transform_internal::LlmSpending;
 using transform_internal::Money;
 
-bool CutOff(const std::string& finish_reason) {
-  std::string f = finish_reason;
-  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-  return f == "length" || f == "max_tokens" || f == "max_output_tokens";
-}
-
 // What `cuco analyze` says of the host program: of the file at code_path when it exists, else of
 // the code written to a temporary file.
 std::string AnalysisText(const LlmTransformInputs& r) {
@@ -165,7 +159,7 @@ bool TryWriter(TransformRun& run, const LlmStage& stage, const std::string& stag
   if (!parsed.ok()) {
     a.failure_kind = "format";
     a.reason = parsed.status().message();
-    if (CutOff(answer->finish_reason))
+    if (answer->CutOff())
       a.reason += " (the answer was cut off at the " + std::to_string(options.writer_max_tokens) + "-token limit)";
     return options.judge_format_errors;
   }
