@@ -135,18 +135,55 @@ const std::vector<std::string>& KnownApis() {
   return v;
 }
 
+namespace {
+
+std::string NormStream(const std::string& s) {
+  // "default (synchronous)": a synchronous copy, which runs on the legacy default stream.
+  return s.empty() || s == "0" || s == "nullptr" || s == "NULL" || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0
+             ? std::string("default")
+             : s;
+}
+
+// True when `stream` synchronises with the legacy default stream: the default stream itself, or
+// a stream this file creates without cudaStreamNonBlocking (cudaStreamCreate,
+// cudaStreamCreateWithFlags/WithPriority with cudaStreamDefault). Streams from elsewhere are not
+// known to be blocking. A build with per-thread default streams has no legacy semantics.
+bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thread_default) {
+  if (per_thread_default) return false;
+  if (NormStream(stream) == "default") return true;
+  for (const AnalyzedOp& op : a.ops) {
+    if (op.kind != "stream" || op.assigns != stream || op.api.rfind("cudaStreamCreate", 0) != 0) continue;
+    for (const auto& arg : op.args)
+      if (arg.find("NonBlocking") != std::string::npos) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // How `to` is ordered after `from` (same function, from before to): see DependencyEdge::via.
-std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const AnalyzedOp& to) {
-  auto same = [](const std::string& x, const std::string& y) {
-    auto norm = [](const std::string& s) { return s.empty() || s == "0" || s == "nullptr" || s == "NULL" ? std::string("default") : s; };
-    return norm(x) == norm(y);
-  };
+// CUDA's rules applied: one stream; a host sync between them (cudaDeviceSynchronize,
+// cudaStreamSynchronize of from's stream, cudaEventSynchronize of an event recorded after from);
+// an event recorded after from and waited on by to's stream; and the legacy default stream, which
+// waits for all earlier work of blocking streams and holds back all later work of them: when both
+// ends are on blocking streams and either end, or an op between them, is on the default stream.
+std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const AnalyzedOp& to, bool per_thread_default) {
+  auto same = [](const std::string& x, const std::string& y) { return NormStream(x) == NormStream(y); };
   for (const AnalyzedOp* op : {&from, &to})
     if (op->kind == "call" && op->stream.empty()) return "not known (" + op->api + " uses several streams)";
   if (same(from.stream, to.stream)) return "stream";
+  const bool both_blocking =
+      IsBlockingStream(a, from.stream, per_thread_default) && IsBlockingStream(a, to.stream, per_thread_default);
+  if (both_blocking && (NormStream(from.stream) == "default" || NormStream(to.stream) == "default"))
+    return "legacy default stream";
   for (int i = from.index + 1; i < to.index; ++i) {
     const AnalyzedOp& op = a.ops[i];
     if (op.function != from.function) continue;
+    const bool enqueues = op.kind == "kernel" || op.kind == "copy" || op.kind == "gemm" || op.kind == "collective" ||
+                          op.kind == "p2p" || (op.kind == "sync" && op.api != "cudaEventSynchronize");
+    if (both_blocking && enqueues && NormStream(op.stream) == "default")
+      return "legacy default stream (" + op.api + ":" + std::to_string(op.line) + ")";
     if (op.api == "cudaDeviceSynchronize") return "host sync (cudaDeviceSynchronize)";
     if (op.api == "cudaStreamSynchronize" && same(op.stream, from.stream)) return "host sync (cudaStreamSynchronize " + op.stream + ")";
     if ((op.api == "cudaEventRecord" || op.api == "cudaEventRecordWithFlags") && same(op.stream, from.stream))
@@ -164,7 +201,7 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
 bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
 
 Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
-                       const std::vector<RawCall>& raw_calls) {
+                       const std::vector<RawCall>& raw_calls, bool per_thread_default) {
   Analysis a;
   a.path = path;
   a.functions = functions;
@@ -272,7 +309,7 @@ Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFuncti
   for (DependencyEdge& e : a.edges) {
     const AnalyzedOp& from = a.ops[e.from];
     const AnalyzedOp& to = a.ops[e.to];
-    e.via = OrderingBetween(a, from, to);
+    e.via = OrderingBetween(a, from, to, per_thread_default);
     if (e.via == "unordered")
       a.warnings.push_back(fmt::format("line {}: {} (stream {}) uses `{}` from {} at line {} (stream {}) with no event "
                                        "or synchronisation between them: a race",
@@ -422,7 +459,12 @@ Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, c
   if (options.allow_clang) {
     if (options.allow_full) {
       r = ParseWithClang(path, text, options, false, &used);
-      if (!r.ok) warnings.push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
+      if (!r.ok) {
+        warnings.push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
+        if (r.error.find("file not found") != std::string::npos)
+          warnings.push_back("a header of the program was not found: give cuco the program's compile flags "
+                             "(-I DIR, -D NAME, --std, `-- <your compile command>` or --compile-commands FILE)");
+      }
     }
     if (!r.ok) {
       r = ParseWithClang(path, text, options, true, &used);
@@ -456,7 +498,10 @@ Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, c
       warnings.push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang rejected their "
                                      "statements): {}", added.size(), fmt::join(added, ", ")));
   }
-  Analysis a = BuildAnalysis(path, r.functions, r.calls);
+  bool per_thread_default = false;
+  for (const auto& f : options.program_flags)
+    per_thread_default |= f.rfind("-DCUDA_API_PER_THREAD_DEFAULT_STREAM", 0) == 0;
+  Analysis a = BuildAnalysis(path, r.functions, r.calls, per_thread_default);
   a.parse_path = used;
   warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());

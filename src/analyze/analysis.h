@@ -90,6 +90,9 @@ struct Analysis {
 
 struct AnalyzeOptions {
   std::vector<std::string> include_dirs;  // CUDA, NCCL, MPI include folders (-I)
+  // The program's own flags (analyze/compile_flags.h: -I, -D, -U, -std, -include, -isystem), passed to
+  // libclang after cuco's own, in both the real-header and the stub-header attempts.
+  std::vector<std::string> program_flags;
   bool allow_clang = true;                // false: lexical scanner only (tests)
   bool allow_full = true;                 // false: skip the real-header attempt (tests)
 };

@@ -159,6 +159,22 @@ TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   EXPECT_NE(AnalysisPromptText(r).find("(ordered by unordered)"), std::string::npos);
 }
 
+// The legacy default stream orders work of blocking streams: a synchronous cudaMemcpy before a
+// collective on a cudaStreamCreate'd stream is no race; a non-blocking stream gets no such order.
+TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {
+  Analysis a = Analyze(CorpusFile("legacy_default_stream.cu"), GetParam());
+  std::string via_copy, via_fill;
+  for (const auto& e : a.edges) {
+    if (a.ops[e.from].api == "cudaMemcpy") via_copy = e.via;
+    if (a.ops[e.from].api == "fill") via_fill = e.via;
+  }
+  EXPECT_EQ(via_copy, "legacy default stream");
+  EXPECT_EQ(via_fill, "unordered");
+  int races = 0;
+  for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
+  EXPECT_EQ(races, 1);
+}
+
 TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {
   Analysis a = Analyze(CorpusFile("helper_functions.cu"), GetParam());
   const AnalyzedOp* produce = Find(a, "compute_grad");

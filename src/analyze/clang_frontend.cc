@@ -359,6 +359,7 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
     args.push_back("-include");
     args.push_back(dir + "/full_prelude.h");
   }
+  for (const auto& f : o.program_flags) args.push_back(f);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   CXIndex index = lc->clang_createIndex(0, 0);

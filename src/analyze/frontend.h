@@ -48,7 +48,9 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
                               bool stub, std::string* path_name);
 FrontEndResult ParseLexically(const std::string& text);
 
+// per_thread_default: the program is built with per-thread default streams (nvcc --default-stream
+// per-thread), so the legacy default stream's implicit ordering does not apply.
 Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
-                       const std::vector<RawCall>& calls);
+                       const std::vector<RawCall>& calls, bool per_thread_default = false);
 
 }  // namespace cuco::analyze_internal

@@ -4,18 +4,9 @@
 
 #include "analyze/analysis.h"
 #include "cli/commands.h"
-#include "toolchain/toolchain.h"
+#include "cli/program_flags.h"
 
 namespace cuco {
-
-Result<Analysis> AnalyzeOnThisMachine(const std::string& path) {
-  AnalyzeOptions opts;
-  Toolchain tc = DetectToolchain();
-  if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
-  if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
-  for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
-  return AnalyzeFile(path, opts);
-}
 
 void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("analyze", "Parse a host-driven CUDA+NCCL program (libclang; stub headers or a lexical "
@@ -25,8 +16,15 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("program", *file, "The .cu file")->required();
   cmd->add_flag("--json", *json, "Print the analysis as JSON (schema cuco.analysis/1)");
-  cmd->callback([file, json, exit_code] {
-    Result<Analysis> a = AnalyzeOnThisMachine(*file);
+  auto flags = AddProgramFlagOptions(cmd);
+  cmd->callback([file, json, flags, exit_code] {
+    Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
+    if (!f.ok()) {
+      std::cerr << "cuco analyze: " << f.status().message() << "\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    Result<Analysis> a = AnalyzeOnThisMachine(*file, *f);
     if (!a.ok()) {
       std::cerr << "cuco analyze: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

@@ -6,6 +6,7 @@
 #include "analyze/analysis.h"
 #include "scaffold/scaffold.h"
 #include "cli/commands.h"
+#include "cli/program_flags.h"
 #include "toolchain/toolchain.h"
 
 namespace cuco {
@@ -24,8 +25,15 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
   cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
-  cmd->callback([file, out, name, force, json, exit_code] {
-    Result<Analysis> a = AnalyzeOnThisMachine(*file);
+  auto flags = AddProgramFlagOptions(cmd);
+  cmd->callback([file, out, name, force, json, flags, exit_code] {
+    Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
+    if (!f.ok()) {
+      std::cerr << "cuco init: " << f.status().message() << "\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    Result<Analysis> a = AnalyzeOnThisMachine(*file, *f);
     if (!a.ok()) {
       std::cerr << "cuco init: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

@@ -28,9 +28,6 @@ struct EvolveArgs {
 };
 int RunEvolve(const EvolveArgs& args);
 
-// `cuco analyze` of `path` with the CUDA/NCCL/MPI headers this machine has (cmd_analyze.cc).
-Result<Analysis> AnalyzeOnThisMachine(const std::string& path);
-
 void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddEvolveCommand(CLI::App& app, int* exit_code);

@@ -1,0 +1,183 @@
+#include "analyze/compile_flags.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Absolute(const std::string& path, const std::string& directory) {
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(directory.empty() ? fs::current_path().string() : directory) / p;
+  return p.lexically_normal().string();
+}
+
+// The flags with a value: clang spelling -> nvcc long spellings that mean the same.
+struct ValueFlag {
+  const char* clang;                // "-I"
+  std::vector<const char*> aliases;  // "--include-path"
+  bool is_path;
+};
+
+const std::vector<ValueFlag>& ValueFlags() {
+  static const std::vector<ValueFlag> k = {
+      {"-I", {"--include-path"}, true},
+      {"-isystem", {"--system-include"}, true},
+      {"-include", {"--pre-include"}, true},
+      {"-D", {"--define-macro"}, false},
+      {"-U", {"--undefine-macro"}, false},
+  };
+  return k;
+}
+
+void Add(CompileFlags* out, const std::string& clang, const std::string& value, bool is_path,
+         const std::string& directory) {
+  const std::string v = is_path ? Absolute(value, directory) : value;
+  out->flags.push_back(clang + v);
+  if (clang == "-I" || clang == "-isystem") out->include_dirs.push_back(v);
+}
+
+}  // namespace
+
+std::vector<std::string> SplitShellWords(const std::string& command) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < command.size()) cur += command[++i];
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < command.size()) {
+      cur += command[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(cur);
+      cur.clear();
+      in_word = false;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(cur);
+  return words;
+}
+
+Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv, const std::string& directory) {
+  CompileFlags out;
+  size_t i = (!argv.empty() && !argv[0].empty() && argv[0][0] != '-') ? 1 : 0;
+  for (; i < argv.size(); ++i) {
+    std::string a = argv[i];
+    if (a == "-Xcompiler" || a == "--compiler-options") {  // nvcc: host-compiler flags, comma separated
+      if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+      std::vector<std::string> inner = {"-"};
+      std::stringstream ss(argv[++i]);
+      for (std::string part; std::getline(ss, part, ',');) inner.push_back(part);
+      Result<CompileFlags> sub = FlagsFromCommand(inner, directory);
+      if (!sub.ok()) return sub.status();
+      out = MergeFlags(out, *sub);
+      continue;
+    }
+    if (a.rfind("-std=", 0) == 0 || a.rfind("--std=", 0) == 0) {
+      out.flags.push_back("-std=" + a.substr(a.find('=') + 1));
+      continue;
+    }
+    if (a == "--default-stream" || a == "-default-stream" || a.rfind("--default-stream=", 0) == 0 ||
+        a.rfind("-default-stream=", 0) == 0) {  // nvcc: per-thread default streams are this macro
+      std::string v;
+      if (a.find('=') != std::string::npos) v = a.substr(a.find('=') + 1);
+      else if (i + 1 < argv.size()) v = argv[++i];
+      else return Status::InvalidArgument("'" + a + "' needs a value");
+      if (v == "per-thread") out.flags.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+      continue;
+    }
+    if (a == "-std" || a == "--std") {
+      if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+      out.flags.push_back("-std=" + argv[++i]);
+      continue;
+    }
+    bool matched = false;
+    for (const ValueFlag& f : ValueFlags()) {
+      std::vector<std::string> names = {f.clang};
+      for (const char* al : f.aliases) names.push_back(al);
+      for (const std::string& name : names) {
+        if (a == name) {  // value in the next word
+          if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+          Add(&out, f.clang, argv[++i], f.is_path, directory);
+          matched = true;
+        } else if (a.rfind(name + "=", 0) == 0) {  // -I=dir, --include-path=dir
+          Add(&out, f.clang, a.substr(name.size() + 1), f.is_path, directory);
+          matched = true;
+        } else if (name.size() == 2 && a.size() > 2 && a.rfind(name, 0) == 0) {  // -Idir, -DX=1
+          Add(&out, f.clang, a.substr(2), f.is_path, directory);
+          matched = true;
+        }
+        if (matched) break;
+      }
+      if (matched) break;
+    }
+  }
+  return out;
+}
+
+Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, const std::string& source_file) {
+  fs::path p(json_path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) p /= "compile_commands.json";
+  std::ifstream in(p);
+  if (!in) return Status::NotFound(p.string() + ": cannot read (want a compile_commands.json or its folder)");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::parse_error& e) {
+    return Status::InvalidArgument(p.string() + ": not JSON (" + e.what() + ")");
+  }
+  if (!j.is_array()) return Status::InvalidArgument(p.string() + ": must be a JSON array of {directory, file, command|arguments}");
+  const fs::path want = fs::weakly_canonical(fs::absolute(source_file), ec);
+  for (const auto& e : j) {
+    if (!e.is_object() || !e.contains("file") || !e["file"].is_string()) continue;
+    const std::string dir = e.value("directory", std::string());
+    const fs::path file = fs::weakly_canonical(fs::path(Absolute(e["file"].get<std::string>(), dir)), ec);
+    if (file != want) continue;
+    std::vector<std::string> argv;
+    if (e.contains("arguments") && e["arguments"].is_array()) {
+      for (const auto& w : e["arguments"])
+        if (w.is_string()) argv.push_back(w.get<std::string>());
+    } else if (e.contains("command") && e["command"].is_string()) {
+      argv = SplitShellWords(e["command"].get<std::string>());
+    }
+    Result<CompileFlags> f = FlagsFromCommand(argv, dir);
+    if (!f.ok()) return Status::InvalidArgument(p.string() + ": entry for " + source_file + ": " + f.status().message());
+    f->source = p.string();
+    return f;
+  }
+  return Status::NotFound(p.string() + ": no entry for " + want.string() +
+                          " (its \"file\" entries, made absolute against \"directory\", name other files)");
+}
+
+CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
+  CompileFlags out;
+  std::set<std::string> seen, seen_dirs;
+  for (const CompileFlags* c : {&a, &b}) {
+    for (const auto& f : c->flags)
+      if (seen.insert(f).second) out.flags.push_back(f);
+    for (const auto& d : c->include_dirs)
+      if (seen_dirs.insert(d).second) out.include_dirs.push_back(d);
+  }
+  out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
+  return out;
+}
+
+}  // namespace cuco

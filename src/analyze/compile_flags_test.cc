@@ -1,0 +1,92 @@
+#include "analyze/compile_flags.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "analyze/analysis.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
+  Result<CompileFlags> f = FlagsFromCommand(
+      {"nvcc", "-O2", "-I../common", "-I", "inc", "--include-path=/opt/x", "-DUSE_BF16", "-D", "N=4", "-std=c++17",
+       "-Xcompiler", "-fopenmp,-DHOST_ONLY", "main.cu", "-o", "prog", "-lnccl", "-arch=sm_90"},
+      "/work/p/app");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->flags, (std::vector<std::string>{"-I/work/p/common", "-I/work/p/app/inc", "-I/opt/x", "-DUSE_BF16",
+                                                "-DN=4", "-std=c++17", "-DHOST_ONLY"}));
+  EXPECT_EQ(f->include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc", "/opt/x"}));
+}
+
+TEST(CompileFlags, AFlagWithoutItsValueIsAnError) {
+  Result<CompileFlags> f = FlagsFromCommand({"nvcc", "main.cu", "-I"}, "/tmp");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("'-I' needs a value"), std::string::npos);
+}
+
+TEST(CompileFlags, SplitsShellWordsWithQuotes) {
+  EXPECT_EQ(SplitShellWords("nvcc -DMSG=\"a b\" '-I my dir' x\\ y.cu"),
+            (std::vector<std::string>{"nvcc", "-DMSG=a b", "-I my dir", "x y.cu"}));
+}
+
+TEST(CompileFlags, ReadsTheEntryOfTheFileFromCompileCommands) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_cc_test";
+  fs::create_directories(dir / "src");
+  std::ofstream(dir / "src/main.cu") << "int main() { return 0; }\n";
+  std::ofstream(dir / "compile_commands.json")
+      << R"([{"directory": ")" << dir.string()
+      << R"(", "file": "src/other.cu", "command": "nvcc -DOTHER -c src/other.cu"},
+             {"directory": ")" << dir.string()
+      << R"(", "file": "src/main.cu", "arguments": ["nvcc", "-Iinclude", "-DMAIN", "-c", "src/main.cu"]}])";
+  Result<CompileFlags> f = FlagsFromCompileCommands(dir.string(), (dir / "src/main.cu").string());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->flags, (std::vector<std::string>{"-I" + (dir / "include").string(), "-DMAIN"}));
+  Result<CompileFlags> none = FlagsFromCompileCommands(dir.string(), (dir / "src/absent.cu").string());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no entry for"), std::string::npos);
+  std::ofstream(dir / "bad.json") << "[{\"file\": ";
+  Result<CompileFlags> bad = FlagsFromCompileCommands((dir / "bad.json").string(), "x.cu");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.json: not JSON"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The point of the flags: a program that includes its own header from another folder parses with
+// clang (real headers) once -I names that folder, and not without.
+TEST(CompileFlags, AProgramsHeaderFromAnotherFolderParsesWithClangGivenItsFlags) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_cc_hdr";
+  fs::create_directories(dir / "common");
+  fs::create_directories(dir / "app");
+  std::ofstream(dir / "common/utils.h") << "#pragma once\n#define NCCLCHECK(x) do { (x); } while (0)\n"
+                                           "typedef float real_t;\n";
+  const std::string prog = (dir / "app/main.cu").string();
+  std::ofstream(prog) << "#include <nccl.h>\n#include \"utils.h\"\n"
+                         "void step(real_t* buf, size_t n, ncclComm_t comm, cudaStream_t s) {\n"
+                         "  NCCLCHECK(ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, comm, s));\n}\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> without = AnalyzeFile(prog, o);
+  ASSERT_TRUE(without.ok());
+  EXPECT_NE(without->parse_path, "clang");
+  bool hinted = false;
+  for (const auto& w : without->warnings) hinted |= w.find("compile flags") != std::string::npos;
+  EXPECT_TRUE(hinted);
+  Result<CompileFlags> f = FlagsFromCommand({"nvcc", "-I../common", "main.cu"}, (dir / "app").string());
+  ASSERT_TRUE(f.ok());
+  o.program_flags = f->flags;
+  Result<Analysis> with = AnalyzeFile(prog, o);
+  ASSERT_TRUE(with.ok());
+  if (with->parse_path == "clang-stub") GTEST_SKIP() << "no real CUDA/NCCL headers on this machine";
+  EXPECT_EQ(with->parse_path, "clang");
+  ASSERT_EQ(with->ops.size(), 1u);
+  EXPECT_EQ(with->ops[0].api, "ncclAllReduce");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cuco

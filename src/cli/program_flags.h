@@ -1,0 +1,35 @@
+// The program's compile flags on the command line of `analyze`, `init` and `run`: -I DIR, -D NAME[=V],
+// --std X, --compile-commands FILE, and `-- <your compile command>` (analyze/compile_flags.h says
+// which flags are kept). Registered once here so the three commands spell them alike.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "analyze/analysis.h"
+#include "analyze/compile_flags.h"
+#include "util/status.h"
+
+namespace cuco {
+
+struct ProgramFlagOptions {
+  std::vector<std::string> include_dirs, defines;
+  std::string std;
+  std::string compile_commands;
+  std::vector<std::string> command;  // the words after `--`
+};
+
+// Adds the options to `cmd` (the words after `--` are collected by the option named "compile",
+// which must be the command's last positional).
+std::shared_ptr<ProgramFlagOptions> AddProgramFlagOptions(CLI::App* cmd);
+
+// The flags for `program`, merged from the options; errors name the compile_commands.json.
+Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std::string& program);
+
+// The program's analysis on this machine: the detected CUDA/NCCL/MPI include folders plus `flags`.
+Result<Analysis> AnalyzeOnThisMachine(const std::string& path, const CompileFlags& flags = {});
+
+}  // namespace cuco
