@@ -10,28 +10,28 @@
 #include <nccl.h>
 
 #define CUDACHECK(cmd) do {                                   \
-  cudaError_t e = cmd;                                        \
-  if (e != cudaSuccess) {                                     \
+  cudaError_t err_ = cmd;                                        \
+  if (err_ != cudaSuccess) {                                     \
     printf("Failed: Cuda error %s:%d '%s'\n",                 \
-        __FILE__, __LINE__, cudaGetErrorString(e));           \
+        __FILE__, __LINE__, cudaGetErrorString(err_));           \
     exit(EXIT_FAILURE);                                       \
   }                                                           \
 } while (0)
 
 #define NCCLCHECK(cmd) do {                                   \
-  ncclResult_t r = cmd;                                       \
-  if (r != ncclSuccess) {                                     \
+  ncclResult_t res_ = cmd;                                       \
+  if (res_ != ncclSuccess) {                                     \
     printf("Failed, NCCL error %s:%d '%s'\n",                 \
-        __FILE__, __LINE__, ncclGetErrorString(r));           \
+        __FILE__, __LINE__, ncclGetErrorString(res_));           \
     exit(EXIT_FAILURE);                                       \
   }                                                           \
 } while (0)
 
 #define CUBLASCHECK(cmd) do {                                 \
-  int s = (int)(cmd);                                         \
-  if (s != 0) {                                               \
+  int stat_ = (int)(cmd);                                         \
+  if (stat_ != 0) {                                               \
     printf("Failed: cuBLAS error %s:%d status %d\n",          \
-        __FILE__, __LINE__, s);                               \
+        __FILE__, __LINE__, stat_);                               \
     exit(EXIT_FAILURE);                                       \
   }                                                           \
 } while (0)
