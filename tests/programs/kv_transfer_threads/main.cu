@@ -68,7 +68,6 @@ static void worker(int rank, int world, ncclUniqueId id, Sizes sz, double* resul
 
   const bool prefill = world == 1 || rank < world / 2;
   const bool decode = world == 1 || rank >= world / 2;
-  const int peer = world == 1 ? rank : (prefill ? rank + world / 2 : rank - world / 2);
   const int kv_dim = kHeads * kHeadDim;
   const int rows = sz.batch * sz.prompt_len;
   const size_t layer_elems = (size_t)rows * kv_dim;  // one layer of K (or V)
@@ -108,12 +107,16 @@ static void worker(int rank, int world, ncclUniqueId id, Sizes sz, double* resul
       }
       NCCLCHECK(ncclGroupStart());
       if (prefill) {
-        NCCLCHECK(ncclSend(k_cache + l * layer_elems, layer_elems, ncclFloat, peer, comm, stream));
-        NCCLCHECK(ncclSend(v_cache + l * layer_elems, layer_elems, ncclFloat, peer, comm, stream));
+        NCCLCHECK(ncclSend(k_cache + l * layer_elems, layer_elems, ncclFloat, world == 1 ? rank : rank + world / 2,
+                           comm, stream));
+        NCCLCHECK(ncclSend(v_cache + l * layer_elems, layer_elems, ncclFloat, world == 1 ? rank : rank + world / 2,
+                           comm, stream));
       }
       if (decode) {
-        NCCLCHECK(ncclRecv(k_recv + l * layer_elems, layer_elems, ncclFloat, peer, comm, stream));
-        NCCLCHECK(ncclRecv(v_recv + l * layer_elems, layer_elems, ncclFloat, peer, comm, stream));
+        NCCLCHECK(ncclRecv(k_recv + l * layer_elems, layer_elems, ncclFloat, world == 1 ? rank : rank - world / 2,
+                           comm, stream));
+        NCCLCHECK(ncclRecv(v_recv + l * layer_elems, layer_elems, ncclFloat, world == 1 ? rank : rank - world / 2,
+                           comm, stream));
       }
       NCCLCHECK(ncclGroupEnd());
     }

@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
       max_err = fmax(max_err, fabs(ref - loss[t]));
     }
     printf("vocab_ce: %d ranks, %d tokens, vocab %d, hidden %d\n", world, tokens, VOCAB, HIDDEN);
+    printf("checksum: %.6f\n", mean * tokens);
     printf("mean loss: %.6f  max err vs CPU reference: %.3e\n", mean, max_err);
     printf("avg iteration time: %.3f ms\n", ms / iters);
     unlink(id_file);
