@@ -49,8 +49,8 @@ def source_identifiers(folder, sources):
 
 def check_arith(expr):
     """True when expr is +,-,*,/,//,% over names and integer literals."""
-    try:
-        tree = ast.parse(expr, mode="eval")
+    try:  # names become `v` first: a C++ name may be a Python keyword (`in`)
+        tree = ast.parse(IDENT_RE.sub("v", expr), mode="eval")
     except SyntaxError:
         return False
     allowed = (ast.Expression, ast.BinOp, ast.Name, ast.Load, ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.Div,
