@@ -3,7 +3,7 @@
 # command, in a copy of its folder under <out-dir>/<name> (common/ is copied beside them, so
 # `-I../common` holds). Extra flags are appended to every build:
 #   $NVCC_FLAGS        e.g. "-arch=sm_90" (one arch keeps CI fast)
-#   MPI                for builds that link -lmpi: `mpicxx --showme:compile/link` ($MPI_FLAGS overrides)
+#   MPI                for builds that link -lmpi: `mpicc --showme:compile/link` ($MPI_FLAGS overrides)
 #   NCCL               -I/-L of $CUCO_NCCL_HOME or $NCCL_HOME when set, else of the nvidia-nccl wheel
 #                      when $CUDA_HOME/include has no nccl.h
 # Usage: build_all.sh <out-dir> [name...]       (default: every program)
@@ -26,7 +26,7 @@ fi
 [ -n "$NCCL_DIR" ] && NCCL_FLAGS="-I$NCCL_DIR/include -L$NCCL_DIR/lib"
 if [ -z "${MPI_FLAGS+x}" ]; then
   MPI_FLAGS=""
-  command -v mpicxx >/dev/null && MPI_FLAGS="$(mpicxx --showme:compile) $(mpicxx --showme:link)"
+  command -v mpicc >/dev/null && MPI_FLAGS="$(mpicc --showme:compile) $(mpicc --showme:link)"
 fi
 
 names=("$@")

@@ -7,8 +7,8 @@ the schema). This checks that they say it well-formed and consistently with the 
   - every listed source exists, and the build command names every .cu/.cpp source;
   - every [[ops]] entry names a line of that file that really holds the call, and every NCCL
     communication call in the sources is listed by at least one entry;
-  - every buffer's name and every identifier in its `elements` expression occurs in the
-    sources, and the expression is arithmetic over them;
+  - every [sizes] name, every buffer's name and every identifier in its `elements` expression
+    occurs in the sources, and the expression is arithmetic over them;
   - the corpus as a whole covers every bootstrap, every collective and a 16-bit dtype.
 Usage: check_toml.py [programs-dir]     (default: this file's folder)
        check_toml.py --self-test         (breaks copies of the corpus and expects each to fail)
@@ -150,8 +150,12 @@ def check_program(root, name, errors):
     for k, v in doc["sizes"].items():
         if not isinstance(v, int) or v <= 0:
             errors.append(f"{where}: size {k} must be a positive integer")
+    idents = source_identifiers(folder, doc["sources"])
+    for k in doc["sizes"]:
+        if k not in idents:
+            errors.append(f"{where}: size {k} does not occur in the sources")
     check_ops(where, folder, doc, errors)
-    check_buffers(where, doc, source_identifiers(folder, doc["sources"]), errors)
+    check_buffers(where, doc, idents, errors)
     return doc
 
 
@@ -183,6 +187,8 @@ BREAKAGES = [
     ("kv_transfer_threads", "[[ops]]\ncall = \"ncclSend\"\nfile = \"main.cu\"\nline = 110\n", "",
      "main.cu:110 calls ncclSend but no [[ops]]"),
     ("vocab_parallel_ce", 'dtype = "f32"', 'dtype = "fp8"', "dtype 'fp8'"),
+    ("pp_microbatch_initall", "mb_tokens = 256", "micro_tokens = 256", "size micro_tokens does not occur"),
+    ("dp_broadcast_group", "line = 87", "line = 88", "does not hold ncclAllReduce"),
 ]
 
 

@@ -9,31 +9,31 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#define CUDACHECK(cmd) do {                                   \
-  cudaError_t err_ = cmd;                                        \
-  if (err_ != cudaSuccess) {                                     \
-    printf("Failed: Cuda error %s:%d '%s'\n",                 \
-        __FILE__, __LINE__, cudaGetErrorString(err_));           \
-    exit(EXIT_FAILURE);                                       \
-  }                                                           \
+#define CUDACHECK(cmd) do {                               \
+  cudaError_t err_ = cmd;                                 \
+  if (err_ != cudaSuccess) {                              \
+    printf("Failed: Cuda error %s:%d '%s'\n",             \
+        __FILE__, __LINE__, cudaGetErrorString(err_));    \
+    exit(EXIT_FAILURE);                                   \
+  }                                                       \
 } while (0)
 
-#define NCCLCHECK(cmd) do {                                   \
-  ncclResult_t res_ = cmd;                                       \
-  if (res_ != ncclSuccess) {                                     \
-    printf("Failed, NCCL error %s:%d '%s'\n",                 \
-        __FILE__, __LINE__, ncclGetErrorString(res_));           \
-    exit(EXIT_FAILURE);                                       \
-  }                                                           \
+#define NCCLCHECK(cmd) do {                               \
+  ncclResult_t res_ = cmd;                                \
+  if (res_ != ncclSuccess) {                              \
+    printf("Failed, NCCL error %s:%d '%s'\n",             \
+        __FILE__, __LINE__, ncclGetErrorString(res_));    \
+    exit(EXIT_FAILURE);                                   \
+  }                                                       \
 } while (0)
 
-#define CUBLASCHECK(cmd) do {                                 \
-  int stat_ = (int)(cmd);                                         \
-  if (stat_ != 0) {                                               \
-    printf("Failed: cuBLAS error %s:%d status %d\n",          \
-        __FILE__, __LINE__, stat_);                               \
-    exit(EXIT_FAILURE);                                       \
-  }                                                           \
+#define CUBLASCHECK(cmd) do {                             \
+  int stat_ = (int)(cmd);                                 \
+  if (stat_ != 0) {                                       \
+    printf("Failed: cuBLAS error %s:%d status %d\n",      \
+        __FILE__, __LINE__, stat_);                       \
+    exit(EXIT_FAILURE);                                   \
+  }                                                       \
 } while (0)
 
 // djb2 hash of the host name, to find the ranks that share a node (as in the NCCL examples).
