@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <set>
 
 #include <fmt/format.h>
@@ -152,7 +153,7 @@ bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thr
   if (per_thread_default) return false;
   if (NormStream(stream) == "default") return true;
   for (const AnalyzedOp& op : a.ops) {
-    if (op.kind != "stream" || op.assigns != stream || op.api.rfind("cudaStreamCreate", 0) != 0) continue;
+    if (op.kind != "stream" || op.assigns != BufferBase(stream) || op.api.rfind("cudaStreamCreate", 0) != 0) continue;
     for (const auto& arg : op.args)
       if (arg.find("NonBlocking") != std::string::npos) return false;
     return true;
@@ -173,6 +174,11 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
   for (const AnalyzedOp* op : {&from, &to})
     if (op->kind == "call" && op->stream.empty()) return "not known (" + op->api + " uses several streams)";
   if (same(from.stream, to.stream)) return "stream";
+  // Per-device arrays of one process driving several GPUs: streams[i] in a loop over devices and
+  // streams[0] after it name the same stream for element 0, the one both ends touch.
+  const std::string from_base = BufferBase(from.stream), to_base = BufferBase(to.stream);
+  if (from_base == to_base && from.stream != from_base && to.stream != to_base)
+    return "stream (the per-device array " + from_base + ")";
   const bool both_blocking =
       IsBlockingStream(a, from.stream, per_thread_default) && IsBlockingStream(a, to.stream, per_thread_default);
   if (both_blocking && (NormStream(from.stream) == "default" || NormStream(to.stream) == "default"))
@@ -200,13 +206,16 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
 
 bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
 
-Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
+Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,
                        const std::vector<RawCall>& raw_calls, bool per_thread_default) {
   Analysis a;
-  a.path = path;
+  a.path = paths.empty() ? std::string() : paths[0];
+  a.files = paths;
   a.functions = functions;
   std::vector<RawCall> calls = raw_calls;
-  std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) { return x.offset < y.offset; });
+  std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) {
+    return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
+  });
   std::map<std::string, std::string> handle_stream;  // cublasSetStream(handle, stream)
   std::map<std::string, int> open_group;             // function -> group index while open
   std::set<std::string> defined;
@@ -217,6 +226,7 @@ Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFuncti
     op.index = static_cast<int>(a.ops.size());
     op.api = c.callee;
     op.function = c.function;
+    op.file = c.file_index >= 0 && c.file_index < static_cast<int>(paths.size()) ? paths[c.file_index] : a.path;
     op.line = c.line;
     op.args = c.args;
     if (c.user_call) {
@@ -422,93 +432,6 @@ std::string BufferBase(const std::string& expr_in) {
   return out;
 }
 
-std::vector<std::string> DefaultIncludeDirs() {
-  std::vector<std::string> dirs;
-  auto add = [&](const std::string& d) {
-    if (!d.empty() && std::filesystem::is_directory(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
-      dirs.push_back(d);
-  };
-  if (const char* h = std::getenv("CUDA_HOME")) add(std::string(h) + "/include");
-  add("/usr/local/cuda/include");
-  if (const char* h = std::getenv("CUCO_NCCL_HOME")) add(std::string(h) + "/include");
-  if (std::filesystem::exists("/usr/local/include/nccl.h")) add("/usr/local/include");
-  add("/usr/lib/x86_64-linux-gnu/openmpi/include");
-  add("/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi");
-  return dirs;
-}
-
-Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options) {
-  if (!std::filesystem::is_regular_file(path)) return Status::NotFound(path + ": no such file");
-  std::string text;
-  {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return Status::NotFound(path + ": cannot be read");
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    std::fclose(f);
-  }
-  return AnalyzeText(path, text, options);
-}
-
-Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, const AnalyzeOptions& options) {
-  using namespace analyze_internal;
-  std::vector<std::string> warnings;
-  FrontEndResult r;
-  std::string used;
-  if (options.allow_clang) {
-    if (options.allow_full) {
-      r = ParseWithClang(path, text, options, false, &used);
-      if (!r.ok) {
-        warnings.push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
-        if (r.error.find("file not found") != std::string::npos)
-          warnings.push_back("a header of the program was not found: give cuco the program's compile flags "
-                             "(-I DIR, -D NAME, --std, `-- <your compile command>` or --compile-commands FILE)");
-      }
-    }
-    if (!r.ok) {
-      r = ParseWithClang(path, text, options, true, &used);
-      if (!r.ok) warnings.push_back("clang with stub headers failed (" + r.error + "); used the lexical scanner");
-    }
-  }
-  if (!r.ok) {
-    used = "lexical";
-    r = ParseLexically(text);
-    if (!r.ok) return Status::AtLine(path, 0, "not parseable: " + r.error);
-    warnings.push_back("lexical scan: no types, macros not expanded; kernel argument directions are guessed");
-  } else if (used == "clang-stub") {
-    warnings.push_back("clang-stub: parsed against cuco's stub headers, not the real CUDA/NCCL ones");
-  }
-  if (used != "lexical") {
-    // Cross-check: calls the lexical scanner sees in a function clang saw but clang did not report
-    // (a statement clang could not type-check) are added, and named in a warning.
-    FrontEndResult lex = ParseLexically(text);
-    std::set<size_t> offsets;
-    std::set<std::string> names;
-    for (const auto& c : r.calls) offsets.insert(c.offset);
-    for (const auto& f : r.functions) names.insert(f.name);
-    std::vector<std::string> added;
-    for (const auto& c : lex.calls) {
-      if (offsets.count(c.offset) || !names.count(c.function)) continue;
-      if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
-      added.push_back(fmt::format("{} at line {}", c.callee, c.line));
-      r.calls.push_back(c);
-    }
-    if (!added.empty())
-      warnings.push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang rejected their "
-                                     "statements): {}", added.size(), fmt::join(added, ", ")));
-  }
-  bool per_thread_default = false;
-  for (const auto& f : options.program_flags)
-    per_thread_default |= f.rfind("-DCUDA_API_PER_THREAD_DEFAULT_STREAM", 0) == 0;
-  Analysis a = BuildAnalysis(path, r.functions, r.calls, per_thread_default);
-  a.parse_path = used;
-  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
-  warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
-  a.warnings = warnings;
-  return a;
-}
-
 namespace {
 
 std::string OpSummary(const AnalyzedOp& op) {
@@ -552,7 +475,7 @@ std::string FormatAnalysis(const Analysis& a) {
     out += fmt::format("\nfunction {} (line {})\n", f.name, f.line);
     for (const auto& op : a.ops) {
       if (op.function != f.name) continue;
-      out += fmt::format("  #{:<3} {}:{:<5} {:<11} {}{}\n", op.index, std::filesystem::path(a.path).filename().string(),
+      out += fmt::format("  #{:<3} {}:{:<5} {:<11} {}{}\n", op.index, std::filesystem::path(op.file).filename().string(),
                          op.line, op.kind, OpSummary(op), op.group >= 0 ? fmt::format("  (group {})", op.group) : "");
     }
   }
@@ -589,8 +512,8 @@ std::string FormatAnalysis(const Analysis& a) {
 nlohmann::json AnalysisToJson(const Analysis& a) {
   // Schema (version 1):
   // { "schema": "cuco.analysis/1", "path", "parse_path": "clang"|"clang-stub"|"lexical",
-  //   "warnings": [str], "functions": [{"name","line","params":[str]}],
-  //   "ops": [{"index","kind","api","function","line","args":[str], and where present: "send","recv",
+  //   "files": [str], "warnings": [str], "functions": [{"name","file","line","params":[str]}],
+  //   "ops": [{"index","kind","api","function","file","line","args":[str], and where present: "send","recv",
   //            "count","datatype","op","root","peer","comm","stream","buffer","assigns","grid","block",
   //            "smem","group","contains_comm" (kind call), plus "reads":[str],"writes":[str] (buffer
   //            base variables)}],
@@ -602,11 +525,13 @@ nlohmann::json AnalysisToJson(const Analysis& a) {
   j["parse_path"] = a.parse_path;
   j["warnings"] = a.warnings;
   j["functions"] = nlohmann::json::array();
-  for (const auto& f : a.functions) j["functions"].push_back({{"name", f.name}, {"line", f.line}, {"params", f.params}});
+  j["files"] = a.files;
+  for (const auto& f : a.functions)
+    j["functions"].push_back({{"name", f.name}, {"file", f.file}, {"line", f.line}, {"params", f.params}});
   j["ops"] = nlohmann::json::array();
   for (const auto& op : a.ops) {
     nlohmann::json o = {{"index", op.index}, {"kind", op.kind}, {"api", op.api}, {"function", op.function},
-                        {"line", op.line},   {"args", op.args}, {"reads", op.reads}, {"writes", op.writes}};
+                        {"file", op.file},   {"line", op.line},   {"args", op.args}, {"reads", op.reads}, {"writes", op.writes}};
     auto put = [&](const char* k, const std::string& v) {
       if (!v.empty()) o[k] = v;
     };

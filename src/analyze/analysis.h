@@ -37,7 +37,8 @@ struct AnalyzedOp {
                           // launches kernels, GEMMs, copies or NCCL ops on its arguments)
   std::string api;        // "ncclAllReduce", "cudaMalloc", kernel name for kind=kernel, ...
   std::string function;   // enclosing function definition
-  int line = 0;           // 1-based line in the analysed file
+  std::string file;       // the file holding the call (one of Analysis::files)
+  int line = 0;           // 1-based line in `file`
   std::vector<std::string> args;  // argument expressions as written
   // Fields filled where the API has them ("" otherwise).
   std::string send, recv, count, datatype, red_op, root, peer, comm, stream;
@@ -73,12 +74,14 @@ struct DependencyEdge {
 
 struct AnalyzedFunction {
   std::string name;
+  std::string file;  // the file defining it (one of Analysis::files)
   int line = 0;
   std::vector<std::string> params;  // parameter names, in order ("" where unnamed)
 };
 
 struct Analysis {
-  std::string path;
+  std::string path;                   // the first file (the one with main, by convention)
+  std::vector<std::string> files;     // every file analysed, `path` first
   std::string parse_path;             // "clang", "clang-stub" or "lexical"
   std::vector<std::string> warnings;  // e.g. fallback used, clang error count
   std::vector<AnalyzedFunction> functions;
@@ -102,6 +105,12 @@ struct AnalyzeOptions {
 std::vector<std::string> DefaultIncludeDirs();
 
 Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options = {});
+// A program split over several files (main.cu model.cu ...): each is parsed on its own, then one
+// analysis is built over all of them, so helpers defined in one file and called in another carry
+// their effects; ops are in file order, then source order. Errors name the file.
+Result<Analysis> AnalyzeProgram(const std::vector<std::string>& paths, const AnalyzeOptions& options = {});
+Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::vector<std::string>& texts,
+                              const AnalyzeOptions& options = {});
 // The same for `text` as if read from `path` (libclang may still look for `path`'s folder for
 // includes). Any text gives an analysis or an error; never throws.
 Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, const AnalyzeOptions& options = {});

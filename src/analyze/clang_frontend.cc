@@ -267,7 +267,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
     if (!InMainFile(c, st->main_file, &line, nullptr, false)) return CXChildVisit_Continue;
     std::string saved = st->function;
     st->function = Str(lc->clang_getCursorSpelling(c));
-    AnalyzedFunction fn{st->function, static_cast<int>(line), {}};
+    AnalyzedFunction fn{st->function, "", static_cast<int>(line), {}};
     lc->clang_visitChildren(
         c,
         [](CXCursor p, CXCursor, CXClientData d) {

@@ -14,6 +14,7 @@ struct RawCall {
   std::string callee;
   int line = 0;
   size_t offset = 0;     // byte offset of the callee name in the file
+  int file_index = 0;    // which of the analysed files (AnalyzeFiles' order)
   bool kernel_launch = false;
   // A call of some other function (not an API, not a launch): kept by the analysis when the file
   // defines that function (a helper), whose effects it then carries to this call site.
@@ -50,7 +51,7 @@ FrontEndResult ParseLexically(const std::string& text);
 
 // per_thread_default: the program is built with per-thread default streams (nvcc --default-stream
 // per-thread), so the legacy default stream's implicit ordering does not apply.
-Analysis BuildAnalysis(const std::string& path, const std::vector<AnalyzedFunction>& functions,
+Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,
                        const std::vector<RawCall>& calls, bool per_thread_default = false);
 
 }  // namespace cuco::analyze_internal

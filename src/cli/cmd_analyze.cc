@@ -12,19 +12,19 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("analyze", "Parse a host-driven CUDA+NCCL program (libclang; stub headers or a lexical "
                                             "scan as fallbacks) and print its NCCL ops, kernels, GEMMs, streams and "
                                             "the producer -> collective -> consumer graph");
-  auto file = std::make_shared<std::string>();
+  auto files = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("program", *file, "The .cu file")->required();
+  cmd->add_option("program", *files, "The program's files (.cu, .cc), the one with main first")->required();
   cmd->add_flag("--json", *json, "Print the analysis as JSON (schema cuco.analysis/1)");
   auto flags = AddProgramFlagOptions(cmd);
-  cmd->callback([file, json, flags, exit_code] {
-    Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
+  cmd->callback([files, json, flags, exit_code] {
+    Result<CompileFlags> f = ResolveProgramFlags(*flags, files->front());
     if (!f.ok()) {
       std::cerr << "cuco analyze: " << f.status().message() << "\n";
       *exit_code = kExitUsage;
       return;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine(*file, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f);
     if (!a.ok()) {
       std::cerr << "cuco analyze: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

@@ -33,7 +33,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine(*file, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine({*file}, *f);
     if (!a.ok()) {
       std::cerr << "cuco init: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

@@ -19,12 +19,42 @@ struct RunArgs {
   bool llm = false;
 };
 
-int Run(const RunArgs& a) {
-  if (!a.evolve.resume.empty()) return RunEvolve(a.evolve);
+// When this machine has GPUs but fewer than the workload's world size: says so in one line (needed,
+// found, what is done instead) and returns the world size to run at instead (the largest of the
+// workload's world_sizes that fits), or 0 when none fits. -1: no shortfall.
+int WorldSizeForThisMachine(const WorkloadConfig& wl, int requested, const std::vector<int>& gpu_ids,
+                            const Toolchain& tc) {
+  const int needed = requested > 0 ? requested : wl.world_size;
+  const int found = gpu_ids.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(gpu_ids.size());
+  if (found == 0 || found >= needed) return -1;
+  int fits = 0;
+  for (int w : wl.world_sizes)
+    if (w <= found && w > fits) fits = w;
+  std::cerr << "cuco run: " << wl.name << " needs " << needed << " GPUs (world_size), this machine has " << found
+            << ": "
+            << (fits > 0 ? "searching at world size " + std::to_string(fits) + " instead (its world_sizes allow it)"
+                         : "nothing runs here (its world_sizes are all larger)")
+            << "; on a machine with " << needed << " GPUs: cuco run " << wl.dir.string() << "\n";
+  return fits;
+}
+
+int Run(const RunArgs& args) {
+  if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
+  RunArgs a = args;
   auto wl = LoadWorkload(a.evolve.workload);
   if (!wl.ok()) {
     std::cerr << "cuco run: " << wl.status().message() << "\n";
     return kExitUsage;
+  }
+  bool short_of_gpus = false;
+  if (wl->language == "cuda") {
+    const int fits = WorldSizeForThisMachine(*wl, a.evolve.world_size, a.evolve.gpus, DetectToolchain());
+    if (fits == 0) return kExitEnvironment;
+    if (fits > 0) {
+      a.evolve.world_size = fits;
+      wl->world_size = fits;  // generation 0 is verified at the size the search runs
+      short_of_gpus = true;
+    }
   }
   if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
     Toolchain tc = DetectToolchain();
@@ -54,7 +84,13 @@ int Run(const RunArgs& a) {
       return kExitCandidateFailed;
     }
   }
-  return RunEvolve(a.evolve);
+  const int rc = RunEvolve(a.evolve);
+  if (short_of_gpus && rc == kExitOk) {
+    std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's " << wl->world_size
+              << " (too few GPUs here): exit " << kExitEnvironment << "\n";
+    return kExitEnvironment;
+  }
+  return rc;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/program_flags.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cuco: turns host-driven CUDA+NCCL programs into verified, faster kernels that overlap "
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   cuco::AddInitCommand(app, &exit_code);
   cuco::AddTransformCommand(app, &exit_code);
   cuco::AddRunCommand(app, &exit_code);
+  cuco::TakeTrailingCompileCommand(&argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

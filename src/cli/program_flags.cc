@@ -5,6 +5,24 @@
 #include "toolchain/toolchain.h"
 
 namespace cuco {
+namespace {
+std::vector<std::string>& TrailingCommand() {
+  static std::vector<std::string> words;
+  return words;
+}
+}  // namespace
+
+void TakeTrailingCompileCommand(int* argc, char** argv) {
+  if (*argc < 2) return;
+  const std::string cmd = argv[1];
+  if (cmd != "analyze" && cmd != "init" && cmd != "run") return;
+  for (int i = 2; i < *argc; ++i) {
+    if (std::string(argv[i]) != "--") continue;
+    for (int j = i + 1; j < *argc; ++j) TrailingCommand().push_back(argv[j]);
+    *argc = i;
+    return;
+  }
+}
 
 std::shared_ptr<ProgramFlagOptions> AddProgramFlagOptions(CLI::App* cmd) {
   auto o = std::make_shared<ProgramFlagOptions>();
@@ -13,9 +31,8 @@ std::shared_ptr<ProgramFlagOptions> AddProgramFlagOptions(CLI::App* cmd) {
   cmd->add_option("--std", o->std, "The C++ standard your program is built with (c++17, c++20)");
   cmd->add_option("--compile-commands", o->compile_commands,
                   "A compile_commands.json (or its folder) holding your program's compile command");
-  cmd->add_option("compile", o->command,
-                  "After `--`: the command you build the program with (nvcc -I../common main.cu ...); its -I, -D, "
-                  "-U, -std and -include are used");
+  cmd->footer("After `--`: the command you build the program with (-- nvcc -I../common main.cu -o prog); its -I, "
+              "-D, -U, -std, -include and --default-stream are used.");
   return o;
 }
 
@@ -28,8 +45,9 @@ Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std:
   Result<CompileFlags> direct = FlagsFromCommand(argv, cwd);
   if (!direct.ok()) return direct.status();
   CompileFlags all = *direct;
-  if (!o.command.empty()) {
-    Result<CompileFlags> c = FlagsFromCommand(o.command, cwd);
+  const std::vector<std::string>& command = o.command.empty() ? TrailingCommand() : o.command;
+  if (!command.empty()) {
+    Result<CompileFlags> c = FlagsFromCommand(command, cwd);
     if (!c.ok()) return Status::InvalidArgument("the compile command after `--`: " + c.status().message());
     all = MergeFlags(all, *c);
   }
@@ -41,14 +59,14 @@ Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std:
   return all;
 }
 
-Result<Analysis> AnalyzeOnThisMachine(const std::string& path, const CompileFlags& flags) {
+Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags) {
   AnalyzeOptions opts;
   Toolchain tc = DetectToolchain();
   if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
   if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
   for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
   opts.program_flags = flags.flags;
-  return AnalyzeFile(path, opts);
+  return AnalyzeProgram(paths, opts);
 }
 
 }  // namespace cuco

@@ -19,17 +19,22 @@ struct ProgramFlagOptions {
   std::vector<std::string> include_dirs, defines;
   std::string std;
   std::string compile_commands;
-  std::vector<std::string> command;  // the words after `--`
+  std::vector<std::string> command;  // a compile command; empty: the words after `--` (TakeTrailingCompileCommand)
 };
 
-// Adds the options to `cmd` (the words after `--` are collected by the option named "compile",
-// which must be the command's last positional).
+// Adds the options to `cmd`; the words after `--` come from TakeTrailingCompileCommand.
 std::shared_ptr<ProgramFlagOptions> AddProgramFlagOptions(CLI::App* cmd);
+
+// For `cuco analyze|init|run ... -- <compile command>`: removes `--` and the words after it from
+// argv (before CLI11 parses, which would take them as more program files) and keeps them for
+// AddProgramFlagOptions' options. Other commands' argv is left alone.
+void TakeTrailingCompileCommand(int* argc, char** argv);
 
 // The flags for `program`, merged from the options; errors name the compile_commands.json.
 Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std::string& program);
 
-// The program's analysis on this machine: the detected CUDA/NCCL/MPI include folders plus `flags`.
-Result<Analysis> AnalyzeOnThisMachine(const std::string& path, const CompileFlags& flags = {});
+// The program's analysis on this machine (its files, main's first): the detected CUDA/NCCL/MPI include
+// folders plus `flags`.
+Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags = {});
 
 }  // namespace cuco

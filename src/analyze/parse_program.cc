@@ -1,0 +1,158 @@
+// The entry points of the analysis: for each file, the parse path (clang with the real headers,
+// clang with stub headers, the lexical scan) and the lexical cross-check; then one BuildAnalysis
+// over all files, so a helper defined in one file and called from another carries its effects.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analyze/analysis.h"
+#include "analyze/frontend.h"
+
+namespace cuco {
+
+std::vector<std::string> DefaultIncludeDirs() {
+  std::vector<std::string> dirs;
+  auto add = [&](const std::string& d) {
+    if (!d.empty() && std::filesystem::is_directory(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.push_back(d);
+  };
+  if (const char* h = std::getenv("CUDA_HOME")) add(std::string(h) + "/include");
+  add("/usr/local/cuda/include");
+  if (const char* h = std::getenv("CUCO_NCCL_HOME")) add(std::string(h) + "/include");
+  if (std::filesystem::exists("/usr/local/include/nccl.h")) add("/usr/local/include");
+  add("/usr/lib/x86_64-linux-gnu/openmpi/include");
+  add("/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi");
+  return dirs;
+}
+
+namespace {
+
+using namespace analyze_internal;
+
+Result<std::string> ReadWhole(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) return Status::NotFound(path + ": no such file");
+  std::string text;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Status::NotFound(path + ": cannot be read");
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
+// One file through the parse paths, in order; `used` says which produced the result.
+Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& text, const AnalyzeOptions& options,
+                                    std::string* used, std::vector<std::string>* warnings) {
+  FrontEndResult r;
+  if (options.allow_clang) {
+    if (options.allow_full) {
+      r = ParseWithClang(path, text, options, false, used);
+      if (!r.ok) {
+        warnings->push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
+        if (r.error.find("file not found") != std::string::npos)
+          warnings->push_back("a header of the program was not found: give cuco the program's compile flags "
+                              "(-I DIR, -D NAME, --std, `-- <your compile command>` or --compile-commands FILE)");
+      }
+    }
+    if (!r.ok) {
+      r = ParseWithClang(path, text, options, true, used);
+      if (!r.ok) warnings->push_back("clang with stub headers failed (" + r.error + "); used the lexical scanner");
+    }
+  }
+  if (!r.ok) {
+    *used = "lexical";
+    r = ParseLexically(text);
+    if (!r.ok) return Status::InvalidArgument(path + ": not parseable: " + r.error);
+    warnings->push_back("lexical scan: no types, macros not expanded; kernel argument directions are guessed");
+  } else if (*used == "clang-stub") {
+    warnings->push_back("clang-stub: parsed against cuco's stub headers, not the real CUDA/NCCL ones");
+  }
+  if (*used != "lexical") {
+    // Cross-check: calls the lexical scanner sees in a function clang saw but clang did not report
+    // (a statement clang could not type-check) are added, and named in a warning.
+    FrontEndResult lex = ParseLexically(text);
+    std::set<size_t> offsets;
+    std::set<std::string> names;
+    for (const auto& c : r.calls) offsets.insert(c.offset);
+    for (const auto& f : r.functions) names.insert(f.name);
+    std::vector<std::string> added;
+    for (const auto& c : lex.calls) {
+      if (offsets.count(c.offset) || !names.count(c.function)) continue;
+      if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
+      added.push_back(fmt::format("{} at line {}", c.callee, c.line));
+      r.calls.push_back(c);
+    }
+    if (!added.empty())
+      warnings->push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang rejected their "
+                                      "statements): {}", added.size(), fmt::join(added, ", ")));
+  }
+  warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
+  return r;
+}
+
+int PathRank(const std::string& p) { return p == "clang" ? 0 : p == "clang-stub" ? 1 : 2; }
+
+}  // namespace
+
+Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::vector<std::string>& texts,
+                              const AnalyzeOptions& options) {
+  if (paths.empty() || paths.size() != texts.size()) return Status::InvalidArgument("no program file to analyse");
+  std::vector<std::string> warnings;
+  std::vector<AnalyzedFunction> functions;
+  std::vector<RawCall> calls;
+  std::string worst = "clang";
+  std::vector<std::string> per_file;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    std::string used;
+    std::vector<std::string> file_warnings;
+    Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings);
+    if (!r.ok()) return r.status();
+    const std::string name = std::filesystem::path(paths[k]).filename().string();
+    for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
+    for (AnalyzedFunction f : r->functions) {
+      f.file = paths[k];
+      functions.push_back(std::move(f));
+    }
+    for (RawCall c : r->calls) {
+      c.file_index = static_cast<int>(k);
+      calls.push_back(std::move(c));
+    }
+    if (PathRank(used) > PathRank(worst)) worst = used;
+    per_file.push_back(name + " " + used);
+  }
+  bool per_thread_default = false;
+  for (const auto& f : options.program_flags)
+    per_thread_default |= f.rfind("-DCUDA_API_PER_THREAD_DEFAULT_STREAM", 0) == 0;
+  Analysis a = BuildAnalysis(paths, functions, calls, per_thread_default);
+  a.parse_path = worst;
+  if (paths.size() > 1 && worst != "clang")
+    warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));
+  warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
+  a.warnings = warnings;
+  return a;
+}
+
+Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, const AnalyzeOptions& options) {
+  return AnalyzeFiles({path}, {text}, options);
+}
+
+Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& options) {
+  return AnalyzeProgram({path}, options);
+}
+
+Result<Analysis> AnalyzeProgram(const std::vector<std::string>& paths, const AnalyzeOptions& options) {
+  std::vector<std::string> texts;
+  for (const auto& p : paths) {
+    Result<std::string> t = ReadWhole(p);
+    if (!t.ok()) return t.status();
+    texts.push_back(std::move(*t));
+  }
+  return AnalyzeFiles(paths, texts, options);
+}
+
+}  // namespace cuco
