@@ -47,6 +47,7 @@ int Run(const RunArgs& args) {
     return kExitUsage;
   }
   bool short_of_gpus = false;
+  const int workload_world_size = wl->world_size;
   if (wl->language == "cuda") {
     const int fits = WorldSizeForThisMachine(*wl, a.evolve.world_size, a.evolve.gpus, DetectToolchain());
     if (fits == 0) return kExitEnvironment;
@@ -86,7 +87,7 @@ int Run(const RunArgs& args) {
   }
   const int rc = RunEvolve(a.evolve);
   if (short_of_gpus && rc == kExitOk) {
-    std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's " << wl->world_size
+    std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's " << workload_world_size
               << " (too few GPUs here): exit " << kExitEnvironment << "\n";
     return kExitEnvironment;
   }
