@@ -240,6 +240,11 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       for (int i = 0; i < static_cast<int>(c.args.size()); ++i) {
         auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
         if (c.param_types_known && !has(c.pointer_params, i)) continue;
+        if (c.param_access_known) {  // the body says how each pointer is used
+          if (has(c.read_params, i)) AddBase(&op.reads, c.args[i]);
+          if (has(c.written_params, i) && !has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
+          continue;
+        }
         AddBase(&op.reads, c.args[i]);
         if (!has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
       }

@@ -159,6 +159,21 @@ TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   EXPECT_NE(AnalysisPromptText(r).find("(ordered by unordered)"), std::string::npos);
 }
 
+// With clang, a kernel's body says which pointers it reads and which it only writes: the GEMM
+// kernel writes `partial` without reading it, so `partial` is the GEMM's output, not its input.
+TEST_P(AnalyzeCorpus, KernelBodiesSayWhatIsReadAndWhatIsOnlyWritten) {
+  Analysis a = Analyze(CorpusFile("allreduce_after_gemm.cu"), GetParam());
+  const AnalyzedOp* gemm = Find(a, "gemm_partial");
+  ASSERT_NE(gemm, nullptr);
+  if (a.parse_path == "lexical") return;  // no types, no bodies: every argument may be read and written
+  EXPECT_EQ(gemm->writes, std::vector<std::string>{"partial"});
+  EXPECT_EQ(gemm->reads, (std::vector<std::string>{"a", "b"}));
+  const AnalyzedOp* bias = Find(a, "add_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->reads, (std::vector<std::string>{"partial", "bias"}));  // out[i] += bias[...]
+  EXPECT_EQ(bias->writes, std::vector<std::string>{"partial"});
+}
+
 // The legacy default stream orders work of blocking streams: a synchronous cudaMemcpy before a
 // collective on a cudaStreamCreate'd stream is no race; a non-blocking stream gets no such order.
 TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyze/frontend.h"
+#include "analyze/param_access.h"
 
 namespace cuco::analyze_internal {
 namespace {
@@ -30,6 +31,9 @@ struct Libclang {
   decltype(&::clang_formatDiagnostic) clang_formatDiagnostic = nullptr;
   decltype(&::clang_getCString) clang_getCString = nullptr;
   decltype(&::clang_getCanonicalType) clang_getCanonicalType = nullptr;
+  decltype(&::clang_getCursorDefinition) clang_getCursorDefinition = nullptr;
+  decltype(&::clang_equalCursors) clang_equalCursors = nullptr;
+  decltype(&::clang_getRangeEnd) clang_getRangeEnd = nullptr;
   decltype(&::clang_getCursorExtent) clang_getCursorExtent = nullptr;
   decltype(&::clang_getCursorKind) clang_getCursorKind = nullptr;
   decltype(&::clang_getCursorLocation) clang_getCursorLocation = nullptr;
@@ -88,6 +92,9 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_formatDiagnostic);
     CUCO_LOAD(clang_getCString);
     CUCO_LOAD(clang_getCanonicalType);
+    CUCO_LOAD(clang_getCursorDefinition);
+    CUCO_LOAD(clang_equalCursors);
+    CUCO_LOAD(clang_getRangeEnd);
     CUCO_LOAD(clang_getCursorExtent);
     CUCO_LOAD(clang_getCursorKind);
     CUCO_LOAD(clang_getCursorLocation);
@@ -240,12 +247,60 @@ bool InMainFile(CXCursor c, CXFile main_file, unsigned* line, unsigned* offset, 
   return true;
 }
 
-void KernelParamTypes(CXCursor call, RawCall* out) {
+// How the kernel `def` (a definition in the main file) uses each of its pointer parameters, from
+// every reference to one in its body (param_access.h); into out->read_params / written_params.
+void KernelParamAccess(CXCursor def, const VisitState& st, RawCall* out) {
+  struct Walk {
+    const VisitState* st;
+    std::vector<CXCursor> params;
+    std::vector<ParamAccess> access;
+    std::vector<bool> seen;
+    bool ok = true;
+  } w{&st, {}, {}, {}};
+  const int n = lc->clang_Cursor_getNumArguments(def);
+  for (int i = 0; i < n; ++i) w.params.push_back(lc->clang_Cursor_getArgument(def, i));
+  w.access.resize(w.params.size());
+  w.seen.resize(w.params.size());
+  lc->clang_visitChildren(
+      def,
+      [](CXCursor c, CXCursor, CXClientData d) {
+        auto* w = static_cast<Walk*>(d);
+        if (lc->clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        CXCursor ref = lc->clang_getCursorReferenced(c);
+        for (size_t i = 0; i < w->params.size(); ++i) {
+          if (!lc->clang_equalCursors(ref, w->params[i])) continue;
+          w->seen[i] = true;
+          CXSourceRange r = lc->clang_getCursorExtent(c);
+          CXFile f1 = nullptr, f2 = nullptr;
+          unsigned b = 0, e = 0;
+          lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
+          lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
+          if (!f1 || !lc->clang_File_isEqual(f1, w->st->main_file)) w->ok = false;  // from a macro elsewhere
+          else w->access[i] |= AccessAt(*w->st->blank, b, e);
+        }
+        return CXChildVisit_Continue;
+      },
+      &w);
+  if (!w.ok) return;
+  out->param_access_known = true;
+  for (size_t i = 0; i < w.access.size(); ++i) {
+    // A parameter the body never names (an empty body, a stub): its type decides, as without the body.
+    const bool unseen = !w.seen[i];
+    if (w.access[i].read || unseen) out->read_params.push_back(static_cast<int>(i));
+    if (w.access[i].write || unseen) out->written_params.push_back(static_cast<int>(i));
+  }
+}
+
+void KernelParamTypes(CXCursor call, const VisitState& st, RawCall* out) {
   CXCursor decl = lc->clang_getCursorReferenced(call);
   if (lc->clang_Cursor_isNull(decl)) return;
   int n = lc->clang_Cursor_getNumArguments(decl);
   if (n < 0 || n != static_cast<int>(out->args.size())) return;
   out->param_types_known = true;
+  CXCursor def = lc->clang_getCursorDefinition(decl);
+  if (!lc->clang_Cursor_isNull(def) && InMainFile(def, st.main_file, nullptr, nullptr, false) &&
+      lc->clang_Cursor_getNumArguments(def) == n)
+    KernelParamAccess(def, st, out);
   for (int i = 0; i < n; ++i) {
     CXType t = lc->clang_getCanonicalType(lc->clang_getCursorType(lc->clang_Cursor_getArgument(decl, i)));
     if (t.kind == CXType_Pointer) {
@@ -304,7 +359,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         if (ReadCallAt(*st->text, offset, &n2, &c2, &a2, &e2) && e2 == end) config = c2, args = a2;
         call.args = args;
         call.config = config;
-        if (call.kernel_launch) KernelParamTypes(c, &call);
+        if (call.kernel_launch) KernelParamTypes(c, *st, &call);
         st->out->calls.push_back(std::move(call));
       }
     }

@@ -24,6 +24,10 @@ struct RawCall {
   bool param_types_known = false;           // clang resolved the kernel's parameter types
   std::vector<int> pointer_params;          // kernel params of pointer type (when known)
   std::vector<int> const_pointer_params;    // kernel params of pointer-to-const type (when known)
+  // The kernel's body (defined in the analysed file) read: which params it reads and writes
+  // through (param_access.h); when known, these replace "every non-const pointer is written".
+  bool param_access_known = false;
+  std::vector<int> read_params, written_params;
 };
 
 struct FrontEndResult {

@@ -1,0 +1,25 @@
+// How a kernel's body uses one pointer parameter at one place, read from the source text around
+// the reference: `p[i] = v` and `*p = v` write, `p[i] += v` and `p[i]++` read and write, any other
+// `p[i]` or `*p` reads. A use the text cannot settle (`p + off`, `&p[i]`, `p` passed to another
+// function or copied into another pointer) is both, which is what every kernel pointer argument
+// was taken to be before this existed.
+#pragma once
+
+#include <string>
+
+namespace cuco {
+
+struct ParamAccess {
+  bool read = false, write = false;
+  ParamAccess& operator|=(const ParamAccess& o) {
+    read |= o.read;
+    write |= o.write;
+    return *this;
+  }
+};
+
+// `text` is the file with comments and literal contents blanked (same offsets); the reference to
+// the parameter spans [begin, end).
+ParamAccess AccessAt(const std::string& text, size_t begin, size_t end);
+
+}  // namespace cuco

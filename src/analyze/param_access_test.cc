@@ -1,0 +1,51 @@
+#include "analyze/param_access.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco {
+namespace {
+
+// The access of the first `p` in `code` (a whole-word match).
+ParamAccess First(const std::string& code) {
+  size_t at = 0;
+  while ((at = code.find('p', at)) != std::string::npos) {
+    const bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == '_');
+    const bool stop = at + 1 >= code.size() || !(std::isalnum(static_cast<unsigned char>(code[at + 1])) || code[at + 1] == '_');
+    if (start && stop) break;
+    ++at;
+  }
+  return AccessAt(code, at, at + 1);
+}
+
+void Expect(const std::string& code, bool read, bool write) {
+  ParamAccess a = First(code);
+  EXPECT_EQ(a.read, read) << code;
+  EXPECT_EQ(a.write, write) << code;
+}
+
+TEST(ParamAccess, StoresLoadsAndReadModifyWrites) {
+  Expect("p[i] = acc;", false, true);
+  Expect("p[row * n + col] = a[i] * b[i];", false, true);
+  Expect("*p = 0;", false, true);
+  Expect("x = p[i] + 1;", true, false);
+  Expect("if (p[i] == 0) return;", true, false);
+  Expect("y = *p;", true, false);
+  Expect("p[i] += bias;", true, true);
+  Expect("p[i] <<= 1;", true, true);
+  Expect("p[i]++;", true, true);
+  Expect("++p[i];", true, true);
+  Expect("p[i].x = 1.f;", false, true);
+  Expect("s = p[i].x;", true, false);
+  Expect("out = a * p[i];", true, false);   // a binary *, not a dereference
+  Expect("out = a & p[i];", true, false);   // a binary &
+}
+
+TEST(ParamAccess, UsesTheTextCannotSettleAreBoth) {
+  Expect("float* row = p + r * n;", true, true);
+  Expect("atomicAdd(&p[i], v);", true, true);
+  Expect("store(p, v);", true, true);
+  Expect("q = &p;", true, true);
+}
+
+}  // namespace
+}  // namespace cuco
