@@ -484,7 +484,10 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   RankJob job;
   job.argv = {exe};
   job.argv.insert(job.argv.end(), workload_.program->args.begin(), workload_.program->args.end());
-  job.world_size = world_size_;
+  // One process drives every GPU of the lease itself, or one process per rank.
+  const bool single = workload_.program->launcher == "single";
+  const int processes = single ? 1 : world_size_;
+  job.world_size = processes;
   Launcher* launcher = launcher_.get();
   rec->sandbox = kUnsandboxed;
   if (!options_.unsafe_no_sandbox) {
@@ -495,7 +498,9 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
     env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
     env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
-    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : world_size_, -1);
+    env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
+    env.emplace("MASTER_PORT", "29500");
+    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : processes, -1);
     if (!prefix.ok()) {
       SkipStage(st, rec, prefix.status().message());
       return false;

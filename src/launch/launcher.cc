@@ -1,5 +1,7 @@
 #include "launch/launcher.h"
 
+#include <atomic>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -50,8 +52,12 @@ std::string LogPath(const RankJob& job, int rank) {
 Result<std::map<std::string, std::string>> CommonEnv(const RankJob& job) {
   if (!job.log_dir.empty()) CUCO_RETURN_IF_ERROR(MakeDirs(job.log_dir));
   std::map<std::string, std::string> env = job.env;
-  env["CUCO_WORLD_SIZE"] = std::to_string(job.world_size);
-  env["CUCO_LOCAL_WORLD_SIZE"] = std::to_string(job.world_size);
+  env["CUCO_WORLD_SIZE"] = env["WORLD_SIZE"] = std::to_string(job.world_size);
+  env["CUCO_LOCAL_WORLD_SIZE"] = env["LOCAL_WORLD_SIZE"] = std::to_string(job.world_size);
+  // torchrun's rendezvous names, for programs written for it; a port per job of this process.
+  static std::atomic<int> jobs{0};
+  env.emplace("MASTER_ADDR", "127.0.0.1");
+  env.emplace("MASTER_PORT", std::to_string(20000 + (static_cast<int>(::getpid()) * 31 + jobs++) % 20000));
   if (!job.rendezvous_dir.empty()) {
     CUCO_RETURN_IF_ERROR(MakeDirs(job.rendezvous_dir));
     std::error_code ec;
@@ -108,8 +114,8 @@ class LocalLauncher : public Launcher {
         continue;
       }
       ProcessSpec spec = base;
-      spec.env_set["CUCO_RANK"] = std::to_string(r);
-      spec.env_set["CUCO_LOCAL_RANK"] = std::to_string(r);
+      spec.env_set["CUCO_RANK"] = spec.env_set["RANK"] = std::to_string(r);
+      spec.env_set["CUCO_LOCAL_RANK"] = spec.env_set["LOCAL_RANK"] = std::to_string(r);
       spec.stdout_path = spec.stderr_path = ro.log_path;
       Started started = Spawn(spec, pgid);
       if (!started.error.empty()) {

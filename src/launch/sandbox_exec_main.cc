@@ -13,7 +13,8 @@
 //   --ranks W --rank-fd-base B [--rank-log-fd-base L]
 //       rank r gets inherited fd B+r as fd 3 and, with L, fd L+r as its stdout and stderr; every
 //       other fd above 2 is closed in it. It runs with CUCO_RANK=r CUCO_WORLD_SIZE=W
-//       CUCO_LOCAL_RANK=r CUCO_LOCAL_WORLD_SIZE=W CUCO_SUPERVISOR_FD=3 added to its environment.
+//       CUCO_LOCAL_RANK=r CUCO_LOCAL_WORLD_SIZE=W CUCO_SUPERVISOR_FD=3 added to its environment,
+//       and torchrun's names for the same: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE.
 //       When a rank fails, the others get SIGKILL 3 s later. Exit status: the first failing
 //       rank's (128+signal for a signal), 0 when all succeed. SIGTERM/SIGINT/SIGHUP are passed on
 //       to the ranks. Descendants the ranks leave behind are killed before exiting.
@@ -306,6 +307,11 @@ int RunRanks(const Options& o, scmp_filter_ctx filter) {
       setenv("CUCO_WORLD_SIZE", ws.c_str(), 1);
       setenv("CUCO_LOCAL_RANK", rs.c_str(), 1);
       setenv("CUCO_LOCAL_WORLD_SIZE", ws.c_str(), 1);
+      // The names torchrun gives, for programs written for it (they run as they are).
+      setenv("RANK", rs.c_str(), 1);
+      setenv("WORLD_SIZE", ws.c_str(), 1);
+      setenv("LOCAL_RANK", rs.c_str(), 1);
+      setenv("LOCAL_WORLD_SIZE", ws.c_str(), 1);
       setenv("CUCO_SUPERVISOR_FD", "3", 1);
       Confine(o, filter);
       Exec(o);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "scaffold/program_text.h"
 
@@ -19,8 +20,9 @@ std::map<std::string, int> CalledNames(const std::string& code) {
   return out;
 }
 
-// Launcher: MPI_Init means mpirun; otherwise cuco's launcher (TODO notes in the toml), and the
-// environment variables the program reads that are not CUCO_*.
+// Launcher: MPI_Init means mpirun; one process driving every GPU means "single"; otherwise cuco's
+// launcher (a TODO when the program reads no rank from its environment), and the environment
+// variables the program reads that are not CUCO_*.
 void GuessLauncher(ProgramFacts& f) {
   std::string mpi_init;
   int mpi_line = 0;
@@ -35,19 +37,44 @@ void GuessLauncher(ProgramFacts& f) {
     f.launcher_source = fmt::format("{}:{}: {}", f.file, mpi_line, mpi_init);
     return;
   }
+  // One process driving every GPU: ncclCommInitAll, ncclCommInitRank inside a group (a loop over
+  // the GPUs), or a thread per GPU. It runs once, with all the GPUs visible.
+  for (const auto& op : f.analysis->ops) {
+    if (op.api == "ncclCommInitAll" || (op.api == "ncclCommInitRank" && op.group >= 0)) {
+      f.launcher = "single";
+      f.launcher_source = fmt::format("{}:{}: {}{} (one process drives every GPU)", f.file, op.line, op.api,
+                                      op.api == "ncclCommInitRank" ? " in a group" : "");
+      return;
+    }
+  }
+  static const std::regex thread_re(R"(\bstd::j?thread\b|\bpthread_create\b)");
+  std::smatch tm;
+  if (std::regex_search(f.code, tm, thread_re)) {
+    f.launcher = "single";
+    f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", f.file,
+                                    LineOf(f.code, static_cast<size_t>(tm.position(0))), tm.str(0));
+    return;
+  }
   f.launcher = "cuco";
   f.launcher_source = "no MPI_Init in " + f.file;
-  f.todos.push_back("workload.toml [program]: the program does not use MPI; make it read CUCO_RANK / CUCO_WORLD_SIZE "
-                    "and exchange the ncclUniqueId through CUCO_RENDEZVOUS_DIR (comment there)");
   static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
   for (auto it = std::sregex_iterator(f.code.begin(), f.code.end(), getenv_re); it != std::sregex_iterator(); ++it) {
     const std::string v = (*it)[1].str();
     if (v.rfind("CUCO_", 0) != 0 && std::find(f.env_reads.begin(), f.env_reads.end(), v) == f.env_reads.end())
       f.env_reads.push_back(v);
   }
+  // cuco's launcher gives each rank CUCO_RANK ... and torchrun's RANK, WORLD_SIZE, LOCAL_RANK,
+  // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT: a program reading those runs as it is.
+  static const std::set<std::string> given = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
+  const bool reads_rank = std::any_of(f.env_reads.begin(), f.env_reads.end(), [](const std::string& v) { return given.count(v) > 0; }) ||
+                          f.code.find("CUCO_RANK") != std::string::npos;
+  f.launcher_reads_rank = reads_rank;
+  if (!reads_rank)
+    f.todos.push_back("workload.toml [program]: the program does not use MPI and reads no rank from its environment; "
+                      "make it read RANK / WORLD_SIZE (or CUCO_RANK / CUCO_WORLD_SIZE), which cuco's launcher sets");
 }
 
-// What program mode cannot run as is: no main(), one process driving every GPU.
+// What program mode cannot run as is: no main().
 void NoteProgramShape(ProgramFacts& f) {
   const Analysis& analysis = *f.analysis;
   f.has_main = std::any_of(analysis.functions.begin(), analysis.functions.end(),
@@ -56,9 +83,6 @@ void NoteProgramShape(ProgramFacts& f) {
   if (!f.has_main)
     f.todos.push_back(fmt::format("{} defines no main(): program mode runs the program as it is, so it must be a "
                                   "complete program", f.file));
-  if (int line = FirstCall(f, "ncclCommInitAll"))
-    f.todos.push_back(fmt::format("{}:{}: ncclCommInitAll drives every GPU from one process; cuco starts one process "
-                                  "per rank: use ncclCommInitRank per process", f.file, line));
 }
 
 // Libraries, in the order the builder is usually given them.

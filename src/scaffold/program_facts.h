@@ -6,7 +6,8 @@
 // Contract: GatherFacts is a pure function of the analysis and the program's text; `file` is
 // the program's file name as guesses cite it ("program.cu:12: ..."); `analysis` must outlive
 // the result. The launcher is "mpirun" when the program calls MPI_Init (or MPI_Init_thread),
-// else "cuco"; libs are in link order (cublasLt, cublas, nccl, nvshmem, mpi), nccl always.
+// "single" when one process drives every GPU (ncclCommInitAll, ncclCommInitRank in a group, a
+// thread per GPU), else "cuco"; libs are in link order (cublasLt, cublas, nccl, nvshmem, mpi), nccl always.
 #pragma once
 
 #include <map>
@@ -31,7 +32,8 @@ struct ProgramFacts {
   const Analysis* analysis = nullptr;
   std::map<std::string, int> called;  // identifiers called (`f(` or `k<<<`) -> first line
   WorldGuess world;
-  std::string launcher, launcher_source;
+  std::string launcher, launcher_source;  // "mpirun" | "single" | "cuco", and why
+  bool launcher_reads_rank = false;        // "cuco": the program reads RANK / CUCO_RANK & co.
   std::vector<std::string> libs;
   std::vector<FoundConstant> constants;
   std::set<std::string> world_vars;

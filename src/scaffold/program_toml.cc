@@ -28,16 +28,22 @@ std::string ProgramToml(const ProgramFacts& f) {
   t += KeyLine("flags = [\"-O3\"]");
   t += KeyLine("libs = " + TomlList(f.libs), "from the calls in " + f.file);
   t += "\n[program]\n";
+  if (f.launcher == "single") {
+    t += fmt::format("# {} drives every GPU from one process: it is started once, with world_size GPUs visible.\n", f.file);
+  }
   if (f.launcher == "cuco") {
-    t += fmt::format("# TODO(cuco init): {} does not call MPI_Init, so it runs under cuco's own launcher: one process\n", f.file);
-    t += "# per rank, each with CUCO_RANK, CUCO_WORLD_SIZE, CUCO_LOCAL_RANK, CUCO_LOCAL_WORLD_SIZE and\n";
-    t += "# CUCO_RENDEZVOUS_DIR (a fresh folder per run shared by the ranks) in its environment.\n";
-    if (!f.env_reads.empty()) {
+    t += fmt::format("# {}{} does not call MPI_Init, so it runs under cuco's own launcher: one process\n",
+                     f.launcher_reads_rank ? "" : "TODO(cuco init): ", f.file);
+    t += "# per rank, each with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT\n";
+    t += "# (torchrun's names), CUCO_RANK, CUCO_WORLD_SIZE, ... and CUCO_RENDEZVOUS_DIR (a fresh folder per\n";
+    t += "# run shared by the ranks) in its environment.\n";
+    if (!f.env_reads.empty() && !f.launcher_reads_rank) {
       std::string names;
       for (size_t i = 0; i < f.env_reads.size(); ++i) names += (i ? ", " : "") + f.env_reads[i];
       t += fmt::format("# The program reads {}: make it read the CUCO_ variables instead.\n", CommentText(names, 80));
     }
-    t += "# Exchange the ncclUniqueId through a file in CUCO_RENDEZVOUS_DIR, not a fixed path.\n";
+    t += "# The ranks share a private /tmp (CUCO_RENDEZVOUS_DIR) and loopback, so an ncclUniqueId passed\n";
+    t += "# through a file there or over TCP on MASTER_ADDR:MASTER_PORT works as it is.\n";
   }
   t += KeyLine("launcher = " + TomlQuoted(f.launcher), f.launcher_source);
   std::string defaults;

@@ -219,7 +219,10 @@ int main() {
   for (const auto& t : r.todos) unit_todo |= t.find("us time; cuco reads milliseconds") != std::string::npos;
   EXPECT_TRUE(unit_todo);
   const std::string toml = Read(root_ / "wl" / "workload.toml");
-  EXPECT_NE(toml.find("The program reads RANK, WORLD_SIZE"), std::string::npos) << toml;
+  // It reads RANK and WORLD_SIZE, which cuco's launcher sets (torchrun's names): it runs as it is.
+  EXPECT_NE(toml.find("RANK, WORLD_SIZE, LOCAL_RANK"), std::string::npos) << toml;
+  EXPECT_EQ(toml.find("TODO(cuco init): tp_layer.cu does not call MPI_Init"), std::string::npos) << toml;
+  for (const auto& t : r.todos) EXPECT_EQ(t.find("reads no rank"), std::string::npos) << t;
 
   Result<WorkloadConfig> h = LoadWorkload(root_ / "wl" / "harness");
   ASSERT_TRUE(h.ok()) << h.status().ToString();
@@ -229,6 +232,53 @@ int main() {
   EXPECT_EQ(h->iters, 50);
   EXPECT_EQ(h->world_size, 4);
   EXPECT_DOUBLE_EQ(h->tol_rel_l2, 1e-4);  // fp32 placeholder (ncclFloat)
+}
+
+// One process driving every GPU (ncclCommInitAll; a thread per GPU) runs under the "single"
+// launcher: started once with the GPUs visible, not once per rank, and no TODO about it.
+TEST_F(ScaffoldTest, OneProcessDrivingEveryGpuRunsOnce) {
+  const std::string init_all = Write("all.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  int n = 0;
+  cudaGetDeviceCount(&n);
+  ncclComm_t comms[8];
+  ncclCommInitAll(comms, n, nullptr);
+  float* buf = nullptr;
+  for (int i = 0; i < n; ++i) ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, comms[i], 0);
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(init_all, "all");
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "all");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->program->launcher, "single");
+  for (const auto& t : r.todos) EXPECT_EQ(t.find("ncclCommInitAll"), std::string::npos) << t;
+  EXPECT_NE(Read(root_ / "all" / "workload.toml").find("all.cu:7: ncclCommInitAll (one process drives every GPU)"),
+            std::string::npos);
+
+  const std::string threads = Write("threads.cu", R"(#include <nccl.h>
+#include <thread>
+#include <vector>
+void worker(int rank, int world, ncclUniqueId id) {
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, world, id, rank);
+  float* buf = nullptr;
+  ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, comm, 0);
+}
+int main() {
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 2; ++r) ts.emplace_back(worker, r, 2, id);
+  for (auto& t : ts) t.join();
+  return 0;
+}
+)");
+  Scaffold(threads, "threads");
+  Result<WorkloadConfig> t = LoadWorkload(root_ / "threads");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->program->launcher, "single");
 }
 
 TEST_F(ScaffoldTest, RefusesANonEmptyFolderUnlessForced) {

@@ -225,8 +225,8 @@ Status CheckRegex(const TableReader& r, const toml::node* n, const std::string& 
 Status ParseProgram(const toml::table& t, const std::string& path, ProgramSpec* out) {
   TableReader r(t, path, "program");
   CUCO_RETURN_IF_ERROR(r.String("launcher", &out->launcher, false));
-  if (out->launcher != "cuco" && out->launcher != "mpirun")
-    return r.Error(*t.get("launcher"), "'program.launcher' must be \"cuco\" or \"mpirun\"");
+  if (out->launcher != "cuco" && out->launcher != "mpirun" && out->launcher != "single")
+    return r.Error(*t.get("launcher"), "'program.launcher' must be \"cuco\", \"mpirun\" or \"single\"");
   CUCO_RETURN_IF_ERROR(r.StringList("args", &out->args));
   CUCO_RETURN_IF_ERROR(r.String("time_regex", &out->time_regex, true));
   CUCO_RETURN_IF_ERROR(r.String("pass_regex", &out->pass_regex, true));

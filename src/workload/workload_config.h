@@ -38,7 +38,11 @@ struct Variant {
 
 // Program mode: how to read a program's own output (untrusted).
 struct ProgramSpec {
-  std::string launcher = "cuco";   // "cuco" (cuco's local launcher) or "mpirun"
+  // "cuco": cuco's launcher starts one process per rank (CUCO_RANK / RANK, ... in each one's
+  // environment); "mpirun": mpirun -np W; "single": ONE process that drives all W GPUs itself
+  // (ncclCommInitAll, a loop of ncclCommInitRank in a group, or a thread per GPU), started once
+  // with W GPUs visible.
+  std::string launcher = "cuco";
   std::vector<std::string> args;   // extra arguments to the program
   std::string time_regex;          // first capture group = milliseconds
   std::string pass_regex;
