@@ -149,8 +149,6 @@ std::atomic<pid_t> g_groups[kRegistrySlots];
 
 }  // namespace
 
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 std::optional<ProcessOutcome> PeekExit(pid_t pid) {
   siginfo_t info;
   std::memset(&info, 0, sizeof(info));

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "launch/spawn.h"
+#include "util/clock.h"
 #include "launch/subprocess.h"
 
 namespace cuco::launch_internal {
 
-using Clock = std::chrono::steady_clock;
-double SecondsSince(Clock::time_point t0);
+using Clock = std::chrono::steady_clock;  // SecondsSince: util/clock.h
 
 // The exit of our child `pid` without reaping it (so its pid, and its pgid if it leads a group,
 // cannot be reused); nullopt while it runs. A child that is not ours any more (ECHILD) reads as
