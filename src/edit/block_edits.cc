@@ -14,16 +14,6 @@ constexpr const char* kMarkerStart = "EVOLVE-BLOCK-START";
 constexpr const char* kMarkerEnd = "EVOLVE-BLOCK-END";
 constexpr size_t kQuoteMax = 120;
 
-std::string NormalizeNewlines(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;
-    out += s[i];
-  }
-  return out;
-}
-
 struct Lines {
   std::vector<std::string> lines;  // without their '\n'
   bool trailing_newline = false;

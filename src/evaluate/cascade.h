@@ -6,6 +6,10 @@
 // GPU runs, and concurrent GPU runs get disjoint GPU sets from the pool. A
 // stage that hangs is killed with its whole process group, and its GPUs are
 // probed before anyone uses them again (a GPU that fails is quarantined).
+//
+// One class, four files: cascade.cc (set-up, Evaluate's order of stages, bound parts),
+// cascade_scan_compile.cc (L0, L1), cascade_runs.cc (L2, L3: GPU leases, the supervisor or the
+// program, GPU probes) and cascade_confinement.cc (sandbox and environment of the candidate).
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,8 @@
-// Building blocks shared by RunProcess and the launchers. Internal to src/launch/; implemented in
-// subprocess.cc.
+// Process groups, internal to src/launch/ (RunProcess, the launchers and the sandbox build on
+// them): a child's exit seen without reaping it, reaping, whether a group still has live members,
+// killing a group and every descendant that left it (found through /proc, pinned by start time so
+// a reused pid is never signalled), the registry behind SignalAllRunningGroups, and a backoff for
+// polling loops. Starting a child is launch/spawn.h.
 #pragma once
 
 #include <sys/types.h>
@@ -10,28 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "launch/spawn.h"
+#include "util/clock.h"
 #include "launch/subprocess.h"
 
 namespace cuco::launch_internal {
 
-using Clock = std::chrono::steady_clock;
-double SecondsSince(Clock::time_point t0);
-
-// The path to exec for `name`: itself if it has a '/', else the first executable file
-// <dir>/<name> for the absolute dirs in `path_env`; "" if none.
-std::string ResolveProgram(const std::string& name, const std::string& path_env);
-// The PATH the child of `spec` will see.
-std::string ChildPath(const ProcessSpec& spec);
-
-struct Started {
-  pid_t pid = -1;     // > 0: running (or already exited, unreaped)
-  std::string error;  // non-empty: nothing is running (a failed child was reaped)
-};
-// Forks and execs spec.argv. pgid 0: the child leads a new process group (registered for
-// SignalAllRunningGroups); otherwise it joins group `pgid`, which must still have a member (an
-// unreaped zombie leader counts). capture_fd >= 0 receives stdout and stderr instead of the spec's
-// paths.
-Started Spawn(const ProcessSpec& spec, pid_t pgid, int capture_fd = -1);
+using Clock = std::chrono::steady_clock;  // SecondsSince: util/clock.h
 
 // The exit of our child `pid` without reaping it (so its pid, and its pgid if it leads a group,
 // cannot be reused); nullopt while it runs. A child that is not ours any more (ECHILD) reads as

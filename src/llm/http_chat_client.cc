@@ -5,12 +5,12 @@
 #include <exception>
 #include <thread>
 
+#include "util/clock.h"
+
 namespace cuco {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // `s` with a new message and the same code.
 Status Reworded(const Status& s, const std::string& message) {

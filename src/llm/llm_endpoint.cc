@@ -1,78 +1,12 @@
 #include "llm/llm_endpoint.h"
 
 #include <cctype>
-#include <cmath>
 #include <set>
-#include <sstream>
+
+#include "util/toml_reader.h"
 
 namespace cuco {
 namespace {
-
-int LineOf(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-// Reads one table's keys with file:line errors and remembers which keys were read, so that
-// unknown keys can be reported.
-class KeyReader {
- public:
-  KeyReader(const toml::table& t, const std::string& file) : t_(t), file_(file) {}
-
-  Status String(const std::string& key, std::string* out) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_string()) return Status::AtLine(file_, LineOf(*n), "'" + key + "' must be a string");
-    *out = *n->value<std::string>();
-    return Status::Ok();
-  }
-
-  Status Number(const std::string& key, double* out) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_number()) return Status::AtLine(file_, LineOf(*n), "'" + key + "' must be a number");
-    double v = n->is_integer() ? static_cast<double>(*n->value<int64_t>()) : *n->value<double>();
-    if (!std::isfinite(v) || v < 0) return Status::AtLine(file_, LineOf(*n), "'" + key + "' must be >= 0");
-    *out = v;
-    return Status::Ok();
-  }
-
-  Status OptionalNumber(const std::string& key, std::optional<double>* out) {
-    double v = -1;
-    CUCO_RETURN_IF_ERROR(Number(key, &v));
-    if (v >= 0) *out = v;
-    return Status::Ok();
-  }
-
-  Status Int(const std::string& key, int* out) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_integer()) return Status::AtLine(file_, LineOf(*n), "'" + key + "' must be an integer");
-    int64_t v = *n->value<int64_t>();
-    if (v < 0 || v > 1000) return Status::AtLine(file_, LineOf(*n), "'" + key + "' must be in [0, 1000]");
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-
-  Status RejectUnknown() const {
-    for (const auto& [k, v] : t_) {
-      std::string key(k.str());
-      if (!seen_.count(key)) return Status::AtLine(file_, LineOf(v), "unknown key '" + key + "' in llm endpoint");
-    }
-    return Status::Ok();
-  }
-
-  int Line(const std::string& key) const {
-    const toml::node* n = t_.get(key);
-    return n ? LineOf(*n) : LineOf(t_);
-  }
-
- private:
-  const toml::node* Get(const std::string& key) {
-    seen_.insert(key);
-    return t_.get(key);
-  }
-  const toml::table& t_;
-  const std::string& file_;
-  std::set<std::string> seen_;
-};
 
 // The key whose value a NormalizeLlmEndpoint message is about, to point at its line.
 std::string KeyOfMessage(std::string msg) {
@@ -138,46 +72,49 @@ Result<LlmEndpoint> NormalizeLlmEndpoint(LlmEndpoint e) {
 
 Result<LlmEndpoint> LlmEndpointFromToml(const toml::table& table, const std::string& file) {
   LlmEndpoint e;
-  KeyReader r(table, file);
+  TomlReader r(table, file);
   CUCO_RETURN_IF_ERROR(r.String("name", &e.name));
   CUCO_RETURN_IF_ERROR(r.String("provider", &e.provider));
   CUCO_RETURN_IF_ERROR(r.String("base_url", &e.base_url));
   CUCO_RETURN_IF_ERROR(r.String("model", &e.model));
   CUCO_RETURN_IF_ERROR(r.String("api_key_env", &e.api_key_env));
   CUCO_RETURN_IF_ERROR(r.String("command", &e.command));
-  CUCO_RETURN_IF_ERROR(r.Number("timeout_s", &e.timeout_s));
-  CUCO_RETURN_IF_ERROR(r.Int("max_retries", &e.max_retries));
-  CUCO_RETURN_IF_ERROR(r.Number("backoff_initial_s", &e.backoff_initial_s));
-  CUCO_RETURN_IF_ERROR(r.Number("backoff_max_s", &e.backoff_max_s));
-  CUCO_RETURN_IF_ERROR(r.OptionalNumber("price_in_per_mtok", &e.price_in_per_mtok));
-  CUCO_RETURN_IF_ERROR(r.OptionalNumber("price_out_per_mtok", &e.price_out_per_mtok));
+  CUCO_RETURN_IF_ERROR(r.Number("timeout_s", &e.timeout_s, 0));
+  CUCO_RETURN_IF_ERROR(r.Integer("max_retries", &e.max_retries, 0, 1000));
+  CUCO_RETURN_IF_ERROR(r.Number("backoff_initial_s", &e.backoff_initial_s, 0));
+  CUCO_RETURN_IF_ERROR(r.Number("backoff_max_s", &e.backoff_max_s, 0));
+  for (auto [key, price] : {std::pair{"price_in_per_mtok", &e.price_in_per_mtok},
+                            std::pair{"price_out_per_mtok", &e.price_out_per_mtok}}) {
+    double v = -1;
+    CUCO_RETURN_IF_ERROR(r.Number(key, &v, 0));
+    if (v >= 0) *price = v;
+  }
   CUCO_RETURN_IF_ERROR(r.RejectUnknown());
-  if (!table.get("provider"))
-    return Status::AtLine(file, LineOf(table), "llm endpoint: missing required key 'provider'");
+  CUCO_RETURN_IF_ERROR(r.Require("provider"));
   Result<LlmEndpoint> n = NormalizeLlmEndpoint(std::move(e));
   if (!n.ok()) {
     std::string key = KeyOfMessage(n.status().message());
-    return Status::AtLine(file, key.empty() ? LineOf(table) : r.Line(key), n.status().message());
+    return Status::AtLine(file, key.empty() ? r.Line() : r.Line(key), n.status().message());
   }
   return n;
 }
 
 Result<std::vector<LlmEndpoint>> LlmEndpointsFromToml(const toml::node& array, const std::string& file) {
   const toml::array* a = array.as_array();
-  if (!a) return Status::AtLine(file, LineOf(array), "llm endpoints must be an array of tables ([[llm.endpoints]])");
+  if (!a) return Status::AtLine(file, TomlReader::LineOf(array), "llm endpoints must be an array of tables ([[llm.endpoints]])");
   std::vector<LlmEndpoint> out;
   std::set<std::string> names;
   for (const toml::node& n : *a) {
     const toml::table* t = n.as_table();
-    if (!t) return Status::AtLine(file, LineOf(n), "each llm endpoint must be a table");
+    if (!t) return Status::AtLine(file, TomlReader::LineOf(n), "each llm endpoint must be a table");
     Result<LlmEndpoint> e = LlmEndpointFromToml(*t, file);
     if (!e.ok()) return e.status();
     if (!names.insert(e->name).second)
-      return Status::AtLine(file, LineOf(n),
+      return Status::AtLine(file, TomlReader::LineOf(n),
                             "duplicate llm endpoint name '" + e->name + "' (set 'name' to tell them apart)");
     out.push_back(std::move(e).value());
   }
-  if (out.empty()) return Status::AtLine(file, LineOf(array), "llm endpoints: the array is empty");
+  if (out.empty()) return Status::AtLine(file, TomlReader::LineOf(array), "llm endpoints: the array is empty");
   return out;
 }
 

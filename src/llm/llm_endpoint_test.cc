@@ -76,7 +76,7 @@ TEST(LlmEndpointTest, ErrorsNameFileAndLine) {
       {"[[llm.endpoints]]\nprovider = \"openai\"\nmodel = \"gpt-4o\"\nmodle = \"x\"\n",
        "run.toml:4: unknown key 'modle'"},
       {"[[llm.endpoints]]\nprovider = \"openai\"\nmodel = 4\n", "run.toml:3: 'model' must be a string"},
-      {"[[llm.endpoints]]\nmodel = \"gpt-4o\"\n", "run.toml:1: llm endpoint: missing required key 'provider'"},
+      {"[[llm.endpoints]]\nmodel = \"gpt-4o\"\n", "run.toml:1: missing required key 'provider'"},
       {"[[llm.endpoints]]\nprovider = \"mistral\"\nmodel = \"m\"\n",
        "run.toml:2: llm endpoint 'm': 'provider' must be one of"},
       {"[[llm.endpoints]]\nprovider = \"openai\"\n", "run.toml:1: llm endpoint 'openai': 'model' is required"},

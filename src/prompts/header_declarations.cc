@@ -135,130 +135,136 @@ class Extractor {
 
   std::string Run(const std::string& s) {
     size_t i = 0;
-    const size_t n = s.size();
-    bool line_start = true, line_blank = true;
-    while (i < n) {
-      const char c = s[i], next = i + 1 < n ? s[i + 1] : '\0';
-      if (c == '\n') {
-        if (line_blank && Trim(stmt_).empty()) comments_.clear();
-        ++line_no_;
-        line_start = line_blank = true;
-        Append(' ');
-        ++i;
-        continue;
-      }
-      if (line_start && (c == ' ' || c == '\t' || c == '\r')) {
-        ++i;
-        continue;
-      }
-      if (line_start && c == '#') {
-        std::string d;
-        while (i < n && s[i] != '\n') {
-          if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
-            d += ' ';
-            i += 2;
-            continue;
-          }
-          d += s[i++];
-        }
-        if (Top().kind != Scope::kSkip) Directive(d);
-        line_blank = false;
-        continue;
-      }
-      line_start = false;
-      if (c == '/' && next == '/') {
-        size_t e = s.find('\n', i);
-        if (e == std::string::npos) e = n;
-        if (opt_.keep_comments && Top().kind != Scope::kSkip && Trim(stmt_).empty()) {
-          const std::string text = Trim(s.substr(i, e - i));
-          if (!line_blank && !lines_.empty() && lines_.back().src_line == line_no_)
-            lines_.back().text += "  " + text;  // a comment after a declaration on its line
-          else if (line_blank)
-            comments_.push_back(text);
-        }
-        i = e;
-        line_blank = false;
-        continue;
-      }
-      line_blank = false;
-      if (c == '/' && next == '*') {
-        size_t e = s.find("*/", i + 2);
-        i = e == std::string::npos ? n : e + 2;
-        Append(' ');
-        continue;
-      }
-      if (c == '"' || (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1]))))) {
-        size_t j = i + 1;
-        while (j < n && s[j] != c && s[j] != '\n') j += s[j] == '\\' ? 2 : 1;
-        j = std::min(n, j + 1);
-        for (size_t k = i; k < j; ++k) Append(s[k]);
-        i = j;
-        continue;
-      }
-      Scope& sc = Top();
-      if (sc.kind == Scope::kSkip) {
-        if (c == '{') ++sc.depth;
-        if (c == '}' && --sc.depth == 0) CloseSkip();
-        ++i;
-        continue;
-      }
-      if (sc.kind == Scope::kEnum) {
-        if (c == '}') CloseEnum();
-        else sc.enum_content += c;
-        ++i;
-        continue;
-      }
-      switch (c) {
-        case '(':
-          ++paren_;
-          stmt_ += c;
-          break;
-        case ')':
-          paren_ = std::max(0, paren_ - 1);
-          stmt_ += c;
-          break;
-        case '{':
-          if (paren_ > 0) {
-            ++paren_;
-            stmt_ += c;
-          } else {
-            OpenBrace();
-          }
-          break;
-        case '}':
-          if (paren_ > 0) {
-            --paren_;
-            stmt_ += c;
-          } else {
-            CloseAggregate();
-          }
-          break;
-        case ';':
-          if (paren_ > 0) stmt_ += c;
-          else EndStatement();
-          break;
-        case ':': {
-          const std::string t = Trim(stmt_);
-          const bool access = paren_ == 0 && next != ':' && (i == 0 || s[i - 1] != ':') &&
-                              (t == "public" || t == "private" || t == "protected");
-          if (access) {
-            sc.is_public = t == "public";
-            stmt_.clear();
-            comments_.clear();
-          } else {
-            stmt_ += c;
-          }
-          break;
-        }
-        default:
-          stmt_ += c;
-      }
-      ++i;
-    }
+    while (i < s.size()) i = Step(s, i);
     return Render();
   }
 
  private:
+  // Reads what starts at s[i] (a newline, a directive, a comment, a literal or one character of a
+  // statement) and returns where the next thing starts.
+  size_t Step(const std::string& s, size_t i) {
+    const size_t n = s.size();
+    const char c = s[i], next = i + 1 < n ? s[i + 1] : '\0';
+    if (c == '\n') {
+      if (line_blank_ && Trim(stmt_).empty()) comments_.clear();
+      ++line_no_;
+      line_start_ = line_blank_ = true;
+      Append(' ');
+      return i + 1;
+    }
+    if (line_start_ && (c == ' ' || c == '\t' || c == '\r')) return i + 1;
+    if (line_start_ && c == '#') return PreprocessorLine(s, i);
+    line_start_ = false;
+    if (c == '/' && next == '/') return LineComment(s, i);
+    line_blank_ = false;
+    if (c == '/' && next == '*') {
+      size_t e = s.find("*/", i + 2);
+      Append(' ');
+      return e == std::string::npos ? n : e + 2;
+    }
+    if (c == '"' || (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1]))))) {
+      size_t j = i + 1;
+      while (j < n && s[j] != c && s[j] != '\n') j += s[j] == '\\' ? 2 : 1;
+      j = std::min(n, j + 1);
+      for (size_t k = i; k < j; ++k) Append(s[k]);
+      return j;
+    }
+    Scope& sc = Top();
+    if (sc.kind == Scope::kSkip) {
+      if (c == '{') ++sc.depth;
+      if (c == '}' && --sc.depth == 0) CloseSkip();
+    } else if (sc.kind == Scope::kEnum) {
+      if (c == '}') CloseEnum();
+      else sc.enum_content += c;
+    } else {
+      StatementChar(c, next, i > 0 ? s[i - 1] : '\0');
+    }
+    return i + 1;
+  }
+
+  // A preprocessor line (with its backslash continuations) from s[i] = '#'; returns its end.
+  size_t PreprocessorLine(const std::string& s, size_t i) {
+    const size_t n = s.size();
+    std::string d;
+    while (i < n && s[i] != '\n') {
+      if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
+        d += ' ';
+        i += 2;
+        continue;
+      }
+      d += s[i++];
+    }
+    if (Top().kind != Scope::kSkip) Directive(d);
+    line_blank_ = false;
+    return i;
+  }
+
+  // A // comment from s[i]: kept (when asked) as the comment of the next declaration when it has
+  // its own line, or appended to the declaration on its line. Returns the comment's end.
+  size_t LineComment(const std::string& s, size_t i) {
+    size_t e = s.find('\n', i);
+    if (e == std::string::npos) e = s.size();
+    if (opt_.keep_comments && Top().kind != Scope::kSkip && Trim(stmt_).empty()) {
+      const std::string text = Trim(s.substr(i, e - i));
+      if (!line_blank_ && !lines_.empty() && lines_.back().src_line == line_no_)
+        lines_.back().text += "  " + text;  // a comment after a declaration on its line
+      else if (line_blank_)
+        comments_.push_back(text);
+    }
+    line_blank_ = false;
+    return e;
+  }
+
+  // One character of a statement outside comments and literals: brackets, braces, ';' and the
+  // access specifiers' ':'.
+  void StatementChar(char c, char next, char prev) {
+    switch (c) {
+      case '(':
+        ++paren_;
+        stmt_ += c;
+        break;
+      case ')':
+        paren_ = std::max(0, paren_ - 1);
+        stmt_ += c;
+        break;
+      case '{':
+        if (paren_ > 0) {
+          ++paren_;
+          stmt_ += c;
+        } else {
+          OpenBrace();
+        }
+        break;
+      case '}':
+        if (paren_ > 0) {
+          --paren_;
+          stmt_ += c;
+        } else {
+          CloseAggregate();
+        }
+        break;
+      case ';':
+        if (paren_ > 0) stmt_ += c;
+        else EndStatement();
+        break;
+      case ':': {
+        const std::string t = Trim(stmt_);
+        const bool access = paren_ == 0 && next != ':' && prev != ':' &&
+                            (t == "public" || t == "private" || t == "protected");
+        if (access) {
+          Top().is_public = t == "public";
+          stmt_.clear();
+          comments_.clear();
+        } else {
+          stmt_ += c;
+        }
+        break;
+      }
+      default:
+        stmt_ += c;
+    }
+  }
+
   struct Scope {
     enum Kind { kTop, kAggregate, kEnum, kSkip } kind = kTop;
     enum Why { kNone, kBody, kInit, kHidden } why = kNone;
@@ -549,6 +555,7 @@ class Extractor {
   std::string stmt_;
   int paren_ = 0;
   int line_no_ = 1;
+  bool line_start_ = true, line_blank_ = true;  // Step: at a line's start; nothing but blanks on it yet
   bool closing_ = false, drop_tail_ = false;
   int64_t closing_header_ = -1;  // lines_ index of the header of the aggregate being closed
 };

@@ -62,188 +62,243 @@ std::string Render(const std::vector<Section>& sections) {
   return s;
 }
 
-}  // namespace
+// The role paragraph that opens the system message.
+std::string RoleText(bool cuda) {
+  return std::string("You are an expert ") + (cuda ? "CUDA, NCCL and multi-GPU" : "C++") +
+         " performance engineer. You improve one candidate file of a " +
+         (cuda ? "multi-GPU program so that it runs faster, typically by co-designing computation and "
+                 "communication so that they overlap"
+               : "program so that it runs faster") +
+         ", while producing the same results. Only the code between an EVOLVE-BLOCK-START line and the next "
+         "EVOLVE-BLOCK-END line may change; everything else is frozen and checked byte for byte. Every "
+         "candidate is compiled, verified against a frozen reference on every rank, and timed; a candidate "
+         "that fails to compile, computes a wrong result, hangs or breaks a harness rule is worthless, so "
+         "make changes you are confident are correct.\n";
+}
 
-Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
-  const PromptLimits& lim = options.limits;
-  const WorkloadConfig* wl = ctx.workload;
-  const bool cuda = wl == nullptr || wl->language != "cpu";
-  const std::string lang = cuda ? "cuda" : "cpp";
-  const std::string kind = NormalizedMutationKind(ctx.mutation_kind);
+// The workload section: name, ranks, sizes, tolerance and knobs.
+std::string WorkloadText(const WorkloadConfig& wl) {
+  std::ostringstream w;
+  w << "Name: " << wl.name << "\n";
+  if (!wl.description.empty()) w << "Description: " << wl.description << "\n";
+  w << "Language: " << wl.language << "; ranks: " << wl.world_size;
+  if (wl.world_sizes.size() > 1) {
+    std::vector<std::string> ws;
+    for (int n : wl.world_sizes) ws.push_back(std::to_string(n));
+    w << " (must also work with " << Join(ws, ", ") << ")";
+  }
+  w << "\n";
+  auto sizes = [](const std::map<std::string, int64_t>& m) {
+    std::vector<std::string> v;
+    for (const auto& [k, x] : m) v.push_back(k + "=" + std::to_string(x));
+    return Join(v, ", ");
+  };
+  if (!wl.verify_sizes.empty()) w << "Sizes verified: " << sizes(wl.verify_sizes) << "\n";
+  if (!wl.bench_sizes.empty()) w << "Sizes timed: " << sizes(wl.bench_sizes) << "\n";
+  w << "Tolerance: relative L2 error <= " << wl.tol_rel_l2 << ", max abs error <= " << wl.tol_max_abs << "\n";
+  if (!wl.knobs.empty()) {
+    w << "Knobs (marked in the code as `constexpr ... = value;  // cuco:knob NAME`; change a knob by rewriting its "
+         "value; allowed values only):\n";
+    for (const auto& k : wl.knobs) {
+      w << "  " << k.name << " in {" << Join(k.values, ", ") << "} (default " << k.default_value << ")";
+      if (!k.description.empty()) w << ": " << k.description;
+      w << "\n";
+    }
+  }
+  return w.str();
+}
 
-  // ---- system: stable within a run ----
+// The system message's sections (stable within a run); the communication API's section is left
+// empty at *comm_index, to be filled at the size the prompt's cap allows.
+std::vector<Section> SystemSections(const ProposalContext& ctx, const PromptOptions& options, bool cuda,
+                                    size_t* comm_index) {
   std::vector<Section> sys;
-  sys.push_back(
-      {"", std::string("You are an expert ") + (cuda ? "CUDA, NCCL and multi-GPU" : "C++") +
-               " performance engineer. You improve one candidate file of a " +
-               (cuda ? "multi-GPU program so that it runs faster, typically by co-designing computation and "
-                       "communication so that they overlap"
-                     : "program so that it runs faster") +
-               ", while producing the same results. Only the code between an EVOLVE-BLOCK-START line and the next "
-               "EVOLVE-BLOCK-END line may change; everything else is frozen and checked byte for byte. Every "
-               "candidate is compiled, verified against a frozen reference on every rank, and timed; a candidate "
-               "that fails to compile, computes a wrong result, hangs or breaks a harness rule is worthless, so "
-               "make changes you are confident are correct.\n"});
+  sys.push_back({"", RoleText(cuda)});
   if (cuda) {
     sys.push_back({"Design space", options.design_space.empty() ? DesignSpaceText() : options.design_space});
     sys.push_back({"Harness rules", options.harness_rules.empty() ? HarnessRulesText() : options.harness_rules});
   }
   sys.push_back({std::string("Candidate interface (frozen: ") + (cuda ? "cuco/harness.h" : "cuco/cpu_harness.h") + ")",
                  options.contract.empty() ? BuiltinCandidateContractText() : options.contract});
-  const std::string extra_api = options.extra_api;
-  if (!extra_api.empty()) sys.push_back({"Building blocks the includes provide", extra_api});
-  const size_t sys_comm_index = sys.size();
+  if (!options.extra_api.empty()) sys.push_back({"Building blocks the includes provide", options.extra_api});
+  *comm_index = sys.size();
   sys.push_back({"Installed communication API (declarations from this machine's headers)", ""});
   if (!ctx.hardware.empty()) sys.push_back({"Hardware", ctx.hardware});
-  if (wl != nullptr) {
-    std::ostringstream w;
-    w << "Name: " << wl->name << "\n";
-    if (!wl->description.empty()) w << "Description: " << wl->description << "\n";
-    w << "Language: " << wl->language << "; ranks: " << wl->world_size;
-    if (wl->world_sizes.size() > 1) {
-      std::vector<std::string> ws;
-      for (int n : wl->world_sizes) ws.push_back(std::to_string(n));
-      w << " (must also work with " << Join(ws, ", ") << ")";
-    }
-    w << "\n";
-    auto sizes = [](const std::map<std::string, int64_t>& m) {
-      std::vector<std::string> v;
-      for (const auto& [k, x] : m) v.push_back(k + "=" + std::to_string(x));
-      return Join(v, ", ");
-    };
-    if (!wl->verify_sizes.empty()) w << "Sizes verified: " << sizes(wl->verify_sizes) << "\n";
-    if (!wl->bench_sizes.empty()) w << "Sizes timed: " << sizes(wl->bench_sizes) << "\n";
-    w << "Tolerance: relative L2 error <= " << wl->tol_rel_l2 << ", max abs error <= " << wl->tol_max_abs << "\n";
-    if (!wl->knobs.empty()) {
-      w << "Knobs (marked in the code as `constexpr ... = value;  // cuco:knob NAME`; change a knob by rewriting its "
-           "value; allowed values only):\n";
-      for (const auto& k : wl->knobs) {
-        w << "  " << k.name << " in {" << Join(k.values, ", ") << "} (default " << k.default_value << ")";
-        if (!k.description.empty()) w << ": " << k.description;
-        w << "\n";
-      }
-    }
-    sys.push_back({"Workload", w.str()});
-  }
+  if (ctx.workload != nullptr) sys.push_back({"Workload", WorkloadText(*ctx.workload)});
+  return sys;
+}
 
-  // ---- user: this call ----
+// The island's own instructions and the knob values it keeps to.
+std::string IslandText(const ProposalContext& ctx) {
   std::string island;
   if (!ctx.island_prompt.empty()) island += ctx.island_prompt + "\n";
   if (!ctx.allowed_knobs.empty()) {
     island += "This island explores only these knob values (a parent outside them must be moved inside):\n";
     for (const auto& [k, vals] : ctx.allowed_knobs) island += "  " + k + " in {" + Join(vals, ", ") + "}\n";
   }
+  return island;
+}
 
-  std::string parent_head = "Candidate #" + std::to_string(ctx.parent.id) + ": " + Figures(ctx.parent);
-  if (!ctx.parent.mutation_kind.empty()) parent_head += " (made by: " + ctx.parent.mutation_kind + ")";
-  parent_head += "\n";
-  if (!ctx.parent.knobs.empty()) parent_head += "Knobs: " + KnobText(ctx.parent.knobs) + "\n";
-  if (!Trim(ctx.parent.feedback).empty())
-    parent_head += "Evaluator feedback:\n" + CapText(Trim(ctx.parent.feedback), lim.max_feedback_chars) + "\n";
-  const std::string parent_code = Fence(lang, ctx.parent.code);
+// The parent's heading: id, figures, the kind that made it, knobs and evaluator feedback.
+std::string ParentHead(const CandidateView& parent, const PromptLimits& lim) {
+  std::string head = "Candidate #" + std::to_string(parent.id) + ": " + Figures(parent);
+  if (!parent.mutation_kind.empty()) head += " (made by: " + parent.mutation_kind + ")";
+  head += "\n";
+  if (!parent.knobs.empty()) head += "Knobs: " + KnobText(parent.knobs) + "\n";
+  if (!Trim(parent.feedback).empty())
+    head += "Evaluator feedback:\n" + CapText(Trim(parent.feedback), lim.max_feedback_chars) + "\n";
+  return head;
+}
 
-  // Crossover partners: the first inspirations (the search puts them first).
-  const size_t n_partners = kind == "crossover" ? std::min<size_t>(2, ctx.inspirations.size()) : 0;
-  const size_t n_insp = std::min(ctx.inspirations.size(), n_partners + lim.max_inspirations);
-  enum Mode { kFull, kBrief, kHidden };
-  std::vector<Mode> mode(n_insp, kFull);
-  size_t n_fail = std::min(ctx.failures.size(), lim.max_failures);
-  size_t meta_cap = lim.max_meta_chars, comm_cap = lim.max_comm_api_chars;
-  bool truncated = false;
+// One failure as a negative example, at most max_failure_chars: status, feedback and the key
+// lines of its code against `base_code` (the parent's, or the seed's).
+std::string FailureText(const CandidateView& f, const std::string& base_code, const PromptLimits& lim) {
+  std::string t = "### Candidate #" + std::to_string(f.id) + ": " + (f.status.empty() ? "failed" : f.status);
+  if (!f.mutation_kind.empty()) t += " (made by: " + f.mutation_kind + ")";
+  t += "\n";
+  const size_t room = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
+  std::string fb = Trim(f.feedback);
+  if (!fb.empty()) t += "Feedback: " + CapText(fb, room / 2) + "\n";
+  const size_t left = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
+  std::string keys = KeyLines(f.code, f.feedback, base_code, std::min(left, lim.max_code_chars));
+  if (!keys.empty()) t += "Key lines:\n" + keys;
+  return t;
+}
 
+// The task: what to do for this mutation kind and phase, then the answer format.
+std::string TaskText(const std::string& kind, const std::string& phase, int blocks) {
+  std::string task;
+  if (kind == "diff")
+    task = "Improve the parent with focused edits.";
+  else if (kind == "rewrite")
+    task = "Rewrite the parent's EVOLVE blocks; a substantially different design is welcome.";
+  else
+    task = "Write a child that combines the best ideas of the parents shown (parent 1 is the base).";
+  if (phase == "exploit")
+    task += " Phase: exploit: refine the parent's design (tile shapes, chunk counts, how many CTAs communicate, "
+            "synchronisation granularity, launch parameters) rather than replacing it.";
+  else
+    task += " Phase: explore: a different point of the design space (backend, placement, synchronisation scope, "
+            "issuer, chunking) is welcome if you expect it to be faster.";
+  task += "\n";
+  if (blocks > 0) task += "The file has " + std::to_string(blocks) + " EVOLVE block" + (blocks == 1 ? "" : "s") + ".\n";
+  return task + "\n" + AnswerFormatText(kind);
+}
+
+// How much of an inspiration a prompt shows.
+enum class Shown { kFull, kBrief, kHidden };
+
+// What the prompt's cap has cut so far.
+struct Cuts {
+  std::vector<Shown> shown;  // per inspiration shown at all
+  size_t n_fail = 0;         // failures shown (the first ones)
+  size_t meta_cap = 0, comm_cap = 0;
+};
+
+// One cut more, in the order the header states: inspirations lose their code (the last first,
+// crossover partners last), then non-partners go, then failures (the oldest first), the
+// meta-summary and the communication API shrink. False when nothing is left to cut.
+bool CutOnce(Cuts* c, size_t n_partners) {
+  const size_t n_insp = c->shown.size();
+  for (size_t i = n_insp; i-- > n_partners;)
+    if (c->shown[i] == Shown::kFull) return c->shown[i] = Shown::kBrief, true;
+  for (size_t i = n_partners; i-- > 0;)
+    if (c->shown[i] == Shown::kFull) return c->shown[i] = Shown::kBrief, true;
+  for (size_t i = n_insp; i-- > n_partners;)
+    if (c->shown[i] == Shown::kBrief) return c->shown[i] = Shown::kHidden, true;
+  if (c->n_fail > 0) return --c->n_fail, true;
+  if (c->meta_cap > 1500) return c->meta_cap = 1500, true;
+  if (c->comm_cap > 3000) return c->comm_cap = std::max<size_t>(3000, c->comm_cap / 2), true;
+  return false;
+}
+
+// The parts of a prompt that stay the same while the cap cuts.
+struct PromptParts {
+  const ProposalContext& ctx;
+  const PromptLimits& lim;
+  std::string lang, kind;
+  std::vector<Section> sys;
+  size_t sys_comm_index = 0;
+  std::string island, parent_head, parent_code;
+  size_t n_partners = 0;  // crossover partners: the first inspirations (the search puts them first)
   std::vector<std::string> failure_text;
-  for (size_t i = 0; i < ctx.failures.size() && i < lim.max_failures; ++i) {
-    const CandidateView& f = ctx.failures[i];
-    std::string t = "### Candidate #" + std::to_string(f.id) + ": " + (f.status.empty() ? "failed" : f.status);
-    if (!f.mutation_kind.empty()) t += " (made by: " + f.mutation_kind + ")";
-    t += "\n";
-    const size_t room = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
-    std::string fb = Trim(f.feedback);
-    if (!fb.empty()) t += "Feedback: " + CapText(fb, room / 2) + "\n";
-    const size_t left = lim.max_failure_chars > t.size() ? lim.max_failure_chars - t.size() : 0;
-    std::string keys = KeyLines(f.code, f.feedback, ctx.parent.code.empty() ? ctx.seed_code : ctx.parent.code,
-                                std::min(left, lim.max_code_chars));
-    if (!keys.empty()) t += "Key lines:\n" + keys;
-    failure_text.push_back(t);
-  }
+  std::string task;
+};
 
+// The inspirations' sections (partners apart) as `cuts` shows them; their ids into `p`.
+void AddInspirations(const PromptParts& parts, const Cuts& cuts, Prompt* p, std::vector<Section>* user) {
+  std::string partners, insp;
+  for (size_t i = 0; i < cuts.shown.size(); ++i) {
+    if (cuts.shown[i] == Shown::kHidden) continue;
+    const CandidateView& c = parts.ctx.inspirations[i];
+    std::string t = "### Candidate #" + std::to_string(c.id) + ": " + Figures(c);
+    if (!c.mutation_kind.empty()) t += " (made by: " + c.mutation_kind + ")";
+    t += "\n";
+    if (!c.knobs.empty()) t += "Knobs: " + KnobText(c.knobs) + "\n";
+    if (cuts.shown[i] == Shown::kFull) t += Fence(parts.lang, CapText(c.code, parts.lim.max_code_chars));
+    if (i < parts.n_partners) {
+      partners += "### Parent " + std::to_string(i + 2) + " = c" + t.substr(5);
+      p->partner_ids.push_back(c.id);
+    } else {
+      insp += t;
+    }
+    p->inspiration_ids.push_back(c.id);
+  }
+  if (!partners.empty()) user->push_back({"Other parents to combine with parent 1", partners});
+  if (!insp.empty()) user->push_back({"Inspirations: other candidates of this search (learn from the fast ones)", insp});
+}
+
+// The prompt as `cuts` shows it.
+Prompt Assemble(const PromptParts& parts, const Cuts& cuts) {
+  const ProposalContext& ctx = parts.ctx;
+  Prompt p;
+  std::vector<Section> sys = parts.sys;
+  sys[parts.sys_comm_index].body = ctx.comm_api.empty() ? "" : CapText(ctx.comm_api, cuts.comm_cap);
+  p.system = Render(sys);
+  std::vector<Section> user;
+  if (!parts.island.empty()) user.push_back({"Island instructions", parts.island});
+  if (!Trim(ctx.meta_summary).empty())
+    user.push_back({"What the search has learned so far", CapText(Trim(ctx.meta_summary), cuts.meta_cap)});
+  user.push_back({parts.kind == "crossover" ? "Parent 1 (the base)" : "Parent (the candidate to improve)",
+                  parts.parent_head + parts.parent_code});
+  AddInspirations(parts, cuts, &p, &user);
+  std::string fails;
+  for (size_t i = 0; i < cuts.n_fail; ++i) fails += parts.failure_text[i];
+  if (!fails.empty()) user.push_back({"Recent failures (do not repeat these mistakes)", fails});
+  user.push_back({"Task", parts.task});
+  p.user = Render(user);
+  return p;
+}
+
+}  // namespace
+
+Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
+  const PromptLimits& lim = options.limits;
+  const bool cuda = ctx.workload == nullptr || ctx.workload->language != "cpu";
+  PromptParts parts{ctx, lim, cuda ? "cuda" : "cpp", NormalizedMutationKind(ctx.mutation_kind)};
+  parts.sys = SystemSections(ctx, options, cuda, &parts.sys_comm_index);
+  parts.island = IslandText(ctx);
+  parts.parent_head = ParentHead(ctx.parent, lim);
+  parts.parent_code = Fence(parts.lang, ctx.parent.code);
+  parts.n_partners = parts.kind == "crossover" ? std::min<size_t>(2, ctx.inspirations.size()) : 0;
+  const std::string& base_code = ctx.parent.code.empty() ? ctx.seed_code : ctx.parent.code;
+  for (size_t i = 0; i < ctx.failures.size() && i < lim.max_failures; ++i)
+    parts.failure_text.push_back(FailureText(ctx.failures[i], base_code, lim));
   int blocks = 0;
   if (auto split = SplitEvolveBlocks(ctx.seed_code.empty() ? ctx.parent.code : ctx.seed_code, "seed"); split.ok())
     blocks = static_cast<int>(split->blocks.size());
+  parts.task = TaskText(parts.kind, ctx.phase, blocks);
 
-  auto assemble = [&]() {
-    Prompt p;
-    sys[sys_comm_index].body = ctx.comm_api.empty() ? "" : CapText(ctx.comm_api, comm_cap);
-    p.system = Render(sys);
-    std::vector<Section> user;
-    if (!island.empty()) user.push_back({"Island instructions", island});
-    if (!Trim(ctx.meta_summary).empty())
-      user.push_back({"What the search has learned so far", CapText(Trim(ctx.meta_summary), meta_cap)});
-    user.push_back({kind == "crossover" ? "Parent 1 (the base)" : "Parent (the candidate to improve)",
-                    parent_head + parent_code});
-    std::string partners, insp;
-    for (size_t i = 0; i < n_insp; ++i) {
-      if (mode[i] == kHidden) continue;
-      const CandidateView& c = ctx.inspirations[i];
-      std::string t = "### Candidate #" + std::to_string(c.id) + ": " + Figures(c);
-      if (!c.mutation_kind.empty()) t += " (made by: " + c.mutation_kind + ")";
-      t += "\n";
-      if (!c.knobs.empty()) t += "Knobs: " + KnobText(c.knobs) + "\n";
-      if (mode[i] == kFull) t += Fence(lang, CapText(c.code, lim.max_code_chars));
-      if (i < n_partners) {
-        partners += "### Parent " + std::to_string(i + 2) + " = c" + t.substr(5);
-        p.partner_ids.push_back(c.id);
-      } else {
-        insp += t;
-      }
-      p.inspiration_ids.push_back(c.id);
-    }
-    if (!partners.empty()) user.push_back({"Other parents to combine with parent 1", partners});
-    if (!insp.empty())
-      user.push_back({"Inspirations: other candidates of this search (learn from the fast ones)", insp});
-    std::string fails;
-    for (size_t i = 0; i < n_fail; ++i) fails += failure_text[i];
-    if (!fails.empty()) user.push_back({"Recent failures (do not repeat these mistakes)", fails});
-
-    std::string task;
-    if (kind == "diff")
-      task = "Improve the parent with focused edits.";
-    else if (kind == "rewrite")
-      task = "Rewrite the parent's EVOLVE blocks; a substantially different design is welcome.";
-    else
-      task = "Write a child that combines the best ideas of the parents shown (parent 1 is the base).";
-    if (ctx.phase == "exploit")
-      task += " Phase: exploit: refine the parent's design (tile shapes, chunk counts, how many CTAs communicate, "
-              "synchronisation granularity, launch parameters) rather than replacing it.";
-    else
-      task += " Phase: explore: a different point of the design space (backend, placement, synchronisation scope, "
-              "issuer, chunking) is welcome if you expect it to be faster.";
-    task += "\n";
-    if (blocks > 0) task += "The file has " + std::to_string(blocks) + " EVOLVE block" + (blocks == 1 ? "" : "s") + ".\n";
-    task += "\n" + AnswerFormatText(kind);
-    user.push_back({"Task", task});
-    p.user = Render(user);
-    return p;
-  };
-
-  Prompt p = assemble();
-  while (p.size() > lim.max_total_chars) {
-    bool changed = false;
-    // 1. Inspirations lose their code, the last first, crossover partners last.
-    for (size_t i = n_insp; i-- > n_partners && !changed;)
-      if (mode[i] == kFull) mode[i] = kBrief, changed = true;
-    for (size_t i = n_partners; i-- > 0 && !changed;)
-      if (mode[i] == kFull) mode[i] = kBrief, changed = true;
-    // 2. Then they go.
-    for (size_t i = n_insp; i-- > n_partners && !changed;)
-      if (mode[i] == kBrief) mode[i] = kHidden, changed = true;
-    // 3. Failures, the oldest (last) first; the meta-summary; the communication API.
-    if (!changed && n_fail > 0) --n_fail, changed = true;
-    if (!changed && meta_cap > 1500) meta_cap = 1500, changed = true;
-    if (!changed && comm_cap > 3000) comm_cap = std::max<size_t>(3000, comm_cap / 2), changed = true;
-    if (!changed) break;
+  Cuts cuts;
+  cuts.shown.assign(std::min(ctx.inspirations.size(), parts.n_partners + lim.max_inspirations), Shown::kFull);
+  cuts.n_fail = std::min(ctx.failures.size(), lim.max_failures);
+  cuts.meta_cap = lim.max_meta_chars;
+  cuts.comm_cap = lim.max_comm_api_chars;
+  bool truncated = false;
+  Prompt p = Assemble(parts, cuts);
+  while (p.size() > lim.max_total_chars && CutOnce(&cuts, parts.n_partners)) {
     truncated = true;
-    p = assemble();
+    p = Assemble(parts, cuts);
   }
   p.truncated = truncated;
   return p;

@@ -2,24 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "prompts/test_seed_text.h"
+
 namespace cuco {
 namespace {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-const std::string kSeed =
-    "#include <cuco/harness.h>\n"                               // 1
-    "// EVOLVE-BLOCK-START\n"                                   // 2
-    "constexpr int kChunks = 4;  // cuco:knob chunks\n"         // 3
-    "__global__ void Scale(float* x) { x[threadIdx.x] *= 2; }\n"  // 4
-    "// EVOLVE-BLOCK-END\n"                                     // 5
-    "int frozen;\n"                                             // 6
-    "// EVOLVE-BLOCK-START\n"                                   // 7
-    "cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void*, const cuco::IO& io) {\n"  // 8
-    "  Scale<<<1, 256, 0, ctx.stream>>>(static_cast<float*>(io.out(\"X\").ptr));\n"         // 9
-    "  return cuco::Status::Ok();\n"                            // 10
-    "}\n"                                                       // 11
-    "// EVOLVE-BLOCK-END\n";                                    // 12
+using test_seed::kSeed;
 
 std::string WithChunks(int chunks, const std::string& marker) {
   std::string s = kSeed;

@@ -1,150 +1,20 @@
 #include "search/run_config.h"
 #include "util/text.h"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
 
 #include "util/files.h"
-#include "util/toml_guard.h"
+#include "util/toml_reader.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
 namespace {
 
-int LineOf(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-// Reads one table's keys with file:line errors and rejects the keys nobody asked for.
-class Reader {
- public:
-  Reader(const toml::table& t, std::string path, std::string prefix)
-      : t_(t), path_(std::move(path)), prefix_(std::move(prefix)) {}
-
-  Status Error(const toml::node& n, const std::string& msg) const { return Status::AtLine(path_, LineOf(n), msg); }
-  std::string Key(const std::string& k) const { return prefix_.empty() ? k : prefix_ + "." + k; }
-  const std::string& path() const { return path_; }
-
-  const toml::node* Get(const std::string& key) {
-    seen_.insert(key);
-    return t_.get(key);
-  }
-  void Allow(const std::string& key) { seen_.insert(key); }
-
-  Status String(const std::string& key, std::string* out, const std::vector<std::string>& allowed = {}) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_string()) return Error(*n, "'" + Key(key) + "' must be a string");
-    std::string v = *n->value<std::string>();
-    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      return Error(*n, "'" + Key(key) + "' must be one of: " + list + " (got '" + v + "')");
-    }
-    *out = v;
-    return Status::Ok();
-  }
-
-  Status Int(const std::string& key, int64_t* out, int64_t min_value, int64_t max_value = INT32_MAX) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_integer()) return Error(*n, "'" + Key(key) + "' must be an integer");
-    int64_t v = *n->value<int64_t>();
-    if (v < min_value || v > max_value)
-      return Error(*n, "'" + Key(key) + "' must be in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]");
-    *out = v;
-    return Status::Ok();
-  }
-  Status Int(const std::string& key, int* out, int64_t min_value, int64_t max_value = INT32_MAX) {
-    int64_t v = *out;
-    CUCO_RETURN_IF_ERROR(Int(key, &v, min_value, max_value));
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-
-  Status Bool(const std::string& key, bool* out) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_boolean()) return Error(*n, "'" + Key(key) + "' must be true or false");
-    *out = *n->value<bool>();
-    return Status::Ok();
-  }
-
-  Status Number(const std::string& key, double* out, double min_value, double max_value) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_number()) return Error(*n, "'" + Key(key) + "' must be a number");
-    double v = n->is_integer() ? static_cast<double>(*n->value<int64_t>()) : *n->value<double>();
-    if (!(v >= min_value && v <= max_value)) {
-      std::ostringstream os;
-      os << "'" << Key(key) << "' must be in [" << min_value << ", " << max_value << "]";
-      return Error(*n, os.str());
-    }
-    *out = v;
-    return Status::Ok();
-  }
-
-  Status StringList(const std::string& key, std::vector<std::string>* out, const std::vector<std::string>& allowed = {}) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    const toml::array* a = n->as_array();
-    if (!a) return Error(*n, "'" + Key(key) + "' must be an array of strings");
-    out->clear();
-    for (const toml::node& e : *a) {
-      if (!e.is_string()) return Error(e, "'" + Key(key) + "' must hold only strings");
-      std::string v = *e.value<std::string>();
-      if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-        std::string list;
-        for (const auto& x : allowed) list += (list.empty() ? "" : ", ") + x;
-        return Error(e, "'" + Key(key) + "': '" + v + "' is not one of: " + list);
-      }
-      out->push_back(v);
-    }
-    return Status::Ok();
-  }
-
-  // The sub-table `key`, or null when absent; an error when it is not a table.
-  Status Table(const std::string& key, const toml::table** out) {
-    *out = nullptr;
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_table()) return Error(*n, "'" + Key(key) + "' must be a table ([" + Key(key) + "])");
-    *out = n->as_table();
-    return Status::Ok();
-  }
-
-  Status RejectUnknown() const {
-    for (const auto& [k, v] : t_) {
-      std::string key(k.str());
-      if (!seen_.count(key)) return Status::AtLine(path_, LineOf(v), "unknown key '" + Key(key) + "'");
-    }
-    return Status::Ok();
-  }
-
- private:
-  const toml::table& t_;
-  std::string path_;
-  std::string prefix_;
-  std::set<std::string> seen_;
-};
-
-// Scalar TOML value as the text workload.toml values compare by: 32, 0.5, true, ring.
-std::string ScalarText(const toml::node& n) {
-  if (n.is_string()) return *n.value<std::string>();
-  if (n.is_integer()) return std::to_string(*n.value<int64_t>());
-  if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
-  if (n.is_floating_point()) {
-    std::ostringstream os;
-    os << *n.value<double>();
-    return os.str();
-  }
-  return "";
-}
-
 nlohmann::json ToJson(const toml::node& n, const std::string& key, std::map<std::string, int>* lines) {
-  (*lines)[key] = LineOf(n);
+  (*lines)[key] = TomlReader::LineOf(n);
   if (const toml::table* t = n.as_table()) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [k, v] : *t) j[std::string(k.str())] = ToJson(v, key + "." + std::string(k.str()), lines);
@@ -165,7 +35,7 @@ nlohmann::json ToJson(const toml::node& n, const std::string& key, std::map<std:
 const std::vector<std::string> kKinds = {"knobs", "diff", "rewrite", "crossover"};
 
 Status ParsePhase(const toml::table& t, const std::string& path, const std::string& name, PhaseMix* mix) {
-  Reader r(t, path, "mutation." + name);
+  TomlReader r(t, path, "mutation." + name);
   CUCO_RETURN_IF_ERROR(r.Number("knobs", &mix->knobs, 0, 1e9));
   CUCO_RETURN_IF_ERROR(r.Number("diff", &mix->diff, 0, 1e9));
   CUCO_RETURN_IF_ERROR(r.Number("rewrite", &mix->rewrite, 0, 1e9));
@@ -173,32 +43,32 @@ Status ParsePhase(const toml::table& t, const std::string& path, const std::stri
   CUCO_RETURN_IF_ERROR(r.Number("temperature", &mix->temperature, 0, 2));
   CUCO_RETURN_IF_ERROR(r.RejectUnknown());
   if (!(mix->knobs + mix->diff + mix->rewrite + mix->crossover > 0))
-    return Status::AtLine(path, LineOf(t), "[mutation." + name + "]: the weights of knobs, diff, rewrite and crossover must not all be 0");
+    return r.ErrorAtTable("[mutation." + name + "]: the weights of knobs, diff, rewrite and crossover must not all be 0");
   return Status::Ok();
 }
 
-Status ParseIslands(Reader& top, const std::string& path, RunConfig* c) {
+Status ParseIslands(TomlReader& top, const std::string& path, RunConfig* c) {
   const toml::table* t = nullptr;
   CUCO_RETURN_IF_ERROR(top.Table("islands", &t));
   if (!t) return Status::Ok();
-  Reader r(*t, path, "islands");
-  CUCO_RETURN_IF_ERROR(r.Int("count", &c->islands, 1, 1024));
+  TomlReader r(*t, path, "islands");
+  CUCO_RETURN_IF_ERROR(r.Integer("count", &c->islands, 1, 1024));
   int64_t offset = static_cast<int64_t>(c->island_seed_offset);
-  CUCO_RETURN_IF_ERROR(r.Int("seed_offset", &offset, 0, INT64_MAX));
+  CUCO_RETURN_IF_ERROR(r.Integer("seed_offset", &offset, 0));
   c->island_seed_offset = static_cast<uint64_t>(offset);
   for (const auto& [k, v] : *t) {
     const std::string key(k.str());
     if (key == "count" || key == "seed_offset") continue;
     if (key.empty() || !std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
-      return Status::AtLine(path, LineOf(v), "unknown key 'islands." + key + "' (per-island settings go in [islands.N], N an island number)");
+      return r.Error(v, "unknown key 'islands." + key + "' (per-island settings go in [islands.N], N an island number)");
     r.Allow(key);
     const int island = std::stoi(key.size() > 6 ? "999999" : key);
     if (island >= c->islands)
-      return Status::AtLine(path, LineOf(v), "[islands." + key + "]: there are only " + std::to_string(c->islands) +
+      return r.Error(v, "[islands." + key + "]: there are only " + std::to_string(c->islands) +
                                                  " islands (islands.count), numbered from 0");
     const toml::table* it = v.as_table();
-    if (!it) return Status::AtLine(path, LineOf(v), "'islands." + key + "' must be a table ([islands." + key + "])");
-    Reader ir(*it, path, "islands." + key);
+    if (!it) return r.Error(v, "'islands." + key + "' must be a table ([islands." + key + "])");
+    TomlReader ir(*it, path, "islands." + key);
     IslandSpec spec;
     CUCO_RETURN_IF_ERROR(ir.String("prompt", &spec.prompt));
     if (const toml::node* kn = ir.Get("knobs")) {
@@ -208,18 +78,18 @@ Status ParseIslands(Reader& top, const std::string& path, RunConfig* c) {
         std::vector<std::string> allowed;
         if (const toml::array* a = vals.as_array()) {
           for (const toml::node& e : *a) {
-            std::string s = ScalarText(e);
+            std::string s = TomlScalarText(e);
             if (s.empty()) return ir.Error(e, "island knob values must be strings, integers, floats or booleans");
             allowed.push_back(s);
           }
         } else {
-          std::string s = ScalarText(vals);
+          std::string s = TomlScalarText(vals);
           if (s.empty()) return ir.Error(vals, "'islands." + key + ".knobs." + std::string(name.str()) + "' must be a value or an array of values");
           allowed.push_back(s);
         }
         if (allowed.empty()) return ir.Error(vals, "'islands." + key + ".knobs." + std::string(name.str()) + "' allows no value");
         spec.knobs[std::string(name.str())] = allowed;
-        spec.knob_lines[std::string(name.str())] = LineOf(vals);
+        spec.knob_lines[std::string(name.str())] = TomlReader::LineOf(vals);
       }
     }
     CUCO_RETURN_IF_ERROR(ir.RejectUnknown());
@@ -239,41 +109,37 @@ std::string RunConfig::PhaseAt(int generation, int64_t candidates_so_far) const 
 }
 
 Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& path) {
-  CUCO_RETURN_IF_ERROR(CheckTomlForParser(text, path));
-  toml::parse_result parsed = toml::parse(text, path);
-  if (!parsed) {
-    const auto& err = parsed.error();
-    return Status::AtLine(path, static_cast<int>(err.source().begin.line), std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  Result<toml::table> parsed = ParseToml(text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& root = *parsed;
   RunConfig c;
   c.path = path;
-  Reader r(root, path, "");
+  TomlReader r(root, path, "");
   int64_t seed = 1;
-  CUCO_RETURN_IF_ERROR(r.Int("seed", &seed, 0, INT64_MAX));
+  CUCO_RETURN_IF_ERROR(r.Integer("seed", &seed, 0));
   c.seed = static_cast<uint64_t>(seed);
 
   const toml::table* t = nullptr;
   CUCO_RETURN_IF_ERROR(r.Table("budget", &t));
   if (t) {
-    Reader b(*t, path, "budget");
-    CUCO_RETURN_IF_ERROR(b.Int("max_generations", &c.max_generations, 0));
-    CUCO_RETURN_IF_ERROR(b.Int("max_candidates", &c.max_candidates, 0));
+    TomlReader b(*t, path, "budget");
+    CUCO_RETURN_IF_ERROR(b.Integer("max_generations", &c.max_generations, 0));
+    CUCO_RETURN_IF_ERROR(b.Integer("max_candidates", &c.max_candidates, 0));
     CUCO_RETURN_IF_ERROR(b.Number("max_wall_s", &c.max_wall_s, 0, 1e12));
     CUCO_RETURN_IF_ERROR(b.Number("max_dollars", &c.max_dollars, 0, 1e12));
     CUCO_RETURN_IF_ERROR(b.RejectUnknown());
     if (c.max_generations == 0 && c.max_candidates == 0)
-      return Status::AtLine(path, LineOf(*t), "[budget]: max_generations and max_candidates cannot both be 0 (no limit)");
+      return b.ErrorAtTable("[budget]: max_generations and max_candidates cannot both be 0 (no limit)");
   }
 
   CUCO_RETURN_IF_ERROR(ParseIslands(r, path, &c));
 
   CUCO_RETURN_IF_ERROR(r.Table("migration", &t));
   if (t) {
-    Reader m(*t, path, "migration");
-    CUCO_RETURN_IF_ERROR(m.Int("interval", &c.migration_interval, 0));
-    CUCO_RETURN_IF_ERROR(m.String("kind", &c.migration_kind, {"elitist", "graph"}));
-    CUCO_RETURN_IF_ERROR(m.Int("migrants", &c.migrants, 1, 1000));
+    TomlReader m(*t, path, "migration");
+    CUCO_RETURN_IF_ERROR(m.Integer("interval", &c.migration_interval, 0));
+    CUCO_RETURN_IF_ERROR(m.OneOf("kind", &c.migration_kind, {"elitist", "graph"}));
+    CUCO_RETURN_IF_ERROR(m.Integer("migrants", &c.migrants, 1, 1000));
     if (const toml::node* e = m.Get("edges")) {
       const toml::array* a = e->as_array();
       if (!a) return m.Error(*e, "'migration.edges' must be an array of [from, to] pairs");
@@ -296,27 +162,27 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(r.Table("selection", &t));
   if (t) {
-    Reader s(*t, path, "selection");
-    CUCO_RETURN_IF_ERROR(s.String("kind", &c.selection, {"power_law", "fitness_weighted", "beam"}));
+    TomlReader s(*t, path, "selection");
+    CUCO_RETURN_IF_ERROR(s.OneOf("kind", &c.selection, {"power_law", "fitness_weighted", "beam"}));
     CUCO_RETURN_IF_ERROR(s.Number("exploitation", &c.exploitation, 0, 100));
     CUCO_RETURN_IF_ERROR(s.Number("lambda", &c.fitness_lambda, 1e-6, 1e6));
-    CUCO_RETURN_IF_ERROR(s.Int("beam_width", &c.beam_width, 1, 100000));
+    CUCO_RETURN_IF_ERROR(s.Integer("beam_width", &c.beam_width, 1, 100000));
     CUCO_RETURN_IF_ERROR(s.RejectUnknown());
   }
 
   CUCO_RETURN_IF_ERROR(r.Table("archive", &t));
   if (t) {
-    Reader a(*t, path, "archive");
-    if (const toml::node* f = t->get("features")) c.feature_knobs_line = LineOf(*f);
-    CUCO_RETURN_IF_ERROR(a.StringList("features", &c.feature_knobs));
-    CUCO_RETURN_IF_ERROR(a.Int("top_k", &c.top_k, 0, 1000));
-    CUCO_RETURN_IF_ERROR(a.Int("cell_picks", &c.cell_picks, 0, 1000));
+    TomlReader a(*t, path, "archive");
+    if (const toml::node* f = t->get("features")) c.feature_knobs_line = TomlReader::LineOf(*f);
+    CUCO_RETURN_IF_ERROR(a.StringArray("features", &c.feature_knobs));
+    CUCO_RETURN_IF_ERROR(a.Integer("top_k", &c.top_k, 0, 1000));
+    CUCO_RETURN_IF_ERROR(a.Integer("cell_picks", &c.cell_picks, 0, 1000));
     CUCO_RETURN_IF_ERROR(a.RejectUnknown());
   }
 
   CUCO_RETURN_IF_ERROR(r.Table("mutation", &t));
   if (t) {
-    Reader m(*t, path, "mutation");
+    TomlReader m(*t, path, "mutation");
     if (const toml::node* e = m.Get("exploit_from")) {
       if (e->is_integer()) {
         const int64_t g = *e->value<int64_t>();
@@ -343,11 +209,11 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(r.Table("novelty", &t));
   if (t) {
-    Reader n(*t, path, "novelty");
+    TomlReader n(*t, path, "novelty");
     CUCO_RETURN_IF_ERROR(n.Number("threshold", &c.novelty_threshold, 0, 1));
-    CUCO_RETURN_IF_ERROR(n.String("measure", &c.novelty_measure, {"jaccard", "embedding"}));
-    CUCO_RETURN_IF_ERROR(n.Int("shingle", &c.shingle_tokens, 1, 64));
-    CUCO_RETURN_IF_ERROR(n.StringList("apply_to", &c.novelty_kinds, kKinds));
+    CUCO_RETURN_IF_ERROR(n.OneOf("measure", &c.novelty_measure, {"jaccard", "embedding"}));
+    CUCO_RETURN_IF_ERROR(n.Integer("shingle", &c.shingle_tokens, 1, 64));
+    CUCO_RETURN_IF_ERROR(n.StringArray("apply_to", &c.novelty_kinds, kKinds));
     const toml::table* emb = nullptr;
     CUCO_RETURN_IF_ERROR(n.Table("embedding", &emb));
     if (emb) {
@@ -367,16 +233,16 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(r.Table("proposer", &t));
   if (t) {
-    Reader p(*t, path, "proposer");
-    if (const toml::node* nm = t->get("name")) c.proposer_line = LineOf(*nm);
+    TomlReader p(*t, path, "proposer");
+    if (const toml::node* nm = t->get("name")) c.proposer_line = TomlReader::LineOf(*nm);
     CUCO_RETURN_IF_ERROR(p.String("name", &c.proposer));
     if (c.proposer.empty()) return Status::AtLine(path, c.proposer_line, "'proposer.name' must not be empty");
-    CUCO_RETURN_IF_ERROR(p.Int("max_attempts", &c.max_attempts, 1, 100));
+    CUCO_RETURN_IF_ERROR(p.Integer("max_attempts", &c.max_attempts, 1, 100));
     for (const auto& [k, v] : *t) {
       const std::string key(k.str());
       if (key == "name" || key == "max_attempts") continue;
       if (!v.is_table())
-        return Status::AtLine(path, LineOf(v), "unknown key 'proposer." + key + "' (a proposer's own settings go in [proposer." + key + "])");
+        return p.Error(v, "unknown key 'proposer." + key + "' (a proposer's own settings go in [proposer." + key + "])");
       p.Allow(key);
       c.proposer_options[key] = ToJson(v, key, &c.proposer_option_lines);
     }
@@ -385,26 +251,26 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(r.Table("parallelism", &t));
   if (t) {
-    Reader p(*t, path, "parallelism");
-    CUCO_RETURN_IF_ERROR(p.Int("evaluations", &c.evaluations, 0, 4096));
-    CUCO_RETURN_IF_ERROR(p.Int("per_generation", &c.per_generation, 0, 100000));
-    CUCO_RETURN_IF_ERROR(p.Int("compiles", &c.compiles, 1, 1024));
+    TomlReader p(*t, path, "parallelism");
+    CUCO_RETURN_IF_ERROR(p.Integer("evaluations", &c.evaluations, 0, 4096));
+    CUCO_RETURN_IF_ERROR(p.Integer("per_generation", &c.per_generation, 0, 100000));
+    CUCO_RETURN_IF_ERROR(p.Integer("compiles", &c.compiles, 1, 1024));
     CUCO_RETURN_IF_ERROR(p.Bool("overlap_generations", &c.overlap_generations));
     CUCO_RETURN_IF_ERROR(p.RejectUnknown());
   }
 
   CUCO_RETURN_IF_ERROR(r.Table("workload", &t));
   if (t) {
-    Reader w(*t, path, "workload");
-    if (const toml::node* n = t->get("world_size")) c.world_size_line = LineOf(*n);
-    CUCO_RETURN_IF_ERROR(w.Int("world_size", &c.world_size, 0, 4096));
+    TomlReader w(*t, path, "workload");
+    if (const toml::node* n = t->get("world_size")) c.world_size_line = TomlReader::LineOf(*n);
+    CUCO_RETURN_IF_ERROR(w.Integer("world_size", &c.world_size, 0, 4096));
     if (const toml::node* n = w.Get("sizes")) {
-      c.sizes_line = LineOf(*n);
+      c.sizes_line = TomlReader::LineOf(*n);
       const toml::table* st = n->as_table();
-      if (!st) return Status::AtLine(path, LineOf(*n), "'workload.sizes' must be a table of NAME = integer");
+      if (!st) return w.Error(*n, "'workload.sizes' must be a table of NAME = integer");
       for (const auto& [k, v] : *st) {
         const auto* iv = v.as_integer();
-        if (!iv) return Status::AtLine(path, LineOf(v), "'workload.sizes." + std::string(k.str()) + "' must be an integer");
+        if (!iv) return w.Error(v, "'workload.sizes." + std::string(k.str()) + "' must be an integer");
         c.sizes[std::string(k.str())] = iv->get();
       }
     }
@@ -413,9 +279,9 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(r.Table("meta", &t));
   if (t) {
-    Reader m(*t, path, "meta");
-    CUCO_RETURN_IF_ERROR(m.Int("summary_interval", &c.summary_interval, 1));
-    CUCO_RETURN_IF_ERROR(m.Int("recent_failures", &c.recent_failures, 0, 1000));
+    TomlReader m(*t, path, "meta");
+    CUCO_RETURN_IF_ERROR(m.Integer("summary_interval", &c.summary_interval, 1));
+    CUCO_RETURN_IF_ERROR(m.Integer("recent_failures", &c.recent_failures, 0, 1000));
     CUCO_RETURN_IF_ERROR(m.RejectUnknown());
   }
   CUCO_RETURN_IF_ERROR(r.RejectUnknown());

@@ -4,6 +4,7 @@
 
 #include "prompts/prompt_text.h"
 #include "transform/source_text.h"
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
@@ -11,7 +12,6 @@ namespace cuco {
 using prompt_text::SplitLines;
 using prompt_text::Trim;
 using transform_internal::kEvolveMarker;
-using transform_internal::NormalizeNewlines;
 
 Status CheckAnnotationOnly(const std::string& original, const std::string& annotated, const std::string& path) {
   const std::string ann = NormalizeNewlines(annotated);

@@ -6,7 +6,7 @@
 #include "llm/llm_endpoint.h"
 #include "transform/llm_transform.h"
 #include "util/files.h"
-#include "util/toml_guard.h"
+#include "util/toml_reader.h"
 
 namespace cuco {
 namespace {
@@ -23,12 +23,9 @@ Result<LlmSetup> ReadSetup(const std::string& path) {
                                "configured. The rule-based transform (without --llm) needs none.");
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  CUCO_RETURN_IF_ERROR(CheckTomlForParser(*text, path));
-  toml::parse_result parsed = toml::parse(*text, path);
-  if (!parsed)
-    return Status::AtLine(path, static_cast<int>(parsed.error().source().begin.line),
-                          std::string(parsed.error().description()));
-  const toml::table& t = parsed.table();
+  Result<toml::table> parsed = ParseToml(*text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& t = *parsed;
   LlmSetup s;
   const toml::node* list = t.at_path("proposer.llm.endpoints").node();
   if (list == nullptr) list = t.at_path("llm.endpoints").node();
@@ -41,7 +38,7 @@ Result<LlmSetup> ReadSetup(const std::string& path) {
   s.writer = s.endpoints.front().name;
   if (const toml::table* tr = t["transform"].as_table()) {
     for (const auto& [key, node] : *tr) {
-      const int line = static_cast<int>(node.source().begin.line);
+      const int line = TomlReader::LineOf(node);
       const std::string k(key.str());
       if (k == "writer" || k == "judge") {
         auto v = node.value<std::string>();

@@ -22,6 +22,7 @@
 #include "transform/llm_budget.h"
 #include "transform/llm_transform_messages.h"
 #include "transform/source_text.h"
+#include "util/source_text.h"
 #include "util/files.h"
 #include "util/text.h"
 #include "workload/evolve_blocks.h"
@@ -325,7 +326,7 @@ std::string LineDiff(const std::string& from, const std::string& to, const std::
   style.context = context;
   style.mark_missing_newline = false;
   style.short_ranges = false;
-  std::string diff = UnifiedDiff(transform_internal::NormalizeNewlines(from), transform_internal::NormalizeNewlines(to),
+  std::string diff = UnifiedDiff(NormalizeNewlines(from), NormalizeNewlines(to),
                                  from_label, to_label, style);
   if (diff.empty()) diff = "--- " + from_label + "\n+++ " + to_label + "\n";  // equal but for "\r\n": no hunk
   return CapText(diff, max_chars);

@@ -7,14 +7,6 @@
 
 namespace cuco::transform_internal {
 
-std::string NormalizeNewlines(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i)
-    if (!(s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n')) out += s[i];
-  return out;
-}
-
 std::string TailChars(const std::string& s, size_t max) {
   if (s.size() <= max) return s;
   size_t from = s.size() - max;

@@ -10,9 +10,6 @@ namespace cuco::transform_internal {
 // What every EVOLVE-BLOCK-START / EVOLVE-BLOCK-END marker line contains.
 inline constexpr const char* kEvolveMarker = "EVOLVE-BLOCK-";
 
-// `s` with every "\r\n" as "\n" (a lone '\r' stays).
-std::string NormalizeNewlines(const std::string& s);
-
 // The last `max` characters of `s`, from a line start when one is near, after a note saying how
 // many characters came before; `s` itself when it fits.
 std::string TailChars(const std::string& s, size_t max);

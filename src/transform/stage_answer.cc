@@ -10,6 +10,7 @@
 #include "edit/block_edits.h"
 #include "prompts/prompt_text.h"
 #include "transform/source_text.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 using prompt_text::SplitLines;
 using prompt_text::Trim;
 using transform_internal::kEvolveMarker;
-using transform_internal::NormalizeNewlines;
 
 // ApplySearchReplace's messages speak of "the parent"; here it is the current code.
 std::string Reword(std::string msg) {

@@ -10,6 +10,10 @@ int64_t NowMs() {
       .count();
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string FormatTime(int64_t unix_ms, const char* format, TimeZone zone) {
   const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};

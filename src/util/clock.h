@@ -1,13 +1,18 @@
-// Wall-clock time: now as stored in records (unix milliseconds), and a time as text. The one
+// Wall-clock time: now as stored in records (unix milliseconds), and a time as text; and the
+// seconds since a steady-clock start. The one
 // place that reads the clock or formats a time; stamps in run-folder names and reports use it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
 namespace cuco {
 
 int64_t NowMs();
+
+// Seconds on the steady clock since `start`: timeouts and how long a step took.
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
 enum class TimeZone { kUtc, kLocal };
 

@@ -151,6 +151,14 @@ int LineOf(std::string_view text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
+std::string NormalizeNewlines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i)
+    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) out += text[i];
+  return out;
+}
+
 std::string Trim(std::string_view s, std::string_view chars) {
   const size_t b = s.find_first_not_of(chars);
   if (b == std::string_view::npos) return "";

@@ -48,4 +48,7 @@ inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";
 std::string Trim(std::string_view s, std::string_view chars = kSpaceChars);
 std::string TrimRight(std::string_view s, std::string_view chars = kSpaceChars);
 
+// `text` with every "\r\n" as "\n" (a lone '\r' stays).
+std::string NormalizeNewlines(std::string_view text);
+
 }  // namespace cuco

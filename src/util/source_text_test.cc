@@ -70,6 +70,12 @@ TEST(SourceText, LineOf) {
   EXPECT_EQ(LineOf("a\nb\nc", 99), 3);
 }
 
+TEST(SourceText, NormalizeNewlines) {
+  EXPECT_EQ(NormalizeNewlines("a\r\nb\r\n"), "a\nb\n");
+  EXPECT_EQ(NormalizeNewlines("a\rb\r"), "a\rb\r");  // a lone '\r' stays
+  EXPECT_EQ(NormalizeNewlines("\r\r\n"), "\r\n");
+}
+
 TEST(SourceText, Trim) {
   EXPECT_EQ(Trim(" \t a b \r\n"), "a b");
   EXPECT_EQ(Trim(" \n "), "");

@@ -15,6 +15,9 @@ TEST(Clock, FormatTimeInUtc) {
   EXPECT_EQ(FormatTime(1764071258123, "%Y-%m-%dT%H:%M:%SZ", TimeZone::kUtc), "2025-11-25T11:47:38Z");
   EXPECT_EQ(FormatTime(0, "%Y%m%d-%H%M%S", TimeZone::kUtc), "19700101-000000");
   EXPECT_EQ(FormatTime(NowMs(), "%Y%m%d-%H%M%S", TimeZone::kLocal).size(), 15u);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_GE(SecondsSince(start), 0.0);
+  EXPECT_NEAR(SecondsSince(start - std::chrono::seconds(3)), 3.0, 1.0);
 }
 
 TEST(Status, AtLineNamesFileAndLine) {

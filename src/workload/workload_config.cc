@@ -1,129 +1,25 @@
 #include "workload/workload_config.h"
 
-#include <toml++/toml.h>
-
 #include <cstdlib>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "util/files.h"
-#include "util/toml_guard.h"
+#include "util/toml_reader.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
 namespace {
 
-// Reads one table's keys with file:line errors; records which keys it saw so
-// unknown (misspelt) keys can be reported.
-class TableReader {
- public:
-  TableReader(const toml::table& t, std::string path, std::string prefix)
-      : t_(t), path_(std::move(path)), prefix_(std::move(prefix)) {}
-
-  int Line(const toml::node& n) const { return static_cast<int>(n.source().begin.line); }
-  int TableLine() const { return static_cast<int>(t_.source().begin.line); }
-  Status Error(const toml::node& n, const std::string& msg) const { return Status::AtLine(path_, Line(n), msg); }
-  Status ErrorAtTable(const std::string& msg) const { return Status::AtLine(path_, TableLine(), msg); }
-  std::string Key(const std::string& k) const { return prefix_.empty() ? k : prefix_ + "." + k; }
-
-  const toml::node* Get(const std::string& key) {
-    seen_.insert(key);
-    return t_.get(key);
-  }
-
-  Status String(const std::string& key, std::string* out, bool required) {
-    const toml::node* n = Get(key);
-    if (!n) return required ? ErrorAtTable("missing required key '" + Key(key) + "'") : Status::Ok();
-    if (!n->is_string()) return Error(*n, "'" + Key(key) + "' must be a string");
-    *out = *n->value<std::string>();
-    return Status::Ok();
-  }
-
-  Status Int(const std::string& key, int64_t* out, bool required, int64_t min_value) {
-    const toml::node* n = Get(key);
-    if (!n) return required ? ErrorAtTable("missing required key '" + Key(key) + "'") : Status::Ok();
-    if (!n->is_integer()) return Error(*n, "'" + Key(key) + "' must be an integer");
-    int64_t v = *n->value<int64_t>();
-    if (v < min_value) return Error(*n, "'" + Key(key) + "' must be >= " + std::to_string(min_value));
-    *out = v;
-    return Status::Ok();
-  }
-
-  Status Int(const std::string& key, int* out, bool required, int64_t min_value) {
-    int64_t v = *out;
-    CUCO_RETURN_IF_ERROR(Int(key, &v, required, min_value));
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-
-  Status Number(const std::string& key, double* out, bool required, double min_value, double max_value) {
-    const toml::node* n = Get(key);
-    if (!n) return required ? ErrorAtTable("missing required key '" + Key(key) + "'") : Status::Ok();
-    if (!n->is_number()) return Error(*n, "'" + Key(key) + "' must be a number");
-    double v = n->is_integer() ? static_cast<double>(*n->value<int64_t>()) : *n->value<double>();
-    if (!(v >= min_value && v <= max_value)) {
-      std::ostringstream os;
-      os << "'" << Key(key) << "' must be in [" << min_value << ", " << max_value << "]";
-      return Error(*n, os.str());
-    }
-    *out = v;
-    return Status::Ok();
-  }
-
-  Status StringList(const std::string& key, std::vector<std::string>* out) {
-    const toml::node* n = Get(key);
-    if (!n) return Status::Ok();
-    const toml::array* a = n->as_array();
-    if (!a) return Error(*n, "'" + Key(key) + "' must be an array of strings");
-    out->clear();
-    for (const toml::node& e : *a) {
-      if (!e.is_string()) return Error(e, "'" + Key(key) + "' must hold only strings");
-      out->push_back(*e.value<std::string>());
-    }
-    return Status::Ok();
-  }
-
-  // Any key present but never asked for is a mistake (most often a typo).
-  Status RejectUnknown() const {
-    for (const auto& [k, v] : t_) {
-      std::string key(k.str());
-      if (!seen_.count(key)) return Status::AtLine(path_, Line(v), "unknown key '" + Key(key) + "'");
-    }
-    return Status::Ok();
-  }
-
- private:
-  const toml::table& t_;
-  std::string path_;
-  std::string prefix_;
-  std::set<std::string> seen_;
-};
-
-// Scalar TOML value as plain text: 32, 0.5, true, chunked.
-std::string ScalarText(const toml::node& n) {
-  if (n.is_string()) return *n.value<std::string>();
-  if (n.is_integer()) return std::to_string(*n.value<int64_t>());
-  if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
-  if (n.is_floating_point()) {
-    std::ostringstream os;
-    os << *n.value<double>();
-    return os.str();
-  }
-  return "";
-}
-
-Status ParseSizes(TableReader& parent, const toml::table& sizes_table, const std::string& path,
-                  const std::string& stage, std::map<std::string, int64_t>* out) {
-  const toml::node* n = sizes_table.get(stage);
-  if (!n) return parent.ErrorAtTable("missing table [sizes." + stage + "]");
-  const toml::table* t = n->as_table();
-  if (!t) return Status::AtLine(path, static_cast<int>(n->source().begin.line), "'sizes." + stage + "' must be a table");
+Status ParseSizes(TomlReader& sizes, const std::string& stage, std::map<std::string, int64_t>* out) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(sizes.Table(stage, &t));
+  if (!t) return sizes.ErrorAtTable("missing table [sizes." + stage + "]");
   for (const auto& [k, v] : *t) {
-    int line = static_cast<int>(v.source().begin.line);
-    if (!v.is_integer()) return Status::AtLine(path, line, "size 'sizes." + stage + "." + std::string(k.str()) + "' must be an integer");
+    const std::string key = "sizes." + stage + "." + std::string(k.str());
+    if (!v.is_integer()) return sizes.Error(v, "size '" + key + "' must be an integer");
     int64_t value = *v.value<int64_t>();
-    if (value < 0) return Status::AtLine(path, line, "size 'sizes." + stage + "." + std::string(k.str()) + "' must be >= 0");
+    if (value < 0) return sizes.Error(v, "size '" + key + "' must be >= 0");
     (*out)[std::string(k.str())] = value;
   }
   return Status::Ok();
@@ -131,19 +27,17 @@ Status ParseSizes(TableReader& parent, const toml::table& sizes_table, const std
 
 Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::vector<Knob>* out) {
   const toml::array* arr = knobs_node.as_array();
-  if (!arr) return Status::AtLine(path, static_cast<int>(knobs_node.source().begin.line), "'knobs' must be an array of tables ([[knobs]])");
+  if (!arr) return Status::AtLine(path, TomlReader::LineOf(knobs_node), "'knobs' must be an array of tables ([[knobs]])");
   std::set<std::string> names;
   for (const toml::node& e : *arr) {
     const toml::table* t = e.as_table();
-    if (!t) return Status::AtLine(path, static_cast<int>(e.source().begin.line), "each [[knobs]] entry must be a table");
-    TableReader r(*t, path, "knobs");
+    if (!t) return Status::AtLine(path, TomlReader::LineOf(e), "each [[knobs]] entry must be a table");
+    TomlReader r(*t, path, "knobs");
     Knob k;
-    CUCO_RETURN_IF_ERROR(r.String("name", &k.name, true));
-    CUCO_RETURN_IF_ERROR(r.String("description", &k.description, false));
-    if (const toml::node* sn = r.Get("search")) {
-      if (!sn->is_boolean()) return r.Error(*sn, "'knobs.search' must be true or false");
-      k.search = *sn->value<bool>();
-    }
+    CUCO_RETURN_IF_ERROR(r.Require("name"));
+    CUCO_RETURN_IF_ERROR(r.String("name", &k.name));
+    CUCO_RETURN_IF_ERROR(r.String("description", &k.description));
+    CUCO_RETURN_IF_ERROR(r.Bool("search", &k.search));
     if (!std::regex_match(k.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
       return r.ErrorAtTable("knob name '" + k.name + "' must be an identifier");
     if (!names.insert(k.name).second) return r.ErrorAtTable("knob '" + k.name + "' is declared twice");
@@ -151,13 +45,13 @@ Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::ve
     if (!values || !values->as_array() || values->as_array()->empty())
       return r.ErrorAtTable("knob '" + k.name + "' needs a non-empty 'values' array");
     for (const toml::node& v : *values->as_array()) {
-      std::string s = ScalarText(v);
+      std::string s = TomlScalarText(v);
       if (s.empty()) return r.Error(v, "knob '" + k.name + "' values must be strings, integers, floats or booleans");
       k.values.push_back(s);
     }
     const toml::node* def = r.Get("default");
     if (!def) return r.ErrorAtTable("knob '" + k.name + "' needs a 'default'");
-    k.default_value = ScalarText(*def);
+    k.default_value = TomlScalarText(*def);
     bool listed = false;
     for (const auto& v : k.values) listed |= (v == k.default_value);
     if (!listed) return r.Error(*def, "default '" + k.default_value + "' of knob '" + k.name + "' is not among its values");
@@ -170,23 +64,24 @@ Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::ve
 Status ParseVariants(const toml::node& node, const std::string& path, const std::vector<Knob>& knobs,
                      std::vector<Variant>* out) {
   const toml::array* arr = node.as_array();
-  if (!arr) return Status::AtLine(path, static_cast<int>(node.source().begin.line), "'variants' must be an array of tables ([[variants]])");
+  if (!arr) return Status::AtLine(path, TomlReader::LineOf(node), "'variants' must be an array of tables ([[variants]])");
   std::set<std::string> names;
   for (const toml::node& e : *arr) {
     const toml::table* t = e.as_table();
-    if (!t) return Status::AtLine(path, static_cast<int>(e.source().begin.line), "each [[variants]] entry must be a table");
-    TableReader r(*t, path, "variants");
+    if (!t) return Status::AtLine(path, TomlReader::LineOf(e), "each [[variants]] entry must be a table");
+    TomlReader r(*t, path, "variants");
     Variant v;
-    v.line = r.TableLine();
-    CUCO_RETURN_IF_ERROR(r.String("name", &v.name, true));
-    CUCO_RETURN_IF_ERROR(r.String("description", &v.description, false));
-    CUCO_RETURN_IF_ERROR(r.String("file", &v.file, false));
-    CUCO_RETURN_IF_ERROR(r.String("part", &v.part, false));
+    v.line = r.Line();
+    CUCO_RETURN_IF_ERROR(r.Require("name"));
+    CUCO_RETURN_IF_ERROR(r.String("name", &v.name));
+    CUCO_RETURN_IF_ERROR(r.String("description", &v.description));
+    CUCO_RETURN_IF_ERROR(r.String("file", &v.file));
+    CUCO_RETURN_IF_ERROR(r.String("part", &v.part));
     if (!std::regex_match(v.name, std::regex("[A-Za-z0-9_.-]+")))
       return r.ErrorAtTable("variant name '" + v.name + "' may hold only letters, digits, '_', '.' and '-'");
     if (!names.insert(v.name).second) return r.ErrorAtTable("variant '" + v.name + "' is declared twice");
     if (!v.part.empty() && v.part != "compute" && v.part != "comm")
-      return r.Error(*t->get("part"), "'variants.part' must be \"compute\" or \"comm\"");
+      return r.Error(*t->get("part"), "'variants.part' must be one of: compute, comm (got '" + v.part + "')");
     if (const toml::node* kn = r.Get("knobs")) {
       const toml::table* kt = kn->as_table();
       if (!kt) return r.Error(*kn, "'variants.knobs' must be a table, e.g. { strategy = \"ring\", chunks = 4 }");
@@ -197,7 +92,7 @@ Status ParseVariants(const toml::node& node, const std::string& path, const std:
           if (d.name == key) decl = &d;
         // (values inside an inline table carry no line of their own: name the `knobs =` line)
         if (!decl) return r.Error(*kn, "variant '" + v.name + "' sets knob '" + key + "', which [[knobs]] does not declare");
-        const std::string text = ScalarText(val);
+        const std::string text = TomlScalarText(val);
         bool allowed = false;
         for (const auto& a : decl->values) allowed |= a == text;
         if (!allowed) return r.Error(*kn, "variant '" + v.name + "': '" + text + "' is not a value of knob '" + key + "'");
@@ -210,7 +105,7 @@ Status ParseVariants(const toml::node& node, const std::string& path, const std:
   return Status::Ok();
 }
 
-Status CheckRegex(const TableReader& r, const toml::node* n, const std::string& key, const std::string& re) {
+Status CheckRegex(const TomlReader& r, const toml::node* n, const std::string& key, const std::string& re) {
   if (re.empty()) return Status::Ok();
   try {
     std::regex compiled(re, std::regex::ECMAScript);
@@ -223,28 +118,18 @@ Status CheckRegex(const TableReader& r, const toml::node* n, const std::string& 
 }
 
 Status ParseProgram(const toml::table& t, const std::string& path, ProgramSpec* out) {
-  TableReader r(t, path, "program");
-  CUCO_RETURN_IF_ERROR(r.String("launcher", &out->launcher, false));
-  if (out->launcher != "cuco" && out->launcher != "mpirun" && out->launcher != "single")
-    return r.Error(*t.get("launcher"), "'program.launcher' must be \"cuco\", \"mpirun\" or \"single\"");
-  CUCO_RETURN_IF_ERROR(r.StringList("args", &out->args));
-  CUCO_RETURN_IF_ERROR(r.String("time_regex", &out->time_regex, true));
-  CUCO_RETURN_IF_ERROR(r.String("pass_regex", &out->pass_regex, true));
-  CUCO_RETURN_IF_ERROR(r.String("fail_regex", &out->fail_regex, false));
+  TomlReader r(t, path, "program");
+  CUCO_RETURN_IF_ERROR(r.OneOf("launcher", &out->launcher, {"cuco", "mpirun", "single"}));
+  CUCO_RETURN_IF_ERROR(r.StringArray("args", &out->args));
+  CUCO_RETURN_IF_ERROR(r.Require("time_regex"));
+  CUCO_RETURN_IF_ERROR(r.String("time_regex", &out->time_regex));
+  CUCO_RETURN_IF_ERROR(r.Require("pass_regex"));
+  CUCO_RETURN_IF_ERROR(r.String("pass_regex", &out->pass_regex));
+  CUCO_RETURN_IF_ERROR(r.String("fail_regex", &out->fail_regex));
   CUCO_RETURN_IF_ERROR(CheckRegex(r, t.get("time_regex"), "time_regex", out->time_regex));
   CUCO_RETURN_IF_ERROR(CheckRegex(r, t.get("pass_regex"), "pass_regex", out->pass_regex));
   CUCO_RETURN_IF_ERROR(CheckRegex(r, t.get("fail_regex"), "fail_regex", out->fail_regex));
   return r.RejectUnknown();
-}
-
-// Returns the sub-table at `key`, or nullptr when absent; an error when present but not a table.
-Status SubTable(TableReader& r, const std::string& key, const toml::table** out) {
-  *out = nullptr;
-  const toml::node* n = r.Get(key);
-  if (!n) return Status::Ok();
-  if (!n->as_table()) return r.Error(*n, "'" + key + "' must be a table ([" + key + "])");
-  *out = n->as_table();
-  return Status::Ok();
 }
 
 }  // namespace
@@ -257,31 +142,27 @@ const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
 
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& toml_path) {
   const std::string path = toml_path.string();
-  CUCO_RETURN_IF_ERROR(CheckTomlForParser(text, path));
-  toml::parse_result parsed = toml::parse(text, path);
-  if (!parsed) {
-    const toml::parse_error& err = parsed.error();
-    return Status::AtLine(path, static_cast<int>(err.source().begin.line), std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  Result<toml::table> parsed = ParseToml(text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& root = *parsed;
   WorkloadConfig c;
   c.toml_path = toml_path;
   c.dir = toml_path.parent_path();
-  TableReader r(root, path, "");
+  TomlReader r(root, path, "");
 
-  CUCO_RETURN_IF_ERROR(r.String("name", &c.name, true));
+  CUCO_RETURN_IF_ERROR(r.Require("name"));
+  CUCO_RETURN_IF_ERROR(r.String("name", &c.name));
   if (!std::regex_match(c.name, std::regex("[A-Za-z0-9_.-]+")))
     return r.Error(*root.get("name"), "'name' may hold only letters, digits, '_', '-' and '.'");
-  CUCO_RETURN_IF_ERROR(r.String("description", &c.description, false));
-  CUCO_RETURN_IF_ERROR(r.String("mode", &c.mode, false));
-  if (c.mode != "harness" && c.mode != "program")
-    return r.Error(*root.get("mode"), "'mode' must be \"harness\" or \"program\"");
-  CUCO_RETURN_IF_ERROR(r.String("language", &c.language, false));
-  if (c.language != "cuda" && c.language != "cpu")
-    return r.Error(*root.get("language"), "'language' must be \"cuda\" or \"cpu\"");
-  CUCO_RETURN_IF_ERROR(r.String("seed", &c.seed_file, true));
-  CUCO_RETURN_IF_ERROR(r.String("reference", &c.reference_file, c.mode == "harness"));
-  CUCO_RETURN_IF_ERROR(r.Int("world_size", &c.world_size, true, 1));
+  CUCO_RETURN_IF_ERROR(r.String("description", &c.description));
+  CUCO_RETURN_IF_ERROR(r.OneOf("mode", &c.mode, {"harness", "program"}));
+  CUCO_RETURN_IF_ERROR(r.OneOf("language", &c.language, {"cuda", "cpu"}));
+  CUCO_RETURN_IF_ERROR(r.Require("seed"));
+  CUCO_RETURN_IF_ERROR(r.String("seed", &c.seed_file));
+  if (c.mode == "harness") CUCO_RETURN_IF_ERROR(r.Require("reference"));
+  CUCO_RETURN_IF_ERROR(r.String("reference", &c.reference_file));
+  CUCO_RETURN_IF_ERROR(r.Require("world_size"));
+  CUCO_RETURN_IF_ERROR(r.Integer("world_size", &c.world_size, 1));
 
   if (const toml::node* ws = r.Get("world_sizes")) {
     const toml::array* a = ws->as_array();
@@ -298,62 +179,62 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   }
 
   const toml::table* build = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "build", &build));
+  CUCO_RETURN_IF_ERROR(r.Table("build", &build));
   if (build) {
-    TableReader b(*build, path, "build");
-    CUCO_RETURN_IF_ERROR(b.StringList("flags", &c.build_flags));
-    CUCO_RETURN_IF_ERROR(b.StringList("libs", &c.build_libs));
+    TomlReader b(*build, path, "build");
+    CUCO_RETURN_IF_ERROR(b.StringArray("flags", &c.build_flags));
+    CUCO_RETURN_IF_ERROR(b.StringArray("libs", &c.build_libs));
     CUCO_RETURN_IF_ERROR(b.RejectUnknown());
   }
 
   const toml::table* sizes = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "sizes", &sizes));
+  CUCO_RETURN_IF_ERROR(r.Table("sizes", &sizes));
   if (c.mode == "harness") {
     if (!sizes) return r.ErrorAtTable("harness-mode workloads need [sizes.verify] and [sizes.bench]");
-    TableReader s(*sizes, path, "sizes");
-    s.Get("verify");
-    s.Get("bench");
-    CUCO_RETURN_IF_ERROR(ParseSizes(s, *sizes, path, "verify", &c.verify_sizes));
-    CUCO_RETURN_IF_ERROR(ParseSizes(s, *sizes, path, "bench", &c.bench_sizes));
+    TomlReader s(*sizes, path, "sizes");
+    CUCO_RETURN_IF_ERROR(ParseSizes(s, "verify", &c.verify_sizes));
+    CUCO_RETURN_IF_ERROR(ParseSizes(s, "bench", &c.bench_sizes));
     CUCO_RETURN_IF_ERROR(s.RejectUnknown());
   } else if (sizes) {
     return r.Error(*root.get("sizes"), "[sizes] belongs to harness mode; program mode passes sizes in program.args");
   }
 
   const toml::table* tol = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "tolerance", &tol));
+  CUCO_RETURN_IF_ERROR(r.Table("tolerance", &tol));
   if (c.mode == "harness") {
     if (!tol) return r.ErrorAtTable("harness-mode workloads need a [tolerance] table with rel_l2 and max_abs");
-    TableReader t(*tol, path, "tolerance");
-    CUCO_RETURN_IF_ERROR(t.Number("rel_l2", &c.tol_rel_l2, true, 0.0, 1.0));
-    CUCO_RETURN_IF_ERROR(t.Number("max_abs", &c.tol_max_abs, true, 0.0, 1e30));
+    TomlReader t(*tol, path, "tolerance");
+    CUCO_RETURN_IF_ERROR(t.Require("rel_l2"));
+    CUCO_RETURN_IF_ERROR(t.Number("rel_l2", &c.tol_rel_l2, 0.0, 1.0));
+    CUCO_RETURN_IF_ERROR(t.Require("max_abs"));
+    CUCO_RETURN_IF_ERROR(t.Number("max_abs", &c.tol_max_abs, 0.0, 1e30));
     CUCO_RETURN_IF_ERROR(t.RejectUnknown());
   }
 
   const toml::table* timing = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "timing", &timing));
+  CUCO_RETURN_IF_ERROR(r.Table("timing", &timing));
   if (timing) {
-    TableReader t(*timing, path, "timing");
-    CUCO_RETURN_IF_ERROR(t.Int("warmup", &c.warmup, false, 0));
-    CUCO_RETURN_IF_ERROR(t.Int("iters", &c.iters, false, 20));
-    CUCO_RETURN_IF_ERROR(t.Int("verify_runs", &c.verify_runs, false, 1));
-    CUCO_RETURN_IF_ERROR(t.Number("verify_fraction", &c.verify_fraction, false, 0.0, 1.0));
+    TomlReader t(*timing, path, "timing");
+    CUCO_RETURN_IF_ERROR(t.Integer("warmup", &c.warmup, 0));
+    CUCO_RETURN_IF_ERROR(t.Integer("iters", &c.iters, 20));
+    CUCO_RETURN_IF_ERROR(t.Integer("verify_runs", &c.verify_runs, 1));
+    CUCO_RETURN_IF_ERROR(t.Number("verify_fraction", &c.verify_fraction, 0.0, 1.0));
     CUCO_RETURN_IF_ERROR(t.RejectUnknown());
   }
 
   const toml::table* limits = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "limits", &limits));
+  CUCO_RETURN_IF_ERROR(r.Table("limits", &limits));
   if (limits) {
-    TableReader t(*limits, path, "limits");
-    CUCO_RETURN_IF_ERROR(t.Number("compile_s", &c.compile_s, false, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("verify_s", &c.verify_s, false, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("bench_s", &c.bench_s, false, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("iteration_s", &c.iteration_s, false, 1, 86400));
+    TomlReader t(*limits, path, "limits");
+    CUCO_RETURN_IF_ERROR(t.Number("compile_s", &c.compile_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("verify_s", &c.verify_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("bench_s", &c.bench_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("iteration_s", &c.iteration_s, 1, 86400));
     CUCO_RETURN_IF_ERROR(t.RejectUnknown());
   }
 
   if (const toml::node* knobs = r.Get("knobs")) CUCO_RETURN_IF_ERROR(ParseKnobs(*knobs, path, &c.knobs));
-  CUCO_RETURN_IF_ERROR(r.String("generation0", &c.generation0_file, false));
+  CUCO_RETURN_IF_ERROR(r.String("generation0", &c.generation0_file));
   if (c.generation0_file.empty()) c.generation0_file = c.seed_file;
   if (const toml::node* variants = r.Get("variants"))
     CUCO_RETURN_IF_ERROR(ParseVariants(*variants, path, c.knobs, &c.variants));
@@ -361,7 +242,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     if (v.file.empty()) v.file = c.generation0_file;
 
   const toml::table* program = nullptr;
-  CUCO_RETURN_IF_ERROR(SubTable(r, "program", &program));
+  CUCO_RETURN_IF_ERROR(r.Table("program", &program));
   if (c.mode == "program") {
     if (!program) return r.ErrorAtTable("program-mode workloads need a [program] table (time_regex, pass_regex)");
     ProgramSpec p;

@@ -48,156 +48,10 @@
 #include <cuco/codesign/lsa.h>
 #include <cuco/harness.h>
 
+#include <cuco/codesign/impl/collective_kernels.h>
+
 namespace cuco {
 namespace codesign {
-
-namespace coll_detail {
-
-constexpr int kMaxCopies = 40;   // copies per launch (kernel parameters stay under 4 KiB)
-constexpr int kMaxSources = 8;   // ranks one reduction reads
-constexpr int kThreads = 512;
-
-// Where bytes are: in a window (rank `peer`'s copy, resolved on the device) or at a local pointer.
-struct Place {
-  ncclWindow_t window = nullptr;  // null: `local`
-  size_t offset = 0;
-  int peer = 0;
-  char* local = nullptr;
-};
-
-__device__ __forceinline__ char* resolve(const Place& p) {
-  return p.window != nullptr ? static_cast<char*>(ncclGetLsaPointer(p.window, p.offset, p.peer)) : p.local;
-}
-
-struct Copy {
-  Place src, dst;
-  uint64_t bytes = 0;
-};
-
-struct CopyBatch {
-  int count = 0;
-  Copy c[kMaxCopies];
-};
-
-// blockIdx.y picks the copy; the x-blocks share it. 16-byte vectors when everything is aligned.
-static __global__ void __launch_bounds__(kThreads) copy_kernel(CopyBatch batch) {
-  const Copy& c = batch.c[blockIdx.y];
-  const char* src = resolve(c.src);
-  char* dst = resolve(c.dst);
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
-  if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | c.bytes) & 15) == 0) {
-    const uint4* s = reinterpret_cast<const uint4*>(src);
-    uint4* d = reinterpret_cast<uint4*>(dst);
-    const uint64_t n = c.bytes / 16;
-    for (uint64_t i = first; i < n; i += stride) d[i] = s[i];
-  } else {
-    for (uint64_t i = first; i < c.bytes; i += stride) dst[i] = src[i];
-  }
-  __threadfence_system();  // peer stores complete before the barrier that follows
-}
-
-// The accumulator of a reduction over T.
-template <class T> struct Acc {
-  using type = T;
-  __device__ static type load(T v) { return v; }
-  __device__ static T store(type v) { return v; }
-};
-template <> struct Acc<__half> {
-  using type = float;
-  __device__ static float load(__half v) { return __half2float(v); }
-  __device__ static __half store(float v) { return __float2half_rn(v); }
-};
-template <> struct Acc<__nv_bfloat16> {
-  using type = float;
-  __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
-  __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
-};
-template <> struct Acc<int8_t> {
-  using type = int32_t;
-  __device__ static int32_t load(int8_t v) { return v; }
-  __device__ static int8_t store(int32_t v) { return static_cast<int8_t>(v); }
-};
-template <> struct Acc<uint8_t> {
-  using type = uint32_t;
-  __device__ static uint32_t load(uint8_t v) { return v; }
-  __device__ static uint8_t store(uint32_t v) { return static_cast<uint8_t>(v); }
-};
-
-template <class A> __device__ __forceinline__ A apply(int op, A a, A b) {
-  switch (op) {
-    case ncclProd: return a * b;
-    case ncclMax: return a > b ? a : b;
-    case ncclMin: return a < b ? a : b;
-    default: return a + b;  // ncclSum, ncclAvg (divided at the end)
-  }
-}
-
-struct ReduceArgs {
-  int sources = 0;
-  int op = ncclSum;
-  uint64_t count = 0;        // elements
-  Place src[kMaxSources];    // each at the first element of its part
-  Place dst;
-};
-
-// dst[i] = op over sources s of src_s[i], in source order.
-template <class T> static __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a) {
-  using A = typename Acc<T>::type;
-  constexpr int kVec = 16 / sizeof(T);
-  const T* src[kMaxSources];
-  uintptr_t align = 0;
-  for (int s = 0; s < a.sources; ++s) {
-    src[s] = reinterpret_cast<const T*>(resolve(a.src[s]));
-    align |= reinterpret_cast<uintptr_t>(src[s]);
-  }
-  T* dst = reinterpret_cast<T*>(resolve(a.dst));
-  align |= reinterpret_cast<uintptr_t>(dst);
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
-  const uint64_t vectors = (align & 15) == 0 ? a.count / kVec : 0;
-  for (uint64_t v = first; v < vectors; v += stride) {
-    A acc[kVec];
-    for (int s = 0; s < a.sources; ++s) {
-      union { uint4 raw; T e[kVec]; } in;
-      in.raw = reinterpret_cast<const uint4*>(src[s])[v];
-      for (int j = 0; j < kVec; ++j) acc[j] = s == 0 ? Acc<T>::load(in.e[j]) : apply(a.op, acc[j], Acc<T>::load(in.e[j]));
-    }
-    union { uint4 raw; T e[kVec]; } out;
-    for (int j = 0; j < kVec; ++j) {
-      if (a.op == ncclAvg) acc[j] = acc[j] / static_cast<A>(a.sources);
-      out.e[j] = Acc<T>::store(acc[j]);
-    }
-    reinterpret_cast<uint4*>(dst)[v] = out.raw;
-  }
-  for (uint64_t i = vectors * kVec + first; i < a.count; i += stride) {
-    A acc = Acc<T>::load(src[0][i]);
-    for (int s = 1; s < a.sources; ++s) acc = apply(a.op, acc, Acc<T>::load(src[s][i]));
-    if (a.op == ncclAvg) acc = acc / static_cast<A>(a.sources);
-    dst[i] = Acc<T>::store(acc);
-  }
-  __threadfence_system();
-}
-
-inline size_t type_size(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 1;  // fp8 kinds: copies only (reductions refuse them)
-  }
-}
-
-struct PendingP2p {
-  bool is_send = false;
-  char* buffer = nullptr;
-  size_t bytes = 0;
-  int peer = 0;
-  cudaStream_t stream = nullptr;
-};
-
-}  // namespace coll_detail
 
 class DeviceCollectives {
  public:
@@ -430,176 +284,36 @@ class DeviceCollectives {
   const ncclDevComm& dev_comm() const { return dev_comm_; }
 
  private:
+  // Defined in impl/collective_transport.h (places, failures, barriers, the copy and reduce
+  // launches) and impl/collective_mailbox.h (send/recv through the mailbox).
   int rank() const { return ctx_->rank; }
   int world() const { return ctx_->world_size; }
-
-  static coll_detail::Place local(void* p) {
-    coll_detail::Place at;
-    at.local = static_cast<char*>(p);
-    return at;
-  }
-  static coll_detail::Place peer_at(coll_detail::Place base, int peer, size_t extra) {
-    base.peer = peer;
-    base.offset += extra;
-    return base;
-  }
-  static coll_detail::Copy copy(coll_detail::Place src, coll_detail::Place dst, size_t bytes) {
-    coll_detail::Copy c;
-    c.src = src;
-    c.dst = dst;
-    c.bytes = bytes;
-    return c;
-  }
-  static bool overlaps(const void* a, const void* b, size_t bytes) {
-    const char* x = static_cast<const char*>(a);
-    const char* y = static_cast<const char*>(b);
-    return x < y + bytes && y < x + bytes;
-  }
-
-  ncclResult_t fail(const char* op, const std::string& why, ncclResult_t code = ncclInvalidUsage) {
-    std::fprintf(stderr, "cuco collectives: %s: %s\n", op, why.c_str());
-    std::fflush(stderr);
-    error_ = code;
-    return code;
-  }
-  cudaError_t report_cuda(const char* op, const char* why, cudaError_t code = cudaErrorInitializationError) {
-    std::fprintf(stderr, "cuco collectives: %s: %s\n", op, why);
-    std::fflush(stderr);
-    return code;
-  }
-
-  bool usable(const char* op, ncclComm_t comm) {
-    if (ctx_ == nullptr) return fail(op, "init() was not called in setup"), false;
-    if (comm != ctx_->comm) return fail(op, "only ctx.comm is supported", ncclInvalidArgument), false;
-    return true;
-  }
-  bool valid_rank(const char* op, int root) {
-    if (root < 0 || root >= world()) return fail(op, "root out of range", ncclInvalidArgument), false;
-    return true;
-  }
-
+  static coll_detail::Place local(void* p);
+  static coll_detail::Place peer_at(coll_detail::Place base, int peer, size_t extra);
+  static coll_detail::Copy copy(coll_detail::Place src, coll_detail::Place dst, size_t bytes);
+  static bool overlaps(const void* a, const void* b, size_t bytes);
+  ncclResult_t fail(const char* op, const std::string& why, ncclResult_t code = ncclInvalidUsage);
+  cudaError_t report_cuda(const char* op, const char* why, cudaError_t code = cudaErrorInitializationError);
+  bool usable(const char* op, ncclComm_t comm);
+  bool valid_rank(const char* op, int root);
   // Finds the symmetric buffer holding p: a bound harness buffer or one of ours.
-  bool symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at) {
-    const char* c = static_cast<const char*>(p);
-    for (const std::vector<Buffer>* list : {&bound_, &owned_})
-      for (const Buffer& b : *list) {
-        const char* base = static_cast<const char*>(b.ptr);
-        if (c >= base && c < base + b.bytes) {
-          at->window = b.window;
-          at->offset = static_cast<size_t>(c - base);
-          return true;
-        }
-      }
-    fail(op, std::string(what) + " buffer is not symmetric: use a harness buffer (bind(io) first) or dc.malloc");
-    return false;
-  }
-
-  ncclResult_t barrier(cudaStream_t stream) {
-    detail::lsa_barrier_kernel<<<1, 128, 0, stream>>>(dev_comm_, 0);
-    return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail("barrier", "launch failed", ncclUnhandledCudaError);
-  }
-
+  bool symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at);
+  ncclResult_t barrier(cudaStream_t stream);
   template <class Body> ncclResult_t framed(cudaStream_t stream, Body body) {
     ncclResult_t r = barrier(stream);
     if (r == ncclSuccess) r = body();
     if (r == ncclSuccess) r = barrier(stream);
     return r;
   }
-
-  ncclResult_t launch_copies(const std::vector<coll_detail::Copy>& copies, cudaStream_t stream) {
-    for (size_t first = 0; first < copies.size(); first += coll_detail::kMaxCopies) {
-      coll_detail::CopyBatch batch;
-      uint64_t most = 0;
-      for (size_t i = first; i < copies.size() && batch.count < coll_detail::kMaxCopies; ++i) {
-        batch.c[batch.count++] = copies[i];
-        most = std::max<uint64_t>(most, copies[i].bytes);
-      }
-      const uint64_t want = (most + 16ull * coll_detail::kThreads * 4 - 1) / (16ull * coll_detail::kThreads * 4);
-      const int cap = std::max(1, 2 * ctx_->sm_count / batch.count);
-      const dim3 grid(static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, cap))), batch.count);
-      coll_detail::copy_kernel<<<grid, coll_detail::kThreads, 0, stream>>>(batch);
-      if (cudaGetLastError() != cudaSuccess) return fail("copy", "launch failed", ncclUnhandledCudaError);
-    }
-    return ncclSuccess;
-  }
-
+  ncclResult_t launch_copies(const std::vector<coll_detail::Copy>& copies, cudaStream_t stream);
   // dst = red over ranks q of (`from` at rank q, + offset), `count` elements.
   ncclResult_t launch_reduce(const char* op, ncclDataType_t type, ncclRedOp_t red, size_t count, coll_detail::Place from,
-                             size_t offset, coll_detail::Place dst, cudaStream_t stream) {
-    if (count == 0) return ncclSuccess;
-    if (red != ncclSum && red != ncclProd && red != ncclMax && red != ncclMin && red != ncclAvg)
-      return fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
-    coll_detail::ReduceArgs a;
-    a.sources = world();
-    a.op = red;
-    a.count = count;
-    for (int q = 0; q < world(); ++q) a.src[q] = peer_at(from, q, offset);
-    a.dst = dst;
-    const uint64_t want = (count + 4ull * coll_detail::kThreads * 8 - 1) / (4ull * coll_detail::kThreads * 8);
-    const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, 2 * ctx_->sm_count)));
-    switch (type) {
-      case ncclFloat32: coll_detail::reduce_kernel<float><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclFloat64: coll_detail::reduce_kernel<double><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclFloat16: coll_detail::reduce_kernel<__half><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclBfloat16: coll_detail::reduce_kernel<__nv_bfloat16><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclInt8: coll_detail::reduce_kernel<int8_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclUint8: coll_detail::reduce_kernel<uint8_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclInt32: coll_detail::reduce_kernel<int32_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclUint32: coll_detail::reduce_kernel<uint32_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclInt64: coll_detail::reduce_kernel<int64_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      case ncclUint64: coll_detail::reduce_kernel<uint64_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-      default: return fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
-    }
-    return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail(op, "launch failed", ncclUnhandledCudaError);
-  }
-
+                             size_t offset, coll_detail::Place dst, cudaStream_t stream);
   ncclResult_t p2p(const char* op, bool is_send, void* buffer, size_t count, ncclDataType_t type, int peer,
-                   ncclComm_t comm, cudaStream_t stream) {
-    if (!usable(op, comm) || !valid_rank(op, peer)) return error_;
-    coll_detail::PendingP2p p;
-    p.is_send = is_send;
-    p.buffer = static_cast<char*>(buffer);
-    p.bytes = count * coll_detail::type_size(type);
-    p.peer = peer;
-    p.stream = stream;
-    pending_.push_back(p);
-    return group_depth_ > 0 ? ncclSuccess : flush_p2p();  // a lone send/recv is a group of one
-  }
-
+                   ncclComm_t comm, cudaStream_t stream);
   // Sends push into the receiver's slot for this rank, at the running offset per peer; receives
   // copy out of this rank's slot for the sender after a barrier.
-  ncclResult_t flush_p2p() {
-    std::vector<coll_detail::PendingP2p> ops;
-    ops.swap(pending_);
-    if (ops.empty()) return ncclSuccess;
-    const cudaStream_t stream = ops.front().stream;
-    std::vector<size_t> sent(static_cast<size_t>(world()), 0), received(static_cast<size_t>(world()), 0);
-    std::vector<coll_detail::Copy> pushes, pulls;
-    for (const coll_detail::PendingP2p& p : ops) {
-      if (p.stream != stream) return fail("group_end", "every send/recv of a group must use one stream");
-      size_t& used = p.is_send ? sent[static_cast<size_t>(p.peer)] : received[static_cast<size_t>(p.peer)];
-      if (used + p.bytes > slot_bytes_)
-        return fail(p.is_send ? "send" : "recv",
-                    "more than the mailbox slot (" + std::to_string(slot_bytes_) + " bytes) for one peer in one "
-                    "group: pass a larger mailbox_bytes_per_peer to init()");
-      if (p.is_send) {
-        coll_detail::Place slot;
-        slot.window = mailbox_.window;
-        slot.offset = static_cast<size_t>(rank()) * slot_bytes_ + used;
-        slot.peer = p.peer;
-        pushes.push_back(copy(local(p.buffer), slot, p.bytes));
-      } else {
-        char* box = static_cast<char*>(mailbox_.ptr) + static_cast<size_t>(p.peer) * slot_bytes_ + used;
-        pulls.push_back(copy(local(box), local(p.buffer), p.bytes));
-      }
-      used = (used + p.bytes + 15) / 16 * 16;  // keep every message 16-byte aligned
-    }
-    ncclResult_t r = barrier(stream);  // receivers are done with the mailbox's previous contents
-    if (r == ncclSuccess) r = launch_copies(pushes, stream);
-    if (r == ncclSuccess) r = barrier(stream);
-    if (r == ncclSuccess) r = launch_copies(pulls, stream);
-    return r;
-  }
+  ncclResult_t flush_p2p();
 
   RankContext* ctx_ = nullptr;
   ncclDevComm dev_comm_{};
@@ -613,3 +327,6 @@ class DeviceCollectives {
 
 }  // namespace codesign
 }  // namespace cuco
+
+#include <cuco/codesign/impl/collective_transport.h>
+#include <cuco/codesign/impl/collective_mailbox.h>

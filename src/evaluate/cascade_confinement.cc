@@ -1,0 +1,83 @@
+// Cascade: how a candidate's processes are confined -- the sandbox (bwrap + seccomp, through
+// cuco-sandbox-exec) and the explicit environment they get (cascade.h).
+#include "evaluate/cascade.h"
+
+#include "launch/sandbox.h"
+#include "util/files.h"
+
+#include <cuco/protocol.h>
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+}  // namespace
+
+std::string Cascade::SandboxName() const {
+  return std::string("bwrap+seccomp") + (DetectSandbox().seccomp ? "" : " (seccomp unavailable)");
+}
+
+std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vector<int>& gpus) const {
+  // The whole environment a candidate gets: nothing of cuco's own (LLM keys, the user's variables,
+  // the run nonce) reaches it.
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C"}};
+  for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
+  for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
+    if (const char* v = std::getenv(pass)) env[pass] = v;
+  if (!gpus.empty()) {
+    std::string list;
+    for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
+    env["CUDA_VISIBLE_DEVICES"] = list;
+  }
+  return env;
+}
+
+Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage_dir, const std::string& executable,
+                                                           const std::vector<int>& gpus,
+                                                           std::map<std::string, std::string> env, int ranks,
+                                                           int fd_base) const {
+  const SandboxSupport& support = DetectSandbox();
+  if (!support.available)
+    return Status::Unavailable("no working sandbox on this machine (" + support.why_not +
+                               "): cuco does not run candidate code unconfined; see `cuco doctor`, or pass "
+                               "--unsafe-no-sandbox to run it with your own rights");
+  SandboxSpec spec;
+  spec.env = std::move(env);
+  spec.gpus = gpus;
+  spec.hidden_dirs = {fs::absolute(stage_dir.parent_path()).string()};  // this candidate's metrics and logs
+  spec.readonly_dirs = {fs::absolute(fs::path(executable).parent_path()).string()};  // may lie under /tmp
+  if (const char* mps = std::getenv("CUDA_MPS_PIPE_DIRECTORY")) spec.mps_pipe_dir = mps;
+  else if (fs::exists("/tmp/nvidia-mps")) spec.mps_pipe_dir = "/tmp/nvidia-mps";
+  // CUDA reserves address space far beyond what it uses: no address-space limit on GPU ranks.
+  if (workload_.language != "cuda") spec.address_space_bytes = 8ull << 30;
+  spec.file_size_bytes = 1ull << 30;
+  spec.open_files = 4096;
+  spec.ranks = ranks;
+  if (fd_base >= 0) {
+    spec.rank_fd_base = fd_base;
+    spec.rank_log_fd_base = fd_base + ranks;
+  }
+  return SandboxPrefix(spec);
+}
+
+Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::string& executable,
+                                              const std::vector<int>& gpus, std::vector<std::string>* argv) const {
+  auto env = CandidateEnvironment(gpus);
+  if (options_.unsafe_no_sandbox) {
+    for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
+    return std::string(kUnsandboxed);
+  }
+  // The sandbox's network namespace has only the loopback device: NCCL's bootstrap must use it.
+  env.emplace("NCCL_SOCKET_IFNAME", "lo");
+  auto prefix = CandidateSandbox(stage_dir, executable, gpus, env, world_size_, protocol::kSpawnFdBase);
+  if (!prefix.ok()) return prefix.status();
+  std::string file;
+  for (const auto& a : *prefix) file += a + '\0';
+  const fs::path path = stage_dir / "sandbox.argv";
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(path, file));
+  argv->insert(argv->end(), {"--sandbox-argv", path.string()});
+  return SandboxName();
+}
+
+}  // namespace cuco

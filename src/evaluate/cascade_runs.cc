@@ -1,0 +1,294 @@
+// Cascade, L2 and L3: leasing GPUs, running the supervisor (harness mode) or the program, and
+// probing GPUs after a stage that hung (cascade.h).
+#include "evaluate/cascade.h"
+
+#include <chrono>
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "evaluate/judge.h"
+#include "evaluate/stage_logs.h"
+#include "launch/sandbox.h"
+#include "util/clock.h"
+#include "util/files.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string Nonce() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+}
+
+std::string JoinArgs(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
+  return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
+                     JoinArgs(HarnessArgs(stage, timing_only)));
+}
+
+void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
+  if (gpus.empty()) return;
+  auto probe = builder_->BuildGpuProbe(300);
+  StageRecord* st = rec->Stage("gpu_probe");
+  auto t = Clock::now();
+  if (!probe.ok() || !probe->ok) {
+    st->status = EvalStatus::kRuntimeError;
+    st->detail = "could not build the GPU probe; GPUs left in the pool unchecked";
+    return;
+  }
+  std::string detail;
+  for (int g : gpus) {
+    ProcessSpec spec;
+    spec.argv = {probe->executable};
+    spec.env_set = {{"CUDA_VISIBLE_DEVICES", std::to_string(g)}};
+    ProcessOutcome o = RunProcess(spec, options_.probe_timeout_s);
+    if (o.ok()) {
+      detail += fmt::format("GPU {} healthy; ", g);
+    } else {
+      detail += fmt::format("GPU {} FAILED ({}), quarantined; ", g, o.Describe());
+      pool_->Quarantine(g, "failed the health probe after " + rec->reason);
+    }
+  }
+  st->seconds = SecondsSince(t);
+  st->status = EvalStatus::kOk;
+  st->detail = detail;
+}
+
+void Cascade::SkipStage(StageRecord* st, EvalRecord* rec, const std::string& why) {
+  rec->status = st->status = EvalStatus::kSkipped;
+  rec->reason = st->detail = why;
+}
+
+bool Cascade::LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease) {
+  if (workload_.language != "cuda") return true;
+  auto l = pool_->Acquire(world_size_);
+  if (!l.ok()) {
+    SkipStage(st, rec, l.status().message());
+    return false;
+  }
+  *lease = std::move(*l);
+  rec->gpus = lease->gpus();
+  return true;
+}
+
+bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built, const fs::path& work_dir,
+                              EvalRecord* rec, bool timing_only) {
+  StageRecord* st = rec->Stage(stage);
+  const bool cuda = workload_.language == "cuda";
+  if (cuda && !has_gpus()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = "no GPU found: would run " + DescribeRun(stage, timing_only);
+    if (rec->status == EvalStatus::kPending) {
+      rec->status = EvalStatus::kSkipped;
+      rec->reason = "no GPU found on this machine; compiled only (L1)";
+    }
+    return false;
+  }
+  GpuLease lease;
+  if (!LeaseGpus(st, rec, &lease)) return false;
+  auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
+  fs::path dir = work_dir / stage;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::path metrics = dir / "metrics";
+  const fs::path logs = dir / "logs";
+  MakeDirs(metrics);
+  MakeDirs(logs);
+  // One supervisor process for all ranks; it starts the candidate's ranks inside the sandbox.
+  RankJob job;
+  job.argv = {built.supervisor};
+  auto args = HarnessArgs(stage, timing_only);
+  job.argv.insert(job.argv.end(), args.begin(), args.end());
+  job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
+                                   "--candidate", built.executable, "--log-dir", logs.string(), "--workload",
+                                   workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
+  auto confinement = ConfineCandidate(dir, built.executable, lease.gpus(), &job.argv);
+  if (!confinement.ok()) {
+    SkipStage(st, rec, confinement.status().message());
+    return false;
+  }
+  rec->sandbox = *confinement;
+  job.world_size = 1;
+  job.gpus = lease.gpus();
+  job.log_dir = logs.string();
+  job.timeout_s = stage == "verify" ? workload_.verify_s : workload_.bench_s;
+  const std::string nonce = Nonce();
+  job.env["CUCO_RUN_NONCE"] = nonce;
+  st->log_path = job.log_dir;
+  auto outcome = local_launcher_->Run(job);
+  st->seconds = SecondsSince(t);
+  if (!outcome.ok()) {
+    st->status = EvalStatus::kRuntimeError;
+    st->detail = outcome.status().message();
+    rec->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail;
+    return false;
+  }
+  st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
+  StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
+  if (v.status == EvalStatus::kOk) {
+    StageExpectations ex;
+    ex.stage = stage;
+    ex.world_size = world_size_;
+    ex.nonce = nonce;
+    ex.min_checks = timing_only ? 0 : stage == "verify" ? workload_.verify_runs + 1 : 2;
+    ex.expect_timing = stage == "bench";
+    ex.timing_only = timing_only;
+    ex.seen_seeds = &rec->seen_seeds;
+    v = JudgeMetrics(metrics.string(), ex, Tolerance{workload_.tol_rel_l2, workload_.tol_max_abs});
+  }
+  (stage == "verify" ? rec->verify_errors : rec->bench_errors) = v.errors;
+  if (stage == "bench") rec->timing = v.timing;
+  if (!v.device.empty()) rec->device = v.device;
+  rec->rank_metrics = v.ranks;
+  st->status = v.status;
+  if (v.status == EvalStatus::kTimed) {
+    st->detail = fmt::format("{:.4f} ms median (max over ranks); timing only: outputs NOT checked ({} alone, a bound part)",
+                             v.timing.median_ms, rec->part == "comm" ? "communication" : "compute");
+    return true;
+  }
+  if (v.status == EvalStatus::kOk) {
+    st->detail = stage == "verify"
+                     ? fmt::format("verified: rel L2 {:.3g}, max abs {:.3g} over {} checks", v.errors.rel_l2,
+                                   v.errors.max_abs, v.errors.checks)
+                     : fmt::format("{:.4f} ms median (max over ranks), {} sampled checks passed (rel L2 {:.3g})",
+                                   v.timing.median_ms, v.errors.checks, v.errors.rel_l2);
+    return true;
+  }
+  st->detail = v.reason;
+  rec->status = v.status;
+  rec->reason = fmt::format("{}: {}", stage, v.reason);
+  // A killed or crashed run may leave a GPU wedged: check before anyone uses it again.
+  if (cuda && (v.status == EvalStatus::kTimeout || v.status == EvalStatus::kCrashed ||
+               v.status == EvalStatus::kRuntimeError || outcome->unkillable))
+    ProbeGpus(lease.gpus(), rec);
+  return false;
+}
+
+bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
+  StageRecord* st = rec->Stage("program");
+  const bool cuda = workload_.language == "cuda";
+  if (cuda && !has_gpus()) {
+    st->status = EvalStatus::kSkipped;
+    st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));
+    rec->status = EvalStatus::kSkipped;
+    rec->reason = "no GPU found on this machine; compiled only (L1)";
+    return false;
+  }
+  if (workload_.program->launcher == "mpirun" && toolchain_.mpirun.empty()) {
+    SkipStage(st, rec, "workload wants mpirun, which was not found (run `cuco doctor`)");
+    return false;
+  }
+  GpuLease lease;
+  if (!LeaseGpus(st, rec, &lease)) return false;
+  auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
+  fs::path dir = work_dir / "program";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  RankJob job;
+  job.argv = {exe};
+  job.argv.insert(job.argv.end(), workload_.program->args.begin(), workload_.program->args.end());
+  // One process drives every GPU of the lease itself, or one process per rank.
+  const bool single = workload_.program->launcher == "single";
+  const int processes = single ? 1 : world_size_;
+  job.world_size = processes;
+  Launcher* launcher = launcher_.get();
+  rec->sandbox = kUnsandboxed;
+  if (!options_.unsafe_no_sandbox) {
+    // All ranks in one sandbox: mpirun inside it, or cuco-sandbox-exec starting the ranks (their
+    // NCCL id goes through CUCO_RENDEZVOUS_DIR, the sandbox's private /tmp).
+    const bool mpirun = ProgramUsesMpirun();
+    auto env = CandidateEnvironment(lease.gpus());
+    env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+    env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
+    env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
+    env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
+    env.emplace("MASTER_PORT", "29500");
+    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : processes, -1);
+    if (!prefix.ok()) {
+      SkipStage(st, rec, prefix.status().message());
+      return false;
+    }
+    std::vector<std::string> argv = *prefix;
+    if (mpirun) argv.insert(argv.end(), {toolchain_.mpirun, "-np", std::to_string(world_size_)});
+    argv.insert(argv.end(), job.argv.begin(), job.argv.end());
+    job.argv = argv;
+    job.world_size = 1;  // one sandbox; its output is rank 0's log
+    launcher = local_launcher_.get();
+    rec->sandbox = SandboxName();
+  }
+  job.gpus = lease.gpus();
+  job.log_dir = (dir / "logs").string();
+  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.timeout_s = workload_.bench_s;
+  st->log_path = job.log_dir;
+  auto outcome = launcher->Run(job);
+  st->seconds = SecondsSince(t);
+  if (!outcome.ok()) {
+    rec->status = st->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail = outcome.status().message();
+    return false;
+  }
+  st->log_tail = RankLogsTail(*outcome, 20);
+  StageVerdict v = JudgeJob(*outcome);
+  if (v.status != EvalStatus::kOk) {
+    rec->status = st->status = v.status;
+    rec->reason = st->detail = v.reason;
+    if (cuda) ProbeGpus(lease.gpus(), rec);
+    return false;
+  }
+  // Untrusted: the program's own words. Every rank's log is read; the slowest time wins.
+  const ProgramSpec& p = *workload_.program;
+  bool passed = false, failed = false;
+  double worst_ms = -1;
+  std::vector<double> times;
+  for (const auto& r : outcome->ranks) {
+    auto text = ReadFile(r.log_path);
+    if (!text.ok()) continue;
+    if (std::regex_search(*text, std::regex(p.pass_regex))) passed = true;
+    if (!p.fail_regex.empty() && std::regex_search(*text, std::regex(p.fail_regex))) failed = true;
+    std::smatch m;
+    std::string::const_iterator from = text->cbegin();
+    std::regex time_re(p.time_regex);
+    while (std::regex_search(from, text->cend(), m, time_re)) {
+      try {
+        double ms = std::stod(m[1].str());
+        times.push_back(ms);
+        worst_ms = std::max(worst_ms, ms);
+      } catch (...) {
+      }
+      from = m.suffix().first;
+    }
+  }
+  if (failed || !passed) {
+    rec->status = st->status = EvalStatus::kWrongResult;
+    rec->reason = st->detail = failed ? "the program printed its failure pattern" : "the program never printed its pass pattern";
+    return false;
+  }
+  if (worst_ms < 0) {
+    rec->status = st->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail = "no time matched program.time_regex in the program's output";
+    return false;
+  }
+  rec->timing.median_ms = worst_ms;
+  rec->timing.p10_ms = rec->timing.p90_ms = worst_ms;
+  rec->timing.rank_median_ms = times;
+  rec->timing.iters = 1;
+  st->status = EvalStatus::kOk;
+  st->detail = fmt::format("program says PASS and {:.4f} ms (UNTRUSTED: parsed from its own output)", worst_ms);
+  return true;
+}
+
+}  // namespace cuco

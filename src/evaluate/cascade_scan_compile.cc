@@ -1,0 +1,108 @@
+// Cascade, L0 and L1: the frozen-text and deny-list scan, then the compile (cascade.h).
+#include "evaluate/cascade.h"
+
+#include <chrono>
+#include <regex>
+
+#include "evaluate/object_check.h"
+#include "evaluate/stage_logs.h"
+#include "util/clock.h"
+#include "util/files.h"
+#include "workload/deny_list.h"
+#include "workload/evolve_blocks.h"
+
+namespace cuco {
+namespace {
+
+// Marks the stage and the record rejected, both saying `why`; false: the cascade stops.
+bool Reject(StageRecord* st, EvalRecord* rec, const std::string& why) {
+  st->status = EvalStatus::kRejected;
+  st->detail = why;
+  rec->status = EvalStatus::kRejected;
+  rec->reason = why;
+  return false;
+}
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+Status Cascade::ScanPreprocessed(const std::string& code, const std::string& label, const fs::path& work_dir) {
+  const fs::path dir = fs::absolute(work_dir) / "scan";
+  CUCO_RETURN_IF_ERROR(MakeDirs(dir));
+  const fs::path src = dir / (workload_.language == "cuda" ? "candidate.cu" : "candidate.cc");
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(src, code));
+  auto argv = builder_->PreprocessCommand(src);
+  if (!argv.ok()) return Status::Ok();  // no compiler or no sandbox: the compile stage says so
+  return CheckDenyListPreprocessed(code, label, *argv, std::max(60.0, workload_.compile_s));
+}
+
+bool Cascade::Scan(const std::string& code, const std::string& label, const fs::path& work_dir, EvalRecord* rec) {
+  auto t = Clock::now();
+  StageRecord* st = rec->Stage("scan");
+  Status s = Status::Ok();
+  const bool harness = workload_.mode == "harness";
+  if (code != seed_code_ || harness) {
+    if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
+      s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
+    if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
+    // The same scan again on what the compiler will see (splices, digraphs and macros resolved).
+    if (s.ok() && !options_.skip_deny_scan && harness) s = ScanPreprocessed(code, label, work_dir);
+  }
+  st->seconds = SecondsSince(t);
+  if (!s.ok()) {
+    return Reject(st, rec, s.message());
+  }
+  st->status = EvalStatus::kOk;
+  st->detail = options_.skip_deny_scan ? "frozen code intact (deny-list scan DISABLED)" : "frozen code intact, no denied API";
+  return true;
+}
+
+bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out) {
+  StageRecord* st = rec->Stage("compile");
+  {
+    std::unique_lock<std::mutex> lock(compile_mu_);
+    compile_cv_.wait(lock, [&] { return compiles_running_ < std::max(1, options_.max_parallel_compiles); });
+    ++compiles_running_;
+  }
+  auto built = builder_->Build(code, workload_.compile_s);
+  {
+    std::lock_guard<std::mutex> lock(compile_mu_);
+    --compiles_running_;
+  }
+  compile_cv_.notify_one();
+  if (!built.ok()) {
+    st->status = EvalStatus::kCompileError;
+    st->detail = built.status().message();
+    rec->status = built.status().code() == Status::Code::kUnavailable ? EvalStatus::kSkipped : EvalStatus::kCompileError;
+    rec->reason = built.status().message();
+    return false;
+  }
+  st->seconds = built->seconds;
+  st->log_path = built->log_path;
+  st->log_tail = LastLines(built->log, 30);
+  if (!built->ok) {
+    st->status = EvalStatus::kCompileError;
+    std::string first_error;
+    std::smatch m;
+    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error|fatal)[^\n]*)"))) first_error = m.str();
+    st->detail = first_error.empty() ? "compiler failed" : first_error;
+    rec->status = EvalStatus::kCompileError;
+    rec->reason = st->detail;
+    return false;
+  }
+  st->status = EvalStatus::kOk;
+  // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
+  if (workload_.mode == "harness" && !options_.skip_deny_scan) {
+    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path);
+    if (!obj.ok()) {
+      return Reject(st, rec, obj.message());
+    }
+  }
+  st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
+  *out = *built;
+  return true;
+}
+
+}  // namespace cuco
