@@ -70,6 +70,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
+  AddBudgetOptions(cmd, &a->evolve.budget);
   cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");
   cmd->add_flag("--unsafe-no-sandbox", a->evolve.unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] {

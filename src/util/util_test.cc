@@ -17,11 +17,34 @@ TEST(Clock, FormatTimeInUtc) {
   EXPECT_EQ(FormatTime(NowMs(), "%Y%m%d-%H%M%S", TimeZone::kLocal).size(), 15u);
 }
 
+TEST(Clock, FormatDurationForPeople) {
+  EXPECT_EQ(FormatDuration(0), "0s");
+  EXPECT_EQ(FormatDuration(-3), "0s");
+  EXPECT_EQ(FormatDuration(59.9), "59s");
+  EXPECT_EQ(FormatDuration(245), "4m05s");
+  EXPECT_EQ(FormatDuration(7380), "2h03m");
+}
+
+TEST(Clock, ParseDurationTakesSecondsMinutesHours) {
+  EXPECT_EQ(*ParseDuration("90s"), 90);
+  EXPECT_EQ(*ParseDuration("30m"), 1800);
+  EXPECT_EQ(*ParseDuration("2h"), 7200);
+  EXPECT_EQ(*ParseDuration("1.5h"), 5400);
+  EXPECT_EQ(*ParseDuration("3600"), 3600);
+  for (const char* bad : {"", "h", "-5", "5 m", "5d", "abc", "inf", "1e999", "2hh"}) {
+    auto r = ParseDuration(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+  }
+}
+
 TEST(Status, AtLineNamesFileAndLine) {
   Status s = Status::AtLine("w/workload.toml", 12, "bad key");
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "w/workload.toml:12: bad key");
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  // Line 0 (no line known) names the file only, never "file:0".
+  EXPECT_EQ(Status::AtLine("w/workload.toml", 0, "bad key").message(), "w/workload.toml: bad key");
 }
 
 TEST(Result, CarriesValueOrStatus) {
