@@ -74,7 +74,7 @@ check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/pl
 # environment error (exit 3); `cuco run` of a workload whose seed is its generation 0 searches at once.
 "$CUCO" transform "$SRC/tests/workloads/cpu_matmul" --run-dir "$T/tr-cpu" >"$T/tr-cpu.out" 2>&1
 check "transform of a CPU workload exits 2" test $? -eq 2
-check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml:0: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
+check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
 "$CUCO" transform "$T/init/harness" --run-dir "$T/tr-skel" >"$T/tr-skel.out" 2>&1
 check "transform of an unfilled skeleton exits 2" test $? -eq 2
 check "transform says there is nothing to transform" grep -qF "harness/seed.cu:1: no host NCCL collective" "$T/tr-skel.out"
@@ -85,6 +85,30 @@ printf '[budget]\nmax_candidates = 3\n' >"$T/run3.toml"
 "$CUCO" run "$SRC/tests/workloads/cpu_matmul" --config "$T/run3.toml" --run-dir "$T/run-cpu" >"$T/run-cpu.out" 2>&1
 check "run of the CPU workload exits 0" test $? -eq 0
 check "run searched and stored its candidates" test -f "$T/run-cpu/cuco.db"
+
+# Exit codes and messages (README's table): a missing seed and a run dir cuco cannot create are
+# bad input (2) naming the file or folder; `transform` names workload.toml without a line 0; `run`
+# never switches to the LLM transform by itself.
+mkdir -p "$T/noseed" && cp -r "$WL"/. "$T/noseed/" && rm "$T/noseed/seed.cc"
+for c in eval evolve bench run; do
+  "$CUCO" $c "$T/noseed" --run-dir "$T/noseed-$c" >"$T/noseed-$c.out" 2>&1
+  check "$c of a workload without its seed exits 2" test $? -eq 2
+  check "$c names the missing seed and workload.toml" grep -qF "noseed/workload.toml: seed file 'seed.cc' not found" "$T/noseed-$c.out"
+done
+touch "$T/a-file"
+for c in eval evolve bench transform run; do
+  "$CUCO" $c "$WL" --run-dir "$T/a-file/run" >"$T/rundir-$c.out" 2>&1
+  check "$c with a run dir it cannot create exits 2" test $? -eq 2
+  check "$c names the run dir" grep -qF "$T/a-file/run: cannot create the run directory" "$T/rundir-$c.out"
+done
+check "transform never says workload.toml:0" bash -c "! grep -q 'workload.toml:0' '$T/tr-cpu.out'"
+"$CUCO" init "$PROG" --out "$T/init-run" >/dev/null 2>&1
+"$CUCO" run "$T/init-run" --run-dir "$T/run-prog" >"$T/run-prog.out" 2>&1
+check "run of a program-mode workload exits 2 (no LLM unless asked)" test $? -eq 2
+check "run says the rules need a harness-mode workload" grep -qF "the rule-based transform needs a harness-mode CUDA workload" "$T/run-prog.out"
+check "run did not switch to the LLM transform" bash -c "! grep -qi 'LLM-driven' '$T/run-prog.out'"
+"$CUCO" evolve "$WL" --max-candidates x >"$T/badflag.out" 2>&1
+check "a bad flag value exits 2" test $? -eq 2
 
 # Budget flags (evolve and run): they replace [budget], config.toml records them, and a flag given
 # with --resume replaces the recorded value and says so. Progress shows elapsed time and an ETA.

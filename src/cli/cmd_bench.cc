@@ -34,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_dir_option.h"
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "evaluate/judge.h"
@@ -316,9 +317,9 @@ int Run(const BenchArgs& a) {
   }
   const fs::path run_dir =
       a.run_dir.empty() ? fs::path("cuco-runs") / fmt::format("bench-{}-w{}", wl->name, world) : fs::path(a.run_dir);
-  if (Status s = MakeDirs(run_dir / "variants"); !s.ok()) {
+  if (Status s = PrepareRunDir(run_dir); !s.ok() || !(s = MakeDirs(run_dir / "variants")).ok()) {
     std::cerr << "cuco bench: " << s.message() << "\n";
-    return kExitInternal;
+    return kExitUsage;
   }
 
   // The entries, in order: the seed, the variants (parts among them), the candidates.

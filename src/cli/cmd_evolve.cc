@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_dir_option.h"
 #include "cli/stop_signals.h"
 #include "evaluate/cascade.h"
 #include "prompts/design_space_text.h"
@@ -167,6 +168,7 @@ int RunEvolve(const EvolveArgs& a) {
                                run_dir.string(), run_dir.string());
       return kExitUsage;
     }
+    if (Status s = PrepareRunDir(run_dir); !s.ok()) return Fail(s);
     if (Status s = MakeDirs(run_dir / "logs"); !s.ok()) return Fail(Status::IOError(s.message()));
     if (Status s = WriteFileAtomic(run_dir / "config.toml", config_text); !s.ok()) return Fail(Status::IOError(s.message()));
     auto s = CandidateStore::Open((run_dir / "cuco.db").string());

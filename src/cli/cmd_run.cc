@@ -1,7 +1,6 @@
 // cuco run <workload>: the main job. Makes generation 0 when the workload has none (`cuco
-// transform`: rule-based for harness-mode CUDA workloads, LLM-driven with --llm or for any other
-// workload when --config names an LLM), then searches from it (`cuco evolve`). --resume continues
-// a search.
+// transform`: rule-based, or LLM-driven with --llm only: never switched to by itself), then
+// searches from it (`cuco evolve`). --resume continues a search.
 #include <iostream>
 #include <memory>
 
@@ -32,7 +31,7 @@ int Run(const RunArgs& a) {
     options.cascade.gpus = a.evolve.gpus;
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
-    const bool rules = !a.llm && wl->mode == "harness" && wl->language == "cuda";
+    const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
     std::cout << "cuco run: " << wl->name << " declares no generation0: making it ("
               << (rules ? "rule-based" : "LLM-driven") << " transform)\n";
     auto report = rules ? MakeRuleGeneration0(*wl, tc, options) : MakeLlmGeneration0(*wl, tc, options, a.evolve.config);

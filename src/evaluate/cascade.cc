@@ -199,7 +199,7 @@ Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const s
 }
 
 std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
-  return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
+  return fmt::format("{} ranks on {} GPU(s), the workload's supervisor with {}", world_size_, world_size_,
                      JoinArgs(HarnessArgs(stage, timing_only)));
 }
 
