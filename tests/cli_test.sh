@@ -42,8 +42,22 @@ check "missing candidate exits 2" test $? -eq 2
 "$CUCO" doctor --json >"$T/doctor.json"
 check "doctor --json is JSON with features" python3 -c "import json; d=json.load(open('$T/doctor.json')); assert d['features']"
 
-"$CUCO" frobnicate >/dev/null 2>&1
+"$CUCO" frobnicate >"$T/frob.out" 2>&1
 check "unknown subcommand exits 2" test $? -eq 2
+check "unknown subcommand lists the commands" grep -qF "cuco: unknown command 'frobnicate' (the commands: doctor, eval," "$T/frob.out"
+
+# Did you mean: commands, flags, workload folders.
+"$CUCO" evolv "$WL" >"$T/dym1.out" 2>&1
+check "cuco evolv exits 2" test $? -eq 2
+check "cuco evolv: did you mean 'evolve'" grep -qxF "cuco: unknown command 'evolv'; did you mean 'evolve'?" "$T/dym1.out"
+"$CUCO" eval "$WL" --stge compile >"$T/dym2.out" 2>&1
+check "eval --stge exits 2" test $? -eq 2
+check "eval --stge: did you mean --stage" grep -qxF "cuco eval: unknown flag '--stge'; did you mean '--stage'?" "$T/dym2.out"
+"$CUCO" evolve "$WL" --max-candidate=3 >"$T/dym3.out" 2>&1
+check "evolve --max-candidate=3: did you mean --max-candidates" bash -c "[ $? -eq 2 ] && grep -qF \"did you mean '--max-candidates'?\" '$T/dym3.out'"
+"$CUCO" eval "$SRC/tests/workloads/cpu_matml" >"$T/dym4.out" 2>&1
+check "a workload folder that does not exist exits 2" test $? -eq 2
+check "it names the close folders beside it" grep -qF "cpu_matml: no such folder; did you mean '$SRC/tests/workloads/cpu_matmul'?" "$T/dym4.out"
 
 # cuco init: a workload folder scaffolded from a program (program mode + harness skeleton);
 # refusals exit 2 and name the path.

@@ -38,6 +38,20 @@ TEST(Clock, ParseDurationTakesSecondsMinutesHours) {
   }
 }
 
+TEST(Text, ClosestNamesForDidYouMean) {
+  EXPECT_EQ(EditDistance("evolv", "evolve"), 1u);
+  EXPECT_EQ(EditDistance("stge", "stage"), 1u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  const std::vector<std::string> commands = {"doctor", "eval", "evolve", "bench", "analyze", "init", "transform", "run"};
+  EXPECT_EQ(ClosestNames("evolv", commands), (std::vector<std::string>{"evolve"}));
+  EXPECT_EQ(ClosestNames("evl", commands), (std::vector<std::string>{"eval"}));
+  EXPECT_EQ(ClosestNames("trans", commands), (std::vector<std::string>{"transform"}));
+  EXPECT_TRUE(ClosestNames("frobnicate", commands).empty());
+  EXPECT_EQ(QuotedAlternatives({"a", "b", "c"}), "'a', 'b' or 'c'");
+  EXPECT_EQ(QuotedAlternatives({"a"}), "'a'");
+}
+
 TEST(Status, AtLineNamesFileAndLine) {
   Status s = Status::AtLine("w/workload.toml", 12, "bad key");
   EXPECT_FALSE(s.ok());
