@@ -41,6 +41,12 @@ check "missing candidate exits 2" test $? -eq 2
 
 "$CUCO" doctor --json >"$T/doctor.json"
 check "doctor --json is JSON with features" python3 -c "import json; d=json.load(open('$T/doctor.json')); assert d['features']"
+check "doctor --json reports libclang" python3 -c "
+import json; c=json.load(open('$T/doctor.json'))['libclang']
+assert c['found'] in (True, False) and (c['path'] if c['found'] else c['tried']), c"
+CUCO_LIBCLANG=none "$CUCO" doctor >"$T/doctor-noclang.out" 2>&1
+check "doctor says what no libclang disables" bash -c "grep -qF 'not found (tried none (CUCO_LIBCLANG=none))' '$T/doctor-noclang.out' && \
+  grep -q 'disables    parsing with clang: .cuco analyze. and .cuco init. fall back to the lexical scan' '$T/doctor-noclang.out'"
 
 "$CUCO" frobnicate >"$T/frob.out" 2>&1
 check "unknown subcommand exits 2" test $? -eq 2
