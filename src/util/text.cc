@@ -32,6 +32,13 @@ std::string CapText(const std::string& s, size_t max) {
   return s.substr(0, keep) + note;
 }
 
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\n\r \t");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;

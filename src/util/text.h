@@ -18,6 +18,9 @@ std::string TomlLiteralOrQuoted(const std::string& s);
 // how long it was.
 std::string CapText(const std::string& s, size_t max);
 
+// The last non-blank line of `text` (trailing whitespace dropped), "" when there is none.
+std::string LastLine(const std::string& text);
+
 // The edit (Levenshtein) distance between `a` and `b`: insertions, deletions, substitutions.
 size_t EditDistance(const std::string& a, const std::string& b);
 

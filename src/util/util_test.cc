@@ -52,6 +52,12 @@ TEST(Text, ClosestNamesForDidYouMean) {
   EXPECT_EQ(QuotedAlternatives({"a"}), "'a'");
 }
 
+TEST(Text, LastLine) {
+  EXPECT_EQ(LastLine("a\nb\n\n  \n"), "b");
+  EXPECT_EQ(LastLine("only"), "only");
+  EXPECT_EQ(LastLine(" \n\t"), "");
+}
+
 TEST(Status, AtLineNamesFileAndLine) {
   Status s = Status::AtLine("w/workload.toml", 12, "bad key");
   EXPECT_FALSE(s.ok());
