@@ -41,9 +41,29 @@ check "missing candidate exits 2" test $? -eq 2
 
 "$CUCO" doctor --json >"$T/doctor.json"
 check "doctor --json is JSON with features" python3 -c "import json; d=json.load(open('$T/doctor.json')); assert d['features']"
+check "doctor --json reports libclang" python3 -c "
+import json; c=json.load(open('$T/doctor.json'))['libclang']
+assert c['found'] in (True, False) and (c['path'] if c['found'] else c['tried']), c"
+CUCO_LIBCLANG=none "$CUCO" doctor >"$T/doctor-noclang.out" 2>&1
+check "doctor says what no libclang disables" bash -c "grep -qF 'not found (tried none (CUCO_LIBCLANG=none))' '$T/doctor-noclang.out' && \
+  grep -q 'disables    parsing with clang: .cuco analyze. and .cuco init. fall back to the lexical scan' '$T/doctor-noclang.out'"
 
-"$CUCO" frobnicate >/dev/null 2>&1
+"$CUCO" frobnicate >"$T/frob.out" 2>&1
 check "unknown subcommand exits 2" test $? -eq 2
+check "unknown subcommand lists the commands" grep -qF "cuco: unknown command 'frobnicate' (the commands: doctor, eval," "$T/frob.out"
+
+# Did you mean: commands, flags, workload folders.
+"$CUCO" evolv "$WL" >"$T/dym1.out" 2>&1
+check "cuco evolv exits 2" test $? -eq 2
+check "cuco evolv: did you mean 'evolve'" grep -qxF "cuco: unknown command 'evolv'; did you mean 'evolve'?" "$T/dym1.out"
+"$CUCO" eval "$WL" --stge compile >"$T/dym2.out" 2>&1
+check "eval --stge exits 2" test $? -eq 2
+check "eval --stge: did you mean --stage" grep -qxF "cuco eval: unknown flag '--stge'; did you mean '--stage'?" "$T/dym2.out"
+"$CUCO" evolve "$WL" --max-candidate=3 >"$T/dym3.out" 2>&1
+check "evolve --max-candidate=3: did you mean --max-candidates" bash -c "[ $? -eq 2 ] && grep -qF \"did you mean '--max-candidates'?\" '$T/dym3.out'"
+"$CUCO" eval "$SRC/tests/workloads/cpu_matml" >"$T/dym4.out" 2>&1
+check "a workload folder that does not exist exits 2" test $? -eq 2
+check "it names the close folders beside it" grep -qF "cpu_matml: no such folder; did you mean '$SRC/tests/workloads/cpu_matmul'?" "$T/dym4.out"
 
 # cuco init: a workload folder scaffolded from a program (program mode + harness skeleton);
 # refusals exit 2 and name the path.
@@ -74,7 +94,7 @@ check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/pl
 # environment error (exit 3); `cuco run` of a workload whose seed is its generation 0 searches at once.
 "$CUCO" transform "$SRC/tests/workloads/cpu_matmul" --run-dir "$T/tr-cpu" >"$T/tr-cpu.out" 2>&1
 check "transform of a CPU workload exits 2" test $? -eq 2
-check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml:0: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
+check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
 "$CUCO" transform "$T/init/harness" --run-dir "$T/tr-skel" >"$T/tr-skel.out" 2>&1
 check "transform of an unfilled skeleton exits 2" test $? -eq 2
 check "transform says there is nothing to transform" grep -qF "harness/seed.cu:1: no host NCCL collective" "$T/tr-skel.out"
@@ -85,6 +105,93 @@ printf '[budget]\nmax_candidates = 3\n' >"$T/run3.toml"
 "$CUCO" run "$SRC/tests/workloads/cpu_matmul" --config "$T/run3.toml" --run-dir "$T/run-cpu" >"$T/run-cpu.out" 2>&1
 check "run of the CPU workload exits 0" test $? -eq 0
 check "run searched and stored its candidates" test -f "$T/run-cpu/cuco.db"
+
+# Exit codes and messages (README's table): a missing seed and a run dir cuco cannot create are
+# bad input (2) naming the file or folder; `transform` names workload.toml without a line 0; `run`
+# never switches to the LLM transform by itself.
+mkdir -p "$T/noseed" && cp -r "$WL"/. "$T/noseed/" && rm "$T/noseed/seed.cc"
+for c in eval evolve bench run; do
+  "$CUCO" $c "$T/noseed" --run-dir "$T/noseed-$c" >"$T/noseed-$c.out" 2>&1
+  check "$c of a workload without its seed exits 2" test $? -eq 2
+  check "$c names the missing seed and workload.toml" grep -qF "noseed/workload.toml: seed file 'seed.cc' not found" "$T/noseed-$c.out"
+done
+touch "$T/a-file"
+for c in eval evolve bench transform run; do
+  "$CUCO" $c "$WL" --run-dir "$T/a-file/run" >"$T/rundir-$c.out" 2>&1
+  check "$c with a run dir it cannot create exits 2" test $? -eq 2
+  check "$c names the run dir" grep -qF "$T/a-file/run: cannot create the run directory" "$T/rundir-$c.out"
+done
+check "transform never says workload.toml:0" bash -c "! grep -q 'workload.toml:0' '$T/tr-cpu.out'"
+"$CUCO" init "$PROG" --out "$T/init-run" >/dev/null 2>&1
+"$CUCO" run "$T/init-run" --run-dir "$T/run-prog" >"$T/run-prog.out" 2>&1
+check "run of a program-mode workload exits 2 (no LLM unless asked)" test $? -eq 2
+check "run says the rules need a harness-mode workload" grep -qF "the rule-based transform needs a harness-mode CUDA workload" "$T/run-prog.out"
+check "run did not switch to the LLM transform" bash -c "! grep -qi 'LLM-driven' '$T/run-prog.out'"
+"$CUCO" evolve "$WL" --max-candidates x >"$T/badflag.out" 2>&1
+check "a bad flag value exits 2" test $? -eq 2
+
+# Budget flags (evolve and run): they replace [budget], config.toml records them, and a flag given
+# with --resume replaces the recorded value and says so. Progress shows elapsed time and an ETA.
+"$CUCO" evolve "$WL" --max-candidates 2 --time-budget 30m --max-cost 0.5 --run-dir "$T/bud" >"$T/bud.out" 2>"$T/bud.err"
+check "evolve --max-candidates 2 exits 0" test $? -eq 0
+check "--max-candidates 2 stops at 2" test "$(sqlite3 "$T/bud/cuco.db" "select count(*) from candidates")" = 2
+check "config.toml records the budget flags" bash -c "grep -q '^max_candidates = 2' '$T/bud/config.toml' && \
+  grep -q '^max_wall_s = 1800' '$T/bud/config.toml' && grep -q '^max_dollars = 0.5' '$T/bud/config.toml'"
+check "progress shows elapsed and ETA" grep -qE "elapsed [0-9]+(s|m[0-9]{2}s), ETA [0-9ms]+ \((max_candidates|max_wall_s)\)" "$T/bud.err"
+"$CUCO" evolve --resume "$T/bud" --max-candidates 3 >"$T/bud2.out" 2>"$T/bud2.err"
+check "--resume --max-candidates 3 exits 0" test $? -eq 0
+check "--resume says the flag replaces the recorded budget" grep -qF "cuco evolve: --max-candidates 3 replaces max_candidates = 2 (recorded in $T/bud/config.toml)" "$T/bud2.err"
+check "the resumed run goes on to 3" test "$(sqlite3 "$T/bud/cuco.db" "select count(*) from candidates")" = 3
+check "config.toml keeps the new budget" grep -q '^max_candidates = 3' "$T/bud/config.toml"
+"$CUCO" evolve "$WL" --time-budget 5x --run-dir "$T/bud3" >"$T/bud3.out" 2>&1
+check "a bad --time-budget exits 2, saying the forms" bash -c "[ $? -eq 2 ] && grep -qF -- \"--time-budget: '5x' is not a duration\" '$T/bud3.out'"
+"$CUCO" run "$WL" --max-candidates 1 --run-dir "$T/bud4" >"$T/bud4.out" 2>&1
+check "run takes --max-candidates" bash -c "[ $? -eq 0 ] && grep -q 'max_candidates (1) reached' '$T/bud4.out'"
+
+# Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
+# flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
+# 6; --resume then finishes either run with no candidate lost or evaluated twice.
+mkdir -p "$T/wlk" && cp -r "$WL"/. "$T/wlk/"
+sed -i 's|^constexpr int kUnroll = 1;.*|&\nconstexpr int kPad = 0;  // cuco:knob pad|' "$T/wlk/seed.cc"
+printf '\n[[knobs]]\nname = "pad"\ndescription = "does nothing (test knob)"\nvalues = [0, 1, 2]\ndefault = 0\n' >>"$T/wlk/workload.toml"
+q() { sqlite3 "$1/cuco.db" "$2" 2>/dev/null; }
+interrupt_mid_evaluation() {  # RUN_DIR SIGNALS: starts a search, sends SIGNALS SIGINTs mid-evaluation; sets RC
+  "$CUCO" evolve "$T/wlk" --max-candidates 5 --run-dir "$1" >"$1.out" 2>"$1.err" &
+  local pid=$! i d p
+  for i in $(seq 1 3000); do
+    d=$(q "$1" "select count(*) from candidates where status != 'pending'")
+    p=$(q "$1" "select count(*) from candidates where status = 'pending'")
+    if [ "${d:-0}" -ge 2 ] && [ "${p:-0}" -ge 1 ]; then break; fi
+    sleep 0.05
+  done
+  kill -INT $pid
+  sleep 0.5  # "at once": the message is there within half a second
+  cp "$1.err" "$1.err-at-once"
+  if [ "$2" -ge 2 ]; then kill -INT $pid; fi
+  wait $pid
+  RC=$?
+}
+interrupt_mid_evaluation "$T/int1" 1
+check "first Ctrl-C answers at once" grep -qE "^cuco evolve: stopping: 1 candidates in flight; Ctrl-C again to abort them" "$T/int1.err-at-once"
+check "first Ctrl-C exits 5" test $RC -eq 5
+check "first Ctrl-C: the one in flight finished and stored" test "$(q "$T/int1" "select count(*) from candidates where status = 'pending'")" = 0
+check "first Ctrl-C: stopped early" test "$(q "$T/int1" "select count(*) from candidates")" -lt 5
+"$CUCO" evolve --resume "$T/int1" >"$T/int1b.out" 2>&1
+check "resume after Ctrl-C exits 0" test $? -eq 0
+check "resume after Ctrl-C: 5 candidates, none twice, no gap" test "$(q "$T/int1" "select count(*) || '-' || count(distinct code_hash) || '-' || max(id) from candidates")" = 5-5-5
+interrupt_mid_evaluation "$T/int2" 2
+check "second Ctrl-C says it aborts" grep -qF "aborting the 1 candidates in flight; they stay pending and --resume evaluates them again" "$T/int2.err"
+check "second Ctrl-C exits 6" test $RC -eq 6
+check "second Ctrl-C: the aborted one is left pending" test "$(q "$T/int2" "select count(*) from candidates where status = 'pending'")" -ge 1
+check "second Ctrl-C: summary says so" grep -q "aborted by a second Ctrl-C" "$T/int2.out"
+sleep 0.5
+check "second Ctrl-C: no process of the run is left" test -z "$(pgrep -f "$T/int2/candidates/")"
+PENDING=$(q "$T/int2" "select group_concat(id) from candidates where status = 'pending'")
+"$CUCO" evolve --resume "$T/int2" >"$T/int2b.out" 2>&1
+check "resume after the abort exits 0" test $? -eq 0
+check "resume evaluated the aborted ones under their ids" test \
+  "$(q "$T/int2" "select count(*) from candidates where id in ($PENDING) and status = 'ok'")" = "$(echo "$PENDING" | tr , '\n' | wc -l)"
+check "resume after the abort: 5 candidates, none twice, no gap" test "$(q "$T/int2" "select count(*) || '-' || count(distinct code_hash) || '-' || max(id) from candidates")" = 5-5-5
 
 echo "cli_test: $fails failed"
 test $fails -eq 0

@@ -123,6 +123,17 @@ nlohmann::json AnalysisToJson(const Analysis& a);
 // Compact text for LLM prompts: one line per op, then the graph.
 std::string AnalysisPromptText(const Analysis& a);
 
+// Whether libclang loads here (for `cuco doctor`): the library file it loaded, its version
+// ("Debian clang version 14.0.6"), and the names tried when none loaded (or "none
+// (CUCO_LIBCLANG=none)"). Without it `analyze` and `init` use the lexical scan.
+struct LibclangStatus {
+  bool found = false;
+  std::string path;
+  std::string version;
+  std::string tried;
+};
+LibclangStatus DetectLibclang();
+
 // Internals shared by the front ends (exposed for tests).
 std::string BufferBase(const std::string& expr);            // "(char*)s.buf + off" -> "s.buf"
 std::vector<std::string> SplitArgs(const std::string& text);  // top-level commas

@@ -2,6 +2,7 @@
 // the calls in them (known CUDA/NCCL/cuBLAS/MPI APIs and kernel launches).
 #include <clang-c/Index.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,6 +20,7 @@ namespace {
 // libclang is loaded with dlopen, not linked: the cuco binary also runs on machines without
 // libclang (GPU machines it is carried to); there `cuco analyze` falls back to the lexical scan.
 struct Libclang {
+  void* handle = nullptr;  // from dlopen
   decltype(&::clang_Cursor_getArgument) clang_Cursor_getArgument = nullptr;
   decltype(&::clang_Cursor_getNumArguments) clang_Cursor_getNumArguments = nullptr;
   decltype(&::clang_Cursor_isNull) clang_Cursor_isNull = nullptr;
@@ -80,6 +82,7 @@ const Libclang* LoadLibclang(std::string* tried_out) {
       *tried += std::string(*tried).empty() ? name : std::string(", ") + name;
     }
     if (!handle) return nullptr;
+    lib.handle = handle;
     CUCO_LOAD(clang_Cursor_getArgument);
     CUCO_LOAD(clang_Cursor_getNumArguments);
     CUCO_LOAD(clang_Cursor_isNull);
@@ -474,3 +477,29 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
 }
 
 }  // namespace cuco::analyze_internal
+
+namespace cuco {
+
+LibclangStatus DetectLibclang() {
+  LibclangStatus st;
+  const analyze_internal::Libclang* lib = analyze_internal::LoadLibclang(&st.tried);
+  if (!lib) return st;
+  st.found = true;
+  st.tried.clear();
+  link_map* map = nullptr;
+  if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) st.path = map->l_name;
+  using VersionFn = CXString (*)();
+  using CStringFn = const char* (*)(CXString);
+  using DisposeFn = void (*)(CXString);
+  auto version = reinterpret_cast<VersionFn>(dlsym(lib->handle, "clang_getClangVersion"));
+  auto cstring = reinterpret_cast<CStringFn>(dlsym(lib->handle, "clang_getCString"));
+  auto dispose = reinterpret_cast<DisposeFn>(dlsym(lib->handle, "clang_disposeString"));
+  if (version && cstring && dispose) {
+    CXString v = version();
+    if (const char* text = cstring(v)) st.version = text;
+    dispose(v);
+  }
+  return st;
+}
+
+}  // namespace cuco

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_dir_option.h"
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "store/candidate_store.h"
@@ -74,9 +75,9 @@ int Run(const EvalArgs& a) {
     todo.push_back({c, *code});
   }
   fs::path run_dir = a.run_dir.empty() ? fs::path("cuco-runs") / ("eval-" + wl->name) : fs::path(a.run_dir);
-  if (Status s = MakeDirs(run_dir); !s.ok()) {
+  if (Status s = PrepareRunDir(run_dir); !s.ok()) {
     std::cerr << "cuco eval: " << s.message() << "\n";
-    return kExitInternal;
+    return kExitUsage;
   }
   auto store = CandidateStore::Open((run_dir / "cuco.db").string());
   if (!store.ok()) {

@@ -1,7 +1,6 @@
 // cuco evolve <workload>: the slow path. An evolutionary search over candidates (islands,
 // archive, novelty filter, a proposer), every candidate through the cascade and into the run's
 // store; resumable (--resume). docs/search.md describes the run config and the loop.
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -11,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_dir_option.h"
+#include "cli/stop_signals.h"
 #include "evaluate/cascade.h"
 #include "prompts/design_space_text.h"
 #include "search/evolution.h"
@@ -27,15 +28,6 @@ namespace cuco {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSignal(int) {
-  g_interrupted = true;
-  // A second Ctrl-C kills at once.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
 
 std::string Timestamp() { return FormatTime(NowMs(), "%Y%m%d-%H%M%S", TimeZone::kLocal); }
 
@@ -114,6 +106,13 @@ int RunEvolve(const EvolveArgs& a) {
   auto cfg = config_path.empty() ? ParseRunConfig("", "(defaults)") : ParseRunConfig(config_text, config_path);
   if (!cfg.ok()) return Fail(cfg.status());
   if (config_path.empty()) config_text = RunConfigToToml(*cfg);
+  auto budget = ApplyBudgetFlags(a.budget, &*cfg);
+  if (!budget.ok()) return Fail(budget.status());
+  if (!budget->empty()) {
+    auto recorded = RecordBudgetChange(config_text, config_path.empty() ? "(defaults)" : config_path, *budget, *cfg);
+    if (!recorded.ok()) return Fail(recorded.status());
+    config_text = *recorded;
+  }
 
   std::unique_ptr<CandidateStore> store;
   if (resuming) {
@@ -123,6 +122,12 @@ int RunEvolve(const EvolveArgs& a) {
     auto stored = store->GetMeta(kMetaWorkload);
     if (!stored.ok()) return Fail(stored.status());
     if (!stored->has_value()) return Fail(Status::InvalidArgument((run_dir / "cuco.db").string() + ": holds no `cuco evolve` run"));
+    if (!budget->empty()) {  // the flags replace the recorded budget, in config.toml and the store
+      if (Status w = WriteFileAtomic(config_path, config_text); !w.ok()) return Fail(Status::IOError(w.message()));
+      if (Status m = store->PutMeta(kMetaConfig, config_text); !m.ok()) return Fail(m);
+      for (const std::string& line : budget->lines)
+        std::cerr << "cuco evolve: " << line << " (recorded in " << config_path << ")\n";
+    }
     if (workload_path.empty()) {
       workload_path = **stored;
     } else {
@@ -163,6 +168,7 @@ int RunEvolve(const EvolveArgs& a) {
                                run_dir.string(), run_dir.string());
       return kExitUsage;
     }
+    if (Status s = PrepareRunDir(run_dir); !s.ok()) return Fail(s);
     if (Status s = MakeDirs(run_dir / "logs"); !s.ok()) return Fail(Status::IOError(s.message()));
     if (Status s = WriteFileAtomic(run_dir / "config.toml", config_text); !s.ok()) return Fail(Status::IOError(s.message()));
     auto s = CandidateStore::Open((run_dir / "cuco.db").string());
@@ -193,7 +199,6 @@ int RunEvolve(const EvolveArgs& a) {
   so.code_extension = fs::path(wl->seed_file).extension().string();
   so.hardware = Hardware(tc);
   so.comm_api = CommApi(tc);
-  so.interrupt = &g_interrupted;
   so.timings_available = !(wl->language == "cuda" && !cascade.has_gpus());
   const int gpus = a.gpus.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(a.gpus.size());
   const int gpu_groups = std::max(1, gpus / std::max(1, cascade.world_size()));  // disjoint rank sets
@@ -219,38 +224,36 @@ int RunEvolve(const EvolveArgs& a) {
   auto proposer = MakeProposer(SpecFromConfig(*cfg, &*wl, run_dir.string()));
   if (!proposer.ok()) return Fail(proposer.status());
 
+  StopSignals signals;  // Ctrl-C: stop_signals.h
+  so.interrupt = signals.stop();
+  so.abort = signals.abort();
   ProgressPrinter printer(stderr);
   std::string last_logged;
   so.on_progress = [&](const SearchProgress& p) {
+    signals.SetInFlight(p.in_flight);
     if (!a.json) printer.Update(p);
-    SearchProgress q = p;
-    q.session_minutes = 0;
-    std::string line = FormatProgress(q);
-    if (line != last_logged) log.Line(FormatProgress(p));
-    last_logged = line;
+    const std::string key = ProgressKey(p);
+    if (key != last_logged) log.Line(FormatProgress(p));
+    last_logged = key;
   };
   if (!a.json)
     std::cerr << fmt::format("cuco evolve: {} {} with the {} proposer, {} island(s), {} evaluation(s) at once; run dir {}\n",
                              resuming ? "resuming" : "searching", wl->name, (*proposer)->Name(), cfg->islands,
                              so.evaluations, run_dir.string());
 
-  g_interrupted = false;
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   Evolution evo(*wl, *cfg, store.get(), proposer->get(),
                 [&cascade](const std::string& code, const std::string& label, const fs::path& dir) {
                   return cascade.Evaluate(code, label, dir);
                 },
                 so);
   auto result = evo.Run();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   printer.Done();
   if (!result.ok()) {
     log.Line("error: " + result.status().message());
     return Fail(result.status());
   }
 
+  if (signals.abort()->load()) result->stop_reason = "aborted by a second Ctrl-C (continue with --resume)";
   nlohmann::json j;
   j["run_dir"] = run_dir.string();
   j["workload"] = wl->name;
@@ -260,6 +263,7 @@ int RunEvolve(const EvolveArgs& a) {
   j["candidates"] = result->candidates;
   j["not_evaluated"] = result->not_evaluated;
   j["reevaluated"] = result->reevaluated;
+  j["aborted"] = result->aborted;
   j["by_status"] = result->by_status;
   j["dollars"] = result->dollars;
   j["reference_id"] = result->reference_id;
@@ -281,6 +285,8 @@ int RunEvolve(const EvolveArgs& a) {
   if (!statuses.empty()) summary += " (" + statuses + ")";
   if (result->not_evaluated > 0) summary += fmt::format("; {} near-duplicates not evaluated", result->not_evaluated);
   if (result->reevaluated > 0) summary += fmt::format("; {} left in flight by the killed session evaluated again", result->reevaluated);
+  if (result->aborted > 0)
+    summary += fmt::format("; {} aborted by the second Ctrl-C: left pending, --resume evaluates them", result->aborted);
   summary += fmt::format("; ${:.2f} spent\n", result->dollars);
   if (result->best_id > 0) {
     summary += fmt::format("  best: candidate {} at {:.4f} ms", result->best_id, result->best_ms);
@@ -299,6 +305,8 @@ int RunEvolve(const EvolveArgs& a) {
   if (a.json) std::cout << j.dump(2) << "\n";
   else std::cout << summary;
 
+  if (signals.abort()->load()) return kExitAborted;
+  if (signals.stop()->load()) return kExitStopped;
   if (result->generation0_failed) return kExitCandidateFailed;
   if (result->compiled_only) {  // like `cuco eval` without a GPU: 1 when generation 0 failed to compile
     ListQuery q;
@@ -326,6 +334,7 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--world-size", a->world_size, "Ranks per candidate (default: [workload] world_size of the config, "
                                                  "else the workload's world_size); recorded in the run's config.toml");
   cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; recorded in the run's config.toml)");
+  AddBudgetOptions(cmd, &a->budget);
   cmd->add_flag("--json", a->json, "Print the summary as JSON (and no progress line)");
   cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] { *exit_code = RunEvolve(*a); });

@@ -1,7 +1,6 @@
 // cuco run <workload>: the main job. Makes generation 0 when the workload has none (`cuco
-// transform`: rule-based for harness-mode CUDA workloads, LLM-driven with --llm or for any other
-// workload when --config names an LLM), then searches from it (`cuco evolve`). --resume continues
-// a search.
+// transform`: rule-based, or LLM-driven with --llm only: never switched to by itself), then
+// searches from it (`cuco evolve`). --resume continues a search.
 #include <iostream>
 #include <memory>
 
@@ -63,7 +62,7 @@ int Run(const RunArgs& args) {
     options.cascade.gpus = a.evolve.gpus;
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
-    const bool rules = !a.llm && wl->mode == "harness" && wl->language == "cuda";
+    const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
     std::cout << "cuco run: " << wl->name << " declares no generation0: making it ("
               << (rules ? "rule-based" : "LLM-driven") << " transform)\n";
     auto report = rules ? MakeRuleGeneration0(*wl, tc, options) : MakeLlmGeneration0(*wl, tc, options, a.evolve.config);
@@ -107,6 +106,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
+  AddBudgetOptions(cmd, &a->evolve.budget);
   cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");
   cmd->add_flag("--unsafe-no-sandbox", a->evolve.unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_dir_option.h"
 #include "transform/llm_generation0.h"
 #include "toolchain/toolchain.h"
 #include "transform/generation0.h"
@@ -64,6 +65,10 @@ int Run(const TransformArgs& a) {
   if (wl->language == "cuda" && tc.nvcc.empty()) {
     std::cerr << "cuco transform: nvcc was not found, so generation 0 cannot even be compiled. Run `cuco doctor`.\n";
     return kExitEnvironment;
+  }
+  if (Status s = PrepareRunDir(a.run_dir.empty() ? "cuco-runs" : a.run_dir); !s.ok()) {
+    std::cerr << "cuco transform: " << s.message() << "\n";
+    return kExitUsage;
   }
   Generation0Options options;
   options.out_file = a.out;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyze/analysis.h"
+#include "cli/budget_options.h"  // BudgetFlags: evolve and run
 #include "cli/exit_code.h"  // ExitCode, ExitCodeFor: shared by every subcommand
 
 namespace cuco {
@@ -23,6 +24,7 @@ struct EvolveArgs {
   std::string cache_dir;
   int world_size = 0;              // --world-size: sets [workload] world_size of a new run
   std::vector<std::string> sizes;  // --size NAME=VALUE: sets [workload] sizes of a new run
+  BudgetFlags budget;              // --max-candidates, --time-budget, --max-cost (budget_options.h)
   bool json = false;
   bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
 };

@@ -1,9 +1,11 @@
 // cuco: compute/communication co-design for multi-GPU CUDA programs.
 // A thin main: each subcommand lives in its own cmd_*.cc.
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/program_flags.h"
+#include "cli/did_you_mean.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cuco: turns host-driven CUDA+NCCL programs into verified, faster kernels that overlap "
@@ -20,6 +22,10 @@ int main(int argc, char** argv) {
   cuco::AddTransformCommand(app, &exit_code);
   cuco::AddRunCommand(app, &exit_code);
   cuco::TakeTrailingCompileCommand(&argc, argv);
+  if (std::string unknown = cuco::UnknownCommandMessage(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "%s\n", unknown.c_str());
+    return cuco::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -29,7 +35,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (std::string unknown = cuco::UnknownFlagMessage(app, argc, argv); !unknown.empty())
+      std::fprintf(stderr, "%s\n", unknown.c_str());
+    else
+      app.exit(e);
     return cuco::kExitUsage;
   }
   return exit_code;

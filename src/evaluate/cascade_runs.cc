@@ -34,7 +34,7 @@ std::string JoinArgs(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string Cascade::DescribeRun(const std::string& stage, bool timing_only) const {
-  return fmt::format("{} ranks on {} GPU(s): <harness> {} --metrics-dir <dir>", world_size_, world_size_,
+  return fmt::format("{} ranks on {} GPU(s), the workload's supervisor with {}", world_size_, world_size_,
                      JoinArgs(HarnessArgs(stage, timing_only)));
 }
 

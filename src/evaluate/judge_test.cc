@@ -274,4 +274,30 @@ TEST(JudgeJob, ClassifiesTimeoutSignalAndExit) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TimingFigures, AWideSpreadIsFlaggedNoisyInTheRecord) {
+  EvalRecord r;
+  r.workload = "w";
+  r.status = EvalStatus::kOk;
+  r.timing.median_ms = 800;
+  r.timing.p10_ms = 541;  // the same seed, one run: 541 and 1099 ms
+  r.timing.p90_ms = 1099;
+  r.timing.iters = 20;
+  r.timing.rank_median_ms = {800};
+  EXPECT_TRUE(r.timing.Noisy());
+  EXPECT_NEAR(r.timing.Spread(), 1099.0 / 541.0, 1e-12);
+  EXPECT_TRUE(r.ToJson()["timing"]["noisy"].get<bool>());
+  EXPECT_NE(r.Summary().find("NOISY timing: p90/p10 = 2.03"), std::string::npos) << r.Summary();
+  r.timing.p10_ms = 790;  // a tight distribution
+  r.timing.p90_ms = 812;
+  EXPECT_FALSE(r.timing.Noisy());
+  EXPECT_FALSE(r.ToJson()["timing"]["noisy"].get<bool>());
+  EXPECT_EQ(r.Summary().find("NOISY"), std::string::npos);
+  r.timing.p10_ms = -1;  // unknown: not flagged
+  EXPECT_FALSE(r.timing.Noisy());
+}
+
+}  // namespace
 }  // namespace cuco

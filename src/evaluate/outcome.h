@@ -54,12 +54,20 @@ struct ErrorFigures {
   bool has_agreement = false;
 };
 
+// p90/p10 of the timed iterations above which a time is flagged as noisy: the iterations spread
+// too widely for the median to be trusted on its own (seen: one seed timed 541 and 1099 ms).
+inline constexpr double kNoisySpread = 1.3;
+
 struct TimingFigures {
   double median_ms = -1;                  // max over ranks of each rank's median
   double p10_ms = -1, p90_ms = -1;        // of the slowest rank
   double tail_median_ms = 0;              // max over ranks
   int iters = 0;
   std::vector<double> rank_median_ms;     // per rank
+
+  // p90 / p10 (1 when either is unknown).
+  double Spread() const { return p10_ms > 0 && p90_ms > 0 ? p90_ms / p10_ms : 1; }
+  bool Noisy() const { return Spread() > kNoisySpread; }
 };
 
 struct EvalRecord {

@@ -75,12 +75,22 @@ struct Evolution::Impl {
     }
     const fs::path dir = opt.run_dir / "candidates" / std::to_string(id);
     const fs::path file = dir / ("candidate" + opt.code_extension);
+    if (Aborted()) return;
     MakeDirs(dir);
     WriteFileAtomic(file, code);
     EvalRecord er = evaluate(code, file.string(), dir);
+    if (Aborted()) return;  // killed part-way: the record is not the candidate's
     std::lock_guard<std::mutex> lock(records.mu);
     records.CompleteLocked(id, er);
   }
+
+  // True (and counted) once the evaluations in flight are aborted: the candidate stays pending.
+  bool Aborted() {
+    if (!opt.abort || !opt.abort->load()) return false;
+    ++aborted;
+    return true;
+  }
+  std::atomic<int64_t> aborted{0};
 
   // Waits until every dispatched candidate is evaluated, reporting progress on the way.
   void WaitAll() { WaitUntilInFlightAtMost(0); }
@@ -122,6 +132,13 @@ struct Evolution::Impl {
       p.phase = phase;
       p.in_flight = queue.in_flight();
       p.session_done = queue.done();
+      p.wall_s = records.WallS();
+      const BudgetEta eta = EstimateBudgetEta(
+          cfg, {p.candidates, records.state.dollars, p.wall_s, records.state.generation,
+                std::max(0, records.state.per_generation - records.state.next_slot), records.state.per_generation,
+                p.session_done, p.session_minutes * 60});
+      p.eta_s = eta.seconds;
+      p.eta_limit = eta.limit;
     }
     opt.on_progress(p);
   }
@@ -129,6 +146,7 @@ struct Evolution::Impl {
   void Finish() {
     std::lock_guard<std::mutex> lock(records.mu);
     records.FillLocked(&result);
+    result.aborted = aborted.load();
   }
 
   std::string BudgetReason() {
@@ -351,7 +369,9 @@ struct Evolution::Impl {
   Status StartFromGeneration0() {
     CUCO_RETURN_IF_ERROR(RunGeneration0());
     Finish();
-    if (!opt.timings_available) {
+    if (result.aborted > 0) {  // generation 0 is not complete: a resumed search finishes it
+      result.stop_reason = cuco::BudgetReason(cfg, opt.interrupt, 0, 0, 0);
+    } else if (!opt.timings_available) {
       result.compiled_only = true;
       result.stop_reason =
           "no GPU found on this machine: generation 0 was compiled only (L1); the search needs timings, so it stops "

@@ -47,6 +47,9 @@ struct SearchProgress {
   int in_flight = 0;
   int64_t session_done = 0;    // evaluations finished in this session
   double session_minutes = 0;
+  double wall_s = 0;           // elapsed, all sessions
+  double eta_s = -1;           // until the first budget limit binds (budget.h); < 0: no estimate
+  std::string eta_limit;       // which limit that is
   int64_t best_id = 0;
   double best_ms = -1;
   double best_speedup = 0;     // over the seed
@@ -64,6 +67,9 @@ struct SearchOptions {
   std::string hardware, comm_api;    // facts for the proposer
   std::function<void(const SearchProgress&)> on_progress;  // called on the Run() thread
   const std::atomic<bool>* interrupt = nullptr;            // set: propose no more, finish in-flight, stop
+  // Set (after `interrupt`): the evaluations in flight were killed. Their results are not stored
+  // and those not started are not run: they stay pending, and a resumed search evaluates them.
+  const std::atomic<bool>* abort = nullptr;
 };
 
 struct SearchResult {
@@ -81,6 +87,7 @@ struct SearchResult {
   int64_t not_evaluated = 0;         // stored but skipped by the novelty filter
   int64_t duplicates = 0;            // exact repeats dropped (this session)
   int64_t reevaluated = 0;           // pending candidates of a killed session evaluated again
+  int64_t aborted = 0;               // evaluations aborted (SearchOptions::abort): left pending
   std::map<std::string, int64_t> by_status;
   double dollars = 0;
   bool resumed = false;

@@ -538,6 +538,19 @@ TEST(Progress, OneLineWithTheEssentials) {
   EXPECT_EQ(FormatProgress(p),
             "gen 4 exploit | 17 candidates (2 in flight) | best #12 0.974 ms, 1.68x over seed | 5.2/min | "
             "failures: compile_error 1, wrong_result 2 | $1.50");
+  // Elapsed time and the ETA of the first budget limit to bind.
+  p.wall_s = 252;
+  p.eta_s = 185;
+  p.eta_limit = "max_candidates";
+  EXPECT_NE(FormatProgress(p).find("| 5.2/min | elapsed 4m12s, ETA 3m05s (max_candidates) |"), std::string::npos)
+      << FormatProgress(p);
+  // A plain (non-terminal) stream's key leaves out what changes every second.
+  SearchProgress later = p;
+  later.wall_s = 300;
+  later.eta_s = 120;
+  later.session_minutes = 3;
+  EXPECT_EQ(ProgressKey(p), ProgressKey(later));
+  EXPECT_EQ(ProgressKey(p).find("elapsed"), std::string::npos);
 }
 
 }  // namespace

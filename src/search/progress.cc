@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/clock.h"
+
 namespace cuco {
 
 std::string FormatProgress(const SearchProgress& p) {
@@ -16,6 +18,10 @@ std::string FormatProgress(const SearchProgress& p) {
     s += " | no passing candidate yet";
   }
   if (p.session_minutes > 0 && p.session_done > 0) s += fmt::format(" | {:.1f}/min", p.session_done / p.session_minutes);
+  if (p.wall_s > 0) {
+    s += " | elapsed " + FormatDuration(p.wall_s);
+    if (p.eta_s >= 0) s += fmt::format(", ETA {} ({})", FormatDuration(p.eta_s), p.eta_limit);
+  }
   if (!p.failures.empty()) {
     s += " | failures:";
     bool first = true;
@@ -30,12 +36,18 @@ std::string FormatProgress(const SearchProgress& p) {
 
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
-void ProgressPrinter::Update(const SearchProgress& p) {
+std::string ProgressKey(const SearchProgress& p) {
   SearchProgress q = p;
-  std::string line = FormatProgress(q);
-  // The rate changes every second; only a TTY line is redrawn for that.
   q.session_minutes = 0;
-  const std::string key = FormatProgress(q);
+  q.wall_s = 0;
+  q.eta_s = -1;
+  return FormatProgress(q);
+}
+
+void ProgressPrinter::Update(const SearchProgress& p) {
+  const std::string line = FormatProgress(p);
+  // The rate, elapsed time and ETA change every second; only a TTY line is redrawn for that.
+  const std::string key = ProgressKey(p);
   if (tty_) {
     std::fprintf(out_, "\r\x1b[K%s", line.c_str());
     std::fflush(out_);

@@ -10,8 +10,11 @@
 namespace cuco {
 
 // "gen 3 explore | 14 candidates (2 in flight) | best #9 0.974 ms, 1.68x over seed | 5.2/min |
-//  failures: compile_error 1, wrong_result 2 | $0.00"
+//  elapsed 4m12s, ETA 3m05s (max_candidates) | failures: compile_error 1, wrong_result 2 | $0.00"
 std::string FormatProgress(const SearchProgress& p);
+// The same line without what changes every second (the rate, elapsed time and ETA): a plain
+// (non-terminal) progress stream prints a line only when this changes.
+std::string ProgressKey(const SearchProgress& p);
 
 class ProgressPrinter {
  public:

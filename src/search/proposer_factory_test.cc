@@ -2,10 +2,38 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "util/files.h"
+
 #include "search/run_config.h"
 
 namespace cuco {
 namespace {
+
+// docs/llm.md's example run config parses and makes the LLM proposer it describes.
+TEST(ProposerFactory, TheLlmDocExampleMakesItsProposer) {
+  const std::filesystem::path doc = std::filesystem::path(CUCO_SOURCE_DIR) / "docs" / "llm.md";
+  auto text = ReadFile(doc);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const size_t example = text->find("## Example");
+  ASSERT_NE(example, std::string::npos);
+  const size_t open = text->find("```toml\n", example);
+  ASSERT_NE(open, std::string::npos) << "docs/llm.md's example is no ```toml block";
+  const size_t close = text->find("```", open + 8);
+  ASSERT_NE(close, std::string::npos);
+  auto c = ParseRunConfig(text->substr(open + 8, close - open - 8), doc.string());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->proposer, "llm");
+  ASSERT_EQ(c->proposer_options.at("llm").at("endpoints").size(), 4u);
+  setenv("ANTHROPIC_API_KEY", "test-key-not-used", 0);  // made, never called
+  setenv("OPENAI_API_KEY", "test-key-not-used", 0);
+  WorkloadConfig w;
+  auto p = MakeProposer(SpecFromConfig(*c, &w, testing::TempDir()));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_NE((*p)->Name().find("llm"), std::string::npos) << (*p)->Name();
+}
 
 TEST(ProposerFactory, BuiltinIsTheDefault) {
   auto c = ParseRunConfig("", "/r/run.toml");

@@ -108,7 +108,7 @@ Result<Generation0Report> MakeRuleGeneration0(const WorkloadConfig& workload, co
                                               const Generation0Options& options, const RuleTransformOptions& rule) {
   if (workload.mode != "harness" || workload.language != "cuda")
     return Status::InvalidArgument(workload.toml_path.string() +
-                                   ":0: the rule-based transform needs a harness-mode CUDA workload (this one is " +
+                                   ": the rule-based transform needs a harness-mode CUDA workload (this one is " +
                                    workload.mode + ", " + workload.language + "); use --llm");
   auto seed = ReadFile(workload.SeedPath());
   if (!seed.ok()) return seed.status();
@@ -119,6 +119,7 @@ Result<Generation0Report> MakeRuleGeneration0(const WorkloadConfig& workload, co
   report.file = Generation0File(workload, options);
   report.transform_summary = FormatRuleTransform(*transformed, workload.SeedPath().string());
   if (Status s = WriteFileAtomic(report.file, transformed->code); !s.ok()) return s;
+  report.written = true;
 
   auto recorder = AttemptRecorder::Open(workload, toolchain, options);
   if (!recorder.ok()) return recorder.status();
@@ -198,7 +199,7 @@ Status SetGeneration0(const fs::path& toml_path, const std::string& file) {
   }
   if (set_at >= 0) lines[static_cast<size_t>(set_at)] = entry;
   else if (after >= 0) lines.insert(lines.begin() + after + 1, entry);
-  else return Status::InvalidArgument(toml_path.string() + ":0: no top-level `seed` key to put generation0 after");
+  else return Status::InvalidArgument(toml_path.string() + ": no top-level `seed` key to put generation0 after");
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   const fs::path trial = toml_path.parent_path() / (".generation0-check-" + toml_path.filename().string());
@@ -213,7 +214,7 @@ Status SetGeneration0(const fs::path& toml_path, const std::string& file) {
 
 std::string FormatGeneration0(const Generation0Report& report) {
   std::string out = report.transform_summary;
-  out += "generation 0 written to " + report.file.string() + "\n";
+  if (report.written) out += "generation 0 written to " + report.file.string() + "\n";
   for (const Generation0Attempt& a : report.attempts)
     out += fmt::format("  attempt {} (store id {}): {}{}{}\n", a.label, a.store_id, EvalStatusName(a.record.status),
                        a.record.timing.median_ms > 0 ? fmt::format(", {:.4f} ms", a.record.timing.median_ms) : "",

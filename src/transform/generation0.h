@@ -40,7 +40,8 @@ struct Generation0Attempt {
 };
 
 struct Generation0Report {
-  std::filesystem::path file;                  // where generation 0 was written
+  std::filesystem::path file;                  // where generation 0 goes
+  bool written = false;                        // `file` holds it (an LLM transform not accepted writes none)
   std::string transform_summary;               // what the transform did (FormatRuleTransform, LLM stages)
   std::vector<Generation0Attempt> attempts;    // every evaluation, in order (the last is the verdict)
   std::optional<Generation0Attempt> seed;      // the seed's evaluation on GPUs

@@ -89,9 +89,19 @@ TEST(MakeRuleGeneration0, RefusesANonCudaWorkloadNamingIt) {
   ASSERT_TRUE(wl.ok());
   auto r = MakeRuleGeneration0(*wl, Toolchain{}, Generation0Options{});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("workload.toml:0: the rule-based transform needs a harness-mode CUDA workload"),
+  EXPECT_NE(r.status().message().find("workload.toml: the rule-based transform needs a harness-mode CUDA workload"),
             std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().message().find(":0:"), std::string::npos) << r.status().message();
   fs::remove_all(dir);
+}
+
+TEST(FormatGeneration0, NamesTheFileOnlyWhenItWasWritten) {
+  Generation0Report report;
+  report.file = "w/gen0_transformed.cu";
+  report.note = "not accepted: stage 1 failed";
+  EXPECT_EQ(FormatGeneration0(report).find("written to"), std::string::npos) << FormatGeneration0(report);
+  report.written = true;
+  EXPECT_NE(FormatGeneration0(report).find("generation 0 written to w/gen0_transformed.cu"), std::string::npos);
 }
 
 }  // namespace

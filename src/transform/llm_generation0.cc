@@ -30,11 +30,11 @@ Result<LlmSetup> ReadSetup(const std::string& path) {
   const toml::node* list = t.at_path("proposer.llm.endpoints").node();
   if (list == nullptr) list = t.at_path("llm.endpoints").node();
   if (list == nullptr)
-    return Status::Unavailable(path + ":0: no [[proposer.llm.endpoints]] or [[llm.endpoints]] table: no LLM is configured");
+    return Status::Unavailable(path + ": no [[proposer.llm.endpoints]] or [[llm.endpoints]] table: no LLM is configured");
   auto endpoints = LlmEndpointsFromToml(*list, path);
   if (!endpoints.ok()) return endpoints.status();
   s.endpoints = *endpoints;
-  if (s.endpoints.empty()) return Status::Unavailable(path + ":0: the endpoint list is empty");
+  if (s.endpoints.empty()) return Status::Unavailable(path + ": the endpoint list is empty");
   s.writer = s.endpoints.front().name;
   if (const toml::table* tr = t["transform"].as_table()) {
     for (const auto& [key, node] : *tr) {
@@ -134,6 +134,7 @@ Result<Generation0Report> MakeLlmGeneration0(const WorkloadConfig& workload, con
     return report;
   }
   if (Status s = WriteFileAtomic(report.file, result->code); !s.ok()) return s;
+  report.written = true;
   report.verified = result->record && result->record->status == EvalStatus::kOk;
   if (!report.verified && !(*recorder)->has_gpus())
     report.note = "compiled; not accepted: generation 0 is accepted only after it verifies on GPUs (this machine has "

@@ -1,5 +1,8 @@
 #include "util/text.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace cuco {
 
 std::string TomlQuoted(const std::string& s) {
@@ -27,6 +30,51 @@ std::string CapText(const std::string& s, size_t max) {
   size_t nl = s.rfind('\n', keep);
   if (nl != std::string::npos && nl + 200 > keep) keep = nl;
   return s.substr(0, keep) + note;
+}
+
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\n\r \t");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> ClosestNames(const std::string& word, const std::vector<std::string>& candidates, size_t max) {
+  const size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
+  std::vector<std::pair<size_t, std::string>> close;  // a prefix match counts as distance 0
+  for (const std::string& c : candidates) {
+    if (c == word) continue;
+    const size_t d = word.size() >= 3 && c.rfind(word, 0) == 0 ? 0 : EditDistance(word, c);
+    if (d <= limit) close.emplace_back(d, c);
+  }
+  std::sort(close.begin(), close.end());
+  std::vector<std::string> out;
+  for (const auto& [d, c] : close)  // only the closest
+    if (d == close.front().first && out.size() < max && std::find(out.begin(), out.end(), c) == out.end())
+      out.push_back(c);
+  return out;
+}
+
+std::string QuotedAlternatives(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("'" + names[i] + "'");
+  return out;
 }
 
 }  // namespace cuco

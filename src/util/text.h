@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace cuco {
 
@@ -16,5 +17,20 @@ std::string TomlLiteralOrQuoted(const std::string& s);
 // At most `max` characters of `s`, cut at a line boundary when one is near, with a note saying
 // how long it was.
 std::string CapText(const std::string& s, size_t max);
+
+// The last non-blank line of `text` (trailing whitespace dropped), "" when there is none.
+std::string LastLine(const std::string& text);
+
+// The edit (Levenshtein) distance between `a` and `b`: insertions, deletions, substitutions.
+size_t EditDistance(const std::string& a, const std::string& b);
+
+// For "did you mean": the `candidates` closest to `word`, at most `max`: those starting with a
+// `word` of 3 or more characters, else those at the smallest edit distance up to
+// max(1, (size+2)/3).
+std::vector<std::string> ClosestNames(const std::string& word, const std::vector<std::string>& candidates,
+                                      size_t max = 3);
+
+// "'a'", "'a' or 'b'", "'a', 'b' or 'c'".
+std::string QuotedAlternatives(const std::vector<std::string>& names);
 
 }  // namespace cuco

@@ -20,11 +20,54 @@ TEST(Clock, FormatTimeInUtc) {
   EXPECT_NEAR(SecondsSince(start - std::chrono::seconds(3)), 3.0, 1.0);
 }
 
+TEST(Clock, FormatDurationForPeople) {
+  EXPECT_EQ(FormatDuration(0), "0s");
+  EXPECT_EQ(FormatDuration(-3), "0s");
+  EXPECT_EQ(FormatDuration(59.9), "59s");
+  EXPECT_EQ(FormatDuration(245), "4m05s");
+  EXPECT_EQ(FormatDuration(7380), "2h03m");
+}
+
+TEST(Clock, ParseDurationTakesSecondsMinutesHours) {
+  EXPECT_EQ(*ParseDuration("90s"), 90);
+  EXPECT_EQ(*ParseDuration("30m"), 1800);
+  EXPECT_EQ(*ParseDuration("2h"), 7200);
+  EXPECT_EQ(*ParseDuration("1.5h"), 5400);
+  EXPECT_EQ(*ParseDuration("3600"), 3600);
+  for (const char* bad : {"", "h", "-5", "5 m", "5d", "abc", "inf", "1e999", "2hh"}) {
+    auto r = ParseDuration(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+  }
+}
+
+TEST(Text, ClosestNamesForDidYouMean) {
+  EXPECT_EQ(EditDistance("evolv", "evolve"), 1u);
+  EXPECT_EQ(EditDistance("stge", "stage"), 1u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  const std::vector<std::string> commands = {"doctor", "eval", "evolve", "bench", "analyze", "init", "transform", "run"};
+  EXPECT_EQ(ClosestNames("evolv", commands), (std::vector<std::string>{"evolve"}));
+  EXPECT_EQ(ClosestNames("evl", commands), (std::vector<std::string>{"eval"}));
+  EXPECT_EQ(ClosestNames("trans", commands), (std::vector<std::string>{"transform"}));
+  EXPECT_TRUE(ClosestNames("frobnicate", commands).empty());
+  EXPECT_EQ(QuotedAlternatives({"a", "b", "c"}), "'a', 'b' or 'c'");
+  EXPECT_EQ(QuotedAlternatives({"a"}), "'a'");
+}
+
+TEST(Text, LastLine) {
+  EXPECT_EQ(LastLine("a\nb\n\n  \n"), "b");
+  EXPECT_EQ(LastLine("only"), "only");
+  EXPECT_EQ(LastLine(" \n\t"), "");
+}
+
 TEST(Status, AtLineNamesFileAndLine) {
   Status s = Status::AtLine("w/workload.toml", 12, "bad key");
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "w/workload.toml:12: bad key");
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  // Line 0 (no line known) names the file only, never "file:0".
+  EXPECT_EQ(Status::AtLine("w/workload.toml", 0, "bad key").message(), "w/workload.toml: bad key");
 }
 
 TEST(Result, CarriesValueOrStatus) {

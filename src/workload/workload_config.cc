@@ -6,6 +6,7 @@
 
 #include "util/files.h"
 #include "util/toml_reader.h"
+#include "util/text.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
@@ -256,11 +257,33 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   return c;
 }
 
+namespace {
+
+// "; did you mean 'workloads/gemm_allgather'?" from the folders beside a path that does not exist.
+std::string SimilarFolders(const std::filesystem::path& missing) {
+  std::filesystem::path path = missing;
+  while (!path.empty() && path.filename().empty()) path = path.parent_path();  // "a/b/" -> "a/b"
+  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(parent, ec))
+    if (e.is_directory(ec)) names.push_back(e.path().filename().string());
+  std::vector<std::string> close = ClosestNames(path.filename().string(), names);
+  if (close.empty()) return "";
+  for (std::string& c : close) c = (path.has_parent_path() ? parent / c : std::filesystem::path(c)).string();
+  return "; did you mean " + QuotedAlternatives(close) + "?";
+}
+
+}  // namespace
+
 Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(dir_or_toml, ec);
   if (std::filesystem::is_directory(p)) p /= "workload.toml";
-  if (!std::filesystem::exists(p)) return Status::NotFound(p.string() + ": no workload.toml here");
+  if (!std::filesystem::exists(p)) {
+    if (std::filesystem::exists(dir_or_toml, ec)) return Status::NotFound(p.string() + ": no workload.toml here");
+    return Status::NotFound(dir_or_toml.string() + ": no such folder" + SimilarFolders(dir_or_toml));
+  }
   auto text = ReadFile(p);
   if (!text.ok()) return text.status();
   auto c = ParseWorkload(*text, p);

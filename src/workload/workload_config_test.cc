@@ -218,3 +218,28 @@ TEST(WorkloadConfig, OverrideBenchSizes) {
 
 }  // namespace
 }  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(LoadWorkload, AMissingFolderNamesCloseOnesBesideIt) {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / "cuco-didyoumean-test";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "gemm_allgather");
+  std::filesystem::create_directories(root / "moe_alltoall");
+  auto r = LoadWorkload(root / "gemm_allgathr");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(r.status().message().find("gemm_allgathr: no such folder; did you mean '" + (root / "gemm_allgather").string() + "'?"),
+            std::string::npos) << r.status().message();
+  r = LoadWorkload(root / "zzz");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), (root / "zzz").string() + ": no such folder");
+  r = LoadWorkload(root / "moe_alltoall");  // a folder without workload.toml
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no workload.toml here"), std::string::npos);
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace cuco

@@ -1,0 +1,168 @@
+#include "cli/bench_peers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "evaluate/judge.h"
+#include "launch/launcher.h"
+#include "launch/subprocess.h"
+#include "util/files.h"
+#include "util/text.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where bench/peers/<workload>.py is: --peers-dir, else beside the workloads folder (the
+// repository's bench/peers), else ./bench/peers, else the source tree cuco was built from.
+fs::path FindPeerScript(const PeerOptions& a, const WorkloadConfig& wl, std::string* looked) {
+  std::vector<fs::path> dirs;
+  if (!a.peers_dir.empty()) {
+    dirs.push_back(a.peers_dir);
+  } else {
+    dirs.push_back(wl.dir.parent_path().parent_path() / "bench" / "peers");
+    dirs.push_back(fs::current_path() / "bench" / "peers");
+    dirs.push_back(fs::path(CUCO_SOURCE_DIR) / "bench" / "peers");
+  }
+  std::error_code ec;
+  for (const auto& d : dirs) {
+    fs::path p = d / (wl.name + ".py");
+    if (fs::is_regular_file(p, ec)) return fs::absolute(p);
+    *looked += (looked->empty() ? "" : ", ") + d.string();
+  }
+  return {};
+}
+
+BenchRow PeerRow(const std::string& name, const std::string& status, const std::string& reason,
+                 const std::string& detail) {
+  BenchRow r;
+  r.name = name;
+  r.kind = "peer";
+  r.status = status;
+  r.reason = reason;
+  r.detail = detail;
+  return r;
+}
+
+}  // namespace
+
+PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& cascade, int world,
+                     const fs::path& run_dir) {
+  PeerOutcome out;
+  nlohmann::json& j = out.json;
+  j = {{"script", nullptr}, {"status", "skipped"}, {"reason", ""}, {"torch", nullptr}, {"python", a.python}};
+  auto skip = [&](const std::string& name, const std::string& why) {
+    j["status"] = "skipped";
+    j["reason"] = why;
+    out.rows.push_back(PeerRow(name, "skipped", why, ""));
+    return out;
+  };
+  std::string looked;
+  fs::path script = FindPeerScript(a, wl, &looked);
+  if (script.empty()) return skip("peers", fmt::format("no peer script {}.py (looked in {})", wl.name, looked));
+  j["script"] = script.string();
+  const std::string name = script.filename().string();
+  const bool cuda = wl.language == "cuda";
+
+  // A CUDA workload's peer needs PyTorch with CUDA; a CPU workload's (cuco's own tests) only Python.
+  const std::string probe = cuda ? "import sys, torch; print(torch.__version__); sys.exit(0 if torch.cuda.is_available() else 7)"
+                                 : "import sys; print(sys.version.split()[0])";
+  auto check = RunCapture({a.python, "-c", probe}, 180);
+  std::string said = LastLine(check.output);
+  if (!check.outcome.started) return skip(name, fmt::format("{} could not be started: {}", a.python, check.outcome.start_error));
+  if (cuda && check.outcome.exit_code == 7)
+    return skip(name, fmt::format("torch {} is installed but torch.cuda.is_available() is false", said));
+  if (!check.outcome.ok())
+    return skip(name, cuda ? fmt::format("{} cannot import torch ({})", a.python, said.empty() ? check.outcome.Describe() : said)
+                           : fmt::format("{} does not run ({})", a.python, check.outcome.Describe()));
+  if (cuda) j["torch"] = said;
+  else j["python_version"] = said;
+
+  GpuLease lease;
+  if (cuda) {
+    if (!cascade.has_gpus()) return skip(name, "no GPU found on this machine");
+    auto l = cascade.pool().Acquire(world);
+    if (!l.ok()) return skip(name, l.status().message());
+    lease = std::move(*l);
+  }
+  fs::path dir = run_dir / "peers";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  MakeDirs(dir);
+  const fs::path result = dir / "result.json";
+  RankJob job;
+  job.argv = {a.python, script.string()};
+  for (const auto& [k, v] : wl.bench_sizes) job.argv.insert(job.argv.end(), {"--size", k + "=" + std::to_string(v)});
+  job.argv.insert(job.argv.end(), {"--warmup", std::to_string(wl.warmup), "--iters", std::to_string(std::max(20, wl.iters)),
+                                   "--out", result.string()});
+  job.env["PYTHONUNBUFFERED"] = "1";
+  job.world_size = world;
+  job.gpus = lease.gpus();
+  job.log_dir = (dir / "logs").string();
+  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.timeout_s = a.limit_s > 0 ? a.limit_s : std::max(300.0, wl.bench_s);
+  j["argv"] = job.argv;
+  j["log_dir"] = job.log_dir;
+  j["gpus"] = job.gpus;
+  std::cerr << fmt::format("cuco bench: peer {} on {} rank(s)...\n", name, world);
+  auto t0 = std::chrono::steady_clock::now();
+  auto outcome = MakeLocalLauncher()->Run(job);
+  j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto fail = [&](const std::string& why) {
+    j["status"] = "failed";
+    j["reason"] = why;
+    out.rows.push_back(PeerRow(name, "failed", why, script.string()));
+    return out;
+  };
+  if (!outcome.ok()) return fail(outcome.status().message());
+  if (!outcome->ok()) {
+    std::string why = JudgeJob(*outcome).reason;
+    for (const auto& r : outcome->ranks) {
+      auto text = ReadFile(r.log_path);
+      std::string last = text.ok() ? LastLine(*text) : "";
+      if (!last.empty()) {
+        why += fmt::format(" (rank {}: {})", r.rank, last.substr(0, 300));
+        break;
+      }
+    }
+    return fail(why + "; logs in " + job.log_dir);
+  }
+  auto text = ReadFile(result);
+  if (!text.ok()) return fail("the peer wrote no result file " + result.string());
+  nlohmann::json res = nlohmann::json::parse(*text, nullptr, false);
+  if (res.is_discarded() || !res.is_object() || !res.contains("entries") || !res["entries"].is_array())
+    return fail(result.string() + " is not {\"entries\": [...]} JSON");
+  j["output"] = res;
+  if (res.contains("torch") && res["torch"].is_string()) j["torch"] = res["torch"];
+  const std::string torch = j["torch"].is_string() ? " (torch " + j["torch"].get<std::string>() + ")" : "";
+  for (const auto& e : res["entries"]) {
+    BenchRow r;
+    r.name = e.value("name", std::string("?"));
+    r.part = e.contains("part") && e["part"].is_string() ? e["part"].get<std::string>() : "";
+    r.kind = r.part == "compute" || r.part == "comm" ? "peer-part" : "peer";
+    r.detail = name + torch;
+    auto num = [&](const char* k) { return e.contains(k) && e[k].is_number() ? e[k].get<double>() : -1.0; };
+    r.median_ms = num("median_ms");
+    r.p10_ms = num("p10_ms");
+    r.p90_ms = num("p90_ms");
+    if (e.contains("error") && e["error"].is_string()) {
+      r.status = "failed";
+      r.reason = e["error"].get<std::string>();
+    } else if (r.median_ms > 0) {
+      r.status = "ok";
+    } else {
+      r.status = "failed";
+      r.reason = "no valid median_ms in the peer's result";
+    }
+    out.rows.push_back(r);
+  }
+  if (out.rows.empty()) return fail("the peer reported no entries");
+  j["status"] = "ok";
+  return out;
+}
+
+}  // namespace cuco

@@ -1,0 +1,35 @@
+// StopSignals: what Ctrl-C (SIGINT) and SIGTERM do while `cuco evolve` (or `cuco run`'s search)
+// runs. Installed for the life of the object:
+//   - the first answers at once on stderr ("stopping: N candidates in flight; Ctrl-C again to
+//     abort them") and sets stop(): the search proposes nothing more, lets the evaluations in
+//     flight finish and stores them; the command then exits kExitStopped;
+//   - the second sets abort() and kills the process groups of every evaluation in flight (and
+//     keeps killing those that start until the object goes): their candidates stay pending, so
+//     --resume evaluates them again; the command exits kExitAborted;
+//   - a third one kills cuco itself (the default action).
+// One StopSignals at a time (the handler's state is process-wide).
+#pragma once
+
+#include <atomic>
+#include <thread>
+
+namespace cuco {
+
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  const std::atomic<bool>* stop() const;
+  const std::atomic<bool>* abort() const;
+  // The count the first signal's message gives (the search's progress keeps it current).
+  void SetInFlight(int n);
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread killer_;  // after abort(): kills evaluations that start, until the search returns
+};
+
+}  // namespace cuco
