@@ -15,25 +15,26 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("init", "Scaffold a workload folder from your CUDA+NCCL program: program mode that runs it "
                                          "as is (under mpirun or cuco's launcher), plus a harness-mode skeleton in "
                                          "harness/ with the analysis filled in and TODOs to finish");
-  auto file = std::make_shared<std::string>();
+  auto files = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("program", *file, "The .cu file")->required();
+  cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one with main first")->required();
   cmd->add_option("--out", *out, "The folder to create (default: workloads/<program stem>)");
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
   cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
   auto flags = AddProgramFlagOptions(cmd);
-  cmd->callback([file, out, name, force, json, flags, exit_code] {
+  cmd->callback([files, out, name, force, json, flags, exit_code] {
+    const auto file = std::make_shared<std::string>(files->front());
     Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
     if (!f.ok()) {
       std::cerr << "cuco init: " << f.status().message() << "\n";
       *exit_code = kExitUsage;
       return;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine({*file}, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f);
     if (!a.ok()) {
       std::cerr << "cuco init: " << a.status().message() << "\n";
       *exit_code = kExitUsage;
@@ -46,6 +47,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     ScaffoldOptions so;
     so.name = *name;
     so.force = *force;
+    so.compile_flags = f->flags;
+    so.other_sources.assign(files->begin() + 1, files->end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, *file, dir, so);
     if (!r.ok()) {
       std::cerr << "cuco init: " << r.status().message() << "\n";

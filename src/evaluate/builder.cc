@@ -432,6 +432,8 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / ("candidate" + ext), code));
   std::vector<Unit> units = frozen;
   units.push_back({dir / ("candidate" + ext), object});
+  for (const auto& src : workload_.build_sources)  // program mode: the program's other files
+    units.push_back({workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")});
   std::error_code ec;
   fs::remove(object, ec);
   auto built = BuildInDir(dir, units, exe, timeout_s);

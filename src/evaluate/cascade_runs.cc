@@ -216,7 +216,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
     env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
     env.emplace("MASTER_PORT", "29500");
-    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun ? 0 : processes, -1);
+    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun || single ? 0 : processes, -1);
     if (!prefix.ok()) {
       SkipStage(st, rec, prefix.status().message());
       return false;

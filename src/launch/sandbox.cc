@@ -146,7 +146,10 @@ Result<std::vector<std::string>> BwrapOptions(const SandboxSpec& spec, const std
 
 Status CheckRanks(const SandboxSpec& spec) {
   if (spec.ranks < 0) return Status::InvalidArgument("sandbox: ranks is negative");
-  if (spec.ranks > 0 && spec.rank_fd_base < 3) return Status::InvalidArgument("sandbox: ranks need rank_fd_base >= 3");
+  if (spec.ranks > 0 && spec.rank_fd_base >= 0 && spec.rank_fd_base < 3)
+    return Status::InvalidArgument("sandbox: rank_fd_base must be >= 3 (or -1: no per-rank fds)");
+  if (spec.ranks > 0 && spec.rank_fd_base < 0 && spec.rank_log_fd_base >= 0)
+    return Status::InvalidArgument("sandbox: rank_log_fd_base needs rank_fd_base");
   if (spec.ranks > 0 && spec.rank_log_fd_base >= 0 && spec.rank_log_fd_base < 3) {
     return Status::InvalidArgument("sandbox: rank_log_fd_base must be >= 3");
   }
@@ -168,7 +171,8 @@ std::vector<std::string> ExecOptions(const SandboxSpec& spec, const std::string&
   limit("--rlimit-nproc", spec.processes);
   a.push_back(seccomp ? "--seccomp" : "--no-seccomp");
   if (spec.ranks != 0) {
-    a.insert(a.end(), {"--ranks", std::to_string(spec.ranks), "--rank-fd-base", std::to_string(spec.rank_fd_base)});
+    a.insert(a.end(), {"--ranks", std::to_string(spec.ranks)});
+    if (spec.rank_fd_base >= 0) a.insert(a.end(), {"--rank-fd-base", std::to_string(spec.rank_fd_base)});
     if (spec.rank_log_fd_base >= 0) a.insert(a.end(), {"--rank-log-fd-base", std::to_string(spec.rank_log_fd_base)});
   }
   a.push_back("--");

@@ -39,8 +39,9 @@ struct SandboxSpec {
   uint64_t address_space_bytes = 0, data_bytes = 0, file_size_bytes = 0, cpu_seconds = 0, open_files = 0,
            processes = 0;
   bool seccomp = true;
-  // Rank spawning inside: 0 = exec the command as one process. Otherwise `ranks` processes; rank r
-  // gets the caller's fd rank_fd_base+r (>= 3) as fd 3 and, when rank_log_fd_base >= 0, fd
+  // Rank spawning inside: 0 = exec the command as one process. Otherwise `ranks` processes (a
+  // program mode run started once per rank passes rank_fd_base -1: the ranks share stdout/stderr
+  // and get no fd 3); with rank_fd_base >= 3, rank r gets the caller's fd rank_fd_base+r as fd 3 and, when rank_log_fd_base >= 0, fd
   // rank_log_fd_base+r as stdout and stderr, and CUCO_RANK, CUCO_WORLD_SIZE, CUCO_LOCAL_RANK,
   // CUCO_LOCAL_WORLD_SIZE and CUCO_SUPERVISOR_FD=3 in its environment.
   int ranks = 0;

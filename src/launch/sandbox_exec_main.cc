@@ -10,7 +10,7 @@
 //   --rlimit-cpu S                                   seconds of CPU time (SIGXCPU, then SIGKILL)
 //   --rlimit-nofile N --rlimit-nproc N
 //   --seccomp | --no-seccomp                         the filter below (default: on)
-//   --ranks W --rank-fd-base B [--rank-log-fd-base L]
+//   --ranks W [--rank-fd-base B [--rank-log-fd-base L]]
 //       rank r gets inherited fd B+r as fd 3 and, with L, fd L+r as its stdout and stderr; every
 //       other fd above 2 is closed in it. It runs with CUCO_RANK=r CUCO_WORLD_SIZE=W
 //       CUCO_LOCAL_RANK=r CUCO_LOCAL_WORLD_SIZE=W CUCO_SUPERVISOR_FD=3 added to its environment,
@@ -128,7 +128,8 @@ Options Parse(int argc, char** argv) {
   }
   if (o.command.size() < 2) Usage("no command after --");
   if (seen["--ranks"] && o.ranks < 1) Usage("--ranks must be at least 1");
-  if (o.ranks > 0 && o.rank_fd_base < 3) Usage("--ranks needs --rank-fd-base of at least 3");
+  if (o.ranks > 0 && seen["--rank-fd-base"] && o.rank_fd_base < 3) Usage("--rank-fd-base must be at least 3");
+  if (o.ranks > 0 && o.rank_fd_base < 0 && o.rank_log_fd_base >= 0) Usage("--rank-log-fd-base needs --rank-fd-base");
   if (o.ranks == 0 && (o.rank_fd_base >= 0 || o.rank_log_fd_base >= 0)) Usage("--rank-fd-base without --ranks");
   if (o.ranks > 0 && o.rank_log_fd_base >= 0 && o.rank_log_fd_base < 3) Usage("--rank-log-fd-base must be at least 3");
   if (o.ranks > 0 && o.rank_log_fd_base >= 0) {
@@ -215,7 +216,10 @@ void Confine(const Options& o, scmp_filter_ctx filter) {
 }
 
 // In a forked rank: fd rank_fd_base+r becomes 3 (and the log fd 1 and 2), all others above 2 close.
+// Without --rank-fd-base (a program started once per rank: no supervisor pipe) the ranks share
+// stdout and stderr and keep their other fds.
 void SetUpRankFds(const Options& o, int r) {
+  if (o.rank_fd_base < 0) return;
   int top = std::max(o.rank_fd_base, o.rank_log_fd_base) + o.ranks;
   int own = fcntl(o.rank_fd_base + r, F_DUPFD, top);
   if (own < 0) Fail("rank fd (is --rank-fd-base + rank open?)");
@@ -312,7 +316,7 @@ int RunRanks(const Options& o, scmp_filter_ctx filter) {
       setenv("WORLD_SIZE", ws.c_str(), 1);
       setenv("LOCAL_RANK", rs.c_str(), 1);
       setenv("LOCAL_WORLD_SIZE", ws.c_str(), 1);
-      setenv("CUCO_SUPERVISOR_FD", "3", 1);
+      if (o.rank_fd_base >= 0) setenv("CUCO_SUPERVISOR_FD", "3", 1);
       Confine(o, filter);
       Exec(o);
     }

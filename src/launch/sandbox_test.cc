@@ -463,7 +463,8 @@ TEST_F(SandboxTest, ExecRejectsBadOptions) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{exec, "--rlimit-as", "12x", "--", "/bin/true"},
         std::vector<std::string>{exec, "--bogus", "--", "/bin/true"},
-        std::vector<std::string>{exec, "--ranks", "2", "--", "/bin/true"},
+        std::vector<std::string>{exec, "--ranks", "2", "--rank-fd-base", "1", "--", "/bin/true"},
+        std::vector<std::string>{exec, "--ranks", "2", "--rank-log-fd-base", "5", "--", "/bin/true"},
         std::vector<std::string>{exec, "--rlimit-cpu", "1", "--rlimit-cpu", "2", "--", "/bin/true"},
         std::vector<std::string>{exec, "--no-seccomp"}}) {
     Ran r = RunArgv(bad);
@@ -472,6 +473,13 @@ TEST_F(SandboxTest, ExecRejectsBadOptions) {
   }
   Ran ok = RunArgv({exec, "--no-seccomp", "--", "/bin/true"});
   EXPECT_EQ(ok.code, 0) << ok.output;
+  // Ranks without per-rank fds (a program started once per rank): each gets its rank, under
+  // cuco's and torchrun's names, and no supervisor fd.
+  Ran ranks = RunArgv({exec, "--no-seccomp", "--ranks", "2", "--", "/bin/sh", "-c",
+                       "echo rank=$RANK/$WORLD_SIZE cuco=$CUCO_RANK fd=${CUCO_SUPERVISOR_FD:-none}"});
+  EXPECT_EQ(ranks.code, 0) << ranks.output;
+  EXPECT_NE(ranks.output.find("rank=0/2 cuco=0 fd=none"), std::string::npos) << ranks.output;
+  EXPECT_NE(ranks.output.find("rank=1/2 cuco=1 fd=none"), std::string::npos) << ranks.output;
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::string HarnessToml(const ProgramFacts& f, const HarnessSizes& h) {
   t += KeyLine(fmt::format("world_size = {}", f.world.size), f.world.source.empty() ? "TODO(cuco init): 2 assumed" : f.world.source);
   t += KeyLine(fmt::format("world_sizes = [{}]", f.world.size), "add the other rank counts the workload supports");
   t += "\n[build]\n";
-  t += KeyLine("flags = [\"-O3\"]");
+  t += KeyLine("flags = " + TomlList(f.build_flags), f.build_flags.size() > 1 ? "-O3 and the program's own flags" : "");
   std::vector<std::string> libs;
   for (const auto& l : f.libs)
     if (l != "mpi") libs.push_back(l);

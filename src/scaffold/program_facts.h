@@ -35,6 +35,8 @@ struct ProgramFacts {
   std::string launcher, launcher_source;  // "mpirun" | "single" | "cuco", and why
   bool launcher_reads_rank = false;        // "cuco": the program reads RANK / CUCO_RANK & co.
   std::vector<std::string> libs;
+  std::vector<std::string> build_sources;  // program mode [build] sources: the program's other files
+  std::vector<std::string> build_flags = {"-O3"};  // [build] flags: -O3, then the program's own (ScaffoldOptions)
   std::vector<FoundConstant> constants;
   std::set<std::string> world_vars;
   std::vector<PrintCall> prints;

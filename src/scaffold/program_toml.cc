@@ -25,8 +25,9 @@ std::string ProgramToml(const ProgramFacts& f) {
                f.world.source.empty() ? "TODO(cuco init): no rank count found in the program; 2 assumed" : f.world.source);
   t += KeyLine(fmt::format("world_sizes = [{}]", f.world.size), "add the other rank counts the program supports");
   t += "\n[build]\n";
-  t += KeyLine("flags = [\"-O3\"]");
+  t += KeyLine("flags = " + TomlList(f.build_flags), f.build_flags.size() > 1 ? "-O3 and the program's own flags" : "");
   t += KeyLine("libs = " + TomlList(f.libs), "from the calls in " + f.file);
+  if (!f.build_sources.empty()) t += KeyLine("sources = " + TomlList(f.build_sources), "built and linked with " + f.file);
   t += "\n[program]\n";
   if (f.launcher == "single") {
     t += fmt::format("# {} drives every GPU from one process: it is started once, with world_size GPUs visible.\n", f.file);

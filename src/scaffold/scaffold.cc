@@ -13,6 +13,7 @@
 #include "scaffold/harness_toml.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/program_facts.h"
+#include "scaffold/program_files.h"
 #include "scaffold/program_toml.h"
 #include "scaffold/reference_cu.h"
 #include "scaffold/seed_cu.h"
@@ -105,6 +106,11 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw);
+  f.build_flags.insert(f.build_flags.end(), options.compile_flags.begin(), options.compile_flags.end());
+  Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources);
+  if (!more.ok()) return more.status();
+  for (const ProgramFile& pf : *more)
+    if (pf.source) f.build_sources.push_back(pf.name);
   const HarnessSizes sizes = SplitConstants(f.constants, f.world_vars, f.file);
   f.todos.push_back("harness/: fill in every TODO(cuco init) in workload.toml, reference.cu and seed.cu (harness/README.md)");
 
@@ -112,7 +118,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   rep.out_dir = out_dir;
   rep.name = f.name;
   const fs::path harness = out_dir / "harness";
-  const std::vector<std::pair<fs::path, std::string>> files = {
+  std::vector<std::pair<fs::path, std::string>> files = {
       {out_dir / f.file, f.raw},
       {out_dir / "workload.toml", ProgramToml(f)},
       {out_dir / "analysis.txt", FormatAnalysis(analysis)},
@@ -121,6 +127,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
       {harness / "reference.cu", ReferenceCu(f)},
       {harness / "README.md", HarnessReadme(f)},
   };
+  for (const ProgramFile& pf : *more) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   FillReport(f, sizes, &rep);
   return rep;

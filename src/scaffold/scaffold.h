@@ -1,7 +1,8 @@
 // cuco init: a workload folder scaffolded from a user's host-driven CUDA+NCCL program.
 //
 // ScaffoldWorkload writes, under out_dir:
-//   program.cu       the program, byte for byte
+//   program.cu       the program, byte for byte (with its other sources and its own headers, when
+//                    ScaffoldOptions::other_sources names them or its files include them)
 //   workload.toml    program mode (untrusted): runs as is under mpirun or cuco's launcher; world
 //                    size, launcher, libraries and the time/pass/fail regexes guessed from the
 //                    analysis and the program's text, every guess commented with its source
@@ -31,6 +32,12 @@ namespace cuco {
 struct ScaffoldOptions {
   std::string name;    // workload name; empty: the program's file stem, sanitised
   bool force = false;  // write into a non-empty out_dir (files of the same name are replaced)
+  // The program's own compile flags (-I, -D, -std, ...: analyze/compile_flags.h), written into both
+  // workload.toml files' [build] flags so the program builds as the user builds it.
+  std::vector<std::string> compile_flags;
+  // The program's other source files (in or below the main file's folder): copied beside it with
+  // the headers its files include from their own folder, and built with it ([build] sources).
+  std::vector<std::string> other_sources;
 };
 
 // One integer a guess came from: `source` says where ("program.cu:201: default of --m").

@@ -185,7 +185,15 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     TomlReader b(*build, path, "build");
     CUCO_RETURN_IF_ERROR(b.StringArray("flags", &c.build_flags));
     CUCO_RETURN_IF_ERROR(b.StringArray("libs", &c.build_libs));
+    CUCO_RETURN_IF_ERROR(b.StringArray("sources", &c.build_sources));
     CUCO_RETURN_IF_ERROR(b.RejectUnknown());
+    for (const auto& src : c.build_sources) {
+      if (c.mode != "program")
+        return b.Error(*build->get("sources"), "'build.sources' belongs to program mode (a harness seed is one file)");
+      if (src.empty() || src[0] == '/' || src.find("..") != std::string::npos ||
+          !std::filesystem::is_regular_file(c.dir / src))
+        return b.Error(*build->get("sources"), "'build.sources': '" + src + "' is not a file inside the workload folder");
+    }
   }
 
   const toml::table* sizes = nullptr;

@@ -63,6 +63,9 @@ struct WorkloadConfig {
   std::vector<int> world_sizes;    // supported sizes; contains world_size
   std::vector<std::string> build_flags;
   std::vector<std::string> build_libs;
+  // Program mode: the program's other source files (relative to dir), compiled and linked with the
+  // seed; its own headers sit in dir, which every compile has on its include path.
+  std::vector<std::string> build_sources;
   std::map<std::string, int64_t> verify_sizes;
   std::map<std::string, int64_t> bench_sizes;
   double tol_rel_l2 = 0;
