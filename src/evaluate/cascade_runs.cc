@@ -212,6 +212,8 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     const bool mpirun = ProgramUsesMpirun();
     auto env = CandidateEnvironment(lease.gpus());
     env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+    // Open MPI looks for ssh/rsh at start even when every rank is local; the sandbox has neither.
+    env["OMPI_MCA_plm_rsh_agent"] = env["PRTE_MCA_plm_rsh_agent"] = "false";
     env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
     env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
     env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)

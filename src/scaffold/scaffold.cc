@@ -59,7 +59,9 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
     auto loaded = LoadWorkload(dir);
     if (!loaded.ok()) return Status::Internal("cuco init wrote a workload.toml that does not load: " + loaded.status().message());
   }
-  const std::string seed_text = files[4].second;
+  std::string seed_text;
+  for (const auto& [path, text] : files)
+    if (path == harness / "seed.cu") seed_text = text;
   if (Status st = CheckDenyList(seed_text, (harness / "seed.cu").string()); !st.ok())
     return Status::Internal("cuco init wrote a seed.cu the deny-list refuses: " + st.message());
   return Status::Ok();

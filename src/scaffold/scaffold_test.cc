@@ -281,6 +281,28 @@ int main() {
   EXPECT_EQ(t->program->launcher, "single");
 }
 
+// A program over several files: the other sources and the headers in its folder are copied,
+// [build] sources names the sources, and the seed cites each op in its own file.
+TEST_F(ScaffoldTest, AProgramOverSeveralFilesIsCopiedWhole) {
+  const std::string dir = std::string(CUCO_SOURCE_DIR) + "/tests/programs/tp_mlp_mpi";
+  AnalyzeOptions o;
+  o.allow_full = false;  // stub headers: the test does not depend on this machine's CUDA
+  o.program_flags = {"-I" + std::string(CUCO_SOURCE_DIR) + "/tests/programs/common"};
+  Result<Analysis> a = AnalyzeProgram({dir + "/main.cu", dir + "/mlp.cu"}, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ScaffoldOptions so;
+  so.other_sources = {dir + "/mlp.cu"};
+  so.compile_flags = o.program_flags;
+  Result<ScaffoldReport> r = ScaffoldWorkload(*a, dir + "/main.cu", root_ / "tp", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const char* f : {"main.cu", "mlp.cu", "mlp.h"}) EXPECT_TRUE(fs::exists(root_ / "tp" / f)) << f;
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "tp");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->build_sources, std::vector<std::string>{"mlp.cu"});
+  EXPECT_EQ(w->build_flags.back(), o.program_flags[0]);
+  EXPECT_NE(Read(root_ / "tp" / "harness" / "seed.cu").find("mlp.cu:62 ncclAllReduce"), std::string::npos);
+}
+
 TEST_F(ScaffoldTest, RefusesANonEmptyFolderUnlessForced) {
   const std::string program = kSource + "/tests/analyze/allreduce_after_gemm.cu";
   fs::create_directories(root_ / "busy");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <utility>
 #include <vector>
@@ -14,7 +15,9 @@ namespace cuco::scaffold_internal {
 namespace {
 
 // One op as a comment line: file:line api(args), kernels with their launch configuration.
-std::string OpSummary(const AnalyzedOp& op, const std::string& file) {
+std::string OpSummary(const AnalyzedOp& op, const std::string& main_file) {
+  // The op's own file when the program has several.
+  const std::string file = op.file.empty() ? main_file : std::filesystem::path(op.file).filename().string();
   std::string args;
   for (size_t i = 0; i < op.args.size(); ++i) args += (i ? ", " : "") + op.args[i];
   if (op.kind == "kernel") return CommentText(fmt::format("{}:{} {}<<<{}, {}>>>({})", file, op.line, op.api, op.grid, op.block, args), 160);
