@@ -40,7 +40,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    const std::string stem = std::filesystem::path(*file).stem().string();
+    std::string stem = std::filesystem::path(*file).stem().string();
+    if (stem == "main") stem = std::filesystem::absolute(*file).parent_path().filename().string();  // as ScaffoldWorkload names it
     const std::filesystem::path dir =
         out->empty() ? std::filesystem::path("workloads") / SanitizeWorkloadName(name->empty() ? stem : *name)
                      : std::filesystem::path(*out);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -144,7 +145,8 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
 
   for (const auto& op : analysis.ops) {
     if (!IsCommOp(op)) continue;
-    f.collectives.push_back(fmt::format("{} ({}:{})", op.api, f.file, op.line));
+    const std::string where = op.file.empty() ? f.file : std::filesystem::path(op.file).filename().string();
+    f.collectives.push_back(fmt::format("{} ({}:{})", op.api, where, op.line));
     if (f.dtype == "kF32" && DTypeFor(op.datatype)) f.dtype = DTypeFor(op.datatype);
   }
   f.iteration = IterationOps(analysis);
