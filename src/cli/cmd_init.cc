@@ -40,10 +40,9 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    std::string stem = std::filesystem::path(*file).stem().string();
-    if (stem == "main") stem = std::filesystem::absolute(*file).parent_path().filename().string();  // as ScaffoldWorkload names it
     const std::filesystem::path dir =
-        out->empty() ? std::filesystem::path("workloads") / SanitizeWorkloadName(name->empty() ? stem : *name)
+        out->empty() ? std::filesystem::path("workloads") /
+                           (name->empty() ? DefaultWorkloadName(*file) : SanitizeWorkloadName(*name))
                      : std::filesystem::path(*out);
     ScaffoldOptions so;
     so.name = *name;

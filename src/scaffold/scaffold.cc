@@ -86,6 +86,15 @@ void FillReport(const ProgramFacts& f, const HarnessSizes& sizes, ScaffoldReport
 
 }  // namespace
 
+std::string DefaultWorkloadName(const std::string& program_path) {
+  std::string stem = fs::path(program_path).stem().string();
+  if (stem == "main") {
+    const std::string folder = fs::absolute(program_path).parent_path().filename().string();
+    if (!folder.empty()) stem = folder;
+  }
+  return SanitizeWorkloadName(stem);
+}
+
 std::string SanitizeWorkloadName(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -102,13 +111,8 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   auto raw = ReadFile(program_path);
   if (!raw.ok()) return Status::InvalidArgument(program_path + ": cannot read the program (" + raw.status().message() + ")");
   CUCO_RETURN_IF_ERROR(CheckInput(analysis, program_path, out_dir, options));
-  // Default name: the file's stem, or its folder's name for a main.cu (tests/programs/tp_mlp/main.cu -> tp_mlp).
-  std::string stem = fs::path(program_path).stem().string();
-  if (stem == "main") {
-    const std::string folder = fs::absolute(program_path).parent_path().filename().string();
-    if (!folder.empty()) stem = folder;
-  }
-  const std::string name = SanitizeWorkloadName(options.name.empty() ? stem : options.name);
+  const std::string name =
+      options.name.empty() ? DefaultWorkloadName(program_path) : SanitizeWorkloadName(options.name);
   if (!options.name.empty() && name != options.name)
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 

@@ -71,4 +71,8 @@ nlohmann::json ScaffoldReportToJson(const ScaffoldReport& r);
 // A name workload.toml accepts ([A-Za-z0-9_.-]+) made from `text`; "workload" when nothing is left.
 std::string SanitizeWorkloadName(const std::string& text);
 
+// The workload name `cuco init` gives `program_path` when --name is not set: the file's stem, or
+// its folder's name for a main.cu (tests/programs/tp_mlp/main.cu -> tp_mlp), sanitised.
+std::string DefaultWorkloadName(const std::string& program_path);
+
 }  // namespace cuco
