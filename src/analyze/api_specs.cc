@@ -62,6 +62,10 @@ const std::map<std::string, ApiSpec>& Specs() {
     ApiSpec gemm{"gemm"};
     gemm.reads = {7, 9}, gemm.writes = {12};
     for (const char* n : {"cublasSgemm", "cublasDgemm", "cublasHgemm"}) s[n] = gemm;
+    ApiSpec strided{"gemm"};
+    strided.reads = {7, 10}, strided.writes = {14};
+    for (const char* n : {"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched"})
+      s[n] = strided;
     ApiSpec lt{"gemm"};
     lt.reads = {3, 5, 8}, lt.writes = {10}, lt.stream = 15;
     s["cublasLtMatmul"] = lt;
@@ -76,6 +80,11 @@ const std::map<std::string, ApiSpec>& Specs() {
     ApiSpec peer{"copy"};
     peer.reads = {2}, peer.writes = {0}, peer.count = 4, peer.stream = 5;
     s["cudaMemcpyPeerAsync"] = peer;
+    ApiSpec memset{"copy"};
+    memset.writes = {0}, memset.count = 2, memset.stream = 3;
+    s["cudaMemsetAsync"] = memset;
+    memset.stream = -1;
+    s["cudaMemset"] = memset;
     ApiSpec sc{"stream"};
     sc.assigns = 0;
     for (const char* n : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"}) s[n] = sc;

@@ -71,18 +71,28 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     for (const auto& l : r->libs) std::cout << " " << l;
     std::cout << "\n  time_regex " << r->time_regex << (r->time_regex_guessed ? "" : " (default)") << "\n  pass_regex "
               << r->pass_regex << (r->pass_regex_guessed ? "" : " (default)") << "\n";
-    std::cout << "harness skeleton: " << r->name << "_harness, sizes";
-    if (r->sizes.empty()) std::cout << " (none found)";
-    for (const auto& s : r->sizes) std::cout << " " << s.name << "=" << s.value;
-    std::cout << "\n";
+    if (r->harness_ready) {
+      std::cout << "harness mode (trusted): " << r->name << "_harness in " << d << "/harness, the program itself:\n";
+      for (const auto& g : r->harness_guesses) std::cout << "  " << g << "\n";
+    } else {
+      std::cout << "harness skeleton: " << r->name << "_harness, sizes";
+      if (r->sizes.empty()) std::cout << " (none found)";
+      for (const auto& s : r->sizes) std::cout << " " << s.name << "=" << s.value;
+      std::cout << "\n  not the program itself: " << r->harness_reason << "\n";
+    }
     if (!r->todos.empty()) {
       std::cout << "\nTODO:\n";
       for (const auto& t : r->todos) std::cout << "  - " << t << "\n";
     }
-    std::cout << "\nnext:\n"
-              << "  cuco eval " << d << "                      run the program as it is (program mode, untrusted)\n"
-              << "  fill in " << d << "/harness (grep -n 'TODO(cuco init)' " << d << "/harness/*), then\n"
-              << "  cuco eval " << d << "/harness --stage compile   and   cuco transform " << d << "/harness\n";
+    std::cout << "\nnext:\n";
+    if (r->harness_ready)
+      std::cout << "  cuco eval " << d << "/harness             verify and time the program in the harness (sandboxed, trusted)\n"
+                << "  cuco run " << d << "/harness              generation 0 and the search\n"
+                << "  cuco eval " << d << "                     run the program as it is (program mode, untrusted)\n";
+    else
+      std::cout << "  cuco eval " << d << "                      run the program as it is (program mode, untrusted)\n"
+                << "  fill in " << d << "/harness (grep -n 'TODO(cuco init)' " << d << "/harness/*), then\n"
+                << "  cuco eval " << d << "/harness --stage compile   and   cuco transform " << d << "/harness\n";
     *exit_code = kExitOk;
   });
 }

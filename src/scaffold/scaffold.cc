@@ -14,6 +14,7 @@
 #include "scaffold/iteration_io.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
+#include "scaffold/program_harness.h"
 #include "scaffold/program_toml.h"
 #include "scaffold/reference_cu.h"
 #include "scaffold/seed_cu.h"
@@ -123,7 +124,6 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   for (const ProgramFile& pf : *more)
     if (pf.source) f.build_sources.push_back(pf.name);
   const HarnessSizes sizes = SplitConstants(f.constants, f.world_vars, f.file);
-  f.todos.push_back("harness/: fill in every TODO(cuco init) in workload.toml, reference.cu and seed.cu (harness/README.md)");
 
   ScaffoldReport rep;
   rep.out_dir = out_dir;
@@ -133,14 +133,27 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
       {out_dir / f.file, f.raw},
       {out_dir / "workload.toml", ProgramToml(f)},
       {out_dir / "analysis.txt", FormatAnalysis(analysis)},
-      {harness / "workload.toml", HarnessToml(f, sizes)},
-      {harness / "seed.cu", SeedCu(f, sizes)},
-      {harness / "reference.cu", ReferenceCu(f)},
-      {harness / "README.md", HarnessReadme(f)},
   };
+  // harness/: the program itself as a harness-mode workload when init can make one, else a skeleton.
+  Result<ProgramHarness> ph = MakeProgramHarness(f, *more);
+  if (ph.ok()) {
+    for (const auto& [name, text] : ph->files) files.push_back({harness / name, text});
+    rep.harness_ready = true;
+    rep.harness_guesses = ph->guesses;
+  } else {
+    rep.harness_ready = false;
+    rep.harness_reason = ph.status().message();
+    f.todos.push_back("harness/: " + ph.status().message() + "; fill in every TODO(cuco init) in workload.toml, "
+                      "reference.cu and seed.cu (harness/README.md)");
+    files.push_back({harness / "workload.toml", HarnessToml(f, sizes)});
+    files.push_back({harness / "seed.cu", SeedCu(f, sizes)});
+    files.push_back({harness / "reference.cu", ReferenceCu(f)});
+    files.push_back({harness / "README.md", HarnessReadme(f)});
+  }
   for (const ProgramFile& pf : *more) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   FillReport(f, sizes, &rep);
+  if (ph.ok()) rep.inputs = ph->inputs, rep.outputs = ph->outputs;
   return rep;
 }
 
@@ -165,6 +178,9 @@ nlohmann::json ScaffoldReportToJson(const ScaffoldReport& r) {
   j["inputs"] = r.inputs;
   j["outputs"] = r.outputs;
   j["todos"] = r.todos;
+  j["harness_ready"] = r.harness_ready;
+  j["harness_reason"] = r.harness_reason;
+  j["harness_guesses"] = r.harness_guesses;
   return j;
 }
 

@@ -7,9 +7,12 @@
 //                    size, launcher, libraries and the time/pass/fail regexes guessed from the
 //                    analysis and the program's text, every guess commented with its source
 //   analysis.txt     FormatAnalysis of the program
-//   harness/         a harness-mode skeleton (workload.toml, seed.cu, reference.cu, README.md):
-//                    it loads and compiles as written, and every run fails with a message naming
-//                    the TODO(cuco init) the user has left
+//   harness/         harness mode (trusted): the program itself, its timed loop the iteration, its
+//                    reference the same code with NCCL emulated (program_harness.h), verifying
+//                    without edits; where init cannot make that (ScaffoldReport::harness_reason says
+//                    why, with file:line), a skeleton (workload.toml, seed.cu, reference.cu,
+//                    README.md) that loads and compiles, and every run of which fails with a message
+//                    naming the TODO(cuco init) the user has left
 // Both workload.toml files are loaded back with LoadWorkload before ScaffoldWorkload returns.
 //
 // Errors: kInvalidArgument for bad input (the program unreadable or without an NCCL call, out_dir
@@ -60,6 +63,9 @@ struct ScaffoldReport {
   std::vector<GuessedInt> sizes;             // harness [sizes.bench]
   std::vector<std::string> inputs, outputs;  // harness buffers guessed from the dependency graph
   std::vector<std::string> todos;            // what the user must check or fill in, one line each
+  bool harness_ready = false;                // harness/ is the program itself (no TODO left there)
+  std::string harness_reason;                // else why not, with file:line
+  std::vector<std::string> harness_guesses;  // harness/: each decision with its file:line
 };
 
 Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::string& program_path,

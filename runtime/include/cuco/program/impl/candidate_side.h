@@ -1,0 +1,205 @@
+// cuco/program/impl/candidate_side.h: the program's thread and the harness's three functions, on
+// the candidate side (cuco/program/candidate.h says what they do).
+// Defines cuco_candidate_setup/run/teardown: include it once, from the candidate file only.
+#pragma once
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cuco/harness.h>
+#include <cuco/program/program.h>
+
+namespace cuco_program {
+namespace candidate_detail {
+
+struct Stop {};  // thrown out of serve() at teardown: unwinds the program's thread
+
+struct Side {
+  cuco::RankContext* ctx = nullptr;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool serving = false, ended = false;         // the program reached serve() / its thread ended
+  bool run_requested = false, run_done = false, stop_requested = false;
+  const cuco::IO* io = nullptr;
+  std::string error;                           // the last iteration's failure, or the program's
+  int main_code = 0;
+  std::function<void(Binder&)> binds;
+  std::function<void()> body;
+  int64_t iteration = 0;
+  std::thread thread;
+  int streams_made = 0, events_made = 0;
+  cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
+};
+
+inline Side& S() {
+  static Side side;
+  return side;
+}
+
+// Points the bound variables at the harness's buffers of this iteration.
+class IoBinder : public Binder {
+ public:
+  IoBinder(const cuco::IO& io, cuco::RankContext& ctx, std::string* error) : io_(io), ctx_(ctx), error_(error) {}
+
+ protected:
+  void Bind(const char* name, Role role, void** slot, size_t, Elem) override {
+    if (role == Role::kInput) {
+      *slot = io_.in(name).ptr;
+    } else if (role == Role::kOutput) {
+      *slot = io_.out(name).ptr;
+    } else {
+      const cuco::Buffer& in = io_.in(name);
+      const cuco::Buffer& out = io_.out((std::string(name) + "_out").c_str());
+      const cudaError_t e = cudaMemcpyAsync(out.ptr, in.ptr, in.bytes < out.bytes ? in.bytes : out.bytes,
+                                            cudaMemcpyDeviceToDevice, ctx_.stream);
+      if (e != cudaSuccess && error_->empty()) *error_ = std::string("copying input ") + name + ": " + cudaGetErrorString(e);
+      *slot = out.ptr;
+    }
+  }
+
+ private:
+  const cuco::IO& io_;
+  cuco::RankContext& ctx_;
+  std::string* error_;
+};
+
+inline void ProgramThread() {
+  Side& s = S();
+  cudaSetDevice(s.ctx->device);
+  static char arg0[] = "program";
+  static char* argv[] = {arg0, nullptr};
+  std::string error;
+  int code = 0;
+  try {
+    code = cuco_program_entry(1, argv);
+    error = "the program's main returned (" + std::to_string(code) + ") without reaching its timed loop";
+  } catch (const Stop&) {
+  } catch (const ProgramExit& x) {
+    error = "the program called exit(" + std::to_string(x.code) + ") before reaching its timed loop";
+  } catch (const std::exception& e) {
+    error = std::string("the program threw: ") + e.what();
+  } catch (...) {
+    error = "the program threw an exception";
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!error.empty() && s.error.empty()) s.error = error;
+  s.ended = true;
+  s.cv.notify_all();
+}
+
+}  // namespace candidate_detail
+
+inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration_body) {
+  using namespace candidate_detail;
+  Side& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.binds = binds;
+  s.body = iteration_body;
+  s.serving = true;
+  s.cv.notify_all();
+  for (;;) {
+    s.cv.wait(lock, [&] { return s.run_requested || s.stop_requested; });
+    if (s.stop_requested) throw Stop{};
+    s.run_requested = false;
+    lock.unlock();
+    std::string error;
+    try {
+      IoBinder b(*s.io, *s.ctx, &error);
+      s.binds(b);
+      if (error.empty()) s.body();
+    } catch (const Stop&) {
+      throw;
+    } catch (const ProgramExit& x) {
+      error = "the iteration called exit(" + std::to_string(x.code) + ") (the program's own error check)";
+    } catch (const std::exception& e) {
+      error = std::string("the iteration threw: ") + e.what();
+    } catch (...) {
+      error = "the iteration threw an exception";
+    }
+    lock.lock();
+    s.error = error;
+    ++s.iteration;
+    s.run_done = true;
+    s.cv.notify_all();
+  }
+}
+
+inline int64_t iteration() { return candidate_detail::S().iteration; }
+inline int rank() { return candidate_detail::S().ctx->rank; }
+inline int world() { return candidate_detail::S().ctx->world_size; }
+
+// Over ctx.comm: a real exchange between the candidate's ranks.
+inline void host_allgather(const void* send, void* recv, size_t bytes) {
+  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  if (bytes == 0) return;
+  unsigned char* d = nullptr;
+  const size_t total = bytes * static_cast<size_t>(ctx.world_size);
+  bool ok = cudaMalloc(&d, total) == cudaSuccess;
+  ok = ok && cudaMemcpy(d + bytes * ctx.rank, send, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+  ok = ok && ncclAllGather(d + bytes * ctx.rank, d, bytes, ncclUint8, ctx.comm, ctx.stream) == ncclSuccess;
+  ok = ok && cudaStreamSynchronize(ctx.stream) == cudaSuccess;
+  ok = ok && cudaMemcpy(recv, d, total, cudaMemcpyDeviceToHost) == cudaSuccess;
+  if (d != nullptr) cudaFree(d);
+  if (!ok) {
+    std::fprintf(stderr, "cuco: an MPI call of the program failed (its exchange over the harness's communicator)\n");
+    std::fflush(stderr);
+    std::exit(1);
+  }
+}
+
+// The harness's RankContext, for code in the EVOLVE blocks.
+inline cuco::RankContext& ctx() { return *candidate_detail::S().ctx; }
+
+}  // namespace cuco_program
+
+cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes&, void** state) {
+  using namespace cuco_program::candidate_detail;
+  Side& s = S();
+  s.ctx = &ctx;
+  *state = &s;
+  // A program that reads its rank from the environment (torchrun, Open MPI, Slurm) finds the harness's.
+  const std::string r = std::to_string(ctx.rank), w = std::to_string(ctx.world_size);
+  const std::string lr = std::to_string(ctx.local_rank), lw = std::to_string(ctx.local_world_size);
+  for (const char* k : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) setenv(k, r.c_str(), 1);
+  for (const char* k : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) setenv(k, w.c_str(), 1);
+  for (const char* k : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) setenv(k, lr.c_str(), 1);
+  for (const char* k : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) setenv(k, lw.c_str(), 1);
+  s.thread = std::thread(ProgramThread);
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.cv.wait(lock, [&] { return s.serving || s.ended; });
+  if (!s.serving) return cuco::Status::Error("program setup: " + s.error);
+  return cuco::Status::Ok();
+}
+
+cuco::Status cuco_candidate_run(cuco::RankContext&, void* state, const cuco::IO& io) {
+  auto& s = *static_cast<cuco_program::candidate_detail::Side*>(state);
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.io = &io;
+  s.run_done = false;
+  s.run_requested = true;
+  s.cv.notify_all();
+  s.cv.wait(lock, [&] { return s.run_done || s.ended; });
+  if (!s.run_done) return cuco::Status::Error("the program's thread ended: " + s.error);
+  if (!s.error.empty()) return cuco::Status::Error(s.error);
+  return cuco::Status::Ok();
+}
+
+void cuco_candidate_teardown(cuco::RankContext&, void* state) {
+  auto& s = *static_cast<cuco_program::candidate_detail::Side*>(state);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.stop_requested = true;
+    s.cv.notify_all();
+  }
+  if (s.thread.joinable()) s.thread.join();
+}

@@ -1,0 +1,256 @@
+// cuco/program/impl/nccl_emulation.h: NCCL between the reference's rank threads (one GPU). Each
+// call (or ncclGroupStart..End) first waits for the streams it names, then:
+//   collectives: every rank stages a copy of its send buffer, all meet, each writes its own
+//                output from the staged copies (sums in double), all meet again;
+//   send/recv:   a send stages a copy into the (sender, receiver) mailbox and returns; a receive
+//                takes the oldest one in its (peer, self) mailbox, waiting for it if need be.
+// Synchronous and slow, and exact where NCCL's order of summation is not: the reference.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cuco/program/impl/reference_engine.h>
+
+namespace cuco_program::emu {
+
+enum class Kind { kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter, kSend, kRecv };
+
+struct Op {
+  Kind kind;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  size_t count = 0;
+  ncclDataType_t type = ncclFloat32;
+  ncclRedOp_t red = ncclSum;
+  int root = 0, peer = 0;
+  cudaStream_t stream = nullptr;
+};
+
+constexpr int kMaxRanks = 64;
+struct Ptrs {
+  const void* p[kMaxRanks];
+};
+
+inline size_t TypeBytes(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ double Load(const void* p, size_t i) {
+  if constexpr (std::is_same_v<T, __half>) return static_cast<double>(__half2float(static_cast<const __half*>(p)[i]));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return static_cast<double>(__bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]));
+  else return static_cast<double>(static_cast<const T*>(p)[i]);
+}
+template <class T>
+__device__ __forceinline__ void Store(void* p, size_t i, double v) {
+  if constexpr (std::is_same_v<T, __half>) static_cast<__half*>(p)[i] = __float2half_rn(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(static_cast<float>(v));
+  else static_cast<T*>(p)[i] = static_cast<T>(v);
+}
+
+// out[i] = op over q of in[q][offset + i].
+template <class T>
+__global__ void ReduceKernel(void* out, Ptrs in, int n, size_t offset, size_t count, int op) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    double acc = Load<T>(in.p[0], offset + i);
+    for (int q = 1; q < n; ++q) {
+      const double v = Load<T>(in.p[q], offset + i);
+      if (op == ncclSum || op == ncclAvg) acc += v;
+      else if (op == ncclProd) acc *= v;
+      else if (op == ncclMax) acc = v > acc ? v : acc;
+      else if (op == ncclMin) acc = v < acc ? v : acc;
+    }
+    if (op == ncclAvg) acc /= n;
+    Store<T>(out, i, acc);
+  }
+}
+
+inline void Check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("emulated NCCL: ") + what + ": " + cudaGetErrorString(e));
+}
+
+inline void Reduce(void* out, const Ptrs& in, int n, size_t offset, size_t count, ncclDataType_t t, ncclRedOp_t op) {
+  if (count == 0) return;
+  const unsigned blocks = static_cast<unsigned>(count / 256 + 1 < 4096 ? count / 256 + 1 : 4096);
+  const int o = static_cast<int>(op);
+  switch (t) {
+    case ncclFloat32: ReduceKernel<float><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclFloat64: ReduceKernel<double><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclFloat16: ReduceKernel<__half><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclBfloat16: ReduceKernel<__nv_bfloat16><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclInt32: ReduceKernel<int32_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclUint32: ReduceKernel<uint32_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclInt64: ReduceKernel<int64_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclUint64: ReduceKernel<uint64_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclInt8: ReduceKernel<int8_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclUint8: ReduceKernel<uint8_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    default: throw std::runtime_error("emulated NCCL: this datatype is not supported");
+  }
+  Check(cudaGetLastError(), "reduce kernel");
+  Check(cudaStreamSynchronize(nullptr), "reduce kernel");
+}
+
+struct Mailboxes {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::pair<int, int>, std::deque<std::pair<void*, size_t>>> box;  // (from, to) -> staged copies
+};
+inline Mailboxes& Mail() {
+  static Mailboxes m;
+  return m;
+}
+
+inline void* Stage(const void* src, size_t bytes) {
+  void* d = nullptr;
+  Check(cudaMalloc(&d, bytes ? bytes : 1), "staging");
+  if (bytes) Check(cudaMemcpy(d, src, bytes, cudaMemcpyDeviceToDevice), "staging copy");
+  return d;
+}
+
+inline void Meet() {
+  if (!ref::E().barrier.ArriveAndWait(ref::kWaitLimitS))
+    throw std::runtime_error("an emulated NCCL collective waited " + std::to_string(ref::kWaitLimitS) +
+                             " s for the other ranks (do all ranks call the same collectives in the same order?)");
+}
+
+inline void Collective(const Op& op) {
+  ref::Engine& e = ref::E();
+  const int me = ref::t_rank, n = e.world;
+  const size_t eb = TypeBytes(op.type);
+  if (eb == 0) throw std::runtime_error("emulated NCCL: this datatype is not supported");
+  size_t staged_bytes = op.count * eb;
+  if (op.kind == Kind::kReduceScatter) staged_bytes *= static_cast<size_t>(n);
+  void* mine = Stage(op.send, staged_bytes);
+  e.slots[static_cast<size_t>(me)] = mine;
+  Meet();
+  Ptrs in{};
+  for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
+  switch (op.kind) {
+    case Kind::kAllReduce: Reduce(op.recv, in, n, 0, op.count, op.type, op.red); break;
+    case Kind::kReduce:
+      if (me == op.root) Reduce(op.recv, in, n, 0, op.count, op.type, op.red);
+      break;
+    case Kind::kReduceScatter: Reduce(op.recv, in, n, op.count * static_cast<size_t>(me), op.count, op.type, op.red); break;
+    case Kind::kBroadcast:
+      Check(cudaMemcpy(op.recv, in.p[op.root], op.count * eb, cudaMemcpyDeviceToDevice), "broadcast copy");
+      break;
+    case Kind::kAllGather:
+      for (int q = 0; q < n; ++q)
+        Check(cudaMemcpy(static_cast<unsigned char*>(op.recv) + op.count * eb * static_cast<size_t>(q), in.p[q],
+                         op.count * eb, cudaMemcpyDeviceToDevice),
+              "all-gather copy");
+      break;
+    default: break;
+  }
+  Meet();
+  cudaFree(mine);
+}
+
+// One call, or everything between ncclGroupStart and ncclGroupEnd.
+inline void Execute(const std::vector<Op>& ops) {
+  for (const Op& op : ops) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
+  const int me = ref::t_rank;
+  Mailboxes& m = Mail();
+  for (const Op& op : ops)
+    if (op.kind == Kind::kSend) {
+      const size_t bytes = op.count * TypeBytes(op.type);
+      void* staged = Stage(op.send, bytes);
+      std::lock_guard<std::mutex> lock(m.mu);
+      m.box[{me, op.peer}].push_back({staged, bytes});
+      m.cv.notify_all();
+    }
+  for (const Op& op : ops)
+    if (op.kind != Kind::kSend && op.kind != Kind::kRecv) Collective(op);
+  for (const Op& op : ops) {
+    if (op.kind != Kind::kRecv) continue;
+    std::unique_lock<std::mutex> lock(m.mu);
+    auto& q = m.box[{op.peer, me}];
+    if (!m.cv.wait_for(lock, std::chrono::duration<double>(ref::kWaitLimitS), [&] { return !q.empty(); }))
+      throw std::runtime_error("an emulated ncclRecv from rank " + std::to_string(op.peer) + " waited " +
+                               std::to_string(ref::kWaitLimitS) + " s for its ncclSend");
+    auto [staged, bytes] = q.front();
+    q.pop_front();
+    lock.unlock();
+    const size_t want = op.count * TypeBytes(op.type);
+    if (bytes != want)
+      throw std::runtime_error("an emulated ncclRecv of " + std::to_string(want) + " bytes matched a send of " +
+                               std::to_string(bytes));
+    Check(cudaMemcpy(op.recv, staged, bytes, cudaMemcpyDeviceToDevice), "recv copy");
+    cudaFree(staged);
+  }
+}
+
+inline thread_local int t_group_depth = 0;
+inline thread_local std::vector<Op> t_pending;
+
+inline ncclResult_t Post(const Op& op) {
+  if (t_group_depth > 0) {
+    t_pending.push_back(op);
+    return ncclSuccess;
+  }
+  Execute({op});
+  return ncclSuccess;
+}
+
+inline ncclResult_t GroupStart() {
+  ++t_group_depth;
+  return ncclSuccess;
+}
+inline ncclResult_t GroupEnd() {
+  if (t_group_depth == 0) return ncclInvalidUsage;
+  if (--t_group_depth == 0) {
+    std::vector<Op> ops;
+    ops.swap(t_pending);
+    Execute(ops);
+  }
+  return ncclSuccess;
+}
+inline ncclResult_t AllReduce(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t, cudaStream_t st) {
+  return Post({Kind::kAllReduce, s, r, n, t, op, 0, 0, st});
+}
+inline ncclResult_t Broadcast(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t, cudaStream_t st) {
+  return Post({Kind::kBroadcast, s, r, n, t, ncclSum, root, 0, st});
+}
+inline ncclResult_t Bcast(void* b, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
+  return Broadcast(b, b, n, t, root, c, st);
+}
+inline ncclResult_t ReduceTo(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t,
+                             cudaStream_t st) {
+  return Post({Kind::kReduce, s, r, n, t, op, root, 0, st});
+}
+inline ncclResult_t AllGather(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t, cudaStream_t st) {
+  return Post({Kind::kAllGather, s, r, n, t, ncclSum, 0, 0, st});
+}
+inline ncclResult_t ReduceScatter(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t,
+                                  cudaStream_t st) {
+  return Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st});
+}
+inline ncclResult_t Send(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t, cudaStream_t st) {
+  return Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st});
+}
+inline ncclResult_t Recv(void* r, size_t n, ncclDataType_t t, int peer, ncclComm_t, cudaStream_t st) {
+  return Post({Kind::kRecv, nullptr, r, n, t, ncclSum, 0, peer, st});
+}
+
+}  // namespace cuco_program::emu

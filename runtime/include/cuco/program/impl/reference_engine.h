@@ -1,0 +1,272 @@
+// cuco/program/impl/reference_engine.h: the reference side's ranks. Every rank of the program is a
+// thread of the supervisor, all on one GPU (the device current at the first call). Each thread runs
+// the program's main up to serve(), where its binds are noted (the program's own buffer behind each
+// bound variable, its size from the cudaMalloc that made it, and its contents then: the scale of
+// fresh float inputs, the values of integer ones). RunAll(seed) then fills every rank's inputs for
+// `seed`, runs one iteration on every rank at once (NCCL emulated between the threads:
+// nccl_emulation.h) and keeps every rank's outputs in host memory; the device copies are zeroed.
+#pragma once
+
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cuco/harness.h>
+#include <cuco/impl/random.h>
+#include <cuco/program/impl/rank_barrier.h>
+#include <cuco/program/program.h>
+
+namespace cuco_program::ref {
+
+struct Stop {};  // ends a rank thread
+
+struct Bound {
+  std::string name;
+  Role role = Role::kInput;
+  void** slot = nullptr;
+  size_t elem_bytes = 1, bytes = 0;
+  Elem elem = Elem::kU8;
+  std::vector<unsigned char> initial;  // the program's own contents at serve()
+  double scale = 0;                    // fresh float inputs: uniform in [-scale, scale)
+};
+
+struct Rank {
+  std::thread thread;
+  std::vector<Bound> bound;
+  std::function<void(Binder&)> binds;
+  std::function<void()> body;
+  bool serving = false, ended = false;
+  int64_t requested = 0, done = 0;
+  std::string error;
+};
+
+struct Engine {
+  std::mutex mu;  // the engine's state; one RunAll or fill at a time
+  std::mutex state_mu;
+  std::condition_variable cv;
+  int world = 0, device = 0;
+  bool started = false, ready = false, stopping = false;  // ready: every rank served or ended
+  std::string error;
+  std::vector<std::unique_ptr<Rank>> ranks;
+  std::mutex alloc_mu;
+  std::map<uintptr_t, size_t> allocations;  // cudaMalloc'd by the program: base -> bytes
+  RankBarrier barrier;                      // host exchanges and collectives
+  std::vector<const void*> slots;           // one per rank, for exchanges
+  bool cached = false, determinism_checked = false;
+  uint64_t cached_seed = 0;
+  std::vector<std::vector<std::vector<unsigned char>>> outputs;  // [rank][output][bytes]
+  int64_t iterations = 0;
+};
+
+inline Engine& E() {
+  static Engine engine;
+  return engine;
+}
+inline thread_local int t_rank = -1;
+constexpr double kWaitLimitS = 120;
+
+inline size_t AllocationBytes(const void* p) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.alloc_mu);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  auto it = e.allocations.upper_bound(a);
+  if (it == e.allocations.begin()) return 0;
+  --it;
+  return a < it->first + it->second ? it->first + it->second - a : 0;
+}
+
+inline double ElementValue(const unsigned char* p, Elem t) {
+  switch (t) {
+    case Elem::kF32: { float v; std::memcpy(&v, p, 4); return v; }
+    case Elem::kF64: { double v; std::memcpy(&v, p, 8); return v; }
+    case Elem::kF16: { __half v; std::memcpy(&v, p, 2); return static_cast<double>(__half2float(v)); }
+    case Elem::kBF16: { __nv_bfloat16 v; std::memcpy(&v, p, 2); return static_cast<double>(__bfloat162float(v)); }
+    case Elem::kI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case Elem::kI64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case Elem::kU8: return *p;
+    default: return *p;
+  }
+}
+inline bool IsFloat(Elem t) { return t == Elem::kF32 || t == Elem::kF64 || t == Elem::kF16 || t == Elem::kBF16; }
+
+// Notes the program's buffers at serve().
+class NoteBinder : public Binder {
+ public:
+  NoteBinder(Rank& r, std::string* error) : r_(r), error_(error) {}
+
+ protected:
+  void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) override {
+    Bound b;
+    b.name = name;
+    b.role = role;
+    b.slot = slot;
+    b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
+    b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
+    b.bytes = AllocationBytes(*slot);
+    if (b.bytes == 0 && error_->empty())
+      *error_ = std::string("the program's buffer '") + name +
+                "' (bound at its timed loop) was not made by cudaMalloc before the loop, so its size is unknown";
+    b.initial.resize(b.bytes);
+    if (b.bytes && cudaMemcpy(b.initial.data(), *slot, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess && error_->empty())
+      *error_ = std::string("reading the program's buffer '") + name + "' failed";
+    if (IsFloat(b.elem)) {
+      double sum = 0;
+      const size_t n = b.bytes / b.elem_bytes;
+      for (size_t i = 0; i < n; ++i) {
+        const double v = ElementValue(b.initial.data() + i * b.elem_bytes, b.elem);
+        if (std::isfinite(v)) sum += v * v;
+      }
+      const double rms = n ? std::sqrt(sum / static_cast<double>(n)) : 0;
+      b.scale = rms * std::sqrt(3.0);  // uniform(-s, s) has the program's own RMS
+    }
+    r_.bound.push_back(std::move(b));
+  }
+
+ private:
+  Rank& r_;
+  std::string* error_;
+};
+
+inline void RankThread(int q) {
+  Engine& e = E();
+  t_rank = q;
+  cudaSetDevice(e.device);
+  static char arg0[] = "program";
+  static char* argv[] = {arg0, nullptr};
+  std::string error;
+  try {
+    const int code = cuco_program_entry(1, argv);
+    error = "the program's main returned (" + std::to_string(code) + ") on rank " + std::to_string(q) +
+            " without reaching its timed loop";
+  } catch (const Stop&) {
+  } catch (const ProgramExit& x) {
+    error = "the program called exit(" + std::to_string(x.code) + ") on rank " + std::to_string(q) +
+            " before reaching its timed loop";
+  } catch (const std::exception& ex) {
+    error = std::string("the program threw on rank ") + std::to_string(q) + ": " + ex.what();
+  } catch (...) {
+    error = "the program threw an exception on rank " + std::to_string(q);
+  }
+  if (!error.empty()) e.barrier.Break();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  Rank& r = *e.ranks[static_cast<size_t>(q)];
+  if (!error.empty() && r.error.empty()) r.error = error;
+  r.ended = true;
+  e.cv.notify_all();
+}
+
+// The first error of any rank ("" when none).
+inline std::string FirstError() {
+  for (auto& r : E().ranks)
+    if (!r->error.empty()) return r->error;
+  return "";
+}
+
+// Starts the rank threads once; every later call must give the same world.
+inline cuco::Status EnsureStarted(int world) {
+  Engine& e = E();
+  std::unique_lock<std::mutex> lock(e.state_mu);
+  if (e.started) {  // started by another of the supervisor's threads: wait until its ranks are ready
+    if (world != e.world)
+      return cuco::Status::Error("the reference runs " + std::to_string(e.world) + " ranks, not " + std::to_string(world));
+    e.cv.wait(lock, [&] { return e.ready; });
+    return e.error.empty() ? cuco::Status::Ok() : cuco::Status::Error(e.error);
+  }
+  e.started = true;
+  e.world = world;
+  cudaGetDevice(&e.device);
+  e.barrier.Reset(world);
+  e.slots.assign(static_cast<size_t>(world), nullptr);
+  for (int q = 0; q < world; ++q) e.ranks.push_back(std::make_unique<Rank>());
+  for (int q = 0; q < world; ++q) e.ranks[static_cast<size_t>(q)]->thread = std::thread(RankThread, q);
+  e.cv.wait(lock, [&] {
+    for (auto& r : e.ranks)
+      if (!r->serving && !r->ended) return false;
+    return true;
+  });
+  e.error = FirstError();
+  if (e.error.empty())
+    for (auto& r : e.ranks)
+      if (r->bound.size() != e.ranks[0]->bound.size()) e.error = "the ranks bound different buffers at the timed loop";
+  if (!e.error.empty()) e.error = "the program, run as the reference: " + e.error;
+  e.ready = true;
+  e.cv.notify_all();
+  return e.error.empty() ? cuco::Status::Ok() : cuco::Status::Error(e.error);
+}
+
+}  // namespace cuco_program::ref
+
+namespace cuco_program {
+
+inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& body) {
+  using namespace ref;
+  Engine& e = E();
+  Rank& r = *e.ranks[static_cast<size_t>(t_rank)];
+  std::string error;
+  if (cudaDeviceSynchronize() != cudaSuccess) error = "the program's set-up failed on the GPU";
+  NoteBinder note(r, &error);
+  binds(note);
+  std::unique_lock<std::mutex> lock(e.state_mu);
+  r.binds = binds;
+  r.body = body;
+  r.error = error;
+  r.serving = error.empty();
+  r.ended = !error.empty();
+  e.cv.notify_all();
+  if (!error.empty()) throw Stop{};
+  for (;;) {
+    e.cv.wait(lock, [&] { return r.requested > r.done || e.stopping; });
+    if (e.stopping) throw Stop{};
+    lock.unlock();
+    std::string err;
+    try {
+      body();
+      const cudaError_t c = cudaDeviceSynchronize();
+      if (c != cudaSuccess) err = std::string("the iteration failed on the GPU: ") + cudaGetErrorString(c);
+    } catch (const Stop&) {
+      throw;
+    } catch (const ProgramExit& x) {
+      err = "the iteration called exit(" + std::to_string(x.code) + ") (the program's own error check)";
+    } catch (const std::exception& ex) {
+      err = std::string("the iteration threw: ") + ex.what();
+    } catch (...) {
+      err = "the iteration threw an exception";
+    }
+    if (!err.empty()) e.barrier.Break();
+    lock.lock();
+    if (!err.empty() && r.error.empty()) r.error = err + " (rank " + std::to_string(t_rank) + ")";
+    r.done = r.requested;
+    e.cv.notify_all();
+  }
+}
+
+inline int64_t iteration() { return ref::E().iterations; }
+inline int rank() { return ref::t_rank; }
+inline int world() { return ref::E().world; }
+
+// Between the rank threads: every rank's bytes, in rank order.
+inline void host_allgather(const void* send, void* recv, size_t bytes) {
+  ref::Engine& e = ref::E();
+  e.slots[static_cast<size_t>(ref::t_rank)] = send;
+  bool ok = e.barrier.ArriveAndWait(ref::kWaitLimitS);
+  if (ok)
+    for (int q = 0; q < e.world; ++q)
+      std::memcpy(static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(q), e.slots[static_cast<size_t>(q)], bytes);
+  ok = ok && e.barrier.ArriveAndWait(ref::kWaitLimitS);
+  if (!ok) throw std::runtime_error("an MPI exchange waited " + std::to_string(ref::kWaitLimitS) + " s for the other ranks");
+}
+
+}  // namespace cuco_program

@@ -1,0 +1,181 @@
+// cuco/program/mpi.h: the MPI a program run by the harness sees (cuco init puts it where the
+// program included <mpi.h>). Ranks are the harness's; every collective is built on
+// cuco_program::host_allgather, so it has MPI's meaning on both sides (a real exchange between the
+// candidate's ranks, or between the reference's rank threads). Point-to-point MPI, communicators
+// other than MPI_COMM_WORLD and MPI-IO are not here: a program that uses them does not compile
+// against this header, and cuco init says so.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuco/program/program.h>
+
+#define OMPI_MPI_H 1  // a later #include <mpi.h> (Open MPI's) is empty
+#define MPI_INCLUDED 1  // (MPICH's)
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+struct MPI_Status {
+  int MPI_SOURCE, MPI_TAG, MPI_ERROR;
+};
+
+#define MPI_SUCCESS 0
+#define MPI_ERR_OTHER 15
+#define MPI_COMM_WORLD 0
+#define MPI_COMM_NULL (-1)
+#define MPI_IN_PLACE (reinterpret_cast<void*>(1))
+#define MPI_STATUS_IGNORE (static_cast<MPI_Status*>(nullptr))
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+// Datatypes: the value is the element size; the kind rides in the tens of thousands.
+#define MPI_DATATYPE_NULL 0
+#define MPI_BYTE 1
+#define MPI_CHAR 10001
+#define MPI_UNSIGNED_CHAR 20001
+#define MPI_INT 30004
+#define MPI_UNSIGNED 40004
+#define MPI_LONG 50008
+#define MPI_UNSIGNED_LONG 60008
+#define MPI_LONG_LONG 70008
+#define MPI_LONG_LONG_INT 70008
+#define MPI_UNSIGNED_LONG_LONG 80008
+#define MPI_INT64_T 70008
+#define MPI_UINT64_T 80008
+#define MPI_INT32_T 30004
+#define MPI_UINT32_T 40004
+#define MPI_FLOAT 90004
+#define MPI_DOUBLE 100008
+
+#define MPI_SUM 1
+#define MPI_MAX 2
+#define MPI_MIN 3
+#define MPI_PROD 4
+
+namespace cuco_program::mpi {
+
+inline size_t TypeBytes(MPI_Datatype t) { return t == MPI_DATATYPE_NULL ? 0 : static_cast<size_t>(t % 10000); }
+
+template <class T>
+void ReduceInto(T* acc, const T* x, int count, MPI_Op op) {
+  for (int i = 0; i < count; ++i) {
+    switch (op) {
+      case MPI_SUM: acc[i] = acc[i] + x[i]; break;
+      case MPI_PROD: acc[i] = acc[i] * x[i]; break;
+      case MPI_MAX: acc[i] = acc[i] < x[i] ? x[i] : acc[i]; break;
+      case MPI_MIN: acc[i] = x[i] < acc[i] ? x[i] : acc[i]; break;
+      default: break;
+    }
+  }
+}
+
+// Every rank's `count` values reduced with `op` into out (in rank order, as MPI does for sums).
+inline int Allreduce(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op) {
+  const size_t bytes = TypeBytes(t) * static_cast<size_t>(count);
+  std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(send, all.data(), bytes);
+  std::memcpy(out, all.data(), bytes);
+  for (int r = 1; r < cuco_program::world(); ++r) {
+    const void* x = all.data() + bytes * static_cast<size_t>(r);
+    switch (t) {
+      case MPI_INT: ReduceInto(static_cast<int32_t*>(out), static_cast<const int32_t*>(x), count, op); break;
+      case MPI_UNSIGNED: ReduceInto(static_cast<uint32_t*>(out), static_cast<const uint32_t*>(x), count, op); break;
+      case MPI_LONG:
+      case MPI_LONG_LONG: ReduceInto(static_cast<int64_t*>(out), static_cast<const int64_t*>(x), count, op); break;
+      case MPI_UNSIGNED_LONG:
+      case MPI_UNSIGNED_LONG_LONG: ReduceInto(static_cast<uint64_t*>(out), static_cast<const uint64_t*>(x), count, op); break;
+      case MPI_FLOAT: ReduceInto(static_cast<float*>(out), static_cast<const float*>(x), count, op); break;
+      case MPI_DOUBLE: ReduceInto(static_cast<double*>(out), static_cast<const double*>(x), count, op); break;
+      default:
+        std::fprintf(stderr, "cuco: MPI_Allreduce/MPI_Reduce of this datatype (%d) is not supported\n", t);
+        return MPI_ERR_OTHER;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace cuco_program::mpi
+
+inline int MPI_Init(int*, char***) { return MPI_SUCCESS; }
+inline int MPI_Init_thread(int*, char***, int required, int* provided) {
+  if (provided) *provided = required;
+  return MPI_SUCCESS;
+}
+inline int MPI_Initialized(int* flag) { return (*flag = 1), MPI_SUCCESS; }
+inline int MPI_Finalize() { return MPI_SUCCESS; }
+inline int MPI_Finalized(int* flag) { return (*flag = 0), MPI_SUCCESS; }
+inline int MPI_Comm_rank(MPI_Comm, int* r) { return (*r = cuco_program::rank()), MPI_SUCCESS; }
+inline int MPI_Comm_size(MPI_Comm, int* n) { return (*n = cuco_program::world()), MPI_SUCCESS; }
+inline int MPI_Get_processor_name(char* name, int* len) {
+  *len = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "cuco-host");
+  return MPI_SUCCESS;
+}
+inline double MPI_Wtime() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+[[noreturn]] inline int MPI_Abort(MPI_Comm, int code) {
+  std::fprintf(stderr, "cuco: the program called MPI_Abort(%d)\n", code);
+  std::fflush(stderr);
+  std::exit(code == 0 ? 1 : code);
+}
+inline int MPI_Barrier(MPI_Comm) {
+  unsigned char one = 1;
+  std::vector<unsigned char> all(static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(&one, all.data(), 1);
+  return MPI_SUCCESS;
+}
+inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
+  std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(buf, all.data(), bytes);
+  std::memcpy(buf, all.data() + bytes * static_cast<size_t>(root), bytes);
+  return MPI_SUCCESS;
+}
+inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt,
+                         MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);
+  const unsigned char* mine = send == MPI_IN_PLACE
+                                  ? static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(cuco_program::rank())
+                                  : static_cast<const unsigned char*>(send);
+  (void)scount;
+  (void)st;
+  std::vector<unsigned char> copy(mine, mine + bytes);
+  cuco_program::host_allgather(copy.data(), recv, bytes);
+  return MPI_SUCCESS;
+}
+inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
+                      MPI_Comm c) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);
+  std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * cuco_program::rank() : send,
+                               all.data(), bytes);
+  if (cuco_program::rank() == root) std::memcpy(recv, all.data(), all.size());
+  (void)rcount;
+  (void)rt;
+  (void)c;
+  return MPI_SUCCESS;
+}
+inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
+  std::vector<unsigned char> mine(bytes);
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);
+  return cuco_program::mpi::Allreduce(mine.data(), recv, count, t, op);
+}
+inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
+  std::vector<unsigned char> mine(bytes), out(bytes);
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);
+  const int rc = cuco_program::mpi::Allreduce(mine.data(), out.data(), count, t, op);
+  if (cuco_program::rank() == root) std::memcpy(recv, out.data(), bytes);
+  return rc;
+}

@@ -1,0 +1,107 @@
+// cuco/program/program.h: a user's host-driven CUDA+NCCL program run as a harness-mode workload.
+//
+// `cuco init` writes such a workload from the program's own files (docs/your-own-program.md). Its
+// seed.cu and reference.cu are the program's files put one after the other, with three rewrites:
+//   - `int main(...)` is renamed cuco_program_main and gets an entry point, cuco_program_entry;
+//   - `#include <mpi.h>` becomes `#include <cuco/program/mpi.h>` (MPI calls answered by cuco);
+//   - the program's timed loop becomes
+//         cuco_program::serve([&](cuco_program::Binder& b) { b.input("x", x); b.output("y", y); },
+//                             [&]() { <the loop's body> });
+//     so main runs once up to there (its bootstrap, allocations, own initialisation and warm-up:
+//     the harness's setup), then every harness iteration runs the body once. The binds name the
+//     iteration's inputs and outputs by the program's own variables.
+// Two sides implement this header, each in a header of its own:
+//   candidate.h (seed.cu and every candidate): one rank per process; the program's communicator is
+//     ctx.comm, its streams and events are ctx.stream, ctx.side_stream(i) and the harness's events,
+//     and before each iteration the binds point the program's variables at the harness's buffers;
+//   reference.h (reference.cu, in the supervisor; never linked with candidate code): every rank is
+//     a thread of the supervisor on one GPU, NCCL is emulated between those threads, and the
+//     program's own buffers hold the reference's inputs and outputs.
+// Threads: the program runs on a thread of its own (one per rank); every function below is called
+// from such a thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace cuco_program {
+
+// What a bound buffer holds, for filling inputs and comparing outputs.
+enum class Elem : int { kF32 = 0, kF64, kF16, kBF16, kI32, kI64, kU8, kOther };
+
+template <class T>
+constexpr Elem ElemOf() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>) return Elem::kF32;
+  else if constexpr (std::is_same_v<U, double>) return Elem::kF64;
+  else if constexpr (std::is_same_v<U, __half>) return Elem::kF16;
+  else if constexpr (std::is_same_v<U, __nv_bfloat16>) return Elem::kBF16;
+  else if constexpr (std::is_integral_v<U> && sizeof(U) == 4) return Elem::kI32;
+  else if constexpr (std::is_integral_v<U> && sizeof(U) == 8) return Elem::kI64;
+  else if constexpr (std::is_integral_v<U> && sizeof(U) == 1) return Elem::kU8;
+  else return Elem::kOther;
+}
+
+enum class Role : int { kInput = 0, kOutput, kInOut };
+
+// The binds of serve(): each names one of the program's device pointers. Each side decides what a
+// bind does (point the variable at a harness buffer; note the program's own buffer).
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  template <class T>
+  void input(const char* name, T*& var) { Bind(name, Role::kInput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  template <class T>
+  void output(const char* name, T*& var) { Bind(name, Role::kOutput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  // Read before written and consumed at the end: the harness's input `name` and output `name_out`.
+  template <class T>
+  void inout(const char* name, T*& var) { Bind(name, Role::kInOut, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+
+ protected:
+  // slot: the address of the program's pointer variable.
+  virtual void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) = 0;
+
+ private:
+  template <class T>
+  using Pointee = std::conditional_t<std::is_void_v<T>, unsigned char, T>;
+  template <class T>
+  static void** Slot(T*& var) {
+    return reinterpret_cast<void**>(const_cast<void*>(static_cast<const void*>(&var)));
+  }
+};
+
+// What exit(code) in the program's code throws on both sides (impl/program_exit.h).
+struct ProgramExit {
+  int code;
+};
+
+// main's timed loop, as cuco init rewrites it. Returns never: the side ends the program's thread
+// when the harness is done with it (the code after the loop does not run).
+void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration);
+
+// Which harness iteration this is (0, 1, ...): the loop variable of the rewritten loop.
+int64_t iteration();
+
+// This thread's rank and the number of ranks (MPI_Comm_rank / MPI_Comm_size, RANK / WORLD_SIZE).
+int rank();
+int world();
+
+// Every rank's `bytes` bytes, in rank order, into recv (world() * bytes): what the MPI stand-ins
+// are built on. Collective: every rank calls it, in the same order.
+void host_allgather(const void* send, void* recv, size_t bytes);
+
+// getenv as the program sees it: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and their MPI and
+// Slurm spellings answer this thread's rank; anything else is the process's environment.
+const char* program_getenv(const char* name);
+
+}  // namespace cuco_program
+
+// Defined in the program's text (cuco init writes it after the renamed main).
+static int cuco_program_entry(int argc, char** argv);

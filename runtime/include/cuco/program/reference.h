@@ -1,0 +1,286 @@
+// cuco/program/reference.h: the reference side of cuco/program/program.h (reference.cu includes it
+// first, after defining CUCO_PROGRAM_WORKLOAD to the workload's name). It defines the workload
+// contract of cuco/workload_spec.h from the program itself (impl/reference_engine.h):
+//   buffers      the bound buffers of each rank, sized by the cudaMalloc that made them; an inout
+//                buffer is the input `name` and the output `name_out`;
+//   fill_inputs  floats: uniform in [-s, s) from (seed, buffer, rank, index), s giving the program's
+//                own RMS for that buffer; integers and other types: the program's own values;
+//   check        runs the program's iteration on every rank (the reference ranks), then compares
+//                the rank's outputs in fp64. Rows are runs of kRowElements elements through the
+//                rank's outputs, one after the other. rel_l2 is ||out - ref|| / ||ref||; max_abs is
+//                max |out - ref| over the RMS of ref (relative, since the program's scale is its own).
+// Defines cuco_frozen's functions: include it once, from reference.cu only.
+#pragma once
+
+#ifndef CUCO_PROGRAM_WORKLOAD
+#error "define CUCO_PROGRAM_WORKLOAD (the workload's name) before including cuco/program/reference.h"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cuco/workload_spec.h>
+#include <cuco/program/program.h>
+#include <cuco/program/impl/reference_engine.h>
+#include <cuco/program/impl/reference_shims.h>
+#include <cuco/program/mpi.h>
+#include <cuco/program/impl/program_exit.h>
+
+namespace cuco_program::ref {
+
+constexpr int64_t kRowElements = 1024;
+
+struct Spec {
+  cuco_frozen::BufferSpec spec;
+  int bound = 0;  // index in Rank::bound
+};
+
+inline cuco_frozen::DType DTypeOf(Elem e) {
+  switch (e) {
+    case Elem::kF32: return cuco_frozen::DType::kF32;
+    case Elem::kF64: return cuco_frozen::DType::kF64;
+    case Elem::kF16: return cuco_frozen::DType::kF16;
+    case Elem::kBF16: return cuco_frozen::DType::kBF16;
+    case Elem::kI32: return cuco_frozen::DType::kI32;
+    case Elem::kI64: return cuco_frozen::DType::kI64;
+    default: return cuco_frozen::DType::kU8;
+  }
+}
+
+inline std::vector<Spec> Specs(int rank, bool outputs) {
+  std::vector<Spec> v;
+  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const Bound& b = bound[i];
+    const int64_t n = static_cast<int64_t>(b.bytes / b.elem_bytes);
+    const bool in = b.role != Role::kOutput, out = b.role != Role::kInput;
+    if (!outputs && in) v.push_back({{b.name, cuco_frozen::Role::kInput, DTypeOf(b.elem), n}, static_cast<int>(i)});
+    if (outputs && out)
+      v.push_back({{b.role == Role::kInOut ? b.name + "_out" : b.name, cuco_frozen::Role::kOutput, DTypeOf(b.elem), n},
+                   static_cast<int>(i)});
+  }
+  return v;
+}
+
+template <class T>
+__global__ void FillKernel(T* p, size_t n, uint64_t key, float scale) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const float v = cuco_frozen::uniform_pm1(key, i) * scale;
+    if constexpr (std::is_same_v<T, __half>) p[i] = __float2half_rn(v);
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) p[i] = __float2bfloat16_rn(v);
+    else p[i] = static_cast<T>(v);
+  }
+}
+
+// Writes rank `rank`'s input `b` for `seed` into dst (at least b.bytes), on `stream`.
+inline cudaError_t Fill(void* dst, const Bound& b, int index, int rank, uint64_t seed, cudaStream_t stream) {
+  if (!IsFloat(b.elem))
+    return cudaMemcpyAsync(dst, b.initial.data(), b.bytes, cudaMemcpyHostToDevice, stream);
+  const size_t n = b.bytes / b.elem_bytes;
+  const uint64_t key = cuco_frozen::stream_key(seed, static_cast<uint64_t>(index + 1), static_cast<uint64_t>(rank));
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>(n / 256 + 1, 4096));
+  const float s = static_cast<float>(b.scale);
+  switch (b.elem) {
+    case Elem::kF32: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<float*>(dst), n, key, s); break;
+    case Elem::kF64: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<double*>(dst), n, key, s); break;
+    case Elem::kF16: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__half*>(dst), n, key, s); break;
+    default: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), n, key, s); break;
+  }
+  return cudaGetLastError();
+}
+
+// One iteration of every rank on `seed`'s inputs; every rank's outputs into *outputs (host memory),
+// their device copies zeroed.
+inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned char>>>* outputs) {
+  Engine& e = E();
+  for (int q = 0; q < e.world; ++q) {
+    const auto& bound = e.ranks[static_cast<size_t>(q)]->bound;
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (bound[i].role != Role::kOutput && Fill(*bound[i].slot, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
+        return cuco::Status::Error("filling the reference's inputs failed");
+  }
+  if (cudaDeviceSynchronize() != cudaSuccess) return cuco::Status::Error("filling the reference's inputs failed on the GPU");
+  {
+    std::unique_lock<std::mutex> lock(e.state_mu);
+    for (auto& r : e.ranks) ++r->requested;
+    e.cv.notify_all();
+    e.cv.wait(lock, [&] {
+      for (auto& r : e.ranks)
+        if (r->done < r->requested && !r->ended) return false;
+      return true;
+    });
+    ++e.iterations;
+    const std::string err = FirstError();
+    if (!err.empty()) return cuco::Status::Error("the program, run as the reference: " + err);
+  }
+  outputs->assign(static_cast<size_t>(e.world), {});
+  for (int q = 0; q < e.world; ++q)
+    for (const Spec& s : Specs(q, true)) {
+      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
+      std::vector<unsigned char> host(b.bytes);
+      if (cudaMemcpy(host.data(), *b.slot, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+          cudaMemset(*b.slot, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
+        return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
+      (*outputs)[static_cast<size_t>(q)].push_back(std::move(host));
+    }
+  return cuco::Status::Ok();
+}
+
+// Every rank's outputs for `seed`, in host memory (E().outputs). Call with E().mu held. The first
+// call runs the iteration twice and fails when the two runs differ: a program whose outputs are not
+// a function of its inputs (atomics that decide which rows are kept, say) cannot be checked.
+inline cuco::Status RunAll(uint64_t seed) {
+  Engine& e = E();
+  if (e.cached && e.cached_seed == seed) return cuco::Status::Ok();
+  e.cached = false;
+  if (cuco::Status st = RunOnce(seed, &e.outputs); !st.ok()) return st;
+  if (!e.determinism_checked) {
+    e.determinism_checked = true;
+    std::vector<std::vector<std::vector<unsigned char>>> again;
+    if (cuco::Status st = RunOnce(seed, &again); !st.ok()) return st;
+    for (int q = 0; q < e.world; ++q) {
+      const auto specs = Specs(q, true);
+      for (size_t k = 0; k < specs.size(); ++k) {
+        const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
+        const auto& x = e.outputs[static_cast<size_t>(q)][k];
+        const auto& y = again[static_cast<size_t>(q)][k];
+        size_t differ = 0;
+        double d2 = 0, r2 = 0;
+        for (size_t i = 0; i + b.elem_bytes <= x.size(); i += b.elem_bytes) {
+          if (std::memcmp(x.data() + i, y.data() + i, b.elem_bytes) == 0) continue;
+          ++differ;
+          const double u = ElementValue(x.data() + i, b.elem), v = ElementValue(y.data() + i, b.elem);
+          d2 += (u - v) * (u - v);
+        }
+        for (size_t i = 0; i + b.elem_bytes <= x.size(); i += b.elem_bytes) {
+          const double u = ElementValue(x.data() + i, b.elem);
+          r2 += u * u;
+        }
+        // Float atomics may reorder a sum between runs: differences far below any tolerance pass.
+        if (differ > 0 && (!IsFloat(b.elem) || !(d2 <= 1e-12 * r2)))
+          return cuco::Status::Error(
+              "the program's iteration is not deterministic: run twice on the same inputs, " + std::to_string(differ) +
+              " of the " + std::to_string(x.size() / b.elem_bytes) + " elements of output '" + specs[k].spec.name +
+              "' on rank " + std::to_string(q) +
+              " differ, so no candidate can be checked against it (atomics that decide which rows are kept, or a "
+              "reduction whose order changes between runs, do this); make the iteration deterministic");
+      }
+    }
+  }
+  e.cached = true;
+  e.cached_seed = seed;
+  return cuco::Status::Ok();
+}
+
+}  // namespace cuco_program::ref
+
+namespace cuco_frozen {
+
+const char* workload_name() { return CUCO_PROGRAM_WORKLOAD; }
+
+cuco::Status validate_sizes(const cuco::Sizes&, int world) {
+  if (world < 1 || world > cuco_program::emu::kMaxRanks) return cuco::Status::Error("world size must be in [1, 64]");
+  return cuco_program::ref::EnsureStarted(world);
+}
+
+std::vector<BufferSpec> buffers(const cuco::Sizes&, int rank, int world) {
+  std::vector<BufferSpec> v;
+  if (cuco::Status st = cuco_program::ref::EnsureStarted(world); !st.ok()) {
+    std::fprintf(stderr, "cuco reference: %s\n", st.message().c_str());
+    return v;
+  }
+  for (auto& s : cuco_program::ref::Specs(rank, false)) v.push_back(s.spec);
+  for (auto& s : cuco_program::ref::Specs(rank, true)) v.push_back(s.spec);
+  return v;
+}
+
+int64_t output_rows(const cuco::Sizes&, int rank, int world) {
+  if (!cuco_program::ref::EnsureStarted(world).ok()) return 0;
+  int64_t n = 0;
+  for (auto& s : cuco_program::ref::Specs(rank, true)) n += s.spec.elements;
+  return (n + cuco_program::ref::kRowElements - 1) / cuco_program::ref::kRowElements;
+}
+
+cuco::Status fill_inputs(const cuco::Sizes&, int rank, int world, uint64_t seed, const cuco::IO& io, cudaStream_t stream) {
+  using namespace cuco_program::ref;
+  if (cuco::Status st = EnsureStarted(world); !st.ok()) return st;
+  std::lock_guard<std::mutex> lock(E().mu);
+  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
+  for (const Spec& s : Specs(rank, false)) {
+    const cuco::Buffer& dst = io.in(s.spec.name.c_str());
+    const Bound& b = bound[static_cast<size_t>(s.bound)];
+    if (dst.bytes < b.bytes) return cuco::Status::Error("input '" + b.name + "' is smaller than the program's");
+    if (Fill(dst.ptr, b, s.bound, rank, seed, stream) != cudaSuccess)
+      return cuco::Status::Error("filling input '" + b.name + "' failed");
+  }
+  return cuco::Status::Ok();
+}
+
+cuco::Status check(const cuco::Sizes&, int rank, int world, uint64_t seed, const cuco::IO& io, const CheckPlan& plan,
+                   cudaStream_t stream, CheckResult* result) {
+  using namespace cuco_program::ref;
+  if (cuco::Status st = EnsureStarted(world); !st.ok()) return st;
+  std::lock_guard<std::mutex> lock(E().mu);
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaSetDevice(E().device);  // the reference's ranks and buffers live there
+  cuco::Status st = RunAll(seed);
+  cudaSetDevice(device);
+  if (!st.ok()) return st;
+  // This rank's outputs, one after the other, as the candidate left them and as the reference has them.
+  std::vector<double> got, want;
+  for (const Spec& s : Specs(rank, true)) {
+    const Bound& b = E().ranks[static_cast<size_t>(rank)]->bound[static_cast<size_t>(s.bound)];
+    std::vector<unsigned char> host(b.bytes);
+    if (cudaMemcpyAsync(host.data(), io.out(s.spec.name.c_str()).ptr, b.bytes, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+      return cuco::Status::Error("reading output '" + s.spec.name + "' failed");
+    for (size_t i = 0; i < b.bytes / b.elem_bytes; ++i) got.push_back(ElementValue(host.data() + i * b.elem_bytes, b.elem));
+  }
+  {
+    size_t k = 0;
+    for (const Spec& s : Specs(rank, true)) {
+      const Bound& b = E().ranks[static_cast<size_t>(rank)]->bound[static_cast<size_t>(s.bound)];
+      const auto& bytes = E().outputs[static_cast<size_t>(rank)][k++];
+      for (size_t i = 0; i < b.bytes / b.elem_bytes; ++i) want.push_back(ElementValue(bytes.data() + i * b.elem_bytes, b.elem));
+    }
+  }
+  std::vector<int64_t> rows;
+  const int64_t n_rows = (static_cast<int64_t>(got.size()) + kRowElements - 1) / kRowElements;
+  if (plan.all_rows) {
+    for (int64_t r = 0; r < n_rows; ++r) rows.push_back(r);
+  } else {
+    rows = plan.rows;
+  }
+  double d2 = 0, r2 = 0, max_abs = 0;
+  int64_t nonfinite = 0, elements = 0;
+  for (int64_t r : rows) {
+    for (int64_t i = r * kRowElements; i < std::min<int64_t>((r + 1) * kRowElements, static_cast<int64_t>(got.size())); ++i) {
+      if (!std::isfinite(want[static_cast<size_t>(i)]))
+        return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
+                                   " at element " + std::to_string(i) + " of its outputs: the program overflows or has a bug");
+      ++elements;
+      if (!std::isfinite(got[static_cast<size_t>(i)])) {
+        ++nonfinite;
+        continue;
+      }
+      const double d = got[static_cast<size_t>(i)] - want[static_cast<size_t>(i)];
+      d2 += d * d;
+      r2 += want[static_cast<size_t>(i)] * want[static_cast<size_t>(i)];
+      max_abs = std::max(max_abs, std::fabs(d));
+    }
+  }
+  *result = CheckResult{};
+  const double rms = elements ? std::sqrt(r2 / static_cast<double>(elements)) : 0;
+  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
+  result->max_abs = rms > 0 ? max_abs / rms : max_abs;
+  result->nonfinite = nonfinite;
+  result->elements_checked = elements;
+  result->rows_checked = static_cast<int64_t>(rows.size());
+  return cuco::Status::Ok();
+}
+
+}  // namespace cuco_frozen

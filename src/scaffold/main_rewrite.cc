@@ -1,0 +1,318 @@
+#include "scaffold/main_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <regex>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+struct Tok {
+  std::string text;  // identifier, or one punctuation character
+  size_t begin = 0, end = 0;
+  int line = 0;
+  bool ident = false;
+};
+
+// Identifiers and single punctuation characters; comments, literals and preprocessor lines skipped.
+std::vector<Tok> Scan(const std::string& s) {
+  std::vector<Tok> out;
+  int line = 1;
+  bool line_start = true;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\n') {
+      ++line, ++i, line_start = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {  // a directive, with its continuation lines
+      while (i < s.size() && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < s.size()) line += s[i + 1] == '\n', ++i;
+        ++i;
+      }
+      continue;
+    }
+    line_start = false;
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const size_t e = s.find("*/", i + 2);
+      const size_t stop = e == std::string::npos ? s.size() : e + 2;
+      for (size_t k = i; k < stop; ++k) line += s[k] == '\n';
+      i = stop;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      size_t k = i + 1;
+      while (k < s.size() && s[k] != c && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
+      i = k + 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t k = i;
+      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+      out.push_back({s.substr(i, k - i), i, k, line, true});
+      i = k;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t k = i;
+      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '.' || s[k] == '\'')) ++k;
+      i = k;
+      continue;
+    }
+    out.push_back({std::string(1, c), i, i + 1, line, false});
+    ++i;
+  }
+  return out;
+}
+
+// Index of the token closing the bracket opened at `open` (same kind), or toks.size().
+size_t Match(const std::vector<Tok>& t, size_t open) {
+  const std::string o = t[open].text;
+  const std::string c = o == "(" ? ")" : o == "{" ? "}" : "]";
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    if (t[i].text == o) ++depth;
+    if (t[i].text == c && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+// The end (index of its last token) of the statement starting at `i`.
+size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
+  if (i >= t.size()) return t.size();
+  if (t[i].text == "{") return Match(t, i);
+  if (t[i].ident && (t[i].text == "for" || t[i].text == "while")) {
+    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
+    const size_t close = Match(t, i + 1);
+    return close >= t.size() ? close : StatementEnd(t, close + 1);
+  }
+  if (t[i].ident && t[i].text == "if") {
+    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
+    size_t e = StatementEnd(t, Match(t, i + 1) + 1);
+    if (e + 1 < t.size() && t[e + 1].text == "else") e = StatementEnd(t, e + 2);
+    return e;
+  }
+  if (t[i].ident && t[i].text == "do") {
+    size_t e = StatementEnd(t, i + 1);  // body
+    while (e < t.size() && t[e].text != ";") ++e;
+    return e;
+  }
+  int depth = 0;
+  for (size_t k = i; k < t.size(); ++k) {
+    if (t[k].text == "(" || t[k].text == "{" || t[k].text == "[") ++depth;
+    if (t[k].text == ")" || t[k].text == "}" || t[k].text == "]") --depth;
+    if (depth == 0 && t[k].text == ";") return k;
+  }
+  return t.size();
+}
+
+bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
+  for (size_t i = from; i <= to && i < t.size(); ++i)
+    if (t[i].ident && names.count(t[i].text) && i + 1 < t.size() && (t[i + 1].text == "(" || t[i + 1].text == "<"))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names) {
+  const std::vector<Tok> t = Scan(text);
+  // main's definition: `main (` ... `)` `{`.
+  size_t body_open = t.size(), main_at = t.size();
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == "main" && t[i + 1].text == "(")) continue;
+    if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">" || t[i - 1].text == ":")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 < t.size() && t[close + 1].text == "{") {
+      main_at = i;
+      body_open = close + 1;
+      break;
+    }
+  }
+  if (main_at >= t.size())
+    return Status::InvalidArgument(file + ": no `main` defined here; give the file that defines main first");
+  TimedLoop loop;
+  loop.main_name = t[main_at].begin;
+  const size_t params_close = Match(t, main_at + 1);
+  loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
+  const size_t body_close = Match(t, body_open);
+  // main's lambdas that reach the communication count as comm names: `name = [...](...) {...};`.
+  std::set<std::string> names = comm_names;
+  std::vector<TimedLoop::Lambda> lambdas;
+  for (size_t i = body_open + 1; i + 2 < body_close; ++i) {
+    if (!(t[i].ident && t[i + 1].text == "=" && t[i + 2].text == "[")) continue;
+    size_t k = Match(t, i + 2) + 1;
+    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
+    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
+    if (k >= t.size() || t[k].text != "{") continue;
+    const size_t close = Match(t, k);
+    if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
+    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
+    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
+    size_t last = close;
+    while (last + 1 < t.size() && t[last].text != ";") ++last;
+    names.insert(t[i].text);
+    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
+  }
+  // Outermost loops of main that call a comm name; the last one wins.
+  size_t best = t.size(), best_end = t.size();
+  for (size_t i = body_open + 1; i < body_close;) {
+    if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
+      const size_t end = StatementEnd(t, i);
+      if (end < t.size() && Calls(t, i, end, names)) {
+        best = i, best_end = end;
+        i = end + 1;
+        continue;
+      }
+    }
+    ++i;
+  }
+  if (best >= t.size())
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: no loop in main calls the program's communication (a timed loop such as `for (...) step(...);` whose "
+        "step reaches an NCCL call); cuco init makes the last such loop the harness's iteration",
+        file, t[main_at].line));
+  // Flags for the rank and the rank count: string literals in main such as "--rank", "--world".
+  static const std::regex flag(R"re("(--?(rank|world|world[-_]size|nranks|nprocs|num[-_]ranks|local[-_]rank))")re");
+  const std::string main_text = text.substr(t[body_open].begin, t[body_close].end - t[body_open].begin);
+  for (auto it = std::sregex_iterator(main_text.begin(), main_text.end(), flag); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str();
+    const bool local = name.find("local") != std::string::npos;
+    if ((*it)[2].str() == "rank" && !local && loop.rank_flag.empty()) loop.rank_flag = name;
+    if ((*it)[2].str() != "rank" && !local && loop.world_flag.empty()) loop.world_flag = name;
+  }
+  loop.begin = t[best].begin;
+  loop.end = t[best_end].end;
+  loop.line = t[best].line;
+  loop.end_line = t[best_end].line;
+  for (const auto& l : lambdas)
+    if (Calls(t, best, best_end, {l.name})) loop.lambdas.push_back(l);
+  const size_t header_close = Match(t, best + 1);
+  const size_t body_first = header_close + 1;
+  loop.body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
+  if (t[body_first].text != "{") loop.body = "{ " + loop.body + " }";
+  if (t[best].text == "for") {
+    const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
+    static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
+    std::smatch m;
+    if (std::regex_search(header, m, decl) && header.find(';') != std::string::npos) {
+      std::string type = m[1].str();
+      if (type == "auto" || type == "const auto") type = "int64_t";
+      loop.loop_var_decl = type + " " + m[2].str();
+    }
+  }
+  return loop;
+}
+
+std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds) {
+  std::string binds_text;
+  for (const auto& b : binds) binds_text += "\n        " + b;
+  std::string body = loop.body;
+  if (!loop.loop_var_decl.empty()) {
+    const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
+    const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));
+    body = fmt::format("{{\n        {} = static_cast<{}>(cuco_program::iteration());\n        (void){};\n        {}\n      }}",
+                       loop.loop_var_decl, type, var, body);
+  }
+  const std::string serve = fmt::format(
+      "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n"
+      "  cuco_program::serve(\n"
+      "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
+      "      [&]() {});",
+      binds_text, body);
+  std::string out = text.substr(0, loop.main_name) + "cuco_program_main" +
+                    text.substr(loop.main_name + 4, loop.begin - loop.main_name - 4) + serve + text.substr(loop.end);
+  out += "\n// cuco init: the program's entry point, called on the program's own thread.\n";
+  if (!loop.main_takes_args) {
+    out += "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n";
+  } else if (loop.rank_flag.empty() && loop.world_flag.empty()) {
+    out += "static int cuco_program_entry(int argc, char** argv) { return cuco_program_main(argc, argv); }\n";
+  } else {  // the program takes its rank and rank count as flags: the harness's
+    out += "static int cuco_program_entry(int, char** argv) {\n";
+    out += "  std::string cuco_rank = std::to_string(cuco_program::rank()), cuco_world = std::to_string(cuco_program::world());\n";
+    out += "  std::vector<char*> args = {argv[0]};\n";
+    if (!loop.rank_flag.empty())
+      out += fmt::format("  static char rank_flag[] = \"{}\";\n  args.push_back(rank_flag);\n  args.push_back(cuco_rank.data());\n",
+                         loop.rank_flag);
+    if (!loop.world_flag.empty())
+      out += fmt::format("  static char world_flag[] = \"{}\";\n  args.push_back(world_flag);\n  args.push_back(cuco_world.data());\n",
+                         loop.world_flag);
+    out += "  args.push_back(nullptr);\n";
+    out += "  return cuco_program_main(static_cast<int>(args.size()) - 1, args.data());\n}\n";
+  }
+  return out;
+}
+
+std::string RewriteMpiIncludes(const std::string& text) {
+  static const std::regex inc(R"((^|\n)([ \t]*#[ \t]*include[ \t]*)[<"]mpi\.h[>"])");
+  return std::regex_replace(text, inc, "$1$2<cuco/program/mpi.h>");
+}
+
+bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end) {
+  const std::vector<Tok> t = Scan(text);
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 >= t.size() || t[close + 1].text != "{") continue;
+    // The declaration starts after the `;`, `}` or `{` before it (a call is never followed by `{`).
+    size_t k = i;
+    while (k > 0 && t[k - 1].text != ";" && t[k - 1].text != "}" && t[k - 1].text != "{") --k;
+    const size_t last = Match(t, close + 1);
+    if (last >= t.size()) return false;
+    size_t b = t[k].begin;
+    while (b > 0 && text[b - 1] != '\n') --b;
+    size_t e = t[last].end;
+    while (e < text.size() && text[e] != '\n') ++e;
+    *begin = b;
+    *end = e;
+    return true;
+  }
+  return false;
+}
+
+std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames) {
+  std::string out;
+  size_t at = 0;
+  for (const Tok& tok : Scan(text)) {
+    if (!tok.ident) continue;
+    for (const auto& [from, to] : renames)
+      if (tok.text == from) {
+        out += text.substr(at, tok.begin - at) + to;
+        at = tok.end;
+        break;
+      }
+  }
+  return out + text.substr(at);
+}
+
+std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text) {
+  const std::vector<Tok> t = Scan(text);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!t[i].ident) continue;
+    size_t open = i + 1;
+    if (t[open].text == "<" && open + 2 < t.size() && t[open + 1].text == "<" && t[open + 2].text == "<") {
+      // kernel<<<...>>>(args)
+      size_t k = open + 3;
+      int closing = 0;
+      while (k < t.size() && closing < 3) closing = t[k].text == ">" ? closing + 1 : 0, ++k;
+      open = k;
+    }
+    if (open >= t.size() || t[open].text != "(") continue;
+    const size_t close = Match(t, open);
+    if (close >= t.size()) continue;
+    out.push_back({t[i].text, text.substr(t[open].end, t[close].begin - t[open].end)});
+  }
+  return out;
+}
+
+}  // namespace cuco::scaffold_internal

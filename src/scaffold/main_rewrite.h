@@ -1,0 +1,62 @@
+// The rewrites that make a program's main the harness's setup and its timed loop the harness's
+// iteration (runtime/include/cuco/program/program.h says what the result means):
+//   FindTimedLoop   in the text of the file holding main: main's definition and its timed loop,
+//                   the last outermost loop of main whose text calls one of `comm_names` (the NCCL
+//                   calls and the program's functions that reach one; a warm-up loop before it
+//                   calls the same functions);
+//   RewriteMain     main renamed cuco_program_main, the loop replaced by cuco_program::serve(binds,
+//                   body), the entry point cuco_program_entry appended;
+//   RewriteMpiIncludes  `#include <mpi.h>` (or "mpi.h") -> `#include <cuco/program/mpi.h>`.
+// The scan skips comments, string and character literals; offsets are bytes of `text`.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace cuco::scaffold_internal {
+
+struct TimedLoop {
+  size_t main_name = 0;          // offset of the identifier `main` in its definition
+  bool main_takes_args = true;   // main(int argc, char** argv) rather than main() / main(void)
+  size_t begin = 0, end = 0;     // the loop statement: [begin, end)
+  int line = 0;                  // 1-based line of `for` / `while`
+  std::string body;              // the body's text, braces included ("{ f(x); }" for a single statement)
+  std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
+  int end_line = 0;              // 1-based line of the loop's last character
+  // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
+  // each statement's [begin, end) and its lines.
+  struct Lambda {
+    std::string name;
+    size_t begin = 0, end = 0;
+    int line = 0, end_line = 0;
+  };
+  std::vector<Lambda> lambdas;
+  // Command-line flags main reads its rank and rank count from (`"--rank"`, `"--world"`), "" when
+  // none: the entry point passes the harness's.
+  std::string rank_flag, world_flag;
+};
+
+// kInvalidArgument naming `file` when there is no main, or no loop in main calls a comm name
+// (then the line of main).
+Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names);
+
+// `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).
+std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds);
+
+std::string RewriteMpiIncludes(const std::string& text);
+
+// The definition of function `name` in `text` (a free function or kernel: `... name(...) {...}`),
+// from the start of its first line to the end of its closing brace's line; false when not defined.
+bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end);
+
+// `text` with every identifier token of `renames` (not in comments or literals) replaced.
+std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
+
+// The calls `name(args)` in `text`, as (name, args text) in order; a name followed by `<<<` is a
+// kernel launch and is listed with the arguments after `>>>`.
+std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text);
+
+}  // namespace cuco::scaffold_internal

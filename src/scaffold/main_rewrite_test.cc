@@ -1,0 +1,92 @@
+#include "scaffold/main_rewrite.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+const char* kProgram = R"(#include <mpi.h>
+#include "model.h"
+// main() { for (;;) step(); }  a comment is not code
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const char* s = "for (;;) step(x);";
+  for (int i = 0; i < 5; ++i) step(comm, x, y);   // warm-up
+  cudaEventRecord(start, stream);
+  for (int it = 0; it < iters; ++it) {
+    for (int l = 0; l < layers; ++l) step(comm, x, y);
+  }
+  cudaEventRecord(stop, stream);
+  return 0;
+}
+)";
+
+TEST(TimedLoop, TheLastOutermostLoopReachingTheCommunication) {
+  Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step", "ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 9);
+  EXPECT_TRUE(loop->main_takes_args);
+  EXPECT_EQ(loop->loop_var_decl, "int it");
+  EXPECT_EQ(std::string(kProgram).substr(loop->begin, 3), "for");
+  EXPECT_NE(loop->body.find("for (int l = 0"), std::string::npos);
+}
+
+TEST(TimedLoop, SingleStatementBodyAndNoArguments) {
+  const std::string text = "int main() {\n  while (n-- > 0) run(x, comm);\n  return 0;\n}\n";
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, {"run"});
+  ASSERT_TRUE(loop.ok());
+  EXPECT_FALSE(loop->main_takes_args);
+  EXPECT_EQ(loop->body, "{ run(x, comm); }");
+  EXPECT_EQ(loop->loop_var_decl, "");
+  const std::string out = RewriteMain(text, *loop, {"cuco_bind.output(\"x\", x);"});
+  EXPECT_NE(out.find("int cuco_program_main() {"), std::string::npos);
+  EXPECT_NE(out.find("cuco_program::serve("), std::string::npos);
+  EXPECT_NE(out.find("cuco_bind.output(\"x\", x);"), std::string::npos);
+  EXPECT_NE(out.find("return cuco_program_main(); }"), std::string::npos);
+  EXPECT_EQ(out.find("while (n--"), std::string::npos);
+}
+
+TEST(TimedLoop, ErrorsNameTheFileAndLine) {
+  Result<TimedLoop> none = FindTimedLoop("p.cu", "void f() {}\n", {"step"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("p.cu: no `main`"), std::string::npos);
+  Result<TimedLoop> no_loop = FindTimedLoop("p.cu", "\nint main() {\n  step();\n}\n", {"step"});
+  ASSERT_FALSE(no_loop.ok());
+  EXPECT_NE(no_loop.status().message().find("p.cu:2: no loop in main"), std::string::npos);
+}
+
+TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
+  Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step"});
+  ASSERT_TRUE(loop.ok());
+  const std::string out = RewriteMain(kProgram, *loop, {});
+  EXPECT_NE(out.find("int it = static_cast<int>(cuco_program::iteration());"), std::string::npos);
+  EXPECT_NE(out.find("for (int i = 0; i < 5; ++i) step(comm, x, y);"), std::string::npos);  // warm-up kept
+  EXPECT_NE(out.find("int cuco_program_main(int argc, char** argv)"), std::string::npos);
+  EXPECT_NE(out.find("// main() { for (;;) step(); }"), std::string::npos);  // comments untouched
+}
+
+TEST(MpiIncludes, Rewritten) {
+  EXPECT_EQ(RewriteMpiIncludes("#include <mpi.h>\n#include \"mpi.h\"\n  #  include <mpi.h>\n#include <mpix.h>\n"),
+            "#include <cuco/program/mpi.h>\n#include <cuco/program/mpi.h>\n  #  include <cuco/program/mpi.h>\n#include <mpix.h>\n");
+}
+
+TEST(Definitions, FoundWithTheirLines) {
+  const std::string text = "// doc\nstatic void\ngemm(int m) {\n  f(m);\n}\n__global__ void k(float* p) { p[0] = 1; }\nvoid use() { gemm(1); }\n";
+  size_t b = 0, e = 0;
+  ASSERT_TRUE(DefinitionLines(text, "gemm", &b, &e));
+  EXPECT_EQ(text.substr(b, e - b), "static void\ngemm(int m) {\n  f(m);\n}");
+  ASSERT_TRUE(DefinitionLines(text, "k", &b, &e));
+  EXPECT_EQ(text.substr(b, e - b), "__global__ void k(float* p) { p[0] = 1; }");
+  EXPECT_FALSE(DefinitionLines(text, "f", &b, &e));
+}
+
+TEST(Calls, KernelsAndFunctions) {
+  const auto calls = CallsIn("{ step(a, f(b)); kern<<<g, 256, 0, s>>>(x, y); }");
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0], (std::pair<std::string, std::string>{"step", "a, f(b)"}));
+  EXPECT_EQ(calls[1], (std::pair<std::string, std::string>{"f", "b"}));
+  EXPECT_EQ(calls[2], (std::pair<std::string, std::string>{"kern", "x, y"}));
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,434 @@
+#include "scaffold/program_harness.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "scaffold/generated_text.h"
+#include "scaffold/iteration_io.h"
+#include "scaffold/main_rewrite.h"
+#include "util/source_text.h"
+#include "util/text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The functions that issue NCCL communication (directly: `direct`) and every function that
+// reaches one through its calls, with the NCCL calls themselves.
+std::set<std::string> CommNames(const Analysis& a, std::set<std::string>* direct) {
+  std::set<std::string> names;
+  for (const auto& op : a.ops)
+    if (IsCommOp(op)) {
+      names.insert(op.api);
+      if (!op.function.empty()) names.insert(op.function), direct->insert(op.function);
+    }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& op : a.ops)
+      if (op.kind == "call" && names.count(op.api) && !op.function.empty() && names.insert(op.function).second) grew = true;
+  }
+  names.erase("main");
+  direct->erase("main");
+  return names;
+}
+
+const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name) {
+  for (const auto& fn : a.functions)
+    if (fn.name == name) return &fn;
+  return nullptr;
+}
+
+// `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
+// (that function's parameters and local aliases -> the caller's expressions); "" when a parameter
+// maps to nothing the caller can name.
+std::string Resolve(const std::string& base, const std::map<std::string, std::string>& to_outer) {
+  static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
+  std::smatch m;
+  if (!std::regex_match(base, m, head_rest)) return "";
+  std::string head = m[1].str(), rest = m[2].str();
+  if (auto it = to_outer.find(head); it != to_outer.end()) {
+    std::string arg = Trim(it->second);
+    if (arg.empty()) return "";
+    if (arg[0] == '&') {
+      arg = Trim(arg.substr(1));
+      if (rest.rfind("->", 0) == 0) rest = "." + rest.substr(2);
+    }
+    head = arg;
+  }
+  return head + rest;
+}
+
+// A buffer expression main can bind: an lvalue over names main's text declares before the loop.
+bool Bindable(const std::string& expr, const std::string& main_before_loop) {
+  static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
+  std::smatch m;
+  if (!std::regex_match(expr, m, lvalue)) return false;
+  const std::regex word("\\b" + m[1].str() + "\\b");
+  return std::regex_search(main_before_loop, word);
+}
+
+// One data access of the iteration, in main's terms ("" where main cannot name the buffer).
+struct Access {
+  std::vector<std::string> reads, writes;
+  std::vector<std::string> unnamed;  // buffers as their function names them, not nameable in main
+};
+
+class Flattener {
+ public:
+  Flattener(const Analysis& a, const std::map<std::string, std::string>& texts) : a_(a), texts_(texts) {}
+
+  // Appends the accesses of the calls in `text` (code of one function, whose ops are `ops`), in the
+  // text's order: each call is that function's next op of the same name, or, for a function of the
+  // program the analysis lists no op for (arguments that are structs), a call made up from the text.
+  void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
+            const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
+    std::set<const AnalyzedOp*> used;
+    for (const auto& [name, args] : CallsIn(text)) {
+      const AnalyzedOp* op = nullptr;
+      for (const AnalyzedOp* o : ops)
+        if (o->api == name && !used.count(o)) {
+          op = o;
+          break;
+        }
+      AnalyzedOp made;
+      if (op == nullptr && FindFunction(a_, name) && name != function) {
+        made.kind = "call";
+        made.api = name;
+        made.function = function;
+        made.args = SplitArgs(args);
+        op = &made;
+      }
+      if (op == nullptr) continue;
+      used.insert(op);
+      Op(*op, to_main, depth, out);
+    }
+  }
+
+  // Appends the accesses of `op` (a helper's call is followed into the helper).
+  void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
+    if (op.kind == "group") return;
+    if (op.kind == "call") {
+      const AnalyzedFunction* fn = FindFunction(a_, op.api);
+      if (fn == nullptr || depth > 4 || op.api == op.function) return;
+      std::map<std::string, std::string> callee;
+      for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i)
+        if (!fn->params[i].empty()) callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
+      AddAliases(*fn, &callee);
+      std::vector<const AnalyzedOp*> ops;
+      for (const auto& inner : a_.ops)
+        if (inner.function == fn->name && FileName(inner.file) == FileName(fn->file)) ops.push_back(&inner);
+      auto it = texts_.find(FileName(fn->file));
+      size_t b = 0, e = 0;
+      if (it != texts_.end() && DefinitionLines(it->second, fn->name, &b, &e)) {
+        const std::string def = it->second.substr(b, e - b);
+        const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
+        Walk(open == std::string::npos ? def : def.substr(open), ops, fn->name, callee, depth + 1, out);
+      } else {
+        for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
+      }
+      return;
+    }
+    if (!IsDataOp(op)) return;
+    Access acc;
+    auto map = [&](const std::vector<std::string>& v, std::vector<std::string>* dst) {
+      for (const auto& b : v) {
+        const std::string r = Resolve(b, to_main);
+        if (r.empty()) acc.unnamed.push_back(b);
+        else dst->push_back(r);
+      }
+    };
+    std::vector<std::string> reads = op.reads;
+    if (op.kind == "gemm")  // C read for beta and written: a write (iteration_io.h)
+      reads.erase(std::remove_if(reads.begin(), reads.end(),
+                                 [&](const std::string& r) { return std::count(op.writes.begin(), op.writes.end(), r) > 0; }),
+                  reads.end());
+    map(reads, &acc.reads);
+    map(op.writes, &acc.writes);
+    out->push_back(std::move(acc));
+  }
+
+  static std::string FileName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+ private:
+  // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
+  void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m) {
+    auto it = texts_.find(FileName(fn.file));
+    size_t b = 0, e = 0;
+    if (it == texts_.end() || !DefinitionLines(it->second, fn.name, &b, &e)) return;
+    const std::string body = it->second.substr(b, e - b);
+    static const std::regex alias(R"((?:\*|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;]+);)");
+    for (auto i = std::sregex_iterator(body.begin(), body.end(), alias); i != std::sregex_iterator(); ++i) {
+      const std::string name = (*i)[1].str();
+      if (m->count(name)) continue;
+      const std::string base = BufferBase((*i)[2].str());
+      const std::string r = Resolve(base, *m);
+      if (!r.empty() && r != name) (*m)[name] = r;
+    }
+  }
+
+  const Analysis& a_;
+  const std::map<std::string, std::string>& texts_;
+};
+
+// The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
+// so that the text inside the EVOLVE blocks names no stream, event, device, environment or exit call.
+std::string CandidateSpellings(const std::string& text) {
+  static const std::regex std_prefixed(R"(\bstd\s*::\s*(getenv|exit)\b)");
+  const std::string plain = std::regex_replace(text, std_prefixed, "$1");
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (const char* n : {"StreamCreate", "StreamCreateWithFlags", "StreamCreateWithPriority", "StreamDestroy", "EventCreate",
+                        "EventCreateWithFlags", "EventRecord", "EventRecordWithFlags", "StreamWaitEvent", "EventSynchronize",
+                        "EventQuery", "EventElapsedTime", "EventDestroy", "SetDevice"})
+    renames.push_back({std::string("cuda") + n, std::string("cuco_program::shim::") + n});
+  renames.push_back({"getenv", "cuco_program::program_getenv"});
+  renames.push_back({"exit", "cuco_program_exit"});
+  return RenameIdentifiers(plain, renames);
+}
+
+std::string BindName(const std::string& expr) {
+  std::string n;
+  for (char c : expr) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  while (n.find("__") != std::string::npos) n.replace(n.find("__"), 2, "_");
+  while (!n.empty() && n.back() == '_') n.pop_back();
+  return n.substr(0, 40);
+}
+
+// Marks each definition of `names` found in `text` as an EVOLVE block; the names marked go to *marked.
+std::string MarkEvolve(const std::string& text, const std::vector<std::string>& names, std::vector<std::string>* marked) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const auto& n : names) {
+    size_t b = 0, e = 0;
+    if (DefinitionLines(text, n, &b, &e)) spans.push_back({b, e}), marked->push_back(n);
+  }
+  std::sort(spans.begin(), spans.end());
+  std::string out;
+  size_t at = 0;
+  for (const auto& [b, e] : spans) {
+    if (b < at) continue;  // overlapping (nested) definitions: the outer one holds it
+    out += text.substr(at, b - at) + "// EVOLVE-BLOCK-START\n" + text.substr(b, e - b) + "\n// EVOLVE-BLOCK-END";
+    at = e;
+  }
+  return out + text.substr(at);
+}
+
+struct Tolerance {
+  double rel_l2, max_rel;
+  const char* why;
+};
+Tolerance ToleranceFor(const std::string& dtype) {
+  if (dtype == "kBF16") return {0.02, 0.25, "bf16 outputs (8 significant bits): the reference sums in fp64, NCCL in bf16"};
+  if (dtype == "kF16") return {0.01, 0.1, "fp16 outputs (11 significant bits)"};
+  if (dtype == "kF64") return {1e-9, 1e-7, "fp64 outputs"};
+  return {1e-4, 1e-2, "fp32 outputs: a change of summation order moves them by ~1e-7 relative; TF32 (~1e-3) fails"};
+}
+
+std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_where) {
+  const Tolerance tol = ToleranceFor(f.dtype);
+  std::string t;
+  t += fmt::format("# {}_harness: the program {} run by the harness, written by `cuco init`.\n", f.name, f.file);
+  t += "# seed.cu is the program's own code (its timed loop is the iteration); reference.cu is the same code,\n";
+  t += "# frozen, with every rank a thread of the supervisor and NCCL emulated (cuco/program/reference.h).\n";
+  t += KeyLine("name = " + TomlQuoted(f.name + "_harness"));
+  std::string colls;
+  for (size_t i = 0; i < f.collectives.size(); ++i) colls += (i ? ", " : "") + f.collectives[i];
+  t += KeyLine("description = " + TomlLiteralOrQuoted(fmt::format("{}, one harness iteration per pass of its timed loop ({}): {}",
+                                                         f.file, loop_where, colls.empty() ? "no collective" : colls)));
+  t += KeyLine("mode = \"harness\"");
+  t += KeyLine("language = \"cuda\"");
+  t += KeyLine("seed = \"seed.cu\"");
+  t += KeyLine("reference = \"reference.cu\"");
+  t += KeyLine(fmt::format("world_size = {}", f.world.size), f.world.source.empty() ? "2 assumed" : f.world.source);
+  std::vector<int> ws = {1, 2, 4, 8};
+  if (std::find(ws.begin(), ws.end(), f.world.size) == ws.end()) ws.push_back(f.world.size), std::sort(ws.begin(), ws.end());
+  std::string wss;
+  for (size_t i = 0; i < ws.size(); ++i) wss += (i ? ", " : "") + std::to_string(ws[i]);
+  t += KeyLine("world_sizes = [" + wss + "]", "the rank counts to verify at; remove those the program refuses");
+  t += "\n[build]\n";
+  t += KeyLine("flags = " + TomlList(f.build_flags), "-O3 and the program's own flags");
+  std::vector<std::string> libs;
+  for (const auto& l : f.libs)
+    if (l != "mpi") libs.push_back(l);
+  t += KeyLine("libs = " + TomlList(libs), "MPI is answered by cuco/program/mpi.h");
+  t += "\n# The program runs at its own sizes (its defaults): there are none to pass.\n[sizes.verify]\n\n[sizes.bench]\n";
+  t += "\n[tolerance]\n";
+  t += fmt::format("# {}. max_abs is relative here: the worst element error over\n# the RMS of the reference's outputs.\n", tol.why);
+  t += KeyLine(fmt::format("rel_l2 = {}", tol.rel_l2));
+  t += KeyLine(fmt::format("max_abs = {}", tol.max_rel));
+  t += "\n[timing]\nwarmup = 5\niters = 20\nverify_runs = 2\nverify_fraction = 0.25\n";
+  t += "\n[limits]\ncompile_s = 600\nverify_s = 180\nbench_s = 300\n";
+  return t;
+}
+
+std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
+  std::string r = fmt::format("# {}_harness\n\nThe program `{}` as a harness-mode workload, written by `cuco init`.\n\n", f.name, f.file);
+  r += "- `seed.cu`: the program's files one after the other; `main` runs once up to its timed loop (the\n"
+       "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
+       "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
+  r += "- `reference.cu`: the same code, frozen: every rank a thread of the supervisor on one GPU, NCCL\n"
+       "  emulated between them. Inputs are fresh random values at the program's own scale (floats) or\n"
+       "  the program's own values (integers); outputs are compared on every rank.\n\n";
+  r += "What cuco init decided (correct it here, or in the program, and run `cuco init` again):\n\n";
+  for (const auto& g : h.guesses) r += "- " + g + "\n";
+  return r;
+}
+
+}  // namespace
+
+Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files) {
+  const Analysis& a = *f.analysis;
+  if (f.launcher == "single")
+    return Status::InvalidArgument(f.launcher_source + ": one process drives every GPU (or a thread per GPU); the harness runs "
+                                   "one process per rank, so cuco init cannot make a harness of this program yet");
+  if (a.parse_path == "lexical")
+    return Status::InvalidArgument(f.file + ": parsed with the lexical scanner (libclang-14 did not load, or could not parse "
+                                   "it: `cuco doctor`), whose guesses of what the iteration reads and writes are too "
+                                   "rough to bind buffers by; with libclang, cuco init makes the harness");
+  std::set<std::string> direct;
+  const std::set<std::string> comm = CommNames(a, &direct);
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm);
+  if (!loop.ok()) return loop.status();
+  ProgramHarness h;
+  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of main that reaches the communication): one "
+                                  "harness iteration per pass",
+                                  f.file, loop->line));
+
+  // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
+  // it calls), each helper call followed into the helper.
+  std::map<std::string, std::string> texts = {{f.file, f.raw}};
+  for (const ProgramFile& pf : other_files) texts[Flattener::FileName(pf.name)] = pf.text;
+  Flattener flat(a, texts);
+  std::vector<std::pair<int, int>> ranges = {{loop->line, loop->end_line}};
+  for (const auto& l : loop->lambdas) ranges.push_back({l.line, l.end_line});
+  // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
+  std::vector<const AnalyzedOp*> in_range;
+  for (const auto& op : a.ops) {
+    if (op.function != "main" || Flattener::FileName(op.file) != f.file) continue;
+    for (const auto& [lo, hi] : ranges)
+      if (op.line >= lo && op.line <= hi) {
+        in_range.push_back(&op);
+        break;
+      }
+  }
+  std::string walked = loop->body;
+  for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
+  std::vector<Access> accesses;
+  flat.Walk(walked, in_range, "main", {}, 0, &accesses);
+  // A buffer whose first access is a read is an input, one whose last access is a write an output.
+  std::vector<std::string> order;
+  std::map<std::string, bool> first_read, last_write;
+  std::set<std::string> unnamed;
+  for (const Access& acc : accesses) {
+    for (const auto& b : acc.reads) {
+      if (!first_read.count(b)) first_read[b] = true, order.push_back(b);
+      last_write[b] = false;
+    }
+    for (const auto& b : acc.writes) {
+      if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
+      last_write[b] = true;
+    }
+    unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
+  }
+  const std::string before_loop = f.raw.substr(0, loop->begin);
+  std::vector<std::string> binds;
+  for (const auto& expr : order) {
+    const bool in = first_read[expr], out = last_write[expr];
+    if (!in && !out) continue;  // scratch: the program's own buffer
+    if (!Bindable(expr, before_loop)) {
+      unnamed.insert(expr);
+      continue;
+    }
+    const std::string name = BindName(expr);
+    const char* how = in && out ? "inout" : in ? "input" : "output";
+    binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
+    if (in) h.inputs.push_back(name);
+    if (out) h.outputs.push_back(in ? name + "_out" : name);
+    h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {})", expr,
+                                    in && out ? "an input and an output" : in ? "an input" : "an output",
+                                    in ? "a read" : "a write", out ? "a write" : "a read"));
+  }
+  for (const auto& u : unnamed)
+    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main does not name (a helper's local?): the "
+                                    "program's own buffer is used, not refilled with fresh inputs nor compared", u));
+  if (h.outputs.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "
+                                               "checked", f.file, loop->line));
+  if (h.inputs.size() + h.outputs.size() > 16)
+    return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
+                                               loop->line, h.inputs.size() + h.outputs.size()));
+
+  // EVOLVE blocks: the functions issuing the communication, the program's functions they call and
+  // those the loop (and its lambdas) call directly: the compute around the communication.
+  std::vector<std::string> evolve(direct.begin(), direct.end());
+  auto add = [&](const std::string& fn) {
+    if (fn != "main" && FindFunction(a, fn) && std::find(evolve.begin(), evolve.end(), fn) == evolve.end()) evolve.push_back(fn);
+  };
+  for (const auto& op : a.ops) {
+    if (op.kind != "kernel" && op.kind != "call") continue;
+    if (direct.count(op.function)) add(op.api);
+    if (op.function == "main" && Flattener::FileName(op.file) == f.file)
+      for (const auto& [lo, hi] : ranges)
+        if (op.line >= lo && op.line <= hi) add(op.api);
+  }
+  const std::string main_text = RewriteMpiIncludes(RewriteMain(f.raw, *loop, binds));
+  // A program that marks its own EVOLVE blocks keeps them, and gets no others.
+  bool own_blocks = main_text.find("EVOLVE-BLOCK-START") != std::string::npos;
+  for (const ProgramFile& pf : other_files) own_blocks |= pf.text.find("EVOLVE-BLOCK-START") != std::string::npos;
+  if (own_blocks) evolve.clear();
+  std::vector<std::string> marked;
+  std::string seed_main = MarkEvolve(main_text, evolve, &marked);
+  for (auto it = loop->lambdas.rbegin(); it != loop->lambdas.rend() && !own_blocks; ++it) {  // main's lambdas
+    const std::string lambda = f.raw.substr(it->begin, it->end - it->begin);
+    const size_t at = seed_main.find(lambda);
+    if (at == std::string::npos) continue;
+    const size_t b = seed_main.rfind('\n', at) + 1;
+    const size_t e = seed_main.find('\n', at + lambda.size());
+    seed_main = seed_main.substr(0, b) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(b, e - b) + "\n// EVOLVE-BLOCK-END" +
+                (e == std::string::npos ? "" : seed_main.substr(e));
+    marked.push_back("main's lambda " + it->name);
+  }
+  std::string seed, reference;
+  for (const ProgramFile& pf : other_files) {
+    if (!pf.source) continue;
+    const std::string text = RewriteMpiIncludes(pf.text);
+    seed += "// ==== " + pf.name + " (the program's file) ====\n" + MarkEvolve(text, evolve, &marked) + "\n";
+    reference += "// ==== " + pf.name + " (the program's file) ====\n" + text + "\n";
+  }
+  if (own_blocks) {
+    marked.push_back("the program's own");
+  } else if (marked.empty()) {  // the loop's body issues the communication itself
+    const size_t at = seed_main.find("  cuco_program::serve(");
+    const size_t end = seed_main.find("});", at);
+    seed_main = seed_main.substr(0, at) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(at, end + 3 - at) +
+                "\n// EVOLVE-BLOCK-END" + seed_main.substr(end + 3);
+    marked.push_back("the timed loop's body");
+  }
+  seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;
+  reference += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + main_text;
+  seed = CandidateSpellings(seed);
+  h.evolve = marked;
+  std::string evolved;
+  for (size_t i = 0; i < marked.size(); ++i) evolved += (i ? ", " : "") + marked[i];
+  h.guesses.push_back("EVOLVE blocks (what candidates may change): " + evolved);
+
+  const std::string head = fmt::format(
+      "// {}_harness: {}, written by `cuco init` from the program's own files (cuco/program/program.h).\n", f.name,
+      "{}");
+  h.files.push_back({"seed.cu", fmt::format(fmt::runtime(head), "the candidate file") +
+                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n"
+                                    "#include <cuco/program/candidate.h>\n\n" + seed});
+  h.files.push_back({"reference.cu", fmt::format(fmt::runtime(head), "the frozen reference") +
+                                         "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n"
+                                         "#define CUCO_PROGRAM_WORKLOAD " + TomlQuoted(f.name + "_harness") +
+                                         "\n#include <cuco/program/reference.h>\n\n" + reference});
+  h.files.push_back({"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, loop->line))});
+  for (const ProgramFile& pf : other_files)
+    if (!pf.source) h.files.push_back({pf.name, RewriteMpiIncludes(pf.text)});
+  h.files.push_back({"README.md", Readme(f, h)});
+  return h;
+}
+
+}  // namespace cuco::scaffold_internal

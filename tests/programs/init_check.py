@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Puts every corpus program through `cuco init --json` (its own build command after `--`) and
+checks what init made of it against the program's program.toml:
+  - a program started once per rank (bootstrap mpi, file, socket) gets a harness made of the program
+    itself (harness_ready), with no TODO(cuco init) left in harness/; one process driving every GPU
+    or a thread per GPU (single_process, threads) gets the skeleton and a reason naming file:line;
+  - every buffer the harness binds is one program.toml lists as an input (bound as input or inout)
+    or an output (output or inout), never an intermediate; every listed output is bound;
+  - with --compile, `cuco eval <workload>/harness --stage compile` builds the seed and the supervisor
+    with the reference (the real nvcc).
+Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per program; exit 1 if any fails."""
+import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+PER_RANK = {"mpi", "file", "socket"}
+
+
+def check(cuco, folder, out, compile_too):
+    t = tomllib.loads((folder / "program.toml").read_text())
+    sources = [s for s in t["sources"] if s.endswith((".cu", ".cc", ".cpp"))]
+    cmd = [cuco, "init", "--json", *sources, "--out", str(out), "--", *shlex.split(t["build"])]
+    p = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        return [f"cuco init exited {p.returncode}: {p.stderr.strip()[:400]}"], ""
+    r = json.loads(p.stdout)
+    problems = []
+    if t["bootstrap"] not in PER_RANK:
+        if r["harness_ready"]:
+            problems.append("made a harness of a program that drives several GPUs from one process")
+        elif not re.search(r"\.\w+:\d+", r["harness_reason"]):
+            problems.append(f"the reason names no file:line: {r['harness_reason']}")
+        return problems, "skeleton: " + r["harness_reason"][:100]
+    if not r["harness_ready"]:
+        return [f"no harness: {r['harness_reason']}"], ""
+    harness = out / "harness"
+    for f in harness.iterdir():
+        if f.is_file() and "TODO(cuco init)" in f.read_text(errors="replace"):
+            problems.append(f"TODO(cuco init) left in harness/{f.name}")
+    roles = {b["name"]: b["role"] for b in t.get("buffers", [])}
+    binds = re.findall(r'cuco_bind\.(input|output|inout)\("[^"]*", ([^)]+)\);', (harness / "seed.cu").read_text())
+    for how, expr in binds:
+        role = roles.get(expr.strip())
+        if role is None:
+            problems.append(f"binds {expr} ({how}), which program.toml does not list")
+        elif role == "intermediate" or (how == "input" and role != "input") or (how == "output" and role != "output"):
+            problems.append(f"binds {expr} as {how}; program.toml says {role}")
+    bound = {e.strip() for _, e in binds}
+    for name, role in roles.items():
+        if role == "output" and name not in bound:
+            problems.append(f"output {name} is not bound")
+    summary = ", ".join(f"{h} {e}" for h, e in binds)
+    if compile_too and not problems:
+        c = subprocess.run([cuco, "eval", str(harness), "--stage", "compile", "--run-dir", str(out / "runs")],
+                           capture_output=True, text=True, timeout=1500)
+        if c.returncode != 0:
+            problems.append(f"eval --stage compile exited {c.returncode}: {(c.stdout + c.stderr).strip()[-600:]}")
+    return problems, summary
+
+
+def main():
+    args = sys.argv[1:]
+    compile_too = "--compile" in args
+    args = [a for a in args if a != "--compile"]
+    cuco = str(pathlib.Path(args[0]).resolve())
+    names = args[1:] or sorted(d.name for d in HERE.iterdir() if (d / "program.toml").exists())
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="cuco-init-check-") as tmp:
+        for n in names:
+            problems, summary = check(cuco, HERE / n, pathlib.Path(tmp) / n, compile_too)
+            print(f"{n}: {'ok' if not problems else 'FAIL'}  {summary}")
+            for pr in problems:
+                print(f"    {pr}")
+            failed += bool(problems)
+    print(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
