@@ -1,0 +1,129 @@
+#include "report/report_page.h"
+
+#include <chrono>
+
+#include "edit/line_diff.h"
+#include "report/html_text.h"
+#include "report/run_model.h"
+#include "util/text.h"
+
+namespace cuco {
+
+using json = nlohmann::json;
+
+extern const char* const kReportJs;   // assets/report.js (report_assets.cc, generated)
+extern const char* const kReportCss;  // assets/report.css
+
+namespace {
+
+json Parse(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+std::string Tail(const std::string& s, size_t cap) {
+  if (s.size() <= cap) return s;
+  return "[... " + std::to_string(s.size() - cap) + " bytes before]\n" + s.substr(s.size() - cap);
+}
+
+json Detail(const CandidateRecord& c, const CandidateRecord* seed, const ReportOptions& opt, bool with_code) {
+  json d = {{"id", c.id},
+            {"status", c.status},
+            {"reason", CandidateReason(c)},
+            {"time_ms", c.time_ms >= 0 ? json(c.time_ms) : json(nullptr)},
+            {"speedup", c.speedup > 0 ? json(c.speedup) : json(nullptr)},
+            {"parent", c.parent_id},
+            {"extra_parents", c.extra_parent_ids},
+            {"island", c.island},
+            {"generation", c.generation},
+            {"mutation_kind", c.mutation_kind},
+            {"proposer", c.proposer},
+            {"feedback", c.feedback},
+            {"knobs", CandidateKnobs(c)},
+            {"metrics", Parse(c.metrics_json)},
+            {"logs", Tail(c.logs, opt.log_cap)},
+            {"diff_parent", c.diff_from_parent},
+            {"created_ms", c.created_ms},
+            {"finished_ms", c.finished_ms}};
+  d["diff_seed"] = seed && seed->id != c.id ? UnifiedDiff(seed->code, c.code, "seed #" + std::to_string(seed->id),
+                                                          "#" + std::to_string(c.id))
+                                            : "";
+  if (with_code) d["code"] = c.code;
+  return d;
+}
+
+json Meta(const RunData& run) {
+  json m = {{"dir", run.dir}, {"label", run.label}, {"workload", run.workload_dir}, {"config", run.config_text}};
+  if (run.meta.count("search.meta_summary")) m["meta_summary"] = run.meta.at("search.meta_summary");
+  if (run.meta.count("search.state")) {
+    const json st = Parse(run.meta.at("search.state"));
+    if (st.is_object())
+      for (const char* k : {"generation", "wall_s", "dollars", "stop_reason"})
+        if (st.contains(k)) m[k] = st[k];
+  }
+  if (const CandidateRecord* seed = run.Seed()) {
+    const json sm = Parse(seed->metrics_json);
+    if (sm.is_object())
+      for (const char* k : {"workload", "world_size", "gpus", "device", "sizes", "sandbox", "mode"})
+        if (sm.contains(k)) m["seed_" + std::string(k)] = sm[k];
+    m["seed_id"] = seed->id;
+    m["seed_ms"] = seed->time_ms >= 0 ? json(seed->time_ms) : json(nullptr);
+  }
+  std::map<std::string, int64_t> counts;
+  for (const auto& c : run.candidates) ++counts[c.status];
+  m["counts"] = counts;
+  m["candidates"] = run.candidates.size();
+  if (const CandidateRecord* best = run.Best()) m["best"] = {{"id", best->id}, {"time_ms", best->time_ms}};
+  return m;
+}
+
+}  // namespace
+
+json RunModelData(const RunData& run, const ReportOptions& opt) {
+  const CandidateRecord* seed = run.Seed();
+  const bool with_code = run.candidates.size() <= opt.code_up_to;
+  json details = json::array();
+  for (const auto& c : run.candidates) details.push_back(Detail(c, seed, opt, with_code));
+  return {{"meta", Meta(run)},
+          {"version", RunVersion(run)},
+          {"lineage", ToJson(BuildLineage(run))},
+          {"best_so_far", ToJson(BestSoFar(run))},
+          {"knobs", ToJson(AggregateKnobs(run))},
+          {"failures", ToJson(GroupFailures(run))},
+          {"candidates", details}};
+}
+
+json ReportData(const std::vector<RunData>& runs, const ReportOptions& opt) {
+  json out = {{"runs", json::array()}};
+  for (const auto& r : runs) out["runs"].push_back(RunModelData(r, opt));
+  out["generated_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  return out;
+}
+
+std::string RenderReportHtml(const json& data, const Result<std::string>& d3, bool live) {
+  std::string title = "cuco report";
+  if (data.contains("runs") && !data["runs"].empty()) title += ": " + data["runs"][0]["meta"].value("label", "");
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + HtmlEscape(title) +
+                     "</title>\n<style>" + kReportCss + "</style>\n";
+  if (d3.ok()) html += "<script>" + ScriptText(*d3) + "</script>\n";
+  html += "</head><body>\n";
+  if (!d3.ok())
+    html += "<div id=\"missing\" class=\"missing\">This report has no charts or tree: " +
+            HtmlEscape(d3.status().message()) + ". Tables below are complete.</div>\n";
+  html += "<script type=\"application/json\" id=\"cuco-data\">" + ScriptJson(data) + "</script>\n";
+  html += std::string("<script>window.CUCO_LIVE = ") + (live ? "true" : "false") + ";</script>\n";
+  html += std::string("<script>") + kReportJs + "</script>\n</body></html>\n";
+  return html;
+}
+
+std::string RunVersion(const RunData& run) {
+  int64_t pending = 0;
+  for (const auto& c : run.candidates) pending += c.status == "pending";
+  return RunVersion(run.candidates.empty() ? 0 : run.candidates.back().id, pending);
+}
+
+std::string RunVersion(int64_t max_id, int64_t pending) { return std::to_string(max_id) + ":" + std::to_string(pending); }
+
+}  // namespace cuco
