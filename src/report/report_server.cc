@@ -22,10 +22,11 @@ struct ReportServer::Rep {
   std::unique_ptr<CandidateStore> store;
   std::string version;       // of the cached data
   std::string data_text;     // ReportData JSON
-  std::string page;          // the page with that data
+  std::string page;          // the live page (no data: it fetches /data.json)
+  std::string rows_version;  // of the cached export rows
   json rows;                 // export rows by position
 
-  // Rebuilds the cache when the store changed. Returns the current version.
+  // Rebuilds the data when the store changed. Returns the current version.
   Result<std::string> Refresh() {
     auto max_id = store->MaxId();
     if (!max_id.ok()) return max_id.status();
@@ -35,20 +36,29 @@ struct ReportServer::Rep {
     if (v == version && !data_text.empty()) return v;
     auto run = LoadRun(opt.run_dir);
     if (!run.ok()) return run.status();
-    const json data = ReportData({*run}, ReportOptions{});
-    data_text = data.dump(-1, ' ', false, json::error_handler_t::replace);
-    page = RenderReportHtml(data, ReadD3(), /*live=*/true);
-    rows = ExportJson(*run);
+    data_text = ReportData({*run}, ReportOptions{}).dump(-1, ' ', false, json::error_handler_t::replace);
     version = RunVersion(*run);
     return version;
   }
+  Status RefreshRows() {
+    if (rows_version == version) return Status::Ok();
+    auto run = LoadRun(opt.run_dir);
+    if (!run.ok()) return run.status();
+    rows = ExportJson(*run);
+    rows_version = version;
+    return Status::Ok();
+  }
 };
+
+// cpp-httplib compresses "application/json" and text/* bodies for clients that accept it
+// (brotli at its slowest setting: seconds for a few MB); a charset parameter keeps JSON as is.
+constexpr const char* kJson = "application/json; charset=utf-8";
 
 namespace {
 
 void Error(httplib::Response& res, int code, const std::string& msg) {
   res.status = code;
-  res.set_content(json{{"error", msg}}.dump(), "application/json");
+  res.set_content(json{{"error", msg}}.dump(), kJson);
 }
 
 }  // namespace
@@ -63,6 +73,7 @@ Result<std::unique_ptr<ReportServer>> ReportServer::Start(const ServeOptions& op
   if (!store.ok()) return store.status();
   rep->store = std::move(*store);
   if (auto v = rep->Refresh(); !v.ok()) return v.status();
+  rep->page = RenderReportHtml({{"runs", json::array()}}, ReadD3(), /*live=*/true);
   Rep* r = rep.get();
   auto guarded = [r](auto fn) {
     return [r, fn](const httplib::Request& req, httplib::Response& res) {
@@ -75,10 +86,10 @@ Result<std::unique_ptr<ReportServer>> ReportServer::Start(const ServeOptions& op
     res.set_content(r->page, "text/html; charset=utf-8");
   }));
   r->http.Get("/data.json", guarded([r](const httplib::Request&, httplib::Response& res) {
-    res.set_content(r->data_text, "application/json");
+    res.set_content(r->data_text, kJson);
   }));
   r->http.Get("/api/state", guarded([r](const httplib::Request&, httplib::Response& res) {
-    res.set_content(json{{"version", r->version}}.dump(), "application/json");
+    res.set_content(json{{"version", r->version}}.dump(), kJson);
   }));
   r->http.Get(R"(/api/candidate/([^/]*))", guarded([r](const httplib::Request& req, httplib::Response& res) {
     const std::string word = req.matches[1];
@@ -86,12 +97,13 @@ Result<std::unique_ptr<ReportServer>> ReportServer::Start(const ServeOptions& op
     const long long id = std::strtoll(word.c_str(), &end, 10);
     if (word.empty() || word.size() > 18 || *end != '\0' || id <= 0)
       return Error(res, 400, "candidate id must be a positive integer, got '" + word + "'");
+    if (Status s = r->RefreshRows(); !s.ok()) return Error(res, 503, s.message());
     for (const auto& row : r->rows)
-      if (row["id"].get<int64_t>() == id) return res.set_content(row.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+      if (row["id"].get<int64_t>() == id) return res.set_content(row.dump(-1, ' ', false, json::error_handler_t::replace), kJson);
     Error(res, 404, "no candidate " + word + " in " + r->opt.run_dir);
   }));
   r->http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.body.empty()) res.set_content(json{{"error", "HTTP " + std::to_string(res.status) + " for " + HtmlEscape(req.path)}}.dump(), "application/json");
+    if (res.body.empty()) res.set_content(json{{"error", "HTTP " + std::to_string(res.status) + " for " + HtmlEscape(req.path)}}.dump(), kJson);
   });
   r->http.set_payload_max_length(1 << 16);
   if (opt.port == 0) {

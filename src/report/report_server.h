@@ -1,7 +1,8 @@
 // `cuco serve`: the report page of one run, live, over HTTP (cpp-httplib) while `cuco evolve`
 // writes the store. Routes (GET only):
-//   /                  the page (report_page.h) in live mode: it polls /api/state and reloads
-//                      /data.json without reloading the page when the store changed
+//   /                  the page (report_page.h) in live mode, without data: it fetches /data.json,
+//                      then polls /api/state and fetches /data.json again (no page reload)
+//                      when the store changed
 //   /data.json         the page's data (ReportData of the run)
 //   /api/state         {"version": "<max id>:<pending>"}
 //   /api/candidate/ID  one candidate's record (export row); 400 when ID is not a positive

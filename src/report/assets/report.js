@@ -15,7 +15,12 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function fmt(v, d) { return v === null || v === undefined ? '-' : (typeof v === 'number' ? v.toFixed(d === undefined ? 3 : d) : String(v)); }
+  function fmt(v, d) {
+    if (v === null || v === undefined) return '-';
+    if (typeof v !== 'number') return String(v);
+    if (Number.isInteger(v) && d === undefined) return String(v);
+    return Math.abs(v) > 0 && Math.abs(v) < 0.001 ? v.toExponential(2) : v.toFixed(d === undefined ? 3 : d);
+  }
   function color(s) { return COLORS[s] || '#999'; }
   function run() { return data.runs[cur]; }
   function byId(id) {
@@ -113,10 +118,13 @@
     d3.tree().nodeSize([14, 60])(root);
     var pos = {}; root.descendants().forEach(function (d) { pos[d.data.id] = d; });
     var svg = d3.select(sTree).append('svg'), g = svg.append('g');
-    svg.call(d3.zoom().scaleExtent([0.02, 8]).on('zoom', function () { g.attr('transform', d3.event.transform); }));
-    var ext = d3.extent(root.descendants(), function (d) { return d.x; });
-    g.attr('transform', 'translate(20,' + (230 - (ext[0] + ext[1]) / 2) + ')');
-    svg.call(d3.zoom().transform, d3.zoomIdentity.translate(20, 230 - (ext[0] + ext[1]) / 2));
+    var zoom = d3.zoom().scaleExtent([0.005, 8]).on('zoom', function () { g.attr('transform', d3.event.transform); });
+    svg.call(zoom);
+    // Fit the whole tree into the view; zoom in from there.
+    var W = svg.node().clientWidth || 800, H = svg.node().clientHeight || 460;
+    var ex = d3.extent(root.descendants(), function (d) { return d.x; }), ey = d3.extent(root.descendants(), function (d) { return d.y; });
+    var k = Math.min(1.5, (W - 40) / Math.max(1, ey[1] - ey[0]), (H - 20) / Math.max(1, ex[1] - ex[0]));
+    svg.call(zoom.transform, d3.zoomIdentity.translate(20 - k * ey[0], H / 2 - k * (ex[0] + ex[1]) / 2).scale(k));
     var isl = d3.schemeTableau10;
     g.selectAll('path.link').data(root.links().filter(function (l) { return l.source.data.id !== 0; })).enter().append('path')
       .attr('class', 'link').attr('fill', 'none').attr('stroke', '#bbb')
@@ -214,15 +222,18 @@
     el('h3', sDetail, 'Figures');
     var fig = el('div', sDetail); fig.id = 'figures';
     var tm = m.timing || {};
-    kvTable(fig, [['median ms', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms], ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
-      ['verify rel L2', m.verify && m.verify.rel_l2], ['verify max abs', m.verify && m.verify.max_abs], ['bench rel L2', m.bench && m.bench.rel_l2],
-      ['bench max abs', m.bench && m.bench.max_abs]]);
+    kvTable(fig, [['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
+      ['spread p90/p10', tm.spread === undefined ? '-' : fmt(tm.spread, 2) + (tm.noisy ? ' (noisy)' : '')],
+      ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
+      ['verify: rel L2 / max abs', m.verify ? fmt(m.verify.rel_l2) + ' / ' + fmt(m.verify.max_abs) + ' (' + fmt(m.verify.checks) + ' checks)' : '-'],
+      ['bench: rel L2 / max abs', m.bench ? fmt(m.bench.rel_l2) + ' / ' + fmt(m.bench.max_abs) + ' (' + fmt(m.bench.checks) + ' checks)' : '-']]);
     if (m.rank_metrics && m.rank_metrics.length) {
-      var t = el('table', fig), h = el('tr', t);
-      ['rank', 'median ms', 'rel L2', 'max abs'].forEach(function (x) { el('th', h, x); });
+      var t = el('table', fig, null, 'ranks'), h = el('tr', t);
+      ['rank', 'median ms', 'p10 ms', 'p90 ms', 'worst rel L2', 'worst max abs', 'checks'].forEach(function (x) { el('th', h, x); });
       m.rank_metrics.forEach(function (r, i) {
-        var rr = r || {}, tr = el('tr', t), tmr = rr.timing || {}, v = rr.verify || rr.errors || {};
-        el('td', tr, rr.rank === undefined ? i : rr.rank); el('td', tr, fmt(tmr.median_ms)); el('td', tr, fmt(v.rel_l2, 9)); el('td', tr, fmt(v.max_abs, 9));
+        var rr = r || {}, tr = el('tr', t), tmr = rr.timing || {}, checks = rr.checks || [];
+        var worst = function (k) { return checks.length ? Math.max.apply(null, checks.map(function (c) { return c[k] === null || c[k] === undefined ? NaN : c[k]; })) : null; };
+        [rr.rank === undefined ? i : rr.rank, tmr.median_ms, tmr.p10_ms, tmr.p90_ms, worst('rel_l2'), worst('max_abs'), checks.length].forEach(function (v) { el('td', tr, fmt(v)); });
       });
     }
     var tabs = el('div', sDetail, null, 'tabs'), body = el('div', sDetail); body.id = 'detail-body';
@@ -258,18 +269,19 @@
     document.body.setAttribute('data-ready', '1');
   }
   runSel.onchange = function () { cur = +runSel.value; selected = null; clear(sDetail); renderAll(); };
-  renderAll();
   window.cucoSelect = select;
-
-  if (window.CUCO_LIVE) {
-    var version = data.runs.map(function (r) { return r.version; }).join('|');
-    setInterval(function () {
-      fetch('/api/state').then(function (r) { return r.json(); }).then(function (s) {
-        if (s.version === version) return;
-        return fetch('/data.json').then(function (r) { return r.json(); }).then(function (d) {
-          data = d; version = d.runs.map(function (r) { return r.version; }).join('|'); renderAll();
-        });
-      }).catch(function () { liveTag.textContent = ' (server gone)'; });
-    }, 700);
+  if (!window.CUCO_LIVE) { renderAll(); return; }
+  // Live (cuco serve): the data comes from /data.json, again whenever /api/state changes. One
+  // request at a time; the next poll is scheduled when the last one ended.
+  var version = null;
+  function poll() {
+    fetch('/api/state').then(function (r) { return r.json(); }).then(function (s) {
+      if (s.version === version) return;
+      return fetch('/data.json').then(function (r) { return r.json(); }).then(function (d) {
+        data = d; version = s.version; liveTag.textContent = ' live'; renderAll();
+      });
+    }).catch(function () { liveTag.textContent = ' (server not answering)'; })
+      .then(function () { setTimeout(poll, 500); });
   }
+  poll();
 })();

@@ -53,7 +53,8 @@ CheckResult workload_check(const cuco::cpu::Sizes& s, int rank, int world, uint6
                            const std::vector<int64_t>& rows) {
   const Shape sh = ShapeOf(s, world);
   std::vector<int64_t> check = rows;
-  for (int64_t i = 0; check.empty() && i < sh.rows; ++i) check.push_back(i);
+  if (check.empty())
+    for (int64_t i = 0; i < sh.rows; ++i) check.push_back(i);
   const float* c = static_cast<const float*>(io.out("C").ptr);
   CheckResult r;
   double diff2 = 0, norm2 = 0;

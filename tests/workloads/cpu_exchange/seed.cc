@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "cuco/cpu_harness.h"
@@ -71,18 +70,20 @@ static void Partial(const float* a, const float* b, float* c, const State& s, in
   }
 }
 
-// Both ranks' partials of rows [i0, i1), split over kThreads threads.
+// Both ranks' partials of rows [i0, i1), split over kThreads simulated workers: worker w takes
+// rows i0 + w, i0 + w + kThreads, ... (candidates may not start threads: the deny-list).
 static void Compute(const float* a, const float* b, float* c, State& s, int64_t i0, int64_t i1) {
   const int64_t half = s.k / 2;
-  auto part = [&](int64_t r0, int64_t r1) {
-    Partial(a, b, c, s, r0, r1, 0, half);
-    Partial(a, b, s.peer.data(), s, r0, r1, half, s.k);
-  };
-  if (kThreads == 1 || i1 - i0 < 2) return part(i0, i1);
-  const int64_t mid = i0 + (i1 - i0) / 2;
-  std::thread t(part, i0, mid);
-  part(mid, i1);
-  t.join();
+  if (kThreads == 1) {
+    Partial(a, b, c, s, i0, i1, 0, half);
+    Partial(a, b, s.peer.data(), s, i0, i1, half, s.k);
+    return;
+  }
+  for (int64_t w = 0; w < kThreads; ++w)
+    for (int64_t i = i0 + w; i < i1; i += kThreads) {
+      Partial(a, b, c, s, i, i + 1, 0, half);
+      Partial(a, b, s.peer.data(), s, i, i + 1, half, s.k);
+    }
 }
 
 // The peer's partial of rows [i0, i1) over the wire, summed into c.
