@@ -30,18 +30,21 @@ bool ValueLess(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+// Every word (a run of letters, digits, '.', '_') holding a digit becomes '#': figures, ranks,
+// line numbers and hashed cache paths differ between failures of the same cause.
 std::string FoldNumbers(const std::string& s) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_'; };
   std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const bool digit = std::isdigit(static_cast<unsigned char>(s[i]));
-    if (!digit) {
-      out += s[i];
+  for (size_t i = 0; i < s.size();) {
+    if (!word_char(s[i])) {
+      out += s[i++];
       continue;
     }
-    while (i + 1 < s.size() && (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '.' ||
-                                s[i + 1] == 'e' || s[i + 1] == '-'))
-      ++i;
-    out += '#';
+    size_t j = i;
+    bool digit = false;
+    for (; j < s.size() && word_char(s[j]); ++j) digit = digit || std::isdigit(static_cast<unsigned char>(s[j]));
+    out += digit ? std::string("#") : s.substr(i, j - i);
+    i = j;
   }
   return out;
 }

@@ -103,10 +103,24 @@ TEST(RunModel, FailuresGroupedByVerdictAndFoldedReason) {
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].status, "wrong_result");
   EXPECT_EQ(f[0].ids, (std::vector<int64_t>{3, 5}));  // same cause, different figures: one group
-  EXPECT_EQ(f[0].reason, "verify: rel L# # > # on rank #");
+  EXPECT_EQ(f[0].reason, "verify: rel # # > # on rank #");
   EXPECT_EQ(f[0].example, "verify: rel L2 0.71 > 0.0001 on rank 1");
   EXPECT_EQ(f[1].status, "compile_error");
   EXPECT_EQ(f[1].ids, std::vector<int64_t>{7});
+}
+
+TEST(RunModel, FailuresFromHashedCachePathsAreOneGroup) {
+  RunData run;
+  for (const char* hash : {"c5d62dad2ea0", "74958c0a0b6a"}) {
+    CandidateRecord c;
+    c.status = "compile_error";
+    c.feedback = std::string("compile_error: /cache/cand-") + hash + "/candidate.cc:19:15: error: static assertion failed";
+    run.candidates.push_back(c);
+  }
+  auto f = GroupFailures(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].reason, "compile_error: /cache/cand-#/candidate.cc:#:#: error: static assertion failed");
+  EXPECT_EQ(f[0].ids.size(), 2u);
 }
 
 TEST(Export, ColumnsAreStableAndRowsComplete) {

@@ -74,6 +74,9 @@ def check_report(browser, cuco, run, work, shots):
     check("no script error", not errors, errors)
     check("no network request", not blocked, blocked[:3])
     check("D3 inlined (no missing-library notice)", page.query_selector("#missing") is None)
+    top = page.screenshot(full_page=False)
+    colours = nonblank(page, top)
+    check("screenshot is not blank", colours > 20, colours)
     n = page.eval_on_selector_all("#tree circle.node", "els => els.length")
     check("one tree node per candidate", n == len(rows), f"{n} nodes, {len(rows)} candidates")
     # A verified child with a non-empty diff from its parent.
@@ -101,12 +104,29 @@ def check_report(browser, cuco, run, work, shots):
     for s, c in page.evaluate("() => [...document.querySelectorAll('#failures tr.failure')].map(tr => [tr.dataset.status, +tr.querySelector('.count').textContent])"):
         fg[s] += c
     check("failure table matches the export (count per verdict)", fw == fg and sum(fw.values()) > 0, (fw, fg))
-    png = page.screenshot(full_page=False)
-    colours = nonblank(page, png)
-    check("screenshot is not blank", colours > 20, colours)
+    detail = page.locator("#detail").screenshot()
+    check("the candidate panel's screenshot is not blank", nonblank(page, detail) > 5)
     if shots:
-        with open(os.path.join(shots, "report.png"), "wb") as f:
-            f.write(png)
+        for name, png in (("report.png", top), ("report-candidate.png", detail)):
+            with open(os.path.join(shots, name), "wb") as f:
+                f.write(png)
+    ctx.close()
+    # Without D3 the page still opens, says what is missing, and its tables are complete.
+    bare = os.path.join(work, "bare.html")
+    env = dict(os.environ, CUCO_D3_JS=os.path.join(work, "no-such-d3.js"))
+    out = subprocess.run([cuco, "report", run, "-o", bare], capture_output=True, text=True, env=env)
+    check("report without D3 exits 0 and says so", out.returncode == 0 and "node-d3" in out.stderr, out.stderr)
+    ctx = browser.new_context(offline=True)
+    page = ctx.new_page()
+    errors.clear()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto("file://" + bare)
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    check("without D3: no script error", not errors, errors)
+    check("without D3: the notice names the package", "node-d3" in page.inner_text("#missing"))
+    check("without D3: knob and failure tables are there",
+          page.eval_on_selector_all("#knobs tr[data-value]", "e => e.length") > 0 and
+          page.eval_on_selector_all("#failures tr.failure", "e => e.length") > 0)
     ctx.close()
 
 

@@ -38,6 +38,7 @@
   var sMeta = section(left, 'meta', 'Run'), sChart = section(left, 'chart', 'Best so far');
   var sTree = section(left, 'tree', 'Lineage'), sKnobs = section(left, 'knobs', 'Design space: how each knob value fared');
   var sFail = section(right, 'failures', 'Failures'), sDetail = section(right, 'detail', 'Candidate');
+  el('p', sDetail, 'Click a node of the lineage or a failure link.');
   var sCompare = section(right, 'compare', 'Runs compared');
 
   function clear(s) { while (s.childNodes.length > 1) s.removeChild(s.lastChild); }
@@ -101,7 +102,7 @@
       svg.append('path').attr('class', 'best-line').attr('fill', 'none').attr('stroke', pal[i % 10])
         .attr('stroke-width', s.main ? 2.5 : 1).attr('stroke-dasharray', s.main ? null : '3 2')
         .attr('d', d3.line().curve(d3.curveStepAfter)(pts));
-      svg.append('text').attr('x', W - M.r + 4).attr('y', M.t + 12 * (i + 1)).attr('font-size', 10).attr('fill', pal[i % 10]).text(s.label);
+      svg.append('text').attr('x', W - M.r + 4).attr('y', H - M.b - 12 * (series.length - 1 - i)).attr('font-size', 10).attr('fill', pal[i % 10]).text(s.label);
     });
   }
 
@@ -216,7 +217,7 @@
       ['speed-up over seed', c.speedup === null ? '-' : fmt(c.speedup, 2) + 'x'], ['parent', c.parent ? '#' + c.parent : '-'],
       ['extra parents', (c.extra_parents || []).map(function (p) { return '#' + p; }).join(' ') || '-'],
       ['island / generation', c.island + ' / ' + c.generation], ['proposer', c.proposer], ['mutation', c.mutation_kind],
-      ['feedback', c.feedback], ['advice given', m.search ? (m.search.description || '') : '-']]);
+      ['feedback', c.feedback], ['change (as proposed)', m.search ? (m.search.description || '') : '-']]);
     el('h3', sDetail, 'Knobs');
     kvTable(sDetail, Object.keys(c.knobs || {}).map(function (k) { return [k, c.knobs[k]]; }));
     el('h3', sDetail, 'Figures');
