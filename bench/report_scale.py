@@ -7,7 +7,8 @@ Usage: bench/report_scale.py <cuco> <real-run-dir> <out-dir>
    repeated with a random lineage (parents earlier, crossovers, 4 islands, migrations), verdicts
    and times; then `cuco report` timed, and the page's render in headless Chromium timed (load to
    the page's data-ready mark).
-2. `cuco serve` of a fresh `cuco evolve` of cpu_exchange with 50 concurrent loopback clients
+2. `cuco evolve` of cpu_exchange (60 candidates) alone, then the same evolve again under
+   `cuco serve` with 50 concurrent loopback clients
    polling /api/state and fetching /data.json on change while the search writes; every HTTP
    failure and every failed write (a candidate left pending, an evolve error) counted.
 Writes <out-dir>/results.json and prints it.
@@ -81,6 +82,13 @@ live = os.path.join(out, "live")
 shutil.rmtree(live, ignore_errors=True)
 cfg = os.path.join(out, "live.toml")
 open(cfg, "w").write(open(os.path.join(src, "tests/report/run.toml")).read().replace("max_candidates = 110", "max_candidates = 60"))
+alone = os.path.join(out, "alone")
+shutil.rmtree(alone, ignore_errors=True)
+t = time.time()
+subprocess.run([cuco, "evolve", os.path.join(src, "tests/workloads/cpu_exchange"), "--config", cfg, "--run-dir", alone],
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+res["evolve_alone_s"] = round(time.time() - t, 1)
+t_evolve = time.time()
 evo = subprocess.Popen([cuco, "evolve", os.path.join(src, "tests/workloads/cpu_exchange"), "--config", cfg, "--run-dir", live],
                        stdout=open(os.path.join(out, "live-evolve.out"), "w"), stderr=subprocess.STDOUT)
 while not os.path.exists(os.path.join(live, "cuco.db")):
@@ -116,6 +124,7 @@ t = time.time()
 for th in threads:
     th.start()
 evo.wait()
+res["evolve_under_serve_s"] = round(time.time() - t_evolve, 1)
 stop.set()
 for th in threads:
     th.join()

@@ -1,6 +1,7 @@
 #include "report/report_page.h"
 
 #include <chrono>
+#include <set>
 
 #include "edit/line_diff.h"
 #include "report/html_text.h"
@@ -26,7 +27,47 @@ std::string Tail(const std::string& s, size_t cap) {
   return "[... " + std::to_string(s.size() - cap) + " bytes before]\n" + s.substr(s.size() - cap);
 }
 
+// Per rank: its timing summary and its worst check; the raw per-iteration arrays of the record
+// (tens of KB a candidate) stay in the store (`cuco show --json`).
+// The record, less the per-iteration arrays the page never shows (dropped while parsing: most of
+// a record's bytes).
+json ParseMetrics(const std::string& text) {
+  static const std::set<std::string> kBulky = {"times_ms",       "raw_times_ms",   "null_before_ms", "null_after_ms",
+                                               "scan_nonfinite", "scan_poison_left", "input_seeds",  "late_writes",
+                                               "settings",       "launch"};
+  json j = json::parse(
+      text,
+      [](int depth, json::parse_event_t event, json& parsed) {
+        return !(depth > 2 && event == json::parse_event_t::key && kBulky.count(parsed.get<std::string>()));
+      },
+      false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+json RankSummaries(json& metrics) {
+  json out = json::array();
+  if (!metrics.is_object() || !metrics.contains("rank_metrics") || !metrics["rank_metrics"].is_array()) return out;
+  for (const auto& r : metrics["rank_metrics"]) {
+    if (!r.is_object()) continue;
+    json s = {{"rank", r.value("rank", json())}, {"checks", 0}, {"rel_l2", nullptr}, {"max_abs", nullptr}};
+    if (r.contains("timing") && r["timing"].is_object())
+      for (const char* k : {"median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "iters"})
+        s[k] = r["timing"].value(k, json());
+    if (r.contains("checks") && r["checks"].is_array())
+      for (const auto& ch : r["checks"]) {
+        s["checks"] = s["checks"].get<int>() + 1;
+        for (const char* k : {"rel_l2", "max_abs"})
+          if (ch.contains(k) && ch[k].is_number() && (s[k].is_null() || ch[k].get<double>() > s[k].get<double>())) s[k] = ch[k];
+      }
+    out.push_back(s);
+  }
+  metrics.erase("rank_metrics");
+  return out;
+}
+
 json Detail(const CandidateRecord& c, const CandidateRecord* seed, const ReportOptions& opt, bool with_code) {
+  json metrics = ParseMetrics(c.metrics_json);
+  json ranks = RankSummaries(metrics);
   json d = {{"id", c.id},
             {"status", c.status},
             {"reason", CandidateReason(c)},
@@ -40,11 +81,12 @@ json Detail(const CandidateRecord& c, const CandidateRecord* seed, const ReportO
             {"proposer", c.proposer},
             {"feedback", c.feedback},
             {"knobs", CandidateKnobs(c)},
-            {"metrics", Parse(c.metrics_json)},
-            {"logs", Tail(c.logs, opt.log_cap)},
+            {"logs", Tail(c.logs, with_code ? opt.log_cap : opt.log_cap_large)},
             {"diff_parent", c.diff_from_parent},
             {"created_ms", c.created_ms},
             {"finished_ms", c.finished_ms}};
+  d["metrics"] = std::move(metrics);  // moved, not copied: the largest part
+  d["ranks"] = std::move(ranks);
   d["diff_seed"] = seed && seed->id != c.id ? UnifiedDiff(seed->code, c.code, "seed #" + std::to_string(seed->id),
                                                           "#" + std::to_string(c.id))
                                             : "";
@@ -84,18 +126,19 @@ json RunModelData(const RunData& run, const ReportOptions& opt) {
   const bool with_code = run.candidates.size() <= opt.code_up_to;
   json details = json::array();
   for (const auto& c : run.candidates) details.push_back(Detail(c, seed, opt, with_code));
-  return {{"meta", Meta(run)},
-          {"version", RunVersion(run)},
-          {"lineage", ToJson(BuildLineage(run))},
-          {"best_so_far", ToJson(BestSoFar(run))},
-          {"knobs", ToJson(AggregateKnobs(run))},
-          {"failures", ToJson(GroupFailures(run))},
-          {"candidates", details}};
+  json out = {{"meta", Meta(run)},
+              {"version", RunVersion(run)},
+              {"lineage", ToJson(BuildLineage(run))},
+              {"best_so_far", ToJson(BestSoFar(run))},
+              {"knobs", ToJson(AggregateKnobs(run))},
+              {"failures", ToJson(GroupFailures(run))}};
+  out["candidates"] = std::move(details);
+  return out;
 }
 
 json ReportData(const std::vector<RunData>& runs, const ReportOptions& opt) {
   json out = {{"runs", json::array()}};
-  for (const auto& r : runs) out["runs"].push_back(RunModelData(r, opt));
+  for (const auto& r : runs) out["runs"].push_back(RunModelData(r, opt));  // an rvalue: moved
   out["generated_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();

@@ -23,10 +23,12 @@ struct ReportOptions {
   // Whole candidate code in the page (the code view, frozen code greyed) when the run has at
   // most this many candidates; diffs against parent and seed are always there.
   size_t code_up_to = 2000;
-  size_t log_cap = 6000;  // the last bytes of each build/run log
+  size_t log_cap = 6000;        // the last bytes of each build/run log
+  size_t log_cap_large = 1000;  // the same in runs of more than code_up_to candidates
 };
 
-// One run: meta, lineage, best-so-far, knobs, failures, candidates (details).
+// One run: meta, lineage, best-so-far, knobs, failures, candidates (details: the record's metrics
+// less its per-iteration rank arrays, summarised per rank as "ranks").
 nlohmann::json RunModelData(const RunData& run, const ReportOptions& opt);
 // Several runs: {"runs": [...], "generated_ms": ...}.
 nlohmann::json ReportData(const std::vector<RunData>& runs, const ReportOptions& opt);

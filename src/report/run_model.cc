@@ -142,7 +142,13 @@ std::vector<KnobStats> AggregateKnobs(const RunData& run) {
 }
 
 std::string CandidateReason(const CandidateRecord& c) {
-  const json m = ParseOr(c.metrics_json, json::object());
+  // Only the top-level "reason" is kept while parsing (records are tens of KB).
+  json m = json::parse(
+      c.metrics_json,
+      [](int depth, json::parse_event_t event, json& parsed) {
+        return !(depth == 1 && event == json::parse_event_t::key && parsed != "reason");
+      },
+      false);
   std::string r = m.is_object() && m.contains("reason") && m["reason"].is_string() ? m["reason"].get<std::string>() : "";
   if (r.empty()) r = c.feedback.substr(0, c.feedback.find('\n'));
   return r;

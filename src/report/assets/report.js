@@ -83,6 +83,7 @@
     var seed = run().meta.seed_ms;
     if (!all.length) { svg.append('text').attr('x', 20).attr('y', 40).text('no verified candidate yet'); return; }
     var xs = all.map(function (p) { return p[xMode]; }), ys = all.map(function (p) { return p.best_ms; });
+    data.runs.forEach(function (r) { xs.push(xMode === 'n' ? r.meta.candidates : (r.meta.wall_s || 0)); });
     if (seed !== null && seed !== undefined) ys.push(seed);
     var x = d3.scaleLinear().domain([0, d3.max(xs) * 1.05 || 1]).range([M.l, W - M.r]);
     var y = d3.scaleLinear().domain([0, d3.max(ys) * 1.1]).range([H - M.b, M.t]);
@@ -228,13 +229,12 @@
       ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
       ['verify: rel L2 / max abs', m.verify ? fmt(m.verify.rel_l2) + ' / ' + fmt(m.verify.max_abs) + ' (' + fmt(m.verify.checks) + ' checks)' : '-'],
       ['bench: rel L2 / max abs', m.bench ? fmt(m.bench.rel_l2) + ' / ' + fmt(m.bench.max_abs) + ' (' + fmt(m.bench.checks) + ' checks)' : '-']]);
-    if (m.rank_metrics && m.rank_metrics.length) {
+    if (c.ranks && c.ranks.length) {
       var t = el('table', fig, null, 'ranks'), h = el('tr', t);
       ['rank', 'median ms', 'p10 ms', 'p90 ms', 'worst rel L2', 'worst max abs', 'checks'].forEach(function (x) { el('th', h, x); });
-      m.rank_metrics.forEach(function (r, i) {
-        var rr = r || {}, tr = el('tr', t), tmr = rr.timing || {}, checks = rr.checks || [];
-        var worst = function (k) { return checks.length ? Math.max.apply(null, checks.map(function (c) { return c[k] === null || c[k] === undefined ? NaN : c[k]; })) : null; };
-        [rr.rank === undefined ? i : rr.rank, tmr.median_ms, tmr.p10_ms, tmr.p90_ms, worst('rel_l2'), worst('max_abs'), checks.length].forEach(function (v) { el('td', tr, fmt(v)); });
+      c.ranks.forEach(function (r, i) {
+        var tr = el('tr', t);
+        [r.rank === null ? i : r.rank, r.median_ms, r.p10_ms, r.p90_ms, r.rel_l2, r.max_abs, r.checks].forEach(function (v) { el('td', tr, fmt(v)); });
       });
     }
     var tabs = el('div', sDetail, null, 'tabs'), body = el('div', sDetail); body.id = 'detail-body';
