@@ -103,6 +103,27 @@ json Meta(const RunData& run) {
       for (const char* k : {"generation", "wall_s", "dollars", "stop_reason"})
         if (st.contains(k)) m[k] = st[k];
   }
+  if (run.meta.count("search.provenance")) {
+    const json p = Parse(run.meta.at("search.provenance"));
+    if (p.is_object()) {
+      const json git = p.value("git", json::object()), tc = p.value("toolchain", json::object());
+      m["session"] = {{"time", p.value("time", json())}, {"host", p.value("host", json())},
+                      {"command", p.value("command", json())},
+                      {"cuco_commit", git.is_object() ? git.value("commit", json()) : json()},
+                      {"cuco_dirty", git.is_object() ? git.value("dirty", json()) : json()}};
+      if (tc.is_object()) {
+        json nccl = tc.value("nccl", json::object()), gpus = json::array();
+        for (const auto& g : tc.value("gpus", json::array())) gpus.push_back(g.is_object() ? g.value("name", g.dump()) : g.dump());
+        m["session"]["driver"] = tc.value("driver_version", json());
+        m["session"]["cuda"] = tc.value("cuda_version", json());
+        m["session"]["nccl"] = nccl.is_object() ? nccl.value("version", json()) : json();
+        m["session"]["gpu_names"] = gpus;
+      }
+    }
+  }
+  json summaries = json::object();
+  for (const auto& [g, text] : run.summaries) summaries[std::to_string(g)] = text;
+  m["summaries"] = std::move(summaries);
   if (const CandidateRecord* seed = run.Seed()) {
     const json sm = Parse(seed->metrics_json);
     if (sm.is_object())

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "search/evolution.h"
 #include "util/files.h"
 
 namespace cuco {
@@ -9,7 +10,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kMetaKeys[] = {"search.workload", "search.config", "search.state", "search.meta_summary"};
+const char* const kMetaKeys[] = {kMetaWorkload, kMetaConfig, kMetaState, kMetaSummary, kMetaProvenance};
 
 std::string DbPath(const std::string& run_dir) {
   if (fs::is_regular_file(run_dir)) return run_dir;
@@ -62,6 +63,12 @@ Result<RunData> LoadRun(const std::string& run_dir, bool summary_only) {
   auto list = (*store)->List(q);
   if (!list.ok()) return list.status();
   run.candidates = std::move(*list);
+  for (const auto& c : run.candidates) {
+    if (c.generation == 0 || run.summaries.count(c.generation)) continue;
+    auto s = (*store)->GetMeta(kMetaSummaryOfGeneration + std::to_string(c.generation));
+    if (!s.ok()) return s.status();
+    if (*s) run.summaries[c.generation] = **s;
+  }
   const fs::path cfg = fs::path(run_dir) / "config.toml";
   if (auto text = fs::is_regular_file(cfg) ? ReadFile(cfg) : Result<std::string>(Status::NotFound("")); text.ok())
     run.config_text = *text;

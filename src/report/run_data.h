@@ -22,6 +22,7 @@ struct RunData {
   std::string dir;                            // as given
   std::string label;                          // the directory's last component
   std::map<std::string, std::string> meta;    // search.* keys present in the store
+  std::map<int, std::string> summaries;       // the meta-summary each generation was proposed with
   std::vector<CandidateRecord> candidates;    // ascending id
   std::string workload_dir;                   // meta search.workload, may be empty
   std::string config_text;                    // the run's config.toml (or meta search.config)

@@ -90,6 +90,7 @@ def check_report(browser, cuco, run, work, shots):
     check("and its figures (median time)", f"{pick['metrics_json']['timing']['median_ms']:.3f}" in figures, figures[:200])
     page.click("#detail .tabs button:has-text('diff vs seed')")
     check("the diff against the seed is there", "seed #" in page.inner_text("#detail-body"))
+    check("and the meta-summary it was proposed with", page.query_selector("#advice") is not None)
     # Knob view == export.
     want = expected_knobs(rows)
     got = page.evaluate("""() => { const o = {};
@@ -132,6 +133,7 @@ def check_report(browser, cuco, run, work, shots):
 
 def check_serve(browser, cuco, run, work):
     live = os.path.join(work, "live")
+    shutil.rmtree(live, ignore_errors=True)  # a previous run's
     shutil.copytree(run, live)
     db = os.path.join(live, "cuco.db")
     max_id = lambda: sqlite3.connect(db).execute("select max(id) from candidates").fetchone()[0]
@@ -176,6 +178,8 @@ def check_serve(browser, cuco, run, work):
 def main():
     cuco, run, work = sys.argv[1:4]
     shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+    if shots:
+        os.makedirs(shots, exist_ok=True)
     os.makedirs(work, exist_ok=True)
     try:
         from playwright.sync_api import sync_playwright

@@ -57,7 +57,11 @@
       ['seed', m.seed_ms === null ? '-' : '#' + m.seed_id + ' ' + fmt(m.seed_ms) + ' ms'],
       ['best', m.best ? '#' + m.best.id + ' ' + fmt(m.best.time_ms) + ' ms' : 'none verified'],
       ['wall time spent', m.wall_s === undefined ? '-' : fmt(m.wall_s, 1) + ' s'], ['LLM cost', m.dollars === undefined ? '-' : '$' + fmt(m.dollars, 4)],
-      ['generations', m.generation], ['stopped', m.stop_reason]]);
+      ['generations', m.generation], ['stopped', m.stop_reason]].concat(m.session ? [
+      ['cuco commit', (m.session.cuco_commit || 'unknown') + (m.session.cuco_dirty ? ' (dirty)' : '')],
+      ['host', m.session.host], ['GPU names', (m.session.gpu_names || []).join(', ') || 'none'],
+      ['driver / CUDA / NCCL', [m.session.driver || '-', m.session.cuda || '-', m.session.nccl || '-'].join(' / ')],
+      ['last session', (m.session.time || '') + ': ' + (m.session.command || '')]] : [['session', 'not recorded (a run from before cuco recorded it)']]));
     var d = el('details', sMeta); el('summary', d, 'config'); el('pre', d, m.config || '');
     if (m.meta_summary) { var d2 = el('details', sMeta); el('summary', d2, 'meta-summary (latest advice)'); el('pre', d2, m.meta_summary); }
   }
@@ -219,6 +223,8 @@
       ['extra parents', (c.extra_parents || []).map(function (p) { return '#' + p; }).join(' ') || '-'],
       ['island / generation', c.island + ' / ' + c.generation], ['proposer', c.proposer], ['mutation', c.mutation_kind],
       ['feedback', c.feedback], ['change (as proposed)', m.search ? (m.search.description || '') : '-']]);
+    var advice = (run().meta.summaries || {})[String(c.generation)];
+    if (advice) { var ad = el('details', sDetail); ad.id = 'advice'; el('summary', ad, 'meta-summary advice it was proposed with (generation ' + c.generation + ')'); el('pre', ad, advice); }
     el('h3', sDetail, 'Knobs');
     kvTable(sDetail, Object.keys(c.knobs || {}).map(function (k) { return [k, c.knobs[k]]; }));
     el('h3', sDetail, 'Figures');
