@@ -1,4 +1,5 @@
-// cuco report <run-dir>... [-o report.html]: one self-contained HTML file (report_page.h).
+// cuco report <run-dir>... [-o report.html] [--bench bench.json]: one self-contained HTML file
+// (report_page.h).
 #include <filesystem>
 #include <iostream>
 
@@ -14,7 +15,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> runs;
-  std::string out;
+  std::string out, bench;
 };
 
 int Report(const ReportArgs& a) {
@@ -27,7 +28,13 @@ int Report(const ReportArgs& a) {
   const std::string out = a.out.empty() ? (std::filesystem::path(a.runs[0]) / "report.html").string() : a.out;
   const Result<std::string> d3 = ReadD3();
   if (!d3.ok()) std::cerr << "cuco report: " << d3.status().message() << ": the page will have tables but no tree or charts\n";
-  const std::string html = RenderReportHtml(ReportData(runs, ReportOptions{}), d3, /*live=*/false);
+  nlohmann::json data = ReportData(runs, ReportOptions{});
+  if (!a.bench.empty()) {
+    auto lines = BenchLines(a.bench);
+    if (!lines.ok()) return ViewFail("report", lines.status());
+    data["lines"] = *lines;
+  }
+  const std::string html = RenderReportHtml(data, d3, /*live=*/false);
   if (Status s = WriteFileAtomic(out, html); !s.ok())
     return ViewFail("report", Status::InvalidArgument(out + ": cannot write: " + s.message()));
   size_t n = 0;
@@ -45,6 +52,8 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
                                            "knobs, failures, every candidate (docs/report.md)");
   cmd->add_option("runs", a->runs, "Run directories (several: curves overlaid, bests compared)")->required();
   cmd->add_option("-o,--output", a->out, "The HTML file (default <first run>/report.html)");
+  cmd->add_option("--bench", a->bench, "A `cuco bench` JSON (<bench run>/bench.json): its best variant and overlap "
+                                       "bound drawn as lines on the best-so-far chart");
   cmd->callback([a, exit_code] { *exit_code = Report(*a); });
 }
 

@@ -4,6 +4,7 @@
 
 #include "report/report_page.h"
 #include "report/report_test_run.h"
+#include "util/files.h"
 
 namespace cuco {
 namespace {
@@ -47,6 +48,23 @@ TEST(ReportPage, HostileCodeAndLogsStayData) {
   EXPECT_EQ(html.find("<img"), std::string::npos);  // the markup is there only as escaped data
   EXPECT_NE(html.find("\\u003cimg src=x onerror=alert(2)\\u003e"), std::string::npos);
   EXPECT_NE(html.find("\\u003c/script\\u003e\\u003cscript\\u003ewindow.pwned=1"), std::string::npos);
+}
+
+TEST(ReportPage, BenchLinesTakeTheBestVariantAndTheBound) {
+  report_test::TestRun t;
+  const std::string path = t.dir() + "/bench.json";
+  nlohmann::json doc = {{"schema", "cuco-bench/1"},
+                        {"table", {{"rows", {{{"name", "a"}, {"kind", "variant"}, {"status", "ok"}, {"median_ms", 2.0}},
+                                             {{"name", "b"}, {"kind", "variant"}, {"status", "ok"}, {"median_ms", 1.5}},
+                                             {{"name", "c"}, {"kind", "variant"}, {"status", "wrong_result"}, {"median_ms", 0.1}},
+                                             {{"name", "seed"}, {"kind", "seed"}, {"status", "ok"}, {"median_ms", 3.0}}}},
+                                   {"bound", {{"known", true}, {"ms", 1.0}}}}}};
+  ASSERT_TRUE(WriteFileAtomic(path, doc.dump()).ok());
+  auto lines = BenchLines(path);
+  ASSERT_TRUE(lines.ok()) << lines.status().message();
+  EXPECT_EQ(*lines, nlohmann::json::parse(R"([{"label":"best variant b","ms":1.5},{"label":"overlap bound","ms":1.0}])"));
+  ASSERT_TRUE(WriteFileAtomic(path, "{}").ok());
+  EXPECT_NE(BenchLines(path).status().message().find("bench.json: not a `cuco bench` JSON"), std::string::npos);
 }
 
 TEST(ReportPage, MissingD3IsSaidOnThePage) {

@@ -6,6 +6,7 @@
 #include "edit/line_diff.h"
 #include "report/html_text.h"
 #include "report/run_model.h"
+#include "util/files.h"
 #include "util/text.h"
 
 namespace cuco {
@@ -180,6 +181,25 @@ std::string RenderReportHtml(const json& data, const Result<std::string>& d3, bo
   html += std::string("<script>window.CUCO_LIVE = ") + (live ? "true" : "false") + ";</script>\n";
   html += std::string("<script>") + kReportJs + "</script>\n</body></html>\n";
   return html;
+}
+
+Result<json> BenchLines(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return Status::InvalidArgument(path + ": cannot read: " + text.status().message());
+  const json doc = Parse(*text);
+  if (!doc.is_object() || doc.value("schema", "") != "cuco-bench/1" || !doc.contains("table"))
+    return Status::InvalidArgument(path + ": not a `cuco bench` JSON (schema cuco-bench/1)");
+  const json& table = doc["table"];
+  json lines = json::array(), best;
+  for (const auto& r : table.value("rows", json::array()))
+    if (r.value("kind", "") == "variant" && r.value("status", "") == "ok" && r.contains("median_ms") &&
+        r["median_ms"].is_number() && (best.is_null() || r["median_ms"].get<double>() < best["ms"].get<double>()))
+      best = {{"label", "best variant " + r.value("name", std::string("?"))}, {"ms", r["median_ms"]}};
+  if (!best.is_null()) lines.push_back(best);
+  const json bound = table.value("bound", json::object());
+  if (bound.value("known", false) && bound.contains("ms") && bound["ms"].is_number())
+    lines.push_back({{"label", "overlap bound"}, {"ms", bound["ms"]}});
+  return lines;
 }
 
 std::string RunVersion(const RunData& run) {

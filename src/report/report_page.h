@@ -33,6 +33,11 @@ nlohmann::json RunModelData(const RunData& run, const ReportOptions& opt);
 // Several runs: {"runs": [...], "generated_ms": ...}.
 nlohmann::json ReportData(const std::vector<RunData>& runs, const ReportOptions& opt);
 
+// Reference lines for the best-so-far chart from a `cuco bench` JSON (schema cuco-bench/1): the
+// fastest verified variant ("best variant <name>") and the overlap bound, when timed. Errors name
+// the file.
+Result<nlohmann::json> BenchLines(const std::string& bench_json_path);
+
 // The page. d3 is the library text, or the error saying it is missing.
 std::string RenderReportHtml(const nlohmann::json& data, const Result<std::string>& d3, bool live);
 

@@ -131,6 +131,33 @@ def check_report(browser, cuco, run, work, shots):
     ctx.close()
 
 
+def check_hostile(browser, cuco, run, work):
+    """A candidate whose code, log and reason hold markup and </script>: shown as text, never run."""
+    bad = os.path.join(work, "hostile")
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(run, bad)
+    db = sqlite3.connect(os.path.join(bad, "cuco.db"))
+    payload = "</script><script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">"
+    db.execute("update candidates set code = code || ?, logs = ?, feedback = ?, diff_from_parent = ? where id = 2",
+               ("// " + payload + "\n", "log " + payload, "compile_error: " + payload, "+" + payload))
+    db.commit()
+    db.close()
+    html = os.path.join(work, "hostile.html")
+    subprocess.run([cuco, "report", bad, "-o", html], check=True, stdout=subprocess.DEVNULL)
+    ctx = browser.new_context(offline=True)
+    page = ctx.new_page()
+    page.goto("file://" + html)
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    page.evaluate("() => window.cucoSelect(2)")
+    text = page.inner_text("#detail-body")
+    page.click("#detail .tabs button:has-text('logs')")
+    logs = page.inner_text("#detail-body")
+    check("hostile code and logs are shown as text", payload in text and payload in logs, (text[:120], logs[:120]))
+    check("and never run", page.evaluate("() => window.pwned") is None)
+    check("and add no element", page.eval_on_selector_all("img", "e => e.length") == 0)
+    ctx.close()
+
+
 def check_serve(browser, cuco, run, work):
     live = os.path.join(work, "live")
     shutil.rmtree(live, ignore_errors=True)  # a previous run's
@@ -196,6 +223,7 @@ def main():
             print(f"SKIP: Chromium cannot start here: {e}")
             return SKIP
         check_report(browser, cuco, run, work, shots)
+        check_hostile(browser, cuco, run, work)
         check_serve(browser, cuco, run, work)
         browser.close()
     print(f"browser_test: {fails} failed")

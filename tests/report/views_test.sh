@@ -60,5 +60,10 @@ check "ls prints a line per run" bash -c "'$CUCO' ls '$T/runs' | grep -q 'cpu_ex
 "$CUCO" report "$RUN" "$RUN" -o "$T/r.html" >"$T/r.out"
 check "report of two runs writes one file" bash -c "grep -q 'report of 2 run(s)' '$T/r.out' && test -s '$T/r.html'"
 check "the report is self-contained (no external script or link)" bash -c "! grep -Eq '<(script|link)[^>]+(src|href)=' '$T/r.html'"
+CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache} "$CUCO" bench "$(dirname "$0")/../workloads/cpu_exchange" --no-peers --run-dir "$T/bench" >"$T/bench.out" 2>&1
+"$CUCO" report "$RUN" --bench "$T/bench/bench.json" -o "$T/rb.html" >/dev/null
+check "report --bench: the best variant and the overlap bound as chart lines" bash -c "grep -q '\"label\":\"best variant ikj_interleaved\"' '$T/rb.html' && grep -q '\"label\":\"overlap bound\"' '$T/rb.html'"
+"$CUCO" report "$RUN" --bench "$T/r.out" -o "$T/rb2.html" >/dev/null 2>"$T/rb2.err"
+check "report --bench of a file that is no bench JSON exits 2 naming it" bash -c "[ $? -eq 2 ] && grep -q 'r.out: not a' '$T/rb2.err'"
 echo "views_test: $fails failed"
 test $fails -eq 0

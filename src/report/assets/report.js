@@ -89,17 +89,20 @@
     var xs = all.map(function (p) { return p[xMode]; }), ys = all.map(function (p) { return p.best_ms; });
     data.runs.forEach(function (r) { xs.push(xMode === 'n' ? r.meta.candidates : (r.meta.wall_s || 0)); });
     if (seed !== null && seed !== undefined) ys.push(seed);
+    var refs = (data.lines || []).slice();
+    if (seed !== null && seed !== undefined) refs.unshift({label: 'seed', ms: seed, seed: true});
+    refs.forEach(function (l) { ys.push(l.ms); });
     var x = d3.scaleLinear().domain([0, d3.max(xs) * 1.05 || 1]).range([M.l, W - M.r]);
     var y = d3.scaleLinear().domain([0, d3.max(ys) * 1.1]).range([H - M.b, M.t]);
     svg.append('g').attr('transform', 'translate(0,' + (H - M.b) + ')').call(d3.axisBottom(x).ticks(6));
     svg.append('g').attr('transform', 'translate(' + M.l + ',0)').call(d3.axisLeft(y).ticks(5));
     svg.append('text').attr('x', 4).attr('y', 12).attr('font-size', 10).text('ms');
     var pal = d3.schemeCategory10;
-    if (seed !== null && seed !== undefined) {
-      svg.append('line').attr('class', 'seed-line').attr('x1', M.l).attr('x2', W - M.r).attr('y1', y(seed)).attr('y2', y(seed))
-        .attr('stroke', '#888').attr('stroke-dasharray', '4 3');
-      svg.append('text').attr('x', W - M.r + 4).attr('y', y(seed)).attr('font-size', 10).text('seed ' + fmt(seed));
-    }
+    refs.forEach(function (l) {
+      svg.append('line').attr('class', l.seed ? 'seed-line' : 'ref-line').attr('x1', M.l).attr('x2', W - M.r).attr('y1', y(l.ms)).attr('y2', y(l.ms))
+        .attr('stroke', l.seed ? '#888' : '#b08800').attr('stroke-dasharray', '4 3');
+      svg.append('text').attr('x', W - M.r + 4).attr('y', y(l.ms)).attr('font-size', 10).text(l.label + ' ' + fmt(l.ms));
+    });
     series.forEach(function (s, i) {
       var pts = s.pts.map(function (p) { return [x(p[xMode]), y(p.best_ms)]; });
       if (!pts.length) return;
