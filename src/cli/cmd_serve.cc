@@ -20,6 +20,9 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
       *exit_code = ViewFail("serve", server.status());
       return;
     }
+    if (a->bind != "127.0.0.1" && a->bind != "localhost")
+      std::cerr << "cuco serve: --bind " << a->bind << ": the run (its code, logs and figures) is reachable from "
+                << "other machines, without authentication\n";
     std::cout << "serving " << a->run_dir << " at http://" << a->bind << ":" << (*server)->port() << "/ (Ctrl-C stops)"
               << std::endl;
     (*server)->Wait();
