@@ -79,6 +79,11 @@ def check_report(browser, cuco, run, work, shots):
     check("screenshot is not blank", colours > 20, colours)
     n = page.eval_on_selector_all("#tree circle.node", "els => els.length")
     check("one tree node per candidate", n == len(rows), f"{n} nodes, {len(rows)} candidates")
+    page.select_option("#filter-status", "wrong_result")
+    dimmed = page.eval_on_selector_all("#tree circle.node.dim", "els => els.length")
+    wrong = sum(1 for r in rows if r["status"] == "wrong_result")
+    check("the verdict filter dims every other node", dimmed == len(rows) - wrong, (dimmed, len(rows), wrong))
+    page.select_option("#filter-status", "")
     # A verified child with a non-empty diff from its parent.
     pick = next(r for r in reversed(rows) if r["status"] == "ok" and r["parent_id"] and r["diff_from_parent"])
     page.locator(f"#tree circle.node[data-id='{pick['id']}']").dispatch_event("click")

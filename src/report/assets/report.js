@@ -120,6 +120,24 @@
     Object.keys(COLORS).forEach(function (k) { var s = el('span', lg); var i = el('i', s); i.style.background = COLORS[k]; s.appendChild(document.createTextNode(k)); });
     el('div', sTree, 'Node size: speed-up over the seed. Ring colour: island. Dashed: crossover parents; orange arrows: migrations. Drag to pan, wheel to zoom, click a node.');
     if (!hasD3) return;
+    // Filters: nodes that do not match are dimmed, not removed (the lineage stays readable).
+    var bar = el('div', sTree, 'show: ');
+    var fStatus = el('select', bar), fIsland = el('select', bar), fKind = el('select', bar);
+    fStatus.id = 'filter-status'; fIsland.id = 'filter-island'; fKind.id = 'filter-kind';
+    function options(sel, label, values) { el('option', sel, 'any ' + label).value = ''; values.forEach(function (v) { el('option', sel, v).value = v; }); }
+    function uniq(f) { var s = {}; run().lineage.nodes.forEach(function (n) { s[f(n)] = 1; }); return Object.keys(s).sort(); }
+    options(fStatus, 'verdict', uniq(function (n) { return n.status; }));
+    options(fIsland, 'island', uniq(function (n) { return n.island; }));
+    options(fKind, 'mutation', uniq(function (n) { return n.mutation_kind; }));
+    function applyFilter() {
+      d3.select(sTree).selectAll('circle.node').attr('opacity', function (d) {
+        var n = d.data.n;
+        var ok = (!fStatus.value || n.status === fStatus.value) && (!fIsland.value || String(n.island) === fIsland.value) &&
+                 (!fKind.value || n.mutation_kind === fKind.value);
+        return ok ? 1 : 0.08;
+      }).classed('dim', function () { return this.getAttribute('opacity') !== '1'; });
+    }
+    [fStatus, fIsland, fKind].forEach(function (s) { s.onchange = applyFilter; });
     var L = run().lineage, nodes = L.nodes, ids = {};
     nodes.forEach(function (n) { ids[n.id] = true; });
     var rows = [{id: 0, parent: null}].concat(nodes.map(function (n) { return {id: n.id, parent: ids[n.parent] ? n.parent : 0, n: n}; }));
