@@ -71,7 +71,7 @@ json Detail(const CandidateRecord& c, const CandidateRecord* seed, const ReportO
   json ranks = RankSummaries(metrics);
   json d = {{"id", c.id},
             {"status", c.status},
-            {"reason", CandidateReason(c)},
+            {"reason", ReasonOf(metrics, c.feedback)},
             {"time_ms", c.time_ms >= 0 ? json(c.time_ms) : json(nullptr)},
             {"speedup", c.speedup > 0 ? json(c.speedup) : json(nullptr)},
             {"parent", c.parent_id},

@@ -149,8 +149,12 @@ std::string CandidateReason(const CandidateRecord& c) {
         return !(depth == 1 && event == json::parse_event_t::key && parsed != "reason");
       },
       false);
+  return ReasonOf(m, c.feedback);
+}
+
+std::string ReasonOf(const json& m, const std::string& feedback) {
   std::string r = m.is_object() && m.contains("reason") && m["reason"].is_string() ? m["reason"].get<std::string>() : "";
-  if (r.empty()) r = c.feedback.substr(0, c.feedback.find('\n'));
+  if (r.empty()) r = feedback.substr(0, feedback.find('\n'));
   return r;
 }
 

@@ -82,6 +82,8 @@ struct FailureGroup {
 std::vector<FailureGroup> GroupFailures(const RunData& run);
 // A candidate's one-line reason: metrics_json's "reason", else its feedback's first line.
 std::string CandidateReason(const CandidateRecord& c);
+// The same from a record already parsed.
+std::string ReasonOf(const nlohmann::json& metrics, const std::string& feedback);
 
 nlohmann::json ToJson(const Lineage& l);
 nlohmann::json ToJson(const std::vector<BestSeries>& s);
