@@ -17,6 +17,7 @@ struct ReportServer::Rep {
   ServeOptions opt;
   httplib::Server http;
   std::thread thread;
+  std::mutex join_mu;  // Wait and Stop may run on two threads: one joins
   int port = 0;
   std::mutex mu;  // guards everything below
   std::unique_ptr<CandidateStore> store;
@@ -121,12 +122,14 @@ Result<std::unique_ptr<ReportServer>> ReportServer::Start(const ServeOptions& op
 int ReportServer::port() const { return rep_->port; }
 
 void ReportServer::Wait() {
+  std::lock_guard<std::mutex> lock(rep_->join_mu);
   if (rep_->thread.joinable()) rep_->thread.join();
 }
 
 void ReportServer::Stop() {
   if (!rep_) return;
-  rep_->http.stop();
+  rep_->http.stop();  // first, so that a Wait() holding join_mu returns
+  std::lock_guard<std::mutex> lock(rep_->join_mu);
   if (rep_->thread.joinable()) rep_->thread.join();
 }
 

@@ -37,8 +37,9 @@ class ReportServer {
   ReportServer& operator=(const ReportServer&) = delete;
 
   int port() const;
-  // Blocks until Stop() (from another thread or a signal handler's thread).
+  // Blocks until Stop() is called (from another thread).
   void Wait();
+  // Stops serving and joins the server thread; safe beside a Wait() on another thread.
   void Stop();
 
  private:

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <thread>
+
 #include "report/report_test_run.h"
 #include "store/candidate_store.h"
 
@@ -79,6 +81,14 @@ TEST_F(ServerTest, StateChangesWhenACandidateIsAdded) {
   ASSERT_TRUE(after);
   EXPECT_NE(before->body, after->body);
   EXPECT_EQ(Status("/api/candidate/9"), 200);
+}
+
+TEST_F(ServerTest, StopEndsAWaitOnAnotherThread) {
+  std::thread waiter([this] { server_->Wait(); });
+  EXPECT_EQ(Status("/api/state"), 200);
+  server_->Stop();
+  waiter.join();  // returns: Wait saw the stop
+  EXPECT_EQ(Status("/api/state"), -1);  // no longer serving
 }
 
 TEST(Server, MissingRunDirIsAnError) {
