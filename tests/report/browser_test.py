@@ -117,6 +117,21 @@ def check_report(browser, cuco, run, work, shots):
             with open(os.path.join(shots, name), "wb") as f:
                 f.write(png)
     ctx.close()
+    # Two runs: curves overlaid, bests compared, the tree of the run chosen.
+    two = os.path.join(work, "two.html")
+    subprocess.run([cuco, "report", run, run, "-o", two], check=True, stdout=subprocess.DEVNULL)
+    ctx = browser.new_context(offline=True)
+    page = ctx.new_page()
+    page.goto("file://" + two)
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    lines = page.eval_on_selector_all("#chart path.best-line", "e => e.length")
+    islands = len({r["island"] for r in rows if r["status"] == "ok"})
+    check("two runs: both curves overlaid (and the chosen run's islands)", lines == 2 + islands, (lines, islands))
+    check("two runs: both bests compared", page.eval_on_selector_all("#compare tr", "e => e.length") == 3)
+    page.select_option("#run-select", "1")
+    check("two runs: the second run's tree on choosing it",
+          page.eval_on_selector_all("#tree circle.node", "e => e.length") == len(rows))
+    ctx.close()
     # Without D3 the page still opens, says what is missing, and its tables are complete.
     bare = os.path.join(work, "bare.html")
     env = dict(os.environ, CUCO_D3_JS=os.path.join(work, "no-such-d3.js"))
