@@ -214,6 +214,25 @@
     });
   }
 
+  // Every timed iteration of every rank as a dot on one time axis, median marked: the spread
+  // and the tail that a median hides.
+  function timesStrip(parent, ranks) {
+    if (!hasD3) return;
+    var all = []; ranks.forEach(function (r) { (r.times_ms || []).forEach(function (t) { all.push(t); }); });
+    if (!all.length) return;
+    var W = 420, rowH = 16, H = 24 + rowH * ranks.length;
+    var svg = d3.select(parent).append('svg').attr('class', 'times').attr('width', W).attr('height', H);
+    var x = d3.scaleLinear().domain([0, d3.max(all) * 1.05]).range([50, W - 10]);
+    svg.append('g').attr('transform', 'translate(0,' + (H - 18) + ')').call(d3.axisBottom(x).ticks(5));
+    ranks.forEach(function (r, i) {
+      var y = 10 + i * rowH;
+      svg.append('text').attr('x', 0).attr('y', y + 4).attr('font-size', 10).text('rank ' + (r.rank === null ? i : r.rank));
+      svg.selectAll(null).data(r.times_ms || []).enter().append('circle').attr('class', 'iter').attr('cx', function (t) { return x(t); })
+        .attr('cy', y).attr('r', 2.5).attr('fill', '#0969da').attr('opacity', 0.6);
+      if (r.median_ms !== null && r.median_ms !== undefined)
+        svg.append('rect').attr('x', x(r.median_ms) - 1).attr('y', y - 6).attr('width', 2).attr('height', 12).attr('fill', '#cf222e');
+    });
+  }
   function diffPre(parent, text, cls) {
     var pre = el('pre', parent, null, cls);
     (text || '(no change)').split('\n').forEach(function (line) {
@@ -263,6 +282,7 @@
         var tr = el('tr', t);
         [r.rank === null ? i : r.rank, r.median_ms, r.p10_ms, r.p90_ms, r.rel_l2, r.max_abs, r.checks].forEach(function (v) { el('td', tr, fmt(v)); });
       });
+      timesStrip(fig, c.ranks);
     }
     var tabs = el('div', sDetail, null, 'tabs'), body = el('div', sDetail); body.id = 'detail-body';
     var views = [['diff vs parent', function () { diffPre(body, c.diff_parent, 'diff-parent'); }],
