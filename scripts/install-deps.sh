@@ -16,7 +16,9 @@ PACKAGES=(
   libssl-dev           # SHA-256 for content hashes
   libgtest-dev libgmock-dev  # tests
   libcurl4-openssl-dev  # HTTP client of the LLM providers
-  libcpp-httplib-dev    # scripted LLM servers in tests
+  libcpp-httplib-dev    # `cuco serve`; scripted LLM servers in tests
+  node-d3              # D3 5.16, inlined into `cuco report` pages at report time (src/report/d3_library.h)
+  chromium             # headless browser of the report tests (tests/report/browser_test.py)
   libopenmpi-dev openmpi-bin  # program mode under mpirun (and its tests)
   libclang-14-dev      # `cuco analyze`: the C/C++/CUDA front end (libclang C API)
   bubblewrap           # the candidate sandbox (namespaces, mounts): src/launch/sandbox.h
@@ -33,6 +35,13 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Playwright (PyPI) drives Debian's chromium in tests/report/browser_test.py; its own browser
+# download is never used (`playwright install` is not run).
+if ! python3 -c 'import playwright' 2>/dev/null; then
+  echo "install-deps: installing playwright (pip)"
+  python3 -m pip install -q "playwright>=1.40,<2" || python3 -m pip install -q --break-system-packages "playwright>=1.40,<2"
 fi
 
 # CUDA: cuco finds nvcc through CUDA_HOME, PATH or /usr/local/cuda (see `cuco doctor`).

@@ -4,6 +4,7 @@
 #include "analyze/analysis.h"
 #include "cli/commands.h"
 #include "launch/sandbox.h"
+#include "report/d3_library.h"
 #include "toolchain/toolchain.h"
 
 namespace cuco {
@@ -27,6 +28,14 @@ std::string FormatLibclang(const LibclangStatus& c) {
   return out;
 }
 
+// D3: what `cuco report` and `cuco serve` draw the tree and charts with.
+std::string FormatD3(const Result<std::string>& d3) {
+  std::string out = "d3 (report charts)\n";
+  if (d3.ok()) return out + "  status      found: " + *d3 + " (inlined into every `cuco report` page)\n";
+  return out + "  status      " + d3.status().message() + "\n  disables    the lineage tree and charts of `cuco report` / "
+               "`cuco serve` (their tables still work)\n";
+}
+
 }  // namespace
 
 void AddDoctorCommand(CLI::App& app, int* exit_code) {
@@ -39,13 +48,15 @@ void AddDoctorCommand(CLI::App& app, int* exit_code) {
     Toolchain tc = DetectToolchain();
     const SandboxSupport& sandbox = DetectSandbox();
     const LibclangStatus clang = DetectLibclang();
+    const Result<std::string> d3 = FindD3();
     if (*json) {
       nlohmann::json j = ToJson(tc);
       j["sandbox"] = SandboxSupportToJson(sandbox);
       j["libclang"] = {{"found", clang.found}, {"path", clang.path}, {"version", clang.version}, {"tried", clang.tried}};
+      j["d3"] = {{"found", d3.ok()}, {"path", d3.ok() ? *d3 : ""}, {"message", d3.ok() ? "" : d3.status().message()}};
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatLibclang(clang);
+      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatLibclang(clang) << FormatD3(d3);
     }
     *exit_code = tc.nvcc.empty() && tc.cxx.empty() ? kExitEnvironment : kExitOk;
   });

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/bench_provenance.h"
 #include "cli/commands.h"
 #include "cli/run_dir_option.h"
 #include "cli/stop_signals.h"
@@ -186,6 +187,10 @@ int RunEvolve(const EvolveArgs& a) {
     std::cerr << "cuco evolve: nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.\n";
     return kExitEnvironment;
   }
+  // Where this session ran, for `cuco report` (the latest session's).
+  const nlohmann::json provenance = {{"time", UtcNow()}, {"host", HostName()}, {"command", CommandLine()},
+                                     {"git", GitInfo(wl->dir)}, {"toolchain", ToJson(tc)}};
+  if (Status m = store->PutMeta(kMetaProvenance, provenance.dump()); !m.ok()) return Fail(m);
   CascadeOptions opts;
   opts.cache_dir = a.cache_dir.empty() ? DefaultCacheDir() : fs::path(a.cache_dir);
   opts.gpus = a.gpus;

@@ -1,6 +1,7 @@
 // The cuco subcommands. Each Add* registers one subcommand on the app and runs
 // it when chosen; main() only dispatches. The commands are doctor, eval, evolve,
-// bench, analyze, init, transform and run; a new one adds its Add* here.
+// bench, analyze, init, transform, run, and the run viewers show, diff, best, export, ls, report
+// and serve; a new one adds its Add* here.
 #pragma once
 
 #include <string>
@@ -38,5 +39,12 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code);
 void AddInitCommand(CLI::App& app, int* exit_code);
 void AddTransformCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code);
+void AddShowCommand(CLI::App& app, int* exit_code);
+void AddDiffCommand(CLI::App& app, int* exit_code);
+void AddBestCommand(CLI::App& app, int* exit_code);
+void AddExportCommand(CLI::App& app, int* exit_code);
+void AddLsCommand(CLI::App& app, int* exit_code);
+void AddReportCommand(CLI::App& app, int* exit_code);
+void AddServeCommand(CLI::App& app, int* exit_code);
 
 }  // namespace cuco

@@ -21,6 +21,13 @@ int main(int argc, char** argv) {
   cuco::AddInitCommand(app, &exit_code);
   cuco::AddTransformCommand(app, &exit_code);
   cuco::AddRunCommand(app, &exit_code);
+  cuco::AddShowCommand(app, &exit_code);
+  cuco::AddDiffCommand(app, &exit_code);
+  cuco::AddBestCommand(app, &exit_code);
+  cuco::AddExportCommand(app, &exit_code);
+  cuco::AddLsCommand(app, &exit_code);
+  cuco::AddReportCommand(app, &exit_code);
+  cuco::AddServeCommand(app, &exit_code);
   cuco::TakeTrailingCompileCommand(&argc, argv);
   if (std::string unknown = cuco::UnknownCommandMessage(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "%s\n", unknown.c_str());

@@ -332,6 +332,7 @@ struct Evolution::Impl {
         gp = BuildGenerationPool(records.pop, records.state, cfg, wl, g);
         phase = gp.phase;
         CUCO_RETURN_IF_ERROR(store->PutMeta(kMetaSummary, gp.summary));
+        CUCO_RETURN_IF_ERROR(store->PutMeta(kMetaSummaryOfGeneration + std::to_string(g), gp.summary));
       }
       Report();
       auto go = ProposeGeneration(g, gp);

@@ -112,5 +112,8 @@ inline constexpr const char* kMetaState = "search.state";            // JSON cur
 inline constexpr const char* kMetaSummary = "search.meta_summary";   // the latest meta-summary text
 inline constexpr const char* kMetaWorkload = "search.workload";      // the workload folder
 inline constexpr const char* kMetaConfig = "search.config";          // the run config text
+inline constexpr const char* kMetaProvenance = "search.provenance";  // the latest session: time, host, command, git, toolchain (JSON)
+// The meta-summary each generation was proposed with: "search.meta_summary.g<N>".
+inline constexpr const char* kMetaSummaryOfGeneration = "search.meta_summary.g";
 
 }  // namespace cuco
