@@ -65,17 +65,19 @@ check "evolve --max-candidate=3: did you mean --max-candidates" bash -c "[ $? -e
 check "a workload folder that does not exist exits 2" test $? -eq 2
 check "it names the close folders beside it" grep -qF "cpu_matml: no such folder; did you mean '$SRC/tests/workloads/cpu_matmul'?" "$T/dym4.out"
 
-# cuco init: a workload folder scaffolded from a program (program mode + harness skeleton);
+# cuco init: a workload folder scaffolded from a program (program mode + the program as a harness);
 # refusals exit 2 and name the path.
 PROG=$SRC/workloads/gemm_reducescatter_program/program.cu
 "$CUCO" init "$PROG" --out "$T/init" >"$T/init.out" 2>&1
 check "init exits 0" test $? -eq 0
-check "init writes program mode and the harness skeleton" test -f "$T/init/workload.toml" -a -f "$T/init/analysis.txt" \
+check "init writes program mode and the harness" test -f "$T/init/workload.toml" -a -f "$T/init/analysis.txt" \
   -a -f "$T/init/harness/workload.toml" -a -f "$T/init/harness/seed.cu" -a -f "$T/init/harness/reference.cu"
 check "init copies the program byte for byte" cmp -s "$PROG" "$T/init/program.cu"
 check "init guesses the launcher" grep -q '^launcher = "mpirun"' "$T/init/workload.toml"
 check "init guesses the time regex" grep -qF "time_regex = 'Time:\s*([0-9.eE+-]+)\s*ms'" "$T/init/workload.toml"
 check "init prints the next commands" grep -qF "cuco eval $T/init " "$T/init.out"
+check "init made the harness of the program itself" grep -qF "harness mode (trusted): program_harness" "$T/init.out"
+check "init names the timed loop" grep -qF "program.cu:243: the timed loop" "$T/init.out"
 "$CUCO" init "$PROG" --out "$T/init" >"$T/init2.out" 2>&1
 check "init refuses a non-empty folder (exit 2)" test $? -eq 2
 check "init names the folder" grep -qF "$T/init: folder exists and is not empty" "$T/init2.out"
@@ -88,6 +90,14 @@ printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(null
 "$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2
 check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/plain.out"
+# cuco run <program>: init says each step; a program it cannot make a harness of is refused (exit 2)
+# with the line and the program-mode workload that runs it as it is.
+printf '#include <nccl.h>\nint main() {\n  ncclComm_t c[2];\n  ncclCommInitAll(c, 2, nullptr);\n  float* b = nullptr;\n  for (int i = 0; i < 10; ++i) ncclAllReduce(b, b, 1, ncclFloat, ncclSum, c[0], 0);\n}\n' >"$T/all.cu"
+"$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all.out" 2>&1
+check "run of a program init cannot harness exits 2" test $? -eq 2
+check "run says step 1 (init)" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all.out"
+check "run names the line it cannot harness" grep -qF "all.cu:4: ncclCommInitAll" "$T/run-all.out"
+check "run names the program-mode workload" grep -qF "cuco eval $T/run-all" "$T/run-all.out"
 
 
 # cuco transform / cuco run: refusals name the file (exit 2); --llm without a configured LLM is an
@@ -96,8 +106,8 @@ check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/pl
 check "transform of a CPU workload exits 2" test $? -eq 2
 check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
 "$CUCO" transform "$T/init/harness" --run-dir "$T/tr-skel" >"$T/tr-skel.out" 2>&1
-check "transform of an unfilled skeleton exits 2" test $? -eq 2
-check "transform says there is nothing to transform" grep -qF "harness/seed.cu:1: no host NCCL collective" "$T/tr-skel.out"
+check "transform of init's harness exits 2" test $? -eq 2
+check "transform says the program's own code is not rewritten" grep -qF "harness/seed.cu:1: this harness is your program itself" "$T/tr-skel.out"
 "$CUCO" transform "$SRC/workloads/gemm_reducescatter" --llm --out "$T/g0.cu" --run-dir "$T/tr-llm" >"$T/tr-llm.out" 2>&1
 check "transform --llm without an LLM exits 3" test $? -eq 3
 check "transform --llm says no LLM is configured" grep -qF "no LLM is configured" "$T/tr-llm.out"
@@ -156,7 +166,9 @@ sed -i 's|^constexpr int kUnroll = 1;.*|&\nconstexpr int kPad = 0;  // cuco:knob
 printf '\n[[knobs]]\nname = "pad"\ndescription = "does nothing (test knob)"\nvalues = [0, 1, 2]\ndefault = 0\n' >>"$T/wlk/workload.toml"
 q() { sqlite3 "$1/cuco.db" "$2" 2>/dev/null; }
 interrupt_mid_evaluation() {  # RUN_DIR SIGNALS: starts a search, sends SIGNALS SIGINTs mid-evaluation; sets RC
-  "$CUCO" evolve "$T/wlk" --max-candidates 5 --run-dir "$1" >"$1.out" 2>"$1.err" &
+  # A compile cache of its own: with the previous run's, the candidate in flight is a cache hit that
+  # may finish inside the half second before the second SIGINT.
+  CUCO_CACHE_DIR="$1.cache" "$CUCO" evolve "$T/wlk" --max-candidates 5 --run-dir "$1" >"$1.out" 2>"$1.err" &
   local pid=$! i d p
   for i in $(seq 1 3000); do
     d=$(q "$1" "select count(*) from candidates where status != 'pending'")

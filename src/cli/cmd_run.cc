@@ -1,10 +1,15 @@
-// cuco run <workload>: the main job. Makes generation 0 when the workload has none (`cuco
-// transform`: rule-based, or LLM-driven with --llm only: never switched to by itself), then
-// searches from it (`cuco evolve`). --resume continues a search.
+// cuco run <workload | program.cu...>: the main job. Given a program, makes its workload first (cuco
+// init: run_program.h). Makes generation 0 when the workload has none (`cuco transform`: rule-based,
+// or LLM-driven with --llm only: never switched to by itself; a harness made of the program itself
+// starts from the program as it is), then searches from it (`cuco evolve`). --resume continues a
+// search.
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include "cli/commands.h"
+#include "cli/program_flags.h"
+#include "cli/run_program.h"
 #include "toolchain/toolchain.h"
 #include "transform/generation0.h"
 #include "transform/llm_generation0.h"
@@ -16,6 +21,9 @@ namespace {
 struct RunArgs {
   EvolveArgs evolve;
   bool llm = false;
+  std::vector<std::string> targets;  // a workload folder, or a program's files (main's first)
+  std::string out;                   // --out: the folder `cuco init` writes a program's workload to
+  std::shared_ptr<ProgramFlagOptions> flags;
 };
 
 // When this machine has GPUs but fewer than the workload's world size: says so in one line (needed,
@@ -40,6 +48,18 @@ int WorldSizeForThisMachine(const WorkloadConfig& wl, int requested, const std::
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
   RunArgs a = args;
+  const bool from_program = !a.targets.empty() && IsProgramFile(a.targets.front());
+  if (from_program) {
+    auto made = WorkloadOfProgram(a.targets, *a.flags, a.out);
+    if (std::holds_alternative<int>(made)) return std::get<int>(made);
+    a.evolve.workload = std::get<std::string>(made);
+  } else if (a.targets.size() > 1) {
+    std::cerr << "cuco run: " << a.targets.front() << " is a workload folder; give one (more files are for a program: "
+              << "cuco run main.cu more.cu -- <your compile command>)\n";
+    return kExitUsage;
+  } else if (!a.targets.empty()) {
+    a.evolve.workload = a.targets.front();
+  }
   auto wl = LoadWorkload(a.evolve.workload);
   if (!wl.ok()) {
     std::cerr << "cuco run: " << wl.status().message() << "\n";
@@ -56,7 +76,17 @@ int Run(const RunArgs& args) {
       short_of_gpus = true;
     }
   }
-  if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
+  if (IsProgramHarness(*wl)) {
+    std::cout << "cuco run: " << (from_program ? "2/3 " : "") << "generation 0: your program as it is (the rule-based "
+              << "transform does not rewrite a program's own code yet)\n";
+    if (wl->knobs.empty() && a.evolve.config.empty()) {
+      std::cout << "cuco run: " << wl->name << " has no knobs, so the builtin proposer has nothing to vary: the seed is "
+                << "verified and timed, and the search stops there. An LLM proposer (--config with [[llm.endpoints]], "
+                << "docs/llm.md) edits its EVOLVE blocks.\n";
+      if (!a.evolve.budget.max_candidates) a.evolve.budget.max_candidates = 1;
+    }
+    if (from_program) std::cout << "cuco run: 3/3 search\n";
+  } else if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
     Toolchain tc = DetectToolchain();
     Generation0Options options;
     options.cascade.gpus = a.evolve.gpus;
@@ -99,7 +129,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "The main job: make generation 0 when the workload has none (cuco transform), "
                                         "then search from it (cuco evolve); --resume continues a search");
   auto a = std::make_shared<RunArgs>();
-  cmd->add_option("workload", a->evolve.workload, "Workload folder (holding workload.toml); optional with --resume");
+  cmd->add_option("workload", a->targets,
+                  "Workload folder (holding workload.toml), or your program's files (main's first: cuco init makes "
+                  "the workload, in --out); optional with --resume");
+  cmd->add_option("--out", a->out, "For a program: the workload folder to write (default: cuco-runs/<program>)");
+  a->flags = AddProgramFlagOptions(cmd);
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
@@ -110,8 +144,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");
   cmd->add_flag("--unsafe-no-sandbox", a->evolve.unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->callback([a, exit_code] {
-    if (a->evolve.workload.empty() && a->evolve.resume.empty()) {
-      std::cerr << "cuco run: give a workload folder, or --resume <run-dir>\n";
+    if (a->targets.empty() && a->evolve.resume.empty()) {
+      std::cerr << "cuco run: give a workload folder, your program's files, or --resume <run-dir>\n";
       *exit_code = kExitUsage;
       return;
     }

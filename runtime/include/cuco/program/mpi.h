@@ -22,6 +22,7 @@ typedef int MPI_Comm;
 typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
+typedef int MPI_Info;
 struct MPI_Status {
   int MPI_SOURCE, MPI_TAG, MPI_ERROR;
 };
@@ -30,6 +31,8 @@ struct MPI_Status {
 #define MPI_ERR_OTHER 15
 #define MPI_COMM_WORLD 0
 #define MPI_COMM_NULL (-1)
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_INFO_NULL 0
 #define MPI_IN_PLACE (reinterpret_cast<void*>(1))
 #define MPI_STATUS_IGNORE (static_cast<MPI_Status*>(nullptr))
 #define MPI_MAX_PROCESSOR_NAME 256
@@ -120,6 +123,10 @@ inline int MPI_Get_processor_name(char* name, int* len) {
   *len = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "cuco-host");
   return MPI_SUCCESS;
 }
+// One host: the ranks sharing memory are all of them, so the split (and a duplicate) is the world.
+inline int MPI_Comm_split_type(MPI_Comm comm, int, int, MPI_Info, MPI_Comm* out) { return (*out = comm), MPI_SUCCESS; }
+inline int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) { return (*out = comm), MPI_SUCCESS; }
+inline int MPI_Comm_free(MPI_Comm* comm) { return (*comm = MPI_COMM_NULL), MPI_SUCCESS; }
 inline double MPI_Wtime() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

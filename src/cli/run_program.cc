@@ -1,0 +1,63 @@
+#include "cli/run_program.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "scaffold/scaffold.h"
+#include "util/files.h"
+
+namespace cuco {
+
+namespace fs = std::filesystem;
+
+bool IsProgramFile(const std::string& target) {
+  std::error_code ec;
+  return fs::is_regular_file(target, ec);
+}
+
+std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
+                                                 const std::string& dir_option) {
+  const std::string& program = files.front();
+  const fs::path dir = dir_option.empty() ? fs::path("cuco-runs") / DefaultWorkloadName(program) : fs::path(dir_option);
+  std::error_code ec;
+  if (fs::exists(dir / "harness" / "workload.toml", ec)) {
+    std::cout << "cuco run: 1/3 init: reusing " << dir.string() << " (an earlier `cuco run` made it; delete it to make it "
+              << "again from " << program << ")\n";
+  } else {
+    Result<CompileFlags> f = ResolveProgramFlags(flags, program);
+    if (!f.ok()) {
+      std::cerr << "cuco run: " << f.status().message() << "\n";
+      return kExitUsage;
+    }
+    Result<Analysis> a = AnalyzeOnThisMachine(files, *f);
+    if (!a.ok()) {
+      std::cerr << "cuco run: " << a.status().message() << "\n";
+      return kExitUsage;
+    }
+    ScaffoldOptions so;
+    so.compile_flags = f->flags;
+    so.other_sources.assign(files.begin() + 1, files.end());
+    Result<ScaffoldReport> r = ScaffoldWorkload(*a, program, dir, so);
+    if (!r.ok()) {
+      std::cerr << "cuco run: " << r.status().message() << "\n";
+      return r.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitInternal;
+    }
+    std::cout << "cuco run: 1/3 init: wrote " << dir.string() << " from " << program << " (parsed with "
+              << a->parse_path << ")\n";
+    if (!r->harness_ready) {
+      std::cerr << "cuco run: no harness can be made of " << program << ": " << r->harness_reason << "\n"
+                << "  the program-mode workload runs it as it is (untrusted): cuco eval " << dir.string() << "\n";
+      return kExitUsage;
+    }
+    for (const auto& g : r->harness_guesses) std::cout << "  " << g << "\n";
+  }
+  return (dir / "harness").string();
+}
+
+bool IsProgramHarness(const WorkloadConfig& wl) {
+  Result<std::string> seed = ReadFile(wl.dir / wl.seed_file);
+  return seed.ok() && seed->find("#include <cuco/program/candidate.h>") != std::string::npos;
+}
+
+}  // namespace cuco

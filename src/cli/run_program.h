@@ -1,0 +1,28 @@
+// `cuco run <program.cu> [more.cu...] [-- <compile command>]`: the user's program to a workload
+// folder (cuco init, or the folder an earlier run made), saying each step. Returns the harness-mode
+// workload to search, or an exit code: a program init cannot make a harness of is refused (exit 2)
+// naming why and the program-mode workload that runs it as it is.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/program_flags.h"
+#include "workload/workload_config.h"
+
+namespace cuco {
+
+// Whether `target` names a program's file rather than a workload folder.
+bool IsProgramFile(const std::string& target);
+
+// dir: the workload folder to write (empty: cuco-runs/<program's name>).
+std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
+                                                 const std::string& dir);
+
+// A harness made of the user's program itself (its seed includes cuco/program/candidate.h): its
+// generation 0 is the seed as it is.
+bool IsProgramHarness(const WorkloadConfig& wl);
+
+}  // namespace cuco
