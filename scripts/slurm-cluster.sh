@@ -62,7 +62,7 @@ AuthType=auth/munge
 AuthInfo=socket=$D/munge/munge.sock
 CredType=cred/munge
 StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool/%n
+SlurmdSpoolDir=$D/spool
 SlurmctldPidFile=$D/slurmctld.pid
 SlurmdPidFile=$D/slurmd.pid
 SlurmctldLogFile=$D/log/slurmctld.log
