@@ -17,6 +17,7 @@
 #include "search/evolution.h"
 #include "search/progress.h"
 #include "search/proposer_factory.h"
+#include "cli/launcher_option.h"
 #include "search/run_config.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
@@ -192,6 +193,7 @@ int RunEvolve(const EvolveArgs& a) {
   opts.max_parallel_compiles = cfg->compiles;
   opts.world_size = cfg->world_size;
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+  if (int rc = ApplyLauncher("evolve", a.launcher, cfg->launcher, cfg->slurm, run_dir, &opts); rc != 0) return rc;
   Cascade cascade(*wl, tc, opts);
 
   SearchOptions so;
@@ -330,6 +332,7 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
                                            "(default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->resume, "Continue the run in this directory (after a kill, a Ctrl-C or a budget)");
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
+  AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_option("--world-size", a->world_size, "Ranks per candidate (default: [workload] world_size of the config, "
                                                  "else the workload's world_size); recorded in the run's config.toml");
