@@ -142,6 +142,9 @@ status)
   ;;
 restart-ctld)
   export SLURM_CONF=$D/slurm.conf
+  # slurmctld saves its job state a moment after a change: killed before that, it would hand out a
+  # running job's id again on restart (the node then drains, "Duplicate jobid").
+  sleep 2
   p=$(pid_of slurmctld); alive "$p" && kill -KILL "$p"
   for _ in $(seq 1 50); do alive "$p" || break; sleep 0.1; done
   start_ctld || { echo "slurm-cluster: slurmctld did not come back" >&2; show_logs; exit 1; }

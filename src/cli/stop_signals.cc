@@ -79,6 +79,11 @@ StopSignals::StopSignals() {
   });
 }
 
+void StopSignals::AbortNow() {
+  g_stop = true;
+  g_abort = true;
+}
+
 StopSignals::~StopSignals() {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);

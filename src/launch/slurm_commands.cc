@@ -86,6 +86,32 @@ SlurmJobInfo ParseScontrolJob(const std::string& text) {
   return j;
 }
 
+std::vector<std::string> SinfoPartitionsArgv() { return {"sinfo", "-h", "-o", "%P|%a|%D|%T|%G"}; }
+
+std::vector<SlurmPartition> ParseSinfoPartitions(const std::string& text) {
+  std::vector<SlurmPartition> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    for (std::string x; std::getline(ls, x, '|');) f.push_back(x);
+    if (f.size() != 5) continue;
+    SlurmPartition p;
+    p.name = f[0];
+    if (!p.name.empty() && p.name.back() == '*') {
+      p.name.pop_back();
+      p.is_default = true;
+    }
+    p.avail = f[1];
+    p.nodes = std::atoi(f[2].c_str());
+    p.state = f[3];
+    p.gres = f[4];
+    out.push_back(p);
+  }
+  return out;
+}
+
 SlurmJobPhase ClassifyJobState(const std::string& state) {
   static const char* waiting[] = {"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"};
   static const char* ended[] = {"COMPLETED", "FAILED", "OUT_OF_MEMORY"};

@@ -65,6 +65,16 @@ struct SlurmJobInfo {
 };
 SlurmJobInfo ParseScontrolJob(const std::string& text);
 
+// One partition as `sinfo -h -o %P|%a|%D|%T|%G` prints it (SinfoPartitionsArgv).
+struct SlurmPartition {
+  std::string name;   // "*" suffix (the default partition) removed; is_default says so
+  bool is_default = false;
+  std::string avail, state, gres;  // gres: e.g. "gpu:4", "(null)" when none
+  int nodes = 0;
+};
+std::vector<std::string> SinfoPartitionsArgv();
+std::vector<SlurmPartition> ParseSinfoPartitions(const std::string& text);
+
 enum class SlurmJobPhase {
   kWaiting,         // PENDING, CONFIGURING, REQUEUED...: not started
   kRunning,         // RUNNING, COMPLETING, SUSPENDED...

@@ -93,5 +93,16 @@ TEST(SlurmCommands, SchedulerEventsAreNotTheJobsOwnEnd) {
   EXPECT_EQ(ClassifyJobState("COMPLETING"), SlurmJobPhase::kRunning);
 }
 
+TEST(SlurmCommands, ParsesSinfoPartitions) {
+  auto ps = ParseSinfoPartitions("debug*|up|1|idle|gpu:4\nbig|up|2|mixed|gpu:h100:8(S:0-1)\nnoise\n");
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].name, "debug");
+  EXPECT_TRUE(ps[0].is_default);
+  EXPECT_EQ(ps[0].gres, "gpu:4");
+  EXPECT_EQ(ps[1].nodes, 2);
+  EXPECT_FALSE(ps[1].is_default);
+  EXPECT_EQ(ps[1].state, "mixed");
+}
+
 }  // namespace
 }  // namespace cuco

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -143,8 +144,8 @@ class SlurmLauncher : public Launcher {
                 std::string* event) {
     if (id.empty()) {
       auto r = RunCapture(SbatchArgv(o_, shape, p.script), 60);
-      if (!r.outcome.started) return Status::Unavailable("slurm: sbatch did not start: " + r.outcome.start_error);
-      if (!r.outcome.ok()) return Status::Unavailable("slurm: sbatch failed (" + r.outcome.Describe() + "): " + r.output);
+      if (!r.outcome.started) return Status::Unavailable("sbatch did not start: " + r.outcome.start_error);
+      if (!r.outcome.ok()) return Status::Unavailable("sbatch failed (" + r.outcome.Describe() + "): " + r.output);
       id = r.output.substr(0, r.output.find_first_of(";\n"));
       if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
         return Status::Internal("slurm: sbatch printed no job id: " + r.output);
@@ -164,7 +165,8 @@ class SlurmLauncher : public Launcher {
     auto submitted = Clock::now();
     std::optional<Clock::time_point> started;
     bool we_cancelled = false, timed_out = false;
-    std::optional<Clock::time_point> unreachable;
+    Clock::time_point unreachable{};
+    bool down = false;  // scontrol failing since `unreachable`
     for (;; std::this_thread::sleep_for(std::chrono::duration<double>(o_.poll_s))) {
       bool stop;
       {
@@ -180,9 +182,10 @@ class SlurmLauncher : public Launcher {
       ProcessOutcome o;
       if (!r.outcome.ok() && !info.known) {
         if (r.output.find("Invalid job id") == std::string::npos) {  // slurmctld down or restarting: wait
-          if (!unreachable) unreachable = Clock::now();
-          if (Since(*unreachable) > o_.pending_limit_s)
-            return Status::Unavailable("slurm: scontrol failing for " + fmt::format("{:.0f}", Since(*unreachable)) +
+          if (!down) unreachable = Clock::now();
+          down = true;
+          if (Since(unreachable) > o_.pending_limit_s)
+            return Status::Unavailable("scontrol failing for " + fmt::format("{:.0f}", Since(unreachable)) +
                                        " s: " + r.output);
           continue;
         }
@@ -190,7 +193,7 @@ class SlurmLauncher : public Launcher {
         *event = "job " + id + " vanished from Slurm without an exit status";
         return Status::Ok();
       }
-      unreachable.reset();
+      down = false;
       SlurmJobPhase phase = ClassifyJobState(info.state);
       if (phase == SlurmJobPhase::kWaiting) {
         if (Since(submitted) > o_.pending_limit_s) {
@@ -247,7 +250,7 @@ class SlurmLauncher : public Launcher {
     spec.stdout_path = spec.stderr_path = p.log + ".srun";
     double limit = job.timeout_s > 0 ? job.timeout_s + o_.pending_limit_s : 0;
     ProcessOutcome srun = RunProcess(spec, limit);
-    if (!srun.started) return Status::Unavailable("slurm: srun did not start: " + srun.start_error);
+    if (!srun.started) return Status::Unavailable("srun did not start: " + srun.start_error);
     ProcessOutcome o;
     if (!srun.timed_out && ReadExit(p.exit, &o)) return Finish(p, o, false, out), Status::Ok();
     if (srun.timed_out) {
@@ -321,6 +324,16 @@ Status CheckSharedDir(const SlurmOptions& options, const std::string& dir) {
         "(put the run directory on a file system both sides mount, e.g. --run-dir on a shared home or scratch)",
         fs::absolute(dir).string(), r.output));
   return Status::Ok();
+}
+
+SlurmClusterView QuerySlurmCluster() {
+  SlurmClusterView v;
+  auto r = RunCapture(SinfoPartitionsArgv(), 20);
+  v.reachable = r.outcome.ok();
+  if (!v.reachable) v.error = r.outcome.started ? r.output : r.outcome.start_error;
+  while (!v.error.empty() && v.error.back() == '\n') v.error.pop_back();
+  if (v.reachable) v.partitions = ParseSinfoPartitions(r.output);
+  return v;
 }
 
 void StopSlurmJobs() {

@@ -43,6 +43,15 @@ Status FindSlurmTools();
 // system (or that the probe could not run, and why).
 Status CheckSharedDir(const SlurmOptions& options, const std::string& dir);
 
+// What `cuco doctor` says of the cluster: the partitions sinfo lists (with their GPU gres), or why
+// sinfo failed.
+struct SlurmClusterView {
+  bool reachable = false;
+  std::string error;
+  std::vector<SlurmPartition> partitions;
+};
+SlurmClusterView QuerySlurmCluster();
+
 // Asks every Slurm job of this process that is in flight to be cancelled (scancel by id); Run
 // calls in flight then return kUnavailable("stopped"). Thread-safe; not async-signal-safe.
 void StopSlurmJobs();
