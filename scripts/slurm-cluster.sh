@@ -10,7 +10,7 @@
 #   scripts/slurm-cluster.sh stop DIR           cancel the cluster's jobs, stop every daemon the
 #                                               start wrote a PID for (SIGTERM, then SIGKILL)
 #   scripts/slurm-cluster.sh status DIR         sinfo and squeue of the cluster
-#   scripts/slurm-cluster.sh restart-ctld DIR   SIGKILL slurmctld and start it again (fault tests)
+#   scripts/slurm-cluster.sh restart-ctld DIR   stop slurmctld (SIGTERM) and start it again (fault tests)
 #
 # Clients use the cluster through DIR/env (`. DIR/env` sets SLURM_CONF). Must run as root (the
 # daemons run as root with proctrack/linuxproc and task/none: no cgroups are needed). Ports are
@@ -142,11 +142,12 @@ status)
   ;;
 restart-ctld)
   export SLURM_CONF=$D/slurm.conf
-  # slurmctld saves its job state a moment after a change: killed before that, it would hand out a
-  # running job's id again on restart (the node then drains, "Duplicate jobid").
-  sleep 2
-  p=$(pid_of slurmctld); alive "$p" && kill -KILL "$p"
-  for _ in $(seq 1 50); do alive "$p" || break; sleep 0.1; done
+  # SIGTERM: slurmctld saves its state and exits. (SIGKILL loses the ids of jobs submitted since its
+  # last save: restarted, it hands a running job's id out again and drains the node, "Duplicate
+  # jobid" -- Slurm's limitation; cuco then reports a scheduler failure and leaves the run resumable.)
+  p=$(pid_of slurmctld); alive "$p" && kill -TERM "$p"
+  for _ in $(seq 1 100); do alive "$p" || break; sleep 0.1; done
+  alive "$p" && kill -KILL "$p"
   start_ctld || { echo "slurm-cluster: slurmctld did not come back" >&2; show_logs; exit 1; }
   ;;
 *) sed -n '2,17p' "$0" >&2; exit 2 ;;

@@ -44,7 +44,9 @@ clean_after() {  # clean_after NAME RUN_DIR
   sleep 0.5
   check "$1: no process of the run left" test -z "$(pgrep -f "$2/" || true)"
   for p in $(pgrep -f "$2/"); do kill -9 "$p" 2>/dev/null; done  # this case's leftovers, by PID
-  check "$1: the node is idle" test "$(sinfo -h -n cuco0 -o %T)" = idle
+  local st=""
+  for _ in $(seq 1 100); do st=$(sinfo -h -n cuco0 -o %T); [ "$st" = idle ] && break; sleep 0.1; done
+  check "$1: the node is idle (is: $st)" test "$st" = idle
   scontrol update nodename=cuco0 state=resume >/dev/null 2>&1
 }
 # Every candidate of the knob space once, all ok, nothing pending.
@@ -73,16 +75,16 @@ EOF
 }
 config "$T/jobs.toml" jobs
 config "$T/steps.toml" auto
-SIZES=(--size M=384 --size N=384 --size K=384)  # stages long enough to be caught running
+SIZES=(--size M=512 --size N=512 --size K=512)  # bench stages long enough (seconds) to be caught running
 evolve_bg() {  # evolve_bg RUN_DIR: a jobs-mode evolve in the background (BG)
-  timeout 300 "$CUCO" evolve "$WL" --config "$T/jobs.toml" --run-dir "$1" "${SIZES[@]}" >"$1.out" 2>&1 &
+  "$CUCO" evolve "$WL" --config "$T/jobs.toml" --run-dir "$1" "${SIZES[@]}" >"$1.out" 2>&1 &
   BG=$!
 }
-# The id of a running job of the run in $1 (waits up to 60 s).
+# The id of a running bench job of the run in $1, and its file (waits up to 60 s).
 running_job() {
   local id
   for _ in $(seq 1 1200); do
-    for f in "$1"/candidates/*/slurm-*.job; do
+    for f in "$1"/candidates/*/slurm-bench.job; do
       [ -f "$f" ] || continue
       id=$(cut -d' ' -f1 "$f")
       [ "$(squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] && { echo "$id $f"; return 0; }
@@ -91,7 +93,11 @@ running_job() {
   done
   return 1
 }
-finish_bg() { wait "$BG"; local rc=$?; BG=""; return $rc; }
+finish_bg() {  # waits for BG (at most 300 s, then SIGKILL) and returns its exit code
+  for _ in $(seq 1 3000); do kill -0 "$BG" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$BG" 2>/dev/null
+  wait "$BG"; local rc=$?; BG=""; return $rc
+}
 
 # 1. The local launcher, then batch jobs: the same kind of results.
 timeout 300 "$CUCO" evolve "$WL" --config "$T/jobs.toml" --launcher local --run-dir "$T/local" >"$T/local.out" 2>&1
@@ -139,7 +145,7 @@ check "node down: the record says why the job was retried" \
 check "node down: no job left" no_jobs_left
 clean_after "node down" "$T/down"
 
-# 5. slurmctld killed (SIGKILL) and restarted while a job runs.
+# 5. slurmctld stopped (SIGTERM) and restarted while a job runs.
 evolve_bg "$T/ctld"
 read -r J F < <(running_job "$T/ctld")
 "$CLUSTER" restart-ctld "$C"

@@ -216,8 +216,11 @@ class SlurmLauncher : public Launcher {
         }
         continue;
       }
-      // Ended. The exit status the script wrote wins; our own cancel is a timeout.
-      if (!timed_out && ReadExit(p.exit, &o)) return Finish(p, o, false, out), Status::Ok();
+      // Ended. The exit status the script wrote wins (unless the scheduler ended the job and the
+      // status is a failure: the supervisor may have seen the kill); our own cancel is a timeout.
+      if (!timed_out && ReadExit(p.exit, &o) && (phase != SlurmJobPhase::kInfrastructure || o.ok()))
+        return Finish(p, o, false, out), Status::Ok();
+      o = ProcessOutcome{};
       if (timed_out || phase == SlurmJobPhase::kTimeLimit) {
         o.started = true;
         o.timed_out = true;
