@@ -4,7 +4,8 @@
 # through batch jobs and through steps inside an allocation (two evaluations in flight) ends like
 # the local launcher, and each fault -- scancel by hand, node DOWN, slurmctld killed and restarted,
 # cuco SIGKILLed and resumed, a candidate over its time limit, Slurm commands missing or failing --
-# leaves the store consistent (every candidate once, none lost) and no job running.
+# leaves the store consistent (every candidate once, none lost), no job running, no process of the
+# run left and the node idle. `cuco doctor` reports the cluster.
 # Usage: tests/slurm_test.sh <path-to-cuco> [workload folder (default tests/workloads/cpu_matmul)]
 # Needs root and the slurmctld slurmd slurm-client munge packages; without them it skips (exit 77),
 # except under CI=true, where it fails.
@@ -45,8 +46,9 @@ clean_after() {  # clean_after NAME RUN_DIR
   check "$1: no process of the run left" test -z "$(pgrep -f "$2/" || true)"
   for p in $(pgrep -f "$2/"); do kill -9 "$p" 2>/dev/null; done  # this case's leftovers, by PID
   local st=""
-  for _ in $(seq 1 100); do st=$(sinfo -h -n cuco0 -o %T); [ "$st" = idle ] && break; sleep 0.1; done
-  check "$1: the node is idle (is: $st)" test "$st" = idle
+  for _ in $(seq 1 300); do st=$(sinfo -h -n cuco0 -o %T); [ "$st" = idle ] && break; sleep 0.1; done
+  [ "$st" = idle ] || st="$st; $(squeue -h -t all -o "%i:%T" | tr "\n" " ")"
+  check "$1: the node is idle (is: $st)" test "${st%%;*}" = idle
   scontrol update nodename=cuco0 state=resume >/dev/null 2>&1
 }
 # Every candidate of the knob space once, all ok, nothing pending.
@@ -98,6 +100,15 @@ finish_bg() {  # waits for BG (at most 300 s, then SIGKILL) and returns its exit
   kill -9 "$BG" 2>/dev/null
   wait "$BG"; local rc=$?; BG=""; return $rc
 }
+
+# 0. cuco doctor: Slurm's version, no allocation here, the partition and its GPU gres; inside one, says so.
+"$CUCO" doctor --json >"$T/doctor.json" 2>/dev/null
+check "doctor: Slurm version, partition and gres" python3 -c "
+import json; s = json.load(open('$T/doctor.json'))['slurm']
+assert s['found'] and s['version'].startswith('slurm') and not s['in_allocation'] and s['launcher_mode'] == 'jobs', s
+p = s['partitions'][0]; assert p['name'] == 'debug' and p['default'] and p['gres'] == 'gpu:4', s"
+timeout 120 salloc --ntasks=1 "$CUCO" doctor >"$T/doctor-alloc.out" 2>&1
+check "doctor: inside an allocation" grep -q "inside one (SLURM_JOB_ID set)" "$T/doctor-alloc.out"
 
 # 1. The local launcher, then batch jobs: the same kind of results.
 timeout 300 "$CUCO" evolve "$WL" --config "$T/jobs.toml" --launcher local --run-dir "$T/local" >"$T/local.out" 2>&1
@@ -168,6 +179,20 @@ check "kill: the running job was adopted (its id kept, in the record)" test "$(c
   "$(q "$T/kill" "select count(*) from candidates where metrics_json like '%[Slurm job $J]%'")" = 1
 check "kill: no job left" no_jobs_left
 clean_after "kill" "$T/kill"
+
+# 6b. Two Ctrl-Cs (SIGINT) while a job runs: cuco scancels its jobs by id, exits 6, the candidates
+# in flight stay pending, and --resume finishes the run.
+evolve_bg "$T/int"
+read -r J F < <(running_job "$T/int")
+kill -INT "$BG"; sleep 0.3; kill -INT "$BG"
+finish_bg
+check "ctrl-c: exit 6 (aborted)" test $? -eq 6
+check "ctrl-c: its jobs were cancelled" test "$(scontrol -o show job "$J" | grep -o 'JobState=[A-Z]*')" = JobState=CANCELLED
+check "ctrl-c: no job left" no_jobs_left
+timeout 300 "$CUCO" evolve --resume "$T/int" >"$T/int2.out" 2>&1
+check "ctrl-c: resume exits 0" test $? -eq 0
+check "ctrl-c: 4 candidates ok, each once" consistent "$T/int"
+clean_after "ctrl-c" "$T/int"
 
 # 7. A candidate over its time limit is a timeout (cuco's own stage limit, enforced with scancel).
 timeout 300 "$CUCO" eval "$WL" "$SRC/tests/adversarial/cpu_matmul/fault_spin.cc" --launcher slurm --verify-limit 4 \

@@ -253,7 +253,8 @@ int RunEvolve(const EvolveArgs& a) {
   Evolution evo(*wl, *cfg, store.get(), proposer->get(),
                 [&](const std::string& code, const std::string& label, const fs::path& dir) {
                   EvalRecord r = cascade.Evaluate(code, label, dir);
-                  if (r.status == EvalStatus::kSkipped && r.reason.rfind("slurm: ", 0) == 0) {
+                  // (after an abort, Ctrl-C's or ours, the jobs stopped say "slurm: stopped": no failure)
+                  if (r.status == EvalStatus::kSkipped && r.reason.rfind("slurm: ", 0) == 0 && !signals.abort()->load()) {
                     std::lock_guard<std::mutex> l(slurm_mu);
                     if (slurm_failure.empty()) slurm_failure = r.reason;
                     signals.AbortNow();
