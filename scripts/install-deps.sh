@@ -24,6 +24,7 @@ PACKAGES=(
   bubblewrap           # the candidate sandbox (namespaces, mounts): src/launch/sandbox.h
   libseccomp-dev       # cuco-sandbox-exec's seccomp filter (linked statically)
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan (docs/fuzzing.md)
+  slurmctld slurmd slurm-client munge  # the Slurm launcher's tests: a real cluster (scripts/slurm-cluster.sh)
 )
 
 missing=()

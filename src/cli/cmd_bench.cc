@@ -39,6 +39,7 @@
 #include "toolchain/toolchain.h"
 #include "util/clock.h"
 #include "util/files.h"
+#include "cli/launcher_option.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
@@ -63,6 +64,7 @@ struct BenchArgs {
   std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
   double verify_limit_s = 0, bench_limit_s = 0, peer_limit_s = 0;
   bool unsafe_no_sandbox = false;
+  std::string launcher;
 };
 
 std::string KnobsText(const std::map<std::string, std::string>& knobs) {
@@ -143,6 +145,7 @@ int Run(const BenchArgs& a) {
   opts.world_size = world;
   opts.max_parallel_compiles = std::max(1, a.parallel_compiles);
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+  if (int rc = ApplyLauncher("bench", a.launcher, "local", SlurmOptions{}, run_dir, &opts); rc != 0) return rc;
   Cascade cascade(*wl, tc, opts);
   const bool cuda = wl->language == "cuda";
   const bool no_gpu = cuda && !cascade.has_gpus();
@@ -286,6 +289,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox, "Run candidates WITHOUT the sandbox (bwrap + seccomp), with your own rights: only where no sandbox works; every record says UNSANDBOXED");
   cmd->add_option("--json", a->json_path, "Also write the JSON (always written to <run-dir>/bench.json) to this file");
   cmd->add_option("--label", a->label, "A label kept in the JSON and the store (e.g. the machine or the change tested)");
+  AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_option("--peers-dir", a->peers_dir, "Folder holding <workload>.py peers (default: bench/peers)");
   cmd->add_option("--python", a->python, "Python interpreter for the peers (default: python3)");

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "launch/sandbox.h"
 #include "report/d3_library.h"
+#include "launch/slurm_launcher.h"
 #include "toolchain/toolchain.h"
 
 namespace cuco {
@@ -36,6 +37,36 @@ std::string FormatD3(const Result<std::string>& d3) {
                "`cuco serve` (their tables still work)\n";
 }
 
+// Slurm beyond the version: the mode the launcher would use, and the partitions and GPU gres that
+// sinfo shows (only when srun is on PATH).
+nlohmann::json SlurmJson(const Toolchain& tc) {
+  nlohmann::json j = {{"found", !tc.srun.empty()}, {"version", tc.slurm_version}, {"in_allocation", tc.in_slurm_allocation}};
+  if (tc.srun.empty()) return j;
+  j["launcher_mode"] = SlurmMode(SlurmOptions{});
+  SlurmClusterView v = QuerySlurmCluster();
+  j["reachable"] = v.reachable;
+  if (!v.reachable) j["error"] = v.error;
+  j["partitions"] = nlohmann::json::array();
+  for (const auto& p : v.partitions)
+    j["partitions"].push_back({{"name", p.name}, {"default", p.is_default}, {"avail", p.avail}, {"nodes", p.nodes},
+                               {"state", p.state}, {"gres", p.gres}});
+  return j;
+}
+
+std::string FormatSlurm(const nlohmann::json& j) {
+  std::string out = "Slurm\n";
+  if (!j["found"].get<bool>()) return out + "  status      not found (srun not on PATH): launcher = \"slurm\" unavailable\n";
+  out += "  version     " + j["version"].get<std::string>() + "\n";
+  out += std::string("  allocation  ") + (j["in_allocation"].get<bool>() ? "inside one (SLURM_JOB_ID set): evaluations run as srun steps"
+                                                                        : "none: evaluations run as sbatch jobs") + "\n";
+  if (!j["reachable"].get<bool>()) return out + "  cluster     sinfo failed: " + j["error"].get<std::string>() + "\n";
+  for (const auto& p : j["partitions"])
+    out += "  partition   " + p["name"].get<std::string>() + (p["default"].get<bool>() ? " (default)" : "") + ": " +
+           std::to_string(p["nodes"].get<int>()) + " node(s) " + p["state"].get<std::string>() + ", " + p["avail"].get<std::string>() +
+           ", gres " + p["gres"].get<std::string>() + "\n";
+  return out;
+}
+
 }  // namespace
 
 void AddDoctorCommand(CLI::App& app, int* exit_code) {
@@ -54,9 +85,11 @@ void AddDoctorCommand(CLI::App& app, int* exit_code) {
       j["sandbox"] = SandboxSupportToJson(sandbox);
       j["libclang"] = {{"found", clang.found}, {"path", clang.path}, {"version", clang.version}, {"tried", clang.tried}};
       j["d3"] = {{"found", d3.ok()}, {"path", d3.ok() ? *d3 : ""}, {"message", d3.ok() ? "" : d3.status().message()}};
+      j["slurm"] = SlurmJson(tc);
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatLibclang(clang) << FormatD3(d3);
+      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatLibclang(clang) << FormatD3(d3)
+                << FormatSlurm(SlurmJson(tc));
     }
     *exit_code = tc.nvcc.empty() && tc.cxx.empty() ? kExitEnvironment : kExitOk;
   });

@@ -16,6 +16,7 @@
 #include "toolchain/toolchain.h"
 #include "util/clock.h"
 #include "util/files.h"
+#include "cli/launcher_option.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
@@ -34,6 +35,7 @@ struct EvalArgs {
   std::string cache_dir;
   bool skip_deny_scan = false;
   bool unsafe_no_sandbox = false;
+  std::string launcher;
   int jobs = 1;
   int parallel_compiles = 2;
   std::vector<std::string> sizes;  // --size NAME=VALUE (bench sizes)
@@ -90,6 +92,7 @@ int Run(const EvalArgs& a) {
   opts.world_size = a.world_size;
   opts.skip_deny_scan = a.skip_deny_scan;
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+  if (int rc = ApplyLauncher("eval", a.launcher, "local", SlurmOptions{}, run_dir, &opts); rc != 0) return rc;
   opts.compile_only = a.stage == "compile";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
@@ -162,6 +165,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
   cmd->add_option("--run-dir", a->run_dir, "Where the store and logs go (default: cuco-runs/eval-<workload>)");
+  AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_option("--jobs", a->jobs, "Candidates evaluated at once (compiles overlap runs; GPU runs get disjoint GPUs)");
   cmd->add_option("--parallel-compiles", a->parallel_compiles, "Compiles at once (default 2)");

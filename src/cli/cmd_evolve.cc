@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "cli/bench_provenance.h"
@@ -18,6 +20,8 @@
 #include "search/evolution.h"
 #include "search/progress.h"
 #include "search/proposer_factory.h"
+#include "cli/launcher_option.h"
+#include "launch/slurm_launcher.h"
 #include "search/run_config.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
@@ -197,6 +201,7 @@ int RunEvolve(const EvolveArgs& a) {
   opts.max_parallel_compiles = cfg->compiles;
   opts.world_size = cfg->world_size;
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+  if (int rc = ApplyLauncher("evolve", a.launcher, cfg->launcher, cfg->slurm, run_dir, &opts); rc != 0) return rc;
   Cascade cascade(*wl, tc, opts);
 
   SearchOptions so;
@@ -246,19 +251,33 @@ int RunEvolve(const EvolveArgs& a) {
                              resuming ? "resuming" : "searching", wl->name, (*proposer)->Name(), cfg->islands,
                              so.evaluations, run_dir.string());
 
+  // Slurm failing past its retries (sbatch refused, scheduler events, slurmctld gone) is no verdict
+  // on the candidate: the search stops there, and the candidates in flight stay pending for --resume.
+  std::mutex slurm_mu;
+  std::string slurm_failure;
   Evolution evo(*wl, *cfg, store.get(), proposer->get(),
-                [&cascade](const std::string& code, const std::string& label, const fs::path& dir) {
-                  return cascade.Evaluate(code, label, dir);
+                [&](const std::string& code, const std::string& label, const fs::path& dir) {
+                  EvalRecord r = cascade.Evaluate(code, label, dir);
+                  // (after an abort, Ctrl-C's or ours, the jobs stopped say "slurm: stopped": no failure)
+                  if (r.status == EvalStatus::kSkipped && r.reason.rfind("slurm: ", 0) == 0 && !signals.abort()->load()) {
+                    std::lock_guard<std::mutex> l(slurm_mu);
+                    if (slurm_failure.empty()) slurm_failure = r.reason;
+                    signals.AbortNow();
+                  }
+                  return r;
                 },
                 so);
   auto result = evo.Run();
+  StopSlurmJobs();  // none should be left; if one is, it is cancelled (by id)
   printer.Done();
   if (!result.ok()) {
     log.Line("error: " + result.status().message());
     return Fail(result.status());
   }
 
-  if (signals.abort()->load()) result->stop_reason = "aborted by a second Ctrl-C (continue with --resume)";
+  if (!slurm_failure.empty())
+    result->stop_reason = slurm_failure + "; the candidates in flight stay pending (fix Slurm, then --resume)";
+  else if (signals.abort()->load()) result->stop_reason = "aborted by a second Ctrl-C (continue with --resume)";
   nlohmann::json j;
   j["run_dir"] = run_dir.string();
   j["workload"] = wl->name;
@@ -291,7 +310,8 @@ int RunEvolve(const EvolveArgs& a) {
   if (result->not_evaluated > 0) summary += fmt::format("; {} near-duplicates not evaluated", result->not_evaluated);
   if (result->reevaluated > 0) summary += fmt::format("; {} left in flight by the killed session evaluated again", result->reevaluated);
   if (result->aborted > 0)
-    summary += fmt::format("; {} aborted by the second Ctrl-C: left pending, --resume evaluates them", result->aborted);
+    summary += fmt::format("; {} aborted by {}: left pending, --resume evaluates them", result->aborted,
+                           slurm_failure.empty() ? "the second Ctrl-C" : "Slurm's failure");
   summary += fmt::format("; ${:.2f} spent\n", result->dollars);
   if (result->best_id > 0) {
     summary += fmt::format("  best: candidate {} at {:.4f} ms", result->best_id, result->best_ms);
@@ -310,6 +330,7 @@ int RunEvolve(const EvolveArgs& a) {
   if (a.json) std::cout << j.dump(2) << "\n";
   else std::cout << summary;
 
+  if (!slurm_failure.empty()) return kExitEnvironment;
   if (signals.abort()->load()) return kExitAborted;
   if (signals.stop()->load()) return kExitStopped;
   if (result->generation0_failed) return kExitCandidateFailed;
@@ -335,6 +356,7 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
                                            "(default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->resume, "Continue the run in this directory (after a kill, a Ctrl-C or a budget)");
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
+  AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   cmd->add_option("--world-size", a->world_size, "Ranks per candidate (default: [workload] world_size of the config, "
                                                  "else the workload's world_size); recorded in the run's config.toml");

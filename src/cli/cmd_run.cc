@@ -13,6 +13,7 @@
 #include "toolchain/toolchain.h"
 #include "transform/generation0.h"
 #include "transform/llm_generation0.h"
+#include "cli/launcher_option.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
@@ -139,6 +140,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
+  AddLauncherOption(cmd, &a->evolve.launcher);
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   AddBudgetOptions(cmd, &a->evolve.budget);
   cmd->add_flag("--json", a->evolve.json, "Print the search's summary as JSON");

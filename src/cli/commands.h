@@ -28,6 +28,7 @@ struct EvolveArgs {
   BudgetFlags budget;              // --max-candidates, --time-budget, --max-cost (budget_options.h)
   bool json = false;
   bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
+  std::string launcher;            // --launcher: replaces the run config's `launcher` for this session
 };
 int RunEvolve(const EvolveArgs& args);
 

@@ -1,5 +1,7 @@
 #include "cli/stop_signals.h"
 
+#include "launch/slurm_launcher.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -68,10 +70,18 @@ StopSignals::StopSignals() {
   sigaction(SIGTERM, &sa, nullptr);
   killer_ = std::thread([this] {
     while (!done_.load()) {
-      if (g_abort.load()) SignalAllRunningGroups(SIGKILL);
+      if (g_abort.load()) {
+        SignalAllRunningGroups(SIGKILL);
+        StopSlurmJobs();  // scancel, by id, the Slurm jobs of the evaluations in flight
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
+}
+
+void StopSignals::AbortNow() {
+  g_stop = true;
+  g_abort = true;
 }
 
 StopSignals::~StopSignals() {

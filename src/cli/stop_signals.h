@@ -24,6 +24,9 @@ class StopSignals {
 
   const std::atomic<bool>* stop() const;
   const std::atomic<bool>* abort() const;
+  // What a second Ctrl-C does, from cuco itself (e.g. Slurm failing): abort the evaluations in
+  // flight, which stay pending for --resume.
+  void AbortNow();
   // The count the first signal's message gives (the search's progress keeps it current).
   void SetInFlight(int n);
 

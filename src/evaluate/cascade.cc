@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "launch/sandbox.h"
+#include "launch/slurm_launcher.h"
 #include "util/files.h"
 #include "util/sha256.h"
 #include "workload/knob_marks.h"
@@ -50,6 +51,7 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
   builder_->set_sandboxed(!options_.unsafe_no_sandbox);
   local_launcher_ = MakeLocalLauncher();
+  if (options_.launcher == "slurm") slurm_launcher_ = MakeSlurmLauncher(options_.slurm);
   if (ProgramUsesMpirun()) launcher_ = MakeMpirunLauncher(toolchain_.mpirun);
   else launcher_ = MakeLocalLauncher();
 }

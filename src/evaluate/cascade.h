@@ -23,6 +23,7 @@
 #include "evaluate/outcome.h"
 #include "launch/gpu_pool.h"
 #include "launch/launcher.h"
+#include "launch/slurm_commands.h"
 #include "toolchain/toolchain.h"
 #include "workload/workload_config.h"
 
@@ -40,6 +41,11 @@ struct CascadeOptions {
   // and every record then says "UNSANDBOXED". Without it, a machine with no working sandbox
   // refuses to run candidates (status skipped, with the reason).
   bool unsafe_no_sandbox = false;
+  // Where the supervisor (and so the candidate's ranks) runs: "local", or "slurm" (a Slurm job or
+  // step per stage, slurm_launcher.h; CUDA stages then take their GPUs from Slurm, not the pool,
+  // and work_dir/slurm-<stage>.job holds the job id so that a resumed search adopts the job).
+  std::string launcher = "local";
+  SlurmOptions slurm;
 };
 
 // Per-call settings of Cascade::Evaluate. The default is the full cascade; nothing a candidate
@@ -107,6 +113,7 @@ class Cascade {
   // CUDA workloads: a lease of world_size GPUs (recorded in rec->gpus); false, with the stage
   // skipped, when the pool cannot give one. CPU workloads: true, no lease.
   bool LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease);
+  bool slurm() const { return slurm_launcher_ != nullptr; }
 
   WorkloadConfig workload_;
   Toolchain toolchain_;
@@ -120,6 +127,7 @@ class Cascade {
   std::unique_ptr<GpuPool> pool_;
   std::unique_ptr<Launcher> launcher_;        // program mode, unsandboxed: the workload's launcher
   std::unique_ptr<Launcher> local_launcher_;  // the supervisor, and sandboxed programs
+  std::unique_ptr<Launcher> slurm_launcher_;  // the supervisor under launcher = "slurm"
   std::mutex compile_mu_;
   std::condition_variable compile_cv_;
   int compiles_running_ = 0;

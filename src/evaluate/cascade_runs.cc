@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,7 @@ void Cascade::SkipStage(StageRecord* st, EvalRecord* rec, const std::string& why
 
 bool Cascade::LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease) {
   if (workload_.language != "cuda") return true;
+  if (slurm()) return true;  // Slurm gives the job its GPUs (--gres)
   auto l = pool_->Acquire(world_size_);
   if (!l.ok()) {
     SkipStage(st, rec, l.status().message());
@@ -87,7 +89,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
                               EvalRecord* rec, bool timing_only) {
   StageRecord* st = rec->Stage(stage);
   const bool cuda = workload_.language == "cuda";
-  if (cuda && !has_gpus()) {
+  if (cuda && !has_gpus() && !slurm()) {
     st->status = EvalStatus::kSkipped;
     st->detail = "no GPU found: would run " + DescribeRun(stage, timing_only);
     if (rec->status == EvalStatus::kPending) {
@@ -100,8 +102,18 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   if (!LeaseGpus(st, rec, &lease)) return false;
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   fs::path dir = work_dir / stage;
+  // Slurm: a job submitted for this stage by an earlier cuco (killed since) is adopted, with its
+  // nonce, rather than run again; its files stay.
+  const fs::path job_file = work_dir / ("slurm-" + stage + ".job");
+  std::string adopt_job, nonce;
+  if (slurm()) {
+    auto text = ReadFile(job_file);
+    std::istringstream in(text.ok() ? *text : "");
+    in >> adopt_job >> nonce;
+    if (nonce.empty()) adopt_job.clear();
+  }
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  if (adopt_job.empty()) fs::remove_all(dir, ec);
   fs::path metrics = dir / "metrics";
   const fs::path logs = dir / "logs";
   MakeDirs(metrics);
@@ -114,28 +126,40 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
                                    "--candidate", built.executable, "--log-dir", logs.string(), "--workload",
                                    workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
-  auto confinement = ConfineCandidate(dir, built.executable, lease.gpus(), &job.argv);
+  std::vector<int> gpus = lease.gpus();
+  if (slurm() && cuda)
+    for (int g = 0; g < world_size_; ++g) gpus.push_back(g);  // the job's own GPUs, numbered from 0
+  auto confinement = ConfineCandidate(dir, built.executable, gpus, &job.argv);
   if (!confinement.ok()) {
     SkipStage(st, rec, confinement.status().message());
     return false;
   }
   rec->sandbox = *confinement;
   job.world_size = 1;
-  job.gpus = lease.gpus();
+  job.gpus = gpus;
   job.log_dir = logs.string();
   job.timeout_s = stage == "verify" ? workload_.verify_s : workload_.bench_s;
-  const std::string nonce = Nonce();
+  if (nonce.empty()) nonce = Nonce();
   job.env["CUCO_RUN_NONCE"] = nonce;
+  job.adopt_job = adopt_job;
+  if (slurm())  // stored before the launcher waits for the job (outside what the candidate sees)
+    job.on_submitted = [&](const std::string& id) { (void)WriteFileAtomic(job_file, id + " " + nonce + "\n"); };
   st->log_path = job.log_dir;
-  auto outcome = local_launcher_->Run(job);
+  auto outcome = (slurm() ? slurm_launcher_ : local_launcher_)->Run(job);
   st->seconds = SecondsSince(t);
   if (!outcome.ok()) {
-    st->status = EvalStatus::kRuntimeError;
+    // Slurm's events past their retries (or a stop) are no verdict on the candidate: skipped.
+    const bool infra = slurm() && outcome.status().code() == Status::Code::kUnavailable;
+    st->status = infra ? EvalStatus::kSkipped : EvalStatus::kRuntimeError;
     st->detail = outcome.status().message();
-    rec->status = EvalStatus::kRuntimeError;
-    rec->reason = st->detail;
+    rec->status = st->status;
+    rec->reason = (infra ? "slurm: " : "") + st->detail;
     return false;
   }
+  const std::string slurm_note =
+      outcome->job_id.empty() ? ""
+                              : fmt::format(" [Slurm job {}{}{}]", outcome->job_id, outcome->events.empty() ? "" : "; retried after: ",
+                                            fmt::format("{}", fmt::join(outcome->events, "; ")));
   st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
   StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
   if (v.status == EvalStatus::kOk) {
@@ -156,7 +180,8 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   st->status = v.status;
   if (v.status == EvalStatus::kTimed) {
     st->detail = fmt::format("{:.4f} ms median (max over ranks); timing only: outputs NOT checked ({} alone, a bound part)",
-                             v.timing.median_ms, rec->part == "comm" ? "communication" : "compute");
+                             v.timing.median_ms, rec->part == "comm" ? "communication" : "compute") +
+                 slurm_note;
     return true;
   }
   if (v.status == EvalStatus::kOk) {
@@ -165,9 +190,10 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
                                    v.errors.max_abs, v.errors.checks)
                      : fmt::format("{:.4f} ms median (max over ranks), {} sampled checks passed (rel L2 {:.3g})",
                                    v.timing.median_ms, v.errors.checks, v.errors.rel_l2);
+    st->detail += slurm_note;
     return true;
   }
-  st->detail = v.reason;
+  st->detail = v.reason + slurm_note;
   rec->status = v.status;
   rec->reason = fmt::format("{}: {}", stage, v.reason);
   // A killed or crashed run may leave a GPU wedged: check before anyone uses it again.
@@ -180,7 +206,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
 bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
   StageRecord* st = rec->Stage("program");
   const bool cuda = workload_.language == "cuda";
-  if (cuda && !has_gpus()) {
+  if (cuda && !has_gpus() && !slurm()) {
     st->status = EvalStatus::kSkipped;
     st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));
     rec->status = EvalStatus::kSkipped;

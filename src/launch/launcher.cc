@@ -20,6 +20,7 @@ namespace {
 
 Status Validate(const RankJob& job) {
   if (job.argv.empty() || job.argv[0].empty()) return Status::InvalidArgument("rank job: empty argv");
+  if (!job.adopt_job.empty()) return Status::InvalidArgument("rank job: only a Slurm launcher adopts jobs");
   if (job.world_size < 1) {
     return Status::InvalidArgument("rank job: world_size " + std::to_string(job.world_size) + " < 1");
   }
@@ -48,8 +49,10 @@ std::string LogPath(const RankJob& job, int rank) {
   return (std::filesystem::path(job.log_dir) / ("rank" + std::to_string(rank) + ".log")).string();
 }
 
+}  // namespace
+
 // The environment every rank shares; RankSpec adds the per-rank part.
-Result<std::map<std::string, std::string>> CommonEnv(const RankJob& job) {
+Result<std::map<std::string, std::string>> CommonRankEnv(const RankJob& job) {
   if (!job.log_dir.empty()) CUCO_RETURN_IF_ERROR(MakeDirs(job.log_dir));
   std::map<std::string, std::string> env = job.env;
   env["CUCO_WORLD_SIZE"] = env["WORLD_SIZE"] = std::to_string(job.world_size);
@@ -73,6 +76,8 @@ Result<std::map<std::string, std::string>> CommonEnv(const RankJob& job) {
   return env;
 }
 
+namespace {
+
 class LocalLauncher : public Launcher {
  public:
   explicit LocalLauncher(const LauncherOptions& options) : options_(options) {}
@@ -80,7 +85,7 @@ class LocalLauncher : public Launcher {
 
   Result<JobOutcome> Run(const RankJob& job) override {
     CUCO_RETURN_IF_ERROR(Validate(job));
-    Result<std::map<std::string, std::string>> env = CommonEnv(job);
+    Result<std::map<std::string, std::string>> env = CommonRankEnv(job);
     if (!env.ok()) return env.status();
     ProcessSpec base;
     base.argv = job.argv;
@@ -213,7 +218,7 @@ class MpirunLauncher : public Launcher {
 
   Result<JobOutcome> Run(const RankJob& job) override {
     CUCO_RETURN_IF_ERROR(Validate(job));
-    Result<std::map<std::string, std::string>> env = CommonEnv(job);
+    Result<std::map<std::string, std::string>> env = CommonRankEnv(job);
     if (!env.ok()) return env.status();
     ProcessSpec spec;
     spec.env_set = std::move(*env);

@@ -1,13 +1,11 @@
 // Launchers start one process per rank of a multi-GPU job and make sure that, whatever the ranks
 // do (exit, crash, hang in NCCL), every one of them is gone when Run returns.
 //
-// The seam for clusters: a later MakeSlurmLauncher(partition, ...) would run `srun` (or
-// `sbatch --wait`) with --ntasks=world_size and --gpus, map CUCO_RANK/CUCO_LOCAL_RANK from
-// SLURM_PROCID/SLURM_LOCALID in a shim like the mpirun one, collect per-rank logs with
-// `srun --output=<log_dir>/rank%t.log`, and enforce timeout_s with --time plus `scancel` on our
-// side. Nothing outside this header depends on which launcher runs a job.
+// The seam for clusters: MakeSlurmLauncher (slurm_launcher.h) runs a job as Slurm work. Nothing
+// outside these headers depends on which launcher runs a job.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +29,12 @@ struct RankJob {
   double timeout_s = 60;                   // for the whole job; <= 0: none
   std::string rendezvous_dir;              // created if missing; passed as CUCO_RENDEZVOUS_DIR
   std::string stdin_data;                  // given to every rank
+  // Launchers whose jobs outlive cuco (Slurm): on_submitted gets the job's id once it exists, before
+  // Run waits for it (to store it); adopt_job: collect that job, submitted by an earlier cuco for
+  // this same RankJob, instead of starting one. Other launchers never call on_submitted and refuse
+  // adopt_job.
+  std::function<void(const std::string& job_id)> on_submitted;
+  std::string adopt_job;
 };
 
 struct RankOutcome {
@@ -46,6 +50,8 @@ struct JobOutcome {
                                 // start (ranks we killed do not count)
   bool unkillable = false;      // some process survived SIGKILL (its GPUs are suspect)
   double wall_s = 0;
+  std::string job_id;               // the scheduler's id of the job that ran (Slurm), else ""
+  std::vector<std::string> events;  // scheduler events survived (retried), for the record
 
   // Every rank exited 0 in time.
   bool ok() const { return !timed_out && first_failed_rank < 0 && !unkillable; }
@@ -89,6 +95,10 @@ std::unique_ptr<Launcher> MakeLocalLauncher(const LauncherOptions& options = {})
 // (Open MPI puts each in its own process group); survivors are then killed through /proc.
 std::unique_ptr<Launcher> MakeMpirunLauncher(const std::string& mpirun_path, std::vector<std::string> extra_args = {},
                                              const LauncherOptions& options = {});
+
+// The environment every rank of `job` shares (job.env, world size, rendezvous dir, GPUs, no
+// multicast); creates log_dir and rendezvous_dir.
+Result<std::map<std::string, std::string>> CommonRankEnv(const RankJob& job);
 
 // The variables every rank gets to keep NVLink multicast off.
 const std::map<std::string, std::string>& NoMulticastEnv();

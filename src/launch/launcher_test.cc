@@ -83,6 +83,16 @@ TEST(LocalLauncher, LeavesCudaVisibleDevicesAloneWithoutGpus) {
   EXPECT_EQ(Slurp(out->ranks[0].log_path), "cvd=7\n");
 }
 
+TEST(LocalLauncher, RefusesToAdoptAJob) {
+  // Only a launcher whose jobs outlive cuco (Slurm) adopts one; locally nothing runs twice either.
+  RankJob job;
+  job.argv = {"/bin/true"};
+  job.adopt_job = "42";
+  Result<JobOutcome> out = MakeLocalLauncher()->Run(job);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("only a Slurm launcher adopts jobs"), std::string::npos);
+}
+
 TEST(LocalLauncher, RanksShareOneProcessGroup) {
   TempDir tmp;
   RankJob job = ShJob(tmp, "echo pid=$$; cut -d' ' -f5 /proc/$$/stat", 3);

@@ -32,6 +32,28 @@ nlohmann::json ToJson(const toml::node& n, const std::string& key, std::map<std:
   return "(a TOML date or time)";  // proposers take no dates
 }
 
+// `launcher = "local" | "slurm"` and the [slurm] table.
+Status ParseLauncher(TomlReader& r, const std::string& path, RunConfig* c) {
+  CUCO_RETURN_IF_ERROR(r.OneOf("launcher", &c->launcher, {"local", "slurm"}));
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("slurm", &t));
+  if (!t) return Status::Ok();
+  TomlReader s(*t, path, "slurm");
+  SlurmOptions& o = c->slurm;
+  CUCO_RETURN_IF_ERROR(s.OneOf("mode", &o.mode, {"auto", "steps", "jobs"}));
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"partition", &o.partition}, {"account", &o.account},
+                          {"qos", &o.qos}, {"constraint", &o.constraint}, {"reservation", &o.reservation}})
+    CUCO_RETURN_IF_ERROR(s.String(key, out));
+  CUCO_RETURN_IF_ERROR(s.StringArray("sbatch_args", &o.sbatch_args));
+  CUCO_RETURN_IF_ERROR(s.StringArray("srun_args", &o.srun_args));
+  CUCO_RETURN_IF_ERROR(s.Integer("max_jobs", &o.max_jobs, 1, 100000));
+  CUCO_RETURN_IF_ERROR(s.Number("time_margin_s", &o.time_margin_s, 0, 1e7));
+  CUCO_RETURN_IF_ERROR(s.Number("pending_limit_s", &o.pending_limit_s, 1, 1e7));
+  CUCO_RETURN_IF_ERROR(s.Integer("retries", &o.retries, 0, 100));
+  CUCO_RETURN_IF_ERROR(s.Number("poll_s", &o.poll_s, 0.05, 600));
+  return s.RejectUnknown();
+}
+
 const std::vector<std::string> kKinds = {"knobs", "diff", "rewrite", "crossover"};
 
 Status ParsePhase(const toml::table& t, const std::string& path, const std::string& name, PhaseMix* mix) {
@@ -284,6 +306,7 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(m.Integer("recent_failures", &c.recent_failures, 0, 1000));
     CUCO_RETURN_IF_ERROR(m.RejectUnknown());
   }
+  CUCO_RETURN_IF_ERROR(ParseLauncher(r, path, &c));
   CUCO_RETURN_IF_ERROR(r.RejectUnknown());
   return c;
 }
@@ -342,7 +365,7 @@ std::string PhaseToml(const std::string& name, const PhaseMix& m) {
 std::string RunConfigToToml(const RunConfig& c) {
   std::ostringstream o;
   o << "# cuco evolve run config (docs/search.md); every key is shown with its value.\n";
-  o << "seed = " << c.seed << "\n\n";
+  o << "seed = " << c.seed << "\nlauncher = " << TomlQuoted(c.launcher) << "\n\n";
   o << "[budget]\nmax_generations = " << c.max_generations << "\nmax_candidates = " << c.max_candidates
     << "\nmax_wall_s = " << Num(c.max_wall_s) << "\nmax_dollars = " << Num(c.max_dollars) << "\n\n";
   o << "[islands]\ncount = " << c.islands << "\nseed_offset = " << c.island_seed_offset << "\n";
@@ -383,6 +406,14 @@ std::string RunConfigToToml(const RunConfig& c) {
   }
   o << "\n[parallelism]\nevaluations = " << c.evaluations << "\nper_generation = " << c.per_generation
     << "\ncompiles = " << c.compiles << "\noverlap_generations = " << (c.overlap_generations ? "true" : "false")
+    << "\n\n";
+  const SlurmOptions& so = c.slurm;
+  o << "[slurm]\nmode = " << TomlQuoted(so.mode) << "\npartition = " << TomlQuoted(so.partition)
+    << "\naccount = " << TomlQuoted(so.account) << "\nqos = " << TomlQuoted(so.qos)
+    << "\nconstraint = " << TomlQuoted(so.constraint) << "\nreservation = " << TomlQuoted(so.reservation)
+    << "\nsbatch_args = " << StringArray(so.sbatch_args) << "\nsrun_args = " << StringArray(so.srun_args)
+    << "\nmax_jobs = " << so.max_jobs << "\ntime_margin_s = " << Num(so.time_margin_s)
+    << "\npending_limit_s = " << Num(so.pending_limit_s) << "\nretries = " << so.retries << "\npoll_s = " << Num(so.poll_s)
     << "\n\n";
   o << "[workload]\nworld_size = " << c.world_size << "\n";
   if (!c.sizes.empty()) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch/slurm_commands.h"
 #include "llm/llm_endpoint.h"
 #include "util/status.h"
 
@@ -98,6 +99,10 @@ struct RunConfig {
   int world_size_line = 0;
   std::map<std::string, int64_t> sizes;   // bench size overrides (as `--size NAME=VALUE`)
   int sizes_line = 0;
+
+  // launcher = "local" | "slurm": where evaluations run; [slurm]: the Slurm launcher's settings.
+  std::string launcher = "local";
+  SlurmOptions slurm;
 
   // [meta]
   int summary_interval = 1;  // generations between meta-summaries

@@ -188,6 +188,27 @@ TEST(RunConfig, WrittenBackAsToml) {
   }
 }
 
+TEST(RunConfig, SlurmLauncher) {
+  auto c = Parse("launcher = \"slurm\"\n[slurm]\nmode = \"jobs\"\npartition = \"gpu\"\naccount = \"a1\"\nqos = \"q\"\n"
+                 "constraint = \"h100\"\nreservation = \"r\"\nsbatch_args = [\"--mem=0\"]\nmax_jobs = 8\n"
+                 "time_margin_s = 30\npending_limit_s = 120\nretries = 1\npoll_s = 0.5\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->launcher, "slurm");
+  EXPECT_EQ(c->slurm.mode, "jobs");
+  EXPECT_EQ(c->slurm.partition, "gpu");
+  EXPECT_EQ(c->slurm.sbatch_args, std::vector<std::string>{"--mem=0"});
+  EXPECT_EQ(c->slurm.max_jobs, 8);
+  EXPECT_EQ(c->slurm.retries, 1);
+  auto again = Parse(RunConfigToToml(*c));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->slurm.reservation, "r");
+  EXPECT_EQ(again->launcher, "slurm");
+  EXPECT_EQ(Parse("")->launcher, "local");
+  EXPECT_EQ(Err("launcher = \"ray\"\n"), "/r/run.toml:1: 'launcher' must be one of: local, slurm (got 'ray')");
+  EXPECT_EQ(Err("[slurm]\nmax_jobs = 0\n"), "/r/run.toml:2: 'slurm.max_jobs' must be in [1, 100000]");
+  EXPECT_EQ(Err("[slurm]\npartion = \"x\"\n"), "/r/run.toml:2: unknown key 'slurm.partion'");
+}
+
 TEST(RunConfig, ExploitFrom) {
   auto gen = Parse("[budget]\nmax_generations = 10\n[mutation]\nexploit_from = 4\n");
   ASSERT_TRUE(gen.ok());
