@@ -1,6 +1,6 @@
 // cuco init: a workload folder scaffolded from a user's host-driven CUDA+NCCL program: program mode
-// at once (the program as is, untrusted), plus a harness-mode skeleton with TODOs
-// (src/scaffold/scaffold.h).
+// (the program as is, untrusted), plus harness mode made of the program itself in harness/, or a
+// skeleton with TODOs where that cannot be made (src/scaffold/scaffold.h).
 #include <iostream>
 
 #include "analyze/analysis.h"
@@ -12,9 +12,10 @@
 namespace cuco {
 
 void AddInitCommand(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("init", "Scaffold a workload folder from your CUDA+NCCL program: program mode that runs it "
-                                         "as is (under mpirun or cuco's launcher), plus a harness-mode skeleton in "
-                                         "harness/ with the analysis filled in and TODOs to finish");
+  auto* cmd = app.add_subcommand("init", "Make workloads of your CUDA+NCCL program: harness/ (harness mode, trusted: the "
+                                         "program itself, verified against its own code), and program mode that runs it "
+                                         "as is (under mpirun or cuco's launcher); where harness/ cannot be the program, "
+                                         "a skeleton with TODOs and the reason");
   auto files = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
