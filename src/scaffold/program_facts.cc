@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <regex>
 #include <set>
 
 #include "scaffold/program_text.h"
+#include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -111,6 +113,22 @@ void GuessOutputRegexes(ProgramFacts& f) {
   else if (f.time->unit != "ms")
     f.todos.push_back(fmt::format("workload.toml [program] time_regex: {}:{} prints {} time; cuco reads milliseconds",
                                   f.file, f.time->line, f.time->unit.empty() ? "a unitless" : f.time->unit));
+  if (!f.pass) {  // no verdict printed: the checksum line, when there is one, says the program ran to its end
+    for (const auto& p : f.prints) {
+      std::string lower = p.format;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const size_t at = lower.find("checksum");
+      if (at == std::string::npos) continue;
+      const std::string label = p.format.substr(at, p.format.find('%', at) == std::string::npos
+                                                        ? std::string::npos
+                                                        : p.format.find('%', at) - at);
+      f.pass = RegexGuess{RegexFor(Trim(label)), p.line, p.format, ""};
+      f.todos.push_back(fmt::format("workload.toml [program] pass_regex: the program prints no verdict; its checksum line "
+                                    "({}:{}) is taken as the sign that it ran to its end, so program mode passes whenever it "
+                                    "does (harness/ checks its outputs)", f.file, p.line));
+      break;
+    }
+  }
   if (!f.pass) f.todos.push_back("workload.toml [program] pass_regex: no pass line found; the default expects \"PASS\"");
 }
 
