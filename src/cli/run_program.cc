@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "scaffold/scaffold.h"
 #include "util/files.h"
+#include "workload/program_seed.h"
 
 namespace cuco {
 
@@ -57,7 +58,7 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
 
 bool IsProgramHarness(const WorkloadConfig& wl) {
   Result<std::string> seed = ReadFile(wl.dir / wl.seed_file);
-  return seed.ok() && seed->find("#include <cuco/program/candidate.h>") != std::string::npos;
+  return seed.ok() && IsProgramSeed(*seed);
 }
 
 }  // namespace cuco

@@ -13,6 +13,7 @@
 #include "scaffold/main_rewrite.h"
 #include "util/source_text.h"
 #include "util/text.h"
+#include "workload/program_seed.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -414,13 +415,14 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   for (size_t i = 0; i < marked.size(); ++i) evolved += (i ? ", " : "") + marked[i];
   h.guesses.push_back("EVOLVE blocks (what candidates may change): " + evolved);
 
-  const std::string head = fmt::format(
-      "// {}_harness: {}, written by `cuco init` from the program's own files (cuco/program/program.h).\n", f.name,
-      "{}");
-  h.files.push_back({"seed.cu", fmt::format(fmt::runtime(head), "the candidate file") +
-                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n"
-                                    "#include <cuco/program/candidate.h>\n\n" + seed});
-  h.files.push_back({"reference.cu", fmt::format(fmt::runtime(head), "the frozen reference") +
+  auto head = [&](const char* what) {
+    return fmt::format("// {}_harness: {}, written by `cuco init` from the program's own files (cuco/program/program.h).\n",
+                       f.name, what);
+  };
+  h.files.push_back({"seed.cu", head("the candidate file") +
+                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n" +
+                                    std::string(kProgramSeedInclude) + "\n\n" + seed});
+  h.files.push_back({"reference.cu", head("the frozen reference") +
                                          "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n"
                                          "#define CUCO_PROGRAM_WORKLOAD " + TomlQuoted(f.name + "_harness") +
                                          "\n#include <cuco/program/reference.h>\n\n" + reference});

@@ -9,6 +9,7 @@
 #include "workload/deny_list.h"
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
+#include "workload/program_seed.h"
 
 namespace cuco {
 namespace {
@@ -224,13 +225,12 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 
   // A harness made of the user's program itself (cuco init: cuco/program/candidate.h): its NCCL calls
   // are the program's own code, which these rules (written for cuco_candidate_run) do not rewrite.
-  for (const std::string& frozen : split->frozen)
-    if (frozen.find("<cuco/program/candidate.h>") != std::string::npos)
-      return Status::InvalidArgument(
-          seed_path + ":1: this harness is your program itself (cuco init); the rule-based transform does not "
-          "rewrite a program's own code yet, so its NCCL calls stay host-issued. The seed is generation 0 as it "
-          "is: `cuco eval` verifies and times it, and a search with an LLM proposer (`cuco evolve --llm`) edits "
-          "its EVOLVE blocks");
+  if (IsProgramSeed(seed))
+    return Status::InvalidArgument(
+        seed_path + ":1: this harness is your program itself (cuco init); the rule-based transform does not "
+        "rewrite a program's own code yet, so its NCCL calls stay host-issued. The seed is generation 0 as it "
+        "is: `cuco eval` verifies and times it, and a search with an LLM proposer (`cuco evolve --llm`) edits "
+        "its EVOLVE blocks");
 
   // The device collectives come from cuco/codesign.h, which only frozen code may include.
   bool included = false;
