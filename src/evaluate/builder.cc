@@ -202,10 +202,17 @@ std::vector<std::string> Builder::LinkCommand(const std::vector<fs::path>& objec
 Result<std::vector<std::string>> Builder::CompileSandbox(const fs::path& dir, double timeout_s) const {
   SandboxSpec box;
   // What the compile reads may lie under /tmp (private inside): the cache (frozen objects), the
-  // runtime and the workload, read-only; it writes only its own folder.
-  for (const fs::path& ro : {cache_dir_, runtime_dir_, workload_.dir}) {
+  // runtime, the workload and the include folders its [build] flags name (-I DIR, -isystem DIR: a
+  // user's program keeps its own headers' folder), read-only; it writes only its own folder.
+  std::vector<fs::path> reads = {cache_dir_, runtime_dir_, workload_.dir};
+  for (size_t i = 0; i < workload_.build_flags.size(); ++i) {
+    const std::string& f = workload_.build_flags[i];
+    if (f.rfind("-I", 0) == 0 && f.size() > 2) reads.push_back(f.substr(2));
+    if ((f == "-I" || f == "-isystem") && i + 1 < workload_.build_flags.size()) reads.push_back(workload_.build_flags[i + 1]);
+  }
+  for (const fs::path& ro : reads) {
     std::error_code ec;
-    if (fs::exists(ro, ec)) box.readonly_dirs.push_back(fs::absolute(ro).string());
+    if (fs::is_directory(ro, ec)) box.readonly_dirs.push_back(fs::absolute(ro).string());
   }
   box.writable_dirs = {fs::absolute(dir).string()};
   box.env = {{"PATH", std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"}, {"HOME", "/tmp"},
