@@ -1,6 +1,7 @@
 #include "util/toml_guard.h"
 
 #include <cstdio>
+#include <string_view>
 
 namespace cuco {
 
@@ -35,19 +36,21 @@ char32_t Decode(const std::string& text, size_t i, size_t* len) {
 }  // namespace
 
 Status CheckTomlForParser(const std::string& text, const std::string& path) {
-  // toml++ may classify a character anywhere outside a comment: in keys and values, and also
-  // inside what looks like a string once it is scanning an invalid value (`x = +"µ"`), or right
-  // after a backslash in a multi-line string. So such a code point is allowed only after a `#` on
-  // its line (a comment, or a string holding a '#', where toml++ never classifies), and never
-  // right after a backslash and the whitespace that may follow it.
+  // toml++ may classify a character anywhere outside a comment: in keys and values, inside what
+  // looks like a string once it is scanning an invalid value (`x = +"µ"`), right after a backslash
+  // in a multi-line string, and after a quoted key that holds a '#'. So the strings are followed
+  // as TOML writes them, and such a code point is allowed only inside a comment: a '#' outside any
+  // string, at the start of its line or after whitespace (a '#' glued to a bare word may belong to
+  // an invalid value toml++ is scanning).
+  enum class In { kBare, kBasic, kLiteral, kMultiBasic, kMultiLiteral, kComment };
+  In in = In::kBare;
   int line = 1;
-  bool after_hash = false;       // a '#' came earlier on this line
-  bool after_backslash = false;  // only whitespace since a backslash
+  const auto at = [&](size_t i, std::string_view s) { return text.compare(i, s.size(), s) == 0; };
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
     size_t len = 1;
     const char32_t cp = static_cast<unsigned char>(c) >= 0x80 ? Decode(text, i, &len) : static_cast<char32_t>(c);
-    if (TomlppWhitespaceUndefined(cp) && (!after_hash || after_backslash)) {
+    if (in != In::kComment && TomlppWhitespaceUndefined(cp)) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
       return Status::AtLine(path, line,
@@ -55,10 +58,38 @@ Status CheckTomlForParser(const std::string& text, const std::string& path) {
                                 " is not allowed here: toml++ 3.3 cannot read it safely outside a comment; in a "
                                 "\"...\" string write it as an escape (\\u" + std::string(buf + 2) + ")");
     }
-    if (c == '\n') ++line, after_hash = false;
-    if (c == '#') after_hash = true;
-    if (c == '\\') after_backslash = true;
-    else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') after_backslash = false;
+    if (c == '\n') {
+      ++line;
+      if (in != In::kMultiBasic && in != In::kMultiLiteral) in = In::kBare;  // a one-line string ends here (invalid)
+      i += 1;
+      continue;
+    }
+    const bool escape = c == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\');
+    switch (in) {
+      case In::kBare:
+        if (at(i, "\"\"\"")) in = In::kMultiBasic, len = 3;
+        else if (at(i, "'''")) in = In::kMultiLiteral, len = 3;
+        else if (c == '"') in = In::kBasic;
+        else if (c == '\'') in = In::kLiteral;
+        else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) in = In::kComment;
+        break;
+      case In::kBasic:
+        if (escape) len = 2;
+        else if (c == '"') in = In::kBare;
+        break;
+      case In::kMultiBasic:
+        if (escape) len = 2;
+        else if (at(i, "\"\"\"")) in = In::kBare, len = 3;
+        break;
+      case In::kLiteral:
+        if (c == '\'') in = In::kBare;
+        break;
+      case In::kMultiLiteral:
+        if (at(i, "'''")) in = In::kBare, len = 3;
+        break;
+      case In::kComment:
+        break;
+    }
     i += len;
   }
   return Status::Ok();

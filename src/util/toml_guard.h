@@ -5,7 +5,8 @@
 // and comments, inside a multi-line basic string right after a backslash, and inside strings when
 // it scans an invalid value. Found by tests/fuzz/fuzz_workload and fuzz_run_config
 // (docs/fuzzing.md). Such characters stay allowed in comments; in strings they must be written as
-// \uXXXX escapes (other non-ASCII text, e.g. "—" or emoji, is not affected).
+// \uXXXX escapes (other non-ASCII text, e.g. "—" or emoji, is not affected). A comment is a '#'
+// outside every kind of TOML string, at the start of a line or after whitespace.
 #pragma once
 
 #include <string>
@@ -17,9 +18,8 @@ namespace cuco {
 // True for the code points on which toml++ 3.3.0's whitespace classifier is undefined.
 bool TomlppWhitespaceUndefined(char32_t c);
 
-// Ok unless `text` holds such a code point outside a comment (anywhere but after a '#' on its
-// line, or right after a backslash); then an error naming path:line, the code point and its
-// escape. Call before toml::parse.
+// Ok unless `text` holds such a code point outside a comment; then an error naming path:line, the
+// code point and its escape. Call before toml::parse.
 Status CheckTomlForParser(const std::string& text, const std::string& path);
 
 }  // namespace cuco
