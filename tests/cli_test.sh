@@ -105,9 +105,11 @@ check "run names the program-mode workload" grep -qF "cuco eval $T/run-all" "$T/
 "$CUCO" transform "$SRC/tests/workloads/cpu_matmul" --run-dir "$T/tr-cpu" >"$T/tr-cpu.out" 2>&1
 check "transform of a CPU workload exits 2" test $? -eq 2
 check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
-"$CUCO" transform "$T/init/harness" --run-dir "$T/tr-skel" >"$T/tr-skel.out" 2>&1
-check "transform of init's harness exits 2" test $? -eq 2
-check "transform says the program's own code is not rewritten" grep -qF "harness/seed.cu:1: this harness is your program itself" "$T/tr-skel.out"
+"$CUCO" transform "$T/init/harness" --run-dir "$T/tr-prog" >"$T/tr-prog.out" 2>&1
+check "transform of init's harness compiles generation 0 (exit 0 with no GPU)" test $? -eq 0
+check "transform gives the program's NCCL calls the backend knob" grep -qF "NCCL call(s) of your program given the backend knob (nccl | lsa)" "$T/tr-prog.out"
+check "transform marks the knobs in generation 0" grep -qF 'kCucoGraph = "off";     // cuco:knob graph' "$T/init/harness/gen0_transformed.cu"
+check "transform accepts nothing without GPUs" grep -qF "accepted only after it verifies on GPUs" "$T/tr-prog.out"
 "$CUCO" transform "$SRC/workloads/gemm_reducescatter" --llm --out "$T/g0.cu" --run-dir "$T/tr-llm" >"$T/tr-llm.out" 2>&1
 check "transform --llm without an LLM exits 3" test $? -eq 3
 check "transform --llm says no LLM is configured" grep -qF "no LLM is configured" "$T/tr-llm.out"

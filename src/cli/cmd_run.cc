@@ -1,7 +1,7 @@
 // cuco run <workload | program.cu...>: the main job. Given a program, makes its workload first (cuco
 // init: run_program.h). Makes generation 0 when the workload has none (`cuco transform`: rule-based,
 // or LLM-driven with --llm only: never switched to by itself; a harness made of the program itself
-// starts from the program as it is), then searches from it (`cuco evolve`). --resume continues a
+// gets the knobs of cuco/program/codesign.h), then searches from it (`cuco evolve`). --resume continues a
 // search.
 #include <iostream>
 #include <memory>
@@ -77,44 +77,54 @@ int Run(const RunArgs& args) {
       short_of_gpus = true;
     }
   }
-  if (IsProgramHarness(*wl)) {
-    std::cout << "cuco run: " << (from_program ? "2/3 " : "") << "generation 0: your program as it is (the rule-based "
-              << "transform does not rewrite a program's own code yet)\n";
+  const bool program = IsProgramHarness(*wl);
+  // Generation 0 of a harness made of the user's program cannot be made: its seed (the program as
+  // it is) is verified and timed, and with no knobs the builtin proposer stops there.
+  auto seed_only = [&](const std::string& why) {
+    std::cout << "cuco run: " << why << "\n";
     if (wl->knobs.empty() && a.evolve.config.empty()) {
       std::cout << "cuco run: " << wl->name << " has no knobs, so the builtin proposer has nothing to vary: the seed is "
                 << "verified and timed, and the search stops there. An LLM proposer (--config with [[llm.endpoints]], "
                 << "docs/llm.md) edits its EVOLVE blocks.\n";
       if (!a.evolve.budget.max_candidates) a.evolve.budget.max_candidates = 1;
     }
-    if (from_program) std::cout << "cuco run: 3/3 search\n";
-  } else if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
+  };
+  if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
     Toolchain tc = DetectToolchain();
     Generation0Options options;
     options.cascade.gpus = a.evolve.gpus;
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
     const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
-    std::cout << "cuco run: " << wl->name << " declares no generation0: making it ("
-              << (rules ? "rule-based" : "LLM-driven") << " transform)\n";
+    std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl->name << " declares no generation0: making it ("
+              << (rules ? "rule-based" : "LLM-driven") << " transform"
+              << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
     auto report = rules ? MakeRuleGeneration0(*wl, tc, options) : MakeLlmGeneration0(*wl, tc, options, a.evolve.config);
-    if (!report.ok()) {
+    if (!report.ok() && program && report.status().code() == Status::Code::kInvalidArgument) {
+      seed_only("generation 0 is your program as it is: " + report.status().message());
+    } else if (!report.ok()) {
       std::cerr << "cuco run: " << report.status().message() << "\n";
       return report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
+    } else {
+      std::cout << FormatGeneration0(*report);
+      if (report->attempts.empty()) return kExitCandidateFailed;
+      const EvalStatus last = report->attempts.back().record.status;
+      if (last == EvalStatus::kSkipped) {
+        std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
+                     "searches from it.\n";
+        return kExitOk;
+      }
+      if (!report->accepted) {
+        std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note
+                  << "\n";
+        return kExitCandidateFailed;
+      }
     }
-    std::cout << FormatGeneration0(*report);
-    if (report->attempts.empty()) return kExitCandidateFailed;
-    const EvalStatus last = report->attempts.back().record.status;
-    if (last == EvalStatus::kSkipped) {
-      std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
-                   "searches from it.\n";
-      return kExitOk;
-    }
-    if (!report->accepted) {
-      std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note
-                << "\n";
-      return kExitCandidateFailed;
-    }
+  } else if (program) {
+    seed_only("generation 0: " + (wl->generation0_file == wl->seed_file ? std::string("your program as it is")
+                                                                          : wl->generation0_file));
   }
+  if (from_program) std::cout << "cuco run: 3/3 search\n";
   const int rc = RunEvolve(a.evolve);
   if (short_of_gpus && rc == kExitOk) {
     std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's " << workload_world_size

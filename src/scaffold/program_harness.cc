@@ -381,6 +381,15 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   if (own_blocks) evolve.clear();
   std::vector<std::string> marked;
   std::string seed_main = MarkEvolve(main_text, evolve, &marked);
+  // NCCL calls written in the loop itself (not in a lambda of main, which gets its own block).
+  bool comm_in_loop_body = false;
+  for (const auto& op : a.ops)
+    if (IsCommOp(op) && op.function == "main" && Flattener::FileName(op.file) == f.file && op.line >= loop->line &&
+        op.line <= loop->end_line) {
+      bool in_lambda = false;
+      for (const auto& l : loop->lambdas) in_lambda |= op.line >= l.line && op.line <= l.end_line;
+      comm_in_loop_body |= !in_lambda;
+    }
   for (auto it = loop->lambdas.rbegin(); it != loop->lambdas.rend() && !own_blocks; ++it) {  // main's lambdas
     const std::string lambda = f.raw.substr(it->begin, it->end - it->begin);
     const size_t at = seed_main.find(lambda);
@@ -400,7 +409,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   }
   if (own_blocks) {
     marked.push_back("the program's own");
-  } else if (marked.empty()) {  // the loop's body issues the communication itself
+  } else if (marked.empty() || comm_in_loop_body) {  // the loop's body issues communication itself
     const size_t at = seed_main.find("  cuco_program::serve(");
     const size_t end = seed_main.find("});", at);
     seed_main = seed_main.substr(0, at) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(at, end + 3 - at) +

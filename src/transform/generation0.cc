@@ -118,6 +118,7 @@ Result<Generation0Report> MakeRuleGeneration0(const WorkloadConfig& workload, co
   Generation0Report report;
   report.file = Generation0File(workload, options);
   report.transform_summary = FormatRuleTransform(*transformed, workload.SeedPath().string());
+  report.knobs_toml = transformed->knobs_toml;
   if (Status s = WriteFileAtomic(report.file, transformed->code); !s.ok()) return s;
   report.written = true;
 
@@ -158,17 +159,18 @@ Status AcceptGeneration0(const WorkloadConfig& workload, const Generation0Option
                    "\" (pass --set-generation0 to start the search from " + rel.string() + " instead)";
     return Status::Ok();
   }
-  Status s = SetGeneration0(workload.toml_path, rel.string());
+  Status s = SetGeneration0(workload.toml_path, rel.string(), report->knobs_toml);
   if (!s.ok()) {
     report->note = "verified; workload.toml unchanged: " + s.message();
     return Status::Ok();
   }
   report->accepted = true;
-  report->note = "accepted: workload.toml now says generation0 = \"" + rel.string() + "\"";
+  report->note = "accepted: workload.toml now says generation0 = \"" + rel.string() + "\"" +
+                 (report->knobs_toml.empty() ? "" : " and declares its knobs");
   return Status::Ok();
 }
 
-Status SetGeneration0(const fs::path& toml_path, const std::string& file) {
+Status SetGeneration0(const fs::path& toml_path, const std::string& file, const std::string& knobs_toml) {
   auto text = ReadFile(toml_path);
   if (!text.ok()) return text.status();
   std::vector<std::string> lines;
@@ -202,6 +204,7 @@ Status SetGeneration0(const fs::path& toml_path, const std::string& file) {
   else return Status::InvalidArgument(toml_path.string() + ": no top-level `seed` key to put generation0 after");
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
+  if (!knobs_toml.empty()) out += "\n" + knobs_toml;
   const fs::path trial = toml_path.parent_path() / (".generation0-check-" + toml_path.filename().string());
   if (Status s = WriteFileAtomic(trial, out); !s.ok()) return s;
   auto loaded = LoadWorkload(trial);

@@ -43,6 +43,7 @@ struct Generation0Report {
   std::filesystem::path file;                  // where generation 0 goes
   bool written = false;                        // `file` holds it (an LLM transform not accepted writes none)
   std::string transform_summary;               // what the transform did (FormatRuleTransform, LLM stages)
+  std::string knobs_toml;                      // [[knobs]] to declare with it (RuleTransformResult::knobs_toml)
   std::vector<Generation0Attempt> attempts;    // every evaluation, in order (the last is the verdict)
   std::optional<Generation0Attempt> seed;      // the seed's evaluation on GPUs
   bool verified = false;                       // the final attempt passed verification on GPUs
@@ -92,8 +93,10 @@ Status AcceptGeneration0(const WorkloadConfig& workload, const Generation0Option
                          Generation0Report* report);
 
 // Sets the top-level `generation0 = "<file>"` of a workload.toml in place (comments kept; added
-// after `reference` / `seed` when absent). Fails, changing nothing, when the result does not load.
-Status SetGeneration0(const std::filesystem::path& toml_path, const std::string& file);
+// after `reference` / `seed` when absent), and appends `knobs_toml` (the [[knobs]] the file marks).
+// Fails, changing nothing, when the result does not load.
+Status SetGeneration0(const std::filesystem::path& toml_path, const std::string& file,
+                      const std::string& knobs_toml = "");
 
 // The report as text (the CLI's output).
 std::string FormatGeneration0(const Generation0Report& report);

@@ -37,6 +37,31 @@ TEST(SetGeneration0, InsertsAfterTheReferenceKeepingComments) {
   fs::remove_all(dir);
 }
 
+TEST(SetGeneration0, DeclaresTheKnobsItsFileMarks) {
+  const fs::path dir = CopyCpuWorkload("knobs");
+  auto seed = ReadFile(dir / "seed.cc");
+  ASSERT_TRUE(seed.ok());
+  const size_t block = seed->find("EVOLVE-BLOCK-START");
+  ASSERT_NE(block, std::string::npos);
+  const size_t line_end = seed->find('\n', block) + 1;
+  std::string gen0 = *seed;
+  gen0.insert(line_end, "constexpr const char* kMode = \"b\";  // cuco:knob mode\n");
+  ASSERT_TRUE(WriteFileAtomic(dir / "gen0.cc", gen0).ok());
+  const std::string knobs = "[[knobs]]\nname = \"mode\"\ndescription = \"a or b\"\nvalues = [\"a\", \"b\"]\ndefault = \"b\"\n";
+  Status set = SetGeneration0(dir / "workload.toml", "gen0.cc", knobs);
+  ASSERT_TRUE(set.ok()) << set.message();
+  auto wl = LoadWorkload(dir);
+  ASSERT_TRUE(wl.ok()) << wl.status().message();
+  ASSERT_EQ(wl->knobs.size(), 3u);  // the workload's two and the new one
+  EXPECT_EQ(wl->knobs.back().name, "mode");
+  // Now a file that does not mark the declared knob is refused, changing nothing.
+  const auto before = ReadFile(dir / "workload.toml");
+  Status refused = SetGeneration0(dir / "workload.toml", "seed.cc", "");
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(*ReadFile(dir / "workload.toml"), *before);
+  fs::remove_all(dir);
+}
+
 TEST(SetGeneration0, RefusesAFileThatDoesNotLoadAndChangesNothing) {
   const fs::path dir = CopyCpuWorkload("refuse");
   const auto before = ReadFile(dir / "workload.toml");

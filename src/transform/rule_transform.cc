@@ -10,150 +10,21 @@
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 #include "workload/program_seed.h"
+#include "transform/seed_source.h"
+#include "transform/program_transform.h"
 
 namespace cuco {
 namespace {
 
+using transform_internal::ApplyEdits;
+using transform_internal::CallSite;
+using transform_internal::Edit;
+using transform_internal::IsIdent;
+using transform_internal::Mapping;
+using transform_internal::NcclMap;
+using transform_internal::SeedSource;
+
 constexpr const char* kObject = "cuco_dc";
-
-// Host NCCL call -> DeviceCollectives method; `reads_arg0`: peers read the first argument, so it
-// must be symmetric.
-struct Mapping {
-  const char* method;
-  bool reads_arg0;
-  bool p2p;
-};
-const std::map<std::string, Mapping>& NcclMap() {
-  static const std::map<std::string, Mapping> m = {
-      {"ncclAllGather", {"all_gather", true, false}},   {"ncclReduceScatter", {"reduce_scatter", true, false}},
-      {"ncclAllReduce", {"all_reduce", true, false}},   {"ncclBroadcast", {"broadcast", true, false}},
-      {"ncclBcast", {"bcast", true, false}},            {"ncclReduce", {"reduce", true, false}},
-      {"ncclAlltoAll", {"all_to_all", true, false}},    {"ncclGather", {"gather", true, false}},
-      {"ncclScatter", {"scatter", true, false}},        {"ncclSend", {"send", false, true}},
-      {"ncclRecv", {"recv", false, true}},              {"ncclGroupStart", {"group_start", false, false}},
-      {"ncclGroupEnd", {"group_end", false, false}},
-  };
-  return m;
-}
-
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-struct Edit {
-  size_t pos = 0, len = 0;
-  std::string text;
-};
-
-// One identifier followed by '(' in the masked text.
-struct CallSite {
-  std::string name;
-  size_t name_pos = 0;   // where the replaced span starts (a leading "::" included)
-  size_t name_end = 0;   // one past the identifier
-  size_t open = 0, close = 0;  // the call's parentheses
-  int line = 0;
-  bool in_block = false;
-};
-
-class Source {
- public:
-  Source(const std::string& text, const std::string& path, const SplitSource& split)
-      : text_(text), path_(path), masked_(BlankCommentsAndLiteralContents(text)) {
-    line_start_.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') line_start_.push_back(i + 1);
-    for (const EvolveBlock& b : split.blocks) {
-      const size_t begin = LineStart(b.start_line + 1), end = LineStart(b.end_line);
-      blocks_.push_back({begin, end});
-    }
-  }
-
-  size_t LineStart(int line) const {  // 1-based line -> byte offset (end of text past the last)
-    if (line < 1) return 0;
-    return static_cast<size_t>(line - 1) < line_start_.size() ? line_start_[static_cast<size_t>(line - 1)]
-                                                               : text_.size();
-  }
-  int LineOf(size_t pos) const {
-    return static_cast<int>(std::upper_bound(line_start_.begin(), line_start_.end(), pos) - line_start_.begin());
-  }
-  bool InBlock(size_t pos) const {
-    for (auto [b, e] : blocks_)
-      if (pos >= b && pos < e) return true;
-    return false;
-  }
-  size_t FirstBlockBegin() const { return blocks_.front().first; }
-  std::string Where(size_t pos) const { return path_ + ":" + std::to_string(LineOf(pos)); }
-  const std::string& text() const { return text_; }
-  const std::string& masked() const { return masked_; }
-
-  // Every `name(` in code (not members of another object, not qualified by a namespace other
-  // than the global one) whose name satisfies `want`.
-  template <class Pred> std::vector<CallSite> Calls(Pred want) const {
-    std::vector<CallSite> out;
-    const std::string& m = masked_;
-    for (size_t i = 0; i < m.size();) {
-      if (!(std::isalpha(static_cast<unsigned char>(m[i])) || m[i] == '_') || (i > 0 && IsIdentChar(m[i - 1]))) {
-        ++i;
-        continue;
-      }
-      size_t e = i;
-      while (e < m.size() && IsIdentChar(m[e])) ++e;
-      const std::string name = m.substr(i, e - i);
-      if (want(name)) {
-        size_t p = e;
-        while (p < m.size() && std::isspace(static_cast<unsigned char>(m[p]))) ++p;
-        size_t before = i;
-        while (before > 0 && std::isspace(static_cast<unsigned char>(m[before - 1]))) --before;
-        const bool member = before > 0 && (m[before - 1] == '.' || (m[before - 1] == '>' && before > 1 && m[before - 2] == '-'));
-        bool qualified_other = false;
-        size_t start = i;
-        if (before >= 2 && m[before - 1] == ':' && m[before - 2] == ':') {
-          size_t q = before - 2;
-          while (q > 0 && std::isspace(static_cast<unsigned char>(m[q - 1]))) --q;
-          if (q > 0 && IsIdentChar(m[q - 1])) qualified_other = true;
-          else start = before - 2;
-        }
-        if (p < m.size() && m[p] == '(' && !member && !qualified_other) {
-          CallSite c;
-          c.name = name;
-          c.name_pos = start;
-          c.name_end = e;
-          c.open = p;
-          c.close = MatchParen(p);
-          c.line = LineOf(i);
-          c.in_block = InBlock(i);
-          if (c.close != std::string::npos) out.push_back(c);
-        }
-      }
-      i = e;
-    }
-    return out;
-  }
-
-  size_t MatchParen(size_t open) const {
-    int depth = 0;
-    for (size_t i = open; i < masked_.size(); ++i) {
-      if (masked_[i] == '(') ++depth;
-      else if (masked_[i] == ')' && --depth == 0) return i;
-    }
-    return std::string::npos;
-  }
-
-  std::vector<std::string> Args(const CallSite& c) const {
-    return SplitArgs(text_.substr(c.open + 1, c.close - c.open - 1));
-  }
-
-  // The first non-space byte at or after `pos` in code, npos at the end.
-  size_t NextCode(size_t pos) const {
-    while (pos < masked_.size() && std::isspace(static_cast<unsigned char>(masked_[pos]))) ++pos;
-    return pos < masked_.size() ? pos : std::string::npos;
-  }
-
- private:
-  const std::string& text_;
-  std::string path_;
-  std::string masked_;
-  std::vector<size_t> line_start_;
-  std::vector<std::pair<size_t, size_t>> blocks_;
-};
 
 // The declared name in a parameter such as "const cuco::IO& io" ("" when it has none, as in
 // "cuco::RankContext&" or "int").
@@ -161,9 +32,9 @@ std::string ParamName(const std::string& param) {
   std::string p = Trim(param);
   const size_t eq = p.find('=');
   if (eq != std::string::npos) p = Trim(p.substr(0, eq));
-  if (p.empty() || !IsIdentChar(p.back())) return "";
+  if (p.empty() || !IsIdent(p.back())) return "";
   size_t b = p.size();
-  while (b > 0 && IsIdentChar(p[b - 1])) --b;
+  while (b > 0 && IsIdent(p[b - 1])) --b;
   const std::string before = Trim(p.substr(0, b));
   if (before.empty() || (before.size() >= 2 && before.compare(before.size() - 2, 2, "::") == 0)) return "";
   return p.substr(b);
@@ -178,14 +49,14 @@ struct Definition {
   int line = 0;
   bool found = false, in_block = false;
 };
-Definition FindDefinition(const Source& src, const std::string& name) {
+Definition FindDefinition(const SeedSource& src, const std::string& name) {
   Definition d;
   const std::string& m = src.masked();
   for (const CallSite& c : src.Calls([&](const std::string& n) { return n == name; })) {
     size_t p = src.NextCode(c.close + 1);
     // Skip trailing qualifiers such as noexcept before the body.
-    while (p != std::string::npos && IsIdentChar(m[p])) {
-      while (p < m.size() && IsIdentChar(m[p])) ++p;
+    while (p != std::string::npos && IsIdent(m[p])) {
+      while (p < m.size() && IsIdent(m[p])) ++p;
       p = src.NextCode(p);
     }
     if (p == std::string::npos || m[p] != '{') continue;  // a declaration or a call
@@ -221,16 +92,11 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   if (split->blocks.empty())
     return Status::InvalidArgument(seed_path + ":1: no EVOLVE block: mark the code the transform may change with "
                          "EVOLVE-BLOCK-START / EVOLVE-BLOCK-END (cuco init's harness skeleton has them)");
-  const Source src(seed, seed_path, *split);
+  const SeedSource src(seed, seed_path, *split);
 
-  // A harness made of the user's program itself (cuco init: cuco/program/candidate.h): its NCCL calls
-  // are the program's own code, which these rules (written for cuco_candidate_run) do not rewrite.
-  if (IsProgramSeed(seed))
-    return Status::InvalidArgument(
-        seed_path + ":1: this harness is your program itself (cuco init); the rule-based transform does not "
-        "rewrite a program's own code yet, so its NCCL calls stay host-issued. The seed is generation 0 as it "
-        "is: `cuco eval` verifies and times it, and a search with an LLM proposer (`cuco evolve --llm`) edits "
-        "its EVOLVE blocks");
+  // A harness made of the user's program itself (cuco init): its NCCL calls are the program's own
+  // code, rewritten by rules of their own (program_transform.h).
+  if (IsProgramSeed(seed)) return ProgramTransform(seed, seed_path, src);
 
   // The device collectives come from cuco/codesign.h, which only frozen code may include.
   bool included = false;
@@ -326,7 +192,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
       size_t e = eq;
       while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1]))) --e;
       size_t b = e;
-      while (b > 0 && IsIdentChar(m[b - 1])) --b;
+      while (b > 0 && IsIdent(m[b - 1])) --b;
       const std::string name = m.substr(b, e - b);
       const size_t end = m.find(';', eq);
       if (name.empty() || end == std::string::npos || harness.count(name)) continue;
@@ -334,7 +200,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
       for (const std::string& h : harness) {
         bool uses = false;
         for (size_t at = init.find(h); at != std::string::npos && !uses; at = init.find(h, at + 1))
-          uses = (at == 0 || !IsIdentChar(init[at - 1])) && (at + h.size() >= init.size() || !IsIdentChar(init[at + h.size()]));
+          uses = (at == 0 || !IsIdent(init[at - 1])) && (at + h.size() >= init.size() || !IsIdent(init[at + h.size()]));
         if (uses && (h != io_name || init.find(io_name + ".in(") != std::string::npos ||
                      init.find(io_name + ".out(") != std::string::npos)) {
           harness.insert(name);
@@ -369,7 +235,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   }
   // X.alloc_symmetric( / X->alloc_symmetric(  ->  cuco_dc.alloc_symmetric(X, / (*X,
   for (size_t at = m.find("alloc_symmetric"); at != std::string::npos; at = m.find("alloc_symmetric", at + 1)) {
-    if (!src.InBlock(at) || (at + 15 < m.size() && IsIdentChar(m[at + 15]))) continue;
+    if (!src.InBlock(at) || (at + 15 < m.size() && IsIdent(m[at + 15]))) continue;
     size_t p = src.NextCode(at + 15);
     if (p == std::string::npos || m[p] != '(') continue;
     size_t dot = at;
@@ -379,7 +245,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
     else if (dot >= 1 && m[dot - 1] == '.') dot -= 1;
     else continue;
     size_t b = dot;
-    while (b > 0 && IsIdentChar(m[b - 1])) --b;
+    while (b > 0 && IsIdent(m[b - 1])) --b;
     const std::string receiver = m.substr(b, dot - b);
     if (receiver.empty() || receiver == kObject) continue;
     edits.push_back({b, p + 1 - b, std::string(kObject) + ".alloc_symmetric(" + (arrow ? "*" : "") + receiver + ", "});
@@ -422,9 +288,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   edits.push_back({run.body, 0, "\n  " + std::string(kObject) + ".bind(" + io_name + ");  // cuco transform: harness buffers are symmetric"});
   result.inserted.push_back("start of cuco_candidate_run: cuco_dc.bind(" + io_name + ")");
 
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
-  std::string code = seed;
-  for (const Edit& e : edits) code.replace(e.pos, e.len, e.text);
+  std::string code = ApplyEdits(seed, edits);
   std::sort(result.rewrites.begin(), result.rewrites.end(),
             [](const RuleRewrite& a, const RuleRewrite& b) { return a.line < b.line; });
 
@@ -436,7 +300,8 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 
 std::string FormatRuleTransform(const RuleTransformResult& r, const std::string& seed_path) {
   std::string out = "rule-based transform of " + seed_path + ": " + std::to_string(r.collectives) +
-                    " NCCL call(s) made device-initiated\n";
+                    (r.knobs_toml.empty() ? " NCCL call(s) made device-initiated\n"
+                                          : " NCCL call(s) of your program given the backend knob (nccl | lsa)\n");
   for (const RuleRewrite& w : r.rewrites)
     out += "  " + seed_path + ":" + std::to_string(w.line) + ": " + w.from + " -> " + w.to + "\n";
   for (const std::string& i : r.inserted) out += "  added: " + i + "\n";

@@ -15,6 +15,7 @@
 //   cuco_candidate_setup, and bind(io) at the top of cuco_candidate_run.
 // Frozen code is never touched: a host NCCL call outside the blocks, a seed without blocks or
 // without `#include <cuco/codesign.h>` in its frozen includes is an error naming file and line.
+// A seed made of the user's program (cuco init) has rules of its own: program_transform.h.
 #pragma once
 
 #include <string>
@@ -40,6 +41,8 @@ struct RuleTransformResult {
   std::vector<std::string> inserted;   // what was added, one line each ("setup: cuco_dc.init ...")
   std::vector<std::string> warnings;   // "seed.cu:73: ..." things to check on GPU
   int collectives = 0;                 // NCCL communication calls replaced
+  std::string knobs_toml;              // [[knobs]] tables generation 0 marks and the workload must declare
+                                       // ("" when the workload declares them itself)
 };
 
 // Transforms `seed` (the text of `seed_path`). Errors name `seed_path` and a line.

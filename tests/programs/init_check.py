@@ -7,7 +7,8 @@ checks what init made of it against the program's program.toml:
   - every buffer the harness binds is one program.toml lists as an input (bound as input or inout)
     or an output (output or inout), never an intermediate; every listed output is bound;
   - with --compile, `cuco eval <workload>/harness --stage compile` builds the seed and the supervisor
-    with the reference (the real nvcc).
+    with the reference (the real nvcc), `cuco transform` makes generation 0 with the knobs backend and
+    graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too.
 Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per program; exit 1 if any fails."""
 import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
 
@@ -54,7 +55,33 @@ def check(cuco, folder, out, compile_too):
                            capture_output=True, text=True, timeout=1500)
         if c.returncode != 0:
             problems.append(f"eval --stage compile exited {c.returncode}: {(c.stdout + c.stderr).strip()[-600:]}")
+        problems += check_generation0(cuco, harness, out)
     return problems, summary
+
+
+def check_generation0(cuco, harness, out):
+    """cuco transform: generation 0 with both knobs marked at the program's behaviour, compiled; then
+    the other corner of the space (lsa, on) compiled."""
+    gen0 = harness / "gen0_transformed.cu"
+    t = subprocess.run([cuco, "transform", str(harness), "--run-dir", str(out / "transform")],
+                       capture_output=True, text=True, timeout=1500)
+    text = gen0.read_text() if gen0.exists() else ""
+    if t.returncode != 0 or "compiled only" not in t.stdout:
+        return [f"cuco transform exited {t.returncode}: {(t.stdout + t.stderr).strip()[-600:]}"]
+    problems = []
+    for mark in ('kCucoBackend = "nccl";  // cuco:knob backend', 'kCucoGraph = "off";     // cuco:knob graph'):
+        if mark not in text:
+            problems.append(f"generation 0 lacks `{mark}`")
+    if "cuco_program::comm::" not in text:
+        problems.append("generation 0 routes no NCCL call through cuco_program::comm")
+    corner = out / "gen0_lsa_graph.cu"
+    corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"'))
+    c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile", "--run-dir", str(out / "corner")],
+                       capture_output=True, text=True, timeout=1500)
+    if c.returncode != 0:
+        problems.append(f"generation 0 at backend=lsa, graph=on: eval --stage compile exited {c.returncode}: "
+                        f"{(c.stdout + c.stderr).strip()[-600:]}")
+    return problems
 
 
 def main():

@@ -101,6 +101,17 @@ class DeviceCollectives {
   // A symmetric buffer the candidate allocated itself (ctx.alloc_symmetric) that peers may read.
   void add(const Buffer& b) { owned_.push_back(b); }
 
+  // Whether [p, p + bytes) lies in one bound harness buffer or one of ours (peers can read it).
+  bool holds(const void* p, size_t bytes) const {
+    const char* c = static_cast<const char*>(p);
+    for (const std::vector<Buffer>* list : {&bound_, &owned_})
+      for (const Buffer& b : *list) {
+        const char* base = static_cast<const char*>(b.ptr);
+        if (c >= base && c + bytes <= base + b.bytes) return true;
+      }
+    return false;
+  }
+
   // COLLECTIVE: ctx.alloc_symmetric, and the buffer becomes one peers may read through this object.
   Status alloc_symmetric(RankContext& ctx, size_t bytes, Buffer* out) {
     Status s = ctx.alloc_symmetric(bytes, out);

@@ -8,12 +8,14 @@
 //                           input is copied into its output first), runs the loop body once on
 //                           that thread and waits for it;
 //   cuco_candidate_teardown ends the thread (the code after the loop does not run).
-// cuco_program::ctx() is the harness's RankContext, for code inside the EVOLVE blocks. exit() in the
+// cuco_program::ctx() is the harness's RankContext, for code inside the EVOLVE blocks; codesign.h is
+// the design space `cuco transform` gives the blocks (knobs backend and graph). exit() in the
 // program's code ends the iteration (or the setup) with an error, not the process (program_exit.h).
 #pragma once
 
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
 #include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/codesign.h>
 #include <cuco/program/impl/candidate_shims.h>
 #include <cuco/program/impl/program_exit.h>

@@ -3,6 +3,7 @@
 // Defines cuco_candidate_setup/run/teardown: include it once, from the candidate file only.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -12,12 +13,14 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
+#include <cuco/program/impl/iteration_graph.h>
 
 namespace cuco_program {
 namespace candidate_detail {
@@ -39,6 +42,7 @@ struct Side {
   std::thread thread;
   int streams_made = 0, events_made = 0;
   cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
+  IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
 };
 
 inline Side& S() {
@@ -46,10 +50,11 @@ inline Side& S() {
   return side;
 }
 
-// Points the bound variables at the harness's buffers of this iteration.
+// Points the bound variables at the harness's buffers of this iteration; key() is what it handed out.
 class IoBinder : public Binder {
  public:
   IoBinder(const cuco::IO& io, cuco::RankContext& ctx, std::string* error) : io_(io), ctx_(ctx), error_(error) {}
+  const std::vector<void*>& key() const { return key_; }
 
  protected:
   void Bind(const char* name, Role role, void** slot, size_t, Elem) override {
@@ -65,9 +70,11 @@ class IoBinder : public Binder {
       if (e != cudaSuccess && error_->empty()) *error_ = std::string("copying input ") + name + ": " + cudaGetErrorString(e);
       *slot = out.ptr;
     }
+    key_.push_back(*slot);
   }
 
  private:
+  std::vector<void*> key_;
   const cuco::IO& io_;
   cuco::RankContext& ctx_;
   std::string* error_;
@@ -116,7 +123,16 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     try {
       IoBinder b(*s.io, *s.ctx, &error);
       s.binds(b);
-      if (error.empty()) s.body();
+      if (error.empty()) {
+        const GraphKnob& graph = Graph();
+        const int side = std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams);
+        if (!graph.unknown.empty())
+          error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";
+        else if (graph.on)
+          error = s.graphs.Run(b.key(), *s.ctx, side, s.events_made, s.body);
+        else
+          s.body();
+      }
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {

@@ -1,0 +1,73 @@
+// cuco/program/codesign.h: the design space of a harness made of a user's program (candidate side;
+// cuco/program/candidate.h includes it).
+//
+// `cuco transform` makes generation 0 of such a seed by declaring two knobs at the top of its first
+// EVOLVE block that lies at file scope, and by routing every NCCL call inside the blocks through
+// cuco_program::comm with the backend knob as its first argument:
+//     constexpr const char* kCucoBackend = "nccl";  // cuco:knob backend
+//     constexpr const char* kCucoGraph = "off";     // cuco:knob graph
+//     [[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);
+//     ncclAllReduce(a, b, n, ...)  ->  cuco_program::comm::AllReduce(kCucoBackend, a, b, n, ...)
+// With both knobs at these defaults generation 0 does what the program does.
+//
+// backend "nccl": the program's own host NCCL call, unchanged.
+//         "lsa":  the device-initiated drop-in of cuco/codesign/collectives.h (SM loads and stores
+//                 over NVLink), under its contract: every rank in one LSA team (at most 8), every
+//                 rank in every call and group in the same order, the program's communicator is
+//                 the harness's. A buffer peers read that is not symmetric memory (the program's
+//                 own cudaMalloc'd ones) is first copied into a symmetric staging buffer: the n-th
+//                 such call of an iteration has its own, allocated collectively (every rank, same
+//                 order) the first time it is needed, and again when it must grow.
+// graph   "off":  the iteration's body runs as the program wrote it.
+//         "on":   per binding of the harness's buffers (the harness rotates output sets), the body
+//                 runs eagerly the first time (so lazy set-ups happen outside a capture), is captured
+//                 into a CUDA graph the second time (ctx.stream, with every stream the program was
+//                 given forked into the capture and joined back) and replayed from then on. A body
+//                 that cannot be captured (a host synchronisation, a launch on the legacy stream)
+//                 fails its iteration with CUDA's reason. A replay repeats the host decisions of the
+//                 captured iteration: a body whose work changes with the iteration gives other
+//                 outputs, which verification sees.
+// An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+namespace cuco_program {
+
+// Sets the graph knob ("off" | "on"); returns true. Called from a static initialiser of the seed.
+inline bool set_graph(const char* value);
+
+namespace comm {
+
+inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                       ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count, ncclDataType_t type,
+                       ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count, ncclDataType_t type,
+                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                       ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
+                   cudaStream_t stream);
+inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                    ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                      ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                    ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                     ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
+                  ncclComm_t comm, cudaStream_t stream);
+inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
+                  cudaStream_t stream);
+inline ncclResult_t GroupStart(const char* backend);
+inline ncclResult_t GroupEnd(const char* backend);
+
+}  // namespace comm
+}  // namespace cuco_program
+
+#include <cuco/program/impl/program_collectives.h>

@@ -1,0 +1,110 @@
+// cuco/program/impl/iteration_graph.h: the graph knob of cuco/program/codesign.h. The iteration's
+// body captured into a CUDA graph per binding of the harness's buffers, and replayed.
+#pragma once
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include <cuco/harness.h>
+
+namespace cuco_program {
+namespace candidate_detail {
+
+// The graph knob: "off", "on", or a value this runtime does not know (kept to name it).
+struct GraphKnob {
+  bool on = false;
+  std::string unknown;
+};
+inline GraphKnob& Graph() {
+  static GraphKnob knob;
+  return knob;
+}
+
+class IterationGraphs {
+ public:
+  // Runs `body` for the binding `key` (the harness buffers the binds handed out): eagerly on the
+  // key's first visit, captured into a graph on its second, the graph replayed on ctx.stream
+  // from then on. `side_streams`: how many ctx.side_stream(i) the program was given; `events_used`:
+  // how many harness events it holds (the capture takes its fork and join events from the top).
+  // Returns "" or why the iteration failed. An exception out of the body ends a capture first.
+  std::string Run(const std::vector<void*>& key, cuco::RankContext& ctx, int side_streams, int events_used,
+                  const std::function<void()>& body) {
+    Entry& e = graphs_[key];
+    if (e.visits++ == 0) {
+      body();
+      return "";
+    }
+    if (e.exec == nullptr) {
+      std::string error = Capture(ctx, side_streams, events_used, body, &e.exec);
+      if (!error.empty()) return error;
+    }
+    const cudaError_t r = cudaGraphLaunch(e.exec, ctx.stream);
+    return r == cudaSuccess ? "" : std::string("graph knob: cudaGraphLaunch: ") + cudaGetErrorString(r);
+  }
+
+ private:
+  struct Entry {
+    int visits = 0;
+    cudaGraphExec_t exec = nullptr;
+  };
+
+  static std::string Capture(cuco::RankContext& ctx, int side_streams, int events_used,
+                             const std::function<void()>& body, cudaGraphExec_t* exec) {
+    const int fork = cuco::RankContext::kMaxEvents - 1;
+    if (events_used + 1 + side_streams > cuco::RankContext::kMaxEvents)
+      return "graph knob: the program holds " + std::to_string(events_used) +
+             " events; none of the harness's is left to fork its streams into a capture";
+    cudaError_t r = cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeThreadLocal);
+    if (r != cudaSuccess) return std::string("graph knob: cudaStreamBeginCapture: ") + cudaGetErrorString(r);
+    ctx.record_event(fork, ctx.stream);
+    for (int i = 0; i < side_streams; ++i) ctx.wait_event(ctx.side_stream(i), fork);
+    try {
+      body();
+    } catch (...) {
+      cudaGraph_t dropped = nullptr;
+      cudaStreamEndCapture(ctx.stream, &dropped);
+      if (dropped != nullptr) cudaGraphDestroy(dropped);
+      cudaGetLastError();
+      throw;
+    }
+    for (int i = 0; i < side_streams; ++i) {
+      ctx.record_event(fork - 1 - i, ctx.side_stream(i));
+      ctx.wait_event(ctx.stream, fork - 1 - i);
+    }
+    cudaGraph_t graph = nullptr;
+    r = cudaStreamEndCapture(ctx.stream, &graph);
+    if (r != cudaSuccess || graph == nullptr) {
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      cudaGetLastError();
+      return std::string("graph knob: the iteration could not be captured into a CUDA graph (") +
+             cudaGetErrorString(r) +
+             "): it synchronises with the host, launches on the legacy default stream, or makes a call a capture "
+             "forbids; keep graph = \"off\"";
+    }
+    r = cudaGraphInstantiate(exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (r != cudaSuccess) {
+      *exec = nullptr;
+      return std::string("graph knob: cudaGraphInstantiate: ") + cudaGetErrorString(r);
+    }
+    return "";
+  }
+
+  std::map<std::vector<void*>, Entry> graphs_;
+};
+
+}  // namespace candidate_detail
+
+inline bool set_graph(const char* value) {
+  candidate_detail::GraphKnob& g = candidate_detail::Graph();
+  g.on = value != nullptr && std::strcmp(value, "on") == 0;
+  g.unknown = value != nullptr && (g.on || std::strcmp(value, "off") == 0) ? "" : (value ? value : "(null)");
+  return true;
+}
+
+}  // namespace cuco_program

@@ -1,0 +1,190 @@
+// cuco/program/impl/program_collectives.h: the backend knob of cuco/program/codesign.h. Each of the
+// program's NCCL calls goes to host NCCL ("nccl") or to the device-initiated drop-in ("lsa"),
+// staging a buffer peers read into symmetric memory when it is not.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cuco/codesign/collectives.h>
+#include <cuco/program/impl/candidate_side.h>
+
+namespace cuco_program {
+namespace candidate_detail {
+
+class ProgramCollectives {
+ public:
+  // The device collectives, set up on first use (COLLECTIVE: every rank makes the same calls in the
+  // same order, so every rank gets here at the same call) and bound to this iteration's buffers.
+  // Null, with the reason printed, when they cannot be used.
+  cuco::codesign::DeviceCollectives* Device() {
+    Side& s = S();
+    if (!ready_) {
+      const cuco::Status st = dc_.init(*s.ctx);
+      if (!st.ok()) {
+        std::fprintf(stderr, "cuco: backend knob \"lsa\": %s\n", st.message().c_str());
+        return nullptr;
+      }
+      ready_ = true;
+    }
+    if (bound_iteration_ != s.iteration) {
+      dc_.bind(*s.io);
+      bound_iteration_ = s.iteration;
+      next_stage_ = 0;
+    }
+    return &dc_;
+  }
+
+  // `bytes` of `p` where every peer can read them: `p` itself when it is symmetric already, else
+  // the next staging buffer of this iteration (`copy`: with p's bytes copied in on `stream`; the
+  // n-th staged call of every iteration uses staging buffer n). Null when that fails.
+  const void* Readable(const void* p, size_t bytes, bool copy, cudaStream_t stream) {
+    if (bytes == 0 || dc_.holds(p, bytes)) return p;
+    if (next_stage_ == stages_.size()) stages_.push_back(cuco::Buffer{});
+    cuco::Buffer& b = stages_[next_stage_++];
+    if (b.bytes < bytes) {  // grows collectively: every rank stages the same calls with the same sizes
+      const cuco::Status st = dc_.alloc_symmetric(*S().ctx, bytes, &b);
+      if (!st.ok()) {
+        std::fprintf(stderr, "cuco: backend knob \"lsa\": staging %zu bytes: %s\n", bytes, st.message().c_str());
+        return nullptr;
+      }
+    }
+    if (copy && cudaMemcpyAsync(b.ptr, p, bytes, cudaMemcpyDeviceToDevice, stream) != cudaSuccess) return nullptr;
+    return b.ptr;
+  }
+
+ private:
+  cuco::codesign::DeviceCollectives dc_;
+  bool ready_ = false;
+  int64_t bound_iteration_ = -1;
+  std::vector<cuco::Buffer> stages_;
+  size_t next_stage_ = 0;
+};
+
+inline ProgramCollectives& Collectives() {
+  static ProgramCollectives c;
+  return c;
+}
+
+// 1 for "lsa", 0 for "nccl", -1 (printed) for anything else.
+inline int Lsa(const char* backend, const char* op) {
+  if (backend != nullptr && std::strcmp(backend, "lsa") == 0) return 1;
+  if (backend != nullptr && std::strcmp(backend, "nccl") == 0) return 0;
+  std::fprintf(stderr, "cuco: %s: backend knob \"%s\" is neither \"nccl\" nor \"lsa\"\n", op, backend ? backend : "(null)");
+  return -1;
+}
+
+inline size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign::coll_detail::type_size(type); }
+
+}  // namespace candidate_detail
+
+namespace comm {
+
+// Each call: host NCCL for "nccl"; for "lsa", the device collective with every buffer peers read
+// made readable first (the root's buffer at the root; a non-root passes the staging buffer at the
+// same place, uncopied, so the root's is found at the same offset).
+#define CUCO_PROGRAM_BACKEND(op, nccl_call)                       \
+  const int lsa = candidate_detail::Lsa(backend, op);             \
+  if (lsa < 0) return ncclInvalidArgument;                        \
+  if (lsa == 0) return nccl_call;                                 \
+  auto* dc = candidate_detail::Collectives().Device();            \
+  if (dc == nullptr) return ncclInvalidUsage;                     \
+  auto& pc = candidate_detail::Collectives();                     \
+  (void)pc
+
+inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                              ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclAllReduce", ::ncclAllReduce(send, recv, count, type, op, comm, stream));
+  const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
+  return from == nullptr ? ncclInternalError : dc->all_reduce(from, recv, count, type, op, comm, stream);
+}
+
+inline ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count,
+                              ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclAllGather", ::ncclAllGather(send, recv, send_count, type, comm, stream));
+  const void* from = pc.Readable(send, candidate_detail::Bytes(send_count, type), true, stream);
+  return from == nullptr ? ncclInternalError : dc->all_gather(from, recv, send_count, type, comm, stream);
+}
+
+inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count,
+                                  ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclReduceScatter", ::ncclReduceScatter(send, recv, recv_count, type, op, comm, stream));
+  const size_t bytes = candidate_detail::Bytes(recv_count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
+  const void* from = pc.Readable(send, bytes, true, stream);
+  return from == nullptr ? ncclInternalError : dc->reduce_scatter(from, recv, recv_count, type, op, comm, stream);
+}
+
+inline ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                              int root, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclBroadcast", ::ncclBroadcast(send, recv, count, type, root, comm, stream));
+  const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), candidate_detail::S().ctx->rank == root, stream);
+  return from == nullptr ? ncclInternalError : dc->broadcast(from, recv, count, type, root, comm, stream);
+}
+
+inline ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root,
+                          ncclComm_t comm, cudaStream_t stream) {
+  return Broadcast(backend, buffer, buffer, count, type, root, comm, stream);
+}
+
+inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                           ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclReduce", ::ncclReduce(send, recv, count, type, op, root, comm, stream));
+  const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
+  return from == nullptr ? ncclInternalError : dc->reduce(from, recv, count, type, op, root, comm, stream);
+}
+
+inline ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                             ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclAlltoAll", ::ncclAlltoAll(send, recv, count, type, comm, stream));
+  const size_t bytes = candidate_detail::Bytes(count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
+  const void* from = pc.Readable(send, bytes, true, stream);
+  return from == nullptr ? ncclInternalError : dc->all_to_all(from, recv, count, type, comm, stream);
+}
+
+inline ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                           int root, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclGather", ::ncclGather(send, recv, count, type, root, comm, stream));
+  const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
+  return from == nullptr ? ncclInternalError : dc->gather(from, recv, count, type, root, comm, stream);
+}
+
+inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                            int root, ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclScatter", ::ncclScatter(send, recv, count, type, root, comm, stream));
+  const size_t bytes = candidate_detail::Bytes(count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
+  const void* from = pc.Readable(send, bytes, candidate_detail::S().ctx->rank == root, stream);
+  return from == nullptr ? ncclInternalError : dc->scatter(from, recv, count, type, root, comm, stream);
+}
+
+// Sends push into the receiver's mailbox: no buffer needs to be symmetric.
+inline ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
+                         ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclSend", ::ncclSend(buffer, count, type, peer, comm, stream));
+  return dc->send(buffer, count, type, peer, comm, stream);
+}
+
+inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer,
+                         ncclComm_t comm, cudaStream_t stream) {
+  CUCO_PROGRAM_BACKEND("ncclRecv", ::ncclRecv(buffer, count, type, peer, comm, stream));
+  return dc->recv(buffer, count, type, peer, comm, stream);
+}
+
+inline ncclResult_t GroupStart(const char* backend) {
+  CUCO_PROGRAM_BACKEND("ncclGroupStart", ::ncclGroupStart());
+  return dc->group_start();
+}
+
+inline ncclResult_t GroupEnd(const char* backend) {
+  CUCO_PROGRAM_BACKEND("ncclGroupEnd", ::ncclGroupEnd());
+  return dc->group_end();
+}
+
+#undef CUCO_PROGRAM_BACKEND
+
+}  // namespace comm
+}  // namespace cuco_program

@@ -1,0 +1,106 @@
+#include "transform/program_transform.h"
+
+#include <vector>
+
+#include "workload/evolve_blocks.h"
+#include "workload/knob_marks.h"
+
+namespace cuco {
+namespace {
+
+using transform_internal::ApplyEdits;
+using transform_internal::CallSite;
+using transform_internal::Edit;
+using transform_internal::NcclMap;
+using transform_internal::SeedSource;
+
+constexpr const char* kBackendConstant = "kCucoBackend";
+
+constexpr const char* kKnobLines =
+    "// cuco transform: the design space of your program (cuco/program/codesign.h). backend: how its NCCL\n"
+    "// calls move data (\"nccl\": its own host calls; \"lsa\": device-initiated over NVLink). graph: \"on\"\n"
+    "// captures the iteration into a CUDA graph and replays it. At these values it is your program.\n"
+    "constexpr const char* kCucoBackend = \"nccl\";  // cuco:knob backend\n"
+    "constexpr const char* kCucoGraph = \"off\";     // cuco:knob graph\n"
+    "[[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);\n";
+
+constexpr const char* kKnobsToml =
+    "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
+    "# them with `// cuco:knob`.\n"
+    "[[knobs]]\n"
+    "name = \"backend\"\n"
+    "description = \"how the program's NCCL calls move data: nccl (its own host calls) or lsa (device-initiated "
+    "loads and stores over NVLink, cuco/codesign/collectives.h)\"\n"
+    "values = [\"nccl\", \"lsa\"]\n"
+    "default = \"nccl\"\n"
+    "\n"
+    "[[knobs]]\n"
+    "name = \"graph\"\n"
+    "description = \"off: the iteration runs as the program wrote it; on: it is captured into a CUDA graph once "
+    "per set of harness buffers and replayed\"\n"
+    "values = [\"off\", \"on\"]\n"
+    "default = \"off\"\n";
+
+// "ncclAllReduce" -> "cuco_program::comm::AllReduce".
+std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
+
+}  // namespace
+
+Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
+                                             const SeedSource& src) {
+  const auto& map = NcclMap();
+  auto marks = FindKnobMarks(seed, seed_path);
+  if (!marks.ok()) return marks.status();
+  for (const KnobMark& k : *marks)
+    if (k.name == "backend" || k.name == "graph")
+      return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
+                                     k.name + "`, which the transform adds: rename yours");
+
+  std::vector<CallSite> calls;
+  for (const CallSite& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; }))
+    if (c.in_block) calls.push_back(c);  // the program's set-up (frozen) keeps its host calls
+  RuleTransformResult result;
+  std::vector<Edit> edits;
+  for (const CallSite& c : calls) {
+    const std::string to = DispatchName(c.name);
+    edits.push_back({c.name_pos, c.name_end - c.name_pos, to});
+    const bool no_args = src.NextCode(c.open + 1) == c.close;
+    edits.push_back({c.open + 1, 0, std::string(kBackendConstant) + (no_args ? "" : ", ")});
+    result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
+    if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
+  }
+  if (result.collectives == 0)
+    return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
+                                   "to transform (the program's communication is in frozen code)");
+  // The knobs go where every call sees them: the top of the first block at file scope when it comes
+  // before the calls, else the top of the one block holding them all (main's timed loop, say).
+  size_t knobs_at = std::string::npos;
+  for (const auto& [begin, end] : src.blocks())
+    if (src.BraceDepth(begin) == 0) {
+      if (begin < calls.front().name_pos) knobs_at = begin;
+      break;
+    }
+  for (const auto& [begin, end] : src.blocks())
+    if (knobs_at == std::string::npos && begin <= calls.front().name_pos && calls.back().name_pos < end)
+      knobs_at = begin;
+  if (knobs_at == std::string::npos)
+    return Status::InvalidArgument(
+        seed_path + ":" + std::to_string(calls.front().line) + ": " + calls.front().name +
+        " is not where one declaration of the knobs can reach it and the other NCCL calls of the EVOLVE blocks "
+        "(no block at file scope above it, and no one block holds them all): put the program's functions that "
+        "issue NCCL calls in blocks (cuco init marks them)");
+  edits.push_back({knobs_at, 0, kKnobLines});
+  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
+                            ": knobs backend (\"nccl\" | \"lsa\") and graph (\"off\" | \"on\"), at the program's "
+                            "own behaviour (nccl, off)");
+  result.warnings.push_back(
+      "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
+      "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
+  result.knobs_toml = kKnobsToml;
+  result.code = ApplyEdits(seed, edits);
+  Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
+  if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());
+  return result;
+}
+
+}  // namespace cuco

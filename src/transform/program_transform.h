@@ -1,0 +1,27 @@
+// The rule-based transform of a seed made of the user's program (`cuco init`; cuco/program/): its
+// NCCL calls are the program's own code, so the rewrite gives them the design space of
+// cuco/program/codesign.h instead of fixing one backend:
+//   - at the top of the first EVOLVE block at file scope: the knobs `backend` ("nccl" | "lsa") and
+//     `graph` ("off" | "on"), marked `// cuco:knob`, and the static initialiser that hands the graph
+//     knob to the runtime;
+//   - every NCCL call inside the blocks: ncclAllReduce(args) -> cuco_program::comm::AllReduce(kCucoBackend, args),
+//     likewise every call NcclMap knows (collectives, send/recv, group start/end).
+// At the knobs' defaults generation 0 does exactly what the program does: correctness first; the
+// search then tries the device-initiated backend and the captured iteration. NCCL calls in frozen
+// code (the program's set-up) stay as they are. The result's knobs_toml declares the two knobs.
+#pragma once
+
+#include <string>
+
+#include "transform/rule_transform.h"
+#include "transform/seed_source.h"
+#include "util/status.h"
+
+namespace cuco {
+
+// `src` reads `seed` (the text of `seed_path`, a program seed: IsProgramSeed). Errors name
+// seed_path and a line: no NCCL call in the blocks, or no block at file scope for the knobs.
+Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
+                                             const transform_internal::SeedSource& src);
+
+}  // namespace cuco

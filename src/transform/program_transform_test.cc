@@ -1,0 +1,121 @@
+#include "transform/program_transform.h"
+
+#include <gtest/gtest.h>
+
+#include "workload/evolve_blocks.h"
+#include "workload/knob_marks.h"
+#include "workload/program_seed.h"
+
+namespace cuco {
+namespace {
+
+int Count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A seed as cuco init writes it from a program: frozen set-up NCCL, the program's functions in blocks.
+std::string ProgramSeed(const std::string& blocks) {
+  return std::string(kProgramSeedInclude) +
+         "\n#include <nccl.h>\n"
+         "static void setup(float* w, ncclComm_t comm, cudaStream_t s) {\n"
+         "  ncclBroadcast(w, w, 16, ncclFloat, 0, comm, s);  // frozen: the program's set-up\n"
+         "}\n" +
+         blocks + "int cuco_program_main(int, char**) { return 0; }\n";
+}
+
+const char* kBlocks =
+    "// EVOLVE-BLOCK-START\n"
+    "static void layer(float* y, ncclComm_t comm, cudaStream_t s, bool ring) {\n"
+    "  NCCLCHECK(ncclAllReduce(y, y, ring ? 8 : 16, ncclFloat, ncclSum, comm, s));\n"
+    "  ncclGroupStart();\n"
+    "  ncclSend(y, 4, ncclFloat, 1, comm, s);\n"
+    "  ncclRecv(y + 4, 4, ncclFloat, 1, comm, s);\n"
+    "  ncclGroupEnd( );\n"
+    "}\n"
+    "// EVOLVE-BLOCK-END\n";
+
+Result<RuleTransformResult> Transform(const std::string& seed) { return RuleTransform(seed, "seed.cu"); }
+
+TEST(ProgramTransform, GivesEveryNcclCallInTheBlocksTheBackendKnob) {
+  const std::string seed = ProgramSeed(kBlocks);
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->collectives, 3);
+  EXPECT_EQ(Count(r->code, "NCCLCHECK(cuco_program::comm::AllReduce(kCucoBackend, y, y, ring ? 8 : 16,"), 1);
+  EXPECT_EQ(Count(r->code, "cuco_program::comm::GroupStart(kCucoBackend);"), 1);
+  EXPECT_EQ(Count(r->code, "cuco_program::comm::GroupEnd(kCucoBackend );"), 1);
+  EXPECT_EQ(Count(r->code, "cuco_program::comm::Send(kCucoBackend, y, 4,"), 1);
+  EXPECT_EQ(Count(r->code, "cuco_program::comm::Recv(kCucoBackend, y + 4, 4,"), 1);
+  // The set-up outside the blocks keeps its host call; frozen code is byte for byte the seed's.
+  EXPECT_EQ(Count(r->code, "  ncclBroadcast(w, w, 16"), 1);
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  // The knobs, marked at the program's own behaviour, and declared for workload.toml.
+  auto marks = FindKnobMarks(r->code, "gen0.cu");
+  ASSERT_TRUE(marks.ok()) << marks.status().message();
+  const auto values = KnobValues(*marks);
+  EXPECT_EQ(values.at("backend"), "nccl");
+  EXPECT_EQ(values.at("graph"), "off");
+  EXPECT_EQ(Count(r->code, "static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);"), 1);
+  EXPECT_NE(r->knobs_toml.find("name = \"backend\""), std::string::npos);
+  EXPECT_NE(r->knobs_toml.find("values = [\"off\", \"on\"]"), std::string::npos);
+  // The knobs come before the first call that reads them.
+  EXPECT_LT(r->code.find("kCucoBackend = "), r->code.find("comm::AllReduce"));
+  const std::string summary = FormatRuleTransform(*r, "seed.cu");
+  EXPECT_NE(summary.find("seed.cu:8: ncclAllReduce -> cuco_program::comm::AllReduce(kCucoBackend, ...)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("given the backend knob"), std::string::npos) << summary;
+}
+
+TEST(ProgramTransform, KnobsAtTheTopOfTheOneBlockHoldingEveryCall) {
+  // main's timed loop issues the calls itself: the knobs are statements at the top of its block.
+  // (The block at file scope comes after the call, so it cannot hold the knobs.)
+  const std::string seed = ProgramSeed(
+      "static void twice(float* y);\n"
+      "int run(float* y, ncclComm_t comm, cudaStream_t s) {\n"
+      "// EVOLVE-BLOCK-START\n"
+      "  twice(y);\n  ncclAllReduce(y, y, 4, ncclFloat, ncclSum, comm, s);\n"
+      "// EVOLVE-BLOCK-END\n  return 0;\n}\n"
+      "// EVOLVE-BLOCK-START\nstatic void twice(float* y) {}\n// EVOLVE-BLOCK-END\n");
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const size_t knobs = r->code.find("constexpr const char* kCucoBackend");
+  EXPECT_GT(knobs, r->code.find("int run("));
+  EXPECT_LT(knobs, r->code.find("twice(y);"));
+}
+
+TEST(ProgramTransform, CallsNoOneDeclarationReachesAreRefused) {
+  const std::string seed = ProgramSeed(
+      "int run(float* y, ncclComm_t comm, cudaStream_t s) {\n"
+      "// EVOLVE-BLOCK-START\n  ncclAllReduce(y, y, 4, ncclFloat, ncclSum, comm, s);\n// EVOLVE-BLOCK-END\n"
+      "// EVOLVE-BLOCK-START\n  ncclAllReduce(y, y, 4, ncclFloat, ncclSum, comm, s);\n// EVOLVE-BLOCK-END\n"
+      "  return 0;\n}\n");
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("seed.cu:8: ncclAllReduce is not where one declaration of the knobs can reach it"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(ProgramTransform, NothingToTransformIsSaid) {
+  Result<RuleTransformResult> r =
+      Transform(ProgramSeed("// EVOLVE-BLOCK-START\nstatic int twice(int x) { return 2 * x; }\n// EVOLVE-BLOCK-END\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no NCCL collective or send/recv inside the EVOLVE blocks"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(ProgramTransform, RefusesASeedThatMarksTheSameKnob) {
+  Result<RuleTransformResult> r = Transform(ProgramSeed(
+      "// EVOLVE-BLOCK-START\nconstexpr int kGraph = 1;  // cuco:knob graph\n"
+      "static void f(float* y, ncclComm_t c, cudaStream_t s) { ncclAllReduce(y, y, 1, ncclFloat, ncclSum, c, s); }\n"
+      "// EVOLVE-BLOCK-END\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("seed.cu:7: the seed already marks a knob `graph`"), std::string::npos)
+      << r.status().message();
+}
+
+}  // namespace
+}  // namespace cuco
