@@ -56,14 +56,15 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   else launcher_ = MakeLocalLauncher();
 }
 
-std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool timing_only) const {
+std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool timing_only, int iters) const {
   std::vector<std::string> a = {"--stage", stage};
   const auto& sizes = stage == "verify" ? workload_.verify_sizes : workload_.bench_sizes;
   for (const auto& [k, v] : sizes) {
     a.push_back("--size");
     a.push_back(k + "=" + std::to_string(v));
   }
-  a.insert(a.end(), {"--warmup", std::to_string(workload_.warmup), "--iters", std::to_string(workload_.iters),
+  a.insert(a.end(), {"--warmup", std::to_string(workload_.warmup), "--iters",
+                     std::to_string(iters > 0 ? iters : workload_.iters),
                      "--verify-runs", std::to_string(workload_.verify_runs), "--verify-fraction",
                      fmt::format("{}", workload_.verify_fraction), "--iteration-limit",
                      fmt::format("{}", workload_.iteration_s)});
@@ -163,13 +164,28 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
     return rec;
   }
   bool verified = RunHarnessStage("verify", built, work_dir, &rec);
-  if (verified && RunHarnessStage("bench", built, work_dir, &rec)) rec.status = EvalStatus::kOk;
+  if (verified && RunHarnessStage("bench", built, work_dir, &rec)) {
+    rec.status = EvalStatus::kOk;
+    if (rec.timing.Noisy()) RetimeNoisy(built, work_dir, &rec);
+  }
   if (!verified && rec.status == EvalStatus::kSkipped) {
     StageRecord* bench = rec.Stage("bench");
     bench->status = EvalStatus::kSkipped;
     bench->detail = "no GPU found: would run " + DescribeRun("bench");
   }
   return rec;
+}
+
+void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec) {
+  const TimingFigures first = rec->timing;
+  const double first_seconds = rec->Stage("bench")->seconds;
+  const int iters = std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
+  const bool ok = RunHarnessStage("bench", built, work_dir, rec, /*timing_only=*/false, iters);
+  StageRecord* bench = rec->Stage("bench");
+  bench->seconds += first_seconds;
+  bench->detail = fmt::format("noisy over {} iterations (p90/p10 {:.2f}, median {:.4f} ms), so timed again over {}: {}",
+                              first.iters, first.Spread(), first.median_ms, iters, bench->detail);
+  if (ok) rec->timing.retimed_from = first.iters;
 }
 
 }  // namespace cuco

@@ -84,10 +84,16 @@ class Cascade {
   bool Scan(const std::string& code, const std::string& label, const std::filesystem::path& work_dir, EvalRecord* rec);
   Status ScanPreprocessed(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
   bool Compile(const std::string& code, EvalRecord* rec, BuildResult* built);
+  // `iters` as HarnessArgs.
   bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
-                       EvalRecord* rec, bool timing_only = false);
+                       EvalRecord* rec, bool timing_only = false, int iters = 0);
+  // After a bench whose iterations spread widely (TimingFigures::Noisy): the bench again over
+  // kNoisyRetimeFactor times the iterations; its figures replace the first's, which the stage's
+  // detail keeps. A candidate cannot win on a noisy short measurement alone.
+  void RetimeNoisy(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec);
   bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
-  std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false) const;
+  // `iters`: timed iterations (0: the workload's [timing] iters).
+  std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false, int iters = 0) const;
   // Adds to the supervisor's argv how to confine the candidate's ranks (the sandbox prefix, written
   // to <stage_dir>/sandbox.argv, or the explicit environment when unsandboxed) and returns what
   // confines them, for the record. Unavailable when there is no sandbox and no --unsafe-no-sandbox.

@@ -86,7 +86,7 @@ bool Cascade::LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease) {
 }
 
 bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built, const fs::path& work_dir,
-                              EvalRecord* rec, bool timing_only) {
+                              EvalRecord* rec, bool timing_only, int iters) {
   StageRecord* st = rec->Stage(stage);
   const bool cuda = workload_.language == "cuda";
   if (cuda && !has_gpus() && !slurm()) {
@@ -121,7 +121,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   // One supervisor process for all ranks; it starts the candidate's ranks inside the sandbox.
   RankJob job;
   job.argv = {built.supervisor};
-  auto args = HarnessArgs(stage, timing_only);
+  auto args = HarnessArgs(stage, timing_only, iters);
   job.argv.insert(job.argv.end(), args.begin(), args.end());
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
                                    "--candidate", built.executable, "--log-dir", logs.string(), "--workload",

@@ -82,6 +82,20 @@ TEST_F(CascadeTest, FasterCandidateIsOkAndFaster) {
                                                           << fast.timing.median_ms;
 }
 
+TEST_F(CascadeTest, NoisyTimingIsTimedAgainOverMoreIterations) {
+  EvalRecord r = Eval("noisy.cc");
+  ASSERT_EQ(r.status, EvalStatus::kOk) << r.Summary();
+  EXPECT_EQ(r.timing.retimed_from, 20) << r.Summary();
+  EXPECT_GE(r.timing.iters, 20 * kNoisyRetimeFactor) << r.Summary();
+  EXPECT_TRUE(r.timing.Noisy()) << r.Summary();
+  EXPECT_NE(r.Stage("bench")->detail.find("noisy over 20 iterations"), std::string::npos) << r.Summary();
+  EXPECT_NE(r.Summary().find("timed again: the first 20 iterations spread widely"), std::string::npos) << r.Summary();
+  EXPECT_EQ(r.ToJson()["timing"]["retimed_from_iters"], 20);
+  // A steady candidate is timed once.
+  EvalRecord seed = Eval("seed");
+  if (!seed.timing.Noisy()) EXPECT_EQ(seed.timing.retimed_from, 0) << seed.Summary();
+}
+
 TEST_F(CascadeTest, WrongAnswerFailsWithErrorFigures) {
   EvalRecord r = Eval("wrong.cc");
   EXPECT_EQ(r.status, EvalStatus::kWrongResult) << r.Summary();

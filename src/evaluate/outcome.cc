@@ -90,7 +90,8 @@ nlohmann::json EvalRecord::ToJson() const {
     j["timing"] = {{"median_ms", timing.median_ms},           {"p10_ms", timing.p10_ms},
                    {"p90_ms", timing.p90_ms},                 {"tail_median_ms", timing.tail_median_ms},
                    {"iters", timing.iters},                   {"rank_median_ms", timing.rank_median_ms},
-                   {"spread", timing.Spread()},               {"noisy", timing.Noisy()}};
+                   {"spread", timing.Spread()},               {"noisy", timing.Noisy()},
+                   {"retimed_from_iters", timing.retimed_from}};
   j["rank_metrics"] = rank_metrics;
   return j;
 }
@@ -107,10 +108,14 @@ std::string EvalRecord::Summary() const {
   if (timing.median_ms >= 0)
     out += fmt::format("  time: {:.4f} ms median (max over {} ranks; p10 {:.4f}, p90 {:.4f}; {} iterations)\n",
                        timing.median_ms, timing.rank_median_ms.size(), timing.p10_ms, timing.p90_ms, timing.iters);
+  if (timing.median_ms >= 0 && timing.retimed_from > 0)
+    out += fmt::format("  timed again: the first {} iterations spread widely (p90/p10 over {:.2f}); these figures are "
+                       "over {}\n",
+                       timing.retimed_from, kNoisySpread, timing.iters);
   if (timing.median_ms >= 0 && timing.Noisy())
-    out += fmt::format("  NOISY timing: p90/p10 = {:.2f} (over {:.2f}): the iterations spread widely; rerun, or raise "
+    out += fmt::format("  NOISY timing: p90/p10 = {:.2f} (over {:.2f}): the iterations spread widely{}; rerun, or raise "
                        "[timing] iters, before trusting this time\n",
-                       timing.Spread(), kNoisySpread);
+                       timing.Spread(), kNoisySpread, timing.retimed_from > 0 ? " even over the longer run" : "");
   if (!run_dir.empty()) out += fmt::format("  logs: {}\n", run_dir);
   return out;
 }

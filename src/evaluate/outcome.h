@@ -57,12 +57,16 @@ struct ErrorFigures {
 // p90/p10 of the timed iterations above which a time is flagged as noisy: the iterations spread
 // too widely for the median to be trusted on its own (seen: one seed timed 541 and 1099 ms).
 inline constexpr double kNoisySpread = 1.3;
+// How many times the iterations a noisy bench is timed again over (Cascade::RetimeNoisy).
+inline constexpr int kNoisyRetimeFactor = 4;
 
 struct TimingFigures {
   double median_ms = -1;                  // max over ranks of each rank's median
   double p10_ms = -1, p90_ms = -1;        // of the slowest rank
   double tail_median_ms = 0;              // max over ranks
   int iters = 0;
+  int retimed_from = 0;                   // > 0: a first bench over this many iterations was noisy, these
+                                          // figures are the second, longer one (Cascade::RetimeNoisy)
   std::vector<double> rank_median_ms;     // per rank
 
   // p90 / p10 (1 when either is unknown).
