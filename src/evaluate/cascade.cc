@@ -180,6 +180,9 @@ void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, Ev
   const TimingFigures first = rec->timing;
   const double first_seconds = rec->Stage("bench")->seconds;
   const int iters = std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
+  // A run of its own: not the first bench's Slurm job to adopt (RunHarnessStage).
+  std::error_code ec;
+  fs::remove(work_dir / "slurm-bench.job", ec);
   const bool ok = RunHarnessStage("bench", built, work_dir, rec, /*timing_only=*/false, iters);
   StageRecord* bench = rec->Stage("bench");
   bench->seconds += first_seconds;
