@@ -42,7 +42,7 @@ Result<std::unique_ptr<CandidateStore>> OpenRunStore(const std::string& run_dir)
   const std::string db = DbPath(run_dir);
   if (!fs::exists(db))
     return Status::InvalidArgument(run_dir + ": not a run directory (no cuco.db; `cuco evolve --run-dir` makes one)");
-  return CandidateStore::Open(db);
+  return CandidateStore::OpenReadOnly(db);  // viewers never write the store
 }
 
 Result<RunData> LoadRun(const std::string& run_dir, bool summary_only) {

@@ -266,6 +266,23 @@ Result<std::unique_ptr<CandidateStore>> CandidateStore::Open(const std::string& 
   return std::unique_ptr<CandidateStore>(new CandidateStore(std::move(rep)));
 }
 
+Result<std::unique_ptr<CandidateStore>> CandidateStore::OpenReadOnly(const std::string& path) {
+  Result<std::unique_ptr<SqliteDb>> opened = SqliteDb::Open(path, kBusyTimeoutMs, /*read_only=*/true);
+  if (!opened.ok()) return opened.status();
+  bool fresh = false;
+  int64_t version = 0;
+  CUCO_RETURN_IF_ERROR(CheckIdentity(**opened, &fresh, &version));
+  if (fresh) return Status::InvalidArgument(path + ": an empty SQLite file, not a cuco candidate store");
+  if (version < kSchemaVersion)
+    return Status::InvalidArgument(path + ": candidate store schema version " + std::to_string(version) +
+                                   " predates this cuco's (" + std::to_string(kSchemaVersion) +
+                                   "); `cuco evolve --resume` on it migrates it");
+  auto rep = std::make_unique<Rep>();
+  rep->db = std::move(*opened);
+  rep->schema_version = static_cast<int>(version);
+  return std::unique_ptr<CandidateStore>(new CandidateStore(std::move(rep)));
+}
+
 int CandidateStore::SchemaVersion() const { return rep_->schema_version; }
 
 const std::string& CandidateStore::path() const { return rep_->db->path(); }

@@ -75,6 +75,10 @@ class CandidateStore {
   // database, is a SQLite database of something else, or has a schema version
   // newer than this build knows.
   static Result<std::unique_ptr<CandidateStore>> Open(const std::string& path);
+  // For viewers (report, serve, show, ...): opens an existing store without ever writing it, beside
+  // a writer that may be adding candidates (WAL). Fails, naming the path, for a missing, foreign,
+  // empty or not yet migrated file; every write through it fails.
+  static Result<std::unique_ptr<CandidateStore>> OpenReadOnly(const std::string& path);
   ~CandidateStore();
   CandidateStore(const CandidateStore&) = delete;
   CandidateStore& operator=(const CandidateStore&) = delete;

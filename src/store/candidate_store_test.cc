@@ -360,6 +360,32 @@ TEST_F(StoreTest, ReopenPersists) {
   EXPECT_EQ(RawQuery(path_, "PRAGMA user_version"), std::to_string(CandidateStore::kSchemaVersion));
 }
 
+TEST_F(StoreTest, ReadOnlyViewerSeesTheWritersCandidatesAndNeverWrites) {
+  auto writer = OpenOrDie();
+  ASSERT_TRUE(writer);
+  ASSERT_TRUE(writer->Insert(MakeRecord(1)).ok());
+  auto viewer = CandidateStore::OpenReadOnly(path_);
+  ASSERT_TRUE(viewer.ok()) << viewer.status().ToString();
+  EXPECT_EQ(*(*viewer)->Count(), 1);
+  ASSERT_TRUE(writer->Insert(MakeRecord(2)).ok());  // the writer goes on while the viewer is open
+  EXPECT_EQ(*(*viewer)->Count(), 2);
+  EXPECT_EQ(*(*viewer)->Get(2), Expected(2));
+  EXPECT_FALSE((*viewer)->Insert(MakeRecord(3)).ok());
+  EXPECT_FALSE((*viewer)->PutMeta("k", "v").ok());
+  EXPECT_EQ(*writer->Count(), 2);
+  // It never creates a store, nor takes a file that is not one.
+  const std::string absent = (dir_ / "absent.db").string();
+  auto missing = CandidateStore::OpenReadOnly(absent);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(absent), std::string::npos) << missing.status().ToString();
+  EXPECT_FALSE(fs::exists(absent));
+  const std::string empty = (dir_ / "empty.db").string();
+  ASSERT_TRUE(WriteFileAtomic(empty, "").ok());
+  auto not_store = CandidateStore::OpenReadOnly(empty);
+  ASSERT_FALSE(not_store.ok());
+  EXPECT_NE(not_store.status().message().find("not a cuco candidate store"), std::string::npos);
+}
+
 TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
   { ASSERT_TRUE(OpenOrDie()); }
   RawQuery(path_, "PRAGMA user_version = 99");

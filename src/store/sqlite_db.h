@@ -59,7 +59,9 @@ class SqliteStmt {
 class SqliteDb {
  public:
   // Opens (creating if missing) a database file read-write, with a busy timeout.
-  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, int busy_timeout_ms);
+  // read_only: never writes the file (SQLITE_OPEN_READONLY; a WAL file is still read alongside its
+  // writer) and never creates it.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, int busy_timeout_ms, bool read_only = false);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

@@ -91,6 +91,17 @@ def check_report(browser, cuco, run, work, shots):
     diff_text = page.inner_text("#detail-body")
     added = next(l for l in pick["diff_from_parent"].splitlines() if l.startswith("+") and not l.startswith("+++"))
     check("clicking a node shows its diff against its parent", added.strip() in diff_text, added)
+    # Context lines of frozen code (outside the EVOLVE blocks) are greyed, those inside are not.
+    context_lines = page.eval_on_selector_all("#detail-body pre.diff-parent div", """e => e.filter(d => d.textContent.startsWith(' '))
+        .map(d => [d.textContent, d.classList.contains('frozen')])""")
+    code_lines = pick["code"].splitlines()
+    frozen_of, inside = {}, False  # text of a line that occurs once in the code -> outside the blocks?
+    for l in code_lines:
+        if "EVOLVE-BLOCK-START" in l: inside = True
+        frozen_of[l] = None if l in frozen_of else not inside
+        if "EVOLVE-BLOCK-END" in l: inside = False
+    wrong_grey = [t for t, f in context_lines if frozen_of.get(t[1:]) is not None and frozen_of[t[1:]] != f]
+    check("diff context lines of frozen code are greyed, block lines are not", context_lines and not wrong_grey, wrong_grey[:3])
     figures = page.inner_text("#figures")
     check("and its figures (median time)", f"{pick['metrics_json']['timing']['median_ms']:.3f}" in figures, figures[:200])
     iters = sum(len(r["timing"]["times_ms"]) for r in pick["metrics_json"]["rank_metrics"])

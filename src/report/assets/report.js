@@ -233,20 +233,31 @@
         svg.append('rect').attr('x', x(r.median_ms) - 1).attr('y', y - 6).attr('width', 2).attr('height', 12).attr('fill', '#cf222e');
     });
   }
-  function diffPre(parent, text, cls) {
-    var pre = el('pre', parent, null, cls);
+  // frozen[n]: line n (1-based) of `code` lies outside every EVOLVE block (the marker lines are in).
+  function frozenLines(code) {
+    var frozen = [false], inBlock = false;
+    code.split('\n').forEach(function (line) {
+      if (line.indexOf('EVOLVE-BLOCK-START') >= 0) inBlock = true;
+      frozen.push(!inBlock);
+      if (line.indexOf('EVOLVE-BLOCK-END') >= 0) inBlock = false;
+    });
+    return frozen;
+  }
+  // A unified diff whose new side is `code` (when the report has it): lines of frozen code greyed.
+  function diffPre(parent, text, cls, code) {
+    var pre = el('pre', parent, null, cls), frozen = code ? frozenLines(code) : null, n = 0;
     (text || '(no change)').split('\n').forEach(function (line) {
-      var c = line[0] === '+' && line.slice(0, 3) !== '+++' ? 'add' : line[0] === '-' && line.slice(0, 3) !== '---' ? 'del' : line.slice(0, 2) === '@@' ? 'hunk' : '';
+      var hunk = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line), c = '';
+      if (hunk) { n = +hunk[1]; c = 'hunk'; }
+      else if (line[0] === '+' && line.slice(0, 3) !== '+++') c = 'add' + (frozen && frozen[n++] ? ' frozen' : '');
+      else if (line[0] === '-' && line.slice(0, 3) !== '---') c = 'del';
+      else if (line[0] === ' ') c = frozen && frozen[n++] ? 'frozen' : '';
       el('div', pre, line, c);
     });
   }
   function codePre(parent, code) {
-    var pre = el('pre', parent, null, 'code'), inBlock = false;
-    code.split('\n').forEach(function (line) {
-      if (line.indexOf('EVOLVE-BLOCK-START') >= 0) inBlock = true;
-      el('div', pre, line, inBlock ? '' : 'frozen');
-      if (line.indexOf('EVOLVE-BLOCK-END') >= 0) inBlock = false;
-    });
+    var pre = el('pre', parent, null, 'code'), frozen = frozenLines(code);
+    code.split('\n').forEach(function (line, i) { el('div', pre, line, frozen[i + 1] ? 'frozen' : ''); });
   }
   function select(id) {
     selected = id;
@@ -285,8 +296,8 @@
       timesStrip(fig, c.ranks);
     }
     var tabs = el('div', sDetail, null, 'tabs'), body = el('div', sDetail); body.id = 'detail-body';
-    var views = [['diff vs parent', function () { diffPre(body, c.diff_parent, 'diff-parent'); }],
-      ['diff vs seed', function () { diffPre(body, c.diff_seed, 'diff-seed'); }],
+    var views = [['diff vs parent', function () { diffPre(body, c.diff_parent, 'diff-parent', c.code); }],
+      ['diff vs seed', function () { diffPre(body, c.diff_seed, 'diff-seed', c.code); }],
       ['code', function () { if (c.code) codePre(body, c.code); else el('p', body, 'code not in this report (large run): cuco show'); }],
       ['logs', function () { el('pre', body, c.logs || '(none)', 'logs'); }],
       ['metrics', function () { el('pre', body, JSON.stringify(m, null, 1)); }]];
