@@ -103,13 +103,8 @@ class DeviceCollectives {
 
   // Whether [p, p + bytes) lies in one bound harness buffer or one of ours (peers can read it).
   bool holds(const void* p, size_t bytes) const {
-    const char* c = static_cast<const char*>(p);
-    for (const std::vector<Buffer>* list : {&bound_, &owned_})
-      for (const Buffer& b : *list) {
-        const char* base = static_cast<const char*>(b.ptr);
-        if (c >= base && c + bytes <= base + b.bytes) return true;
-      }
-    return false;
+    const Buffer* b = find(p);
+    return b != nullptr && static_cast<const char*>(p) + bytes <= static_cast<const char*>(b->ptr) + b->bytes;
   }
 
   // COLLECTIVE: ctx.alloc_symmetric, and the buffer becomes one peers may read through this object.
@@ -307,7 +302,9 @@ class DeviceCollectives {
   cudaError_t report_cuda(const char* op, const char* why, cudaError_t code = cudaErrorInitializationError);
   bool usable(const char* op, ncclComm_t comm);
   bool valid_rank(const char* op, int root);
-  // Finds the symmetric buffer holding p: a bound harness buffer or one of ours.
+  // The bound harness buffer or buffer of ours that holds p, or null.
+  const Buffer* find(const void* p) const;
+  // Finds the symmetric buffer holding p (find), or fails naming op and what.
   bool symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at);
   ncclResult_t barrier(cudaStream_t stream);
   template <class Body> ncclResult_t framed(cudaStream_t stream, Body body) {

@@ -65,20 +65,26 @@ inline bool DeviceCollectives::valid_rank(const char* op, int root) {
   return true;
 }
 
-// Finds the symmetric buffer holding p: a bound harness buffer or one of ours.
-inline bool DeviceCollectives::symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at) {
+// The bound harness buffer or buffer of ours that holds p (null: none).
+inline const Buffer* DeviceCollectives::find(const void* p) const {
   const char* c = static_cast<const char*>(p);
   for (const std::vector<Buffer>* list : {&bound_, &owned_})
     for (const Buffer& b : *list) {
       const char* base = static_cast<const char*>(b.ptr);
-      if (c >= base && c < base + b.bytes) {
-        at->window = b.window;
-        at->offset = static_cast<size_t>(c - base);
-        return true;
-      }
+      if (c >= base && c < base + b.bytes) return &b;
     }
-  fail(op, std::string(what) + " buffer is not symmetric: use a harness buffer (bind(io) first) or dc.malloc");
-  return false;
+  return nullptr;
+}
+
+inline bool DeviceCollectives::symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at) {
+  const Buffer* b = find(p);
+  if (b == nullptr) {
+    fail(op, std::string(what) + " buffer is not symmetric: use a harness buffer (bind(io) first) or dc.malloc");
+    return false;
+  }
+  at->window = b->window;
+  at->offset = static_cast<size_t>(static_cast<const char*>(p) - static_cast<const char*>(b->ptr));
+  return true;
 }
 
 inline ncclResult_t DeviceCollectives::barrier(cudaStream_t stream) {
