@@ -178,6 +178,7 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
 
 void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec) {
   const TimingFigures first = rec->timing;
+  const std::string first_detail = rec->Stage("bench")->detail;  // with its Slurm job, when there is one
   const double first_seconds = rec->Stage("bench")->seconds;
   const int iters = std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
   // A run of its own: not the first bench's Slurm job to adopt (RunHarnessStage).
@@ -186,8 +187,8 @@ void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, Ev
   const bool ok = RunHarnessStage("bench", built, work_dir, rec, /*timing_only=*/false, iters);
   StageRecord* bench = rec->Stage("bench");
   bench->seconds += first_seconds;
-  bench->detail = fmt::format("noisy over {} iterations (p90/p10 {:.2f}, median {:.4f} ms), so timed again over {}: {}",
-                              first.iters, first.Spread(), first.median_ms, iters, bench->detail);
+  bench->detail = fmt::format("noisy over {} iterations (p90/p10 {:.2f}): {}; so timed again over {}: {}", first.iters,
+                              first.Spread(), first_detail, iters, bench->detail);
   if (ok) rec->timing.retimed_from = first.iters;
 }
 

@@ -89,6 +89,7 @@ TEST_F(CascadeTest, NoisyTimingIsTimedAgainOverMoreIterations) {
   EXPECT_GE(r.timing.iters, 20 * kNoisyRetimeFactor) << r.Summary();
   EXPECT_TRUE(r.timing.Noisy()) << r.Summary();
   EXPECT_NE(r.Stage("bench")->detail.find("noisy over 20 iterations"), std::string::npos) << r.Summary();
+  EXPECT_NE(r.Stage("bench")->detail.find("so timed again over 80: "), std::string::npos) << r.Summary();
   EXPECT_NE(r.Summary().find("timed again: the first 20 iterations spread widely"), std::string::npos) << r.Summary();
   EXPECT_EQ(r.ToJson()["timing"]["retimed_from_iters"], 20);
   // A steady candidate is timed once.
