@@ -6,7 +6,8 @@
 # $OUT: device.txt, knobs-w$WORLD.md (program, generation 0, knobs, seed ms, best ms and its knobs,
 # speed-up; every candidate's status), knobs-w$WORLD.tgz (per program: run.out, the stores).
 # PREMADE=.carry/hwl-knobs: the workloads `cuco init` wrote on a machine with libclang (the GPU
-# machines have none): <name>/ per program, made by bench/one-gpu/make-premade.sh. WORLD=2 on a two-GPU machine; ONLY="a b" for some programs.
+# machines have none): <name>/ per program, made by bench/one-gpu/make-premade.sh. WORLD=2 on a
+# two-GPU machine; ONLY="a b" for some programs; MAX candidates per search (default 8).
 # Usage (repo root, .carry/ as in bench/one-gpu/README.md):
 #   PREMADE=.carry/hwl-knobs WORLD=1 bash bench/one-gpu/programs-knobs.sh
 set -u
