@@ -78,8 +78,8 @@ int Run(const RunArgs& args) {
     }
   }
   const bool program = IsProgramHarness(*wl);
-  // Generation 0 of a harness made of the user's program cannot be made: its seed (the program as
-  // it is) is verified and timed, and with no knobs the builtin proposer stops there.
+  // A harness made of the user's program that the transform cannot rewrite starts from its seed (the
+  // program as it is): verified and timed; with no knobs the builtin proposer stops there.
   auto seed_only = [&](const std::string& why) {
     std::cout << "cuco run: " << why << "\n";
     if (wl->knobs.empty() && a.evolve.config.empty()) {
@@ -121,8 +121,7 @@ int Run(const RunArgs& args) {
       }
     }
   } else if (program) {
-    seed_only("generation 0: " + (wl->generation0_file == wl->seed_file ? std::string("your program as it is")
-                                                                          : wl->generation0_file));
+    seed_only("generation 0: " + wl->generation0_file);  // declared: the transform ran before
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
   const int rc = RunEvolve(a.evolve);

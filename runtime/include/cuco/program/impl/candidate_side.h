@@ -125,11 +125,12 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       s.binds(b);
       if (error.empty()) {
         const GraphKnob& graph = Graph();
-        const int side = std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams);
         if (!graph.unknown.empty())
           error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";
-        else if (graph.on)
-          error = s.graphs.Run(b.key(), *s.ctx, side, s.events_made, s.body);
+        else if (graph.on)  // the program's streams after the first are ctx.side_stream(0, 1, ...)
+          error = s.graphs.Run(b.key(), *s.ctx,
+                               std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
+                               s.events_made, s.body);
         else
           s.body();
       }

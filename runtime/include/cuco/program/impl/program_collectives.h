@@ -92,10 +92,9 @@ namespace comm {
   const int lsa = candidate_detail::Lsa(backend, op);             \
   if (lsa < 0) return ncclInvalidArgument;                        \
   if (lsa == 0) return nccl_call;                                 \
-  auto* dc = candidate_detail::Collectives().Device();            \
-  if (dc == nullptr) return ncclInvalidUsage;                     \
-  auto& pc = candidate_detail::Collectives();                     \
-  (void)pc
+  [[maybe_unused]] auto& pc = candidate_detail::Collectives();    \
+  auto* dc = pc.Device();                                         \
+  if (dc == nullptr) return ncclInvalidUsage
 
 inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
