@@ -98,6 +98,9 @@ class DeviceCollectives {
       if (io.at(i).window != nullptr) bound_.push_back(io.at(i));
   }
 
+  // No harness buffers bound (outside the harness's iterations): only ours count as symmetric.
+  void unbind() { bound_.clear(); }
+
   // A symmetric buffer the candidate allocated itself (ctx.alloc_symmetric) that peers may read.
   void add(const Buffer& b) { owned_.push_back(b); }
 

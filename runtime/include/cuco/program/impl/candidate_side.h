@@ -219,4 +219,5 @@ void cuco_candidate_teardown(cuco::RankContext&, void* state) {
     s.cv.notify_all();
   }
   if (s.thread.joinable()) s.thread.join();
+  s.graphs.Clear();
 }

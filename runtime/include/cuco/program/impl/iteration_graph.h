@@ -47,6 +47,17 @@ class IterationGraphs {
     return r == cudaSuccess ? "" : std::string("graph knob: cudaGraphLaunch: ") + cudaGetErrorString(r);
   }
 
+  // At teardown, after the last iteration and before the communicator goes: waits for the device
+  // and destroys every graph. NCCL's ncclCommDestroy waits until no graph holds work of the
+  // communicator, so a graph left alive hangs the teardown.
+  void Clear() {
+    if (graphs_.empty()) return;
+    cudaDeviceSynchronize();
+    for (auto& [key, e] : graphs_)
+      if (e.exec != nullptr) cudaGraphExecDestroy(e.exec);
+    graphs_.clear();
+  }
+
  private:
   struct Entry {
     int visits = 0;

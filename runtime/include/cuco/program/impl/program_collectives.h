@@ -32,7 +32,13 @@ class ProgramCollectives {
       }
       ready_ = true;
     }
-    if (bound_iteration_ != s.iteration) {
+    if (s.io == nullptr) {  // the program's own set-up or warm-up, before the harness's first iteration
+      if (bound_iteration_ != kOutsideIterations) {
+        dc_.unbind();
+        bound_iteration_ = kOutsideIterations;
+        next_stage_ = 0;
+      }
+    } else if (bound_iteration_ != s.iteration) {
       dc_.bind(*s.io);
       bound_iteration_ = s.iteration;
       next_stage_ = 0;
@@ -42,11 +48,25 @@ class ProgramCollectives {
 
   // `bytes` of `p` where every peer can read them: `p` itself when it is symmetric already, else
   // the next staging buffer of this iteration (`copy`: with p's bytes copied in on `stream`; the
-  // n-th staged call of every iteration uses staging buffer n). Null when that fails.
+  // n-th staged call of every iteration uses staging buffer n). Outside the harness's iterations
+  // (the program's warm-up loop, which has no iteration boundary) a call staging the same pointer
+  // as an earlier one reuses its buffer. Null when that fails.
   const void* Readable(const void* p, size_t bytes, bool copy, cudaStream_t stream) {
     if (bytes == 0 || dc_.holds(p, bytes)) return p;
-    if (next_stage_ == stages_.size()) stages_.push_back(cuco::Buffer{});
-    cuco::Buffer& b = stages_[next_stage_++];
+    size_t n = next_stage_;
+    if (bound_iteration_ == kOutsideIterations) {
+      n = 0;
+      while (n < next_stage_ && staged_from_[n] != p) ++n;
+      if (n == next_stage_) ++next_stage_;
+    } else {
+      ++next_stage_;
+    }
+    if (n == stages_.size()) {
+      stages_.push_back(cuco::Buffer{});
+      staged_from_.push_back(nullptr);
+    }
+    staged_from_[n] = p;
+    cuco::Buffer& b = stages_[n];
     if (b.bytes < bytes) {  // grows collectively: every rank stages the same calls with the same sizes
       const cuco::Status st = dc_.alloc_symmetric(*S().ctx, bytes, &b);
       if (!st.ok()) {
@@ -59,10 +79,12 @@ class ProgramCollectives {
   }
 
  private:
+  static constexpr int64_t kOutsideIterations = -2;
   cuco::codesign::DeviceCollectives dc_;
   bool ready_ = false;
   int64_t bound_iteration_ = -1;
   std::vector<cuco::Buffer> stages_;
+  std::vector<const void*> staged_from_;  // per staging buffer: the pointer it last staged
   size_t next_stage_ = 0;
 };
 
