@@ -117,6 +117,12 @@ printf '[budget]\nmax_candidates = 3\n' >"$T/run3.toml"
 "$CUCO" run "$SRC/tests/workloads/cpu_matmul" --config "$T/run3.toml" --run-dir "$T/run-cpu" >"$T/run-cpu.out" 2>&1
 check "run of the CPU workload exits 0" test $? -eq 0
 check "run searched and stored its candidates" test -f "$T/run-cpu/cuco.db"
+"$CUCO" run "$SRC/tests/workloads/cpu_matmul" --world-size 3 --run-dir "$T/run-w3" >"$T/run-w3.out" 2>&1
+check "run at a world size the workload does not list exits 2" test $? -eq 2
+check "run names the world sizes' file" grep -qF "cuco run: --world-size 3: not among the world_sizes of $SRC/tests/workloads/cpu_matmul/workload.toml" "$T/run-w3.out"
+"$CUCO" run "$SRC/tests/workloads/cpu_matmul" --world-size 1 --config "$T/run3.toml" --run-dir "$T/run-w1" >"$T/run-w1.out" 2>&1
+check "run --world-size 1 exits 0" test $? -eq 0
+check "run --world-size 1 records it" grep -q "^world_size = 1" "$T/run-w1/config.toml"
 
 # Exit codes and messages (README's table): a missing seed and a run dir cuco cannot create are
 # bad input (2) naming the file or folder; `transform` names workload.toml without a line 0; `run`

@@ -3,6 +3,7 @@
 // or LLM-driven with --llm only: never switched to by itself; a harness made of the program itself
 // gets the knobs of cuco/program/codesign.h), then searches from it (`cuco evolve`). --resume continues a
 // search.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <variant>
@@ -65,6 +66,15 @@ int Run(const RunArgs& args) {
   if (!wl.ok()) {
     std::cerr << "cuco run: " << wl.status().message() << "\n";
     return kExitUsage;
+  }
+  const int requested = a.evolve.world_size;
+  if (requested > 0) {
+    if (std::find(wl->world_sizes.begin(), wl->world_sizes.end(), requested) == wl->world_sizes.end()) {
+      std::cerr << "cuco run: --world-size " << requested << ": not among the world_sizes of " << wl->toml_path.string()
+                << "\n";
+      return kExitUsage;
+    }
+    wl->world_size = requested;  // generation 0 is verified at the size the search runs
   }
   bool short_of_gpus = false;
   const int workload_world_size = wl->world_size;
@@ -149,6 +159,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
+  cmd->add_option("--world-size", a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: "
+                                                       "the workload's world_size; one of its world_sizes)")
+      ->check(CLI::Range(1, 4096));
   AddLauncherOption(cmd, &a->evolve.launcher);
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   AddBudgetOptions(cmd, &a->evolve.budget);

@@ -102,7 +102,10 @@ class Cascade {
   // The explicit environment of a candidate's processes, and the sandbox prefix that confines them
   // (ranks > 0: cuco-sandbox-exec starts that many; fd_base >= 0: their sockets and logs, as the
   // supervisor passes them).
-  std::map<std::string, std::string> CandidateEnvironment(const std::vector<int>& gpus) const;
+  // `sandboxed`: inside a sandbox holding only these GPUs' device nodes, numbered from 0 there.
+  std::map<std::string, std::string> CandidateEnvironment(const std::vector<int>& gpus, bool sandboxed) const;
+  // The /dev/nvidiaN minors of `gpus` (this process's CUDA ordinals), through their PCI bus ids.
+  std::vector<int> DeviceMinors(const std::vector<int>& gpus) const;
   Result<std::vector<std::string>> CandidateSandbox(const std::filesystem::path& stage_dir, const std::string& executable,
                                                     const std::vector<int>& gpus,
                                                     std::map<std::string, std::string> env, int ranks,

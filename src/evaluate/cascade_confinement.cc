@@ -2,6 +2,7 @@
 // cuco-sandbox-exec) and the explicit environment they get (cascade.h).
 #include "evaluate/cascade.h"
 
+#include "launch/gpu_visibility.h"
 #include "launch/sandbox.h"
 #include "util/files.h"
 
@@ -18,19 +19,28 @@ std::string Cascade::SandboxName() const {
   return std::string("bwrap+seccomp") + (DetectSandbox().seccomp ? "" : " (seccomp unavailable)");
 }
 
-std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vector<int>& gpus) const {
+std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vector<int>& gpus, bool sandboxed) const {
   // The whole environment a candidate gets: nothing of cuco's own (LLM keys, the user's variables,
   // the run nonce) reaches it.
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C"}};
   for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
   for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
     if (const char* v = std::getenv(pass)) env[pass] = v;
-  if (!gpus.empty()) {
-    std::string list;
-    for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
-    env["CUDA_VISIBLE_DEVICES"] = list;
-  }
+  if (!gpus.empty())
+    env["CUDA_VISIBLE_DEVICES"] =
+        sandboxed ? SandboxVisibleDevices(gpus.size()) : VisibleDevicesFor(gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
   return env;
+}
+
+std::vector<int> Cascade::DeviceMinors(const std::vector<int>& gpus) const {
+  std::vector<int> minors;
+  for (int g : gpus) {
+    int minor = -1;
+    for (const GpuInfo& info : toolchain_.gpus)
+      if (info.index == g && !info.pci_bus_id.empty()) minor = DeviceMinorOf(info.pci_bus_id);
+    minors.push_back(minor >= 0 ? minor : g);  // no driver information: the usual numbering
+  }
+  return minors;
 }
 
 Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage_dir, const std::string& executable,
@@ -44,7 +54,7 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
                                "--unsafe-no-sandbox to run it with your own rights");
   SandboxSpec spec;
   spec.env = std::move(env);
-  spec.gpus = gpus;
+  spec.gpus = DeviceMinors(gpus);
   spec.hidden_dirs = {fs::absolute(stage_dir.parent_path()).string()};  // this candidate's metrics and logs
   spec.readonly_dirs = {fs::absolute(fs::path(executable).parent_path()).string()};  // may lie under /tmp
   if (const char* mps = std::getenv("CUDA_MPS_PIPE_DIRECTORY")) spec.mps_pipe_dir = mps;
@@ -63,7 +73,7 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
 
 Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::string& executable,
                                               const std::vector<int>& gpus, std::vector<std::string>* argv) const {
-  auto env = CandidateEnvironment(gpus);
+  auto env = CandidateEnvironment(gpus, !options_.unsafe_no_sandbox);
   if (options_.unsafe_no_sandbox) {
     for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
     return std::string(kUnsandboxed);

@@ -11,6 +11,7 @@
 
 #include "evaluate/judge.h"
 #include "evaluate/stage_logs.h"
+#include "launch/gpu_visibility.h"
 #include "launch/sandbox.h"
 #include "util/clock.h"
 #include "util/files.h"
@@ -53,7 +54,7 @@ void Cascade::ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec) {
   for (int g : gpus) {
     ProcessSpec spec;
     spec.argv = {probe->executable};
-    spec.env_set = {{"CUDA_VISIBLE_DEVICES", std::to_string(g)}};
+    spec.env_set = {{"CUDA_VISIBLE_DEVICES", VisibleDevicesFor({g}, std::getenv("CUDA_VISIBLE_DEVICES"))}};
     ProcessOutcome o = RunProcess(spec, options_.probe_timeout_s);
     if (o.ok()) {
       detail += fmt::format("GPU {} healthy; ", g);
@@ -101,7 +102,8 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   GpuLease lease;
   if (!LeaseGpus(st, rec, &lease)) return false;
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
-  fs::path dir = work_dir / stage;
+  // Absolute: the supervisor runs in a working directory of its own (below).
+  fs::path dir = fs::absolute(work_dir / stage);
   // Slurm: a job submitted for this stage by an earlier cuco (killed since) is adopted, with its
   // nonce, rather than run again; its files stay.
   const fs::path job_file = work_dir / ("slurm-" + stage + ".job");
@@ -116,15 +118,21 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   if (adopt_job.empty()) fs::remove_all(dir, ec);
   fs::path metrics = dir / "metrics";
   const fs::path logs = dir / "logs";
+  // The supervisor's working directory, empty at every stage: a user's program run as the reference
+  // writes its files there (an id file for its bootstrap, say, which it removes only at the end of
+  // a main the harness never lets it reach), never where cuco was started.
+  const fs::path cwd = dir / "workdir";
   MakeDirs(metrics);
   MakeDirs(logs);
+  MakeDirs(cwd);
   // One supervisor process for all ranks; it starts the candidate's ranks inside the sandbox.
   RankJob job;
-  job.argv = {built.supervisor};
+  job.argv = {fs::absolute(built.supervisor).string()};
+  job.cwd = cwd.string();
   auto args = HarnessArgs(stage, timing_only, iters);
   job.argv.insert(job.argv.end(), args.begin(), args.end());
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
-                                   "--candidate", built.executable, "--log-dir", logs.string(), "--workload",
+                                   "--candidate", fs::absolute(built.executable).string(), "--log-dir", logs.string(), "--workload",
                                    workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
   std::vector<int> gpus = lease.gpus();
   if (slurm() && cuda)
@@ -236,7 +244,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     // All ranks in one sandbox: mpirun inside it, or cuco-sandbox-exec starting the ranks (their
     // NCCL id goes through CUCO_RENDEZVOUS_DIR, the sandbox's private /tmp).
     const bool mpirun = ProgramUsesMpirun();
-    auto env = CandidateEnvironment(lease.gpus());
+    auto env = CandidateEnvironment(lease.gpus(), true);
     env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
     // Open MPI looks for ssh/rsh at start even when every rank is local; the sandbox has neither.
     env["OMPI_MCA_plm_rsh_agent"] = env["PRTE_MCA_plm_rsh_agent"] = "false";

@@ -73,6 +73,24 @@ TEST_F(CascadeTest, SeedPassesEveryStageAndIsTimed) {
   EXPECT_EQ(r.Stage("bench")->status, EvalStatus::kOk);
 }
 
+// The supervisor runs in an empty directory of its own per stage (a user's program run as the
+// reference writes its files there), so every path it gets is absolute: a run dir given relative to
+// cuco's working directory still works.
+TEST_F(CascadeTest, SupervisorRunsInAWorkingDirectoryOfItsOwn) {
+  const fs::path before = fs::current_path();
+  fs::create_directories(root_ / "relative");
+  fs::current_path(root_ / "relative");
+  auto code = ReadFile(WorkloadDir() / "seed.cc");
+  ASSERT_TRUE(code.ok());
+  EvalRecord r = cascade_->Evaluate(*code, "seed.cc", fs::path("runs") / "seed-relative");
+  fs::current_path(before);
+  ASSERT_EQ(r.status, EvalStatus::kOk) << r.Summary();
+  for (const char* stage : {"verify", "bench"}) {
+    const fs::path workdir = root_ / "relative" / "runs" / "seed-relative" / stage / "workdir";
+    EXPECT_TRUE(fs::is_directory(workdir)) << workdir;
+  }
+}
+
 TEST_F(CascadeTest, FasterCandidateIsOkAndFaster) {
   EvalRecord seed = Eval("seed");
   EvalRecord fast = Eval("fast.cc");

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
+#include "launch/gpu_visibility.h"
 #include "launch/process_group.h"
 #include "util/files.h"
 
@@ -67,11 +69,7 @@ Result<std::map<std::string, std::string>> CommonRankEnv(const RankJob& job) {
     std::filesystem::path abs = std::filesystem::absolute(job.rendezvous_dir, ec);  // ranks may run elsewhere
     env["CUCO_RENDEZVOUS_DIR"] = ec ? job.rendezvous_dir : abs.lexically_normal().string();
   }
-  if (!job.gpus.empty()) {
-    std::string list;
-    for (int g : job.gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
-    env["CUDA_VISIBLE_DEVICES"] = list;
-  }
+  if (!job.gpus.empty()) env["CUDA_VISIBLE_DEVICES"] = VisibleDevicesFor(job.gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
   for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
   return env;
 }
