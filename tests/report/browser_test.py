@@ -79,6 +79,11 @@ def check_report(browser, cuco, run, work, shots):
     check("screenshot is not blank", colours > 20, colours)
     n = page.eval_on_selector_all("#tree circle.node", "els => els.length")
     check("one tree node per candidate", n == len(rows), f"{n} nodes, {len(rows)} candidates")
+    # Fitted into the panel, the lineage fills its width and its height (never a thin strip).
+    fill = page.evaluate("""() => { const s = document.querySelector('#tree svg').getBoundingClientRect();
+      const g = document.querySelector('#tree svg > g').getBoundingClientRect();
+      return [g.width / s.width, g.height / s.height]; }""")
+    check("the fitted lineage fills the panel's width and height", min(fill) > 0.6, fill)
     page.select_option("#filter-status", "wrong_result")
     dimmed = page.eval_on_selector_all("#tree circle.node.dim", "els => els.length")
     wrong = sum(1 for r in rows if r["status"] == "wrong_result")

@@ -142,32 +142,41 @@
     nodes.forEach(function (n) { ids[n.id] = true; });
     var rows = [{id: 0, parent: null}].concat(nodes.map(function (n) { return {id: n.id, parent: ids[n.parent] ? n.parent : 0, n: n}; }));
     var root = d3.stratify().id(function (d) { return d.id; }).parentId(function (d) { return d.parent; })(rows);
-    d3.tree().nodeSize([14, 60])(root);
-    var pos = {}; root.descendants().forEach(function (d) { pos[d.data.id] = d; });
     var svg = d3.select(sTree).append('svg'), g = svg.append('g');
-    var zoom = d3.zoom().scaleExtent([0.005, 8]).on('zoom', function () { g.attr('transform', d3.event.transform); });
+    var W = svg.node().clientWidth || 800, H = svg.node().clientHeight || 460;
+    // Generations are spaced so that the whole tree, fitted into the view, fills its width as well as
+    // its height: a run of thousands of candidates is a wide band to zoom into, not a thin strip.
+    var dx = 14, dy = Math.max(60, Math.min(1200, (W / H) * root.leaves().length * dx / Math.max(1, root.height)));
+    d3.tree().nodeSize([dx, dy])(root);
+    var pos = {}; root.descendants().forEach(function (d) { pos[d.data.id] = d; });
+    // Nodes keep at least 3 px on screen at any zoom (radius in layout units grows as the view shrinks).
+    function radius(d) { var t = d.data.n.time_ms, s = run().meta.seed_ms; return t && s ? Math.max(3, Math.min(9, 5 * Math.sqrt(s / t))) : 4; }
+    var zoom = d3.zoom().scaleExtent([0.0005, 8]).on('zoom', function () {
+      var t = d3.event.transform;
+      g.attr('transform', t);
+      g.selectAll('circle.node').attr('r', function (d) { return Math.max(radius(d), 3 / t.k); });
+    });
     svg.call(zoom);
     // Fit the whole tree into the view; zoom in from there.
-    var W = svg.node().clientWidth || 800, H = svg.node().clientHeight || 460;
     var ex = d3.extent(root.descendants(), function (d) { return d.x; }), ey = d3.extent(root.descendants(), function (d) { return d.y; });
     var k = Math.min(1.5, (W - 40) / Math.max(1, ey[1] - ey[0]), (H - 20) / Math.max(1, ex[1] - ex[0]));
     svg.call(zoom.transform, d3.zoomIdentity.translate(20 - k * ey[0], H / 2 - k * (ex[0] + ex[1]) / 2).scale(k));
     var isl = d3.schemeTableau10;
     g.selectAll('path.link').data(root.links().filter(function (l) { return l.source.data.id !== 0; })).enter().append('path')
-      .attr('class', 'link').attr('fill', 'none').attr('stroke', '#bbb')
+      .attr('class', 'link').attr('fill', 'none').attr('stroke', '#bbb').attr('vector-effect', 'non-scaling-stroke')
       .attr('d', d3.linkHorizontal().x(function (d) { return d.y; }).y(function (d) { return d.x; }));
     var extra = [];
     nodes.forEach(function (n) { (n.extra_parents || []).forEach(function (p) { if (pos[p]) extra.push({source: pos[p], target: pos[n.id]}); }); });
     g.selectAll('path.xlink').data(extra).enter().append('path').attr('class', 'xlink').attr('fill', 'none')
-      .attr('stroke', '#6f42c1').attr('stroke-dasharray', '3 3')
+      .attr('stroke', '#6f42c1').attr('stroke-dasharray', '3 3').attr('vector-effect', 'non-scaling-stroke')
       .attr('d', d3.linkHorizontal().x(function (d) { return d.y; }).y(function (d) { return d.x; }));
-    var seedMs = run().meta.seed_ms;
     var circles = g.selectAll('circle.node').data(root.descendants().filter(function (d) { return d.data.id !== 0; })).enter()
       .append('circle').attr('class', 'node').attr('data-id', function (d) { return d.data.id; })
       .attr('cx', function (d) { return d.y; }).attr('cy', function (d) { return d.x; })
-      .attr('r', function (d) { var t = d.data.n.time_ms; return t && seedMs ? Math.max(3, Math.min(9, 5 * Math.sqrt(seedMs / t))) : 4; })
+      .attr('r', function (d) { return Math.max(radius(d), 3 / d3.zoomTransform(svg.node()).k); })
       .attr('fill', function (d) { return color(d.data.n.status); })
       .attr('stroke', function (d) { return isl[d.data.n.island % 10]; }).attr('stroke-width', 2)
+      .attr('vector-effect', 'non-scaling-stroke')
       .on('click', function (d) { select(d.data.id); });
     circles.append('title').text(function (d) { var n = d.data.n; return '#' + n.id + ' ' + n.status + (n.time_ms ? ' ' + fmt(n.time_ms) + ' ms' : '') + ' island ' + n.island + ' gen ' + n.generation; });
     g.selectAll('path.migration').data(L.migrations.filter(function (m) { return pos[m.id]; })).enter().append('path')
