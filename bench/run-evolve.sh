@@ -5,6 +5,7 @@
 # by the wall budget is continued by calling this again with the run dirs carried back
 # (cuco evolve --resume). EVOLVE_TIMEOUT=<s> interrupts each run (SIGINT, as a Ctrl-C) after that many
 # seconds, so that the summary still comes back inside a device call; the next call resumes it.
+# GPUS (e.g. 2,3) keeps the runs on those GPUs, so that another script can share the machine.
 # Usage (repo root): CUCO=.carry/cuco WORLD=2 bash bench/run-evolve.sh
 set -u
 OUT=${OUT:-/tmp/cuco-evolve}
@@ -20,10 +21,10 @@ for wl in $WORKLOADS; do
   RUN=/tmp/cuco-evolve-runs/$wl-w$WORLD
   echo "=== evolve $wl (world $WORLD, $(date -u +%H:%M:%S))"
   if [ -f "$RUN/cuco.db" ]; then
-    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve --resume "$RUN" 2>"$OUT/$wl-w$WORLD.log"
+    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve --resume "$RUN" ${GPUS:+--gpus "$GPUS"} 2>"$OUT/$wl-w$WORLD.log"
   else
     mkdir -p "$(dirname "$RUN")"
-    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" --world-size "$WORLD" 2>"$OUT/$wl-w$WORLD.log"
+    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" --world-size "$WORLD" ${GPUS:+--gpus "$GPUS"} 2>"$OUT/$wl-w$WORLD.log"
   fi
   echo "exit $?"
   tail -4 "$OUT/$wl-w$WORLD.log"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A four-GPU machine for the runs that wait on more than one GPU, in device calls of under 10
+# minutes each (CALL=1, 2, 3), two jobs at once where each needs only two GPUs (each on its own
+# GPUs through --gpus; the pairs share the host's CPUs, which the results say). Results in $OUT:
+# device.txt, calls.txt (what ran, exit codes, seconds), summary.md (the jobs' tables) and
+# call$CALL.tgz (every job's own files).
+#   CALL=1  issue 17 item 4 at world size 2: bench/one-gpu/programs-knobs.sh, the six programs started
+#           once per rank, split over GPUs 0,1 and 2,3
+#   CALL=2  the same after the fixes call 1 asked for, and how CUDA numbers a sandbox's GPUs
+#           (bench/sandbox-gpu-numbering.sh) before the pair 2,3 runs
+#   CALL=3  issue 17 at world size 1 (programs-knobs, the five programs spread over the four GPUs),
+#           then the world-size-4 GEMM table (bench/device-x2.sh WORLD=4 PHASES=gemm)
+#   CALL=4  the world-size-4 tables: bench/device-x2.sh WORLD=4 PHASES="gemm workloads"
+#   CALL=5  world-size-2 phases bench/device-x2.sh left: kv_transfer (GPUs 0,1) beside skewed MoE (2,3)
+# Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
+#   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
+set -u
+OUT=${OUT:-/tmp/cuco-x4-out}
+CALL=${CALL:-1}
+DEADLINE_S=${DEADLINE_S:-540}
+START=$(date +%s)
+export CUCO=$PWD/.carry/cuco PREMADE=$PWD/.carry/hwl-knobs PATH=$PWD/.carry/bin:$PATH
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader >"$OUT/device.txt" 2>&1
+nvidia-smi topo -m >>"$OUT/device.txt" 2>&1
+grep -H "Minor\|Bus Location" /proc/driver/nvidia/gpus/*/information >>"$OUT/device.txt" 2>&1; ls -la /dev/nvidia* >>"$OUT/device.txt" 2>&1
+echo "commit: ${CUCO_GIT_COMMIT:-unknown}  date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  call: $CALL" >>"$OUT/device.txt"
+LD_LIBRARY_PATH=$PWD/.carry/lib ldd "$CUCO" | grep "not found" && { echo "cuco cannot start here: a library is missing from .carry/lib"; exit 1; }
+
+# job NAME COMMAND...: runs COMMAND in the background with OUT=$OUT/NAME, cut at the deadline.
+job() {
+  local name=$1; shift
+  mkdir -p "$OUT/$name"
+  ( local t0; t0=$(date +%s)
+    OUT="$OUT/$name" timeout -s INT -k 20 "$DEADLINE_S" "$@" >"$OUT/$name/stdout.txt" 2>&1
+    echo "$name: exit $? after $(( $(date +%s) - t0 )) s: $*" >>"$OUT/calls.txt" ) &
+}
+
+case $CALL in
+  1)
+    job w2a env WORLD=2 GPUS=0,1 TAG=w2a T=175 ONLY="tp_mlp_mpi sp_mlp_bf16_mpi gemm_rs_fp16_socket" \
+      bash bench/one-gpu/programs-knobs.sh
+    job w2b env WORLD=2 GPUS=2,3 TAG=w2b T=175 ONLY="ring_pipeline_file vocab_parallel_ce moe_alltoall_mpi" \
+      bash bench/one-gpu/programs-knobs.sh ;;
+  2)
+    job w2a env WORLD=2 GPUS=0,1 TAG=w2a T=150 MAX=6 ONLY="tp_mlp_mpi sp_mlp_bf16_mpi gemm_rs_fp16_socket" \
+      bash bench/one-gpu/programs-knobs.sh
+    job w2b bash -c 'bash bench/sandbox-gpu-numbering.sh; WORLD=2 GPUS=2,3 TAG=w2b T=150 MAX=6 \
+      ONLY="ring_pipeline_file vocab_parallel_ce moe_alltoall_mpi" bash bench/one-gpu/programs-knobs.sh' ;;
+  3)
+    for g in 0 1 2 3; do
+      only=$(echo "tp_mlp_mpi sp_mlp_bf16_mpi gemm_rs_fp16_socket ring_pipeline_file vocab_parallel_ce" | \
+             tr ' ' '\n' | awk -v g=$g 'NR % 4 == g' | tr '\n' ' ')
+      job "w1-gpu$g" env WORLD=1 GPUS=$g TAG="w1-gpu$g" T=130 MAX=6 ONLY="$only" bash bench/one-gpu/programs-knobs.sh
+    done
+    wait
+    DEADLINE_S=$((DEADLINE_S - ($(date +%s) - START)))
+    job w4 env WORLD=4 RES=/tmp/cuco-x4 PHASES="gemm" DEADLINE_S=$((DEADLINE_S - 10)) bash bench/device-x2.sh ;;
+  4)
+    job w4 env WORLD=4 RES=/tmp/cuco-x4 PHASES="gemm workloads" DEADLINE_S=$((DEADLINE_S - 10)) bash bench/device-x2.sh ;;
+  5)
+    job x2kv env WORLD=2 GPUS=0,1 RES=/tmp/cuco-x2-kv PHASES="kv" DEADLINE_S=$((DEADLINE_S - 10)) \
+      CUCO_CACHE_DIR=/tmp/cuco-cache-kv bash bench/device-x2.sh
+    job x2skew env WORLD=2 GPUS=2,3 RES=/tmp/cuco-x2-skew PHASES="moeskew" DEADLINE_S=$((DEADLINE_S - 10)) \
+      CUCO_CACHE_DIR=/tmp/cuco-cache-skew bash bench/device-x2.sh ;;
+  *) echo "CALL must be 1 to 5" >&2; exit 2 ;;
+esac
+wait
+# The device tool brings back a few files: one summary and one archive of every job's files.
+for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
+jobs_dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ')
+# shellcheck disable=SC2086  # a list of folder names
+tar -C "$OUT" -czf "$OUT/call$CALL.tgz" $jobs_dirs && (cd "$OUT" && rm -rf $jobs_dirs)
+cat "$OUT/calls.txt" "$OUT/summary.md"

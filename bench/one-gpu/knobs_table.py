@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The table of bench/one-gpu/programs-knobs.sh: one row per program (generation 0 accepted or why
+not, the seed's time in the search, every knob setting's verdict and time, the best and its
+speed-up over the seed), from each program's run.out and `cuco export --json` of its search store.
+Usage: knobs_table.py CUCO DIR... (DIR holds <program>.run.out and <program>-stores/run/)."""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def export(cuco, store):
+    if not os.path.isdir(store):
+        return []
+    out = subprocess.run([cuco, "export", store, "--json"], capture_output=True, text=True).stdout
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError:
+        return []
+
+
+def row(cuco, d, name):
+    out = open(f"{d}/{name}.run.out").read()
+    accepted = "declares its knobs" in out
+    why = re.search(r"not accepted: (?:not accepted: )?([^\n]*)", out)
+    g0 = "accepted" if accepted else "not accepted: " + (why.group(1)[:140] if why else "see run.out")
+    cands = export(cuco, f"{d}/{name}-stores/run")
+    # The program itself (no knob marks); generation 0 is the other candidate of kind "seed".
+    seed = next((c for c in cands if c.get("mutation_kind") == "seed" and c.get("knob.backend") is None), None)
+    settings, best = [], None
+    for c in cands:
+        if c.get("knob.backend") is None:
+            continue
+        t = f"{c['time_ms']:.4f}" if c.get("status") == "ok" and c.get("time_ms") else c.get("status", "?")
+        settings.append(f"{c['knob.backend']}/{c['knob.graph']}: {t}")
+        if c.get("status") == "ok" and c.get("time_ms") and (best is None or c["time_ms"] < best["time_ms"]):
+            best = c
+    seed_ms = f"{seed['time_ms']:.4f}" if seed and seed.get("time_ms") else ""
+    best_cell = f"{best['time_ms']:.4f} ({best['knob.backend']}/{best['knob.graph']})" if best else ""
+    ratio = f"{seed['time_ms'] / best['time_ms']:.2f}x" if best and seed and seed.get("time_ms") else ""
+    rc = re.search(r"cuco run rc=(\d+) in (\d+) s", out)
+    return (f"| {name} | {g0} | {seed_ms} | {'; '.join(settings)} | {best_cell} | {ratio} | "
+            f"{rc.group(1) + ', ' + rc.group(2) + ' s' if rc else '?'} |")
+
+
+def main():
+    cuco, dirs = sys.argv[1], sys.argv[2:]
+    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph): ms or verdict | best ms | seed / best | cuco run rc, time |")
+    print("|---|---|---|---|---|---|---|")
+    for d in dirs:
+        for p in sorted(glob.glob(f"{d}/*.run.out")):
+            print(row(cuco, d, os.path.basename(p)[: -len(".run.out")]))
+
+
+if __name__ == "__main__":
+    main()
