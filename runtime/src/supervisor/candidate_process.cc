@@ -7,15 +7,60 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include <cuco/protocol.h>
 
 namespace cuco::supervisor {
 namespace {
+
+// The process groups of every candidate process started and not yet reaped, for the signal handler.
+constexpr int kMaxGroups = 64;
+std::atomic<pid_t> g_groups[kMaxGroups];
+
+void Remember(pid_t group) {
+  for (auto& g : g_groups) {
+    pid_t empty = 0;
+    if (g.compare_exchange_strong(empty, group)) return;
+  }
+}
+
+void Forget(pid_t group) {
+  for (auto& g : g_groups) {
+    pid_t p = group;
+    g.compare_exchange_strong(p, 0);
+  }
+}
+
+// SIGTERM, SIGINT, SIGHUP (a scheduler's cancel, a timeout, Ctrl-C): the candidate's sandboxes die
+// first, then the supervisor with the same signal. Without it the sandbox's own tie to the
+// supervisor (the parent-death signal) is all that ends it, and under a scheduler that tracks
+// processes by their parents (Slurm's proctrack/linuxproc) a bwrap was seen to outlive its job.
+// Async-signal-safe: kill, signal, raise.
+void KillSandboxesAndDie(int sig) {
+  for (auto& g : g_groups) {
+    const pid_t p = g.load();
+    if (p > 0) ::kill(-p, SIGKILL);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // delivered once the handler returns, with the default action
+}
+
+void InstallSignalHandlersOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = KillSandboxesAndDie;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  });
+}
 
 std::vector<char*> Pointers(std::vector<std::string>& v) {
   std::vector<char*> p;
@@ -45,6 +90,7 @@ std::string CandidateProcess::Start(const std::vector<std::string>& prefix, cons
                                     int world, const std::vector<std::string>& log_paths,
                                     const std::vector<std::string>& env) {
   if (world < 1 || static_cast<int>(log_paths.size()) != world) return "bad world size or log list";
+  InstallSignalHandlersOnce();
   std::vector<int> theirs, logs;
   for (int r = 0; r < world; ++r) {
     int sv[2];
@@ -105,6 +151,7 @@ std::string CandidateProcess::Start(const std::vector<std::string>& prefix, cons
       ::_exit(127);
     }
     ::setpgid(pid, pid);
+    Remember(pid);
     children_.push_back(Child{pid});
     return "";
   };
@@ -122,6 +169,7 @@ std::string CandidateProcess::Start(const std::vector<std::string>& prefix, cons
 
 void CandidateProcess::Note(Child& c, int status) {
   c.done = true;
+  Forget(c.pid);
   c.status = status;
   const bool abnormal = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
   if (abnormal && first_abnormal_ == 0) first_abnormal_ = status;
@@ -139,7 +187,10 @@ bool CandidateProcess::PollLocked() {
     int status = 0;
     const pid_t r = ::waitpid(c.pid, &status, WNOHANG);
     if (r == c.pid) Note(c, status);
-    else if (r < 0 && errno == ECHILD) c.done = true;
+    else if (r < 0 && errno == ECHILD) {
+      c.done = true;
+      Forget(c.pid);
+    }
     else all = false;
   }
   return all;
@@ -158,6 +209,7 @@ void CandidateProcess::KillLocked() {
     int status = 0;
     if (::waitpid(c.pid, &status, 0) == c.pid) Note(c, status);
     c.done = true;
+    Forget(c.pid);
   }
 }
 

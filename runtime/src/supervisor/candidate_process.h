@@ -7,6 +7,9 @@
 //   - without a prefix (cuco's --unsafe-no-sandbox): the supervisor forks the W ranks itself, each
 //     with its socket as fd kCandidateFd, its log as stdout/stderr, and only `env` as environment.
 // The supervisor keeps its socket ends; everything else it holds is close-on-exec.
+// Every process started is the leader of its own process group. The first Start() installs handlers
+// for SIGTERM, SIGINT and SIGHUP that SIGKILL every group not yet reaped, then end the supervisor
+// with the same signal: a cancelled or timed-out supervisor leaves no sandbox behind.
 #pragma once
 
 #include <sys/types.h>
