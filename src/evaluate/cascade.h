@@ -102,10 +102,12 @@ class Cascade {
   // The explicit environment of a candidate's processes, and the sandbox prefix that confines them
   // (ranks > 0: cuco-sandbox-exec starts that many; fd_base >= 0: their sockets and logs, as the
   // supervisor passes them).
-  // `sandboxed`: inside a sandbox holding only these GPUs' device nodes, numbered from 0 there.
+  // `sandboxed`: inside a sandbox holding only these GPUs' device nodes, numbered from 0 there in
+  // bus order.
   std::map<std::string, std::string> CandidateEnvironment(const std::vector<int>& gpus, bool sandboxed) const;
   // The /dev/nvidiaN minors of `gpus` (this process's CUDA ordinals), through their PCI bus ids.
   std::vector<int> DeviceMinors(const std::vector<int>& gpus) const;
+  std::vector<std::string> BusIds(const std::vector<int>& gpus) const;  // "" where unknown
   Result<std::vector<std::string>> CandidateSandbox(const std::filesystem::path& stage_dir, const std::string& executable,
                                                     const std::vector<int>& gpus,
                                                     std::map<std::string, std::string> env, int ranks,

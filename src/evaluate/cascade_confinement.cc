@@ -26,19 +26,32 @@ std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vect
   for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
   for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
     if (const char* v = std::getenv(pass)) env[pass] = v;
-  if (!gpus.empty())
-    env["CUDA_VISIBLE_DEVICES"] =
-        sandboxed ? SandboxVisibleDevices(gpus.size()) : VisibleDevicesFor(gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
+  if (!gpus.empty() && sandboxed) {
+    env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+    env["CUDA_VISIBLE_DEVICES"] = SandboxVisibleDevices(BusIds(gpus));
+  } else if (!gpus.empty()) {
+    env["CUDA_VISIBLE_DEVICES"] = VisibleDevicesFor(gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
+  }
   return env;
 }
 
-std::vector<int> Cascade::DeviceMinors(const std::vector<int>& gpus) const {
-  std::vector<int> minors;
+std::vector<std::string> Cascade::BusIds(const std::vector<int>& gpus) const {
+  std::vector<std::string> ids;
   for (int g : gpus) {
-    int minor = -1;
+    std::string id;
     for (const GpuInfo& info : toolchain_.gpus)
-      if (info.index == g && !info.pci_bus_id.empty()) minor = DeviceMinorOf(info.pci_bus_id);
-    minors.push_back(minor >= 0 ? minor : g);  // no driver information: the usual numbering
+      if (info.index == g) id = info.pci_bus_id;
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::vector<int> Cascade::DeviceMinors(const std::vector<int>& gpus) const {
+  const std::vector<std::string> ids = BusIds(gpus);
+  std::vector<int> minors;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const int minor = ids[i].empty() ? -1 : DeviceMinorOf(ids[i]);
+    minors.push_back(minor >= 0 ? minor : gpus[i]);  // no driver information: the usual numbering
   }
   return minors;
 }

@@ -112,7 +112,9 @@ TEST_F(CascadeTest, NoisyTimingIsTimedAgainOverMoreIterations) {
   EXPECT_EQ(r.ToJson()["timing"]["retimed_from_iters"], 20);
   // A steady candidate is timed once.
   EvalRecord seed = Eval("seed");
-  if (!seed.timing.Noisy()) EXPECT_EQ(seed.timing.retimed_from, 0) << seed.Summary();
+  if (!seed.timing.Noisy()) {
+    EXPECT_EQ(seed.timing.retimed_from, 0) << seed.Summary();
+  }
 }
 
 TEST_F(CascadeTest, WrongAnswerFailsWithErrorFigures) {
@@ -296,7 +298,9 @@ TEST(ProgramModeFrozenText, ComesFromAnAnnotatedGeneration0) {
                   .ok());
   auto wl = LoadWorkload(dir);
   ASSERT_TRUE(wl.ok()) << wl.status().ToString();
-  Cascade cascade(*wl, Toolchain{}, CascadeOptions{.cache_dir = dir / "cache"});
+  CascadeOptions options;
+  options.cache_dir = dir / "cache";
+  Cascade cascade(*wl, Toolchain{}, options);
   std::string edited = gen0;
   edited.replace(edited.find("return 0;"), 9, "return 1;");  // outside the block
   EvaluateOptions compile_only;

@@ -1,5 +1,6 @@
 #include "launch/gpu_visibility.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -25,17 +26,35 @@ std::string VisibleDevicesFor(const std::vector<int>& ordinals, const char* pare
   return list;
 }
 
-std::string SandboxVisibleDevices(size_t n) {
+namespace {
+
+// "0000:18:00.0" (the driver's /proc spelling, which sorts in bus order), or "" when not a bus id.
+std::string NormalBusId(const std::string& pci_bus_id) {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  if (std::sscanf(pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) return "";
+  char name[32];
+  std::snprintf(name, sizeof name, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  return name;
+}
+
+}  // namespace
+
+std::string SandboxVisibleDevices(const std::vector<std::string>& pci_bus_ids) {
+  std::vector<std::string> ids;
+  for (const std::string& b : pci_bus_ids) ids.push_back(NormalBusId(b));
+  const bool known = std::none_of(ids.begin(), ids.end(), [](const std::string& b) { return b.empty(); });
   std::string list;
-  for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + std::to_string(i);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    size_t place = i;
+    if (known) place = static_cast<size_t>(std::count_if(ids.begin(), ids.end(), [&](const std::string& b) { return b < ids[i]; }));
+    list += (i ? "," : "") + std::to_string(place);
+  }
   return list;
 }
 
 int DeviceMinorOf(const std::string& pci_bus_id, const std::string& proc_dir) {
-  unsigned domain = 0, bus = 0, device = 0, function = 0;
-  if (std::sscanf(pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) return -1;
-  char name[32];
-  std::snprintf(name, sizeof name, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  const std::string name = NormalBusId(pci_bus_id);
+  if (name.empty()) return -1;
   std::ifstream in(proc_dir + "/" + name + "/information");
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("Device Minor:", 0) != 0) continue;

@@ -21,10 +21,14 @@ TEST(GpuVisibilityTest, OrdinalsAreTranslatedThroughTheUsersList) {
   EXPECT_EQ(VisibleDevicesFor({3}, "5"), "3");  // outside the list: left as it is
 }
 
-TEST(GpuVisibilityTest, ASandboxNumbersItsOwnGpusFromZero) {
-  EXPECT_EQ(SandboxVisibleDevices(1), "0");
-  EXPECT_EQ(SandboxVisibleDevices(3), "0,1,2");
-  EXPECT_EQ(SandboxVisibleDevices(0), "");
+TEST(GpuVisibilityTest, ASandboxNumbersItsOwnGpusFromZeroInBusOrder) {
+  EXPECT_EQ(SandboxVisibleDevices({"0000:08:00.0"}), "0");
+  EXPECT_EQ(SandboxVisibleDevices({"0000:08:00.0", "0000:09:00.0", "0000:0a:00.0"}), "0,1,2");
+  // The user's CUDA_VISIBLE_DEVICES=3,2 made the job's first GPU the one on the later bus.
+  EXPECT_EQ(SandboxVisibleDevices({"0000:09:00.0", "00000000:08:00.0"}), "1,0");
+  EXPECT_EQ(SandboxVisibleDevices({"0000:1A:00.0", "0000:09:00.0"}), "1,0");  // hex, any case
+  EXPECT_EQ(SandboxVisibleDevices({"0000:09:00.0", ""}), "0,1");             // unknown: the job's order
+  EXPECT_EQ(SandboxVisibleDevices({}), "");
 }
 
 TEST(GpuVisibilityTest, DeviceMinorComesFromTheDriversInformationFile) {
