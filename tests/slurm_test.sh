@@ -44,14 +44,12 @@ no_jobs_left() { [ -z "$(squeue -h -o %i)" ]; }
 clean_after() {  # clean_after NAME RUN_DIR
   local i
   for i in $(seq 1 100); do [ -z "$(pgrep -f "$2/" || true)" ] && break; sleep 0.1; done
-  # KNOWN, open (docs/cluster.md): under proctrack/linuxproc a bwrap of the candidate's sandbox can
-  # outlive a job that scancel ended (seen in 2 of 6 runs). It is reported here, by name, and killed;
-  # until it is fixed it does not fail the test, which would otherwise fail a third of the time.
-  if [ -n "$(pgrep -f "$2/" || true)" ]; then
-    echo "KNOWN $1: a process of the run outlived its job: $(pgrep -af "$2/" | cut -c1-160 | head -3 | tr '\n' ';')"
-  else
-    echo "ok   $1: no process of the run left"
-  fi
+  # Under proctrack/linuxproc a bwrap of the candidate's sandbox outlived a job that scancel ended
+  # (2 of 6 runs) until the supervisor learned to kill its sandboxes on SIGTERM (docs/cluster.md).
+  # A survivor is named here, then killed.
+  local left
+  left=$(pgrep -af "$2/" | cut -c1-160 | head -3 | tr '\n' ';')
+  check "$1: no process of the run left${left:+ (left: $left)}" test -z "$left"
   for p in $(pgrep -f "$2/"); do kill -9 "$p" 2>/dev/null; done  # this case's leftovers, by PID
   # (a node can show "mixed" for a while after its last job ended here; drained or down is a failure)
   local st
@@ -183,8 +181,14 @@ check "kill: a candidate was left pending" test "$(q "$T/kill" "select count(*) 
 timeout 300 "$CUCO" evolve --resume "$T/kill" >"$T/kill2.out" 2>&1
 check "kill: resume exits 0" test $? -eq 0
 check "kill: 4 candidates ok, each once (none lost, none repeated)" consistent "$T/kill"
-check "kill: the running job was adopted (its id kept, in the record)" test "$(cut -d' ' -f1 "$F")" = "$J" -a \
-  "$(q "$T/kill" "select count(*) from candidates where metrics_json like '%[Slurm job $J]%'")" = 1
+# The adopted job J is in exactly one record, and the job file still names it, unless that bench was
+# noisy and timed again (Cascade::RetimeNoisy runs a job of its own, and its record says so).
+adopted() {
+  [ "$(q "$T/kill" "select count(*) from candidates where metrics_json like '%[Slurm job $J]%'")" = 1 ] || return 1
+  [ "$(cut -d' ' -f1 "$F")" = "$J" ] ||
+    [ "$(q "$T/kill" "select count(*) from candidates where metrics_json like '%[Slurm job $J]%' and metrics_json like '%timed again%'")" = 1 ]
+}
+check "kill: the running job was adopted (its id kept, in the record)" adopted
 check "kill: no job left" no_jobs_left
 clean_after "kill" "$T/kill"
 

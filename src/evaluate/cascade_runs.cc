@@ -214,6 +214,13 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
 bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
   StageRecord* st = rec->Stage("program");
   const bool cuda = workload_.language == "cuda";
+  if (slurm()) {  // its ranks would run here, with no GPUs of Slurm's: said, never run that way
+    SkipStage(st, rec,
+              "a program-mode workload does not run through Slurm yet (docs/cluster.md): evaluate it with "
+              "--launcher local on a machine with its GPUs, or send its harness workload (`cuco init` wrote it "
+              "beside, in harness/) through Slurm");
+    return false;
+  }
   if (cuda && !has_gpus() && !slurm()) {
     st->status = EvalStatus::kSkipped;
     st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));

@@ -282,6 +282,39 @@ TEST_F(CascadeTest, OnlyTheWorkloadsOwnPartsRunTimingOnly) {
 
 // A program-mode workload whose generation 0 is the program with EVOLVE markers added (the fast
 // path's annotation): candidates are checked against that file's frozen text.
+// Program mode has no Slurm path yet: under the Slurm launcher its stage is skipped, saying so,
+// instead of running the program here without the GPUs Slurm would have given it.
+TEST(ProgramModeUnderSlurm, IsSkippedSayingWhy) {
+  const fs::path dir = fs::temp_directory_path() / ("cuco_program_slurm_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_TRUE(WriteFileAtomic(dir / "program.cc", "#include <cstdio>\nint main() { std::puts(\"PASS Time: 1 ms\"); }\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "workload.toml", R"(name = "p"
+mode = "program"
+language = "cpu"
+seed = "program.cc"
+world_size = 1
+[program]
+launcher = "cuco"
+time_regex = 'Time: ([0-9.]+) ms'
+pass_regex = 'PASS'
+)").ok());
+  auto wl = LoadWorkload(dir);
+  ASSERT_TRUE(wl.ok()) << wl.status().ToString();
+  Toolchain tc;
+  tc.cxx = "g++";
+  CascadeOptions options;
+  options.cache_dir = dir / "cache";
+  options.launcher = "slurm";
+  Cascade cascade(*wl, tc, options);
+  auto code = ReadFile(dir / "program.cc");
+  ASSERT_TRUE(code.ok());
+  EvalRecord r = cascade.Evaluate(*code, "program.cc", dir / "run");
+  EXPECT_EQ(r.status, EvalStatus::kSkipped) << r.Summary();
+  EXPECT_NE(r.reason.find("does not run through Slurm yet"), std::string::npos) << r.reason;
+  fs::remove_all(dir);
+}
+
 TEST(ProgramModeFrozenText, ComesFromAnAnnotatedGeneration0) {
   const fs::path dir = fs::temp_directory_path() / ("cuco_program_frozen_" + std::to_string(::getpid()));
   fs::remove_all(dir);
