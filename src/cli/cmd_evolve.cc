@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/run_dir_option.h"
 #include "cli/stop_signals.h"
+#include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "prompts/design_space_text.h"
 #include "search/evolution.h"
@@ -146,10 +147,7 @@ int RunEvolve(const EvolveArgs& a) {
 
   auto wl = LoadWorkload(workload_path);
   if (!wl.ok()) return Fail(wl.status());
-  if (a.world_size > 0 && std::find(wl->world_sizes.begin(), wl->world_sizes.end(), a.world_size) == wl->world_sizes.end()) {
-    std::cerr << fmt::format("cuco evolve: --world-size {}: not among the world_sizes of {}\n", a.world_size, wl->toml_path.string());
-    return kExitUsage;
-  }
+  if (!WorldSizeFlagListed("evolve", *wl, a.world_size)) return kExitUsage;
   // --world-size and --size land in [workload], and the run dir's config.toml records them;
   // OverrideBenchSizes parses and checks the settings (its errors name the --size setting).
   if (a.world_size > 0 || !a.sizes.empty()) {

@@ -3,7 +3,6 @@
 // or LLM-driven with --llm only: never switched to by itself; a harness made of the program itself
 // gets the knobs of cuco/program/codesign.h), then searches from it (`cuco evolve`). --resume continues a
 // search.
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <variant>
@@ -11,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/program_flags.h"
 #include "cli/run_program.h"
+#include "cli/workload_options.h"
 #include "toolchain/toolchain.h"
 #include "transform/generation0.h"
 #include "transform/llm_generation0.h"
@@ -67,15 +67,8 @@ int Run(const RunArgs& args) {
     std::cerr << "cuco run: " << wl.status().message() << "\n";
     return kExitUsage;
   }
-  const int requested = a.evolve.world_size;
-  if (requested > 0) {
-    if (std::find(wl->world_sizes.begin(), wl->world_sizes.end(), requested) == wl->world_sizes.end()) {
-      std::cerr << "cuco run: --world-size " << requested << ": not among the world_sizes of " << wl->toml_path.string()
-                << "\n";
-      return kExitUsage;
-    }
-    wl->world_size = requested;  // generation 0 is verified at the size the search runs
-  }
+  if (!WorldSizeFlagListed("run", *wl, a.evolve.world_size)) return kExitUsage;
+  if (a.evolve.world_size > 0) wl->world_size = a.evolve.world_size;  // generation 0 is verified at the search's size
   bool short_of_gpus = false;
   const int workload_world_size = wl->world_size;
   if (wl->language == "cuda") {

@@ -1,5 +1,6 @@
 #include "cli/workload_options.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace cuco {
@@ -19,6 +20,14 @@ std::optional<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& comma
   if (verify_limit_s > 0) wl->verify_s = verify_limit_s;
   if (bench_limit_s > 0) wl->bench_s = bench_limit_s;
   return *std::move(wl);
+}
+
+bool WorldSizeFlagListed(const std::string& command, const WorkloadConfig& wl, int world_size) {
+  if (world_size <= 0 || std::find(wl.world_sizes.begin(), wl.world_sizes.end(), world_size) != wl.world_sizes.end())
+    return true;
+  std::cerr << "cuco " << command << ": --world-size " << world_size << ": not among the world_sizes of "
+            << wl.toml_path.string() << "\n";
+  return false;
 }
 
 }  // namespace cuco

@@ -17,4 +17,9 @@ std::optional<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& comma
                                                         const std::vector<std::string>& sizes, double verify_limit_s,
                                                         double bench_limit_s);
 
+// Whether `world_size` (a --world-size flag; <= 0: not given) is among the workload's world_sizes.
+// When not, prints "cuco <command>: --world-size N: not among the world_sizes of <workload.toml>":
+// the command exits kExitUsage.
+bool WorldSizeFlagListed(const std::string& command, const WorkloadConfig& wl, int world_size);
+
 }  // namespace cuco

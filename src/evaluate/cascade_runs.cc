@@ -221,7 +221,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
               "beside, in harness/) through Slurm");
     return false;
   }
-  if (cuda && !has_gpus() && !slurm()) {
+  if (cuda && !has_gpus()) {
     st->status = EvalStatus::kSkipped;
     st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));
     rec->status = EvalStatus::kSkipped;

@@ -280,8 +280,6 @@ TEST_F(CascadeTest, OnlyTheWorkloadsOwnPartsRunTimingOnly) {
   EXPECT_EQ(edited.status, EvalStatus::kRejected) << edited.Summary();
 }
 
-// A program-mode workload whose generation 0 is the program with EVOLVE markers added (the fast
-// path's annotation): candidates are checked against that file's frozen text.
 // Program mode has no Slurm path yet: under the Slurm launcher its stage is skipped, saying so,
 // instead of running the program here without the GPUs Slurm would have given it.
 TEST(ProgramModeUnderSlurm, IsSkippedSayingWhy) {
@@ -315,6 +313,8 @@ pass_regex = 'PASS'
   fs::remove_all(dir);
 }
 
+// A program-mode workload whose generation 0 is the program with EVOLVE markers added (the fast
+// path's annotation): candidates are checked against that file's frozen text.
 TEST(ProgramModeFrozenText, ComesFromAnAnnotatedGeneration0) {
   const fs::path dir = fs::temp_directory_path() / ("cuco_program_frozen_" + std::to_string(::getpid()));
   fs::remove_all(dir);

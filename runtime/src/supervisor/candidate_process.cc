@@ -187,10 +187,7 @@ bool CandidateProcess::PollLocked() {
     int status = 0;
     const pid_t r = ::waitpid(c.pid, &status, WNOHANG);
     if (r == c.pid) Note(c, status);
-    else if (r < 0 && errno == ECHILD) {
-      c.done = true;
-      Forget(c.pid);
-    }
+    else if (r < 0 && errno == ECHILD) Note(c, 0);  // reaped elsewhere: ended, how unknown
     else all = false;
   }
   return all;
@@ -207,9 +204,7 @@ void CandidateProcess::KillLocked() {
   for (auto& c : children_) {
     if (c.done) continue;
     int status = 0;
-    if (::waitpid(c.pid, &status, 0) == c.pid) Note(c, status);
-    c.done = true;
-    Forget(c.pid);
+    Note(c, ::waitpid(c.pid, &status, 0) == c.pid ? status : 0);
   }
 }
 
