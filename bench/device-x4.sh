@@ -12,6 +12,11 @@
 #           then the world-size-4 GEMM table (bench/device-x2.sh WORLD=4 PHASES=gemm)
 #   CALL=4  the world-size-4 tables: bench/device-x2.sh WORLD=4 PHASES="gemm workloads"
 #   CALL=5  world-size-2 phases bench/device-x2.sh left: kv_transfer (GPUs 0,1) beside skewed MoE (2,3)
+#   CALL=6  the one-GPU runs left after session 11, each on its own GPU: issue 18's report of a real
+#           evolve (bench/one-gpu/report-w1.sh, GPU 0), the sandbox's adversarial and planted candidates
+#           on a GPU other than 0 (bench/one-gpu/supervisor-w1.sh smoke adversarial planted, GPU 1); on
+#           GPUs 2,3: vocab_parallel_ce's knobs at W=2 again, then the planted candidates at W=2
+#           (attention's with the cuDNN frontend headers in .carry/cudnn-fe)
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -64,7 +69,13 @@ case $CALL in
       CUCO_CACHE_DIR=/tmp/cuco-cache-kv bash bench/device-x2.sh
     job x2skew env WORLD=2 GPUS=2,3 RES=/tmp/cuco-x2-skew PHASES="moeskew" DEADLINE_S=$((DEADLINE_S - 10)) \
       CUCO_CACHE_DIR=/tmp/cuco-cache-skew bash bench/device-x2.sh ;;
-  *) echo "CALL must be 1 to 5" >&2; exit 2 ;;
+  6)
+    job r1 env CUDA_VISIBLE_DEVICES=0 WALL=200 bash bench/one-gpu/report-w1.sh
+    job s1 env CUDA_VISIBLE_DEVICES=1 PHASES="smoke adversarial planted" DEADLINE_S=$((DEADLINE_S - 20)) \
+      bash bench/one-gpu/supervisor-w1.sh
+    job w2 bash -c "WORLD=2 GPUS=2,3 TAG=w2v T=170 MAX=6 ONLY=vocab_parallel_ce bash bench/one-gpu/programs-knobs.sh; \
+      CUDA_VISIBLE_DEVICES=2,3 WORLD=2 RES=/tmp/cuco-x2-planted PHASES=planted DEADLINE_S=$((DEADLINE_S - 200)) bash bench/device-x2.sh" ;;
+  *) echo "CALL must be 1 to 6" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
