@@ -17,6 +17,11 @@
 #           on a GPU other than 0 (bench/one-gpu/supervisor-w1.sh smoke adversarial planted, GPU 1); on
 #           GPUs 2,3: vocab_parallel_ce's knobs at W=2 again, then the planted candidates at W=2
 #           (attention's with the cuDNN frontend headers in .carry/cudnn-fe)
+#   CALL=7  CALL=6 again without MPS (CALL=6's supervisor-w1 started an MPS daemon whose server saw
+#           GPU 1 only, and every job's CUDA clients then found no device), with the programs that
+#           drive every GPU from one process (pp_microbatch_initall, dp_broadcast_group): their
+#           harness at world size 1 (GPU 0, after the report) and 2 (GPUs 2,3, with planted wrong
+#           candidates from .carry/planted-proj), then their knobs at world size 2
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -75,11 +80,20 @@ case $CALL in
       bash bench/one-gpu/supervisor-w1.sh
     job w2 bash -c "WORLD=2 GPUS=2,3 TAG=w2v T=170 MAX=6 ONLY=vocab_parallel_ce bash bench/one-gpu/programs-knobs.sh; \
       CUDA_VISIBLE_DEVICES=2,3 WORLD=2 RES=/tmp/cuco-x2-planted PHASES=planted DEADLINE_S=$((DEADLINE_S - 200)) bash bench/device-x2.sh" ;;
-  *) echo "CALL must be 1 to 6" >&2; exit 2 ;;
+  7)
+    proj="pp_microbatch_initall dp_broadcast_group"
+    job r1 env CUDA_VISIBLE_DEVICES=0 bash -c "WALL=180 bash bench/one-gpu/report-w1.sh; \
+      PREMADE=.carry/hwl-knobs WORLD=1 ONLY='$proj' bash bench/one-gpu/programs-harness.sh"
+    job s1 env CUDA_VISIBLE_DEVICES=1 NO_MPS=1 PHASES="smoke adversarial planted" DEADLINE_S=$((DEADLINE_S - 20)) \
+      bash bench/one-gpu/supervisor-w1.sh
+    job w2 env CUDA_VISIBLE_DEVICES=2,3 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 ONLY='$proj' \
+      bash bench/one-gpu/programs-harness.sh; WORLD=2 TAG=w2p T=110 MAX=6 ONLY='$proj' bash bench/one-gpu/programs-knobs.sh; \
+      WORLD=2 TAG=w2v T=100 MAX=6 ONLY=vocab_parallel_ce bash bench/one-gpu/programs-knobs.sh" ;;
+  *) echo "CALL must be 1 to 7" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
-for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
+for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
 jobs_dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ')
 # shellcheck disable=SC2086  # a list of folder names
 tar -C "$OUT" -czf "$OUT/call$CALL.tgz" $jobs_dirs && (cd "$OUT" && rm -rf $jobs_dirs)

@@ -360,8 +360,24 @@ std::string BufferBase(const std::string& expr_in) {
     }
     return std::string::npos;
   };
+  // `c ? a : b` at the top level: the first alternative (`c` is not the buffer).
+  auto first_alternative = [](const std::string& s) -> std::string {
+    int depth = 0;
+    size_t question = std::string::npos;
+    for (size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      else if (depth == 0 && c == '?' && question == std::string::npos) question = i;
+      else if (depth == 0 && c == ':' && question != std::string::npos) {
+        if ((i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':')) continue;  // a::b
+        return s.substr(question + 1, i - question - 1);
+      }
+    }
+    return s;
+  };
   for (int guard = 0; guard < 32; ++guard) {
-    e = trim(e);
+    e = trim(first_alternative(e));
     if (e.empty()) return e;
     if (e[0] == '&' || e[0] == '*') {
       e = e.substr(1);

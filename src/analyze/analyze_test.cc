@@ -269,6 +269,9 @@ TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("&comm"), "comm");
   EXPECT_EQ(BufferBase("static_cast<const void*>(A)"), "A");
   EXPECT_EQ(BufferBase("reinterpret_cast<float*>(ws->out) + 4"), "ws->out");
+  EXPECT_EQ(BufferBase("(s == 0 ? st.x : st.recv) + m * n"), "st.x");  // a ternary: its first alternative
+  EXPECT_EQ(BufferBase("l == last ? out : tmp[l % 2]"), "out");
+  EXPECT_EQ(BufferBase("flag ? ns::buf : other"), "ns::buf");
   EXPECT_EQ(BufferBase("(void**)&p"), "p");
   EXPECT_EQ(BufferBase("bufs[rank] + 8"), "bufs");
   EXPECT_EQ(BufferBase("v.data()"), "v");

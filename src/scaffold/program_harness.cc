@@ -11,6 +11,7 @@
 #include "scaffold/generated_text.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/projection.h"
 #include "util/source_text.h"
 #include "util/text.h"
 #include "workload/program_seed.h"
@@ -61,6 +62,28 @@ std::string Resolve(const std::string& base, const std::map<std::string, std::st
     head = arg;
   }
   return head + rest;
+}
+
+// The other alternative of the first ternary in a call's argument (`(s == 0 ? st.x : st.recv) + off`
+// -> `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
+std::string SecondAlternative(const std::string& arg) {
+  int depth = 0, q_depth = -1;
+  size_t colon = std::string::npos;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (colon != std::string::npos && depth == q_depth) return arg.substr(colon + 1, i - colon - 1);
+      --depth;
+    } else if (c == '?' && q_depth < 0) {
+      q_depth = depth;
+    } else if (c == ':' && q_depth == depth && colon == std::string::npos) {
+      const bool scope = (i + 1 < arg.size() && arg[i + 1] == ':') || (i > 0 && arg[i - 1] == ':');
+      if (!scope) colon = i;
+    }
+  }
+  return colon == std::string::npos ? "" : arg.substr(colon + 1);
 }
 
 // A buffer expression main can bind: an lvalue over names main's text declares before the loop.
@@ -115,25 +138,47 @@ class Flattener {
     if (op.kind == "call") {
       const AnalyzedFunction* fn = FindFunction(a_, op.api);
       if (fn == nullptr || depth > 4 || op.api == op.function) return;
-      std::map<std::string, std::string> callee;
-      for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i)
-        if (!fn->params[i].empty()) callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
-      AddAliases(*fn, &callee);
-      std::vector<const AnalyzedOp*> ops;
-      for (const auto& inner : a_.ops)
-        if (inner.function == fn->name && FileName(inner.file) == FileName(fn->file)) ops.push_back(&inner);
-      auto it = texts_.find(FileName(fn->file));
-      size_t b = 0, e = 0;
-      if (it != texts_.end() && DefinitionLines(it->second, fn->name, &b, &e)) {
-        const std::string def = it->second.substr(b, e - b);
-        const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
-        Walk(open == std::string::npos ? def : def.substr(open), ops, fn->name, callee, depth + 1, out);
-      } else {
-        for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
+      std::map<std::string, std::string> callee, other;  // other: an argument's second alternative
+      for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i) {
+        if (fn->params[i].empty()) continue;
+        callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
+        const std::string second = SecondAlternative(op.args[i]);
+        if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
       }
+      if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
+        std::map<std::string, std::string> alt = callee;
+        for (const auto& [param, expr] : other) alt[param] = expr;
+        WalkHelper(*fn, alt, depth, out);
+      }
+      WalkHelper(*fn, callee, depth, out);
       return;
     }
     if (!IsDataOp(op)) return;
+    OpAccess(op, to_main, out);
+  }
+
+  static std::string FileName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+ private:
+  // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions.
+  void WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth, std::vector<Access>* out) {
+    AddAliases(fn, &callee);
+    std::vector<const AnalyzedOp*> ops;
+    for (const auto& inner : a_.ops)
+      if (inner.function == fn.name && FileName(inner.file) == FileName(fn.file)) ops.push_back(&inner);
+    auto it = texts_.find(FileName(fn.file));
+    size_t b = 0, e = 0;
+    if (it != texts_.end() && DefinitionLines(it->second, fn.name, &b, &e)) {
+      const std::string def = it->second.substr(b, e - b);
+      const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
+      Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
+    } else {
+      for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
+    }
+  }
+
+  // Appends the reads and writes of data op `op`, in main's terms.
+  void OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, std::vector<Access>* out) {
     Access acc;
     auto map = [&](const std::vector<std::string>& v, std::vector<std::string>* dst) {
       for (const auto& b : v) {
@@ -152,9 +197,6 @@ class Flattener {
     out->push_back(std::move(acc));
   }
 
-  static std::string FileName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
-
- private:
   // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
   void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m) {
     auto it = texts_.find(FileName(fn.file));
@@ -190,7 +232,12 @@ std::string CandidateSpellings(const std::string& text) {
   return RenameIdentifiers(plain, renames);
 }
 
-std::string BindName(const std::string& expr) {
+constexpr const char kRankIndex[] = "cuco_program::rank()";
+
+std::string BindName(const std::string& expr_in) {
+  std::string expr = expr_in;
+  for (size_t at; (at = expr.find(std::string("[") + kRankIndex + "]")) != std::string::npos;)
+    expr.erase(at, std::char_traits<char>::length(kRankIndex) + 2);
   std::string n;
   for (char c : expr) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   while (n.find("__") != std::string::npos) n.replace(n.find("__"), 2, "_");
@@ -281,9 +328,27 @@ std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files) {
   const Analysis& a = *f.analysis;
-  if (f.launcher == "single")
-    return Status::InvalidArgument(f.launcher_source + ": one process drives every GPU (or a thread per GPU); the harness runs "
-                                   "one process per rank, so cuco init cannot make a harness of this program yet");
+  // One process driving every GPU is run one GPU per rank (projection.h); a thread per GPU is not yet.
+  const bool projected = f.launcher == "single";
+  if (projected && f.launcher_source.find("a thread per GPU") != std::string::npos)
+    return Status::InvalidArgument(f.launcher_source + ": the harness runs one process per rank, and cannot yet run a "
+                                   "program's thread per GPU as its ranks, so cuco init cannot make a harness of this program");
+  std::string all_code = f.raw;  // every source file of the program
+  for (const ProgramFile& pf : other_files)
+    if (pf.source) all_code += "\n" + pf.text;
+  std::string gpu_count;  // the variable holding the number of GPUs (projected programs)
+  if (projected) {
+    for (const auto& op : a.ops)
+      if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && gpu_count.empty())
+        gpu_count = Trim(op.args[1]);
+    if (!std::regex_match(gpu_count, std::regex(R"([A-Za-z_]\w*)"))) gpu_count.clear();
+    std::string peer = CrossGpuCopy(f.file, f.raw);
+    for (const ProgramFile& pf : other_files)
+      if (peer.empty() && pf.source) peer = CrossGpuCopy(pf.name, pf.text);
+    if (!peer.empty())
+      return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
+                                     "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
+  }
   if (a.parse_path == "lexical")
     return Status::InvalidArgument(f.file + ": parsed with the lexical scanner (libclang-14 did not load, or could not parse "
                                    "it: `cuco doctor`), whose guesses of what the iteration reads and writes are too "
@@ -293,6 +358,12 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm);
   if (!loop.ok()) return loop.status();
   ProgramHarness h;
+  if (projected)
+    h.guesses.push_back(fmt::format("{}: each rank runs the program's host code and does only its own GPU's part: rank r "
+                                    "is GPU r (cuco/program/impl/projection.h){}",
+                                    f.launcher_source,
+                                    gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
+                                                                         "their rank's entry", gpu_count)));
   h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of main that reaches the communication): one "
                                   "harness iteration per pass",
                                   f.file, loop->line));
@@ -317,17 +388,21 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::string walked = loop->body;
   for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
   std::vector<Access> accesses;
-  flat.Walk(walked, in_range, "main", {}, 0, &accesses);
+  // A projected program's lambdas name a GPU's buffers through references (`Stage& st = stages[s];`).
+  flat.Walk(walked, in_range, "main", projected ? LocalAliases(walked) : std::map<std::string, std::string>{}, 0, &accesses);
+  const DeviceIndexing per_gpu(projected ? f.raw.substr(0, loop->begin) + walked : std::string(), gpu_count);
   // A buffer whose first access is a read is an input, one whose last access is a write an output.
   std::vector<std::string> order;
   std::map<std::string, bool> first_read, last_write;
   std::set<std::string> unnamed;
   for (const Access& acc : accesses) {
-    for (const auto& b : acc.reads) {
+    for (const auto& b0 : acc.reads) {
+      const std::string b = per_gpu.Normalize(b0, "@");
       if (!first_read.count(b)) first_read[b] = true, order.push_back(b);
       last_write[b] = false;
     }
-    for (const auto& b : acc.writes) {
+    for (const auto& b0 : acc.writes) {
+      const std::string b = per_gpu.Normalize(b0, "@");
       if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
       last_write[b] = true;
     }
@@ -335,21 +410,29 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   }
   const std::string before_loop = f.raw.substr(0, loop->begin);
   std::vector<std::string> binds;
-  for (const auto& expr : order) {
-    const bool in = first_read[expr], out = last_write[expr];
+  for (const auto& marked_expr : order) {
+    const bool in = first_read[marked_expr], out = last_write[marked_expr];
     if (!in && !out) continue;  // scratch: the program's own buffer
-    if (!Bindable(expr, before_loop)) {
+    // "@": the index of a per-GPU array (projected programs): this rank's entry.
+    std::string expr = marked_expr, probe = marked_expr;
+    for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
+    for (size_t at; (at = probe.find("[@]")) != std::string::npos;) probe.replace(at, 3, "[0]");
+    if (!Bindable(probe, before_loop) || (projected && per_gpu.NamesAnArray(marked_expr, all_code))) {
       unnamed.insert(expr);
       continue;
     }
     const std::string name = BindName(expr);
-    const char* how = in && out ? "inout" : in ? "input" : "output";
+    // A projected program's output may be one some GPUs never write (a pipeline's first stage never
+    // receives): bound as inout, such a rank's output is its input on both sides.
+    const bool both = (in && out) || (projected && out);
+    const char* how = both ? "inout" : in ? "input" : "output";
     binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
-    if (in) h.inputs.push_back(name);
-    if (out) h.outputs.push_back(in ? name + "_out" : name);
-    h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {})", expr,
+    if (in || both) h.inputs.push_back(name);
+    if (out) h.outputs.push_back(both ? name + "_out" : name);
+    h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                                     in && out ? "an input and an output" : in ? "an input" : "an output",
-                                    in ? "a read" : "a write", out ? "a write" : "a read"));
+                                    in ? "a read" : "a write", out ? "a write" : "a read",
+                                    both && !in ? "; bound as input and output, since a GPU may not write it" : ""));
   }
   for (const auto& u : unnamed)
     h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main does not name (a helper's local?): the "
@@ -374,7 +457,16 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       for (const auto& [lo, hi] : ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
-  const std::string main_text = RewriteMpiIncludes(RewriteMain(f.raw, *loop, binds));
+  std::string main_text = RewriteMpiIncludes(RewriteMain(f.raw, *loop, binds));
+  // A projected program's kernel launches run only while the rank's GPU is selected.
+  auto guarded = [&](const std::string& file, const std::string& text) -> Result<std::string> {
+    return projected ? GuardLaunches(file, text) : Result<std::string>(text);
+  };
+  {
+    Result<std::string> g = guarded(f.file, main_text);
+    if (!g.ok()) return g.status();
+    main_text = *g;
+  }
   // A program that marks its own EVOLVE blocks keeps them, and gets no others.
   bool own_blocks = main_text.find("EVOLVE-BLOCK-START") != std::string::npos;
   for (const ProgramFile& pf : other_files) own_blocks |= pf.text.find("EVOLVE-BLOCK-START") != std::string::npos;
@@ -391,11 +483,12 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       comm_in_loop_body |= !in_lambda;
     }
   for (auto it = loop->lambdas.rbegin(); it != loop->lambdas.rend() && !own_blocks; ++it) {  // main's lambdas
-    const std::string lambda = f.raw.substr(it->begin, it->end - it->begin);
-    const size_t at = seed_main.find(lambda);
+    Result<std::string> lambda = guarded(f.file, f.raw.substr(it->begin, it->end - it->begin));
+    if (!lambda.ok()) return lambda.status();
+    const size_t at = seed_main.find(*lambda);
     if (at == std::string::npos) continue;
     const size_t b = seed_main.rfind('\n', at) + 1;
-    const size_t e = seed_main.find('\n', at + lambda.size());
+    const size_t e = seed_main.find('\n', at + lambda->size());
     seed_main = seed_main.substr(0, b) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(b, e - b) + "\n// EVOLVE-BLOCK-END" +
                 (e == std::string::npos ? "" : seed_main.substr(e));
     marked.push_back("main's lambda " + it->name);
@@ -403,7 +496,9 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::string seed, reference;
   for (const ProgramFile& pf : other_files) {
     if (!pf.source) continue;
-    const std::string text = RewriteMpiIncludes(pf.text);
+    Result<std::string> text_or = guarded(pf.name, RewriteMpiIncludes(pf.text));
+    if (!text_or.ok()) return text_or.status();
+    const std::string& text = *text_or;
     seed += "// ==== " + pf.name + " (the program's file) ====\n" + MarkEvolve(text, evolve, &marked) + "\n";
     reference += "// ==== " + pf.name + " (the program's file) ====\n" + text + "\n";
   }
@@ -428,13 +523,17 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     return fmt::format("// {}_harness: {}, written by `cuco init` from the program's own files (cuco/program/program.h).\n",
                        f.name, what);
   };
+  // A projected program: the flag before the harness's headers, the guards after them.
+  const std::string flag = projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";
+  const std::string seed_guards = projected ? "\n" + ProjectionGuards(all_code, false) : "";
+  const std::string reference_guards = projected ? "\n" + ProjectionGuards(all_code, true) : "";
   h.files.push_back({"seed.cu", head("the candidate file") +
-                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n" +
-                                    std::string(kProgramSeedInclude) + "\n\n" + seed});
+                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n" + flag +
+                                    std::string(kProgramSeedInclude) + "\n" + seed_guards + "\n" + seed});
   h.files.push_back({"reference.cu", head("the frozen reference") +
-                                         "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n"
+                                         "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n" + flag +
                                          "#define CUCO_PROGRAM_WORKLOAD " + TomlQuoted(f.name + "_harness") +
-                                         "\n#include <cuco/program/reference.h>\n\n" + reference});
+                                         "\n#include <cuco/program/reference.h>\n" + reference_guards + "\n" + reference});
   h.files.push_back({"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, loop->line))});
   for (const ProgramFile& pf : other_files)
     if (!pf.source) h.files.push_back({pf.name, RewriteMpiIncludes(pf.text)});

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Puts every corpus program through `cuco init --json` (its own build command after `--`) and
 checks what init made of it against the program's program.toml:
-  - a program started once per rank (bootstrap mpi, file, socket) gets a harness made of the program
-    itself (harness_ready), with no TODO(cuco init) left in harness/; one process driving every GPU
-    or a thread per GPU (single_process, threads) gets the skeleton and a reason naming file:line;
+  - a program started once per rank (bootstrap mpi, file, socket) or one process driving every GPU
+    (single_process: each rank does its GPU's part, cuco/program/impl/projection.h) gets a harness
+    made of the program itself (harness_ready), with no TODO(cuco init) left in harness/; a thread per
+    GPU (threads) gets the skeleton and a reason naming file:line;
   - every buffer the harness binds is one program.toml lists as an input (bound as input or inout)
-    or an output (output or inout), never an intermediate; every listed output is bound;
+    or an output (output or inout), never an intermediate; every listed output is bound (a per-GPU
+    array's entry, `d_w[cuco_program::rank()]`, is program.toml's `d_w` or `stages[s].x`);
   - with --compile, `cuco eval <workload>/harness --stage compile` builds the seed and the supervisor
     with the reference (the real nvcc), `cuco transform` makes generation 0 with the knobs backend and
     graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too.
@@ -13,7 +15,7 @@ Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per progr
 import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
-PER_RANK = {"mpi", "file", "socket"}
+PER_RANK = {"mpi", "file", "socket", "single_process"}
 
 
 def check(cuco, folder, out, compile_too):
@@ -27,7 +29,7 @@ def check(cuco, folder, out, compile_too):
     problems = []
     if t["bootstrap"] not in PER_RANK:
         if r["harness_ready"]:
-            problems.append("made a harness of a program that drives several GPUs from one process")
+            problems.append("made a harness of a program with a thread per GPU")
         elif not re.search(r"\.\w+:\d+", r["harness_reason"]):
             problems.append(f"the reason names no file:line: {r['harness_reason']}")
         return problems, "skeleton: " + r["harness_reason"][:100]
@@ -38,7 +40,15 @@ def check(cuco, folder, out, compile_too):
         if f.is_file() and "TODO(cuco init)" in f.read_text(errors="replace"):
             problems.append(f"TODO(cuco init) left in harness/{f.name}")
     roles = {b["name"]: b["role"] for b in t.get("buffers", [])}
-    binds = re.findall(r'cuco_bind\.(input|output|inout)\("[^"]*", ([^)]+)\);', (harness / "seed.cu").read_text())
+    binds = re.findall(r'cuco_bind\.(input|output|inout)\("[^"]*", ([^;]+)\);', (harness / "seed.cu").read_text())
+    def toml_name(expr):
+        expr = expr.strip()
+        for cand in (expr, expr.replace("[cuco_program::rank()]", "[s]"), expr.replace("[cuco_program::rank()]", "")):
+            if cand in roles:
+                return cand
+        return expr
+
+    binds = [(how, toml_name(expr)) for how, expr in binds]
     for how, expr in binds:
         role = roles.get(expr.strip())
         if role is None:

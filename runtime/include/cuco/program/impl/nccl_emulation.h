@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/reference_engine.h>
 
 namespace cuco_program::emu {
@@ -226,31 +227,32 @@ inline ncclResult_t GroupEnd() {
   }
   return ncclSuccess;
 }
-inline ncclResult_t AllReduce(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t, cudaStream_t st) {
-  return Post({Kind::kAllReduce, s, r, n, t, op, 0, 0, st});
+// A call on another GPU's communicator (projection.h) does nothing.
+inline ncclResult_t AllReduce(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllReduce, s, r, n, t, op, 0, 0, st});
 }
-inline ncclResult_t Broadcast(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t, cudaStream_t st) {
-  return Post({Kind::kBroadcast, s, r, n, t, ncclSum, root, 0, st});
+inline ncclResult_t Broadcast(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kBroadcast, s, r, n, t, ncclSum, root, 0, st});
 }
 inline ncclResult_t Bcast(void* b, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
   return Broadcast(b, b, n, t, root, c, st);
 }
-inline ncclResult_t ReduceTo(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t,
+inline ncclResult_t ReduceTo(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t comm,
                              cudaStream_t st) {
-  return Post({Kind::kReduce, s, r, n, t, op, root, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduce, s, r, n, t, op, root, 0, st});
 }
-inline ncclResult_t AllGather(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t, cudaStream_t st) {
-  return Post({Kind::kAllGather, s, r, n, t, ncclSum, 0, 0, st});
+inline ncclResult_t AllGather(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllGather, s, r, n, t, ncclSum, 0, 0, st});
 }
-inline ncclResult_t ReduceScatter(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t,
+inline ncclResult_t ReduceScatter(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
                                   cudaStream_t st) {
-  return Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st});
 }
-inline ncclResult_t Send(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t, cudaStream_t st) {
-  return Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st});
+inline ncclResult_t Send(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st});
 }
-inline ncclResult_t Recv(void* r, size_t n, ncclDataType_t t, int peer, ncclComm_t, cudaStream_t st) {
-  return Post({Kind::kRecv, nullptr, r, n, t, ncclSum, 0, peer, st});
+inline ncclResult_t Recv(void* r, size_t n, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kRecv, nullptr, r, n, t, ncclSum, 0, peer, st});
 }
 
 }  // namespace cuco_program::emu

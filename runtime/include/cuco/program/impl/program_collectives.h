@@ -13,6 +13,7 @@
 
 #include <cuco/codesign/collectives.h>
 #include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
 namespace candidate_detail {
@@ -110,7 +111,9 @@ namespace comm {
 // Each call: host NCCL for "nccl"; for "lsa", the device collective with every buffer peers read
 // made readable first (the root's buffer at the root; a non-root passes the staging buffer at the
 // same place, uncopied, so the root's is found at the same offset).
+// A call on another GPU's communicator (projection.h) does nothing.
 #define CUCO_PROGRAM_BACKEND(op, nccl_call)                       \
+  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;   \
   const int lsa = candidate_detail::Lsa(backend, op);             \
   if (lsa < 0) return ncclInvalidArgument;                        \
   if (lsa == 0) return nccl_call;                                 \
@@ -196,11 +199,13 @@ inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDa
 }
 
 inline ncclResult_t GroupStart(const char* backend) {
+  constexpr ncclComm_t comm = nullptr;
   CUCO_PROGRAM_BACKEND("ncclGroupStart", ::ncclGroupStart());
   return dc->group_start();
 }
 
 inline ncclResult_t GroupEnd(const char* backend) {
+  constexpr ncclComm_t comm = nullptr;
   CUCO_PROGRAM_BACKEND("ncclGroupEnd", ::ncclGroupEnd());
   return dc->group_end();
 }

@@ -71,6 +71,12 @@ struct Engine {
   int64_t iterations = 0;
 };
 
+#ifdef CUCO_PROGRAM_PROJECTED
+inline constexpr bool kProjectedProgram = true;
+#else
+inline constexpr bool kProjectedProgram = false;
+#endif
+
 inline Engine& E() {
   static Engine engine;
   return engine;
@@ -116,7 +122,9 @@ class NoteBinder : public Binder {
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
     b.bytes = AllocationBytes(*slot);
-    if (b.bytes == 0 && error_->empty())
+    // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
+    // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
+    if (b.bytes == 0 && error_->empty() && !kProjectedProgram)
       *error_ = std::string("the program's buffer '") + name +
                 "' (bound at its timed loop) was not made by cudaMalloc before the loop, so its size is unknown";
     b.initial.resize(b.bytes);
@@ -168,6 +176,37 @@ inline void RankThread(int q) {
   e.cv.notify_all();
 }
 
+// After every rank bound (projected programs): a buffer some ranks did not make (bytes 0) is made
+// for them, zeroed, at the size of the largest rank's, with its element scale. "" or the reason.
+inline std::string GiveMissingBuffers() {
+  Engine& e = E();
+  const size_t n = e.ranks.empty() ? 0 : e.ranks[0]->bound.size();
+  for (size_t j = 0; j < n; ++j) {
+    const Bound* widest = nullptr;
+    for (auto& r : e.ranks)
+      if (widest == nullptr || r->bound[j].bytes > widest->bytes) widest = &r->bound[j];
+    if (widest->bytes == 0)
+      return "the program's buffer '" + widest->name +
+             "' (bound at its timed loop) was not made by cudaMalloc before the loop on any rank, so its size is unknown";
+    for (auto& r : e.ranks) {
+      Bound& b = r->bound[j];
+      if (b.bytes != 0) continue;
+      void* p = nullptr;
+      if (::cudaMalloc(&p, widest->bytes) != cudaSuccess || cudaMemset(p, 0, widest->bytes) != cudaSuccess)
+        return "making the buffer '" + b.name + "' for a rank that has none failed";
+      {
+        std::lock_guard<std::mutex> lock(e.alloc_mu);
+        e.allocations[reinterpret_cast<uintptr_t>(p)] = widest->bytes;
+      }
+      *b.slot = p;
+      b.bytes = widest->bytes;
+      b.initial.assign(b.bytes, 0);
+      b.scale = widest->scale;
+    }
+  }
+  return "";
+}
+
 // The first error of any rank ("" when none).
 inline std::string FirstError() {
   for (auto& r : E().ranks)
@@ -201,6 +240,7 @@ inline cuco::Status EnsureStarted(int world) {
   if (e.error.empty())
     for (auto& r : e.ranks)
       if (r->bound.size() != e.ranks[0]->bound.size()) e.error = "the ranks bound different buffers at the timed loop";
+  if (e.error.empty() && kProjectedProgram) e.error = GiveMissingBuffers();
   if (!e.error.empty()) e.error = "the program, run as the reference: " + e.error;
   e.ready = true;
   e.cv.notify_all();

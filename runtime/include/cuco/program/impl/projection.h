@@ -1,0 +1,75 @@
+// cuco/program/impl/projection.h: a program that drives every GPU from one process
+// (ncclCommInitAll, or ncclCommInitRank for each GPU inside a group), run by the harness with one
+// rank per process (candidate side) or per thread (reference side). cuco init defines
+// CUCO_PROGRAM_PROJECTED for such a program. Every rank runs the program's whole host code and does
+// only its own GPU's part of it: rank r does what the program gives GPU r.
+//   - cudaSetDevice(d) selects GPU d of the program on the calling thread (the rank's real GPU when
+//     d is the rank); cudaGetDevice answers it and cudaGetDeviceCount the world size;
+//   - while another GPU is selected, the program's CUDA and library calls do nothing and return
+//     success (the guards cuco init writes after the includes: CUCO_PROGRAM_GUARD), its kernel
+//     launches do not run (cuco init writes `if (!cuco_program::proj::Own()) {} else` before each),
+//     and streams and events it creates are foreign handles;
+//   - ncclCommInitAll and ncclCommInitRank give the rank's GPU the harness's communicator and every
+//     other GPU a foreign one; an NCCL call on a foreign communicator does nothing.
+// Without CUCO_PROGRAM_PROJECTED every call is the rank's own (Own() is always true).
+// Copies between GPUs outside NCCL (cudaMemcpyPeer) cannot be split by rank: cuco init refuses them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+#include <cuco/program/program.h>
+
+namespace cuco_program::proj {
+
+#ifdef CUCO_PROGRAM_PROJECTED
+inline constexpr bool kProjected = true;
+#else
+inline constexpr bool kProjected = false;
+#endif
+
+// The program's selected GPU on this thread (CUDA's default: 0).
+inline thread_local int t_device = 0;
+
+// Whether work the calling thread issues now is this rank's.
+inline bool Own() { return !kProjected || t_device == cuco_program::rank(); }
+
+// Handles of another GPU's communicators, streams and events: never dereferenced, never a real
+// address (the top bits are not those of a user-space pointer).
+inline constexpr uintptr_t kForeignTag = 0xC0C0000000000000ull;
+inline constexpr uintptr_t kForeignMask = 0xFFFF000000000000ull;
+template <class H>
+H Foreign(uintptr_t index) {
+  return reinterpret_cast<H>(kForeignTag | index);
+}
+template <class T>
+bool IsForeign(const T& handle) {
+  if constexpr (std::is_pointer_v<T>)
+    return (reinterpret_cast<uintptr_t>(handle) & kForeignMask) == kForeignTag;
+  else
+    return false;
+}
+
+// True when the communicator of an NCCL call (its second-to-last argument: `..., comm, stream)`)
+// is another GPU's.
+template <class... A>
+bool ForeignCall(const A&... args) {
+  if constexpr (sizeof...(A) >= 2)
+    return IsForeign(std::get<sizeof...(A) - 2>(std::tie(args...)));
+  else
+    return false;
+}
+
+}  // namespace cuco_program::proj
+
+// The guard cuco init writes for each CUDA or library call of a projected program: `name` runs only
+// while the rank's GPU is selected; otherwise the call's value is its type's zero (success).
+//   #define cublasSgemm_v2(...) CUCO_PROGRAM_GUARD(cublasSgemm_v2, __VA_ARGS__)
+// (a macro's name is not expanded again inside its own expansion: the inner `name` is the real one).
+#define CUCO_PROGRAM_GUARD(name, ...) \
+  (cuco_program::proj::Own() ? name(__VA_ARGS__) : decltype(name(__VA_ARGS__))())
+// The same for an NCCL call: it runs unless its communicator is another GPU's (zero: ncclSuccess).
+#define CUCO_PROGRAM_GUARD_COMM(name, ...) \
+  (cuco_program::proj::ForeignCall(__VA_ARGS__) ? decltype(name(__VA_ARGS__))() : name(__VA_ARGS__))

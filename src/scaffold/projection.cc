@@ -1,0 +1,197 @@
+#include "scaffold/projection.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <regex>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The offset of the last non-space byte of `code` before `at`, or npos.
+size_t PrevCode(const std::string& code, size_t at) {
+  while (at > 0) {
+    --at;
+    if (!std::isspace(static_cast<unsigned char>(code[at]))) return at;
+  }
+  return std::string::npos;
+}
+
+// Calls the harness's stand-ins answer, or that only touch the host: never guarded.
+bool Unguarded(const std::string& name) {
+  static const std::set<std::string> names = {
+      "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceCount", "cudaGetErrorString", "cudaGetErrorName",
+      "cudaGetLastError", "cudaPeekAtLastError", "cudaMallocHost", "cudaHostAlloc", "cudaFreeHost",
+      "cudaHostRegister", "cudaHostUnregister", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
+      "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaEventElapsedTime", "cudaStreamDestroy", "cudaEventDestroy",
+      "cublasGetStatusString", "cublasGetStatusName", "cublasLtGetVersion", "cublasGetVersion", "cudnnGetErrorString",
+      "cudnnGetVersion", "ncclGetErrorString", "ncclGetLastError", "ncclGetVersion", "ncclGroupStart", "ncclGroupEnd",
+      "ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitAll", "ncclCommDestroy",
+      "ncclCommFinalize", "ncclCommAbort", "ncclCommCount", "ncclCommUserRank", "ncclCommCuDevice"};
+  return names.count(name) > 0 || name.rfind("cudaOccupancy", 0) == 0 || name.rfind("cudaFuncGet", 0) == 0;
+}
+
+// The candidate's stand-ins for these guard themselves (cuco/program/impl/candidate_shims.h); on the
+// reference side they are CUDA's own and get a guard.
+bool StreamOrEvent(const std::string& name) {
+  return name.rfind("cudaStreamCreate", 0) == 0 || name.rfind("cudaEventCreate", 0) == 0 ||
+         name.rfind("cudaEventRecord", 0) == 0 || name == "cudaStreamWaitEvent" || name == "cudaEventSynchronize" ||
+         name == "cudaEventQuery";
+}
+
+bool NcclCommCall(const std::string& name) {
+  static const std::set<std::string> names = {"ncclAllReduce", "ncclBroadcast", "ncclBcast",   "ncclReduce",
+                                              "ncclAllGather", "ncclReduceScatter", "ncclSend", "ncclRecv",
+                                              "ncclAlltoAll",  "ncclGather",  "ncclScatter"};
+  return names.count(name) > 0;
+}
+
+}  // namespace
+
+Result<std::string> GuardLaunches(const std::string& file, const std::string& text) {
+  const std::string code = BlankCommentsAndLiterals(text);
+  std::vector<size_t> starts;
+  for (size_t at = code.find("<<<"); at != std::string::npos; at = code.find("<<<", at + 3)) {
+    size_t p = PrevCode(code, at);
+    if (p != std::string::npos && code[p] == '>') {  // k<T, 4><<<: skip the template arguments
+      int depth = 0;
+      for (;; --p) {
+        if (code[p] == '>') ++depth;
+        else if (code[p] == '<' && --depth == 0) break;
+        if (p == 0) break;
+      }
+      p = PrevCode(code, p);
+    }
+    if (p == std::string::npos || !IdentChar(code[p])) continue;  // a shift, not a launch
+    size_t begin = p + 1;
+    for (;;) {  // the launched name, qualified names included (ns::k)
+      while (begin > 0 && IdentChar(code[begin - 1])) --begin;
+      if (begin >= 2 && code[begin - 1] == ':' && code[begin - 2] == ':') begin -= 2;
+      else break;
+    }
+    const size_t before = PrevCode(code, begin);
+    bool statement = before == std::string::npos || code[before] == ';' || code[before] == '{' || code[before] == '}' ||
+                     (code[before] == ':' && (before == 0 || code[before - 1] != ':'));
+    if (!statement && code[before] == ')') {  // `if (c) k<<<`, `for (...) k<<<`, not `(void)k<<<`
+      const size_t open = code.rfind('(', before);
+      const std::string inside = Trim(code.substr(open + 1, before - open - 1));
+      statement = inside != "void";
+    }
+    if (!statement && before >= 3 && code.compare(before - 3, 4, "else") == 0 && (before < 4 || !IdentChar(code[before - 4])))
+      statement = true;
+    if (!statement)
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: this kernel launch is part of an expression (a macro's argument?); a program driving every GPU from one "
+          "process runs one GPU's part per rank, and only a launch written as a statement of its own can be skipped for the "
+          "other GPUs: write it as `{}<<<...>>>(...);` and check the error after it",
+          file, LineOf(text, begin), code.substr(begin, p + 1 - begin)));
+    starts.push_back(begin);
+  }
+  std::string out;
+  size_t at = 0;
+  for (size_t s : starts) {
+    out += text.substr(at, s - at) + "if (!cuco_program::proj::Own()) {} else ";
+    at = s;
+  }
+  return out + text.substr(at);
+}
+
+std::string ProjectionGuards(const std::string& code_in, bool reference) {
+  const std::string code = BlankCommentsAndLiterals(code_in);
+  static const std::regex call(R"(\b((?:cuda|cublas|cudnn|curand|cusparse|cufft|nccl)[A-Za-z0-9_]*)\s*\()");
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
+    const std::string n = (*it)[1].str();
+    if (Unguarded(n) || (StreamOrEvent(n) && !reference) || n.find("_v2") != std::string::npos) continue;
+    if (n.rfind("nccl", 0) == 0 && !NcclCommCall(n) && n != "ncclMemAlloc" && n != "ncclMemFree" &&
+        n != "ncclCommRegister" && n != "ncclCommDeregister")
+      continue;
+    names.insert(n);
+  }
+  std::set<std::string> headers;
+  for (const auto& n : names) {
+    if (n.rfind("cublasLt", 0) == 0) headers.insert("cublasLt.h");
+    else if (n.rfind("cublas", 0) == 0) headers.insert("cublas_v2.h");
+    else if (n.rfind("cudnn", 0) == 0) headers.insert("cudnn.h");
+    else if (n.rfind("curand", 0) == 0) headers.insert("curand.h");
+    else if (n.rfind("cusparse", 0) == 0) headers.insert("cusparse.h");
+    else if (n.rfind("cufft", 0) == 0) headers.insert("cufft.h");
+  }
+  std::string t =
+      "// One process drives every GPU in this program: each rank does only its own GPU's part. While another\n"
+      "// GPU is selected these calls do nothing (cuco/program/impl/projection.h).\n";
+  for (const auto& h : headers) t += "#include <" + h + ">\n";
+  for (const auto& n : names) {
+    const char* guard = NcclCommCall(n) ? "CUCO_PROGRAM_GUARD_COMM" : "CUCO_PROGRAM_GUARD";
+    const bool cublas = n.rfind("cublas", 0) == 0 && n.rfind("cublasLt", 0) != 0;
+    if (cublas)  // cublas_v2.h names most of its calls by a macro: cublasSgemm -> cublasSgemm_v2
+      t += fmt::format("#ifdef {0}\n#define {0}_v2(...) {1}({0}_v2, __VA_ARGS__)\n#else\n#define {0}(...) {1}({0}, __VA_ARGS__)\n#endif\n",
+                       n, guard);
+    else  // a name already a macro is a stand-in that guards itself
+      t += fmt::format("#ifndef {0}\n#define {0}(...) {1}({0}, __VA_ARGS__)\n#endif\n", n, guard);
+  }
+  return t;
+}
+
+std::string CrossGpuCopy(const std::string& file, const std::string& text) {
+  const std::string code = BlankCommentsAndLiterals(text);
+  static const std::regex peer(R"(\b(cudaMemcpyPeer(?:Async)?|cudaMemcpy3DPeer(?:Async)?|cudaDeviceEnablePeerAccess)\s*\()");
+  std::smatch m;
+  if (!std::regex_search(code, m, peer)) return "";
+  return fmt::format("{}:{}: {}", file, LineOf(text, static_cast<size_t>(m.position(0))), m[1].str());
+}
+
+DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& count) {
+  if (count.empty()) return;
+  const std::string code = BlankCommentsAndLiterals(main_text);
+  std::set<std::string> vars;
+  const std::regex loop(R"(\bfor\s*\(\s*(?:(?:int|unsigned|size_t|auto|long|int64_t)\s+)?([A-Za-z_]\w*)\s*=[^;]*;\s*\1\s*<\s*)" +
+                        count + R"(\b)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), loop); it != std::sregex_iterator(); ++it)
+    vars.insert((*it)[1].str());
+  static const std::regex indexed(R"(\b([A-Za-z_]\w*)\s*\[([^\[\]]*)\])");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), indexed); it != std::sregex_iterator(); ++it) {
+    const std::string index = (*it)[2].str();
+    for (const auto& v : vars)
+      if (std::regex_search(index, std::regex("\\b" + v + "\\b"))) arrays_.insert((*it)[1].str());
+  }
+}
+
+std::string DeviceIndexing::Normalize(const std::string& base, const std::string& index) const {
+  size_t head = 0;
+  while (head < base.size() && IdentChar(base[head])) ++head;
+  if (head == 0 || !arrays_.count(base.substr(0, head))) return base;
+  return base.substr(0, head) + "[" + index + "]" + base.substr(head);
+}
+
+bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& code_in) const {
+  static const std::regex part(R"((^|\.|->)([A-Za-z_]\w*))");
+  const std::string code = BlankCommentsAndLiterals(code_in);
+  for (auto it = std::sregex_iterator(base.begin(), base.end(), part); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[2].str();
+    const bool head = it->position(0) == 0;
+    if (head && arrays_.count(name)) continue;
+    const std::regex subscripted(head ? "\\b" + name + R"(\s*\[)" : R"((\.|->)\s*)" + name + R"(\s*\[)");
+    if (std::regex_search(code, subscripted)) return true;
+  }
+  return false;
+}
+
+std::map<std::string, std::string> LocalAliases(const std::string& text) {
+  const std::string code = BlankCommentsAndLiterals(text);
+  static const std::regex alias(R"((?:[&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+);)");
+  std::map<std::string, std::string> out;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), alias); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str(), base = BufferBase(Trim((*it)[2].str()));
+    if (!base.empty() && base != name && !out.count(name)) out[name] = base;
+  }
+  return out;
+}
+
+}  // namespace cuco::scaffold_internal

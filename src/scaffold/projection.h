@@ -1,0 +1,58 @@
+// The rewrites that let the harness run a program driving every GPU from one process
+// (ncclCommInitAll, or ncclCommInitRank for each GPU in a group) one rank at a time: each rank runs
+// the program's host code and does only its own GPU's part (runtime/include/cuco/program/impl/
+// projection.h says what the runtime does). Here, on the program's text:
+//   GuardLaunches       `k<<<...>>>(...)` -> `if (!cuco_program::proj::Own()) {} else k<<<...>>>(...)`;
+//   ProjectionGuards    the guards of the CUDA, library and NCCL calls the program makes;
+//   CrossGpuCopy        a copy between GPUs outside NCCL, which has no per-rank meaning;
+//   DeviceIndexing      which of main's arrays hold one entry per GPU (`comms[i]`, `stages[s]`), so
+//                       that a buffer `d_w[i]` binds as `d_w[cuco_program::rank()]`;
+//   LocalAliases        `Stage& st = stages[s];` and `float* p = d_x[i] + off;` in a lambda's text.
+// Scans skip comments and literals; offsets are bytes of the text given.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "util/status.h"
+
+namespace cuco::scaffold_internal {
+
+// Every kernel launch in `text` guarded. kInvalidArgument naming `file`:line for a launch that is not
+// a statement of its own (inside a macro's arguments or an expression), which cannot be guarded.
+Result<std::string> GuardLaunches(const std::string& file, const std::string& text);
+
+// The text written after the harness's include for a projected program: `#include`s of the
+// libraries whose functions `code` calls, and a guard macro for each such call
+// (CUCO_PROGRAM_GUARD, CUCO_PROGRAM_GUARD_COMM). `reference`: the reference side, whose streams and
+// events are CUDA's own (the candidate's are the harness's stand-ins, which guard themselves).
+std::string ProjectionGuards(const std::string& code, bool reference);
+
+// "file:line: cudaMemcpyPeer" for the first copy between GPUs outside NCCL in `text`, "" when none.
+std::string CrossGpuCopy(const std::string& file, const std::string& text);
+
+class DeviceIndexing {
+ public:
+  // `main_text`: main's text; `count`: the variable holding the number of GPUs (the ndev of
+  // ncclCommInitAll, the nranks of ncclCommInitRank). An array is per GPU when main indexes it with
+  // the variable of a loop that runs to `count` (`for (int i = 0; i < count; ++i)`).
+  DeviceIndexing(const std::string& main_text, const std::string& count);
+
+  const std::set<std::string>& arrays() const { return arrays_; }
+  // A buffer as the analysis names it (subscripts dropped: `stages.out` for `stages[s - 1].out`)
+  // with `[index]` after a per-GPU array at its head (`stages[<index>].out`, `d_w[<index>]`).
+  std::string Normalize(const std::string& base, const std::string& index) const;
+  // Whether a part of `base` other than a per-GPU head is subscripted somewhere in `code`
+  // (`st.tmp[l % 2]`): the analysis dropped that subscript, so `base` names an array, not a pointer.
+  bool NamesAnArray(const std::string& base, const std::string& code) const;
+
+ private:
+  std::set<std::string> arrays_;
+};
+
+// Local names of `text` that alias a buffer expression: `T& name = expr;`, `T* name = expr;`,
+// `auto name = expr;` -> {name: expr without an offset}.
+std::map<std::string, std::string> LocalAliases(const std::string& text);
+
+}  // namespace cuco::scaffold_internal

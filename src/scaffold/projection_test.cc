@@ -1,0 +1,84 @@
+#include "scaffold/projection.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+constexpr const char kGuard[] = "if (!cuco_program::proj::Own()) {} else ";
+
+TEST(ProjectionTest, GuardsEveryLaunchWrittenAsAStatement) {
+  const std::string text =
+      "void f(cudaStream_t s, bool c) {\n"
+      "  k<<<1, 2, 0, s>>>(x);\n"
+      "  if (c) t<float, 4><<<g, b>>>(y);\n"
+      "  else ns::z<<<1, 1>>>();\n"
+      "  int shifted = a << 3;  // k<<<1,1>>>() in a comment\n"
+      "}\n";
+  Result<std::string> out = GuardLaunches("main.cu", text);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_NE(out->find(std::string(kGuard) + "k<<<1, 2, 0, s>>>(x);"), std::string::npos) << *out;
+  EXPECT_NE(out->find(std::string("if (c) ") + kGuard + "t<float, 4><<<g, b>>>(y);"), std::string::npos) << *out;
+  EXPECT_NE(out->find(std::string("else ") + kGuard + "ns::z<<<1, 1>>>();"), std::string::npos) << *out;
+  EXPECT_NE(out->find("int shifted = a << 3;  // k<<<1,1>>>() in a comment"), std::string::npos) << *out;
+}
+
+TEST(ProjectionTest, RefusesALaunchInsideAnExpressionNamingItsLine) {
+  Result<std::string> out = GuardLaunches("main.cu", "void f() {\n  CHECK_LAUNCH(k<<<1, 1>>>(x));\n}\n");
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("main.cu:2"), std::string::npos) << out.status().ToString();
+  EXPECT_FALSE(GuardLaunches("a.cu", "void f() { (void)k<<<1, 1>>>(); }").ok());
+}
+
+TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
+  const std::string code =
+      "cudaSetDevice(i); cudaMalloc(&p, n); cublasSgemm(h, a); cublasLtMatmul(lt, d);\n"
+      "ncclAllReduce(a, b, n, ncclFloat, ncclSum, comms[i], s); ncclGroupStart(); cudaStreamCreate(&s);\n"
+      "// cudaMemset(p, 0, n) in a comment is not a call\n";
+  const std::string candidate = ProjectionGuards(code, false);
+  EXPECT_NE(candidate.find("#include <cublas_v2.h>"), std::string::npos) << candidate;
+  EXPECT_NE(candidate.find("#include <cublasLt.h>"), std::string::npos) << candidate;
+  EXPECT_NE(candidate.find("#ifdef cublasSgemm\n#define cublasSgemm_v2(...) CUCO_PROGRAM_GUARD(cublasSgemm_v2, __VA_ARGS__)"),
+            std::string::npos)
+      << candidate;
+  EXPECT_NE(candidate.find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD(cudaMalloc, __VA_ARGS__)"), std::string::npos);
+  EXPECT_NE(candidate.find("#define cublasLtMatmul(...) CUCO_PROGRAM_GUARD(cublasLtMatmul,"), std::string::npos);
+  EXPECT_NE(candidate.find("#define ncclAllReduce(...) CUCO_PROGRAM_GUARD_COMM(ncclAllReduce,"), std::string::npos);
+  for (const char* stand_in : {"cudaSetDevice(...)", "ncclGroupStart(...)", "cudaStreamCreate(...)", "cudaMemset("})
+    EXPECT_EQ(candidate.find(stand_in), std::string::npos) << stand_in;
+  // The reference's streams are CUDA's own: guarded there.
+  EXPECT_NE(ProjectionGuards(code, true).find("#define cudaStreamCreate(...)"), std::string::npos);
+}
+
+TEST(ProjectionTest, FindsCopiesBetweenGpus) {
+  EXPECT_EQ(CrossGpuCopy("m.cu", "ncclSend(a);\n// cudaMemcpyPeer(a, 1, b, 0, n)\n"), "");
+  EXPECT_EQ(CrossGpuCopy("m.cu", "x;\n  cudaMemcpyPeerAsync(a, 1, b, 0, n, s);\n"), "m.cu:2: cudaMemcpyPeerAsync");
+}
+
+TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
+  const std::string main_text =
+      "std::vector<float*> d_w(ngpus), d_x(ngpus);\n"
+      "for (int i = 0; i < ngpus; ++i) { cudaMalloc(&d_w[i], n); cudaMalloc(&d_x[i], n); }\n"
+      "for (int s = 0; s < nlayers; ++s) layer[s] = 0;\n"
+      "for (int g = 0; g < ngpus; ++g) { Stage& st = stages[g]; st.tmp[0] = nullptr; }\n";
+  DeviceIndexing idx(main_text, "ngpus");
+  EXPECT_EQ(idx.arrays(), (std::set<std::string>{"d_w", "d_x", "stages"}));
+  EXPECT_EQ(idx.Normalize("d_w", "@"), "d_w[@]");
+  EXPECT_EQ(idx.Normalize("stages.out", "@"), "stages[@].out");
+  EXPECT_EQ(idx.Normalize("layer", "@"), "layer");  // a loop over layers, not GPUs
+  EXPECT_TRUE(idx.NamesAnArray("stages.tmp", main_text));
+  EXPECT_FALSE(idx.NamesAnArray("stages.out", main_text));
+  EXPECT_TRUE(idx.NamesAnArray("layer", main_text));
+  EXPECT_TRUE(DeviceIndexing(main_text, "").arrays().empty());
+}
+
+TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
+  const auto a = LocalAliases("Stage& st = stages[s];\nconst float* cur = d_x[i] + off;\nauto h = handles[i];\nint n = 4;\n");
+  EXPECT_EQ(a.at("st"), "stages");
+  EXPECT_EQ(a.at("cur"), "d_x");
+  EXPECT_EQ(a.at("h"), "handles");
+  EXPECT_EQ(a.count("n"), 0u);
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
