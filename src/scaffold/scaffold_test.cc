@@ -115,6 +115,29 @@ int main() {
 }
 )";
 
+const char* kThreads = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <thread>
+#include <vector>
+void worker(int r, int n, ncclUniqueId id) {
+  cudaSetDevice(r);
+  ncclComm_t c;
+  ncclCommInitRank(&c, n, id, r);
+  float* buf = nullptr;
+  cudaMalloc(&buf, 4);
+  for (int it = 0; it < 10; ++it) ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, c, 0);
+}
+int main() {
+  int n = 2;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) threads.emplace_back(worker, r, n, id);
+  for (auto& t : threads) t.join();
+  return 0;
+}
+)";
+
 // The repo's program-mode program becomes a harness made of the program itself: its main up to the
 // timed loop is the setup, the loop's body the iteration, its own EVOLVE blocks kept; nothing to fill in.
 TEST_F(ScaffoldTest, HarnessIsTheProgramItself) {
@@ -152,14 +175,14 @@ TEST_F(ScaffoldTest, HarnessIsTheProgramItself) {
   EXPECT_NE(Read(h / "README.md").find("program.cu:243: the timed loop"), std::string::npos);
 }
 
-// A program init cannot make a harness of (one process driving every GPU) gets the skeleton, and
-// the reason names the line.
-TEST_F(ScaffoldTest, HarnessSkeletonWhereTheProgramDrivesEveryGpu) {
-  const std::string init_all = Write("all.cu", kInitAll);
-  ScaffoldReport r = Scaffold(init_all, "all");
+// A program init cannot make a harness of (a thread per GPU) gets the skeleton, and the reason
+// names the line.
+TEST_F(ScaffoldTest, HarnessSkeletonWhereTheProgramRunsAThreadPerGpu) {
+  const std::string threads = Write("threads.cu", kThreads);
+  ScaffoldReport r = Scaffold(threads, "threads");
   EXPECT_FALSE(r.harness_ready);
-  EXPECT_NE(r.harness_reason.find("all.cu:7: ncclCommInitAll"), std::string::npos) << r.harness_reason;
-  const fs::path h = root_ / "all" / "harness";
+  EXPECT_NE(r.harness_reason.find("threads.cu:17: std::thread"), std::string::npos) << r.harness_reason;
+  const fs::path h = root_ / "threads" / "harness";
   Result<WorkloadConfig> w = LoadWorkload(h);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   const std::string seed = Read(h / "seed.cu");
@@ -171,8 +194,53 @@ TEST_F(ScaffoldTest, HarnessSkeletonWhereTheProgramDrivesEveryGpu) {
   EXPECT_NE(split->blocks[0].body.find("TODO(cuco init)"), std::string::npos);
   EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
   bool todo = false;
-  for (const auto& t : r.todos) todo |= t.find("harness/: all.cu:7") != std::string::npos;
+  for (const auto& t : r.todos) todo |= t.find("harness/: threads.cu:17") != std::string::npos;
   EXPECT_TRUE(todo) << "the TODO says why harness/ is a skeleton";
+}
+
+// One process driving every GPU (ncclCommInitAll) gets a harness in which each rank does its own
+// GPU's part (cuco/program/impl/projection.h): the flag, the guards of its calls, its per-GPU array
+// bound by the rank's entry.
+TEST_F(ScaffoldTest, OneProcessDrivingEveryGpuRunsOneGpuPerRank) {
+  const std::string init_all = Write("all.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }
+int main() {
+  int n = 0;
+  cudaGetDeviceCount(&n);
+  ncclComm_t comms[8];
+  ncclCommInitAll(comms, n, nullptr);
+  float* buf[8];
+  for (int i = 0; i < n; ++i) {
+    cudaSetDevice(i);
+    cudaMalloc(&buf[i], 1024);
+  }
+  for (int it = 0; it < 10; ++it) {
+    for (int i = 0; i < n; ++i) {
+      cudaSetDevice(i);
+      scale<<<1, 256>>>(buf[i]);
+    }
+    ncclGroupStart();
+    for (int i = 0; i < n; ++i) ncclAllReduce(buf[i], buf[i], 256, ncclFloat, ncclSum, comms[i], 0);
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(init_all, "all");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "all" / "harness" / "seed.cu");
+  const std::string ref = Read(root_ / "all" / "harness" / "reference.cu");
+  for (const std::string* text : {&seed, &ref}) {
+    EXPECT_LT(text->find("#define CUCO_PROGRAM_PROJECTED 1"), text->find("#include <cuco/program/"));
+    EXPECT_NE(text->find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD(cudaMalloc, __VA_ARGS__)"), std::string::npos);
+    EXPECT_NE(text->find("#define ncclAllReduce(...) CUCO_PROGRAM_GUARD_COMM(ncclAllReduce, __VA_ARGS__)"), std::string::npos);
+    EXPECT_NE(text->find("if (!cuco_program::proj::Own()) {} else scale<<<1, 256>>>(buf[i]);"), std::string::npos) << *text;
+  }
+  EXPECT_NE(seed.find("cuco_bind.inout(\"buf\", buf[cuco_program::rank()]);"), std::string::npos) << seed;
+  EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
+  EXPECT_NE(Read(root_ / "all" / "harness" / "README.md").find("all.cu:8: ncclCommInitAll (one process drives every GPU)"),
+            std::string::npos);
 }
 
 TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
