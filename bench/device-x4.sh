@@ -22,6 +22,10 @@
 #           drive every GPU from one process (pp_microbatch_initall, dp_broadcast_group): their
 #           harness at world size 1 (GPU 0, after the report) and 2 (GPUs 2,3, with planted wrong
 #           candidates from .carry/planted-proj), then their knobs at world size 2
+#   CALL=8  pp_microbatch_initall at world size 2 with a candidate that prints each hand-over and
+#           waits for it (.carry/debug/pp-dbg.cu: why the harness hung there in CALL=7), then the
+#           thread-per-GPU programs (kv_transfer_threads, dp_allreduce_threads_bf16): their harness at
+#           world size 1 (GPUs 0,1) and 2 (GPUs 2,3, with a planted candidate), then their knobs at 2
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -89,11 +93,19 @@ case $CALL in
     job w2 env CUDA_VISIBLE_DEVICES=2,3 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 ONLY='$proj' \
       bash bench/one-gpu/programs-harness.sh; WORLD=2 TAG=w2p T=110 MAX=6 ONLY='$proj' bash bench/one-gpu/programs-knobs.sh; \
       WORLD=2 TAG=w2v T=100 MAX=6 ONLY=vocab_parallel_ce bash bench/one-gpu/programs-knobs.sh" ;;
-  *) echo "CALL must be 1 to 7" >&2; exit 2 ;;
+  8)
+    thr="kv_transfer_threads dp_allreduce_threads_bf16"
+    job d1 env CUDA_VISIBLE_DEVICES=0,1 bash -c "mkdir -p \$OUT/dbg; LD_LIBRARY_PATH=\$PWD/.carry/lib timeout 150 .carry/cuco eval \
+      .carry/hwl-knobs/pp_microbatch_initall/harness .carry/debug/pp-dbg.cu --world-size 2 --unsafe-skip-deny-scan \
+      --run-dir /tmp/dbg --json > \$OUT/dbg/eval.json 2> \$OUT/dbg/eval.err; cp -r /tmp/dbg/candidates/1/verify/logs \$OUT/dbg/ 2>/dev/null; \
+      PREMADE=.carry/hwl-knobs WORLD=1 ONLY='$thr' bash bench/one-gpu/programs-harness.sh"
+    job t2 env CUDA_VISIBLE_DEVICES=2,3 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 ONLY='$thr' \
+      bash bench/one-gpu/programs-harness.sh; WORLD=2 TAG=w2t T=100 MAX=6 ONLY='$thr' bash bench/one-gpu/programs-knobs.sh" ;;
+  *) echo "CALL must be 1 to 8" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
-for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
+for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt "$OUT"/*/dbg/logs/candidate-rank*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
 jobs_dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ')
 # shellcheck disable=SC2086  # a list of folder names
 tar -C "$OUT" -czf "$OUT/call$CALL.tgz" $jobs_dirs && (cd "$OUT" && rm -rf $jobs_dirs)

@@ -124,26 +124,38 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
 
 }  // namespace
 
-Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names) {
+Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
+                                const std::string& loop_function) {
   const std::vector<Tok> t = Scan(text);
-  // main's definition: `main (` ... `)` `{`.
-  size_t body_open = t.size(), main_at = t.size();
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!(t[i].ident && t[i].text == "main" && t[i + 1].text == "(")) continue;
-    if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">" || t[i - 1].text == ":")) continue;
-    const size_t close = Match(t, i + 1);
-    if (close + 1 < t.size() && t[close + 1].text == "{") {
-      main_at = i;
-      body_open = close + 1;
-      break;
+  // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size().
+  auto definition = [&](const std::string& name, size_t* body) {
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
+      if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">" || t[i - 1].text == ":")) continue;
+      const size_t close = Match(t, i + 1);
+      if (close + 1 < t.size() && t[close + 1].text == "{") {
+        *body = close + 1;
+        return i;
+      }
     }
-  }
+    return t.size();
+  };
+  size_t main_body = t.size();
+  const size_t main_at = definition("main", &main_body);
   if (main_at >= t.size())
     return Status::InvalidArgument(file + ": no `main` defined here; give the file that defines main first");
   TimedLoop loop;
   loop.main_name = t[main_at].begin;
   const size_t params_close = Match(t, main_at + 1);
   loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
+  size_t body_open = main_body, fn_at = main_at;
+  if (loop_function != "main") {
+    fn_at = definition(loop_function, &body_open);
+    if (fn_at >= t.size())
+      return Status::InvalidArgument(fmt::format("{}: `{}` (the function each of the program's threads runs) is not defined "
+                                                 "in the file that defines main; put them in one file",
+                                                 file, loop_function));
+  }
   const size_t body_close = Match(t, body_open);
   // main's lambdas that reach the communication count as comm names: `name = [...](...) {...};`.
   std::set<std::string> names = comm_names;
@@ -178,12 +190,12 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   }
   if (best >= t.size())
     return Status::InvalidArgument(fmt::format(
-        "{}:{}: no loop in main calls the program's communication (a timed loop such as `for (...) step(...);` whose "
+        "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
         "step reaches an NCCL call); cuco init makes the last such loop the harness's iteration",
-        file, t[main_at].line));
+        file, t[fn_at].line, loop_function));
   // Flags for the rank and the rank count: string literals in main such as "--rank", "--world".
   static const std::regex flag(R"re("(--?(rank|world|world[-_]size|nranks|nprocs|num[-_]ranks|local[-_]rank))")re");
-  const std::string main_text = text.substr(t[body_open].begin, t[body_close].end - t[body_open].begin);
+  const std::string main_text = text.substr(t[main_body].begin, t[Match(t, main_body)].end - t[main_body].begin);
   for (auto it = std::sregex_iterator(main_text.begin(), main_text.end(), flag); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1].str();
     const bool local = name.find("local") != std::string::npos;
@@ -229,8 +241,13 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
       "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
       "      [&]() {});",
       binds_text, body);
-  std::string out = text.substr(0, loop.main_name) + "cuco_program_main" +
-                    text.substr(loop.main_name + 4, loop.begin - loop.main_name - 4) + serve + text.substr(loop.end);
+  std::string out;  // main renamed and the loop replaced, in the order they stand in the text
+  if (loop.main_name < loop.begin)
+    out = text.substr(0, loop.main_name) + "cuco_program_main" +
+          text.substr(loop.main_name + 4, loop.begin - loop.main_name - 4) + serve + text.substr(loop.end);
+  else  // the loop is in a function defined before main (a thread per GPU's function)
+    out = text.substr(0, loop.begin) + serve + text.substr(loop.end, loop.main_name - loop.end) + "cuco_program_main" +
+          text.substr(loop.main_name + 4);
   out += "\n// cuco init: the program's entry point, called on the program's own thread.\n";
   if (!loop.main_takes_args) {
     out += "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n";

@@ -1,9 +1,9 @@
 // The rewrites that make a program's main the harness's setup and its timed loop the harness's
 // iteration (runtime/include/cuco/program/program.h says what the result means):
 //   FindTimedLoop   in the text of the file holding main: main's definition and its timed loop,
-//                   the last outermost loop of main whose text calls one of `comm_names` (the NCCL
-//                   calls and the program's functions that reach one; a warm-up loop before it
-//                   calls the same functions);
+//                   the last outermost loop of main (or of the function a thread per GPU runs) whose
+//                   text calls one of `comm_names` (the NCCL calls and the program's functions that
+//                   reach one; a warm-up loop before it calls the same functions);
 //   RewriteMain     main renamed cuco_program_main, the loop replaced by cuco_program::serve(binds,
 //                   body), the entry point cuco_program_entry appended;
 //   RewriteMpiIncludes  `#include <mpi.h>` (or "mpi.h") -> `#include <cuco/program/mpi.h>`.
@@ -19,7 +19,7 @@
 namespace cuco::scaffold_internal {
 
 struct TimedLoop {
-  size_t main_name = 0;          // offset of the identifier `main` in its definition
+  size_t main_name = 0;          // offset of the identifier `main` in its definition (before or after the loop)
   bool main_takes_args = true;   // main(int argc, char** argv) rather than main() / main(void)
   size_t begin = 0, end = 0;     // the loop statement: [begin, end)
   int line = 0;                  // 1-based line of `for` / `while`
@@ -40,8 +40,10 @@ struct TimedLoop {
 };
 
 // kInvalidArgument naming `file` when there is no main, or no loop in main calls a comm name
-// (then the line of main).
-Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names);
+// (then the line of main). `loop_function`: the function holding the timed loop when it is not main
+// (the function a program's threads run), defined in `text` too; main is renamed all the same.
+Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
+                                const std::string& loop_function = "main");
 
 // `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds);

@@ -20,8 +20,9 @@ namespace cuco::scaffold_internal {
 namespace {
 
 // The functions that issue NCCL communication (directly: `direct`) and every function that
-// reaches one through its calls, with the NCCL calls themselves.
-std::set<std::string> CommNames(const Analysis& a, std::set<std::string>* direct) {
+// reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
+// holding the timed loop) left out.
+std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn, std::set<std::string>* direct) {
   std::set<std::string> names;
   for (const auto& op : a.ops)
     if (IsCommOp(op)) {
@@ -33,8 +34,10 @@ std::set<std::string> CommNames(const Analysis& a, std::set<std::string>* direct
     for (const auto& op : a.ops)
       if (op.kind == "call" && names.count(op.api) && !op.function.empty() && names.insert(op.function).second) grew = true;
   }
-  names.erase("main");
-  direct->erase("main");
+  for (const std::string& outer : {std::string("main"), loop_fn}) {  // the loop's own function is not a block
+    names.erase(outer);
+    direct->erase(outer);
+  }
   return names;
 }
 
@@ -328,11 +331,23 @@ std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files) {
   const Analysis& a = *f.analysis;
-  // One process driving every GPU is run one GPU per rank (projection.h); a thread per GPU is not yet.
+  // One process driving every GPU is run one GPU per rank (projection.h); with a thread per GPU,
+  // every rank starts the threads and only its own GPU's thread works.
   const bool projected = f.launcher == "single";
-  if (projected && f.launcher_source.find("a thread per GPU") != std::string::npos)
-    return Status::InvalidArgument(f.launcher_source + ": the harness runs one process per rank, and cannot yet run a "
-                                   "program's thread per GPU as its ranks, so cuco init cannot make a harness of this program");
+  const bool threads = projected && f.launcher_source.find("a thread per GPU") != std::string::npos;
+  std::string loop_fn = "main";  // the function holding the timed loop
+  if (threads) {
+    std::set<std::string> defined;
+    for (const auto& fn : a.functions)
+      if (Flattener::FileName(fn.file) == f.file) defined.insert(fn.name);
+    size_t main_b = 0, main_e = 0;
+    const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
+    loop_fn = ThreadFunction(main_def, defined);
+    if (loop_fn.empty())
+      return Status::InvalidArgument(f.launcher_source + ": the function the threads run is not one of " + f.file +
+                                     "'s functions (a lambda?); cuco init looks for the timed loop in that function, so "
+                                     "it cannot make a harness of this program: run the threads on a named function");
+  }
   std::string all_code = f.raw;  // every source file of the program
   for (const ProgramFile& pf : other_files)
     if (pf.source) all_code += "\n" + pf.text;
@@ -341,7 +356,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     for (const auto& op : a.ops)
       if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && gpu_count.empty())
         gpu_count = Trim(op.args[1]);
-    if (!std::regex_match(gpu_count, std::regex(R"([A-Za-z_]\w*)"))) gpu_count.clear();
+    if (threads || !std::regex_match(gpu_count, std::regex(R"([A-Za-z_]\w*)"))) gpu_count.clear();  // a thread's own
     std::string peer = CrossGpuCopy(f.file, f.raw);
     for (const ProgramFile& pf : other_files)
       if (peer.empty() && pf.source) peer = CrossGpuCopy(pf.name, pf.text);
@@ -354,8 +369,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                    "it: `cuco doctor`), whose guesses of what the iteration reads and writes are too "
                                    "rough to bind buffers by; with libclang, cuco init makes the harness");
   std::set<std::string> direct;
-  const std::set<std::string> comm = CommNames(a, &direct);
-  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm);
+  std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn);
   if (!loop.ok()) return loop.status();
   ProgramHarness h;
   if (projected)
@@ -364,9 +379,9 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                     f.launcher_source,
                                     gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
                                                                          "their rank's entry", gpu_count)));
-  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of main that reaches the communication): one "
+  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication): one "
                                   "harness iteration per pass",
-                                  f.file, loop->line));
+                                  f.file, loop->line, loop_fn == "main" ? "main" : loop_fn + " (each thread's function)"));
 
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.
@@ -378,7 +393,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
   std::vector<const AnalyzedOp*> in_range;
   for (const auto& op : a.ops) {
-    if (op.function != "main" || Flattener::FileName(op.file) != f.file) continue;
+    if (op.function != loop_fn || Flattener::FileName(op.file) != f.file) continue;
     for (const auto& [lo, hi] : ranges)
       if (op.line >= lo && op.line <= hi) {
         in_range.push_back(&op);
@@ -389,7 +404,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
   std::vector<Access> accesses;
   // A projected program's lambdas name a GPU's buffers through references (`Stage& st = stages[s];`).
-  flat.Walk(walked, in_range, "main", projected ? LocalAliases(walked) : std::map<std::string, std::string>{}, 0, &accesses);
+  flat.Walk(walked, in_range, loop_fn, projected ? LocalAliases(walked) : std::map<std::string, std::string>{}, 0, &accesses);
   const DeviceIndexing per_gpu(projected ? f.raw.substr(0, loop->begin) + walked : std::string(), gpu_count);
   // A buffer whose first access is a read is an input, one whose last access is a write an output.
   std::vector<std::string> order;
@@ -448,19 +463,20 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   // those the loop (and its lambdas) call directly: the compute around the communication.
   std::vector<std::string> evolve(direct.begin(), direct.end());
   auto add = [&](const std::string& fn) {
-    if (fn != "main" && FindFunction(a, fn) && std::find(evolve.begin(), evolve.end(), fn) == evolve.end()) evolve.push_back(fn);
+    if (fn != "main" && fn != loop_fn && FindFunction(a, fn) && std::find(evolve.begin(), evolve.end(), fn) == evolve.end())
+      evolve.push_back(fn);
   };
   for (const auto& op : a.ops) {
     if (op.kind != "kernel" && op.kind != "call") continue;
     if (direct.count(op.function)) add(op.api);
-    if (op.function == "main" && Flattener::FileName(op.file) == f.file)
+    if (op.function == loop_fn && Flattener::FileName(op.file) == f.file)
       for (const auto& [lo, hi] : ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
   std::string main_text = RewriteMpiIncludes(RewriteMain(f.raw, *loop, binds));
   // A projected program's kernel launches run only while the rank's GPU is selected.
   auto guarded = [&](const std::string& file, const std::string& text) -> Result<std::string> {
-    return projected ? GuardLaunches(file, text) : Result<std::string>(text);
+    return projected ? GuardLaunches(file, threads ? RenameStdThread(text) : text) : Result<std::string>(text);
   };
   {
     Result<std::string> g = guarded(f.file, main_text);
@@ -476,7 +492,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   // NCCL calls written in the loop itself (not in a lambda of main, which gets its own block).
   bool comm_in_loop_body = false;
   for (const auto& op : a.ops)
-    if (IsCommOp(op) && op.function == "main" && Flattener::FileName(op.file) == f.file && op.line >= loop->line &&
+    if (IsCommOp(op) && op.function == loop_fn && Flattener::FileName(op.file) == f.file && op.line >= loop->line &&
         op.line <= loop->end_line) {
       bool in_lambda = false;
       for (const auto& l : loop->lambdas) in_lambda |= op.line >= l.line && op.line <= l.end_line;
@@ -524,7 +540,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                        f.name, what);
   };
   // A projected program: the flag before the harness's headers, the guards after them.
-  const std::string flag = projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";
+  std::string flag = projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";
+  if (threads) flag += "#define CUCO_PROGRAM_THREADS 1  // a thread per GPU: each rank's own does the work\n";
   const std::string seed_guards = projected ? "\n" + ProjectionGuards(all_code, false) : "";
   const std::string reference_guards = projected ? "\n" + ProjectionGuards(all_code, true) : "";
   h.files.push_back({"seed.cu", head("the candidate file") +

@@ -183,6 +183,20 @@ bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& co
   return false;
 }
 
+std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions) {
+  const std::string code = BlankCommentsAndLiterals(main_text);
+  static const std::regex start(
+      R"((?:\bstd\s*::\s*thread\b\s*(?:[A-Za-z_]\w*)?\s*[({]|\bemplace_back\s*\()\s*&?\s*([A-Za-z_][\w:]*)\s*[,)])");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), start); it != std::sregex_iterator(); ++it)
+    if (functions.count((*it)[1].str())) return (*it)[1].str();
+  return "";
+}
+
+std::string RenameStdThread(const std::string& text) {
+  static const std::regex thread(R"(\bstd\s*::\s*thread\b)");
+  return std::regex_replace(text, thread, "cuco_program::rank_thread");
+}
+
 std::map<std::string, std::string> LocalAliases(const std::string& text) {
   const std::string code = BlankCommentsAndLiterals(text);
   static const std::regex alias(R"((?:[&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+);)");

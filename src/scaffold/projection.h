@@ -7,7 +7,9 @@
 //   CrossGpuCopy        a copy between GPUs outside NCCL, which has no per-rank meaning;
 //   DeviceIndexing      which of main's arrays hold one entry per GPU (`comms[i]`, `stages[s]`), so
 //                       that a buffer `d_w[i]` binds as `d_w[cuco_program::rank()]`;
-//   LocalAliases        `Stage& st = stages[s];` and `float* p = d_x[i] + off;` in a lambda's text.
+//   LocalAliases        `Stage& st = stages[s];` and `float* p = d_x[i] + off;` in a lambda's text;
+//   ThreadFunction, RenameStdThread  a program with a thread per GPU: the function its threads run,
+//                       and its threads made cuco_program::rank_thread (each knows its rank).
 // Scans skip comments and literals; offsets are bytes of the text given.
 #pragma once
 
@@ -50,6 +52,14 @@ class DeviceIndexing {
  private:
   std::set<std::string> arrays_;
 };
+
+// The function a program's threads run: the first argument of `std::thread t(fn, ...)`,
+// `std::thread(fn, ...)` or `threads.emplace_back(fn, ...)` in `main_text` that is one of
+// `functions`; "" when there is none (a lambda, say).
+std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions);
+
+// `text` with `std::thread` spelled `cuco_program::rank_thread` (cuco/program/program.h).
+std::string RenameStdThread(const std::string& text);
 
 // Local names of `text` that alias a buffer expression: `T& name = expr;`, `T* name = expr;`,
 // `auto name = expr;` -> {name: expr without an offset}.

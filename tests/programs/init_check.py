@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Puts every corpus program through `cuco init --json` (its own build command after `--`) and
 checks what init made of it against the program's program.toml:
-  - a program started once per rank (bootstrap mpi, file, socket) or one process driving every GPU
-    (single_process: each rank does its GPU's part, cuco/program/impl/projection.h) gets a harness
-    made of the program itself (harness_ready), with no TODO(cuco init) left in harness/; a thread per
-    GPU (threads) gets the skeleton and a reason naming file:line;
+  - a program started once per rank (bootstrap mpi, file, socket), one process driving every GPU
+    (single_process) or a thread per GPU (threads; for both, each rank does its GPU's part,
+    cuco/program/impl/projection.h) gets a harness made of the program itself (harness_ready), with
+    no TODO(cuco init) left in harness/; any other gets the skeleton and a reason naming file:line;
   - every buffer the harness binds is one program.toml lists as an input (bound as input or inout)
     or an output (output or inout), never an intermediate; every listed output is bound (a per-GPU
     array's entry, `d_w[cuco_program::rank()]`, is program.toml's `d_w` or `stages[s].x`);
@@ -15,7 +15,7 @@ Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per progr
 import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
-PER_RANK = {"mpi", "file", "socket", "single_process"}
+PER_RANK = {"mpi", "file", "socket", "single_process", "threads"}
 
 
 def check(cuco, folder, out, compile_too):
@@ -29,7 +29,7 @@ def check(cuco, folder, out, compile_too):
     problems = []
     if t["bootstrap"] not in PER_RANK:
         if r["harness_ready"]:
-            problems.append("made a harness of a program with a thread per GPU")
+            problems.append(f"made a harness of a program whose bootstrap is {t['bootstrap']}")
         elif not re.search(r"\.\w+:\d+", r["harness_reason"]):
             problems.append(f"the reason names no file:line: {r['harness_reason']}")
         return problems, "skeleton: " + r["harness_reason"][:100]

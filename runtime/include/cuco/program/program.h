@@ -17,6 +17,8 @@
 //   reference.h (reference.cu, in the supervisor; never linked with candidate code): every rank is
 //     a thread of the supervisor on one GPU, NCCL is emulated between those threads, and the
 //     program's own buffers hold the reference's inputs and outputs.
+// A program that drives every GPU from one process (ncclCommInitAll, ncclCommInitRank in a group)
+// runs on both sides once per rank, each rank doing only its own GPU's part (impl/projection.h).
 // Threads: the program runs on a thread of its own (one per rank); every function below is called
 // from such a thread.
 #pragma once
@@ -25,7 +27,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -80,6 +84,40 @@ class Binder {
 // What exit(code) in the program's code throws on both sides (impl/program_exit.h).
 struct ProgramExit {
   int code;
+};
+
+// Thrown out of serve(), and out of a rank_thread's join(), when the harness is done with the
+// program: it unwinds the program's threads. Each side catches it where a program thread starts.
+struct StopProgram {};
+
+// Whether the harness is done with the program (each side defines it).
+bool program_stopping();
+
+// The calling thread's rank, carried into the threads the program starts (each side defines them).
+intptr_t thread_rank_token();
+void enter_thread_rank(intptr_t token);
+
+// std::thread as cuco init renames it in a program that runs a thread per GPU: the new thread
+// belongs to its creator's rank; a StopProgram ends it quietly; and a join() that returns once the
+// harness is done throws StopProgram, so that the code after the program's joins does not run.
+class rank_thread : public std::thread {
+ public:
+  rank_thread() noexcept = default;
+  template <class F, class... A, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, rank_thread>>>  // C++17
+  explicit rank_thread(F&& f, A&&... args)
+      : std::thread([token = thread_rank_token(), fn = std::bind(std::forward<F>(f), std::forward<A>(args)...)]() mutable {
+          enter_thread_rank(token);
+          try {
+            fn();
+          } catch (const StopProgram&) {
+          }
+        }) {}
+  rank_thread(rank_thread&&) noexcept = default;
+  rank_thread& operator=(rank_thread&&) noexcept = default;
+  void join() {
+    std::thread::join();
+    if (program_stopping()) throw StopProgram{};
+  }
 };
 
 // main's timed loop, as cuco init rewrites it. Returns never: the side ends the program's thread

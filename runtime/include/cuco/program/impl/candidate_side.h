@@ -21,11 +21,12 @@
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
 #include <cuco/program/impl/iteration_graph.h>
+#include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
 namespace candidate_detail {
 
-struct Stop {};  // thrown out of serve() at teardown: unwinds the program's thread
+struct Stop : StopProgram {};  // thrown out of serve() at teardown: unwinds the program's thread
 
 struct Side {
   cuco::RankContext* ctx = nullptr;
@@ -90,7 +91,7 @@ inline void ProgramThread() {
   try {
     code = cuco_program_entry(1, argv);
     error = "the program's main returned (" + std::to_string(code) + ") without reaching its timed loop";
-  } catch (const Stop&) {
+  } catch (const StopProgram&) {
   } catch (const ProgramExit& x) {
     error = "the program called exit(" + std::to_string(x.code) + ") before reaching its timed loop";
   } catch (const std::exception& e) {
@@ -110,6 +111,12 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
   using namespace candidate_detail;
   Side& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
+#ifdef CUCO_PROGRAM_THREADS
+  if (!proj::Own()) {  // another GPU's thread (projection.h): it waits for the end
+    s.cv.wait(lock, [&] { return s.stop_requested; });
+    throw Stop{};
+  }
+#endif
   s.binds = binds;
   s.body = iteration_body;
   s.serving = true;
@@ -150,6 +157,14 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     s.cv.notify_all();
   }
 }
+
+inline bool program_stopping() {
+  candidate_detail::Side& s = candidate_detail::S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.stop_requested;
+}
+inline intptr_t thread_rank_token() { return 0; }  // one rank per process: nothing to carry
+inline void enter_thread_rank(intptr_t) {}
 
 inline int64_t iteration() { return candidate_detail::S().iteration; }
 inline int rank() { return candidate_detail::S().ctx->rank; }

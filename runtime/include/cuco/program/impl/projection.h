@@ -11,6 +11,10 @@
 //     and streams and events it creates are foreign handles;
 //   - ncclCommInitAll and ncclCommInitRank give the rank's GPU the harness's communicator and every
 //     other GPU a foreign one; an NCCL call on a foreign communicator does nothing.
+// A program that runs a thread per GPU (CUCO_PROGRAM_THREADS as well) starts all its threads in
+// every rank; each selects its GPU, so only the rank's own thread does GPU work and serves the
+// harness's iterations, while the others wait in serve() for the end (cuco init renames std::thread
+// to cuco_program::rank_thread, program.h, so that each thread knows its rank).
 // Without CUCO_PROGRAM_PROJECTED every call is the rank's own (Own() is always true).
 // Copies between GPUs outside NCCL (cudaMemcpyPeer) cannot be split by rank: cuco init refuses them.
 #pragma once

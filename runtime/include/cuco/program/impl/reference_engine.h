@@ -26,12 +26,13 @@
 
 #include <cuco/harness.h>
 #include <cuco/impl/random.h>
+#include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
 #include <cuco/program/program.h>
 
 namespace cuco_program::ref {
 
-struct Stop {};  // ends a rank thread
+struct Stop : StopProgram {};  // ends a rank thread
 
 struct Bound {
   std::string name;
@@ -70,12 +71,6 @@ struct Engine {
   std::vector<std::vector<std::vector<unsigned char>>> outputs;  // [rank][output][bytes]
   int64_t iterations = 0;
 };
-
-#ifdef CUCO_PROGRAM_PROJECTED
-inline constexpr bool kProjectedProgram = true;
-#else
-inline constexpr bool kProjectedProgram = false;
-#endif
 
 inline Engine& E() {
   static Engine engine;
@@ -124,7 +119,7 @@ class NoteBinder : public Binder {
     b.bytes = AllocationBytes(*slot);
     // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
     // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
-    if (b.bytes == 0 && error_->empty() && !kProjectedProgram)
+    if (b.bytes == 0 && error_->empty() && !proj::kProjected)
       *error_ = std::string("the program's buffer '") + name +
                 "' (bound at its timed loop) was not made by cudaMalloc before the loop, so its size is unknown";
     b.initial.resize(b.bytes);
@@ -159,7 +154,7 @@ inline void RankThread(int q) {
     const int code = cuco_program_entry(1, argv);
     error = "the program's main returned (" + std::to_string(code) + ") on rank " + std::to_string(q) +
             " without reaching its timed loop";
-  } catch (const Stop&) {
+  } catch (const StopProgram&) {
   } catch (const ProgramExit& x) {
     error = "the program called exit(" + std::to_string(x.code) + ") on rank " + std::to_string(q) +
             " before reaching its timed loop";
@@ -240,7 +235,7 @@ inline cuco::Status EnsureStarted(int world) {
   if (e.error.empty())
     for (auto& r : e.ranks)
       if (r->bound.size() != e.ranks[0]->bound.size()) e.error = "the ranks bound different buffers at the timed loop";
-  if (e.error.empty() && kProjectedProgram) e.error = GiveMissingBuffers();
+  if (e.error.empty() && proj::kProjected) e.error = GiveMissingBuffers();
   if (!e.error.empty()) e.error = "the program, run as the reference: " + e.error;
   e.ready = true;
   e.cv.notify_all();
@@ -254,6 +249,13 @@ namespace cuco_program {
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& body) {
   using namespace ref;
   Engine& e = E();
+#ifdef CUCO_PROGRAM_THREADS
+  if (!proj::Own()) {  // another GPU's thread of this rank's copy of the program: it waits for the end
+    std::unique_lock<std::mutex> lock(e.state_mu);
+    e.cv.wait(lock, [&] { return e.stopping; });
+    throw Stop{};
+  }
+#endif
   Rank& r = *e.ranks[static_cast<size_t>(t_rank)];
   std::string error;
   if (cudaDeviceSynchronize() != cudaSuccess) error = "the program's set-up failed on the GPU";
@@ -292,6 +294,14 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     e.cv.notify_all();
   }
 }
+
+inline bool program_stopping() {
+  ref::Engine& e = ref::E();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  return e.stopping;
+}
+inline intptr_t thread_rank_token() { return ref::t_rank; }
+inline void enter_thread_rank(intptr_t token) { ref::t_rank = static_cast<int>(token); }
 
 inline int64_t iteration() { return ref::E().iterations; }
 inline int rank() { return ref::t_rank; }
