@@ -26,6 +26,8 @@
 #           waits for it (.carry/debug/pp-dbg.cu: why the harness hung there in CALL=7), then the
 #           thread-per-GPU programs (kv_transfer_threads, dp_allreduce_threads_bf16): their harness at
 #           world size 1 (GPUs 0,1) and 2 (GPUs 2,3, with a planted candidate), then their knobs at 2
+#   CALL=9  kv_transfer_threads at world size 2 after the fix of its teardown (threads not joined
+#           yet are joined as main unwinds): its harness (GPUs 0,1) beside its knobs (GPUs 2,3)
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -101,7 +103,10 @@ case $CALL in
       PREMADE=.carry/hwl-knobs WORLD=1 ONLY='$thr' bash bench/one-gpu/programs-harness.sh"
     job t2 env CUDA_VISIBLE_DEVICES=2,3 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 ONLY='$thr' \
       bash bench/one-gpu/programs-harness.sh; WORLD=2 TAG=w2t T=100 MAX=6 ONLY='$thr' bash bench/one-gpu/programs-knobs.sh" ;;
-  *) echo "CALL must be 1 to 8" >&2; exit 2 ;;
+  9)
+    job k2 env CUDA_VISIBLE_DEVICES=0,1 bash -c "PREMADE=.carry/hwl-knobs WORLD=2 ONLY=kv_transfer_threads bash bench/one-gpu/programs-harness.sh"
+    job k2k env CUDA_VISIBLE_DEVICES=2,3 bash -c "WORLD=2 TAG=w2kv T=150 MAX=6 ONLY=kv_transfer_threads bash bench/one-gpu/programs-knobs.sh" ;;
+  *) echo "CALL must be 1 to 9" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.

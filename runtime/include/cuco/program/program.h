@@ -98,8 +98,9 @@ intptr_t thread_rank_token();
 void enter_thread_rank(intptr_t token);
 
 // std::thread as cuco init renames it in a program that runs a thread per GPU: the new thread
-// belongs to its creator's rank; a StopProgram ends it quietly; and a join() that returns once the
-// harness is done throws StopProgram, so that the code after the program's joins does not run.
+// belongs to its creator's rank; a StopProgram ends it quietly; a join() that returns once the
+// harness is done throws StopProgram, so that the code after the program's joins does not run; and
+// the threads not joined yet are joined as that unwinds.
 class rank_thread : public std::thread {
  public:
   rank_thread() noexcept = default;
@@ -114,6 +115,11 @@ class rank_thread : public std::thread {
         }) {}
   rank_thread(rank_thread&&) noexcept = default;
   rank_thread& operator=(rank_thread&&) noexcept = default;
+  // Joined, not std::terminate, when the program's thread unwinds past it at the end (every
+  // program thread ends then).
+  ~rank_thread() {
+    if (joinable()) std::thread::join();
+  }
   void join() {
     std::thread::join();
     if (program_stopping()) throw StopProgram{};
