@@ -28,6 +28,11 @@
 #           world size 1 (GPUs 0,1) and 2 (GPUs 2,3, with a planted candidate), then their knobs at 2
 #   CALL=9  kv_transfer_threads at world size 2 after the fix of its teardown (threads not joined
 #           yet are joined as main unwinds): its harness (GPUs 0,1) beside its knobs (GPUs 2,3)
+#   CALL=10 (two GPUs are enough: GPUs 0,1, one job after the other) what session 12 left: the
+#           programs driving every GPU from one process or a thread per GPU at world size 2 after
+#           the send/recv fix (p2p_bounce.h): pp_microbatch_initall and dp_allreduce_threads_bf16's
+#           harness with their planted candidates, then their knobs; ring_pipeline_file and
+#           kv_transfer_threads again (their sends and receives now go through the same shim)
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -106,7 +111,12 @@ case $CALL in
   9)
     job k2 env CUDA_VISIBLE_DEVICES=0,1 bash -c "PREMADE=.carry/hwl-knobs WORLD=2 ONLY=kv_transfer_threads bash bench/one-gpu/programs-harness.sh"
     job k2k env CUDA_VISIBLE_DEVICES=2,3 bash -c "WORLD=2 TAG=w2kv T=150 MAX=6 ONLY=kv_transfer_threads bash bench/one-gpu/programs-knobs.sh" ;;
-  *) echo "CALL must be 1 to 9" >&2; exit 2 ;;
+  10)
+    two="pp_microbatch_initall dp_allreduce_threads_bf16"
+    job p10 env CUDA_VISIBLE_DEVICES=0,1 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 \
+      ONLY='$two ring_pipeline_file kv_transfer_threads' bash bench/one-gpu/programs-harness.sh; \
+      WORLD=2 TAG=w2p T=110 MAX=6 ONLY='$two' bash bench/one-gpu/programs-knobs.sh" ;;
+  *) echo "CALL must be 1 to 10" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <regex>
 
+#include "util/source_text.h"
+
 namespace cuco::scaffold_internal {
 namespace {
 
@@ -220,6 +222,10 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       std::string type = m[1].str();
       if (type == "auto" || type == "const auto") type = "int64_t";
       loop.loop_var_decl = type + " " + m[2].str();
+      // Its first value: `= 0` up to the first `;`, or `{0}`.
+      const size_t from = static_cast<size_t>(m.position(3) + m.length(3));
+      const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
+      if (to != std::string::npos) loop.loop_var_init = Trim(header.substr(from, to - from));
     }
   }
   return loop;
@@ -232,8 +238,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   if (!loop.loop_var_decl.empty()) {
     const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
     const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));
-    body = fmt::format("{{\n        {} = static_cast<{}>(cuco_program::iteration());\n        (void){};\n        {}\n      }}",
-                       loop.loop_var_decl, type, var, body);
+    // Every harness iteration is the loop's first pass: its result is a function of its inputs,
+    // whichever pass the harness runs (a variable counting passes would choose the data).
+    const std::string first =
+        loop.loop_var_init.empty() ? "cuco_program::iteration()" : "(" + loop.loop_var_init + ")";
+    body = fmt::format("{{\n        {} = static_cast<{}>({});\n        (void){};\n        {}\n      }}",
+                       loop.loop_var_decl, type, first, var, body);
   }
   const std::string serve = fmt::format(
       "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n"

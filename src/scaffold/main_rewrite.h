@@ -25,6 +25,7 @@ struct TimedLoop {
   int line = 0;                  // 1-based line of `for` / `while`
   std::string body;              // the body's text, braces included ("{ f(x); }" for a single statement)
   std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
+  std::string loop_var_init;     // its first value ("0"): every harness iteration is the first pass
   int end_line = 0;              // 1-based line of the loop's last character
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
   // each statement's [begin, end) and its lines.

@@ -363,6 +363,15 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     if (!peer.empty())
       return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
                                      "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
+    std::set<std::string> guarded = GuardedNames(all_code, false), on_reference = GuardedNames(all_code, true);
+    guarded.insert(on_reference.begin(), on_reference.end());
+    std::string qualified = QualifiedGuardedCall(f.file, f.raw, guarded);
+    for (const ProgramFile& pf : other_files)
+      if (qualified.empty() && pf.source) qualified = QualifiedGuardedCall(pf.name, pf.text, guarded);
+    if (!qualified.empty())
+      return Status::InvalidArgument(qualified + "(...): each rank does only its own GPU's part of this program, and cuco "
+                                     "skips the other GPUs' calls through a macro of the call's name, which a call "
+                                     "qualified with `::` does not reach; write it without `::`");
   }
   if (a.parse_path == "lexical")
     return Status::InvalidArgument(f.file + ": parsed with the lexical scanner (libclang-14 did not load, or could not parse "

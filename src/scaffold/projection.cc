@@ -102,7 +102,7 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
   return out + text.substr(at);
 }
 
-std::string ProjectionGuards(const std::string& code_in, bool reference) {
+std::set<std::string> GuardedNames(const std::string& code_in, bool reference) {
   const std::string code = BlankCommentsAndLiterals(code_in);
   static const std::regex call(R"(\b((?:cuda|cublas|cudnn|curand|cusparse|cufft|nccl)[A-Za-z0-9_]*)\s*\()");
   std::set<std::string> names;
@@ -114,6 +114,20 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
       continue;
     names.insert(n);
   }
+  return names;
+}
+
+std::string QualifiedGuardedCall(const std::string& file, const std::string& text, const std::set<std::string>& names) {
+  const std::string code = BlankCommentsAndLiterals(text);
+  static const std::regex qualified(R"(::\s*([A-Za-z_]\w*)\s*\()");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), qualified); it != std::sregex_iterator(); ++it)
+    if (names.count((*it)[1].str()))
+      return fmt::format("{}:{}: ::{}", file, LineOf(text, static_cast<size_t>(it->position(0))), (*it)[1].str());
+  return "";
+}
+
+std::string ProjectionGuards(const std::string& code_in, bool reference) {
+  const std::set<std::string> names = GuardedNames(code_in, reference);
   std::set<std::string> headers;
   for (const auto& n : names) {
     if (n.rfind("cublasLt", 0) == 0) headers.insert("cublasLt.h");

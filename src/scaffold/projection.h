@@ -31,6 +31,13 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
 // events are CUDA's own (the candidate's are the harness's stand-ins, which guard themselves).
 std::string ProjectionGuards(const std::string& code, bool reference);
 
+// The CUDA, library and NCCL functions `code` calls that get a guard (ProjectionGuards).
+std::set<std::string> GuardedNames(const std::string& code, bool reference);
+
+// "file:line: ::cudaMalloc" for the first call of one of `names` qualified with `::` in `text` (the
+// guard is a macro, which `::name(` cannot go through), "" when none.
+std::string QualifiedGuardedCall(const std::string& file, const std::string& text, const std::set<std::string>& names);
+
 // "file:line: cudaMemcpyPeer" for the first copy between GPUs outside NCCL in `text`, "" when none.
 std::string CrossGpuCopy(const std::string& file, const std::string& text);
 

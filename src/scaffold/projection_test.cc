@@ -50,6 +50,13 @@ TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
   EXPECT_NE(ProjectionGuards(code, true).find("#define cudaStreamCreate(...)"), std::string::npos);
 }
 
+TEST(ProjectionTest, FindsCallsQualifiedWithColons) {
+  const std::set<std::string> names = GuardedNames("cudaMalloc(&p, n); cudaMemcpy(a, b, n, k);", false);
+  EXPECT_EQ(names, (std::set<std::string>{"cudaMalloc", "cudaMemcpy"}));
+  EXPECT_EQ(QualifiedGuardedCall("m.cu", "cudaMalloc(&p, n);\nstd::max(a, b);\n", names), "");
+  EXPECT_EQ(QualifiedGuardedCall("m.cu", "x;\n  ::cudaMalloc(&p, n);\n", names), "m.cu:2: ::cudaMalloc");
+}
+
 TEST(ProjectionTest, FindsCopiesBetweenGpus) {
   EXPECT_EQ(CrossGpuCopy("m.cu", "ncclSend(a);\n// cudaMemcpyPeer(a, 1, b, 0, n)\n"), "");
   EXPECT_EQ(CrossGpuCopy("m.cu", "x;\n  cudaMemcpyPeerAsync(a, 1, b, 0, n, s);\n"), "m.cu:2: cudaMemcpyPeerAsync");

@@ -175,13 +175,30 @@ TEST_F(ScaffoldTest, HarnessIsTheProgramItself) {
   EXPECT_NE(Read(h / "README.md").find("program.cu:243: the timed loop"), std::string::npos);
 }
 
-// A program init cannot make a harness of (a thread per GPU) gets the skeleton, and the reason
-// names the line.
-TEST_F(ScaffoldTest, HarnessSkeletonWhereTheProgramRunsAThreadPerGpu) {
-  const std::string threads = Write("threads.cu", kThreads);
-  ScaffoldReport r = Scaffold(threads, "threads");
+// A thread per GPU gets a harness: the timed loop found in the threads' function, its threads
+// cuco_program::rank_thread, each rank doing its own GPU's part.
+TEST_F(ScaffoldTest, AThreadPerGpuRunsOneThreadPerRank) {
+  ScaffoldReport r = Scaffold(Write("threads.cu", kThreads), "threads");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "threads" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("#define CUCO_PROGRAM_THREADS 1"), std::string::npos);
+  EXPECT_NE(seed.find("std::vector<cuco_program::rank_thread> threads;"), std::string::npos) << seed;
+  EXPECT_LT(seed.find("cuco_program::serve("), seed.find("int cuco_program_main("));  // in worker, before main
+  EXPECT_NE(seed.find("cuco_bind.inout(\"buf\", buf);"), std::string::npos) << seed;
+  EXPECT_NE(Read(root_ / "threads" / "harness" / "README.md").find("the last loop of worker (each thread's function)"),
+            std::string::npos);
+}
+
+// A program init cannot make a harness of (threads running a lambda) gets the skeleton, and the
+// reason names the line.
+TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsRunALambda) {
+  std::string text = kThreads;
+  text.replace(text.find("threads.emplace_back(worker, r, n, id);"), std::string("threads.emplace_back(worker, r, n, id);").size(),
+               "threads.emplace_back([=] { worker(r, n, id); });");
+  ScaffoldReport r = Scaffold(Write("threads.cu", text), "threads");
   EXPECT_FALSE(r.harness_ready);
   EXPECT_NE(r.harness_reason.find("threads.cu:17: std::thread"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("a lambda?"), std::string::npos) << r.harness_reason;
   const fs::path h = root_ / "threads" / "harness";
   Result<WorkloadConfig> w = LoadWorkload(h);
   ASSERT_TRUE(w.ok()) << w.status().ToString();

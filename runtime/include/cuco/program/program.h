@@ -130,7 +130,8 @@ class rank_thread : public std::thread {
 // when the harness is done with it (the code after the loop does not run).
 void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration);
 
-// Which harness iteration this is (0, 1, ...): the loop variable of the rewritten loop.
+// Which harness iteration this is (0, 1, ...). The rewritten loop's variable holds its first value
+// instead: every harness iteration is the loop's first pass.
 int64_t iteration();
 
 // This thread's rank and the number of ranks (MPI_Comm_rank / MPI_Comm_size, RANK / WORLD_SIZE).

@@ -12,6 +12,7 @@
 
 #include <cuco/program/impl/candidate_side.h>
 #include <cuco/program/impl/program_env.h>
+#include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::shim {
@@ -168,6 +169,10 @@ inline cudaError_t GetDeviceCount(int* count) {
 #define cudaEventElapsedTime cuco_program::shim::EventElapsedTime
 #define cudaEventDestroy cuco_program::shim::EventDestroy
 #define cudaSetDevice cuco_program::shim::SetDevice
+#define ncclSend cuco_program::p2p::Send  // through a plain buffer when on a harness buffer (p2p_bounce.h)
+#define ncclRecv cuco_program::p2p::Recv
+#define ncclGroupStart cuco_program::p2p::GroupStart
+#define ncclGroupEnd cuco_program::p2p::GroupEnd
 #ifdef CUCO_PROGRAM_PROJECTED
 #define cudaGetDevice cuco_program::shim::GetDevice
 #define cudaGetDeviceCount cuco_program::shim::GetDeviceCount

@@ -34,6 +34,7 @@ struct Side {
   std::condition_variable cv;
   bool serving = false, ended = false;         // the program reached serve() / its thread ended
   bool run_requested = false, run_done = false, stop_requested = false;
+  bool iterating = false;                      // the program's thread runs an iteration's body
   const cuco::IO* io = nullptr;
   std::string error;                           // the last iteration's failure, or the program's
   int main_code = 0;
@@ -130,17 +131,16 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     try {
       IoBinder b(*s.io, *s.ctx, &error);
       s.binds(b);
-      if (error.empty()) {
-        const GraphKnob& graph = Graph();
-        if (!graph.unknown.empty())
-          error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";
-        else if (graph.on)  // the program's streams after the first are ctx.side_stream(0, 1, ...)
-          error = s.graphs.Run(b.key(), *s.ctx,
-                               std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
-                               s.events_made, s.body);
-        else
-          s.body();
-      }
+      const GraphKnob& graph = Graph();
+      if (error.empty() && !graph.unknown.empty())
+        error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";
+      s.iterating = error.empty();
+      if (s.iterating && graph.on)  // the program's streams after the first are ctx.side_stream(0, 1, ...)
+        error = s.graphs.Run(b.key(), *s.ctx,
+                             std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
+                             s.events_made, s.body);
+      else if (s.iterating)
+        s.body();
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
@@ -150,6 +150,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     } catch (...) {
       error = "the iteration threw an exception";
     }
+    s.iterating = false;
     lock.lock();
     s.error = error;
     ++s.iteration;

@@ -13,6 +13,7 @@
 
 #include <cuco/codesign/collectives.h>
 #include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
@@ -188,25 +189,25 @@ inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, s
 // Sends push into the receiver's mailbox: no buffer needs to be symmetric.
 inline ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
-  CUCO_PROGRAM_BACKEND("ncclSend", ::ncclSend(buffer, count, type, peer, comm, stream));
+  CUCO_PROGRAM_BACKEND("ncclSend", p2p::Send(buffer, count, type, peer, comm, stream));
   return dc->send(buffer, count, type, peer, comm, stream);
 }
 
 inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
-  CUCO_PROGRAM_BACKEND("ncclRecv", ::ncclRecv(buffer, count, type, peer, comm, stream));
+  CUCO_PROGRAM_BACKEND("ncclRecv", p2p::Recv(buffer, count, type, peer, comm, stream));
   return dc->recv(buffer, count, type, peer, comm, stream);
 }
 
 inline ncclResult_t GroupStart(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
-  CUCO_PROGRAM_BACKEND("ncclGroupStart", ::ncclGroupStart());
+  CUCO_PROGRAM_BACKEND("ncclGroupStart", p2p::GroupStart());
   return dc->group_start();
 }
 
 inline ncclResult_t GroupEnd(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
-  CUCO_PROGRAM_BACKEND("ncclGroupEnd", ::ncclGroupEnd());
+  CUCO_PROGRAM_BACKEND("ncclGroupEnd", p2p::GroupEnd());
   return dc->group_end();
 }
 

@@ -1,0 +1,125 @@
+// cuco/program/impl/p2p_bounce.h: the program's ncclSend / ncclRecv on the candidate side.
+// NCCL (2.28) moves a send/recv pair over NVLink without a copy when the buffers are registered
+// with the communicator, and it requires both sides to be registered ("We require users registering
+// buffers on both sides", src/enqueue.cc): a registered send facing an unregistered receive waits
+// for a handshake that never comes. The harness's buffers are registered NCCL windows; the program's
+// own buffers are not. So a send or receive on one of this iteration's harness buffers goes through
+// a plain buffer of its own: a send is copied into it first; a receive lands in it and is copied
+// out once its group has ended. Every other send or receive is NCCL's own.
+// Measured: pp_microbatch_initall (a pipeline stage sending from its bound output buffer to the next
+// stage's own buffer) hung at its first harness iteration at two GPUs without this.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/projection.h>
+
+namespace cuco_program::p2p {
+
+inline size_t TypeBytes(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 1;  // fp8 kinds
+  }
+}
+
+struct State {
+  struct Copy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+    cudaStream_t stream;
+  };
+  std::vector<std::pair<void*, size_t>> pool;  // plain buffers, the k-th for the k-th bounced call
+  size_t next = 0;                              // of the iteration (the same every iteration)
+  int64_t iteration = -1;
+  int group_depth = 0;
+  std::vector<Copy> after_group;  // receives' copies out, issued when the group ends
+};
+inline State& P() {
+  static State s;
+  return s;
+}
+
+// Whether [p, p + bytes) lies in one of this iteration's harness buffers (only inside an iteration).
+inline bool InHarnessBuffer(const void* p, size_t bytes) {
+  candidate_detail::Side& s = candidate_detail::S();
+  if (!s.iterating || s.io == nullptr) return false;
+  const auto* a = static_cast<const unsigned char*>(p);
+  for (int i = 0; i < s.io->size(); ++i) {
+    const cuco::Buffer& b = s.io->at(i);
+    const auto* base = static_cast<const unsigned char*>(b.ptr);
+    if (a >= base && a + bytes <= base + b.bytes) return true;
+  }
+  return false;
+}
+
+// The next plain buffer of at least `bytes` (null when cudaMalloc fails).
+inline void* Plain(size_t bytes) {
+  State& st = P();
+  const int64_t it = cuco_program::iteration();
+  if (it != st.iteration) st.iteration = it, st.next = 0;
+  if (st.next == st.pool.size()) st.pool.push_back({nullptr, 0});
+  auto& [ptr, size] = st.pool[st.next++];
+  if (size < bytes) {
+    if (ptr != nullptr) cudaFree(ptr);
+    ptr = nullptr;
+    size = 0;
+    if (cudaMalloc(&ptr, bytes) != cudaSuccess) return nullptr;
+    size = bytes;
+  }
+  return ptr;
+}
+
+inline ncclResult_t GroupStart() {
+  ++P().group_depth;
+  return ::ncclGroupStart();
+}
+
+inline ncclResult_t GroupEnd() {
+  State& st = P();
+  const ncclResult_t r = ::ncclGroupEnd();
+  if (st.group_depth > 0 && --st.group_depth == 0) {
+    for (const State::Copy& c : st.after_group)
+      if (cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDeviceToDevice, c.stream) != cudaSuccess) return ncclUnhandledCudaError;
+    st.after_group.clear();
+  }
+  return r;
+}
+
+inline ncclResult_t Send(const void* buf, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (proj::IsForeign(comm)) return ncclSuccess;  // another GPU's communicator (projection.h)
+  const size_t bytes = count * TypeBytes(type);
+  if (!InHarnessBuffer(buf, bytes)) return ::ncclSend(buf, count, type, peer, comm, stream);
+  void* plain = Plain(bytes);
+  if (plain == nullptr || cudaMemcpyAsync(plain, buf, bytes, cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+    return ncclUnhandledCudaError;
+  return ::ncclSend(plain, count, type, peer, comm, stream);
+}
+
+inline ncclResult_t Recv(void* buf, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (proj::IsForeign(comm)) return ncclSuccess;
+  const size_t bytes = count * TypeBytes(type);
+  if (!InHarnessBuffer(buf, bytes)) return ::ncclRecv(buf, count, type, peer, comm, stream);
+  void* plain = Plain(bytes);
+  if (plain == nullptr) return ncclUnhandledCudaError;
+  const ncclResult_t r = ::ncclRecv(plain, count, type, peer, comm, stream);
+  if (r != ncclSuccess) return r;
+  State& st = P();
+  if (st.group_depth > 0) {
+    st.after_group.push_back({buf, plain, bytes, stream});
+    return ncclSuccess;
+  }
+  return cudaMemcpyAsync(buf, plain, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess ? ncclSuccess
+                                                                                            : ncclUnhandledCudaError;
+}
+
+}  // namespace cuco_program::p2p
