@@ -127,7 +127,7 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
-                                const std::string& loop_function) {
+                                const std::string& loop_function, size_t within) {
   const std::vector<Tok> t = Scan(text);
   // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size().
   auto definition = [&](const std::string& name, size_t* body) {
@@ -151,7 +151,14 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   const size_t params_close = Match(t, main_at + 1);
   loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
   size_t body_open = main_body, fn_at = main_at;
-  if (loop_function != "main") {
+  if (within != std::string::npos) {  // a lambda's body: the `{` at byte `within`
+    body_open = t.size();
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i].begin == within && t[i].text == "{") body_open = i;
+    if (body_open >= t.size())
+      return Status::InvalidArgument(file + ": cuco init could not find the body of the threads' lambda");
+    fn_at = body_open;
+  } else if (loop_function != "main") {
     fn_at = definition(loop_function, &body_open);
     if (fn_at >= t.size())
       return Status::InvalidArgument(fmt::format("{}: `{}` (the function each of the program's threads runs) is not defined "

@@ -43,8 +43,10 @@ struct TimedLoop {
 // kInvalidArgument naming `file` when there is no main, or no loop in main calls a comm name
 // (then the line of main). `loop_function`: the function holding the timed loop when it is not main
 // (the function a program's threads run), defined in `text` too; main is renamed all the same.
+// `within`: the byte offset of the `{` opening the only region searched (the body of the lambda a
+// program's threads run), npos for the whole function.
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
-                                const std::string& loop_function = "main");
+                                const std::string& loop_function = "main", size_t within = std::string::npos);
 
 // `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds);

@@ -336,6 +336,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   const bool projected = f.launcher == "single";
   const bool threads = projected && f.launcher_source.find("a thread per GPU") != std::string::npos;
   std::string loop_fn = "main";  // the function holding the timed loop
+  size_t thread_lambda = std::string::npos;  // or the `{` of the threads' lambda in main
   if (threads) {
     std::set<std::string> defined;
     for (const auto& fn : a.functions)
@@ -343,10 +344,25 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     size_t main_b = 0, main_e = 0;
     const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
     loop_fn = ThreadFunction(main_def, defined);
-    if (loop_fn.empty())
-      return Status::InvalidArgument(f.launcher_source + ": the function the threads run is not one of " + f.file +
-                                     "'s functions (a lambda?); cuco init looks for the timed loop in that function, so "
-                                     "it cannot make a harness of this program: run the threads on a named function");
+    if (loop_fn.empty()) {  // a lambda: its body, inside main, holds the timed loop
+      const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
+      if (body == std::string::npos)
+        return Status::InvalidArgument(f.launcher_source + ": the threads run neither a function of " + f.file +
+                                       " nor a lambda written where they start, so cuco init cannot find their timed "
+                                       "loop: start them with `std::thread(fn, ...)` or a lambda");
+      loop_fn = "main";
+      thread_lambda = main_b + body;
+      // A lambda with no loop of its own that calls the program's function for a thread: that
+      // function's loop (the text up to the first `}` is the whole body when it has no loop).
+      const std::string lambda_text = main_def.substr(body, main_def.find('}', body) - body);
+      for (const auto& [name, args] : CallsIn(lambda_text))
+        if (defined.count(name) && name != "main" && lambda_text.find("for") == std::string::npos &&
+            lambda_text.find("while") == std::string::npos) {
+          loop_fn = name;
+          thread_lambda = std::string::npos;
+          break;
+        }
+    }
   }
   std::string all_code = f.raw;  // every source file of the program
   for (const ProgramFile& pf : other_files)
@@ -379,7 +395,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                    "rough to bind buffers by; with libclang, cuco init makes the harness");
   std::set<std::string> direct;
   std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
-  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn);
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
   if (!loop.ok()) return loop.status();
   ProgramHarness h;
   if (projected)

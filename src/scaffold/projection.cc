@@ -206,6 +206,33 @@ std::string ThreadFunction(const std::string& main_text, const std::set<std::str
   return "";
 }
 
+size_t ThreadLambdaBody(const std::string& main_text) {
+  const std::string code = BlankCommentsAndLiterals(main_text);
+  static const std::regex start(R"((?:\bstd\s*::\s*thread\b\s*(?:[A-Za-z_]\w*)?\s*[({]|\bemplace_back\s*\()\s*\[)");
+  std::smatch m;
+  if (!std::regex_search(code, m, start)) return std::string::npos;
+  // Past the capture list, the parameters and `mutable` / `noexcept` / `-> T`, to the body's `{`.
+  auto close_of = [&](size_t open, char o, char c) {
+    int depth = 0;
+    for (size_t i = open; i < code.size(); ++i) {
+      if (code[i] == o) ++depth;
+      else if (code[i] == c && --depth == 0) return i;
+    }
+    return std::string::npos;
+  };
+  size_t at = close_of(static_cast<size_t>(m.position(0) + m.length(0)) - 1, '[', ']');
+  if (at == std::string::npos) return at;
+  for (++at; at < code.size() && code[at] != '{'; ++at) {
+    if (code[at] == '(') {
+      at = close_of(at, '(', ')');
+      if (at == std::string::npos) return at;
+    } else if (code[at] == ';' || code[at] == ',') {
+      return std::string::npos;  // not a lambda's body
+    }
+  }
+  return at < code.size() ? at : std::string::npos;
+}
+
 std::string RenameStdThread(const std::string& text) {
   static const std::regex thread(R"(\bstd\s*::\s*thread\b)");
   return std::regex_replace(text, thread, "cuco_program::rank_thread");

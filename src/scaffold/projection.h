@@ -65,6 +65,10 @@ class DeviceIndexing {
 // `functions`; "" when there is none (a lambda, say).
 std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions);
 
+// The byte offset in `main_text` of the `{` opening the body of the lambda a program's threads run
+// (`threads.emplace_back([&, r] { ... })`, `std::thread t([=]() mutable { ... })`), npos when none.
+size_t ThreadLambdaBody(const std::string& main_text);
+
 // `text` with `std::thread` spelled `cuco_program::rank_thread` (cuco/program/program.h).
 std::string RenameStdThread(const std::string& text);
 

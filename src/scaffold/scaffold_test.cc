@@ -189,16 +189,37 @@ TEST_F(ScaffoldTest, AThreadPerGpuRunsOneThreadPerRank) {
             std::string::npos);
 }
 
-// A program init cannot make a harness of (threads running a lambda) gets the skeleton, and the
-// reason names the line.
-TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsRunALambda) {
+// Threads that run a lambda written where they start: the timed loop is found in the lambda's body.
+TEST_F(ScaffoldTest, AThreadPerGpuRunningALambda) {
   std::string text = kThreads;
   text.replace(text.find("threads.emplace_back(worker, r, n, id);"), std::string("threads.emplace_back(worker, r, n, id);").size(),
-               "threads.emplace_back([=] { worker(r, n, id); });");
+               "threads.emplace_back([=] {\n    cudaSetDevice(r);\n    ncclComm_t c;\n    ncclCommInitRank(&c, n, id, r);\n"
+               "    float* buf = nullptr;\n    cudaMalloc(&buf, 4);\n"
+               "    for (int it = 0; it < 10; ++it) ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, c, 0);\n  });");
+  ScaffoldReport r = Scaffold(Write("lambda.cu", text), "lambda");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "lambda" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("cuco_bind.inout(\"buf\", buf);"), std::string::npos) << seed;
+  EXPECT_LT(seed.find("threads.emplace_back([=] {"), seed.find("cuco_program::serve("));  // inside the lambda
+  EXPECT_NE(seed.find("for (int r = 0; r < n; ++r) threads.emplace_back("), std::string::npos) << "the threads still start";
+}
+
+// A program init cannot make a harness of (threads started with pthread_create) gets the skeleton,
+// and the reason names the line.
+TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
+  std::string text = kThreads;
+  text.replace(text.find("#include <vector>"), std::string("#include <vector>").size(), "#include <vector>\n#include <pthread.h>");
+  text.replace(text.find("std::vector<std::thread> threads;"), std::string("std::vector<std::thread> threads;").size(),
+               "pthread_t threads[8];");
+  text.replace(text.find("threads.emplace_back(worker, r, n, id);"), std::string("threads.emplace_back(worker, r, n, id);").size(),
+               "pthread_create(&threads[r], nullptr, start, nullptr);");
+  text.replace(text.find("for (auto& t : threads) t.join();"), std::string("for (auto& t : threads) t.join();").size(),
+               "for (int r = 0; r < n; ++r) pthread_join(threads[r], nullptr);");
+  text.replace(text.find("int main() {"), std::string("int main() {").size(),
+               "void* start(void*) { return nullptr; }\nint main() {");
   ScaffoldReport r = Scaffold(Write("threads.cu", text), "threads");
   EXPECT_FALSE(r.harness_ready);
-  EXPECT_NE(r.harness_reason.find("threads.cu:17: std::thread"), std::string::npos) << r.harness_reason;
-  EXPECT_NE(r.harness_reason.find("a lambda?"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("threads.cu:20: pthread_create"), std::string::npos) << r.harness_reason;
   const fs::path h = root_ / "threads" / "harness";
   Result<WorkloadConfig> w = LoadWorkload(h);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -211,7 +232,7 @@ TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsRunALambda) {
   EXPECT_NE(split->blocks[0].body.find("TODO(cuco init)"), std::string::npos);
   EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
   bool todo = false;
-  for (const auto& t : r.todos) todo |= t.find("harness/: threads.cu:17") != std::string::npos;
+  for (const auto& t : r.todos) todo |= t.find("harness/: threads.cu:20") != std::string::npos;
   EXPECT_TRUE(todo) << "the TODO says why harness/ is a skeleton";
 }
 
