@@ -9,6 +9,7 @@
 #include <set>
 
 #include "scaffold/generated_text.h"
+#include "scaffold/loop_accesses.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
@@ -41,54 +42,6 @@ std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn,
   return names;
 }
 
-const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name) {
-  for (const auto& fn : a.functions)
-    if (fn.name == name) return &fn;
-  return nullptr;
-}
-
-// `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
-// (that function's parameters and local aliases -> the caller's expressions); "" when a parameter
-// maps to nothing the caller can name.
-std::string Resolve(const std::string& base, const std::map<std::string, std::string>& to_outer) {
-  static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
-  std::smatch m;
-  if (!std::regex_match(base, m, head_rest)) return "";
-  std::string head = m[1].str(), rest = m[2].str();
-  if (auto it = to_outer.find(head); it != to_outer.end()) {
-    std::string arg = Trim(it->second);
-    if (arg.empty()) return "";
-    if (arg[0] == '&') {
-      arg = Trim(arg.substr(1));
-      if (rest.rfind("->", 0) == 0) rest = "." + rest.substr(2);
-    }
-    head = arg;
-  }
-  return head + rest;
-}
-
-// The other alternative of the first ternary in a call's argument (`(s == 0 ? st.x : st.recv) + off`
-// -> `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
-std::string SecondAlternative(const std::string& arg) {
-  int depth = 0, q_depth = -1;
-  size_t colon = std::string::npos;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    const char c = arg[i];
-    if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (colon != std::string::npos && depth == q_depth) return arg.substr(colon + 1, i - colon - 1);
-      --depth;
-    } else if (c == '?' && q_depth < 0) {
-      q_depth = depth;
-    } else if (c == ':' && q_depth == depth && colon == std::string::npos) {
-      const bool scope = (i + 1 < arg.size() && arg[i + 1] == ':') || (i > 0 && arg[i - 1] == ':');
-      if (!scope) colon = i;
-    }
-  }
-  return colon == std::string::npos ? "" : arg.substr(colon + 1);
-}
-
 // A buffer expression main can bind: an lvalue over names main's text declares before the loop.
 bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
@@ -97,128 +50,6 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   const std::regex word("\\b" + m[1].str() + "\\b");
   return std::regex_search(main_before_loop, word);
 }
-
-// One data access of the iteration, in main's terms ("" where main cannot name the buffer).
-struct Access {
-  std::vector<std::string> reads, writes;
-  std::vector<std::string> unnamed;  // buffers as their function names them, not nameable in main
-};
-
-class Flattener {
- public:
-  Flattener(const Analysis& a, const std::map<std::string, std::string>& texts) : a_(a), texts_(texts) {}
-
-  // Appends the accesses of the calls in `text` (code of one function, whose ops are `ops`), in the
-  // text's order: each call is that function's next op of the same name, or, for a function of the
-  // program the analysis lists no op for (arguments that are structs), a call made up from the text.
-  void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
-            const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
-    std::set<const AnalyzedOp*> used;
-    for (const auto& [name, args] : CallsIn(text)) {
-      const AnalyzedOp* op = nullptr;
-      for (const AnalyzedOp* o : ops)
-        if (o->api == name && !used.count(o)) {
-          op = o;
-          break;
-        }
-      AnalyzedOp made;
-      if (op == nullptr && FindFunction(a_, name) && name != function) {
-        made.kind = "call";
-        made.api = name;
-        made.function = function;
-        made.args = SplitArgs(args);
-        op = &made;
-      }
-      if (op == nullptr) continue;
-      used.insert(op);
-      Op(*op, to_main, depth, out);
-    }
-  }
-
-  // Appends the accesses of `op` (a helper's call is followed into the helper).
-  void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
-    if (op.kind == "group") return;
-    if (op.kind == "call") {
-      const AnalyzedFunction* fn = FindFunction(a_, op.api);
-      if (fn == nullptr || depth > 4 || op.api == op.function) return;
-      std::map<std::string, std::string> callee, other;  // other: an argument's second alternative
-      for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i) {
-        if (fn->params[i].empty()) continue;
-        callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
-        const std::string second = SecondAlternative(op.args[i]);
-        if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
-      }
-      if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
-        std::map<std::string, std::string> alt = callee;
-        for (const auto& [param, expr] : other) alt[param] = expr;
-        WalkHelper(*fn, alt, depth, out);
-      }
-      WalkHelper(*fn, callee, depth, out);
-      return;
-    }
-    if (!IsDataOp(op)) return;
-    OpAccess(op, to_main, out);
-  }
-
-  static std::string FileName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
-
- private:
-  // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions.
-  void WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth, std::vector<Access>* out) {
-    AddAliases(fn, &callee);
-    std::vector<const AnalyzedOp*> ops;
-    for (const auto& inner : a_.ops)
-      if (inner.function == fn.name && FileName(inner.file) == FileName(fn.file)) ops.push_back(&inner);
-    auto it = texts_.find(FileName(fn.file));
-    size_t b = 0, e = 0;
-    if (it != texts_.end() && DefinitionLines(it->second, fn.name, &b, &e)) {
-      const std::string def = it->second.substr(b, e - b);
-      const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
-      Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
-    } else {
-      for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
-    }
-  }
-
-  // Appends the reads and writes of data op `op`, in main's terms.
-  void OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, std::vector<Access>* out) {
-    Access acc;
-    auto map = [&](const std::vector<std::string>& v, std::vector<std::string>* dst) {
-      for (const auto& b : v) {
-        const std::string r = Resolve(b, to_main);
-        if (r.empty()) acc.unnamed.push_back(b);
-        else dst->push_back(r);
-      }
-    };
-    std::vector<std::string> reads = op.reads;
-    if (op.kind == "gemm")  // C read for beta and written: a write (iteration_io.h)
-      reads.erase(std::remove_if(reads.begin(), reads.end(),
-                                 [&](const std::string& r) { return std::count(op.writes.begin(), op.writes.end(), r) > 0; }),
-                  reads.end());
-    map(reads, &acc.reads);
-    map(op.writes, &acc.writes);
-    out->push_back(std::move(acc));
-  }
-
-  // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
-  void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m) {
-    auto it = texts_.find(FileName(fn.file));
-    size_t b = 0, e = 0;
-    if (it == texts_.end() || !DefinitionLines(it->second, fn.name, &b, &e)) return;
-    const std::string body = it->second.substr(b, e - b);
-    static const std::regex alias(R"((?:\*|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;]+);)");
-    for (auto i = std::sregex_iterator(body.begin(), body.end(), alias); i != std::sregex_iterator(); ++i) {
-      const std::string name = (*i)[1].str();
-      if (m->count(name)) continue;
-      const std::string base = BufferBase((*i)[2].str());
-      const std::string r = Resolve(base, *m);
-      if (!r.empty() && r != name) (*m)[name] = r;
-    }
-  }
-
-  const Analysis& a_;
-  const std::map<std::string, std::string>& texts_;
-};
 
 // The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
 // so that the text inside the EVOLVE blocks names no stream, event, device, environment or exit call.
@@ -340,7 +171,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   if (threads) {
     std::set<std::string> defined;
     for (const auto& fn : a.functions)
-      if (Flattener::FileName(fn.file) == f.file) defined.insert(fn.name);
+      if (SourceFileName(fn.file) == f.file) defined.insert(fn.name);
     size_t main_b = 0, main_e = 0;
     const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
     loop_fn = ThreadFunction(main_def, defined);
@@ -411,14 +242,14 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.
   std::map<std::string, std::string> texts = {{f.file, f.raw}};
-  for (const ProgramFile& pf : other_files) texts[Flattener::FileName(pf.name)] = pf.text;
-  Flattener flat(a, texts);
+  for (const ProgramFile& pf : other_files) texts[SourceFileName(pf.name)] = pf.text;
+  LoopAccesses flat(a, texts);
   std::vector<std::pair<int, int>> ranges = {{loop->line, loop->end_line}};
   for (const auto& l : loop->lambdas) ranges.push_back({l.line, l.end_line});
   // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
   std::vector<const AnalyzedOp*> in_range;
   for (const auto& op : a.ops) {
-    if (op.function != loop_fn || Flattener::FileName(op.file) != f.file) continue;
+    if (op.function != loop_fn || SourceFileName(op.file) != f.file) continue;
     for (const auto& [lo, hi] : ranges)
       if (op.line >= lo && op.line <= hi) {
         in_range.push_back(&op);
@@ -494,7 +325,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   for (const auto& op : a.ops) {
     if (op.kind != "kernel" && op.kind != "call") continue;
     if (direct.count(op.function)) add(op.api);
-    if (op.function == loop_fn && Flattener::FileName(op.file) == f.file)
+    if (op.function == loop_fn && SourceFileName(op.file) == f.file)
       for (const auto& [lo, hi] : ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
@@ -517,7 +348,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   // NCCL calls written in the loop itself (not in a lambda of main, which gets its own block).
   bool comm_in_loop_body = false;
   for (const auto& op : a.ops)
-    if (IsCommOp(op) && op.function == loop_fn && Flattener::FileName(op.file) == f.file && op.line >= loop->line &&
+    if (IsCommOp(op) && op.function == loop_fn && SourceFileName(op.file) == f.file && op.line >= loop->line &&
         op.line <= loop->end_line) {
       bool in_lambda = false;
       for (const auto& l : loop->lambdas) in_lambda |= op.line >= l.line && op.line <= l.end_line;

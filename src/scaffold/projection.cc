@@ -26,14 +26,16 @@ size_t PrevCode(const std::string& code, size_t at) {
 // Calls the harness's stand-ins answer, or that only touch the host: never guarded.
 bool Unguarded(const std::string& name) {
   static const std::set<std::string> names = {
-      "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceCount", "cudaGetErrorString", "cudaGetErrorName",
-      "cudaGetLastError", "cudaPeekAtLastError", "cudaMallocHost", "cudaHostAlloc", "cudaFreeHost",
-      "cudaHostRegister", "cudaHostUnregister", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
-      "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaEventElapsedTime", "cudaStreamDestroy", "cudaEventDestroy",
-      "cublasGetStatusString", "cublasGetStatusName", "cublasLtGetVersion", "cublasGetVersion", "cudnnGetErrorString",
-      "cudnnGetVersion", "ncclGetErrorString", "ncclGetLastError", "ncclGetVersion", "ncclGroupStart", "ncclGroupEnd",
-      "ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitAll", "ncclCommDestroy",
-      "ncclCommFinalize", "ncclCommAbort", "ncclCommCount", "ncclCommUserRank", "ncclCommCuDevice"};
+      "cudaSetDevice",           "cudaGetDevice",          "cudaGetDeviceCount",   "cudaGetErrorString",
+      "cudaGetErrorName",        "cudaGetLastError",       "cudaPeekAtLastError",  "cudaMallocHost",
+      "cudaHostAlloc",           "cudaFreeHost",           "cudaHostRegister",     "cudaHostUnregister",
+      "cudaGetDeviceProperties", "cudaDeviceGetAttribute", "cudaDriverGetVersion", "cudaRuntimeGetVersion",
+      "cudaEventElapsedTime",    "cudaStreamDestroy",      "cudaEventDestroy",     "cublasGetStatusString",
+      "cublasGetStatusName",     "cublasLtGetVersion",     "cublasGetVersion",     "cudnnGetErrorString",
+      "cudnnGetVersion",         "ncclGetErrorString",     "ncclGetLastError",     "ncclGetVersion",
+      "ncclGroupStart",          "ncclGroupEnd",           "ncclGetUniqueId",      "ncclCommInitRank",
+      "ncclCommInitRankConfig",  "ncclCommInitAll",        "ncclCommDestroy",      "ncclCommFinalize",
+      "ncclCommAbort",           "ncclCommCount",          "ncclCommUserRank",     "ncclCommCuDevice"};
   return names.count(name) > 0 || name.rfind("cudaOccupancy", 0) == 0 || name.rfind("cudaFuncGet", 0) == 0;
 }
 
@@ -46,9 +48,9 @@ bool StreamOrEvent(const std::string& name) {
 }
 
 bool NcclCommCall(const std::string& name) {
-  static const std::set<std::string> names = {"ncclAllReduce", "ncclBroadcast", "ncclBcast",   "ncclReduce",
-                                              "ncclAllGather", "ncclReduceScatter", "ncclSend", "ncclRecv",
-                                              "ncclAlltoAll",  "ncclGather",  "ncclScatter"};
+  static const std::set<std::string> names = {"ncclAllReduce", "ncclBroadcast",     "ncclBcast",  "ncclReduce",
+                                              "ncclAllGather", "ncclReduceScatter", "ncclSend",   "ncclRecv",
+                                              "ncclAlltoAll",  "ncclGather",        "ncclScatter"};
   return names.count(name) > 0;
 }
 
@@ -62,8 +64,10 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
     if (p != std::string::npos && code[p] == '>') {  // k<T, 4><<<: skip the template arguments
       int depth = 0;
       for (;; --p) {
-        if (code[p] == '>') ++depth;
-        else if (code[p] == '<' && --depth == 0) break;
+        if (code[p] == '>')
+          ++depth;
+        else if (code[p] == '<' && --depth == 0)
+          break;
         if (p == 0) break;
       }
       p = PrevCode(code, p);
@@ -72,8 +76,10 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
     size_t begin = p + 1;
     for (;;) {  // the launched name, qualified names included (ns::k)
       while (begin > 0 && IdentChar(code[begin - 1])) --begin;
-      if (begin >= 2 && code[begin - 1] == ':' && code[begin - 2] == ':') begin -= 2;
-      else break;
+      if (begin >= 2 && code[begin - 1] == ':' && code[begin - 2] == ':')
+        begin -= 2;
+      else
+        break;
     }
     const size_t before = PrevCode(code, begin);
     bool statement = before == std::string::npos || code[before] == ';' || code[before] == '{' || code[before] == '}' ||
@@ -83,14 +89,17 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
       const std::string inside = Trim(code.substr(open + 1, before - open - 1));
       statement = inside != "void";
     }
-    if (!statement && before >= 3 && code.compare(before - 3, 4, "else") == 0 && (before < 4 || !IdentChar(code[before - 4])))
+    if (!statement && before >= 3 && code.compare(before - 3, 4, "else") == 0 &&
+        (before < 4 || !IdentChar(code[before - 4])))
       statement = true;
     if (!statement)
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: this kernel launch is part of an expression (a macro's argument?); a program driving every GPU from one "
-          "process runs one GPU's part per rank, and only a launch written as a statement of its own can be skipped for the "
-          "other GPUs: write it as `{}<<<...>>>(...);` and check the error after it",
-          file, LineOf(text, begin), code.substr(begin, p + 1 - begin)));
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: this kernel launch is part of an expression (a macro's argument?); a program driving "
+                      "every GPU from one "
+                      "process runs one GPU's part per rank, and only a launch written as a statement of its own can "
+                      "be skipped for the "
+                      "other GPUs: write it as `{}<<<...>>>(...);` and check the error after it",
+                      file, LineOf(text, begin), code.substr(begin, p + 1 - begin)));
     starts.push_back(begin);
   }
   std::string out;
@@ -130,12 +139,18 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
   const std::set<std::string> names = GuardedNames(code_in, reference);
   std::set<std::string> headers;
   for (const auto& n : names) {
-    if (n.rfind("cublasLt", 0) == 0) headers.insert("cublasLt.h");
-    else if (n.rfind("cublas", 0) == 0) headers.insert("cublas_v2.h");
-    else if (n.rfind("cudnn", 0) == 0) headers.insert("cudnn.h");
-    else if (n.rfind("curand", 0) == 0) headers.insert("curand.h");
-    else if (n.rfind("cusparse", 0) == 0) headers.insert("cusparse.h");
-    else if (n.rfind("cufft", 0) == 0) headers.insert("cufft.h");
+    if (n.rfind("cublasLt", 0) == 0)
+      headers.insert("cublasLt.h");
+    else if (n.rfind("cublas", 0) == 0)
+      headers.insert("cublas_v2.h");
+    else if (n.rfind("cudnn", 0) == 0)
+      headers.insert("cudnn.h");
+    else if (n.rfind("curand", 0) == 0)
+      headers.insert("curand.h");
+    else if (n.rfind("cusparse", 0) == 0)
+      headers.insert("cusparse.h");
+    else if (n.rfind("cufft", 0) == 0)
+      headers.insert("cufft.h");
   }
   std::string t =
       "// One process drives every GPU in this program: each rank does only its own GPU's part. While another\n"
@@ -145,8 +160,10 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
     const char* guard = NcclCommCall(n) ? "CUCO_PROGRAM_GUARD_COMM" : "CUCO_PROGRAM_GUARD";
     const bool cublas = n.rfind("cublas", 0) == 0 && n.rfind("cublasLt", 0) != 0;
     if (cublas)  // cublas_v2.h names most of its calls by a macro: cublasSgemm -> cublasSgemm_v2
-      t += fmt::format("#ifdef {0}\n#define {0}_v2(...) {1}({0}_v2, __VA_ARGS__)\n#else\n#define {0}(...) {1}({0}, __VA_ARGS__)\n#endif\n",
-                       n, guard);
+      t += fmt::format(
+          "#ifdef {0}\n#define {0}_v2(...) {1}({0}_v2, __VA_ARGS__)\n#else\n#define {0}(...) {1}({0}, "
+          "__VA_ARGS__)\n#endif\n",
+          n, guard);
     else  // a name already a macro is a stand-in that guards itself
       t += fmt::format("#ifndef {0}\n#define {0}(...) {1}({0}, __VA_ARGS__)\n#endif\n", n, guard);
   }
@@ -155,7 +172,8 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
 
 std::string CrossGpuCopy(const std::string& file, const std::string& text) {
   const std::string code = BlankCommentsAndLiterals(text);
-  static const std::regex peer(R"(\b(cudaMemcpyPeer(?:Async)?|cudaMemcpy3DPeer(?:Async)?|cudaDeviceEnablePeerAccess)\s*\()");
+  static const std::regex peer(
+      R"(\b(cudaMemcpyPeer(?:Async)?|cudaMemcpy3DPeer(?:Async)?|cudaDeviceEnablePeerAccess)\s*\()");
   std::smatch m;
   if (!std::regex_search(code, m, peer)) return "";
   return fmt::format("{}:{}: {}", file, LineOf(text, static_cast<size_t>(m.position(0))), m[1].str());
@@ -165,8 +183,9 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
   if (count.empty()) return;
   const std::string code = BlankCommentsAndLiterals(main_text);
   std::set<std::string> vars;
-  const std::regex loop(R"(\bfor\s*\(\s*(?:(?:int|unsigned|size_t|auto|long|int64_t)\s+)?([A-Za-z_]\w*)\s*=[^;]*;\s*\1\s*<\s*)" +
-                        count + R"(\b)");
+  const std::regex loop(
+      R"(\bfor\s*\(\s*(?:(?:int|unsigned|size_t|auto|long|int64_t)\s+)?([A-Za-z_]\w*)\s*=[^;]*;\s*\1\s*<\s*)" + count +
+      R"(\b)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), loop); it != std::sregex_iterator(); ++it)
     vars.insert((*it)[1].str());
   static const std::regex indexed(R"(\b([A-Za-z_]\w*)\s*\[([^\[\]]*)\])");
@@ -215,8 +234,10 @@ size_t ThreadLambdaBody(const std::string& main_text) {
   auto close_of = [&](size_t open, char o, char c) {
     int depth = 0;
     for (size_t i = open; i < code.size(); ++i) {
-      if (code[i] == o) ++depth;
-      else if (code[i] == c && --depth == 0) return i;
+      if (code[i] == o)
+        ++depth;
+      else if (code[i] == c && --depth == 0)
+        return i;
     }
     return std::string::npos;
   };

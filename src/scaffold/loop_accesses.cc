@@ -1,0 +1,170 @@
+#include "scaffold/loop_accesses.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "scaffold/iteration_io.h"
+#include "scaffold/main_rewrite.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
+// (that function's parameters and local aliases -> the caller's expressions); "" when a parameter
+// maps to nothing the caller can name.
+std::string Resolve(const std::string& base, const std::map<std::string, std::string>& to_outer) {
+  static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
+  std::smatch m;
+  if (!std::regex_match(base, m, head_rest)) return "";
+  std::string head = m[1].str(), rest = m[2].str();
+  if (auto it = to_outer.find(head); it != to_outer.end()) {
+    std::string arg = Trim(it->second);
+    if (arg.empty()) return "";
+    if (arg[0] == '&') {
+      arg = Trim(arg.substr(1));
+      if (rest.rfind("->", 0) == 0) rest = "." + rest.substr(2);
+    }
+    head = arg;
+  }
+  return head + rest;
+}
+
+// The other alternative of the first ternary in a call's argument (`(s == 0 ? st.x : st.recv) + off`
+// -> `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
+std::string SecondAlternative(const std::string& arg) {
+  int depth = 0, q_depth = -1;
+  size_t colon = std::string::npos;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (colon != std::string::npos && depth == q_depth) return arg.substr(colon + 1, i - colon - 1);
+      --depth;
+    } else if (c == '?' && q_depth < 0) {
+      q_depth = depth;
+    } else if (c == ':' && q_depth == depth && colon == std::string::npos) {
+      const bool scope = (i + 1 < arg.size() && arg[i + 1] == ':') || (i > 0 && arg[i - 1] == ':');
+      if (!scope) colon = i;
+    }
+  }
+  return colon == std::string::npos ? "" : arg.substr(colon + 1);
+}
+
+}  // namespace
+
+const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name) {
+  for (const auto& fn : a.functions)
+    if (fn.name == name) return &fn;
+  return nullptr;
+}
+
+std::string SourceFileName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+void LoopAccesses::Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
+                        const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
+  std::set<const AnalyzedOp*> used;
+  for (const auto& [name, args] : CallsIn(text)) {
+    const AnalyzedOp* op = nullptr;
+    for (const AnalyzedOp* o : ops)
+      if (o->api == name && !used.count(o)) {
+        op = o;
+        break;
+      }
+    AnalyzedOp made;
+    if (op == nullptr && FindFunction(a_, name) && name != function) {
+      made.kind = "call";
+      made.api = name;
+      made.function = function;
+      made.args = SplitArgs(args);
+      op = &made;
+    }
+    if (op == nullptr) continue;
+    used.insert(op);
+    Op(*op, to_main, depth, out);
+  }
+}
+
+void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth,
+                      std::vector<Access>* out) {
+  if (op.kind == "group") return;
+  if (op.kind == "call") {
+    const AnalyzedFunction* fn = FindFunction(a_, op.api);
+    if (fn == nullptr || depth > 4 || op.api == op.function) return;
+    std::map<std::string, std::string> callee, other;  // other: an argument's second alternative
+    for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i) {
+      if (fn->params[i].empty()) continue;
+      callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
+      const std::string second = SecondAlternative(op.args[i]);
+      if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
+    }
+    if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
+      std::map<std::string, std::string> alt = callee;
+      for (const auto& [param, expr] : other) alt[param] = expr;
+      WalkHelper(*fn, alt, depth, out);
+    }
+    WalkHelper(*fn, callee, depth, out);
+    return;
+  }
+  if (!IsDataOp(op)) return;
+  OpAccess(op, to_main, out);
+}
+
+void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth,
+                              std::vector<Access>* out) {
+  AddAliases(fn, &callee);
+  std::vector<const AnalyzedOp*> ops;
+  for (const auto& inner : a_.ops)
+    if (inner.function == fn.name && SourceFileName(inner.file) == SourceFileName(fn.file)) ops.push_back(&inner);
+  auto it = texts_.find(SourceFileName(fn.file));
+  size_t b = 0, e = 0;
+  if (it != texts_.end() && DefinitionLines(it->second, fn.name, &b, &e)) {
+    const std::string def = it->second.substr(b, e - b);
+    const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
+    Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
+  } else {
+    for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
+  }
+}
+
+void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main,
+                            std::vector<Access>* out) {
+  Access acc;
+  auto map = [&](const std::vector<std::string>& v, std::vector<std::string>* dst) {
+    for (const auto& b : v) {
+      const std::string r = Resolve(b, to_main);
+      if (r.empty())
+        acc.unnamed.push_back(b);
+      else
+        dst->push_back(r);
+    }
+  };
+  std::vector<std::string> reads = op.reads;
+  if (op.kind == "gemm")  // C read for beta and written: a write (iteration_io.h)
+    reads.erase(
+        std::remove_if(reads.begin(), reads.end(),
+                       [&](const std::string& r) { return std::count(op.writes.begin(), op.writes.end(), r) > 0; }),
+        reads.end());
+  map(reads, &acc.reads);
+  map(op.writes, &acc.writes);
+  out->push_back(std::move(acc));
+}
+
+void LoopAccesses::AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m) {
+  auto it = texts_.find(SourceFileName(fn.file));
+  size_t b = 0, e = 0;
+  if (it == texts_.end() || !DefinitionLines(it->second, fn.name, &b, &e)) return;
+  const std::string body = it->second.substr(b, e - b);
+  static const std::regex alias(R"((?:\*|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;]+);)");
+  for (auto i = std::sregex_iterator(body.begin(), body.end(), alias); i != std::sregex_iterator(); ++i) {
+    const std::string name = (*i)[1].str();
+    if (m->count(name)) continue;
+    const std::string base = BufferBase((*i)[2].str());
+    const std::string r = Resolve(base, *m);
+    if (!r.empty() && r != name) (*m)[name] = r;
+  }
+}
+
+}  // namespace cuco::scaffold_internal

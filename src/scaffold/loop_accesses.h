@@ -1,0 +1,55 @@
+// The data accesses of one pass of a program's timed loop, in the terms of the function holding the
+// loop (cuco init's harness, program_harness.h): each call to one of the program's own functions is
+// followed into it, its parameters standing for the caller's expressions (both alternatives of a
+// ternary argument), its local pointers and references for the buffers they alias. Reads and writes
+// come from the analysis's ops; a buffer it cannot name in the loop's function is listed as unnamed.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+
+namespace cuco::scaffold_internal {
+
+// One data access of the iteration, in the loop's function's terms.
+struct Access {
+  std::vector<std::string> reads, writes;
+  std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
+};
+
+// The program's function `name`, or null.
+const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name);
+
+// "dir/mlp.cu" -> "mlp.cu": how the analysis's files and the program's texts are matched.
+std::string SourceFileName(const std::string& path);
+
+class LoopAccesses {
+ public:
+  // `texts`: the program's files by file name (SourceFileName).
+  LoopAccesses(const Analysis& a, const std::map<std::string, std::string>& texts) : a_(a), texts_(texts) {}
+
+  // Appends the accesses of the calls in `text` (code of one function, whose ops are `ops`), in the
+  // text's order: each call is that function's next op of the same name, or, for a function of the
+  // program the analysis lists no op for (arguments that are structs), a call made up from the text.
+  void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
+            const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
+
+  // Appends the accesses of `op` (a helper's call is followed into the helper).
+  void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
+
+ private:
+  // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions.
+  void WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth,
+                  std::vector<Access>* out);
+  // Appends the reads and writes of data op `op`, in the loop's function's terms.
+  void OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, std::vector<Access>* out);
+  // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
+  void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m);
+
+  const Analysis& a_;
+  const std::map<std::string, std::string>& texts_;
+};
+
+}  // namespace cuco::scaffold_internal
