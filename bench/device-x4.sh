@@ -32,7 +32,8 @@
 #           programs driving every GPU from one process or a thread per GPU at world size 2 after
 #           the send/recv fix (p2p_bounce.h): pp_microbatch_initall and dp_allreduce_threads_bf16's
 #           harness with their planted candidates, then their knobs; ring_pipeline_file and
-#           kv_transfer_threads again (their sends and receives now go through the same shim)
+#           kv_transfer_threads again (their sends and receives now go through the same shim), and
+#           dp_broadcast_group and sp_mlp_bf16_mpi, whose size options became workload sizes
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -114,7 +115,7 @@ case $CALL in
   10)
     two="pp_microbatch_initall dp_allreduce_threads_bf16"
     job p10 env CUDA_VISIBLE_DEVICES=0,1 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 \
-      ONLY='$two ring_pipeline_file kv_transfer_threads' bash bench/one-gpu/programs-harness.sh; \
+      ONLY='$two ring_pipeline_file kv_transfer_threads dp_broadcast_group sp_mlp_bf16_mpi' bash bench/one-gpu/programs-harness.sh; \
       WORLD=2 TAG=w2p T=110 MAX=6 ONLY='$two' bash bench/one-gpu/programs-knobs.sh" ;;
   *) echo "CALL must be 1 to 10" >&2; exit 2 ;;
 esac

@@ -125,7 +125,7 @@ ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& 
   if (IsWorldName(c.name, world_vars)) return ConstRole::kWorld;
   if (Contains(l, "warm")) return ConstRole::kWarmup;
   if (Contains(l, "iter") || l == "reps" || l == "nreps" || l == "repeat" || l == "repeats" || l == "trials" ||
-      l == "runs" || l == "nruns")
+      l == "runs" || l == "nruns" || l == "steps" || l == "nsteps" || l == "num_steps")
     return ConstRole::kIters;
   if (Contains(l, "seed") || Contains(l, "verbose") || Contains(l, "debug") || Contains(l, "rank") ||
       Contains(l, "device") || Contains(l, "gpu") || Contains(l, "root"))

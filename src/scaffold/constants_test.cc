@@ -65,6 +65,7 @@ TEST(ConstantsTest, Roles) {
   EXPECT_EQ(role("kNumRanks", 4), ConstRole::kWorld);
   EXPECT_EQ(role("WARMUP", 5), ConstRole::kWarmup);
   EXPECT_EQ(role("kIters", 100), ConstRole::kIters);
+  EXPECT_EQ(role("steps", 20), ConstRole::kIters);  // a training loop's step count
   EXPECT_EQ(role("BLOCK_SIZE", 256), ConstRole::kTuning);
   EXPECT_EQ(role("seed", 1234), ConstRole::kIgnored);
   EXPECT_EQ(role("NCCL_THING", 64), ConstRole::kIgnored);

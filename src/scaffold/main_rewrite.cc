@@ -268,9 +268,9 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   out += "\n// cuco init: the program's entry point, called on the program's own thread.\n";
   if (!loop.main_takes_args) {
     out += "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n";
-  } else if (loop.rank_flag.empty() && loop.world_flag.empty()) {
+  } else if (loop.rank_flag.empty() && loop.world_flag.empty() && loop.size_flags.empty()) {
     out += "static int cuco_program_entry(int argc, char** argv) { return cuco_program_main(argc, argv); }\n";
-  } else {  // the program takes its rank and rank count as flags: the harness's
+  } else {  // the program takes its rank, rank count and sizes as flags: the harness's
     out += "static int cuco_program_entry(int, char** argv) {\n";
     out += "  std::string cuco_rank = std::to_string(cuco_program::rank()), cuco_world = std::to_string(cuco_program::world());\n";
     out += "  std::vector<char*> args = {argv[0]};\n";
@@ -280,6 +280,13 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     if (!loop.world_flag.empty())
       out += fmt::format("  static char world_flag[] = \"{}\";\n  args.push_back(world_flag);\n  args.push_back(cuco_world.data());\n",
                          loop.world_flag);
+    for (size_t i = 0; i < loop.size_flags.size(); ++i) {
+      const TimedLoop::SizeFlag& f = loop.size_flags[i];
+      out += fmt::format(
+          "  static char size_flag{0}[] = \"{1}\";\n  std::string size{0} = std::to_string(cuco_program::size_or(\"{2}\", {3}));\n"
+          "  args.push_back(size_flag{0});\n  args.push_back(size{0}.data());\n",
+          i, f.flag, f.size, f.value);
+    }
     out += "  args.push_back(nullptr);\n";
     out += "  return cuco_program_main(static_cast<int>(args.size()) - 1, args.data());\n}\n";
   }

@@ -10,6 +10,7 @@
 // The scan skips comments, string and character literals; offsets are bytes of `text`.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,13 @@ struct TimedLoop {
   // Command-line flags main reads its rank and rank count from (`"--rank"`, `"--world"`), "" when
   // none: the entry point passes the harness's.
   std::string rank_flag, world_flag;
+  // Options main reads a size from (`arg_int(argc, argv, "--batch", 512)`): the entry point passes
+  // each as `--batch <the workload's size "batch", 512 when the stage has none>`.
+  struct SizeFlag {
+    std::string flag, size;
+    int64_t value = 0;
+  };
+  std::vector<SizeFlag> size_flags;
 };
 
 // kInvalidArgument naming `file` when there is no main, or no loop in main calls a comm name

@@ -8,7 +8,9 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/constants.h"
 #include "scaffold/generated_text.h"
+#include "scaffold/harness_sizes.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
@@ -108,7 +110,8 @@ Tolerance ToleranceFor(const std::string& dtype) {
   return {1e-4, 1e-2, "fp32 outputs: a change of summation order moves them by ~1e-7 relative; TF32 (~1e-3) fails"};
 }
 
-std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_where) {
+std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_where,
+                                const std::vector<TimedLoop::SizeFlag>& sizes) {
   const Tolerance tol = ToleranceFor(f.dtype);
   std::string t;
   t += fmt::format("# {}_harness: the program {} run by the harness, written by `cuco init`.\n", f.name, f.file);
@@ -135,7 +138,15 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_w
   for (const auto& l : f.libs)
     if (l != "mpi") libs.push_back(l);
   t += KeyLine("libs = " + TomlList(libs), "MPI is answered by cuco/program/mpi.h");
-  t += "\n# The program runs at its own sizes (its defaults): there are none to pass.\n[sizes.verify]\n\n[sizes.bench]\n";
+  if (sizes.empty()) {
+    t += "\n# The program runs at its own sizes (its defaults): there are none to pass.\n[sizes.verify]\n\n[sizes.bench]\n";
+  } else {
+    t += "\n# The program's size options, passed to it as its own flags (`--size NAME=V` changes one).\n[sizes.verify]\n";
+    for (const auto& z : sizes)
+      t += KeyLine(fmt::format("{} = {}", z.size, VerifySize(z.value)), z.flag + ", smaller where it is large");
+    t += "\n[sizes.bench]\n";
+    for (const auto& z : sizes) t += KeyLine(fmt::format("{} = {}", z.size, z.value), z.flag + "'s default in the program");
+  }
   t += "\n[tolerance]\n";
   t += fmt::format("# {}. max_abs is relative here: the worst element error over\n# the RMS of the reference's outputs.\n", tol.why);
   t += KeyLine(fmt::format("rel_l2 = {}", tol.rel_l2));
@@ -228,7 +239,16 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
   Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
   if (!loop.ok()) return loop.status();
+  // The program's size options (`--batch 512`): the workload's sizes, passed as the program's flags.
+  if (loop->main_takes_args)
+    for (const FoundConstant& c : f.constants)
+      if (c.option && c.name != loop->rank_flag && c.name != loop->world_flag &&
+          ClassifyConstant(c, f.world_vars) == ConstRole::kSize)
+        loop->size_flags.push_back({c.name, SizeName(c), c.value});
   ProgramHarness h;
+  for (const auto& z : loop->size_flags)
+    h.guesses.push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
+                                    z.value, z.flag));
   if (projected)
     h.guesses.push_back(fmt::format("{}: each rank runs the program's host code and does only its own GPU's part: rank r "
                                     "is GPU r (cuco/program/impl/projection.h){}",
@@ -407,7 +427,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                          "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n" + flag +
                                          "#define CUCO_PROGRAM_WORKLOAD " + TomlQuoted(f.name + "_harness") +
                                          "\n#include <cuco/program/reference.h>\n" + reference_guards + "\n" + reference});
-  h.files.push_back({"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, loop->line))});
+  h.files.push_back({"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, loop->line), loop->size_flags)});
   for (const ProgramFile& pf : other_files)
     if (!pf.source) h.files.push_back({pf.name, RewriteMpiIncludes(pf.text)});
   h.files.push_back({"README.md", Readme(f, h)});

@@ -149,14 +149,17 @@ TEST_F(ScaffoldTest, HarnessIsTheProgramItself) {
   EXPECT_EQ(w->mode, "harness");
   EXPECT_EQ(w->name, "program_harness");
   EXPECT_EQ(w->build_libs, (std::vector<std::string>{"cublasLt", "nccl"}));  // MPI is answered by cuco
-  EXPECT_TRUE(w->verify_sizes.empty()) << "the program runs at its own sizes";
+  // Its size options (--m, --n, --k) are the workload's sizes, passed back to it as its flags.
+  EXPECT_EQ(w->bench_sizes, (std::map<std::string, int64_t>{{"M", 8192}, {"N", 8192}, {"K", 8192}}));
+  EXPECT_EQ(w->verify_sizes, (std::map<std::string, int64_t>{{"M", 1024}, {"N", 1024}, {"K", 1024}}));
   EXPECT_DOUBLE_EQ(w->tol_rel_l2, 0.02);  // bf16 outputs
 
   const std::string seed = Read(h / "seed.cu");
   EXPECT_NE(seed.find("#include <cuco/program/candidate.h>"), std::string::npos);
   EXPECT_NE(seed.find("#include <cuco/program/mpi.h>"), std::string::npos) << "<mpi.h> is cuco's";
   EXPECT_NE(seed.find("int cuco_program_main(int argc, char** argv)"), std::string::npos);
-  EXPECT_NE(seed.find("static int cuco_program_entry(int argc, char** argv)"), std::string::npos);
+  EXPECT_NE(seed.find("static int cuco_program_entry(int, char** argv)"), std::string::npos);
+  EXPECT_NE(seed.find("std::to_string(cuco_program::size_or(\"M\", 8192))"), std::string::npos) << seed;
   EXPECT_NE(seed.find("cuco_program::serve("), std::string::npos);
   EXPECT_NE(seed.find("cuco_bind.input(\"A\", A);"), std::string::npos) << seed;
   EXPECT_NE(seed.find("cuco_bind.output(\"C\", C);"), std::string::npos) << seed;

@@ -134,6 +134,10 @@ void serve(const std::function<void(Binder&)>& binds, const std::function<void()
 // instead: every harness iteration is the loop's first pass.
 int64_t iteration();
 
+// The workload's size `name` ([sizes.verify] or [sizes.bench] of the stage), or `fallback` when it has
+// none: what cuco init's entry point passes as the program's own command-line options.
+int64_t size_or(const char* name, int64_t fallback);
+
 // This thread's rank and the number of ranks (MPI_Comm_rank / MPI_Comm_size, RANK / WORLD_SIZE).
 int rank();
 int world();

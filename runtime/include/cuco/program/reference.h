@@ -181,14 +181,14 @@ namespace cuco_frozen {
 
 const char* workload_name() { return CUCO_PROGRAM_WORKLOAD; }
 
-cuco::Status validate_sizes(const cuco::Sizes&, int world) {
+cuco::Status validate_sizes(const cuco::Sizes& sizes, int world) {
   if (world < 1 || world > cuco_program::emu::kMaxRanks) return cuco::Status::Error("world size must be in [1, 64]");
-  return cuco_program::ref::EnsureStarted(world);
+  return cuco_program::ref::EnsureStarted(world, sizes);
 }
 
-std::vector<BufferSpec> buffers(const cuco::Sizes&, int rank, int world) {
+std::vector<BufferSpec> buffers(const cuco::Sizes& sizes, int rank, int world) {
   std::vector<BufferSpec> v;
-  if (cuco::Status st = cuco_program::ref::EnsureStarted(world); !st.ok()) {
+  if (cuco::Status st = cuco_program::ref::EnsureStarted(world, sizes); !st.ok()) {
     std::fprintf(stderr, "cuco reference: %s\n", st.message().c_str());
     return v;
   }
@@ -197,16 +197,16 @@ std::vector<BufferSpec> buffers(const cuco::Sizes&, int rank, int world) {
   return v;
 }
 
-int64_t output_rows(const cuco::Sizes&, int rank, int world) {
-  if (!cuco_program::ref::EnsureStarted(world).ok()) return 0;
+int64_t output_rows(const cuco::Sizes& sizes, int rank, int world) {
+  if (!cuco_program::ref::EnsureStarted(world, sizes).ok()) return 0;
   int64_t n = 0;
   for (auto& s : cuco_program::ref::Specs(rank, true)) n += s.spec.elements;
   return (n + cuco_program::ref::kRowElements - 1) / cuco_program::ref::kRowElements;
 }
 
-cuco::Status fill_inputs(const cuco::Sizes&, int rank, int world, uint64_t seed, const cuco::IO& io, cudaStream_t stream) {
+cuco::Status fill_inputs(const cuco::Sizes& sizes, int rank, int world, uint64_t seed, const cuco::IO& io, cudaStream_t stream) {
   using namespace cuco_program::ref;
-  if (cuco::Status st = EnsureStarted(world); !st.ok()) return st;
+  if (cuco::Status st = EnsureStarted(world, sizes); !st.ok()) return st;
   std::lock_guard<std::mutex> lock(E().mu);
   const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
   for (const Spec& s : Specs(rank, false)) {
@@ -219,10 +219,10 @@ cuco::Status fill_inputs(const cuco::Sizes&, int rank, int world, uint64_t seed,
   return cuco::Status::Ok();
 }
 
-cuco::Status check(const cuco::Sizes&, int rank, int world, uint64_t seed, const cuco::IO& io, const CheckPlan& plan,
+cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed, const cuco::IO& io, const CheckPlan& plan,
                    cudaStream_t stream, CheckResult* result) {
   using namespace cuco_program::ref;
-  if (cuco::Status st = EnsureStarted(world); !st.ok()) return st;
+  if (cuco::Status st = EnsureStarted(world, sizes); !st.ok()) return st;
   std::lock_guard<std::mutex> lock(E().mu);
   int device = 0;
   cudaGetDevice(&device);

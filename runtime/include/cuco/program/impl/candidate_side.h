@@ -45,6 +45,7 @@ struct Side {
   int streams_made = 0, events_made = 0;
   cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
   IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
+  cuco::Sizes sizes;       // the stage's sizes (size_or)
 };
 
 inline Side& S() {
@@ -168,6 +169,7 @@ inline intptr_t thread_rank_token() { return 0; }  // one rank per process: noth
 inline void enter_thread_rank(intptr_t) {}
 
 inline int64_t iteration() { return candidate_detail::S().iteration; }
+inline int64_t size_or(const char* name, int64_t fallback) { return candidate_detail::S().sizes.get_or(name, fallback); }
 inline int rank() { return candidate_detail::S().ctx->rank; }
 inline int world() { return candidate_detail::S().ctx->world_size; }
 
@@ -195,10 +197,11 @@ inline cuco::RankContext& ctx() { return *candidate_detail::S().ctx; }
 
 }  // namespace cuco_program
 
-cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes&, void** state) {
+cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state) {
   using namespace cuco_program::candidate_detail;
   Side& s = S();
   s.ctx = &ctx;
+  s.sizes = sizes;
   *state = &s;
   // A program that reads its rank from the environment (torchrun, Open MPI, Slurm) finds the harness's.
   const std::string r = std::to_string(ctx.rank), w = std::to_string(ctx.world_size);

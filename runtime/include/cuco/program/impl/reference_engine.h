@@ -70,6 +70,7 @@ struct Engine {
   uint64_t cached_seed = 0;
   std::vector<std::vector<std::vector<unsigned char>>> outputs;  // [rank][output][bytes]
   int64_t iterations = 0;
+  cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them
 };
 
 inline Engine& E() {
@@ -209,8 +210,8 @@ inline std::string FirstError() {
   return "";
 }
 
-// Starts the rank threads once; every later call must give the same world.
-inline cuco::Status EnsureStarted(int world) {
+// Starts the rank threads once; every later call must give the same world (and sizes).
+inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
   Engine& e = E();
   std::unique_lock<std::mutex> lock(e.state_mu);
   if (e.started) {  // started by another of the supervisor's threads: wait until its ranks are ready
@@ -221,6 +222,7 @@ inline cuco::Status EnsureStarted(int world) {
   }
   e.started = true;
   e.world = world;
+  e.sizes = sizes;
   cudaGetDevice(&e.device);
   e.barrier.Reset(world);
   e.slots.assign(static_cast<size_t>(world), nullptr);
@@ -304,6 +306,7 @@ inline intptr_t thread_rank_token() { return ref::t_rank; }
 inline void enter_thread_rank(intptr_t token) { ref::t_rank = static_cast<int>(token); }
 
 inline int64_t iteration() { return ref::E().iterations; }
+inline int64_t size_or(const char* name, int64_t fallback) { return ref::E().sizes.get_or(name, fallback); }
 inline int rank() { return ref::t_rank; }
 inline int world() { return ref::E().world; }
 
