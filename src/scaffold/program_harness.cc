@@ -221,8 +221,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     if (!peer.empty())
       return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
                                      "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
-    std::set<std::string> guarded = GuardedNames(all_code, false), on_reference = GuardedNames(all_code, true);
-    guarded.insert(on_reference.begin(), on_reference.end());
+    const std::set<std::string> guarded = GuardedNames(all_code, /*reference=*/true);  // both sides' (a superset)
     std::string qualified = QualifiedGuardedCall(f.file, f.raw, guarded);
     for (const ProgramFile& pf : other_files)
       if (qualified.empty() && pf.source) qualified = QualifiedGuardedCall(pf.name, pf.text, guarded);

@@ -188,11 +188,14 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
       R"(\b)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), loop); it != std::sregex_iterator(); ++it)
     vars.insert((*it)[1].str());
+  if (vars.empty()) return;
+  std::string any;  // one of the loop variables, as a word (they are identifiers)
+  for (const auto& v : vars) any += (any.empty() ? "" : "|") + v;
+  const std::regex loop_var("\\b(" + any + ")\\b");
   static const std::regex indexed(R"(\b([A-Za-z_]\w*)\s*\[([^\[\]]*)\])");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), indexed); it != std::sregex_iterator(); ++it) {
     const std::string index = (*it)[2].str();
-    for (const auto& v : vars)
-      if (std::regex_search(index, std::regex("\\b" + v + "\\b"))) arrays_.insert((*it)[1].str());
+    if (std::regex_search(index, loop_var)) arrays_.insert((*it)[1].str());
   }
 }
 

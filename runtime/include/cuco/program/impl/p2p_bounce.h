@@ -16,20 +16,11 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cuco/codesign/collectives.h>
 #include <cuco/program/impl/candidate_side.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::p2p {
-
-inline size_t TypeBytes(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 1;  // fp8 kinds
-  }
-}
 
 struct State {
   struct Copy {
@@ -97,7 +88,7 @@ inline ncclResult_t GroupEnd() {
 
 inline ncclResult_t Send(const void* buf, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (proj::IsForeign(comm)) return ncclSuccess;  // another GPU's communicator (projection.h)
-  const size_t bytes = count * TypeBytes(type);
+  const size_t bytes = count * cuco::codesign::coll_detail::type_size(type);
   if (!InHarnessBuffer(buf, bytes)) return ::ncclSend(buf, count, type, peer, comm, stream);
   void* plain = Plain(bytes);
   if (plain == nullptr || cudaMemcpyAsync(plain, buf, bytes, cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
@@ -107,7 +98,7 @@ inline ncclResult_t Send(const void* buf, size_t count, ncclDataType_t type, int
 
 inline ncclResult_t Recv(void* buf, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (proj::IsForeign(comm)) return ncclSuccess;
-  const size_t bytes = count * TypeBytes(type);
+  const size_t bytes = count * cuco::codesign::coll_detail::type_size(type);
   if (!InHarnessBuffer(buf, bytes)) return ::ncclRecv(buf, count, type, peer, comm, stream);
   void* plain = Plain(bytes);
   if (plain == nullptr) return ncclUnhandledCudaError;
