@@ -28,6 +28,13 @@
 #           world size 1 (GPUs 0,1) and 2 (GPUs 2,3, with a planted candidate), then their knobs at 2
 #   CALL=9  kv_transfer_threads at world size 2 after the fix of its teardown (threads not joined
 #           yet are joined as main unwinds): its harness (GPUs 0,1) beside its knobs (GPUs 2,3)
+#   CALL=11 (two GPUs: GPUs 0,1) the chunks knob at world size 2: bench/one-gpu/chunks-knob.sh over the
+#           programs whose generation 0 has it (.carry/chunks, bench/one-gpu/make-chunks.sh), then
+#           the builtin search of tp_mlp_mpi's knobs with the time left (programs-knobs.sh)
+#   CALL=12 (two GPUs: GPUs 0,1) the builtin search of gemm_rs_fp16_socket's knobs, chunks among them, at
+#           world size 2 (CALL=11 ran out of time before its search)
+#   CALL=13 (two GPUs: GPUs 0,1) the chunks knob of sp_mlp_bf16_mpi at bench sizes 8x its defaults' GEMMs
+#           (seq 8192, hidden 4096, ffn 16384), where a GEMM takes about a millisecond
 #   CALL=10 (two GPUs are enough: GPUs 0,1, one job after the other) what session 12 left: the
 #           programs driving every GPU from one process or a thread per GPU at world size 2 after
 #           the send/recv fix (p2p_bounce.h): pp_microbatch_initall and dp_allreduce_threads_bf16's
@@ -117,11 +124,19 @@ case $CALL in
     job p10 env CUDA_VISIBLE_DEVICES=0,1 bash -c "PREMADE=.carry/hwl-knobs PLANTED=.carry/planted-proj WORLD=2 \
       ONLY='$two ring_pipeline_file kv_transfer_threads dp_broadcast_group sp_mlp_bf16_mpi' bash bench/one-gpu/programs-harness.sh; \
       WORLD=2 TAG=w2p T=110 MAX=6 ONLY='$two' bash bench/one-gpu/programs-knobs.sh" ;;
-  *) echo "CALL must be 1 to 10" >&2; exit 2 ;;
+  11)
+    job c11 env CUDA_VISIBLE_DEVICES=0,1 bash -c "WORLD=2 ONLY='tp_mlp_mpi gemm_rs_fp16_socket sp_mlp_bf16_mpi dp_allreduce_threads_bf16' \
+      bash bench/one-gpu/chunks-knob.sh; WORLD=2 TAG=w2c T=150 MAX=10 ONLY=tp_mlp_mpi bash bench/one-gpu/programs-knobs.sh" ;;
+  12)
+    job s12 env CUDA_VISIBLE_DEVICES=0,1 WORLD=2 TAG=w2s T=270 MAX=12 ONLY=gemm_rs_fp16_socket bash bench/one-gpu/programs-knobs.sh ;;
+  13)
+    job c13 env CUDA_VISIBLE_DEVICES=0,1 WORLD=2 TAG=w2big SIZES="seq=8192 hidden=4096 ffn=16384" ONLY=sp_mlp_bf16_mpi \
+      bash bench/one-gpu/chunks-knob.sh ;;
+  *) echo "CALL must be 1 to 13" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
-for f in "$OUT"/*/knobs-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt "$OUT"/*/dbg/logs/candidate-rank*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
+for f in "$OUT"/*/knobs-*.md "$OUT"/*/chunks-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt "$OUT"/*/dbg/logs/candidate-rank*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
 jobs_dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ')
 # shellcheck disable=SC2086  # a list of folder names
 tar -C "$OUT" -czf "$OUT/call$CALL.tgz" $jobs_dirs && (cd "$OUT" && rm -rf $jobs_dirs)

@@ -34,11 +34,13 @@ def row(cuco, d, name):
         if c.get("knob.backend") is None:
             continue
         t = f"{c['time_ms']:.4f}" if c.get("status") == "ok" and c.get("time_ms") else c.get("status", "?")
-        settings.append(f"{c['knob.backend']}/{c['knob.graph']}: {t}")
+        chunks = f"/{c['knob.chunks']}" if c.get("knob.chunks") is not None else ""
+        settings.append(f"{c['knob.backend']}/{c['knob.graph']}{chunks}: {t}")
         if c.get("status") == "ok" and c.get("time_ms") and (best is None or c["time_ms"] < best["time_ms"]):
             best = c
     seed_ms = f"{seed['time_ms']:.4f}" if seed and seed.get("time_ms") else ""
-    best_cell = f"{best['time_ms']:.4f} ({best['knob.backend']}/{best['knob.graph']})" if best else ""
+    best_chunks = f"/{best['knob.chunks']}" if best and best.get("knob.chunks") is not None else ""
+    best_cell = f"{best['time_ms']:.4f} ({best['knob.backend']}/{best['knob.graph']}{best_chunks})" if best else ""
     ratio = f"{seed['time_ms'] / best['time_ms']:.2f}x" if best and seed and seed.get("time_ms") else ""
     rc = re.search(r"cuco run rc=(\d+) in (\d+) s", out)
     return (f"| {name} | {g0} | {seed_ms} | {'; '.join(settings)} | {best_cell} | {ratio} | "
@@ -47,7 +49,7 @@ def row(cuco, d, name):
 
 def main():
     cuco, dirs = sys.argv[1], sys.argv[2:]
-    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph): ms or verdict | best ms | seed / best | cuco run rc, time |")
+    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks]): ms or verdict | best ms | seed / best | cuco run rc, time |")
     print("|---|---|---|---|---|---|---|")
     for d in dirs:
         for p in sorted(glob.glob(f"{d}/*.run.out")):

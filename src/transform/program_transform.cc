@@ -1,7 +1,10 @@
 #include "transform/program_transform.h"
 
+#include <map>
+#include <optional>
 #include <vector>
 
+#include "transform/producer_sites.h"
 #include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 
@@ -9,6 +12,8 @@ namespace cuco {
 namespace {
 
 using transform_internal::ApplyEdits;
+using transform_internal::FindProducerSite;
+using transform_internal::ProducerSite;
 using transform_internal::CallSite;
 using transform_internal::Edit;
 using transform_internal::NcclMap;
@@ -23,6 +28,11 @@ constexpr const char* kKnobLines =
     "constexpr const char* kCucoBackend = \"nccl\";  // cuco:knob backend\n"
     "constexpr const char* kCucoGraph = \"off\";     // cuco:knob graph\n"
     "[[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);\n";
+
+constexpr const char* kChunksLines =
+    "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
+    "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
+    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
 constexpr const char* kKnobsToml =
     "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
@@ -41,6 +51,27 @@ constexpr const char* kKnobsToml =
     "values = [\"off\", \"on\"]\n"
     "default = \"off\"\n";
 
+constexpr const char* kChunksToml =
+    "\n"
+    "[[knobs]]\n"
+    "name = \"chunks\"\n"
+    "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
+    "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
+    "values = [\"1\", \"2\", \"4\", \"8\"]\n"
+    "default = \"1\"\n";
+
+// The GEMM calls the chunks knob can split -> their stand-ins (cuco/program/impl/chunk_overlap.h).
+const std::map<std::string, std::string>& GemmStandIns() {
+  static const std::map<std::string, std::string> kMap = {
+      {"cublasSgemm", "cuco_program::overlap::Sgemm"},   {"cublasSgemm_v2", "cuco_program::overlap::Sgemm"},
+      {"cublasHgemm", "cuco_program::overlap::Hgemm"},   {"cublasGemmEx", "cuco_program::overlap::GemmEx"},
+      {"cublasLtMatmul", "cuco_program::overlap::LtMatmul"}};
+  return kMap;
+}
+
+// The collectives whose chunks are parts of their send buffer (program_collectives.h).
+bool ChunkedCollective(const std::string& name) { return name == "ncclAllReduce" || name == "ncclReduceScatter"; }
+
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
 
@@ -52,7 +83,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
@@ -68,6 +99,39 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     edits.push_back({c.open + 1, 0, std::string(kBackendConstant) + (no_args ? "" : ", ")});
     result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
+  }
+  // The chunks knob, where a collective reads what the call just before it wrote and the blocks
+  // hold a GEMM the runtime can split.
+  std::vector<CallSite> gemms;
+  for (const CallSite& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
+    if (g.in_block) gemms.push_back(g);
+  std::vector<Edit> producers;
+  for (const CallSite& c : calls) {
+    if (!ChunkedCollective(c.name)) continue;
+    std::string why;
+    const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
+    if (!site) {
+      result.warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name +
+                                " gets no chunks knob: " + why);
+      continue;
+    }
+    const std::string decl = "cuco_program::overlap::Producer cuco_producer_" + std::to_string(c.line) +
+                             "(kCucoChunks, " + site->buffer + ");";
+    producers.push_back({site->insert_at, 0, site->indent.empty() && site->insert_at > 0 ? " " + decl : site->indent + decl + "\n"});
+    result.inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
+                              site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads");
+  }
+  const bool chunks = !producers.empty() && !gemms.empty();
+  if (!producers.empty() && gemms.empty())
+    result.warnings.push_back(seed_path + ": no chunks knob: the EVOLVE blocks call none of " +
+                              "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which it splits");
+  if (chunks) {
+    for (const CallSite& g : gemms) {
+      const std::string& to = GemmStandIns().at(g.name);
+      edits.push_back({g.name_pos, g.name_end - g.name_pos, to});
+      result.rewrites.push_back({g.line, g.name, to + "(...)"});
+    }
+    edits.insert(edits.end(), producers.begin(), producers.end());
   }
   if (result.collectives == 0)
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
@@ -89,14 +153,16 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
         " is not where one declaration of the knobs can reach it and the other NCCL calls of the EVOLVE blocks "
         "(no block at file scope above it, and no one block holds them all): put the program's functions that "
         "issue NCCL calls in blocks (cuco init marks them)");
-  edits.push_back({knobs_at, 0, kKnobLines});
+  // After the producers: at the same place, the knobs come first (ApplyEdits).
+  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (chunks ? kChunksLines : "")});
   result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
-                            ": knobs backend (\"nccl\" | \"lsa\") and graph (\"off\" | \"on\"), at the program's "
-                            "own behaviour (nccl, off)");
+                            ": knobs backend (\"nccl\" | \"lsa\") and graph (\"off\" | \"on\")" +
+                            (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
+                            ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = kKnobsToml;
+  result.knobs_toml = std::string(kKnobsToml) + (chunks ? kChunksToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

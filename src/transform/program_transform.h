@@ -6,9 +6,14 @@
 //     knob to the runtime;
 //   - every NCCL call inside the blocks: ncclAllReduce(args) -> cuco_program::comm::AllReduce(kCucoBackend, args),
 //     likewise every call NcclMap knows (collectives, send/recv, group start/end).
+//   - the chunks knob ("1" | "2" | "4" | "8") where an all-reduce or reduce-scatter reads what the
+//     call statement before it writes (producer_sites.h) and the blocks call a GEMM the runtime can
+//     split: a cuco_program::overlap::Producer declared before that statement, and every GEMM call
+//     of the blocks (cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul) replaced by its
+//     stand-in; a collective that cannot have it is named in a warning, with why.
 // At the knobs' defaults generation 0 does exactly what the program does: correctness first; the
 // search then tries the device-initiated backend and the captured iteration. NCCL calls in frozen
-// code (the program's set-up) stay as they are. The result's knobs_toml declares the two knobs.
+// code (the program's set-up) stay as they are. The result's knobs_toml declares the knobs.
 #pragma once
 
 #include <string>

@@ -117,5 +117,54 @@ TEST(ProgramTransform, RefusesASeedThatMarksTheSameKnob) {
       << r.status().message();
 }
 
+// A row-parallel layer as users write it: a GEMM helper, then the all-reduce of its output.
+const char* kGemmThenAllReduce =
+    "// EVOLVE-BLOCK-START\n"
+    "static void gemm(cublasHandle_t h, int m, int n, const float* A, float* C) {\n"
+    "  const float one = 1.f, zero = 0.f;\n"
+    "  CUBLASCHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, n, &one, A, n, A, n, &zero, C, n));\n"
+    "}\n"
+    "static void layer(cublasHandle_t h, float* z, ncclComm_t comm, cudaStream_t s) {\n"
+    "  for (int l = 0; l < 2; ++l) {\n"
+    "    gemm(h, 8, 8, z, z);\n"
+    "    NCCLCHECK(ncclAllReduce(z, z, 64, ncclFloat, ncclSum, comm, s));\n"
+    "  }\n"
+    "}\n"
+    "// EVOLVE-BLOCK-END\n";
+
+TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
+  const std::string seed = ProgramSeed(kGemmThenAllReduce);
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The producer line gets the Producer, at its indentation; the GEMM its stand-in.
+  EXPECT_EQ(Count(r->code, "\n    cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, z);\n    gemm(h, 8, 8, z, z);"),
+            1)
+      << r->code;
+  EXPECT_EQ(Count(r->code, "CUBLASCHECK(cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1);
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  auto marks = FindKnobMarks(r->code, "gen0.cu");
+  ASSERT_TRUE(marks.ok()) << marks.status().message();
+  EXPECT_EQ(KnobValues(*marks).at("chunks"), "1");
+  EXPECT_LT(r->code.find("kCucoChunks = "), r->code.find("Producer cuco_producer_14"));
+  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  EXPECT_NE(r->knobs_toml.find("values = [\"1\", \"2\", \"4\", \"8\"]"), std::string::npos);
+  const std::string summary = FormatRuleTransform(*r, "seed.cu");
+  EXPECT_NE(summary.find("seed.cu:13: the chunks knob's producer of `z`, which ncclAllReduce (line 14) reads"),
+            std::string::npos)
+      << summary;
+}
+
+TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
+  std::string blocks = kGemmThenAllReduce;
+  blocks.replace(blocks.find("cublasSgemm"), 11, "my_own_gemm");
+  Result<RuleTransformResult> r = Transform(ProgramSeed(blocks));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->code.find("kCucoChunks"), std::string::npos);
+  EXPECT_EQ(r->knobs_toml.find("chunks"), std::string::npos);
+  bool said = false;
+  for (const std::string& w : r->warnings) said |= w.find("no chunks knob: the EVOLVE blocks call none of") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace cuco

@@ -16,7 +16,7 @@ const std::map<std::string, Mapping>& NcclMap() {
 }
 
 std::string ApplyEdits(const std::string& text, std::vector<Edit> edits) {
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
   std::string out = text;
   for (const Edit& e : edits) out.replace(e.pos, e.len, e.text);
   return out;

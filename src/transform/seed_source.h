@@ -30,7 +30,8 @@ struct Edit {
   std::string text;
 };
 
-// `text` with every edit applied (edits must not overlap).
+// `text` with every edit applied (edits must not overlap; of two insertions at one place, the one
+// later in `edits` comes first in the text).
 std::string ApplyEdits(const std::string& text, std::vector<Edit> edits);
 
 // One identifier followed by '(' in the masked text.

@@ -69,9 +69,14 @@ def check(cuco, folder, out, compile_too):
     return problems, summary
 
 
+# The programs whose generation 0 has the chunks knob: an all-reduce or reduce-scatter right after
+# the call that makes its buffer with a GEMM cuco can split (src/transform/producer_sites.h).
+CHUNKS = {"tp_mlp_mpi", "gemm_rs_fp16_socket", "sp_mlp_bf16_mpi", "dp_allreduce_threads_bf16"}
+
+
 def check_generation0(cuco, harness, out):
-    """cuco transform: generation 0 with both knobs marked at the program's behaviour, compiled; then
-    the other corner of the space (lsa, on) compiled."""
+    """cuco transform: generation 0 with its knobs marked at the program's behaviour (chunks where
+    CHUNKS says), compiled; then the other corner of the space (lsa, on, 4 chunks) compiled."""
     gen0 = harness / "gen0_transformed.cu"
     t = subprocess.run([cuco, "transform", str(harness), "--run-dir", str(out / "transform")],
                        capture_output=True, text=True, timeout=1500)
@@ -84,12 +89,17 @@ def check_generation0(cuco, harness, out):
             problems.append(f"generation 0 lacks `{mark}`")
     if "cuco_program::comm::" not in text:
         problems.append("generation 0 routes no NCCL call through cuco_program::comm")
+    name = harness.parent.name
+    has_chunks = 'kCucoChunks = "1";     // cuco:knob chunks' in text
+    if has_chunks != (name in CHUNKS):
+        problems.append(f"generation 0 {'has' if has_chunks else 'lacks'} the chunks knob ({t.stdout.strip()[-400:]})")
     corner = out / "gen0_lsa_graph.cu"
-    corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"'))
+    corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"')
+                      .replace('kCucoChunks = "1"', 'kCucoChunks = "4"'))
     c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile", "--run-dir", str(out / "corner")],
                        capture_output=True, text=True, timeout=1500)
     if c.returncode != 0:
-        problems.append(f"generation 0 at backend=lsa, graph=on: eval --stage compile exited {c.returncode}: "
+        problems.append(f"generation 0 at backend=lsa, graph=on, chunks=4: eval --stage compile exited {c.returncode}: "
                         f"{(c.stdout + c.stderr).strip()[-600:]}")
     return problems
 

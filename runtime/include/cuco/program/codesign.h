@@ -1,7 +1,7 @@
 // cuco/program/codesign.h: the design space of a harness made of a user's program (candidate side;
 // cuco/program/candidate.h includes it).
 //
-// `cuco transform` makes generation 0 of such a seed by declaring two knobs at the top of its first
+// `cuco transform` makes generation 0 of such a seed by declaring two knobs (three with chunks, below) at the top of its first
 // EVOLVE block that lies at file scope, and by routing every NCCL call inside the blocks through
 // cuco_program::comm with the backend knob as its first argument:
 //     constexpr const char* kCucoBackend = "nccl";  // cuco:knob backend
@@ -27,6 +27,21 @@
 //                 fails its iteration with CUDA's reason. A replay repeats the host decisions of the
 //                 captured iteration: a body whose work changes with the iteration gives other
 //                 outputs, which verification sees.
+// chunks  "1":    as the program wrote it.
+//         "2", "4", "8" (offered where a collective reads the buffer that the call statement just
+//                 before it writes, and the blocks call a GEMM it can split):
+//                     cuco_program::overlap::Producer cuco_producer_74(kCucoChunks, z);
+//                     gemm(blas, m, n, k, h, w2, z);          // cublasSgemm -> overlap::Sgemm inside
+//                     cuco_program::comm::AllReduce(kCucoBackend, z, z, ...);
+//                 the GEMM writing `z` (cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, each
+//                 replaced by its stand-in in cuco_program::overlap) runs as that many column chunks
+//                 of its output, and the collective runs per chunk on a side stream (the harness's
+//                 highest-priority side stream), each part once its chunk is made, so communication
+//                 overlaps the rest of the GEMM; the program's stream then waits for all of it. An
+//                 all-reduce splits into all-reduces of the chunks; a reduce-scatter into reduces of
+//                 each chunk's part in a rank's segment, to that rank. A GEMM whose output is not
+//                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
+//                 its collective (cuco/program/impl/chunk_overlap.h).
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
 #pragma once
 

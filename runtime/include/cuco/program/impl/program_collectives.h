@@ -3,8 +3,10 @@
 // staging a buffer peers read into symmetric memory when it is not.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 
 #include <cuco/codesign/collectives.h>
 #include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/chunk_overlap.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
 
@@ -105,6 +108,35 @@ inline int Lsa(const char* backend, const char* op) {
 
 inline size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign::coll_detail::type_size(type); }
 
+// The chunks knob (chunk_overlap.h): when the last split GEMM on `stream` made exactly `bytes` of
+// `send`, `part(begin, end, side)` issues the collective for each chunk's bytes on the side stream
+// once that chunk is made, and `stream` then waits for them all. Nullopt: the caller runs it whole.
+template <class Part>
+std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t elem, ncclComm_t comm,
+                                       cudaStream_t stream, Part part) {
+  if (proj::IsForeign(comm)) return std::nullopt;
+  bool bad = false;
+  const overlap::detail::Chunks* c = overlap::TakeChunks(send, bytes, stream, &bad);
+  if (bad) return ncclInvalidArgument;
+  if (c == nullptr) return std::nullopt;
+  for (const auto& [b0, b1] : c->ranges)
+    if (b0 % elem != 0 || b1 % elem != 0) return std::nullopt;  // the GEMM's columns split elements
+  for (size_t i = 0; i < c->ranges.size(); ++i) {
+    cudaStream_t side = overlap::SideAfter(stream, c->events[i]);
+    if (side == nullptr) {
+      std::fprintf(stderr, "cuco: chunks knob: no side stream left for the program's stream\n");
+      return ncclInvalidUsage;
+    }
+    const ncclResult_t r = part(c->ranges[i].first, c->ranges[i].second, side);
+    if (r != ncclSuccess) return r;
+  }
+  overlap::JoinSide(stream);
+  return ncclSuccess;
+}
+
+inline const char* At(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
+inline char* At(void* p, size_t bytes) { return static_cast<char*>(p) + bytes; }
+
 }  // namespace candidate_detail
 
 namespace comm {
@@ -124,6 +156,12 @@ namespace comm {
 
 inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  const size_t elem = candidate_detail::Bytes(1, type);
+  if (auto r = candidate_detail::OverChunks(send, count * elem, elem, comm, stream, [&](size_t b0, size_t b1, cudaStream_t side) {
+        return AllReduce(backend, candidate_detail::At(send, b0), candidate_detail::At(recv, b0), (b1 - b0) / elem, type,
+                         op, comm, side);
+      }))
+    return *r;
   CUCO_PROGRAM_BACKEND("ncclAllReduce", ::ncclAllReduce(send, recv, count, type, op, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->all_reduce(from, recv, count, type, op, comm, stream);
@@ -136,8 +174,25 @@ inline ncclResult_t AllGather(const char* backend, const void* send, void* recv,
   return from == nullptr ? ncclInternalError : dc->all_gather(from, recv, send_count, type, comm, stream);
 }
 
+inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+                           ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+
+// Split by the chunks knob, a reduce-scatter is one reduce per part of a chunk that lies in one
+// rank's segment, to that rank.
 inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count,
                                   ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  const size_t elem = candidate_detail::Bytes(1, type), segment = recv_count * elem;
+  const size_t world = proj::IsForeign(comm) ? 0 : static_cast<size_t>(candidate_detail::S().ctx->world_size);
+  if (auto r = candidate_detail::OverChunks(send, segment * world, elem, comm, stream, [&](size_t b0, size_t b1, cudaStream_t side) {
+        for (size_t i = b0 / segment; i < world && i * segment < b1; ++i) {
+          const size_t lo = std::max(b0, i * segment), hi = std::min(b1, (i + 1) * segment);
+          const ncclResult_t rr = Reduce(backend, candidate_detail::At(send, lo), candidate_detail::At(recv, lo - i * segment),
+                                         (hi - lo) / elem, type, op, static_cast<int>(i), comm, side);
+          if (rr != ncclSuccess) return rr;
+        }
+        return ncclSuccess;
+      }))
+    return *r;
   CUCO_PROGRAM_BACKEND("ncclReduceScatter", ::ncclReduceScatter(send, recv, recv_count, type, op, comm, stream));
   const size_t bytes = candidate_detail::Bytes(recv_count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
   const void* from = pc.Readable(send, bytes, true, stream);

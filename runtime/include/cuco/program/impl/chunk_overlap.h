@@ -1,0 +1,353 @@
+// cuco/program/impl/chunk_overlap.h: the chunks knob of cuco/program/codesign.h. A GEMM whose
+// output the next collective reads runs as column chunks, and the collective follows each chunk on
+// a side stream, so the communication of chunk i overlaps the GEMM of chunk i+1.
+//
+// How the pieces meet, on the calling thread:
+//   Producer p(kCucoChunks, z);   arms: the next GEMM writing `z` (cuBLAS's D/C pointer) is split
+//   gemm(..., z);                 the GEMM stand-ins below split it, recording an event per chunk
+//   comm::AllReduce(..., z, ...)  TakeChunks(z, bytes, stream) hands the chunks to the collective
+// A GEMM is split only when its output is contiguous (ldc == m, one batch, column order) with at
+// least as many columns as chunks; anything else runs whole, and so does every GEMM while no
+// Producer is armed. A collective that finds no chunks (another buffer, stream or size) runs whole.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cublas_api.h>
+#include <cuda_runtime.h>
+
+#include <cuco/harness.h>
+#include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/projection.h>
+
+namespace cuco_program::overlap {
+namespace detail {
+
+// The column ranges of a split GEMM's output, as byte ranges of it, each with the event recorded
+// after its chunk on `stream`.
+struct Chunks {
+  const void* buffer = nullptr;
+  size_t bytes = 0;
+  cudaStream_t stream = nullptr;
+  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) bytes from `buffer`
+  std::vector<int> events;  // the harness event (RankContext::record_event) after each chunk
+};
+
+struct ThreadState {
+  int chunks = 1;               // the armed Producer's knob value (1: nothing is split)
+  const void* armed = nullptr;  // the buffer whose next GEMM is split; null when none
+  uint64_t producer = 0;        // which Producer armed it
+  uint64_t next_producer = 0;
+  bool bad_value = false;       // the knob's value was not one of 1, 2, 4, 8
+  Chunks made;                  // the last split GEMM's chunks, until a collective takes them
+  std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
+};
+
+inline ThreadState& T() {
+  static thread_local ThreadState t;
+  return t;
+}
+
+// The harness's events and side streams this knob uses, from the top of their ranges (the program's
+// own take theirs from the bottom, candidate_shims.h): chunk i's event, and per program stream one
+// side stream and the event that joins it back.
+inline constexpr int kMaxChunks = 8;
+inline int ChunkEvent(int i) { return cuco::RankContext::kMaxEvents - 1 - i; }
+inline int JoinEvent(int side) { return cuco::RankContext::kMaxEvents - 1 - kMaxChunks - side; }
+inline int SideStreamIndex(int side) { return cuco::RankContext::kMaxSideStreams - 1 - side; }
+
+// Column c of n split `parts` ways: where part p begins.
+inline int PartBegin(int n, int parts, int p) {
+  return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+}
+
+inline size_t DataTypeBytes(cudaDataType_t t) {
+  switch (t) {
+    case CUDA_R_64F: return 8;
+    case CUDA_R_32F: case CUDA_R_32I: return 4;
+    case CUDA_R_16F: case CUDA_R_16BF: return 2;
+    case CUDA_R_8I: case CUDA_R_8U: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2: return 1;
+    default: return 0;
+  }
+}
+
+// How many chunks a GEMM writing `out` (n columns of ldc elements, ldc == m for contiguity)
+// splits into: 1 unless the armed Producer names `out`.
+// Says `what` on stderr (the candidate's log) the first time only: once per process and message.
+inline void SayOnce(int which, const char* what, int chunks) {
+  static bool said[3] = {};
+  if (which < 0 || which >= 3 || said[which]) return;
+  said[which] = true;
+  std::fprintf(stderr, "cuco: chunks knob %d: %s\n", chunks, what);
+}
+
+inline int PartsFor(const void* out, int m, int n, int64_t ldc) {
+  ThreadState& t = T();
+  if (t.armed == nullptr || out != t.armed || t.chunks <= 1) return 1;
+  if (ldc != m || n < t.chunks) {
+    SayOnce(0, "the GEMM writing the collective's buffer runs whole (its output is not contiguous, or has fewer columns "
+               "than chunks)", t.chunks);
+    return 1;
+  }
+  SayOnce(1, "the GEMM writing the collective's buffer runs in column chunks, the collective after each on a side stream",
+          t.chunks);
+  return t.chunks;
+}
+
+// Runs `part(p, c0, c1)` for each of `parts` column ranges on `stream`, recording an event after
+// each, and keeps them for the collective that reads `out`.
+template <class Part>
+cublasStatus_t SplitColumns(const void* out, size_t col_bytes, int n, int parts, cudaStream_t stream, Part part) {
+  ThreadState& t = T();
+  Chunks c;
+  c.buffer = out;
+  c.bytes = col_bytes * static_cast<size_t>(n);
+  c.stream = stream;
+  for (int p = 0; p < parts; ++p) {
+    const int c0 = PartBegin(n, parts, p), c1 = PartBegin(n, parts, p + 1);
+    const cublasStatus_t st = part(c0, c1);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    candidate_detail::S().ctx->record_event(ChunkEvent(p), stream);
+    c.ranges.emplace_back(col_bytes * static_cast<size_t>(c0), col_bytes * static_cast<size_t>(c1));
+    c.events.push_back(ChunkEvent(p));
+  }
+  t.made = std::move(c);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+inline const char* Offset(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
+
+// B's first element of column c0 of the product (its column c0 when not transposed, else its row c0).
+inline const void* BColumn(const void* B, cublasOperation_t tb, int64_t ldb, size_t elem, int c0) {
+  const size_t step = tb == CUBLAS_OP_N ? static_cast<size_t>(ldb) * elem : elem;
+  return Offset(B, step * static_cast<size_t>(c0));
+}
+
+}  // namespace detail
+
+// Arms the next GEMM writing `buffer` on this thread to run as `chunks` column chunks ("1", "2",
+// "4" or "8"; "1" arms nothing). Disarmed when a collective takes the chunks, or at scope end.
+class Producer {
+ public:
+  Producer(const char* chunks, const void* buffer) {
+    detail::ThreadState& t = detail::T();
+    id_ = ++t.next_producer;
+    t.producer = id_;
+    t.armed = buffer;
+    t.made = detail::Chunks{};
+    t.chunks = 1;
+    const int v = chunks == nullptr ? 0 : std::atoi(chunks);
+    t.bad_value = false;
+    if (v == 1 || v == 2 || v == 4 || v == detail::kMaxChunks) {
+      t.chunks = v;
+    } else {
+      t.bad_value = true;
+      std::fprintf(stderr, "cuco: chunks knob \"%s\" is none of \"1\", \"2\", \"4\", \"8\"\n", chunks ? chunks : "(null)");
+    }
+  }
+  ~Producer() {
+    detail::ThreadState& t = detail::T();
+    if (t.producer == id_) {
+      t.armed = nullptr;
+      t.made = detail::Chunks{};
+    }
+  }
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
+
+ private:
+  uint64_t id_ = 0;
+};
+
+namespace detail {
+
+// A typed GEMM (cublasSgemm_v2, cublasHgemm: `gemm`), split when an armed Producer names C.
+template <class T, class Gemm>
+cublasStatus_t TypedGemm(Gemm gemm, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc) {
+  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  const int parts = PartsFor(C, m, n, ldc);
+  if (parts == 1) return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  cudaStream_t s = nullptr;
+  cublasGetStream_v2(h, &s);
+  return SplitColumns(C, sizeof(T) * static_cast<size_t>(ldc), n, parts, s, [&](int c0, int c1) {
+    return gemm(h, ta, tb, m, c1 - c0, k, alpha, A, lda, static_cast<const T*>(BColumn(B, tb, ldb, sizeof(T), c0)), ldb,
+                beta, C + static_cast<size_t>(ldc) * c0, ldc);
+  });
+}
+
+}  // namespace detail
+
+// The GEMM stand-ins `cuco transform` puts in place of the program's calls: the call itself,
+// unless an armed Producer names its output. A call while another GPU is selected does nothing
+// (projection.h).
+inline cublasStatus_t Sgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
+                            float* C, int ldc) {
+  return detail::TypedGemm<float>(cublasSgemm_v2, h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+inline cublasStatus_t Hgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const __half* alpha, const __half* A, int lda, const __half* B, int ldb,
+                            const __half* beta, __half* C, int ldc) {
+  return detail::TypedGemm<__half>(cublasHgemm, h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// Compute: cublasComputeType_t, or cudaDataType_t for cuBLAS's older overload.
+template <class Compute>
+cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                      const void* alpha, const void* A, cudaDataType_t at, int lda, const void* B, cudaDataType_t bt,
+                      int ldb, const void* beta, void* C, cudaDataType_t ct, int ldc, Compute compute,
+                      cublasGemmAlgo_t algo) {
+  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  const size_t be = detail::DataTypeBytes(bt), ce = detail::DataTypeBytes(ct);
+  const int parts = be == 0 || ce == 0 ? 1 : detail::PartsFor(C, m, n, ldc);
+  if (parts == 1) return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo);
+  cudaStream_t s = nullptr;
+  cublasGetStream_v2(h, &s);
+  const size_t col = ce * static_cast<size_t>(ldc);
+  return detail::SplitColumns(C, col, n, parts, s, [&](int c0, int c1) {
+    return cublasGemmEx(h, ta, tb, m, c1 - c0, k, alpha, A, at, lda, detail::BColumn(B, tb, ldb, be, c0), bt, ldb,
+                        beta, static_cast<char*>(C) + col * static_cast<size_t>(c0), ct, ldc, compute, algo);
+  });
+}
+
+namespace detail {
+
+struct LtLayout {  // what the split needs of a cublasLt matrix layout
+  cudaDataType_t type{};
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+  int32_t order = CUBLASLT_ORDER_COL, batch = 1;
+  bool ok = false;
+};
+
+inline LtLayout ReadLayout(cublasLtMatrixLayout_t l) {
+  LtLayout o;
+  size_t w = 0;
+  uint32_t type = 0;
+  o.ok = cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_TYPE, &type, sizeof type, &w) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ROWS, &o.rows, sizeof o.rows, &w) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_COLS, &o.cols, sizeof o.cols, &w) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_LD, &o.ld, sizeof o.ld, &w) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &o.order, sizeof o.order, &w) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &o.batch, sizeof o.batch, &w) == CUBLAS_STATUS_SUCCESS;
+  o.type = static_cast<cudaDataType_t>(type);
+  o.ok = o.ok && o.order == CUBLASLT_ORDER_COL && o.batch == 1 && DataTypeBytes(o.type) != 0;
+  return o;
+}
+
+// A layout of `rows` x `cols` with `from`'s type and leading dimension (destroyed with the object).
+struct OwnedLayout {
+  cublasLtMatrixLayout_t l = nullptr;
+  OwnedLayout(const LtLayout& from, uint64_t rows, uint64_t cols) {
+    if (cublasLtMatrixLayoutCreate(&l, from.type, rows, cols, from.ld) != CUBLAS_STATUS_SUCCESS) l = nullptr;
+  }
+  ~OwnedLayout() {
+    if (l != nullptr) cublasLtMatrixLayoutDestroy(l);
+  }
+  OwnedLayout(const OwnedLayout&) = delete;
+  OwnedLayout& operator=(const OwnedLayout&) = delete;
+};
+
+// Epilogues that act column by column with no auxiliary output: splitting columns keeps them.
+inline bool SplittableEpilogue(cublasLtMatmulDesc_t op) {
+  uint32_t e = CUBLASLT_EPILOGUE_DEFAULT;
+  size_t w = 0;
+  if (cublasLtMatmulDescGetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e, &w) != CUBLAS_STATUS_SUCCESS)
+    return false;
+  return e == CUBLASLT_EPILOGUE_DEFAULT || e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_BIAS ||
+         e == CUBLASLT_EPILOGUE_RELU_BIAS || e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+}  // namespace detail
+
+// cublasLtMatmul's stand-in. A split chunk runs with no algorithm given (cublasLt picks one for the
+// chunk's shape: the program's was chosen for the whole GEMM).
+inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, const void* alpha, const void* A,
+                               cublasLtMatrixLayout_t a, const void* B, cublasLtMatrixLayout_t b, const void* beta,
+                               const void* C, cublasLtMatrixLayout_t c, void* D, cublasLtMatrixLayout_t d,
+                               const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
+                               cudaStream_t stream) {
+  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  auto whole = [&] {
+    return cublasLtMatmul(lt, op, alpha, A, a, B, b, beta, C, c, D, d, algo, workspace, workspace_bytes, stream);
+  };
+  if (detail::T().armed != D) return whole();
+  const detail::LtLayout dl = detail::ReadLayout(d), cl = detail::ReadLayout(c), bl = detail::ReadLayout(b);
+  int32_t tb = CUBLAS_OP_N;
+  size_t w = 0;
+  if (!dl.ok || !cl.ok || !bl.ok || dl.cols > static_cast<uint64_t>(INT32_MAX) || !detail::SplittableEpilogue(op) ||
+      cublasLtMatmulDescGetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb, &w) != CUBLAS_STATUS_SUCCESS)
+    return whole();
+  const int n = static_cast<int>(dl.cols);
+  const int parts = detail::PartsFor(D, static_cast<int>(dl.rows), n, dl.ld);
+  if (parts == 1 || static_cast<uint64_t>(cl.ld) != cl.rows) return whole();
+  const size_t be = detail::DataTypeBytes(bl.type), ce = detail::DataTypeBytes(cl.type), de = detail::DataTypeBytes(dl.type);
+  const size_t dcol = de * static_cast<size_t>(dl.ld);
+  return detail::SplitColumns(D, dcol, n, parts, stream, [&](int c0, int c1) {
+    const uint64_t cols = static_cast<uint64_t>(c1 - c0);
+    const bool bn = tb == CUBLAS_OP_N;
+    detail::OwnedLayout bc(bl, bn ? bl.rows : cols, bn ? cols : bl.cols), cc(cl, cl.rows, cols), dc(dl, dl.rows, cols);
+    if (bc.l == nullptr || cc.l == nullptr || dc.l == nullptr) return CUBLAS_STATUS_ALLOC_FAILED;
+    return cublasLtMatmul(lt, op, alpha, A, a,
+                          detail::BColumn(B, static_cast<cublasOperation_t>(tb), bl.ld, be, c0), bc.l, beta,
+                          detail::Offset(C, ce * static_cast<size_t>(cl.ld) * static_cast<size_t>(c0)), cc.l,
+                          static_cast<char*>(D) + dcol * static_cast<size_t>(c0), dc.l, nullptr, workspace,
+                          workspace_bytes, stream);
+  });
+}
+
+// For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
+// exactly that (then disarmed), or null. Any collective reading the armed buffer disarms it.
+// Sets *bad when the Producer of `buffer` was given an invalid knob value.
+inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaStream_t stream, bool* bad) {
+  detail::ThreadState& t = detail::T();
+  *bad = false;
+  if (t.armed == nullptr || buffer != t.armed) return nullptr;
+  t.armed = nullptr;
+  *bad = t.bad_value;
+  const detail::Chunks& c = t.made;
+  if (c.buffer != buffer || c.bytes != bytes || c.stream != stream || c.ranges.empty()) {
+    if (t.chunks > 1)
+      detail::SayOnce(2, "the collective runs whole: no split GEMM on its stream made exactly the bytes it reads", t.chunks);
+    return nullptr;
+  }
+  return &t.made;
+}
+
+// The side stream of `stream` after it waited for harness event `event`; null when `stream` has no
+// side stream left.
+inline cudaStream_t SideAfter(cudaStream_t stream, int event) {
+  auto& side = detail::T().side;
+  auto it = side.find(stream);
+  if (it == side.end()) {
+    const int k = static_cast<int>(side.size());
+    if (k >= cuco::RankContext::kMaxSideStreams) return nullptr;
+    it = side.emplace(stream, k).first;
+  }
+  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  cudaStream_t s = ctx.side_stream(detail::SideStreamIndex(it->second), -1000);  // the device's highest priority
+  ctx.wait_event(s, event);
+  return s;
+}
+
+// `stream` waits for everything its side stream was given.
+inline void JoinSide(cudaStream_t stream) {
+  auto& side = detail::T().side;
+  auto it = side.find(stream);
+  if (it == side.end()) return;
+  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  ctx.record_event(detail::JoinEvent(it->second), ctx.side_stream(detail::SideStreamIndex(it->second)));
+  ctx.wait_event(stream, detail::JoinEvent(it->second));
+}
+
+}  // namespace cuco_program::overlap
