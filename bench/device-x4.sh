@@ -35,6 +35,8 @@
 #           world size 2 (CALL=11 ran out of time before its search)
 #   CALL=13 (two GPUs: GPUs 0,1) the chunks knob of sp_mlp_bf16_mpi at bench sizes 8x its defaults' GEMMs
 #           (seq 8192, hidden 4096, ffn 16384), where a GEMM takes about a millisecond
+#   CALL=14 (two GPUs: GPUs 0,1) CALL=13 again with the comm_sms knob (the SMs a split GEMM leaves to
+#           the collective): .carry/chunks made by `ONLY=sp_mlp_bf16_mpi bash bench/one-gpu/make-chunks.sh`
 #   CALL=10 (two GPUs are enough: GPUs 0,1, one job after the other) what session 12 left: the
 #           programs driving every GPU from one process or a thread per GPU at world size 2 after
 #           the send/recv fix (p2p_bounce.h): pp_microbatch_initall and dp_allreduce_threads_bf16's
@@ -132,7 +134,10 @@ case $CALL in
   13)
     job c13 env CUDA_VISIBLE_DEVICES=0,1 WORLD=2 TAG=w2big SIZES="seq=8192 hidden=4096 ffn=16384" ONLY=sp_mlp_bf16_mpi \
       bash bench/one-gpu/chunks-knob.sh ;;
-  *) echo "CALL must be 1 to 13" >&2; exit 2 ;;
+  14)
+    job c14 env CUDA_VISIBLE_DEVICES=0,1 WORLD=2 TAG=w2sms SIZES="seq=8192 hidden=4096 ffn=16384" ONLY=sp_mlp_bf16_mpi \
+      bash bench/one-gpu/chunks-knob.sh ;;
+  *) echo "CALL must be 1 to 14" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
