@@ -36,7 +36,8 @@
 #   CALL=13 (two GPUs: GPUs 0,1) the chunks knob of sp_mlp_bf16_mpi at bench sizes 8x its defaults' GEMMs
 #           (seq 8192, hidden 4096, ffn 16384), where a GEMM takes about a millisecond
 #   CALL=14 (two GPUs: GPUs 0,1) CALL=13 again with the comm_sms knob (the SMs a split GEMM leaves to
-#           the collective): .carry/chunks made by `ONLY=sp_mlp_bf16_mpi bash bench/one-gpu/make-chunks.sh`
+#           the collective), which only dc86639 has: .carry/chunks made there by
+#           `ONLY=sp_mlp_bf16_mpi bash bench/one-gpu/make-chunks.sh`
 #   CALL=10 (two GPUs are enough: GPUs 0,1, one job after the other) what session 12 left: the
 #           programs driving every GPU from one process or a thread per GPU at world size 2 after
 #           the send/recv fix (p2p_bounce.h): pp_microbatch_initall and dp_allreduce_threads_bf16's

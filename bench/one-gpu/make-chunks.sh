@@ -3,9 +3,8 @@
 # `cuco init`, and `cuco transform` needs no GPU to write generation 0): per corpus program whose
 # generation 0 has the chunks knob, <DEST>/<name>/ holds the harness `cuco init` made
 # (bench/one-gpu/make-premade.sh's), gen0_transformed.cu, and generation 0 at other knob settings:
-# chunks-<backend>-<n>-sms<k>.cu: backend nccl with chunks n of 1, 2, 4, 8, and 4 with comm_sms k of
-# 16 and 32; backend lsa with chunks 1, 4, and 4 with comm_sms 16.
-# ONLY="a b": those programs only.
+# chunks-<backend>-<n>.cu for chunks n of 1, 2, 4, 8 with backend nccl, and n of 1, 4 with lsa.
+# ONLY="a b": those programs only. (Call 14's comm_sms settings: this script at dc86639.)
 # Usage (repo root, after make-premade.sh): bash bench/one-gpu/make-chunks.sh [PREMADE] [DEST]
 set -eu
 PREMADE=$(realpath "${1:-.carry/hwl-knobs}")
@@ -21,11 +20,12 @@ for wl0 in "$PREMADE"/*/harness; do
   if ! grep -q 'cuco:knob chunks' "$wl/gen0_transformed.cu" 2>/dev/null; then
     echo "$name: no chunks knob"; rm -rf "$wl"; continue
   fi
-  # backend chunks comm_sms
-  for setting in "nccl 1 0" "nccl 2 0" "nccl 4 0" "nccl 8 0" "nccl 4 16" "nccl 4 32" "lsa 1 0" "lsa 4 0" "lsa 4 16"; do
-    read -r backend n sms <<<"$setting"
-    sed -e "s/kCucoChunks = \"1\";/kCucoChunks = \"$n\";/" -e "s/kCucoBackend = \"nccl\";/kCucoBackend = \"$backend\";/" \
-      -e "s/kCucoCommSms = \"0\";/kCucoCommSms = \"$sms\";/" "$wl/gen0_transformed.cu" >"$wl/chunks-$backend-$n-sms$sms.cu"
+  for backend in nccl lsa; do
+    for n in 1 2 4 8; do
+      [ "$backend" = lsa ] && [ "$n" != 1 ] && [ "$n" != 4 ] && continue
+      sed -e "s/kCucoChunks = \"1\";/kCucoChunks = \"$n\";/" -e "s/kCucoBackend = \"nccl\";/kCucoBackend = \"$backend\";/" \
+        "$wl/gen0_transformed.cu" >"$wl/chunks-$backend-$n.cu"
+    done
   done
   echo "$name: $(ls "$wl"/chunks-*.cu | wc -l) settings"
 done

@@ -32,9 +32,7 @@ constexpr const char* kKnobLines =
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
     "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
-    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n"
-    "// comm_sms: how many of the GPU's SMs a split GEMM leaves to the collective behind it (0: cuBLAS's choice).\n"
-    "constexpr const char* kCucoCommSms = \"0\";    // cuco:knob comm_sms\n";
+    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
 constexpr const char* kKnobsToml =
     "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
@@ -60,14 +58,7 @@ constexpr const char* kChunksToml =
     "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
     "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
-    "default = \"1\"\n"
-    "\n"
-    "[[knobs]]\n"
-    "name = \"comm_sms\"\n"
-    "description = \"how many of the GPU's SMs a GEMM split by the chunks knob leaves to the collective behind it "
-    "(cuBLAS's SM count target; 0: cuBLAS's own choice; no effect at chunks 1)\"\n"
-    "values = [\"0\", \"16\", \"32\"]\n"
-    "default = \"0\"\n";
+    "default = \"1\"\n";
 
 // The GEMM calls the chunks knob can split -> their stand-ins (cuco/program/impl/chunk_overlap.h).
 const std::map<std::string, std::string>& GemmStandIns() {
@@ -92,7 +83,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "comm_sms")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
@@ -125,7 +116,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
       continue;
     }
     const std::string decl = "cuco_program::overlap::Producer cuco_producer_" + std::to_string(c.line) +
-                             "(kCucoChunks, " + site->buffer + ", kCucoCommSms);";
+                             "(kCucoChunks, " + site->buffer + ");";
     producers.push_back({site->insert_at, 0, site->indent.empty() && site->insert_at > 0 ? " " + decl : site->indent + decl + "\n"});
     result.inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
                               site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads");
@@ -166,8 +157,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   edits.push_back({knobs_at, 0, std::string(kKnobLines) + (chunks ? kChunksLines : "")});
   result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
                             ": knobs backend (\"nccl\" | \"lsa\") and graph (\"off\" | \"on\")" +
-                            (chunks ? ", chunks (\"1\" | \"2\" | \"4\" | \"8\") and comm_sms (\"0\" | \"16\" | \"32\")" : "") +
-                            ", at the program's own behaviour (nccl, off" + (chunks ? ", 1, 0" : "") + ")");
+                            (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
+                            ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");

@@ -10,8 +10,7 @@
 //     call statement before it writes (producer_sites.h) and the blocks call a GEMM the runtime can
 //     split: a cuco_program::overlap::Producer declared before that statement, and every GEMM call
 //     of the blocks (cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul) replaced by its
-//     stand-in; with it the knob comm_sms ("0" | "16" | "32": SMs the split GEMM leaves to the
-//     collective); a collective that cannot have it is named in a warning, with why.
+//     stand-in; a collective that cannot have it is named in a warning, with why.
 // At the knobs' defaults generation 0 does exactly what the program does: correctness first; the
 // search then tries the device-initiated backend and the captured iteration. NCCL calls in frozen
 // code (the program's set-up) stay as they are. The result's knobs_toml declares the knobs.

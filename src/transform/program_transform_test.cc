@@ -137,7 +137,7 @@ TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
   Result<RuleTransformResult> r = Transform(seed);
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The producer line gets the Producer, at its indentation; the GEMM its stand-in.
-  EXPECT_EQ(Count(r->code, "\n    cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, z, kCucoCommSms);\n    gemm(h, 8, 8, z, z);"),
+  EXPECT_EQ(Count(r->code, "\n    cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, z);\n    gemm(h, 8, 8, z, z);"),
             1)
       << r->code;
   EXPECT_EQ(Count(r->code, "CUBLASCHECK(cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1);
@@ -145,12 +145,9 @@ TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
   auto marks = FindKnobMarks(r->code, "gen0.cu");
   ASSERT_TRUE(marks.ok()) << marks.status().message();
   EXPECT_EQ(KnobValues(*marks).at("chunks"), "1");
-  EXPECT_EQ(KnobValues(*marks).at("comm_sms"), "0");
-  EXPECT_LT(r->code.find("kCucoCommSms = "), r->code.find("Producer cuco_producer_14"));
   EXPECT_LT(r->code.find("kCucoChunks = "), r->code.find("Producer cuco_producer_14"));
   EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
   EXPECT_NE(r->knobs_toml.find("values = [\"1\", \"2\", \"4\", \"8\"]"), std::string::npos);
-  EXPECT_NE(r->knobs_toml.find("name = \"comm_sms\""), std::string::npos);
   const std::string summary = FormatRuleTransform(*r, "seed.cu");
   EXPECT_NE(summary.find("seed.cu:13: the chunks knob's producer of `z`, which ncclAllReduce (line 14) reads"),
             std::string::npos)

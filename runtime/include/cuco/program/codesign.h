@@ -1,7 +1,7 @@
 // cuco/program/codesign.h: the design space of a harness made of a user's program (candidate side;
 // cuco/program/candidate.h includes it).
 //
-// `cuco transform` makes generation 0 of such a seed by declaring two knobs (four with chunks and comm_sms, below) at the top of its first
+// `cuco transform` makes generation 0 of such a seed by declaring two knobs (three with chunks, below) at the top of its first
 // EVOLVE block that lies at file scope, and by routing every NCCL call inside the blocks through
 // cuco_program::comm with the backend knob as its first argument:
 //     constexpr const char* kCucoBackend = "nccl";  // cuco:knob backend
@@ -42,9 +42,6 @@
 //                 each chunk's part in a rank's segment, to that rank. A GEMM whose output is not
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h).
-// comm_sms "0":   (with chunks) the split GEMM uses what cuBLAS chooses.
-//          "16", "32": it targets that many fewer SMs than the GPU has (cuBLAS's SM count target,
-//                 cuBLASLt's CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), leaving them to the collective.
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
 #pragma once
 

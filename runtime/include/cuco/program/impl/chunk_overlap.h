@@ -43,7 +43,6 @@ struct Chunks {
 
 struct ThreadState {
   int chunks = 1;               // the armed Producer's knob value (1: nothing is split)
-  int comm_sms = 0;             // SMs a split GEMM leaves to the collective (the comm_sms knob)
   const void* armed = nullptr;  // the buffer whose next GEMM is split; null when none
   uint64_t producer = 0;        // which Producer armed it
   uint64_t next_producer = 0;
@@ -132,56 +131,13 @@ inline const void* BColumn(const void* B, cublasOperation_t tb, int64_t ldb, siz
   return Offset(B, step * static_cast<size_t>(c0));
 }
 
-// The device's SMs less those the comm_sms knob keeps for the collective: what a split GEMM may
-// use. 0 when the knob keeps none (the library's own choice).
-inline int GemmSms() {
-  const int keep = T().comm_sms;
-  if (keep <= 0) return 0;
-  static thread_local int device = -1, sms = 0;
-  int d = 0;
-  if (cudaGetDevice(&d) != cudaSuccess) return 0;
-  if (d != device && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d) == cudaSuccess) device = d;
-  return sms > keep ? sms - keep : 0;
-}
-
-// While alive, handle `h` (or cublasLt matmul `op`) targets GemmSms() SMs; then what it had.
-class SmTarget {
- public:
-  explicit SmTarget(cublasHandle_t h) : h_(h), target_(GemmSms()) {
-    if (target_ > 0 && cublasGetSmCountTarget(h_, &old_) == CUBLAS_STATUS_SUCCESS) cublasSetSmCountTarget(h_, target_);
-    else target_ = 0;
-  }
-  explicit SmTarget(cublasLtMatmulDesc_t op) : op_(op), target_(GemmSms()) {
-    size_t w = 0;
-    const int32_t t = target_;
-    if (target_ > 0 && cublasLtMatmulDescGetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &old_, sizeof old_, &w) ==
-                           CUBLAS_STATUS_SUCCESS)
-      cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &t, sizeof t);
-    else target_ = 0;
-  }
-  ~SmTarget() {
-    if (target_ == 0) return;
-    if (h_ != nullptr) cublasSetSmCountTarget(h_, old_);
-    else cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &old_, sizeof old_);
-  }
-  SmTarget(const SmTarget&) = delete;
-  SmTarget& operator=(const SmTarget&) = delete;
-
- private:
-  cublasHandle_t h_ = nullptr;
-  cublasLtMatmulDesc_t op_ = nullptr;
-  int target_ = 0;
-  int32_t old_ = 0;
-};
-
 }  // namespace detail
 
 // Arms the next GEMM writing `buffer` on this thread to run as `chunks` column chunks ("1", "2",
-// "4" or "8"; "1" arms nothing), leaving `comm_sms` of the device's SMs ("0", "16", "32") to the
-// collective while it runs. Disarmed when a collective takes the chunks, or at scope end.
+// "4" or "8"; "1" arms nothing). Disarmed when a collective takes the chunks, or at scope end.
 class Producer {
  public:
-  Producer(const char* chunks, const void* buffer, const char* comm_sms = "0") {
+  Producer(const char* chunks, const void* buffer) {
     detail::ThreadState& t = detail::T();
     id_ = ++t.next_producer;
     t.producer = id_;
@@ -195,12 +151,6 @@ class Producer {
     } else {
       t.bad_value = true;
       std::fprintf(stderr, "cuco: chunks knob \"%s\" is none of \"1\", \"2\", \"4\", \"8\"\n", chunks ? chunks : "(null)");
-    }
-    const int keep = comm_sms == nullptr ? -1 : std::atoi(comm_sms);
-    t.comm_sms = keep == 0 || keep == 16 || keep == 32 ? keep : 0;
-    if (t.comm_sms != keep) {
-      t.bad_value = true;
-      std::fprintf(stderr, "cuco: comm_sms knob \"%s\" is none of \"0\", \"16\", \"32\"\n", comm_sms ? comm_sms : "(null)");
     }
   }
   ~Producer() {
@@ -228,7 +178,6 @@ cublasStatus_t TypedGemm(Gemm gemm, cublasHandle_t h, cublasOperation_t ta, cubl
   if (parts == 1) return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   cudaStream_t s = nullptr;
   cublasGetStream_v2(h, &s);
-  SmTarget sms(h);
   return SplitColumns(C, sizeof(T) * static_cast<size_t>(ldc), n, parts, s, [&](int c0, int c1) {
     return gemm(h, ta, tb, m, c1 - c0, k, alpha, A, lda, static_cast<const T*>(BColumn(B, tb, ldb, sizeof(T), c0)), ldb,
                 beta, C + static_cast<size_t>(ldc) * c0, ldc);
@@ -264,7 +213,6 @@ cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t 
   if (parts == 1) return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo);
   cudaStream_t s = nullptr;
   cublasGetStream_v2(h, &s);
-  detail::SmTarget sms(h);
   const size_t col = ce * static_cast<size_t>(ldc);
   return detail::SplitColumns(C, col, n, parts, s, [&](int c0, int c1) {
     return cublasGemmEx(h, ta, tb, m, c1 - c0, k, alpha, A, at, lda, detail::BColumn(B, tb, ldb, be, c0), bt, ldb,
@@ -345,7 +293,6 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
   if (parts == 1 || static_cast<uint64_t>(cl.ld) != cl.rows) return whole();
   const size_t be = detail::DataTypeBytes(bl.type), ce = detail::DataTypeBytes(cl.type), de = detail::DataTypeBytes(dl.type);
   const size_t dcol = de * static_cast<size_t>(dl.ld);
-  detail::SmTarget sms(op);
   return detail::SplitColumns(D, dcol, n, parts, stream, [&](int c0, int c1) {
     const uint64_t cols = static_cast<uint64_t>(c1 - c0);
     const bool bn = tb == CUBLAS_OP_N;
