@@ -256,8 +256,17 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       op.peer = Arg(c, s.peer), op.comm = Arg(c, s.comm), op.stream = Arg(c, s.stream);
       op.buffer = Arg(c, s.buffer);
       op.assigns = BufferBase(Arg(c, s.assigns));
-      for (int i : s.reads) AddBase(&op.reads, Arg(c, i));
-      for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
+      // A copy's host side is no device buffer: cudaMemcpyHostToDevice reads host memory,
+      // cudaMemcpyDeviceToHost writes it (the kind is the copy's fourth argument).
+      const std::string copy_kind = (c.callee == "cudaMemcpy" || c.callee == "cudaMemcpyAsync") ? Arg(c, 3) : "";
+      const bool host_src = copy_kind.find("HostToDevice") != std::string::npos ||
+                            copy_kind.find("HostToHost") != std::string::npos;
+      const bool host_dst = copy_kind.find("DeviceToHost") != std::string::npos ||
+                            copy_kind.find("HostToHost") != std::string::npos;
+      if (!host_src)
+        for (int i : s.reads) AddBase(&op.reads, Arg(c, i));
+      if (!host_dst)
+        for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
       if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
         auto it = handle_stream.find(BufferBase(Arg(c, 0)));

@@ -68,6 +68,22 @@ std::string CandidateSpellings(const std::string& text) {
   return RenameIdentifiers(plain, renames);
 }
 
+// What the loop's function can name before its loop: the file up to the loop, with the bodies of the
+// file's other functions blanked (a helper's locals are not the loop function's to bind).
+std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const Analysis& a, const std::string& file,
+                               const std::string& loop_fn) {
+  std::string text = raw.substr(0, loop_begin);
+  for (const AnalyzedFunction& fn : a.functions) {
+    size_t b = 0, e = 0;
+    if (fn.name == loop_fn || SourceFileName(fn.file) != file || !DefinitionLines(raw, fn.name, &b, &e) || e > loop_begin)
+      continue;
+    const size_t open = raw.find('{', b);
+    for (size_t i = open; open != std::string::npos && i < e; ++i)
+      if (text[i] != '\n') text[i] = ' ';
+  }
+  return text;
+}
+
 constexpr const char kRankIndex[] = "cuco_program::rank()";
 
 std::string BindName(const std::string& expr_in) {
@@ -298,7 +314,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     }
     unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
-  const std::string before_loop = f.raw.substr(0, loop->begin);
+  const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, a, f.file, loop_fn);
   std::vector<std::string> binds;
   for (const auto& marked_expr : order) {
     const bool in = first_read[marked_expr], out = last_write[marked_expr];

@@ -321,6 +321,55 @@ TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
   EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok());
 }
 
+// A helper's own host vector, copied into a device buffer each pass, is neither a buffer of the
+// iteration nor main's to bind: host sides of copies are not device buffers, and a helper's locals
+// are not main's names.
+TEST_F(ScaffoldTest, AHelpersHostVectorIsNoBufferOfTheIteration) {
+  const std::string program = Write("ring.cu", R"(#include <vector>
+#include <cuda_runtime.h>
+#include <nccl.h>
+static void reset(float* stat, float* out, size_t n, cudaStream_t s) {
+  std::vector<float> mx(n, -1e30f);
+  cudaMemcpyAsync(stat, mx.data(), n * sizeof(float), cudaMemcpyHostToDevice, s);
+  cudaMemsetAsync(out, 0, n * sizeof(float), s);
+  cudaStreamSynchronize(s);
+}
+__global__ void add(float* out, float* stat, const float* x, size_t n) {
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] += x[i]; stat[i] = fmaxf(stat[i], x[i]); }
+}
+int main(int argc, char** argv) {
+  const size_t n = 4096;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float *x, *stat, *out;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&stat, n * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  std::vector<float> host(n, 1.f);
+  for (int it = 0; it < 10; ++it) {
+    reset(stat, out, n, s);
+    cudaMemcpyAsync(x, host.data(), n * sizeof(float), cudaMemcpyHostToDevice, s);
+    add<<<16, 256, 0, s>>>(out, stat, x, n);
+    ncclAllReduce(out, out, n, ncclFloat, ncclSum, comm, s);
+  }
+  cudaMemcpy(host.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost);
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.inputs, std::vector<std::string>{});
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"stat", "out"}));
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  EXPECT_EQ(seed.find("cuco_bind.input(\"mx\""), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("cuco_bind.input(\"host\""), std::string::npos) << seed;
+}
+
 TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
   const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
 #include <cstdio>
