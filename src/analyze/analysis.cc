@@ -171,8 +171,11 @@ bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thr
 // ends are on blocking streams and either end, or an op between them, is on the default stream.
 std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const AnalyzedOp& to, bool per_thread_default) {
   auto same = [](const std::string& x, const std::string& y) { return NormStream(x) == NormStream(y); };
-  for (const AnalyzedOp* op : {&from, &to})
+  for (const AnalyzedOp* op : {&from, &to}) {
     if (op->kind == "call" && op->stream.empty()) return "not known (" + op->api + " uses several streams)";
+    if (op->kind == "gemm" && op->stream.empty())
+      return "not known (" + op->api + ":" + std::to_string(op->line) + " runs on its handle's stream, set by the caller)";
+  }
   if (same(from.stream, to.stream)) return "stream";
   // Per-device arrays of one process driving several GPUs: streams[i] in a loop over devices and
   // streams[0] after it name the same stream for element 0, the one both ends touch.
@@ -269,8 +272,14 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
       if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
-        auto it = handle_stream.find(BufferBase(Arg(c, 0)));
-        op.stream = it != handle_stream.end() ? it->second : "default";
+        // The handle's stream: set in this file before, else the caller's when the handle is a
+        // parameter (left empty: not known), else the default stream.
+        const std::string handle = BufferBase(Arg(c, 0));
+        auto it = handle_stream.find(handle);
+        bool param = false;
+        for (const auto& f : functions)
+          if (f.name == c.function) param |= std::find(f.params.begin(), f.params.end(), handle) != f.params.end();
+        op.stream = it != handle_stream.end() ? it->second : param ? "" : "default";
       }
       if (op.kind == "copy" && op.stream.empty()) op.stream = "default (synchronous)";
       if (c.callee == "cudaDeviceSynchronize") op.stream = "all";

@@ -135,6 +135,26 @@ TEST_P(AnalyzeCorpus, TwoStreamsWithAnEvent) {
   EXPECT_EQ(Find(a, "cudaDeviceSynchronize")->kind, "sync");
 }
 
+// A GEMM on a handle the function was given runs on the caller's stream: not known here, so no race
+// with the collective after it; a copy's host side is no buffer.
+TEST_P(AnalyzeCorpus, AClassLayersGemmOnItsCallersHandle) {
+  Analysis a = Analyze(CorpusFile("class_layer.cu"), GetParam());
+  const AnalyzedOp* gemm = Find(a, "cublasSgemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->stream, "");
+  EXPECT_EQ(gemm->writes, std::vector<std::string>{"y"});
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
+  for (const auto& e : a.edges)
+    if (a.ops[e.from].api == "cublasSgemm") EXPECT_EQ(e.via.rfind("not known (cublasSgemm:", 0), 0u) << e.via;
+  for (const auto& op : a.ops)
+    if (op.api == "cudaMemcpy") {
+      EXPECT_TRUE(op.reads.empty() || op.reads == std::vector<std::string>{"y"}) << op.line;
+      EXPECT_TRUE(op.writes.empty() || op.writes == std::vector<std::string>{"w_"} ||
+                  op.writes == std::vector<std::string>{"x"})
+          << op.line;
+    }
+}
+
 TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
   for (const auto& e : a.edges) {

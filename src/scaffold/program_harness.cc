@@ -68,18 +68,20 @@ std::string CandidateSpellings(const std::string& text) {
   return RenameIdentifiers(plain, renames);
 }
 
-// What the loop's function can name before its loop: the file up to the loop, with the bodies of the
-// file's other functions blanked (a helper's locals are not the loop function's to bind).
-std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const Analysis& a, const std::string& file,
-                               const std::string& loop_fn) {
+// What the loop's function can name before its loop: the file's text at file scope and the loop
+// function's own text up to the loop. Everything else inside braces is blanked: a helper's locals,
+// a class's members, are not the loop function's to bind.
+std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const std::string& loop_fn) {
+  size_t fn_begin = loop_begin, fn_end = 0;
+  if (DefinitionLines(raw, loop_fn, &fn_begin, &fn_end) && fn_begin > loop_begin) fn_begin = loop_begin;
+  const std::string masked = BlankCommentsAndLiteralContents(raw.substr(0, loop_begin));
   std::string text = raw.substr(0, loop_begin);
-  for (const AnalyzedFunction& fn : a.functions) {
-    size_t b = 0, e = 0;
-    if (fn.name == loop_fn || SourceFileName(fn.file) != file || !DefinitionLines(raw, fn.name, &b, &e) || e > loop_begin)
-      continue;
-    const size_t open = raw.find('{', b);
-    for (size_t i = open; open != std::string::npos && i < e; ++i)
-      if (text[i] != '\n') text[i] = ' ';
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool keep = depth == 0 || i >= fn_begin;
+    if (masked[i] == '{') ++depth;
+    else if (masked[i] == '}' && depth > 0) --depth;
+    if (!keep && text[i] != '\n') text[i] = ' ';
   }
   return text;
 }
@@ -314,7 +316,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     }
     unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
-  const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, a, f.file, loop_fn);
+  const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, loop_fn);
   std::vector<std::string> binds;
   for (const auto& marked_expr : order) {
     const bool in = first_read[marked_expr], out = last_write[marked_expr];
@@ -341,7 +343,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                     both && !in ? "; bound as input and output, since a GPU may not write it" : ""));
   }
   for (const auto& u : unnamed)
-    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main does not name (a helper's local?): the "
+    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main does not name (a helper's local, a class's member): the "
                                     "program's own buffer is used, not refilled with fresh inputs nor compared", u));
   if (h.outputs.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "

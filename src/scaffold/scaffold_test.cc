@@ -370,6 +370,16 @@ int main(int argc, char** argv) {
   EXPECT_EQ(seed.find("cuco_bind.input(\"host\""), std::string::npos) << seed;
 }
 
+// A class's members are not main's to bind: the layer's weights stay the program's own.
+TEST_F(ScaffoldTest, AClassMemberIsNotBoundInMain) {
+  ScaffoldReport r = Scaffold(kSource + "/tests/analyze/class_layer.cu");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
+  const std::string readme = Read(root_ / "wl" / "harness" / "README.md");
+  EXPECT_NE(readme.find("`w_`: a buffer of the iteration that main does not name"), std::string::npos) << readme;
+}
+
 TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
   const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
 #include <cstdio>
