@@ -68,6 +68,25 @@ std::string CandidateSpellings(const std::string& text) {
   return RenameIdentifiers(plain, renames);
 }
 
+// The function of `file` that main calls exactly once and that reaches the communication (`comm`),
+// the last such call in main: where a program that times in a helper (`benchmark(...)`) has its
+// timed loop. "" when there is none.
+std::string TimingFunction(const std::string& raw, const Analysis& a, const std::string& file,
+                           const std::set<std::string>& comm) {
+  size_t b = 0, e = 0;
+  if (!DefinitionLines(raw, "main", &b, &e)) return "";
+  const std::string main_def = raw.substr(b, e - b);
+  std::map<std::string, int> times;
+  std::vector<std::string> order;
+  for (const auto& [name, args] : CallsIn(main_def))
+    if (name != "main" && comm.count(name) && ++times[name] == 1) order.push_back(name);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const AnalyzedFunction* fn = FindFunction(a, *it);
+    if (times[*it] == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
+  }
+  return "";
+}
+
 // What the loop's function can name before its loop: the file's text at file scope and the loop
 // function's own text up to the loop. Everything else inside braces is blanked: a helper's locals,
 // a class's members, are not the loop function's to bind.
@@ -255,6 +274,15 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::set<std::string> direct;
   std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
   Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
+  if (!loop.ok() && !threads) {  // main times nothing itself: the loop of the function it calls once to
+    const std::string callee = TimingFunction(f.raw, a, f.file, comm);
+    if (!callee.empty()) {
+      std::set<std::string> callee_direct;
+      std::set<std::string> callee_comm = CommNamesOf(a, callee, &callee_direct);
+      Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos);
+      if (inner.ok()) loop = std::move(inner), loop_fn = callee, comm = callee_comm, direct = callee_direct;
+    }
+  }
   if (!loop.ok()) return loop.status();
   // The program's size options (`--batch 512`): the workload's sizes, passed as the program's flags.
   if (loop->main_takes_args)
@@ -274,7 +302,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                                                          "their rank's entry", gpu_count)));
   h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication): one "
                                   "harness iteration per pass",
-                                  f.file, loop->line, loop_fn == "main" ? "main" : loop_fn + " (each thread's function)"));
+                                  f.file, loop->line, loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
+                                                                                   : loop_fn + " (which main calls once)"));
 
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.

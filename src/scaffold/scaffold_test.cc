@@ -380,6 +380,53 @@ TEST_F(ScaffoldTest, AClassMemberIsNotBoundInMain) {
   EXPECT_NE(readme.find("`w_`: a buffer of the iteration that main does not name"), std::string::npos) << readme;
 }
 
+// main times nothing itself: the loop of the function it calls once to time the layer is the
+// iteration, served where it stands, its buffers named by that function's parameters.
+TEST_F(ScaffoldTest, TheTimedLoopOfAFunctionMainCallsOnce) {
+  const std::string program = Write("bench.cu", R"(#include <cuda_runtime.h>
+#include <nccl.h>
+__global__ void scale(float* y, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.f * x[i];
+}
+static void step(const float* x, float* y, int n, ncclComm_t comm, cudaStream_t s) {
+  scale<<<(n + 255) / 256, 256, 0, s>>>(y, x, n);
+  ncclAllReduce(y, y, n, ncclFloat, ncclSum, comm, s);
+}
+static float benchmark(const float* in, float* out, int n, ncclComm_t comm, cudaStream_t s, int iters) {
+  for (int i = 0; i < 3; ++i) step(in, out, n, comm, s);
+  for (int i = 0; i < iters; ++i) step(in, out, n, comm, s);
+  cudaStreamSynchronize(s);
+  return 0.f;
+}
+int main() {
+  const int n = 1 << 16;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float *x, *y;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  benchmark(x, y, n, comm, s, 20);
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.inputs, std::vector<std::string>{"in"});
+  EXPECT_EQ(r.outputs, std::vector<std::string>{"out"});
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  const size_t bench = seed.find("static float benchmark(");
+  const size_t serve = seed.find("cuco_program::serve(");
+  EXPECT_LT(bench, serve);
+  EXPECT_LT(serve, seed.find("int cuco_program_main(")) << seed;
+  EXPECT_NE(Read(root_ / "wl" / "harness" / "README.md").find("the last loop of benchmark (which main calls once)"),
+            std::string::npos);
+}
+
 TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
   const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
 #include <cstdio>
