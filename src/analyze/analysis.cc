@@ -220,6 +220,11 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
   });
   std::map<std::string, std::string> handle_stream;  // cublasSetStream(handle, stream)
+  // Every stream each handle is ever given, anywhere: a global handle set in main after the
+  // functions that use it are defined.
+  std::map<std::string, std::set<std::string>> handle_streams;
+  for (const auto& c : calls)
+    if (c.callee == "cublasSetStream" && c.args.size() > 1) handle_streams[BufferBase(Arg(c, 0))].insert(Arg(c, 1));
   std::map<std::string, int> open_group;             // function -> group index while open
   std::set<std::string> defined;
   for (const auto& f : functions) defined.insert(f.name);
@@ -273,13 +278,17 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
         // The handle's stream: set in this file before, else the caller's when the handle is a
-        // parameter (left empty: not known), else the default stream.
+        // parameter (left empty: not known), else the one stream it is ever set to, else the default.
         const std::string handle = BufferBase(Arg(c, 0));
         auto it = handle_stream.find(handle);
         bool param = false;
         for (const auto& f : functions)
           if (f.name == c.function) param |= std::find(f.params.begin(), f.params.end(), handle) != f.params.end();
-        op.stream = it != handle_stream.end() ? it->second : param ? "" : "default";
+        auto once = handle_streams.find(handle);
+        op.stream = it != handle_stream.end() ? it->second
+                    : param                   ? ""
+                    : once != handle_streams.end() && once->second.size() == 1 ? *once->second.begin()
+                                                                               : "default";
       }
       if (op.kind == "copy" && op.stream.empty()) op.stream = "default (synchronous)";
       if (c.callee == "cudaDeviceSynchronize") op.stream = "all";

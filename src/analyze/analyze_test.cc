@@ -155,6 +155,17 @@ TEST_P(AnalyzeCorpus, AClassLayersGemmOnItsCallersHandle) {
     }
 }
 
+// A global handle given its stream in main, after the function using it: that stream.
+TEST_P(AnalyzeCorpus, AGlobalHandleRunsOnTheStreamMainGivesIt) {
+  Analysis a = Analyze(CorpusFile("global_handle.cu"), GetParam());
+  ASSERT_NE(Find(a, "cublasSgemm"), nullptr);
+  EXPECT_EQ(Find(a, "cublasSgemm")->stream, "g_stream");
+  EXPECT_TRUE(HasEdge(a, "cublasSgemm", "ncclAllReduce", "y"));
+  for (const auto& e : a.edges)
+    if (a.ops[e.from].api == "cublasSgemm") EXPECT_EQ(e.via, "stream");
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
+}
+
 TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
   for (const auto& e : a.edges) {
