@@ -347,8 +347,11 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
       std::string read_name;
       std::vector<std::string> config, args;
       size_t end = 0;
-      bool read = ReadCallAt(*st->blank, offset, &read_name, &config, &args, &end) && read_name == name;
+      // cuBLAS's v2 API: `cublasSgemm` as written is cublasSgemm_v2 once cublas_v2.h's macro expands.
+      bool read = ReadCallAt(*st->blank, offset, &read_name, &config, &args, &end) &&
+                  (read_name == name || read_name + "_v2" == name);
       if (read) {
+        name = read_name;
         RawCall call;
         call.user_call = !IsKnownApi(name) && config.empty();
         call.function = st->function;
@@ -368,6 +371,48 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
     }
   }
   return CXChildVisit_Recurse;
+}
+
+// The main file's device code, as byte ranges: functions marked __global__, or __device__ and not
+// __host__. Parsed host-only without CUDA's device headers, their calls to device builtins
+// (fmaxf, __expf, __half2float) are errors that say nothing of the host code cuco analyses.
+std::vector<std::pair<unsigned, unsigned>> DeviceCode(CXTranslationUnit tu, CXFile main_file) {
+  struct Walk {
+    CXFile main_file;
+    std::vector<std::pair<unsigned, unsigned>> ranges;
+  } w{main_file, {}};
+  lc->clang_visitChildren(
+      lc->clang_getTranslationUnitCursor(tu),
+      [](CXCursor c, CXCursor, CXClientData d) {
+        Walk& w = *static_cast<Walk*>(d);
+        const CXCursorKind k = lc->clang_getCursorKind(c);
+        if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate && k != CXCursor_CXXMethod)
+          return k == CXCursor_Namespace || k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+                         k == CXCursor_ClassTemplate || k == CXCursor_UnexposedDecl
+                     ? CXChildVisit_Recurse
+                     : CXChildVisit_Continue;
+        int attrs = 0;  // 1: device, 2: global, 4: host
+        lc->clang_visitChildren(
+            c,
+            [](CXCursor a, CXCursor, CXClientData d) {
+              const CXCursorKind ak = lc->clang_getCursorKind(a);
+              *static_cast<int*>(d) |= ak == CXCursor_CUDADeviceAttr ? 1 : ak == CXCursor_CUDAGlobalAttr ? 2
+                                       : ak == CXCursor_CUDAHostAttr ? 4 : 0;
+              return CXChildVisit_Continue;
+            },
+            &attrs);
+        if (!(attrs & 2) && (attrs & 5) != 1) return CXChildVisit_Continue;
+        const CXSourceRange r = lc->clang_getCursorExtent(c);
+        CXFile f1 = nullptr, f2 = nullptr;
+        unsigned b = 0, e = 0;
+        lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
+        lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
+        if (f1 && f2 && lc->clang_File_isEqual(f1, w.main_file) && lc->clang_File_isEqual(f2, w.main_file))
+          w.ranges.push_back({b, e});
+        return CXChildVisit_Continue;
+      },
+      &w);
+  return w.ranges;
 }
 
 std::string WriteStubDir(const std::string& prelude_full, std::string* dir_out) {
@@ -430,15 +475,22 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
     int errors = 0, fatals = 0, main_errors = 0;
     std::string first_fatal, first_error;
     CXFile main_file = lc->clang_getFile(tu, path.c_str());
+    const std::vector<std::pair<unsigned, unsigned>> device = main_file ? DeviceCode(tu, main_file)
+                                                                        : std::vector<std::pair<unsigned, unsigned>>{};
     for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
       CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
       CXDiagnosticSeverity sev = lc->clang_getDiagnosticSeverity(d);
+      CXFile f = nullptr;
+      unsigned at = 0;
+      lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, &at);
+      const bool in_main = f && main_file && lc->clang_File_isEqual(f, main_file);
+      bool in_device = false;
+      for (const auto& [b, e] : device) in_device |= in_main && at >= b && at <= e;
+      if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
       if (sev >= CXDiagnostic_Error) {
         std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
         ++errors;
-        CXFile f = nullptr;
-        lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, nullptr);
-        if (f && main_file && lc->clang_File_isEqual(f, main_file)) ++main_errors;
+        if (in_main) ++main_errors;
         if (sev == CXDiagnostic_Fatal) {
           ++fatals;
           if (first_fatal.empty()) first_fatal = msg;
@@ -463,8 +515,8 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
         r.ok = true;
         if (errors > 0)
           r.warnings.push_back(fmt::format(
-              "{}: {} clang error(s), {} in the analysed file (typically device-only builtins); calls in "
-              "statements clang could not type-check may be missing. First: {}",
+              "{}: {} clang error(s) in host code, {} in the analysed file; calls in statements clang could not "
+              "type-check may be missing. First: {}",
               *path_name, errors, main_errors, first_error));
       }
     }

@@ -88,8 +88,9 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
       r.calls.push_back(c);
     }
     if (!added.empty())
-      warnings->push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang rejected their "
-                                      "statements): {}", added.size(), fmt::join(added, ", ")));
+      warnings->push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang did not resolve "
+                                      "their statements: inside a template, or a type error): {}",
+                                      added.size(), fmt::join(added, ", ")));
   }
   warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
   return r;
