@@ -156,7 +156,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   // After the producers: at the same place, the knobs come first (ApplyEdits).
   edits.push_back({knobs_at, 0, std::string(kKnobLines) + (chunks ? kChunksLines : "")});
   result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
-                            ": knobs backend (\"nccl\" | \"lsa\") and graph (\"off\" | \"on\")" +
+                            ": knobs backend (\"nccl\" | \"lsa\")" + (chunks ? ", " : " and ") + "graph (\"off\" | \"on\")" +
                             (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
                             ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
   result.warnings.push_back(
