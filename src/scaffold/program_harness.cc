@@ -45,12 +45,17 @@ std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn,
 }
 
 // A buffer expression main can bind: an lvalue over names main's text declares before the loop.
+// A bare name must be declared a pointer there (`float *x`, `const half* y`): a std::vector of
+// per-layer pointers indexed by the loop is not one buffer.
 bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
   std::smatch m;
   if (!std::regex_match(expr, m, lvalue)) return false;
   const std::regex word("\\b" + m[1].str() + "\\b");
-  return std::regex_search(main_before_loop, word);
+  if (!std::regex_search(main_before_loop, word)) return false;
+  if (m[2].length() > 0) return true;
+  const std::regex pointer(R"(\*\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)" + m[1].str() + "\\b");
+  return std::regex_search(main_before_loop, pointer);
 }
 
 // The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
@@ -372,7 +377,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                     both && !in ? "; bound as input and output, since a GPU may not write it" : ""));
   }
   for (const auto& u : unnamed)
-    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main does not name (a helper's local, a class's member): the "
+    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's member, a per-layer array's element): the "
                                     "program's own buffer is used, not refilled with fresh inputs nor compared", u));
   if (h.outputs.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "

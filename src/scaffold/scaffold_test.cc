@@ -377,7 +377,7 @@ TEST_F(ScaffoldTest, AClassMemberIsNotBoundInMain) {
   EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
   EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
   const std::string readme = Read(root_ / "wl" / "harness" / "README.md");
-  EXPECT_NE(readme.find("`w_`: a buffer of the iteration that main does not name"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("`w_`: a buffer of the iteration that main cannot bind"), std::string::npos) << readme;
 }
 
 // main times nothing itself: the loop of the function it calls once to time the layer is the
@@ -424,6 +424,45 @@ int main() {
   EXPECT_LT(bench, serve);
   EXPECT_LT(serve, seed.find("int cuco_program_main(")) << seed;
   EXPECT_NE(Read(root_ / "wl" / "harness" / "README.md").find("the last loop of benchmark (which main calls once)"),
+            std::string::npos);
+}
+
+// Per-layer weights in a std::vector of device pointers, indexed by the layer loop: no one buffer
+// main can bind (binding the vector did not compile); they stay the program's own.
+TEST_F(ScaffoldTest, AVectorOfPerLayerPointersIsNotBound) {
+  const std::string program = Write("layers.cu", R"(#include <vector>
+#include <cuda_runtime.h>
+#include <nccl.h>
+__global__ void mul(float* y, const float* x, const float* w, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * w[i];
+}
+int main() {
+  const int n = 4096, layers = 3;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  std::vector<float*> weights(layers);
+  for (int l = 0; l < layers; ++l) cudaMalloc(&weights[l], n * sizeof(float));
+  float *x, *y;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  for (int it = 0; it < 10; ++it)
+    for (int l = 0; l < layers; ++l) {
+      mul<<<16, 256, 0, s>>>(y, x, weights[l], n);
+      ncclAllReduce(y, y, n, ncclFloat, ncclSum, comm, s);
+    }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
+  EXPECT_NE(Read(root_ / "wl" / "harness" / "README.md").find("`weights`: a buffer of the iteration that main cannot bind"),
             std::string::npos);
 }
 
