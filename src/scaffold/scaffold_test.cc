@@ -324,6 +324,12 @@ TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
 // A helper's own host vector, copied into a device buffer each pass, is neither a buffer of the
 // iteration nor main's to bind: host sides of copies are not device buffers, and a helper's locals
 // are not main's names.
+// The set-up of a one-rank program's main (its communicator `comm`, its stream `s`), for the
+// programs the tests below write.
+constexpr const char* kOneRankSetup =
+    "  ncclUniqueId id;\n  ncclGetUniqueId(&id);\n  ncclComm_t comm;\n  ncclCommInitRank(&comm, 1, id, 0);\n"
+    "  cudaStream_t s;\n  cudaStreamCreate(&s);\n";
+
 TEST_F(ScaffoldTest, AHelpersHostVectorIsNoBufferOfTheIteration) {
   const std::string program = Write("ring.cu", R"(#include <vector>
 #include <cuda_runtime.h>
@@ -340,13 +346,7 @@ __global__ void add(float* out, float* stat, const float* x, size_t n) {
 }
 int main(int argc, char** argv) {
   const size_t n = 4096;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  float *x, *stat, *out;
+)" + std::string(kOneRankSetup) + R"(  float *x, *stat, *out;
   cudaMalloc(&x, n * sizeof(float));
   cudaMalloc(&stat, n * sizeof(float));
   cudaMalloc(&out, n * sizeof(float));
@@ -401,13 +401,7 @@ static float benchmark(const float* in, float* out, int n, ncclComm_t comm, cuda
 }
 int main() {
   const int n = 1 << 16;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  float *x, *y;
+)" + std::string(kOneRankSetup) + R"(  float *x, *y;
   cudaMalloc(&x, n * sizeof(float));
   cudaMalloc(&y, n * sizeof(float));
   benchmark(x, y, n, comm, s, 20);
@@ -439,13 +433,7 @@ __global__ void mul(float* y, const float* x, const float* w, int n) {
 }
 int main() {
   const int n = 4096, layers = 3;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  std::vector<float*> weights(layers);
+)" + std::string(kOneRankSetup) + R"(  std::vector<float*> weights(layers);
   for (int l = 0; l < layers; ++l) cudaMalloc(&weights[l], n * sizeof(float));
   float *x, *y;
   cudaMalloc(&x, n * sizeof(float));
