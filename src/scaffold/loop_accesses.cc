@@ -83,6 +83,7 @@ void LoopAccesses::Walk(const std::string& text, const std::vector<const Analyze
     }
     if (op == nullptr) continue;
     used.insert(op);
+    if (depth == 0) site_line_ = op == &made ? 0 : op->line;
     Op(*op, to_main, depth, out);
   }
 }
@@ -149,6 +150,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
         reads.end());
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
+  acc.line = site_line_;
   out->push_back(std::move(acc));
 }
 

@@ -17,6 +17,7 @@ namespace cuco::scaffold_internal {
 struct Access {
   std::vector<std::string> reads, writes;
   std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
+  int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
 };
 
 // The program's function `name`, or null.
@@ -50,6 +51,7 @@ class LoopAccesses {
 
   const Analysis& a_;
   const std::map<std::string, std::string>& texts_;
+  int site_line_ = 0;  // the line of the loop function's op being walked
 };
 
 }  // namespace cuco::scaffold_internal

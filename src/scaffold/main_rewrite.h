@@ -65,6 +65,10 @@ std::string RewriteMpiIncludes(const std::string& text);
 // from the start of its first line to the end of its closing brace's line; false when not defined.
 bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end);
 
+// The line ranges (first, last; 1-based) of the `if` statements, else branches included, that
+// begin in bytes [begin, end) of `text`: code there runs only when a condition holds.
+std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_t begin, size_t end);
+
 // `text` with every identifier token of `renames` (not in comments or literals) replaced.
 std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
 

@@ -337,6 +337,17 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::vector<std::string> order;
   std::map<std::string, bool> first_read, last_write;
   std::set<std::string> unnamed;
+  // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
+  // receives). A buffer written only there is an output some rank may not write.
+  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, loop->begin, loop->end);
+  for (const auto& l : loop->lambdas)
+    for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
+  auto under_if = [&](int line) {
+    for (const auto& [a0, a1] : conditional)
+      if (line > 0 && line >= a0 && line <= a1) return true;
+    return false;
+  };
+  std::set<std::string> written_always;  // written at least once outside every `if`
   for (const Access& acc : accesses) {
     for (const auto& b0 : acc.reads) {
       const std::string b = per_gpu.Normalize(b0, "@");
@@ -347,6 +358,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       const std::string b = per_gpu.Normalize(b0, "@");
       if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
       last_write[b] = true;
+      if (!under_if(acc.line)) written_always.insert(b);
     }
     unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
@@ -365,8 +377,10 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     }
     const std::string name = BindName(expr);
     // A projected program's output may be one some GPUs never write (a pipeline's first stage never
-    // receives): bound as inout, such a rank's output is its input on both sides.
-    const bool both = (in && out) || (projected && out);
+    // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
+    // its input on both sides.
+    const bool maybe_unwritten = projected || !written_always.count(marked_expr);
+    const bool both = (in && out) || (maybe_unwritten && out);
     const char* how = both ? "inout" : in ? "input" : "output";
     binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
     if (in || both) h.inputs.push_back(name);
@@ -374,7 +388,10 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                                     in && out ? "an input and an output" : in ? "an input" : "an output",
                                     in ? "a read" : "a write", out ? "a write" : "a read",
-                                    both && !in ? "; bound as input and output, since a GPU may not write it" : ""));
+                                    both && !in ? projected ? "; bound as input and output, since a GPU may not write it"
+                                                            : "; bound as input and output: it is written only under an "
+                                                              "`if`, which a rank may skip"
+                                                : ""));
   }
   for (const auto& u : unnamed)
     h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's member, a per-layer array's element): the "

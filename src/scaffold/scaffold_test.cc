@@ -454,6 +454,40 @@ int main() {
             std::string::npos);
 }
 
+// Prefill ranks send, decode ranks receive and write the output: written only under an `if`, the
+// output is bound as input and output, so a rank that skips it compares its input on both sides
+// (bound as an output alone, a prefill rank's would be left poisoned: a wrong result).
+TEST_F(ScaffoldTest, AnOutputWrittenOnlyUnderAnIfIsInout) {
+  const std::string program = Write("kv.cu", R"(#include <cuda_runtime.h>
+#include <nccl.h>
+__global__ void attend(const float* kv, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0.5f * kv[i];
+}
+int main(int argc, char** argv) {
+  const int n = 4096, rank = 0, world = 2;
+)" + std::string(kOneRankSetup) + R"(  float *kv, *out;
+  cudaMalloc(&kv, n * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  for (int step = 0; step < 10; ++step) {
+    if (rank < world / 2) {
+      ncclSend(kv, n, ncclFloat, rank + world / 2, comm, s);
+    } else {
+      ncclRecv(kv, n, ncclFloat, rank - world / 2, comm, s);
+      attend<<<16, 256, 0, s>>>(kv, out, n);
+    }
+  }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("cuco_bind.inout(\"out\", out);"), std::string::npos) << seed;
+  EXPECT_NE(Read(root_ / "wl" / "harness" / "README.md").find("it is written only under an `if`, which a rank may skip"),
+            std::string::npos);
+}
+
 TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
   const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
 #include <cstdio>
