@@ -4,12 +4,19 @@
 #include <regex>
 #include <set>
 
+#include "util/source_text.h"
+
 namespace cuco::transform_internal {
 namespace {
 
 bool Space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
-bool ControlWord(const std::string& w);
+// A word that begins a statement which is not a plain call.
+bool ControlWord(const std::string& w) {
+  static const std::set<std::string> kWords = {"if",   "else",    "for",  "while", "do",       "switch", "case",
+                                               "default", "return", "goto", "break", "continue", "try",    "catch"};
+  return kWords.count(w) > 0;
+}
 
 // Where the statement holding `pos` begins: one past the nearest `;`, `{` or `}` before it outside
 // parentheses and brackets (*stop: that byte's position, npos at the start of the text). A call
@@ -48,19 +55,6 @@ std::string FirstWord(const std::string& m, size_t at) {
   size_t e = at;
   while (e < m.size() && IsIdent(m[e])) ++e;
   return m.substr(at, e - at);
-}
-
-bool ControlWord(const std::string& w) {
-  static const std::set<std::string> kWords = {"if",   "else",    "for",  "while", "do",       "switch", "case",
-                                               "default", "return", "goto", "break", "continue", "try",    "catch"};
-  return kWords.count(w) > 0;
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && Space(s[b])) ++b;
-  while (e > b && Space(s[e - 1])) --e;
-  return s.substr(b, e - b);
 }
 
 std::string WithoutSpaces(const std::string& s) {

@@ -28,17 +28,24 @@
 #include <cuco/program/impl/candidate_side.h>
 #include <cuco/program/impl/projection.h>
 
+namespace cuco_program::candidate_detail {
+
+// `p` advanced by `bytes`.
+inline const char* At(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
+inline char* At(void* p, size_t bytes) { return static_cast<char*>(p) + bytes; }
+
+}  // namespace cuco_program::candidate_detail
+
 namespace cuco_program::overlap {
 namespace detail {
 
-// The column ranges of a split GEMM's output, as byte ranges of it, each with the event recorded
-// after its chunk on `stream`.
+// The column ranges of a split GEMM's output, as byte ranges of it; chunk i's harness event
+// (ChunkEvent(i)) is recorded on `stream` after it.
 struct Chunks {
   const void* buffer = nullptr;
   size_t bytes = 0;
   cudaStream_t stream = nullptr;
   std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) bytes from `buffer`
-  std::vector<int> events;  // the harness event (RankContext::record_event) after each chunk
 };
 
 struct ThreadState {
@@ -79,8 +86,6 @@ inline size_t DataTypeBytes(cudaDataType_t t) {
   }
 }
 
-// How many chunks a GEMM writing `out` (n columns of ldc elements, ldc == m for contiguity)
-// splits into: 1 unless the armed Producer names `out`.
 // Says `what` on stderr (the candidate's log) the first time only: once per process and message.
 inline void SayOnce(int which, const char* what, int chunks) {
   static bool said[3] = {};
@@ -89,6 +94,8 @@ inline void SayOnce(int which, const char* what, int chunks) {
   std::fprintf(stderr, "cuco: chunks knob %d: %s\n", chunks, what);
 }
 
+// How many chunks a GEMM writing `out` (n columns of ldc elements, ldc == m for contiguity)
+// splits into: 1 unless the armed Producer names `out`.
 inline int PartsFor(const void* out, int m, int n, int64_t ldc) {
   ThreadState& t = T();
   if (t.armed == nullptr || out != t.armed || t.chunks <= 1) return 1;
@@ -117,18 +124,15 @@ cublasStatus_t SplitColumns(const void* out, size_t col_bytes, int n, int parts,
     if (st != CUBLAS_STATUS_SUCCESS) return st;
     candidate_detail::S().ctx->record_event(ChunkEvent(p), stream);
     c.ranges.emplace_back(col_bytes * static_cast<size_t>(c0), col_bytes * static_cast<size_t>(c1));
-    c.events.push_back(ChunkEvent(p));
   }
   t.made = std::move(c);
   return CUBLAS_STATUS_SUCCESS;
 }
 
-inline const char* Offset(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
-
 // B's first element of column c0 of the product (its column c0 when not transposed, else its row c0).
 inline const void* BColumn(const void* B, cublasOperation_t tb, int64_t ldb, size_t elem, int c0) {
   const size_t step = tb == CUBLAS_OP_N ? static_cast<size_t>(ldb) * elem : elem;
-  return Offset(B, step * static_cast<size_t>(c0));
+  return candidate_detail::At(B, step * static_cast<size_t>(c0));
 }
 
 }  // namespace detail
@@ -216,7 +220,7 @@ cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t 
   const size_t col = ce * static_cast<size_t>(ldc);
   return detail::SplitColumns(C, col, n, parts, s, [&](int c0, int c1) {
     return cublasGemmEx(h, ta, tb, m, c1 - c0, k, alpha, A, at, lda, detail::BColumn(B, tb, ldb, be, c0), bt, ldb,
-                        beta, static_cast<char*>(C) + col * static_cast<size_t>(c0), ct, ldc, compute, algo);
+                        beta, candidate_detail::At(C, col * static_cast<size_t>(c0)), ct, ldc, compute, algo);
   });
 }
 
@@ -300,8 +304,8 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
     if (bc.l == nullptr || cc.l == nullptr || dc.l == nullptr) return CUBLAS_STATUS_ALLOC_FAILED;
     return cublasLtMatmul(lt, op, alpha, A, a,
                           detail::BColumn(B, static_cast<cublasOperation_t>(tb), bl.ld, be, c0), bc.l, beta,
-                          detail::Offset(C, ce * static_cast<size_t>(cl.ld) * static_cast<size_t>(c0)), cc.l,
-                          static_cast<char*>(D) + dcol * static_cast<size_t>(c0), dc.l, nullptr, workspace,
+                          candidate_detail::At(C, ce * static_cast<size_t>(cl.ld) * static_cast<size_t>(c0)), cc.l,
+                          candidate_detail::At(D, dcol * static_cast<size_t>(c0)), dc.l, nullptr, workspace,
                           workspace_bytes, stream);
   });
 }
@@ -324,9 +328,9 @@ inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaSt
   return &t.made;
 }
 
-// The side stream of `stream` after it waited for harness event `event`; null when `stream` has no
-// side stream left.
-inline cudaStream_t SideAfter(cudaStream_t stream, int event) {
+// The side stream of `stream` after it waited for chunk `chunk` of the split GEMM; null when
+// `stream` has no side stream left.
+inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
   auto& side = detail::T().side;
   auto it = side.find(stream);
   if (it == side.end()) {
@@ -336,7 +340,7 @@ inline cudaStream_t SideAfter(cudaStream_t stream, int event) {
   }
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
   cudaStream_t s = ctx.side_stream(detail::SideStreamIndex(it->second), -1000);  // the device's highest priority
-  ctx.wait_event(s, event);
+  ctx.wait_event(s, detail::ChunkEvent(chunk));
   return s;
 }
 

@@ -122,7 +122,7 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
   for (const auto& [b0, b1] : c->ranges)
     if (b0 % elem != 0 || b1 % elem != 0) return std::nullopt;  // the GEMM's columns split elements
   for (size_t i = 0; i < c->ranges.size(); ++i) {
-    cudaStream_t side = overlap::SideAfter(stream, c->events[i]);
+    cudaStream_t side = overlap::SideAfter(stream, static_cast<int>(i));
     if (side == nullptr) {
       std::fprintf(stderr, "cuco: chunks knob: no side stream left for the program's stream\n");
       return ncclInvalidUsage;
@@ -133,9 +133,6 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
   overlap::JoinSide(stream);
   return ncclSuccess;
 }
-
-inline const char* At(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
-inline char* At(void* p, size_t bytes) { return static_cast<char*>(p) + bytes; }
 
 }  // namespace candidate_detail
 
@@ -182,7 +179,7 @@ inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, si
 inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count,
                                   ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const size_t elem = candidate_detail::Bytes(1, type), segment = recv_count * elem;
-  const size_t world = proj::IsForeign(comm) ? 0 : static_cast<size_t>(candidate_detail::S().ctx->world_size);
+  const size_t world = static_cast<size_t>(candidate_detail::S().ctx->world_size);
   if (auto r = candidate_detail::OverChunks(send, segment * world, elem, comm, stream, [&](size_t b0, size_t b1, cudaStream_t side) {
         for (size_t i = b0 / segment; i < world && i * segment < b1; ++i) {
           const size_t lo = std::max(b0, i * segment), hi = std::min(b1, (i + 1) * segment);
@@ -194,8 +191,7 @@ inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* r
       }))
     return *r;
   CUCO_PROGRAM_BACKEND("ncclReduceScatter", ::ncclReduceScatter(send, recv, recv_count, type, op, comm, stream));
-  const size_t bytes = candidate_detail::Bytes(recv_count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
-  const void* from = pc.Readable(send, bytes, true, stream);
+  const void* from = pc.Readable(send, segment * world, true, stream);
   return from == nullptr ? ncclInternalError : dc->reduce_scatter(from, recv, recv_count, type, op, comm, stream);
 }
 
