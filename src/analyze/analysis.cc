@@ -343,9 +343,9 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       if (p.function != c.function || p.index == c.index || !IsDataOp(p)) continue;
       std::string buf;
       if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && seen.insert({p.index, c.index, buf}).second)
-        a.edges.push_back({p.index, c.index, buf, "producer"});
+        a.edges.push_back({p.index, c.index, buf, "producer", ""});
       if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && seen.insert({c.index, p.index, buf}).second)
-        a.edges.push_back({c.index, p.index, buf, "consumer"});
+        a.edges.push_back({c.index, p.index, buf, "consumer", ""});
     }
   }
   for (DependencyEdge& e : a.edges) {

@@ -340,6 +340,21 @@ std::string TomlKey(const std::string& k) {
   return bare ? k : TomlQuoted(k);
 }
 
+std::string TomlValue(const nlohmann::json& v);
+
+// The `key = value` pairs of a JSON object, a non-empty nested object as dotted keys
+// (`a.b.c = 1`) rather than nested inline tables, which TOML readers cap in depth (toml++: 256)
+// while dotted keys of any depth read back.
+void AppendPairs(const std::string& prefix, const nlohmann::json& object, std::vector<std::string>* pairs) {
+  for (const auto& [k, e] : object.items()) {
+    const std::string key = prefix.empty() ? TomlKey(k) : prefix + "." + TomlKey(k);
+    if (e.is_object() && !e.empty())
+      AppendPairs(key, e, pairs);
+    else
+      pairs->push_back(key + " = " + TomlValue(e));
+  }
+}
+
 // A JSON value (as ToJson made it from TOML) written back as a TOML value.
 std::string TomlValue(const nlohmann::json& v) {
   if (v.is_string()) return TomlQuoted(v.get<std::string>());
@@ -351,8 +366,10 @@ std::string TomlValue(const nlohmann::json& v) {
     for (const auto& e : v) s += (s.empty() ? "" : ", ") + TomlValue(e);
     return "[" + s + "]";
   }
-  for (const auto& [k, e] : v.items()) s += (s.empty() ? "" : ", ") + TomlKey(k) + " = " + TomlValue(e);
-  return "{ " + s + " }";
+  std::vector<std::string> pairs;
+  AppendPairs("", v, &pairs);
+  for (const std::string& p : pairs) s += (s.empty() ? "" : ", ") + p;
+  return s.empty() ? "{}" : "{ " + s + " }";
 }
 
 std::string PhaseToml(const std::string& name, const PhaseMix& m) {
@@ -402,7 +419,9 @@ std::string RunConfigToToml(const RunConfig& c) {
   o << "[proposer]\nname = " << TomlQuoted(c.proposer) << "\nmax_attempts = " << c.max_attempts << "\n";
   for (const auto& [name, j] : c.proposer_options) {
     o << "[proposer." << name << "]\n";
-    for (const auto& [k, v] : j.items()) o << TomlKey(k) << " = " << TomlValue(v) << "\n";
+    std::vector<std::string> pairs;
+    AppendPairs("", j, &pairs);
+    for (const std::string& p : pairs) o << p << "\n";
   }
   o << "\n[parallelism]\nevaluations = " << c.evaluations << "\nper_generation = " << c.per_generation
     << "\ncompiles = " << c.compiles << "\noverlap_generations = " << (c.overlap_generations ? "true" : "false")

@@ -175,7 +175,13 @@ TEST(RunConfig, ErrorsNameFileAndLine) {
 }
 
 TEST(RunConfig, WrittenBackAsToml) {
-  for (const char* text : {"", kFull, "[mutation]\nexploit_from = 4\n[proposer.llm]\n\"odd key\" = [1.5, true]\n"}) {
+  // Found by fuzzing: a string with a form feed (written raw, TOML rejects it) and a dotted key
+  // deeper than TOML readers nest inline tables (written as nested `{ }`, it no longer read).
+  std::string deep = "[proposer.llm]\n";
+  for (int i = 0; i < 300; ++i) deep += i ? ".k" : "k";
+  deep += " = 1\nempty = {}\n[slurm]\npartition = \"a\\fe\\u0007\"\n";
+  for (std::string text : {std::string(""), std::string(kFull),
+                           std::string("[mutation]\nexploit_from = 4\n[proposer.llm]\n\"odd key\" = [1.5, true]\n"), deep}) {
     auto c = Parse(text);
     ASSERT_TRUE(c.ok()) << c.status().message();
     const std::string toml = RunConfigToToml(*c);

@@ -3,14 +3,34 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace cuco {
+
+namespace {
+
+// TOML forbids raw control characters other than tab in both string kinds.
+bool IsTomlControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t') || u == 0x7f;
+}
+
+}  // namespace
 
 std::string TomlQuoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
+    switch (c) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\b': out += "\\b"; continue;
+      case '\f': out += "\\f"; continue;
+      default: break;
+    }
+    if (IsTomlControl(c)) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
       continue;
     }
     out += c;
@@ -19,8 +39,8 @@ std::string TomlQuoted(const std::string& s) {
 }
 
 std::string TomlLiteralOrQuoted(const std::string& s) {
-  if (s.find('\'') == std::string::npos && s.find('\n') == std::string::npos) return "'" + s + "'";
-  return TomlQuoted(s);
+  const bool literal_ok = std::none_of(s.begin(), s.end(), [](char c) { return c == '\'' || IsTomlControl(c); });
+  return literal_ok ? "'" + s + "'" : TomlQuoted(s);
 }
 
 std::string CapText(const std::string& s, size_t max) {

@@ -7,11 +7,12 @@
 
 namespace cuco {
 
-// `s` as a TOML basic string: quoted, with '"', '\' and newlines escaped.
+// `s` as a TOML basic string: quoted, with '"', '\' and every control character but tab escaped
+// (\n, \r, \b, \f, else \uXXXX), so that any string reads back as itself.
 std::string TomlQuoted(const std::string& s);
 
 // `s` as a TOML literal string ('...', nothing escaped: best for regexes) when it holds no quote
-// or newline, else TomlQuoted(s).
+// or control character but tab, else TomlQuoted(s).
 std::string TomlLiteralOrQuoted(const std::string& s);
 
 // At most `max` characters of `s`, cut at a line boundary when one is near, with a note saying

@@ -104,6 +104,9 @@ TEST(Text, TomlStrings) {
   EXPECT_EQ(TomlQuoted("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
   EXPECT_EQ(TomlLiteralOrQuoted("Time:\\s*([0-9.]+)"), "'Time:\\s*([0-9.]+)'");
   EXPECT_EQ(TomlLiteralOrQuoted("it's"), "\"it's\"");
+  // Control characters are never written raw (TOML rejects them): a form feed, a bell, DEL.
+  EXPECT_EQ(TomlQuoted("a\fe\r\x07\x7f\tz"), "\"a\\fe\\r\\u0007\\u007F\tz\"");
+  EXPECT_EQ(TomlLiteralOrQuoted("x\fy"), "\"x\\fy\"");
 }
 
 TEST(Text, CapTextCutsAtALineWithANote) {
