@@ -51,7 +51,10 @@ struct HelperEffects {
 // of the caller's variables, whether it communicates, and its stream; then drops the calls of
 // helpers that touch none of the caller's variables, and renumbers the ops. Helper effects are summarised per
 // function and carried up the call chain until nothing changes (recursion ends there too).
-void CarryHelperEffects(Analysis* a) {
+// `handle_streams`: every stream each cuBLAS handle is ever given (cublasSetStream). A GEMM on a
+// handle the helper takes as a parameter runs on that handle's stream: at a call site, the one
+// stream the handle passed is ever given (not known when it is given several, or none).
+void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::string>>& handle_streams) {
   std::map<std::string, std::vector<std::string>> params;
   for (const auto& f : a->functions)
     if (!params.count(f.name)) params[f.name] = f.params;
@@ -71,9 +74,21 @@ void CarryHelperEffects(Analysis* a) {
     for (const auto& w : op.writes)
       if (int i = param_of(op.function, w); i >= 0) e.writes.insert(i);
     e.comm |= IsComm(op);
+    if (op.kind == "gemm" && op.stream.empty() && !op.args.empty())
+      if (int hi = param_of(op.function, op.args[0]); hi >= 0) {
+        e.streams.insert("#h" + std::to_string(hi));
+        continue;
+      }
     const int si = param_of(op.function, op.stream);
     e.streams.insert(si >= 0 ? "#" + std::to_string(si) : (op.stream.empty() ? "default" : op.stream));
   }
+  // "#h<j>": the stream of the handle the caller passes as argument j (a parameter of the caller's
+  // again, or the one stream that handle is ever given; "" when not known).
+  auto handle_stream_of = [&](const AnalyzedOp& call, const std::string& arg) {
+    if (int i = param_of(call.function, arg); i >= 0) return "#h" + std::to_string(i);
+    auto it = handle_streams.find(BufferBase(arg));
+    return it != handle_streams.end() && it->second.size() == 1 ? *it->second.begin() : std::string();
+  };
   auto arg_text = [](const AnalyzedOp& call, int j) { return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string(); };
   for (size_t round = 0; round <= a->functions.size(); ++round) {
     bool changed = false;
@@ -89,7 +104,10 @@ void CarryHelperEffects(Analysis* a) {
       e.comm |= g.comm;
       for (const auto& st : g.streams) {
         std::string mine = st;
-        if (st[0] == '#') {
+        if (st.rfind("#h", 0) == 0) {
+          mine = handle_stream_of(call, arg_text(call, std::stoi(st.substr(2))));
+          if (mine.empty()) continue;
+        } else if (st[0] == '#') {
           const std::string arg = arg_text(call, std::stoi(st.substr(1)));
           const int i = param_of(call.function, arg);
           mine = i >= 0 ? "#" + std::to_string(i) : arg;
@@ -113,7 +131,10 @@ void CarryHelperEffects(Analysis* a) {
       op.contains_comm = g.comm;
       if (g.streams.size() == 1) {
         const std::string& st = *g.streams.begin();
-        op.stream = st[0] == '#' ? arg_text(op, std::stoi(st.substr(1))) : st;
+        op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, arg_text(op, std::stoi(st.substr(2))))
+                    : st[0] == '#'         ? arg_text(op, std::stoi(st.substr(1)))
+                                           : st;
+        if (op.stream.rfind("#h", 0) == 0) op.stream.clear();  // the caller's caller's handle: not known here
       }
     }
     renumber[op.index] = static_cast<int>(kept.size());
@@ -315,7 +336,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     }
     a.ops.push_back(std::move(op));
   }
-  CarryHelperEffects(&a);
+  CarryHelperEffects(&a, handle_streams);
   for (auto& g : a.groups) {
     int sends = 0, recvs = 0, colls = 0;
     std::set<std::string> send_peers, recv_peers;

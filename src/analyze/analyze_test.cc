@@ -173,6 +173,16 @@ TEST_P(AnalyzeCorpus, AGlobalHandleRunsOnTheStreamMainGivesIt) {
   }
 }
 
+// A helper defined before main GEMMs on the handle it is passed: at the call, the one stream main
+// gives that handle (the helper's own op: not known), so no race with the all-reduce on it.
+TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {
+  Analysis a = Analyze(CorpusFile("handle_parameter.cu"), GetParam());
+  ASSERT_NE(Find(a, "gemm"), nullptr);
+  EXPECT_EQ(Find(a, "gemm")->stream, "stream");
+  EXPECT_TRUE(HasEdge(a, "gemm", "ncclAllReduce", "y"));
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
+}
+
 TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
   for (const auto& e : a.edges) {

@@ -5,6 +5,7 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -350,6 +351,18 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
       // cuBLAS's v2 API: `cublasSgemm` as written is cublasSgemm_v2 once cublas_v2.h's macro expands.
       bool read = ReadCallAt(*st->blank, offset, &read_name, &config, &args, &end) &&
                   (read_name == name || read_name + "_v2" == name);
+      if (!read) {  // a member call (`fc1.forward(...)`, `p->step(...)`): the cursor starts at the object
+        const std::string& b = *st->blank;
+        for (size_t at = b.find(name, offset); at != std::string::npos && at < offset + 512; at = b.find(name, at + 1)) {
+          const bool member = at > 0 && (b[at - 1] == '.' || b[at - 1] == '>');
+          const bool word_end = at + name.size() >= b.size() || !(std::isalnum(static_cast<unsigned char>(b[at + name.size()])) ||
+                                                                   b[at + name.size()] == '_');
+          if (!member || !word_end) continue;
+          read = ReadCallAt(b, at, &read_name, &config, &args, &end) && read_name == name;
+          if (read) offset = static_cast<unsigned>(at);
+          break;
+        }
+      }
       if (read) {
         name = read_name;
         RawCall call;
