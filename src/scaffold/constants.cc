@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <regex>
@@ -14,11 +15,27 @@ namespace cuco::scaffold_internal {
 namespace {
 
 // Where a constant may start: a #define, the type of a const declaration, an option's default.
+enum HitKind {
+  kDefine,          // #define N 4096
+  kConstDecl,       // const int M = ..., K = ...;
+  kOptionDefault,   // get_arg(argc, argv, "--m", 4096)
+  kArgvTernary,     // M = argc > 1 ? atoi(argv[1]) : 4096
+  kArgvIf,          // if (argc > 1) M = atoi(argv[1]);   (default: M's last `= value` before it)
+  kEnvTernary,      // S = getenv("SEQ") ? atoi(getenv("SEQ")) : 2048
+  kEnvHelper,       // env_int("SEQ", 2048)
+  kEnvVariable,     // const char* s = getenv("SEQ");   (default: a later `S = s ? ... : 2048`)
+};
+
 struct Hit {
   size_t offset;
-  int kind;  // 0 define, 1 const declaration, 2 option default
+  HitKind kind;
   std::smatch m;
 };
+
+// A call that reads a number from a string: atoi(, std::stoi(, static_cast<int>(strtol(, ...
+constexpr const char* kNumberFrom = R"((?:static_cast\s*<[\w:\s]+>\s*\(\s*)?(?:\(\s*[\w:]+\s*\)\s*)?(?:std\s*::\s*)?(?:atoi|atol|atoll|stoi|stol|stoll|stoul|stoull|strtol|strtoll|strtoul|strtoull)\s*\(\s*)";
+// The variable or member assigned: M, cfg.M, cfg->M (group 1).
+constexpr const char* kAssigned = R"(([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)\s*=\s*)";
 
 std::vector<Hit> ConstantHits(const std::string& code) {
   std::vector<Hit> hits;
@@ -26,7 +43,20 @@ std::vector<Hit> ConstantHits(const std::string& code) {
   static const std::regex const_re(
       R"(\b(?:static\s+|inline\s+)*(?:constexpr|const)\s+(?:static\s+)?(?:(?:unsigned|signed)\s+)?(?:long\s+long|long|int|short|unsigned|auto|(?:std::)?size_t|(?:std::)?u?int(?:8|16|32|64)_t)(?:\s+int)?\s+(?=[A-Za-z_]))");
   static const std::regex option_re(R"xx("(-{1,2}[A-Za-z][\w-]*)"\s*,\s*([^,()";]+?)\s*\))xx");
-  for (auto [re, kind] : {std::pair{&define_re, 0}, std::pair{&const_re, 1}, std::pair{&option_re, 2}})
+  static const std::regex argv_ternary_re(std::string(kAssigned) + R"(\(?\s*argc\s*>=?\s*\d+\s*\)?\s*\?\s*)" + kNumberFrom +
+                                          R"(argv\s*\[\s*(\d+)\s*\](?:::|[^:;])*:(?!:)\s*([^;,)}]+))");
+  static const std::regex argv_if_re(std::string(R"(\bif\s*\(\s*argc\s*>=?\s*\d+\s*\)\s*\{?\s*)") + kAssigned + kNumberFrom +
+                                     R"(argv\s*\[\s*(\d+)\s*\])");
+  static const std::regex env_ternary_re(
+      std::string(kAssigned) + R"xx(\(?\s*(?:std\s*::\s*)?getenv\s*\(\s*"([A-Za-z_]\w*)"\s*\)\s*(?:!=\s*(?:nullptr|NULL|0)\s*)?\)?\s*\?(?:::|[^:;])*:(?!:)\s*([^;,)}]+))xx");
+  static const std::regex env_helper_re(
+      R"xx(\b[A-Za-z_]*(?:env|Env|ENV)\w*\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*"([A-Za-z_]\w*)"\s*,\s*([^,()";]+?)\s*\))xx");
+  static const std::regex env_variable_re(
+      R"xx(\bchar\s*(?:const\s*)?\*\s*([A-Za-z_]\w*)\s*=\s*(?:std\s*::\s*)?getenv\s*\(\s*"([A-Za-z_]\w*)"\s*\))xx");
+  for (auto [re, kind] : {std::pair{&define_re, kDefine}, std::pair{&const_re, kConstDecl}, std::pair{&option_re, kOptionDefault},
+                          std::pair{&argv_ternary_re, kArgvTernary}, std::pair{&argv_if_re, kArgvIf},
+                          std::pair{&env_ternary_re, kEnvTernary}, std::pair{&env_helper_re, kEnvHelper},
+                          std::pair{&env_variable_re, kEnvVariable}})
     for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
       hits.push_back({static_cast<size_t>(it->position(0)), kind, *it});
   std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.offset < b.offset; });
@@ -67,32 +97,89 @@ std::optional<std::vector<std::pair<std::string, size_t>>> Declarators(const std
 
 }  // namespace
 
+namespace {
+
+// M from cfg.M or cfg->M: the name a passed value is known by.
+std::string LastComponent(const std::string& assigned) {
+  const size_t dot = assigned.find_last_of(".>");
+  return dot == std::string::npos ? assigned : assigned.substr(dot + 1);
+}
+
+// The value of the last `name = <value>` (a declaration's or member's default) in code[0, before),
+// when it is a constant expression of `known`.
+std::optional<int64_t> LastAssignedBefore(const std::string& code, size_t before, const std::string& name,
+                                          const std::map<std::string, int64_t>& known) {
+  const std::regex re("(^|[^\\w.>])" + name + R"(\s*=\s*([^;,(){}=]+?)\s*[;,])");
+  std::optional<int64_t> value;
+  const auto end = code.begin() + static_cast<std::ptrdiff_t>(before);
+  for (auto it = std::sregex_iterator(code.begin(), end, re); it != std::sregex_iterator(); ++it)
+    if (auto v = EvalIntExpr(Trim((*it)[2].str()), known)) value = v;
+  return value;
+}
+
+}  // namespace
+
+bool Passed(const FoundConstant& c) { return c.option || c.argv_index > 0 || !c.env.empty(); }
+
 std::vector<FoundConstant> FindConstants(const std::string& code) {
   std::vector<FoundConstant> found;
   std::map<std::string, int64_t> known;
   auto add = [&](FoundConstant c) {
-    if (!c.option) known[c.name] = c.value;
+    if (!Passed(c)) known[c.name] = c.value;
     found.push_back(std::move(c));
+  };
+  auto add_argv = [&](const std::string& assigned, const std::string& index, std::optional<int64_t> v, size_t at) {
+    const int i = std::atoi(index.c_str());
+    if (v && i > 0 && i < 64)
+      add({LastComponent(assigned), *v, LineOf(code, at), "default of argv[" + index + "] (" + LastComponent(assigned) + ")", false, i,
+           ""});
+  };
+  auto add_env = [&](const std::string& env, std::optional<int64_t> v, size_t at) {
+    if (v) add({env, *v, LineOf(code, at), "default of $" + env, false, 0, env});
   };
   static const std::regex declarator_re(R"(^\s*([A-Za-z_]\w*)\s*(?:=\s*([\s\S]+?)|\{([\s\S]+?)\})\s*$)");
   for (const Hit& h : ConstantHits(code)) {
-    if (h.kind == 0) {
-      const std::string name = h.m[2].str();
-      auto v = EvalIntExpr(Trim(h.m[3].str()), known);
-      if (v) add({name, *v, LineOf(code, h.offset + h.m[1].length()), "#define", false});
-    } else if (h.kind == 2) {
-      std::string opt = h.m[1].str();
-      auto v = EvalIntExpr(h.m[2].str(), known);
-      if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true});
-    } else {
-      auto decls = Declarators(code, h.offset + h.m[0].length());
-      if (!decls) continue;
-      for (const auto& [text, at] : *decls) {
-        std::smatch dm;
-        if (!std::regex_match(text, dm, declarator_re)) continue;
-        const std::string expr = dm[2].matched ? dm[2].str() : dm[3].str();
-        auto v = EvalIntExpr(Trim(expr), known);
-        if (v) add({dm[1].str(), *v, LineOf(code, at + dm.position(1)), "const", false});
+    switch (h.kind) {
+      case kDefine: {
+        const std::string name = h.m[2].str();
+        auto v = EvalIntExpr(Trim(h.m[3].str()), known);
+        if (v) add({name, *v, LineOf(code, h.offset + h.m[1].length()), "#define", false});
+        break;
+      }
+      case kOptionDefault: {
+        std::string opt = h.m[1].str();
+        auto v = EvalIntExpr(h.m[2].str(), known);
+        if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true});
+        break;
+      }
+      case kArgvTernary: add_argv(h.m[1].str(), h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
+      case kArgvIf:
+        add_argv(h.m[1].str(), h.m[2].str(), LastAssignedBefore(code, h.offset, LastComponent(h.m[1].str()), known),
+                 static_cast<size_t>(h.m.position(1)));
+        break;
+      case kEnvTernary: add_env(h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
+      case kEnvHelper: add_env(h.m[1].str(), EvalIntExpr(Trim(h.m[2].str()), known), h.offset); break;
+      case kEnvVariable: {  // the first `X = var ? ... : default` after it
+        const std::string var = h.m[1].str();
+        const std::regex use(std::string(kAssigned) + R"(\(?\s*)" + var +
+                             R"(\s*(?:!=\s*(?:nullptr|NULL|0)\s*)?\)?\s*\?(?:::|[^:;])*:(?!:)\s*([^;,)}]+))");
+        std::smatch um;
+        const auto from = code.begin() + static_cast<std::ptrdiff_t>(h.offset + h.m.length(0));
+        if (std::regex_search(from, code.end(), um, use))
+          add_env(h.m[2].str(), EvalIntExpr(Trim(um[2].str()), known), h.offset);
+        break;
+      }
+      case kConstDecl: {
+        auto decls = Declarators(code, h.offset + h.m[0].length());
+        if (!decls) break;
+        for (const auto& [text, at] : *decls) {
+          std::smatch dm;
+          if (!std::regex_match(text, dm, declarator_re)) continue;
+          const std::string expr = dm[2].matched ? dm[2].str() : dm[3].str();
+          auto v = EvalIntExpr(Trim(expr), known);
+          if (v) add({dm[1].str(), *v, LineOf(code, at + dm.position(1)), "const", false});
+        }
+        break;
       }
     }
   }
@@ -128,7 +215,7 @@ ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& 
       l == "runs" || l == "nruns" || l == "steps" || l == "nsteps" || l == "num_steps")
     return ConstRole::kIters;
   if (Contains(l, "seed") || Contains(l, "verbose") || Contains(l, "debug") || Contains(l, "rank") ||
-      Contains(l, "device") || Contains(l, "gpu") || Contains(l, "root"))
+      Contains(l, "device") || Contains(l, "gpu") || Contains(l, "root") || Contains(l, "port"))
     return ConstRole::kIgnored;
   for (const char* p : {"OMPI_", "MPICH_", "MPI_", "CUDA", "NCCL", "CUBLAS", "_"})
     if (c.name.rfind(p, 0) == 0) return ConstRole::kIgnored;

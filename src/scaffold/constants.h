@@ -1,6 +1,9 @@
 // The integer constants of a program, and what each is for: `#define N 4096`,
 // `const int M = 8192, K = 2 * M;` (constexpr, static, integer types), and the defaults of
-// `--m`-style options (`get_arg(argc, argv, "--m", 4096)`). Values are evaluated with
+// `--m`-style options (`get_arg(argc, argv, "--m", 4096)`), of positional arguments
+// (`M = argc > 1 ? atoi(argv[1]) : 4096`, `if (argc > 1) M = atoi(argv[1]);` after `int M = 4096;`)
+// and of environment variables (`getenv("SEQ") ? atoi(getenv("SEQ")) : 2048`, a helper
+// `env_int("SEQ", 2048)`, `const char* s = getenv("SEQ"); ... s ? atoi(s) : 2048`). Values are evaluated with
 // EvalIntExpr over the constants found earlier in the file; anything that is not a constant
 // expression of those is left out.
 //
@@ -17,12 +20,19 @@
 namespace cuco::scaffold_internal {
 
 struct FoundConstant {
-  std::string name;   // as the program spells it (options: with their dashes, "--m")
+  std::string name;   // as the program spells it (options: with their dashes, "--m"; environment
+                      // variables: the variable, "SEQ"; positional arguments: the variable set, "M")
   int64_t value = 0;
   int line = 0;
-  std::string how;    // "#define", "const", "default of --m"
+  std::string how;    // "#define", "const", "default of --m", "default of argv[1]", "default of $SEQ"
   bool option = false;
+  int argv_index = 0;  // > 0: the default of argv[argv_index]
+  std::string env;     // non-empty: the default of this environment variable
 };
+
+// The program reads `c` from its command line or its environment, so a harness can pass another
+// value: an option, a positional argument or an environment variable.
+bool Passed(const FoundConstant& c);
 
 std::vector<FoundConstant> FindConstants(const std::string& code);
 

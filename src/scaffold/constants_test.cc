@@ -38,6 +38,33 @@ TEST(ConstantsTest, DefinesConstsAndOptionDefaultsInSourceOrder) {
   EXPECT_TRUE(found[4].option);
 }
 
+TEST(ConstantsTest, PositionalAndEnvironmentDefaults) {
+  const std::string code = StripComments(
+      "static int env_int(const char* n, int d) { const char* v = getenv(n); return v ? atoi(v) : d; }\n"  // 1
+      "int main(int argc, char** argv) {\n"                                                              // 2
+      "  Config cfg;\n"                                                                                  // 3
+      "  cfg.tokens = argc > 1 ? std::atoi(argv[1]) : 8192;\n"                                           // 4
+      "  int hidden = 4096, ffn = 4 * 4096;\n"                                                           // 5
+      "  if (argc > 2) hidden = atoi(argv[2]);\n"                                                        // 6
+      "  const int seq = getenv(\"SEQ\") ? atoi(getenv(\"SEQ\")) : 2048;\n"                          // 7
+      "  const int heads = env_int(\"HEADS\", 32);\n"                                                   // 8
+      "  const char* b = std::getenv(\"BATCH\");\n"                                                     // 9
+      "  int batch = b != nullptr ? std::stoi(b) : 16;\n"                                                // 10
+      "}\n");
+  const auto found = FindConstants(code);
+  std::vector<std::string> got;
+  for (const auto& c : found)
+    got.push_back(c.name + "=" + std::to_string(c.value) + "@" + std::to_string(c.line) + " argv" +
+                  std::to_string(c.argv_index) + " env:" + c.env + " " + (Passed(c) ? "passed" : "fixed"));
+  EXPECT_EQ(got, (std::vector<std::string>{"tokens=8192@4 argv1 env: passed", "hidden=4096@6 argv2 env: passed",
+                                           "SEQ=2048@7 argv0 env:SEQ passed", "HEADS=32@8 argv0 env:HEADS passed",
+                                           "BATCH=16@9 argv0 env:BATCH passed"}));
+  EXPECT_EQ(found[0].how, "default of argv[1] (tokens)");
+  EXPECT_EQ(found[2].how, "default of $SEQ");
+  // A port read from the environment is no size.
+  EXPECT_EQ(ClassifyConstant({"MASTER_PORT", 29500, 1, "", false, 0, "MASTER_PORT"}, {}), ConstRole::kIgnored);
+}
+
 TEST(ConstantsTest, ParametersFunctionsAndCommentsAreNotConstants) {
   const std::string code = StripComments(
       "void f(const int n, const int m);\n"

@@ -9,7 +9,7 @@ HarnessSizes SplitConstants(const std::vector<FoundConstant>& constants, const s
   HarnessSizes h;
   std::set<std::string> names;
   for (const auto& c : constants) {
-    GuessedInt g{SizeName(c), c.value, fmt::format("{}:{}: {}{}", file, c.line, c.how, c.option ? "" : " " + c.name)};
+    GuessedInt g{SizeName(c), c.value, fmt::format("{}:{}: {}{}", file, c.line, c.how, Passed(c) ? "" : " " + c.name)};
     switch (ClassifyConstant(c, world_vars)) {
       case ConstRole::kSize:
         if (names.insert(g.name).second && h.sizes.size() < 16) h.sizes.push_back(g);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -124,6 +125,23 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
   return false;
 }
 
+// A host clock: the program's own timing, which the harness does itself (and the deny list keeps
+// out of EVOLVE blocks).
+bool HostClock(const Tok& t) {
+  return t.ident && (t.text == "chrono" || t.text == "clock_gettime" || t.text == "gettimeofday");
+}
+
+// The device or communication work a statement does: a CUDA/library/NCCL/MPI call or a launch.
+bool DoesWork(const std::vector<Tok>& t, size_t from, size_t to) {
+  for (size_t i = from; i <= to && i < t.size(); ++i) {
+    if (t[i].text == "<" && i + 2 <= to && t[i + 1].text == "<" && t[i + 2].text == "<") return true;
+    if (!t[i].ident) continue;
+    for (const char* p : {"nccl", "cuda", "cublas", "cudnn", "MPI_"})
+      if (t[i].text.rfind(p, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
@@ -197,6 +215,31 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     }
     ++i;
   }
+  // A loop that is not timed itself but holds one that is (a sweep over message sizes around
+  // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`): the timed one is the iteration.
+  // Timed: the statement just before it starts a clock.
+  auto timed = [&](size_t loop_tok) {
+    if (loop_tok == 0 || t[loop_tok - 1].text != ";") return false;
+    size_t b = loop_tok - 1;
+    while (b > 0 && t[b - 1].text != ";" && t[b - 1].text != "{" && t[b - 1].text != "}") --b;
+    for (size_t k = b; k < loop_tok; ++k)
+      if (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime" ||
+                         t[k].text == "gettimeofday" || t[k].text == "clock_gettime"))
+        return true;
+    return false;
+  };
+  int sweep_line = 0;
+  while (best < t.size() && !timed(best)) {
+    size_t inner = t.size(), inner_end = t.size();
+    for (size_t i = Match(t, best + 1) + 1; i < best_end; ++i)
+      if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
+        const size_t end = StatementEnd(t, i);
+        if (end < best_end && Calls(t, i, end, names) && timed(i)) inner = i, inner_end = end;
+      }
+    if (inner >= t.size()) break;
+    if (sweep_line == 0) sweep_line = t[best].line;
+    best = inner, best_end = inner_end;
+  }
   if (best >= t.size())
     return Status::InvalidArgument(fmt::format(
         "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
@@ -215,6 +258,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.end = t[best_end].end;
   loop.line = t[best].line;
   loop.end_line = t[best_end].line;
+  loop.sweep_line = sweep_line;
   for (const auto& l : lambdas)
     if (Calls(t, best, best_end, {l.name})) loop.lambdas.push_back(l);
   const size_t header_close = Match(t, best + 1);
@@ -266,22 +310,45 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     out = text.substr(0, loop.begin) + serve + text.substr(loop.end, loop.main_name - loop.end) + "cuco_program_main" +
           text.substr(loop.main_name + 4);
   out += "\n// cuco init: the program's entry point, called on the program's own thread.\n";
+  std::string envs;  // sizes the program reads from its environment: what its getenv answers
+  std::vector<const TimedLoop::SizeFlag*> positional, options;
+  for (const TimedLoop::SizeFlag& f : loop.size_flags) {
+    if (!f.env.empty())
+      envs += fmt::format("  cuco_program::env_size(\"{}\", \"{}\", {});\n", f.env, f.size, f.value);
+    else if (f.position > 0)
+      positional.push_back(&f);
+    else
+      options.push_back(&f);
+  }
+  std::stable_sort(positional.begin(), positional.end(),
+                   [](const TimedLoop::SizeFlag* a, const TimedLoop::SizeFlag* b) { return a->position < b->position; });
   if (!loop.main_takes_args) {
-    out += "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n";
-  } else if (loop.rank_flag.empty() && loop.world_flag.empty() && loop.size_flags.empty()) {
-    out += "static int cuco_program_entry(int argc, char** argv) { return cuco_program_main(argc, argv); }\n";
-  } else {  // the program takes its rank, rank count and sizes as flags: the harness's
-    out += "static int cuco_program_entry(int, char** argv) {\n";
+    out += envs.empty() ? "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n"
+                        : "static int cuco_program_entry(int, char**) {\n" + envs + "  return cuco_program_main();\n}\n";
+  } else if (loop.rank_flag.empty() && loop.world_flag.empty() && positional.empty() && options.empty()) {
+    out += envs.empty()
+               ? "static int cuco_program_entry(int argc, char** argv) { return cuco_program_main(argc, argv); }\n"
+               : "static int cuco_program_entry(int argc, char** argv) {\n" + envs + "  return cuco_program_main(argc, argv);\n}\n";
+  } else {  // the program takes its rank, rank count and sizes as arguments: the harness's
+    out += "static int cuco_program_entry(int, char** argv) {\n" + envs;
     out += "  std::string cuco_rank = std::to_string(cuco_program::rank()), cuco_world = std::to_string(cuco_program::world());\n";
     out += "  std::vector<char*> args = {argv[0]};\n";
+    for (size_t i = 0; i < positional.size(); ++i) {
+      const TimedLoop::SizeFlag& f = *positional[i];
+      out += f.size.empty()
+                 ? fmt::format("  static char arg{0}[] = \"{1}\";\n  args.push_back(arg{0});\n", i, f.value)
+                 : fmt::format("  std::string arg{0} = std::to_string(cuco_program::size_or(\"{1}\", {2}));\n"
+                               "  args.push_back(arg{0}.data());\n",
+                               i, f.size, f.value);
+    }
     if (!loop.rank_flag.empty())
       out += fmt::format("  static char rank_flag[] = \"{}\";\n  args.push_back(rank_flag);\n  args.push_back(cuco_rank.data());\n",
                          loop.rank_flag);
     if (!loop.world_flag.empty())
       out += fmt::format("  static char world_flag[] = \"{}\";\n  args.push_back(world_flag);\n  args.push_back(cuco_world.data());\n",
                          loop.world_flag);
-    for (size_t i = 0; i < loop.size_flags.size(); ++i) {
-      const TimedLoop::SizeFlag& f = loop.size_flags[i];
+    for (size_t i = 0; i < options.size(); ++i) {
+      const TimedLoop::SizeFlag& f = *options[i];
       out += fmt::format(
           "  static char size_flag{0}[] = \"{1}\";\n  std::string size{0} = std::to_string(cuco_program::size_or(\"{2}\", {3}));\n"
           "  args.push_back(size_flag{0});\n  args.push_back(size{0}.data());\n",
@@ -291,6 +358,57 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     out += "  return cuco_program_main(static_cast<int>(args.size()) - 1, args.data());\n}\n";
   }
   return out;
+}
+
+std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped) {
+  const std::vector<Tok> t = Scan(body);
+  if (t.empty() || t.front().text != "{") return body;
+  const size_t close = Match(t, 0);
+  struct Statement {
+    size_t first, last;
+    bool timing;
+    std::string declares;  // `auto start = ...`: start
+  };
+  std::vector<Statement> statements;
+  for (size_t i = 1; i < close;) {
+    const size_t e = std::min(StatementEnd(t, i), close - 1);
+    bool clock = false;
+    for (size_t k = i; k <= e; ++k) clock |= HostClock(t[k]);
+    Statement st{i, e, clock && !DoesWork(t, i, e), ""};
+    int depth = 0;
+    for (size_t k = i; k <= e && st.timing; ++k) {
+      if (t[k].text == "(" || t[k].text == "[" || t[k].text == "{") ++depth;
+      if (t[k].text == ")" || t[k].text == "]" || t[k].text == "}") --depth;
+      if (depth == 0 && t[k].text == "=" && k > i + 1 && t[k - 1].ident && k + 1 <= e && t[k + 1].text != "=") {
+        st.declares = t[k - 1].text;
+        break;
+      }
+    }
+    statements.push_back(st);
+    i = e + 1;
+  }
+  // A variable a timing statement declares must not be used by a statement that stays.
+  for (const Statement& d : statements) {
+    if (!d.timing || d.declares.empty()) continue;
+    for (const Statement& k : statements)
+      if (!k.timing)
+        for (size_t x = k.first; x <= k.last; ++x)
+          if (t[x].ident && t[x].text == d.declares) return body;
+  }
+  std::string out = body;
+  for (const Statement& st : statements) {
+    if (!st.timing) continue;
+    for (size_t c = t[st.first].begin; c < t[st.last].end; ++c)
+      if (out[c] != '\n') out[c] = ' ';
+    if (dropped != nullptr) dropped->push_back(t[st.first].begin);
+  }
+  return out;
+}
+
+std::string TimedLoop::SizeFlag::Spelling() const {
+  if (!env.empty()) return "$" + env;
+  if (position > 0) return "argv[" + std::to_string(position) + "]";
+  return flag;
 }
 
 std::string RewriteMpiIncludes(const std::string& text) {
@@ -352,7 +470,23 @@ std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!t[i].ident) continue;
     size_t open = i + 1;
-    if (t[open].text == "<" && open + 2 < t.size() && t[open + 1].text == "<" && t[open + 2].text == "<") {
+    const auto launch = [&](size_t at) {
+      return at + 2 < t.size() && t[at].text == "<" && t[at + 1].text == "<" && t[at + 2].text == "<";
+    };
+    if (t[open].text == "<" && !launch(open)) {  // template arguments: kernel<256><<<...>>>, f<float>(...)
+      int angles = 0, parens = 0;
+      size_t k = open;
+      for (; k < t.size() && k < open + 64; ++k) {
+        const std::string& x = t[k].text;
+        if (x == ";" || x == "{" || x == "}") break;
+        if (x == "(") ++parens;
+        if (x == ")" && --parens < 0) break;
+        if (parens == 0 && x == "<") ++angles;
+        if (parens == 0 && x == ">" && --angles == 0) break;
+      }
+      if (k < t.size() && angles == 0 && t[k].text == ">") open = k + 1;
+    }
+    if (open < t.size() && launch(open)) {
       // kernel<<<...>>>(args)
       size_t k = open + 3;
       int closing = 0;

@@ -28,6 +28,7 @@ struct TimedLoop {
   std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
   std::string loop_var_init;     // its first value ("0"): every harness iteration is the first pass
   int end_line = 0;              // 1-based line of the loop's last character
+  int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
   // each statement's [begin, end) and its lines.
   struct Lambda {
@@ -39,11 +40,18 @@ struct TimedLoop {
   // Command-line flags main reads its rank and rank count from (`"--rank"`, `"--world"`), "" when
   // none: the entry point passes the harness's.
   std::string rank_flag, world_flag;
-  // Options main reads a size from (`arg_int(argc, argv, "--batch", 512)`): the entry point passes
-  // each as `--batch <the workload's size "batch", 512 when the stage has none>`.
+  // Where the program reads a size from, and how the entry point passes the workload's size
+  // `size` (`value`, the program's default, when the stage has none):
+  //   an option (`arg_int(argc, argv, "--batch", 512)`): `flag` "--batch", passed as `--batch <v>`;
+  //   a positional argument (`argc > 1 ? atoi(argv[1]) : 4096`): `position` 1, passed as argv[1]
+  //     (every position from 1 to the last one is passed: `size` "" passes `value` as it is);
+  //   an environment variable (`getenv("SEQ")`): `env` "SEQ", what the program's getenv answers.
   struct SizeFlag {
     std::string flag, size;
     int64_t value = 0;
+    int position = 0;
+    std::string env;
+    std::string Spelling() const;  // "--batch", "argv[1]", "$SEQ"
   };
   std::vector<SizeFlag> size_flags;
 };
@@ -55,6 +63,13 @@ struct TimedLoop {
 // program's threads run), npos for the whole function.
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
                                 const std::string& loop_function = "main", size_t within = std::string::npos);
+
+// `body` ("{ ... }", a timed loop's) without the statements at its top level that read a host
+// clock (std::chrono, clock_gettime, gettimeofday) and do no device, library, NCCL or MPI work:
+// the program's own timing, which the harness does itself. Each is blanked (lines kept) and its
+// offset in `body` added to *dropped. `body` unchanged when a statement that stays uses a variable
+// one of them declares.
+std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped);
 
 // `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds);

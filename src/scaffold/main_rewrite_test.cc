@@ -1,5 +1,7 @@
 #include "scaffold/main_rewrite.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace cuco::scaffold_internal {
@@ -81,12 +83,64 @@ TEST(Definitions, FoundWithTheirLines) {
   EXPECT_FALSE(DefinitionLines(text, "f", &b, &e));
 }
 
+TEST(TimedLoop, ASweepsTimedInnerLoopIsTheIteration) {
+  const std::string text =
+      "int main() {\n"                                                         // 1
+      "  for (size_t bytes = 1 << 20; bytes <= 1 << 26; bytes <<= 2) {\n"      // 2
+      "    fill(sendbuf, bytes);\n"                                            // 3
+      "    for (int i = 0; i < 5; ++i) ncclAllReduce(sendbuf, recvbuf);\n"     // 4: warm-up
+      "    cudaEventRecord(start, s);\n"                                       // 5
+      "    for (int i = 0; i < iters; ++i) {\n"                                // 6
+      "      ncclAllReduce(sendbuf, recvbuf);\n"                               // 7
+      "    }\n"                                                                // 8
+      "    cudaEventRecord(stop, s);\n"                                        // 9
+      "  }\n"                                                                  // 10
+      "}\n";
+  auto loop = FindTimedLoop("m.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 6);
+  EXPECT_EQ(loop->end_line, 8);
+  EXPECT_EQ(loop->sweep_line, 2);
+  // A timed outer loop keeps its inner loops (the layers of one step).
+  const std::string layers =
+      "int main() {\n  cudaEventRecord(start, s);\n  for (int it = 0; it < 20; ++it) {\n    x = 1;\n"
+      "    for (int l = 0; l < L; ++l) ncclAllReduce(a, b);\n  }\n}\n";
+  auto outer = FindTimedLoop("m.cu", layers, {"ncclAllReduce"});
+  ASSERT_TRUE(outer.ok()) << outer.status().message();
+  EXPECT_EQ(outer->line, 3);
+}
+
 TEST(Calls, KernelsAndFunctions) {
   const auto calls = CallsIn("{ step(a, f(b)); kern<<<g, 256, 0, s>>>(x, y); }");
   ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0], (std::pair<std::string, std::string>{"step", "a, f(b)"}));
   EXPECT_EQ(calls[1], (std::pair<std::string, std::string>{"f", "b"}));
   EXPECT_EQ(calls[2], (std::pair<std::string, std::string>{"kern", "x, y"}));
+  // Template arguments before the launch or the call; a comparison is no call.
+  const auto templated = CallsIn("{ ln<256, (K > 2)><<<g, 256>>>(x, y); cast<float>(z); while (a < n && b > 0) {} }");
+  ASSERT_EQ(templated.size(), 3u);  // the last one is `while`: CallsIn reads no keywords
+  EXPECT_EQ(templated[2].first, "while");
+  EXPECT_EQ(templated[0], (std::pair<std::string, std::string>{"ln", "x, y"}));
+  EXPECT_EQ(templated[1], (std::pair<std::string, std::string>{"cast", "z"}));
+}
+
+TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
+  std::vector<size_t> dropped;
+  const std::string body =
+      "{\n  MPI_Barrier(c);\n  auto t0 = std::chrono::steady_clock::now();\n  step(x);\n"
+      "  auto t1 = std::chrono::steady_clock::now();\n  if (i >= 5) ms += std::chrono::duration<double>(t1 - t0).count();\n}";
+  const std::string out = DropHostTiming(body, &dropped);
+  EXPECT_EQ(dropped.size(), 3u);
+  EXPECT_EQ(out.find("chrono"), std::string::npos) << out;
+  EXPECT_NE(out.find("MPI_Barrier(c);\n"), std::string::npos);
+  EXPECT_NE(out.find("step(x);"), std::string::npos);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(body.begin(), body.end(), '\n'));
+  // A clock read the iteration's work uses stays (and the deny list says so).
+  const std::string used = "{ auto t0 = std::chrono::steady_clock::now(); step(x, t0); }";
+  EXPECT_EQ(DropHostTiming(used, &dropped), used);
+  // A statement doing device work with the clock stays.
+  const std::string work = "{ log(std::chrono::steady_clock::now(), cudaDeviceSynchronize()); }";
+  EXPECT_EQ(DropHostTiming(work, &dropped), work);
 }
 
 }  // namespace

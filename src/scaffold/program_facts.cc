@@ -90,9 +90,14 @@ void NoteProgramShape(ProgramFacts& f) {
 
 // Libraries, in the order the builder is usually given them.
 void GuessLibs(ProgramFacts& f) {
+  // The main file's calls and every file's ops (a GEMM in the program's other source).
   auto calls_prefix = [&](const std::string& p, const char* not_prefix = nullptr) {
+    auto is = [&](const std::string& n) { return n.rfind(p, 0) == 0 && (!not_prefix || n.rfind(not_prefix, 0) != 0); };
     for (const auto& [n, line] : f.called)
-      if (n.rfind(p, 0) == 0 && (!not_prefix || n.rfind(not_prefix, 0) != 0)) return true;
+      if (is(n)) return true;
+    if (f.analysis != nullptr)
+      for (const auto& op : f.analysis->ops)
+        if (is(op.api)) return true;
     return false;
   };
   if (calls_prefix("cublasLt")) f.libs.push_back("cublasLt");

@@ -61,7 +61,7 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
 // The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
 // so that the text inside the EVOLVE blocks names no stream, event, device, environment or exit call.
 std::string CandidateSpellings(const std::string& text) {
-  static const std::regex std_prefixed(R"(\bstd\s*::\s*(getenv|exit)\b)");
+  static const std::regex std_prefixed(R"(\bstd\s*::\s*(getenv|exit|abort)\b)");
   const std::string plain = std::regex_replace(text, std_prefixed, "$1");
   std::vector<std::pair<std::string, std::string>> renames;
   for (const char* n : {"StreamCreate", "StreamCreateWithFlags", "StreamCreateWithPriority", "StreamDestroy", "EventCreate",
@@ -70,7 +70,71 @@ std::string CandidateSpellings(const std::string& text) {
     renames.push_back({std::string("cuda") + n, std::string("cuco_program::shim::") + n});
   renames.push_back({"getenv", "cuco_program::program_getenv"});
   renames.push_back({"exit", "cuco_program_exit"});
+  renames.push_back({"abort", "cuco_program_abort"});
   return RenameIdentifiers(plain, renames);
+}
+
+// The sizes the program reads from its command line or environment, as the entry point passes
+// them (TimedLoop::SizeFlag), each with a guess: its options (`--batch 512`, not the rank's or
+// rank count's); its positional arguments, when every position up to the last is a number cuco
+// found that is neither a rank nor a rank count (the non-sizes among them passed as they are) and
+// it takes no flags; its environment variables. Sizes are unique by name.
+std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedLoop& loop, std::vector<std::string>* guesses) {
+  std::vector<TimedLoop::SizeFlag> out;
+  std::set<std::string> names;
+  auto size_of = [&](const FoundConstant& c) {
+    return ClassifyConstant(c, f.world_vars) == ConstRole::kSize && names.insert(SizeName(c)).second ? SizeName(c)
+                                                                                                       : std::string();
+  };
+  std::map<int, const FoundConstant*> positions;
+  for (const FoundConstant& c : f.constants) {
+    if (c.option && loop.main_takes_args && c.name != loop.rank_flag && c.name != loop.world_flag) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({c.name, size, c.value, 0, ""});
+    } else if (!c.env.empty()) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({"", size, c.value, 0, c.env});
+    } else if (c.argv_index > 0 && loop.main_takes_args) {
+      positions.emplace(c.argv_index, &c);
+    }
+  }
+  if (!positions.empty()) {
+    std::string why;
+    const bool flags = !loop.rank_flag.empty() || !loop.world_flag.empty() ||
+                       std::any_of(out.begin(), out.end(), [](const TimedLoop::SizeFlag& z) { return !z.flag.empty(); });
+    if (flags) why = "it also takes flags";
+    for (int p = 1; why.empty() && p <= positions.rbegin()->first; ++p) {
+      auto it = positions.find(p);
+      if (it == positions.end()) {
+        why = fmt::format("argv[{}] is not a number cuco found", p);
+      } else {
+        const ConstRole role = ClassifyConstant(*it->second, f.world_vars);
+        if (role == ConstRole::kWorld || role == ConstRole::kIgnored)
+          why = fmt::format("argv[{}] ({}) is not a size", p, it->second->name);
+      }
+    }
+    if (!why.empty()) {
+      guesses->push_back(fmt::format("{}:{}: the program's positional arguments are not passed ({}): it runs at their "
+                                     "defaults",
+                                     f.file, positions.begin()->second->line, why));
+    } else {
+      for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, ""});
+    }
+  }
+  for (const TimedLoop::SizeFlag& z : out) {
+    if (z.size.empty())
+      guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));
+    else if (!z.env.empty())
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
+                                     z.Spelling(), z.size, z.value, z.env));
+    else if (z.position > 0)
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(),
+                                     z.size, z.value, z.position));
+    else
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
+                                     z.value, z.flag));
+  }
+  return out;
 }
 
 // The function of `file` that main calls exactly once and that reaches the communication (`comm`),
@@ -92,21 +156,62 @@ std::string TimingFunction(const std::string& raw, const Analysis& a, const std:
   return "";
 }
 
-// What the loop's function can name before its loop: the file's text at file scope and the loop
-// function's own text up to the loop. Everything else inside braces is blanked: a helper's locals,
-// a class's members, are not the loop function's to bind.
+// What the loop's function can name before its loop: the code before the loop, less what is out
+// of scope there. Blanked: comments and literals, the inside of every brace pair closed before the loop (a helper's or
+// lambda's locals, a class's members, an earlier block's), every parenthesised list before the loop
+// function (parameters of other functions and kernels), and, in the loop function, the headers of
+// earlier for/if/while/switch/catch statements (and the body of a for/if/while without braces) and
+// lambdas' parameter lists.
 std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const std::string& loop_fn) {
   size_t fn_begin = loop_begin, fn_end = 0;
   if (DefinitionLines(raw, loop_fn, &fn_begin, &fn_end) && fn_begin > loop_begin) fn_begin = loop_begin;
   const std::string masked = BlankCommentsAndLiteralContents(raw.substr(0, loop_begin));
-  std::string text = raw.substr(0, loop_begin);
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const bool keep = depth == 0 || i >= fn_begin;
-    if (masked[i] == '{') ++depth;
-    else if (masked[i] == '}' && depth > 0) --depth;
-    if (!keep && text[i] != '\n') text[i] = ' ';
+  std::string text = masked;  // a name in a comment or a string is not declared
+  auto blank = [&](size_t from, size_t to) {  // [from, to)
+    for (size_t i = from; i < to && i < text.size(); ++i)
+      if (text[i] != '\n') text[i] = ' ';
+  };
+  // The word (or ']') just before `at`, skipping blanks.
+  auto before = [&](size_t at) {
+    size_t e = at;
+    while (e > 0 && std::isspace(static_cast<unsigned char>(masked[e - 1]))) --e;
+    if (e > 0 && masked[e - 1] == ']') return std::string("]");
+    size_t b = e;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(masked[b - 1])) || masked[b - 1] == '_')) --b;
+    return masked.substr(b, e - b);
+  };
+  std::vector<size_t> braces, parens;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < masked.size(); ++i) {
+    const char c = masked[i];
+    if (c == '{') {
+      braces.push_back(i);
+    } else if (c == '}' && !braces.empty()) {
+      spans.push_back({braces.back() + 1, i});
+      braces.pop_back();
+    } else if (c == '(') {
+      parens.push_back(i);
+    } else if (c == ')' && !parens.empty()) {
+      const size_t open = parens.back();
+      parens.pop_back();
+      const std::string w = before(open);
+      if (open < fn_begin || w == "for" || w == "if" || w == "while" || w == "switch" || w == "catch" || w == "]")
+        spans.push_back({open + 1, i});
+      if (open >= fn_begin && (w == "for" || w == "while" || w == "if")) {  // a body without braces: to its ';'
+        size_t j = i + 1;
+        while (j < masked.size() && std::isspace(static_cast<unsigned char>(masked[j]))) ++j;
+        int depth = 0;
+        size_t k = j;
+        for (; j < masked.size() && masked[j] != '{' && k < masked.size(); ++k) {
+          if (masked[k] == '(') ++depth;
+          if (masked[k] == ')') --depth;
+          if ((masked[k] == ';' && depth == 0) || masked[k] == '{' || masked[k] == '}') break;
+        }
+        if (k < masked.size() && masked[k] == ';') spans.push_back({j, k});
+      }
+    }
   }
+  for (const auto& [from, to] : spans) blank(from, to);
   return text;
 }
 
@@ -180,14 +285,16 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_w
   for (const auto& l : f.libs)
     if (l != "mpi") libs.push_back(l);
   t += KeyLine("libs = " + TomlList(libs), "MPI is answered by cuco/program/mpi.h");
-  if (sizes.empty()) {
+  if (std::none_of(sizes.begin(), sizes.end(), [](const TimedLoop::SizeFlag& z) { return !z.size.empty(); })) {
     t += "\n# The program runs at its own sizes (its defaults): there are none to pass.\n[sizes.verify]\n\n[sizes.bench]\n";
   } else {
-    t += "\n# The program's size options, passed to it as its own flags (`--size NAME=V` changes one).\n[sizes.verify]\n";
+    t += "\n# The sizes the program reads from its options, arguments or environment, passed to it there\n"
+         "# (`--size NAME=V` changes one).\n[sizes.verify]\n";
     for (const auto& z : sizes)
-      t += KeyLine(fmt::format("{} = {}", z.size, VerifySize(z.value)), z.flag + ", smaller where it is large");
+      if (!z.size.empty()) t += KeyLine(fmt::format("{} = {}", z.size, VerifySize(z.value)), z.Spelling() + ", smaller where it is large");
     t += "\n[sizes.bench]\n";
-    for (const auto& z : sizes) t += KeyLine(fmt::format("{} = {}", z.size, z.value), z.flag + "'s default in the program");
+    for (const auto& z : sizes)
+      if (!z.size.empty()) t += KeyLine(fmt::format("{} = {}", z.size, z.value), z.Spelling() + "'s default in the program");
   }
   t += "\n[tolerance]\n";
   t += fmt::format("# {}. max_abs is relative here: the worst element error over\n# the RMS of the reference's outputs.\n", tol.why);
@@ -289,26 +396,32 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     }
   }
   if (!loop.ok()) return loop.status();
-  // The program's size options (`--batch 512`): the workload's sizes, passed as the program's flags.
-  if (loop->main_takes_args)
-    for (const FoundConstant& c : f.constants)
-      if (c.option && c.name != loop->rank_flag && c.name != loop->world_flag &&
-          ClassifyConstant(c, f.world_vars) == ConstRole::kSize)
-        loop->size_flags.push_back({c.name, SizeName(c), c.value});
   ProgramHarness h;
-  for (const auto& z : loop->size_flags)
-    h.guesses.push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
-                                    z.value, z.flag));
+  {  // the program's own host timing in the loop: the harness times the iteration itself
+    std::vector<size_t> dropped;
+    const std::string body = DropHostTiming(loop->body, &dropped);
+    const size_t body_at = f.raw.find(loop->body, loop->begin);
+    for (size_t at : dropped)
+      h.guesses.push_back(fmt::format("{}:{}: the program's own timing (a host clock) is left out of the iteration: the "
+                                      "harness times it",
+                                      f.file, body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + at)));
+    loop->body = body;
+  }
+  loop->size_flags = PassedSizes(f, *loop, &h.guesses);
   if (projected)
     h.guesses.push_back(fmt::format("{}: each rank runs the program's host code and does only its own GPU's part: rank r "
                                     "is GPU r (cuco/program/impl/projection.h){}",
                                     f.launcher_source,
                                     gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
                                                                          "their rank's entry", gpu_count)));
-  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication): one "
+  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
                                   "harness iteration per pass",
                                   f.file, loop->line, loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
-                                                                                   : loop_fn + " (which main calls once)"));
+                                                                                   : loop_fn + " (which main calls once)",
+                                  loop->sweep_line == 0 ? ""
+                                                        : fmt::format(", timed inside the untimed loop at line {}, whose "
+                                                                      "first pass it runs in",
+                                                                      loop->sweep_line)));
 
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.
@@ -330,8 +443,9 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::string walked = loop->body;
   for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
   std::vector<Access> accesses;
-  // A projected program's lambdas name a GPU's buffers through references (`Stage& st = stages[s];`).
-  flat.Walk(walked, in_range, loop_fn, projected ? LocalAliases(walked) : std::map<std::string, std::string>{}, 0, &accesses);
+  // Local pointers and references in the loop and its lambdas name the buffer they alias
+  // (`__half* y_mb = out + off;`, a projected program's `Stage& st = stages[s];`).
+  flat.Walk(walked, in_range, loop_fn, LocalAliases(walked), 0, &accesses);
   const DeviceIndexing per_gpu(projected ? f.raw.substr(0, loop->begin) + walked : std::string(), gpu_count);
   // A buffer whose first access is a read is an input, one whose last access is a write an output.
   std::vector<std::string> order;
@@ -347,7 +461,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       if (line > 0 && line >= a0 && line <= a1) return true;
     return false;
   };
-  std::set<std::string> written_always;  // written at least once outside every `if`
+  std::set<std::string> written, written_always;  // written at least once (outside every `if`)
   for (const Access& acc : accesses) {
     for (const auto& b0 : acc.reads) {
       const std::string b = per_gpu.Normalize(b0, "@");
@@ -358,15 +472,42 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       const std::string b = per_gpu.Normalize(b0, "@");
       if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
       last_write[b] = true;
+      written.insert(b);
       if (!under_if(acc.line)) written_always.insert(b);
     }
     unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
+  // Buffers the loop's function copies to the host after the loop (its own check or checksum):
+  // what the program consumes at the end, so an output of the iteration when the iteration writes it.
+  std::map<std::string, int> copied_out;
+  for (const auto& op : a.ops)
+    if (op.function == loop_fn && SourceFileName(op.file) == f.file && op.line > loop->end_line && op.kind == "copy" &&
+        op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos)
+      for (const auto& r : op.reads) copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
   const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, loop_fn);
+  // Pointers the loop swaps (`std::swap(k_cur, k_nxt)`, double buffers) hold each other's buffer
+  // after an odd number of swaps: binding one would leave the other on the last iteration's.
+  std::set<std::string> swapped;
+  {
+    static const std::regex swap_re(R"(\bswap\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)\s*\))");
+    const std::string code = BlankCommentsAndLiterals(walked);
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), swap_re); it != std::sregex_iterator(); ++it) {
+      swapped.insert((*it)[1].str());
+      swapped.insert((*it)[2].str());
+    }
+  }
   std::vector<std::string> binds;
   for (const auto& marked_expr : order) {
-    const bool in = first_read[marked_expr], out = last_write[marked_expr];
+    const bool in = first_read[marked_expr];
+    const auto copied = last_write[marked_expr] || !written.count(marked_expr) ? copied_out.end() : copied_out.find(marked_expr);
+    const bool out = last_write[marked_expr] || copied != copied_out.end();
     if (!in && !out) continue;  // scratch: the program's own buffer
+    if (swapped.count(marked_expr)) {
+      h.guesses.push_back(fmt::format("`{}`: swapped with another pointer in the loop: the program's own buffer, not "
+                                      "bound (not refilled with fresh inputs nor compared)",
+                                      marked_expr));
+      continue;
+    }
     // "@": the index of a per-GPU array (projected programs): this rank's entry.
     std::string expr = marked_expr, probe = marked_expr;
     for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
@@ -385,9 +526,12 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
     if (in || both) h.inputs.push_back(name);
     if (out) h.outputs.push_back(both ? name + "_out" : name);
+    const std::string last = copied == copied_out.end()
+                                 ? std::string(out ? "a write" : "a read")
+                                 : fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second);
     h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                                     in && out ? "an input and an output" : in ? "an input" : "an output",
-                                    in ? "a read" : "a write", out ? "a write" : "a read",
+                                    in ? "a read" : "a write", last,
                                     both && !in ? projected ? "; bound as input and output, since a GPU may not write it"
                                                             : "; bound as input and output: it is written only under an "
                                                               "`if`, which a rank may skip"

@@ -26,7 +26,7 @@ std::string ProgramToml(const ProgramFacts& f) {
   t += KeyLine(fmt::format("world_sizes = [{}]", f.world.size), "add the other rank counts the program supports");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), f.build_flags.size() > 1 ? "-O3 and the program's own flags" : "");
-  t += KeyLine("libs = " + TomlList(f.libs), "from the calls in " + f.file);
+  t += KeyLine("libs = " + TomlList(f.libs), "from the program's calls");
   if (!f.build_sources.empty()) t += KeyLine("sources = " + TomlList(f.build_sources), "built and linked with " + f.file);
   t += "\n[program]\n";
   if (f.launcher == "single") {

@@ -113,11 +113,18 @@ Result<std::string> GuardLaunches(const std::string& file, const std::string& te
 
 std::set<std::string> GuardedNames(const std::string& code_in, bool reference) {
   const std::string code = BlankCommentsAndLiterals(code_in);
-  static const std::regex call(R"(\b((?:cuda|cublas|cudnn|curand|cusparse|cufft|nccl)[A-Za-z0-9_]*)\s*\()");
+  // A library's functions are named prefix + capital (cudaMalloc, cublasLtMatmul, ncclSend); the
+  // program's own helpers named like them (cuda_check, a macro cudaCheck) are not guarded.
+  static const std::regex call(R"(\b((?:cuda|cublas|cudnn|curand|cusparse|cufft|nccl)[A-Z][A-Za-z0-9_]*)\s*\()");
+  static const std::regex defined(
+      R"((?:#\s*define\s+([A-Za-z_]\w*))|(?:\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{))");
+  std::set<std::string> own;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), defined); it != std::sregex_iterator(); ++it)
+    own.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   std::set<std::string> names;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
     const std::string n = (*it)[1].str();
-    if (Unguarded(n) || (StreamOrEvent(n) && !reference) || n.find("_v2") != std::string::npos) continue;
+    if (own.count(n) || Unguarded(n) || (StreamOrEvent(n) && !reference) || n.find("_v2") != std::string::npos) continue;
     if (n.rfind("nccl", 0) == 0 && !NcclCommCall(n) && n != "ncclMemAlloc" && n != "ncclMemFree" &&
         n != "ncclCommRegister" && n != "ncclCommDeregister")
       continue;

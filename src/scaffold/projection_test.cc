@@ -57,6 +57,15 @@ TEST(ProjectionTest, FindsCallsQualifiedWithColons) {
   EXPECT_EQ(QualifiedGuardedCall("m.cu", "x;\n  ::cudaMalloc(&p, n);\n", names), "m.cu:2: ::cudaMalloc");
 }
 
+TEST(ProjectionTest, ProgramsOwnHelpersNamedLikeCudaAreNotGuarded) {
+  const std::string code =
+      "static void cuda_check(cudaError_t e, const char* what) { if (e) abort(); }\n"
+      "static inline void cublasCheck(cublasStatus_t s) { if (s) abort(); }\n"
+      "#define cudaCheck(x) cuda_check((x), #x)\n"
+      "int main() { cudaCheck(cudaMalloc(&p, n)); cublasCheck(cublasSgemm(h, a, b)); cuda_check(cudaFree(p), \"\"); }\n";
+  EXPECT_EQ(GuardedNames(code, false), (std::set<std::string>{"cudaFree", "cudaMalloc", "cublasSgemm"}));
+}
+
 TEST(ProjectionTest, FindsCopiesBetweenGpus) {
   EXPECT_EQ(CrossGpuCopy("m.cu", "ncclSend(a);\n// cudaMemcpyPeer(a, 1, b, 0, n)\n"), "");
   EXPECT_EQ(CrossGpuCopy("m.cu", "x;\n  cudaMemcpyPeerAsync(a, 1, b, 0, n, s);\n"), "m.cu:2: cudaMemcpyPeerAsync");

@@ -39,7 +39,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   }
   // 2. A constant named like a world size.
   for (const auto& c : constants)
-    if (!c.option && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
+    if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
       return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value)};
   // 3. A launch line in a comment or string: `mpirun -np 4`, `srun -n 4`.
   static const std::regex np_re(R"(\b(mpirun|mpiexec|srun)\b[^\n]*?\s(?:-np|-n|--ntasks(?:=|\s+))\s*(\d+))");

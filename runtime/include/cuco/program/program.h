@@ -81,9 +81,11 @@ class Binder {
   }
 };
 
-// What exit(code) in the program's code throws on both sides (impl/program_exit.h).
+// What exit(code) or abort() in the program's code throws on both sides (impl/program_exit.h).
 struct ProgramExit {
   int code;
+  bool aborted = false;
+  std::string call() const { return aborted ? "abort()" : "exit(" + std::to_string(code) + ")"; }
 };
 
 // Thrown out of serve(), and out of a rank_thread's join(), when the harness is done with the
@@ -138,6 +140,10 @@ int64_t iteration();
 // none: what cuco init's entry point passes as the program's own command-line options.
 int64_t size_or(const char* name, int64_t fallback);
 
+// From now on the program's getenv(`env`) answers size_or(`size`, `fallback`), in decimal: what cuco
+// init's entry point registers for a size the program reads from its environment.
+void env_size(const char* env, const char* size, int64_t fallback);
+
 // This thread's rank and the number of ranks (MPI_Comm_rank / MPI_Comm_size, RANK / WORLD_SIZE).
 int rank();
 int world();
@@ -147,7 +153,8 @@ int world();
 void host_allgather(const void* send, void* recv, size_t bytes);
 
 // getenv as the program sees it: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and their MPI and
-// Slurm spellings answer this thread's rank; anything else is the process's environment.
+// Slurm spellings answer this thread's rank, a variable given to env_size its size; anything else
+// is the process's environment.
 const char* program_getenv(const char* name);
 
 }  // namespace cuco_program

@@ -95,7 +95,7 @@ inline void ProgramThread() {
     error = "the program's main returned (" + std::to_string(code) + ") without reaching its timed loop";
   } catch (const StopProgram&) {
   } catch (const ProgramExit& x) {
-    error = "the program called exit(" + std::to_string(x.code) + ") before reaching its timed loop";
+    error = "the program called " + x.call() + " before reaching its timed loop";
   } catch (const std::exception& e) {
     error = std::string("the program threw: ") + e.what();
   } catch (...) {
@@ -145,7 +145,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
-      error = "the iteration called exit(" + std::to_string(x.code) + ") (the program's own error check)";
+      error = "the iteration called " + x.call() + " (the program's own error check)";
     } catch (const std::exception& e) {
       error = std::string("the iteration threw: ") + e.what();
     } catch (...) {

@@ -1,14 +1,39 @@
-// cuco/program/impl/program_env.h: cuco_program::program_getenv, the same on both sides.
+// cuco/program/impl/program_env.h: cuco_program::program_getenv and env_size, the same on both sides.
 #pragma once
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include <cuco/program/program.h>
 
 namespace cuco_program {
+namespace env_detail {
+
+// The sizes given to env_size, by variable. Answers are interned (never freed): a pointer getenv
+// returned stays valid when a later run of the program registers another value.
+struct EnvSizes {
+  std::mutex mu;
+  std::set<std::string> interned;
+  std::map<std::string, const char*> answers;
+};
+
+inline EnvSizes& Sizes() {
+  static EnvSizes e;
+  return e;
+}
+
+}  // namespace env_detail
+
+inline void env_size(const char* env, const char* size, int64_t fallback) {
+  const std::string value = std::to_string(size_or(size, fallback));
+  env_detail::EnvSizes& e = env_detail::Sizes();
+  std::lock_guard<std::mutex> lock(e.mu);
+  e.answers[env] = e.interned.insert(value).first->c_str();
+}
 
 inline const char* program_getenv(const char* name) {
   static const char* const kRank[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "CUCO_RANK",
@@ -20,6 +45,11 @@ inline const char* program_getenv(const char* name) {
     if (std::strcmp(name, k) == 0) return (answers[name] = std::to_string(rank())).c_str();
   for (const char* k : kWorld)
     if (std::strcmp(name, k) == 0) return (answers[name] = std::to_string(world())).c_str();
+  {
+    env_detail::EnvSizes& e = env_detail::Sizes();
+    std::lock_guard<std::mutex> lock(e.mu);
+    if (auto it = e.answers.find(name); it != e.answers.end()) return it->second;
+  }
   return std::getenv(name);
 }
 

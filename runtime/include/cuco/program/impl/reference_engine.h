@@ -157,7 +157,7 @@ inline void RankThread(int q) {
             " without reaching its timed loop";
   } catch (const StopProgram&) {
   } catch (const ProgramExit& x) {
-    error = "the program called exit(" + std::to_string(x.code) + ") on rank " + std::to_string(q) +
+    error = "the program called " + x.call() + " on rank " + std::to_string(q) +
             " before reaching its timed loop";
   } catch (const std::exception& ex) {
     error = std::string("the program threw on rank ") + std::to_string(q) + ": " + ex.what();
@@ -283,7 +283,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
-      err = "the iteration called exit(" + std::to_string(x.code) + ") (the program's own error check)";
+      err = "the iteration called " + x.call() + " (the program's own error check)";
     } catch (const std::exception& ex) {
       err = std::string("the iteration threw: ") + ex.what();
     } catch (...) {
