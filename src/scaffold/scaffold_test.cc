@@ -488,6 +488,80 @@ int main(int argc, char** argv) {
             std::string::npos);
 }
 
+// Written elsewhere (session 14's probes): sizes from argv and the environment, host timing and
+// abort() in the loop, a lambda's local pointers into main's buffers, a for's own variable, swapped
+// double buffers, a template kernel, a buffer the program checks on the host after the loop.
+TEST_F(ScaffoldTest, ProgramsWrittenElsewhere) {
+  const std::string program = Write("ring.cu", R"(#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+#include <cuda_runtime.h>
+#include <nccl.h>
+#define CK(x) do { if ((x) != cudaSuccess) { std::fprintf(stderr, "%s\n", #x); std::abort(); } } while (0)
+static void cuda_check(cudaError_t e) { if (e != cudaSuccess) abort(); }
+template <int B> __global__ void scale(float* y, const float* x, int n) {
+  int i = blockIdx.x * B + threadIdx.x;
+  if (i < n) y[i] = 2.f * x[i];
+}
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? atoi(argv[1]) : 8192;
+  const int chunks = getenv("PARTS") ? atoi(getenv("PARTS")) : 4;
+)" + std::string(kOneRankSetup) + R"(  float *x, *y, *cur, *nxt, *sum;
+  CK(cudaMalloc(&x, n * sizeof(float)));
+  cuda_check(cudaMalloc(&y, n * sizeof(float)));
+  cudaMalloc(&cur, n * sizeof(float));
+  cudaMalloc(&nxt, n * sizeof(float));
+  cudaMalloc(&sum, n * sizeof(float));
+  std::vector<float*> parts(chunks);
+  for (float* p : parts) cudaMemsetAsync(p, 0, 4, s);
+  auto step = [&]() {
+    for (int c = 0; c < chunks; ++c) {
+      float* yc = y + c * (n / chunks);
+      const float* xc = x + c * (n / chunks);
+      scale<256><<<16, 256, 0, s>>>(yc, xc, n / chunks);
+      ncclAllReduce(yc, yc, n / chunks, ncclFloat, ncclSum, comm, s);
+    }
+  };
+  double total = 0;
+  for (int it = 0; it < 10; ++it) {
+    auto t0 = std::chrono::steady_clock::now();
+    step();
+    ncclSend(cur, n, ncclFloat, 0, comm, s);
+    ncclRecv(nxt, n, ncclFloat, 0, comm, s);
+    std::swap(cur, nxt);
+    scale<128><<<16, 128, 0, s>>>(sum, y, n);
+    ncclAllReduce(sum, sum, n, ncclFloat, ncclSum, comm, s);
+    for (float* p : parts) ncclAllReduce(p, p, 1, ncclFloat, ncclSum, comm, s);
+    CK(cudaStreamSynchronize(s));
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::vector<float> h(n), g(n);
+  cudaMemcpy(h.data(), sum, n * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(g.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
+  std::printf("%f %f %f\n", h[0], g[0], total);
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"y", "sum"}));
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  const std::string readme = Read(root_ / "wl" / "harness" / "README.md");
+  EXPECT_EQ(seed.find("cuco_bind.input(\"xc\""), std::string::npos) << seed;  // the lambda's alias names x
+  EXPECT_EQ(seed.find("\"p\""), std::string::npos) << seed;  // declared by a for before the loop and in it
+  EXPECT_NE(readme.find("`nxt`: swapped with another pointer in the loop"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("copies it to the host after the loop"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("left out of the iteration: the harness times it"), std::string::npos) << readme;
+  EXPECT_NE(seed.find("size_or(\"n\", 8192)"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("cuco_program::env_size(\"PARTS\", \"PARTS\", 4);"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("cuco_program_abort()"), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("std::chrono::steady_clock::now() - t0"), std::string::npos) << seed;
+  EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
+}
+
 TEST_F(ScaffoldTest, GuessesFromConstantsChecksAndOutput) {
   const std::string program = Write("tp_layer.cu", R"(// Run: ./tp_layer (no mpirun line here)
 #include <cstdio>
