@@ -11,6 +11,7 @@
 #include "scaffold/constants.h"
 #include "scaffold/generated_text.h"
 #include "scaffold/harness_sizes.h"
+#include "scaffold/world_size.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
@@ -274,10 +275,20 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_w
   t += KeyLine("seed = \"seed.cu\"");
   t += KeyLine("reference = \"reference.cu\"");
   t += KeyLine(fmt::format("world_size = {}", f.world.size), f.world.source.empty() ? "2 assumed" : f.world.source);
-  std::vector<int> ws = {1, 2, 4, 8};
+  // A rank count the program holds as a constant is the only one it runs at.
+  std::vector<int> ws = f.world.fixed ? std::vector<int>{f.world.size} : std::vector<int>{1, 2, 4, 8};
   if (std::find(ws.begin(), ws.end(), f.world.size) == ws.end()) ws.push_back(f.world.size), std::sort(ws.begin(), ws.end());
-  std::string wss;
-  for (size_t i = 0; i < ws.size(); ++i) wss += (i ? ", " : "") + std::to_string(ws[i]);
+  // The rank counts the program refuses itself (`if (world % 2) exit(1);`) are left out.
+  const std::map<int, std::string> refused = RefusedWorldSizes(f.code, f.file, f.world_vars, ws);
+  std::string wss, left_out;
+  for (int w : ws) {
+    if (refused.count(w) && w != f.world.size) {
+      left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", w, refused.at(w));
+      continue;
+    }
+    wss += (wss.empty() ? "" : ", ") + std::to_string(w);
+  }
+  if (!left_out.empty()) t += "# Left out, refused by the program: " + left_out + "\n";
   t += KeyLine("world_sizes = [" + wss + "]", "the rank counts to verify at; remove those the program refuses");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), "-O3 and the program's own flags");

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <optional>
 #include <regex>
 
 #include "scaffold/generated_text.h"
+#include "scaffold/int_expr.h"
 #include "scaffold/program_text.h"
+#include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -40,7 +44,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   // 2. A constant named like a world size.
   for (const auto& c : constants)
     if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
-      return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value)};
+      return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value), true};
   // 3. A launch line in a comment or string: `mpirun -np 4`, `srun -n 4`.
   static const std::regex np_re(R"(\b(mpirun|mpiexec|srun)\b[^\n]*?\s(?:-np|-n|--ntasks(?:=|\s+))\s*(\d+))");
   std::smatch m;
@@ -50,6 +54,78 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
       return {v, fmt::format("{}:{}: `{}`", file, LineOf(raw, static_cast<size_t>(m.position(0))), CommentText(m.str(0), 60))};
   }
   return {};
+}
+
+namespace {
+
+// `cond` for a world size of `w`: true, false, or nullopt when it is not comparisons over the
+// world-size variables and literals.
+std::optional<bool> RefusesAt(const std::string& cond, int w, const std::set<std::string>& world_vars) {
+  static const std::regex ident(R"([A-Za-z_][\w.]*(?:->\w+)?)");
+  std::map<std::string, int64_t> names;
+  for (auto it = std::sregex_iterator(cond.begin(), cond.end(), ident); it != std::sregex_iterator(); ++it) {
+    const std::string v = it->str();
+    const std::string last = v.substr(v.find_last_of(".>") == std::string::npos ? 0 : v.find_last_of(".>") + 1);
+    if (!IsWorldName(last, world_vars)) return std::nullopt;
+    names[v] = w;
+  }
+  if (names.empty()) return std::nullopt;
+  bool any = false;
+  size_t from = 0;
+  while (from <= cond.size()) {
+    const size_t bar = cond.find("||", from);
+    const std::string part = Trim(cond.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
+    from = bar == std::string::npos ? cond.size() + 1 : bar + 2;
+    static const std::regex cmp(R"(^\(?\s*([^<>=!]+?)\s*(==|!=|<=|>=|<|>)\s*([^<>=!]+?)\s*\)?$)");
+    std::smatch m;
+    std::optional<int64_t> a, b;
+    std::string op = "!=";
+    if (std::regex_match(part, m, cmp)) {
+      a = EvalIntExpr(m[1].str(), names), b = EvalIntExpr(m[3].str(), names), op = m[2].str();
+    } else {
+      a = EvalIntExpr(part, names), b = 0;  // `world % 2`: refused when non-zero
+    }
+    if (!a || !b) return std::nullopt;
+    any |= op == "==" ? *a == *b : op == "!=" ? *a != *b : op == "<" ? *a < *b : op == ">" ? *a > *b
+         : op == "<=" ? *a <= *b : *a >= *b;
+  }
+  return any;
+}
+
+}  // namespace
+
+std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std::string& file,
+                                             const std::set<std::string>& world_vars, const std::vector<int>& candidates) {
+  const std::string blank = BlankCommentsAndLiterals(code);
+  std::map<int, std::string> out;
+  static const std::regex if_re(R"(\bif\s*\()");
+  for (auto it = std::sregex_iterator(blank.begin(), blank.end(), if_re); it != std::sregex_iterator(); ++it) {
+    const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
+    const size_t close = MatchParen(blank, open);
+    if (close == std::string::npos || close >= blank.size()) continue;
+    const std::string cond = blank.substr(open + 1, close - open - 1);
+    if (cond.find("&&") != std::string::npos) continue;
+    // The statement it guards: to its `;`, or its block.
+    size_t end = close + 1;
+    while (end < blank.size() && std::isspace(static_cast<unsigned char>(blank[end]))) ++end;
+    size_t stmt_end = blank.find(';', end);
+    if (end < blank.size() && blank[end] == '{') {
+      int depth = 0;
+      for (stmt_end = end; stmt_end < blank.size(); ++stmt_end) {
+        if (blank[stmt_end] == '{') ++depth;
+        if (blank[stmt_end] == '}' && --depth == 0) break;
+      }
+    }
+    if (stmt_end >= blank.size()) continue;
+    static const std::regex ends(R"(\b(exit|abort|MPI_Abort|return|throw)\b)");
+    if (!std::regex_search(blank.begin() + static_cast<std::ptrdiff_t>(end), blank.begin() + static_cast<std::ptrdiff_t>(stmt_end),
+                           ends))
+      continue;
+    for (int w : candidates)
+      if (!out.count(w) && RefusesAt(cond, w, world_vars).value_or(false))
+        out[w] = fmt::format("{}:{}: `{}`", file, LineOf(code, open), CommentText(Trim(code.substr(open + 1, close - open - 1))));
+  }
+  return out;
 }
 
 }  // namespace cuco::scaffold_internal

@@ -7,6 +7,7 @@
 // empty source. `code` is the comment-stripped text (StripComments) of `raw`.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace cuco::scaffold_internal {
 struct WorldGuess {
   int size = 2;
   std::string source;  // "program.cu:12: `world != 4`"; "" for the default
+  bool fixed = false;  // from the program's own constant (`const int nranks = 2;`): it runs at no other count
 };
 
 // The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name).
@@ -25,5 +27,13 @@ std::set<std::string> WorldSizeVariables(const std::string& code);
 
 WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
                           const std::vector<FoundConstant>& constants, const std::set<std::string>& world_vars);
+
+// The rank counts among `candidates` the program refuses itself, each with where: an `if` whose
+// condition is comparisons (==, !=, <, >, <=, >=; joined by ||) of integer expressions over
+// world-size variables and literals (`nranks != 2`, `world % 2 != 0`), and whose statement ends the
+// program (exit, abort, MPI_Abort, return, throw). A condition naming anything else is not read.
+// `code` is the comment-stripped text.
+std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std::string& file,
+                                             const std::set<std::string>& world_vars, const std::vector<int>& candidates);
 
 }  // namespace cuco::scaffold_internal

@@ -28,5 +28,19 @@ TEST(WorldSizeTest, ANumberTooLongForAnIntIsNoWorldSize) {
   EXPECT_EQ(g.source, "");
 }
 
+TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
+  const std::string code = StripComments(
+      "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
+      "  if (world_size % 2 != 0) {\n    fprintf(stderr, \"even\");\n    MPI_Abort(MPI_COMM_WORLD, 1);\n  }\n"
+      "  if (world_size > 4 || world_size < 1) return 1;\n"
+      "  if (world_size != n) return 1;\n"        // names something else: not read
+      "  if (world_size == 2) printf(\"two\");\n"  // ends nothing
+      "}\n");
+  const auto refused = RefusedWorldSizes(code, "p.cu", WorldSizeVariables(code), {1, 2, 4, 8});
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused.at(1), "p.cu:4: `world_size % 2 != 0`");
+  EXPECT_EQ(refused.at(8), "p.cu:8: `world_size > 4 || world_size < 1`");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
