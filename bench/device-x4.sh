@@ -44,6 +44,10 @@
 #           harness with their planted candidates, then their knobs; ring_pipeline_file and
 #           kv_transfer_threads again (their sends and receives now go through the same shim), and
 #           dp_broadcast_group and sp_mlp_bf16_mpi, whose size options became workload sizes
+#   CALL=15 (three GPUs) the probes of session 14
+#           (tests/probes/, programs written elsewhere) verified from their raw files: harness and
+#           generation 0 at world size 1 on GPU 0 beside world size 2 on GPUs 1,2; .carry/probes made by
+#           `python3 tests/probes/probe_check.py --keep .carry/probes build/src/cli/cuco`
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   CALL=1 CUCO_GIT_COMMIT=<hash> bash bench/device-x4.sh
 set -u
@@ -138,11 +142,14 @@ case $CALL in
   14)
     job c14 env CUDA_VISIBLE_DEVICES=0,1 WORLD=2 TAG=w2sms SIZES="seq=8192 hidden=4096 ffn=16384" ONLY=sp_mlp_bf16_mpi \
       bash bench/one-gpu/chunks-knob.sh ;;
-  *) echo "CALL must be 1 to 14" >&2; exit 2 ;;
+  15)
+    job p1 env CUDA_VISIBLE_DEVICES=0 WORLD=1 bash bench/one-gpu/probes-verify.sh
+    job p2 env CUDA_VISIBLE_DEVICES=1,2 WORLD=2 bash bench/one-gpu/probes-verify.sh ;;
+  *) echo "CALL must be 1 to 15" >&2; exit 2 ;;
 esac
 wait
 # The device tool brings back a few files: one summary and one archive of every job's files.
-for f in "$OUT"/*/knobs-*.md "$OUT"/*/chunks-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt "$OUT"/*/dbg/logs/candidate-rank*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
+for f in "$OUT"/*/probes-w*.md "$OUT"/*/knobs-*.md "$OUT"/*/chunks-*.md "$OUT"/*/phases.txt "$OUT"/*/harness-w*.md "$OUT"/*/planted-w*.txt "$OUT"/*/dbg/logs/candidate-rank*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done >"$OUT/summary.md"
 jobs_dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ')
 # shellcheck disable=SC2086  # a list of folder names
 tar -C "$OUT" -czf "$OUT/call$CALL.tgz" $jobs_dirs && (cd "$OUT" && rm -rf $jobs_dirs)
