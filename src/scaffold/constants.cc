@@ -97,13 +97,12 @@ std::optional<std::vector<std::pair<std::string, size_t>>> Declarators(const std
 
 }  // namespace
 
-namespace {
-
-// M from cfg.M or cfg->M: the name a passed value is known by.
-std::string LastComponent(const std::string& assigned) {
-  const size_t dot = assigned.find_last_of(".>");
-  return dot == std::string::npos ? assigned : assigned.substr(dot + 1);
+std::string LastComponent(const std::string& expr) {
+  const size_t dot = expr.find_last_of(".>");
+  return dot == std::string::npos ? expr : expr.substr(dot + 1);
 }
+
+namespace {
 
 // The value of the last `name = <value>` (a declaration's or member's default) in code[0, before),
 // when it is a constant expression of `known`.
@@ -143,13 +142,13 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
       case kDefine: {
         const std::string name = h.m[2].str();
         auto v = EvalIntExpr(Trim(h.m[3].str()), known);
-        if (v) add({name, *v, LineOf(code, h.offset + h.m[1].length()), "#define", false});
+        if (v) add({name, *v, LineOf(code, h.offset + h.m[1].length()), "#define", false, 0, ""});
         break;
       }
       case kOptionDefault: {
         std::string opt = h.m[1].str();
         auto v = EvalIntExpr(h.m[2].str(), known);
-        if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true});
+        if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
         break;
       }
       case kArgvTernary: add_argv(h.m[1].str(), h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
@@ -177,7 +176,7 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
           if (!std::regex_match(text, dm, declarator_re)) continue;
           const std::string expr = dm[2].matched ? dm[2].str() : dm[3].str();
           auto v = EvalIntExpr(Trim(expr), known);
-          if (v) add({dm[1].str(), *v, LineOf(code, at + dm.position(1)), "const", false});
+          if (v) add({dm[1].str(), *v, LineOf(code, at + dm.position(1)), "const", false, 0, ""});
         }
         break;
       }

@@ -30,6 +30,9 @@ struct FoundConstant {
   std::string env;     // non-empty: the default of this environment variable
 };
 
+// M from cfg.M or cfg->M: the name a member chain is known by.
+std::string LastComponent(const std::string& expr);
+
 // The program reads `c` from its command line or its environment, so a harness can pass another
 // value: an option, a positional argument or an environment variable.
 bool Passed(const FoundConstant& c);

@@ -223,8 +223,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     size_t b = loop_tok - 1;
     while (b > 0 && t[b - 1].text != ";" && t[b - 1].text != "{" && t[b - 1].text != "}") --b;
     for (size_t k = b; k < loop_tok; ++k)
-      if (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime" ||
-                         t[k].text == "gettimeofday" || t[k].text == "clock_gettime"))
+      if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
         return true;
     return false;
   };
@@ -322,13 +321,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   }
   std::stable_sort(positional.begin(), positional.end(),
                    [](const TimedLoop::SizeFlag* a, const TimedLoop::SizeFlag* b) { return a->position < b->position; });
-  if (!loop.main_takes_args) {
-    out += envs.empty() ? "static int cuco_program_entry(int, char**) { return cuco_program_main(); }\n"
-                        : "static int cuco_program_entry(int, char**) {\n" + envs + "  return cuco_program_main();\n}\n";
-  } else if (loop.rank_flag.empty() && loop.world_flag.empty() && positional.empty() && options.empty()) {
-    out += envs.empty()
-               ? "static int cuco_program_entry(int argc, char** argv) { return cuco_program_main(argc, argv); }\n"
-               : "static int cuco_program_entry(int argc, char** argv) {\n" + envs + "  return cuco_program_main(argc, argv);\n}\n";
+  if (!loop.main_takes_args ||
+      (loop.rank_flag.empty() && loop.world_flag.empty() && positional.empty() && options.empty())) {
+    const std::string params = loop.main_takes_args ? "int argc, char** argv" : "int, char**";
+    const std::string call = loop.main_takes_args ? "cuco_program_main(argc, argv)" : "cuco_program_main()";
+    out += envs.empty() ? fmt::format("static int cuco_program_entry({}) {{ return {}; }}\n", params, call)
+                        : fmt::format("static int cuco_program_entry({}) {{\n{}  return {};\n}}\n", params, envs, call);
   } else {  // the program takes its rank, rank count and sizes as arguments: the harness's
     out += "static int cuco_program_entry(int, char** argv) {\n" + envs;
     out += "  std::string cuco_rank = std::to_string(cuco_program::rank()), cuco_world = std::to_string(cuco_program::world());\n";

@@ -201,9 +201,9 @@ std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const 
       if (open >= fn_begin && (w == "for" || w == "while" || w == "if")) {  // a body without braces: to its ';'
         size_t j = i + 1;
         while (j < masked.size() && std::isspace(static_cast<unsigned char>(masked[j]))) ++j;
-        int depth = 0;
         size_t k = j;
-        for (; j < masked.size() && masked[j] != '{' && k < masked.size(); ++k) {
+        int depth = 0;
+        for (; k < masked.size(); ++k) {  // a `{` first (braces) or another `{` or `}` on the way: no such body
           if (masked[k] == '(') ++depth;
           if (masked[k] == ')') --depth;
           if ((masked[k] == ';' && depth == 0) || masked[k] == '{' || masked[k] == '}') break;

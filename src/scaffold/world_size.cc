@@ -24,7 +24,7 @@ std::set<std::string> WorldSizeVariables(const std::string& code) {
   static const std::regex size_var_re(R"(\b(?:MPI_Comm_size|ncclCommCount)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), size_var_re); it != std::sregex_iterator(); ++it) {
     std::string v = (*it)[1].str();
-    vars.insert(v.substr(v.find_last_of('.') == std::string::npos ? 0 : v.find_last_of('.') + 1));
+    vars.insert(LastComponent(v));
   }
   return vars;
 }
@@ -37,7 +37,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
     const auto& m = *it;
     std::string var = m[1].matched ? m[1].str() : m[6].str();
     const int value = SmallNumber(m[1].matched ? m[3].str() : m[4].str());
-    const std::string last = var.substr(var.find_last_of(".>") == std::string::npos ? 0 : var.find_last_of(".>") + 1);
+    const std::string last = LastComponent(var);
     if (value < 2 || value > 4096 || !IsWorldName(last, world_vars)) continue;
     return {value, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)))};
   }
@@ -65,7 +65,7 @@ std::optional<bool> RefusesAt(const std::string& cond, int w, const std::set<std
   std::map<std::string, int64_t> names;
   for (auto it = std::sregex_iterator(cond.begin(), cond.end(), ident); it != std::sregex_iterator(); ++it) {
     const std::string v = it->str();
-    const std::string last = v.substr(v.find_last_of(".>") == std::string::npos ? 0 : v.find_last_of(".>") + 1);
+    const std::string last = LastComponent(v);
     if (!IsWorldName(last, world_vars)) return std::nullopt;
     names[v] = w;
   }
