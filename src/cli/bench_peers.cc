@@ -10,6 +10,7 @@
 #include "launch/launcher.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
+#include "util/runtime_dir.h"
 #include "util/text.h"
 
 namespace cuco {
@@ -26,7 +27,7 @@ fs::path FindPeerScript(const PeerOptions& a, const WorkloadConfig& wl, std::str
   } else {
     dirs.push_back(wl.dir.parent_path().parent_path() / "bench" / "peers");
     dirs.push_back(fs::current_path() / "bench" / "peers");
-    dirs.push_back(fs::path(CUCO_SOURCE_DIR) / "bench" / "peers");
+    dirs.push_back(SourceDir() / "bench" / "peers");
   }
   std::error_code ec;
   for (const auto& d : dirs) {

@@ -7,6 +7,7 @@
 #include "launch/subprocess.h"
 #include "util/clock.h"
 #include "util/files.h"
+#include "util/runtime_dir.h"
 #include "util/text.h"
 
 namespace cuco {
@@ -45,7 +46,7 @@ nlohmann::json GitInfo(const fs::path& workload_dir) {
     j["source"] = "env CUCO_GIT_COMMIT";
     return j;
   }
-  for (const fs::path& dir : {fs::path(CUCO_SOURCE_DIR), workload_dir}) {
+  for (const fs::path& dir : {SourceDir(), workload_dir}) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
     auto head = RunCapture({"git", "-C", dir.string(), "rev-parse", "HEAD"}, 10);

@@ -8,8 +8,10 @@
 
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Replaced;
 namespace {
 
 // A small two-block file in the shape of a real seed.
@@ -38,13 +40,6 @@ const std::string kSeed =
     "}\n"                                                           // 22
     "// EVOLVE-BLOCK-END\n"                                         // 23
     "int after_blocks;\n";                                          // 24
-
-std::string Replaced(std::string s, const std::string& from, const std::string& to) {
-  size_t p = s.find(from);
-  EXPECT_NE(p, std::string::npos) << from;
-  if (p != std::string::npos) s.replace(p, from.size(), to);
-  return s;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing diffs.

@@ -1,4 +1,5 @@
 #include "prompts/design_space_text.h"
+#include "util/testutil.h"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +8,9 @@
 #include <random>
 
 namespace cuco {
+using testutil::Has;
 namespace {
 namespace fs = std::filesystem;
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A private temporary folder, removed at the end of the test.
 class TempDir {

@@ -1,13 +1,13 @@
 #include "prompts/header_declarations.h"
+#include "util/testutil.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace cuco {
+using testutil::Has;
 namespace {
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 const char* kHeader = R"(/* Copyright header
  * spanning lines */

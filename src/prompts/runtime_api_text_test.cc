@@ -6,11 +6,11 @@
 #include <string>
 
 #include "util/files.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Has;
 namespace {
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(CandidateContract, FromTheRealHarnessHeader) {
   auto text = ReadFile(std::filesystem::path(CUCO_SOURCE_DIR) / "runtime" / "include" / "cuco" / "harness.h");

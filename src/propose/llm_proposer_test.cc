@@ -9,12 +9,12 @@
 
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Has;
 namespace {
 namespace fs = std::filesystem;
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A client that returns canned answers (the last one repeats) and records the requests.
 class FakeClient : public LlmClient {

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "prompts/test_seed_text.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Has;
 namespace {
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 using test_seed::kSeed;
 

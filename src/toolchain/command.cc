@@ -85,4 +85,14 @@ std::string FirstLine(const std::string& text) {
   return "";
 }
 
+std::string Getenv(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+bool IsFile(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec);
+}
+
 }  // namespace cuco::toolchain_internal

@@ -1,6 +1,7 @@
 // Running external programs for toolchain detection. Internal to src/toolchain/.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,11 @@ CommandOutput RunCommand(const std::vector<std::string>& argv, int timeout_s = 1
 
 // The first line of `text` that is not blank, trimmed.
 std::string FirstLine(const std::string& text);
+
+// The environment variable's value; "" when unset.
+std::string Getenv(const char* name);
+
+// True when `p` is a regular file (following symlinks); no error for a missing one.
+bool IsFile(const std::filesystem::path& p);
 
 }  // namespace cuco::toolchain_internal

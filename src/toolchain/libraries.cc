@@ -16,19 +16,13 @@
 namespace cuco {
 namespace fs = std::filesystem;
 using toolchain_internal::FindProgram;
+using toolchain_internal::Getenv;
+using toolchain_internal::IsFile;
 using toolchain_internal::RunCommand;
 
 namespace {
 
-bool IsFile(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);  // follows symlinks
-}
 
-std::string Getenv(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
-}
 
 std::string ReadText(const fs::path& p) {
   Result<std::string> r = ReadFile(p);

@@ -22,20 +22,14 @@ namespace cuco {
 namespace fs = std::filesystem;
 using toolchain_internal::CommandOutput;
 using toolchain_internal::FindProgram;
+using toolchain_internal::Getenv;
+using toolchain_internal::IsFile;
 using toolchain_internal::FirstLine;
 using toolchain_internal::RunCommand;
 
 namespace {
 
-std::string Getenv(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
-}
 
-bool IsFile(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
 
 // Runs f on its own thread, or later on the caller's when no thread can be made.
 template <typename F>

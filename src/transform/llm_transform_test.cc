@@ -13,8 +13,11 @@
 #include "evaluate/cascade.h"
 #include "llm/test_server.h"
 #include "util/files.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Has;
+using testutil::Replaced;
 namespace {
 
 namespace fs = std::filesystem;
@@ -27,15 +30,6 @@ constexpr char kKeyEnv[] = "CUCO_LLM_TRANSFORM_TEST_KEY";
 constexpr char kKey[] = "sk-transform-SECRET-0123456789";
 
 fs::path WorkloadDir() { return fs::path(CUCO_SOURCE_DIR) / "tests" / "workloads" / "cpu_matmul"; }
-
-std::string Replaced(std::string s, const std::string& from, const std::string& to) {
-  size_t p = s.find(from);
-  EXPECT_NE(p, std::string::npos) << "not in the text: " << from;
-  if (p != std::string::npos) s.replace(p, from.size(), to);
-  return s;
-}
-
-bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // ---- scripted answers -----------------------------------------------------------------------
 
@@ -81,9 +75,9 @@ std::string RequestText(const llm_test::Recorded& r) {
 void ExpectNoKey(const LlmTransformAttempt& a) {
   for (const std::string* f : {&a.label, &a.reason, &a.code, &a.diff, &a.answer_summary, &a.answer_excerpt,
                                &a.judge_feedback, &a.judge_error})
-    EXPECT_FALSE(Contains(*f, kKey)) << *f;
+    EXPECT_FALSE(Has(*f, kKey)) << *f;
   if (a.record) {
-    EXPECT_FALSE(Contains(a.record->ToJson().dump(), kKey));
+    EXPECT_FALSE(Has(a.record->ToJson().dump(), kKey));
   }
 }
 
@@ -198,8 +192,8 @@ TEST_F(LlmTransformTest, HappyPathPassesEachStageFirstTime) {
 
   ASSERT_TRUE(r.accepted) << r.stop_reason;
   EXPECT_TRUE(r.stop_reason.empty());
-  EXPECT_TRUE(Contains(r.code, "kLoopOrder = \"ikj\""));
-  EXPECT_TRUE(Contains(r.code, "kUnroll = 4"));
+  EXPECT_TRUE(Has(r.code, "kLoopOrder = \"ikj\""));
+  EXPECT_TRUE(Has(r.code, "kUnroll = 4"));
   ASSERT_TRUE(r.record.has_value());
   EXPECT_EQ(r.record->status, EvalStatus::kOk) << r.record->Summary();
   ASSERT_EQ(r.stages.size(), 2u);  // the seed has EVOLVE blocks: no annotation stage
@@ -219,8 +213,8 @@ TEST_F(LlmTransformTest, HappyPathPassesEachStageFirstTime) {
   EXPECT_TRUE(attempts_[0].passed);
   ASSERT_TRUE(attempts_[0].record.has_value());
   EXPECT_EQ(attempts_[0].record->status, EvalStatus::kOk);
-  EXPECT_TRUE(Contains(attempts_[0].answer_summary, "[redacted]")) << attempts_[0].answer_summary;
-  EXPECT_TRUE(Contains(attempts_[0].diff, "+constexpr const char* kLoopOrder = \"ikj\";")) << attempts_[0].diff;
+  EXPECT_TRUE(Has(attempts_[0].answer_summary, "[redacted]")) << attempts_[0].answer_summary;
+  EXPECT_TRUE(Has(attempts_[0].diff, "+constexpr const char* kLoopOrder = \"ikj\";")) << attempts_[0].diff;
   EXPECT_EQ(attempts_[1].stage, "replace");
   EXPECT_EQ(attempts_[1].answer_summary, "unroll the inner loop by 4");
   EXPECT_NEAR(attempts_[0].dollars + attempts_[1].dollars, r.dollars, 1e-12);
@@ -229,14 +223,14 @@ TEST_F(LlmTransformTest, HappyPathPassesEachStageFirstTime) {
   ASSERT_EQ(writer_server.count(), 2u);
   const std::string first = RequestText(writer_server.requests()[0]);
   const std::string second = RequestText(writer_server.requests()[1]);
-  EXPECT_TRUE(Contains(first, "Stage A (infrastructure)"));
-  EXPECT_TRUE(Contains(first, "cuco_candidate_setup"));  // the code and the CPU contract
-  EXPECT_TRUE(Contains(first, "frozen"));
-  EXPECT_TRUE(Contains(second, "Stage B (replace)"));
-  EXPECT_TRUE(Contains(second, "kLoopOrder = \"ikj\""));  // B edits A's output
-  EXPECT_FALSE(Contains(first, kKey));
+  EXPECT_TRUE(Has(first, "Stage A (infrastructure)"));
+  EXPECT_TRUE(Has(first, "cuco_candidate_setup"));  // the code and the CPU contract
+  EXPECT_TRUE(Has(first, "frozen"));
+  EXPECT_TRUE(Has(second, "Stage B (replace)"));
+  EXPECT_TRUE(Has(second, "kLoopOrder = \"ikj\""));  // B edits A's output
+  EXPECT_FALSE(Has(first, kKey));
   EXPECT_FALSE(lines.empty());
-  EXPECT_TRUE(Contains(lines.back(), "accepted"));
+  EXPECT_TRUE(Has(lines.back(), "accepted"));
 }
 
 // (2) A planted compile error: the judge reads the failure, its feedback reaches the writer, the
@@ -264,12 +258,12 @@ TEST_F(LlmTransformTest, JudgeRoundFixesPlantedCompileError) {
   EXPECT_EQ(failed.failure_kind, "evaluation");
   ASSERT_TRUE(failed.record.has_value());
   EXPECT_EQ(failed.record->status, EvalStatus::kCompileError) << failed.record->Summary();
-  EXPECT_TRUE(Contains(failed.reason, "undeclared_thing_xyz")) << failed.reason;
+  EXPECT_TRUE(Has(failed.reason, "undeclared_thing_xyz")) << failed.reason;
   EXPECT_EQ(failed.judge_feedback, feedback);
   EXPECT_GT(failed.llm_calls, 1);
   EXPECT_TRUE(attempts_[1].passed);
   EXPECT_EQ(attempts_[1].iteration, 2);
-  EXPECT_TRUE(Contains(attempts_[1].diff, "-      const float aik = a[i * s.k + k] + undeclared_thing_xyz;"))
+  EXPECT_TRUE(Has(attempts_[1].diff, "-      const float aik = a[i * s.k + k] + undeclared_thing_xyz;"))
       << attempts_[1].diff;  // the retry edited the failed attempt
 
   // What the judge was shown: the status, the compiler's complaint, the diff.
@@ -277,17 +271,17 @@ TEST_F(LlmTransformTest, JudgeRoundFixesPlantedCompileError) {
   const llm_test::Recorded jq = judge_server.requests()[0];
   EXPECT_EQ(jq.path, "/v1/messages");
   const std::string judged = RequestText(jq);
-  EXPECT_TRUE(Contains(judged, "compile_error")) << judged;
-  EXPECT_TRUE(Contains(judged, "undeclared_thing_xyz")) << judged;
-  EXPECT_TRUE(Contains(judged, "+ undeclared_thing_xyz;")) << judged;
-  EXPECT_TRUE(Contains(judged, "Stage A (infrastructure)"));
+  EXPECT_TRUE(Has(judged, "compile_error")) << judged;
+  EXPECT_TRUE(Has(judged, "undeclared_thing_xyz")) << judged;
+  EXPECT_TRUE(Has(judged, "+ undeclared_thing_xyz;")) << judged;
+  EXPECT_TRUE(Has(judged, "Stage A (infrastructure)"));
   // What the writer was told next: the failure and the judge's feedback.
   ASSERT_EQ(writer_server.count(), 3u);
   const std::string retry = RequestText(writer_server.requests()[1]);
-  EXPECT_TRUE(Contains(retry, "FEEDBACK-7")) << retry;
-  EXPECT_TRUE(Contains(retry, "compile_error"));
-  EXPECT_FALSE(Contains(RequestText(writer_server.requests()[0]), "FEEDBACK-7"));
-  EXPECT_FALSE(Contains(RequestText(writer_server.requests()[2]), "FEEDBACK-7"));  // stage B starts clean
+  EXPECT_TRUE(Has(retry, "FEEDBACK-7")) << retry;
+  EXPECT_TRUE(Has(retry, "compile_error"));
+  EXPECT_FALSE(Has(RequestText(writer_server.requests()[0]), "FEEDBACK-7"));
+  EXPECT_FALSE(Has(RequestText(writer_server.requests()[2]), "FEEDBACK-7"));  // stage B starts clean
 }
 
 // (3) The iteration limit: every attempt fails (compile error, then a wrong result) and is recorded.
@@ -303,8 +297,8 @@ TEST_F(LlmTransformTest, IterationLimitGivesUpWithEveryAttemptRecorded) {
   EXPECT_FALSE(r.accepted);
   EXPECT_TRUE(r.code.empty());
   EXPECT_FALSE(r.record.has_value());
-  EXPECT_TRUE(Contains(r.stop_reason, "stage A (infrastructure) did not pass in 2 attempts")) << r.stop_reason;
-  EXPECT_TRUE(Contains(r.stop_reason, "wrong_result")) << r.stop_reason;
+  EXPECT_TRUE(Has(r.stop_reason, "stage A (infrastructure) did not pass in 2 attempts")) << r.stop_reason;
+  EXPECT_TRUE(Has(r.stop_reason, "wrong_result")) << r.stop_reason;
   ASSERT_EQ(r.stages.size(), 2u);
   EXPECT_EQ(r.stages[0].status, "failed");
   EXPECT_EQ(r.stages[0].attempts, 2);
@@ -338,17 +332,17 @@ TEST_F(LlmTransformTest, MalformedAnswersAndFrozenEditsAreFailedAttempts) {
   EXPECT_EQ(r.stages[0].attempts, 3);
   ASSERT_EQ(attempts_.size(), 4u);
   EXPECT_EQ(attempts_[0].failure_kind, "format");
-  EXPECT_TRUE(Contains(attempts_[0].reason, "edit outside the EVOLVE blocks")) << attempts_[0].reason;
+  EXPECT_TRUE(Has(attempts_[0].reason, "edit outside the EVOLVE blocks")) << attempts_[0].reason;
   EXPECT_TRUE(attempts_[0].code.empty());
   EXPECT_FALSE(attempts_[0].record.has_value());
   EXPECT_EQ(attempts_[1].failure_kind, "format");
-  EXPECT_TRUE(Contains(attempts_[1].reason, "neither")) << attempts_[1].reason;
+  EXPECT_TRUE(Has(attempts_[1].reason, "neither")) << attempts_[1].reason;
   EXPECT_TRUE(attempts_[2].passed);
   EXPECT_EQ(evaluations_, 2);
   EXPECT_EQ(judge_server.count(), 0u);
   const std::string second = RequestText(writer_server.requests()[1]);
-  EXPECT_TRUE(Contains(second, "edit outside the EVOLVE blocks")) << second;
-  EXPECT_FALSE(Contains(second, "Your previous attempt"));  // nothing parsed: it still edits the seed
+  EXPECT_TRUE(Has(second, "edit outside the EVOLVE blocks")) << second;
+  EXPECT_FALSE(Has(second, "Your previous attempt"));  // nothing parsed: it still edits the seed
 }
 
 // (5) A 429 from the writer's server is retried by the client; the loop sees one answer.
@@ -378,10 +372,10 @@ TEST_F(LlmTransformTest, CallBudgetAndUnreachableWriterStopCleanly) {
     o.max_llm_calls = 1;
     LlmTransformResult r = Run(*writer, *judge, o);
     EXPECT_FALSE(r.accepted);
-    EXPECT_TRUE(Contains(r.stop_reason, "LLM call budget spent: 1 of 1 calls")) << r.stop_reason;
+    EXPECT_TRUE(Has(r.stop_reason, "LLM call budget spent: 1 of 1 calls")) << r.stop_reason;
     EXPECT_EQ(r.llm_calls, 1);
     ASSERT_EQ(attempts_.size(), 1u);
-    EXPECT_TRUE(Contains(attempts_[0].judge_error, "not asked")) << attempts_[0].judge_error;
+    EXPECT_TRUE(Has(attempts_[0].judge_error, "not asked")) << attempts_[0].judge_error;
     EXPECT_EQ(judge_server.count(), 0u);
   }
   attempts_.clear();
@@ -396,7 +390,7 @@ TEST_F(LlmTransformTest, CallBudgetAndUnreachableWriterStopCleanly) {
     EXPECT_FALSE(r.accepted);
     ASSERT_EQ(attempts_.size(), 2u);
     EXPECT_EQ(attempts_[0].failure_kind, "call");
-    EXPECT_TRUE(Contains(attempts_[0].reason, "bad model name")) << attempts_[0].reason;
+    EXPECT_TRUE(Has(attempts_[0].reason, "bad model name")) << attempts_[0].reason;
     EXPECT_EQ(judge_server.count(), 0u);
   }
 }
@@ -506,14 +500,14 @@ TEST(LlmTransformProgramTest, ProgramModeRunsStagesAToCWithNcclChecks) {
   EXPECT_EQ(evaluated, (std::vector<std::string>{"llm-A-infrastructure-1", "llm-B-replace-2"}));  // C: not evaluated
   ASSERT_EQ(attempts.size(), 5u);
   EXPECT_EQ(attempts[1].failure_kind, "check");
-  EXPECT_TRUE(Contains(attempts[1].reason, "ncclAllReduce at line 14")) << attempts[1].reason;
+  EXPECT_TRUE(Has(attempts[1].reason, "ncclAllReduce at line 14")) << attempts[1].reason;
   EXPECT_EQ(attempts[3].failure_kind, "check");
-  EXPECT_TRUE(Contains(attempts[3].reason, "only marker lines may be added")) << attempts[3].reason;
+  EXPECT_TRUE(Has(attempts[3].reason, "only marker lines may be added")) << attempts[3].reason;
   EXPECT_FALSE(attempts[4].record.has_value());
   const std::string first = RequestText(writer_server.requests()[0]);
-  EXPECT_TRUE(Contains(first, "ncclAllReduce at line 12"));  // the analysis and the call list
-  EXPECT_TRUE(Contains(first, "Add no EVOLVE-BLOCK marker lines"));
-  EXPECT_TRUE(Contains(RequestText(judge_server.requests()[0]), "host communication calls remain"));
+  EXPECT_TRUE(Has(first, "ncclAllReduce at line 12"));  // the analysis and the call list
+  EXPECT_TRUE(Has(first, "Add no EVOLVE-BLOCK marker lines"));
+  EXPECT_TRUE(Has(RequestText(judge_server.requests()[0]), "host communication calls remain"));
 }
 
 // ---- checks ---------------------------------------------------------------------------------
@@ -534,14 +528,14 @@ TEST(LlmTransformChecksTest, HarnessStagesCheckTheBlocksOnly) {
                                           "void run() {\n  ctx.create_dev_comm(reqs, &dc);\n  alloc_peers(ctx, dc, 64, &p);\n");
   EXPECT_TRUE(a.check(before, with_setup).ok()) << a.check(before, with_setup).ToString();
   Status no_setup = a.check(before, Replaced(before, "n);", "n * 1);"));
-  EXPECT_TRUE(Contains(no_setup.message(), "no device-side set-up")) << no_setup.ToString();
+  EXPECT_TRUE(Has(no_setup.message(), "no device-side set-up")) << no_setup.ToString();
   Status dropped = a.check(before, Replaced(with_setup, "ncclReduceScatter(a, b, n);", "launch_transfers(s, l);"));
-  EXPECT_TRUE(Contains(dropped.message(), "must keep the host communication")) << dropped.ToString();
-  EXPECT_TRUE(Contains(a.skip(with_setup), "device communicator already")) << a.skip(with_setup);
+  EXPECT_TRUE(Has(dropped.message(), "must keep the host communication")) << dropped.ToString();
+  EXPECT_TRUE(Has(a.skip(with_setup), "device communicator already")) << a.skip(with_setup);
   EXPECT_EQ(a.skip(Replaced(before, "void run() {\n", "void run() {\n  alloc_symmetric(64, &b);\n")), "");
 
   Status left = b.check(with_setup, with_setup);
-  EXPECT_TRUE(Contains(left.message(), "ncclReduceScatter at line 6")) << left.ToString();
+  EXPECT_TRUE(Has(left.message(), "ncclReduceScatter at line 6")) << left.ToString();
   EXPECT_TRUE(b.check(with_setup, Replaced(with_setup, "ncclReduceScatter(a, b, n);", "launch_transfers(s, l);")).ok());
   EXPECT_EQ(b.skip(Replaced(with_setup, "ncclReduceScatter(a, b, n);", "x();")), "no host communication call left");
 
@@ -565,10 +559,10 @@ TEST(LlmTransformChecksTest, LineDiffShowsSeparateHunks) {
     to += (i == 3 ? std::string("LINE 3\n") : i == 25 ? std::string("") : "line " + std::to_string(i) + "\n");
   }
   const std::string d = LineDiff(from, to, "a", "b", 2);
-  EXPECT_TRUE(Contains(d, "--- a\n+++ b\n")) << d;
-  EXPECT_TRUE(Contains(d, "@@ -1,5 +1,5 @@\n line 1\n line 2\n-line 3\n+LINE 3\n")) << d;
-  EXPECT_TRUE(Contains(d, "@@ -23,5 +23,4 @@\n line 23\n line 24\n-line 25\n line 26\n")) << d;
-  EXPECT_FALSE(Contains(d, "line 12"));
+  EXPECT_TRUE(Has(d, "--- a\n+++ b\n")) << d;
+  EXPECT_TRUE(Has(d, "@@ -1,5 +1,5 @@\n line 1\n line 2\n-line 3\n+LINE 3\n")) << d;
+  EXPECT_TRUE(Has(d, "@@ -23,5 +23,4 @@\n line 23\n line 24\n-line 25\n line 26\n")) << d;
+  EXPECT_FALSE(Has(d, "line 12"));
   EXPECT_EQ(LineDiff(from, from, "a", "b"), "");
 }
 

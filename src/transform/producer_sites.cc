@@ -78,7 +78,7 @@ bool MentionsWhole(const std::string& code, const std::string& word) {
 
 }  // namespace
 
-std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const CallSite& c, std::string* why) {
+std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
   const std::string buffer = args.empty() ? "" : Trim(args[0]);

@@ -24,6 +24,6 @@ struct ProducerSite {
 };
 
 // The producer site of collective call `c` of `src`, or nullopt with *why saying what is missing.
-std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const CallSite& c, std::string* why);
+std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why);
 
 }  // namespace cuco::transform_internal

@@ -14,7 +14,7 @@ namespace {
 using transform_internal::ApplyEdits;
 using transform_internal::FindProducerSite;
 using transform_internal::ProducerSite;
-using transform_internal::CallSite;
+using transform_internal::SeedCall;
 using transform_internal::Edit;
 using transform_internal::NcclMap;
 using transform_internal::SeedSource;
@@ -87,12 +87,12 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
-  std::vector<CallSite> calls;
-  for (const CallSite& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; }))
+  std::vector<SeedCall> calls;
+  for (const SeedCall& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; }))
     if (c.in_block) calls.push_back(c);  // the program's set-up (frozen) keeps its host calls
   RuleTransformResult result;
   std::vector<Edit> edits;
-  for (const CallSite& c : calls) {
+  for (const SeedCall& c : calls) {
     const std::string to = DispatchName(c.name);
     edits.push_back({c.name_pos, c.name_end - c.name_pos, to});
     const bool no_args = src.NextCode(c.open + 1) == c.close;
@@ -102,11 +102,11 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   }
   // The chunks knob, where a collective reads what the call just before it wrote and the blocks
   // hold a GEMM the runtime can split.
-  std::vector<CallSite> gemms;
-  for (const CallSite& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
+  std::vector<SeedCall> gemms;
+  for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
     if (g.in_block) gemms.push_back(g);
   std::vector<Edit> producers;
-  for (const CallSite& c : calls) {
+  for (const SeedCall& c : calls) {
     if (!ChunkedCollective(c.name)) continue;
     std::string why;
     const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
@@ -126,7 +126,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     result.warnings.push_back(seed_path + ": no chunks knob: the EVOLVE blocks call none of " +
                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which it splits");
   if (chunks) {
-    for (const CallSite& g : gemms) {
+    for (const SeedCall& g : gemms) {
       const std::string& to = GemmStandIns().at(g.name);
       edits.push_back({g.name_pos, g.name_end - g.name_pos, to});
       result.rewrites.push_back({g.line, g.name, to + "(...)"});

@@ -5,15 +5,11 @@
 #include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 #include "workload/program_seed.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Count;
 namespace {
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
 
 // A seed as cuco init writes it from a program: frozen set-up NCCL, the program's functions in blocks.
 std::string ProgramSeed(const std::string& blocks) {

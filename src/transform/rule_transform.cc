@@ -17,7 +17,7 @@ namespace cuco {
 namespace {
 
 using transform_internal::ApplyEdits;
-using transform_internal::CallSite;
+using transform_internal::SeedCall;
 using transform_internal::Edit;
 using transform_internal::IsIdent;
 using transform_internal::Mapping;
@@ -52,7 +52,7 @@ struct Definition {
 Definition FindDefinition(const SeedSource& src, const std::string& name) {
   Definition d;
   const std::string& m = src.masked();
-  for (const CallSite& c : src.Calls([&](const std::string& n) { return n == name; })) {
+  for (const SeedCall& c : src.Calls([&](const std::string& n) { return n == name; })) {
     size_t p = src.NextCode(c.close + 1);
     // Skip trailing qualifiers such as noexcept before the body.
     while (p != std::string::npos && IsIdent(m[p])) {
@@ -154,7 +154,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   };
   std::vector<Need> needs;
   bool uses_p2p = false;
-  for (const CallSite& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; })) {
+  for (const SeedCall& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; })) {
     if (!c.in_block)
       return Status::InvalidArgument(seed_path + ":" + std::to_string(c.line) + ": frozen code calls " + c.name +
                            ": the transform may only change EVOLVE blocks; move the call into one");
@@ -217,7 +217,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
         n.expr.find(io_name + ".out(") != std::string::npos)
       satisfied.insert(n.base);
   }
-  for (const CallSite& c : src.Calls([](const std::string& n) { return n == "cudaMalloc" || n == "cudaFree"; })) {
+  for (const SeedCall& c : src.Calls([](const std::string& n) { return n == "cudaMalloc" || n == "cudaFree"; })) {
     if (!c.in_block) continue;
     const std::vector<std::string> args = src.Args(c);
     if (c.name == "cudaFree") {

@@ -4,20 +4,16 @@
 
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
+#include "util/testutil.h"
 
 namespace cuco {
+using testutil::Count;
 namespace {
 
 std::string Workload(const std::string& rel) {
   Result<std::string> text = ReadFile(std::string(CUCO_SOURCE_DIR) + "/" + rel);
   EXPECT_TRUE(text.ok()) << rel;
   return text.ok() ? *text : "";
-}
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
 }
 
 const char* kHead =

@@ -34,8 +34,8 @@ struct Edit {
 // later in `edits` comes first in the text).
 std::string ApplyEdits(const std::string& text, std::vector<Edit> edits);
 
-// One identifier followed by '(' in the masked text.
-struct CallSite {
+// One identifier followed by '(' in the masked text (a call of the seed; host_calls.h's CallSite is a host API call).
+struct SeedCall {
   std::string name;
   size_t name_pos = 0;   // where the replaced span starts (a leading "::" included)
   size_t name_end = 0;   // one past the identifier
@@ -73,8 +73,8 @@ class SeedSource {
 
   // Every `name(` in code (not members of another object, not qualified by a namespace other
   // than the global one) whose name satisfies `want`.
-  template <class Pred> std::vector<CallSite> Calls(Pred want) const {
-    std::vector<CallSite> out;
+  template <class Pred> std::vector<SeedCall> Calls(Pred want) const {
+    std::vector<SeedCall> out;
     const std::string& m = masked_;
     for (size_t i = 0; i < m.size();) {
       if (!(std::isalpha(static_cast<unsigned char>(m[i])) || m[i] == '_') || (i > 0 && IsIdent(m[i - 1]))) {
@@ -99,7 +99,7 @@ class SeedSource {
           else start = before - 2;
         }
         if (p < m.size() && m[p] == '(' && !member && !qualified_other) {
-          CallSite c;
+          SeedCall c;
           c.name = name;
           c.name_pos = start;
           c.name_end = e;
@@ -124,7 +124,7 @@ class SeedSource {
     return std::string::npos;
   }
 
-  std::vector<std::string> Args(const CallSite& c) const {
+  std::vector<std::string> Args(const SeedCall& c) const {
     return SplitArgs(text_.substr(c.open + 1, c.close - c.open - 1));
   }
 

@@ -15,7 +15,9 @@ fs::path RuntimeDir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   for (fs::path d = exe.parent_path(); !ec && !d.empty() && d != d.root_path(); d = d.parent_path())
     if (is_runtime(d / "runtime")) return d / "runtime";
-  return fs::path(CUCO_SOURCE_DIR) / "runtime";
+  return SourceDir() / "runtime";
 }
+
+fs::path SourceDir() { return CUCO_SOURCE_DIR; }
 
 }  // namespace cuco

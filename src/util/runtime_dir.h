@@ -11,4 +11,8 @@ namespace cuco {
 // holding runtime/include/cuco/harness.h); else the runtime/ of the source tree it was built from.
 std::filesystem::path RuntimeDir();
 
+// The source tree this binary was built from (the one file told it is runtime_dir.cc, so that every
+// other object is the same whichever checkout builds it).
+std::filesystem::path SourceDir();
+
 }  // namespace cuco

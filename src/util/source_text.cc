@@ -159,6 +159,26 @@ std::string NormalizeNewlines(std::string_view text) {
   return out;
 }
 
+std::vector<std::string> SplitLines(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string_view::npos; start = nl + 1)
+    lines.emplace_back(text.substr(start, nl - start));
+  lines.emplace_back(text.substr(start));
+  return lines;
+}
+
+std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    lines.emplace_back(text.substr(pos, end - pos));
+    pos = end;
+  }
+  return lines;
+}
+
 std::string Trim(std::string_view s, std::string_view chars) {
   const size_t b = s.find_first_not_of(chars);
   if (b == std::string_view::npos) return "";

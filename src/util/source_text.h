@@ -51,4 +51,11 @@ std::string TrimRight(std::string_view s, std::string_view chars = kSpaceChars);
 // `text` with every "\r\n" as "\n" (a lone '\r' stays).
 std::string NormalizeNewlines(std::string_view text);
 
+// `text` cut at every '\n', the newlines dropped: the pieces joined with "\n" give `text` back (so
+// a text ending in a newline ends in an empty piece, and "" is one empty piece).
+std::vector<std::string> SplitLines(std::string_view text);
+
+// `text`'s lines with their newlines kept (the last may lack one); "" has none.
+std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text);
+
 }  // namespace cuco

@@ -10,25 +10,11 @@ namespace {
 constexpr const char* kStart = "EVOLVE-BLOCK-START";
 constexpr const char* kEnd = "EVOLVE-BLOCK-END";
 
-// Lines with their trailing newline kept (the last may lack one).
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  return lines;
-}
-
-
 }  // namespace
 
 Result<SplitSource> SplitEvolveBlocks(const std::string& text, const std::string& path, bool require_blocks) {
   SplitSource out;
-  std::vector<std::string> lines = Lines(text);
+  std::vector<std::string> lines = SplitLinesKeepingNewlines(text);
   std::string frozen;
   int frozen_start = 1;
   bool in_block = false;
@@ -98,7 +84,7 @@ Status CheckFrozenCode(const std::string& seed, const std::string& seed_path, co
                               std::to_string(s->blocks.size()));
   for (size_t i = 0; i < s->frozen.size(); ++i) {
     if (s->frozen[i] == c->frozen[i]) continue;
-    std::vector<std::string> sl = Lines(s->frozen[i]), cl = Lines(c->frozen[i]);
+    std::vector<std::string> sl = SplitLinesKeepingNewlines(s->frozen[i]), cl = SplitLinesKeepingNewlines(c->frozen[i]);
     size_t k = 0;
     while (k < sl.size() && k < cl.size() && sl[k] == cl[k]) ++k;
     const int cand_line = c->frozen_first_line[i] + static_cast<int>(k);

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
@@ -13,21 +14,6 @@ const std::regex& MarkRegex() {
   // prefix `= ` value `;` spaces `// cuco:knob ` name
   static const std::regex re(R"(^(.*=\s*)(\"(?:[^\"\\]|\\.)*\"|[^;]*?)(\s*;\s*//\s*cuco:knob\s+)([A-Za-z_][A-Za-z0-9_]*)\s*$)");
   return re;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string cur;
-  for (char c : text) {
-    if (c == '\n') {
-      lines.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  lines.push_back(cur);  // the text after the last newline (empty when the text ends in one)
-  return lines;
 }
 
 std::string Unquote(const std::string& lit) {
@@ -60,7 +46,7 @@ Result<std::vector<KnobMark>> FindKnobMarks(const std::string& text, const std::
   };
   std::vector<KnobMark> marks;
   std::set<std::string> seen;
-  const std::vector<std::string> lines = Lines(text);
+  const std::vector<std::string> lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const size_t at = l.find("cuco:knob");
@@ -132,7 +118,7 @@ Result<std::string> ApplyKnobs(const std::string& text, const std::string& path,
     if (!by_name[name]->quoted && value.find_first_of(";\n/") != std::string::npos)
       return Status::InvalidArgument("knob '" + name + "': value '" + value + "' is not a plain literal");
   }
-  std::vector<std::string> lines = Lines(text);
+  std::vector<std::string> lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     auto it = by_line.find(static_cast<int>(i) + 1);
     if (it == by_line.end()) continue;
