@@ -16,7 +16,7 @@ PART=$2
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 cd "$SRC"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 

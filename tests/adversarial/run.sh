@@ -53,7 +53,7 @@ make_home() {
 make_home
 mkdir -p "$T/runs"
 export ANTHROPIC_API_KEY="sk-ant-cuco-adversarial-canary-$RANDOM$RANDOM$RANDOM"
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 : >"$T/net.log"
 python3 - "$T/net.log" <<'PY' &
 import socket, sys
