@@ -93,7 +93,8 @@ int Run(const EvalArgs& a) {
   opts.skip_deny_scan = a.skip_deny_scan;
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (int rc = ApplyLauncher("eval", a.launcher, "local", SlurmOptions{}, run_dir, &opts); rc != 0) return rc;
-  opts.compile_only = a.stage == "compile";
+  opts.compile_only = a.stage == "compile" || a.stage == "compile-check";
+  opts.unoptimized = a.stage == "compile-check";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
   if (wl->language == "cuda" && !cascade.has_gpus() && !a.json)
@@ -161,7 +162,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workload", a->workload, "Workload folder (holding workload.toml)")->required();
   cmd->add_option("candidates", a->candidates, "Candidate files (copies of the seed with changed EVOLVE blocks)");
   cmd->add_flag("--json", a->json, "Print records as JSON");
-  cmd->add_option("--stage", a->stage, "How far to go: compile | all")->check(CLI::IsMember({"compile", "all"}));
+  cmd->add_option("--stage", a->stage,
+                  "How far to go: compile | compile-check (compiled without optimisation: does it build; faster) | all")
+      ->check(CLI::IsMember({"compile", "compile-check", "all"}));
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
   cmd->add_option("--run-dir", a->run_dir, "Where the store and logs go (default: cuco-runs/eval-<workload>)");

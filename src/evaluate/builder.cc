@@ -242,7 +242,13 @@ std::string Builder::EnvironmentKey() const {
 std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& object) const {
   std::vector<std::string> cmd = {compiler_};
   const std::vector<std::string>& flags = u.runtime ? runtime_flags_ : common_flags_;
-  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  const bool unoptimized = unoptimized_ && u.candidate;
+  for (const std::string& f : flags)
+    if (!(unoptimized && f.size() >= 2 && f.starts_with("-O"))) cmd.push_back(f);
+  if (unoptimized) {
+    cmd.push_back("-O0");
+    if (workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
+  }
   cmd.insert(cmd.end(), u.extra_flags.begin(), u.extra_flags.end());
   cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", object.string()});
   return cmd;
@@ -510,7 +516,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   }
 
   BuildResult r;
-  r.key = Sha256Hex(env_key_ + "\n" + code);
+  r.key = Sha256Hex(env_key_ + (unoptimized_ ? "\nunoptimized" : "") + "\n" + code);
   fs::path dir = cache_dir_ / ("cand-" + r.key.substr(0, 32));
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
   FileLock lock(dir.string() + ".lock");
@@ -538,6 +544,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   units.push_back(WorkloadUnit(dir / ("candidate" + ext), object));
   for (const auto& src : workload_.build_sources)  // program mode: the program's other files
     units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  for (Unit& u : units) u.candidate = !u.runtime;
   std::error_code ec;
   fs::remove(object, ec);
   auto built = BuildInDir(dir, units, exe, timeout_s);

@@ -60,6 +60,11 @@ class Builder {
   void set_sandboxed(bool on) { sandboxed_ = on; }
   bool sandboxed() const { return sandboxed_; }
 
+  // Compile checks only: a candidate's own units without optimisation (the workload's -O<n> flags
+  // dropped, -O0 and, with nvcc, -Xptxas -O0 added); part of the candidate's cache key. The frozen
+  // side is the same either way. Such an executable must never be timed.
+  void set_unoptimized(bool on) { unoptimized_ = on; }
+
   // The command that preprocesses `source` (a candidate file) exactly as Build compiles it (the
   // compile command with `-c src -o obj` replaced by `-E src`), inside the sandbox when sandboxed.
   // The deny-list scans its output (workload/deny_list.h, CheckDenyListPreprocessed).
@@ -75,6 +80,7 @@ class Builder {
     bool runtime = false;  // a runtime/src unit: cuco's runtime flags (-I runtime/src), never the workload's
     bool link = true;      // linked into BuildInDir's executable (false: compiled for a later link)
     std::vector<std::string> extra_flags;  // a runtime unit's own (cudnn_sdpa.cu: the cuDNN headers)
+    bool candidate = false;  // the candidate's own (set_unoptimized applies)
   };
   static Unit RuntimeUnit(std::filesystem::path source, std::filesystem::path object) {
     Unit u;
@@ -125,6 +131,7 @@ class Builder {
   std::string missing_;  // a library the workload needs and this machine lacks: every build fails with it
   std::string compiler_;
   bool sandboxed_ = true;
+  bool unoptimized_ = false;
 };
 
 }  // namespace cuco

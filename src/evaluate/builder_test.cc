@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "util/files.h"
@@ -115,6 +116,32 @@ TEST_F(BuilderTest, FrozenKeyFollowsWhatCanBeIncludedOnly) {
   EXPECT_NE(including, with_header);
   ASSERT_TRUE(WriteFileAtomic(dir / "helper.inc.cc", "// helper, changed\n").ok());
   EXPECT_NE(key_of(), including) << "a file the reference includes by name is part of the key";
+}
+
+// A compile check builds the candidate without optimisation, under a key of its own; the frozen
+// side and the runtime keep cuco's flags.
+TEST_F(BuilderTest, UnoptimizedCompileCheckHasItsOwnKeyAndFlags) {
+  auto seed = ReadFile(wl_.SeedPath());
+  ASSERT_TRUE(seed.ok());
+  Builder optimised(cache_, wl_, tc_);
+  auto full = optimised.Build(*seed, 120);
+  ASSERT_TRUE(full.ok() && full->ok) << (full.ok() ? full->log : full.status().ToString());
+  Builder check(cache_, wl_, tc_);
+  check.set_unoptimized(true);
+  auto quick = check.Build(*seed, 120);
+  ASSERT_TRUE(quick.ok() && quick->ok) << (quick.ok() ? quick->log : quick.status().ToString());
+  EXPECT_NE(quick->key, full->key);
+  EXPECT_FALSE(quick->cached);
+  EXPECT_EQ(quick->supervisor, full->supervisor);
+  bool candidate_compiled = false;
+  for (const auto& cmd : quick->commands) {
+    const bool candidate = std::find(cmd.begin(), cmd.end(), "-c") != cmd.end();
+    if (!candidate) continue;  // the link
+    candidate_compiled = true;
+    EXPECT_NE(std::find(cmd.begin(), cmd.end(), "-O0"), cmd.end());
+    EXPECT_EQ(std::find(cmd.begin(), cmd.end(), "-O2"), cmd.end()) << "the workload's -O2 must go";
+  }
+  EXPECT_TRUE(candidate_compiled);
 }
 
 TEST_F(BuilderTest, CompileErrorsKeepDiagnosticsAndAreCached) {

@@ -50,6 +50,7 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   pool_ = std::make_unique<GpuPool>(gpus);
   builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
   builder_->set_sandboxed(!options_.unsafe_no_sandbox);
+  builder_->set_unoptimized(options_.compile_only && options_.unoptimized);
   local_launcher_ = MakeLocalLauncher();
   if (options_.launcher == "slurm") slurm_launcher_ = MakeSlurmLauncher(options_.slurm);
   if (ProgramUsesMpirun()) launcher_ = MakeMpirunLauncher(toolchain_.mpirun);

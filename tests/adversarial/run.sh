@@ -113,7 +113,7 @@ run_one() {
   mkdir -p "$rd"
   echo "run canary" >"$rd/cuco-adversarial-run-canary"
   local stage_args=()
-  [ "$STAGE" = compile ] && stage_args=(--stage compile)
+  [ "$STAGE" = compile ] && stage_args=(--stage compile-check)  # builds (unoptimised); nothing runs
   [ "$WALL" = 1 ] && stage_args+=(--unsafe-skip-deny-scan)
   CUCO_ADVERSARIAL_RUN_CANARY=$rd/cuco-adversarial-run-canary \
     timeout 900 "$CUCO" eval "$wl" ${cand:+"$cand"} "${stage_args[@]}" ${CUCO_ADVERSARIAL_EVAL_ARGS:-} --json --run-dir "$rd" >"$T/$name.json" 2>"$T/$name.err"
