@@ -163,7 +163,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("candidates", a->candidates, "Candidate files (copies of the seed with changed EVOLVE blocks)");
   cmd->add_flag("--json", a->json, "Print records as JSON");
   cmd->add_option("--stage", a->stage,
-                  "How far to go: compile | compile-check (compiled without optimisation: does it build; faster) | all")
+                  "How far to go: compile | compile-check (device code unoptimised: does it build; faster) | all")
       ->check(CLI::IsMember({"compile", "compile-check", "all"}));
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");

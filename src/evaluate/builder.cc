@@ -242,13 +242,10 @@ std::string Builder::EnvironmentKey() const {
 std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& object) const {
   std::vector<std::string> cmd = {compiler_};
   const std::vector<std::string>& flags = u.runtime ? runtime_flags_ : common_flags_;
-  const bool unoptimized = unoptimized_ && u.candidate;
-  for (const std::string& f : flags)
-    if (!(unoptimized && f.size() >= 2 && f.starts_with("-O"))) cmd.push_back(f);
-  if (unoptimized) {
-    cmd.push_back("-O0");
-    if (workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
-  }
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  // Device code only: the host object stays as the workload builds it, since the object check
+  // reads it (at -O0 the host object holds inline functions a -O3 build never emits).
+  if (unoptimized_ && u.candidate && workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
   cmd.insert(cmd.end(), u.extra_flags.begin(), u.extra_flags.end());
   cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", object.string()});
   return cmd;
