@@ -95,7 +95,7 @@ void GpuSession::Open(GpuLease lease, const std::vector<GpuInfo>& infos, const T
   open_ = true;
   lease_ = std::move(lease);
   why_ = plan.why;
-  mps_ = false;
+  mps_ = limits_known_ = false;
   if (!plan.mps || lease_.gpus().empty()) return;
   MpsOptions o = base;
   o.control = plan.control;
@@ -124,6 +124,7 @@ void GpuSession::Open(GpuLease lease, const std::vector<GpuInfo>& infos, const T
   pipe_dir_ = daemon_->pipe_dir();
   start_s_ = daemon_->start_seconds();
   auto limits = daemon_->Limits();
+  limits_known_ = limits.ok();
   limits_at_start_ = limits.ok() ? *limits : "";
   why_ = fmt::format("cuco's own MPS daemon for GPUs {} (started in {:.2f} s)", fmt::join(lease_.gpus(), ","), start_s_);
 }
@@ -145,6 +146,7 @@ void GpuSession::ConfineSandbox(SandboxSpec* spec) const { spec->mps_pipe_dir = 
 std::string GpuSession::DaemonChanged() {
   if (!mps_) return "";
   if (!daemon_ || !daemon_->Alive()) return "cuco's MPS daemon for this evaluation is gone (only a candidate process could reach it)";
+  if (!limits_known_) return "";  // unreadable from the start: only the daemon's life is checked
   auto now = daemon_->Limits();
   if (!now.ok()) return "cuco's MPS daemon no longer answers (" + now.status().message() + ")";
   const std::string changed = LimitsDiffer(limits_at_start_, *now);

@@ -97,7 +97,7 @@ class GpuSession {
   void Close();
 
  private:
-  bool open_ = false, mps_ = false;
+  bool open_ = false, mps_ = false, limits_known_ = false;
   GpuLease lease_;
   std::unique_ptr<MpsDaemon> daemon_;
   std::string why_, limits_at_start_, control_, pipe_dir_, stop_;

@@ -269,11 +269,12 @@ Result<std::string> MpsDaemon::Limits() const {
     commands.push_back(fmt::format("get_active_thread_percentage {}", pid));
     for (size_t d = 0; d < devices; ++d) commands.push_back(fmt::format("get_device_pinned_mem_limit {} {}", pid, d));
   }
+  // A command this driver's control program does not know fails the same way every time: its
+  // line says so instead of failing the snapshot.
   std::string text;
   for (const std::string& c : commands) {
     auto answer = Command(c);
-    if (!answer.ok()) return answer.status();
-    text += c + ": " + *answer + "\n";
+    text += c + ": " + (answer.ok() ? *answer : "(failed)") + "\n";
   }
   return text;
 }

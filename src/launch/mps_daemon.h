@@ -90,7 +90,8 @@ class MpsDaemon {
   Result<std::vector<int>> Servers() const;
   // What a new client would get, one "command: answer" line each: the default active-thread
   // percentage and, for each device, the default pinned-memory limit; then for each server (a line
-  // naming its pid) its active-thread percentage and pinned-memory limits. LimitsDiffer compares two.
+  // naming its pid) its active-thread percentage and pinned-memory limits; a command that fails
+  // reads "(failed)". An error only when the server list cannot be read. LimitsDiffer compares two.
   Result<std::string> Limits() const;
 
   // Idempotent; the destructor calls it.

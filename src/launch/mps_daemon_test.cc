@@ -115,6 +115,15 @@ TEST_F(MpsDaemonTest, LimitsShowWhatAClientChanged) {
   EXPECT_TRUE(Has(LimitsDiffer(*before, *(*d)->Limits()), "get_default_active_thread_percentage: 2"));
 }
 
+TEST_F(MpsDaemonTest, ACommandTheDriverDoesNotKnowIsNoChange) {
+  auto d = MpsDaemon::Start(Options("old-driver"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  auto before = (*d)->Limits();
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_TRUE(Has(*before, "get_default_device_pinned_mem_limit 0: (failed)")) << *before;
+  EXPECT_EQ(LimitsDiffer(*before, *(*d)->Limits()), "");
+}
+
 TEST(MpsLimits, AServerThatCameOrWentWithTheSameLimitsIsNoChange) {
   const std::string a = "get_default_active_thread_percentage: 100.0\nget_active_thread_percentage 41: 100.0\n";
   const std::string b = "get_default_active_thread_percentage: 100.0\nget_active_thread_percentage 97: 100.0\n";

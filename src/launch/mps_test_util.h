@@ -6,7 +6,7 @@
 // active-thread percentages (100.0 until set) and anything else with 0. Modes change one thing:
 // "ignore-quit" (the daemon ignores quit and SIGTERM), "leave-server" (the server leaves the
 // daemon's process group and outlives it), "no-socket" (no control socket), "no-server" (the
-// server never starts).
+// server never starts), "old-driver" (the pinned-memory commands fail).
 #pragma once
 
 #include <sys/stat.h>
@@ -52,6 +52,7 @@ case "$cmd" in
   get_default_active_thread_percentage) cat "$P/atp" 2>/dev/null || echo 100.0 ;;
   "set_active_thread_percentage "*) echo "${cmd##* }" > "$P/server-atp" ;;
   "get_active_thread_percentage "*) cat "$P/server-atp" 2>/dev/null || echo 100.0 ;;
+  *pinned_mem_limit*) [ "$MODE" = old-driver ] && { echo "Unrecognized command"; exit 1; }; echo 0 ;;
   *) echo 0 ;;
 esac
 )FAKE";
