@@ -41,7 +41,10 @@ GpuReading ParseGpuReading(const nlohmann::json& j) {
   r.app_mem_clock_mhz = IntOr(j, "app_mem_clock_mhz");
   r.compute_mode = IntOr(j, "compute_mode");
   r.persistence_mode = IntOr(j, "persistence_mode");
-  r.other_processes = IntOr(j, "other_processes");
+  // The processes NVML lists, however named: a pid NVML gives may belong to another pid namespace
+  // (a container), where no name can be looked up, so names decide nothing. Readings are only ever
+  // compared within one timing method (MPS: the server; without: the supervisor itself).
+  r.processes = j.contains("processes") && j["processes"].is_array() ? static_cast<int>(j["processes"].size()) : -1;
   return r;
 }
 
@@ -68,8 +71,9 @@ GpuStateChange CompareGpuReadings(const GpuReading& base, const GpuReading& late
   for (const std::string& s : {SlowerCanary("kernel", base.kernel_ms, later.kernel_ms, base.kernel_spread, clock_ratio),
                                SlowerCanary("copy", base.copy_ms, later.copy_ms, base.copy_spread, 1.0)})
     if (!s.empty()) c.canary.push_back(s);
-  if (base.other_processes >= 0 && later.other_processes > base.other_processes)
-    c.machine.push_back(fmt::format("other processes on the GPU {} -> {}", base.other_processes, later.other_processes));
+  if (base.processes >= 0 && later.processes > base.processes)
+    c.machine.push_back(fmt::format("processes on the GPU {} -> {} (another process is using it)", base.processes,
+                                    later.processes));
   auto differs = [&](const char* what, int a, int b) {
     if (a >= 0 && b >= 0 && a != b) c.machine.push_back(fmt::format("{} {} -> {}", what, a, b));
   };

@@ -27,7 +27,7 @@ struct GpuReading {
   long long mem_total = -1;
   int sm_clock_mhz = -1, app_sm_clock_mhz = -1, app_mem_clock_mhz = -1;
   int compute_mode = -1, persistence_mode = -1;
-  int other_processes = -1;
+  int processes = -1;  // compute processes NVML lists on the GPU; -1 unknown
 };
 
 // One "before" / "after" object of a rank's gpu_state; not present when it is null, malformed or

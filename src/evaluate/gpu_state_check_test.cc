@@ -11,12 +11,19 @@ namespace {
 
 using testutil::Has;
 
+nlohmann::json Processes(int n) {
+  nlohmann::json p = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) p.push_back({{"pid", 4000 + i}, {"used_bytes", 1 << 20}, {"name", ""}});
+  return p;
+}
+
 nlohmann::json Reading(double kernel_ms = 0.150, int sms = 132, int others = 0) {
   return {{"samples", 11},         {"canary_kernel_ms", kernel_ms}, {"canary_kernel_spread", 0.02},
           {"canary_copy_ms", 0.040}, {"canary_copy_spread", 0.03},   {"sm_count", sms},
           {"mem_total_bytes", 85899345920LL}, {"nvml", true},       {"sm_clock_mhz", 1980},
           {"app_sm_clock_mhz", 1980}, {"app_mem_clock_mhz", 2619},   {"compute_mode", 0},
-          {"persistence_mode", 1},  {"other_processes", others},     {"error", nullptr}};
+          {"persistence_mode", 1},  {"processes", Processes(1 + others)}, {"other_processes", others},
+          {"error", nullptr}};
 }
 
 nlohmann::json Rank(const nlohmann::json& before, const nlohmann::json& after, bool mps = true) {
@@ -30,7 +37,7 @@ TEST(GpuReading, ParsesTheSupervisorsFieldsAndRefusesFailedReadings) {
   EXPECT_EQ(r.sm_count, 132);
   EXPECT_EQ(r.mem_total, 85899345920LL);
   EXPECT_EQ(r.sm_clock_mhz, 1980);
-  EXPECT_EQ(r.other_processes, 0);
+  EXPECT_EQ(r.processes, 1);
   nlohmann::json failed = Reading();
   failed["error"] = "canary kernel: cudaErrorIllegalAddress";
   EXPECT_FALSE(ParseGpuReading(failed).present);
@@ -67,7 +74,7 @@ TEST(GpuReading, OtherProcessesAndModesAreTheMachines) {
   const GpuStateChange c = CompareGpuReadings(ParseGpuReading(Reading()), ParseGpuReading(later));
   EXPECT_TRUE(c.candidate.empty());
   ASSERT_EQ(c.machine.size(), 2u) << c.Text();
-  EXPECT_TRUE(Has(c.Text(), "other processes on the GPU 0 -> 1"));
+  EXPECT_TRUE(Has(c.Text(), "processes on the GPU 1 -> 2"));
   EXPECT_TRUE(Has(c.Text(), "compute mode 0 -> 3"));
 }
 
@@ -100,7 +107,7 @@ TEST(GpuStateVerdict, AnotherProcessIsTheMachinesEvenWhenTheCanaryIsSlow) {
   const GpuStateVerdict v = JudgeGpuState(
       "verify", nlohmann::json::array({Rank(Reading(0.150), Reading(0.600, 132, 1))}), true, &baseline, {});
   EXPECT_EQ(v.blame, GpuStateBlame::kInfrastructure);
-  EXPECT_TRUE(Has(v.reason, "other processes")) << v.reason;
+  EXPECT_TRUE(Has(v.reason, "another process is using it")) << v.reason;
 }
 
 TEST(GpuStateVerdict, AGpuThatDiffersBeforeTheCandidateRanIsTheMachines) {
