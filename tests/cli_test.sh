@@ -44,7 +44,12 @@ check "doctor --json is JSON with features" python3 -c "import json; d=json.load
 check "doctor --json reports libclang" python3 -c "
 import json; c=json.load(open('$T/doctor.json'))['libclang']
 assert c['found'] in (True, False) and (c['path'] if c['found'] else c['tried']), c"
+check "doctor --json says the timing method and why" python3 -c "
+import json; t=json.load(open('$T/doctor.json'))['timing']
+assert t['method'] in ('MPS (cuco\'s own daemon: supervisor and candidate run concurrently)', 'time-sliced (no MPS): not comparable with peers'), t
+assert t['why'] and t['comparable_with_peers'] == t['mps'], t"
 CUCO_LIBCLANG=none "$CUCO" doctor >"$T/doctor-noclang.out" 2>&1
+check "doctor prints the timing method" grep -qE '^  method      (MPS \(cuco.s own daemon|time-sliced \(no MPS\): not comparable with peers)' "$T/doctor-noclang.out"
 check "doctor says what no libclang disables" bash -c "grep -qF 'not found (tried none (CUCO_LIBCLANG=none))' '$T/doctor-noclang.out' && \
   grep -q 'disables    parsing with clang: .cuco analyze. and .cuco init. fall back to the lexical scan' '$T/doctor-noclang.out'"
 

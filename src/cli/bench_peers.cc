@@ -83,13 +83,20 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
   if (cuda) j["torch"] = said;
   else j["python_version"] = said;
 
-  GpuLease lease;
+  // Under the conditions of cuco's own entries: each rank an MPS client of a daemon of cuco's for
+  // these GPUs when the entries had one (the peer then has no supervisor beside it, but the same
+  // MPS server between it and the GPU); else each rank alone on its GPU, one context each.
+  GpuSession gpu;
   if (cuda) {
     if (!cascade.has_gpus()) return skip(name, "no GPU found on this machine");
     auto l = cascade.pool().Acquire(world);
     if (!l.ok()) return skip(name, l.status().message());
-    lease = std::move(*l);
+    gpu.Open(std::move(*l), cascade.toolchain().gpus, cascade.timing_plan());
   }
+  const std::string method = !cuda     ? "its own process per rank"
+                             : gpu.mps() ? "MPS (cuco's own daemon; each rank its own process, no supervisor beside it)"
+                                         : "own process per rank, no MPS (one CUDA context per GPU: nothing time-sliced)";
+  j["timing_method"] = method;
   fs::path dir = run_dir / "peers";
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -102,17 +109,23 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
                                    "--out", result.string()});
   job.env["PYTHONUNBUFFERED"] = "1";
   job.world_size = world;
-  job.gpus = lease.gpus();
+  job.gpus = gpu.gpus();
+  if (cuda) {
+    for (const auto& [k, v] : gpu.SupervisorEnv()) job.env[k] = v;
+    if (gpu.mps()) job.gpus.clear();  // the server's devices, numbered from 0
+  }
   job.log_dir = (dir / "logs").string();
   job.rendezvous_dir = (dir / "rendezvous").string();
   job.timeout_s = a.limit_s > 0 ? a.limit_s : std::max(300.0, wl.bench_s);
   j["argv"] = job.argv;
   j["log_dir"] = job.log_dir;
-  j["gpus"] = job.gpus;
+  j["gpus"] = gpu.gpus();
   std::cerr << fmt::format("cuco bench: peer {} on {} rank(s)...\n", name, world);
   auto t0 = std::chrono::steady_clock::now();
   auto outcome = MakeLocalLauncher()->Run(job);
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  gpu.StopDaemon();
+  if (cuda) j["gpu_session"] = gpu.ToJson();
   auto fail = [&](const std::string& why) {
     j["status"] = "failed";
     j["reason"] = why;
@@ -146,6 +159,7 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
     r.part = e.contains("part") && e["part"].is_string() ? e["part"].get<std::string>() : "";
     r.kind = r.part == "compute" || r.part == "comm" ? "peer-part" : "peer";
     r.detail = name + torch;
+    r.method = method;
     auto num = [&](const char* k) { return e.contains(k) && e[k].is_number() ? e[k].get<double>() : -1.0; };
     r.median_ms = num("median_ms");
     r.p10_ms = num("p10_ms");

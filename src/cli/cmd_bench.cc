@@ -11,12 +11,16 @@
 //   versions {nccl, nccl_code, cuda, driver, driver_cuda, torch}, runtime_versions (as the harness
 //   saw them: {nccl, cuda_runtime, cuda_driver}), sizes {bench, verify}, timing {warmup, iters,
 //   verify_runs, verify_fraction}, run_dir, store,
+//   timing_plan {method, mps, control, why, comparable_with_peers}: decided up front
+//   (evaluate/gpu_session.h; each record says how it was timed itself),
 //   entries [{name, kind: seed|variant|part|candidate, file, variant, part, knobs, description,
-//             store_id, record: the EvalRecord's ToJson (stages, errors, timing, rank metrics)}],
+//             store_id, record: the EvalRecord's ToJson (stages, errors, timing, rank metrics,
+//             timing_method, gpu_session)}],
 //   peers {script, status: ok|failed|skipped, reason, torch, python, argv, log_dir, gpus, seconds,
-//          output: the peer's own result file},
+//          timing_method, gpu_session, output: the peer's own result file},
 //   table {rows [{name, kind, status, status_text, verified, part, median_ms, p10_ms, p90_ms,
-//                 speedup_vs_seed, speedup_vs_best_peer, to_bound, bound_over_t, reason, detail}],
+//                 speedup_vs_seed, speedup_vs_best_peer, to_bound, bound_over_t, reason, detail,
+//                 method, comparable_with_peers}],
 //          seed {entry, ms}, best_peer {entry, ms}, bound {known, ms, compute_ms, compute_entry,
 //          comm_ms, comm_entry, why_unknown}, peer_bound {...}},
 //   table_text (what was printed), exit_code.
@@ -149,6 +153,7 @@ int Run(const BenchArgs& a) {
   Cascade cascade(*wl, tc, opts);
   const bool cuda = wl->language == "cuda";
   const bool no_gpu = cuda && !cascade.has_gpus();
+  if (cuda && !no_gpu) std::cerr << "cuco bench: " << cascade.timing_plan().Line() << "\n";  // before anything runs
   if (no_gpu)
     std::cerr << "cuco bench: no GPU found on this machine: every entry is compiled (L1) and nothing is run or timed.\n"
                  "  On a GPU machine each entry would run: verify: " << cascade.DescribeRun("verify")
@@ -181,6 +186,7 @@ int Run(const BenchArgs& a) {
     }
     row.reason = r.reason;
     row.detail = e.file;
+    row.method = r.timing_method;
     for (const auto& v : wl->variants)
       if (v.name == e.variant) row.detail = v.file + (e.knobs.empty() ? "" : " with " + KnobsText(e.knobs));
     rows.push_back(row);
@@ -246,6 +252,7 @@ int Run(const BenchArgs& a) {
   doc["sizes"] = {{"bench", wl->bench_sizes}, {"verify", wl->verify_sizes}};
   doc["timing"] = {{"warmup", wl->warmup}, {"iters", wl->iters}, {"verify_runs", wl->verify_runs},
                    {"verify_fraction", wl->verify_fraction}};
+  doc["timing_plan"] = TimingPlanJson(cascade.timing_plan());
   doc["run_dir"] = fs::absolute(run_dir).string();
   doc["store"] = fs::absolute(run_dir / "cuco.db").string();
   doc["entries"] = BenchEntriesJson(entries);

@@ -97,6 +97,8 @@ int Run(const EvalArgs& a) {
   opts.unoptimized = a.stage == "compile-check";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
+  if (wl->language == "cuda" && (cascade.has_gpus() || opts.launcher == "slurm") && !opts.compile_only)
+    std::cerr << "cuco eval: " << cascade.timing_plan().Line() << "\n";  // one line, before anything runs
   if (wl->language == "cuda" && !cascade.has_gpus() && !a.json)
     std::cerr << "cuco eval: no GPU found on this machine: running the cascade as far as it goes here (scan and "
                  "compile, L1).\n  On a GPU machine it would run: verify: " << cascade.DescribeRun("verify")

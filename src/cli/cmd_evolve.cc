@@ -201,6 +201,8 @@ int RunEvolve(const EvolveArgs& a) {
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (int rc = ApplyLauncher("evolve", a.launcher, cfg->launcher, cfg->slurm, run_dir, &opts); rc != 0) return rc;
   Cascade cascade(*wl, tc, opts);
+  if (wl->language == "cuda" && (cascade.has_gpus() || opts.launcher == "slurm"))
+    std::cerr << "cuco evolve: " << cascade.timing_plan().Line() << "\n";  // one line, before anything runs
 
   SearchOptions so;
   so.run_dir = run_dir;

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "cli/commands.h"
+#include "evaluate/gpu_session.h"
 #include "cli/program_flags.h"
 #include "cli/run_program.h"
 #include "cli/workload_options.h"
@@ -99,6 +100,8 @@ int Run(const RunArgs& args) {
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
     const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
+    if (wl->language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
+      std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
     std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl->name << " declares no generation0: making it ("
               << (rules ? "rule-based" : "LLM-driven") << " transform"
               << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";

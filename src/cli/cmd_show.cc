@@ -41,6 +41,10 @@ int Show(const ShowArgs& a) {
     std::cout << fmt::format("  timing      median {}  p10 {}  p90 {}  iters {}\n", Ms(m["timing"].value("median_ms", nlohmann::json())),
                              Ms(m["timing"].value("p10_ms", nlohmann::json())), Ms(m["timing"].value("p90_ms", nlohmann::json())),
                              m["timing"].value("iters", 0));
+  if (m.contains("timing_method") && m["timing_method"].is_string() && !m["timing_method"].get<std::string>().empty()) {
+    const auto& why = m.contains("gpu_session") && m["gpu_session"].is_object() ? m["gpu_session"].value("why", std::string()) : "";
+    std::cout << fmt::format("  method      {}{}\n", m["timing_method"].get<std::string>(), why.empty() ? "" : " (" + why + ")");
+  }
   for (const char* stage : {"verify", "bench"})
     if (m.contains(stage) && m[stage].is_object())
       std::cout << fmt::format("  {:<11} rel L2 {}  max abs {}\n", stage, m[stage].value("rel_l2", nlohmann::json()).dump(),

@@ -408,7 +408,9 @@ namespace {
 std::vector<std::string> SupervisorSources(bool cuda) {
   std::vector<std::string> s = {"supervisor/supervisor.cc", "supervisor/rank_report.cc", "supervisor/args.cc",
                                 "supervisor/candidate_process.cc", "common/channel.cc"};
-  if (cuda) s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "common/driver_api.cu"});
+  if (cuda)
+    s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
+                       "common/driver_api.cu"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }

@@ -43,6 +43,36 @@ std::string FormatShare(const std::optional<double>& v) {
 }
 std::string FormatRatio(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
+bool IsPeer(const BenchRow& r) { return r.kind == "peer" || r.kind == "peer-part"; }
+
+// The timing column: short words for the methods the notes below the table spell out.
+std::string TimingCell(const BenchRow& r) {
+  if (r.method.empty()) return "-";
+  if (!RowComparableWithPeers(r)) return "TIME-SLICED";
+  if (r.method.rfind("MPS", 0) == 0) return "MPS";
+  return IsPeer(r) ? "own process" : "-";
+}
+
+// "timing of cuco's entries: ...", "timing of the peers: ...", and what that means for the table.
+std::string TimingNotes(const std::vector<BenchRow>& rows) {
+  std::vector<std::string> ours, peers;
+  bool sliced = false, any_peer_timed = false;
+  for (const auto& r : rows) {
+    if (r.method.empty()) continue;
+    auto& into = IsPeer(r) ? peers : ours;
+    if (std::find(into.begin(), into.end(), r.method) == into.end()) into.push_back(r.method);
+    if (!IsPeer(r) && RowIsTimed(r) && !RowComparableWithPeers(r)) sliced = true;
+    if (IsPeer(r) && RowIsTimed(r)) any_peer_timed = true;
+  }
+  std::string out;
+  for (const auto& m : ours) out += "timing of cuco's entries: " + m + "\n";
+  for (const auto& m : peers) out += "timing of the peers: " + m + "\n";
+  if (sliced && any_peer_timed)
+    out += "TIME-SLICED entries were timed with the supervisor's and the candidate's contexts taking turns on the GPU "
+           "(1.4-1.8x slow): they are NOT comparable with the peers, and have no \"vs best peer\"\n";
+  return out;
+}
+
 }  // namespace
 
 bool RowIsTimed(const BenchRow& row) {
@@ -52,6 +82,8 @@ bool RowIsTimed(const BenchRow& row) {
 bool RowIsFull(const BenchRow& row) {
   return row.kind == "seed" || row.kind == "variant" || row.kind == "candidate" || row.kind == "peer";
 }
+
+bool RowComparableWithPeers(const BenchRow& row) { return row.method.rfind("time-sliced", 0) != 0; }
 
 std::string RowStatusText(const BenchRow& row) {
   if (row.status == "timed") return "unverified (bound part)";
@@ -130,7 +162,7 @@ BenchSummary Summarize(std::vector<BenchRow> rows) {
     BenchFigures f;
     if (RowIsFull(r) && RowIsTimed(r)) {
       f.speedup_vs_seed = SpeedUp(s.seed_ms, r.median_ms);
-      f.speedup_vs_best_peer = SpeedUp(s.best_peer_ms, r.median_ms);
+      if (RowComparableWithPeers(r)) f.speedup_vs_best_peer = SpeedUp(s.best_peer_ms, r.median_ms);
       if (s.bound.known) {
         f.to_bound = ShareToBound(s.seed_ms, r.median_ms, s.bound.ms);
         f.bound_over_t = SpeedUp(s.bound.ms, r.median_ms);
@@ -142,9 +174,9 @@ BenchSummary Summarize(std::vector<BenchRow> rows) {
 }
 
 std::string FormatBenchTable(const BenchSummary& s) {
-  const std::vector<std::string> header = {"entry",   "kind",    "status",  "median ms", "p10-p90 ms",
-                                           "vs seed", "vs best peer", "to bound", "bound/T"};
-  const std::vector<bool> right = {false, false, false, true, true, true, true, true, true};
+  const std::vector<std::string> header = {"entry",   "kind",         "status",   "median ms", "p10-p90 ms",
+                                           "vs seed", "vs best peer", "to bound", "bound/T",   "timing"};
+  const std::vector<bool> right = {false, false, false, true, true, true, true, true, true, false};
   std::vector<std::vector<std::string>> cells;
   for (size_t i = 0; i < s.rows.size(); ++i) {
     const BenchRow& r = s.rows[i];
@@ -152,7 +184,7 @@ std::string FormatBenchTable(const BenchSummary& s) {
     const bool timed = RowIsTimed(r);
     cells.push_back({r.name, r.kind, RowStatusText(r), timed ? FormatMs(r.median_ms) : "-",
                      timed ? FormatSpread(r) : "-", FormatX(f.speedup_vs_seed), FormatX(f.speedup_vs_best_peer),
-                     FormatShare(f.to_bound), FormatRatio(f.bound_over_t)});
+                     FormatShare(f.to_bound), FormatRatio(f.bound_over_t), TimingCell(r)});
   }
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) {
@@ -184,6 +216,7 @@ std::string FormatBenchTable(const BenchSummary& s) {
     out += fmt::format("peers' own bound: {:.4f} ms = max(compute {:.4f} ms [{}], comm {:.4f} ms [{}])\n", s.peer_bound.ms,
                        s.peer_bound.compute_ms, s.peer_bound.compute_entry, s.peer_bound.comm_ms, s.peer_bound.comm_entry);
   out += "to bound = (T_seed - T) / (T_seed - T_bound): 0% at the seed, 100% at the bound. Parts are timed, not verified.\n";
+  out += TimingNotes(s.rows);
 
   std::string failed, skipped;
   for (const auto& r : s.rows) {
@@ -217,7 +250,9 @@ nlohmann::json BenchSummaryJson(const BenchSummary& s) {
                     {"to_bound", Opt(f.to_bound)},
                     {"bound_over_t", Opt(f.bound_over_t)},
                     {"reason", r.reason},
-                    {"detail", r.detail}});
+                    {"detail", r.detail},
+                    {"method", r.method},
+                    {"comparable_with_peers", RowComparableWithPeers(r)}});
   }
   return {{"rows", rows},
           {"seed", {{"entry", s.seed_entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.seed_entry)},

@@ -23,7 +23,12 @@ struct BenchRow {
   double p10_ms = -1, p90_ms = -1;
   std::string reason;       // why it failed or was skipped (one line)
   std::string detail;       // what it is: file, knobs, description (one line)
+  std::string method;       // how it was timed (a record's timing_method; the peers' own); "" unknown
 };
+
+// Whether a row's time may stand beside a peer's: not one timed time-sliced ("time-sliced (no MPS):
+// not comparable with peers", evaluate/gpu_session.h).
+bool RowComparableWithPeers(const BenchRow& row);
 
 // The overlap bound: the best compute-alone time and the best communication-alone time among the
 // timed parts, and their max.
@@ -35,7 +40,8 @@ struct BenchBound {
   std::string why_unknown;  // when !known
 };
 
-// Figures of one row; absent where they do not apply (a part, an untimed row, no seed time...).
+// Figures of one row; absent where they do not apply (a part, an untimed row, no seed time, a
+// time-sliced row's speed-up over a peer...).
 struct BenchFigures {
   std::optional<double> speedup_vs_seed;       // T_seed / T
   std::optional<double> speedup_vs_best_peer;  // T_best_peer / T
@@ -72,8 +78,9 @@ BenchBound ComputeBound(const std::vector<BenchRow>& rows, const std::string& pa
 
 BenchSummary Summarize(std::vector<BenchRow> rows);
 
-// The table as text (header line, one line per row, then the bound, the best peer, failures and
-// skipped entries with their reasons).
+// The table as text (header line, one line per row (its "timing" column: MPS, TIME-SLICED, or how a
+// peer ran), then the bound, the best peer, how cuco's entries and the peers were timed and whether
+// they compare, failures and skipped entries with their reasons).
 std::string FormatBenchTable(const BenchSummary& summary);
 
 // {"rows": [...], "seed": {...}, "best_peer": {...}, "bound": {...}, "peer_bound": {...}}; absent

@@ -166,6 +166,36 @@ TEST(BenchTable, TextShowsEveryRowTheBoundAndFailures) {
   EXPECT_EQ(header.find("median ms") + 9, seed.find("1.0980") + 6) << t;
 }
 
+// Entries timed without MPS (the supervisor's and the candidate's contexts taking turns) never
+// stand beside a peer's time unlabelled: no "vs best peer", a TIME-SLICED column and a note.
+TEST(BenchTable, TimeSlicedEntriesAreLabelledAndNotComparedWithPeers) {
+  auto rows = Gemm();
+  for (auto& r : rows)
+    r.method = r.kind == "peer" || r.kind == "peer-part" ? "own process per rank, no MPS"
+                                                          : "time-sliced (no MPS): not comparable with peers";
+  BenchSummary s = Summarize(rows);
+  EXPECT_TRUE(s.figures[1].speedup_vs_seed) << "entries timed alike still compare with each other";
+  EXPECT_FALSE(s.figures[1].speedup_vs_best_peer);
+  EXPECT_FALSE(s.figures[4].speedup_vs_best_peer);
+  EXPECT_TRUE(s.figures[6].speedup_vs_seed);
+  const std::string t = FormatBenchTable(s);
+  EXPECT_NE(t.find("TIME-SLICED"), std::string::npos) << t;
+  EXPECT_NE(t.find("timing of cuco's entries: time-sliced (no MPS): not comparable with peers"), std::string::npos) << t;
+  EXPECT_NE(t.find("timing of the peers: own process per rank, no MPS"), std::string::npos) << t;
+  EXPECT_NE(t.find("they are NOT comparable with the peers"), std::string::npos) << t;
+  const nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_EQ(j["rows"][1]["comparable_with_peers"], false);
+  EXPECT_TRUE(j["rows"][1]["speedup_vs_best_peer"].is_null());
+
+  for (auto& r : rows)
+    if (r.kind != "peer" && r.kind != "peer-part") r.method = "MPS (cuco's own daemon: supervisor and candidate run concurrently)";
+  s = Summarize(rows);
+  EXPECT_NEAR(*s.figures[1].speedup_vs_best_peer, 1.098 / 0.900, 1e-12);
+  const std::string mps = FormatBenchTable(s);
+  EXPECT_EQ(mps.find("TIME-SLICED"), std::string::npos) << mps;
+  EXPECT_EQ(mps.find("NOT comparable"), std::string::npos) << mps;
+}
+
 TEST(BenchTable, Json) {
   nlohmann::json j = BenchSummaryJson(Summarize(Gemm()));
   ASSERT_EQ(j["rows"].size(), 9u);

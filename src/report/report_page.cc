@@ -133,7 +133,7 @@ json Meta(const RunData& run) {
   if (const CandidateRecord* seed = run.Seed()) {
     const json sm = Parse(seed->metrics_json);
     if (sm.is_object())
-      for (const char* k : {"workload", "world_size", "gpus", "device", "sizes", "sandbox", "mode"})
+      for (const char* k : {"workload", "world_size", "gpus", "device", "sizes", "sandbox", "mode", "timing_method"})
         if (sm.contains(k)) m["seed_" + std::string(k)] = sm[k];
     m["seed_id"] = seed->id;
     m["seed_ms"] = seed->time_ms >= 0 ? json(seed->time_ms) : json(nullptr);

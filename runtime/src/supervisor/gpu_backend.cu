@@ -117,6 +117,8 @@ void GpuBackend::Init(int rank, int world, int output_sets) {
   device_name_ = prop.name;
   cc_ = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   S_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+  char bus[32] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus - 1, device_) == cudaSuccess) pci_bus_id_ = bus;
   S_CUDA(cudaRuntimeGetVersion(&runtime_version_));
   S_CUDA(cudaDriverGetVersion(&driver_version_));
   ncclGetVersion(&nccl_version_);
@@ -178,12 +180,26 @@ void GpuBackend::DescribeDevice(Json& j) const {
   j.key("versions").begin_object();
   j.kv("nccl", nccl_version_).kv("cuda_runtime", runtime_version_).kv("cuda_driver", driver_version_);
   j.end_object();
-  j.kv("mps", mps_);
+  j.kv("mps", mps_).kv("pci_bus_id", pci_bus_id_);
+  j.key("gpu_state").begin_object();
+  for (const auto* r : {&state_before_, &state_after_}) {
+    j.key(r == &state_before_ ? "before" : "after");
+    if (r->taken) WriteGpuReading(j, *r);
+    else j.null();
+  }
+  j.end_object();
+}
+
+void GpuBackend::ReadDeviceState(const std::string& point) {
+  GpuReading r = ReadGpuState(device_, pci_bus_id_);
+  (point == "before" ? state_before_ : state_after_) = r;
 }
 
 std::string GpuBackend::TimingMethod() const {
   return std::string("supervisor cudaEvents on its own stream; device-flag go/done; ") +
-         (mps_ ? "MPS (candidate and supervisor run concurrently)" : "no MPS (time-sliced contexts: slower hand-offs)");
+         (mps_ ? "MPS (candidate and supervisor run concurrently)"
+               : "time-sliced (no MPS): not comparable with peers (the supervisor's and the candidate's contexts take "
+                 "turns on the GPU)");
 }
 
 std::vector<protocol::WireBuffer> GpuBackend::Buffers() const {

@@ -63,6 +63,10 @@ class RankBackend {
   virtual std::string DeviceName() const = 0;
   virtual void DescribeDevice(Json& j) const = 0;  // extra top-level metrics fields
   virtual std::string TimingMethod() const = 0;    // how the window is timed, for the metrics
+  // The device's state (GPU: a canary kernel and copy timed, what the context sees, NVML's view;
+  // gpu_state.h), read at `point`: "before" (after Init, before any candidate process exists) and
+  // "after" (once the candidate's processes have ended). DescribeDevice writes the readings.
+  virtual void ReadDeviceState(const std::string& point) { (void)point; }
   // This rank's buffers, inputs then outputs (one set), for the candidate's WireConfig.
   virtual std::vector<protocol::WireBuffer> Buffers() const = 0;
   virtual int64_t OutputRows() const = 0;

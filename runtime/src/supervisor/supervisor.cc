@@ -244,6 +244,7 @@ std::vector<uint64_t> Driver::DrawSeeds(int n) {
 void Driver::RankInit(Rank& r) {
   r.be->Init(r.report.rank, args_.world, output_sets_);
   r.report.initialized = true;
+  r.be->ReadDeviceState("before");  // no candidate process exists yet
   if (args_.stage == "bench")
     for (int c = 0; c < kCalibrationIters; ++c) r.report.null_before.push_back(r.be->NullIteration(SecureU64()));
 }
@@ -515,6 +516,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
     if (!r.report.initialized) continue;
     try {
       for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, "after_exit", -1);
+      r.be->ReadDeviceState("after");  // every candidate process has ended
       if (args_.stage == "bench" && !Aborted())
         for (int c = 0; c < kCalibrationIters; ++c) r.report.null_after.push_back(r.be->NullIteration(SecureU64()));
     } catch (const SupervisorError& e) {

@@ -53,7 +53,7 @@
     var m = run().meta, counts = Object.keys(m.counts || {}).map(function (k) { return k + ' ' + m.counts[k]; }).join(', ');
     kvTable(sMeta, [['run dir', m.dir], ['workload', m.seed_workload || m.workload], ['world size', m.seed_world_size],
       ['GPUs', JSON.stringify(m.seed_gpus || [])], ['device', m.seed_device], ['sizes', JSON.stringify(m.seed_sizes || {})],
-      ['sandbox', m.seed_sandbox], ['candidates', m.candidates + ' (' + counts + ')'],
+      ['sandbox', m.seed_sandbox], ['timing method', m.seed_timing_method || '-'], ['candidates', m.candidates + ' (' + counts + ')'],
       ['seed', m.seed_ms === null ? '-' : '#' + m.seed_id + ' ' + fmt(m.seed_ms) + ' ms'],
       ['best', m.best ? '#' + m.best.id + ' ' + fmt(m.best.time_ms) + ' ms' : 'none verified'],
       ['wall time spent', m.wall_s === undefined ? '-' : fmt(m.wall_s, 1) + ' s'], ['LLM cost', m.dollars === undefined ? '-' : '$' + fmt(m.dollars, 4)],
@@ -290,7 +290,7 @@
     el('h3', sDetail, 'Figures');
     var fig = el('div', sDetail); fig.id = 'figures';
     var tm = m.timing || {};
-    kvTable(fig, [['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
+    kvTable(fig, [['timing method', m.timing_method || '-'], ['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
       ['spread p90/p10', tm.spread === undefined ? '-' : fmt(tm.spread, 2) + (tm.noisy ? ' (noisy)' : '')],
       ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
       ['verify: rel L2 / max abs', m.verify ? fmt(m.verify.rel_l2) + ' / ' + fmt(m.verify.max_abs) + ' (' + fmt(m.verify.checks) + ' checks)' : '-'],
