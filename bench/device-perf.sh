@@ -23,7 +23,7 @@
 #   WORLD=2 CUCO_GIT_COMMIT=<hash> bash bench/device-perf.sh        # kind nvidia-h100-x2
 #   WORLD=4 CUCO_GIT_COMMIT=<hash> bash bench/device-perf.sh        # kind nvidia-h100-x4
 # Env: OUT (default /tmp/cuco-perf-out), WORLD (2), WORKLOADS (default: the five at W=2, four at
-# W=4), STEPS ("compile bench heldout table"), DEADLINE_S (570), STEP_S (150), COMPILE_S (240),
+# W=4), STEPS ("compile bench heldout table"), DEADLINE_S (570), STEP_S (180), COMPILE_S (240),
 # COMPILE_JOBS (nvcc at once per workload, 4), COMPILE_SERIAL (1: one workload's compiles after
 # the other, for a small machine: `STEPS=compile COMPILE_SERIAL=1 COMPILE_JOBS=1` checks on the
 # development machine that every entry compiles), CUCO (default .carry/cuco, else build/src/cli/cuco).
@@ -34,7 +34,7 @@ OUT=${OUT:-/tmp/cuco-perf-out}
 WORLD=${WORLD:-2}
 STEPS=${STEPS:-"compile bench heldout table"}
 DEADLINE_S=${DEADLINE_S:-570}
-STEP_S=${STEP_S:-150}
+STEP_S=${STEP_S:-180}
 COMPILE_S=${COMPILE_S:-240}
 COMPILE_JOBS=${COMPILE_JOBS:-4}
 COMPILE_SERIAL=${COMPILE_SERIAL:-0}
