@@ -10,7 +10,7 @@
 //   compute_capability, pci_bus_id}], no_gpu,
 //   versions {nccl, nccl_code, cuda, driver, driver_cuda, torch}, runtime_versions (as the harness
 //   saw them: {nccl, cuda_runtime, cuda_driver}), sizes {bench, verify}, timing {warmup, iters,
-//   verify_runs, verify_fraction}, run_dir, store,
+//   verify_runs, verify_fraction}, work {compute_flops, comm_bytes} (workload.toml [work]), run_dir, store,
 //   entries [{name, kind: seed|variant|part|candidate, file, variant, part, knobs, description,
 //             store_id, record: the EvalRecord's ToJson (stages, errors, timing, rank metrics)}],
 //   peers {script, status: ok|failed|skipped, reason, torch, python, argv, log_dir, gpus, seconds,
