@@ -3,9 +3,11 @@
 // (NCCL windows, so its peers can reach them) and shares each allocation as a cuMem POSIX fd; the
 // supervisor maps them, checks that they are distinct and large enough, and from then on writes the
 // inputs and reads the outputs itself. The timed window is two events on the supervisor's own stream:
-//   E0, fill inputs(seed), GO := n, wait DONE >= n, copy outputs -> private snapshot, E1
+//   E0, fill inputs(seed), start line (every rank's fill done), GO := n, wait DONE >= n,
+//   copy outputs -> private snapshot, E1
 // The candidate's stream waits for GO before its work and writes DONE after it; a DONE written
-// early only makes the snapshot hold poison or partial results.
+// early only makes the snapshot hold poison or partial results. The start line (start_line.h)
+// makes every rank's candidate start together, however long each rank's own fill takes.
 #include "supervisor/gpu_backend.h"
 
 #include <unistd.h>
@@ -83,7 +85,7 @@ size_t RegisteredSize(const cuco::Sizes& sizes, int world, size_t i) {
 
 }  // namespace
 
-GpuBackend::GpuBackend(const Args& args) : args_(args) {
+GpuBackend::GpuBackend(const Args& args, StartLine* start_line) : args_(args), start_line_(start_line) {
   for (const auto& [name, value] : args.sizes)
     if (!sizes_.set(name.c_str(), value)) Fail(protocol::kExitUsage, "usage", "cannot store size " + name);
 }
@@ -196,7 +198,8 @@ void GpuBackend::ReadDeviceState(const std::string& point) {
 }
 
 std::string GpuBackend::TimingMethod() const {
-  return std::string("supervisor cudaEvents on its own stream; device-flag go/done; ") +
+  return std::string("supervisor cudaEvents on its own stream; ranks released together after every rank's input fill; "
+                     "device-flag go/done; ") +
          (mps_ ? "MPS (candidate and supervisor run concurrently)"
                : "time-sliced (no MPS): not comparable with peers (the supervisor's and the candidate's contexts take "
                  "turns on the GPU)");
@@ -294,6 +297,7 @@ double GpuBackend::NullIteration(uint64_t seed) {
   const auto go = reinterpret_cast<CUdeviceptr>(cal_flags_);
   S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, io);
+  start_line_->Enqueue(api_, reinterpret_cast<CUstream>(stream_), rank_, ++round_);
   DrvOk(api_->StreamWriteValue32(reinterpret_cast<CUstream>(stream_), go, ++cal_serial_, CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32");
   DrvOk(api_->StreamWaitValue32(reinterpret_cast<CUstream>(stream_), go, cal_serial_, CU_STREAM_WAIT_VALUE_GEQ),
@@ -312,6 +316,7 @@ void GpuBackend::Begin(uint64_t seed, int set, int64_t serial) {
   const CUstream s = reinterpret_cast<CUstream>(stream_);
   S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, SharedIO(set));
+  start_line_->Enqueue(api_, s, rank_, ++round_);
   DrvOk(api_->StreamWriteValue32(s, flags_.ptr + kGoOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32 (GO)");
   DrvOk(api_->StreamWaitValue32(s, flags_.ptr + kDoneOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WAIT_VALUE_GEQ),
@@ -344,6 +349,7 @@ double GpuBackend::End(int, int64_t serial, double limit_s) {
 }
 
 void GpuBackend::Unblock() {
+  start_line_->Open();  // every rank's waits at the start line pass
   if (api_ == nullptr || flags_.ptr == 0) return;
   cudaSetDevice(device_);
   const CUstream s = reinterpret_cast<CUstream>(rescue_);

@@ -14,12 +14,14 @@
 #include "supervisor/args.h"
 #include "supervisor/gpu_state.h"
 #include "supervisor/rank_backend.h"
+#include "supervisor/start_line.h"
 
 namespace cuco::supervisor {
 
 class GpuBackend : public RankBackend {
  public:
-  explicit GpuBackend(const Args& args);
+  // `start_line` is shared by every rank's backend of this process (start_line.h).
+  GpuBackend(const Args& args, StartLine* start_line);
   ~GpuBackend() override;
 
   void Init(int rank, int world, int output_sets) override;
@@ -74,6 +76,8 @@ class GpuBackend : public RankBackend {
   int flags_fd_ = -1;
   void* cal_flags_ = nullptr;
   uint32_t cal_serial_ = 0;
+  StartLine* start_line_ = nullptr;
+  uint32_t round_ = 0;  // start-line rounds crossed (null iterations and iterations alike)
 };
 
 }  // namespace cuco::supervisor

@@ -6,8 +6,9 @@
 //
 // One timed iteration, serial n on output set s (serials grow by one per iteration, from 1):
 //   Begin(seed, s, n)  start mark; fresh inputs from `seed` written into the shared input buffers;
-//                      GO = n. (GPU: also enqueues "wait DONE >= n; copy set s's outputs into the
-//                      private snapshot; stop mark" on the supervisor's stream.)
+//                      GO = n. (GPU: GO only once every rank's inputs are written (start_line.h);
+//                      also enqueues "wait DONE >= n; copy set s's outputs into the private
+//                      snapshot; stop mark" on the supervisor's stream.)
 //   -- the driver tells the candidate to run iteration n and waits for its kIterDone --
 //   End(s, n)          (CPU: copy set s's outputs into the private snapshot, then the stop mark;
 //                      GPU: wait for the stop mark, at most `limit_s`.) Returns the window in ms.
@@ -78,13 +79,14 @@ class RankBackend {
   virtual void AcceptBuffers(protocol::Received& msg) = 0;
 
   // A whole iteration with no candidate (start, fill, snapshot, stop) on private buffers: the
-  // overhead that Begin..End adds to the candidate's own time.
+  // overhead that Begin..End adds to the candidate's own time. Every rank runs its null
+  // iterations at once (GPU: they cross the start line like Begin does).
   virtual double NullIteration(uint64_t seed) = 0;
 
   virtual void Begin(uint64_t seed, int set, int64_t serial) = 0;
   virtual double End(int set, int64_t serial, double limit_s) = 0;
-  // After a failure, from any thread: lets a stream that waits for DONE drain (writes the largest
-  // serial into DONE); no-op on CPU.
+  // After a failure, from any thread: lets a stream that waits for DONE or at the start line drain
+  // (writes the largest serial into DONE, opens the start line for every rank); no-op on CPU.
   virtual void Unblock() = 0;
 
   // Outside any window. Poison: random bits into every element of set `set` (shared memory).
