@@ -24,7 +24,7 @@ check "bench exits 0" test $? -eq 0
 check "table marks the parts unverified" grep -q "compute_alone  *part  *unverified (bound part)" "$T/bench.out"
 check "table shows the bound" grep -q "^overlap bound (fastest parts of every implementation timed): [0-9.]* ms = max(compute alone" "$T/bench.out"
 check "table shows cuco's own bound" grep -q "^  cuco's own parts: [0-9.]* ms = max(compute alone" "$T/bench.out"
-check "table shows the parts' rates" grep -q "compute_alone  *part  *unverified (bound part) .* [0-9.e+-]* TFLOP/s$" "$T/bench.out"
+check "table shows the parts' rates" grep -q "compute_alone  *part  *unverified (bound part) .* [0-9.e+-]* TFLOP/s\b" "$T/bench.out"
 check "table states the rates' formulas" grep -q "^achieved = per rank: compute 2 \* M / W \* N \* K FLOP, communication M / W \* N \* 4 bytes" "$T/bench.out"
 check "JSON written in the run folder too" cmp -s "$T/bench.json" "$T/run/bench.json"
 check "JSON holds every entry, the bound and the machine" python3 - "$T/bench.json" <<'PY'

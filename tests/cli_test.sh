@@ -34,7 +34,8 @@ check "store keeps code and metrics" test "$(sqlite3 "$T/run/cuco.db" "select co
 mkdir -p "$T/badwl" && cp "$WL"/*.cc "$T/badwl/" && sed 's/^iters = 20/iters = "many"/' "$WL/workload.toml" >"$T/badwl/workload.toml"
 "$CUCO" eval "$T/badwl" --run-dir "$T/run2" >"$T/badwl.out" 2>&1
 check "bad workload.toml exits 2" test $? -eq 2
-check "error names file and line" grep -q "badwl/workload.toml:34: 'timing.iters' must be an integer" "$T/badwl.out"
+ITERS_LINE=$(grep -n '^iters = "many"' "$T/badwl/workload.toml" | cut -d: -f1)
+check "error names file and line" grep -q "badwl/workload.toml:$ITERS_LINE: 'timing.iters' must be an integer" "$T/badwl.out"
 
 "$CUCO" eval "$WL" "$T/missing.cc" >"$T/missing.out" 2>&1
 check "missing candidate exits 2" test $? -eq 2
