@@ -286,6 +286,7 @@ int RunEvolve(const EvolveArgs& a) {
   j["not_evaluated"] = result->not_evaluated;
   j["reevaluated"] = result->reevaluated;
   j["aborted"] = result->aborted;
+  j["interrupted"] = result->interrupted;
   j["by_status"] = result->by_status;
   j["dollars"] = result->dollars;
   j["reference_id"] = result->reference_id;
@@ -307,6 +308,9 @@ int RunEvolve(const EvolveArgs& a) {
   if (!statuses.empty()) summary += " (" + statuses + ")";
   if (result->not_evaluated > 0) summary += fmt::format("; {} near-duplicates not evaluated", result->not_evaluated);
   if (result->reevaluated > 0) summary += fmt::format("; {} left in flight by the killed session evaluated again", result->reevaluated);
+  if (result->interrupted > 0)
+    summary += fmt::format("; {} cut short by the interrupt: left pending (not judged), --resume evaluates them",
+                           result->interrupted);
   if (result->aborted > 0)
     summary += fmt::format("; {} aborted by {}: left pending, --resume evaluates them", result->aborted,
                            slurm_failure.empty() ? "the second Ctrl-C" : "Slurm's failure");

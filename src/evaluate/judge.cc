@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "launch/interrupts.h"
 #include "util/files.h"
 
 #include <cuco/protocol.h>
@@ -69,6 +70,12 @@ StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_d
   if (!o.started) {
     v.status = EvalStatus::kRuntimeError;
     v.reason = "the supervisor did not start: " + o.start_error;
+    return v;
+  }
+  if (o.signal != 0 && InterruptSignal(o.signal)) {
+    v.status = EvalStatus::kPending;
+    v.interrupted = true;
+    v.reason = fmt::format("the supervisor was stopped by signal {} ({})", o.signal, strsignal(o.signal));
     return v;
   }
   if (o.signal != 0) {

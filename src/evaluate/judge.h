@@ -22,6 +22,9 @@ struct Tolerance {
 struct StageVerdict {
   EvalStatus status = EvalStatus::kOk;
   std::string reason;       // empty when ok
+  // The supervisor was stopped by an interrupt signal (launch/interrupts.h), not by its time
+  // limit: no verdict on the candidate (status kPending; the cascade marks the record unjudged).
+  bool interrupted = false;
   ErrorFigures errors;
   TimingFigures timing;     // bench stage only
   nlohmann::json ranks = nlohmann::json::array();

@@ -80,9 +80,11 @@ struct Evolution::Impl {
     WriteFileAtomic(file, code);
     EvalRecord er = evaluate(code, file.string(), dir);
     if (Aborted()) return;  // killed part-way: the record is not the candidate's
+    if (er.interrupted) ++interrupted;  // stored pending, with why: --resume evaluates it again
     std::lock_guard<std::mutex> lock(records.mu);
     records.CompleteLocked(id, er);
   }
+  std::atomic<int64_t> interrupted{0};
 
   // True (and counted) once the evaluations in flight are aborted: the candidate stays pending.
   bool Aborted() {
@@ -109,14 +111,15 @@ struct Evolution::Impl {
     for (int64_t id : done) {
       auto p = proposals.find(id);
       if (p == proposals.end()) continue;
-      bool ok = false, improved = false;
+      bool ok = false, improved = false, judged = true;
       {
         std::lock_guard<std::mutex> lock(records.mu);
         const SearchCandidate& c = records.pop.at(id);
+        judged = c.rec.status != "pending";  // an interrupted evaluation: nothing to learn from
         ok = c.Ok();
         improved = records.pop.Improved(c);
       }
-      proposer->Feedback(p->second, improved, ok);
+      if (judged) proposer->Feedback(p->second, improved, ok);
       proposals.erase(p);
     }
   }
@@ -147,6 +150,7 @@ struct Evolution::Impl {
     std::lock_guard<std::mutex> lock(records.mu);
     records.FillLocked(&result);
     result.aborted = aborted.load();
+    result.interrupted = interrupted.load();
   }
 
   std::string BudgetReason() {

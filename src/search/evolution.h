@@ -88,6 +88,7 @@ struct SearchResult {
   int64_t duplicates = 0;            // exact repeats dropped (this session)
   int64_t reevaluated = 0;           // pending candidates of a killed session evaluated again
   int64_t aborted = 0;               // evaluations aborted (SearchOptions::abort): left pending
+  int64_t interrupted = 0;           // evaluations an interrupt cut short (EvalRecord::interrupted): stored pending
   std::map<std::string, int64_t> by_status;
   double dollars = 0;
   bool resumed = false;

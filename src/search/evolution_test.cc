@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -92,7 +93,8 @@ std::vector<std::string> Trace(CandidateStore& store) {
 }
 
 Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, int evaluations,
-                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0) {
+                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0,
+                               const std::function<void(SearchOptions*)>& more = nullptr) {
   fs::create_directories(run);
   auto store = CandidateStore::Open((run / "cuco.db").string());
   if (!store.ok()) return store.status();
@@ -108,6 +110,7 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return FakeEval(code);
     };
+  if (more) more(&o);
   Evolution evo(f.wl, cfg, store->get(), &proposer, eval, o);
   return evo.Run();
 }
@@ -319,6 +322,47 @@ TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
   EXPECT_EQ(Trace(**a), Trace(**b));
   // Only what was unfinished was evaluated again: 15 in all, at most 8 finished before the kill.
   EXPECT_LE(evaluated.load(), 15 - 8 + 1);
+}
+
+// Interrupts never judge (issue 28): an evaluation an interrupt cut short comes back not judged
+// (EvalRecord::interrupted); it is stored pending with why, and a resumed search evaluates it again.
+TEST(Evolution, InterruptedEvaluationsStayPendingAndAreEvaluatedAgain) {
+  Fixture f("interrupted");
+  ASSERT_TRUE(RunSearch(f, f.Run("whole"), Config(10), 1).ok());
+  const fs::path run = f.Run("split");
+  std::atomic<bool> stop{false};
+  std::atomic<int> n{0};
+  auto interrupted_fifth = [&](const std::string& code, const std::string&, const fs::path&) {
+    if (++n == 5) {
+      stop = true;  // what StopSignals does on Ctrl-C
+      EvalRecord r;
+      r.status = EvalStatus::kPending;
+      r.interrupted = true;
+      r.reason = "the object check could not run (readelf: signal 2 (SIGINT)): not judged (evaluated again on resume)";
+      return r;
+    }
+    return FakeEval(code);
+  };
+  auto first = RunSearch(f, run, Config(10), 1, interrupted_fifth, true, 0, [&](SearchOptions* o) { o->interrupt = &stop; });
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->interrupted, 1);
+  {
+    auto store = CandidateStore::Open((run / "cuco.db").string());
+    ASSERT_TRUE(store.ok());
+    ListQuery q;
+    q.status = "pending";
+    auto pending = (*store)->List(q);
+    ASSERT_TRUE(pending.ok());
+    ASSERT_EQ(pending->size(), 1u);
+    EXPECT_NE((*pending)[0].metrics_json.find("readelf: signal 2"), std::string::npos);
+    EXPECT_EQ(*(*store)->Count("rejected"), 0);
+  }
+  auto second = RunSearch(f, run, Config(10), 1);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_GE(second->reevaluated, 1);
+  auto a = CandidateStore::Open((f.Run("whole") / "cuco.db").string());
+  auto b = CandidateStore::Open((run / "cuco.db").string());
+  EXPECT_EQ(Trace(**a), Trace(**b));
 }
 
 TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
