@@ -17,6 +17,7 @@
 #include "search/population.h"
 #include "search/proposal_intake.h"
 #include "search/rng.h"
+#include "search/run_binding.h"
 #include "search/search_records.h"
 #include "search/search_state.h"
 #include "util/clock.h"
@@ -395,6 +396,19 @@ struct Evolution::Impl {
     return records.SaveLocked();
   }
 
+  // The run binding (run_binding.h): recorded now, or checked against a resumed run's.
+  Status Bind() {
+    if (result.resumed && !opt.config_path.empty())
+      CUCO_RETURN_IF_ERROR(CheckResumedConfigText(opt.config_text, opt.config_path));
+    auto binding = BindRun(wl, cfg);
+    if (!binding.ok()) return binding.status();
+    auto bound = BindStore(*store, *binding, result.resumed, opt.accept_changes);
+    if (!bound.ok()) return bound.status();
+    records.lineage = result.lineage = bound->lineage;
+    if (bound->new_lineage) result.lineage_changes = bound->changes;
+    return Status::Ok();
+  }
+
   Result<SearchResult> Run() {
     CUCO_RETURN_IF_ERROR(ReadSources());
     // Default: one proposal per evaluation in flight (the GPU groups plus the compiles that
@@ -403,6 +417,7 @@ struct Evolution::Impl {
                                 wl.dir.string());
     if (!resumed.ok()) return resumed.status();
     result.resumed = *resumed;
+    CUCO_RETURN_IF_ERROR(Bind());
     if (!opt.timings_available && records.state.generation > 0) {
       // A run past generation 0 needs timings: nothing can be done here.
       result.compiled_only = true;

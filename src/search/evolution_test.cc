@@ -365,6 +365,54 @@ TEST(Evolution, InterruptedEvaluationsStayPendingAndAreEvaluatedAgain) {
   EXPECT_EQ(Trace(**a), Trace(**b));
 }
 
+// A run is bound to what it measures (issue 28): a resumed session whose workload.toml (a loosened
+// tolerance) or config changed, or whose config.toml was emptied, is refused; with accept_changes
+// it goes on as lineage 2, recorded in the store and on every candidate judged from then on.
+TEST(Evolution, ResumeIsBoundToTheWorkloadAndTheConfig) {
+  Fixture f("bound");
+  const std::string head = "name = \"toy\"\nlanguage = \"cpu\"\nseed = \"seed.cc\"\n[tolerance]\n";
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 1e-4\n");
+  f.wl.toml_path = f.wl.dir / "workload.toml";
+  const fs::path run = f.Run("r");
+  ASSERT_TRUE(RunSearch(f, run, Config(4), 1).ok());
+
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 0.5\n");
+  auto refused = RunSearch(f, run, Config(8), 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("workload.toml tolerance.rel_l2: 0.0001 -> 0.5"), std::string::npos)
+      << refused.status().message();
+
+  const std::string empty_text(1, '\n'), config_path = "r/config.toml";
+  auto emptied = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [&](SearchOptions* o) {
+    o->config_text = empty_text;
+    o->config_path = config_path;
+  });
+  ASSERT_FALSE(emptied.ok());
+  EXPECT_NE(emptied.status().message().find("r/config.toml: empty"), std::string::npos) << emptied.status().message();
+
+  auto accepted = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [](SearchOptions* o) { o->accept_changes = true; });
+  ASSERT_TRUE(accepted.ok()) << accepted.status().message();
+  EXPECT_EQ(accepted->lineage, 2);
+  ASSERT_EQ(accepted->lineage_changes.size(), 1u);
+  EXPECT_EQ(accepted->lineage_changes[0], "workload.toml tolerance.rel_l2: 0.0001 -> 0.5");
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  auto rows = (*store)->List(ListQuery{});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 8u);
+  EXPECT_EQ((*rows)[3].metrics_json.find("\"lineage\""), std::string::npos);
+  EXPECT_NE((*rows)[4].metrics_json.find("\"lineage\":2"), std::string::npos) << (*rows)[4].metrics_json;
+  auto lineages = (*store)->GetMeta("search.lineages");
+  ASSERT_TRUE(lineages.ok() && lineages->has_value());
+  EXPECT_NE((*lineages)->find("\"from_id\":5"), std::string::npos) << **lineages;
+  // Resumed again, unchanged since: no new lineage.
+  auto again = RunSearch(f, run, Config(9), 1);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->lineage, 2);
+  EXPECT_TRUE(again->lineage_changes.empty());
+}
+
 TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
   Fixture f("nogpu");
   auto skipped = [](const std::string&, const std::string&, const fs::path&) {
