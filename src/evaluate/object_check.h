@@ -29,7 +29,7 @@ struct ObjectFinding {
 //  - GNU indirect functions (STT_GNU_IFUNC);
 //  - replacements of the global operator new / delete;
 //  - strong (GLOBAL) C++ definitions in std, __gnu_cxx, __cxxabiv1, __gnu_debug, cuco,
-//    cuco_frozen, cuco_harness, cub, thrust; weak / unique ones (COMDAT template instances and
+//    cuco_frozen, cuco_harness, cuco_program, cub, thrust; weak / unique ones (COMDAT template instances and
 //    inline functions the headers emit) are allowed, and so are the header kernels of cuco that
 //    nvcc emits strong together with their __device_stub__;
 //  - references to the dynamic loader's lists and lookups, through which any function can be found

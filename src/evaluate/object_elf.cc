@@ -186,8 +186,8 @@ std::string FirstNamespace(const std::string& mangled) {
 }
 
 bool ReservedNamespace(const std::string& ns) {
-  static const std::set<std::string> kNames = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "cuco", "cuco_frozen",
-                                               "cuco_harness", "cub", "thrust"};
+  static const std::set<std::string> kNames = {"std",         "__gnu_cxx",    "__cxxabiv1",   "__gnu_debug", "cuco",
+                                               "cuco_frozen", "cuco_harness", "cuco_program", "cub",         "thrust"};
   return kNames.count(ns) > 0;
 }
 

@@ -46,7 +46,7 @@ std::map<std::string, FunctionCode> ParseDisassembly(const std::string& objdump_
 // The first namespace of a mangled name (_ZN4cuco... -> "cuco", _ZSt... -> "std"), or "" for the
 // global namespace. Special names (vtables, typeinfo, guards, thunks) are looked through.
 std::string FirstNamespace(const std::string& mangled);
-// std, __gnu_cxx, __cxxabiv1, __gnu_debug, cuco, cuco_frozen, cuco_harness, cub, thrust.
+// std, __gnu_cxx, __cxxabiv1, __gnu_debug, cuco, cuco_frozen, cuco_harness, cuco_program, cub, thrust.
 bool ReservedNamespace(const std::string& ns);
 
 }  // namespace cuco::object_elf

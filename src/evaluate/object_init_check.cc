@@ -24,9 +24,10 @@ Kind Classify(const std::string& name) {
   const std::string base = Unclone(name);
   const std::string ns = FirstNamespace(base);
   const bool on_candidate_types = base.find("_GLOBAL__N_") != std::string::npos;  // an anonymous namespace's
-  if (ns == "cuco" && !on_candidate_types) return Kind::kTrusted;  // the runtime's own header code
-  if (ns == "std" || ns == "__gnu_cxx" || ns == "__cxxabiv1" || ns == "__gnu_debug" || ns == "cub" || ns == "thrust" ||
-      ns == "cuco")
+  const bool runtime = ns == "cuco" || ns == "cuco_program";  // cuco's runtime headers (a candidate may not open them)
+  if (runtime && !on_candidate_types) return Kind::kTrusted;
+  if (runtime || ns == "std" || ns == "__gnu_cxx" || ns == "__cxxabiv1" || ns == "__gnu_debug" || ns == "cub" ||
+      ns == "thrust")
     return Kind::kLibrary;
   return Kind::kCandidate;
 }
@@ -42,7 +43,7 @@ bool AllowedUndefined(const std::string& name) {
   for (const char* p : {"_Znw", "_Zna", "_Zdl", "_Zda"})  // operator new / delete
     if (name.rfind(p, 0) == 0) return true;
   const std::string ns = FirstNamespace(name);
-  if (ns == "cuco") return true;
+  if (ns == "cuco" || ns == "cuco_program") return true;
   if (ns != "std" && ns != "__gnu_cxx" && ns != "__cxxabiv1") return false;
   const std::string shown = Demangle(name);
   for (const char* denied : {"thread", "call_once", "set_terminate", "set_unexpected", "set_new_handler", "atexit",

@@ -3,7 +3,8 @@
 // it registers, followed through the object's code (objdump -dr) to what they call and refer to.
 //
 // Allowed: constructing and registering the destruction of namespace-scope objects of the standard
-// library's types and of cuco's own (generation 0's `cuco_dc`), and computation inlined into the
+// library's types and of cuco's runtime (namespaces cuco and cuco_program, which a candidate may not
+// open: generation 0's `cuco_dc`, a program harness's knobs), and computation inlined into the
 // initialiser itself (it reaches no function). Refused, each named: any function of the
 // candidate's own (its classes' constructors and destructors, its helpers, its lambdas; the
 // standard library's templates instantiated on them are followed into), any library function but
