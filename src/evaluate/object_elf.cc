@@ -1,13 +1,16 @@
 #include "evaluate/object_elf.h"
 
 #include <cxxabi.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "launch/subprocess.h"
+#include "util/files.h"
 
 namespace cuco::object_elf {
 namespace {
@@ -45,11 +48,25 @@ std::string BranchTarget(const std::string& operands) {
 }  // namespace
 
 Result<std::string> Tool(const std::vector<std::string>& argv) {
-  CapturedRun r = RunCapture(argv, kToolTimeoutS, {{"LC_ALL", "C"}});
-  if (!r.outcome.ok())
-    return Status::Unavailable(argv[0] + " " + argv[1] + " " + argv.back() + ": " + r.outcome.Describe() + ": " +
-                               r.output.substr(0, 300));
-  return r.output;
+  // The output goes through a file: a large object's symbols or disassembly pass any capture limit.
+  std::string out = (std::filesystem::temp_directory_path() / "cuco-objtool-XXXXXX").string();
+  const int fd = ::mkstemp(out.data());
+  if (fd < 0) return Status::Unavailable("cannot create a temporary file for " + argv[0] + "'s output");
+  ::close(fd);
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.env_set = {{"LC_ALL", "C"}};
+  spec.stdout_path = out;
+  spec.stderr_path = out + ".err";
+  const ProcessOutcome o = RunProcess(spec, kToolTimeoutS);
+  auto text = ReadFile(out), err = ReadFile(out + ".err");
+  std::error_code ec;
+  std::filesystem::remove(out, ec);
+  std::filesystem::remove(out + ".err", ec);
+  if (!o.ok() || !text.ok())
+    return Status::Unavailable(argv[0] + " " + argv[1] + " " + argv.back() + ": " + o.Describe() + ": " +
+                               (err.ok() ? err->substr(0, 300) : std::string()));
+  return *text;
 }
 
 std::vector<std::string> Words(const std::string& line) {

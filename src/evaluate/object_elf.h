@@ -17,7 +17,8 @@ struct Symbol {
   std::string type, bind, ndx, name;  // as readelf -sW prints them (ndx "UND" when undefined)
 };
 
-// Runs a binutils tool under LC_ALL=C; its output, or Unavailable naming the tool and how it ended.
+// Runs a binutils tool under LC_ALL=C; its whole standard output, or Unavailable naming the tool and
+// how it ended (a signal, a limit of 60 s, not found).
 Result<std::string> Tool(const std::vector<std::string>& argv);
 std::vector<std::string> Words(const std::string& line);
 std::string Demangle(const std::string& name);
