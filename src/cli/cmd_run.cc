@@ -153,6 +153,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
+  cmd->add_flag("--accept-changes", a->evolve.accept_changes,
+                "With --resume: go on although the workload or the run config changed, as a new lineage");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--world-size", a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: "

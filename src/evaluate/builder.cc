@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
 #include "util/runtime_dir.h"
@@ -348,6 +349,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
       return false;
     }
     if (s.outcome.ok()) return true;
+    if (!s.outcome.timed_out && InterruptSignal(s.outcome.signal)) r.interrupted = true;
     r.log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
                                  : "cuco: " + s.outcome.Describe() + "\n";
     return false;
@@ -553,8 +555,8 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
     built->supervisor = supervisor;
     built->object = object.string();
   }
-  // A timed-out compile is not cached: the next try may have more time.
-  if (built->log.find("compile time limit passed") == std::string::npos)
+  // A timed-out compile is not cached (the next try may have more time), nor one a signal stopped.
+  if (built->log.find("compile time limit passed") == std::string::npos && !built->interrupted)
     CUCO_RETURN_IF_ERROR(WriteFileAtomic(status, built->ok ? "ok" : "failed"));
   return built;
 }

@@ -36,6 +36,9 @@ struct BuildResult {
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string object;           // the candidate's own object file (for the object checks)
+  // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,
+  // SIGTERM...): no verdict on the code, and not cached.
+  bool interrupted = false;
   std::string log;              // compiler and linker output (whole)
   std::string log_path;
   std::string key;              // content hash of everything that went into it

@@ -1,7 +1,10 @@
 #include "evaluate/cascade.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
+#include "launch/interrupts.h"
 #include "launch/sandbox.h"
 #include "launch/slurm_launcher.h"
 #include "util/files.h"
@@ -118,6 +121,22 @@ bool Cascade::CheckBoundPart(const std::string& code, const std::string& part_na
 
 EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, const fs::path& work_dir,
                              const EvaluateOptions& call) {
+  const uint64_t interrupts = InterruptCount();
+  EvalRecord rec = EvaluateStages(code, label, work_dir, call);
+  // An interrupt may have reached the processes this evaluation ran (a Slurm cancel or a shutdown
+  // signals them all): what did not pass is not the candidate's verdict.
+  if (InterruptCount() != interrupts && !rec.interrupted && rec.status != EvalStatus::kOk &&
+      rec.status != EvalStatus::kTimed) {
+    const int sig = LastInterruptSignal();
+    const std::string ended = rec.reason.empty() ? "" : " (it ended: " + rec.reason + ")";
+    MarkUnjudged(nullptr, &rec, fmt::format("interrupted by signal {} ({}) while it was evaluated{}", sig,
+                                            strsignal(sig), ended));
+  }
+  return rec;
+}
+
+EvalRecord Cascade::EvaluateStages(const std::string& code, const std::string& label, const fs::path& work_dir,
+                                   const EvaluateOptions& call) {
   EvalRecord rec;
   rec.workload = workload_.name;
   rec.candidate_path = label;

@@ -71,12 +71,19 @@ struct EvaluateOptions {
 // knob values set (ApplyKnobs).
 Result<std::string> MaterializeVariant(const WorkloadConfig& workload, const Variant& variant);
 
+// Marks the stage (when given) and the record not judged (EvalRecord::interrupted): status kPending,
+// the reason `why` and that it is evaluated again.
+void MarkUnjudged(StageRecord* st, EvalRecord* rec, const std::string& why);
+
 class Cascade {
  public:
   Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options);
 
   // Evaluates `code` (the whole candidate file; `label` names it in messages).
-  // Logs, metrics files and rendezvous folders go under `work_dir`.
+  // Logs, metrics files and rendezvous folders go under `work_dir`. Interrupts never judge: an
+  // evaluation during which cuco received one (launch/interrupts.h) and that did not pass, or one
+  // whose compile, object check or supervisor a signal stopped, comes back not judged
+  // (EvalRecord::interrupted, status kPending).
   EvalRecord Evaluate(const std::string& code, const std::string& label, const std::filesystem::path& work_dir,
                       const EvaluateOptions& call = {});
 
@@ -92,6 +99,8 @@ class Cascade {
   std::string DescribeRun(const std::string& stage, bool timing_only = false) const;
 
  private:
+  EvalRecord EvaluateStages(const std::string& code, const std::string& label, const std::filesystem::path& work_dir,
+                            const EvaluateOptions& call);
   bool Scan(const std::string& code, const std::string& label, const std::filesystem::path& work_dir, EvalRecord* rec);
   Status ScanPreprocessed(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
   bool Compile(const std::string& code, EvalRecord* rec, BuildResult* built);

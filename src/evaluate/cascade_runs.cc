@@ -179,6 +179,10 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
                                             fmt::format("{}", fmt::join(outcome->events, "; ")));
   st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
   StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
+  if (v.interrupted) {
+    MarkUnjudged(st, rec, fmt::format("{}: {}", stage, v.reason));
+    return false;
+  }
   if (v.status == EvalStatus::kOk) {
     StageExpectations ex;
     ex.stage = stage;

@@ -71,6 +71,7 @@ nlohmann::json EvalRecord::ToJson() const {
   j["timing_only"] = timing_only;
   if (timing_only) j["part"] = part;
   j["reason"] = reason;
+  if (interrupted) j["interrupted"] = true;
   j["world_size"] = world_size;
   j["gpus"] = gpus;
   j["device"] = device;

@@ -12,7 +12,8 @@
 
 namespace cuco {
 
-// Final verdicts. kPending exists only while a candidate is being evaluated.
+// Final verdicts. kPending: not judged (yet): being evaluated, or an evaluation an interrupt cut
+// short (EvalRecord::interrupted), evaluated again on resume.
 enum class EvalStatus {
   kOk,            // compiled, verified at both sizes, timed
   kRejected,      // broke a rule: edited frozen code, used a denied API, escaped the timer, forged metrics
@@ -87,6 +88,10 @@ struct EvalRecord {
   std::string part;            // "compute" | "comm" when timing_only
   EvalStatus status = EvalStatus::kPending;
   std::string reason;          // one line, the first failure
+  // Cut short by an interrupt (Ctrl-C, SIGTERM, a lost Slurm job...) or a tool of cuco's stopped by
+  // a signal: not judged. status stays kPending (a search stores it so and evaluates it again on
+  // resume) and reason says what stopped it.
+  bool interrupted = false;
   std::vector<StageRecord> stages;
   ErrorFigures verify_errors, bench_errors;
   TimingFigures timing;

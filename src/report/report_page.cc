@@ -127,6 +127,10 @@ json Meta(const RunData& run) {
       }
     }
   }
+  if (run.meta.count("search.lineages")) {  // search/run_binding.h: what changed between lineages
+    const json l = Parse(run.meta.at("search.lineages"));
+    if (l.is_array()) m["lineages"] = l;
+  }
   json summaries = json::object();
   for (const auto& [g, text] : run.summaries) summaries[std::to_string(g)] = text;
   m["summaries"] = std::move(summaries);

@@ -364,7 +364,8 @@ void GpuBackend::Poison(int set, uint64_t seed) {
     if (n <= 0) continue;
     const uint64_t key = cuco_frozen::stream_key(seed, cuco_frozen::kPoisonTensorBase + b.index, rank_);
     poison_kernel<<<Grid(n), 256, 0, stream_>>>(reinterpret_cast<void*>(b.shared[set].ptr), n,
-                                                static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)), key);
+                                                static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)),
+                                                cuco_frozen::dtype_is_float(b.spec.dtype) ? 1 : 0, key);
     S_CUDA(cudaGetLastError());
   }
   S_CUDA(cudaStreamSynchronize(stream_));
@@ -377,6 +378,8 @@ ScanFigures GpuBackend::Scan(const std::vector<const void*>& ptrs, uint64_t seed
     const int64_t n = b.spec.elements;
     f.elements += n;
     if (n <= 0) continue;
+    if (!cuco_frozen::dtype_is_float(b.spec.dtype))  // chance matches of an honest integer output
+      f.poison_expected += std::ldexp(static_cast<double>(n), -8 * static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)));
     const uint64_t key = cuco_frozen::stream_key(seed, cuco_frozen::kPoisonTensorBase + b.index, rank_);
     S_CUDA(cudaMemsetAsync(counters_, 0, 2 * sizeof(unsigned long long), stream_));
     scan_kernel<<<Grid(n), 256, 0, stream_>>>(ptrs[i], n, static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)),

@@ -39,10 +39,14 @@ struct SupervisorError {
   throw SupervisorError{code, kind, message};
 }
 
+// Poison is a NaN in floating outputs (never equal to a finite, passing value) and random bits in
+// integer ones: poison_expected is how many elements an honest output of those dtypes matches by
+// chance (elements x 2^-(8 bytes), summed over integer outputs; 0 when every output is floating).
 struct ScanFigures {
   int64_t poison_left = 0;  // elements still equal to the iteration's poison
   int64_t nonfinite = 0;    // NaN/Inf elements (float outputs)
   int64_t elements = 0;
+  double poison_expected = 0;
 };
 
 struct CheckFigures {

@@ -390,6 +390,7 @@ void Driver::StageBench(Rank& r) {
     r.report.scan_poison.push_back(scan.poison_left);
     r.report.scan_nonfinite.push_back(scan.nonfinite);
     r.report.scan_elements = scan.elements;
+    r.report.scan_poison_expected = scan.poison_expected;
     // Whether this iteration is checked is drawn only now, after it ran.
     const bool verify = remaining > 0 &&
                         SecureBelow(static_cast<uint64_t>(args_.iters - i)) < static_cast<uint64_t>(remaining);

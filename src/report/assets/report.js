@@ -62,6 +62,15 @@
       ['host', m.session.host], ['GPU names', (m.session.gpu_names || []).join(', ') || 'none'],
       ['driver / CUDA / NCCL', [m.session.driver || '-', m.session.cuda || '-', m.session.nccl || '-'].join(' / ')],
       ['last session', (m.session.time || '') + ': ' + (m.session.command || '')]] : [['session', 'not recorded (a run from before cuco recorded it)']]));
+    var lin = m.lineages || [];
+    if (lin.length > 1) {  // the run went on after its workload or config changed (--accept-changes)
+      var dl = el('details', sMeta); dl.open = true;
+      el('summary', dl, 'lineages: ' + lin.length + ' (the workload or the config changed during the run)');
+      el('pre', dl, lin.map(function (l) {
+        return 'lineage ' + l.lineage + ' from candidate #' + l.from_id +
+          ((l.changes || []).length ? ':\n  ' + l.changes.join('\n  ') : '');
+      }).join('\n'));
+    }
     var d = el('details', sMeta); el('summary', d, 'config'); el('pre', d, m.config || '');
     if (m.meta_summary) { var d2 = el('details', sMeta); el('summary', d2, 'meta-summary (latest advice)'); el('pre', d2, m.meta_summary); }
   }
