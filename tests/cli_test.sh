@@ -166,6 +166,8 @@ check "a bad --time-budget exits 2, saying the forms" bash -c "[ $? -eq 2 ] && g
 "$CUCO" run "$WL" --max-candidates 1 --run-dir "$T/bud4" >"$T/bud4.out" 2>&1
 check "run takes --max-candidates" bash -c "[ $? -eq 0 ] && grep -q 'max_candidates (1) reached' '$T/bud4.out'"
 
+check "run's messages say cuco run, not cuco evolve" bash -c "grep -q '^cuco run: searching cpu_matmul' '$T/bud4.out' && ! grep -q 'cuco evolve:' '$T/bud4.out'"
+
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
 # 6; --resume then finishes either run with no candidate lost or evaluated twice.

@@ -142,6 +142,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "The main job: make generation 0 when the workload has none (cuco transform), "
                                         "then search from it (cuco evolve); --resume continues a search");
   auto a = std::make_shared<RunArgs>();
+  a->evolve.command = "run";
   cmd->add_option("workload", a->targets,
                   "Workload folder (holding workload.toml), or your program's files (main's first: cuco init makes "
                   "the workload, in --out); optional with --resume");

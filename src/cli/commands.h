@@ -17,6 +17,7 @@ namespace cuco {
 
 // `cuco evolve`'s arguments; `cuco run` calls RunEvolve after making generation 0.
 struct EvolveArgs {
+  std::string command = "evolve";  // the command that runs the search ("run" for `cuco run`): messages name it
   std::string workload;
   std::string config;
   std::string run_dir;

@@ -336,6 +336,36 @@ TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
   EXPECT_NE(r->stop_reason.find("no GPU found"), std::string::npos);
 }
 
+// Without timings the search stops after generation 0 and says so: no progress line may promise
+// an ETA for a budget it will never spend (a wall limit gives one from the clock alone).
+TEST(Evolution, NoTimingsShowNoEta) {
+  Fixture f("nogpu_eta");
+  fs::create_directories(f.Run("r"));
+  auto store = CandidateStore::Open((f.Run("r") / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  BuiltinProposer proposer;
+  SearchOptions o;
+  o.run_dir = f.Run("r");
+  o.code_extension = ".cc";
+  o.timings_available = false;
+  std::vector<double> etas;
+  o.on_progress = [&](const SearchProgress& p) { etas.push_back(p.eta_s); };
+  RunConfig cfg = Config(10);
+  cfg.max_wall_s = 3600;
+  Evolution evo(f.wl, cfg, store->get(), &proposer,
+                [](const std::string&, const std::string&, const fs::path&) {
+                  EvalRecord r;
+                  r.status = EvalStatus::kSkipped;
+                  r.reason = "no GPU found on this machine; compiled only (L1)";
+                  return r;
+                },
+                o);
+  auto r = evo.Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(etas.empty());
+  for (double eta : etas) EXPECT_LT(eta, 0);
+}
+
 TEST(Evolution, FailedGenerationZeroStops) {
   Fixture f("g0fail");
   auto broken = [](const std::string&, const std::string&, const fs::path&) {
