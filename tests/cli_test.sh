@@ -168,6 +168,24 @@ check "run takes --max-candidates" bash -c "[ $? -eq 0 ] && grep -q 'max_candida
 
 check "run's messages say cuco run, not cuco evolve" bash -c "grep -q '^cuco run: searching cpu_matmul' '$T/bud4.out' && ! grep -q 'cuco evolve:' '$T/bud4.out'"
 
+# A count limit given on the command line binds: --max-candidates lifts the config's max_generations
+# (and says so), and the summary of a spent budget names the flag that raises it, not a bare --resume.
+mkdir -p "$T/wlp" && cp -r "$WL"/. "$T/wlp/"
+sed -i 's|^constexpr int kUnroll = 1;.*|&\nconstexpr int kPad = 0;  // cuco:knob pad|' "$T/wlp/seed.cc"
+printf '\n[[knobs]]\nname = "pad"\ndescription = "does nothing (test knob)"\nvalues = [0, 1, 2]\ndefault = 0\n' >>"$T/wlp/workload.toml"
+printf '[budget]\nmax_generations = 1\n[islands]\ncount = 1\n' >"$T/gen1.toml"
+"$CUCO" evolve "$T/wlp" --config "$T/gen1.toml" --max-candidates 5 --run-dir "$T/bind" >"$T/bind.out" 2>"$T/bind.err"
+check "--max-candidates 5 over max_generations = 1 exits 0" test $? -eq 0
+check "--max-candidates 5 binds: 5 candidates" test "$(sqlite3 "$T/bind/cuco.db" "select count(*) from candidates")" = 5
+check "it says it lifts max_generations" grep -qF "cuco evolve: --max-candidates 5 lifts max_generations = 1 (give --max-generations N as well to keep a limit there)" "$T/bind.err"
+check "config.toml records the lifted limit" grep -q '^max_generations = 0' "$T/bind/config.toml"
+check "a spent budget names the flag that raises it" grep -qF "(the budget is spent; to search on, raise it: cuco evolve --resume $T/bind --max-candidates 10)" "$T/bind.out"
+check "and suggests no bare --resume" bash -c "! grep -q 'continue with' '$T/bind.out'"
+"$CUCO" evolve --resume "$T/bind" --max-generations 1 --max-candidates 9 >"$T/bind2.out" 2>"$T/bind2.err"
+check "--max-generations on --resume exits 0" test $? -eq 0
+check "--max-generations 1 stops the resumed run at its generation" grep -qF "stopped: budget: max_generations (1) done" "$T/bind2.out"
+check "--max-generations is in evolve's help" bash -c "'$CUCO' evolve --help | grep -q -- '--max-generations'"
+
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
 # 6; --resume then finishes either run with no candidate lost or evaluated twice.

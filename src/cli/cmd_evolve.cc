@@ -18,6 +18,7 @@
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "prompts/design_space_text.h"
+#include "search/budget.h"
 #include "search/evolution.h"
 #include "search/progress.h"
 #include "search/proposer_factory.h"
@@ -67,6 +68,20 @@ class LogFile {
  private:
   std::ofstream out_;
 };
+
+// What the summary says about going on: a spent budget is raised with its flag; a search stopped
+// by a signal, by Slurm or for want of GPUs continues as it is; one that ended by itself (nothing
+// new to propose, generation 0 failed) has nothing to continue, and --resume would stop again.
+std::string ContinueHint(const std::string& command, const fs::path& run_dir, const SearchResult& r,
+                         const RunConfig& cfg, bool stopped) {
+  const std::string raise = RaiseBudgetFlag(SpentBudgetKey(r.stop_reason), cfg);
+  if (!raise.empty())
+    return fmt::format("  (the budget is spent; to search on, raise it: cuco {} --resume {} {})", command, run_dir.string(),
+                       raise);
+  if (stopped || r.compiled_only || r.aborted > 0)
+    return fmt::format("  (continue with: cuco {} --resume {})", command, run_dir.string());
+  return "";
+}
 
 }  // namespace
 
@@ -179,6 +194,7 @@ int RunEvolve(const EvolveArgs& a) {
     if (!s.ok()) return Fail(me, s.status());
     store = std::move(*s);
     if (Status m = store->PutMeta(kMetaConfig, config_text); !m.ok()) return Fail(me, m);
+    for (const std::string& line : budget->lifts) std::cerr << me << line << "\n";
   }
   MakeDirs(run_dir / "logs");
   LogFile log(run_dir / "logs" / "evolve.log");
@@ -324,8 +340,8 @@ int RunEvolve(const EvolveArgs& a) {
   } else {
     summary += "  no candidate passed\n";
   }
-  summary += fmt::format("  store: {}  (continue with: cuco {} --resume {})\n", (run_dir / "cuco.db").string(), a.command,
-                         run_dir.string());
+  summary += fmt::format("  store: {}{}\n", (run_dir / "cuco.db").string(),
+                         ContinueHint(a.command, run_dir, *result, *cfg, signals.stop()->load() || !slurm_failure.empty()));
   log.Line(summary);
   if (a.json) std::cout << j.dump(2) << "\n";
   else std::cout << summary;
