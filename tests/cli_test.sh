@@ -3,7 +3,7 @@
 # printed records, errors naming file and line, and the SQLite store.
 # Usage: tests/cli_test.sh <path-to-cuco>
 set -u
-CUCO=$1
+CUCO=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: some cases run in other folders
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WL=$SRC/tests/workloads/cpu_matmul
 T=$(mktemp -d)
@@ -185,6 +185,12 @@ check "and suggests no bare --resume" bash -c "! grep -q 'continue with' '$T/bin
 check "--max-generations on --resume exits 0" test $? -eq 0
 check "--max-generations 1 stops the resumed run at its generation" grep -qF "stopped: budget: max_generations (1) done" "$T/bind2.out"
 check "--max-generations is in evolve's help" bash -c "'$CUCO' evolve --help | grep -q -- '--max-generations'"
+
+# A relative compile cache (--cache-dir or CUCO_CACHE_DIR) is the one under the folder cuco started in.
+(cd "$T" && CUCO_CACHE_DIR=relcache "$CUCO" eval "$WL" --run-dir "$T/rel1" >"$T/rel1.out" 2>&1)
+check "CUCO_CACHE_DIR=relcache: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel1.out' && test -d '$T/relcache'"
+(cd "$T" && "$CUCO" eval "$WL" --cache-dir relcache2 --run-dir "$T/rel2" >"$T/rel2.out" 2>&1)
+check "--cache-dir relcache2: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel2.out' && test -d '$T/relcache2'"
 
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits

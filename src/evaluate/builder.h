@@ -48,6 +48,8 @@ std::filesystem::path DefaultCacheDir();
 
 class Builder {
  public:
+  // `cache_dir` may be relative (--cache-dir, $CUCO_CACHE_DIR): it is made absolute here, once,
+  // against the current working directory.
   Builder(std::filesystem::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain);
 
   // Compiles and links `code` (a candidate for this workload). Thread-safe;
