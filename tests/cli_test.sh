@@ -192,6 +192,18 @@ check "CUCO_CACHE_DIR=relcache: the seed compiles and passes" bash -c "[ $? -eq 
 (cd "$T" && "$CUCO" eval "$WL" --cache-dir relcache2 --run-dir "$T/rel2" >"$T/rel2.out" 2>&1)
 check "--cache-dir relcache2: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel2.out' && test -d '$T/relcache2'"
 
+# cuco doctor where the Slurm packages are installed but there is no cluster (srun prints errors,
+# no version): Slurm is not available, and every line of the report is indented.
+mkdir -p "$T/fakeslurm"
+for p in srun sinfo; do
+  printf '#!/bin/sh\necho "%s: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host" >&2\necho "%s: fatal: Could not establish a configuration source" >&2\nexit 1\n' $p $p >"$T/fakeslurm/$p"
+  chmod +x "$T/fakeslurm/$p"
+done
+PATH="$T/fakeslurm:$PATH" "$CUCO" doctor >"$T/doctor-slurm.out" 2>&1
+check "doctor: Slurm without a cluster is not available" grep -qF "[ no] Slurm launcher: needs a Slurm cluster: $T/fakeslurm/srun is installed" "$T/doctor-slurm.out"
+check "doctor: no error line shown as Slurm's version" bash -c "! grep -qE '(version|Slurm)  +srun: error' '$T/doctor-slurm.out' && ! grep -q 'Slurm srun: error' '$T/doctor-slurm.out'"
+check "doctor: every line of the Slurm section indented" bash -c "sed -n '/^Slurm\$/,\$p' '$T/doctor-slurm.out' | tail -n +2 | grep -qv '^  ' && exit 1 || exit 0"
+
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
 # 6; --resume then finishes either run with no candidate lost or evaluated twice.
