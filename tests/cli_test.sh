@@ -192,6 +192,16 @@ check "CUCO_CACHE_DIR=relcache: the seed compiles and passes" bash -c "[ $? -eq 
 (cd "$T" && "$CUCO" eval "$WL" --cache-dir relcache2 --run-dir "$T/rel2" >"$T/rel2.out" 2>&1)
 check "--cache-dir relcache2: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel2.out' && test -d '$T/relcache2'"
 
+# A compile error: its record cites the candidate's file (never the compile cache), and `cuco show`
+# prints no error figures for the checks that never ran.
+"$CUCO" eval "$WL" "$WL/candidates/compile_error.cc" --run-dir "$T/ce" >"$T/ce.out" 2>&1
+check "a compile error exits 1" test $? -eq 1
+"$CUCO" show "$T/ce" 1 --no-code >"$T/ce-show.out" 2>&1
+check "show of a compile error says so" grep -q "verdict     compile_error: $WL/candidates/compile_error.cc:" "$T/ce-show.out"
+check "show of a compile error prints no verify figures" bash -c "! grep -q 'rel L2' '$T/ce-show.out'"
+check "the record cites no compile cache path" bash -c "! grep -qF '/cand-' '$T/ce-show.out'"
+check "the compile log lies beside the candidate" test -f "$T/ce/candidates/1/compile.log"
+
 # cuco doctor where the Slurm packages are installed but there is no cluster (srun prints errors,
 # no version): Slurm is not available, and every line of the report is indented.
 mkdir -p "$T/fakeslurm"

@@ -36,6 +36,7 @@ struct BuildResult {
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string object;           // the candidate's own object file (for the object checks)
+  std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
   std::string log;              // compiler and linker output (whole)
   std::string log_path;
   std::string key;              // content hash of everything that went into it

@@ -158,6 +158,7 @@ TEST_F(BuilderTest, ARelativeCacheDirIsMadeAbsoluteOnce) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->ok) << r->log;
   EXPECT_EQ(fs::path(r->executable).string().rfind((cache_ / "relcache").string() + "/", 0), 0u) << r->executable;
+  EXPECT_EQ(fs::path(r->source).parent_path(), fs::path(r->executable).parent_path());
 }
 
 TEST_F(BuilderTest, CompileErrorsKeepDiagnosticsAndAreCached) {

@@ -19,6 +19,9 @@ std::string TomlLiteralOrQuoted(const std::string& s);
 // how long it was.
 std::string CapText(const std::string& s, size_t max);
 
+// `text` with every occurrence of `from` (not empty) replaced by `to`, left to right.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to);
+
 // The last non-blank line of `text` (trailing whitespace dropped), "" when there is none.
 std::string LastLine(const std::string& text);
 

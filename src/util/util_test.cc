@@ -55,6 +55,14 @@ TEST(Text, ClosestNamesForDidYouMean) {
   EXPECT_EQ(QuotedAlternatives({"a"}), "'a'");
 }
 
+TEST(Text, ReplaceAllLeftToRightNeverRescanningWhatItPut) {
+  EXPECT_EQ(ReplaceAll("/c/cand-1/x.cc:3: error; /c/cand-1/x.cc:4", "/c/cand-1/x.cc", "candidates/2/candidate.cc"),
+            "candidates/2/candidate.cc:3: error; candidates/2/candidate.cc:4");
+  EXPECT_EQ(ReplaceAll("aaa", "a", "aa"), "aaaaaa");
+  EXPECT_EQ(ReplaceAll("abc", "", "x"), "abc");
+  EXPECT_EQ(ReplaceAll("", "a", "b"), "");
+}
+
 TEST(Text, LastLine) {
   EXPECT_EQ(LastLine("a\nb\n\n  \n"), "b");
   EXPECT_EQ(LastLine("only"), "only");
