@@ -214,6 +214,19 @@ check "doctor: Slurm without a cluster is not available" grep -qF "[ no] Slurm l
 check "doctor: no error line shown as Slurm's version" bash -c "! grep -qE '(version|Slurm)  +srun: error' '$T/doctor-slurm.out' && ! grep -q 'Slurm srun: error' '$T/doctor-slurm.out'"
 check "doctor: every line of the Slurm section indented" bash -c "sed -n '/^Slurm\$/,\$p' '$T/doctor-slurm.out' | tail -n +2 | grep -qv '^  ' && exit 1 || exit 0"
 
+# CLI11's own refusals under the command's name and with user-facing names; --world-size 0 refused
+# alike by evolve and run; a workload named from the repository's root points at workloads/.
+"$CUCO" diff "$T/run" >"$T/cli11.out" 2>&1
+check "diff without an id exits 2, saying so under its name" bash -c "[ $? -eq 2 ] && grep -q '^cuco diff: id is required' '$T/cli11.out'"
+for c in evolve run eval; do
+  "$CUCO" $c "$WL" --world-size 0 >"$T/ws0-$c.out" 2>&1
+  check "$c --world-size 0 exits 2" test $? -eq 2
+  check "$c --world-size 0 says why under its name" grep -q "^cuco $c: --world-size: Value 0 not in range" "$T/ws0-$c.out"
+done
+(cd "$SRC" && "$CUCO" eval gemm_reducescatter --stage compile --run-dir "$T/rootwl" >"$T/rootwl.out" 2>&1)
+check "eval gemm_reducescatter from the root exits 2" test $? -eq 2
+check "and points at workloads/gemm_reducescatter" grep -qF "gemm_reducescatter: no such folder; did you mean 'workloads/gemm_reducescatter'?" "$T/rootwl.out"
+
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
 # 6; --resume then finishes either run with no candidate lost or evaluated twice.

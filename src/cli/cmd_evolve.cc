@@ -374,8 +374,8 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
-  cmd->add_option("--world-size", a->world_size, "Ranks per candidate (default: [workload] world_size of the config, "
-                                                 "else the workload's world_size); recorded in the run's config.toml");
+  AddWorldSizeOption(cmd, &a->world_size, "Ranks per candidate (default: [workload] world_size of the config, else the "
+                                          "workload's world_size); recorded in the run's config.toml");
   cmd->add_option("--size", a->sizes, "Override a bench size, NAME=VALUE (repeatable; recorded in the run's config.toml)");
   AddBudgetOptions(cmd, &a->budget);
   cmd->add_flag("--json", a->json, "Print the summary as JSON (and no progress line)");

@@ -153,9 +153,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
-  cmd->add_option("--world-size", a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: "
-                                                       "the workload's world_size; one of its world_sizes)")
-      ->check(CLI::Range(1, 4096));
+  AddWorldSizeOption(cmd, &a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: the "
+                                                 "workload's world_size; one of its world_sizes)");
   AddLauncherOption(cmd, &a->evolve.launcher);
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   AddBudgetOptions(cmd, &a->evolve.budget);
