@@ -227,6 +227,20 @@ done
 check "eval gemm_reducescatter from the root exits 2" test $? -eq 2
 check "and points at workloads/gemm_reducescatter" grep -qF "gemm_reducescatter: no such folder; did you mean 'workloads/gemm_reducescatter'?" "$T/rootwl.out"
 
+# A damaged cuco.db (cut short) is bad input naming the file (exit 2), and `cuco ls` of a folder
+# holding it lists the other runs all the same.
+mkdir -p "$T/runs" && cp -r "$T/bind" "$T/runs/good" && cp -r "$T/bind" "$T/runs/broken"
+rm -f "$T/runs/broken/cuco.db-wal" "$T/runs/broken/cuco.db-shm"
+truncate -s $(($(stat -c %s "$T/runs/broken/cuco.db") / 2)) "$T/runs/broken/cuco.db"
+"$CUCO" show "$T/runs/broken" 1 >"$T/broken.out" 2>&1
+check "show of a truncated cuco.db exits 2" test $? -eq 2
+check "and names the file" grep -qF "$T/runs/broken/cuco.db: " "$T/broken.out"
+"$CUCO" ls "$T/runs" >"$T/ls.out" 2>"$T/ls.err"
+check "ls with one broken run exits 0" test $? -eq 0
+check "ls lists the good run" grep -qE "^$T/runs/good +wlp +5 cand" "$T/ls.out"
+check "ls says the broken one is unreadable" grep -qE "^$T/runs/broken +unreadable: $T/runs/broken/cuco.db: " "$T/ls.out"
+check "ls names its file on stderr" grep -qF "cuco ls: $T/runs/broken/cuco.db: " "$T/ls.err"
+
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits
 # 6; --resume then finishes either run with no candidate lost or evaluated twice.
