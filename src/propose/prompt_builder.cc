@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "prompts/answer_format.h"
 #include "prompts/design_space_text.h"
@@ -214,6 +215,8 @@ bool CutOnce(Cuts* c, size_t n_partners) {
 
 // The parts of a prompt that stay the same while the cap cuts.
 struct PromptParts {
+  PromptParts(const ProposalContext& c, const PromptLimits& l, std::string lang_in, std::string kind_in)
+      : ctx(c), lim(l), lang(std::move(lang_in)), kind(std::move(kind_in)) {}
   const ProposalContext& ctx;
   const PromptLimits& lim;
   std::string lang, kind;
@@ -275,7 +278,7 @@ Prompt Assemble(const PromptParts& parts, const Cuts& cuts) {
 Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
   const PromptLimits& lim = options.limits;
   const bool cuda = ctx.workload == nullptr || ctx.workload->language != "cpu";
-  PromptParts parts{ctx, lim, cuda ? "cuda" : "cpp", NormalizedMutationKind(ctx.mutation_kind)};
+  PromptParts parts(ctx, lim, cuda ? "cuda" : "cpp", NormalizedMutationKind(ctx.mutation_kind));
   parts.sys = SystemSections(ctx, options, cuda, &parts.sys_comm_index);
   parts.island = IslandText(ctx);
   parts.parent_head = ParentHead(ctx.parent, lim);

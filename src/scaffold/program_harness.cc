@@ -223,8 +223,10 @@ std::string BindName(const std::string& expr_in) {
   for (size_t at; (at = expr.find(std::string("[") + kRankIndex + "]")) != std::string::npos;)
     expr.erase(at, std::char_traits<char>::length(kRankIndex) + 2);
   std::string n;
-  for (char c : expr) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  while (n.find("__") != std::string::npos) n.replace(n.find("__"), 2, "_");
+  for (char c : expr) {
+    const char d = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (d != '_' || n.empty() || n.back() != '_') n += d;  // a run of '_' is one
+  }
   while (!n.empty() && n.back() == '_') n.pop_back();
   return n.substr(0, 40);
 }

@@ -474,9 +474,9 @@ class RecordingProposer : public Proposer {
   Result<Proposal> Propose(const ProposalContext& ctx) override {
     std::string line = "propose g" + std::to_string(ctx.generation) + " i" + std::to_string(ctx.island) + " " + ctx.phase +
                        " " + ctx.mutation_kind + " p" + std::to_string(ctx.parent.id) + " insp";
-    for (const auto& v : ctx.inspirations) line += " " + std::to_string(v.id);
+    for (const auto& v : ctx.inspirations) line.append(" ").append(std::to_string(v.id));
     line += " fail";
-    for (const auto& v : ctx.failures) line += " " + std::to_string(v.id);
+    for (const auto& v : ctx.failures) line.append(" ").append(std::to_string(v.id));
     line += " rng" + std::to_string(ctx.rng_seed) + " t" + std::to_string(ctx.temperature) + " summary " +
             Sha256Hex(ctx.meta_summary).substr(0, 16);
     calls.push_back(line);
@@ -510,7 +510,7 @@ std::vector<std::string> Decisions(Fixture& f, const fs::path& run, const RunCon
   EXPECT_TRUE(rows.ok());
   for (const auto& c : *rows) {
     std::string line = "cand " + std::to_string(c.id) + " " + c.code_hash + " p" + std::to_string(c.parent_id) + " x";
-    for (int64_t p : c.extra_parent_ids) line += " " + std::to_string(p);
+    for (int64_t p : c.extra_parent_ids) line.append(" ").append(std::to_string(p));
     line += " i" + std::to_string(c.island) + " g" + std::to_string(c.generation) + " " + c.mutation_kind + " " + c.status;
     out.push_back(line);
   }

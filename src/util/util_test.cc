@@ -37,7 +37,9 @@ TEST(Clock, ParseDurationTakesSecondsMinutesHours) {
   for (const char* bad : {"", "h", "-5", "5 m", "5d", "abc", "inf", "1e999", "2hh"}) {
     auto r = ParseDuration(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+    }
   }
 }
 
