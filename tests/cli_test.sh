@@ -219,7 +219,7 @@ check "doctor: every line of the Slurm section indented" bash -c "sed -n '/^Slur
 "$CUCO" diff "$T/run" >"$T/cli11.out" 2>&1
 check "diff without an id exits 2, saying so under its name" bash -c "[ $? -eq 2 ] && grep -q '^cuco diff: id is required' '$T/cli11.out'"
 for c in evolve run eval; do
-  "$CUCO" $c "$WL" --world-size 0 >"$T/ws0-$c.out" 2>&1
+  "$CUCO" $c "$WL" --world-size 0 --run-dir "$T/ws0-$c" >"$T/ws0-$c.out" 2>&1  # (a run dir: never cwd's cuco-runs)
   check "$c --world-size 0 exits 2" test $? -eq 2
   check "$c --world-size 0 says why under its name" grep -q "^cuco $c: --world-size: Value 0 not in range" "$T/ws0-$c.out"
 done
