@@ -46,7 +46,7 @@ bool Cascade::Scan(const std::string& code, const std::string& label, const fs::
   Status s = Status::Ok();
   const bool harness = workload_.mode == "harness";
   if (code != seed_code_ || harness) {
-    if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
+    if (harness || HasEvolveMarker(code))
       s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
     if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
     // The same scan again on what the compiler will see (splices, digraphs and macros resolved).

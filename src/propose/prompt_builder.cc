@@ -9,8 +9,9 @@
 #include "prompts/answer_format.h"
 #include "prompts/design_space_text.h"
 #include "prompts/key_lines.h"
-#include "prompts/runtime_api_text.h"
 #include "prompts/prompt_text.h"
+#include "prompts/runtime_api_text.h"
+#include "util/source_text.h"
 #include "util/text.h"
 #include "workload/evolve_blocks.h"
 
@@ -18,7 +19,6 @@ namespace cuco {
 namespace {
 
 using prompt_text::Fence;
-using prompt_text::Trim;
 
 std::string Fmt(const char* f, double v) {
   char buf[64];
@@ -70,8 +70,8 @@ std::string RoleText(bool cuda) {
          (cuda ? "multi-GPU program so that it runs faster, typically by co-designing computation and "
                  "communication so that they overlap"
                : "program so that it runs faster") +
-         ", while producing the same results. Only the code between an EVOLVE-BLOCK-START line and the next "
-         "EVOLVE-BLOCK-END line may change; everything else is frozen and checked byte for byte. Every "
+         ", while producing the same results. Only the code between an " + kEvolveBlockStart + " line and the next " +
+         kEvolveBlockEnd + " line may change; everything else is frozen and checked byte for byte. Every "
          "candidate is compiled, verified against a frozen reference on every rank, and timed; a candidate "
          "that fails to compile, computes a wrong result, hangs or breaks a harness rule is worthless, so "
          "make changes you are confident are correct.\n";
