@@ -34,7 +34,8 @@ check "store keeps code and metrics" test "$(sqlite3 "$T/run/cuco.db" "select co
 mkdir -p "$T/badwl" && cp "$WL"/*.cc "$T/badwl/" && sed 's/^iters = 20/iters = "many"/' "$WL/workload.toml" >"$T/badwl/workload.toml"
 "$CUCO" eval "$T/badwl" --run-dir "$T/run2" >"$T/badwl.out" 2>&1
 check "bad workload.toml exits 2" test $? -eq 2
-check "error names file and line" grep -q "badwl/workload.toml:34: 'timing.iters' must be an integer" "$T/badwl.out"
+ITERS_LINE=$(grep -n '^iters = "many"' "$T/badwl/workload.toml" | cut -d: -f1)
+check "error names file and line" grep -q "badwl/workload.toml:$ITERS_LINE: 'timing.iters' must be an integer" "$T/badwl.out"
 
 "$CUCO" eval "$WL" "$T/missing.cc" >"$T/missing.out" 2>&1
 check "missing candidate exits 2" test $? -eq 2
@@ -44,7 +45,12 @@ check "doctor --json is JSON with features" python3 -c "import json; d=json.load
 check "doctor --json reports libclang" python3 -c "
 import json; c=json.load(open('$T/doctor.json'))['libclang']
 assert c['found'] in (True, False) and (c['path'] if c['found'] else c['tried']), c"
+check "doctor --json says the timing method and why" python3 -c "
+import json; t=json.load(open('$T/doctor.json'))['timing']
+assert t['method'] in ('MPS (cuco\'s own daemon: supervisor and candidate run concurrently)', 'time-sliced (no MPS): not comparable with peers'), t
+assert t['why'] and t['comparable_with_peers'] == t['mps'], t"
 CUCO_LIBCLANG=none "$CUCO" doctor >"$T/doctor-noclang.out" 2>&1
+check "doctor prints the timing method" grep -qE '^  method      (MPS \(cuco.s own daemon|time-sliced \(no MPS\): not comparable with peers)' "$T/doctor-noclang.out"
 check "doctor says what no libclang disables" bash -c "grep -qF 'not found (tried none (CUCO_LIBCLANG=none))' '$T/doctor-noclang.out' && \
   grep -q 'disables    parsing with clang: .cuco analyze. and .cuco init. fall back to the lexical scan' '$T/doctor-noclang.out'"
 

@@ -120,7 +120,7 @@ blocks)
     --run-dir "$T/run-seed" --json >"$T/seed.json" 2>"$T/seed.err"
   "$CUCO" eval "$wl" "${files[@]:1}" --stage compile-check --jobs 2 --parallel-compiles 2 --unsafe-skip-deny-scan \
     --run-dir "$T/run" --json >"$T/eval.json" 2>"$T/eval.err"
-  check_records "${#files[@]}" "$T/seed.json" "$T/eval.json" || { tail -40 "$T/seed.err" "$T/eval.err"; exit 1; }
+  check_records "${#files[@]}" "$T/seed.json" "$T/eval.json" || { tail -n 40 "$T/seed.err" "$T/eval.err"; exit 1; }
   # The rule-based transform (`cuco transform`) of the seed: generation 0 must compile (it is
   # verified on GPUs by bench/device-transform.sh).
   "$CUCO" transform "$wl" --out "$T/gen0-rule.cu" --run-dir "$T/tr" --json >"$T/tr.json" 2>"$T/tr.err"

@@ -3,6 +3,7 @@
 
 #include "analyze/analysis.h"
 #include "cli/commands.h"
+#include "evaluate/gpu_session.h"
 #include "launch/sandbox.h"
 #include "report/d3_library.h"
 #include "launch/slurm_launcher.h"
@@ -87,7 +88,8 @@ std::string FormatSlurm(const nlohmann::json& j) {
 
 void AddDoctorCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("doctor", "Detect nvcc, NCCL (device API, LSA, GIN), cuBLASLt, NVSHMEM, GPUs, "
-                                           "NVLink topology, MPI, Slurm, the candidate sandbox (bwrap, seccomp) and libclang; "
+                                           "NVLink topology, MPI, Slurm, the candidate sandbox (bwrap, seccomp), the timing method "
+                                           "(cuco's own MPS daemon, started once here to check it) and libclang; "
                                            "say what each missing piece disables");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print the detection as JSON");
@@ -96,15 +98,18 @@ void AddDoctorCommand(CLI::App& app, int* exit_code) {
     const SandboxSupport& sandbox = DetectSandbox();
     const LibclangStatus clang = DetectLibclang();
     const Result<std::string> d3 = FindD3();
+    const TimingPlan timing = CheckTimingPlan(tc);
     if (*json) {
       nlohmann::json j = ToJson(tc);
       j["sandbox"] = SandboxSupportToJson(sandbox);
+      j["timing"] = TimingPlanJson(timing);
       j["libclang"] = {{"found", clang.found}, {"path", clang.path}, {"version", clang.version}, {"tried", clang.tried}};
       j["d3"] = {{"found", d3.ok()}, {"path", d3.ok() ? *d3 : ""}, {"message", d3.ok() ? "" : d3.status().message()}};
       j["slurm"] = SlurmJson(tc);
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatLibclang(clang) << FormatD3(d3)
+      std::cout << FormatReport(tc) << FormatSandboxReport(sandbox) << FormatTimingSection(timing) << FormatLibclang(clang)
+                << FormatD3(d3)
                 << FormatSlurm(SlurmJson(tc));
     }
     *exit_code = tc.nvcc.empty() && tc.cxx.empty() ? kExitEnvironment : kExitOk;

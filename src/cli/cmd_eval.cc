@@ -89,6 +89,8 @@ int Run(const EvalArgs& a) {
   opts.unoptimized = a.stage == "compile-check";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
+  if (wl->language == "cuda" && (cascade.has_gpus() || opts.launcher == "slurm") && !opts.compile_only)
+    std::cerr << "cuco eval: " << cascade.timing_plan().Line() << "\n";  // one line, before anything runs
   if (wl->language == "cuda" && !cascade.has_gpus() && !a.json)
     std::cerr << "cuco eval: no GPU found on this machine: running the cascade as far as it goes here (scan and "
                  "compile, L1).\n  On a GPU machine it would run: verify: " << cascade.DescribeRun("verify")
@@ -155,7 +157,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("candidates", a->candidates, "Candidate files (copies of the seed with changed EVOLVE blocks)");
   cmd->add_flag("--json", a->json, "Print records as JSON");
   cmd->add_option("--stage", a->stage,
-                  "How far to go: compile | compile-check (compiled without optimisation: does it build; faster) | all")
+                  "How far to go: compile | compile-check (device code unoptimised: does it build; faster) | all")
       ->check(CLI::IsMember({"compile", "compile-check", "all"}));
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   AddWorldSizeOption(cmd, &a->world_size, "Ranks (default: the workload's world_size; one of its world_sizes)");

@@ -98,6 +98,10 @@ int RunEvolve(const EvolveArgs& a) {
                  "--world-size and --size start new runs\n";
     return kExitUsage;
   }
+  if (a.accept_changes && !resuming) {
+    std::cerr << me << "--accept-changes goes with --resume (a new run binds what it finds)\n";
+    return kExitUsage;
+  }
   if (resuming && !a.run_dir.empty() && fs::path(a.run_dir) != fs::path(a.resume)) {
     std::cerr << me << "give --resume D or --run-dir D, not both\n";
     return kExitUsage;
@@ -125,6 +129,7 @@ int RunEvolve(const EvolveArgs& a) {
     if (!text.ok()) return Fail(me, Status::InvalidArgument(text.status().message()));
     config_text = *text;
   }
+  const std::string config_as_read = config_text;
   auto cfg = config_path.empty() ? ParseRunConfig("", "(defaults)") : ParseRunConfig(config_text, config_path);
   if (!cfg.ok()) return Fail(me, cfg.status());
   if (config_path.empty()) config_text = RunConfigToToml(*cfg);
@@ -218,6 +223,8 @@ int RunEvolve(const EvolveArgs& a) {
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (int rc = ApplyLauncher(a.command, a.launcher, cfg->launcher, cfg->slurm, run_dir, &opts); rc != 0) return rc;
   Cascade cascade(*wl, tc, opts);
+  if (wl->language == "cuda" && (cascade.has_gpus() || opts.launcher == "slurm"))
+    std::cerr << me << cascade.timing_plan().Line() << "\n";  // one line, before anything runs
 
   SearchOptions so;
   so.run_dir = run_dir;
@@ -249,6 +256,9 @@ int RunEvolve(const EvolveArgs& a) {
   auto proposer = MakeProposer(SpecFromConfig(*cfg, &*wl, run_dir.string()));
   if (!proposer.ok()) return Fail(me, proposer.status());
 
+  so.accept_changes = a.accept_changes;
+  so.config_text = config_as_read;
+  so.config_path = config_path;
   StopSignals signals(a.command == "run" ? "cuco run: " : "cuco evolve: ");  // Ctrl-C: stop_signals.h
   so.interrupt = signals.stop();
   so.abort = signals.abort();
@@ -302,7 +312,10 @@ int RunEvolve(const EvolveArgs& a) {
   j["candidates"] = result->candidates;
   j["not_evaluated"] = result->not_evaluated;
   j["reevaluated"] = result->reevaluated;
+  j["lineage"] = result->lineage;
+  if (!result->lineage_changes.empty()) j["lineage_changes"] = result->lineage_changes;
   j["aborted"] = result->aborted;
+  j["interrupted"] = result->interrupted;
   j["by_status"] = result->by_status;
   j["dollars"] = result->dollars;
   j["reference_id"] = result->reference_id;
@@ -318,12 +331,19 @@ int RunEvolve(const EvolveArgs& a) {
     j["best"] = {{"id", result->best_id}, {"time_ms", result->best_ms}, {"speedup", result->best_speedup}, {"path", best_path}};
   }
   std::string summary = me + fmt::format("{}: stopped: {}\n", wl->name, result->stop_reason);
+  if (!result->lineage_changes.empty()) {
+    summary += fmt::format("  lineage {} began this session (--accept-changes), after:\n", result->lineage);
+    for (const std::string& c : result->lineage_changes) summary += "    " + c + "\n";
+  }
   summary += fmt::format("  {} candidates in {} generation(s)", result->candidates, result->generations);
   std::string statuses;
   for (const auto& [k, n] : result->by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", k, n);
   if (!statuses.empty()) summary += " (" + statuses + ")";
   if (result->not_evaluated > 0) summary += fmt::format("; {} near-duplicates not evaluated", result->not_evaluated);
   if (result->reevaluated > 0) summary += fmt::format("; {} left in flight by the killed session evaluated again", result->reevaluated);
+  if (result->interrupted > 0)
+    summary += fmt::format("; {} cut short by the interrupt: left pending (not judged), --resume evaluates them",
+                           result->interrupted);
   if (result->aborted > 0)
     summary += fmt::format("; {} aborted by {}: left pending, --resume evaluates them", result->aborted,
                            slurm_failure.empty() ? "the second Ctrl-C" : "Slurm's failure");
@@ -371,6 +391,9 @@ void AddEvolveCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--run-dir", a->run_dir, "Where config.toml, cuco.db, logs/ and candidates/ go "
                                            "(default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->resume, "Continue the run in this directory (after a kill, a Ctrl-C or a budget)");
+  cmd->add_flag("--accept-changes", a->accept_changes,
+                "With --resume: go on although the workload's frozen files or the run config changed since the run "
+                "began, as a new lineage (recorded in the store and the report); without it such a resume is refused");
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");

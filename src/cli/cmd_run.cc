@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "cli/commands.h"
+#include "evaluate/gpu_session.h"
 #include "cli/program_flags.h"
 #include "cli/run_program.h"
 #include "cli/workload_options.h"
@@ -99,6 +100,8 @@ int Run(const RunArgs& args) {
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
     const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
+    if (wl->language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
+      std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
     std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl->name << " declares no generation0: making it ("
               << (rules ? "rule-based" : "LLM-driven") << " transform"
               << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
@@ -151,6 +154,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
+  cmd->add_flag("--accept-changes", a->evolve.accept_changes,
+                "With --resume: go on although the workload or the run config changed, as a new lineage");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
   AddWorldSizeOption(cmd, &a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: the "

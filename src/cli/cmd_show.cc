@@ -41,6 +41,10 @@ int Show(const ShowArgs& a) {
     std::cout << fmt::format("  timing      median {}  p10 {}  p90 {}  iters {}\n", Ms(m["timing"].value("median_ms", nlohmann::json())),
                              Ms(m["timing"].value("p10_ms", nlohmann::json())), Ms(m["timing"].value("p90_ms", nlohmann::json())),
                              m["timing"].value("iters", 0));
+  if (m.contains("timing_method") && m["timing_method"].is_string() && !m["timing_method"].get<std::string>().empty()) {
+    const auto& why = m.contains("gpu_session") && m["gpu_session"].is_object() ? m["gpu_session"].value("why", std::string()) : "";
+    std::cout << fmt::format("  method      {}{}\n", m["timing_method"].get<std::string>(), why.empty() ? "" : " (" + why + ")");
+  }
   // A stage's error figures only where it checked something: a candidate that never ran (a
   // compile error, a rejection) has zeros there, which would read as a perfect pass.
   for (const char* stage : {"verify", "bench"})

@@ -30,6 +30,7 @@ struct EvolveArgs {
   bool json = false;
   bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
   std::string launcher;            // --launcher: replaces the run config's `launcher` for this session
+  bool accept_changes = false;     // --accept-changes: resume a run whose binding changed, as a new lineage
 };
 int RunEvolve(const EvolveArgs& args);
 

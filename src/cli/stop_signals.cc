@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 
 namespace cuco {
@@ -38,8 +39,9 @@ void SayNumber(int n) {
   Say(buf + i);
 }
 
-void OnSignal(int) {
+void OnSignal(int sig) {
   const int saved_errno = errno;
+  NoteInterrupt(sig);  // what is in flight now is not judged (launch/interrupts.h)
   if (g_tty) Say("\n");
   if (!g_stop.exchange(true)) {
     Say(g_prefix);

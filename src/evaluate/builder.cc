@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
 #include "util/runtime_dir.h"
@@ -242,13 +243,10 @@ std::string Builder::EnvironmentKey() const {
 std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& object) const {
   std::vector<std::string> cmd = {compiler_};
   const std::vector<std::string>& flags = u.runtime ? runtime_flags_ : common_flags_;
-  const bool unoptimized = unoptimized_ && u.candidate;
-  for (const std::string& f : flags)
-    if (!(unoptimized && f.size() >= 2 && f.starts_with("-O"))) cmd.push_back(f);
-  if (unoptimized) {
-    cmd.push_back("-O0");
-    if (workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
-  }
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  // Device code only: the host object stays as the workload builds it, since the object check
+  // reads it (at -O0 the host object holds inline functions a -O3 build never emits).
+  if (unoptimized_ && u.candidate && workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
   cmd.insert(cmd.end(), u.extra_flags.begin(), u.extra_flags.end());
   cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", object.string()});
   return cmd;
@@ -351,6 +349,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
       return false;
     }
     if (s.outcome.ok()) return true;
+    if (!s.outcome.timed_out && InterruptSignal(s.outcome.signal)) r.interrupted = true;
     r.log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
                                  : "cuco: " + s.outcome.Describe() + "\n";
     return false;
@@ -411,7 +410,9 @@ namespace {
 std::vector<std::string> SupervisorSources(bool cuda) {
   std::vector<std::string> s = {"supervisor/supervisor.cc", "supervisor/rank_report.cc", "supervisor/args.cc",
                                 "supervisor/candidate_process.cc", "common/channel.cc"};
-  if (cuda) s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "common/driver_api.cu"});
+  if (cuda)
+    s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
+                       "common/driver_api.cu"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }
@@ -557,8 +558,8 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
     built->supervisor = supervisor;
     built->object = object.string();
   }
-  // A timed-out compile is not cached: the next try may have more time.
-  if (built->log.find("compile time limit passed") == std::string::npos)
+  // A timed-out compile is not cached (the next try may have more time), nor one a signal stopped.
+  if (built->log.find("compile time limit passed") == std::string::npos && !built->interrupted)
     CUCO_RETURN_IF_ERROR(WriteFileAtomic(status, built->ok ? "ok" : "failed"));
   return built;
 }

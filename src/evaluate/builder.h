@@ -37,6 +37,9 @@ struct BuildResult {
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string object;           // the candidate's own object file (for the object checks)
   std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
+  // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,
+  // SIGTERM...): no verdict on the code, and not cached.
+  bool interrupted = false;
   std::string log;              // compiler and linker output (whole)
   std::string log_path;
   std::string key;              // content hash of everything that went into it
@@ -63,9 +66,10 @@ class Builder {
   void set_sandboxed(bool on) { sandboxed_ = on; }
   bool sandboxed() const { return sandboxed_; }
 
-  // Compile checks only: a candidate's own units without optimisation (the workload's -O<n> flags
-  // dropped, -O0 and, with nvcc, -Xptxas -O0 added); part of the candidate's cache key. The frozen
-  // side is the same either way. Such an executable must never be timed.
+  // Compile checks only: a candidate's own device code without optimisation (nvcc -Xptxas -O0;
+  // the host object, which the object check reads, is built as always; CPU workloads are built as
+  // always); part of the candidate's cache key. The frozen side is the same either way. Such an
+  // executable must never be timed.
   void set_unoptimized(bool on) { unoptimized_ = on; }
 
   // The command that preprocesses `source` (a candidate file) exactly as Build compiles it (the

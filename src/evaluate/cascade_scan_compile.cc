@@ -30,6 +30,16 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+void MarkUnjudged(StageRecord* st, EvalRecord* rec, const std::string& why) {
+  if (st != nullptr) {
+    st->status = EvalStatus::kPending;
+    st->detail = why;
+  }
+  rec->status = EvalStatus::kPending;
+  rec->interrupted = true;
+  rec->reason = why + ": not judged (evaluated again on resume)";
+}
+
 Status Cascade::ScanPreprocessed(const std::string& code, const std::string& label, const fs::path& work_dir) {
   const fs::path dir = fs::absolute(work_dir) / "scan";
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
@@ -74,6 +84,13 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
     --compiles_running_;
   }
   compile_cv_.notify_one();
+  if (built.ok() && built->interrupted) {
+    st->seconds = built->seconds;
+    st->log_path = built->log_path;
+    st->log_tail = LastLines(built->log, 30);
+    MarkUnjudged(st, rec, "the compile was stopped by a signal");
+    return false;
+  }
   if (!built.ok()) {
     st->status = EvalStatus::kCompileError;
     st->detail = built.status().message();
@@ -114,6 +131,11 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
   if (workload_.mode == "harness" && !options_.skip_deny_scan) {
     const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path);
+    // readelf or nm failing (stopped by a signal, missing) says nothing about the candidate.
+    if (obj.code() == Status::Code::kUnavailable) {
+      MarkUnjudged(st, rec, "the object check could not run (" + obj.message() + ")");
+      return false;
+    }
     if (!obj.ok()) {
       return Reject(st, rec, obj.message());
     }

@@ -71,6 +71,16 @@ TEST_F(CascadeTest, SeedPassesEveryStageAndIsTimed) {
   EXPECT_TRUE(r.verify_errors.has_agreement);
   ASSERT_NE(r.Stage("bench"), nullptr);
   EXPECT_EQ(r.Stage("bench")->status, EvalStatus::kOk);
+  // Every timed iteration of an honest candidate scans clean: its float outputs never equal their
+  // NaN poison (issue 28: honest bf16 seeds showed "20/20 poisoned" with a random 16-bit poison).
+  ASSERT_EQ(r.rank_metrics.size(), 2u);
+  for (const auto& m : r.rank_metrics) {
+    const auto& t = m["timing"];
+    ASSERT_EQ(t["scan_poison_left"].size(), t["iters"].get<size_t>());
+    for (const auto& n : t["scan_poison_left"]) EXPECT_EQ(n, 0);
+    for (const auto& n : t["scan_nonfinite"]) EXPECT_EQ(n, 0);
+    EXPECT_EQ(t["scan_poison_expected"], 0.0);
+  }
 }
 
 // The supervisor runs in an empty directory of its own per stage (a user's program run as the

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -94,7 +95,8 @@ std::vector<std::string> Trace(CandidateStore& store) {
 }
 
 Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, int evaluations,
-                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0) {
+                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0,
+                               const std::function<void(SearchOptions*)>& more = nullptr) {
   fs::create_directories(run);
   auto store = CandidateStore::Open((run / "cuco.db").string());
   if (!store.ok()) return store.status();
@@ -110,6 +112,7 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return FakeEval(code);
     };
+  if (more) more(&o);
   Evolution evo(f.wl, cfg, store->get(), &proposer, eval, o);
   return evo.Run();
 }
@@ -321,6 +324,95 @@ TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
   EXPECT_EQ(Trace(**a), Trace(**b));
   // Only what was unfinished was evaluated again: 15 in all, at most 8 finished before the kill.
   EXPECT_LE(evaluated.load(), 15 - 8 + 1);
+}
+
+// Interrupts never judge (issue 28): an evaluation an interrupt cut short comes back not judged
+// (EvalRecord::interrupted); it is stored pending with why, and a resumed search evaluates it again.
+TEST(Evolution, InterruptedEvaluationsStayPendingAndAreEvaluatedAgain) {
+  Fixture f("interrupted");
+  ASSERT_TRUE(RunSearch(f, f.Run("whole"), Config(10), 1).ok());
+  const fs::path run = f.Run("split");
+  std::atomic<bool> stop{false};
+  std::atomic<int> n{0};
+  auto interrupted_fifth = [&](const std::string& code, const std::string&, const fs::path&) {
+    if (++n == 5) {
+      stop = true;  // what StopSignals does on Ctrl-C
+      EvalRecord r;
+      r.status = EvalStatus::kPending;
+      r.interrupted = true;
+      r.reason = "the object check could not run (readelf: signal 2 (SIGINT)): not judged (evaluated again on resume)";
+      return r;
+    }
+    return FakeEval(code);
+  };
+  auto first = RunSearch(f, run, Config(10), 1, interrupted_fifth, true, 0, [&](SearchOptions* o) { o->interrupt = &stop; });
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->interrupted, 1);
+  {
+    auto store = CandidateStore::Open((run / "cuco.db").string());
+    ASSERT_TRUE(store.ok());
+    ListQuery q;
+    q.status = "pending";
+    auto pending = (*store)->List(q);
+    ASSERT_TRUE(pending.ok());
+    ASSERT_EQ(pending->size(), 1u);
+    EXPECT_NE((*pending)[0].metrics_json.find("readelf: signal 2"), std::string::npos);
+    EXPECT_EQ(*(*store)->Count("rejected"), 0);
+  }
+  auto second = RunSearch(f, run, Config(10), 1);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_GE(second->reevaluated, 1);
+  auto a = CandidateStore::Open((f.Run("whole") / "cuco.db").string());
+  auto b = CandidateStore::Open((run / "cuco.db").string());
+  EXPECT_EQ(Trace(**a), Trace(**b));
+}
+
+// A run is bound to what it measures (issue 28): a resumed session whose workload.toml (a loosened
+// tolerance) or config changed, or whose config.toml was emptied, is refused; with accept_changes
+// it goes on as lineage 2, recorded in the store and on every candidate judged from then on.
+TEST(Evolution, ResumeIsBoundToTheWorkloadAndTheConfig) {
+  Fixture f("bound");
+  const std::string head = "name = \"toy\"\nlanguage = \"cpu\"\nseed = \"seed.cc\"\n[tolerance]\n";
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 1e-4\n");
+  f.wl.toml_path = f.wl.dir / "workload.toml";
+  const fs::path run = f.Run("r");
+  ASSERT_TRUE(RunSearch(f, run, Config(4), 1).ok());
+
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 0.5\n");
+  auto refused = RunSearch(f, run, Config(8), 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("workload.toml tolerance.rel_l2: 0.0001 -> 0.5"), std::string::npos)
+      << refused.status().message();
+
+  const std::string empty_text(1, '\n'), config_path = "r/config.toml";
+  auto emptied = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [&](SearchOptions* o) {
+    o->config_text = empty_text;
+    o->config_path = config_path;
+  });
+  ASSERT_FALSE(emptied.ok());
+  EXPECT_NE(emptied.status().message().find("r/config.toml: empty"), std::string::npos) << emptied.status().message();
+
+  auto accepted = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [](SearchOptions* o) { o->accept_changes = true; });
+  ASSERT_TRUE(accepted.ok()) << accepted.status().message();
+  EXPECT_EQ(accepted->lineage, 2);
+  ASSERT_EQ(accepted->lineage_changes.size(), 1u);
+  EXPECT_EQ(accepted->lineage_changes[0], "workload.toml tolerance.rel_l2: 0.0001 -> 0.5");
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  auto rows = (*store)->List(ListQuery{});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 8u);
+  EXPECT_EQ((*rows)[3].metrics_json.find("\"lineage\""), std::string::npos);
+  EXPECT_NE((*rows)[4].metrics_json.find("\"lineage\":2"), std::string::npos) << (*rows)[4].metrics_json;
+  auto lineages = (*store)->GetMeta("search.lineages");
+  ASSERT_TRUE(lineages.ok() && lineages->has_value());
+  EXPECT_NE((*lineages)->find("\"from_id\":5"), std::string::npos) << **lineages;
+  // Resumed again, unchanged since: no new lineage.
+  auto again = RunSearch(f, run, Config(9), 1);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->lineage, 2);
+  EXPECT_TRUE(again->lineage_changes.empty());
 }
 
 TEST(Evolution, NoTimingsStopsAfterGenerationZero) {

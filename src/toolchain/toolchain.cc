@@ -342,7 +342,9 @@ nlohmann::json ToJson(const Toolchain& tc) {
                          {"memory_bytes", g.memory_bytes},
                          {"cc_major", g.cc_major},
                          {"cc_minor", g.cc_minor},
-                         {"pci_bus_id", g.pci_bus_id}});
+                         {"pci_bus_id", g.pci_bus_id},
+                         {"uuid", g.uuid},
+                         {"compute_mode", g.compute_mode}});
   }
   j["driver_version"] = tc.driver_version;
   j["driver_cuda_version"] = tc.driver_cuda_version;
@@ -394,6 +396,8 @@ Toolchain ToolchainFromJson(const nlohmann::json& j) {
       Get(g, "cc_major", &gpu.cc_major);
       Get(g, "cc_minor", &gpu.cc_minor);
       Get(g, "pci_bus_id", &gpu.pci_bus_id);
+      Get(g, "uuid", &gpu.uuid);
+      Get(g, "compute_mode", &gpu.compute_mode);
       tc.gpus.push_back(gpu);
     }
   }
@@ -520,6 +524,16 @@ std::vector<FeatureStatus> Features(const Toolchain& tc) {
   return out;
 }
 
+std::string ComputeModeName(int mode) {
+  switch (mode) {
+    case 0: return "default";
+    case 1: return "exclusive thread";
+    case 2: return "prohibited";
+    case 3: return "exclusive process";
+    default: return "unknown";
+  }
+}
+
 std::string PreferredCudaArch(const Toolchain& tc) {
   if (tc.gpus.empty() || tc.gpus[0].cc_major <= 0) return "sm_90a";
   const GpuInfo& g = tc.gpus[0];
@@ -564,8 +578,9 @@ std::string FormatReport(const Toolchain& tc) {
   }
   if (tc.gpus.empty()) line("GPUs", "none");
   for (const GpuInfo& g : tc.gpus) {
-    line(fmt::format("GPU {}", g.index), fmt::format("{}, {} SMs, {}, compute {}.{}, bus {}", g.name, g.sm_count,
-                                                     GiB(g.memory_bytes), g.cc_major, g.cc_minor, g.pci_bus_id));
+    line(fmt::format("GPU {}", g.index),
+         fmt::format("{}, {} SMs, {}, compute {}.{}, bus {}{}", g.name, g.sm_count, GiB(g.memory_bytes), g.cc_major,
+                     g.cc_minor, g.pci_bus_id, g.compute_mode > 0 ? ", compute mode " + ComputeModeName(g.compute_mode) : ""));
   }
   if (!tc.gpu_links.empty()) {
     std::string header = "     ";

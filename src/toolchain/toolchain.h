@@ -36,7 +36,12 @@ struct GpuInfo {
   uint64_t memory_bytes = 0;
   int cc_major = 0, cc_minor = 0;
   std::string pci_bus_id;  // "0000:18:00.0" as the driver writes it
+  std::string uuid;        // "GPU-8f6c...": what cuco's MPS daemon is given in CUDA_VISIBLE_DEVICES; "" unknown
+  int compute_mode = -1;   // CU_COMPUTEMODE_*: 0 default, 2 prohibited, 3 exclusive process; -1 unknown
 };
+
+// "default", "exclusive process", "prohibited", "exclusive thread" or "unknown".
+std::string ComputeModeName(int mode);
 
 struct Toolchain {
   std::string nvcc;          // absolute path or empty

@@ -454,6 +454,8 @@ Toolchain SyntheticToolchain() {
     g.cc_major = 9;
     g.cc_minor = 0;
     g.pci_bus_id = i == 0 ? "0000:18:00.0" : "0000:2A:00.0";
+    g.uuid = i == 0 ? "GPU-8f6c1d2e-0000-1111-2222-333344445555" : "GPU-8f6c1d2e-0000-1111-2222-333344446666";
+    g.compute_mode = i == 0 ? 0 : 3;
     tc.gpus.push_back(g);
   }
   tc.driver_version = "580.159.04";
@@ -570,6 +572,9 @@ TEST(Json, RoundTripsKeyFields) {
   EXPECT_EQ(back.cxx, tc.cxx);
   ASSERT_EQ(back.gpus.size(), 2u);
   EXPECT_EQ(back.gpus[1].pci_bus_id, tc.gpus[1].pci_bus_id);
+  EXPECT_EQ(back.gpus[1].uuid, tc.gpus[1].uuid);  // what cuco's MPS daemon is given
+  EXPECT_EQ(back.gpus[1].compute_mode, 3);
+  EXPECT_EQ(ComputeModeName(back.gpus[1].compute_mode), "exclusive process");
   EXPECT_EQ(back.gpus[1].memory_bytes, tc.gpus[1].memory_bytes);
   EXPECT_EQ(back.gpus[1].sm_count, 132);
   EXPECT_EQ(back.gpus[1].cc_major, 9);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "util/files.h"
+#include "util/int_expr.h"
 #include "util/toml_reader.h"
 #include "util/text.h"
 #include "workload/knob_marks.h"
@@ -134,7 +135,43 @@ Status ParseProgram(const toml::table& t, const std::string& path, ProgramSpec* 
   return r.RejectUnknown();
 }
 
+std::string WorkError(const std::string& key, const std::string& expr, const std::string& stage, int world,
+                      bool negative) {
+  return "'work." + key + "' = '" + expr + "' " +
+         (negative ? "is negative" : "is not an integer expression over the sizes and W (or divides by zero)") +
+         " at the " + stage + " sizes, W = " + std::to_string(world);
+}
+
+// [work]: each expression must evaluate at the verify and the bench sizes for every world size.
+Status ParseWork(const toml::table& t, const std::string& path, const WorkloadConfig& c, WorkSpec* out) {
+  TomlReader r(t, path, "work");
+  CUCO_RETURN_IF_ERROR(r.String("compute_flops", &out->compute_flops));
+  CUCO_RETURN_IF_ERROR(r.String("comm_bytes", &out->comm_bytes));
+  CUCO_RETURN_IF_ERROR(r.RejectUnknown());
+  out->compute_line = r.Line("compute_flops");
+  out->comm_line = r.Line("comm_bytes");
+  if (c.verify_sizes.count("W") || c.bench_sizes.count("W"))
+    return r.ErrorAtTable("[work] names the world size W, so no size may be called W");
+  for (const auto& [key, expr] : {std::pair{"compute_flops", out->compute_flops}, std::pair{"comm_bytes", out->comm_bytes}}) {
+    if (expr.empty()) continue;
+    for (const auto* sizes : {&c.verify_sizes, &c.bench_sizes})
+      for (int w : c.world_sizes) {
+        const auto v = EvalWork(expr, *sizes, w);
+        if (!v || *v < 0)
+          return r.Error(*t.get(key), WorkError(key, expr, sizes == &c.bench_sizes ? "bench" : "verify", w, v.has_value()));
+      }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::string, int64_t>& sizes, int world) {
+  if (expr.empty()) return std::nullopt;
+  std::map<std::string, int64_t> names = sizes;
+  names["W"] = world;
+  return EvalIntExpr(expr, names);
+}
 
 const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
   for (const auto& k : knobs)
@@ -250,6 +287,10 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     CUCO_RETURN_IF_ERROR(ParseVariants(*variants, path, c.knobs, &c.variants));
   for (auto& v : c.variants)
     if (v.file.empty()) v.file = c.generation0_file;
+
+  const toml::table* work = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("work", &work));
+  if (work) CUCO_RETURN_IF_ERROR(ParseWork(*work, path, c, &c.work));
 
   const toml::table* program = nullptr;
   CUCO_RETURN_IF_ERROR(r.Table("program", &program));

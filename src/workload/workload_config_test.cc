@@ -189,6 +189,28 @@ TEST(WorkloadConfig, VariantErrorsNameTheLine) {
   ASSERT_FALSE(twice.ok());
 }
 
+TEST(WorkloadConfig, WorkExpressions) {
+  auto c = Parse(std::string(kGood) + "[work]\ncompute_flops = \"2 * M * M * M / W\"\ncomm_bytes = \"(W - 1) * M / W * 2\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->work.compute_line, 29);
+  EXPECT_EQ(EvalWork(c->work.compute_flops, c->bench_sizes, 4), int64_t{2} * 8192 * 8192 * 8192 / 4);
+  EXPECT_EQ(EvalWork(c->work.comm_bytes, c->bench_sizes, 2), 8192);
+  EXPECT_FALSE(EvalWork(c->work.comm_bytes, {}, 2));      // M unknown
+  EXPECT_FALSE(EvalWork("", c->bench_sizes, 2));           // not stated
+  EXPECT_FALSE(Parse(kGood)->work.compute_flops.size());   // [work] is optional
+  // An unknown name, checked at load time, names the key's line.
+  auto bad = Parse(std::string(kGood) + "[work]\ncompute_flops = \"2 * M * Q\"\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.toml:29: 'work.compute_flops' = '2 * M * Q' is not an integer expression"),
+            std::string::npos) << bad.status().ToString();
+  // Negative at some world size, and a key that is not one of the two.
+  auto negative = Parse(std::string(kGood) + "[work]\ncomm_bytes = \"M * (2 - W)\"\n");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("is negative at the verify sizes, W = 4"), std::string::npos)
+      << negative.status().ToString();
+  EXPECT_FALSE(Parse(std::string(kGood) + "[work]\nflops = \"M\"\n").ok());
+}
+
 TEST(WorkloadConfig, KnobSearchFlag) {
   auto c = Parse(std::string(kGood) + "[[knobs]]\nname = \"part\"\nvalues = [\"none\", \"compute\"]\ndefault = \"none\"\nsearch = false\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();

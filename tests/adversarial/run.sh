@@ -152,6 +152,10 @@ while IFS=$'\t' read -r path class expected regex what; do
     # fool nothing the supervisor measures, so such a candidate may pass with the supervisor's time.
     if [ "$VERDICT" = ok ] && { [ "$class" = interposition ] || [ "$class" = memory ]; }; then
       REASON="$REASON (honest: an in-process attack reaches only the candidate's own process)"
+    elif [ "$VERDICT" = ok ] && [ "$class" = sabotage ] && case ",$expected," in *",ok,"*) true ;; *) false ;; esac; then
+      # Sabotage aims at whoever comes next (bench/device-timing.sh times the honest seed after it);
+      # its own record may pass when nothing outlived it.
+      REASON="$REASON (nothing it left behind: its own slower time is the verdict)"
     else
       case $VERDICT in ok|skipped|none|pending) why="the wall alone let it through: '$VERDICT'" ;; esac
     fi
