@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+CUCO_WERROR=ON scripts/build.sh  # a warning fails CI
 # Every test's time goes to build/ctest-junit.xml: scripts/slowest-tests.sh prints the slowest.
 (cd build && ctest --output-on-failure -j 2 --timeout 1800 --output-junit ctest-junit.xml)
 # The parsers of outside input under libFuzzer, as a regression check: the committed corpora and

@@ -2,10 +2,10 @@
 
 #include <cctype>
 
+#include "util/source_text.h"
+
 namespace cuco {
 namespace {
-
-bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 size_t SkipSpace(const std::string& s, size_t i) {
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
@@ -35,7 +35,7 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
   if (b > 0 && (s[b - 1] == '*' || s[b - 1] == '&')) {
     size_t p = b - 1;
     while (p > 0 && std::isspace(static_cast<unsigned char>(s[p - 1]))) --p;
-    const bool binary = p > 0 && (IsIdent(s[p - 1]) || s[p - 1] == ')' || s[p - 1] == ']');
+    const bool binary = p > 0 && (IsCIdentChar(s[p - 1]) || s[p - 1] == ')' || s[p - 1] == ']');
     if (!binary) {
       if (s[b - 1] == '&' && !(p > 0 && s[p - 1] == '&')) address_of = true;  // &p or &p[i]: escapes
       if (s[b - 1] == '*') deref = true;
@@ -51,9 +51,9 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
       i = SkipBalanced(s, i);
       if (i == std::string::npos) return both;
       indexed = true;
-    } else if (indexed && s[i] == '.' && i + 1 < s.size() && IsIdent(s[i + 1])) {
+    } else if (indexed && s[i] == '.' && i + 1 < s.size() && IsCIdentChar(s[i + 1])) {
       ++i;
-      while (i < s.size() && IsIdent(s[i])) ++i;
+      while (i < s.size() && IsCIdentChar(s[i])) ++i;
     } else {
       break;
     }

@@ -328,7 +328,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<BenchArgs>();
   cmd->add_option("workload", a->workload, "Workload folder (holding workload.toml)")->required();
   cmd->add_option("candidates", a->candidates, "Candidate files to add to the table");
-  cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
+  AddWorldSizeOption(cmd, &a->world_size, "Ranks (default: the workload's world_size)");
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--run-dir", a->run_dir, "Where the store, logs and bench.json go (default: cuco-runs/bench-<workload>-w<N>)");
   cmd->add_option("--only", a->only, "Run only these entries: seed, variant names, candidate file names, peers")

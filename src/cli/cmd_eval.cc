@@ -50,15 +50,7 @@ int Run(const EvalArgs& a) {
     std::cerr << "cuco eval: nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.\n";
     return kExitEnvironment;
   }
-  if (a.world_size > 0) {
-    bool ok = false;
-    for (int w : wl->world_sizes) ok |= (w == a.world_size);
-    if (!ok) {
-      std::cerr << fmt::format("cuco eval: {}: world size {} is not among the workload's world_sizes\n",
-                               wl->toml_path.string(), a.world_size);
-      return kExitUsage;
-    }
-  }
+  if (!WorldSizeFlagListed("eval", *wl, a.world_size)) return kExitUsage;
   std::vector<std::pair<std::string, std::string>> todo;  // label, code
   if (a.candidates.empty()) {
     auto seed = ReadFile(wl->SeedPath());
@@ -168,7 +160,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
                   "How far to go: compile | compile-check (device code unoptimised: does it build; faster) | all")
       ->check(CLI::IsMember({"compile", "compile-check", "all"}));
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
-  cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
+  AddWorldSizeOption(cmd, &a->world_size, "Ranks (default: the workload's world_size; one of its world_sizes)");
   cmd->add_option("--run-dir", a->run_dir, "Where the store and logs go (default: cuco-runs/eval-<workload>)");
   AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");

@@ -145,6 +145,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "The main job: make generation 0 when the workload has none (cuco transform), "
                                         "then search from it (cuco evolve); --resume continues a search");
   auto a = std::make_shared<RunArgs>();
+  a->evolve.command = "run";
   cmd->add_option("workload", a->targets,
                   "Workload folder (holding workload.toml), or your program's files (main's first: cuco init makes "
                   "the workload, in --out); optional with --resume");
@@ -157,9 +158,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                 "With --resume: go on although the workload or the run config changed, as a new lineage");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
-  cmd->add_option("--world-size", a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: "
-                                                       "the workload's world_size; one of its world_sizes)")
-      ->check(CLI::Range(1, 4096));
+  AddWorldSizeOption(cmd, &a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: the "
+                                                 "workload's world_size; one of its world_sizes)");
   AddLauncherOption(cmd, &a->evolve.launcher);
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   AddBudgetOptions(cmd, &a->evolve.budget);

@@ -45,10 +45,13 @@ int Show(const ShowArgs& a) {
     const auto& why = m.contains("gpu_session") && m["gpu_session"].is_object() ? m["gpu_session"].value("why", std::string()) : "";
     std::cout << fmt::format("  method      {}{}\n", m["timing_method"].get<std::string>(), why.empty() ? "" : " (" + why + ")");
   }
+  // A stage's error figures only where it checked something: a candidate that never ran (a
+  // compile error, a rejection) has zeros there, which would read as a perfect pass.
   for (const char* stage : {"verify", "bench"})
-    if (m.contains(stage) && m[stage].is_object())
-      std::cout << fmt::format("  {:<11} rel L2 {}  max abs {}\n", stage, m[stage].value("rel_l2", nlohmann::json()).dump(),
-                               m[stage].value("max_abs", nlohmann::json()).dump());
+    if (m.contains(stage) && m[stage].is_object() && m[stage].value("checks", 0) > 0)
+      std::cout << fmt::format("  {:<11} rel L2 {}  max abs {}  over {} checks\n", stage,
+                               m[stage].value("rel_l2", nlohmann::json()).dump(), m[stage].value("max_abs", nlohmann::json()).dump(),
+                               m[stage].value("checks", 0));
   std::string extra;
   for (const auto& p : row["extra_parent_ids"]) extra += " #" + p.dump();
   std::cout << fmt::format("  parent      {}{}\n", row["parent_id"].get<int64_t>() ? "#" + row["parent_id"].dump() : "-",

@@ -524,6 +524,8 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   fs::path exe = dir / (harness ? "candidate" : "program");
   fs::path status = dir / "status";
   const fs::path object = dir / "candidate.o";
+  const fs::path source = dir / ("candidate" + ext);
+  r.source = source.string();
   if (fs::exists(status)) {
     auto st = ReadFile(status);
     auto log = ReadFile(dir / "build.log");
@@ -540,9 +542,9 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
       return r;
     }
   }
-  CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / ("candidate" + ext), code));
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(source, code));
   std::vector<Unit> units = frozen;
-  units.push_back(WorkloadUnit(dir / ("candidate" + ext), object));
+  units.push_back(WorkloadUnit(source, object));
   for (const auto& src : workload_.build_sources)  // program mode: the program's other files
     units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
   for (Unit& u : units) u.candidate = !u.runtime;
@@ -551,6 +553,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   auto built = BuildInDir(dir, units, exe, timeout_s);
   if (!built.ok()) return built.status();
   built->key = r.key;
+  built->source = r.source;
   if (built->ok) {
     built->supervisor = supervisor;
     built->object = object.string();

@@ -36,6 +36,7 @@ struct BuildResult {
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string object;           // the candidate's own object file (for the object checks)
+  std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
   // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,
   // SIGTERM...): no verdict on the code, and not cached.
   bool interrupted = false;
@@ -51,6 +52,8 @@ std::filesystem::path DefaultCacheDir();
 
 class Builder {
  public:
+  // `cache_dir` may be relative (--cache-dir, $CUCO_CACHE_DIR): it is made absolute here, once,
+  // against the current working directory.
   Builder(std::filesystem::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain);
 
   // Compiles and links `code` (a candidate for this workload). Thread-safe;

@@ -162,6 +162,23 @@ TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
     EXPECT_TRUE(cmd == with || !has(cmd, "-c")) << "only the candidate is compiled again";
 }
 
+// A relative cache folder (--cache-dir relcache, CUCO_CACHE_DIR=relcache) is the one under the
+// folder cuco started in, wherever the compiles run: the seed builds.
+TEST_F(BuilderTest, ARelativeCacheDirIsMadeAbsoluteOnce) {
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(cache_);
+  fs::current_path(cache_);
+  Builder b("relcache", wl_, tc_);
+  fs::current_path(cwd);
+  auto seed = ReadFile(wl_.SeedPath());
+  ASSERT_TRUE(seed.ok());
+  auto r = b.Build(*seed, 120);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->ok) << r->log;
+  EXPECT_EQ(fs::path(r->executable).string().rfind((cache_ / "relcache").string() + "/", 0), 0u) << r->executable;
+  EXPECT_EQ(fs::path(r->source).parent_path(), fs::path(r->executable).parent_path());
+}
+
 TEST_F(BuilderTest, CompileErrorsKeepDiagnosticsAndAreCached) {
   Builder b(cache_, wl_, tc_);
   auto bad = ReadFile(CpuWorkloadDir() / "candidates" / "compile_error.cc");

@@ -9,6 +9,7 @@
 #include "launch/slurm_launcher.h"
 #include "util/files.h"
 #include "util/sha256.h"
+#include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
@@ -38,10 +39,10 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   frozen_path_ = workload_.SeedPath().string();
   // A program-mode seed is the user's program as is (no EVOLVE blocks); once the fast path has
   // annotated it, the generation 0 file (the program plus marker lines) defines what is frozen.
-  if (workload_.mode == "program" && seed_code_.find("EVOLVE-BLOCK-START") == std::string::npos &&
+  if (workload_.mode == "program" && !HasEvolveMarker(seed_code_) &&
       workload_.generation0_file != workload_.seed_file) {
     auto g0 = ReadFile(workload_.Generation0Path());
-    if (g0.ok() && g0->find("EVOLVE-BLOCK-START") != std::string::npos) {
+    if (g0.ok() && HasEvolveMarker(*g0)) {
       frozen_code_ = *g0;
       frozen_path_ = workload_.Generation0Path().string();
     }

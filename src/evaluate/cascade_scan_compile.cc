@@ -8,6 +8,8 @@
 #include "evaluate/stage_logs.h"
 #include "util/clock.h"
 #include "util/files.h"
+#include "util/source_text.h"
+#include "util/text.h"
 #include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 
@@ -54,7 +56,7 @@ bool Cascade::Scan(const std::string& code, const std::string& label, const fs::
   Status s = Status::Ok();
   const bool harness = workload_.mode == "harness";
   if (code != seed_code_ || harness) {
-    if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
+    if (harness || HasEvolveMarker(code))
       s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
     if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
     // The same scan again on what the compiler will see (splices, digraphs and macros resolved).
@@ -101,9 +103,25 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   st->log_tail = LastLines(built->log, 30);
   if (!built->ok) {
     st->status = EvalStatus::kCompileError;
+    // The compiler cites the cache's copy of the candidate (<cache>/cand-<hash>/candidate.cu); the
+    // record cites the candidate's own file (candidates/<id>/candidate.cu in a search, the file
+    // given to `cuco eval`), the same text line for line, and keeps that log beside it.
+    std::string log = built->log;
+    if (!built->source.empty() && !rec->candidate_path.empty()) log = ReplaceAll(log, built->source, rec->candidate_path);
+    if (!rec->run_dir.empty()) {
+      const fs::path own = fs::path(rec->run_dir) / "compile.log";
+      if (WriteFileAtomic(own, log).ok()) st->log_path = own.string();
+    }
+    st->log_tail = LastLines(log, 30);
+    // The first compiler line that says error, never a command line the log records ("$ g++ ... -c
+    // compile_error.cc").
     std::string first_error;
-    std::smatch m;
-    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error|fatal)[^\n]*)"))) first_error = m.str();
+    static const std::regex kError("error|Error|fatal");
+    for (const std::string& line : SplitLines(log))
+      if (line.rfind("$ ", 0) != 0 && std::regex_search(line, kError)) {
+        first_error = line;
+        break;
+      }
     st->detail = first_error.empty() ? "compiler failed" : first_error;
     rec->status = EvalStatus::kCompileError;
     rec->reason = st->detail;

@@ -218,6 +218,17 @@ TEST_F(CascadeTest, CompileErrorIsClassified) {
   EvalRecord r = Eval("compile_error.cc");
   EXPECT_EQ(r.status, EvalStatus::kCompileError) << r.Summary();
   EXPECT_NE(r.reason.find("error"), std::string::npos);
+  // It cites the candidate's own file and keeps its log beside it, never the compile cache.
+  const std::string file = (WorkloadDir() / "candidates" / "compile_error.cc").string();
+  EXPECT_EQ(r.reason.rfind(file + ":", 0), 0u) << r.reason;
+  const StageRecord* compile = r.Stage("compile");
+  EXPECT_EQ(compile->log_path, (root_ / "runs" / "compile_error.cc" / "compile.log").string());
+  auto log = ReadFile(compile->log_path);
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find(file + ":"), std::string::npos) << *log;
+  EXPECT_EQ(log->find("/candidate.cc:"), std::string::npos) << *log;  // the cache's copy, cand-<hash>/candidate.cc
+  EXPECT_EQ(compile->log_tail.find("/candidate.cc:"), std::string::npos) << compile->log_tail;
+  EXPECT_EQ(r.reason.find((root_ / "cache").string()), std::string::npos) << r.reason;
 }
 
 const Variant* FindVariant(const Cascade& c, const std::string& name) {

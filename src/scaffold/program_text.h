@@ -19,8 +19,7 @@ namespace cuco::scaffold_internal {
 // Comments replaced by spaces (newlines kept); string and char literals left as they are.
 inline std::string StripComments(const std::string& src) { return BlankComments(src); }
 
-using cuco::LineOf;  // 1-based line of byte `offset` (clamped to the text's end)
-using cuco::Trim;    // `s` without leading and trailing whitespace
+// (LineOf and Trim are util/source_text.h's, cuco::LineOf and cuco::Trim.)
 
 // Index just past the string or char literal starting at `i` (text[i] is the quote); a literal
 // ends at its closing quote or at the end of its line.

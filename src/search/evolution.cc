@@ -137,12 +137,14 @@ struct Evolution::Impl {
       p.in_flight = queue.in_flight();
       p.session_done = queue.done();
       p.wall_s = records.WallS();
-      const BudgetEta eta = EstimateBudgetEta(
-          cfg, {p.candidates, records.state.dollars, p.wall_s, records.state.generation,
-                std::max(0, records.state.per_generation - records.state.next_slot), records.state.per_generation,
-                p.session_done, p.session_minutes * 60});
-      p.eta_s = eta.seconds;
-      p.eta_limit = eta.limit;
+      if (opt.timings_available) {  // else the search stops after generation 0: no budget to estimate
+        const BudgetEta eta = EstimateBudgetEta(
+            cfg, {p.candidates, records.state.dollars, p.wall_s, records.state.generation,
+                  std::max(0, records.state.per_generation - records.state.next_slot), records.state.per_generation,
+                  p.session_done, p.session_minutes * 60});
+        p.eta_s = eta.seconds;
+        p.eta_limit = eta.limit;
+      }
     }
     opt.on_progress(p);
   }

@@ -1,6 +1,7 @@
 #include "toolchain/toolchain.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -165,12 +166,16 @@ std::pair<std::string, std::string> DetectMpi() {
   return {mpirun, version};
 }
 
-std::pair<std::string, std::string> DetectSlurm() {
+struct SlurmFound {
+  std::string srun;
+  SlurmVersion version;
+};
+
+SlurmFound DetectSlurm() {
   std::string srun = FindProgram("srun");
   if (srun.empty()) return {};
-  std::string version = FirstLine(RunCommand({srun, "--version"}).output);
-  if (version.rfind("slurm ", 0) == 0) version = version.substr(6);
-  return {srun, version};
+  const CommandOutput out = RunCommand({srun, "--version"});
+  return {srun, ParseSlurmVersion(out.output, out.exit_code)};
 }
 
 std::vector<std::string> RdmaDevices() {
@@ -229,7 +234,10 @@ Toolchain Detect() {
   }
 
   std::tie(tc.mpirun, tc.mpi_version) = mpi_f.get();
-  std::tie(tc.srun, tc.slurm_version) = slurm_f.get();
+  const SlurmFound slurm = slurm_f.get();
+  tc.srun = slurm.srun;
+  tc.slurm_version = slurm.version.version;
+  tc.slurm_error = slurm.version.error;
   tc.in_slurm_allocation = !Getenv("SLURM_JOB_ID").empty();
   return tc;
 }
@@ -284,6 +292,18 @@ void LibraryFromJson(const nlohmann::json& j, LibraryInstall* lib) {
 
 }  // namespace
 
+SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    line = Trim(line);
+    if (line.rfind("slurm ", 0) == 0 && line.size() > 6 && std::isdigit(static_cast<unsigned char>(line[6])))
+      return {line.substr(6), ""};
+  }
+  std::string first = Trim(FirstLine(output));
+  if (first.empty()) first = fmt::format("no version printed (exit {})", exit_code);
+  return {"", first};
+}
+
 Toolchain DetectToolchain() {
   try {
     return Detect();
@@ -334,6 +354,7 @@ nlohmann::json ToJson(const Toolchain& tc) {
   j["mpi_version"] = tc.mpi_version;
   j["srun"] = tc.srun;
   j["slurm_version"] = tc.slurm_version;
+  j["slurm_error"] = tc.slurm_error;
   j["in_slurm_allocation"] = tc.in_slurm_allocation;
   j["notes"] = tc.notes;
   j["preferred_cuda_arch"] = PreferredCudaArch(tc);
@@ -388,6 +409,7 @@ Toolchain ToolchainFromJson(const nlohmann::json& j) {
   Get(j, "mpi_version", &tc.mpi_version);
   Get(j, "srun", &tc.srun);
   Get(j, "slurm_version", &tc.slurm_version);
+  Get(j, "slurm_error", &tc.slurm_error);
   Get(j, "in_slurm_allocation", &tc.in_slurm_allocation);
   Get(j, "notes", &tc.notes);
   return tc;
@@ -490,10 +512,12 @@ std::vector<FeatureStatus> Features(const Toolchain& tc) {
   add("program mode under mpirun", !tc.mpirun.empty(),
       !tc.mpirun.empty() ? fmt::format("{} ({})", tc.mpirun, tc.mpi_version) : "needs mpirun: not on PATH");
 
-  add("Slurm launcher", !tc.srun.empty(),
-      !tc.srun.empty() ? fmt::format("{} (Slurm {}){}", tc.srun, tc.slurm_version,
-                                     tc.in_slurm_allocation ? ", inside an allocation" : "")
-                       : "needs srun: not on PATH");
+  add("Slurm launcher", !tc.srun.empty() && tc.slurm_error.empty(),
+      tc.srun.empty()           ? "needs srun: not on PATH"
+      : !tc.slurm_error.empty() ? fmt::format("needs a Slurm cluster: {} is installed, but `srun --version` says: {}",
+                                              tc.srun, tc.slurm_error)
+                                : fmt::format("{} (Slurm {}){}", tc.srun, tc.slurm_version,
+                                              tc.in_slurm_allocation ? ", inside an allocation" : ""));
 
   add("CPU test workloads", !tc.cxx.empty(),
       !tc.cxx.empty() ? tc.cxx : "needs a host C++ compiler: no $CXX, g++ or c++ found");
@@ -540,9 +564,10 @@ std::string FormatReport(const Toolchain& tc) {
   line("cuDNN FE", tc.cudnn_frontend_include.empty() ? "not found"
                                                      : fmt::format("{} at {}", tc.cudnn_frontend_version, tc.cudnn_frontend_include));
   line("MPI", tc.mpirun.empty() ? "not found" : fmt::format("{} ({})", tc.mpirun, tc.mpi_version));
-  line("Slurm", tc.srun.empty() ? "not found"
-                                : fmt::format("{} ({}){}", tc.srun, tc.slurm_version,
-                                              tc.in_slurm_allocation ? ", inside an allocation" : ""));
+  line("Slurm", tc.srun.empty()           ? "not found"
+                : !tc.slurm_error.empty() ? fmt::format("{} (no cluster: {})", tc.srun, tc.slurm_error)
+                                          : fmt::format("{} ({}){}", tc.srun, tc.slurm_version,
+                                                        tc.in_slurm_allocation ? ", inside an allocation" : ""));
 
   r += "hardware\n";
   if (tc.driver_cuda_version.empty()) {

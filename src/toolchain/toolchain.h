@@ -64,6 +64,9 @@ struct Toolchain {
   std::vector<std::string> rdma_devices;  // /sys/class/infiniband entries ("mlx5_0"): GIN needs these
   std::string mpirun, mpi_version;        // mpi_version: first line of `mpirun --version`
   std::string srun, slurm_version;
+  // Why Slurm is unusable although srun is installed: the first error line of `srun --version` (the
+  // packages without a cluster: no slurm.conf, no DNS SRV record); "" when it printed its version.
+  std::string slurm_error;
   bool in_slurm_allocation = false;  // SLURM_JOB_ID is set
   std::vector<std::string> notes;    // warnings found while detecting
 };
@@ -73,6 +76,14 @@ struct Toolchain {
 // usually explained in notes. Takes well under a second without GPUs (nvcc and python3 are run);
 // with GPUs, cuInit and nvidia-smi add their time. Calls cuInit() in this process.
 Toolchain DetectToolchain();
+
+// What `srun --version` answered (`output`, stdout and stderr, and its exit code): the version
+// ("23.11.4" from "slurm 23.11.4") when it printed one, else `error`, its first line (a Slurm
+// without a cluster prints "srun: error: resolve_ctls_from_dns_srv: ..." and no version).
+struct SlurmVersion {
+  std::string version, error;
+};
+SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code);
 
 nlohmann::json ToJson(const Toolchain& tc);
 // The inverse of ToJson; missing or mistyped keys leave defaults. Never throws.

@@ -1,5 +1,6 @@
 #include "workload/workload_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -308,7 +309,32 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
 
 namespace {
 
-// "; did you mean 'workloads/gemm_allgather'?" from the folders beside a path that does not exist.
+// The folders one or two levels below `parent` that are named `name` and hold a workload.toml, as
+// paths relative to `parent` ("workloads/gemm_reducescatter" for `gemm_reducescatter` named from
+// the repository's root); hidden folders are not entered. At most 3.
+std::vector<std::string> WorkloadsBelow(const std::filesystem::path& parent, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  auto visible_dirs = [&ec](const fs::path& dir) {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory(ec) && e.path().filename().string().rfind('.', 0) != 0) dirs.push_back(e.path().filename());
+    std::sort(dirs.begin(), dirs.end());
+    return dirs;
+  };
+  for (const fs::path& a : visible_dirs(parent)) {
+    if (fs::exists(parent / a / name / "workload.toml", ec)) found.push_back((a / name).string());
+    for (const fs::path& b : visible_dirs(parent / a))
+      if (fs::exists(parent / a / b / name / "workload.toml", ec)) found.push_back((a / b / name).string());
+    if (found.size() >= 3) break;
+  }
+  if (found.size() > 3) found.resize(3);
+  return found;
+}
+
+// "; did you mean 'workloads/gemm_allgather'?" for a path that does not exist: the folders beside
+// it with a close name, else the workload folders of that name a level or two below its parent.
 std::string SimilarFolders(const std::filesystem::path& missing) {
   std::filesystem::path path = missing;
   while (!path.empty() && path.filename().empty()) path = path.parent_path();  // "a/b/" -> "a/b"
@@ -318,6 +344,7 @@ std::string SimilarFolders(const std::filesystem::path& missing) {
   for (const auto& e : std::filesystem::directory_iterator(parent, ec))
     if (e.is_directory(ec)) names.push_back(e.path().filename().string());
   std::vector<std::string> close = ClosestNames(path.filename().string(), names);
+  if (close.empty()) close = WorkloadsBelow(parent, path.filename().string());
   if (close.empty()) return "";
   for (std::string& c : close) c = (path.has_parent_path() ? parent / c : std::filesystem::path(c)).string();
   return "; did you mean " + QuotedAlternatives(close) + "?";

@@ -1,9 +1,11 @@
 #include "workload/workload_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
-#include <unistd.h>
+
+#include "util/files.h"
 
 namespace cuco {
 namespace {
@@ -261,6 +263,27 @@ TEST(LoadWorkload, AMissingFolderNamesCloseOnesBesideIt) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no workload.toml here"), std::string::npos);
   std::filesystem::remove_all(root);
+}
+
+// `cuco eval gemm_reducescatter` from the repository's root: the workload lives in workloads/.
+TEST(LoadWorkload, AMissingFolderNamesTheWorkloadOfThatNameBelow) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cuco-below-test-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "workloads" / "gemm_rs");
+  WriteFileAtomic(root / "workloads" / "gemm_rs" / "workload.toml", "");
+  fs::create_directories(root / "tests" / "workloads" / "cpu_mm");
+  WriteFileAtomic(root / "tests" / "workloads" / "cpu_mm" / "workload.toml", "");
+  fs::create_directories(root / "other" / "gemm_rs");  // no workload.toml: not named
+  auto r = LoadWorkload(root / "gemm_rs");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            (root / "gemm_rs").string() + ": no such folder; did you mean '" + (root / "workloads" / "gemm_rs").string() + "'?");
+  r = LoadWorkload(root / "cpu_mm");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("did you mean '" + (root / "tests" / "workloads" / "cpu_mm").string() + "'?"),
+            std::string::npos) << r.status().message();
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -277,6 +277,10 @@
     var pre = el('pre', parent, null, 'code'), frozen = frozenLines(code);
     code.split('\n').forEach(function (line, i) { el('div', pre, line, frozen[i + 1] ? 'frozen' : ''); });
   }
+  // A stage's error figures, or '-' where it checked nothing (a compile error's zeros are no pass).
+  function errorFigures(e) {
+    return e && e.checks ? fmt(e.rel_l2) + ' / ' + fmt(e.max_abs) + ' (' + fmt(e.checks) + ' checks)' : '-';
+  }
   function select(id) {
     selected = id;
     if (hasD3) d3.select(sTree).selectAll('circle.node').classed('sel', function (d) { return d.data.id === id; });
@@ -302,8 +306,7 @@
     kvTable(fig, [['timing method', m.timing_method || '-'], ['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
       ['spread p90/p10', tm.spread === undefined ? '-' : fmt(tm.spread, 2) + (tm.noisy ? ' (noisy)' : '')],
       ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
-      ['verify: rel L2 / max abs', m.verify ? fmt(m.verify.rel_l2) + ' / ' + fmt(m.verify.max_abs) + ' (' + fmt(m.verify.checks) + ' checks)' : '-'],
-      ['bench: rel L2 / max abs', m.bench ? fmt(m.bench.rel_l2) + ' / ' + fmt(m.bench.max_abs) + ' (' + fmt(m.bench.checks) + ' checks)' : '-']]);
+      ['verify: rel L2 / max abs', errorFigures(m.verify)], ['bench: rel L2 / max abs', errorFigures(m.bench)]]);
     if (c.ranks && c.ranks.length) {
       var t = el('table', fig, null, 'ranks'), h = el('tr', t);
       ['rank', 'median ms', 'p10 ms', 'p90 ms', 'worst rel L2', 'worst max abs', 'checks'].forEach(function (x) { el('th', h, x); });
