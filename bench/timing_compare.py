@@ -16,6 +16,9 @@ its process could forge anything; cuco never judges with it.
 
 Usage (repo root, on the GPU machine, after `cuco bench ... --json FILE`):
   bench/timing_compare.py --bench-json FILE --world W --out DIR [--rounds 2] [--cache DIR]
+CI compiles the legacy harness with the flags cuco logged for a candidate it built (no GPU needed;
+tests/cuda_compile_test.sh blocks), so that a change of the supervisor's kernels cannot break it unseen:
+  bench/timing_compare.py --compile-check CANDIDATE --out DIR [--cache DIR]
 """
 import argparse
 import concurrent.futures
@@ -174,14 +177,34 @@ def compare_entry(e, workload, world, cache, out, rounds):
     return row
 
 
+def compile_check(cand, cache, out):
+    """The legacy harness's object, compiled as cuco compiled `cand` (its build log in `cache`)."""
+    log = build_log(cache, cand)
+    if log is None:
+        sys.exit("timing_compare: no build log for %s in %s (compile it with cuco first)" % (cand, cache))
+    base, _ = logged_commands(log)
+    os.makedirs(out, exist_ok=True)
+    try:
+        compile_one(base, os.path.join(ROOT, "bench/legacy/inprocess_harness_main.cu"), os.path.join(out, "harness.o"))
+    except RuntimeError as ex:
+        sys.exit(str(ex))
+    print("ok   bench/legacy/inprocess_harness_main.cu: compiled with the flags of %s" % cand)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bench-json", required=True)
-    ap.add_argument("--world", type=int, required=True)
+    ap.add_argument("--bench-json")
+    ap.add_argument("--compile-check", metavar="CANDIDATE")
+    ap.add_argument("--world", type=int)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cache", default=os.environ.get("CUCO_CACHE_DIR", os.path.expanduser("~/.cache/cuco")))
     a = ap.parse_args()
+    if a.compile_check:
+        return compile_check(os.path.abspath(a.compile_check), a.cache, a.out)
+    if not a.bench_json or not a.world:
+        ap.error("--bench-json and --world are required (or --compile-check)")
     doc = json.load(open(a.bench_json))
     workload = doc["workload_dir"]
     name = doc["workload"]

@@ -9,6 +9,7 @@
 #                   the CUDA runtime at link time: a compile_error, which is also a catch).
 #   program         the program-mode workload workloads/gemm_reducescatter_program.
 #   blocks          the plain CUDA test and bench programs (tests/gpu/blocks, bench, the NCCL probe).
+#   (gemm_reducescatter also compiles bench/legacy's in-process harness with its seed's flags.)
 # Usage: tests/cuda_compile_test.sh <path-to-cuco> <part>
 set -u
 CUCO=$1
@@ -121,6 +122,11 @@ blocks)
   "$CUCO" eval "$wl" "${files[@]:1}" --stage compile-check --jobs 2 --parallel-compiles 2 --unsafe-skip-deny-scan \
     --run-dir "$T/run" --json >"$T/eval.json" 2>"$T/eval.err"
   check_records "${#files[@]}" "$T/seed.json" "$T/eval.json" || { tail -n 40 "$T/seed.err" "$T/eval.err"; exit 1; }
+  # The legacy in-process harness (bench/timing_compare.py's timing reference) with the seed's flags:
+  # it shares the supervisor's kernels, so a change there must not break it unseen.
+  if [ "$n" = gemm_reducescatter ]; then
+    python3 bench/timing_compare.py --compile-check "$wl/seed.cu" --out "$T/legacy" || exit 1
+  fi
   # The rule-based transform (`cuco transform`) of the seed: generation 0 must compile (it is
   # verified on GPUs by bench/device-transform.sh).
   "$CUCO" transform "$wl" --out "$T/gen0-rule.cu" --run-dir "$T/tr" --json >"$T/tr.json" 2>"$T/tr.err"
