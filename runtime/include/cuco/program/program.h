@@ -85,7 +85,11 @@ class Binder {
 struct ProgramExit {
   int code;
   bool aborted = false;
-  std::string call() const { return aborted ? "abort()" : "exit(" + std::to_string(code) + ")"; }
+  const char* via = nullptr;  // the call when it is neither exit nor abort ("MPI_Abort")
+  std::string call() const {
+    if (via != nullptr) return std::string(via) + "(" + std::to_string(code) + ")";
+    return aborted ? "abort()" : "exit(" + std::to_string(code) + ")";
+  }
 };
 
 // Thrown out of serve(), and out of a rank_thread's join(), when the harness is done with the

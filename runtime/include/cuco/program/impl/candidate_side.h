@@ -210,6 +210,9 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   for (const char* k : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) setenv(k, w.c_str(), 1);
   for (const char* k : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) setenv(k, lr.c_str(), 1);
   for (const char* k : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) setenv(k, lw.c_str(), 1);
+  // Where a torchrun-style program meets (every rank alike; the ranks' sandbox has its own network).
+  setenv("MASTER_ADDR", "127.0.0.1", 0);
+  setenv("MASTER_PORT", "29500", 0);
   s.thread = std::thread(ProgramThread);
   std::unique_lock<std::mutex> lock(s.mu);
   s.cv.wait(lock, [&] { return s.serving || s.ended; });

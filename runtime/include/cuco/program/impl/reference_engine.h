@@ -258,6 +258,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     throw Stop{};
   }
 #endif
+  if (t_rank < 0 || t_rank >= e.world)  // a thread the program started some way cuco does not follow
+    throw std::runtime_error("the program reached its timed loop on a thread that is not one of its ranks");
   Rank& r = *e.ranks[static_cast<size_t>(t_rank)];
   std::string error;
   if (cudaDeviceSynchronize() != cudaSuccess) error = "the program's set-up failed on the GPU";
