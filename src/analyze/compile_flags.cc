@@ -40,7 +40,10 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
          const std::string& directory) {
   const std::string v = is_path ? Absolute(value, directory) : value;
   out->flags.push_back(clang + v);
-  if (clang == "-I" || clang == "-isystem") out->include_dirs.push_back(v);
+  if (clang == "-I" || clang == "-isystem") {
+    out->include_dirs.push_back(v);
+    if (!value.empty() && value[0] != '/') out->own_include_dirs.push_back(v);
+  }
 }
 
 }  // namespace
@@ -161,6 +164,9 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
     Result<CompileFlags> f = FlagsFromCommand(argv, dir);
     if (!f.ok()) return Status::InvalidArgument(p.string() + ": entry for " + source_file + ": " + f.status().message());
     f->source = p.string();
+    f->own_include_dirs.clear();  // a build system writes every folder absolute: the project's are outside /usr, /opt
+    for (const auto& d : f->include_dirs)
+      if (d.rfind("/usr/", 0) != 0 && d.rfind("/opt/", 0) != 0) f->own_include_dirs.push_back(d);
     return f;
   }
   return Status::NotFound(p.string() + ": no entry for " + want.string() +
@@ -169,12 +175,14 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
 
 CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
   CompileFlags out;
-  std::set<std::string> seen, seen_dirs;
+  std::set<std::string> seen, seen_dirs, seen_own;
   for (const CompileFlags* c : {&a, &b}) {
     for (const auto& f : c->flags)
       if (seen.insert(f).second) out.flags.push_back(f);
     for (const auto& d : c->include_dirs)
       if (seen_dirs.insert(d).second) out.include_dirs.push_back(d);
+    for (const auto& d : c->own_include_dirs)
+      if (seen_own.insert(d).second) out.own_include_dirs.push_back(d);
   }
   out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
   return out;

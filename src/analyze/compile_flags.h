@@ -25,6 +25,10 @@ namespace cuco {
 struct CompileFlags {
   std::vector<std::string> flags;
   std::vector<std::string> include_dirs;  // the -I / -isystem folders among flags, absolute
+  // Those that are the program's own: named relatively on its command line (`-I../common`), or, in a
+  // compile_commands.json, any outside /usr and /opt (build systems write every folder absolute).
+  // cuco init copies the headers it uses from them into the workload.
+  std::vector<std::string> own_include_dirs;
   std::string source;                     // where they came from, for messages ("compile_commands.json:3")
 };
 

@@ -21,6 +21,8 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_EQ(f->flags, (std::vector<std::string>{"-I/work/p/common", "-I/work/p/app/inc", "-I/opt/x", "-DUSE_BF16",
                                                 "-DN=4", "-std=c++17", "-DHOST_ONLY"}));
   EXPECT_EQ(f->include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc", "/opt/x"}));
+  // The program's own include folders are those it names relatively (cuco init copies from them).
+  EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc"}));
 }
 
 TEST(CompileFlags, AFlagWithoutItsValueIsAnError) {
@@ -46,6 +48,7 @@ TEST(CompileFlags, ReadsTheEntryOfTheFileFromCompileCommands) {
   Result<CompileFlags> f = FlagsFromCompileCommands(dir.string(), (dir / "src/main.cu").string());
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->flags, (std::vector<std::string>{"-I" + (dir / "include").string(), "-DMAIN"}));
+  EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{(dir / "include").string()}));
   Result<CompileFlags> none = FlagsFromCompileCommands(dir.string(), (dir / "src/absent.cu").string());
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no entry for"), std::string::npos);

@@ -49,6 +49,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     so.name = *name;
     so.force = *force;
     so.compile_flags = f->flags;
+    so.own_include_dirs = f->own_include_dirs;
     so.other_sources.assign(files->begin() + 1, files->end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, *file, dir, so);
     if (!r.ok()) {
