@@ -84,6 +84,9 @@ struct Analysis {
   std::vector<std::string> files;     // every file analysed, `path` first
   std::string parse_path;             // "clang", "clang-stub" or "lexical"
   std::vector<std::string> warnings;  // e.g. fallback used, clang error count
+  // Why a file was not parsed with clang (so the lexical scan was used), one line each, naming the
+  // file and line where there is one: "kernels.cu:31: header 'cub/block/block_reduce.cuh' not found".
+  std::vector<std::string> parse_failures;
   std::vector<AnalyzedFunction> functions;
   std::vector<AnalyzedOp> ops;
   std::vector<GroupedOp> groups;

@@ -312,6 +312,22 @@ TEST(Analyze, FullParseWorksWithTheseHeaders) {
   EXPECT_EQ(a.parse_path, "clang");
 }
 
+// A header clang cannot find is named, with the line that includes it, as the reason the file was
+// scanned lexically (cuco init said "libclang-14 did not load" and named main.cu instead).
+TEST(Analyze, AMissingHeaderIsNamedWhereItIsIncluded) {
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_missing_header.cu";
+  std::ofstream(path) << "#include <nccl.h>\n#include <cub/not_there/block_reduce.cuh>\n"
+                         "void f(float* x, ncclComm_t c) { ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0); }\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> a = AnalyzeFile(path, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->parse_path, "lexical");
+  ASSERT_EQ(a->parse_failures.size(), 1u);
+  EXPECT_EQ(a->parse_failures[0], "cuco_analyze_missing_header.cu:2: header 'cub/not_there/block_reduce.cuh' not found");
+  std::filesystem::remove(path);
+}
+
 TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("(char*)s.buf + off"), "s.buf");
   EXPECT_EQ(BufferBase("&comm"), "comm");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -45,26 +46,43 @@ Result<std::string> ReadWhole(const std::string& path) {
   return text;
 }
 
-// One file through the parse paths, in order; `used` says which produced the result.
+// Why clang did not parse `path`, from the first attempt's error: a header it could not find
+// (named, with the line that includes it), libclang missing, or clang's own words.
+std::string ClangFailure(const std::string& path, const std::string& error) {
+  static const std::regex missing(R"(([^\s:]+):(\d+):(?:\d+:)? fatal error: '([^']+)' file not found)");
+  std::smatch m;
+  if (std::regex_search(error, m, missing))
+    return fmt::format("{}:{}: header '{}' not found", std::filesystem::path(m[1].str()).filename().string(), m[2].str(),
+                       m[3].str());
+  if (error.find("could not be loaded") != std::string::npos) return error + " (`cuco doctor`)";
+  return std::filesystem::path(path).filename().string() + ": clang could not parse it (" + error + ")";
+}
+
+// One file through the parse paths, in order; `used` says which produced the result; `failure`
+// why clang did not (when the lexical scan was used).
 Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& text, const AnalyzeOptions& options,
-                                    std::string* used, std::vector<std::string>* warnings) {
+                                    std::string* used, std::vector<std::string>* warnings, std::string* failure) {
   FrontEndResult r;
+  std::string first_error = options.allow_clang ? "" : "the lexical scan was asked for";
   if (options.allow_clang) {
     if (options.allow_full) {
       r = ParseWithClang(path, text, options, false, used);
+      if (!r.ok) first_error = r.error;
       if (!r.ok) {
         warnings->push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
         if (r.error.find("file not found") != std::string::npos)
-          warnings->push_back("a header of the program was not found: give cuco the program's compile flags "
-                              "(-I DIR, -D NAME, --std, `-- <your compile command>` or --compile-commands FILE)");
+          warnings->push_back(ClangFailure(path, r.error) + "; give cuco the program's compile flags (-I DIR, -D NAME, --std, "
+                              "`-- <your compile command>` or --compile-commands FILE)");
       }
     }
     if (!r.ok) {
       r = ParseWithClang(path, text, options, true, used);
+      if (!r.ok && first_error.empty()) first_error = r.error;
       if (!r.ok) warnings->push_back("clang with stub headers failed (" + r.error + "); used the lexical scanner");
     }
   }
   if (!r.ok) {
+    *failure = ClangFailure(path, first_error);
     *used = "lexical";
     r = ParseLexically(text);
     if (!r.ok) return Status::InvalidArgument(path + ": not parseable: " + r.error);
@@ -107,12 +125,13 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   std::vector<AnalyzedFunction> functions;
   std::vector<RawCall> calls;
   std::string worst = "clang";
-  std::vector<std::string> per_file;
+  std::vector<std::string> per_file, failures;
   for (size_t k = 0; k < paths.size(); ++k) {
-    std::string used;
+    std::string used, failure;
     std::vector<std::string> file_warnings;
-    Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings);
+    Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings, &failure);
     if (!r.ok()) return r.status();
+    if (!failure.empty()) failures.push_back(failure);
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
     for (AnalyzedFunction f : r->functions) {
@@ -131,6 +150,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
     per_thread_default |= f.rfind("-DCUDA_API_PER_THREAD_DEFAULT_STREAM", 0) == 0;
   Analysis a = BuildAnalysis(paths, functions, calls, per_thread_default);
   a.parse_path = worst;
+  a.parse_failures = failures;
   if (paths.size() > 1 && worst != "clang")
     warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));
   warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());

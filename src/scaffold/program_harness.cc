@@ -390,10 +390,15 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                      "skips the other GPUs' calls through a macro of the call's name, which a call "
                                      "qualified with `::` does not reach; write it without `::`");
   }
-  if (a.parse_path == "lexical")
-    return Status::InvalidArgument(f.file + ": parsed with the lexical scanner (libclang-14 did not load, or could not parse "
-                                   "it: `cuco doctor`), whose guesses of what the iteration reads and writes are too "
-                                   "rough to bind buffers by; with libclang, cuco init makes the harness");
+  if (a.parse_path == "lexical") {
+    // The file clang could not parse, and why (a header it did not find, named with its line).
+    const std::string why = a.parse_failures.empty() ? f.file + ": libclang-14 did not load (`cuco doctor`)" : a.parse_failures[0];
+    const bool header = why.find("' not found") != std::string::npos;
+    return Status::InvalidArgument(why + "; clang could not parse the program, and the lexical scan's guesses of what "
+                                   "the iteration reads and writes are too rough to bind buffers by" +
+                                   (header ? ": give the header's folder (-I DIR in the build command after `--`)"
+                                           : ": with libclang, cuco init makes the harness"));
+  }
   std::set<std::string> direct;
   std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
   Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
