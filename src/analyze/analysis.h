@@ -20,7 +20,9 @@
 // path finds a function, is an error (Status names the file).
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -87,6 +89,9 @@ struct Analysis {
   // Why a file was not parsed with clang (so the lexical scan was used), one line each, naming the
   // file and line where there is one: "kernels.cu:31: header 'cub/block/block_reduce.cuh' not found".
   std::vector<std::string> parse_failures;
+  // The lines of each file (by its path, as in `files`) that the preprocessor skipped in this build
+  // (`#ifdef MPI_SUPPORT` without -DMPI_SUPPORT), [first, last], 1-based; from clang's parse only.
+  std::map<std::string, std::vector<std::pair<int, int>>> inactive_lines;
   std::vector<AnalyzedFunction> functions;
   std::vector<AnalyzedOp> ops;
   std::vector<GroupedOp> groups;

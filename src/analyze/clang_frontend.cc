@@ -51,6 +51,8 @@ struct Libclang {
   decltype(&::clang_getNumDiagnostics) clang_getNumDiagnostics = nullptr;
   decltype(&::clang_getPointeeType) clang_getPointeeType = nullptr;
   decltype(&::clang_getRangeStart) clang_getRangeStart = nullptr;
+  decltype(&::clang_getSkippedRanges) clang_getSkippedRanges = nullptr;
+  decltype(&::clang_disposeSourceRangeList) clang_disposeSourceRangeList = nullptr;
   decltype(&::clang_getSpellingLocation) clang_getSpellingLocation = nullptr;
   decltype(&::clang_getTranslationUnitCursor) clang_getTranslationUnitCursor = nullptr;
   decltype(&::clang_isConstQualifiedType) clang_isConstQualifiedType = nullptr;
@@ -113,6 +115,8 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_getNumDiagnostics);
     CUCO_LOAD(clang_getPointeeType);
     CUCO_LOAD(clang_getRangeStart);
+    CUCO_LOAD(clang_getSkippedRanges);
+    CUCO_LOAD(clang_disposeSourceRangeList);
     CUCO_LOAD(clang_getSpellingLocation);
     CUCO_LOAD(clang_getTranslationUnitCursor);
     CUCO_LOAD(clang_isConstQualifiedType);
@@ -480,8 +484,9 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   for (const auto& a : args) argv.push_back(a.c_str());
   CXIndex index = lc->clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
+  // The detailed record keeps what the preprocessor skipped (clang_getSkippedRanges).
   CXErrorCode ec = lc->clang_parseTranslationUnit2(index, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
-                                               0, CXTranslationUnit_None, &tu);
+                                               0, CXTranslationUnit_DetailedPreprocessingRecord, &tu);
   if (ec != CXError_Success || !tu) {
     r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
   } else {
@@ -515,6 +520,17 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
     if (fatals > 0) {
       r.error = "fatal: " + first_fatal;
     } else {
+      // Code of the file the preprocessor skipped in this build (`#ifdef MPI_SUPPORT` without it).
+      if (main_file != nullptr)
+        if (CXSourceRangeList* skipped = lc->clang_getSkippedRanges(tu, main_file)) {
+          for (unsigned i = 0; i < skipped->count; ++i) {
+            unsigned b = 0, e = 0;
+            lc->clang_getSpellingLocation(lc->clang_getRangeStart(skipped->ranges[i]), nullptr, nullptr, nullptr, &b);
+            lc->clang_getSpellingLocation(lc->clang_getRangeEnd(skipped->ranges[i]), nullptr, nullptr, nullptr, &e);
+            if (e > b) r.skipped.push_back({b, e});
+          }
+          lc->clang_disposeSourceRangeList(skipped);
+        }
       VisitState st;
       st.main_file = main_file;
       st.text = &text;

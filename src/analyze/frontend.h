@@ -36,6 +36,8 @@ struct FrontEndResult {
   std::vector<AnalyzedFunction> functions;
   std::vector<RawCall> calls;
   std::vector<std::string> warnings;
+  // Byte ranges [begin, end) of the file the preprocessor skipped (an #if branch not taken).
+  std::vector<std::pair<size_t, size_t>> skipped;
 };
 
 // The names the analysis classifies; the stub headers declare them.

@@ -92,8 +92,13 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
   }
   if (*used != "lexical") {
     // Cross-check: calls the lexical scanner sees in a function clang saw but clang did not report
-    // (a statement clang could not type-check) are added, and named in a warning.
-    FrontEndResult lex = ParseLexically(text);
+    // (a statement clang could not type-check) are added, and named in a warning. Code the
+    // preprocessor skipped in this build is no call of the program.
+    std::string active = text;
+    for (const auto& [b, e] : r.skipped)
+      for (size_t i = b; i < e && i < active.size(); ++i)
+        if (active[i] != '\n') active[i] = ' ';
+    FrontEndResult lex = ParseLexically(active);
     std::set<size_t> offsets;
     std::set<std::string> names;
     for (const auto& c : r.calls) offsets.insert(c.offset);
@@ -126,12 +131,15 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   std::vector<RawCall> calls;
   std::string worst = "clang";
   std::vector<std::string> per_file, failures;
+  std::map<std::string, std::vector<std::pair<int, int>>> inactive;
   for (size_t k = 0; k < paths.size(); ++k) {
     std::string used, failure;
     std::vector<std::string> file_warnings;
     Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings, &failure);
     if (!r.ok()) return r.status();
     if (!failure.empty()) failures.push_back(failure);
+    for (const auto& [b, e] : r->skipped)
+      inactive[paths[k]].push_back({LineOf(texts[k], b), LineOf(texts[k], e > b ? e - 1 : b)});
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
     for (AnalyzedFunction f : r->functions) {
@@ -151,6 +159,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   Analysis a = BuildAnalysis(paths, functions, calls, per_thread_default);
   a.parse_path = worst;
   a.parse_failures = failures;
+  a.inactive_lines = inactive;
   if (paths.size() > 1 && worst != "clang")
     warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));
   warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());

@@ -14,6 +14,20 @@
 namespace cuco::scaffold_internal {
 namespace {
 
+// `text` with the lines of `ranges` ([first, last], 1-based) blanked, newlines kept.
+std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges) {
+  int line = 1;
+  for (char& c : text) {
+    if (c == '\n') {
+      ++line;
+      continue;
+    }
+    for (const auto& [a, b] : ranges)
+      if (line >= a && line <= b) c = ' ';
+  }
+  return text;
+}
+
 // Identifiers called in the code (`name(` or `name<<<`), each with its first line.
 std::map<std::string, int> CalledNames(const std::string& code) {
   std::map<std::string, int> out;
@@ -156,6 +170,10 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   f.name = name;
   f.raw = raw;
   f.code = StripComments(f.raw);
+  // What the preprocessor skipped in this build is not the program's (`#ifdef MPI_SUPPORT` without
+  // it: no MPI_Init, so no mpirun).
+  if (auto it = analysis.inactive_lines.find(analysis.path); it != analysis.inactive_lines.end())
+    f.code = BlankLines(f.code, it->second);
   f.called = CalledNames(f.code);
   f.world_vars = WorldSizeVariables(f.code);
   f.constants = FindConstants(f.code);
