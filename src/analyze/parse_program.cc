@@ -12,6 +12,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/frontend.h"
+#include "analyze/param_access.h"
 
 namespace cuco {
 
@@ -104,10 +105,17 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
     for (const auto& c : r.calls) offsets.insert(c.offset);
     for (const auto& f : r.functions) names.insert(f.name);
     std::vector<std::string> added;
-    for (const auto& c : lex.calls) {
+    const std::string blank = BlankCommentsAndLiteralContents(active);
+    for (RawCall c : lex.calls) {
       if (offsets.count(c.offset) || !names.count(c.function)) continue;
       if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
       added.push_back(fmt::format("{} at line {}", c.callee, c.line));
+      KernelParams k;  // a kernel of this file: its body says what it reads and writes
+      if (c.kernel_launch && KernelParamsFromText(blank, c.callee, &k)) {
+        c.param_types_known = c.param_access_known = true;
+        c.pointer_params = k.pointers, c.const_pointer_params = k.const_pointers;
+        c.read_params = k.read, c.written_params = k.written;
+      }
       r.calls.push_back(c);
     }
     if (!added.empty())

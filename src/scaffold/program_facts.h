@@ -48,6 +48,7 @@ struct ProgramFacts {
   std::vector<std::string> env_reads;    // getenv names
   std::vector<std::string> todos;
   bool has_main = true;
+  int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
 };
 
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <map>
 #include <regex>
@@ -13,9 +14,11 @@
 #include "scaffold/harness_sizes.h"
 #include "scaffold/world_size.h"
 #include "scaffold/loop_accesses.h"
+#include "scaffold/loop_choice.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
+#include "scaffold/swaps.h"
 #include "util/source_text.h"
 #include "util/text.h"
 #include "workload/program_seed.h"
@@ -155,6 +158,94 @@ std::string TimingFunction(const std::string& raw, const Analysis& a, const std:
     if (times[*it] == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
   }
   return "";
+}
+
+// The program captures its communication into a CUDA graph (cudaStreamBeginCapture ...
+// cudaStreamEndCapture around a call of `comm`): launching the graph is what reaches it.
+bool GraphCapturesCommunication(const std::string& raw, const std::set<std::string>& comm) {
+  const std::string code = BlankCommentsAndLiterals(raw);
+  for (size_t at = code.find("cudaStreamBeginCapture"); at != std::string::npos;
+       at = code.find("cudaStreamBeginCapture", at + 1)) {
+    const size_t end = code.find("cudaStreamEndCapture", at);
+    if (end == std::string::npos) break;
+    for (const auto& [name, args] : CallsIn(code.substr(at, end - at)))
+      if (comm.count(name)) return true;
+  }
+  return false;
+}
+
+// The function of `file` whose definition holds `line` (the innermost), "" when none.
+std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line) {
+  std::string best;
+  int best_span = 0;
+  for (const auto& fn : a.functions) {
+    size_t b = 0, e = 0;
+    if (SourceFileName(fn.file) != file || !DefinitionLines(raw, fn.name, &b, &e)) continue;
+    const int first = LineOf(raw, b), last = LineOf(raw, e > b ? e - 1 : b);
+    if (line >= first && line <= last && (best.empty() || last - first < best_span)) best = fn.name, best_span = last - first;
+  }
+  return best;
+}
+
+// The iteration the harness serves, and where: the loop of *loop_fn the rules choose (main_rewrite.h,
+// loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
+// or the timed loop of the function main calls once to time (*loop_fn becomes it), or, when no loop
+// reaches the communication, the statements of *loop_fn that do. --loop (ProgramFacts::forced_loop_line)
+// names the loop instead, in whichever function of main's file holds it. *comm: the names reaching
+// the communication there (a graph's launch too, when the program captures it); *direct: the functions
+// issuing NCCL calls themselves.
+Result<TimedLoop> LocateIteration(const ProgramFacts& f, bool threads, size_t thread_lambda, const std::string& gpu_count,
+                                  std::string* loop_fn, std::set<std::string>* comm, std::set<std::string>* direct) {
+  const Analysis& a = *f.analysis;
+  const ProgramDefaults defaults = DefaultsOf(f.code, {});
+  LoopSearch search;
+  search.gpu_count = gpu_count;
+  search.defaults = &defaults;
+  search.forced_line = f.forced_loop_line;
+  auto names_in = [&](const std::string& fn, std::set<std::string>* d) {
+    std::set<std::string> names = CommNamesOf(a, fn, d);
+    if (GraphCapturesCommunication(f.raw, names)) names.insert({"cudaGraphLaunch", "cudaGraphExecLaunch"});
+    return names;
+  };
+  if (f.forced_loop_line > 0) {
+    const std::string holder = FunctionAt(f.raw, a, f.file, f.forced_loop_line);
+    if (holder.empty())
+      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
+                                                 f.forced_loop_line, f.file));
+    if (holder != *loop_fn) *loop_fn = holder, thread_lambda = std::string::npos;
+  }
+  *comm = names_in(*loop_fn, direct);
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
+  if (!loop.ok() && loop.status().code() == Status::Code::kNotFound && !threads && f.forced_loop_line == 0) {
+    // main times nothing itself: the loop of the function it calls once to time it.
+    const std::string callee = TimingFunction(f.raw, a, f.file, *comm);
+    if (!callee.empty()) {
+      std::set<std::string> callee_direct;
+      std::set<std::string> callee_comm = names_in(callee, &callee_direct);
+      Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, search);
+      if (inner.ok()) loop = std::move(inner), *loop_fn = callee, *comm = callee_comm, *direct = callee_direct;
+    }
+  }
+  if (!loop.ok() && loop.status().code() == Status::Code::kNotFound) {  // no loop communicates: the statements that do
+    search.allow_region = true;
+    loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
+  }
+  if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
+  return loop;
+}
+
+// A buffer the loop swaps (`start`, its name when the iteration starts) is read by the next pass:
+// the name holding it when the iteration ends is first read in the iteration (a stencil's new grid,
+// read as `a` next), not first written (a ring's receive buffer, refilled every pass: scratch).
+bool FlowsOn(const std::string& start, const std::vector<Swap>& swaps, const std::map<std::string, bool>& first_read) {
+  std::set<std::string> names;
+  for (const Swap& w : swaps) names.insert({w.a, w.b});
+  for (const std::string& holder : names)
+    if (NameAtStart(holder, std::numeric_limits<int>::max(), swaps) == start) {
+      auto it = first_read.find(holder);
+      return it != first_read.end() && it->second;
+    }
+  return false;
 }
 
 // What the loop's function can name before its loop: the code before the loop, less what is out
@@ -399,18 +490,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                    (header ? ": give the header's folder (-I DIR in the build command after `--`)"
                                            : ": with libclang, cuco init makes the harness"));
   }
-  std::set<std::string> direct;
-  std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
-  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
-  if (!loop.ok() && !threads) {  // main times nothing itself: the loop of the function it calls once to
-    const std::string callee = TimingFunction(f.raw, a, f.file, comm);
-    if (!callee.empty()) {
-      std::set<std::string> callee_direct;
-      std::set<std::string> callee_comm = CommNamesOf(a, callee, &callee_direct);
-      Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos);
-      if (inner.ok()) loop = std::move(inner), loop_fn = callee, comm = callee_comm, direct = callee_direct;
-    }
-  }
+  std::set<std::string> direct, comm;
+  Result<TimedLoop> loop = LocateIteration(f, threads, thread_lambda, gpu_count, &loop_fn, &comm, &direct);
   if (!loop.ok()) return loop.status();
   ProgramHarness h;
   {  // the program's own host timing in the loop: the harness times the iteration itself
@@ -430,14 +511,19 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                     f.launcher_source,
                                     gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
                                                                          "their rank's entry", gpu_count)));
-  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
-                                  "harness iteration per pass",
-                                  f.file, loop->line, loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
-                                                                                   : loop_fn + " (which main calls once)",
-                                  loop->sweep_line == 0 ? ""
-                                                        : fmt::format(", timed inside the untimed loop at line {}, whose "
-                                                                      "first pass it runs in",
-                                                                      loop->sweep_line)));
+  const std::string where = loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
+                                                               : loop_fn + " (which main calls once)";
+  if (loop->region)
+    h.guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line, where,
+                                    loop->what));
+  else
+    h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
+                                    "harness iteration per pass",
+                                    f.file, loop->line, where,
+                                    loop->sweep_line == 0 ? ""
+                                                          : fmt::format(", timed inside the untimed loop at line {}, whose "
+                                                                        "first pass it runs in",
+                                                                        loop->sweep_line)));
 
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.
@@ -477,15 +563,20 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       if (line > 0 && line >= a0 && line <= a1) return true;
     return false;
   };
+  // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
+  // the buffer the other name held when the iteration started, which is what the binds name.
+  std::vector<Swap> swaps = SwapsIn(f.raw, loop->begin, loop->end);
+  for (const auto& l : loop->lambdas)
+    for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) swaps.push_back(w);
   std::set<std::string> written, written_always;  // written at least once (outside every `if`)
   for (const Access& acc : accesses) {
     for (const auto& b0 : acc.reads) {
-      const std::string b = per_gpu.Normalize(b0, "@");
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, swaps), "@");
       if (!first_read.count(b)) first_read[b] = true, order.push_back(b);
       last_write[b] = false;
     }
     for (const auto& b0 : acc.writes) {
-      const std::string b = per_gpu.Normalize(b0, "@");
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, swaps), "@");
       if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
       last_write[b] = true;
       written.insert(b);
@@ -501,29 +592,17 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
         op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos)
       for (const auto& r : op.reads) copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
   const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, loop_fn);
-  // Pointers the loop swaps (`std::swap(k_cur, k_nxt)`, double buffers) hold each other's buffer
-  // after an odd number of swaps: binding one would leave the other on the last iteration's.
-  std::set<std::string> swapped;
-  {
-    static const std::regex swap_re(R"(\bswap\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)\s*\))");
-    const std::string code = BlankCommentsAndLiterals(walked);
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), swap_re); it != std::sregex_iterator(); ++it) {
-      swapped.insert((*it)[1].str());
-      swapped.insert((*it)[2].str());
-    }
-  }
   std::vector<std::string> binds;
   for (const auto& marked_expr : order) {
     const bool in = first_read[marked_expr];
     const auto copied = last_write[marked_expr] || !written.count(marked_expr) ? copied_out.end() : copied_out.find(marked_expr);
-    const bool out = last_write[marked_expr] || copied != copied_out.end();
+    // A swapped buffer the iteration writes is what the next iteration reads under the other name (a
+    // stencil's new grid, read by halo sends before the swap): an output, bound as input and output,
+    // since the part it does not write (the boundary) is what the buffer held, on both sides.
+    const bool swapped = Swapped(marked_expr, swaps);
+    const bool out = copied != copied_out.end() ||
+                     (swapped ? written.count(marked_expr) && FlowsOn(marked_expr, swaps, first_read) : last_write[marked_expr]);
     if (!in && !out) continue;  // scratch: the program's own buffer
-    if (swapped.count(marked_expr)) {
-      h.guesses.push_back(fmt::format("`{}`: swapped with another pointer in the loop: the program's own buffer, not "
-                                      "bound (not refilled with fresh inputs nor compared)",
-                                      marked_expr));
-      continue;
-    }
     // "@": the index of a per-GPU array (projected programs): this rank's entry.
     std::string expr = marked_expr, probe = marked_expr;
     for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
@@ -536,22 +615,29 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     // A projected program's output may be one some GPUs never write (a pipeline's first stage never
     // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
     // its input on both sides.
-    const bool maybe_unwritten = projected || !written_always.count(marked_expr);
+    const bool maybe_unwritten = projected || !written_always.count(marked_expr) || swapped;
     const bool both = (in && out) || (maybe_unwritten && out);
     const char* how = both ? "inout" : in ? "input" : "output";
     binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
     if (in || both) h.inputs.push_back(name);
     if (out) h.outputs.push_back(both ? name + "_out" : name);
-    const std::string last = copied == copied_out.end()
-                                 ? std::string(out ? "a write" : "a read")
-                                 : fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second);
+    const std::string last =
+        copied != copied_out.end()
+            ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
+            : std::string(last_write[marked_expr] ? "a write" : "a read") +
+                  (swapped && out ? ", and the next pass reads it through the swap" : "");
     h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                                     in && out ? "an input and an output" : in ? "an input" : "an output",
                                     in ? "a read" : "a write", last,
                                     both && !in ? projected ? "; bound as input and output, since a GPU may not write it"
-                                                            : "; bound as input and output: it is written only under an "
-                                                              "`if`, which a rank may skip"
-                                                : ""));
+                                                  : swapped   ? "; swapped with another pointer in the loop, and bound as "
+                                                                "input and output: what the iteration does not write is "
+                                                                "what it held"
+                                                              : "; bound as input and output: it is written only under an "
+                                                                "`if`, which a rank may skip"
+                                                : swapped ? "; swapped with another pointer in the loop: bound by what it "
+                                                            "holds when the iteration starts"
+                                                          : ""));
   }
   for (const auto& u : unnamed)
     h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's member, a per-layer array's element): the "

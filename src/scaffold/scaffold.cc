@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
@@ -137,6 +138,16 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw);
+  if (!options.loop.empty()) {
+    const size_t colon = options.loop.rfind(':');
+    const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);
+    int line = 0;
+    if (colon != std::string::npos) line = std::atoi(options.loop.c_str() + colon + 1);
+    if (line <= 0 || fs::path(file).filename() != f.file)
+      return Status::InvalidArgument("--loop '" + options.loop + "': want " + f.file + ":LINE, the line of a loop in the file "
+                                     "that defines main");
+    f.forced_loop_line = line;
+  }
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -45,6 +45,9 @@ struct ScaffoldOptions {
   // The program's own include folders (CompileFlags::own_include_dirs, absolute): the headers its
   // files include from them are copied in, and their flags name the copies relative to the workload.
   std::vector<std::string> own_include_dirs;
+  // `--loop FILE:LINE`: the loop the harness serves (FILE the program's main file, LINE the line of
+  // its `for` / `while`), instead of the one the rules choose; "" for the rules.
+  std::string loop;
 };
 
 // One integer a guess came from: `source` says where ("program.cu:201: default of --m").

@@ -38,6 +38,10 @@ struct Bound {
   std::string name;
   Role role = Role::kInput;
   void** slot = nullptr;
+  // The program's buffer the variable held at serve(): the variable is pointed back at it before
+  // every iteration (a loop that swaps its pointers leaves them exchanged), and the reference's
+  // inputs and outputs live there.
+  void* buffer = nullptr;
   size_t elem_bytes = 1, bytes = 0;
   Elem elem = Elem::kU8;
   std::vector<unsigned char> initial;  // the program's own contents at serve()
@@ -117,6 +121,7 @@ class NoteBinder : public Binder {
     b.slot = slot;
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
+    b.buffer = *slot;
     b.bytes = AllocationBytes(*slot);
     // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
     // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
@@ -194,7 +199,7 @@ inline std::string GiveMissingBuffers() {
         std::lock_guard<std::mutex> lock(e.alloc_mu);
         e.allocations[reinterpret_cast<uintptr_t>(p)] = widest->bytes;
       }
-      *b.slot = p;
+      *b.slot = b.buffer = p;
       b.bytes = widest->bytes;
       b.initial.assign(b.bytes, 0);
       b.scale = widest->scale;
@@ -276,6 +281,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
   for (;;) {
     e.cv.wait(lock, [&] { return r.requested > r.done || e.stopping; });
     if (e.stopping) throw Stop{};
+    for (Bound& b : r.bound) *b.slot = b.buffer;
     lock.unlock();
     std::string err;
     try {
