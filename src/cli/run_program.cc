@@ -20,7 +20,7 @@ bool IsProgramFile(const std::string& target) {
 }
 
 std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
-                                                 const std::string& dir_option) {
+                                                 const std::string& dir_option, const std::string& loop) {
   const std::string& program = files.front();
   fs::path dir = dir_option.empty() ? fs::path("cuco-runs") / DefaultWorkloadName(program) : fs::path(dir_option);
   std::error_code ec;
@@ -50,6 +50,7 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
     ScaffoldOptions so;
     so.compile_flags = f->flags;
     so.own_include_dirs = f->own_include_dirs;
+    so.loop = loop;
     so.other_sources.assign(files.begin() + 1, files.end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, program, dir, so);
     if (!r.ok()) {
