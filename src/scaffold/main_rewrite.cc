@@ -146,7 +146,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   if (!region)
     return Status::NotFound(fmt::format(
         "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
-        "step reaches an NCCL call); cuco init makes the last such loop the harness's iteration",
+        "step reaches an NCCL call, through calls cuco can follow: not function pointers); cuco init makes the last "
+        "such loop the harness's iteration",
         file, fn_line, loop_function));
   c.first = region->first, c.last = region->second, c.region = true;
   if (auto g = GroupAround(t, body_open, c.first, c.last)) c.first = g->first, c.last = g->second;

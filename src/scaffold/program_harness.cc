@@ -160,6 +160,33 @@ std::string TimingFunction(const std::string& raw, const Analysis& a, const std:
   return "";
 }
 
+// Why a program without an iteration has none, when it is not the loop: it communicates from its
+// kernels (NCCL's device API), which the reference cannot emulate, or only sets communicators up.
+Status CommunicatesFromTheHost(const ProgramFacts& f) {
+  const Analysis& a = *f.analysis;
+  if (std::any_of(a.ops.begin(), a.ops.end(), [](const AnalyzedOp& op) { return IsCommOp(op); })) return Status::Ok();
+  static const std::regex device_api(R"(\b(ncclDevCommCreate|ncclGetLsaPointer|ncclGin\w*)\s*[(<])");
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};  // what this build compiles
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, text] : texts) {
+    const std::string code = BlankCommentsAndLiterals(*text);
+    std::smatch m;
+    if (std::regex_search(code, m, device_api))
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: {}: the program communicates from its kernels (NCCL's device API), which cuco's reference (NCCL "
+          "emulated between threads) cannot run; cuco init makes harnesses of programs that communicate through host "
+          "NCCL calls",
+          name, LineOf(*text, static_cast<size_t>(m.position(0))), m[1].str()));
+  }
+  std::string setup;
+  for (const auto& op : a.ops)
+    if (setup.empty() && op.api.rfind("nccl", 0) == 0)
+      setup = fmt::format(" ({} at {}:{})", op.api, SourceFileName(op.file.empty() ? f.file : op.file), op.line);
+  return Status::InvalidArgument(fmt::format("{}: the program makes no NCCL communication call, it only sets "
+                                             "communicators up{}: a harness has nothing to run",
+                                             f.file, setup));
+}
+
 // The program captures its communication into a CUDA graph (cudaStreamBeginCapture ...
 // cudaStreamEndCapture around a call of `comm`): launching the graph is what reaches it.
 bool GraphCapturesCommunication(const std::string& raw, const std::set<std::string>& comm) {
@@ -216,19 +243,33 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, bool threads, size_t th
   }
   *comm = names_in(*loop_fn, direct);
   Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
-  if (!loop.ok() && loop.status().code() == Status::Code::kNotFound && !threads && f.forced_loop_line == 0) {
-    // main times nothing itself: the loop of the function it calls once to time it.
-    const std::string callee = TimingFunction(f.raw, a, f.file, *comm);
-    if (!callee.empty()) {
-      std::set<std::string> callee_direct;
-      std::set<std::string> callee_comm = names_in(callee, &callee_direct);
-      Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, search);
-      if (inner.ok()) loop = std::move(inner), *loop_fn = callee, *comm = callee_comm, *direct = callee_direct;
+  auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
+  // main times nothing itself: the loop of the function it calls once to time it, or of the function
+  // it hands another file by pointer (`run_example(argc, argv, allreduce)`, called once per rank).
+  std::string callee;
+  if (not_found() && !threads && f.forced_loop_line == 0) {
+    callee = TimingFunction(f.raw, a, f.file, *comm);
+    if (callee.empty()) {
+      size_t b = 0, e = 0;
+      std::set<std::string> reaching;
+      for (const auto& fn : a.functions)
+        if (SourceFileName(fn.file) == f.file && fn.name != "main" && comm->count(fn.name)) reaching.insert(fn.name);
+      if (DefinitionLines(f.raw, "main", &b, &e)) callee = PassedFunction(f.raw.substr(b, e - b), reaching);
     }
   }
-  if (!loop.ok() && loop.status().code() == Status::Code::kNotFound) {  // no loop communicates: the statements that do
+  std::set<std::string> callee_direct, callee_comm;
+  if (!callee.empty()) callee_comm = names_in(callee, &callee_direct);
+  auto try_callee = [&](const LoopSearch& s) {
+    if (callee.empty() || !not_found()) return;
+    Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, s);
+    if (inner.ok() || inner.status().code() != Status::Code::kNotFound)
+      loop = std::move(inner), *loop_fn = callee, *comm = callee_comm, *direct = callee_direct;
+  };
+  try_callee(search);
+  if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
     search.allow_region = true;
     loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
+    try_callee(search);
   }
   if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
   return loop;
@@ -437,6 +478,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     size_t main_b = 0, main_e = 0;
     const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
     loop_fn = ThreadFunction(main_def, defined);
+    // The threads start in another file (a helper's pthread_create) with main's function by pointer.
+    if (loop_fn.empty() && ThreadLambdaBody(main_def) == std::string::npos) loop_fn = PassedFunction(main_def, defined);
     if (loop_fn.empty()) {  // a lambda: its body, inside main, holds the timed loop
       const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
       if (body == std::string::npos)
@@ -492,7 +535,10 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   }
   std::set<std::string> direct, comm;
   Result<TimedLoop> loop = LocateIteration(f, threads, thread_lambda, gpu_count, &loop_fn, &comm, &direct);
-  if (!loop.ok()) return loop.status();
+  if (!loop.ok()) {  // no iteration: a program communicating from its kernels or not at all says so
+    Status why = CommunicatesFromTheHost(f);
+    return why.ok() ? loop.status() : why;
+  }
   ProgramHarness h;
   {  // the program's own host timing in the loop: the harness times the iteration itself
     std::vector<size_t> dropped;

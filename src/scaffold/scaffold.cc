@@ -137,7 +137,12 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!options.name.empty() && name != options.name)
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 
-  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw);
+  std::vector<std::pair<std::string, std::string>> others;
+  for (const std::string& src : options.other_sources) {
+    Result<std::string> text = ReadFile(src);
+    if (text.ok()) others.push_back({src, *text});
+  }
+  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, others);
   if (!options.loop.empty()) {
     const size_t colon = options.loop.rfind(':');
     const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);

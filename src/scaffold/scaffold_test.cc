@@ -212,8 +212,36 @@ TEST_F(ScaffoldTest, AThreadPerGpuRunningALambda) {
   EXPECT_NE(seed.find("for (int r = 0; r < n; ++r) threads.emplace_back("), std::string::npos) << "the threads still start";
 }
 
-// A program init cannot make a harness of (threads started with pthread_create) gets the skeleton,
-// and the reason names the line.
+// Threads started with pthread_create run the function it names: its loop is served, and
+// pthread_create / pthread_join become cuco's (each new thread knows its rank). NCCL's examples
+// start theirs so.
+TEST_F(ScaffoldTest, AThreadPerGpuStartedWithPthreadCreate) {
+  std::string text = kThreads;
+  text.replace(text.find("#include <vector>"), std::string("#include <vector>").size(), "#include <vector>\n#include <pthread.h>");
+  text.replace(text.find("void worker(int r, int n, ncclUniqueId id) {"),
+               std::string("void worker(int r, int n, ncclUniqueId id) {").size(),
+               "struct Arg { int r, n; ncclUniqueId id; };\nvoid* worker(void* p) {\n  const Arg& a = *static_cast<Arg*>(p);\n"
+               "  int r = a.r, n = a.n;\n  ncclUniqueId id = a.id;");
+  text.replace(text.find("ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, c, 0);\n}"),
+               std::string("ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, c, 0);\n}").size(),
+               "ncclAllReduce(buf, buf, 1, ncclFloat, ncclSum, c, 0);\n  return nullptr;\n}");
+  text.replace(text.find("std::vector<std::thread> threads;"), std::string("std::vector<std::thread> threads;").size(),
+               "pthread_t threads[8];\n  Arg args[8];");
+  text.replace(text.find("threads.emplace_back(worker, r, n, id);"), std::string("threads.emplace_back(worker, r, n, id);").size(),
+               "{ args[r] = Arg{r, n, id}; pthread_create(&threads[r], nullptr, worker, &args[r]); }");
+  text.replace(text.find("for (auto& t : threads) t.join();"), std::string("for (auto& t : threads) t.join();").size(),
+               "for (int r = 0; r < n; ++r) pthread_join(threads[r], nullptr);");
+  ScaffoldReport r = Scaffold(Write("pthreads.cu", text), "pthreads");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "pthreads" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("cuco_program::rank_pthread_create(&threads[r], nullptr, worker, &args[r])"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("cuco_program::rank_pthread_join(threads[r], nullptr)"), std::string::npos) << seed;
+  EXPECT_LT(seed.find("void* worker(void* p)"), seed.find("cuco_program::serve("));  // the loop in worker
+  EXPECT_NE(seed.find("#define CUCO_PROGRAM_THREADS 1"), std::string::npos);
+}
+
+// A program init cannot make a harness of (its threads' function never communicates) gets the
+// skeleton, and the reason names the line.
 TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
   std::string text = kThreads;
   text.replace(text.find("#include <vector>"), std::string("#include <vector>").size(), "#include <vector>\n#include <pthread.h>");
@@ -227,7 +255,7 @@ TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
                "void* start(void*) { return nullptr; }\nint main() {");
   ScaffoldReport r = Scaffold(Write("threads.cu", text), "threads");
   EXPECT_FALSE(r.harness_ready);
-  EXPECT_NE(r.harness_reason.find("threads.cu:20: pthread_create"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("threads.cu:14: no loop in start"), std::string::npos) << r.harness_reason;
   const fs::path h = root_ / "threads" / "harness";
   Result<WorkloadConfig> w = LoadWorkload(h);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -240,7 +268,7 @@ TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
   EXPECT_NE(split->blocks[0].body.find("TODO(cuco init)"), std::string::npos);
   EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
   bool todo = false;
-  for (const auto& t : r.todos) todo |= t.find("harness/: threads.cu:20") != std::string::npos;
+  for (const auto& t : r.todos) todo |= t.find("harness/: threads.cu:14") != std::string::npos;
   EXPECT_TRUE(todo) << "the TODO says why harness/ is a skeleton";
 }
 

@@ -166,6 +166,15 @@ inline bool program_stopping() {
   return s.stop_requested;
 }
 inline intptr_t thread_rank_token() { return 0; }  // one rank per process: nothing to carry
+// Another GPU's thread (whose calls are skipped) may fail its own checks: only the rank's own counts.
+inline void thread_failed(const std::string& what) {
+  if (!proj::Own()) return;
+  candidate_detail::Side& s = candidate_detail::S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.error.empty()) s.error = what;
+  s.ended = true;
+  s.cv.notify_all();
+}
 inline void enter_thread_rank(intptr_t) {}
 
 inline int64_t iteration() { return candidate_detail::S().iteration; }

@@ -47,6 +47,7 @@ inline cudaError_t SetDevice(int device) {
   if (proj::kProjected) {  // the program's GPU `device` is rank `device`'s
     if (device < 0 || device >= E().world) return cudaErrorInvalidDevice;
     proj::t_device = device;
+    if (proj::kThreads) t_rank = device;  // one copy of the program: the thread is that GPU's rank
   }
   return ::cudaSetDevice(E().device);
 }
