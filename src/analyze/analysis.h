@@ -48,6 +48,10 @@ struct AnalyzedOp {
   std::string assigns;                   // alloc / stream / event / comm / window created: the variable
   std::string grid, block, smem;         // kernel launch configuration
   std::vector<std::string> reads, writes;  // base variables of buffers read / written
+  // The elements of a buffer (by base variable) the op reads / writes where known, [lo, hi) as
+  // expressions over the function's variables (analyze/ranges.h): two ops on disjoint parts of one
+  // array are no dependency.
+  std::map<std::string, std::pair<std::string, std::string>> read_ranges, write_ranges;
   int group = -1;                        // index in Analysis::groups for ops inside ncclGroupStart/End
   // kind call: the helper issues NCCL collectives / p2p (it is a communication op of the graph);
   // reads / writes are the caller's variables the helper's operations read / write; stream is the

@@ -14,6 +14,7 @@
 
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
+#include "analyze/ranges.h"
 
 namespace cuco::analyze_internal {
 namespace {
@@ -296,6 +297,17 @@ void KernelParamAccess(CXCursor def, const VisitState& st, RawCall* out) {
     const bool unseen = !w.seen[i];
     if (w.access[i].read || unseen) out->read_params.push_back(static_cast<int>(i));
     if (w.access[i].write || unseen) out->written_params.push_back(static_cast<int>(i));
+  }
+  // The rows each pointer parameter is read and written in, from the body's text (ranges.h).
+  for (const CXCursor& p : w.params) out->kernel_params.push_back(Str(lc->clang_getCursorSpelling(p)));
+  const CXSourceRange ext = lc->clang_getCursorExtent(def);
+  unsigned b = 0, e = 0;
+  lc->clang_getSpellingLocation(lc->clang_getRangeStart(ext), nullptr, nullptr, nullptr, &b);
+  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(ext), nullptr, nullptr, nullptr, &e);
+  for (size_t i = 0; i < w.params.size() && e > b; ++i) {
+    const std::string& name = out->kernel_params[i];
+    if (auto r = KernelParamRange(*st.blank, b, e, name, out->kernel_params, true)) out->write_ranges[static_cast<int>(i)] = {r->lo, r->hi};
+    if (auto r = KernelParamRange(*st.blank, b, e, name, out->kernel_params, false)) out->read_ranges[static_cast<int>(i)] = {r->lo, r->hi};
   }
 }
 

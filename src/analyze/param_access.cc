@@ -114,6 +114,8 @@ bool KernelParamsFromText(const std::string& s, const std::string& name, KernelP
         from = i + 1;
       }
     }
+    out->names = names;
+    out->body_begin = body, out->body_end = end;
     for (int index : out->pointers) {
       const std::string& n = names[static_cast<size_t>(index)];
       ParamAccess acc;

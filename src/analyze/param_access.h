@@ -29,6 +29,8 @@ ParamAccess AccessAt(const std::string& text, size_t begin, size_t end);
 // body uses each pointer. False when `text` defines no such kernel.
 struct KernelParams {
   std::vector<int> pointers, const_pointers, read, written;
+  std::vector<std::string> names;  // every parameter's name
+  size_t body_begin = 0, body_end = 0;  // the body's bytes in the text
 };
 bool KernelParamsFromText(const std::string& text, const std::string& name, KernelParams* out);
 

@@ -13,6 +13,7 @@
 #include "analyze/analysis.h"
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
+#include "analyze/ranges.h"
 
 namespace cuco {
 
@@ -115,6 +116,12 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
         c.param_types_known = c.param_access_known = true;
         c.pointer_params = k.pointers, c.const_pointer_params = k.const_pointers;
         c.read_params = k.read, c.written_params = k.written;
+        c.kernel_params = k.names;
+        for (int i : k.pointers) {
+          const std::string& name = k.names[static_cast<size_t>(i)];
+          if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, true)) c.write_ranges[i] = {rr->lo, rr->hi};
+          if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, false)) c.read_ranges[i] = {rr->lo, rr->hi};
+        }
       }
       r.calls.push_back(c);
     }
