@@ -260,6 +260,22 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
       if (to != std::string::npos) loop.loop_var_init = Trim(header.substr(from, to - from));
     }
+  } else if (t[best].text == "while") {
+    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
+    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
+    std::set<std::string> in_condition;
+    for (size_t i = best + 2; i < header_close; ++i)
+      if (t[i].ident) in_condition.insert(t[i].text);
+    int depth = 0;
+    for (size_t i = body_first; i <= best_end && loop.pinned_counter.empty(); ++i) {
+      if (t[i].text == "{") ++depth;
+      if (t[i].text == "}") --depth;
+      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
+      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
+      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
+      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
+      if (post || pre) loop.pinned_counter = t[i].text;
+    }
   }
   return loop;
 }
@@ -268,6 +284,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   std::string binds_text;
   for (const auto& b : binds) binds_text += "\n        " + b;
   std::string body = loop.body;
+  std::string pin;
+  if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
+    const std::string held = "cuco_pinned_" + loop.pinned_counter;
+    pin = fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
+    body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);
+  }
   if (!loop.loop_var_decl.empty()) {
     const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
     const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));
@@ -278,12 +300,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     body = fmt::format("{{\n        {} = static_cast<{}>({});\n        (void){};\n        {}\n      }}",
                        loop.loop_var_decl, type, first, var, body);
   }
-  const std::string serve = fmt::format(
-      "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n"
-      "  cuco_program::serve(\n"
-      "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
-      "      [&]() {});",
-      binds_text, body);
+  const std::string serve = "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n  " +
+                            pin +
+                            fmt::format("cuco_program::serve(\n"
+                                        "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
+                                        "      [&]() {});",
+                                        binds_text, body);
   std::string out;  // main renamed and the loop replaced, in the order they stand in the text
   if (loop.main_name < loop.begin)
     out = text.substr(0, loop.main_name) + "cuco_program_main" +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <cctype>
 #include <map>
 #include <regex>
@@ -19,6 +20,7 @@
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
 #include "scaffold/swaps.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 #include "util/text.h"
 #include "workload/program_seed.h"
@@ -199,6 +201,26 @@ bool GraphCapturesCommunication(const std::string& raw, const std::set<std::stri
       if (comm.count(name)) return true;
   }
   return false;
+}
+
+// Where a graph program's iteration is captured: the loop statement around the first
+// cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture itself
+// when no loop holds it), as bytes [first, second) of `raw`; nullopt when there is none.
+std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm) {
+  const std::vector<Tok> t = Scan(raw);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text != "cudaStreamBeginCapture") continue;
+    size_t j = i;
+    while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
+    if (j >= t.size() || !Calls(t, i, j, comm)) continue;
+    for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
+      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
+      const size_t end = StatementEnd(t, k);
+      if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
+    }
+    return std::make_pair(t[i].begin, t[j].end);
+  }
+  return std::nullopt;
 }
 
 // The function of `file` whose definition holds `line` (the innermost), "" when none.
@@ -576,7 +598,22 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::map<std::string, std::string> texts = {{f.file, f.raw}};
   for (const ProgramFile& pf : other_files) texts[SourceFileName(pf.name)] = pf.text;
   LoopAccesses flat(a, texts);
-  std::vector<std::pair<int, int>> ranges = {{loop->line, loop->end_line}};
+  // The code whose accesses are the iteration's: the loop served (and its lambdas), or, when it
+  // launches CUDA graphs the program captured its communication into, the loop that captured them,
+  // whose buffers are then bound by copy (a graph keeps the pointers it was captured with).
+  size_t model_begin = loop->begin, model_end = loop->end;
+  std::string model_body = loop->body;
+  bool by_copy = false;
+  if (loop->body.find("cudaGraphLaunch") != std::string::npos || loop->body.find("cudaGraphExecLaunch") != std::string::npos)
+    if (auto cap = CapturingLoop(f.raw, comm)) {
+      model_begin = cap->first, model_end = cap->second, by_copy = true;
+      model_body = f.raw.substr(model_begin, model_end - model_begin);
+      h.guesses.push_back(fmt::format("{}:{}: the iteration launches CUDA graphs captured at lines {}-{}: their buffers are "
+                                      "the iteration's, bound by copy (the harness copies its inputs into the program's "
+                                      "buffers and its outputs out of them: a graph keeps the pointers it was captured with)",
+                                      f.file, loop->line, LineOf(f.raw, model_begin), LineOf(f.raw, model_end)));
+    }
+  std::vector<std::pair<int, int>> ranges = {{LineOf(f.raw, model_begin), LineOf(f.raw, model_end > model_begin ? model_end - 1 : model_end)}};
   for (const auto& l : loop->lambdas) ranges.push_back({l.line, l.end_line});
   // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
   std::vector<const AnalyzedOp*> in_range;
@@ -588,7 +625,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
         break;
       }
   }
-  std::string walked = loop->body;
+  std::string walked = model_body;
   for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
   std::vector<Access> accesses;
   // Local pointers and references in the loop and its lambdas name the buffer they alias
@@ -601,7 +638,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::set<std::string> unnamed;
   // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
   // receives). A buffer written only there is an output some rank may not write.
-  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, loop->begin, loop->end);
+  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, model_begin, model_end);
   for (const auto& l : loop->lambdas)
     for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
   auto under_if = [&](int line) {
@@ -611,7 +648,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   };
   // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
   // the buffer the other name held when the iteration started, which is what the binds name.
-  std::vector<Swap> swaps = SwapsIn(f.raw, loop->begin, loop->end);
+  std::vector<Swap> swaps = SwapsIn(f.raw, model_begin, model_end);
   for (const auto& l : loop->lambdas)
     for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) swaps.push_back(w);
   std::set<std::string> written, written_always;  // written at least once (outside every `if`)
@@ -664,7 +701,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     const bool maybe_unwritten = projected || !written_always.count(marked_expr) || swapped;
     const bool both = (in && out) || (maybe_unwritten && out);
     const char* how = both ? "inout" : in ? "input" : "output";
-    binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
+    binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, by_copy ? "_copy" : "", name, expr));
     if (in || both) h.inputs.push_back(name);
     if (out) h.outputs.push_back(both ? name + "_out" : name);
     const std::string last =

@@ -69,14 +69,29 @@ class Binder {
   // Read before written and consumed at the end: the harness's input `name` and output `name_out`.
   template <class T>
   void inout(const char* name, T*& var) { Bind(name, Role::kInOut, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  // The same where the program's own buffer must stay the one it uses (its iteration launches CUDA
+  // graphs captured on it): the harness copies the input into it before the iteration and the output
+  // out of it after, instead of pointing the variable at the harness's buffer.
+  template <class T>
+  void input_copy(const char* name, T*& var) { Copying c(this); input(name, var); }
+  template <class T>
+  void output_copy(const char* name, T*& var) { Copying c(this); output(name, var); }
+  template <class T>
+  void inout_copy(const char* name, T*& var) { Copying c(this); inout(name, var); }
 
  protected:
+  bool by_copy_ = false;  // the bind being made is a *_copy one
   // slot: the address of the program's pointer variable.
   virtual void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) = 0;
 
  private:
   template <class T>
   using Pointee = std::conditional_t<std::is_void_v<T>, unsigned char, T>;
+  struct Copying {
+    explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }
+    ~Copying() { b_->by_copy_ = false; }
+    Binder* b_;
+  };
   template <class T>
   static void** Slot(T*& var) {
     return reinterpret_cast<void**>(const_cast<void*>(static_cast<const void*>(&var)));
