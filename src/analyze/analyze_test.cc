@@ -355,6 +355,35 @@ TEST(Analyze, MissingFileIsAnErrorNamingIt) {
   EXPECT_NE(a.status().message().find("/nonexistent/prog.cu"), std::string::npos);
 }
 
+// A template kernel clang sees launched but cannot read the body of (CUB's BlockReduce, which
+// clang half-parses, here not declared at all): the kernel's text says what it reads and writes, as
+// for a launch only the lexical cross-check found (without it `y` was read too).
+TEST(Analyze, ATemplateKernelsTextSaysWhatItReadsAndWrites) {
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_template_kernel.cu";
+  std::ofstream(path) << "#include <nccl.h>\n"
+                         "template <int BLOCK>\n"
+                         "__global__ void scale(const float* in, float* out, int n) {\n"
+                         "  typedef cub::BlockReduce<float, BLOCK> BlockReduce;\n"
+                         "  __shared__ typename BlockReduce::TempStorage tmp;\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) out[i] = 2 * in[i];\n"
+                         "}\n"
+                         "void step(float* x, float* y, int n, ncclComm_t c, cudaStream_t s) {\n"
+                         "  scale<256><<<(n + 255) / 256, 256, 0, s>>>(x, y, n);\n"
+                         "  ncclAllReduce(y, y, n, ncclFloat, ncclSum, c, s);\n"
+                         "}\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> a = AnalyzeFile(path, o);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  if (a->parse_path == "lexical") GTEST_SKIP() << "clang did not parse it";
+  const AnalyzedOp* k = Find(*a, "scale");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->reads, std::vector<std::string>{"x"});
+  EXPECT_EQ(k->writes, std::vector<std::string>{"y"});
+}
+
 TEST(Analyze, UnparseableFileIsAnError) {
   std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_garbage.cu";
   std::ofstream(path) << "))) garbage ((( <<<\n";

@@ -60,6 +60,22 @@ std::string ClangFailure(const std::string& path, const std::string& error) {
   return std::filesystem::path(path).filename().string() + ": clang could not parse it (" + error + ")";
 }
 
+// A kernel launch of a kernel this file defines, read from the kernel's text (param_access.h,
+// ranges.h): which parameters are pointers, which it reads and writes, and in which rows.
+void KernelFromText(const std::string& blank, RawCall* c) {
+  KernelParams k;
+  if (!c->kernel_launch || !KernelParamsFromText(blank, c->callee, &k)) return;
+  c->param_types_known = c->param_access_known = true;
+  c->pointer_params = k.pointers, c->const_pointer_params = k.const_pointers;
+  c->read_params = k.read, c->written_params = k.written;
+  c->kernel_params = k.names;
+  for (int i : k.pointers) {
+    const std::string& name = k.names[static_cast<size_t>(i)];
+    if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, true)) c->write_ranges[i] = {rr->lo, rr->hi};
+    if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, false)) c->read_ranges[i] = {rr->lo, rr->hi};
+  }
+}
+
 // One file through the parse paths, in order; `used` says which produced the result; `failure`
 // why clang did not (when the lexical scan was used).
 Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& text, const AnalyzeOptions& options,
@@ -111,20 +127,13 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
       if (offsets.count(c.offset) || !names.count(c.function)) continue;
       if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
       added.push_back(fmt::format("{} at line {}", c.callee, c.line));
-      KernelParams k;  // a kernel of this file: its body says what it reads and writes
-      if (c.kernel_launch && KernelParamsFromText(blank, c.callee, &k)) {
-        c.param_types_known = c.param_access_known = true;
-        c.pointer_params = k.pointers, c.const_pointer_params = k.const_pointers;
-        c.read_params = k.read, c.written_params = k.written;
-        c.kernel_params = k.names;
-        for (int i : k.pointers) {
-          const std::string& name = k.names[static_cast<size_t>(i)];
-          if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, true)) c.write_ranges[i] = {rr->lo, rr->hi};
-          if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, false)) c.read_ranges[i] = {rr->lo, rr->hi};
-        }
-      }
+      KernelFromText(blank, &c);
       r.calls.push_back(c);
     }
+    // A launch clang saw but could not read the kernel of (a template kernel whose CUB headers clang
+    // half-parses): the kernel's text says what it reads and writes.
+    for (RawCall& c : r.calls)
+      if (c.kernel_launch && !c.param_access_known) KernelFromText(blank, &c);
     if (!added.empty())
       warnings->push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang did not resolve "
                                       "their statements: inside a template, or a type error): {}",

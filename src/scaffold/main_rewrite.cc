@@ -94,11 +94,18 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
       for (const Branch& b : best->branches)
         if (a.open == b.open && a.then != b.then) {
           const Truth truth = BranchTruth(text, t[a.open].end, t[a.close].begin, d);
+          const std::string cond = Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end));
+          if (truth == Truth::kPerRank)
+            return Status::InvalidArgument(fmt::format(
+                "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, "
+                "which each rank decides for itself, while the harness serves one loop every rank runs: write one loop "
+                "whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
+                file, t[a.open].line, file, other->line, file, best->line, cond, cond));
           return Status::InvalidArgument(fmt::format(
-              "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, {}; "
-              "cuco init serves one loop: choose it with `cuco init --loop FILE:LINE`",
-              file, t[a.open].line, file, other->line, file, best->line, Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end)),
-              truth == Truth::kPerRank ? "which each rank decides for itself" : "which cuco cannot decide from the program's defaults"));
+              "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, which "
+              "cuco cannot decide from the program's defaults; cuco init serves one loop: choose it with `cuco init --loop "
+              "FILE:LINE`",
+              file, t[a.open].line, file, other->line, file, best->line, cond));
         }
   }
   return best;
@@ -117,12 +124,18 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`): the timed one is the iteration.
     while (search.forced_line == 0 && !Timed(t, c.first)) {
       size_t inner = t.size(), inner_end = t.size();
-      for (size_t i = Match(t, c.first + 1) + 1; i < c.last; ++i)
+      const size_t body = Match(t, c.first + 1) + 1;
+      for (size_t i = body; i < c.last; ++i)
         if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
           const size_t end = StatementEnd(t, i);
           if (end < c.last && Calls(t, i, end, names) && Timed(t, i)) inner = i, inner_end = end;
         }
       if (inner >= t.size()) break;
+      // A clock started by the outer body's first statement times the whole pass (a step of
+      // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
+      size_t clock = inner - 1;
+      while (clock > 0 && t[clock - 1].text != ";" && t[clock - 1].text != "{" && t[clock - 1].text != "}") --clock;
+      if (t[body].text == "{" && clock == body + 1) break;
       if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
       c.first = inner, c.last = inner_end;
     }
