@@ -2,7 +2,7 @@
 # `cuco bench` of both GEMM workloads (gemm_reducescatter, gemm_allgather) on a GPU machine: the
 # seed, every [[variants]] entry (the bound parts timed, not verified) and the PyTorch peers
 # (bench/peers/), one workload after the other. Writes under $OUT, per workload:
-#   <workload>-w<N>.json   everything cuco bench records (schema cuco-bench/1)
+#   <workload>-w<N>.json   everything cuco bench records (schema cuco-bench/2)
 #   <workload>-w<N>.txt    the table as printed
 #   <workload>-w<N>.log    cuco's progress and messages (stderr)
 # plus device.txt (date, host, GPUs, driver, commit) and runs.tgz (logs and metrics of every run).

@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
-(cd build && ctest --output-on-failure -j 2 --timeout 1800)
-# The parsers of outside input under libFuzzer, a bounded time each (docs/fuzzing.md). The seed is
-# fixed here so that a run is repeatable; fuzzing sessions of their own (scripts/fuzz.sh) draw one.
-CUCO_FUZZ_SEED=${CUCO_FUZZ_SEED:-1} scripts/fuzz.sh "${CUCO_FUZZ_SECONDS:-60}"
+CUCO_WERROR=ON scripts/build.sh  # a warning fails CI
+# Every test's time goes to build/ctest-junit.xml: scripts/slowest-tests.sh prints the slowest.
+(cd build && ctest --output-on-failure -j 2 --timeout 1800 --output-junit ctest-junit.xml)
+# The parsers of outside input under libFuzzer, as a regression check: the committed corpora and
+# regressions replayed, then a short bounded run per target (docs/fuzzing.md; long campaigns are
+# scripts/fuzz.sh by hand). The seed is fixed here so that a run is repeatable.
+CUCO_FUZZ_SEED=${CUCO_FUZZ_SEED:-1} scripts/fuzz.sh "${CUCO_FUZZ_SECONDS:-15}"

@@ -10,7 +10,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 WL=$SRC/tests/workloads/cpu_matmul
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 fails=0
 check() {  # check NAME CONDITION...
   local name=$1; shift
@@ -22,7 +22,10 @@ check() {  # check NAME CONDITION...
   >"$T/bench.out" 2>"$T/bench.err"
 check "bench exits 0" test $? -eq 0
 check "table marks the parts unverified" grep -q "compute_alone  *part  *unverified (bound part)" "$T/bench.out"
-check "table shows the bound" grep -q "^overlap bound: [0-9.]* ms = max(compute alone" "$T/bench.out"
+check "table shows the bound" grep -q "^overlap bound (fastest parts of every implementation timed): [0-9.]* ms = max(compute alone" "$T/bench.out"
+check "table shows cuco's own bound" grep -q "^  cuco's own parts: [0-9.]* ms = max(compute alone" "$T/bench.out"
+check "table shows the parts' rates" grep -q "compute_alone  *part  *unverified (bound part) .* [0-9.e+-]* TFLOP/s\b" "$T/bench.out"
+check "table states the rates' formulas" grep -q "^achieved = per rank: compute 2 \* M / W \* N \* K FLOP, communication M / W \* N \* 4 bytes" "$T/bench.out"
 check "JSON written in the run folder too" cmp -s "$T/bench.json" "$T/run/bench.json"
 check "JSON holds every entry, the bound and the machine" python3 - "$T/bench.json" <<'PY'
 import json, sys
@@ -31,7 +34,7 @@ got = [(e["name"], e["kind"], e["record"]["status"]) for e in d["entries"]]
 want = [("seed", "seed", "ok"), ("ikj", "variant", "ok"), ("ikj_unroll4", "variant", "ok"),
         ("compute_alone", "part", "timed"), ("comm_alone", "part", "timed"), ("fast.cc", "candidate", "ok")]
 assert got == want, got
-assert d["schema"] == "cuco-bench/1" and d["workload"] == "cpu_matmul" and d["world_size"] == 2 and d["label"] == "ci"
+assert d["schema"] == "cuco-bench/2" and d["workload"] == "cpu_matmul" and d["world_size"] == 2 and d["label"] == "ci"
 for k in ["date_utc", "hostname", "command_line", "devices", "gpu_count", "versions", "cuco_commit", "exit_code"]:
     assert k in d, k
 assert "cuco bench" in d["command_line"] and "--label ci" in d["command_line"], d["command_line"]
@@ -53,6 +56,16 @@ comp = d["entries"][3]["record"]["timing"]["median_ms"]
 comm = d["entries"][4]["record"]["timing"]["median_ms"]
 bound = max(comp, comm)
 assert abs(t["bound"]["ms"] - bound) < 1e-12 and t["bound"]["compute_entry"] == "compute_alone", t["bound"]
+assert t["bound"]["compute_kind"] == "part" and t["own_bound"] == t["bound"], (t["bound"], t["own_bound"])  # no peers
+# Rates: the [work] formulas at the bench sizes (M = N = K = 192, W = 2) over each part's time.
+assert d["work"] == {"compute_flops": "2 * M / W * N * K", "comm_bytes": "M / W * N * 4"}, d["work"]
+rc, rm = rows["compute_alone"], rows["comm_alone"]
+assert rc["work"] == 2 * 96 * 192 * 192 and rm["work"] == 96 * 192 * 4, (rc["work"], rm["work"])
+assert rc["rate_unit"] == "TFLOP/s" and abs(rc["rate"] - rc["work"] / (comp * 1e-3) / 1e12) < 1e-9, rc
+assert rm["rate_unit"] == "GB/s" and abs(rm["rate"] - rm["work"] / (comm * 1e-3) / 1e9) < 1e-9, rm
+assert rc["of_peak"] is None and t["rates"]["peak"] is None  # the CPU has no entry in the peak table
+assert rows["seed"]["rate"] is None
+assert "cuco:" in t["timing_note"], t["timing_note"]
 assert abs(t["seed"]["ms"] - seed) < 1e-12
 for name in ["seed", "ikj", "ikj_unroll4", "fast.cc"]:
     r = rows[name]
@@ -76,6 +89,7 @@ check "a part is never the store's best" test \
 "$CUCO" bench "$WL" "$WL/candidates/wrong.cc" --only seed,comm_alone,compute_alone,wrong.cc,peers \
   --peers-dir "$WL/peers" --run-dir "$T/run2" >"$T/bench2.out" 2>"$T/bench2.err"
 check "a failing candidate exits 1" test $? -eq 1
+check "a skipped peer entry is listed with its reason" grep -q "python optional library (peer): a stand-in for a peer whose library is missing" "$T/bench2.out"
 check "failure listed with its reason" grep -q "wrong.cc (candidate): wrong_result: verify: rank 0: relative L2 error" "$T/bench2.out"
 check "peer rows and best peer" python3 - "$T/run2/bench.json" <<'PY'
 import json, sys
@@ -87,6 +101,18 @@ assert rows["python sequential"]["kind"] == "peer" and rows["python sequential"]
 assert rows["python compute alone"]["kind"] == "peer-part" and rows["python comm alone"]["kind"] == "peer-part"
 assert d["table"]["best_peer"]["entry"] == "python sequential"
 assert d["table"]["peer_bound"]["known"]
+# The honest bound takes the fastest part of either kind and names it; cuco's own is kept apart.
+b, own, peer = d["table"]["bound"], d["table"]["own_bound"], d["table"]["peer_bound"]
+assert abs(b["compute_ms"] - min(own["compute_ms"], peer["compute_ms"])) < 1e-12, (b, own, peer)
+assert abs(b["comm_ms"] - min(own["comm_ms"], peer["comm_ms"])) < 1e-12, (b, own, peer)
+assert b["compute_kind"] in ("part", "peer-part") and b["compute_entry"] in rows, b
+# The peer checked its own full entry; its optional entry that cannot run is skipped, with why.
+ps = rows["python sequential"]
+assert ps["peer_checked"] and ps["status_text"] == "ok (self-checked)" and ps["verified"] is False, ps
+assert "checked: rel L2" in ps["detail"], ps["detail"]
+opt = rows["python optional library"]
+assert opt["status"] == "skipped" and "library is missing" in opt["reason"], opt
+assert rows["python compute alone"]["rate_unit"] == "TFLOP/s" and rows["python comm alone"]["rate_unit"] == "GB/s"
 seed = rows["seed"]
 assert abs(seed["speedup_vs_best_peer"] - rows["python sequential"]["median_ms"] / seed["median_ms"]) < 1e-9
 assert rows["wrong.cc"]["median_ms"] is None and rows["wrong.cc"]["speedup_vs_seed"] is None
@@ -101,6 +127,9 @@ check "--no-peers" python3 -c "
 import json; d=json.load(open('$T/run4/bench.json'))
 assert d['peers']['reason'] == '--no-peers' and len(d['table']['rows']) == 1, d['peers']
 assert 'why_unknown' in d['table']['bound'] and not d['table']['bound']['known']"
+
+"$CUCO" bench "$WL" --only seed,peers --peers-dir "$WL/peers" --run-dir "$T/run5" >"$T/bench5.out" 2>&1
+check "a peer entry that cannot run does not fail the bench" test $? -eq 0
 
 # 3. A CUDA workload without a GPU: every entry compiled (L1), nothing run, and said so.
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then

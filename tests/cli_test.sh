@@ -3,12 +3,12 @@
 # printed records, errors naming file and line, and the SQLite store.
 # Usage: tests/cli_test.sh <path-to-cuco>
 set -u
-CUCO=$1
+CUCO=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: some cases run in other folders
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WL=$SRC/tests/workloads/cpu_matmul
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 fails=0
 check() {  # check NAME CONDITION...
   local name=$1; shift
@@ -34,7 +34,8 @@ check "store keeps code and metrics" test "$(sqlite3 "$T/run/cuco.db" "select co
 mkdir -p "$T/badwl" && cp "$WL"/*.cc "$T/badwl/" && sed 's/^iters = 20/iters = "many"/' "$WL/workload.toml" >"$T/badwl/workload.toml"
 "$CUCO" eval "$T/badwl" --run-dir "$T/run2" >"$T/badwl.out" 2>&1
 check "bad workload.toml exits 2" test $? -eq 2
-check "error names file and line" grep -q "badwl/workload.toml:34: 'timing.iters' must be an integer" "$T/badwl.out"
+ITERS_LINE=$(grep -n '^iters = "many"' "$T/badwl/workload.toml" | cut -d: -f1)
+check "error names file and line" grep -q "badwl/workload.toml:$ITERS_LINE: 'timing.iters' must be an integer" "$T/badwl.out"
 
 "$CUCO" eval "$WL" "$T/missing.cc" >"$T/missing.out" 2>&1
 check "missing candidate exits 2" test $? -eq 2
@@ -44,7 +45,12 @@ check "doctor --json is JSON with features" python3 -c "import json; d=json.load
 check "doctor --json reports libclang" python3 -c "
 import json; c=json.load(open('$T/doctor.json'))['libclang']
 assert c['found'] in (True, False) and (c['path'] if c['found'] else c['tried']), c"
+check "doctor --json says the timing method and why" python3 -c "
+import json; t=json.load(open('$T/doctor.json'))['timing']
+assert t['method'] in ('MPS (cuco\'s own daemon: supervisor and candidate run concurrently)', 'time-sliced (no MPS): not comparable with peers'), t
+assert t['why'] and t['comparable_with_peers'] == t['mps'], t"
 CUCO_LIBCLANG=none "$CUCO" doctor >"$T/doctor-noclang.out" 2>&1
+check "doctor prints the timing method" grep -qE '^  method      (MPS \(cuco.s own daemon|time-sliced \(no MPS\): not comparable with peers)' "$T/doctor-noclang.out"
 check "doctor says what no libclang disables" bash -c "grep -qF 'not found (tried none (CUCO_LIBCLANG=none))' '$T/doctor-noclang.out' && \
   grep -q 'disables    parsing with clang: .cuco analyze. and .cuco init. fall back to the lexical scan' '$T/doctor-noclang.out'"
 
@@ -90,13 +96,14 @@ printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(null
 "$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2
 check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/plain.out"
-# cuco run <program>: init says each step; a program it cannot make a harness of (here: no timed loop)
-# is refused (exit 2) with the line and the program-mode workload that runs it as it is.
-printf '#include <nccl.h>\nint main() {\n  ncclComm_t c[2];\n  ncclCommInitAll(c, 2, nullptr);\n  float* b = nullptr;\n  ncclAllReduce(b, b, 1, ncclFloat, ncclSum, c[0], 0);\n}\n' >"$T/all.cu"
+# cuco run <program>: init says each step; a program it cannot make a harness of (here: a loop for
+# rank 0 and another for the others, each rank deciding its branch) is refused (exit 2) with the
+# line and the program-mode workload that runs it as it is.
+printf '#include <nccl.h>\nint main() {\n  ncclComm_t c;\n  int rank = 0;\n  ncclCommUserRank(c, &rank);\n  float* b = nullptr;\n  if (rank == 0) {\n    for (int i = 0; i < 4; ++i) ncclSend(b, 1, ncclFloat, 1, c, 0);\n  } else {\n    for (int i = 0; i < 4; ++i) ncclRecv(b, 1, ncclFloat, 0, c, 0);\n  }\n}\n' >"$T/all.cu"
 "$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all.out" 2>&1
 check "run of a program init cannot harness exits 2" test $? -eq 2
 check "run says step 1 (init)" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all.out"
-check "run names the line it cannot harness" grep -qF "all.cu:2: no loop in main" "$T/run-all.out"
+check "run names the line it cannot harness" grep -qF "all.cu:7: the loops at all.cu:8 and all.cu:10" "$T/run-all.out"
 check "run names the program-mode workload" grep -qF "cuco eval $T/run-all" "$T/run-all.out"
 
 
@@ -165,6 +172,81 @@ check "config.toml keeps the new budget" grep -q '^max_candidates = 3' "$T/bud/c
 check "a bad --time-budget exits 2, saying the forms" bash -c "[ $? -eq 2 ] && grep -qF -- \"--time-budget: '5x' is not a duration\" '$T/bud3.out'"
 "$CUCO" run "$WL" --max-candidates 1 --run-dir "$T/bud4" >"$T/bud4.out" 2>&1
 check "run takes --max-candidates" bash -c "[ $? -eq 0 ] && grep -q 'max_candidates (1) reached' '$T/bud4.out'"
+
+check "run's messages say cuco run, not cuco evolve" bash -c "grep -q '^cuco run: searching cpu_matmul' '$T/bud4.out' && ! grep -q 'cuco evolve:' '$T/bud4.out'"
+
+# A count limit given on the command line binds: --max-candidates lifts the config's max_generations
+# (and says so), and the summary of a spent budget names the flag that raises it, not a bare --resume.
+mkdir -p "$T/wlp" && cp -r "$WL"/. "$T/wlp/"
+sed -i 's|^constexpr int kUnroll = 1;.*|&\nconstexpr int kPad = 0;  // cuco:knob pad|' "$T/wlp/seed.cc"
+printf '\n[[knobs]]\nname = "pad"\ndescription = "does nothing (test knob)"\nvalues = [0, 1, 2]\ndefault = 0\n' >>"$T/wlp/workload.toml"
+printf '[budget]\nmax_generations = 1\n[islands]\ncount = 1\n' >"$T/gen1.toml"
+"$CUCO" evolve "$T/wlp" --config "$T/gen1.toml" --max-candidates 5 --run-dir "$T/bind" >"$T/bind.out" 2>"$T/bind.err"
+check "--max-candidates 5 over max_generations = 1 exits 0" test $? -eq 0
+check "--max-candidates 5 binds: 5 candidates" test "$(sqlite3 "$T/bind/cuco.db" "select count(*) from candidates")" = 5
+check "it says it lifts max_generations" grep -qF "cuco evolve: --max-candidates 5 lifts max_generations = 1 (give --max-generations N as well to keep a limit there)" "$T/bind.err"
+check "config.toml records the lifted limit" grep -q '^max_generations = 0' "$T/bind/config.toml"
+check "a spent budget names the flag that raises it" grep -qF "(the budget is spent; to search on, raise it: cuco evolve --resume $T/bind --max-candidates 10)" "$T/bind.out"
+check "and suggests no bare --resume" bash -c "! grep -q 'continue with' '$T/bind.out'"
+"$CUCO" evolve --resume "$T/bind" --max-generations 1 --max-candidates 9 >"$T/bind2.out" 2>"$T/bind2.err"
+check "--max-generations on --resume exits 0" test $? -eq 0
+check "--max-generations 1 stops the resumed run at its generation" grep -qF "stopped: budget: max_generations (1) done" "$T/bind2.out"
+check "--max-generations is in evolve's help" bash -c "'$CUCO' evolve --help | grep -q -- '--max-generations'"
+
+# A relative compile cache (--cache-dir or CUCO_CACHE_DIR) is the one under the folder cuco started in.
+(cd "$T" && CUCO_CACHE_DIR=relcache "$CUCO" eval "$WL" --run-dir "$T/rel1" >"$T/rel1.out" 2>&1)
+check "CUCO_CACHE_DIR=relcache: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel1.out' && test -d '$T/relcache'"
+(cd "$T" && "$CUCO" eval "$WL" --cache-dir relcache2 --run-dir "$T/rel2" >"$T/rel2.out" 2>&1)
+check "--cache-dir relcache2: the seed compiles and passes" bash -c "[ $? -eq 0 ] && grep -q '^cpu_matmul: ok' '$T/rel2.out' && test -d '$T/relcache2'"
+
+# A compile error: its record cites the candidate's file (never the compile cache), and `cuco show`
+# prints no error figures for the checks that never ran.
+"$CUCO" eval "$WL" "$WL/candidates/compile_error.cc" --run-dir "$T/ce" >"$T/ce.out" 2>&1
+check "a compile error exits 1" test $? -eq 1
+"$CUCO" show "$T/ce" 1 --no-code >"$T/ce-show.out" 2>&1
+check "show of a compile error says so" grep -q "verdict     compile_error: $WL/candidates/compile_error.cc:" "$T/ce-show.out"
+check "show of a compile error prints no verify figures" bash -c "! grep -q 'rel L2' '$T/ce-show.out'"
+check "the record cites no compile cache path" bash -c "! grep -qF '/cand-' '$T/ce-show.out'"
+check "the compile log lies beside the candidate" test -f "$T/ce/candidates/1/compile.log"
+
+# cuco doctor where the Slurm packages are installed but there is no cluster (srun prints errors,
+# no version): Slurm is not available, and every line of the report is indented.
+mkdir -p "$T/fakeslurm"
+for p in srun sinfo; do
+  printf '#!/bin/sh\necho "%s: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host" >&2\necho "%s: fatal: Could not establish a configuration source" >&2\nexit 1\n' $p $p >"$T/fakeslurm/$p"
+  chmod +x "$T/fakeslurm/$p"
+done
+PATH="$T/fakeslurm:$PATH" "$CUCO" doctor >"$T/doctor-slurm.out" 2>&1
+check "doctor: Slurm without a cluster is not available" grep -qF "[ no] Slurm launcher: needs a Slurm cluster: $T/fakeslurm/srun is installed" "$T/doctor-slurm.out"
+check "doctor: no error line shown as Slurm's version" bash -c "! grep -qE '(version|Slurm)  +srun: error' '$T/doctor-slurm.out' && ! grep -q 'Slurm srun: error' '$T/doctor-slurm.out'"
+check "doctor: every line of the Slurm section indented" bash -c "sed -n '/^Slurm\$/,\$p' '$T/doctor-slurm.out' | tail -n +2 | grep -qv '^  ' && exit 1 || exit 0"
+
+# CLI11's own refusals under the command's name and with user-facing names; --world-size 0 refused
+# alike by evolve and run; a workload named from the repository's root points at workloads/.
+"$CUCO" diff "$T/run" >"$T/cli11.out" 2>&1
+check "diff without an id exits 2, saying so under its name" bash -c "[ $? -eq 2 ] && grep -q '^cuco diff: id is required' '$T/cli11.out'"
+for c in evolve run eval; do
+  "$CUCO" $c "$WL" --world-size 0 --run-dir "$T/ws0-$c" >"$T/ws0-$c.out" 2>&1  # (a run dir: never cwd's cuco-runs)
+  check "$c --world-size 0 exits 2" test $? -eq 2
+  check "$c --world-size 0 says why under its name" grep -q "^cuco $c: --world-size: Value 0 not in range" "$T/ws0-$c.out"
+done
+(cd "$SRC" && "$CUCO" eval gemm_reducescatter --stage compile --run-dir "$T/rootwl" >"$T/rootwl.out" 2>&1)
+check "eval gemm_reducescatter from the root exits 2" test $? -eq 2
+check "and points at workloads/gemm_reducescatter" grep -qF "gemm_reducescatter: no such folder; did you mean 'workloads/gemm_reducescatter'?" "$T/rootwl.out"
+
+# A damaged cuco.db (cut short) is bad input naming the file (exit 2), and `cuco ls` of a folder
+# holding it lists the other runs all the same.
+mkdir -p "$T/runs" && cp -r "$T/bind" "$T/runs/good" && cp -r "$T/bind" "$T/runs/broken"
+rm -f "$T/runs/broken/cuco.db-wal" "$T/runs/broken/cuco.db-shm"
+truncate -s $(($(stat -c %s "$T/runs/broken/cuco.db") / 2)) "$T/runs/broken/cuco.db"
+"$CUCO" show "$T/runs/broken" 1 >"$T/broken.out" 2>&1
+check "show of a truncated cuco.db exits 2" test $? -eq 2
+check "and names the file" grep -qF "$T/runs/broken/cuco.db: " "$T/broken.out"
+"$CUCO" ls "$T/runs" >"$T/ls.out" 2>"$T/ls.err"
+check "ls with one broken run exits 0" test $? -eq 0
+check "ls lists the good run" grep -qE "^$T/runs/good +wlp +5 cand" "$T/ls.out"
+check "ls says the broken one is unreadable" grep -qE "^$T/runs/broken +unreadable: $T/runs/broken/cuco.db: " "$T/ls.out"
+check "ls names its file on stderr" grep -qF "cuco ls: $T/runs/broken/cuco.db: " "$T/ls.err"
 
 # Ctrl-C, through a real SIGINT to a real search: the first answers at once, lets the evaluation in
 # flight finish and store, exits 5; a second kills the evaluations in flight (left pending), exits

@@ -9,6 +9,7 @@
 #                   the CUDA runtime at link time: a compile_error, which is also a catch).
 #   program         the program-mode workload workloads/gemm_reducescatter_program.
 #   blocks          the plain CUDA test and bench programs (tests/gpu/blocks, bench, the NCCL probe).
+#   (gemm_reducescatter also compiles bench/legacy's in-process harness with its seed's flags.)
 # Usage: tests/cuda_compile_test.sh <path-to-cuco> <part>
 set -u
 CUCO=$1
@@ -16,7 +17,7 @@ PART=$2
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 cd "$SRC"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
@@ -33,7 +34,7 @@ expected = {"frozen_edit.cu": "rejected", "timer.cu": "compile_error"}
 bad = 0
 for r in records:
     name = os.path.basename(r["candidate"])
-    want = expected.get(name, "skipped")  # "skipped" = compiled, stopped before running (--stage compile)
+    want = expected.get(name, "skipped")  # "skipped" = compiled, stopped before running (--stage compile[-check])
     ok = r["status"] == want
     bad += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {r['status']} (want {want}) {r['reason'][:100]}")
@@ -114,9 +115,18 @@ blocks)
   [ -d "$T/planted/$n" ] && files+=("$T/planted/$n"/*.cu)
   # Compiling is what is tested here: the preprocessed deny-list scan of every one of these files
   # is src/evaluate/hygiene_test's walk (HygieneWalk), so it is not run twice.
-  "$CUCO" eval "$wl" "${files[@]}" --stage compile --jobs 2 --parallel-compiles 2 --unsafe-skip-deny-scan \
+  # The seed is the workload's one full optimised build; the rest are compile checks (no
+  # optimisation: their point is that they compile and link).
+  "$CUCO" eval "$wl" "${files[0]}" --stage compile --unsafe-skip-deny-scan \
+    --run-dir "$T/run-seed" --json >"$T/seed.json" 2>"$T/seed.err"
+  "$CUCO" eval "$wl" "${files[@]:1}" --stage compile-check --jobs 2 --parallel-compiles 2 --unsafe-skip-deny-scan \
     --run-dir "$T/run" --json >"$T/eval.json" 2>"$T/eval.err"
-  check_records "${#files[@]}" "$T/eval.json" || { tail -40 "$T/eval.err"; exit 1; }
+  check_records "${#files[@]}" "$T/seed.json" "$T/eval.json" || { tail -n 40 "$T/seed.err" "$T/eval.err"; exit 1; }
+  # The legacy in-process harness (bench/timing_compare.py's timing reference) with the seed's flags:
+  # it shares the supervisor's kernels, so a change there must not break it unseen.
+  if [ "$n" = gemm_reducescatter ]; then
+    python3 bench/timing_compare.py --compile-check "$wl/seed.cu" --out "$T/legacy" || exit 1
+  fi
   # The rule-based transform (`cuco transform`) of the seed: generation 0 must compile (it is
   # verified on GPUs by bench/device-transform.sh).
   "$CUCO" transform "$wl" --out "$T/gen0-rule.cu" --run-dir "$T/tr" --json >"$T/tr.json" 2>"$T/tr.err"

@@ -10,7 +10,7 @@ WL=$SRC/tests/workloads/cpu_matmul
 T=$(mktemp -d)
 BG=""
 trap '[ -n "$BG" ] && kill -9 $BG 2>/dev/null; rm -rf "$T"' EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 fails=0
 check() {  # check NAME CONDITION...
   local name=$1; shift

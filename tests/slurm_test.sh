@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 fails=0
 check() {  # check NAME CONDITION...
   local name=$1; shift

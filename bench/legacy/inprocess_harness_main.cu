@@ -764,7 +764,7 @@ void Harness::prepare(const cuco::IO& io, const std::vector<HBuffer>& outputs, u
     const int64_t n = b.spec.elements;
     const uint64_t key = cuco_frozen::stream_key(poison_seed_, cuco_frozen::kPoisonTensorBase + b.index, st_.rank);
     if (n > 0) {
-      poison_kernel<<<grid_for(n), 256, 0, hstream_>>>(b.ptr, n, eb, key);
+      poison_kernel<<<grid_for(n), 256, 0, hstream_>>>(b.ptr, n, eb, cuco_frozen::dtype_is_float(b.spec.dtype) ? 1 : 0, key);
       H_CUDA(cudaGetLastError());
     }
   }

@@ -3,28 +3,37 @@
 
 Column-parallel linear layer on W ranks, bf16: rank r holds A_r = rows [r M/W, (r+1) M/W) of A
 (M/W x K) and its weight shard B (K x N), and ends with C = all_gather(A) B (M x N). Entries:
-  torch sequential     dist.all_gather_into_tensor of A (M x K), then torch.matmul
-  torch fused          torch.ops.symm_mem.fused_all_gather_matmul (async-TP, symmetric memory)
-  torch compute alone  the M x N x K matmul alone                       (part: compute)
-  torch comm alone     all_gather_into_tensor of the M/W x K shards alone (part: comm)
-Inputs are refreshed (uniform random, as in the workload) before every iteration, untimed.
-Run by `cuco bench` once per rank (env CUCO_RANK, CUCO_WORLD_SIZE, CUCO_LOCAL_RANK,
-CUCO_RENDEZVOUS_DIR) with --size M=... --size N=... --size K=... --out FILE.
+  torch sequential            dist.all_gather_into_tensor of A (M x K), then torch.matmul
+  torch async-TP fused        torch.ops.symm_mem.fused_all_gather_matmul (symmetric memory: each
+                              peer's shard pulled by a copy engine while the matmul of the shards
+                              already here runs)
+  te comm-gemm overlap        Transformer Engine's column-parallel Linear with userbuffer all-gather
+                              overlap (te_overlap.py; skipped where TE does not import)
+  torch compute alone         the M x N x K matmul alone                               (part: compute)
+  torch comm alone            all_gather_into_tensor (NCCL) of the M/W x K shards      (part: comm)
+  torch symm-mem comm alone   the same all-gather over symmetric memory: every peer's shard pulled
+                              by the copy engines, one stream per peer                 (part: comm)
+Every full entry checks its output on fresh inputs against an fp32 reference on 64 sampled rows
+(A all-gathered, times this rank's B). Inputs are refreshed (uniform random, as in the workload)
+before every iteration, untimed. Run by `cuco bench` once per rank with --size M=... --size N=...
+--size K=... --out FILE.
 """
 
 import math
 
-from peer_common import Peer
+import te_overlap
+from peer_common import Peer, rel_error
 
 
 def main():
     peer = Peer()
     torch, dist = peer.torch, peer.dist
-    M, N, K, W = peer.size("M"), peer.size("N"), peer.size("K"), peer.world
+    M, N, K, W, r = peer.size("M"), peer.size("N"), peer.size("K"), peer.world, peer.rank
     if M % W:
         raise SystemExit(f"M={M} must be divisible by the world size {W}")
+    ml = M // W
     dev, bf16 = peer.device, torch.bfloat16
-    A_shard = torch.empty(M // W, K, device=dev, dtype=bf16)
+    A_shard = torch.empty(ml, K, device=dev, dtype=bf16)
     B = torch.empty(K, N, device=dev, dtype=bf16)
     scale = math.sqrt(3.0 / K)
 
@@ -35,38 +44,76 @@ def main():
     refresh()
     A = torch.empty(M, K, device=dev, dtype=bf16)
     C = torch.empty(M, N, device=dev, dtype=bf16)
+    idx = peer.sample(M, 64)  # the checked rows of C
+    tol = (0.005, 0.03125)    # the workload's, unless cuco passes its own
+
+    def check(result):
+        """rows idx of C against all_gather(A)[idx] B in fp32."""
+        gathered = torch.empty(M, K, device=dev, dtype=bf16)
+        dist.all_gather_into_tensor(gathered, A_shard)
+        ref = gathered.index_select(0, idx).float() @ B.float()
+        rel, mx = rel_error(result.index_select(0, idx), ref)
+        return rel, mx, f"{idx.numel()} sampled rows against an fp32 reference"
 
     def sequential():
         dist.all_gather_into_tensor(A, A_shard)
         torch.matmul(A, B, out=C)
+        return C
 
-    peer.time_entry("torch sequential", sequential, refresh)
+    peer.time_entry("torch sequential", sequential, refresh, check=check, tolerance=tol)
 
     peer.enable_symm_mem()
 
     def fused():
-        torch.ops.symm_mem.fused_all_gather_matmul(A_shard, [B], 0, peer.group_name)
+        _, outs = torch.ops.symm_mem.fused_all_gather_matmul(A_shard, [B], 0, peer.group_name)
+        return outs[0]
 
-    peer.time_entry("torch fused", fused, refresh)
+    peer.time_entry("torch async-TP fused", fused, refresh, check=check, tolerance=tol)
+
+    why = te_overlap.unavailable()
+    if why:
+        peer.skip_entry("te comm-gemm overlap", why)
+    else:
+        try:
+            te_mod = te_overlap.linear(peer, "ag", M, N, K, B)
+        except Exception as e:  # noqa: BLE001
+            te_mod, why = None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if peer.agree(te_mod is not None):
+            def te_run():
+                with torch.no_grad():
+                    te_mod.weight.copy_(B.t())  # the layer's weight is this iteration's B
+                    return te_mod(A_shard)
+            peer.time_entry("te comm-gemm overlap", te_run, refresh, check=check, tolerance=tol)
+        else:
+            peer.skip_entry("te comm-gemm overlap", f"TE imports but its overlap did not start: {why}")
 
     peer.time_entry("torch compute alone", lambda: torch.matmul(A, B, out=C), refresh, part="compute")
     peer.time_entry("torch comm alone", lambda: dist.all_gather_into_tensor(A, A_shard), refresh, part="comm")
 
-    # A spot check of the two full entries against each other (not a verification: cuco does not
-    # check peers; it only records that they agree).
-    rel = None
+    # The all-gather over symmetric memory: each rank's shard lives in a symmetric buffer (written
+    # there as its input), every peer's shard is pulled by a copy engine.
     try:
-        refresh()
-        sequential()
-        ref = C.float()
-        _, outs = torch.ops.symm_mem.fused_all_gather_matmul(A_shard, [B], 0, peer.group_name)
-        got = outs[0].float()
-        rel = ((got - ref).norm() / ref.norm()).item()
-        peer.log(f"fused vs sequential: relative L2 difference {rel:.3g}")
+        sym, hdl = peer.symm_empty((ml, K), bf16)
     except Exception as e:  # noqa: BLE001
-        peer.log(f"fused vs sequential: not compared ({type(e).__name__}: {e})")
-    peer.finish("gemm_allgather", {"layout": "A_r: M/W x K (rows r*M/W..), B: K x N, C = all_gather(A) B: M x N",
-                                   "fused_vs_sequential_rel_l2": rel})
+        sym, hdl = None, None
+        peer.log(f"symmetric memory: {type(e).__name__}: {e}")
+    if peer.agree(sym is not None):
+        def symm_refresh():
+            refresh()
+            sym.copy_(A_shard)
+
+        def symm_comm():
+            hdl.barrier(channel=0)  # every shard is in place
+            peer.copy_in_parallel([(A[q * ml:(q + 1) * ml], hdl.get_buffer(q, (ml, K), bf16))
+                                   for q in range(W) if q != r])
+            A[r * ml:(r + 1) * ml].copy_(sym)
+            hdl.barrier(channel=1)  # nobody overwrites a shard a peer is still reading
+
+        peer.time_entry("torch symm-mem comm alone", symm_comm, symm_refresh, part="comm")
+    else:
+        peer.skip_entry("torch symm-mem comm alone", "symmetric memory could not be allocated here", part="comm")
+
+    peer.finish("gemm_allgather", {"layout": "A_r: M/W x K (rows r*M/W..), B: K x N, C = all_gather(A) B: M x N"})
 
 
 if __name__ == "__main__":

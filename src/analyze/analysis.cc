@@ -15,6 +15,7 @@
 #include "analyze/frontend.h"
 #include "analyze/ranges.h"
 #include "util/files.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace analyze_internal {
@@ -453,10 +454,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
 
 std::string BufferBase(const std::string& expr_in) {
   std::string e = expr_in;
-  auto trim = [](std::string s) {
-    size_t b = s.find_first_not_of(" \t\r\n"), x = s.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : s.substr(b, x - b + 1);
-  };
+  auto trim = [](const std::string& s) { return Trim(s, " \t\r\n"); };
   auto match = [](const std::string& s, size_t open) -> size_t {
     int d = 0;
     for (size_t i = open; i < s.size(); ++i) {

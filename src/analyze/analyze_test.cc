@@ -145,7 +145,9 @@ TEST_P(AnalyzeCorpus, AClassLayersGemmOnItsCallersHandle) {
   EXPECT_EQ(gemm->writes, std::vector<std::string>{"y"});
   for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
   for (const auto& e : a.edges)
-    if (a.ops[e.from].api == "cublasSgemm") EXPECT_EQ(e.via.rfind("not known (cublasSgemm:", 0), 0u) << e.via;
+    if (a.ops[e.from].api == "cublasSgemm") {
+      EXPECT_EQ(e.via.rfind("not known (cublasSgemm:", 0), 0u) << e.via;
+    }
   for (const auto& op : a.ops)
     if (op.api == "cudaMemcpy") {
       EXPECT_TRUE(op.reads.empty() || op.reads == std::vector<std::string>{"y"}) << op.line;
@@ -162,7 +164,9 @@ TEST_P(AnalyzeCorpus, AGlobalHandleRunsOnTheStreamMainGivesIt) {
   EXPECT_EQ(Find(a, "cublasSgemm")->stream, "g_stream");
   EXPECT_TRUE(HasEdge(a, "cublasSgemm", "ncclAllReduce", "y"));
   for (const auto& e : a.edges)
-    if (a.ops[e.from].api == "cublasSgemm") EXPECT_EQ(e.via, "stream");
+    if (a.ops[e.from].api == "cublasSgemm") {
+      EXPECT_EQ(e.via, "stream");
+    }
   for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
   if (a.parse_path != "clang") return;
   // With the real headers: cublasSgemm (cublasSgemm_v2 once expanded) is clang's own call, and the
@@ -186,8 +190,12 @@ TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {
 TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
   for (const auto& e : a.edges) {
-    if (a.ops[e.from].api == "produce") EXPECT_EQ(e.via, "event grad_ready");
-    if (a.ops[e.to].api == "apply") EXPECT_EQ(e.via, "host sync (cudaStreamSynchronize comm_stream)");
+    if (a.ops[e.from].api == "produce") {
+      EXPECT_EQ(e.via, "event grad_ready");
+    }
+    if (a.ops[e.to].api == "apply") {
+      EXPECT_EQ(e.via, "host sync (cudaStreamSynchronize comm_stream)");
+    }
   }
   for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
 
@@ -249,7 +257,9 @@ TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {
   auto has = [](const std::vector<std::string>& v, const char* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
   EXPECT_TRUE(has(produce->reads, "act"));
   EXPECT_TRUE(has(produce->writes, "grad"));
-  if (GetParam() != Mode::kLexical) EXPECT_EQ(produce->writes, std::vector<std::string>{"grad"});  // clang knows act is const
+  if (GetParam() != Mode::kLexical) {  // clang knows act is const
+    EXPECT_EQ(produce->writes, std::vector<std::string>{"grad"});
+  }
   EXPECT_FALSE(produce->contains_comm);
   EXPECT_EQ(produce->stream, "stream");  // the helper's parameter s, seen from main
   EXPECT_EQ(reduce->kind, "call");
@@ -259,10 +269,14 @@ TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {
   EXPECT_TRUE(HasEdge(a, "compute_grad", "sync_grads", "grad"));
   EXPECT_TRUE(HasEdge(a, "sync_grads", "sgd", "grad"));
   for (const auto& e : a.edges)
-    if (a.ops[e.from].function == "main") EXPECT_EQ(e.via, "stream") << a.ops[e.from].api << " -> " << a.ops[e.to].api;
+    if (a.ops[e.from].function == "main") {
+      EXPECT_EQ(e.via, "stream") << a.ops[e.from].api << " -> " << a.ops[e.to].api;
+    }
   // The helpers' own parameters, and the collective where it is issued.
   for (const auto& f : a.functions)
-    if (f.name == "sum_over_ranks") EXPECT_EQ(f.params, (std::vector<std::string>{"buf", "n", "comm", "st"}));
+    if (f.name == "sum_over_ranks") {
+      EXPECT_EQ(f.params, (std::vector<std::string>{"buf", "n", "comm", "st"}));
+    }
   EXPECT_EQ(Find(a, "ncclAllReduce")->function, "sum_over_ranks");
   EXPECT_EQ(Find(a, "sum_over_ranks")->function, "sync_grads");
   const std::string report = FormatAnalysis(a);

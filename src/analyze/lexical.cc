@@ -8,9 +8,6 @@
 namespace cuco::analyze_internal {
 namespace {
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 size_t SkipSpace(const std::string& t, size_t p) {
   while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
   return p;
@@ -42,9 +39,9 @@ std::string ParamName(const std::string& decl) {
   if (size_t eq = d.find('='); eq != std::string::npos) d = d.substr(0, eq);
   if (size_t br = d.find('['); br != std::string::npos) d = d.substr(0, br);
   size_t end = d.size();
-  while (end > 0 && !IsIdent(d[end - 1])) --end;
+  while (end > 0 && !IsCIdentChar(d[end - 1])) --end;
   size_t begin = end;
-  while (begin > 0 && IsIdent(d[begin - 1])) --begin;
+  while (begin > 0 && IsCIdentChar(d[begin - 1])) --begin;
   if (begin == end || begin == 0) return "";  // only a type ("int"): unnamed
   return d.substr(begin, end - begin);
 }
@@ -75,9 +72,9 @@ std::vector<std::string> SplitArgsInternal(const std::string& text) {
 
 bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end) {
-  if (pos >= t.size() || !IsIdentStart(t[pos])) return false;
+  if (pos >= t.size() || !IsCIdentStart(t[pos])) return false;
   size_t p = pos;
-  while (p < t.size() && (IsIdent(t[p]) || (t[p] == ':' && p + 1 < t.size() && t[p + 1] == ':'))) p += t[p] == ':' ? 2 : 1;
+  while (p < t.size() && (IsCIdentChar(t[p]) || (t[p] == ':' && p + 1 < t.size() && t[p + 1] == ':'))) p += t[p] == ':' ? 2 : 1;
   *name = t.substr(pos, p - pos);
   if (size_t c = name->rfind("::"); c != std::string::npos) *name = name->substr(c + 2);
   p = SkipSpace(t, p);
@@ -165,7 +162,7 @@ FrontEndResult ParseLexically(const std::string& raw) {
       continue;
     }
     if (c == ';') last_call_name.clear();
-    if (IsIdentStart(c) && (i == 0 || !IsIdent(s[i - 1]))) {
+    if (IsCIdentStart(c) && (i == 0 || !IsCIdentChar(s[i - 1]))) {
       std::string name;
       std::vector<std::string> config, args;
       size_t end = 0;
@@ -199,11 +196,11 @@ FrontEndResult ParseLexically(const std::string& raw) {
         }
         // keep scanning inside the arguments (nested calls)
         size_t p = i;
-        while (p < s.size() && IsIdent(s[p])) ++p;
+        while (p < s.size() && IsCIdentChar(s[p])) ++p;
         i = p;
         continue;
       }
-      while (i < s.size() && IsIdent(s[i])) ++i;
+      while (i < s.size() && IsCIdentChar(s[i])) ++i;
       continue;
     }
     ++i;

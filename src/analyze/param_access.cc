@@ -2,10 +2,10 @@
 
 #include <cctype>
 
+#include "util/source_text.h"
+
 namespace cuco {
 namespace {
-
-bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 size_t SkipSpace(const std::string& s, size_t i) {
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
@@ -35,7 +35,7 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
   if (b > 0 && (s[b - 1] == '*' || s[b - 1] == '&')) {
     size_t p = b - 1;
     while (p > 0 && std::isspace(static_cast<unsigned char>(s[p - 1]))) --p;
-    const bool binary = p > 0 && (IsIdent(s[p - 1]) || s[p - 1] == ')' || s[p - 1] == ']');
+    const bool binary = p > 0 && (IsCIdentChar(s[p - 1]) || s[p - 1] == ')' || s[p - 1] == ']');
     if (!binary) {
       if (s[b - 1] == '&' && !(p > 0 && s[p - 1] == '&')) address_of = true;  // &p or &p[i]: escapes
       if (s[b - 1] == '*') deref = true;
@@ -51,9 +51,9 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
       i = SkipBalanced(s, i);
       if (i == std::string::npos) return both;
       indexed = true;
-    } else if (indexed && s[i] == '.' && i + 1 < s.size() && IsIdent(s[i + 1])) {
+    } else if (indexed && s[i] == '.' && i + 1 < s.size() && IsCIdentChar(s[i + 1])) {
       ++i;
-      while (i < s.size() && IsIdent(s[i])) ++i;
+      while (i < s.size() && IsCIdentChar(s[i])) ++i;
     } else {
       break;
     }
@@ -73,7 +73,7 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
 
 bool KernelParamsFromText(const std::string& s, const std::string& name, KernelParams* out) {
   for (size_t at = s.find(name); at != std::string::npos; at = s.find(name, at + 1)) {
-    if ((at > 0 && IsIdent(s[at - 1])) || (at + name.size() < s.size() && IsIdent(s[at + name.size()]))) continue;
+    if ((at > 0 && IsCIdentChar(s[at - 1])) || (at + name.size() < s.size() && IsCIdentChar(s[at + name.size()]))) continue;
     size_t open = SkipSpace(s, at + name.size());
     if (open >= s.size() || s[open] != '(') continue;
     // A definition: `__global__` in its declaration (back to the last `;`, `}` or `{`), a body after.
@@ -101,9 +101,9 @@ bool KernelParamsFromText(const std::string& s, const std::string& name, KernelP
         const size_t stop = s[i] == ',' && paren == 0 ? i : close;
         const std::string p = s.substr(from, stop - from);
         size_t e = p.size();
-        while (e > 0 && !IsIdent(p[e - 1])) --e;
+        while (e > 0 && !IsCIdentChar(p[e - 1])) --e;
         size_t b = e;
-        while (b > 0 && IsIdent(p[b - 1])) --b;
+        while (b > 0 && IsCIdentChar(p[b - 1])) --b;
         const int index = static_cast<int>(names.size());
         names.push_back(p.substr(b, e - b));
         const size_t star = p.find('*');
@@ -121,7 +121,7 @@ bool KernelParamsFromText(const std::string& s, const std::string& name, KernelP
       ParamAccess acc;
       bool seen = false;
       for (size_t r = s.find(n, body); r != std::string::npos && r < end; r = s.find(n, r + 1)) {
-        if ((r > 0 && IsIdent(s[r - 1])) || (r + n.size() < s.size() && IsIdent(s[r + n.size()]))) continue;
+        if ((r > 0 && IsCIdentChar(s[r - 1])) || (r + n.size() < s.size() && IsCIdentChar(s[r + n.size()]))) continue;
         seen = true;
         acc |= AccessAt(s, r, r + n.size());
       }

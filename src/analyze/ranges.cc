@@ -144,8 +144,6 @@ bool NonNegative(const Poly& p) {
   return std::all_of(p.begin(), p.end(), [](const auto& mc) { return mc.second >= 0; });
 }
 
-bool IsRangeIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 // The part of `text` between the `(` at `open` and its `)`.
 size_t CloseOf(const std::string& text, size_t open, char o, char c) {
   int depth = 0;
@@ -179,9 +177,9 @@ bool ProvablyDisjoint(const ElemRange& a, const ElemRange& b) {
 std::string SubstituteNames(const std::string& expr, const std::map<std::string, std::string>& names) {
   std::string out;
   for (size_t i = 0; i < expr.size();) {
-    if (IsRangeIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) && (i == 0 || !IsRangeIdentChar(expr[i - 1]))) {
+    if (IsCIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) && (i == 0 || !IsCIdentChar(expr[i - 1]))) {
       size_t k = i;
-      while (k < expr.size() && IsRangeIdentChar(expr[k])) ++k;
+      while (k < expr.size() && IsCIdentChar(expr[k])) ++k;
       const auto it = names.find(expr.substr(i, k - i));
       out += it == names.end() ? expr.substr(i, k - i) : "(" + it->second + ")";
       i = k;
@@ -241,7 +239,7 @@ std::optional<ElemRange> KernelParamRange(const std::string& blank, size_t body_
   const size_t brace = body.find('{');  // the uses in the body, past the parameter list
   if (brace == std::string::npos) return std::nullopt;
   for (size_t at = body.find(param, brace); at != std::string::npos; at = body.find(param, at + 1)) {
-    if ((at > 0 && IsRangeIdentChar(body[at - 1])) || (at + param.size() < body.size() && IsRangeIdentChar(body[at + param.size()]))) continue;
+    if ((at > 0 && IsCIdentChar(body[at - 1])) || (at + param.size() < body.size() && IsCIdentChar(body[at + param.size()]))) continue;
     const ParamAccess acc = AccessAt(blank, body_begin + at, body_begin + at + param.size());
     if (!(writes ? acc.write : acc.read)) continue;
     size_t open = at + param.size();

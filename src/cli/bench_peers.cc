@@ -49,6 +49,43 @@ BenchRow PeerRow(const std::string& name, const std::string& status, const std::
   return r;
 }
 
+// One entry of the peer's result file (bench/peers/README.md) as a table row: "error" fails it,
+// "skipped" skips it (a peer that cannot run here, e.g. a library that is not installed), and a
+// full entry's "check" (its own output against a reference) marks it self-checked, or fails it
+// when the check did not pass.
+BenchRow PeerEntryRow(const nlohmann::json& e, const std::string& detail) {
+  BenchRow r;
+  r.name = e.value("name", std::string("?"));
+  r.part = e.contains("part") && e["part"].is_string() ? e["part"].get<std::string>() : "";
+  r.kind = r.part == "compute" || r.part == "comm" ? "peer-part" : "peer";
+  r.detail = detail;
+  auto num = [&](const nlohmann::json& j, const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : -1.0; };
+  r.median_ms = num(e, "median_ms");
+  r.p10_ms = num(e, "p10_ms");
+  r.p90_ms = num(e, "p90_ms");
+  const nlohmann::json check = e.contains("check") && e["check"].is_object() ? e["check"] : nlohmann::json();
+  if (e.contains("skipped") && e["skipped"].is_string()) {
+    r.status = "skipped";
+    r.reason = e["skipped"].get<std::string>();
+  } else if (e.contains("error") && e["error"].is_string()) {
+    r.status = "failed";
+    r.reason = e["error"].get<std::string>();
+  } else if (!(r.median_ms > 0)) {
+    r.status = "failed";
+    r.reason = "no valid median_ms in the peer's result";
+  } else if (check.is_object() && !check.value("ok", false)) {
+    r.status = "failed";
+    r.reason = fmt::format("its own output check failed: rel L2 {:.3g}, max abs {:.3g} ({})", num(check, "rel_l2"),
+                           num(check, "max_abs"), check.value("what", std::string("against its reference")));
+  } else {
+    r.status = "ok";
+    r.peer_checked = check.is_object();
+    if (r.peer_checked)
+      r.detail += fmt::format("; checked: rel L2 {:.3g}, max abs {:.3g}", num(check, "rel_l2"), num(check, "max_abs"));
+  }
+  return r;
+}
+
 }  // namespace
 
 PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& cascade, int world,
@@ -83,13 +120,20 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
   if (cuda) j["torch"] = said;
   else j["python_version"] = said;
 
-  GpuLease lease;
+  // Under the conditions of cuco's own entries: each rank an MPS client of a daemon of cuco's for
+  // these GPUs when the entries had one (the peer then has no supervisor beside it, but the same
+  // MPS server between it and the GPU); else each rank alone on its GPU, one context each.
+  GpuSession gpu;
   if (cuda) {
     if (!cascade.has_gpus()) return skip(name, "no GPU found on this machine");
     auto l = cascade.pool().Acquire(world);
     if (!l.ok()) return skip(name, l.status().message());
-    lease = std::move(*l);
+    gpu.Open(std::move(*l), cascade.toolchain().gpus, cascade.timing_plan());
   }
+  const std::string method = !cuda     ? "its own process per rank"
+                             : gpu.mps() ? "MPS (cuco's own daemon; each rank its own process, no supervisor beside it)"
+                                         : "own process per rank, no MPS (one CUDA context per GPU: nothing time-sliced)";
+  j["timing_method"] = method;
   fs::path dir = run_dir / "peers";
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -99,20 +143,27 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
   job.argv = {a.python, script.string()};
   for (const auto& [k, v] : wl.bench_sizes) job.argv.insert(job.argv.end(), {"--size", k + "=" + std::to_string(v)});
   job.argv.insert(job.argv.end(), {"--warmup", std::to_string(wl.warmup), "--iters", std::to_string(std::max(20, wl.iters)),
-                                   "--out", result.string()});
+                                   "--rel-l2", fmt::format("{}", wl.tol_rel_l2), "--max-abs",
+                                   fmt::format("{}", wl.tol_max_abs), "--out", result.string()});
   job.env["PYTHONUNBUFFERED"] = "1";
   job.world_size = world;
-  job.gpus = lease.gpus();
+  job.gpus = gpu.gpus();
+  if (cuda) {
+    for (const auto& [k, v] : gpu.SupervisorEnv()) job.env[k] = v;
+    if (gpu.mps()) job.gpus.clear();  // the server's devices, numbered from 0
+  }
   job.log_dir = (dir / "logs").string();
   job.rendezvous_dir = (dir / "rendezvous").string();
   job.timeout_s = a.limit_s > 0 ? a.limit_s : std::max(300.0, wl.bench_s);
   j["argv"] = job.argv;
   j["log_dir"] = job.log_dir;
-  j["gpus"] = job.gpus;
+  j["gpus"] = gpu.gpus();
   std::cerr << fmt::format("cuco bench: peer {} on {} rank(s)...\n", name, world);
   auto t0 = std::chrono::steady_clock::now();
   auto outcome = MakeLocalLauncher()->Run(job);
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  gpu.StopDaemon();
+  if (cuda) j["gpu_session"] = gpu.ToJson();
   auto fail = [&](const std::string& why) {
     j["status"] = "failed";
     j["reason"] = why;
@@ -120,6 +171,20 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
     return out;
   };
   if (!outcome.ok()) return fail(outcome.status().message());
+  // The result file, as far as the peer got: rank 0 rewrites it after every entry, so a peer that
+  // failed or ran out of time still gives the entries it finished.
+  nlohmann::json res;
+  if (auto text = ReadFile(result); text.ok()) res = nlohmann::json::parse(*text, nullptr, false);
+  const bool readable = res.is_object() && res.contains("entries") && res["entries"].is_array();
+  if (readable) {
+    j["output"] = res;
+    if (res.contains("torch") && res["torch"].is_string()) j["torch"] = res["torch"];
+    const std::string torch = j["torch"].is_string() ? " (torch " + j["torch"].get<std::string>() + ")" : "";
+    for (const auto& e : res["entries"]) {
+      out.rows.push_back(PeerEntryRow(e, name + torch));
+      out.rows.back().method = method;
+    }
+  }
   if (!outcome->ok()) {
     std::string why = JudgeJob(*outcome).reason;
     for (const auto& r : outcome->ranks) {
@@ -130,37 +195,11 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
         break;
       }
     }
+    if (readable && !out.rows.empty()) why = "after the entries above: " + why;
     return fail(why + "; logs in " + job.log_dir);
   }
-  auto text = ReadFile(result);
-  if (!text.ok()) return fail("the peer wrote no result file " + result.string());
-  nlohmann::json res = nlohmann::json::parse(*text, nullptr, false);
-  if (res.is_discarded() || !res.is_object() || !res.contains("entries") || !res["entries"].is_array())
-    return fail(result.string() + " is not {\"entries\": [...]} JSON");
-  j["output"] = res;
-  if (res.contains("torch") && res["torch"].is_string()) j["torch"] = res["torch"];
-  const std::string torch = j["torch"].is_string() ? " (torch " + j["torch"].get<std::string>() + ")" : "";
-  for (const auto& e : res["entries"]) {
-    BenchRow r;
-    r.name = e.value("name", std::string("?"));
-    r.part = e.contains("part") && e["part"].is_string() ? e["part"].get<std::string>() : "";
-    r.kind = r.part == "compute" || r.part == "comm" ? "peer-part" : "peer";
-    r.detail = name + torch;
-    auto num = [&](const char* k) { return e.contains(k) && e[k].is_number() ? e[k].get<double>() : -1.0; };
-    r.median_ms = num("median_ms");
-    r.p10_ms = num("p10_ms");
-    r.p90_ms = num("p90_ms");
-    if (e.contains("error") && e["error"].is_string()) {
-      r.status = "failed";
-      r.reason = e["error"].get<std::string>();
-    } else if (r.median_ms > 0) {
-      r.status = "ok";
-    } else {
-      r.status = "failed";
-      r.reason = "no valid median_ms in the peer's result";
-    }
-    out.rows.push_back(r);
-  }
+  if (!fs::exists(result)) return fail("the peer wrote no result file " + result.string());
+  if (!readable) return fail(result.string() + " is not {\"entries\": [...]} JSON");
   if (out.rows.empty()) return fail("the peer reported no entries");
   j["status"] = "ok";
   return out;

@@ -1,6 +1,7 @@
 // The PyTorch peers of `cuco bench`: bench/peers/<workload>.py run once per rank through cuco's
 // local launcher (contract: bench/peers/README.md), as rows for the bench table and a JSON record.
-// Never fails the bench: every problem becomes a skipped or failed row.
+// Never fails the bench: every problem becomes a skipped or failed row, and the entries a peer
+// finished before it failed (it rewrites its result file after each) are kept.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 #include "cli/budget_options.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -11,6 +12,10 @@ namespace cuco {
 void AddBudgetOptions(CLI::App* cmd, BudgetFlags* flags) {
   cmd->add_option("--max-candidates", flags->max_candidates,
                   "Stop after N candidates (replaces [budget] max_candidates; recorded in the run's config.toml)")
+      ->check(CLI::Range(0, 1000000000));
+  cmd->add_option("--max-generations", flags->max_generations,
+                  "Stop after N generations after generation 0 (replaces [budget] max_generations; recorded in the "
+                  "run's config.toml)")
       ->check(CLI::Range(0, 1000000000));
   cmd->add_option("--time-budget", flags->time_budget,
                   "Stop after this long, over all sessions: 90s, 30m, 2h or seconds (replaces [budget] max_wall_s)");
@@ -30,14 +35,35 @@ std::string TomlFloat(double v) {
 
 }  // namespace
 
+namespace {
+
+// A count limit given as a flag: it replaces its key; and, given alone with N > 0, it lifts the
+// other count limit (`other`), so that the limit asked for is the one that binds.
+void ApplyCountFlag(const char* flag, const char* key, std::optional<int> value, int* limit, bool other_given,
+                    const char* other_flag, const char* other_key, int* other, BudgetChange* change) {
+  if (!value) return;
+  if (*value != *limit) {
+    change->lines.push_back(fmt::format("{} {} replaces {} = {}", flag, *value, key, *limit));
+    change->keys.emplace_back(key, std::to_string(*value));
+    *limit = *value;
+  }
+  if (*value > 0 && !other_given && *other > 0) {
+    change->lines.push_back(fmt::format("{} {} lifts {} = {} (give {} N as well to keep a limit there)", flag, *value,
+                                        other_key, *other, other_flag));
+    change->lifts.push_back(change->lines.back());
+    change->keys.emplace_back(other_key, "0");
+    *other = 0;
+  }
+}
+
+}  // namespace
+
 Result<BudgetChange> ApplyBudgetFlags(const BudgetFlags& flags, RunConfig* cfg) {
   BudgetChange change;
-  if (flags.max_candidates && *flags.max_candidates != cfg->max_candidates) {
-    change.lines.push_back(
-        fmt::format("--max-candidates {} replaces max_candidates = {}", *flags.max_candidates, cfg->max_candidates));
-    change.keys.emplace_back("max_candidates", std::to_string(*flags.max_candidates));
-    cfg->max_candidates = *flags.max_candidates;
-  }
+  ApplyCountFlag("--max-candidates", "max_candidates", flags.max_candidates, &cfg->max_candidates,
+                 flags.max_generations.has_value(), "--max-generations", "max_generations", &cfg->max_generations, &change);
+  ApplyCountFlag("--max-generations", "max_generations", flags.max_generations, &cfg->max_generations,
+                 flags.max_candidates.has_value(), "--max-candidates", "max_candidates", &cfg->max_candidates, &change);
   if (!flags.time_budget.empty()) {
     auto seconds = ParseDuration(flags.time_budget);
     if (!seconds.ok()) return Status::InvalidArgument("--time-budget: " + seconds.status().message());
@@ -54,7 +80,8 @@ Result<BudgetChange> ApplyBudgetFlags(const BudgetFlags& flags, RunConfig* cfg) 
   }
   if (cfg->max_candidates == 0 && cfg->max_generations == 0)
     return Status::InvalidArgument(
-        "--max-candidates 0 leaves no limit: [budget] max_generations is 0 too (give a number of candidates)");
+        "the budget flags leave no count limit: max_candidates and max_generations are both 0 (give "
+        "--max-candidates N or --max-generations N)");
   return change;
 }
 
@@ -114,12 +141,20 @@ Result<std::string> RecordBudgetChange(const std::string& toml, const std::strin
   for (const std::string& line : lines) out += line + "\n";
 
   auto check = ParseRunConfig(out, path);
-  if (!check.ok() || check->max_candidates != cfg.max_candidates || check->max_wall_s != cfg.max_wall_s ||
-      check->max_dollars != cfg.max_dollars)
+  if (!check.ok() || check->max_candidates != cfg.max_candidates || check->max_generations != cfg.max_generations ||
+      check->max_wall_s != cfg.max_wall_s || check->max_dollars != cfg.max_dollars)
     return Status::InvalidArgument(path + ": could not record the budget flags in its [budget] table (" +
                                    (check.ok() ? "it sets them another way" : check.status().message()) +
                                    "): write them there by hand");
   return out;
+}
+
+std::string RaiseBudgetFlag(const std::string& spent_key, const RunConfig& cfg) {
+  if (spent_key == "max_candidates") return fmt::format("--max-candidates {}", 2 * std::max(1, cfg.max_candidates));
+  if (spent_key == "max_generations") return fmt::format("--max-generations {}", 2 * std::max(1, cfg.max_generations));
+  if (spent_key == "max_dollars") return fmt::format("--max-cost {:g}", 2 * cfg.max_dollars);
+  if (spent_key == "max_wall_s") return fmt::format("--time-budget {:.0f}", 2 * cfg.max_wall_s);
+  return "";
 }
 
 }  // namespace cuco

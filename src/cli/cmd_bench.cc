@@ -3,23 +3,33 @@
 // same GPUs; then a table of times, speed-ups and the share of the way to the overlap bound, and a
 // JSON file with every record and the machine it ran on.
 //
-// The JSON ("schema": "cuco-bench/1"; <run-dir>/bench.json, and --json FILE):
+// The JSON ("schema": "cuco-bench/2"; <run-dir>/bench.json, and --json FILE):
 //   workload, workload_dir, label, date_utc, finished_utc, hostname, command_line (argv joined),
 //   cuco_version, cuco_commit (null when unknown), cuco_tree_dirty, cuco_commit_source,
 //   language, world_size, gpu_count, gpus_used, devices [{index, name, memory_bytes, sm_count,
 //   compute_capability, pci_bus_id}], no_gpu,
 //   versions {nccl, nccl_code, cuda, driver, driver_cuda, torch}, runtime_versions (as the harness
 //   saw them: {nccl, cuda_runtime, cuda_driver}), sizes {bench, verify}, timing {warmup, iters,
-//   verify_runs, verify_fraction}, run_dir, store,
+//   verify_runs, verify_fraction}, work {compute_flops, comm_bytes} (workload.toml [work]), run_dir, store,
+//   timing_plan {method, mps, control, why, comparable_with_peers}: decided up front
+//   (evaluate/gpu_session.h; each record says how it was timed itself),
 //   entries [{name, kind: seed|variant|part|candidate, file, variant, part, knobs, description,
-//             store_id, record: the EvalRecord's ToJson (stages, errors, timing, rank metrics)}],
+//             store_id, record: the EvalRecord's ToJson (stages, errors, timing, rank metrics,
+//             timing_method, gpu_session)}],
 //   peers {script, status: ok|failed|skipped, reason, torch, python, argv, log_dir, gpus, seconds,
-//          output: the peer's own result file},
+//          timing_method, gpu_session, output: the peer's own result file},
 //   table {rows [{name, kind, status, status_text, verified, part, median_ms, p10_ms, p90_ms,
-//                 speedup_vs_seed, speedup_vs_best_peer, to_bound, bound_over_t, reason, detail}],
-//          seed {entry, ms}, best_peer {entry, ms}, bound {known, ms, compute_ms, compute_entry,
-//          comm_ms, comm_entry, why_unknown}, peer_bound {...}},
+//                 speedup_vs_seed, speedup_vs_best_peer, to_bound, bound_over_t, reason, detail,
+//                 method, comparable_with_peers, peer_checked, work, rate, rate_unit, of_peak}],
+//          seed {entry, ms}, best_peer {entry, ms},
+//          bound {known, ms, compute_ms, compute_entry, compute_kind, comm_ms, comm_entry,
+//                 comm_kind, why_unknown}: the honest bound, over every part timed (cuco's and
+//                 the peers'); own_bound {...}: cuco's parts only; peer_bound {...},
+//          rates {device, peak {model, bf16_dense_tflops, nvlink_gbps_per_dir, source} | null,
+//                 compute_flops, comm_bytes}, timing_note},
 //   table_text (what was printed), exit_code.
+// cuco-bench/1 (before the honest bound) had no own_bound, rates or timing_note, and its `bound`
+// was cuco's own parts.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -36,6 +46,7 @@
 #include "evaluate/cascade.h"
 #include "report/bench_table.h"
 #include "store/candidate_store.h"
+#include "toolchain/device_peaks.h"
 #include "toolchain/toolchain.h"
 #include "util/clock.h"
 #include "util/files.h"
@@ -104,6 +115,38 @@ Machine MachineOf(const Toolchain& tc, const std::vector<int>& gpus, const std::
   return m;
 }
 
+// What the table's rates and timing line need: the first selected GPU's peaks, the workload's
+// [work] formulas, and how cuco's entries and the peers were timed.
+BenchContext ContextOf(const WorkloadConfig& wl, const Machine& machine, const std::vector<BenchEntry>& entries,
+                       const PeerOutcome& peers) {
+  BenchContext c;
+  if (!machine.devices.empty()) c.device = machine.devices[0].value("name", std::string());
+  c.peak = DevicePeakFor(c.device);
+  c.compute_flops = wl.work.compute_flops;
+  c.comm_bytes = wl.work.comm_bytes;
+  std::string method;
+  for (const auto& e : entries)
+    for (const auto& r : e.record.rank_metrics)
+      if (method.empty() && r.is_object() && r.contains("timing") && r["timing"].is_object())
+        method = r["timing"].value("method", std::string());
+  c.timing_note = fmt::format("cuco: {}, median of {} after {} warm-up, max over ranks",
+                              method.empty() ? "the harness's windows" : method, wl.iters, wl.warmup);
+  const nlohmann::json& out = peers.json.contains("output") ? peers.json["output"] : nlohmann::json();
+  if (out.is_object() && out.contains("timing") && out["timing"].is_string())
+    c.timing_note += fmt::format("; peers: {}, median of {} after {} warm-up", out["timing"].get<std::string>(),
+                                 out.value("iters", 0), out.value("warmup", 0));
+  return c;
+}
+
+// Each part's work per rank ([work] at the bench sizes and this world size): FLOPs or bytes.
+void SetPartWork(const WorkloadConfig& wl, int world, std::vector<BenchRow>* rows) {
+  for (BenchRow& r : *rows) {
+    if (r.kind != "part" && r.kind != "peer-part") continue;
+    const std::string& expr = r.part == "compute" ? wl.work.compute_flops : r.part == "comm" ? wl.work.comm_bytes : "";
+    if (auto v = EvalWork(expr, wl.bench_sizes, world)) r.work = static_cast<double>(*v);
+  }
+}
+
 int Run(const BenchArgs& a) {
   const std::string started = UtcNow();
   auto wl = LoadWorkloadWithOverrides("bench", a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
@@ -149,6 +192,7 @@ int Run(const BenchArgs& a) {
   Cascade cascade(*wl, tc, opts);
   const bool cuda = wl->language == "cuda";
   const bool no_gpu = cuda && !cascade.has_gpus();
+  if (cuda && !no_gpu) std::cerr << "cuco bench: " << cascade.timing_plan().Line() << "\n";  // before anything runs
   if (no_gpu)
     std::cerr << "cuco bench: no GPU found on this machine: every entry is compiled (L1) and nothing is run or timed.\n"
                  "  On a GPU machine each entry would run: verify: " << cascade.DescribeRun("verify")
@@ -181,15 +225,17 @@ int Run(const BenchArgs& a) {
     }
     row.reason = r.reason;
     row.detail = e.file;
+    row.method = r.timing_method;
     for (const auto& v : wl->variants)
       if (v.name == e.variant) row.detail = v.file + (e.knobs.empty() ? "" : " with " + KnobsText(e.knobs));
     rows.push_back(row);
   }
   rows.insert(rows.end(), peers.rows.begin(), peers.rows.end());
-  BenchSummary summary = Summarize(rows);
+  SetPartWork(*wl, world, &rows);
+  const Machine machine = MachineOf(tc, a.gpus, entries, peers);
+  BenchSummary summary = Summarize(rows, ContextOf(*wl, machine, entries, peers));
   const std::string table = FormatBenchTable(summary);
 
-  const Machine machine = MachineOf(tc, a.gpus, entries, peers);
   const nlohmann::json& devices = machine.devices;
   const std::string& device_names = machine.device_names;
   const std::set<int>& used = machine.gpus_used;
@@ -218,7 +264,7 @@ int Run(const BenchArgs& a) {
                                  a.label.empty() ? "" : "; label " + a.label);
 
   nlohmann::json doc;
-  doc["schema"] = "cuco-bench/1";
+  doc["schema"] = "cuco-bench/2";
   doc["workload"] = wl->name;
   doc["workload_dir"] = wl->dir.string();
   doc["label"] = a.label;
@@ -242,10 +288,12 @@ int Run(const BenchArgs& a) {
                      {"driver", tc.driver_version},
                      {"driver_cuda", tc.driver_cuda_version},
                      {"torch", peers.json.contains("torch") ? peers.json["torch"] : nlohmann::json(nullptr)}};
+  doc["work"] = {{"compute_flops", wl->work.compute_flops}, {"comm_bytes", wl->work.comm_bytes}};
   doc["runtime_versions"] = runtime_versions;
   doc["sizes"] = {{"bench", wl->bench_sizes}, {"verify", wl->verify_sizes}};
   doc["timing"] = {{"warmup", wl->warmup}, {"iters", wl->iters}, {"verify_runs", wl->verify_runs},
                    {"verify_fraction", wl->verify_fraction}};
+  doc["timing_plan"] = TimingPlanJson(cascade.timing_plan());
   doc["run_dir"] = fs::absolute(run_dir).string();
   doc["store"] = fs::absolute(run_dir / "cuco.db").string();
   doc["entries"] = BenchEntriesJson(entries);
@@ -280,7 +328,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<BenchArgs>();
   cmd->add_option("workload", a->workload, "Workload folder (holding workload.toml)")->required();
   cmd->add_option("candidates", a->candidates, "Candidate files to add to the table");
-  cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
+  AddWorldSizeOption(cmd, &a->world_size, "Ranks (default: the workload's world_size)");
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
   cmd->add_option("--run-dir", a->run_dir, "Where the store, logs and bench.json go (default: cuco-runs/bench-<workload>-w<N>)");
   cmd->add_option("--only", a->only, "Run only these entries: seed, variant names, candidate file names, peers")

@@ -1,4 +1,5 @@
-// cuco diff <run> <a> [<b>|seed] [--json]: the code change from a to b (default: a's parent to a).
+// cuco diff <run> <id> [<other-id>|seed] [--json]: the code change from id to other-id (default: id's parent
+// to id).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -42,10 +43,10 @@ int Diff(const DiffArgs& args) {
 
 void AddDiffCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<DiffArgs>();
-  auto* cmd = app.add_subcommand("diff", "Unified diff of two candidates' code: a -> b, or a's parent -> a when b is left out");
+  auto* cmd = app.add_subcommand("diff", "Unified diff of two candidates' code: id -> other-id, or id's parent -> id when other-id is left out");
   cmd->add_option("run", a->run, "Run directory (holds cuco.db)")->required();
-  cmd->add_option("a", a->a, "Candidate id (or best, seed)")->required();
-  cmd->add_option("b", a->b, "Candidate id, best or seed");
+  cmd->add_option("id", a->a, "Candidate id (or best, seed)")->required();
+  cmd->add_option("other-id", a->b, "Candidate id, best or seed");
   cmd->add_flag("--json", a->json, "Print {from, to, diff} as JSON");
   cmd->callback([a, exit_code] { *exit_code = Diff(*a); });
 }

@@ -50,15 +50,7 @@ int Run(const EvalArgs& a) {
     std::cerr << "cuco eval: nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.\n";
     return kExitEnvironment;
   }
-  if (a.world_size > 0) {
-    bool ok = false;
-    for (int w : wl->world_sizes) ok |= (w == a.world_size);
-    if (!ok) {
-      std::cerr << fmt::format("cuco eval: {}: world size {} is not among the workload's world_sizes\n",
-                               wl->toml_path.string(), a.world_size);
-      return kExitUsage;
-    }
-  }
+  if (!WorldSizeFlagListed("eval", *wl, a.world_size)) return kExitUsage;
   std::vector<std::pair<std::string, std::string>> todo;  // label, code
   if (a.candidates.empty()) {
     auto seed = ReadFile(wl->SeedPath());
@@ -93,9 +85,12 @@ int Run(const EvalArgs& a) {
   opts.skip_deny_scan = a.skip_deny_scan;
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (int rc = ApplyLauncher("eval", a.launcher, "local", SlurmOptions{}, run_dir, &opts); rc != 0) return rc;
-  opts.compile_only = a.stage == "compile";
+  opts.compile_only = a.stage == "compile" || a.stage == "compile-check";
+  opts.unoptimized = a.stage == "compile-check";
   opts.max_parallel_compiles = a.parallel_compiles;
   Cascade cascade(*wl, tc, opts);
+  if (wl->language == "cuda" && (cascade.has_gpus() || opts.launcher == "slurm") && !opts.compile_only)
+    std::cerr << "cuco eval: " << cascade.timing_plan().Line() << "\n";  // one line, before anything runs
   if (wl->language == "cuda" && !cascade.has_gpus() && !a.json)
     std::cerr << "cuco eval: no GPU found on this machine: running the cascade as far as it goes here (scan and "
                  "compile, L1).\n  On a GPU machine it would run: verify: " << cascade.DescribeRun("verify")
@@ -161,9 +156,11 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workload", a->workload, "Workload folder (holding workload.toml)")->required();
   cmd->add_option("candidates", a->candidates, "Candidate files (copies of the seed with changed EVOLVE blocks)");
   cmd->add_flag("--json", a->json, "Print records as JSON");
-  cmd->add_option("--stage", a->stage, "How far to go: compile | all")->check(CLI::IsMember({"compile", "all"}));
+  cmd->add_option("--stage", a->stage,
+                  "How far to go: compile | compile-check (device code unoptimised: does it build; faster) | all")
+      ->check(CLI::IsMember({"compile", "compile-check", "all"}));
   cmd->add_option("--gpus", a->gpus, "GPU ids to use (default: all)")->delimiter(',');
-  cmd->add_option("--world-size", a->world_size, "Ranks (default: the workload's world_size)");
+  AddWorldSizeOption(cmd, &a->world_size, "Ranks (default: the workload's world_size; one of its world_sizes)");
   cmd->add_option("--run-dir", a->run_dir, "Where the store and logs go (default: cuco-runs/eval-<workload>)");
   AddLauncherOption(cmd, &a->launcher);
   cmd->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");

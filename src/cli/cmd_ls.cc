@@ -1,5 +1,6 @@
 // cuco ls <runs-dir> [--json]: the runs under a folder (and the folder itself, when it is a run),
-// each with its workload, candidates, verdict counts and best result.
+// each with its workload, candidates, verdict counts and best result; a run that cannot be read is a
+// row saying why ({"run", "error"} in JSON), and the others are listed all the same (exit 0).
 #include <filesystem>
 #include <iostream>
 
@@ -41,11 +42,17 @@ int Ls(const LsArgs& a) {
   for (const auto& e : fs::directory_iterator(a.dir))
     if (e.is_directory() && fs::exists(e.path() / "cuco.db")) dirs.push_back(e.path().string());
   std::sort(dirs.begin(), dirs.end());
+  // A run that cannot be read (a damaged cuco.db) is one row saying why, and a line on stderr; the
+  // others are listed all the same.
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& d : dirs) {
     auto run = LoadRun(d, /*summary_only=*/true);
-    if (!run.ok()) return ViewFail("ls", run.status());
-    rows.push_back(RunRow(*run));
+    if (run.ok()) {
+      rows.push_back(RunRow(*run));
+    } else {
+      std::cerr << "cuco ls: " << run.status().message() << "\n";
+      rows.push_back({{"run", d}, {"error", run.status().message()}});
+    }
   }
   if (a.json) {
     std::cout << rows.dump(2) << "\n";
@@ -53,11 +60,16 @@ int Ls(const LsArgs& a) {
   }
   if (rows.empty()) std::cout << "no runs under " << a.dir << "\n";
   auto num = [](const nlohmann::json& v, const char* f) { return v.is_null() ? std::string("-") : fmt::format(fmt::runtime(f), v.get<double>()); };
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
+    if (r.contains("error")) {
+      std::cout << fmt::format("{:<40} unreadable: {}\n", r["run"].get<std::string>(), r["error"].get<std::string>());
+      continue;
+    }
     std::cout << fmt::format("{:<40} {:<22} {:>5} cand {:>5} ok  seed {:>10}  best {:>6} {:>10} {:>7}\n", r["run"].get<std::string>(),
                              r["workload"].get<std::string>(), r["candidates"].get<int64_t>(), r["ok"].get<int64_t>(),
                              num(r["seed_ms"], "{:.4f} ms"), r["best_id"].is_null() ? "-" : "#" + r["best_id"].dump(),
                              num(r["best_ms"], "{:.4f} ms"), num(r["best_speedup"], "{:.2f}x"));
+  }
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "cli/commands.h"
+#include "evaluate/gpu_session.h"
 #include "cli/program_flags.h"
 #include "cli/run_program.h"
 #include "cli/workload_options.h"
@@ -100,6 +101,8 @@ int Run(const RunArgs& args) {
     options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
     if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
     const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
+    if (wl->language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
+      std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
     std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl->name << " declares no generation0: making it ("
               << (rules ? "rule-based" : "LLM-driven") << " transform"
               << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
@@ -143,6 +146,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "The main job: make generation 0 when the workload has none (cuco transform), "
                                         "then search from it (cuco evolve); --resume continues a search");
   auto a = std::make_shared<RunArgs>();
+  a->evolve.command = "run";
   cmd->add_option("workload", a->targets,
                   "Workload folder (holding workload.toml), or your program's files (main's first: cuco init makes "
                   "the workload, in --out); optional with --resume");
@@ -152,11 +156,12 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");
   cmd->add_option("--resume", a->evolve.resume, "Continue the search in this directory");
+  cmd->add_flag("--accept-changes", a->evolve.accept_changes,
+                "With --resume: go on although the workload or the run config changed, as a new lineage");
   cmd->add_flag("--llm", a->llm, "Make generation 0 with the LLM-driven stages instead of the rules");
   cmd->add_option("--gpus", a->evolve.gpus, "GPU ids to use (default: all)")->delimiter(',');
-  cmd->add_option("--world-size", a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: "
-                                                       "the workload's world_size; one of its world_sizes)")
-      ->check(CLI::Range(1, 4096));
+  AddWorldSizeOption(cmd, &a->evolve.world_size, "Ranks per candidate, generation 0's check included (default: the "
+                                                 "workload's world_size; one of its world_sizes)");
   AddLauncherOption(cmd, &a->evolve.launcher);
   cmd->add_option("--cache-dir", a->evolve.cache_dir, "Compile cache (default: $CUCO_CACHE_DIR or ~/.cache/cuco)");
   AddBudgetOptions(cmd, &a->evolve.budget);

@@ -41,10 +41,17 @@ int Show(const ShowArgs& a) {
     std::cout << fmt::format("  timing      median {}  p10 {}  p90 {}  iters {}\n", Ms(m["timing"].value("median_ms", nlohmann::json())),
                              Ms(m["timing"].value("p10_ms", nlohmann::json())), Ms(m["timing"].value("p90_ms", nlohmann::json())),
                              m["timing"].value("iters", 0));
+  if (m.contains("timing_method") && m["timing_method"].is_string() && !m["timing_method"].get<std::string>().empty()) {
+    const auto& why = m.contains("gpu_session") && m["gpu_session"].is_object() ? m["gpu_session"].value("why", std::string()) : "";
+    std::cout << fmt::format("  method      {}{}\n", m["timing_method"].get<std::string>(), why.empty() ? "" : " (" + why + ")");
+  }
+  // A stage's error figures only where it checked something: a candidate that never ran (a
+  // compile error, a rejection) has zeros there, which would read as a perfect pass.
   for (const char* stage : {"verify", "bench"})
-    if (m.contains(stage) && m[stage].is_object())
-      std::cout << fmt::format("  {:<11} rel L2 {}  max abs {}\n", stage, m[stage].value("rel_l2", nlohmann::json()).dump(),
-                               m[stage].value("max_abs", nlohmann::json()).dump());
+    if (m.contains(stage) && m[stage].is_object() && m[stage].value("checks", 0) > 0)
+      std::cout << fmt::format("  {:<11} rel L2 {}  max abs {}  over {} checks\n", stage,
+                               m[stage].value("rel_l2", nlohmann::json()).dump(), m[stage].value("max_abs", nlohmann::json()).dump(),
+                               m[stage].value("checks", 0));
   std::string extra;
   for (const auto& p : row["extra_parent_ids"]) extra += " #" + p.dump();
   std::cout << fmt::format("  parent      {}{}\n", row["parent_id"].get<int64_t>() ? "#" + row["parent_id"].dump() : "-",

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "evaluate/gpu_session.h"
 #include "cli/run_dir_option.h"
 #include "transform/llm_generation0.h"
 #include "toolchain/toolchain.h"
@@ -77,6 +78,8 @@ int Run(const TransformArgs& a) {
   options.cascade.gpus = a.gpus;
   options.cascade.unsafe_no_sandbox = a.unsafe_no_sandbox;
   if (!a.cache_dir.empty()) options.cascade.cache_dir = a.cache_dir;
+  if (wl->language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
+    std::cerr << "cuco transform: " << PlanTiming(tc, true, false).Line() << "\n";
   Result<Generation0Report> report = Status::Internal("no transform ran");
   if (a.llm) {
     report = MakeLlmGeneration0(*wl, tc, options, a.config);

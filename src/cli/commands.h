@@ -17,6 +17,7 @@ namespace cuco {
 
 // `cuco evolve`'s arguments; `cuco run` calls RunEvolve after making generation 0.
 struct EvolveArgs {
+  std::string command = "evolve";  // the command that runs the search ("run" for `cuco run`): messages name it
   std::string workload;
   std::string config;
   std::string run_dir;
@@ -25,10 +26,11 @@ struct EvolveArgs {
   std::string cache_dir;
   int world_size = 0;              // --world-size: sets [workload] world_size of a new run
   std::vector<std::string> sizes;  // --size NAME=VALUE: sets [workload] sizes of a new run
-  BudgetFlags budget;              // --max-candidates, --time-budget, --max-cost (budget_options.h)
+  BudgetFlags budget;              // --max-candidates, --max-generations, --time-budget, --max-cost (budget_options.h)
   bool json = false;
   bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
   std::string launcher;            // --launcher: replaces the run config's `launcher` for this session
+  bool accept_changes = false;     // --accept-changes: resume a run whose binding changed, as a new lineage
 };
 int RunEvolve(const EvolveArgs& args);
 

@@ -57,4 +57,10 @@ std::string UnknownFlagMessage(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+std::string ParseErrorMessage(CLI::App& app, int argc, char** argv, const CLI::ParseError& error) {
+  const CLI::App* cmd = CommandOf(app, argc, argv);
+  const std::string name = cmd ? "cuco " + cmd->get_name() : std::string("cuco");
+  return name + ": " + error.what() + " (`" + name + " --help` lists its arguments)";
+}
+
 }  // namespace cuco

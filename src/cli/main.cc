@@ -42,10 +42,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (std::string unknown = cuco::UnknownFlagMessage(app, argc, argv); !unknown.empty())
-      std::fprintf(stderr, "%s\n", unknown.c_str());
-    else
-      app.exit(e);
+    std::string message = cuco::UnknownFlagMessage(app, argc, argv);
+    if (message.empty()) message = cuco::ParseErrorMessage(app, argc, argv, e);
+    std::fprintf(stderr, "%s\n", message.c_str());
     return cuco::kExitUsage;
   }
   return exit_code;

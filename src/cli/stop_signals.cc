@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 
 namespace cuco {
@@ -18,6 +19,7 @@ std::atomic<bool> g_stop{false};
 std::atomic<bool> g_abort{false};
 std::atomic<int> g_in_flight{0};
 bool g_tty = false;
+const char* g_prefix = "cuco evolve: ";  // a string literal (StopSignals' argument)
 
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free,
               "the signal handler needs lock-free atomics");
@@ -37,15 +39,18 @@ void SayNumber(int n) {
   Say(buf + i);
 }
 
-void OnSignal(int) {
+void OnSignal(int sig) {
   const int saved_errno = errno;
+  NoteInterrupt(sig);  // what is in flight now is not judged (launch/interrupts.h)
   if (g_tty) Say("\n");
   if (!g_stop.exchange(true)) {
-    Say("cuco evolve: stopping: ");
+    Say(g_prefix);
+    Say("stopping: ");
     SayNumber(g_in_flight.load());
     Say(" candidates in flight; Ctrl-C again to abort them\n");
   } else if (!g_abort.exchange(true)) {
-    Say("cuco evolve: aborting the ");
+    Say(g_prefix);
+    Say("aborting the ");
     SayNumber(g_in_flight.load());
     Say(" candidates in flight; they stay pending and --resume evaluates them again\n");
     SignalAllRunningGroups(SIGKILL);
@@ -57,7 +62,8 @@ void OnSignal(int) {
 
 }  // namespace
 
-StopSignals::StopSignals() {
+StopSignals::StopSignals(const char* prefix) {
+  g_prefix = prefix;
   g_stop = false;
   g_abort = false;
   g_in_flight = 0;

@@ -7,7 +7,8 @@
 //     keeps killing those that start until the object goes): their candidates stay pending, so
 //     --resume evaluates them again; the command exits kExitAborted;
 //   - a third one kills cuco itself (the default action).
-// One StopSignals at a time (the handler's state is process-wide).
+// The messages start with `prefix`, a string literal ("cuco evolve: ", "cuco run: "). One
+// StopSignals at a time (the handler's state is process-wide).
 #pragma once
 
 #include <atomic>
@@ -17,7 +18,7 @@ namespace cuco {
 
 class StopSignals {
  public:
-  StopSignals();
+  explicit StopSignals(const char* prefix);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;

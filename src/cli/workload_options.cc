@@ -30,4 +30,8 @@ bool WorldSizeFlagListed(const std::string& command, const WorkloadConfig& wl, i
   return false;
 }
 
+void AddWorldSizeOption(CLI::App* cmd, int* world_size, const std::string& description) {
+  cmd->add_option("--world-size", *world_size, description)->check(CLI::Range(1, 4096));
+}
+
 }  // namespace cuco

@@ -1,10 +1,13 @@
-// The workload options `cuco eval` and `cuco bench` share: the folder, its --size settings and the
-// stage time limits (--verify-limit, --bench-limit).
+// The workload options the commands share: the folder, its --size settings and the stage time
+// limits (--verify-limit, --bench-limit) of `cuco eval` and `cuco bench`, and --world-size (eval,
+// bench, evolve, run).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "workload/workload_config.h"
 
@@ -21,5 +24,9 @@ std::optional<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& comma
 // When not, prints "cuco <command>: --world-size N: not among the world_sizes of <workload.toml>":
 // the command exits kExitUsage.
 bool WorldSizeFlagListed(const std::string& command, const WorkloadConfig& wl, int world_size);
+
+// --world-size N on `cmd`, into `world_size` (left as it is when not given): every command refuses
+// the same values (N from 1 to 4096) with the same message.
+void AddWorldSizeOption(CLI::App* cmd, int* world_size, const std::string& description);
 
 }  // namespace cuco

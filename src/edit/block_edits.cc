@@ -10,8 +10,6 @@
 namespace cuco {
 namespace {
 
-constexpr const char* kMarkerStart = "EVOLVE-BLOCK-START";
-constexpr const char* kMarkerEnd = "EVOLVE-BLOCK-END";
 constexpr size_t kQuoteMax = 120;
 
 struct Lines {
@@ -19,21 +17,8 @@ struct Lines {
   bool trailing_newline = false;
 };
 
-Lines SplitLines(const std::string& text) {
-  Lines out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
-      out.lines.push_back(text.substr(pos));
-      return out;
-    }
-    out.lines.push_back(text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  out.trailing_newline = !text.empty();
-  return out;
-}
+// A file's lines (util's LinesOf) and whether it ends in a newline, to be joined back as it was.
+Lines SplitFile(const std::string& text) { return {LinesOf(text), !text.empty() && text.back() == '\n'}; }
 
 std::string JoinLines(const std::vector<std::string>& lines, bool trailing_newline) {
   std::string out;
@@ -75,7 +60,7 @@ std::string Quote(const std::string& line) {
 }
 
 bool HasMarker(const std::string& line) {
-  return line.find(kMarkerStart) != std::string::npos || line.find(kMarkerEnd) != std::string::npos;
+  return line.find(kEvolveBlockStart) != std::string::npos || line.find(kEvolveBlockEnd) != std::string::npos;
 }
 
 // A line made of 5 to 9 `c` characters, optionally followed by blanks and `word`.
@@ -154,7 +139,7 @@ std::string OutsideError(const std::string& name, const std::vector<std::string>
   while (frozen < start + len && in_block[frozen]) ++frozen;
   return name + ": edit outside the EVOLVE blocks: the SEARCH text matches lines " + std::to_string(start + 1) + "-" +
          std::to_string(start + len) + ", which include frozen line " + std::to_string(frozen + 1) + " " +
-         Quote(file[frozen]) + "; only the code between the EVOLVE-BLOCK-START and EVOLVE-BLOCK-END lines may change";
+         Quote(file[frozen]) + "; only the code between the " + kEvolveBlockStart + " and " + kEvolveBlockEnd + " lines may change";
 }
 
 std::string NotFoundError(const std::string& name, const std::vector<std::string>& file,
@@ -193,12 +178,12 @@ std::vector<std::string> Reindent(std::vector<std::string> repl, const std::stri
 
 Status ApplyOne(std::string& text, size_t index, const SearchReplace& edit) {
   const std::string name = DiffName(index, edit);
-  Lines file = SplitLines(text);
+  Lines file = SplitFile(text);
   auto mask = BlockLineMask(text, file.lines.size());
   if (!mask.ok()) return mask.status();
   const std::vector<bool>& in_block = *mask;
-  std::vector<std::string> pat = SplitLines(NormalizeNewlines(edit.search)).lines;
-  std::vector<std::string> repl = SplitLines(NormalizeNewlines(edit.replace)).lines;
+  std::vector<std::string> pat = LinesOf(NormalizeNewlines(edit.search));
+  std::vector<std::string> repl = LinesOf(NormalizeNewlines(edit.replace));
 
   for (const auto& l : pat)
     if (HasMarker(l))
@@ -260,13 +245,13 @@ struct CodeSource {
 }  // namespace
 
 bool HasSearchReplace(const std::string& answer) {
-  for (const auto& l : SplitLines(NormalizeNewlines(answer)).lines)
+  for (const auto& l : LinesOf(NormalizeNewlines(answer)))
     if (IsSearchLine(l)) return true;
   return false;
 }
 
 Result<std::vector<SearchReplace>> ParseSearchReplace(const std::string& answer) {
-  const std::vector<std::string> lines = SplitLines(NormalizeNewlines(answer)).lines;
+  const std::vector<std::string> lines = LinesOf(NormalizeNewlines(answer));
   std::vector<SearchReplace> out;
   enum { kOutside, kSearch, kReplace } state = kOutside;
   SearchReplace cur;
@@ -333,7 +318,7 @@ std::vector<std::string> FencedCodeBlocks(const std::string& text) {
   std::vector<std::string> out;
   bool open = false;
   std::string fence, cur;
-  for (const auto& l : SplitLines(NormalizeNewlines(text)).lines) {
+  for (const auto& l : LinesOf(NormalizeNewlines(text))) {
     if (!open) {
       if (IsFenceLine(l)) {
         std::string t = Trim(l);
@@ -365,18 +350,18 @@ Result<std::string> ApplyBlockRewrite(const std::string& seed, const std::string
   std::vector<CodeSource> sources;
   std::vector<std::string> fences = FencedCodeBlocks(a);
   for (size_t i = 0; i < fences.size(); ++i)
-    if (fences[i].find("EVOLVE-BLOCK-") != std::string::npos)
+    if (fences[i].find(kEvolveMarker) != std::string::npos)
       sources.push_back({"the answer's code block " + std::to_string(i + 1), fences[i]});
-  if (sources.empty() && a.find("EVOLVE-BLOCK-") != std::string::npos) sources.push_back({"the answer", a});
+  if (sources.empty() && a.find(kEvolveMarker) != std::string::npos) sources.push_back({"the answer", a});
   if (sources.empty())
     return Status::InvalidArgument(
-        "the rewrite has no EVOLVE-BLOCK-START / EVOLVE-BLOCK-END marker lines: give each block's new body between "
-        "its marker lines");
+        std::string("the rewrite has no ") + kEvolveBlockStart + " / " + kEvolveBlockEnd +
+        " marker lines: give each block's new body between its marker lines");
 
   // Lines of the seed's frozen text (markers aside) by which a whole file is recognised.
   std::set<std::string> seed_frozen;
   for (const auto& seg : seed_split->frozen)
-    for (const auto& l : SplitLines(seg).lines) {
+    for (const auto& l : LinesOf(seg)) {
       std::string t = Trim(l);
       if (t.size() >= 4 && !HasMarker(t)) seed_frozen.insert(t);
     }
@@ -390,7 +375,7 @@ Result<std::string> ApplyBlockRewrite(const std::string& seed, const std::string
                                      " are unbalanced (lines count from its first line): " + s.status().message());
     // A whole file reproduces the file's head: seed lines before its first block. (Frozen text
     // copied between blocks alone does not make a whole file; it is ignored like prose.)
-    for (const auto& l : SplitLines(s->frozen[0]).lines)
+    for (const auto& l : LinesOf(s->frozen[0]))
       if (!HasMarker(l) && seed_frozen.count(Trim(l))) whole_file = static_cast<int>(i);
     splits.push_back(std::move(*s));
   }
@@ -431,7 +416,7 @@ Result<AppliedAnswer> ApplyLlmAnswer(const std::string& seed, const std::string&
     out.code = std::move(*code);
     out.format = "diff";
     out.edits = static_cast<int>(edits->size());
-  } else if (a.find("EVOLVE-BLOCK-") != std::string::npos) {
+  } else if (a.find(kEvolveMarker) != std::string::npos) {
     auto code = ApplyBlockRewrite(seed, a, seed_path);
     if (!code.ok()) return code.status();
     out.code = std::move(*code);
@@ -439,7 +424,7 @@ Result<AppliedAnswer> ApplyLlmAnswer(const std::string& seed, const std::string&
     auto split = SplitEvolveBlocks(out.code, "candidate");
     out.edits = split.ok() ? static_cast<int>(split->blocks.size()) : 0;
   } else {
-    std::string msg = "the answer has neither SEARCH/REPLACE diffs nor EVOLVE-BLOCK-START/END blocks";
+    std::string msg = std::string("the answer has neither SEARCH/REPLACE diffs nor ") + kEvolveBlockStart + "/END blocks";
     if (!FencedCodeBlocks(a).empty()) msg += " (its code has no EVOLVE-BLOCK marker lines)";
     return Status::InvalidArgument(msg);
   }
@@ -450,7 +435,7 @@ Result<AppliedAnswer> ApplyLlmAnswer(const std::string& seed, const std::string&
 }
 
 std::string AnswerSummary(const std::string& answer) {
-  const std::vector<std::string> lines = SplitLines(NormalizeNewlines(answer)).lines;
+  const std::vector<std::string> lines = LinesOf(NormalizeNewlines(answer));
   auto strip = [](const std::string& l) {
     std::string t = Trim(l);
     size_t i = 0;

@@ -3,24 +3,15 @@
 #include <algorithm>
 #include <vector>
 
+#include "util/source_text.h"
+
 namespace cuco {
 namespace {
 
-std::vector<std::string> SplitLines(const std::string& text, bool* missing_newline) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) {
-      lines.push_back(text.substr(start));
-      *missing_newline = true;
-      return lines;
-    }
-    lines.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  *missing_newline = false;
-  return lines;
+// A file's lines (util's LinesOf), and whether its last line lacks a newline.
+std::vector<std::string> FileLines(const std::string& text, bool* missing_newline) {
+  *missing_newline = !text.empty() && text.back() != '\n';
+  return LinesOf(text);
 }
 
 enum class Op { kKeep, kDel, kAdd };
@@ -133,8 +124,8 @@ std::string UnifiedDiff(const std::string& from, const std::string& to, const st
                         const std::string& to_label, const DiffStyle& style) {
   if (from == to) return "";
   DiffLines d;
-  d.a = SplitLines(from, &d.a_nonl);
-  d.b = SplitLines(to, &d.b_nonl);
+  d.a = FileLines(from, &d.a_nonl);
+  d.b = FileLines(to, &d.b_nonl);
   if (!style.mark_missing_newline) d.a_nonl = d.b_nonl = false;  // line ends are neither compared nor marked
   const std::vector<Edit> edits = LineEdits(d, style.max_cells);
 

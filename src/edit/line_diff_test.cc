@@ -68,7 +68,7 @@ TEST(LineDiff, RandomEditsRoundTripThroughPatch) {
   } rng{&gen};
   for (int round = 0; round < 30; ++round) {
     std::vector<std::string> lines;
-    for (int i = 0; i < 40; ++i) lines.push_back("l" + std::to_string(rng.Below(8)));
+    for (int i = 0; i < 40; ++i) lines.push_back(std::string(1, 'l').append(std::to_string(rng.Below(8))));
     std::string a;
     for (const auto& l : lines) a += l + "\n";
     for (int e = 0; e < 1 + static_cast<int>(rng.Below(6)); ++e) {

@@ -9,13 +9,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <thread>
 
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
 #include "util/runtime_dir.h"
 #include "util/sha256.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
@@ -95,7 +98,7 @@ std::string Join(const std::vector<std::string>& v) {
 }  // namespace
 
 Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain)
-    : cache_dir_(std::move(cache_dir)), workload_(workload), toolchain_(toolchain), runtime_dir_(RuntimeDir()) {
+    : cache_dir_(fs::absolute(cache_dir)), workload_(workload), toolchain_(toolchain), runtime_dir_(RuntimeDir()) {
   const bool cuda = workload_.language == "cuda";
   compiler_ = cuda ? toolchain_.nvcc : (toolchain_.cxx.empty() ? "g++" : toolchain_.cxx);
   common_flags_ = {"-std=c++20"};
@@ -108,6 +111,15 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
     common_flags_.push_back("-Wall");
     common_flags_.push_back("-pthread");  // the supervisor runs one thread per rank
   }
+  // The runtime's units are cuco's code: cuco's flags, the same for every workload (so that their
+  // objects are shared), with the include folders of the libraries the runtime itself uses.
+  runtime_flags_ = common_flags_;
+  runtime_flags_.push_back(cuda ? "-O3" : "-O2");
+  runtime_flags_.push_back("-I" + (runtime_dir_ / "include").string());
+  runtime_flags_.push_back("-I" + (runtime_dir_ / "src").string());
+  if (cuda && toolchain_.nccl.found) runtime_flags_.push_back("-I" + toolchain_.nccl.include_dir);
+  if (cuda && toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include")
+    runtime_flags_.push_back("-I" + toolchain_.cublas.include_dir);
   for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
   common_flags_.push_back("-I" + (runtime_dir_ / "include").string());
   common_flags_.push_back("-I" + workload_.dir.string());
@@ -147,6 +159,8 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
                    ": see `cuco doctor` (pip install nvidia-cudnn-frontend; CUCO_CUDNN_HOME, CUCO_CUDNN_FRONTEND_INCLUDE)";
       add_lib(toolchain_.cudnn);
       if (!toolchain_.cudnn_frontend_include.empty()) common_flags_.push_back("-I" + toolchain_.cudnn_frontend_include);
+      if (toolchain_.cudnn.found) cudnn_flags_.push_back("-I" + toolchain_.cudnn.include_dir);
+      if (!toolchain_.cudnn_frontend_include.empty()) cudnn_flags_.push_back("-I" + toolchain_.cudnn_frontend_include);
       link_flags_.push_back("-lnvrtc");
       extra_frozen_.push_back(runtime_dir_ / "src" / "cudnn_sdpa.cu");
     }
@@ -165,28 +179,76 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
       link_flags_.push_back("-l" + lib);
     }
   }
+  runtime_key_ = RuntimeKey();
   env_key_ = EnvironmentKey();
 }
 
-std::string Builder::EnvironmentKey() const {
-  std::string k = "cuco-build-v1\n" + compiler_ + "\n" + toolchain_.cuda_version + "\n" + toolchain_.nccl.version + "\n";
-  k += Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
+std::string Builder::RuntimeKey() const {
+  std::string k = "cuco-runtime-v1\n" + compiler_ + "\n" + toolchain_.cuda_version + "\n" + toolchain_.nccl.version + "\n";
+  k += Join(runtime_flags_) + "\n";
   k += HashFilesUnder(runtime_dir_ / "include", {}) + "\n";
   k += HashFilesUnder(runtime_dir_ / "src", {}) + "\n";  // the supervisor and the candidate runtime
-  for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
-    auto text = ReadFile(src);
-    k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + "\n";
-  }
-  // Every source in the workload folder but the seed (candidates replace it).
-  k += HashFilesUnder(workload_.dir, {workload_.seed_file}) + "\n";
   return Sha256Hex(k);
 }
 
-std::vector<std::string> Builder::CompileCommand(const Unit& u) const {
+std::string Builder::WorkloadFilesHash() const {
+  // The reference, the [build] sources and every header of the folder, then whatever those include
+  // by a quoted name that resolves beside the including file or in the workload folder.
+  std::vector<fs::path> todo = {workload_.ReferencePath()};
+  for (const auto& src : workload_.build_sources) todo.push_back(workload_.dir / src);
+  std::error_code ec;
+  if (fs::exists(workload_.dir, ec))
+    for (auto it = fs::recursive_directory_iterator(workload_.dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+      static const std::vector<std::string> kHeader = {".h", ".hpp", ".hh", ".cuh", ".inl", ".inc"};
+      if (it->is_regular_file() &&
+          std::find(kHeader.begin(), kHeader.end(), it->path().extension().string()) != kHeader.end())
+        todo.push_back(it->path());
+    }
+  std::map<std::string, std::string> hashed;  // canonical path -> its text's hash
+  while (!todo.empty()) {
+    fs::path f = todo.back();
+    todo.pop_back();
+    const fs::path canonical = fs::weakly_canonical(f, ec);
+    if (ec || hashed.count(canonical.string())) continue;
+    auto text = ReadFile(canonical);
+    hashed[canonical.string()] = text.ok() ? Sha256Hex(*text) : "missing";
+    if (!text.ok()) continue;
+    for (const std::string& line : SplitLines(*text)) {
+      const std::string t = Trim(line);
+      if (!t.starts_with("#")) continue;
+      const size_t q = t.find('"'), e = q == std::string::npos ? q : t.find('"', q + 1);
+      if (e == std::string::npos || Trim(t.substr(1, q - 1)) != "include") continue;
+      const std::string name = t.substr(q + 1, e - q - 1);
+      for (const fs::path& dir : {canonical.parent_path(), workload_.dir})
+        if (fs::is_regular_file(dir / name, ec)) todo.push_back(dir / name);
+    }
+  }
+  std::string all;
+  for (const auto& [path, hash] : hashed) {
+    const fs::path rel = fs::relative(path, fs::weakly_canonical(workload_.dir, ec), ec);
+    all += (rel.empty() || rel.string().starts_with("..") ? path : rel.string()) + "\n" + hash + "\n";
+  }
+  return Sha256Hex(all);
+}
+
+std::string Builder::EnvironmentKey() const {
+  std::string k = "cuco-build-v2\n" + runtime_key_ + "\n" + Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
+  for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
+    auto text = ReadFile(src);
+    k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + " " + Join(cudnn_flags_) + "\n";
+  }
+  return Sha256Hex(k + WorkloadFilesHash() + "\n");
+}
+
+std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& object) const {
   std::vector<std::string> cmd = {compiler_};
-  cmd.insert(cmd.end(), common_flags_.begin(), common_flags_.end());
-  if (u.runtime) cmd.push_back("-I" + (runtime_dir_ / "src").string());
-  cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", u.object.string()});
+  const std::vector<std::string>& flags = u.runtime ? runtime_flags_ : common_flags_;
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  // Device code only: the host object stays as the workload builds it, since the object check
+  // reads it (at -O0 the host object holds inline functions a -O3 build never emits).
+  if (unoptimized_ && u.candidate && workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
+  cmd.insert(cmd.end(), u.extra_flags.begin(), u.extra_flags.end());
+  cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", object.string()});
   return cmd;
 }
 
@@ -256,6 +318,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
     ProcessOutcome outcome;
     std::string output;
     std::string sandbox_error;
+    fs::path object;  // a compile's object, renamed from its .part when the compile succeeds
   };
   auto run_step = [&](Step& s) {
     ProcessSpec spec;
@@ -274,6 +337,9 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
     s.outcome = RunProcess(spec, std::max(1.0, left()));
     auto out = ReadFile(s.log);
     s.output = out.ok() ? *out : "";
+    std::error_code ec;
+    if (!s.object.empty() && s.outcome.ok()) fs::rename(s.object.string() + ".part", s.object, ec);
+    if (ec) s.sandbox_error = "cannot keep the object " + s.object.string() + ": " + ec.message();
   };
   // Appends a finished step to the log; false when it failed.
   auto record = [&](const Step& s) {
@@ -283,20 +349,32 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
       return false;
     }
     if (s.outcome.ok()) return true;
+    if (!s.outcome.timed_out && InterruptSignal(s.outcome.signal)) r.interrupted = true;
     r.log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
                                  : "cuco: " + s.outcome.Describe() + "\n";
     return false;
   };
 
+  // Each object is compiled to <object>.part and renamed when whole, so that a killed compile never
+  // leaves an object a later build would take as done.
   std::vector<Step> compiles;
-  std::vector<fs::path> objects;
+  std::vector<fs::path> objects, parts;
   for (const auto& u : units) {
-    if (!fs::exists(u.object))
-      compiles.push_back({CompileCommand(u), dir / ("step-" + std::to_string(compiles.size()) + ".log"), {}, {}, {}});
+    if (!fs::exists(u.object)) {
+      parts.push_back(u.object.string() + ".part");
+      Step step;
+      step.cmd = CompileCommand(u, parts.back());
+      step.log = dir / ("step-" + std::to_string(compiles.size()) + ".log");
+      step.object = u.object;
+      compiles.push_back(std::move(step));
+    }
     if (u.link) objects.push_back(u.object);
   }
   Step link;
-  if (!exe.empty()) link = {LinkCommand(objects, exe), dir / "step-link.log", {}, {}, {}};
+  if (!exe.empty()) {
+    link.cmd = LinkCommand(objects, exe);
+    link.log = dir / "step-link.log";
+  }
   for (const Step& s : compiles) r.commands.push_back(s.cmd);
   if (!exe.empty()) r.commands.push_back(link.cmd);
 
@@ -332,7 +410,9 @@ namespace {
 std::vector<std::string> SupervisorSources(bool cuda) {
   std::vector<std::string> s = {"supervisor/supervisor.cc", "supervisor/rank_report.cc", "supervisor/args.cc",
                                 "supervisor/candidate_process.cc", "common/channel.cc"};
-  if (cuda) s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "common/driver_api.cu"});
+  if (cuda)
+    s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
+                       "common/driver_api.cu"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }
@@ -345,41 +425,65 @@ std::vector<std::string> CandidateRuntimeSources(bool cuda) {
 
 }  // namespace
 
-Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>* runtime_units, double timeout_s) {
+Result<BuildResult> Builder::BuildRuntime(std::vector<Unit>* supervisor_side, std::vector<Unit>* candidate_side,
+                                          double timeout_s) {
   const bool cuda = workload_.language == "cuda";
   const fs::path src = runtime_dir_ / "src";
-  std::vector<Unit> sup;
+  const fs::path rdir = cache_dir_ / ("runtime-" + runtime_key_.substr(0, 24));
   // runtime/src/common/ units compile once and link into both executables.
-  auto object_of = [&](const std::string& f, const char* side) {
-    return fdir / (f.starts_with("common/") ? "common" : side) / (fs::path(f).stem().string() + ".o");
+  auto unit_of = [&](const std::string& f, const char* side) {
+    return RuntimeUnit(src / f, rdir / (f.starts_with("common/") ? "common" : side) / (fs::path(f).stem().string() + ".o"));
   };
-  for (const auto& f : SupervisorSources(cuda)) sup.push_back({src / f, object_of(f, "supervisor"), true});
-  sup.push_back({workload_.ReferencePath(), fdir / "supervisor" / "reference.o"});
-  for (const fs::path& x : extra_frozen_) sup.push_back({x, fdir / "supervisor" / (x.stem().string() + ".o")});
-  runtime_units->clear();
-  for (const auto& f : CandidateRuntimeSources(cuda)) runtime_units->push_back({src / f, object_of(f, "candidate"), true});
-  for (const fs::path& x : extra_frozen_) runtime_units->push_back({x, fdir / "candidate" / (x.stem().string() + ".o")});
-  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
-  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "candidate"));
-  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "common"));
-  FileLock lock(fdir.string() + ".lock");
+  supervisor_side->clear();
+  candidate_side->clear();
+  for (const auto& f : SupervisorSources(cuda)) supervisor_side->push_back(unit_of(f, "supervisor"));
+  for (const auto& f : CandidateRuntimeSources(cuda)) candidate_side->push_back(unit_of(f, "candidate"));
+  // A library's own runtime unit (cudnn_sdpa.cu) needs that library's headers: its object is keyed
+  // by them too, and links into both sides.
+  for (const fs::path& x : extra_frozen_) {
+    Unit u = RuntimeUnit(x, rdir / ("lib-" + Sha256Hex(Join(cudnn_flags_)).substr(0, 12)) / (x.stem().string() + ".o"));
+    u.extra_flags = cudnn_flags_;
+    supervisor_side->push_back(u);
+    candidate_side->push_back(u);
+  }
+  std::vector<Unit> missing;
+  for (const std::vector<Unit>* side : {supervisor_side, candidate_side})
+    for (Unit u : *side) {
+      bool listed = false;
+      for (const Unit& m : missing) listed |= m.object == u.object;
+      if (listed || fs::exists(u.object)) continue;
+      u.link = false;
+      missing.push_back(u);
+    }
   BuildResult r;
   r.ok = true;
+  if (missing.empty()) return r;
+  for (const Unit& u : missing) CUCO_RETURN_IF_ERROR(MakeDirs(u.object.parent_path()));
+  FileLock lock(rdir.string() + ".lock");
+  return BuildInDir(rdir, missing, fs::path(), timeout_s);  // compiles only what another build has not
+}
+
+Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>* runtime_units, double timeout_s) {
+  std::vector<Unit> sup;
+  auto runtime = BuildRuntime(&sup, runtime_units, timeout_s);
+  if (!runtime.ok() || !runtime->ok) return runtime;
+  for (Unit& u : sup) u.link = true;
+  for (Unit& u : *runtime_units) u.link = true;
+  sup.push_back(WorkloadUnit(workload_.ReferencePath(), fdir / "supervisor" / "reference.o"));
+  CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
+  FileLock lock(fdir.string() + ".lock");
   const fs::path exe = fdir / "supervisor" / "supervisor";
-  // Both sides compile together (side by side); only the supervisor's objects are linked here.
-  std::vector<Unit> all = sup;
-  for (Unit u : *runtime_units) {
-    u.link = false;
-    bool shared = false;  // a common/ unit the supervisor list already holds
-    for (const Unit& v : sup) shared |= v.object == u.object;
-    if (!shared) all.push_back(u);
-  }
-  bool need = !fs::exists(exe);
-  for (const Unit& u : all) need |= !fs::exists(u.object);
-  if (need) {
-    auto built = BuildInDir(fdir, all, fs::exists(exe) ? fs::path() : exe, timeout_s);
+  BuildResult r;
+  r.ok = true;
+  if (!fs::exists(exe)) {
+    // Linked under a temporary name and renamed, like the objects: a killed link leaves nothing.
+    const fs::path part = exe.string() + ".part";
+    auto built = BuildInDir(fdir, sup, part, timeout_s);
     if (!built.ok()) return built.status();
     if (!built->ok) return *built;
+    std::error_code ec;
+    fs::rename(part, exe, ec);
+    if (ec) return Status::Internal("cannot keep the supervisor " + exe.string() + ": " + ec.message());
   }
   r.supervisor = exe.string();
   return r;
@@ -413,13 +517,15 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   }
 
   BuildResult r;
-  r.key = Sha256Hex(env_key_ + "\n" + code);
+  r.key = Sha256Hex(env_key_ + (unoptimized_ ? "\nunoptimized" : "") + "\n" + code);
   fs::path dir = cache_dir_ / ("cand-" + r.key.substr(0, 32));
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
   FileLock lock(dir.string() + ".lock");
   fs::path exe = dir / (harness ? "candidate" : "program");
   fs::path status = dir / "status";
   const fs::path object = dir / "candidate.o";
+  const fs::path source = dir / ("candidate" + ext);
+  r.source = source.string();
   if (fs::exists(status)) {
     auto st = ReadFile(status);
     auto log = ReadFile(dir / "build.log");
@@ -436,22 +542,24 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
       return r;
     }
   }
-  CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / ("candidate" + ext), code));
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(source, code));
   std::vector<Unit> units = frozen;
-  units.push_back({dir / ("candidate" + ext), object});
+  units.push_back(WorkloadUnit(source, object));
   for (const auto& src : workload_.build_sources)  // program mode: the program's other files
-    units.push_back({workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")});
+    units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  for (Unit& u : units) u.candidate = !u.runtime;
   std::error_code ec;
   fs::remove(object, ec);
   auto built = BuildInDir(dir, units, exe, timeout_s);
   if (!built.ok()) return built.status();
   built->key = r.key;
+  built->source = r.source;
   if (built->ok) {
     built->supervisor = supervisor;
     built->object = object.string();
   }
-  // A timed-out compile is not cached: the next try may have more time.
-  if (built->log.find("compile time limit passed") == std::string::npos)
+  // A timed-out compile is not cached (the next try may have more time), nor one a signal stopped.
+  if (built->log.find("compile time limit passed") == std::string::npos && !built->interrupted)
     CUCO_RETURN_IF_ERROR(WriteFileAtomic(status, built->ok ? "ok" : "failed"));
   return built;
 }

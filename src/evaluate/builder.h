@@ -3,11 +3,20 @@
 // with their diagnostics).
 //
 // Harness mode builds two executables. The supervisor (cuco's frozen runtime/src/supervisor/ and
-// common/ plus the workload's reference) is built once per workload and toolchain and never
-// contains candidate code. The candidate executable is the candidate plus the frozen candidate
-// runtime (runtime/src/candidate/, common/); it never contains the reference. Program mode compiles
-// the candidate program alone. CUDA workloads use nvcc; CPU workloads the host
-// compiler. Paths come from the detected Toolchain, never from constants.
+// common/ plus the workload's reference) never contains candidate code; the candidate executable
+// is the candidate plus the frozen candidate runtime (runtime/src/candidate/, common/) and never
+// contains the reference. Program mode compiles the candidate program alone. CUDA workloads use
+// nvcc; CPU workloads the host compiler. Paths come from the detected Toolchain, never from constants.
+//
+// What is compiled once, in the cache (every entry written whole or not at all, under a lock):
+//   runtime-<key>/   the runtime's objects, compiled with cuco's own flags, not the workload's:
+//                    one set per toolchain and runtime text, shared by every workload
+//   frozen-<key>/    a workload's reference object and its supervisor, keyed by the runtime, the
+//                    workload's flags and libraries, and the files the reference and the candidate
+//                    can include (the reference, [build] sources, every header of the workload
+//                    folder and what they include by name); not by the folder's other sources, so
+//                    a generation 0 written beside the seed changes nothing compiled before it
+//   cand-<key>/      one candidate: the frozen key and its code
 #pragma once
 
 #include <filesystem>
@@ -27,6 +36,10 @@ struct BuildResult {
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string object;           // the candidate's own object file (for the object checks)
+  std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
+  // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,
+  // SIGTERM...): no verdict on the code, and not cached.
+  bool interrupted = false;
   std::string log;              // compiler and linker output (whole)
   std::string log_path;
   std::string key;              // content hash of everything that went into it
@@ -39,6 +52,8 @@ std::filesystem::path DefaultCacheDir();
 
 class Builder {
  public:
+  // `cache_dir` may be relative (--cache-dir, $CUCO_CACHE_DIR): it is made absolute here, once,
+  // against the current working directory.
   Builder(std::filesystem::path cache_dir, const WorkloadConfig& workload, const Toolchain& toolchain);
 
   // Compiles and links `code` (a candidate for this workload). Thread-safe;
@@ -50,6 +65,12 @@ class Builder {
   // off only for --unsafe-no-sandbox.
   void set_sandboxed(bool on) { sandboxed_ = on; }
   bool sandboxed() const { return sandboxed_; }
+
+  // Compile checks only: a candidate's own device code without optimisation (nvcc -Xptxas -O0;
+  // the host object, which the object check reads, is built as always; CPU workloads are built as
+  // always); part of the candidate's cache key. The frozen side is the same either way. Such an
+  // executable must never be timed.
+  void set_unoptimized(bool on) { unoptimized_ = on; }
 
   // The command that preprocesses `source` (a candidate file) exactly as Build compiles it (the
   // compile command with `-c src -o obj` replaced by `-E src`), inside the sandbox when sandboxed.
@@ -63,14 +84,34 @@ class Builder {
   struct Unit {
     std::filesystem::path source;
     std::filesystem::path object;
-    bool runtime = false;  // a runtime/src unit: also gets -I runtime/src (never the candidate)
+    bool runtime = false;  // a runtime/src unit: cuco's runtime flags (-I runtime/src), never the workload's
     bool link = true;      // linked into BuildInDir's executable (false: compiled for a later link)
+    std::vector<std::string> extra_flags;  // a runtime unit's own (cudnn_sdpa.cu: the cuDNN headers)
+    bool candidate = false;  // the candidate's own (set_unoptimized applies)
   };
-  // The frozen side of a harness-mode workload, built once (under a lock): the supervisor
-  // executable and the candidate runtime's objects. Fails with a log when they do not compile.
+  static Unit RuntimeUnit(std::filesystem::path source, std::filesystem::path object) {
+    Unit u;
+    u.source = std::move(source);
+    u.object = std::move(object);
+    u.runtime = true;
+    return u;
+  }
+  static Unit WorkloadUnit(std::filesystem::path source, std::filesystem::path object) {
+    Unit u;
+    u.source = std::move(source);
+    u.object = std::move(object);
+    return u;
+  }
+  // The runtime's objects of both sides, compiled when missing (under the runtime folder's lock).
+  // `supervisor_side` and `candidate_side` get the objects each executable links.
+  Result<BuildResult> BuildRuntime(std::vector<Unit>* supervisor_side, std::vector<Unit>* candidate_side,
+                                   double timeout_s);
+  // The frozen side of a harness-mode workload (under a lock): the runtime's objects, then the
+  // reference object and the supervisor executable in `fdir`. Fails with a log when they do not
+  // compile. `runtime_units` gets the candidate runtime's objects.
   Result<BuildResult> BuildFrozen(const std::filesystem::path& fdir, std::vector<Unit>* runtime_units,
                                   double timeout_s);
-  std::vector<std::string> CompileCommand(const Unit& u) const;
+  std::vector<std::string> CompileCommand(const Unit& u, const std::filesystem::path& object) const;
   std::vector<std::string> LinkCommand(const std::vector<std::filesystem::path>& objects,
                                        const std::filesystem::path& exe) const;
   // The sandbox prefix for a compile that writes only into `dir`.
@@ -80,17 +121,24 @@ class Builder {
   Result<BuildResult> BuildInDir(const std::filesystem::path& dir, const std::vector<Unit>& units,
                                  const std::filesystem::path& exe, double timeout_s);
   std::string EnvironmentKey() const;
+  std::string RuntimeKey() const;
+  // The hash of what a workload's reference and candidates can include from the workload (see above).
+  std::string WorkloadFilesHash() const;
 
   std::filesystem::path cache_dir_;
   WorkloadConfig workload_;
   Toolchain toolchain_;
   std::filesystem::path runtime_dir_;
-  std::string env_key_;
+  std::string env_key_;      // frozen-<key>: runtime, workload flags and files
+  std::string runtime_key_;  // runtime-<key>: compiler, runtime flags and text
   std::vector<std::string> common_flags_, link_flags_;
+  std::vector<std::string> runtime_flags_;  // the runtime units' flags (cuco's, not the workload's)
+  std::vector<std::string> cudnn_flags_;    // cudnn_sdpa.cu's include folders
   std::vector<std::filesystem::path> extra_frozen_;  // runtime units some libs need ("cudnn": cudnn_sdpa.cu)
   std::string missing_;  // a library the workload needs and this machine lacks: every build fails with it
   std::string compiler_;
   bool sandboxed_ = true;
+  bool unoptimized_ = false;
 };
 
 }  // namespace cuco

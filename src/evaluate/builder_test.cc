@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "util/files.h"
@@ -50,6 +51,132 @@ TEST_F(BuilderTest, BuildsOnceThenHitsTheCache) {
   ASSERT_TRUE(other.ok());
   EXPECT_NE(other->key, first->key);
   EXPECT_FALSE(other->cached);
+}
+
+// The runtime's objects are compiled once for every workload of a toolchain (cuco's flags, not the
+// workload's), each workload then compiling only its reference and its candidates.
+TEST_F(BuilderTest, RuntimeObjectsAreSharedByWorkloads) {
+  auto other = LoadWorkload(fs::path(CUCO_SOURCE_DIR) / "tests" / "workloads" / "cpu_exchange");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  auto seed = ReadFile(wl_.SeedPath());
+  auto other_seed = ReadFile(other->SeedPath());
+  ASSERT_TRUE(seed.ok() && other_seed.ok());
+  Builder a(cache_, wl_, tc_);
+  auto first = a.Build(*seed, 120);
+  ASSERT_TRUE(first.ok() && first->ok) << (first.ok() ? first->log : first.status().ToString());
+  auto runtime_dirs = [&] {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(cache_))
+      if (e.is_directory() && e.path().filename().string().starts_with("runtime-")) dirs.push_back(e.path());
+    return dirs;
+  };
+  ASSERT_EQ(runtime_dirs().size(), 1u);
+  const fs::path object = runtime_dirs()[0] / "supervisor" / "supervisor.o";
+  ASSERT_TRUE(fs::exists(object));
+  const auto stamp = fs::last_write_time(object);
+  Builder b(cache_, *other, tc_);
+  auto second = b.Build(*other_seed, 120);
+  ASSERT_TRUE(second.ok() && second->ok) << (second.ok() ? second->log : second.status().ToString());
+  EXPECT_EQ(runtime_dirs().size(), 1u) << "a second workload compiled the runtime again";
+  EXPECT_EQ(fs::last_write_time(object), stamp);
+  EXPECT_NE(second->supervisor, first->supervisor);  // each workload links its own reference
+  for (const auto& cmd : second->commands)
+    for (const auto& word : cmd) EXPECT_EQ(word.find("/runtime/src/supervisor/"), std::string::npos) << word;
+}
+
+// A file written beside the seed that neither the reference nor a header includes (a generation 0,
+// a candidate) changes nothing compiled before it; a header of the workload, or a file the
+// reference includes by name, does.
+TEST_F(BuilderTest, FrozenKeyFollowsWhatCanBeIncludedOnly) {
+  const fs::path dir = cache_ / "wl";
+  fs::create_directories(cache_);
+  fs::copy(CpuWorkloadDir(), dir, fs::copy_options::recursive);
+  auto wl = LoadWorkload(dir);
+  ASSERT_TRUE(wl.ok()) << wl.status().ToString();
+  auto seed = ReadFile(wl->SeedPath());
+  ASSERT_TRUE(seed.ok());
+  auto key_of = [&] {
+    Builder b(cache_ / "cache", *wl, tc_);
+    auto r = b.Build(*seed, 120);
+    EXPECT_TRUE(r.ok() && r->ok) << (r.ok() ? r->log : r.status().ToString());
+    return r.ok() ? r->key : std::string();
+  };
+  const std::string before = key_of();
+  ASSERT_TRUE(WriteFileAtomic(dir / "gen0_transformed.cc", *seed + "\n// generation 0\n").ok());
+  EXPECT_EQ(key_of(), before) << "a generation 0 beside the seed changed the frozen key";
+  ASSERT_TRUE(WriteFileAtomic(dir / "shared.h", "#pragma once\n").ok());
+  const std::string with_header = key_of();
+  EXPECT_NE(with_header, before) << "a new header of the workload must change the key";
+  auto ref = ReadFile(wl->ReferencePath());
+  ASSERT_TRUE(ref.ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "helper.inc.cc", "// helper\n").ok());
+  EXPECT_EQ(key_of(), with_header) << "a source nothing includes";
+  ASSERT_TRUE(WriteFileAtomic(wl->ReferencePath(), "#include \"helper.inc.cc\"\n" + *ref).ok());
+  const std::string including = key_of();
+  EXPECT_NE(including, with_header);
+  ASSERT_TRUE(WriteFileAtomic(dir / "helper.inc.cc", "// helper, changed\n").ok());
+  EXPECT_NE(key_of(), including) << "a file the reference includes by name is part of the key";
+}
+
+// A compile check builds the candidate's device code without optimisation (nvcc -Xptxas -O0),
+// under a key of its own; its host flags, the runtime's and the reference's are those of a full
+// build. nvcc here is a stand-in that records its arguments and writes the output file.
+TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
+  const fs::path fake = cache_ / "bin" / "nvcc";
+  fs::create_directories(fake.parent_path());
+  ASSERT_TRUE(WriteFileAtomic(fake, "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                                    ": > \"$out\"\n").ok());
+  fs::permissions(fake, fs::perms::owner_all);
+  WorkloadConfig wl = wl_;
+  wl.language = "cuda";
+  wl.build_flags = {"-O3"};
+  Toolchain tc;
+  tc.nvcc = fake.string();
+  auto build = [&](bool unoptimized) {
+    Builder b(cache_ / "cache", wl, tc);
+    b.set_sandboxed(false);
+    b.set_unoptimized(unoptimized);
+    auto r = b.Build("// a candidate\n", 60);
+    EXPECT_TRUE(r.ok() && r->ok) << (r.ok() ? r->log : r.status().ToString());
+    return r.ok() ? *r : BuildResult{};
+  };
+  const BuildResult full = build(false), check = build(true);
+  EXPECT_NE(check.key, full.key);
+  EXPECT_FALSE(check.cached);
+  auto candidate_compile = [](const BuildResult& r) {
+    for (const auto& cmd : r.commands)
+      for (const auto& word : cmd)
+        if (word.ends_with("candidate.cu")) return cmd;
+    return std::vector<std::string>{};
+  };
+  const auto with = candidate_compile(check), without = candidate_compile(full);
+  ASSERT_FALSE(with.empty());
+  ASSERT_FALSE(without.empty());
+  auto has = [](const std::vector<std::string>& cmd, const std::string& w) {
+    return std::find(cmd.begin(), cmd.end(), w) != cmd.end();
+  };
+  EXPECT_TRUE(has(with, "-Xptxas") && has(with, "-O0"));
+  EXPECT_TRUE(has(with, "-O3")) << "the host object keeps the workload's flags (the object check reads it)";
+  EXPECT_FALSE(has(without, "-Xptxas"));
+  for (const auto& cmd : check.commands)  // the frozen side was built by the first build: none here
+    EXPECT_TRUE(cmd == with || !has(cmd, "-c")) << "only the candidate is compiled again";
+}
+
+// A relative cache folder (--cache-dir relcache, CUCO_CACHE_DIR=relcache) is the one under the
+// folder cuco started in, wherever the compiles run: the seed builds.
+TEST_F(BuilderTest, ARelativeCacheDirIsMadeAbsoluteOnce) {
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(cache_);
+  fs::current_path(cache_);
+  Builder b("relcache", wl_, tc_);
+  fs::current_path(cwd);
+  auto seed = ReadFile(wl_.SeedPath());
+  ASSERT_TRUE(seed.ok());
+  auto r = b.Build(*seed, 120);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->ok) << r->log;
+  EXPECT_EQ(fs::path(r->executable).string().rfind((cache_ / "relcache").string() + "/", 0), 0u) << r->executable;
+  EXPECT_EQ(fs::path(r->source).parent_path(), fs::path(r->executable).parent_path());
 }
 
 TEST_F(BuilderTest, CompileErrorsKeepDiagnosticsAndAreCached) {

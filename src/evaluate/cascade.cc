@@ -1,11 +1,15 @@
 #include "evaluate/cascade.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
+#include "launch/interrupts.h"
 #include "launch/sandbox.h"
 #include "launch/slurm_launcher.h"
 #include "util/files.h"
 #include "util/sha256.h"
+#include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 
 namespace cuco {
@@ -35,10 +39,10 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   frozen_path_ = workload_.SeedPath().string();
   // A program-mode seed is the user's program as is (no EVOLVE blocks); once the fast path has
   // annotated it, the generation 0 file (the program plus marker lines) defines what is frozen.
-  if (workload_.mode == "program" && seed_code_.find("EVOLVE-BLOCK-START") == std::string::npos &&
+  if (workload_.mode == "program" && !HasEvolveMarker(seed_code_) &&
       workload_.generation0_file != workload_.seed_file) {
     auto g0 = ReadFile(workload_.Generation0Path());
-    if (g0.ok() && g0->find("EVOLVE-BLOCK-START") != std::string::npos) {
+    if (g0.ok() && HasEvolveMarker(*g0)) {
       frozen_code_ = *g0;
       frozen_path_ = workload_.Generation0Path().string();
     }
@@ -48,8 +52,10 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
     for (const auto& g : toolchain_.gpus) gpus.push_back(g.index);
   gpu_count_ = static_cast<int>(gpus.size());
   pool_ = std::make_unique<GpuPool>(gpus);
+  timing_plan_ = PlanTiming(toolchain_, workload_.language == "cuda", options_.launcher == "slurm");
   builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
   builder_->set_sandboxed(!options_.unsafe_no_sandbox);
+  builder_->set_unoptimized(options_.compile_only && options_.unoptimized);
   local_launcher_ = MakeLocalLauncher();
   if (options_.launcher == "slurm") slurm_launcher_ = MakeSlurmLauncher(options_.slurm);
   if (ProgramUsesMpirun()) launcher_ = MakeMpirunLauncher(toolchain_.mpirun);
@@ -116,6 +122,22 @@ bool Cascade::CheckBoundPart(const std::string& code, const std::string& part_na
 
 EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, const fs::path& work_dir,
                              const EvaluateOptions& call) {
+  const uint64_t interrupts = InterruptCount();
+  EvalRecord rec = EvaluateStages(code, label, work_dir, call);
+  // An interrupt may have reached the processes this evaluation ran (a Slurm cancel or a shutdown
+  // signals them all): what did not pass is not the candidate's verdict.
+  if (InterruptCount() != interrupts && !rec.interrupted && rec.status != EvalStatus::kOk &&
+      rec.status != EvalStatus::kTimed) {
+    const int sig = LastInterruptSignal();
+    const std::string ended = rec.reason.empty() ? "" : " (it ended: " + rec.reason + ")";
+    MarkUnjudged(nullptr, &rec, fmt::format("interrupted by signal {} ({}) while it was evaluated{}", sig,
+                                            strsignal(sig), ended));
+  }
+  return rec;
+}
+
+EvalRecord Cascade::EvaluateStages(const std::string& code, const std::string& label, const fs::path& work_dir,
+                                   const EvaluateOptions& call) {
   EvalRecord rec;
   rec.workload = workload_.name;
   rec.candidate_path = label;
@@ -150,33 +172,55 @@ EvalRecord Cascade::Evaluate(const std::string& code, const std::string& label, 
     rec.reason = options_.compile_only ? "compile only (--stage compile)" : "compile only";
     return rec;
   }
-  if (timing_only) {
-    // A bound part computes a deliberately incomplete result: no L2, and L3 without checks.
-    StageRecord* verify = rec.Stage("verify");
-    verify->status = EvalStatus::kSkipped;
-    verify->detail = fmt::format("not verified: a bound part ({} alone) computes a deliberately incomplete result",
-                                 rec.part == "comm" ? "communication" : "compute");
-    if (RunHarnessStage("bench", built, work_dir, &rec, /*timing_only=*/true)) rec.status = EvalStatus::kTimed;
-    return rec;
-  }
   if (workload_.mode == "program") {
     if (RunProgram(exe, work_dir, &rec)) rec.status = EvalStatus::kOk;
     return rec;
   }
-  bool verified = RunHarnessStage("verify", built, work_dir, &rec);
-  if (verified && RunHarnessStage("bench", built, work_dir, &rec)) {
-    rec.status = EvalStatus::kOk;
-    if (rec.timing.Noisy()) RetimeNoisy(built, work_dir, &rec);
-  }
-  if (!verified && rec.status == EvalStatus::kSkipped) {
-    StageRecord* bench = rec.Stage("bench");
-    bench->status = EvalStatus::kSkipped;
-    bench->detail = "no GPU found: would run " + DescribeRun("bench");
+  // L2 and L3 on one GPU session (cuco's MPS daemon, the GPU-state baseline). A stage that finds
+  // the GPU changed through no doing of the candidate (an infrastructure failure) costs the
+  // evaluation: it runs once more, on a fresh session; a second one leaves the record skipped
+  // ("infrastructure: ..."), which a search evaluates again.
+  const EvalRecord before_stages = rec;
+  for (int attempt = 0;; ++attempt) {
+    GpuSession gpu;
+    RunHarnessStages(built, work_dir, &rec, timing_only, &gpu);
+    CloseGpuSession(&gpu, &rec);
+    if (!rec.infrastructure_failure || attempt >= 1) break;
+    const std::string first = rec.reason;
+    rec = before_stages;
+    std::error_code ec;  // a run of its own: no Slurm job of the first attempt to adopt
+    for (const char* stage : {"verify", "bench"}) fs::remove(work_dir / (std::string("slurm-") + stage + ".job"), ec);
+    StageRecord* again = rec.Stage("evaluated_again");
+    again->status = EvalStatus::kOk;
+    again->detail = "the first attempt was an infrastructure failure, not the candidate's: " + first;
   }
   return rec;
 }
 
-void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec) {
+void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec, bool timing_only,
+                               GpuSession* gpu) {
+  if (timing_only) {
+    // A bound part computes a deliberately incomplete result: no L2, and L3 without checks.
+    StageRecord* verify = rec->Stage("verify");
+    verify->status = EvalStatus::kSkipped;
+    verify->detail = fmt::format("not verified: a bound part ({} alone) computes a deliberately incomplete result",
+                                 rec->part == "comm" ? "communication" : "compute");
+    if (RunHarnessStage("bench", built, work_dir, rec, gpu, /*timing_only=*/true)) rec->status = EvalStatus::kTimed;
+    return;
+  }
+  bool verified = RunHarnessStage("verify", built, work_dir, rec, gpu);
+  if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu)) {
+    rec->status = EvalStatus::kOk;
+    if (rec->timing.Noisy()) RetimeNoisy(built, work_dir, rec, gpu);
+  }
+  if (!verified && rec->status == EvalStatus::kSkipped && !rec->infrastructure_failure) {
+    StageRecord* bench = rec->Stage("bench");
+    bench->status = EvalStatus::kSkipped;
+    bench->detail = "no GPU found: would run " + DescribeRun("bench");
+  }
+}
+
+void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec, GpuSession* gpu) {
   const TimingFigures first = rec->timing;
   const std::string first_detail = rec->Stage("bench")->detail;  // with its Slurm job, when there is one
   const double first_seconds = rec->Stage("bench")->seconds;
@@ -184,7 +228,7 @@ void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, Ev
   // A run of its own: not the first bench's Slurm job to adopt (RunHarnessStage).
   std::error_code ec;
   fs::remove(work_dir / "slurm-bench.job", ec);
-  const bool ok = RunHarnessStage("bench", built, work_dir, rec, /*timing_only=*/false, iters);
+  const bool ok = RunHarnessStage("bench", built, work_dir, rec, gpu, /*timing_only=*/false, iters);
   StageRecord* bench = rec->Stage("bench");
   bench->seconds += first_seconds;
   bench->detail = fmt::format("noisy over {} iterations (p90/p10 {:.2f}): {}; so timed again over {}: {}", first.iters,

@@ -7,9 +7,10 @@
 // stage that hangs is killed with its whole process group, and its GPUs are
 // probed before anyone uses them again (a GPU that fails is quarantined).
 //
-// One class, four files: cascade.cc (set-up, Evaluate's order of stages, bound parts),
+// One class, five files: cascade.cc (set-up, Evaluate's order of stages, bound parts),
 // cascade_scan_compile.cc (L0, L1), cascade_runs.cc (L2, L3: GPU leases, the supervisor or the
-// program, GPU probes) and cascade_confinement.cc (sandbox and environment of the candidate).
+// program, GPU probes), cascade_gpu.cc (the evaluation's GPU session: cuco's MPS daemon, the GPU
+// state as evidence) and cascade_confinement.cc (sandbox and environment of the candidate).
 #pragma once
 
 #include <atomic>
@@ -20,6 +21,8 @@
 #include <string>
 
 #include "evaluate/builder.h"
+#include "evaluate/gpu_session.h"
+#include "evaluate/judge.h"
 #include "evaluate/outcome.h"
 #include "launch/gpu_pool.h"
 #include "launch/launcher.h"
@@ -35,6 +38,10 @@ struct CascadeOptions {
   int world_size = 0;                // 0 = the workload's default
   bool skip_deny_scan = false;       // for cuco's own tests of the runtime checks only
   bool compile_only = false;         // stop after L1
+  // With compile_only: candidates' device code is compiled without optimisation (Builder::
+  // set_unoptimized), to check that they build, faster. Their objects are cached apart from
+  // optimised ones and never run.
+  bool unoptimized = false;
   int max_parallel_compiles = 2;
   double probe_timeout_s = 60;
   // Run candidates without the sandbox (bwrap + seccomp): only for machines that cannot have one,
@@ -64,16 +71,27 @@ struct EvaluateOptions {
 // knob values set (ApplyKnobs).
 Result<std::string> MaterializeVariant(const WorkloadConfig& workload, const Variant& variant);
 
+// Marks the stage (when given) and the record not judged (EvalRecord::interrupted): status kPending,
+// the reason `why` and that it is evaluated again.
+void MarkUnjudged(StageRecord* st, EvalRecord* rec, const std::string& why);
+
 class Cascade {
  public:
   Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions options);
 
   // Evaluates `code` (the whole candidate file; `label` names it in messages).
-  // Logs, metrics files and rendezvous folders go under `work_dir`.
+  // Logs, metrics files and rendezvous folders go under `work_dir`. Interrupts never judge: an
+  // evaluation during which cuco received one (launch/interrupts.h) and that did not pass, or one
+  // whose compile, object check or supervisor a signal stopped, comes back not judged
+  // (EvalRecord::interrupted, status kPending).
   EvalRecord Evaluate(const std::string& code, const std::string& label, const std::filesystem::path& work_dir,
                       const EvaluateOptions& call = {});
 
   const WorkloadConfig& workload() const { return workload_; }
+  // How CUDA stages will be timed (cuco's own MPS daemon per evaluation, or time-sliced and why),
+  // decided when the cascade is made: commands print its Line() before they evaluate anything.
+  const TimingPlan& timing_plan() const { return timing_plan_; }
+  const Toolchain& toolchain() const { return toolchain_; }
   int world_size() const { return world_size_; }
   bool has_gpus() const { return gpu_count_ > 0; }
   GpuPool& pool() { return *pool_; }
@@ -81,16 +99,29 @@ class Cascade {
   std::string DescribeRun(const std::string& stage, bool timing_only = false) const;
 
  private:
+  EvalRecord EvaluateStages(const std::string& code, const std::string& label, const std::filesystem::path& work_dir,
+                            const EvaluateOptions& call);
   bool Scan(const std::string& code, const std::string& label, const std::filesystem::path& work_dir, EvalRecord* rec);
   Status ScanPreprocessed(const std::string& code, const std::string& label, const std::filesystem::path& work_dir);
   bool Compile(const std::string& code, EvalRecord* rec, BuildResult* built);
-  // `iters` as HarnessArgs.
+  // L2 and L3 of harness mode on the evaluation's GPU session (opened by the first stage, closed by
+  // the caller): verify then bench, or a bound part's bench alone.
+  void RunHarnessStages(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec,
+                        bool timing_only, GpuSession* gpu);
+  // `iters` as HarnessArgs. `gpu`: the evaluation's session, opened here when it is not yet.
   bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
-                       EvalRecord* rec, bool timing_only = false, int iters = 0);
+                       EvalRecord* rec, GpuSession* gpu, bool timing_only = false, int iters = 0);
   // After a bench whose iterations spread widely (TimingFigures::Noisy): the bench again over
   // kNoisyRetimeFactor times the iterations; its figures replace the first's, which the stage's
   // detail keeps. A candidate cannot win on a noisy short measurement alone.
-  void RetimeNoisy(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec);
+  void RetimeNoisy(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec, GpuSession* gpu);
+  // A stage's GPU-state evidence (gpu_state_check.h, and what changed in cuco's MPS daemon) turned
+  // into the verdict: the candidate's doing rejects it; the machine's makes the stage an
+  // infrastructure failure (rec->infrastructure_failure; the evaluation runs again).
+  void JudgeGpuEvidence(const std::string& stage, GpuSession* gpu, StageVerdict* v, EvalRecord* rec);
+  // Ends the session: stops the daemon, probes the GPUs when a stage asked for it, records the
+  // session, gives the GPUs back.
+  void CloseGpuSession(GpuSession* gpu, EvalRecord* rec);
   bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
   // `iters`: timed iterations (0: the workload's [timing] iters).
   std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false, int iters = 0) const;
@@ -98,7 +129,8 @@ class Cascade {
   // to <stage_dir>/sandbox.argv, or the explicit environment when unsandboxed) and returns what
   // confines them, for the record. Unavailable when there is no sandbox and no --unsafe-no-sandbox.
   Result<std::string> ConfineCandidate(const std::filesystem::path& stage_dir, const std::string& executable,
-                                       const std::vector<int>& gpus, std::vector<std::string>* argv) const;
+                                       const std::vector<int>& gpus, const GpuSession* gpu,
+                                       std::vector<std::string>* argv) const;
   // The explicit environment of a candidate's processes, and the sandbox prefix that confines them
   // (ranks > 0: cuco-sandbox-exec starts that many; fd_base >= 0: their sockets and logs, as the
   // supervisor passes them).
@@ -111,7 +143,7 @@ class Cascade {
   Result<std::vector<std::string>> CandidateSandbox(const std::filesystem::path& stage_dir, const std::string& executable,
                                                     const std::vector<int>& gpus,
                                                     std::map<std::string, std::string> env, int ranks,
-                                                    int fd_base) const;
+                                                    int fd_base, const GpuSession* gpu) const;
   std::string SandboxName() const;
   bool ProgramUsesMpirun() const;
   static constexpr const char* kUnsandboxed = "none (--unsafe-no-sandbox)";
@@ -124,11 +156,20 @@ class Cascade {
   // CUDA workloads: a lease of world_size GPUs (recorded in rec->gpus); false, with the stage
   // skipped, when the pool cannot give one. CPU workloads: true, no lease.
   bool LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease);
+  // The GPUs' readings from earlier evaluations, for the ranks of `ranks` (by the bus id each
+  // reports); a reading absent where there is none yet. Remember: the first clean baseline of
+  // each GPU becomes its reference.
+  std::vector<GpuReading> GpuReferences(const nlohmann::json& ranks, bool mps);
+  void RememberGpuReferences(const nlohmann::json& ranks, bool mps, const std::vector<GpuReading>& baseline);
   bool slurm() const { return slurm_launcher_ != nullptr; }
 
   WorkloadConfig workload_;
   Toolchain toolchain_;
   CascadeOptions options_;
+  TimingPlan timing_plan_;
+  std::mutex gpu_state_mu_;
+  std::map<std::string, GpuReading> gpu_references_;  // "<bus id> mps|no-mps" -> its first clean baseline
+  std::map<int, int> gpu_strikes_;  // GPU -> evaluations in a row that found it changed before the candidate ran
   std::string seed_code_;
   std::string frozen_code_, frozen_path_;  // what candidates' frozen text must match (the seed, or an annotated generation 0)
   

@@ -24,7 +24,9 @@ std::map<std::string, std::string> Cascade::CandidateEnvironment(const std::vect
   // the run nonce) reaches it.
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C"}};
   for (const auto& [k, v] : NoMulticastEnv()) env[k] = v;
-  for (const char* pass : {"LD_LIBRARY_PATH", "CUDA_MPS_PIPE_DIRECTORY", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
+  // No MPS variable passes through: a candidate is an MPS client of cuco's own daemon or of none
+  // (GpuSession::SetCandidateEnv), never of a daemon the user or the machine started.
+  for (const char* pass : {"LD_LIBRARY_PATH", "CUCO_HARNESS_NONBLOCKING_STREAMS"})
     if (const char* v = std::getenv(pass)) env[pass] = v;
   if (!gpus.empty() && sandboxed) {
     env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
@@ -59,7 +61,7 @@ std::vector<int> Cascade::DeviceMinors(const std::vector<int>& gpus) const {
 Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage_dir, const std::string& executable,
                                                            const std::vector<int>& gpus,
                                                            std::map<std::string, std::string> env, int ranks,
-                                                           int fd_base) const {
+                                                           int fd_base, const GpuSession* gpu) const {
   const SandboxSupport& support = DetectSandbox();
   if (!support.available)
     return Status::Unavailable("no working sandbox on this machine (" + support.why_not +
@@ -70,8 +72,9 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
   spec.gpus = DeviceMinors(gpus);
   spec.hidden_dirs = {fs::absolute(stage_dir.parent_path()).string()};  // this candidate's metrics and logs
   spec.readonly_dirs = {fs::absolute(fs::path(executable).parent_path()).string()};  // may lie under /tmp
-  if (const char* mps = std::getenv("CUDA_MPS_PIPE_DIRECTORY")) spec.mps_pipe_dir = mps;
-  else if (fs::exists("/tmp/nvidia-mps")) spec.mps_pipe_dir = "/tmp/nvidia-mps";
+  // MPS: cuco's own pipe folder for this evaluation, and nothing else (never its log folder, never
+  // the default /tmp/nvidia-mps); without cuco's daemon, none.
+  if (gpu != nullptr) gpu->ConfineSandbox(&spec);
   // CUDA reserves address space far beyond what it uses: no address-space limit on GPU ranks.
   if (workload_.language != "cuda") spec.address_space_bytes = 8ull << 30;
   spec.file_size_bytes = 1ull << 30;
@@ -85,15 +88,17 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
 }
 
 Result<std::string> Cascade::ConfineCandidate(const fs::path& stage_dir, const std::string& executable,
-                                              const std::vector<int>& gpus, std::vector<std::string>* argv) const {
+                                              const std::vector<int>& gpus, const GpuSession* gpu,
+                                              std::vector<std::string>* argv) const {
   auto env = CandidateEnvironment(gpus, !options_.unsafe_no_sandbox);
+  if (gpu != nullptr) gpu->SetCandidateEnv(&env);
   if (options_.unsafe_no_sandbox) {
     for (const auto& [k, v] : env) argv->insert(argv->end(), {"--candidate-env", k + "=" + v});
     return std::string(kUnsandboxed);
   }
   // The sandbox's network namespace has only the loopback device: NCCL's bootstrap must use it.
   env.emplace("NCCL_SOCKET_IFNAME", "lo");
-  auto prefix = CandidateSandbox(stage_dir, executable, gpus, env, world_size_, protocol::kSpawnFdBase);
+  auto prefix = CandidateSandbox(stage_dir, executable, gpus, env, world_size_, protocol::kSpawnFdBase, gpu);
   if (!prefix.ok()) return prefix.status();
   std::string file;
   for (const auto& a : *prefix) file += a + '\0';

@@ -87,7 +87,7 @@ bool Cascade::LeaseGpus(StageRecord* st, EvalRecord* rec, GpuLease* lease) {
 }
 
 bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built, const fs::path& work_dir,
-                              EvalRecord* rec, bool timing_only, int iters) {
+                              EvalRecord* rec, GpuSession* gpu, bool timing_only, int iters) {
   StageRecord* st = rec->Stage(stage);
   const bool cuda = workload_.language == "cuda";
   if (cuda && !has_gpus() && !slurm()) {
@@ -99,8 +99,13 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
     }
     return false;
   }
-  GpuLease lease;
-  if (!LeaseGpus(st, rec, &lease)) return false;
+  if (cuda && !gpu->is_open()) {
+    // The evaluation's GPUs, held to its end, with cuco's MPS daemon for them.
+    GpuLease lease;
+    if (!LeaseGpus(st, rec, &lease)) return false;
+    gpu->Open(std::move(lease), toolchain_.gpus, timing_plan_);
+  }
+  if (cuda) rec->timing_method = gpu->method();
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
   // Absolute: the supervisor runs in a working directory of its own (below).
   fs::path dir = fs::absolute(work_dir / stage);
@@ -134,10 +139,10 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   job.argv.insert(job.argv.end(), {"--metrics-dir", metrics.string(), "--world", std::to_string(world_size_),
                                    "--candidate", fs::absolute(built.executable).string(), "--log-dir", logs.string(), "--workload",
                                    workload_.name, "--setup-limit", fmt::format("{}", SetupLimit(stage))});
-  std::vector<int> gpus = lease.gpus();
+  std::vector<int> gpus = cuda ? gpu->gpus() : std::vector<int>{};
   if (slurm() && cuda)
     for (int g = 0; g < world_size_; ++g) gpus.push_back(g);  // the job's own GPUs, numbered from 0
-  auto confinement = ConfineCandidate(dir, built.executable, gpus, &job.argv);
+  auto confinement = ConfineCandidate(dir, built.executable, gpus, cuda ? gpu : nullptr, &job.argv);
   if (!confinement.ok()) {
     SkipStage(st, rec, confinement.status().message());
     return false;
@@ -145,6 +150,10 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   rec->sandbox = *confinement;
   job.world_size = 1;
   job.gpus = gpus;
+  if (cuda) {
+    for (const auto& [k, v] : gpu->SupervisorEnv()) job.env[k] = v;
+    if (gpu->mps()) job.gpus.clear();  // the server's devices, numbered from 0 (SupervisorEnv)
+  }
   job.log_dir = logs.string();
   job.timeout_s = stage == "verify" ? workload_.verify_s : workload_.bench_s;
   if (nonce.empty()) nonce = Nonce();
@@ -170,6 +179,10 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
                                             fmt::format("{}", fmt::join(outcome->events, "; ")));
   st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
   StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
+  if (v.interrupted) {
+    MarkUnjudged(st, rec, fmt::format("{}: {}", stage, v.reason));
+    return false;
+  }
   if (v.status == EvalStatus::kOk) {
     StageExpectations ex;
     ex.stage = stage;
@@ -181,11 +194,24 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
     ex.seen_seeds = &rec->seen_seeds;
     v = JudgeMetrics(metrics.string(), ex, Tolerance{workload_.tol_rel_l2, workload_.tol_max_abs});
   }
+  if (cuda) JudgeGpuEvidence(stage, gpu, &v, rec);
   (stage == "verify" ? rec->verify_errors : rec->bench_errors) = v.errors;
   if (stage == "bench") rec->timing = v.timing;
+  if (!cuda && rec->timing_method.empty())
+    for (const auto& r : v.ranks)
+      if (r.is_object() && r.contains("timing") && r["timing"].is_object() && r["timing"].contains("method") &&
+          r["timing"]["method"].is_string())
+        rec->timing_method = r["timing"]["method"].get<std::string>();
+  rec->timing.method = rec->timing_method;
   if (!v.device.empty()) rec->device = v.device;
   rec->rank_metrics = v.ranks;
   st->status = v.status;
+  if (rec->infrastructure_failure) {
+    st->status = rec->status = EvalStatus::kSkipped;
+    st->detail = v.reason + slurm_note;
+    rec->reason = fmt::format("infrastructure: {}: {}", stage, v.reason);
+    return false;
+  }
   if (v.status == EvalStatus::kTimed) {
     st->detail = fmt::format("{:.4f} ms median (max over ranks); timing only: outputs NOT checked ({} alone, a bound part)",
                              v.timing.median_ms, rec->part == "comm" ? "communication" : "compute") +
@@ -204,10 +230,11 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   st->detail = v.reason + slurm_note;
   rec->status = v.status;
   rec->reason = fmt::format("{}: {}", stage, v.reason);
-  // A killed or crashed run may leave a GPU wedged: check before anyone uses it again.
+  // A killed or crashed run may leave a GPU wedged: check before anyone uses it again (once cuco's
+  // MPS daemon is gone, CloseGpuSession).
   if (cuda && (v.status == EvalStatus::kTimeout || v.status == EvalStatus::kCrashed ||
                v.status == EvalStatus::kRuntimeError || outcome->unkillable))
-    ProbeGpus(lease.gpus(), rec);
+    gpu->probe_after = true;
   return false;
 }
 
@@ -259,7 +286,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
     env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
     env.emplace("MASTER_PORT", "29500");
-    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun || single ? 0 : processes, -1);
+    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun || single ? 0 : processes, -1, nullptr);
     if (!prefix.ok()) {
       SkipStage(st, rec, prefix.status().message());
       return false;
@@ -329,6 +356,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   rec->timing.p10_ms = rec->timing.p90_ms = worst_ms;
   rec->timing.rank_median_ms = times;
   rec->timing.iters = 1;
+  rec->timing_method = rec->timing.method = "the program's own output (program mode: untrusted, not cuco's timer)";
   st->status = EvalStatus::kOk;
   st->detail = fmt::format("program says PASS and {:.4f} ms (UNTRUSTED: parsed from its own output)", worst_ms);
   return true;

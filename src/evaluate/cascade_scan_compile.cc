@@ -8,6 +8,8 @@
 #include "evaluate/stage_logs.h"
 #include "util/clock.h"
 #include "util/files.h"
+#include "util/source_text.h"
+#include "util/text.h"
 #include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 
@@ -28,6 +30,16 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+void MarkUnjudged(StageRecord* st, EvalRecord* rec, const std::string& why) {
+  if (st != nullptr) {
+    st->status = EvalStatus::kPending;
+    st->detail = why;
+  }
+  rec->status = EvalStatus::kPending;
+  rec->interrupted = true;
+  rec->reason = why + ": not judged (evaluated again on resume)";
+}
+
 Status Cascade::ScanPreprocessed(const std::string& code, const std::string& label, const fs::path& work_dir) {
   const fs::path dir = fs::absolute(work_dir) / "scan";
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
@@ -44,7 +56,7 @@ bool Cascade::Scan(const std::string& code, const std::string& label, const fs::
   Status s = Status::Ok();
   const bool harness = workload_.mode == "harness";
   if (code != seed_code_ || harness) {
-    if (harness || code.find("EVOLVE-BLOCK-START") != std::string::npos)
+    if (harness || HasEvolveMarker(code))
       s = CheckFrozenCode(frozen_code_, frozen_path_, code, label);
     if (s.ok() && !options_.skip_deny_scan && harness) s = CheckDenyList(code, label);
     // The same scan again on what the compiler will see (splices, digraphs and macros resolved).
@@ -72,6 +84,13 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
     --compiles_running_;
   }
   compile_cv_.notify_one();
+  if (built.ok() && built->interrupted) {
+    st->seconds = built->seconds;
+    st->log_path = built->log_path;
+    st->log_tail = LastLines(built->log, 30);
+    MarkUnjudged(st, rec, "the compile was stopped by a signal");
+    return false;
+  }
   if (!built.ok()) {
     st->status = EvalStatus::kCompileError;
     st->detail = built.status().message();
@@ -84,9 +103,25 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   st->log_tail = LastLines(built->log, 30);
   if (!built->ok) {
     st->status = EvalStatus::kCompileError;
+    // The compiler cites the cache's copy of the candidate (<cache>/cand-<hash>/candidate.cu); the
+    // record cites the candidate's own file (candidates/<id>/candidate.cu in a search, the file
+    // given to `cuco eval`), the same text line for line, and keeps that log beside it.
+    std::string log = built->log;
+    if (!built->source.empty() && !rec->candidate_path.empty()) log = ReplaceAll(log, built->source, rec->candidate_path);
+    if (!rec->run_dir.empty()) {
+      const fs::path own = fs::path(rec->run_dir) / "compile.log";
+      if (WriteFileAtomic(own, log).ok()) st->log_path = own.string();
+    }
+    st->log_tail = LastLines(log, 30);
+    // The first compiler line that says error, never a command line the log records ("$ g++ ... -c
+    // compile_error.cc").
     std::string first_error;
-    std::smatch m;
-    if (std::regex_search(built->log, m, std::regex(R"([^\n]*(error|Error|fatal)[^\n]*)"))) first_error = m.str();
+    static const std::regex kError("error|Error|fatal");
+    for (const std::string& line : SplitLines(log))
+      if (line.rfind("$ ", 0) != 0 && std::regex_search(line, kError)) {
+        first_error = line;
+        break;
+      }
     st->detail = first_error.empty() ? "compiler failed" : first_error;
     rec->status = EvalStatus::kCompileError;
     rec->reason = st->detail;
@@ -96,6 +131,11 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
   if (workload_.mode == "harness" && !options_.skip_deny_scan) {
     const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path);
+    // readelf or nm failing (stopped by a signal, missing) says nothing about the candidate.
+    if (obj.code() == Status::Code::kUnavailable) {
+      MarkUnjudged(st, rec, "the object check could not run (" + obj.message() + ")");
+      return false;
+    }
     if (!obj.ok()) {
       return Reject(st, rec, obj.message());
     }

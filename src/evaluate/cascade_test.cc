@@ -71,6 +71,16 @@ TEST_F(CascadeTest, SeedPassesEveryStageAndIsTimed) {
   EXPECT_TRUE(r.verify_errors.has_agreement);
   ASSERT_NE(r.Stage("bench"), nullptr);
   EXPECT_EQ(r.Stage("bench")->status, EvalStatus::kOk);
+  // Every timed iteration of an honest candidate scans clean: its float outputs never equal their
+  // NaN poison (issue 28: honest bf16 seeds showed "20/20 poisoned" with a random 16-bit poison).
+  ASSERT_EQ(r.rank_metrics.size(), 2u);
+  for (const auto& m : r.rank_metrics) {
+    const auto& t = m["timing"];
+    ASSERT_EQ(t["scan_poison_left"].size(), t["iters"].get<size_t>());
+    for (const auto& n : t["scan_poison_left"]) EXPECT_EQ(n, 0);
+    for (const auto& n : t["scan_nonfinite"]) EXPECT_EQ(n, 0);
+    EXPECT_EQ(t["scan_poison_expected"], 0.0);
+  }
 }
 
 // The supervisor runs in an empty directory of its own per stage (a user's program run as the
@@ -208,6 +218,17 @@ TEST_F(CascadeTest, CompileErrorIsClassified) {
   EvalRecord r = Eval("compile_error.cc");
   EXPECT_EQ(r.status, EvalStatus::kCompileError) << r.Summary();
   EXPECT_NE(r.reason.find("error"), std::string::npos);
+  // It cites the candidate's own file and keeps its log beside it, never the compile cache.
+  const std::string file = (WorkloadDir() / "candidates" / "compile_error.cc").string();
+  EXPECT_EQ(r.reason.rfind(file + ":", 0), 0u) << r.reason;
+  const StageRecord* compile = r.Stage("compile");
+  EXPECT_EQ(compile->log_path, (root_ / "runs" / "compile_error.cc" / "compile.log").string());
+  auto log = ReadFile(compile->log_path);
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find(file + ":"), std::string::npos) << *log;
+  EXPECT_EQ(log->find("/candidate.cc:"), std::string::npos) << *log;  // the cache's copy, cand-<hash>/candidate.cc
+  EXPECT_EQ(compile->log_tail.find("/candidate.cc:"), std::string::npos) << compile->log_tail;
+  EXPECT_EQ(r.reason.find((root_ / "cache").string()), std::string::npos) << r.reason;
 }
 
 const Variant* FindVariant(const Cascade& c, const std::string& name) {

@@ -22,6 +22,9 @@ struct Tolerance {
 struct StageVerdict {
   EvalStatus status = EvalStatus::kOk;
   std::string reason;       // empty when ok
+  // The supervisor was stopped by an interrupt signal (launch/interrupts.h), not by its time
+  // limit: no verdict on the candidate (status kPending; the cascade marks the record unjudged).
+  bool interrupted = false;
   ErrorFigures errors;
   TimingFigures timing;     // bench stage only
   nlohmann::json ranks = nlohmann::json::array();
@@ -70,9 +73,10 @@ struct RankMetricsText {
 StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const StageExpectations& expect,
                                const Tolerance& tol);
 
-// Poison collisions an honest output may show: about 1 in 2^16 elements for
-// 16-bit types; a few more are allowed for luck.
-long long PoisonAllowance(long long elements);
+// Poison an honest output may show, given the chance matches the supervisor expects
+// (`poison_expected`: floating outputs are poisoned with NaNs, which no passing output holds, so
+// 0 for them; integer outputs match random bits by chance). 0 when none are expected.
+long long PoisonAllowance(double expected);
 
 // Work that escaped the timed region shows as a long gap between the stop
 // event and the device going idle. Returns the largest gap an honest run may show.

@@ -31,7 +31,9 @@ class JudgeTest : public ::testing::Test {
     for (int i = 0; i < 2; ++i)
       m["checks"].push_back({{"iteration", i}, {"kind", "timed_sample"}, {"rel_l2", 0.003}, {"max_abs", 0.01},
                              {"nonfinite", 0}, {"poison_left", 0}, {"elements", 4096}});
-    m["timing"] = {{"median_ms", 1.0 + r}, {"p10_ms", 0.9 + r}, {"p90_ms", 1.1 + r}, {"iters", 20}, {"tail_median_ms", 0.01}};
+    m["timing"] = {{"median_ms", 1.0 + r}, {"p10_ms", 0.9 + r}, {"p90_ms", 1.1 + r}, {"iters", 20}, {"tail_median_ms", 0.01},
+                   {"verified_iterations", {0, 1}}, {"scan_poison_left", std::vector<int>(20, 0)},
+                   {"scan_nonfinite", std::vector<int>(20, 0)}, {"scan_poison_expected", 0.0}};
     return m;
   }
   void Write(const nlohmann::json& m) {
@@ -101,6 +103,52 @@ TEST_F(JudgeTest, PoisonLeftFails) {
   StageVerdict v = Judge();
   EXPECT_EQ(v.status, EvalStatus::kWrongResult);
   EXPECT_NE(v.reason.find("2048 output elements still hold the poison"), std::string::npos) << v.reason;
+}
+
+// Every timed iteration's scan is judged, not only the sampled ones: an iteration that skipped its
+// work (poison left) or wrote NaN fails the candidate, and the reason names the iteration.
+TEST_F(JudgeTest, UnsampledTimedIterationsAreJudged) {
+  auto m = Rank(1);
+  m["timing"]["scan_poison_left"][13] = 7;
+  Write(Rank(0));
+  Write(m);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("rank 1 timed iteration 13 (not one of the sampled checks): 7 output elements still hold "
+                          "the poison"), std::string::npos) << v.reason;
+
+  m = Rank(1);
+  m["timing"]["scan_nonfinite"][1] = 2;
+  Write(m);
+  v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("rank 1 timed iteration 1: 2 NaN/Inf output elements"), std::string::npos) << v.reason;
+}
+
+TEST_F(JudgeTest, IntegerOutputsMayMatchTheirPoisonByChance) {
+  // 2^20 u8 elements: 4096 chance matches expected, about 64 either way.
+  auto m = Rank(0);
+  m["timing"]["scan_poison_expected"] = 4096.0;
+  m["timing"]["scan_poison_left"][3] = 4200;
+  Write(m);
+  Write(Rank(1));
+  EXPECT_EQ(Judge().status, EvalStatus::kOk) << Judge().reason;
+  m["timing"]["scan_poison_left"][3] = 1 << 20;  // all of it: the iteration wrote nothing
+  Write(m);
+  EXPECT_EQ(Judge().status, EvalStatus::kWrongResult);
+  EXPECT_EQ(PoisonAllowance(0), 0);
+  EXPECT_EQ(PoisonAllowance(4096), 4096 + 512 + 16);
+}
+
+TEST_F(JudgeTest, ScansMissingForATimedIterationAreTheHarnesss) {
+  auto m = Rank(0);
+  m["timing"]["scan_nonfinite"].erase(19);
+  Write(m);
+  Write(Rank(1));
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("rank 0's metrics do not scan every timed iteration (20 iterations, 20 poison and 19 NaN "
+                          "scans)"), std::string::npos) << v.reason;
 }
 
 TEST_F(JudgeTest, ForgedNonceIsRejected) {

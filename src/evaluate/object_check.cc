@@ -1,85 +1,24 @@
 #include "evaluate/object_check.h"
 
-#include <cxxabi.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "evaluate/object_elf.h"
+#include "evaluate/object_init_check.h"
 #include "launch/subprocess.h"
 
 namespace cuco {
 namespace {
 
+using object_elf::Demangle;
+using object_elf::Symbol;
+using object_elf::Tool;
+using object_elf::Words;
+
 constexpr double kToolTimeoutS = 60;
-
-struct Symbol {
-  uint64_t value = 0;
-  std::string type, bind, ndx, name;
-};
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> w;
-  for (std::string s; in >> s;) w.push_back(s);
-  return w;
-}
-
-std::string Demangle(const std::string& name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-  std::string out = status == 0 && d ? d : name;
-  std::free(d);
-  return out;
-}
-
-Result<std::string> Tool(const std::vector<std::string>& argv) {
-  CapturedRun r = RunCapture(argv, kToolTimeoutS, {{"LC_ALL", "C"}});
-  if (!r.outcome.ok())
-    return Status::Unavailable(argv[0] + " " + argv[1] + " " + argv.back() + ": " + r.outcome.Describe() + ": " +
-                               r.output.substr(0, 300));
-  return r.output;
-}
-
-// `readelf -sW`: the .symtab entries.
-std::vector<Symbol> ParseSymbols(const std::string& out) {
-  std::vector<Symbol> syms;
-  bool in_symtab = false;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("Symbol table", 0) == 0) in_symtab = line.find("'.symtab'") != std::string::npos;
-    if (!in_symtab) continue;
-    auto w = Words(line);
-    if (w.size() < 8 || w[0].empty() || w[0].back() != ':' || !std::isdigit(static_cast<unsigned char>(w[0][0])))
-      continue;
-    Symbol s;
-    s.value = std::strtoull(w[1].c_str(), nullptr, 16);
-    s.type = w[3];
-    s.bind = w[4];
-    s.ndx = w[6];
-    s.name = w[7];
-    syms.push_back(s);
-  }
-  return syms;
-}
-
-// `readelf -SW`: section index -> name.
-std::map<std::string, std::string> ParseSections(const std::string& out) {
-  std::map<std::string, std::string> sec;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    size_t open = line.find('['), close = line.find(']');
-    if (open == std::string::npos || close == std::string::npos || close < open) continue;
-    std::string idx = Words(line.substr(open + 1, close - open - 1)).empty()
-                          ? ""
-                          : Words(line.substr(open + 1, close - open - 1))[0];
-    auto rest = Words(line.substr(close + 1));
-    if (!idx.empty() && std::isdigit(static_cast<unsigned char>(idx[0])) && !rest.empty()) sec[idx] = rest[0];
-  }
-  return sec;
-}
 
 bool IsInitSection(const std::string& name) {
   for (const char* p : {".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors"}) {
@@ -89,37 +28,17 @@ bool IsInitSection(const std::string& name) {
   return false;
 }
 
-// The first namespace of a mangled name (_ZN4cuco... -> "cuco", _ZSt... -> "std"), or "" for the
-// global namespace. Special names (vtables, typeinfo, guards, thunks) are looked through.
-std::string FirstNamespace(const std::string& mangled) {
-  std::string s = mangled.substr(2);
-  auto skip_offsets = [&](int n) {  // thunks: call offsets, each ending in '_'
-    for (int i = 0; i < n; ++i) {
-      size_t u = s.find('_');
-      s = u == std::string::npos ? "" : s.substr(u + 1);
-    }
-  };
-  if (s.size() >= 2 && s[0] == 'T' && std::string("VISTHW").find(s[1]) != std::string::npos) s = s.substr(2);
-  else if (s.size() >= 2 && s[0] == 'G' && (s[1] == 'V' || s[1] == 'R')) s = s.substr(2);
-  else if (s.size() >= 2 && s[0] == 'T' && s[1] == 'h') { s = s.substr(2); skip_offsets(1); }
-  else if (s.size() >= 2 && s[0] == 'T' && s[1] == 'v') { s = s.substr(2); skip_offsets(2); }
-  bool nested = !s.empty() && s[0] == 'N';
-  if (nested) {
-    s = s.substr(1);
-    while (!s.empty() && std::string("rVKRO").find(s[0]) != std::string::npos) s = s.substr(1);
-  }
-  if (s.size() >= 2 && s[0] == 'S' && std::string("tabsiod").find(s[1]) != std::string::npos) return "std";
-  if (!nested) return "";  // an unscoped name: the global namespace
-  size_t k = 0;
-  while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
-  if (k == 0) return "";
-  return s.substr(k, std::strtoul(s.substr(0, k).c_str(), nullptr, 10));
-}
-
-bool ReservedNamespace(const std::string& ns) {
-  static const std::set<std::string> kNames = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "cuco", "cuco_frozen",
-                                               "cuco_harness", "cub", "thrust"};
-  return kNames.count(ns) > 0;
+// Names through which code finds functions and data at run time, past every name the deny-list
+// and these checks see: the dynamic loader's own lists (r_debug and its link_map chain, the dynamic
+// section, the program headers, the auxiliary vector) and its lookup calls.
+bool RunTimeLookup(const std::string& name) {
+  static const std::set<std::string> kNames = {
+      "_r_debug", "_r_debug_extended", "_dl_debug_state", "_DYNAMIC", "__ehdr_start", "__executable_start",
+      "dl_iterate_phdr", "dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "_dl_find_object",
+      "__libc_dlopen_mode", "__libc_dlsym", "__libc_dlvsym", "getauxval", "__getauxval", "__libc_stack_end", "_dl_argv",
+      "_dl_phdr", "cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
+      "cudaGetDriverEntryPointByVersion"};
+  return kNames.count(name) > 0;
 }
 
 }  // namespace
@@ -131,8 +50,8 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
   if (!sec_out.ok()) return sec_out.status();
   auto rel_out = Tool({"readelf", "-rW", object_path});
   if (!rel_out.ok()) return rel_out.status();
-  std::vector<Symbol> syms = ParseSymbols(*sym_out);
-  std::map<std::string, std::string> sections = ParseSections(*sec_out);
+  std::vector<Symbol> syms = object_elf::ParseSymbols(*sym_out);
+  std::map<std::string, std::string> sections = object_elf::ParseSections(*sec_out);
   std::vector<ObjectFinding> found;
 
   std::set<std::string> defined;
@@ -143,6 +62,9 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
       if (d.find("__device_stub__" + kernel.substr(1)) != std::string::npos) return true;
     return false;
   };
+  for (const auto& s : syms)
+    if (s.ndx == "UND" && RunTimeLookup(s.name))
+      found.push_back({s.name, "refers to the dynamic loader's run-time lookup", ""});
   for (const auto& s : syms) {
     bool exported = s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE";
     if (!exported || s.ndx == "UND" || s.ndx == "ABS" || s.type == "SECTION" || s.type == "FILE" || s.name.empty())
@@ -162,8 +84,8 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
       found.push_back({Demangle(s.name), "replaces the global", ""});
       continue;
     }
-    std::string ns = FirstNamespace(s.name);
-    if (s.bind == "GLOBAL" && ReservedNamespace(ns) && !(s.type == "FUNC" && has_stub(s.name)))
+    std::string ns = object_elf::FirstNamespace(s.name);
+    if (s.bind == "GLOBAL" && object_elf::ReservedNamespace(ns) && !(s.type == "FUNC" && has_stub(s.name)))
       found.push_back({Demangle(s.name), "defines a symbol in namespace " + ns + ":", ""});
   }
 
@@ -172,6 +94,7 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
     if (name == ".init" || name == ".fini") found.push_back({name, "has the legacy load/exit section", ""});
   std::istringstream in(*rel_out);
   std::string current;
+  std::vector<std::string> initialisers;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("Relocation section '", 0) == 0) {
       size_t b = line.find('\'') + 1, e = line.find('\'', b);
@@ -199,12 +122,20 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
     }
     if (language == "cuda" && target == "_ZL24__sti____cudaRegisterAllv") continue;
     // A translation unit's dynamic initialisation of namespace-scope objects (cuco's own
-    // `static cuco::codesign::DeviceCollectives cuco_dc;` in every generation 0 has one): it runs in
-    // the candidate's sandboxed process, before it talks to the supervisor, and can reach nothing the
-    // verdict rests on. What the deny-list refuses in it (getenv, files...) is refused there.
-    if (target.rfind("_GLOBAL__sub_I_", 0) == 0) continue;
+    // `static cuco::codesign::DeviceCollectives cuco_dc;` in every generation 0 has one): followed
+    // below, through the object's code, to what it runs (object_init_check.h).
+    if (target.rfind("_GLOBAL__sub_I_", 0) == 0 && current.rfind(".init_array", 0) == 0) {
+      initialisers.push_back(target);
+      continue;
+    }
     std::string shown = Demangle(target);
     found.push_back({shown, "runs at load or exit (" + current + " entry)", ""});
+  }
+  if (!initialisers.empty()) {
+    auto dis = Tool({"objdump", "-dr", "--no-show-raw-insn", object_path});
+    if (!dis.ok()) return dis.status();
+    for (ObjectFinding& f : CheckStaticInitialisers(initialisers, syms, sections, object_elf::ParseDisassembly(*dis)))
+      found.push_back(std::move(f));
   }
 
   if (!found.empty()) {

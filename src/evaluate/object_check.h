@@ -2,7 +2,10 @@
 // object file defines and runs at load, read with binutils (readelf; nm -l for lines).
 //
 // Hygiene, like the deny-list (the supervisor process and the sandbox are the wall): it names the
-// symbol interposition and load-time code that the token scan may have missed.
+// symbol interposition, run-time lookups and load-time code that the token scan may have missed.
+// What it cannot see: a candidate that finds a function by scanning memory from a pointer it holds
+// legitimately (into libc, say) needs no name at all; what such a call can do is the sandbox's to
+// bound (docs/workload-contract.md).
 #pragma once
 
 #include <string>
@@ -26,15 +29,23 @@ struct ObjectFinding {
 //  - GNU indirect functions (STT_GNU_IFUNC);
 //  - replacements of the global operator new / delete;
 //  - strong (GLOBAL) C++ definitions in std, __gnu_cxx, __cxxabiv1, __gnu_debug, cuco,
-//    cuco_frozen, cuco_harness, cub, thrust; weak / unique ones (COMDAT template instances and
+//    cuco_frozen, cuco_harness, cuco_program, cub, thrust; weak / unique ones (COMDAT template instances and
 //    inline functions the headers emit) are allowed, and so are the header kernels of cuco that
 //    nvcc emits strong together with their __device_stub__;
+//  - references to the dynamic loader's lists and lookups, through which any function can be found
+//    at run time whatever the deny-list saw: _r_debug (and so link_map), _DYNAMIC, __ehdr_start,
+//    dl_iterate_phdr, dlopen, dlsym, dlvsym, dladdr, dlinfo, getauxval, the driver entry-point
+//    lookups (cuGetProcAddress, cudaGetDriverEntryPoint), ...;
 //  - entries of .init_array / .fini_array / .preinit_array / .ctors / .dtors (any priority
 //    suffix), named by the function they point to, except nvcc's fatbinary registration
-//    (`__sti____cudaRegisterAll`) when language is "cuda"; and .init / .fini sections.
+//    (`__sti____cudaRegisterAll`) when language is "cuda" and the translation unit's dynamic
+//    initialisation (`_GLOBAL__sub_I_...`), which is followed instead (object_init_check.h: it may
+//    construct objects of the standard library's and cuco's types, never run the candidate's own
+//    code or any other library's); and .init / .fini sections.
 // Candidate functions in the global namespace (cuco_candidate_setup/run/teardown, kernels and
 // their stubs) and everything of internal linkage are allowed.
-// An error status (Unavailable) when readelf is missing or cannot read the file.
+// An error status (Unavailable) when readelf or objdump is missing, cannot read the file or is
+// stopped by a signal: no finding, and no verdict on the candidate (the cascade leaves it pending).
 Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language);
 
 // Ok, or InvalidArgument "display_path[:line]: the compiled candidate <what> '<symbol>', which

@@ -109,13 +109,81 @@ TEST_F(ObjectCheck, LoadAndExitTimeCodeIsNamed) {
   EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((destructor(200))) static void late() { seen = 2; }"), std::vector<std::string>{"late()"});
   EXPECT_EQ(Findings("static void f() {}\n__attribute__((section(\".init_array\"), used)) static void (*p)() = f;"),
             std::vector<std::string>{"f()"});
-  // A namespace-scope object's dynamic initialisation is allowed (generation 0's cuco_dc has one);
-  // what it could call is the deny-list's to refuse.
+  // A namespace-scope object of the standard library's types may be initialised (generation 0's
+  // cuco_dc is cuco's); what its initialiser runs is followed (StaticInitialisersRunNoCandidateCode).
   auto v = Findings("#include <vector>\nstatic std::vector<int> table(4);\nint get() { return table[0]; }");
   EXPECT_TRUE(v.empty()) << v[0];
   v = Findings("static int impl() { return 1; }\nextern \"C\" int (*resolve())() { return impl; }\n"
                "int picked() __attribute__((ifunc(\"resolve\")));");
   EXPECT_EQ(v, (std::vector<std::string>{"resolve", "picked()"}));
+}
+
+// Issue 28: any function can be found by name at run time through the dynamic loader's lists,
+// whatever names the deny-list saw. References to them are refused (a global-namespace variable
+// is not mangled: `extern T _r_debug;` needs no extern "C").
+TEST_F(ObjectCheck, RunTimeLookupsAreRefused) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  EXPECT_EQ(Findings("struct R { int v; void* map; };\nextern R _r_debug;\nvoid* first() { return _r_debug.map; }"),
+            std::vector<std::string>{"_r_debug"});
+  Status s = CheckCandidateObject((dir_ / "c.o").string(), "cpu", "cand.cc");
+  EXPECT_EQ(s.message(), "cand.cc: the compiled candidate refers to the dynamic loader's run-time lookup '_r_debug', "
+                         "which candidates may not do");
+  EXPECT_EQ(Findings("extern const long _DYNAMIC[];\nlong tag() { return _DYNAMIC[0]; }"),
+            std::vector<std::string>{"_DYNAMIC"});
+  EXPECT_EQ(Findings("#include <dlfcn.h>\nvoid* f() { return dlsym(RTLD_DEFAULT, \"write\"); }"),
+            std::vector<std::string>{"dlsym"});
+  EXPECT_EQ(Findings("#define _GNU_SOURCE 1\n#include <dlfcn.h>\nvoid* f() { return dlvsym(RTLD_NEXT, \"w\", \"G\"); }"),
+            std::vector<std::string>{"dlvsym"});
+  EXPECT_EQ(Findings("#include <link.h>\nint cb(dl_phdr_info*, size_t, void*) { return 0; }\n"
+                     "int walk() { return dl_iterate_phdr(cb, nullptr); }"),
+            std::vector<std::string>{"dl_iterate_phdr"});
+  EXPECT_EQ(Findings("#include <sys/auxv.h>\nunsigned long base() { return getauxval(AT_BASE); }"),
+            std::vector<std::string>{"getauxval"});
+}
+
+// Issue 28: a namespace-scope object's constructor runs before main. The translation unit's
+// initialiser is followed through the object's code: it may build the standard library's objects,
+// never run the candidate's own functions, other libraries' or an indirect call.
+TEST_F(ObjectCheck, StaticInitialisersRunNoCandidateCode) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  // Honest: containers and strings of the standard library, constants computed in place.
+  auto v = Findings(
+      "#include <map>\n#include <string>\n#include <vector>\n"
+      "namespace { std::vector<float> buf; std::map<int, std::string> cache; std::string name = \"candidate\";\n"
+      "struct Plan { int tile = 64; int stages = 3; }; Plan plan; int squares[4] = {0, 1, 4, 9}; }\n"
+      "int use() { return buf.size() + cache.size() + name.size() + plan.tile + squares[2]; }");
+  EXPECT_TRUE(v.empty()) << v[0];
+  // The candidate's own function, called from a constructor.
+  v = Findings("#include <cstdio>\nnamespace { [[gnu::noinline]] int arm() { return std::puts(\"early\"); }\n"
+               "struct Early { Early() { x = arm(); } int x; } early; }\nint get() { return early.x; }");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("arm()"), std::string::npos) << v[0];
+  Status s = CheckCandidateObject((dir_ / "c.o").string(), "cpu", "cand.cc");
+  EXPECT_NE(s.message().find("the compiled candidate runs, in a static initialiser or destructor (before main or at "
+                             "exit), its own function '(anonymous namespace)::arm()"),
+            std::string::npos)
+      << s.message();
+  // A library function called in the initialiser itself (the constructor inlined).
+  EXPECT_EQ(Findings("#include <cstdio>\nnamespace { struct Early { Early() { x = std::puts(\"early\"); } int x; } "
+                     "early; }\nint get() { return early.x; }"),
+            std::vector<std::string>{"puts"});
+  // A destructor of the candidate's own, registered to run at exit; also through std::vector's.
+  v = Findings("#include <cstdio>\nnamespace { struct Late { ~Late(); int x = 1; }; Late::~Late() { std::puts(\"late\"); }\n"
+               "Late late; }\nint get() { return late.x; }");
+  ASSERT_FALSE(v.empty());
+  EXPECT_TRUE(v[0] == "puts" || v[0].find("Late::~Late()") != std::string::npos) << v[0];
+  v = Findings("#include <cstdio>\n#include <vector>\nnamespace { struct Late { ~Late() { std::puts(\"late\"); } };\n"
+               "std::vector<Late> lates(2); }\nint get() { return lates.size(); }");
+  ASSERT_FALSE(v.empty());
+  // The runtime's own objects (cuco, cuco_program: a program harness's knobs) are its business.
+  v = Findings("#include <cstdio>\nnamespace cuco_program { struct Knob { ~Knob() { std::puts(\"knob\"); } int on = 0; };\n"
+               "inline Knob knob; }\nint use() { return cuco_program::knob.on; }");
+  EXPECT_TRUE(v.empty()) << v[0];
+  // An indirect call through a pointer the constructor loads.
+  v = Findings("namespace { int (*volatile hook)() = nullptr; struct Early { Early() { if (hook) x = hook(); } int x = 0; } "
+               "early; }\nint get() { return early.x; }");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("_GLOBAL__sub_I"), std::string::npos) << v[0];
 }
 
 TEST_F(ObjectCheck, LinesComeFromDebugInfo) {

@@ -71,10 +71,14 @@ nlohmann::json EvalRecord::ToJson() const {
   j["timing_only"] = timing_only;
   if (timing_only) j["part"] = part;
   j["reason"] = reason;
+  if (interrupted) j["interrupted"] = true;
   j["world_size"] = world_size;
   j["gpus"] = gpus;
   j["device"] = device;
   j["run_dir"] = run_dir;
+  j["timing_method"] = timing_method;
+  j["gpu_session"] = gpu_session;
+  j["infrastructure_failure"] = infrastructure_failure;
   j["sizes"] = {{"verify", verify_sizes}, {"bench", bench_sizes}};
   nlohmann::json st = nlohmann::json::array();
   for (const auto& s : stages)
@@ -91,7 +95,7 @@ nlohmann::json EvalRecord::ToJson() const {
                    {"p90_ms", timing.p90_ms},                 {"tail_median_ms", timing.tail_median_ms},
                    {"iters", timing.iters},                   {"rank_median_ms", timing.rank_median_ms},
                    {"spread", timing.Spread()},               {"noisy", timing.Noisy()},
-                   {"retimed_from_iters", timing.retimed_from}};
+                   {"retimed_from_iters", timing.retimed_from},  {"method", timing.method}};
   j["rank_metrics"] = rank_metrics;
   return j;
 }
@@ -116,6 +120,13 @@ std::string EvalRecord::Summary() const {
     out += fmt::format("  NOISY timing: p90/p10 = {:.2f} (over {:.2f}): the iterations spread widely{}; rerun, or raise "
                        "[timing] iters, before trusting this time\n",
                        timing.Spread(), kNoisySpread, timing.retimed_from > 0 ? " even over the longer run" : "");
+  if (!timing_method.empty()) {
+    const std::string why = gpu_session.is_object() && gpu_session.contains("why") && gpu_session["why"].is_string()
+                                ? gpu_session["why"].get<std::string>()
+                                : "";
+    out += timing_method.rfind("time-sliced", 0) == 0 ? fmt::format("  TIMING {}{}\n", timing_method, why.empty() ? "" : " (" + why + ")")
+                                                       : fmt::format("  timing method: {}\n", timing_method);
+  }
   if (!run_dir.empty()) out += fmt::format("  logs: {}\n", run_dir);
   return out;
 }

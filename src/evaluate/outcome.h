@@ -12,7 +12,8 @@
 
 namespace cuco {
 
-// Final verdicts. kPending exists only while a candidate is being evaluated.
+// Final verdicts. kPending: not judged (yet): being evaluated, or an evaluation an interrupt cut
+// short (EvalRecord::interrupted), evaluated again on resume.
 enum class EvalStatus {
   kOk,            // compiled, verified at both sizes, timed
   kRejected,      // broke a rule: edited frozen code, used a denied API, escaped the timer, forged metrics
@@ -65,6 +66,7 @@ struct TimingFigures {
   double p10_ms = -1, p90_ms = -1;        // of the slowest rank
   double tail_median_ms = 0;              // max over ranks
   int iters = 0;
+  std::string method;                     // how the windows were timed (EvalRecord::timing_method)
   int retimed_from = 0;                   // > 0: a first bench over this many iterations was noisy, these
                                           // figures are the second, longer one (Cascade::RetimeNoisy)
   std::vector<double> rank_median_ms;     // per rank
@@ -86,6 +88,10 @@ struct EvalRecord {
   std::string part;            // "compute" | "comm" when timing_only
   EvalStatus status = EvalStatus::kPending;
   std::string reason;          // one line, the first failure
+  // Cut short by an interrupt (Ctrl-C, SIGTERM, a lost Slurm job...) or a tool of cuco's stopped by
+  // a signal: not judged. status stays kPending (a search stores it so and evaluates it again on
+  // resume) and reason says what stopped it.
+  bool interrupted = false;
   std::vector<StageRecord> stages;
   ErrorFigures verify_errors, bench_errors;
   TimingFigures timing;
@@ -94,6 +100,14 @@ struct EvalRecord {
   int world_size = 0;
   std::map<std::string, long long> verify_sizes, bench_sizes;
   std::set<std::string> seen_seeds;  // every input seed the evaluation's stages used (not stored)
+  // How the GPU windows were timed (evaluate/gpu_session.h): "MPS (cuco's own daemon: ...)", or
+  // "time-sliced (no MPS): not comparable with peers" (gpu_session says why); empty before a GPU
+  // stage ran. gpu_session: that session as GpuSession::ToJson, null when none.
+  std::string timing_method;
+  nlohmann::json gpu_session;
+  // The GPU changed through no doing of the candidate (gpu_state_check.h): status kSkipped, the
+  // reason "infrastructure: ..."; not a verdict on the code (a search evaluates it again).
+  bool infrastructure_failure = false;
   std::string run_dir;         // where logs and metrics files lie
   nlohmann::json rank_metrics = nlohmann::json::array();  // the raw per-rank files of the last stage
 

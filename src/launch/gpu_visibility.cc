@@ -47,7 +47,8 @@ std::string SandboxVisibleDevices(const std::vector<std::string>& pci_bus_ids) {
   for (size_t i = 0; i < ids.size(); ++i) {
     size_t place = i;
     if (known) place = static_cast<size_t>(std::count_if(ids.begin(), ids.end(), [&](const std::string& b) { return b < ids[i]; }));
-    list += (i ? "," : "") + std::to_string(place);
+    list += i ? "," : "";
+    list += std::to_string(place);
   }
   return list;
 }

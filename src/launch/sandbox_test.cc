@@ -162,7 +162,9 @@ TEST_F(SandboxTest, WritesOnlyToWritableDirsAndPrivateTmp) {
   EXPECT_EQ(w[0], "ok");
   // Outside the writable dirs a write fails, or (for a test folder under /tmp, which is private
   // inside) lands in the sandbox's own /tmp: either way nothing reaches the host (checked below).
-  if (path("outside.txt").rfind("/tmp/", 0) != 0) EXPECT_EQ(w[1], "Read-only file system");
+  if (path("outside.txt").rfind("/tmp/", 0) != 0) {
+    EXPECT_EQ(w[1], "Read-only file system");
+  }
   EXPECT_EQ(w[2], "ok");
   EXPECT_EQ(w[3], "ok");
   EXPECT_EQ(Slurp(path("out/ok.txt")), "x\n");

@@ -124,10 +124,18 @@ struct ChildPlan {
   if (::setpgid(0, p.pgid) != 0) ChildFail(p.report, "setpgid");
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail(p.report, "prctl");
   if (::getppid() != p.parent) ::_exit(127);  // the parent died before prctl
-  struct sigaction dfl {};
+  // Until setpgid above the child was still in the parent's group, with every signal blocked: a
+  // Ctrl-C (or any signal to that group) then is pending here, meant for cuco, and with the default
+  // action it would kill the child as soon as the mask is lifted (a readelf, a compile or a
+  // supervisor dead of "signal 2", read as a verdict on the candidate). Ignoring a signal discards
+  // it when pending, so each one goes through SIG_IGN before SIG_DFL.
+  struct sigaction ign {}, dfl {};
+  ign.sa_handler = SIG_IGN;
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    ::sigaction(sig, &ign, nullptr);
+    ::sigaction(sig, &dfl, nullptr);
   }
   sigset_t none;
   sigemptyset(&none);

@@ -4,7 +4,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -265,6 +269,41 @@ TEST(RunProcess, ConcurrentRunsStayApart) {
       EXPECT_TRUE(outcomes[i].timed_out);
     }
   }
+}
+
+// Ctrl-C reaches the terminal's whole process group, which is cuco's: a child between fork() and
+// its own setpgid() is still in it (signals blocked), and must not die of that signal once it has
+// moved out. Run in a child process of its own group, so that the SIGINTs stay there; it spawns
+// short children while a thread sends SIGINT to the group as fast as it can.
+TEST(RunProcess, SignalsToTheParentsGroupNeverReachAChild) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    struct sigaction count {};
+    count.sa_handler = [](int) {};
+    count.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &count, nullptr);
+    std::atomic<bool> done{false};
+    std::thread storm([&] {
+      while (!done.load()) {
+        ::kill(0, SIGINT);
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    });
+    int killed = 0;
+    for (int i = 0; i < 300; ++i) {
+      CapturedRun r = RunCapture({"true"}, 30);
+      killed += r.outcome.signal == SIGINT;
+    }
+    done = true;
+    storm.join();
+    ::_exit(killed == 0 ? 0 : 10 + std::min(killed, 100));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the test's child died: " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << (WEXITSTATUS(status) - 10) << " of 300 children died of the group's SIGINT";
 }
 
 }  // namespace

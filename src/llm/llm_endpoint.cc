@@ -14,7 +14,7 @@ std::string KeyOfMessage(std::string msg) {
   if (colon != std::string::npos) msg = msg.substr(colon + 3);
   for (const char* k : {"provider", "model", "command", "base_url", "api_key_env", "timeout_s", "max_retries",
                         "backoff_initial_s", "backoff_max_s", "price_in_per_mtok", "price_out_per_mtok", "name"})
-    if (msg.find("'" + std::string(k) + "'") != std::string::npos) return k;
+    if (msg.find(std::string("'").append(k).append("'")) != std::string::npos) return k;
   return "";
 }
 

@@ -5,14 +5,11 @@
 #include <cstdint>
 #include <set>
 
-#include "prompts/prompt_text.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace {
 
-using prompt_text::Trim;
-
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 // Whitespace runs to one space; no space after '(' / '<' or before ')' ',' ';' '>'-free.
@@ -33,8 +30,8 @@ std::string Collapse(const std::string& s) {
 
 bool HasWord(const std::string& s, const std::string& w) {
   for (size_t p = s.find(w); p != std::string::npos; p = s.find(w, p + 1)) {
-    bool left = p == 0 || !IsIdentChar(s[p - 1]);
-    bool right = p + w.size() >= s.size() || !IsIdentChar(s[p + w.size()]);
+    bool left = p == 0 || !IsCIdentChar(s[p - 1]);
+    bool right = p + w.size() >= s.size() || !IsCIdentChar(s[p + w.size()]);
     if (left && right) return true;
   }
   return false;
@@ -69,9 +66,9 @@ size_t FirstParen(const std::string& s) {
 
 std::string LastIdent(const std::string& s) {
   size_t e = s.size();
-  while (e > 0 && !IsIdentChar(s[e - 1])) --e;
+  while (e > 0 && !IsCIdentChar(s[e - 1])) --e;
   size_t b = e;
-  while (b > 0 && IsIdentChar(s[b - 1])) --b;
+  while (b > 0 && IsCIdentChar(s[b - 1])) --b;
   return s.substr(b, e - b);
 }
 
@@ -512,7 +509,7 @@ class Extractor {
     if (t.compare(0, 6, "define") != 0 || t.size() < 8 || !IsSpace(t[6])) return;
     t = Trim(t.substr(7));
     size_t e = 0;
-    while (e < t.size() && IsIdentChar(t[e])) ++e;
+    while (e < t.size() && IsCIdentChar(t[e])) ++e;
     const std::string name = t.substr(0, e);
     if (name.empty() || name[0] == '_' || Hidden(name)) return;
     if (name.size() > 2 && (name.ends_with("_H") || name.ends_with("_H_"))) return;

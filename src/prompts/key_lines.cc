@@ -5,17 +5,14 @@
 #include <set>
 #include <vector>
 
-#include "prompts/prompt_text.h"
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
 
-using prompt_text::SplitLines;
-using prompt_text::Trim;
-
 std::string KeyLines(const std::string& code, const std::string& feedback, const std::string& reference,
                      size_t max_chars) {
-  const std::vector<std::string> lines = SplitLines(code);
+  const std::vector<std::string> lines = LinesOf(code);
   std::set<int> referenced;
   for (size_t p = feedback.find(':'); p != std::string::npos; p = feedback.find(':', p + 1)) {
     size_t q = p + 1;
@@ -26,7 +23,7 @@ std::string KeyLines(const std::string& code, const std::string& feedback, const
       if (k >= 1 && k <= static_cast<int>(lines.size())) referenced.insert(k);
   }
   std::set<std::string> ref;
-  for (const auto& l : SplitLines(reference)) ref.insert(Trim(l));
+  for (const auto& l : LinesOf(reference)) ref.insert(Trim(l));
   std::vector<int> changed;
   if (auto split = SplitEvolveBlocks(code, "candidate"); split.ok()) {
     for (const auto& b : split->blocks)

@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "prompts/header_declarations.h"
-#include "prompts/prompt_text.h"
 #include "util/files.h"
 #include "util/runtime_dir.h"
+#include "util/source_text.h"
 #include "util/text.h"
 
 namespace cuco {
 namespace fs = std::filesystem;
 namespace {
-
-using prompt_text::SplitLines;
-using prompt_text::Trim;
 
 // A built-in summary of cuco/harness.h, for when the header cannot be read.
 const char* kBuiltinContract =
@@ -43,7 +40,7 @@ std::string BuiltinCandidateContractText() { return kBuiltinContract; }
 std::string CandidateContractText(const std::string& harness_header_text) {
   // The leading comment.
   std::string lead;
-  for (const auto& l : SplitLines(harness_header_text)) {
+  for (const auto& l : LinesOf(harness_header_text)) {
     std::string t = Trim(l);
     if (t.rfind("//", 0) != 0) {
       if (t.empty() && lead.empty()) continue;
@@ -59,7 +56,7 @@ std::string CandidateContractText(const std::string& harness_header_text) {
   std::string kept;
   bool skipping = false;
   size_t skip_indent = 0;
-  for (const auto& l : SplitLines(decls)) {
+  for (const auto& l : LinesOf(decls)) {
     const std::string t = Trim(l);
     const size_t indent = l.find_first_not_of(' ');
     if (t.rfind("// Harness side", 0) == 0) {

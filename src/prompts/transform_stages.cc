@@ -1,5 +1,7 @@
 #include "prompts/transform_stages.h"
 
+#include "workload/evolve_blocks.h"
+
 namespace cuco {
 
 StageInstructions InfrastructureStageInstructions(bool cuda, bool harness, const std::string& where) {
@@ -65,8 +67,8 @@ StageInstructions AnnotateStageInstructions() {
       "transfers, synchronisation), the computation it overlaps with, and the code that launches them. Leave outside "
       "the blocks (frozen) what defines correctness and timing: input generation, the reference and the check, the "
       "timer and what it prints, argument parsing, process and communicator set-up.";
-  c.rules = {"Add only lines `// EVOLVE-BLOCK-START` and `// EVOLVE-BLOCK-END`, each on a line of its own; change, "
-             "add or remove nothing else, not even whitespace.",
+  c.rules = {std::string("Add only lines `") + kEvolveStartLine + "` and `" + kEvolveEndLine +
+                 "`, each on a line of its own; change, add or remove nothing else, not even whitespace.",
              "Blocks balance and do not nest; each holds whole declarations or statements, so that its body can be "
              "rewritten on its own.",
              "Answer with the whole annotated file in one fenced code block."};
@@ -90,9 +92,10 @@ std::string StageAnswerFormatText(bool annotate, bool blocks, const std::string&
       "2. The whole new file in one fenced block (```" +
       lang + " ... ```), complete: nothing elided, no placeholders.\n";
   if (blocks)
-    s += "Only lines strictly between an EVOLVE-BLOCK-START line and the next EVOLVE-BLOCK-END line may change. "
-         "Everything else, the marker lines included, is frozen and must stay byte for byte; SEARCH text must not "
-         "include a marker or frozen line, and a whole file must reproduce the frozen text exactly.\n";
+    s += std::string("Only lines strictly between an ") + kEvolveBlockStart + " line and the next " + kEvolveBlockEnd +
+         " line may change. Everything else, the marker lines included, is frozen and must stay byte for byte; "
+         "SEARCH text must not include a marker or frozen line, and a whole file must reproduce the frozen text "
+         "exactly.\n";
   else
     s += "Add no EVOLVE-BLOCK marker lines in this stage.\n";
   return s;

@@ -8,14 +8,12 @@
 #include "edit/block_edits.h"
 #include "prompts/answer_format.h"
 #include "prompts/runtime_api_text.h"
-#include "prompts/prompt_text.h"
 #include "util/files.h"
+#include "util/source_text.h"
 
 namespace cuco {
 namespace fs = std::filesystem;
 namespace {
-
-using prompt_text::Trim;
 
 std::string SafeFileName(const std::string& s) {
   std::string out;

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "prompts/answer_format.h"
 #include "prompts/design_space_text.h"
 #include "prompts/key_lines.h"
-#include "prompts/runtime_api_text.h"
 #include "prompts/prompt_text.h"
+#include "prompts/runtime_api_text.h"
+#include "util/source_text.h"
 #include "util/text.h"
 #include "workload/evolve_blocks.h"
 
@@ -17,7 +19,6 @@ namespace cuco {
 namespace {
 
 using prompt_text::Fence;
-using prompt_text::Trim;
 
 std::string Fmt(const char* f, double v) {
   char buf[64];
@@ -69,8 +70,8 @@ std::string RoleText(bool cuda) {
          (cuda ? "multi-GPU program so that it runs faster, typically by co-designing computation and "
                  "communication so that they overlap"
                : "program so that it runs faster") +
-         ", while producing the same results. Only the code between an EVOLVE-BLOCK-START line and the next "
-         "EVOLVE-BLOCK-END line may change; everything else is frozen and checked byte for byte. Every "
+         ", while producing the same results. Only the code between an " + kEvolveBlockStart + " line and the next " +
+         kEvolveBlockEnd + " line may change; everything else is frozen and checked byte for byte. Every "
          "candidate is compiled, verified against a frozen reference on every rank, and timed; a candidate "
          "that fails to compile, computes a wrong result, hangs or breaks a harness rule is worthless, so "
          "make changes you are confident are correct.\n";
@@ -214,6 +215,8 @@ bool CutOnce(Cuts* c, size_t n_partners) {
 
 // The parts of a prompt that stay the same while the cap cuts.
 struct PromptParts {
+  PromptParts(const ProposalContext& c, const PromptLimits& l, std::string lang_in, std::string kind_in)
+      : ctx(c), lim(l), lang(std::move(lang_in)), kind(std::move(kind_in)) {}
   const ProposalContext& ctx;
   const PromptLimits& lim;
   std::string lang, kind;
@@ -275,7 +278,7 @@ Prompt Assemble(const PromptParts& parts, const Cuts& cuts) {
 Prompt BuildPrompt(const ProposalContext& ctx, const PromptOptions& options) {
   const PromptLimits& lim = options.limits;
   const bool cuda = ctx.workload == nullptr || ctx.workload->language != "cpu";
-  PromptParts parts{ctx, lim, cuda ? "cuda" : "cpp", NormalizedMutationKind(ctx.mutation_kind)};
+  PromptParts parts(ctx, lim, cuda ? "cuda" : "cpp", NormalizedMutationKind(ctx.mutation_kind));
   parts.sys = SystemSections(ctx, options, cuda, &parts.sys_comm_index);
   parts.island = IslandText(ctx);
   parts.parent_head = ParentHead(ctx.parent, lim);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace cuco {
 namespace {
 
@@ -121,6 +123,86 @@ TEST(BenchSummary, FiguresPerRow) {
   EXPECT_LT(*s.figures[6].to_bound, 0);
 }
 
+TEST(BenchSummary, TheBoundIsOverEveryImplementationAndNamesIt) {
+  auto rows = Gemm();
+  rows[8].median_ms = 0.300;  // the peer's communication alone beats cuco's 0.366
+  rows[7].median_ms = 0.800;  // the peer's compute alone is slower than cuco's 0.763
+  BenchSummary s = Summarize(rows);
+  ASSERT_TRUE(s.bound.known);
+  EXPECT_DOUBLE_EQ(s.bound.compute_ms, 0.763);
+  EXPECT_EQ(s.bound.compute_entry, "compute_alone");
+  EXPECT_EQ(s.bound.compute_kind, "part");
+  EXPECT_DOUBLE_EQ(s.bound.comm_ms, 0.300);
+  EXPECT_EQ(s.bound.comm_entry, "torch comm alone");
+  EXPECT_EQ(s.bound.comm_kind, "peer-part");
+  // Compute-bound here, so the bound is cuco's compute; make the peer's compute faster too.
+  rows[7].median_ms = 0.700;
+  s = Summarize(rows);
+  EXPECT_DOUBLE_EQ(s.bound.ms, 0.700);
+  EXPECT_EQ(s.bound.compute_entry, "torch compute alone");
+  EXPECT_DOUBLE_EQ(s.own_bound.ms, 0.763);  // cuco's own parts, kept beside it
+  EXPECT_EQ(s.own_bound.compute_entry, "compute_alone");
+  EXPECT_DOUBLE_EQ(s.peer_bound.ms, 0.700);
+  // "To bound" and bound/T use the honest bound.
+  EXPECT_NEAR(*s.figures[1].to_bound, (1.098 - 0.900) / (1.098 - 0.700), 1e-12);
+  EXPECT_NEAR(*s.figures[1].bound_over_t, 0.700 / 0.900, 1e-12);
+  const std::string t = FormatBenchTable(s);
+  EXPECT_NE(t.find("max(compute alone 0.7000 ms [torch compute alone (peer)], communication alone 0.3000 ms "
+                   "[torch comm alone (peer)])"),
+            std::string::npos)
+      << t;
+  nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_EQ(j["bound"]["compute_entry"], "torch compute alone");
+  EXPECT_EQ(j["bound"]["compute_kind"], "peer-part");
+  EXPECT_DOUBLE_EQ(j["own_bound"]["ms"].get<double>(), 0.763);
+  // Without any part at all, the honest bound says so.
+  EXPECT_NE(Summarize({Row("seed", "seed", 1.0)}).bound.why_unknown.find("no part (cuco's or a peer's)"), std::string::npos);
+}
+
+TEST(BenchSummary, PartsGetTheirRateBesideThePeak) {
+  auto rows = Gemm();
+  const double flops = 2.0 * 8192 * 8192 * 8192 / 2, bytes = 8192.0 * 8192 * 2 / 2;
+  for (size_t i : {2u, 7u}) rows[i].work = flops;  // compute parts
+  for (size_t i : {3u, 8u}) rows[i].work = bytes;  // comm parts
+  rows[0].work = flops;                           // a full entry: no rate
+  BenchContext c;
+  c.device = "NVIDIA H200";
+  c.peak = DevicePeakFor(c.device);
+  c.compute_flops = "2 * M * N * K / W";
+  c.comm_bytes = "(W - 1) * M / W * N * 2";
+  c.timing_note = "cuco: events; peers: events";
+  BenchSummary s = Summarize(rows, c);
+  ASSERT_TRUE(s.figures[2].rate);
+  EXPECT_NEAR(*s.figures[2].rate, flops / 0.763e-3 / 1e12, 1e-9);  // TFLOP/s
+  EXPECT_NEAR(*s.figures[2].of_peak, *s.figures[2].rate / 989.4, 1e-12);
+  EXPECT_NEAR(*s.figures[3].rate, bytes / 0.366e-3 / 1e9, 1e-9);   // GB/s
+  EXPECT_NEAR(*s.figures[3].of_peak, *s.figures[3].rate / 450.0, 1e-12);
+  EXPECT_TRUE(s.figures[8].rate);  // peers' parts too
+  EXPECT_FALSE(s.figures[0].rate);
+  EXPECT_FALSE(s.figures[1].rate);
+  const std::string t = FormatBenchTable(s);
+  ASSERT_GT(*s.figures[2].rate, 100);  // shown as a whole number
+  EXPECT_NE(t.find(fmt::format("{:.0f} TFLOP/s ({:.0f}%)", *s.figures[2].rate, *s.figures[2].of_peak * 100)), std::string::npos) << t;
+  EXPECT_NE(t.find(fmt::format("{:.0f} GB/s ({:.0f}%)", *s.figures[3].rate, *s.figures[3].of_peak * 100)), std::string::npos) << t;
+  EXPECT_NE(t.find("achieved = per rank: compute 2 * M * N * K / W FLOP, communication (W - 1) * M / W * N * 2 bytes"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("peak of NVIDIA H200 (H200 SXM): dense bf16 989.4 TFLOP/s, NVLink 450 GB/s each way"), std::string::npos) << t;
+  EXPECT_NE(t.find("timing: cuco: events; peers: events"), std::string::npos) << t;
+  nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_EQ(j["rows"][2]["rate_unit"], "TFLOP/s");
+  EXPECT_EQ(j["rows"][3]["rate_unit"], "GB/s");
+  EXPECT_TRUE(j["rows"][0]["rate"].is_null());
+  EXPECT_EQ(j["rates"]["peak"]["model"], "H200 SXM");
+  EXPECT_EQ(j["rates"]["comm_bytes"], "(W - 1) * M / W * N * 2");
+  // An unknown device: rates without a share.
+  c.device = "Some GPU";
+  c.peak.reset();
+  s = Summarize(rows, c);
+  EXPECT_TRUE(s.figures[2].rate);
+  EXPECT_FALSE(s.figures[2].of_peak);
+  EXPECT_NE(FormatBenchTable(s).find("peak of Some GPU: not in cuco's table"), std::string::npos);
+}
+
 TEST(BenchSummary, FailedRowsGetNoFiguresAndNoSeedMeansNoSpeedUps) {
   auto rows = Gemm();
   rows[4].status = "wrong_result";  // a failed candidate keeps no time that counts
@@ -153,7 +235,13 @@ TEST(BenchTable, TextShowsEveryRowTheBoundAndFailures) {
   EXPECT_NE(t.find("1.0980"), std::string::npos) << t;
   EXPECT_NE(t.find("1.22x"), std::string::npos) << t;   // gen0 vs seed
   EXPECT_NE(t.find("59%"), std::string::npos) << t;     // gen0: (1.098-0.9)/(1.098-0.763)
-  EXPECT_NE(t.find("overlap bound: 0.7630 ms"), std::string::npos) << t;
+  EXPECT_NE(t.find("overlap bound (fastest parts of every implementation timed): 0.7630 ms = max(compute alone "
+                   "0.7630 ms [compute_alone], communication alone 0.3660 ms [comm_alone])"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  cuco's own parts: 0.7630 ms"), std::string::npos) << t;
+  EXPECT_NE(t.find("  peers' own parts: 0.7630 ms"), std::string::npos) << t;
+  EXPECT_NE(t.find("torch sequential     peer       ok (unchecked)"), std::string::npos) << t;
   EXPECT_NE(t.find("best peer: torch sequential 1.0980 ms"), std::string::npos) << t;
   EXPECT_NE(t.find("failed:\n  mine.cu (candidate): wrong_result: verify: rank 0"), std::string::npos) << t;
   EXPECT_NE(t.find("skipped:\n  peers (peer): python3 cannot import torch"), std::string::npos) << t;
@@ -166,6 +254,36 @@ TEST(BenchTable, TextShowsEveryRowTheBoundAndFailures) {
   EXPECT_EQ(header.find("median ms") + 9, seed.find("1.0980") + 6) << t;
 }
 
+// Entries timed without MPS (the supervisor's and the candidate's contexts taking turns) never
+// stand beside a peer's time unlabelled: no "vs best peer", a TIME-SLICED column and a note.
+TEST(BenchTable, TimeSlicedEntriesAreLabelledAndNotComparedWithPeers) {
+  auto rows = Gemm();
+  for (auto& r : rows)
+    r.method = r.kind == "peer" || r.kind == "peer-part" ? "own process per rank, no MPS"
+                                                          : "time-sliced (no MPS): not comparable with peers";
+  BenchSummary s = Summarize(rows);
+  EXPECT_TRUE(s.figures[1].speedup_vs_seed) << "entries timed alike still compare with each other";
+  EXPECT_FALSE(s.figures[1].speedup_vs_best_peer);
+  EXPECT_FALSE(s.figures[4].speedup_vs_best_peer);
+  EXPECT_TRUE(s.figures[6].speedup_vs_seed);
+  const std::string t = FormatBenchTable(s);
+  EXPECT_NE(t.find("TIME-SLICED"), std::string::npos) << t;
+  EXPECT_NE(t.find("timing of cuco's entries: time-sliced (no MPS): not comparable with peers"), std::string::npos) << t;
+  EXPECT_NE(t.find("timing of the peers: own process per rank, no MPS"), std::string::npos) << t;
+  EXPECT_NE(t.find("they are NOT comparable with the peers"), std::string::npos) << t;
+  const nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_EQ(j["rows"][1]["comparable_with_peers"], false);
+  EXPECT_TRUE(j["rows"][1]["speedup_vs_best_peer"].is_null());
+
+  for (auto& r : rows)
+    if (r.kind != "peer" && r.kind != "peer-part") r.method = "MPS (cuco's own daemon: supervisor and candidate run concurrently)";
+  s = Summarize(rows);
+  EXPECT_NEAR(*s.figures[1].speedup_vs_best_peer, 1.098 / 0.900, 1e-12);
+  const std::string mps = FormatBenchTable(s);
+  EXPECT_EQ(mps.find("TIME-SLICED"), std::string::npos) << mps;
+  EXPECT_EQ(mps.find("NOT comparable"), std::string::npos) << mps;
+}
+
 TEST(BenchTable, Json) {
   nlohmann::json j = BenchSummaryJson(Summarize(Gemm()));
   ASSERT_EQ(j["rows"].size(), 9u);
@@ -174,6 +292,7 @@ TEST(BenchTable, Json) {
   EXPECT_EQ(j["rows"][2]["verified"], false);
   EXPECT_EQ(j["rows"][0]["verified"], true);
   EXPECT_EQ(j["rows"][5]["verified"], false);  // cuco does not check a peer's outputs
+  EXPECT_EQ(j["rows"][5]["peer_checked"], false);
   EXPECT_TRUE(j["rows"][2]["speedup_vs_seed"].is_null());
   EXPECT_DOUBLE_EQ(j["rows"][1]["speedup_vs_seed"].get<double>(), 1.098 / 0.9);
   EXPECT_DOUBLE_EQ(j["bound"]["ms"].get<double>(), 0.763);

@@ -59,7 +59,10 @@ std::string CellText(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array() && (v.empty() || v[0].is_number())) {
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : " ") + x.dump();
+    for (const auto& x : v) {
+      s += s.empty() ? "" : " ";
+      s += x.dump();
+    }
     return s;
   }
   return v.dump();
@@ -91,11 +94,17 @@ std::string ExportCsv(const RunData& run) {
   const auto cols = ExportColumns(run);
   const auto knobs = KnobColumns(run);
   std::string out;
-  for (size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + CsvField(cols[i]);
+  for (size_t i = 0; i < cols.size(); ++i) {
+    out += i ? "," : "";
+    out += CsvField(cols[i]);
+  }
   out += "\r\n";
   for (const auto& c : run.candidates) {
     const json r = Row(c, knobs);
-    for (size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + CsvField(CellText(r[cols[i]]));
+    for (size_t i = 0; i < cols.size(); ++i) {
+      out += i ? "," : "";
+      out += CsvField(CellText(r[cols[i]]));
+    }
     out += "\r\n";
   }
   return out;

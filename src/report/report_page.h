@@ -33,8 +33,9 @@ nlohmann::json RunModelData(const RunData& run, const ReportOptions& opt);
 // Several runs: {"runs": [...], "generated_ms": ...}.
 nlohmann::json ReportData(const std::vector<RunData>& runs, const ReportOptions& opt);
 
-// Reference lines for the best-so-far chart from a `cuco bench` JSON (schema cuco-bench/1): the
-// fastest verified variant ("best variant <name>") and the overlap bound, when timed. Errors name
+// Reference lines for the best-so-far chart from a `cuco bench` JSON (schema cuco-bench/2 or /1):
+// the fastest verified variant ("best variant <name>") and the overlap bounds, when known (/2:
+// every implementation's fastest parts, and cuco's own parts; /1: cuco's own parts). Errors name
 // the file.
 Result<nlohmann::json> BenchLines(const std::string& bench_json_path);
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "search/evolution.h"
+#include "search/run_binding.h"
 #include "util/files.h"
 
 namespace cuco {
@@ -10,7 +11,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kMetaKeys[] = {kMetaWorkload, kMetaConfig, kMetaState, kMetaSummary, kMetaProvenance};
+const char* const kMetaKeys[] = {kMetaWorkload, kMetaConfig, kMetaState, kMetaSummary, kMetaProvenance, kMetaLineages};
 
 std::string DbPath(const std::string& run_dir) {
   if (fs::is_regular_file(run_dir)) return run_dir;

@@ -75,7 +75,10 @@ Lineage BuildLineage(const RunData& run) {
 
 std::vector<BestSeries> BestSoFar(const RunData& run) {
   std::vector<BestSeries> out{{-1, {}}};
+  // Every island starts from generation 0 (the seed), so its curve does too: a generation-0
+  // candidate counts for each island the search worked on.
   std::map<int, BestSeries> islands;
+  for (const auto& c : run.candidates) islands.try_emplace(c.island, BestSeries{c.island, {}});
   const int64_t t0 = run.candidates.empty() ? 0 : run.candidates.front().created_ms;
   int64_t n = 0;
   for (const auto& c : run.candidates) {
@@ -83,10 +86,16 @@ std::vector<BestSeries> BestSoFar(const RunData& run) {
     if (c.status != "ok" || c.time_ms < 0) continue;
     const double wall = static_cast<double>((c.finished_ms ? c.finished_ms : c.created_ms) - t0) / 1000.0;
     const BestPoint p{n, c.id, wall, c.time_ms};
-    for (BestSeries* s : {&out[0], &islands.try_emplace(c.island, BestSeries{c.island, {}}).first->second})
+    std::vector<BestSeries*> series = {&out[0]};
+    if (c.generation == 0)
+      for (auto& [island, s] : islands) series.push_back(&s);
+    else
+      series.push_back(&islands.at(c.island));
+    for (BestSeries* s : series)
       if (s->points.empty() || c.time_ms < s->points.back().best_ms) s->points.push_back(p);
   }
-  for (auto& [island, s] : islands) out.push_back(std::move(s));
+  for (auto& [island, s] : islands)
+    if (!s.points.empty()) out.push_back(std::move(s));
   return out;
 }
 

@@ -48,7 +48,9 @@ struct BestSeries {
   int island = -1;  // -1: the whole run
   std::vector<BestPoint> points;  // one per improvement
 };
-// The whole run first, then each island that has a verified candidate, ascending.
+// The whole run first, then each island that has a verified candidate, ascending. Generation 0
+// (the seed and the generation0 file) is every island's start: it counts for each island, so an
+// island's curve starts at the seed's time, not at its own first candidate.
 std::vector<BestSeries> BestSoFar(const RunData& run);
 
 struct Distribution {

@@ -62,8 +62,10 @@ TEST(RunModel, BestSoFarOverallAndPerIsland) {
   EXPECT_DOUBLE_EQ(s[0].points[2].best_ms, 6.0);
   EXPECT_DOUBLE_EQ(s[0].points[0].wall_s, 0.05);
   EXPECT_EQ(s[2].island, 1);
-  ASSERT_EQ(s[2].points.size(), 1u);
-  EXPECT_EQ(s[2].points[0].id, 6);
+  ASSERT_EQ(s[2].points.size(), 2u);  // island 1 starts at the seed (10 ms, #1), then 7 (#6)
+  EXPECT_EQ(s[2].points[0].id, 1);
+  EXPECT_DOUBLE_EQ(s[2].points[0].best_ms, 10.0);
+  EXPECT_EQ(s[2].points[1].id, 6);
 }
 
 TEST(RunModel, KnobAggregationCountsAndTimes) {

@@ -8,7 +8,7 @@
 #include <regex>
 #include <utility>
 
-#include "scaffold/int_expr.h"
+#include "util/int_expr.h"
 #include "scaffold/program_text.h"
 
 namespace cuco::scaffold_internal {

@@ -76,16 +76,16 @@ TEST(ConstantsTest, ParametersFunctionsAndCommentsAreNotConstants) {
 }
 
 TEST(ConstantsTest, SizeNames) {
-  EXPECT_EQ(SizeName({"--m", 1, 1, "", true}), "M");
-  EXPECT_EQ(SizeName({"--batch-size", 1, 1, "", true}), "batch_size");
-  EXPECT_EQ(SizeName({"N", 1, 1, "", false}), "N");
-  EXPECT_EQ(SizeName({"--2d", 1, 1, "", true}), "s_2d");
+  EXPECT_EQ(SizeName({"--m", 1, 1, "", true, 0, ""}), "M");
+  EXPECT_EQ(SizeName({"--batch-size", 1, 1, "", true, 0, ""}), "batch_size");
+  EXPECT_EQ(SizeName({"N", 1, 1, "", false, 0, ""}), "N");
+  EXPECT_EQ(SizeName({"--2d", 1, 1, "", true, 0, ""}), "s_2d");
 }
 
 TEST(ConstantsTest, Roles) {
   const std::set<std::string> world_vars = {"P"};
   auto role = [&](const std::string& name, int64_t value) {
-    return ClassifyConstant({name, value, 1, "", false}, world_vars);
+    return ClassifyConstant({name, value, 1, "", false, 0, ""}, world_vars);
   };
   EXPECT_EQ(role("M", 8192), ConstRole::kSize);
   EXPECT_EQ(role("P", 4), ConstRole::kWorld);

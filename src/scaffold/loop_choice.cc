@@ -57,9 +57,9 @@ std::vector<ETok> Lex(const std::string& x) {
     const char c = x[i];
     if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    } else if (IsCIdentStart(c)) {
       size_t k = i;
-      while (k < x.size() && (std::isalnum(static_cast<unsigned char>(x[k])) || x[k] == '_')) ++k;
+      while (k < x.size() && IsCIdentChar(x[k])) ++k;
       out.push_back({x.substr(i, k - i), true});
       i = k;
     } else if (std::isdigit(static_cast<unsigned char>(c))) {

@@ -23,6 +23,7 @@
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
 #include "util/text.h"
+#include "workload/evolve_blocks.h"
 #include "workload/program_seed.h"
 
 namespace cuco::scaffold_internal {
@@ -373,12 +374,16 @@ std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const 
 constexpr const char kRankIndex[] = "cuco_program::rank()";
 
 std::string BindName(const std::string& expr_in) {
-  std::string expr = expr_in;
-  for (size_t at; (at = expr.find(std::string("[") + kRankIndex + "]")) != std::string::npos;)
+  std::string expr = expr_in, indexed = "[";  // built piece by piece: GCC 12's false -Wrestrict
+  indexed += kRankIndex;
+  indexed += ']';
+  for (size_t at; (at = expr.find(indexed)) != std::string::npos;)
     expr.erase(at, std::char_traits<char>::length(kRankIndex) + 2);
   std::string n;
-  for (char c : expr) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  while (n.find("__") != std::string::npos) n.replace(n.find("__"), 2, "_");
+  for (char c : expr) {
+    const char d = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (d != '_' || n.empty() || n.back() != '_') n += d;  // a run of '_' is one
+  }
   while (!n.empty() && n.back() == '_') n.pop_back();
   return n.substr(0, 40);
 }
@@ -395,7 +400,7 @@ std::string MarkEvolve(const std::string& text, const std::vector<std::string>& 
   size_t at = 0;
   for (const auto& [b, e] : spans) {
     if (b < at) continue;  // overlapping (nested) definitions: the outer one holds it
-    out += text.substr(at, b - at) + "// EVOLVE-BLOCK-START\n" + text.substr(b, e - b) + "\n// EVOLVE-BLOCK-END";
+    out += text.substr(at, b - at) + kEvolveStartLine + "\n" + text.substr(b, e - b) + "\n" + kEvolveEndLine;
     at = e;
   }
   return out + text.substr(at);
@@ -757,8 +762,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     main_text = *g;
   }
   // A program that marks its own EVOLVE blocks keeps them, and gets no others.
-  bool own_blocks = main_text.find("EVOLVE-BLOCK-START") != std::string::npos;
-  for (const ProgramFile& pf : other_files) own_blocks |= pf.text.find("EVOLVE-BLOCK-START") != std::string::npos;
+  bool own_blocks = HasEvolveMarker(main_text);
+  for (const ProgramFile& pf : other_files) own_blocks |= HasEvolveMarker(pf.text);
   if (own_blocks) evolve.clear();
   std::vector<std::string> marked;
   std::string seed_main = MarkEvolve(main_text, evolve, &marked);
@@ -778,7 +783,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     if (at == std::string::npos) continue;
     const size_t b = seed_main.rfind('\n', at) + 1;
     const size_t e = seed_main.find('\n', at + lambda->size());
-    seed_main = seed_main.substr(0, b) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(b, e - b) + "\n// EVOLVE-BLOCK-END" +
+    seed_main = seed_main.substr(0, b) + kEvolveStartLine + "\n" + seed_main.substr(b, e - b) + "\n" + kEvolveEndLine +
                 (e == std::string::npos ? "" : seed_main.substr(e));
     marked.push_back("main's lambda " + it->name);
   }
@@ -796,8 +801,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   } else if (marked.empty() || comm_in_loop_body) {  // the loop's body issues communication itself
     const size_t at = seed_main.find("  cuco_program::serve(");
     const size_t end = seed_main.find("});", at);
-    seed_main = seed_main.substr(0, at) + "// EVOLVE-BLOCK-START\n" + seed_main.substr(at, end + 3 - at) +
-                "\n// EVOLVE-BLOCK-END" + seed_main.substr(end + 3);
+    seed_main = seed_main.substr(0, at) + kEvolveStartLine + "\n" + seed_main.substr(at, end + 3 - at) + "\n" +
+                kEvolveEndLine + seed_main.substr(end + 3);
     marked.push_back("the timed loop's body");
   }
   seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;

@@ -24,8 +24,7 @@ inline std::string StripComments(const std::string& src) { return BlankComments(
 // preprocessor skips in this build (Analysis::inactive_lines) are not the program's.
 std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges);
 
-using cuco::LineOf;  // 1-based line of byte `offset` (clamped to the text's end)
-using cuco::Trim;    // `s` without leading and trailing whitespace
+// (LineOf and Trim are util/source_text.h's, cuco::LineOf and cuco::Trim.)
 
 // Index just past the string or char literal starting at `i` (text[i] is the quote); a literal
 // ends at its closing quote or at the end of its line.

@@ -10,6 +10,7 @@
 
 #include "scaffold/generated_text.h"
 #include "scaffold/iteration_io.h"
+#include "workload/evolve_blocks.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -77,7 +78,8 @@ std::string SeedPreamble(const ProgramFacts& f) {
 std::string SeedFindings(const ProgramFacts& f) {
   const Analysis& a = *f.analysis;
   std::string s;
-  s += "// EVOLVE-BLOCK-START\n";
+  s += kEvolveStartLine;
+  s += "\n";
   s += fmt::format("// What `cuco analyze` found in {} (../analysis.txt has the whole report).\n", f.file);
   for (const auto& e : a.edges) {
     const auto& from = a.ops[e.from];
@@ -193,7 +195,8 @@ std::string SeedTeardown() {
   s += "  // TODO(cuco init): free what setup allocated (not the harness's buffers or windows).\n";
   s += "  delete s;\n";
   s += "}\n";
-  s += "// EVOLVE-BLOCK-END\n";
+  s += kEvolveEndLine;
+  s += "\n";
   return s;
 }
 

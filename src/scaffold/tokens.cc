@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "util/source_text.h"
+
 namespace cuco::scaffold_internal {
 
 // Identifiers and single punctuation characters; comments, literals and preprocessor lines skipped.
@@ -44,9 +46,9 @@ std::vector<Tok> Scan(const std::string& s) {
       i = k + 1;
       continue;
     }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    if (IsCIdentStart(c)) {
       size_t k = i;
-      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+      while (k < s.size() && IsCIdentChar(s[k])) ++k;
       out.push_back({s.substr(i, k - i), i, k, line, true});
       i = k;
       continue;

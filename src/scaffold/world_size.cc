@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "scaffold/generated_text.h"
-#include "scaffold/int_expr.h"
+#include "util/int_expr.h"
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
 

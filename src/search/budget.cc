@@ -1,6 +1,7 @@
 #include "search/budget.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,14 @@ std::string BudgetReason(const RunConfig& cfg, const std::atomic<bool>* interrup
   if (cfg.max_dollars > 0 && dollars >= cfg.max_dollars)
     return fmt::format("budget: max_dollars (${:.2f}) reached (${:.2f} spent)", cfg.max_dollars, dollars);
   if (cfg.max_wall_s > 0 && wall_s >= cfg.max_wall_s) return fmt::format("budget: max_wall_s ({:.0f} s) reached", cfg.max_wall_s);
+  return "";
+}
+
+std::string SpentBudgetKey(const std::string& stop_reason) {
+  static constexpr std::string_view kPrefix = "budget: ";
+  if (stop_reason.rfind(kPrefix, 0) != 0) return "";
+  for (const char* key : {"max_candidates", "max_generations", "max_dollars", "max_wall_s"})
+    if (stop_reason.compare(kPrefix.size(), std::string_view(key).size() + 2, std::string(key) + " (") == 0) return key;
   return "";
 }
 

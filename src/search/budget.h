@@ -15,6 +15,11 @@ namespace cuco {
 std::string BudgetReason(const RunConfig& cfg, const std::atomic<bool>* interrupt, int64_t counted, double dollars,
                          double wall_s);
 
+// The [budget] key a stop reason says was spent ("budget: max_candidates (50) reached" ->
+// "max_candidates", and so for max_generations, max_dollars and max_wall_s); "" for any other
+// reason (an interrupt, the proposer running dry, generation 0 failing...).
+std::string SpentBudgetKey(const std::string& stop_reason);
+
 // Where a search stands against its budget, for the estimate below.
 struct BudgetUse {
   int64_t counted = 0;        // counted candidates, all sessions

@@ -48,5 +48,17 @@ TEST(BudgetEta, NoRateNoEstimate) {
   EXPECT_NEAR(e.seconds, 3595, 1e-9);
 }
 
+TEST(SpentBudgetKey, NamesTheLimitOfEveryBudgetStopAndNothingElse) {
+  RunConfig c = Limits(3, 2, 60, 1.5);
+  EXPECT_EQ(SpentBudgetKey(BudgetReason(c, nullptr, 3, 0, 0)), "max_candidates");
+  EXPECT_EQ(SpentBudgetKey(BudgetReason(c, nullptr, 0, 2, 0)), "max_dollars");
+  EXPECT_EQ(SpentBudgetKey(BudgetReason(c, nullptr, 0, 0, 61)), "max_wall_s");
+  EXPECT_EQ(SpentBudgetKey("budget: max_generations (2) done"), "max_generations");
+  const std::atomic<bool> interrupted{true};
+  EXPECT_EQ(SpentBudgetKey(BudgetReason(c, &interrupted, 3, 0, 0)), "");
+  EXPECT_EQ(SpentBudgetKey("the proposer has nothing new: every knob value tried"), "");
+  EXPECT_EQ(SpentBudgetKey("budget: max_candidatesX (3) reached"), "");
+}
+
 }  // namespace
 }  // namespace cuco

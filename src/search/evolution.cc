@@ -17,6 +17,7 @@
 #include "search/population.h"
 #include "search/proposal_intake.h"
 #include "search/rng.h"
+#include "search/run_binding.h"
 #include "search/search_records.h"
 #include "search/search_state.h"
 #include "util/clock.h"
@@ -80,9 +81,11 @@ struct Evolution::Impl {
     WriteFileAtomic(file, code);
     EvalRecord er = evaluate(code, file.string(), dir);
     if (Aborted()) return;  // killed part-way: the record is not the candidate's
+    if (er.interrupted) ++interrupted;  // stored pending, with why: --resume evaluates it again
     std::lock_guard<std::mutex> lock(records.mu);
     records.CompleteLocked(id, er);
   }
+  std::atomic<int64_t> interrupted{0};
 
   // True (and counted) once the evaluations in flight are aborted: the candidate stays pending.
   bool Aborted() {
@@ -109,14 +112,15 @@ struct Evolution::Impl {
     for (int64_t id : done) {
       auto p = proposals.find(id);
       if (p == proposals.end()) continue;
-      bool ok = false, improved = false;
+      bool ok = false, improved = false, judged = true;
       {
         std::lock_guard<std::mutex> lock(records.mu);
         const SearchCandidate& c = records.pop.at(id);
+        judged = c.rec.status != "pending";  // an interrupted evaluation: nothing to learn from
         ok = c.Ok();
         improved = records.pop.Improved(c);
       }
-      proposer->Feedback(p->second, improved, ok);
+      if (judged) proposer->Feedback(p->second, improved, ok);
       proposals.erase(p);
     }
   }
@@ -133,12 +137,14 @@ struct Evolution::Impl {
       p.in_flight = queue.in_flight();
       p.session_done = queue.done();
       p.wall_s = records.WallS();
-      const BudgetEta eta = EstimateBudgetEta(
-          cfg, {p.candidates, records.state.dollars, p.wall_s, records.state.generation,
-                std::max(0, records.state.per_generation - records.state.next_slot), records.state.per_generation,
-                p.session_done, p.session_minutes * 60});
-      p.eta_s = eta.seconds;
-      p.eta_limit = eta.limit;
+      if (opt.timings_available) {  // else the search stops after generation 0: no budget to estimate
+        const BudgetEta eta = EstimateBudgetEta(
+            cfg, {p.candidates, records.state.dollars, p.wall_s, records.state.generation,
+                  std::max(0, records.state.per_generation - records.state.next_slot), records.state.per_generation,
+                  p.session_done, p.session_minutes * 60});
+        p.eta_s = eta.seconds;
+        p.eta_limit = eta.limit;
+      }
     }
     opt.on_progress(p);
   }
@@ -147,6 +153,7 @@ struct Evolution::Impl {
     std::lock_guard<std::mutex> lock(records.mu);
     records.FillLocked(&result);
     result.aborted = aborted.load();
+    result.interrupted = interrupted.load();
   }
 
   std::string BudgetReason() {
@@ -391,6 +398,19 @@ struct Evolution::Impl {
     return records.SaveLocked();
   }
 
+  // The run binding (run_binding.h): recorded now, or checked against a resumed run's.
+  Status Bind() {
+    if (result.resumed && !opt.config_path.empty())
+      CUCO_RETURN_IF_ERROR(CheckResumedConfigText(opt.config_text, opt.config_path));
+    auto binding = BindRun(wl, cfg);
+    if (!binding.ok()) return binding.status();
+    auto bound = BindStore(*store, *binding, result.resumed, opt.accept_changes);
+    if (!bound.ok()) return bound.status();
+    records.lineage = result.lineage = bound->lineage;
+    if (bound->new_lineage) result.lineage_changes = bound->changes;
+    return Status::Ok();
+  }
+
   Result<SearchResult> Run() {
     CUCO_RETURN_IF_ERROR(ReadSources());
     // Default: one proposal per evaluation in flight (the GPU groups plus the compiles that
@@ -399,6 +419,7 @@ struct Evolution::Impl {
                                 wl.dir.string());
     if (!resumed.ok()) return resumed.status();
     result.resumed = *resumed;
+    CUCO_RETURN_IF_ERROR(Bind());
     if (!opt.timings_available && records.state.generation > 0) {
       // A run past generation 0 needs timings: nothing can be done here.
       result.compiled_only = true;

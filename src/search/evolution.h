@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "evaluate/outcome.h"
 #include "propose/proposer.h"
@@ -70,6 +71,11 @@ struct SearchOptions {
   // Set (after `interrupt`): the evaluations in flight were killed. Their results are not stored
   // and those not started are not run: they stay pending, and a resumed search evaluates them.
   const std::atomic<bool>* abort = nullptr;
+  // The run binding (run_binding.h): a resumed search whose workload or config changed is refused,
+  // unless accept_changes (a new lineage). config_text / config_path: the run's config.toml as
+  // read, when there is one (a resumed run refuses an empty one).
+  bool accept_changes = false;
+  std::string config_text, config_path;
 };
 
 struct SearchResult {
@@ -88,6 +94,9 @@ struct SearchResult {
   int64_t duplicates = 0;            // exact repeats dropped (this session)
   int64_t reevaluated = 0;           // pending candidates of a killed session evaluated again
   int64_t aborted = 0;               // evaluations aborted (SearchOptions::abort): left pending
+  int64_t interrupted = 0;           // evaluations an interrupt cut short (EvalRecord::interrupted): stored pending
+  int lineage = 1;                   // run_binding.h: the lineage this session judged in
+  std::vector<std::string> lineage_changes;  // what changed, when this session began a new lineage
   std::map<std::string, int64_t> by_status;
   double dollars = 0;
   bool resumed = false;

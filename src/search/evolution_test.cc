@@ -1,7 +1,9 @@
 #include "search/evolution.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -92,7 +95,8 @@ std::vector<std::string> Trace(CandidateStore& store) {
 }
 
 Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, int evaluations,
-                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0) {
+                               EvaluateFn eval = nullptr, bool timings = true, int carry_over = 0,
+                               const std::function<void(SearchOptions*)>& more = nullptr) {
   fs::create_directories(run);
   auto store = CandidateStore::Open((run / "cuco.db").string());
   if (!store.ok()) return store.status();
@@ -108,6 +112,7 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return FakeEval(code);
     };
+  if (more) more(&o);
   Evolution evo(f.wl, cfg, store->get(), &proposer, eval, o);
   return evo.Run();
 }
@@ -321,6 +326,95 @@ TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
   EXPECT_LE(evaluated.load(), 15 - 8 + 1);
 }
 
+// Interrupts never judge (issue 28): an evaluation an interrupt cut short comes back not judged
+// (EvalRecord::interrupted); it is stored pending with why, and a resumed search evaluates it again.
+TEST(Evolution, InterruptedEvaluationsStayPendingAndAreEvaluatedAgain) {
+  Fixture f("interrupted");
+  ASSERT_TRUE(RunSearch(f, f.Run("whole"), Config(10), 1).ok());
+  const fs::path run = f.Run("split");
+  std::atomic<bool> stop{false};
+  std::atomic<int> n{0};
+  auto interrupted_fifth = [&](const std::string& code, const std::string&, const fs::path&) {
+    if (++n == 5) {
+      stop = true;  // what StopSignals does on Ctrl-C
+      EvalRecord r;
+      r.status = EvalStatus::kPending;
+      r.interrupted = true;
+      r.reason = "the object check could not run (readelf: signal 2 (SIGINT)): not judged (evaluated again on resume)";
+      return r;
+    }
+    return FakeEval(code);
+  };
+  auto first = RunSearch(f, run, Config(10), 1, interrupted_fifth, true, 0, [&](SearchOptions* o) { o->interrupt = &stop; });
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->interrupted, 1);
+  {
+    auto store = CandidateStore::Open((run / "cuco.db").string());
+    ASSERT_TRUE(store.ok());
+    ListQuery q;
+    q.status = "pending";
+    auto pending = (*store)->List(q);
+    ASSERT_TRUE(pending.ok());
+    ASSERT_EQ(pending->size(), 1u);
+    EXPECT_NE((*pending)[0].metrics_json.find("readelf: signal 2"), std::string::npos);
+    EXPECT_EQ(*(*store)->Count("rejected"), 0);
+  }
+  auto second = RunSearch(f, run, Config(10), 1);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_GE(second->reevaluated, 1);
+  auto a = CandidateStore::Open((f.Run("whole") / "cuco.db").string());
+  auto b = CandidateStore::Open((run / "cuco.db").string());
+  EXPECT_EQ(Trace(**a), Trace(**b));
+}
+
+// A run is bound to what it measures (issue 28): a resumed session whose workload.toml (a loosened
+// tolerance) or config changed, or whose config.toml was emptied, is refused; with accept_changes
+// it goes on as lineage 2, recorded in the store and on every candidate judged from then on.
+TEST(Evolution, ResumeIsBoundToTheWorkloadAndTheConfig) {
+  Fixture f("bound");
+  const std::string head = "name = \"toy\"\nlanguage = \"cpu\"\nseed = \"seed.cc\"\n[tolerance]\n";
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 1e-4\n");
+  f.wl.toml_path = f.wl.dir / "workload.toml";
+  const fs::path run = f.Run("r");
+  ASSERT_TRUE(RunSearch(f, run, Config(4), 1).ok());
+
+  WriteFileAtomic(f.wl.dir / "workload.toml", head + "rel_l2 = 0.5\n");
+  auto refused = RunSearch(f, run, Config(8), 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("workload.toml tolerance.rel_l2: 0.0001 -> 0.5"), std::string::npos)
+      << refused.status().message();
+
+  const std::string empty_text(1, '\n'), config_path = "r/config.toml";
+  auto emptied = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [&](SearchOptions* o) {
+    o->config_text = empty_text;
+    o->config_path = config_path;
+  });
+  ASSERT_FALSE(emptied.ok());
+  EXPECT_NE(emptied.status().message().find("r/config.toml: empty"), std::string::npos) << emptied.status().message();
+
+  auto accepted = RunSearch(f, run, Config(8), 1, nullptr, true, 0, [](SearchOptions* o) { o->accept_changes = true; });
+  ASSERT_TRUE(accepted.ok()) << accepted.status().message();
+  EXPECT_EQ(accepted->lineage, 2);
+  ASSERT_EQ(accepted->lineage_changes.size(), 1u);
+  EXPECT_EQ(accepted->lineage_changes[0], "workload.toml tolerance.rel_l2: 0.0001 -> 0.5");
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  auto rows = (*store)->List(ListQuery{});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 8u);
+  EXPECT_EQ((*rows)[3].metrics_json.find("\"lineage\""), std::string::npos);
+  EXPECT_NE((*rows)[4].metrics_json.find("\"lineage\":2"), std::string::npos) << (*rows)[4].metrics_json;
+  auto lineages = (*store)->GetMeta("search.lineages");
+  ASSERT_TRUE(lineages.ok() && lineages->has_value());
+  EXPECT_NE((*lineages)->find("\"from_id\":5"), std::string::npos) << **lineages;
+  // Resumed again, unchanged since: no new lineage.
+  auto again = RunSearch(f, run, Config(9), 1);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->lineage, 2);
+  EXPECT_TRUE(again->lineage_changes.empty());
+}
+
 TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
   Fixture f("nogpu");
   auto skipped = [](const std::string&, const std::string&, const fs::path&) {
@@ -334,6 +428,36 @@ TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
   EXPECT_TRUE(r->compiled_only);
   EXPECT_EQ(r->candidates, 1);
   EXPECT_NE(r->stop_reason.find("no GPU found"), std::string::npos);
+}
+
+// Without timings the search stops after generation 0 and says so: no progress line may promise
+// an ETA for a budget it will never spend (a wall limit gives one from the clock alone).
+TEST(Evolution, NoTimingsShowNoEta) {
+  Fixture f("nogpu_eta");
+  fs::create_directories(f.Run("r"));
+  auto store = CandidateStore::Open((f.Run("r") / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  BuiltinProposer proposer;
+  SearchOptions o;
+  o.run_dir = f.Run("r");
+  o.code_extension = ".cc";
+  o.timings_available = false;
+  std::vector<double> etas;
+  o.on_progress = [&](const SearchProgress& p) { etas.push_back(p.eta_s); };
+  RunConfig cfg = Config(10);
+  cfg.max_wall_s = 3600;
+  Evolution evo(f.wl, cfg, store->get(), &proposer,
+                [](const std::string&, const std::string&, const fs::path&) {
+                  EvalRecord r;
+                  r.status = EvalStatus::kSkipped;
+                  r.reason = "no GPU found on this machine; compiled only (L1)";
+                  return r;
+                },
+                o);
+  auto r = evo.Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(etas.empty());
+  for (double eta : etas) EXPECT_LT(eta, 0);
 }
 
 TEST(Evolution, FailedGenerationZeroStops) {
@@ -442,9 +566,9 @@ class RecordingProposer : public Proposer {
   Result<Proposal> Propose(const ProposalContext& ctx) override {
     std::string line = "propose g" + std::to_string(ctx.generation) + " i" + std::to_string(ctx.island) + " " + ctx.phase +
                        " " + ctx.mutation_kind + " p" + std::to_string(ctx.parent.id) + " insp";
-    for (const auto& v : ctx.inspirations) line += " " + std::to_string(v.id);
+    for (const auto& v : ctx.inspirations) line.append(" ").append(std::to_string(v.id));
     line += " fail";
-    for (const auto& v : ctx.failures) line += " " + std::to_string(v.id);
+    for (const auto& v : ctx.failures) line.append(" ").append(std::to_string(v.id));
     line += " rng" + std::to_string(ctx.rng_seed) + " t" + std::to_string(ctx.temperature) + " summary " +
             Sha256Hex(ctx.meta_summary).substr(0, 16);
     calls.push_back(line);
@@ -478,7 +602,7 @@ std::vector<std::string> Decisions(Fixture& f, const fs::path& run, const RunCon
   EXPECT_TRUE(rows.ok());
   for (const auto& c : *rows) {
     std::string line = "cand " + std::to_string(c.id) + " " + c.code_hash + " p" + std::to_string(c.parent_id) + " x";
-    for (int64_t p : c.extra_parent_ids) line += " " + std::to_string(p);
+    for (int64_t p : c.extra_parent_ids) line.append(" ").append(std::to_string(p));
     line += " i" + std::to_string(c.island) + " g" + std::to_string(c.generation) + " " + c.mutation_kind + " " + c.status;
     out.push_back(line);
   }
@@ -551,6 +675,61 @@ TEST(Progress, OneLineWithTheEssentials) {
   later.session_minutes = 3;
   EXPECT_EQ(ProgressKey(p), ProgressKey(later));
   EXPECT_EQ(ProgressKey(p).find("elapsed"), std::string::npos);
+}
+
+TEST(Progress, FitsTheWidthDroppingWholeFieldsFromTheEnd) {
+  const std::string line = "gen 4 exploit | 17 candidates (2 in flight) | best #12 0.974 ms, 1.68x over seed | $1.50";
+  EXPECT_EQ(FitToWidth(line, 200), line);
+  EXPECT_EQ(FitToWidth(line, 81), "gen 4 exploit | 17 candidates (2 in flight) | best #12 0.974 ms, 1.68x over seed");
+  EXPECT_EQ(FitToWidth(line, 80), "gen 4 exploit | 17 candidates (2 in flight)");  // 80 columns hold 79
+  EXPECT_EQ(FitToWidth(line, 60), "gen 4 exploit | 17 candidates (2 in flight)");
+  EXPECT_EQ(FitToWidth(line, 10), "gen 4 ...");
+  for (int w : {5, 20, 47, 80, 120}) EXPECT_LT(FitToWidth(line, w).size(), static_cast<size_t>(std::max(w, 5)));
+}
+
+// The printer on a real terminal (a pseudo-terminal of 80 columns): the redrawn line never wraps.
+TEST(Progress, ATerminalLineNeverWraps) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const int slave = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(slave, 0);
+  struct winsize ws {};
+  ws.ws_col = 80;
+  ws.ws_row = 24;
+  ASSERT_EQ(::ioctl(slave, TIOCSWINSZ, &ws), 0);
+  std::FILE* out = ::fdopen(slave, "w");
+  ASSERT_NE(out, nullptr);
+  SearchProgress p;
+  p.generation = 12;
+  p.phase = "exploit";
+  p.candidates = 170;
+  p.in_flight = 4;
+  p.best_id = 121;
+  p.best_ms = 0.974;
+  p.best_speedup = 1.68;
+  p.session_done = 130;
+  p.session_minutes = 25;
+  p.wall_s = 1500;
+  p.eta_s = 900;
+  p.eta_limit = "max_candidates";
+  p.failures = {{"compile_error", 11}, {"wrong_result", 23}, {"timeout", 2}};
+  ASSERT_GT(FormatProgress(p).size(), 120u);
+  {
+    ProgressPrinter printer(out);
+    printer.Update(p);
+  }
+  std::fclose(out);
+  std::string shown;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) shown.append(buf, static_cast<size_t>(n));  // EIO: all read
+  ::close(master);
+  const size_t start = shown.rfind("\x1b[K");
+  ASSERT_NE(start, std::string::npos) << shown;
+  const std::string line = shown.substr(start + 3);
+  EXPECT_LT(line.size(), 80u) << line;
+  EXPECT_EQ(line.rfind("gen 12 exploit | 170 candidates (4 in flight)", 0), 0u) << line;
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 #include "search/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -34,6 +39,26 @@ std::string FormatProgress(const SearchProgress& p) {
   return s;
 }
 
+std::string FitToWidth(const std::string& line, int width) {
+  const size_t max = static_cast<size_t>(std::max(width - 1, 4));  // the last column: no auto-wrap
+  if (line.size() <= max) return line;
+  static constexpr std::string_view kSep = " | ";
+  const size_t end = line.rfind(kSep, max);  // the last field boundary that leaves at most `max`
+  if (end != std::string::npos && end > 0) return line.substr(0, end);
+  return line.substr(0, max - 3) + "...";
+}
+
+int TerminalWidth(int fd) {
+  struct winsize ws {};
+  if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 80;
+}
+
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
 std::string ProgressKey(const SearchProgress& p) {
@@ -49,7 +74,7 @@ void ProgressPrinter::Update(const SearchProgress& p) {
   // The rate, elapsed time and ETA change every second; only a TTY line is redrawn for that.
   const std::string key = ProgressKey(p);
   if (tty_) {
-    std::fprintf(out_, "\r\x1b[K%s", line.c_str());
+    std::fprintf(out_, "\r\x1b[K%s", FitToWidth(line, TerminalWidth(fileno(out_))).c_str());
     std::fflush(out_);
     open_line_ = true;
   } else if (key != last_) {

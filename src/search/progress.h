@@ -16,6 +16,16 @@ std::string FormatProgress(const SearchProgress& p);
 // (non-terminal) progress stream prints a line only when this changes.
 std::string ProgressKey(const SearchProgress& p);
 
+// `line` made to fit `width` columns: whole " | " fields are left out from the end (the first
+// ones say the most), and a first field still too wide is cut, ending in "...". Bytes count as
+// columns (the line is ASCII but for the user's own names).
+std::string FitToWidth(const std::string& line, int width);
+
+// The width of the terminal `fd` is, from the terminal (TIOCGWINSZ), else $COLUMNS, else 80.
+int TerminalWidth(int fd);
+
+// On a terminal each update redraws the line, fitted to the terminal's width as it is then (read
+// each time: the window may be resized), so it never wraps; elsewhere it prints whole lines.
 class ProgressPrinter {
  public:
   explicit ProgressPrinter(std::FILE* out = stderr);

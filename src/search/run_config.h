@@ -36,8 +36,9 @@ struct RunConfig {
   uint64_t seed = 1;
 
   // [budget]: the search stops at the first limit reached; 0 = no limit (max_generations and
-  // max_candidates must not both be 0).
-  int max_generations = 10;     // generations after generation 0
+  // max_candidates must not both be 0). By default the candidates bound the search, whatever the
+  // number of proposals a generation makes on this machine.
+  int max_generations = 0;      // generations after generation 0
   int max_candidates = 50;      // candidates evaluated (generation 0 and proposal failures count)
   double max_wall_s = 0;        // wall-clock seconds, summed over resumed sessions
   double max_dollars = 10;      // proposer spending (LLM calls)

@@ -92,7 +92,7 @@ TEST(RunConfig, EmptyFileGivesDefaults) {
   auto c = Parse("");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->seed, 1u);
-  EXPECT_EQ(c->max_generations, 10);
+  EXPECT_EQ(c->max_generations, 0);  // the candidates bound a default search
   EXPECT_EQ(c->max_candidates, 50);
   EXPECT_EQ(c->islands, 2);
   EXPECT_EQ(c->proposer, "builtin");

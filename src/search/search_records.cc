@@ -81,6 +81,7 @@ void SearchRecords::CompleteLocked(int64_t id, const EvalRecord& er) {
   c.rec.time_ms = er.status == EvalStatus::kOk ? er.timing.median_ms : -1;
   c.rec.speedup = c.Ok() && state.reference_ms > 0 ? state.reference_ms / c.rec.time_ms : 0;
   c.search["reason"] = er.reason;
+  if (lineage > 1) c.search["lineage"] = lineage;  // judged after an accepted change (run_binding.h)
   nlohmann::json m = er.ToJson();
   m["search"] = c.search;
   c.rec.metrics_json = m.dump();

@@ -60,6 +60,7 @@ class SearchRecords {
   SearchState state;
   Population pop;
   std::string store_error;  // the first failed update
+  int lineage = 1;          // run_binding.h: evaluations record it from lineage 2 on (search.lineage)
 
  private:
   std::chrono::steady_clock::time_point session_start_ = std::chrono::steady_clock::now();

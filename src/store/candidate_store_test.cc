@@ -409,6 +409,32 @@ TEST_F(StoreTest, NonSqliteFileIsRefusedAndLeftAlone) {
   EXPECT_EQ(*ReadFile(path_), junk);
 }
 
+// A store cut short (a disk filled, a copy interrupted) is bad input naming the file, not an
+// internal error: whichever call first meets the damage says so.
+TEST_F(StoreTest, TruncatedFileIsBadInputNamingTheFile) {
+  {
+    auto store = OpenOrDie();
+    ASSERT_NE(store, nullptr);
+    for (int64_t i = 1; i <= 30; ++i) ASSERT_TRUE(store->Insert(MakeRecord(i)).ok());
+  }
+  ASSERT_EQ(RawQuery(path_, "PRAGMA journal_mode"), "wal");
+  ASSERT_FALSE(fs::exists(path_ + "-wal") && fs::file_size(path_ + "-wal") > 0);  // all in the main file
+  fs::resize_file(path_, fs::file_size(path_) / 2);
+  for (bool read_only : {true, false}) {
+    auto store = read_only ? CandidateStore::OpenReadOnly(path_) : CandidateStore::Open(path_);
+    Status s = store.status();
+    if (store.ok()) {
+      ListQuery q;
+      auto rows = (*store)->List(q);
+      s = rows.status();
+    }
+    ASSERT_FALSE(s.ok()) << (read_only ? "read-only" : "read-write");
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
+    EXPECT_EQ(s.message().rfind(path_ + ": ", 0), 0u) << s.ToString();
+    EXPECT_NE(s.message().find("damaged"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST_F(StoreTest, OtherSqliteDatabaseIsRefused) {
   RawQuery(path_, "CREATE TABLE other (x)");
   auto store = CandidateStore::Open(path_);

@@ -185,6 +185,8 @@ Status SqliteDb::Error(int rc, const std::string& what) const {
   switch (rc & 0xff) {
     case SQLITE_NOTADB:
       return Status::InvalidArgument(path_ + ": not a SQLite database (" + detail + ")");
+    case SQLITE_CORRUPT:  // bad input, like a file that is no database at all (exit 2, not 4)
+      return Status::InvalidArgument(msg + " (the file is damaged: truncated or overwritten)");
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Status::Unavailable(msg);

@@ -79,7 +79,8 @@ class SqliteDb {
   int64_t LastInsertRowid() const;
   int64_t Changes() const;  // rows changed by the last statement
 
-  // "<path>: <what>: <sqlite message>", with a Status code matching the SQLite result code.
+  // "<path>: <what>: <sqlite message>", with a Status code matching the SQLite result code: a file
+  // that is no database, or a damaged one (SQLITE_NOTADB, SQLITE_CORRUPT), is kInvalidArgument.
   Status Error(int rc, const std::string& what) const;
 
  private:

@@ -25,12 +25,27 @@ using cuDeviceTotalMem_t = CUresult (*)(size_t*, CUdevice);
 using cuDeviceGetAttribute_t = CUresult (*)(int*, int, CUdevice);
 using cuDeviceGetPCIBusId_t = CUresult (*)(char*, int, CUdevice);
 using cuGetErrorName_t = CUresult (*)(CUresult, const char**);
+struct CudaUuid {
+  unsigned char bytes[16];
+};
+using cuDeviceGetUuid_t = CUresult (*)(CudaUuid*, CUdevice);
 
 constexpr CUresult kCudaSuccess = 0;
 constexpr CUresult kCudaErrorNoDevice = 100;
 constexpr int kAttrMultiprocessorCount = 16;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
+constexpr int kAttrComputeMode = 20;
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi writes it and CUDA_VISIBLE_DEVICES takes it.
+std::string UuidText(const CudaUuid& u) {
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", u.bytes[i]);
+  }
+  return s;
+}
 
 std::vector<std::string> SplitWhitespace(const std::string& line) {
   std::vector<std::string> tokens;
@@ -69,6 +84,8 @@ DriverProbe ProbeDriver() {
   auto get_attr = reinterpret_cast<cuDeviceGetAttribute_t>(::dlsym(lib, "cuDeviceGetAttribute"));
   auto get_bus_id = reinterpret_cast<cuDeviceGetPCIBusId_t>(::dlsym(lib, "cuDeviceGetPCIBusId"));
   auto error_name = reinterpret_cast<cuGetErrorName_t>(::dlsym(lib, "cuGetErrorName"));
+  auto get_uuid = reinterpret_cast<cuDeviceGetUuid_t>(::dlsym(lib, "cuDeviceGetUuid_v2"));
+  if (get_uuid == nullptr) get_uuid = reinterpret_cast<cuDeviceGetUuid_t>(::dlsym(lib, "cuDeviceGetUuid"));
   if (!init || !driver_version || !get_count || !get_device || !get_name || !total_mem || !get_attr ||
       !get_bus_id) {
     probe.notes.push_back("NVIDIA driver library libcuda.so.1 lacks driver API functions; too old?");
@@ -112,6 +129,9 @@ DriverProbe ProbeDriver() {
     get_attr(&gpu.cc_minor, kAttrComputeCapabilityMinor, dev);
     char bus[64] = {0};
     if (get_bus_id(bus, sizeof(bus) - 1, dev) == kCudaSuccess) gpu.pci_bus_id = bus;
+    CudaUuid uuid{};
+    if (get_uuid != nullptr && get_uuid(&uuid, dev) == kCudaSuccess) gpu.uuid = UuidText(uuid);
+    if (get_attr(&gpu.compute_mode, kAttrComputeMode, dev) != kCudaSuccess) gpu.compute_mode = -1;
     probe.gpus.push_back(gpu);
   }
   return probe;

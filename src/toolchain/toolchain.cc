@@ -1,6 +1,7 @@
 #include "toolchain/toolchain.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -165,12 +166,16 @@ std::pair<std::string, std::string> DetectMpi() {
   return {mpirun, version};
 }
 
-std::pair<std::string, std::string> DetectSlurm() {
+struct SlurmFound {
+  std::string srun;
+  SlurmVersion version;
+};
+
+SlurmFound DetectSlurm() {
   std::string srun = FindProgram("srun");
   if (srun.empty()) return {};
-  std::string version = FirstLine(RunCommand({srun, "--version"}).output);
-  if (version.rfind("slurm ", 0) == 0) version = version.substr(6);
-  return {srun, version};
+  const CommandOutput out = RunCommand({srun, "--version"});
+  return {srun, ParseSlurmVersion(out.output, out.exit_code)};
 }
 
 std::vector<std::string> RdmaDevices() {
@@ -229,7 +234,10 @@ Toolchain Detect() {
   }
 
   std::tie(tc.mpirun, tc.mpi_version) = mpi_f.get();
-  std::tie(tc.srun, tc.slurm_version) = slurm_f.get();
+  const SlurmFound slurm = slurm_f.get();
+  tc.srun = slurm.srun;
+  tc.slurm_version = slurm.version.version;
+  tc.slurm_error = slurm.version.error;
   tc.in_slurm_allocation = !Getenv("SLURM_JOB_ID").empty();
   return tc;
 }
@@ -284,6 +292,18 @@ void LibraryFromJson(const nlohmann::json& j, LibraryInstall* lib) {
 
 }  // namespace
 
+SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    line = Trim(line);
+    if (line.rfind("slurm ", 0) == 0 && line.size() > 6 && std::isdigit(static_cast<unsigned char>(line[6])))
+      return {line.substr(6), ""};
+  }
+  std::string first = Trim(FirstLine(output));
+  if (first.empty()) first = fmt::format("no version printed (exit {})", exit_code);
+  return {"", first};
+}
+
 Toolchain DetectToolchain() {
   try {
     return Detect();
@@ -322,7 +342,9 @@ nlohmann::json ToJson(const Toolchain& tc) {
                          {"memory_bytes", g.memory_bytes},
                          {"cc_major", g.cc_major},
                          {"cc_minor", g.cc_minor},
-                         {"pci_bus_id", g.pci_bus_id}});
+                         {"pci_bus_id", g.pci_bus_id},
+                         {"uuid", g.uuid},
+                         {"compute_mode", g.compute_mode}});
   }
   j["driver_version"] = tc.driver_version;
   j["driver_cuda_version"] = tc.driver_cuda_version;
@@ -332,6 +354,7 @@ nlohmann::json ToJson(const Toolchain& tc) {
   j["mpi_version"] = tc.mpi_version;
   j["srun"] = tc.srun;
   j["slurm_version"] = tc.slurm_version;
+  j["slurm_error"] = tc.slurm_error;
   j["in_slurm_allocation"] = tc.in_slurm_allocation;
   j["notes"] = tc.notes;
   j["preferred_cuda_arch"] = PreferredCudaArch(tc);
@@ -373,6 +396,8 @@ Toolchain ToolchainFromJson(const nlohmann::json& j) {
       Get(g, "cc_major", &gpu.cc_major);
       Get(g, "cc_minor", &gpu.cc_minor);
       Get(g, "pci_bus_id", &gpu.pci_bus_id);
+      Get(g, "uuid", &gpu.uuid);
+      Get(g, "compute_mode", &gpu.compute_mode);
       tc.gpus.push_back(gpu);
     }
   }
@@ -384,6 +409,7 @@ Toolchain ToolchainFromJson(const nlohmann::json& j) {
   Get(j, "mpi_version", &tc.mpi_version);
   Get(j, "srun", &tc.srun);
   Get(j, "slurm_version", &tc.slurm_version);
+  Get(j, "slurm_error", &tc.slurm_error);
   Get(j, "in_slurm_allocation", &tc.in_slurm_allocation);
   Get(j, "notes", &tc.notes);
   return tc;
@@ -486,14 +512,26 @@ std::vector<FeatureStatus> Features(const Toolchain& tc) {
   add("program mode under mpirun", !tc.mpirun.empty(),
       !tc.mpirun.empty() ? fmt::format("{} ({})", tc.mpirun, tc.mpi_version) : "needs mpirun: not on PATH");
 
-  add("Slurm launcher", !tc.srun.empty(),
-      !tc.srun.empty() ? fmt::format("{} (Slurm {}){}", tc.srun, tc.slurm_version,
-                                     tc.in_slurm_allocation ? ", inside an allocation" : "")
-                       : "needs srun: not on PATH");
+  add("Slurm launcher", !tc.srun.empty() && tc.slurm_error.empty(),
+      tc.srun.empty()           ? "needs srun: not on PATH"
+      : !tc.slurm_error.empty() ? fmt::format("needs a Slurm cluster: {} is installed, but `srun --version` says: {}",
+                                              tc.srun, tc.slurm_error)
+                                : fmt::format("{} (Slurm {}){}", tc.srun, tc.slurm_version,
+                                              tc.in_slurm_allocation ? ", inside an allocation" : ""));
 
   add("CPU test workloads", !tc.cxx.empty(),
       !tc.cxx.empty() ? tc.cxx : "needs a host C++ compiler: no $CXX, g++ or c++ found");
   return out;
+}
+
+std::string ComputeModeName(int mode) {
+  switch (mode) {
+    case 0: return "default";
+    case 1: return "exclusive thread";
+    case 2: return "prohibited";
+    case 3: return "exclusive process";
+    default: return "unknown";
+  }
 }
 
 std::string PreferredCudaArch(const Toolchain& tc) {
@@ -526,9 +564,10 @@ std::string FormatReport(const Toolchain& tc) {
   line("cuDNN FE", tc.cudnn_frontend_include.empty() ? "not found"
                                                      : fmt::format("{} at {}", tc.cudnn_frontend_version, tc.cudnn_frontend_include));
   line("MPI", tc.mpirun.empty() ? "not found" : fmt::format("{} ({})", tc.mpirun, tc.mpi_version));
-  line("Slurm", tc.srun.empty() ? "not found"
-                                : fmt::format("{} ({}){}", tc.srun, tc.slurm_version,
-                                              tc.in_slurm_allocation ? ", inside an allocation" : ""));
+  line("Slurm", tc.srun.empty()           ? "not found"
+                : !tc.slurm_error.empty() ? fmt::format("{} (no cluster: {})", tc.srun, tc.slurm_error)
+                                          : fmt::format("{} ({}){}", tc.srun, tc.slurm_version,
+                                                        tc.in_slurm_allocation ? ", inside an allocation" : ""));
 
   r += "hardware\n";
   if (tc.driver_cuda_version.empty()) {
@@ -539,8 +578,9 @@ std::string FormatReport(const Toolchain& tc) {
   }
   if (tc.gpus.empty()) line("GPUs", "none");
   for (const GpuInfo& g : tc.gpus) {
-    line(fmt::format("GPU {}", g.index), fmt::format("{}, {} SMs, {}, compute {}.{}, bus {}", g.name, g.sm_count,
-                                                     GiB(g.memory_bytes), g.cc_major, g.cc_minor, g.pci_bus_id));
+    line(fmt::format("GPU {}", g.index),
+         fmt::format("{}, {} SMs, {}, compute {}.{}, bus {}{}", g.name, g.sm_count, GiB(g.memory_bytes), g.cc_major,
+                     g.cc_minor, g.pci_bus_id, g.compute_mode > 0 ? ", compute mode " + ComputeModeName(g.compute_mode) : ""));
   }
   if (!tc.gpu_links.empty()) {
     std::string header = "     ";

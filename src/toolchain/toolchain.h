@@ -36,7 +36,12 @@ struct GpuInfo {
   uint64_t memory_bytes = 0;
   int cc_major = 0, cc_minor = 0;
   std::string pci_bus_id;  // "0000:18:00.0" as the driver writes it
+  std::string uuid;        // "GPU-8f6c...": what cuco's MPS daemon is given in CUDA_VISIBLE_DEVICES; "" unknown
+  int compute_mode = -1;   // CU_COMPUTEMODE_*: 0 default, 2 prohibited, 3 exclusive process; -1 unknown
 };
+
+// "default", "exclusive process", "prohibited", "exclusive thread" or "unknown".
+std::string ComputeModeName(int mode);
 
 struct Toolchain {
   std::string nvcc;          // absolute path or empty
@@ -59,6 +64,9 @@ struct Toolchain {
   std::vector<std::string> rdma_devices;  // /sys/class/infiniband entries ("mlx5_0"): GIN needs these
   std::string mpirun, mpi_version;        // mpi_version: first line of `mpirun --version`
   std::string srun, slurm_version;
+  // Why Slurm is unusable although srun is installed: the first error line of `srun --version` (the
+  // packages without a cluster: no slurm.conf, no DNS SRV record); "" when it printed its version.
+  std::string slurm_error;
   bool in_slurm_allocation = false;  // SLURM_JOB_ID is set
   std::vector<std::string> notes;    // warnings found while detecting
 };
@@ -68,6 +76,14 @@ struct Toolchain {
 // usually explained in notes. Takes well under a second without GPUs (nvcc and python3 are run);
 // with GPUs, cuInit and nvidia-smi add their time. Calls cuInit() in this process.
 Toolchain DetectToolchain();
+
+// What `srun --version` answered (`output`, stdout and stderr, and its exit code): the version
+// ("23.11.4" from "slurm 23.11.4") when it printed one, else `error`, its first line (a Slurm
+// without a cluster prints "srun: error: resolve_ctls_from_dns_srv: ..." and no version).
+struct SlurmVersion {
+  std::string version, error;
+};
+SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code);
 
 nlohmann::json ToJson(const Toolchain& tc);
 // The inverse of ToJson; missing or mistyped keys leave defaults. Never throws.

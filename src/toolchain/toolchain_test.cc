@@ -454,6 +454,8 @@ Toolchain SyntheticToolchain() {
     g.cc_major = 9;
     g.cc_minor = 0;
     g.pci_bus_id = i == 0 ? "0000:18:00.0" : "0000:2A:00.0";
+    g.uuid = i == 0 ? "GPU-8f6c1d2e-0000-1111-2222-333344445555" : "GPU-8f6c1d2e-0000-1111-2222-333344446666";
+    g.compute_mode = i == 0 ? 0 : 3;
     tc.gpus.push_back(g);
   }
   tc.driver_version = "580.159.04";
@@ -503,6 +505,37 @@ TEST(Features, NamesMissingPiecesAndNonNvlinkPairs) {
   EXPECT_FALSE(FindFeature(features, "LSA backend")->available);
 }
 
+// The Slurm packages without a cluster: srun prints errors and no version. Slurm is then not
+// available, and nothing shows an error line as its version.
+TEST(Features, SlurmInstalledWithoutAClusterIsNotAvailable) {
+  const std::string no_cluster =
+      "srun: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n"
+      "srun: error: fetch_config: DNS SRV lookup failed\n"
+      "srun: error: _establish_config_source: failed to fetch config\n"
+      "srun: fatal: Could not establish a configuration source\n";
+  const SlurmVersion broken = ParseSlurmVersion(no_cluster, 1);
+  EXPECT_EQ(broken.version, "");
+  EXPECT_EQ(broken.error, "srun: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host");
+  const SlurmVersion fine = ParseSlurmVersion("slurm 23.11.4\n", 0);
+  EXPECT_EQ(fine.version, "23.11.4");
+  EXPECT_EQ(fine.error, "");
+  EXPECT_EQ(ParseSlurmVersion("", 1).error, "no version printed (exit 1)");
+
+  Toolchain tc = SyntheticToolchain();
+  tc.srun = "/usr/bin/srun";
+  tc.slurm_error = broken.error;
+  const std::vector<FeatureStatus> features = Features(tc);
+  const FeatureStatus* slurm = FindFeature(features, "Slurm launcher");
+  EXPECT_FALSE(slurm->available);
+  EXPECT_NE(slurm->reason.find("needs a Slurm cluster: /usr/bin/srun is installed"), std::string::npos) << slurm->reason;
+  EXPECT_NE(FormatReport(tc).find("/usr/bin/srun (no cluster: srun: error: resolve_ctls"), std::string::npos);
+  EXPECT_EQ(ToolchainFromJson(ToJson(tc)).slurm_error, tc.slurm_error);
+  tc.slurm_error.clear();
+  tc.slurm_version = fine.version;
+  const std::vector<FeatureStatus> with_cluster = Features(tc);
+  EXPECT_TRUE(FindFeature(with_cluster, "Slurm launcher")->available);
+}
+
 TEST(PreferredCudaArch, FromFirstGpu) {
   Toolchain tc;
   EXPECT_EQ(PreferredCudaArch(tc), "sm_90a");
@@ -539,6 +572,9 @@ TEST(Json, RoundTripsKeyFields) {
   EXPECT_EQ(back.cxx, tc.cxx);
   ASSERT_EQ(back.gpus.size(), 2u);
   EXPECT_EQ(back.gpus[1].pci_bus_id, tc.gpus[1].pci_bus_id);
+  EXPECT_EQ(back.gpus[1].uuid, tc.gpus[1].uuid);  // what cuco's MPS daemon is given
+  EXPECT_EQ(back.gpus[1].compute_mode, 3);
+  EXPECT_EQ(ComputeModeName(back.gpus[1].compute_mode), "exclusive process");
   EXPECT_EQ(back.gpus[1].memory_bytes, tc.gpus[1].memory_bytes);
   EXPECT_EQ(back.gpus[1].sm_count, 132);
   EXPECT_EQ(back.gpus[1].cc_major, 9);

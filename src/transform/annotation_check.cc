@@ -2,16 +2,11 @@
 
 #include <vector>
 
-#include "prompts/prompt_text.h"
-#include "transform/source_text.h"
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
 
-using prompt_text::SplitLines;
-using prompt_text::Trim;
-using transform_internal::kEvolveMarker;
 
 Status CheckAnnotationOnly(const std::string& original, const std::string& annotated, const std::string& path) {
   const std::string ann = NormalizeNewlines(annotated);
@@ -19,21 +14,22 @@ Status CheckAnnotationOnly(const std::string& original, const std::string& annot
   if (!split.ok()) return Status::InvalidArgument("the EVOLVE-BLOCK markers are malformed: " + split.status().message());
   bool holds_code = false;
   for (const EvolveBlock& b : split->blocks)
-    for (const std::string& l : SplitLines(b.body)) {
+    for (const std::string& l : LinesOf(b.body)) {
       const std::string t = Trim(l);
       if (!t.empty() && t.rfind("//", 0) != 0) holds_code = true;
     }
   if (!holds_code) return Status::InvalidArgument(path + ": no EVOLVE block holds code: put the markers around the code a search may change");
 
-  const std::vector<std::string> orig = SplitLines(NormalizeNewlines(original));
-  const std::vector<std::string> lines = SplitLines(ann);
+  const std::vector<std::string> orig = LinesOf(NormalizeNewlines(original));
+  const std::vector<std::string> lines = LinesOf(ann);
   size_t o = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const std::string where = path + ":" + std::to_string(i + 1);
     if (l.find(kEvolveMarker) != std::string::npos) {
       if (Trim(l).rfind("//", 0) != 0)
-        return Status::InvalidArgument(where + ": a marker must be a comment line of its own (\"// EVOLVE-BLOCK-START\"), not \"" +
+        return Status::InvalidArgument(where + ": a marker must be a comment line of its own (\"" + kEvolveStartLine +
+                                       "\"), not \"" +
                                        Trim(l).substr(0, 120) + "\"");
       continue;
     }

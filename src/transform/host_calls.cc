@@ -4,15 +4,12 @@
 #include <cctype>
 #include <utility>
 
-#include "transform/source_text.h"
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
 
-using transform_internal::IsIdent;
-using transform_internal::IsIdentStart;
 
 // Line ranges strictly inside EVOLVE blocks (1-based, inclusive); empty when none or malformed.
 std::vector<std::pair<int, int>> BlockInteriors(const std::string& code) {
@@ -55,12 +52,12 @@ std::vector<CallSite> FindCalls(const std::string& code, const std::vector<std::
       ++i;
       continue;
     }
-    if (!IsIdentStart(c) || (i > 0 && IsIdent(t[i - 1]))) {
+    if (!IsCIdentStart(c) || (i > 0 && IsCIdentChar(t[i - 1]))) {
       ++i;
       continue;
     }
     size_t e = i;
-    while (e < t.size() && IsIdent(t[e])) ++e;
+    while (e < t.size() && IsCIdentChar(t[e])) ++e;
     const std::string word = t.substr(i, e - i);
     size_t p = e;  // newlines skipped here are counted when the scan reaches them
     while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;

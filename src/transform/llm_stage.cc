@@ -4,7 +4,7 @@
 
 #include "prompts/transform_stages.h"
 #include "transform/host_calls.h"
-#include "transform/source_text.h"
+#include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
@@ -66,7 +66,7 @@ void AddNcclChecks(bool blocks, const std::string& where, LlmStage& a, LlmStage&
 std::vector<LlmStage> DefaultLlmStages(const WorkloadConfig& workload, const std::string& code) {
   const bool cuda = workload.language != "cpu";
   const bool harness = workload.mode == "harness";
-  const bool blocks = transform_internal::HasEvolveBlocks(code);
+  const bool blocks = HasEvolveBlocks(code);
   const std::string where = blocks ? "inside the EVOLVE blocks" : "in the file";
   std::vector<LlmStage> stages;
   LlmStage a = Stage("A", "infrastructure", InfrastructureStageInstructions(cuda, harness, where));

@@ -17,13 +17,11 @@
 #include "edit/block_edits.h"
 #include "edit/line_diff.h"
 #include "prompts/design_space_text.h"
-#include "prompts/prompt_text.h"
 #include "prompts/runtime_api_text.h"
 #include "transform/llm_budget.h"
 #include "transform/llm_transform_messages.h"
-#include "transform/source_text.h"
-#include "util/source_text.h"
 #include "util/files.h"
+#include "util/source_text.h"
 #include "util/text.h"
 #include "workload/evolve_blocks.h"
 
@@ -31,11 +29,8 @@ namespace cuco {
 namespace fs = std::filesystem;
 namespace {
 
-using prompt_text::Trim;
 using transform_internal::BudgetSpent;
 using transform_internal::Charge;
-using transform_internal::HasEvolveBlocks;
-using transform_internal::kEvolveMarker;
 using transform_internal::LlmSpending;
 using transform_internal::Money;
 

@@ -9,15 +9,14 @@
 #include "prompts/prompt_text.h"
 #include "prompts/transform_stages.h"
 #include "transform/host_calls.h"
-#include "transform/source_text.h"
+#include "util/source_text.h"
 #include "util/text.h"
+#include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
 
 using prompt_text::Fence;
-using prompt_text::Trim;
-using transform_internal::TailChars;
 
 std::string FenceLanguage(const WorkloadConfig& w) { return w.language == "cpu" ? "cpp" : "cuda"; }
 
@@ -80,7 +79,7 @@ std::vector<ChatMessage> BuildWriterMessages(const LlmTransformInputs& inputs, c
   const LlmStage& stage = state.stage ? *state.stage : kNoStage;
   const WorkloadConfig& w = inputs.workload;
   const bool cuda = w.language != "cpu";
-  const bool blocks = transform_internal::HasEvolveBlocks(inputs.code);
+  const bool blocks = HasEvolveBlocks(inputs.code);
   const std::string lang = FenceLanguage(w);
 
   std::string sys =
@@ -100,8 +99,9 @@ std::vector<ChatMessage> BuildWriterMessages(const LlmTransformInputs& inputs, c
 
   std::string user = WorkloadHeader(w) + "\n" + StageText(stage, 0, 0);
   if (blocks)
-    user += "\n## Frozen code\nOnly the code between EVOLVE-BLOCK-START and EVOLVE-BLOCK-END lines may change; "
-            "everything outside them (the marker lines included) is frozen interface and must stay byte for byte.\n";
+    user += std::string("\n## Frozen code\nOnly the code between ") + kEvolveBlockStart + " and " + kEvolveBlockEnd +
+            " lines may change; everything outside them (the marker lines included) is frozen interface and must stay "
+            "byte for byte.\n";
   user += section("What the original host program does (cuco analyze)", inputs.analysis_text);
   if (cuda) {
     auto host = FindCalls(state.base, HostCommunicationApis(), blocks);

@@ -32,7 +32,7 @@ size_t StatementStart(const std::string& m, size_t pos, size_t* stop) {
       size_t e = i;
       while (e > 0 && Space(m[e - 1])) --e;
       size_t b = e;
-      while (b > 0 && IsIdent(m[b - 1])) --b;
+      while (b > 0 && IsCIdentChar(m[b - 1])) --b;
       if (ch == '[' || b == e || ControlWord(m.substr(b, e - b))) return std::string::npos;
       depth = 0;  // the wrapping call's name: go on before it
       i = b;
@@ -53,7 +53,7 @@ size_t SkipSpace(const std::string& m, size_t i, size_t end) {
 // The statement's first word, when it begins with one.
 std::string FirstWord(const std::string& m, size_t at) {
   size_t e = at;
-  while (e < m.size() && IsIdent(m[e])) ++e;
+  while (e < m.size() && IsCIdentChar(m[e])) ++e;
   return m.substr(at, e - at);
 }
 
@@ -68,9 +68,9 @@ std::string WithoutSpaces(const std::string& s) {
 // identifier character on either side.
 bool MentionsWhole(const std::string& code, const std::string& word) {
   for (size_t at = code.find(word); at != std::string::npos; at = code.find(word, at + 1)) {
-    const bool left = at > 0 && (IsIdent(code[at - 1]) || code[at - 1] == '.' || code[at - 1] == '>');
+    const bool left = at > 0 && (IsCIdentChar(code[at - 1]) || code[at - 1] == '.' || code[at - 1] == '>');
     const size_t end = at + word.size();
-    const bool right = end < code.size() && (IsIdent(code[end]) || code[end] == '.' || code.compare(end, 2, "->") == 0);
+    const bool right = end < code.size() && (IsCIdentChar(code[end]) || code[end] == '.' || code.compare(end, 2, "->") == 0);
     if (!left && !right) return true;
   }
   return false;

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "analyze/analysis.h"
-#include "workload/deny_list.h"
 #include "util/source_text.h"
+#include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 #include "workload/program_seed.h"
 #include "transform/seed_source.h"
@@ -19,7 +19,6 @@ namespace {
 using transform_internal::ApplyEdits;
 using transform_internal::SeedCall;
 using transform_internal::Edit;
-using transform_internal::IsIdent;
 using transform_internal::Mapping;
 using transform_internal::NcclMap;
 using transform_internal::SeedSource;
@@ -32,9 +31,9 @@ std::string ParamName(const std::string& param) {
   std::string p = Trim(param);
   const size_t eq = p.find('=');
   if (eq != std::string::npos) p = Trim(p.substr(0, eq));
-  if (p.empty() || !IsIdent(p.back())) return "";
+  if (p.empty() || !IsCIdentChar(p.back())) return "";
   size_t b = p.size();
-  while (b > 0 && IsIdent(p[b - 1])) --b;
+  while (b > 0 && IsCIdentChar(p[b - 1])) --b;
   const std::string before = Trim(p.substr(0, b));
   if (before.empty() || (before.size() >= 2 && before.compare(before.size() - 2, 2, "::") == 0)) return "";
   return p.substr(b);
@@ -55,8 +54,8 @@ Definition FindDefinition(const SeedSource& src, const std::string& name) {
   for (const SeedCall& c : src.Calls([&](const std::string& n) { return n == name; })) {
     size_t p = src.NextCode(c.close + 1);
     // Skip trailing qualifiers such as noexcept before the body.
-    while (p != std::string::npos && IsIdent(m[p])) {
-      while (p < m.size() && IsIdent(m[p])) ++p;
+    while (p != std::string::npos && IsCIdentChar(m[p])) {
+      while (p < m.size() && IsCIdentChar(m[p])) ++p;
       p = src.NextCode(p);
     }
     if (p == std::string::npos || m[p] != '{') continue;  // a declaration or a call
@@ -90,8 +89,9 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   Result<SplitSource> split = SplitEvolveBlocks(seed, seed_path, /*require_blocks=*/false);
   if (!split.ok()) return split.status();
   if (split->blocks.empty())
-    return Status::InvalidArgument(seed_path + ":1: no EVOLVE block: mark the code the transform may change with "
-                         "EVOLVE-BLOCK-START / EVOLVE-BLOCK-END (cuco init's harness skeleton has them)");
+    return Status::InvalidArgument(seed_path + ":1: no EVOLVE block: mark the code the transform may change with " +
+                                   kEvolveBlockStart + " / " + kEvolveBlockEnd +
+                                   " (cuco init's harness skeleton has them)");
   const SeedSource src(seed, seed_path, *split);
 
   // A harness made of the user's program itself (cuco init): its NCCL calls are the program's own
@@ -192,7 +192,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
       size_t e = eq;
       while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1]))) --e;
       size_t b = e;
-      while (b > 0 && IsIdent(m[b - 1])) --b;
+      while (b > 0 && IsCIdentChar(m[b - 1])) --b;
       const std::string name = m.substr(b, e - b);
       const size_t end = m.find(';', eq);
       if (name.empty() || end == std::string::npos || harness.count(name)) continue;
@@ -200,7 +200,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
       for (const std::string& h : harness) {
         bool uses = false;
         for (size_t at = init.find(h); at != std::string::npos && !uses; at = init.find(h, at + 1))
-          uses = (at == 0 || !IsIdent(init[at - 1])) && (at + h.size() >= init.size() || !IsIdent(init[at + h.size()]));
+          uses = (at == 0 || !IsCIdentChar(init[at - 1])) && (at + h.size() >= init.size() || !IsCIdentChar(init[at + h.size()]));
         if (uses && (h != io_name || init.find(io_name + ".in(") != std::string::npos ||
                      init.find(io_name + ".out(") != std::string::npos)) {
           harness.insert(name);
@@ -235,7 +235,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   }
   // X.alloc_symmetric( / X->alloc_symmetric(  ->  cuco_dc.alloc_symmetric(X, / (*X,
   for (size_t at = m.find("alloc_symmetric"); at != std::string::npos; at = m.find("alloc_symmetric", at + 1)) {
-    if (!src.InBlock(at) || (at + 15 < m.size() && IsIdent(m[at + 15]))) continue;
+    if (!src.InBlock(at) || (at + 15 < m.size() && IsCIdentChar(m[at + 15]))) continue;
     size_t p = src.NextCode(at + 15);
     if (p == std::string::npos || m[p] != '(') continue;
     size_t dot = at;
@@ -245,7 +245,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
     else if (dot >= 1 && m[dot - 1] == '.') dot -= 1;
     else continue;
     size_t b = dot;
-    while (b > 0 && IsIdent(m[b - 1])) --b;
+    while (b > 0 && IsCIdentChar(m[b - 1])) --b;
     const std::string receiver = m.substr(b, dot - b);
     if (receiver.empty() || receiver == kObject) continue;
     edits.push_back({b, p + 1 - b, std::string(kObject) + ".alloc_symmetric(" + (arrow ? "*" : "") + receiver + ", "});

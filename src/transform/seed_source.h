@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "analyze/analysis.h"
-#include "transform/source_text.h"
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
@@ -77,12 +76,12 @@ class SeedSource {
     std::vector<SeedCall> out;
     const std::string& m = masked_;
     for (size_t i = 0; i < m.size();) {
-      if (!(std::isalpha(static_cast<unsigned char>(m[i])) || m[i] == '_') || (i > 0 && IsIdent(m[i - 1]))) {
+      if (!(std::isalpha(static_cast<unsigned char>(m[i])) || m[i] == '_') || (i > 0 && IsCIdentChar(m[i - 1]))) {
         ++i;
         continue;
       }
       size_t e = i;
-      while (e < m.size() && IsIdent(m[e])) ++e;
+      while (e < m.size() && IsCIdentChar(m[e])) ++e;
       const std::string name = m.substr(i, e - i);
       if (want(name)) {
         size_t p = e;
@@ -95,7 +94,7 @@ class SeedSource {
         if (before >= 2 && m[before - 1] == ':' && m[before - 2] == ':') {
           size_t q = before - 2;
           while (q > 0 && std::isspace(static_cast<unsigned char>(m[q - 1]))) --q;
-          if (q > 0 && IsIdent(m[q - 1])) qualified_other = true;
+          if (q > 0 && IsCIdentChar(m[q - 1])) qualified_other = true;
           else start = before - 2;
         }
         if (p < m.size() && m[p] == '(' && !member && !qualified_other) {

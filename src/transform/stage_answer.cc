@@ -8,16 +8,12 @@
 #include <utility>
 
 #include "edit/block_edits.h"
-#include "prompts/prompt_text.h"
-#include "transform/source_text.h"
 #include "util/source_text.h"
+#include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
 
-using prompt_text::SplitLines;
-using prompt_text::Trim;
-using transform_internal::kEvolveMarker;
 
 // ApplySearchReplace's messages speak of "the parent"; here it is the current code.
 std::string Reword(std::string msg) {
@@ -61,7 +57,7 @@ Result<std::string> ApplyDiffsToWholeFile(const std::string& base, const std::st
   auto edits = ParseSearchReplace(answer);
   if (!edits.ok()) return edits.status();
   const bool newline = !base.empty() && base.back() == '\n';
-  const std::string head = "// EVOLVE-BLOCK-START\n", tail = "// EVOLVE-BLOCK-END\n";
+  const std::string head = std::string(kEvolveStartLine) + "\n", tail = std::string(kEvolveEndLine) + "\n";
   auto applied = ApplySearchReplace(head + base + (newline ? "" : "\n") + tail, *edits);
   if (!applied.ok()) {
     std::string msg = applied.status().message();
@@ -96,11 +92,11 @@ Result<StageAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const s
   const std::string a = NormalizeNewlines(answer);
   if (Trim(a).empty()) return Status::InvalidArgument("the answer is empty");
   if (stage.annotate) {
-    auto file = LongestFence(a, [](const std::string& f) { return f.find("EVOLVE-BLOCK-START") != std::string::npos; });
+    auto file = LongestFence(a, [](const std::string& f) { return HasEvolveMarker(f); });
     if (!file)
       return Status::InvalidArgument(
-          "the answer has no fenced code block with EVOLVE-BLOCK-START / EVOLVE-BLOCK-END lines: give the whole "
-          "annotated file in one fence");
+          std::string("the answer has no fenced code block with ") + kEvolveBlockStart + " / " + kEvolveBlockEnd +
+          " lines: give the whole annotated file in one fence");
     return StageAnswer{*file, "file"};
   }
   if (blocks) {
@@ -118,7 +114,7 @@ Result<StageAnswer> ParseStageAnswer(const LlmStage& stage, bool blocks, const s
     if (!file)
       return Status::InvalidArgument(
           "the answer has neither SEARCH/REPLACE edits nor the whole file in a fenced code block");
-    const size_t base_lines = SplitLines(base).size(), file_lines = SplitLines(*file).size();
+    const size_t base_lines = LinesOf(base).size(), file_lines = LinesOf(*file).size();
     if (base_lines > 20 && file_lines * 2 < base_lines)
       return Status::InvalidArgument("the fenced code has " + std::to_string(file_lines) + " lines and the file " +
                                      std::to_string(base_lines) +

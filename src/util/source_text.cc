@@ -179,6 +179,15 @@ std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text) {
   return lines;
 }
 
+std::vector<std::string> LinesOf(std::string_view text) {
+  std::vector<std::string> lines = SplitLines(text);
+  if (lines.back().empty()) lines.pop_back();  // "" or a final newline: no line starts there
+  return lines;
+}
+
+bool IsCIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsCIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 std::string Trim(std::string_view s, std::string_view chars) {
   const size_t b = s.find_first_not_of(chars);
   if (b == std::string_view::npos) return "";

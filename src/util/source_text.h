@@ -51,11 +51,25 @@ std::string TrimRight(std::string_view s, std::string_view chars = kSpaceChars);
 // `text` with every "\r\n" as "\n" (a lone '\r' stays).
 std::string NormalizeNewlines(std::string_view text);
 
+// The line splitters; every other file splits lines with one of these three.
+//
 // `text` cut at every '\n', the newlines dropped: the pieces joined with "\n" give `text` back (so
-// a text ending in a newline ends in an empty piece, and "" is one empty piece).
+// a text ending in a newline ends in an empty piece, and "" is one empty piece). For rewriting a
+// text and joining it again.
 std::vector<std::string> SplitLines(std::string_view text);
 
-// `text`'s lines with their newlines kept (the last may lack one); "" has none.
+// `text`'s lines with their newlines kept (the last may lack one); "" has none. For comparing
+// lines byte for byte, the newline included.
 std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text);
+
+// `text`'s lines as an editor numbers them, the newlines dropped: a final newline ends the last
+// line rather than starting an empty one, and "" has no line ("a\n" is {"a"}, "a\n\n" is {"a", ""}).
+// For reading a text line by line (line i + 1 is element i); whether `text` ends in a newline is
+// `!text.empty() && text.back() == '\n'`.
+std::vector<std::string> LinesOf(std::string_view text);
+
+// Whether `c` may start, or continue, a C identifier: [A-Za-z_], [A-Za-z0-9_] (ASCII only).
+bool IsCIdentStart(char c);
+bool IsCIdentChar(char c);
 
 }  // namespace cuco

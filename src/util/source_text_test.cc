@@ -76,6 +76,30 @@ TEST(SourceText, NormalizeNewlines) {
   EXPECT_EQ(NormalizeNewlines("\r\r\n"), "\r\n");
 }
 
+// The three line splitters, side by side on the texts where they differ.
+TEST(SourceText, LineSplitters) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(SplitLines(""), V{""});
+  EXPECT_EQ(SplitLines("a\nb"), (V{"a", "b"}));
+  EXPECT_EQ(SplitLines("a\nb\n"), (V{"a", "b", ""}));
+  EXPECT_EQ(SplitLinesKeepingNewlines(""), V{});
+  EXPECT_EQ(SplitLinesKeepingNewlines("a\nb"), (V{"a\n", "b"}));
+  EXPECT_EQ(SplitLinesKeepingNewlines("a\nb\n"), (V{"a\n", "b\n"}));
+  EXPECT_EQ(LinesOf(""), V{});
+  EXPECT_EQ(LinesOf("\n"), V{""});
+  EXPECT_EQ(LinesOf("a\nb"), (V{"a", "b"}));
+  EXPECT_EQ(LinesOf("a\nb\n"), (V{"a", "b"}));
+  EXPECT_EQ(LinesOf("a\n\n"), (V{"a", ""}));
+  EXPECT_EQ(LinesOf("a\r\nb"), (V{"a\r", "b"}));  // only '\n' splits
+}
+
+TEST(SourceText, CIdentifiers) {
+  EXPECT_TRUE(IsCIdentStart('_') && IsCIdentStart('a') && IsCIdentStart('Z'));
+  EXPECT_FALSE(IsCIdentStart('1') || IsCIdentStart('$') || IsCIdentStart('\xc3'));
+  EXPECT_TRUE(IsCIdentChar('1') && IsCIdentChar('_'));
+  EXPECT_FALSE(IsCIdentChar('-') || IsCIdentChar('.'));
+}
+
 TEST(SourceText, Trim) {
   EXPECT_EQ(Trim(" \t a b \r\n"), "a b");
   EXPECT_EQ(Trim(" \n "), "");

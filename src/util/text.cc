@@ -52,6 +52,21 @@ std::string CapText(const std::string& s, size_t max) {
   return s.substr(0, keep) + note;
 }
 
+std::string TailChars(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t from = s.size() - max;
+  size_t nl = s.find('\n', from);
+  if (nl != std::string::npos && nl < from + 200) from = nl + 1;
+  return "[... " + std::to_string(from) + " characters before]\n" + s.substr(from);
+}
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 std::string LastLine(const std::string& text) {
   size_t end = text.find_last_not_of("\n\r \t");
   if (end == std::string::npos) return "";

@@ -19,6 +19,14 @@ std::string TomlLiteralOrQuoted(const std::string& s);
 // how long it was.
 std::string CapText(const std::string& s, size_t max);
 
+// The last `max` characters of `s`, from a line start when one is near, after a note saying how
+// many characters came before ("[... 1234 characters before]"); `s` itself when it fits. (CapText
+// keeps the head instead.)
+std::string TailChars(const std::string& s, size_t max);
+
+// `text` with every occurrence of `from` (not empty) replaced by `to`, left to right.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to);
+
 // The last non-blank line of `text` (trailing whitespace dropped), "" when there is none.
 std::string LastLine(const std::string& text);
 

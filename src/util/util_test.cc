@@ -37,7 +37,9 @@ TEST(Clock, ParseDurationTakesSecondsMinutesHours) {
   for (const char* bad : {"", "h", "-5", "5 m", "5d", "abc", "inf", "1e999", "2hh"}) {
     auto r = ParseDuration(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("90s, 30m, 2h"), std::string::npos);
+    }
   }
 }
 
@@ -53,6 +55,14 @@ TEST(Text, ClosestNamesForDidYouMean) {
   EXPECT_TRUE(ClosestNames("frobnicate", commands).empty());
   EXPECT_EQ(QuotedAlternatives({"a", "b", "c"}), "'a', 'b' or 'c'");
   EXPECT_EQ(QuotedAlternatives({"a"}), "'a'");
+}
+
+TEST(Text, ReplaceAllLeftToRightNeverRescanningWhatItPut) {
+  EXPECT_EQ(ReplaceAll("/c/cand-1/x.cc:3: error; /c/cand-1/x.cc:4", "/c/cand-1/x.cc", "candidates/2/candidate.cc"),
+            "candidates/2/candidate.cc:3: error; candidates/2/candidate.cc:4");
+  EXPECT_EQ(ReplaceAll("aaa", "a", "aa"), "aaaaaa");
+  EXPECT_EQ(ReplaceAll("abc", "", "x"), "abc");
+  EXPECT_EQ(ReplaceAll("", "a", "b"), "");
 }
 
 TEST(Text, LastLine) {

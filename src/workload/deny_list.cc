@@ -110,7 +110,7 @@ bool DeniedAttribute(std::string a) {
 // Namespaces a candidate may not open: the standard library's, the ABI's and cuco's own.
 bool ReservedNamespace(const std::string& n) {
   static const char* kNames[] = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "cuco", "cuco_frozen",
-                                 "cuco_harness", "cub", "thrust", "cuda", "nvcuda"};
+                                 "cuco_harness", "cuco_program", "cub", "thrust", "cuda", "nvcuda"};
   for (const char* k : kNames)
     if (n == k) return true;
   return false;

@@ -1,16 +1,18 @@
 #include "workload/evolve_blocks.h"
-#include "util/source_text.h"
 
 #include <algorithm>
 #include <sstream>
 
+#include "util/source_text.h"
+
 namespace cuco {
-namespace {
 
-constexpr const char* kStart = "EVOLVE-BLOCK-START";
-constexpr const char* kEnd = "EVOLVE-BLOCK-END";
+bool HasEvolveMarker(const std::string& code) { return code.find(kEvolveBlockStart) != std::string::npos; }
 
-}  // namespace
+bool HasEvolveBlocks(const std::string& code) {
+  auto split = SplitEvolveBlocks(code, "code", /*require_blocks=*/false);
+  return split.ok() && !split->blocks.empty();
+}
 
 Result<SplitSource> SplitEvolveBlocks(const std::string& text, const std::string& path, bool require_blocks) {
   SplitSource out;
@@ -22,8 +24,8 @@ Result<SplitSource> SplitEvolveBlocks(const std::string& text, const std::string
   for (size_t i = 0; i < lines.size(); ++i) {
     const int line_no = static_cast<int>(i) + 1;
     const std::string& line = lines[i];
-    const bool is_start = line.find(kStart) != std::string::npos;
-    const bool is_end = line.find(kEnd) != std::string::npos;
+    const bool is_start = line.find(kEvolveBlockStart) != std::string::npos;
+    const bool is_end = line.find(kEvolveBlockEnd) != std::string::npos;
     if (is_start && is_end) return Status::AtLine(path, line_no, "a line may hold only one EVOLVE-BLOCK marker");
     if (is_start) {
       if (in_block)

@@ -14,6 +14,21 @@
 
 namespace cuco {
 
+// The markers, spelled here only (every other file uses these names): a block starts on a line
+// holding kEvolveBlockStart and ends on one holding kEvolveBlockEnd; both hold kEvolveMarker. cuco
+// writes them as comment lines of their own, kEvolveStartLine and kEvolveEndLine.
+inline constexpr const char* kEvolveMarker = "EVOLVE-BLOCK-";
+inline constexpr const char* kEvolveBlockStart = "EVOLVE-BLOCK-START";
+inline constexpr const char* kEvolveBlockEnd = "EVOLVE-BLOCK-END";
+inline constexpr const char* kEvolveStartLine = "// EVOLVE-BLOCK-START";
+inline constexpr const char* kEvolveEndLine = "// EVOLVE-BLOCK-END";
+
+// Whether `code` holds a start marker (well-formed or not: SplitEvolveBlocks says).
+bool HasEvolveMarker(const std::string& code);
+
+// Whether `code` has well-formed EVOLVE blocks, at least one.
+bool HasEvolveBlocks(const std::string& code);
+
 struct EvolveBlock {
   int start_line = 0;  // 1-based line of the START marker
   int end_line = 0;    // 1-based line of the END marker

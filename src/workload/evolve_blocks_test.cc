@@ -51,6 +51,20 @@ TEST(EvolveBlocks, UnbalancedAndNestedAreErrorsWithLines) {
   EXPECT_TRUE(SplitEvolveBlocks("int a;\n", "f.cu", /*require_blocks=*/false).ok());
 }
 
+TEST(EvolveBlocks, MarkersAndWellFormedBlocks) {
+  const std::string one = std::string("a\n") + kEvolveStartLine + "\nb\n" + kEvolveEndLine + "\nc\n";
+  EXPECT_EQ(one, "a\n// EVOLVE-BLOCK-START\nb\n// EVOLVE-BLOCK-END\nc\n");
+  EXPECT_TRUE(HasEvolveMarker(one));
+  EXPECT_TRUE(HasEvolveBlocks(one));
+  const std::string open = std::string("a\n") + kEvolveStartLine + "\nb\n";  // never closed
+  EXPECT_TRUE(HasEvolveMarker(open));
+  EXPECT_FALSE(HasEvolveBlocks(open));
+  EXPECT_FALSE(HasEvolveMarker("int main() {}\n"));
+  EXPECT_FALSE(HasEvolveBlocks(""));
+  EXPECT_EQ(std::string(kEvolveBlockStart).rfind(kEvolveMarker, 0), 0u);
+  EXPECT_EQ(std::string(kEvolveBlockEnd).rfind(kEvolveMarker, 0), 0u);
+}
+
 TEST(FrozenCheck, AcceptsChangedBlocks) {
   std::string cand = kSeed;
   cand.replace(cand.find("int x = 1;"), 10, "int x = 1;\nint z = 3;\nint w = 4;");

@@ -1,10 +1,12 @@
 #include "workload/workload_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <set>
 
 #include "util/files.h"
+#include "util/int_expr.h"
 #include "util/toml_reader.h"
 #include "util/text.h"
 #include "workload/knob_marks.h"
@@ -133,7 +135,43 @@ Status ParseProgram(const toml::table& t, const std::string& path, ProgramSpec* 
   return r.RejectUnknown();
 }
 
+std::string WorkError(const std::string& key, const std::string& expr, const std::string& stage, int world,
+                      bool negative) {
+  return "'work." + key + "' = '" + expr + "' " +
+         (negative ? "is negative" : "is not an integer expression over the sizes and W (or divides by zero)") +
+         " at the " + stage + " sizes, W = " + std::to_string(world);
+}
+
+// [work]: each expression must evaluate at the verify and the bench sizes for every world size.
+Status ParseWork(const toml::table& t, const std::string& path, const WorkloadConfig& c, WorkSpec* out) {
+  TomlReader r(t, path, "work");
+  CUCO_RETURN_IF_ERROR(r.String("compute_flops", &out->compute_flops));
+  CUCO_RETURN_IF_ERROR(r.String("comm_bytes", &out->comm_bytes));
+  CUCO_RETURN_IF_ERROR(r.RejectUnknown());
+  out->compute_line = r.Line("compute_flops");
+  out->comm_line = r.Line("comm_bytes");
+  if (c.verify_sizes.count("W") || c.bench_sizes.count("W"))
+    return r.ErrorAtTable("[work] names the world size W, so no size may be called W");
+  for (const auto& [key, expr] : {std::pair{"compute_flops", out->compute_flops}, std::pair{"comm_bytes", out->comm_bytes}}) {
+    if (expr.empty()) continue;
+    for (const auto* sizes : {&c.verify_sizes, &c.bench_sizes})
+      for (int w : c.world_sizes) {
+        const auto v = EvalWork(expr, *sizes, w);
+        if (!v || *v < 0)
+          return r.Error(*t.get(key), WorkError(key, expr, sizes == &c.bench_sizes ? "bench" : "verify", w, v.has_value()));
+      }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::string, int64_t>& sizes, int world) {
+  if (expr.empty()) return std::nullopt;
+  std::map<std::string, int64_t> names = sizes;
+  names["W"] = world;
+  return EvalIntExpr(expr, names);
+}
 
 const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
   for (const auto& k : knobs)
@@ -251,6 +289,10 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   for (auto& v : c.variants)
     if (v.file.empty()) v.file = c.generation0_file;
 
+  const toml::table* work = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("work", &work));
+  if (work) CUCO_RETURN_IF_ERROR(ParseWork(*work, path, c, &c.work));
+
   const toml::table* program = nullptr;
   CUCO_RETURN_IF_ERROR(r.Table("program", &program));
   if (c.mode == "program") {
@@ -295,7 +337,32 @@ std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& fl
 
 namespace {
 
-// "; did you mean 'workloads/gemm_allgather'?" from the folders beside a path that does not exist.
+// The folders one or two levels below `parent` that are named `name` and hold a workload.toml, as
+// paths relative to `parent` ("workloads/gemm_reducescatter" for `gemm_reducescatter` named from
+// the repository's root); hidden folders are not entered. At most 3.
+std::vector<std::string> WorkloadsBelow(const std::filesystem::path& parent, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  auto visible_dirs = [&ec](const fs::path& dir) {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory(ec) && e.path().filename().string().rfind('.', 0) != 0) dirs.push_back(e.path().filename());
+    std::sort(dirs.begin(), dirs.end());
+    return dirs;
+  };
+  for (const fs::path& a : visible_dirs(parent)) {
+    if (fs::exists(parent / a / name / "workload.toml", ec)) found.push_back((a / name).string());
+    for (const fs::path& b : visible_dirs(parent / a))
+      if (fs::exists(parent / a / b / name / "workload.toml", ec)) found.push_back((a / b / name).string());
+    if (found.size() >= 3) break;
+  }
+  if (found.size() > 3) found.resize(3);
+  return found;
+}
+
+// "; did you mean 'workloads/gemm_allgather'?" for a path that does not exist: the folders beside
+// it with a close name, else the workload folders of that name a level or two below its parent.
 std::string SimilarFolders(const std::filesystem::path& missing) {
   std::filesystem::path path = missing;
   while (!path.empty() && path.filename().empty()) path = path.parent_path();  // "a/b/" -> "a/b"
@@ -305,6 +372,7 @@ std::string SimilarFolders(const std::filesystem::path& missing) {
   for (const auto& e : std::filesystem::directory_iterator(parent, ec))
     if (e.is_directory(ec)) names.push_back(e.path().filename().string());
   std::vector<std::string> close = ClosestNames(path.filename().string(), names);
+  if (close.empty()) close = WorkloadsBelow(parent, path.filename().string());
   if (close.empty()) return "";
   for (std::string& c : close) c = (path.has_parent_path() ? parent / c : std::filesystem::path(c)).string();
   return "; did you mean " + QuotedAlternatives(close) + "?";

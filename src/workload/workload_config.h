@@ -36,6 +36,15 @@ struct Variant {
   int line = 0;                               // of its [[variants]] table, for messages
 };
 
+// What one rank's parts of the bound do ([work]), for the achieved rates `cuco bench` prints
+// beside the device's peak (docs/performance.md): integer expressions (util/int_expr.h) over the
+// sizes and W, the world size. Empty when the workload states none.
+struct WorkSpec {
+  std::string compute_flops;  // floating-point operations of the compute part, per rank
+  std::string comm_bytes;     // bytes the communication part sends over the links, per rank
+  int compute_line = 0, comm_line = 0;
+};
+
 // Program mode: how to read a program's own output (untrusted).
 struct ProgramSpec {
   // "cuco": cuco's launcher starts one process per rank (CUCO_RANK / RANK, ... in each one's
@@ -84,6 +93,7 @@ struct WorkloadConfig {
   double iteration_s = 30;
   std::vector<Knob> knobs;         // the knobs marked in generation 0
   std::vector<Variant> variants;
+  WorkSpec work;
   std::optional<ProgramSpec> program;
 
   std::filesystem::path SeedPath() const { return dir / seed_file; }
@@ -91,6 +101,10 @@ struct WorkloadConfig {
   std::filesystem::path Generation0Path() const { return dir / generation0_file; }
   const Knob* FindKnob(const std::string& name) const;
 };
+
+// The value of a [work] expression at `sizes` and world size `world` (nullopt: not stated, or it
+// does not evaluate there, e.g. a division by zero).
+std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::string, int64_t>& sizes, int world);
 
 // Applies `--size NAME=VALUE` settings to the bench sizes (the verify sizes stay as declared).
 // NAME must be one of the workload's bench sizes; VALUE an integer. Errors name the setting.

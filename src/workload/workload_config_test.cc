@@ -1,9 +1,11 @@
 #include "workload/workload_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
-#include <unistd.h>
+
+#include "util/files.h"
 
 namespace cuco {
 namespace {
@@ -199,6 +201,28 @@ TEST(WorkloadConfig, VariantErrorsNameTheLine) {
   ASSERT_FALSE(twice.ok());
 }
 
+TEST(WorkloadConfig, WorkExpressions) {
+  auto c = Parse(std::string(kGood) + "[work]\ncompute_flops = \"2 * M * M * M / W\"\ncomm_bytes = \"(W - 1) * M / W * 2\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->work.compute_line, 29);
+  EXPECT_EQ(EvalWork(c->work.compute_flops, c->bench_sizes, 4), int64_t{2} * 8192 * 8192 * 8192 / 4);
+  EXPECT_EQ(EvalWork(c->work.comm_bytes, c->bench_sizes, 2), 8192);
+  EXPECT_FALSE(EvalWork(c->work.comm_bytes, {}, 2));      // M unknown
+  EXPECT_FALSE(EvalWork("", c->bench_sizes, 2));           // not stated
+  EXPECT_FALSE(Parse(kGood)->work.compute_flops.size());   // [work] is optional
+  // An unknown name, checked at load time, names the key's line.
+  auto bad = Parse(std::string(kGood) + "[work]\ncompute_flops = \"2 * M * Q\"\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.toml:29: 'work.compute_flops' = '2 * M * Q' is not an integer expression"),
+            std::string::npos) << bad.status().ToString();
+  // Negative at some world size, and a key that is not one of the two.
+  auto negative = Parse(std::string(kGood) + "[work]\ncomm_bytes = \"M * (2 - W)\"\n");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("is negative at the verify sizes, W = 4"), std::string::npos)
+      << negative.status().ToString();
+  EXPECT_FALSE(Parse(std::string(kGood) + "[work]\nflops = \"M\"\n").ok());
+}
+
 TEST(WorkloadConfig, KnobSearchFlag) {
   auto c = Parse(std::string(kGood) + "[[knobs]]\nname = \"part\"\nvalues = [\"none\", \"compute\"]\ndefault = \"none\"\nsearch = false\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -251,6 +275,27 @@ TEST(LoadWorkload, AMissingFolderNamesCloseOnesBesideIt) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no workload.toml here"), std::string::npos);
   std::filesystem::remove_all(root);
+}
+
+// `cuco eval gemm_reducescatter` from the repository's root: the workload lives in workloads/.
+TEST(LoadWorkload, AMissingFolderNamesTheWorkloadOfThatNameBelow) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cuco-below-test-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "workloads" / "gemm_rs");
+  WriteFileAtomic(root / "workloads" / "gemm_rs" / "workload.toml", "");
+  fs::create_directories(root / "tests" / "workloads" / "cpu_mm");
+  WriteFileAtomic(root / "tests" / "workloads" / "cpu_mm" / "workload.toml", "");
+  fs::create_directories(root / "other" / "gemm_rs");  // no workload.toml: not named
+  auto r = LoadWorkload(root / "gemm_rs");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            (root / "gemm_rs").string() + ": no such folder; did you mean '" + (root / "workloads" / "gemm_rs").string() + "'?");
+  r = LoadWorkload(root / "cpu_mm");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("did you mean '" + (root / "tests" / "workloads" / "cpu_mm").string() + "'?"),
+            std::string::npos) << r.status().message();
+  fs::remove_all(root);
 }
 
 }  // namespace

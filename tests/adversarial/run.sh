@@ -53,7 +53,7 @@ make_home() {
 make_home
 mkdir -p "$T/runs"
 export ANTHROPIC_API_KEY="sk-ant-cuco-adversarial-canary-$RANDOM$RANDOM$RANDOM"
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 : >"$T/net.log"
 python3 - "$T/net.log" <<'PY' &
 import socket, sys
@@ -113,7 +113,7 @@ run_one() {
   mkdir -p "$rd"
   echo "run canary" >"$rd/cuco-adversarial-run-canary"
   local stage_args=()
-  [ "$STAGE" = compile ] && stage_args=(--stage compile)
+  [ "$STAGE" = compile ] && stage_args=(--stage compile-check)  # builds (unoptimised); nothing runs
   [ "$WALL" = 1 ] && stage_args+=(--unsafe-skip-deny-scan)
   CUCO_ADVERSARIAL_RUN_CANARY=$rd/cuco-adversarial-run-canary \
     timeout 900 "$CUCO" eval "$wl" ${cand:+"$cand"} "${stage_args[@]}" ${CUCO_ADVERSARIAL_EVAL_ARGS:-} --json --run-dir "$rd" >"$T/$name.json" 2>"$T/$name.err"
@@ -152,6 +152,10 @@ while IFS=$'\t' read -r path class expected regex what; do
     # fool nothing the supervisor measures, so such a candidate may pass with the supervisor's time.
     if [ "$VERDICT" = ok ] && { [ "$class" = interposition ] || [ "$class" = memory ]; }; then
       REASON="$REASON (honest: an in-process attack reaches only the candidate's own process)"
+    elif [ "$VERDICT" = ok ] && [ "$class" = sabotage ] && case ",$expected," in *",ok,"*) true ;; *) false ;; esac; then
+      # Sabotage aims at whoever comes next (bench/device-timing.sh times the honest seed after it);
+      # its own record may pass when nothing outlived it.
+      REASON="$REASON (nothing it left behind: its own slower time is the verdict)"
     else
       case $VERDICT in ok|skipped|none|pending) why="the wall alone let it through: '$VERDICT'" ;; esac
     fi

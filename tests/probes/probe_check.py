@@ -2,7 +2,7 @@
 """Puts every program of tests/probes/probes.toml through cuco's path from a raw file (no GPU):
 
   cuco init <sources> --out W -- nvcc -std=c++17 [flags] [MPI's flags] <sources> ...
-  cuco eval W/harness --stage compile      (the harness: the program itself, seed and reference)
+  cuco eval W/harness --stage compile-check  (the harness: the program itself, seed and reference)
   cuco transform W/harness                 (generation 0 with its knobs, compiled)
 
 A probe that expects "harness" must get the program itself (no TODO(cuco init) left), compile,
@@ -43,7 +43,7 @@ def check(cuco, probe, out):
     left = [f.name for f in harness.iterdir() if f.is_file() and "TODO(cuco init)" in f.read_text(errors="replace")]
     if left:
         return [f"TODO(cuco init) left in {left}"]
-    c = subprocess.run([cuco, "eval", str(harness), "--stage", "compile", "--run-dir", str(out / "runs")],
+    c = subprocess.run([cuco, "eval", str(harness), "--stage", "compile-check", "--run-dir", str(out / "runs")],
                        capture_output=True, text=True, timeout=1200)
     if c.returncode != 0 or not re.search(r"^\s*compile\s+ok", c.stdout, re.M):
         return ["harness did not compile: " + (c.stdout + c.stderr).strip()[-600:]]

@@ -8,7 +8,7 @@ checks what init made of it against the program's program.toml:
   - every buffer the harness binds is one program.toml lists as an input (bound as input or inout)
     or an output (output or inout), never an intermediate; every listed output is bound (a per-GPU
     array's entry, `d_w[cuco_program::rank()]`, is program.toml's `d_w` or `stages[s].x`);
-  - with --compile, `cuco eval <workload>/harness --stage compile` builds the seed and the supervisor
+  - with --compile, `cuco eval <workload>/harness --stage compile-check` builds the seed and the supervisor
     with the reference (the real nvcc), `cuco transform` makes generation 0 with the knobs backend and
     graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too.
 Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per program; exit 1 if any fails."""
@@ -61,10 +61,10 @@ def check(cuco, folder, out, compile_too):
             problems.append(f"output {name} is not bound")
     summary = ", ".join(f"{h} {e}" for h, e in binds)
     if compile_too and not problems:
-        c = subprocess.run([cuco, "eval", str(harness), "--stage", "compile", "--run-dir", str(out / "runs")],
+        c = subprocess.run([cuco, "eval", str(harness), "--stage", "compile-check", "--run-dir", str(out / "runs")],
                            capture_output=True, text=True, timeout=1500)
         if c.returncode != 0:
-            problems.append(f"eval --stage compile exited {c.returncode}: {(c.stdout + c.stderr).strip()[-600:]}")
+            problems.append(f"eval --stage compile-check exited {c.returncode}: {(c.stdout + c.stderr).strip()[-600:]}")
         problems += check_generation0(cuco, harness, out)
     return problems, summary
 
@@ -96,10 +96,10 @@ def check_generation0(cuco, harness, out):
     corner = out / "gen0_lsa_graph.cu"
     corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"')
                       .replace('kCucoChunks = "1"', 'kCucoChunks = "4"'))
-    c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile", "--run-dir", str(out / "corner")],
+    c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile-check", "--run-dir", str(out / "corner")],
                        capture_output=True, text=True, timeout=1500)
     if c.returncode != 0:
-        problems.append(f"generation 0 at backend=lsa, graph=on, chunks=4: eval --stage compile exited {c.returncode}: "
+        problems.append(f"generation 0 at backend=lsa, graph=on, chunks=4: eval --stage compile-check exited {c.returncode}: "
                         f"{(c.stdout + c.stderr).strip()[-600:]}")
     return problems
 

@@ -6,7 +6,8 @@ Usage: browser_test.py <cuco> <run-dir> <work-dir> [--screenshots DIR]
 <run-dir> is a real `cuco evolve` run of tests/workloads/cpu_exchange (the report_run fixture,
 >= 100 candidates). Checks: the report opens with every network request refused; one tree node
 per candidate; clicking a node shows its diff against its parent and its figures; the knob view
-and the failure table match `cuco export --json`; the screenshot is not blank. Then `cuco serve`
+and the failure table match `cuco export --json`; the screenshot is not blank; a long error path
+and a long diff line are wrapped, not clipped. Then `cuco serve`
 on a copy of the run, while `cuco evolve --resume` adds candidates to it: a new candidate shows
 up within 2 s of reaching the store, without a page reload.
 Exits 77 (ctest SKIP_RETURN_CODE) only when Playwright or Chromium cannot start, saying why.
@@ -144,7 +145,8 @@ def check_report(browser, cuco, run, work, shots):
     page.goto("file://" + two)
     page.wait_for_selector("body[data-ready='1']", timeout=30000)
     lines = page.eval_on_selector_all("#chart path.best-line", "e => e.length")
-    islands = len({r["island"] for r in rows if r["status"] == "ok"})
+    # Generation 0 (verified here) starts every island's curve, so each island the search used has one.
+    islands = len({r["island"] for r in rows})
     check("two runs: both curves overlaid (and the chosen run's islands)", lines == 2 + islands, (lines, islands))
     check("two runs: both bests compared", page.eval_on_selector_all("#compare tr", "e => e.length") == 3)
     page.select_option("#run-select", "1")
@@ -194,6 +196,34 @@ def check_hostile(browser, cuco, run, work):
     check("hostile code and logs are shown as text", payload in text and payload in logs, (text[:120], logs[:120]))
     check("and never run", page.evaluate("() => window.pwned") is None)
     check("and add no element", page.eval_on_selector_all("img", "e => e.length") == 0)
+    ctx.close()
+
+
+def check_long_lines(browser, cuco, run, work):
+    """A long error path and a long diff line are shown whole, wrapped: nothing in the candidate's
+    panel is clipped or needs a horizontal scroll."""
+    long_dir = os.path.join(work, "long")
+    shutil.rmtree(long_dir, ignore_errors=True)
+    shutil.copytree(run, long_dir)
+    path = "/very/long/" + "/".join(f"folder_number_{i}_of_a_deep_tree" for i in range(12)) + "/candidate.cu:12:5"
+    db = sqlite3.connect(os.path.join(long_dir, "cuco.db"))
+    db.execute("update candidates set feedback = ?, diff_from_parent = ? where id = 2",
+               (path + ": error: expected ';' (the END of the path)", "@@ -1 +1 @@\n+" + "x" * 400 + "END_OF_THE_LINE"))
+    db.commit()
+    db.close()
+    html = os.path.join(work, "long.html")
+    subprocess.run([cuco, "report", long_dir, "-o", html], check=True, stdout=subprocess.DEVNULL)
+    ctx = browser.new_context(viewport={"width": 1300, "height": 1000}, offline=True)
+    page = ctx.new_page()
+    page.goto("file://" + html)
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    page.evaluate("() => window.cucoSelect(2)")
+    page.wait_for_selector("#detail-head strong[data-id='2']", timeout=5000)
+    clipped = page.evaluate("""() => [...document.querySelectorAll('#detail td, #detail pre, #detail')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + ' ' + e.scrollWidth + '>' + e.clientWidth)""")
+    check("a long error path and diff line are wrapped, not clipped", not clipped, clipped[:5])
+    text = page.inner_text("#detail")
+    check("and shown whole", "the END of the path" in text and "END_OF_THE_LINE" in text)
     ctx.close()
 
 
@@ -263,6 +293,7 @@ def main():
             return SKIP
         check_report(browser, cuco, run, work, shots)
         check_hostile(browser, cuco, run, work)
+        check_long_lines(browser, cuco, run, work)
         check_serve(browser, cuco, run, work)
         browser.close()
     print(f"browser_test: {fails} failed")

@@ -91,7 +91,8 @@ std::string OpenFds() {
   int self = dirfd(d);
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.' || std::atoi(e->d_name) == self) continue;
-    fds += (fds.empty() ? "" : ",") + std::string(e->d_name);
+    fds += fds.empty() ? "" : ",";
+    fds += e->d_name;
   }
   closedir(d);
   return fds;
@@ -188,7 +189,10 @@ int main(int argc, char** argv) {
     } else if (c == "net") {
       std::string names;
       if (struct if_nameindex* ifs = if_nameindex()) {
-        for (struct if_nameindex* p = ifs; p->if_index != 0; ++p) names += (names.empty() ? "" : ",") + std::string(p->if_name);
+        for (struct if_nameindex* p = ifs; p->if_index != 0; ++p) {
+          names += names.empty() ? "" : ",";
+          names += p->if_name;
+        }
         if_freenameindex(ifs);
       }
       int s = socket(AF_INET, SOCK_STREAM, 0);

@@ -37,10 +37,28 @@ __device__ __forceinline__ double decode(uint64_t bits, int dtype) {
   }
 }
 
-__global__ void poison_kernel(void* p, int64_t n, int bytes, uint64_t key) {
+// The poison of element i: random bits, made a NaN (random sign and payload) for floating dtypes.
+// A floating output that passes is finite, so it never equals its poison: an element still holding
+// it was not written. The 2-byte NaN (0x7F80 set, low 7 bits not all zero) is one for bf16 and f16
+// alike. Integer outputs keep plain random bits: an honest one matches by chance with probability
+// 2^-(8 bytes) per element (ScanFigures::poison_expected).
+__host__ __device__ __forceinline__ uint64_t poison_pattern(uint64_t key, uint64_t i, int bytes, int is_float) {
+  uint64_t b = cuco_frozen::poison_bits(key, i, bytes);
+  if (!is_float) return b;
+  uint64_t exponent, mantissa;
+  switch (bytes) {
+    case 2: exponent = 0x7F80ull, mantissa = 0x007Full; break;
+    case 4: exponent = 0x7F800000ull, mantissa = 0x007FFFFFull; break;
+    default: exponent = 0x7FF0000000000000ull, mantissa = 0x000FFFFFFFFFFFFFull; break;
+  }
+  b |= exponent;
+  return (b & mantissa) != 0 ? b : b | 1;
+}
+
+__global__ void poison_kernel(void* p, int64_t n, int bytes, int is_float, uint64_t key) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t b = cuco_frozen::poison_bits(key, static_cast<uint64_t>(i), bytes);
+    const uint64_t b = poison_pattern(key, static_cast<uint64_t>(i), bytes, is_float);
     switch (bytes) {
       case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(b); break;
       case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(b); break;
@@ -57,7 +75,7 @@ __global__ void scan_kernel(const void* p, int64_t n, int bytes, int dtype, int 
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const uint64_t b = load_bits(p, i, bytes);
-    poison += (b == cuco_frozen::poison_bits(key, static_cast<uint64_t>(i), bytes));
+    poison += (b == poison_pattern(key, static_cast<uint64_t>(i), bytes, is_float));
     if (is_float) nonfinite += !isfinite(decode(b, dtype));
   }
   for (int o = 16; o > 0; o >>= 1) {

@@ -24,9 +24,14 @@ using cuco::cpu::Role;
 
 constexpr uint64_t kPoisonStream = 0xB0150Full;
 
+// A NaN with random sign and payload: no finite output (the only kind that passes) ever equals
+// its poison, so an element still holding it was not written, whatever the values (CPU outputs
+// are float32).
 uint32_t PoisonWord(uint64_t seed, uint64_t buffer, uint64_t i) {
   const double u = cuco_frozen::cpu::uniform(seed, kPoisonStream + buffer, 0, i);
-  return static_cast<uint32_t>(static_cast<int64_t>(u * 2147483647.0)) ^ 0x5A5A5A5Au;
+  uint32_t w = (static_cast<uint32_t>(static_cast<int64_t>(u * 2147483647.0)) ^ 0x5A5A5A5Au);
+  w = (w & 0x807FFFFFu) | 0x7F800000u;
+  return (w & 0x007FFFFFu) != 0 ? w : w | 1u;
 }
 
 struct Shared {

@@ -3,9 +3,11 @@
 // (NCCL windows, so its peers can reach them) and shares each allocation as a cuMem POSIX fd; the
 // supervisor maps them, checks that they are distinct and large enough, and from then on writes the
 // inputs and reads the outputs itself. The timed window is two events on the supervisor's own stream:
-//   E0, fill inputs(seed), GO := n, wait DONE >= n, copy outputs -> private snapshot, E1
+//   E0, fill inputs(seed), start line (every rank's fill done), GO := n, wait DONE >= n,
+//   copy outputs -> private snapshot, E1
 // The candidate's stream waits for GO before its work and writes DONE after it; a DONE written
-// early only makes the snapshot hold poison or partial results.
+// early only makes the snapshot hold poison or partial results. The start line (start_line.h)
+// makes every rank's candidate start together, however long each rank's own fill takes.
 #include "supervisor/gpu_backend.h"
 
 #include <unistd.h>
@@ -83,7 +85,7 @@ size_t RegisteredSize(const cuco::Sizes& sizes, int world, size_t i) {
 
 }  // namespace
 
-GpuBackend::GpuBackend(const Args& args) : args_(args) {
+GpuBackend::GpuBackend(const Args& args, StartLine* start_line) : args_(args), start_line_(start_line) {
   for (const auto& [name, value] : args.sizes)
     if (!sizes_.set(name.c_str(), value)) Fail(protocol::kExitUsage, "usage", "cannot store size " + name);
 }
@@ -117,6 +119,8 @@ void GpuBackend::Init(int rank, int world, int output_sets) {
   device_name_ = prop.name;
   cc_ = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   S_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+  char bus[32] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus - 1, device_) == cudaSuccess) pci_bus_id_ = bus;
   S_CUDA(cudaRuntimeGetVersion(&runtime_version_));
   S_CUDA(cudaDriverGetVersion(&driver_version_));
   ncclGetVersion(&nccl_version_);
@@ -178,12 +182,27 @@ void GpuBackend::DescribeDevice(Json& j) const {
   j.key("versions").begin_object();
   j.kv("nccl", nccl_version_).kv("cuda_runtime", runtime_version_).kv("cuda_driver", driver_version_);
   j.end_object();
-  j.kv("mps", mps_);
+  j.kv("mps", mps_).kv("pci_bus_id", pci_bus_id_);
+  j.key("gpu_state").begin_object();
+  for (const auto* r : {&state_before_, &state_after_}) {
+    j.key(r == &state_before_ ? "before" : "after");
+    if (r->taken) WriteGpuReading(j, *r);
+    else j.null();
+  }
+  j.end_object();
+}
+
+void GpuBackend::ReadDeviceState(const std::string& point) {
+  GpuReading r = ReadGpuState(device_, pci_bus_id_);
+  (point == "before" ? state_before_ : state_after_) = r;
 }
 
 std::string GpuBackend::TimingMethod() const {
-  return std::string("supervisor cudaEvents on its own stream; device-flag go/done; ") +
-         (mps_ ? "MPS (candidate and supervisor run concurrently)" : "no MPS (time-sliced contexts: slower hand-offs)");
+  return std::string("supervisor cudaEvents on its own stream; ranks released together after every rank's input fill; "
+                     "device-flag go/done; ") +
+         (mps_ ? "MPS (candidate and supervisor run concurrently)"
+               : "time-sliced (no MPS): not comparable with peers (the supervisor's and the candidate's contexts take "
+                 "turns on the GPU)");
 }
 
 std::vector<protocol::WireBuffer> GpuBackend::Buffers() const {
@@ -278,6 +297,7 @@ double GpuBackend::NullIteration(uint64_t seed) {
   const auto go = reinterpret_cast<CUdeviceptr>(cal_flags_);
   S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, io);
+  start_line_->Enqueue(api_, reinterpret_cast<CUstream>(stream_), rank_, ++round_);
   DrvOk(api_->StreamWriteValue32(reinterpret_cast<CUstream>(stream_), go, ++cal_serial_, CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32");
   DrvOk(api_->StreamWaitValue32(reinterpret_cast<CUstream>(stream_), go, cal_serial_, CU_STREAM_WAIT_VALUE_GEQ),
@@ -296,6 +316,7 @@ void GpuBackend::Begin(uint64_t seed, int set, int64_t serial) {
   const CUstream s = reinterpret_cast<CUstream>(stream_);
   S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, SharedIO(set));
+  start_line_->Enqueue(api_, s, rank_, ++round_);
   DrvOk(api_->StreamWriteValue32(s, flags_.ptr + kGoOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32 (GO)");
   DrvOk(api_->StreamWaitValue32(s, flags_.ptr + kDoneOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WAIT_VALUE_GEQ),
@@ -328,6 +349,7 @@ double GpuBackend::End(int, int64_t serial, double limit_s) {
 }
 
 void GpuBackend::Unblock() {
+  start_line_->Open();  // every rank's waits at the start line pass
   if (api_ == nullptr || flags_.ptr == 0) return;
   cudaSetDevice(device_);
   const CUstream s = reinterpret_cast<CUstream>(rescue_);
@@ -342,7 +364,8 @@ void GpuBackend::Poison(int set, uint64_t seed) {
     if (n <= 0) continue;
     const uint64_t key = cuco_frozen::stream_key(seed, cuco_frozen::kPoisonTensorBase + b.index, rank_);
     poison_kernel<<<Grid(n), 256, 0, stream_>>>(reinterpret_cast<void*>(b.shared[set].ptr), n,
-                                                static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)), key);
+                                                static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)),
+                                                cuco_frozen::dtype_is_float(b.spec.dtype) ? 1 : 0, key);
     S_CUDA(cudaGetLastError());
   }
   S_CUDA(cudaStreamSynchronize(stream_));
@@ -355,6 +378,8 @@ ScanFigures GpuBackend::Scan(const std::vector<const void*>& ptrs, uint64_t seed
     const int64_t n = b.spec.elements;
     f.elements += n;
     if (n <= 0) continue;
+    if (!cuco_frozen::dtype_is_float(b.spec.dtype))  // chance matches of an honest integer output
+      f.poison_expected += std::ldexp(static_cast<double>(n), -8 * static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)));
     const uint64_t key = cuco_frozen::stream_key(seed, cuco_frozen::kPoisonTensorBase + b.index, rank_);
     S_CUDA(cudaMemsetAsync(counters_, 0, 2 * sizeof(unsigned long long), stream_));
     scan_kernel<<<Grid(n), 256, 0, stream_>>>(ptrs[i], n, static_cast<int>(cuco_frozen::dtype_bytes(b.spec.dtype)),

@@ -12,19 +12,23 @@
 
 #include "common/driver_api.h"
 #include "supervisor/args.h"
+#include "supervisor/gpu_state.h"
 #include "supervisor/rank_backend.h"
+#include "supervisor/start_line.h"
 
 namespace cuco::supervisor {
 
 class GpuBackend : public RankBackend {
  public:
-  explicit GpuBackend(const Args& args);
+  // `start_line` is shared by every rank's backend of this process (start_line.h).
+  GpuBackend(const Args& args, StartLine* start_line);
   ~GpuBackend() override;
 
   void Init(int rank, int world, int output_sets) override;
   std::string DeviceName() const override { return device_name_; }
   void DescribeDevice(Json& j) const override;
   std::string TimingMethod() const override;
+  void ReadDeviceState(const std::string& point) override;
   std::vector<protocol::WireBuffer> Buffers() const override;
   int64_t OutputRows() const override;
   std::vector<int> ConfigFds() override;
@@ -61,7 +65,8 @@ class GpuBackend : public RankBackend {
   int rank_ = 0, world_ = 1, sets_ = 1, device_ = 0, sm_count_ = 0;
   int runtime_version_ = 0, driver_version_ = 0, nccl_version_ = 0;
   bool mps_ = false;
-  std::string device_name_, cc_;
+  std::string device_name_, cc_, pci_bus_id_;
+  GpuReading state_before_, state_after_;
   cudaStream_t stream_ = nullptr, rescue_ = nullptr;
   cudaEvent_t e0_ = nullptr, e1_ = nullptr;
   unsigned long long* counters_ = nullptr;
@@ -71,6 +76,8 @@ class GpuBackend : public RankBackend {
   int flags_fd_ = -1;
   void* cal_flags_ = nullptr;
   uint32_t cal_serial_ = 0;
+  StartLine* start_line_ = nullptr;
+  uint32_t round_ = 0;  // start-line rounds crossed (null iterations and iterations alike)
 };
 
 }  // namespace cuco::supervisor

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     return cuco::protocol::kExitUsage;
   }
   SupervisorIdentity id{"cuco-supervisor-gpu/1", cuco_frozen::workload_name(), nonce};
-  const int code = RunSupervisor(args, id, [&] { return std::make_unique<GpuBackend>(args); });
+  StartLine start_line(args.world);  // shared by every rank's backend (start_line.h)
+  const int code = RunSupervisor(args, id, [&] { return std::make_unique<GpuBackend>(args, &start_line); });
   std::fflush(stderr);
   std::_Exit(code);  // no teardown of CUDA state that a failed candidate may have left wedged
 }

@@ -6,8 +6,9 @@
 //
 // One timed iteration, serial n on output set s (serials grow by one per iteration, from 1):
 //   Begin(seed, s, n)  start mark; fresh inputs from `seed` written into the shared input buffers;
-//                      GO = n. (GPU: also enqueues "wait DONE >= n; copy set s's outputs into the
-//                      private snapshot; stop mark" on the supervisor's stream.)
+//                      GO = n. (GPU: GO only once every rank's inputs are written (start_line.h);
+//                      also enqueues "wait DONE >= n; copy set s's outputs into the private
+//                      snapshot; stop mark" on the supervisor's stream.)
 //   -- the driver tells the candidate to run iteration n and waits for its kIterDone --
 //   End(s, n)          (CPU: copy set s's outputs into the private snapshot, then the stop mark;
 //                      GPU: wait for the stop mark, at most `limit_s`.) Returns the window in ms.
@@ -38,10 +39,14 @@ struct SupervisorError {
   throw SupervisorError{code, kind, message};
 }
 
+// Poison is a NaN in floating outputs (never equal to a finite, passing value) and random bits in
+// integer ones: poison_expected is how many elements an honest output of those dtypes matches by
+// chance (elements x 2^-(8 bytes), summed over integer outputs; 0 when every output is floating).
 struct ScanFigures {
   int64_t poison_left = 0;  // elements still equal to the iteration's poison
   int64_t nonfinite = 0;    // NaN/Inf elements (float outputs)
   int64_t elements = 0;
+  double poison_expected = 0;
 };
 
 struct CheckFigures {
@@ -63,6 +68,10 @@ class RankBackend {
   virtual std::string DeviceName() const = 0;
   virtual void DescribeDevice(Json& j) const = 0;  // extra top-level metrics fields
   virtual std::string TimingMethod() const = 0;    // how the window is timed, for the metrics
+  // The device's state (GPU: a canary kernel and copy timed, what the context sees, NVML's view;
+  // gpu_state.h), read at `point`: "before" (after Init, before any candidate process exists) and
+  // "after" (once the candidate's processes have ended). DescribeDevice writes the readings.
+  virtual void ReadDeviceState(const std::string& point) { (void)point; }
   // This rank's buffers, inputs then outputs (one set), for the candidate's WireConfig.
   virtual std::vector<protocol::WireBuffer> Buffers() const = 0;
   virtual int64_t OutputRows() const = 0;
@@ -74,13 +83,14 @@ class RankBackend {
   virtual void AcceptBuffers(protocol::Received& msg) = 0;
 
   // A whole iteration with no candidate (start, fill, snapshot, stop) on private buffers: the
-  // overhead that Begin..End adds to the candidate's own time.
+  // overhead that Begin..End adds to the candidate's own time. Every rank runs its null
+  // iterations at once (GPU: they cross the start line like Begin does).
   virtual double NullIteration(uint64_t seed) = 0;
 
   virtual void Begin(uint64_t seed, int set, int64_t serial) = 0;
   virtual double End(int set, int64_t serial, double limit_s) = 0;
-  // After a failure, from any thread: lets a stream that waits for DONE drain (writes the largest
-  // serial into DONE); no-op on CPU.
+  // After a failure, from any thread: lets a stream that waits for DONE or at the start line drain
+  // (writes the largest serial into DONE, opens the start line for every rank); no-op on CPU.
   virtual void Unblock() = 0;
 
   // Outside any window. Poison: random bits into every element of set `set` (shared memory).

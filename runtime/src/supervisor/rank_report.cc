@@ -64,7 +64,8 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     j.kv("rel_l2", nonfinite > 0 ? NAN : c.r.rel_l2).kv("max_abs", nonfinite > 0 ? NAN : c.r.max_abs);
     j.kv("rel_l2_finite", c.r.rel_l2).kv("max_abs_finite", c.r.max_abs);
     j.kv("nonfinite", nonfinite).kv("nonfinite_checked", c.r.nonfinite);
-    j.kv("poison_left", c.scan.poison_left).kv("output_elements", c.scan.elements);
+    j.kv("poison_left", c.scan.poison_left).kv("poison_expected", c.scan.poison_expected);
+    j.kv("output_elements", c.scan.elements);
     j.kv("time_ms", c.time_ms);
     j.end_object();
   }
@@ -106,7 +107,7 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     j.kv("tail_median_ms", 0.0);
     j.array("verified_iterations", r.verified);
     j.array("scan_poison_left", r.scan_poison).array("scan_nonfinite", r.scan_nonfinite);
-    j.kv("scan_elements", r.scan_elements);
+    j.kv("scan_elements", r.scan_elements).kv("scan_poison_expected", r.scan_poison_expected);
     j.end_object();
   } else {
     j.key("timing").null();

@@ -66,6 +66,7 @@ struct RankReport {
   std::vector<double> raw_ms, null_before, null_after;  // windows, and calibrations with no candidate
   std::vector<int64_t> scan_poison, scan_nonfinite;     // per timed iteration
   int64_t scan_elements = 0;
+  double scan_poison_expected = 0;                       // chance matches of an honest output (ScanFigures)
   std::vector<int> verified;                             // timed iterations checked on sampled rows
   std::vector<LateRecord> late;
   bool bench_done = false;

@@ -135,6 +135,7 @@ class Driver {
 
  private:
   void RankInit(Rank& r);
+  void Calibrate(Rank& r, std::vector<double>* out);
   void RankMain(Rank& r);
   void Handshake(Rank& r);
   void StageVerify(Rank& r);
@@ -244,8 +245,17 @@ std::vector<uint64_t> Driver::DrawSeeds(int n) {
 void Driver::RankInit(Rank& r) {
   r.be->Init(r.report.rank, args_.world, output_sets_);
   r.report.initialized = true;
-  if (args_.stage == "bench")
-    for (int c = 0; c < kCalibrationIters; ++c) r.report.null_before.push_back(r.be->NullIteration(SecureU64()));
+  r.be->ReadDeviceState("before");  // no candidate process exists yet
+  if (args_.stage == "bench") Calibrate(r, &r.report.null_before);
+}
+
+// Null iterations run on every rank together, as the iterations do: a host barrier, then each
+// rank's window, which crosses the backend's start line (start_line.h) like a real one.
+void Driver::Calibrate(Rank& r, std::vector<double>* out) {
+  for (int c = 0; c < kCalibrationIters; ++c) {
+    if (!barrier_.Wait()) return;  // another rank failed
+    out->push_back(r.be->NullIteration(SecureU64()));
+  }
 }
 
 void Driver::Handshake(Rank& r) {
@@ -380,6 +390,7 @@ void Driver::StageBench(Rank& r) {
     r.report.scan_poison.push_back(scan.poison_left);
     r.report.scan_nonfinite.push_back(scan.nonfinite);
     r.report.scan_elements = scan.elements;
+    r.report.scan_poison_expected = scan.poison_expected;
     // Whether this iteration is checked is drawn only now, after it ran.
     const bool verify = remaining > 0 &&
                         SecureBelow(static_cast<uint64_t>(args_.iters - i)) < static_cast<uint64_t>(remaining);
@@ -447,6 +458,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
           RankInit(r);
         } catch (const SupervisorError& e) {
           Record(e, r.report.rank);
+          r.be->Unblock();  // no other rank's calibration waits for this one at the start line
         }
       });
     for (auto& t : threads) t.join();
@@ -511,15 +523,24 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
                              "the candidate's processes ended badly after teardown: " + ended},
              0);
   }
-  for (auto& r : ranks) {
-    if (!r.report.initialized) continue;
-    try {
-      for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, "after_exit", -1);
-      if (args_.stage == "bench" && !Aborted())
-        for (int c = 0; c < kCalibrationIters; ++c) r.report.null_after.push_back(r.be->NullIteration(SecureU64()));
-    } catch (const SupervisorError& e) {
-      Record(e, r.report.rank);
-    }
+  {
+    std::vector<std::thread> threads;  // every rank at once: the calibration crosses the start line
+    for (auto& r : ranks)
+      threads.emplace_back([&] {
+        try {
+          if (r.report.initialized) {
+            for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, "after_exit", -1);
+            r.be->ReadDeviceState("after");  // every candidate process has ended
+            if (args_.stage == "bench" && !Aborted()) Calibrate(r, &r.report.null_after);
+          } else {
+            barrier_.Abort();  // (only after a failure) nobody waits for a rank that never started
+          }
+        } catch (const SupervisorError& e) {
+          Record(e, r.report.rank);
+          r.be->Unblock();
+        }
+      });
+    for (auto& t : threads) t.join();
   }
   std::optional<SupervisorError> error;
   {

@@ -6,7 +6,8 @@
 // (runtime/METRICS.md).
 //
 // Life of one stage (one thread per rank; a barrier starts every iteration on every rank at once):
-//   1. each rank's backend Init (device, private memory); bench: calibration with no candidate;
+//   1. each rank's backend Init (device, private memory); bench: calibration with no candidate, every
+//      rank's null iterations together;
 //   2. the candidate starts (one sandbox, W ranks); handshake: hello, config (+ fds), comm id relay
 //      (GPU), the candidate's buffers (GPU), ready (its setup returned);
 //   3. verify: verify_runs iterations checked on every row, then one into a second output set on the
@@ -14,10 +15,12 @@
 //      poison and NaN, a random subset (drawn after each ran) checked on sampled rows;
 //      after every iteration the outputs are poisoned afresh and, before the next, scanned: anything
 //      written there after a window closed is counted as a late write;
-//   4. teardown; the candidate exits; a last late-write scan; bench: calibration again.
+//   4. teardown; the candidate exits; a last late-write scan; bench: calibration again (together).
 // Reported time per iteration = window - overhead, where overhead = the smaller of the two
 // calibrations' medians (taken when no candidate process exists, so none can inflate it), and at
-// least the timer's resolution (0.001 ms).
+// least the timer's resolution (0.001 ms). On GPUs a window opens for every rank at once (the
+// start line, start_line.h): a rank whose own input fill is short does not time its wait for a
+// slower peer's fill, and the calibration, crossing the same line, subtracts the slowest fill.
 #pragma once
 
 #include <functional>

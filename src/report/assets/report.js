@@ -53,7 +53,7 @@
     var m = run().meta, counts = Object.keys(m.counts || {}).map(function (k) { return k + ' ' + m.counts[k]; }).join(', ');
     kvTable(sMeta, [['run dir', m.dir], ['workload', m.seed_workload || m.workload], ['world size', m.seed_world_size],
       ['GPUs', JSON.stringify(m.seed_gpus || [])], ['device', m.seed_device], ['sizes', JSON.stringify(m.seed_sizes || {})],
-      ['sandbox', m.seed_sandbox], ['candidates', m.candidates + ' (' + counts + ')'],
+      ['sandbox', m.seed_sandbox], ['timing method', m.seed_timing_method || '-'], ['candidates', m.candidates + ' (' + counts + ')'],
       ['seed', m.seed_ms === null ? '-' : '#' + m.seed_id + ' ' + fmt(m.seed_ms) + ' ms'],
       ['best', m.best ? '#' + m.best.id + ' ' + fmt(m.best.time_ms) + ' ms' : 'none verified'],
       ['wall time spent', m.wall_s === undefined ? '-' : fmt(m.wall_s, 1) + ' s'], ['LLM cost', m.dollars === undefined ? '-' : '$' + fmt(m.dollars, 4)],
@@ -62,6 +62,15 @@
       ['host', m.session.host], ['GPU names', (m.session.gpu_names || []).join(', ') || 'none'],
       ['driver / CUDA / NCCL', [m.session.driver || '-', m.session.cuda || '-', m.session.nccl || '-'].join(' / ')],
       ['last session', (m.session.time || '') + ': ' + (m.session.command || '')]] : [['session', 'not recorded (a run from before cuco recorded it)']]));
+    var lin = m.lineages || [];
+    if (lin.length > 1) {  // the run went on after its workload or config changed (--accept-changes)
+      var dl = el('details', sMeta); dl.open = true;
+      el('summary', dl, 'lineages: ' + lin.length + ' (the workload or the config changed during the run)');
+      el('pre', dl, lin.map(function (l) {
+        return 'lineage ' + l.lineage + ' from candidate #' + l.from_id +
+          ((l.changes || []).length ? ':\n  ' + l.changes.join('\n  ') : '');
+      }).join('\n'));
+    }
     var d = el('details', sMeta); el('summary', d, 'config'); el('pre', d, m.config || '');
     if (m.meta_summary) { var d2 = el('details', sMeta); el('summary', d2, 'meta-summary (latest advice)'); el('pre', d2, m.meta_summary); }
   }
@@ -268,6 +277,10 @@
     var pre = el('pre', parent, null, 'code'), frozen = frozenLines(code);
     code.split('\n').forEach(function (line, i) { el('div', pre, line, frozen[i + 1] ? 'frozen' : ''); });
   }
+  // A stage's error figures, or '-' where it checked nothing (a compile error's zeros are no pass).
+  function errorFigures(e) {
+    return e && e.checks ? fmt(e.rel_l2) + ' / ' + fmt(e.max_abs) + ' (' + fmt(e.checks) + ' checks)' : '-';
+  }
   function select(id) {
     selected = id;
     if (hasD3) d3.select(sTree).selectAll('circle.node').classed('sel', function (d) { return d.data.id === id; });
@@ -290,11 +303,10 @@
     el('h3', sDetail, 'Figures');
     var fig = el('div', sDetail); fig.id = 'figures';
     var tm = m.timing || {};
-    kvTable(fig, [['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
+    kvTable(fig, [['timing method', m.timing_method || '-'], ['median ms (max over ranks)', tm.median_ms], ['p10 ms', tm.p10_ms], ['p90 ms', tm.p90_ms],
       ['spread p90/p10', tm.spread === undefined ? '-' : fmt(tm.spread, 2) + (tm.noisy ? ' (noisy)' : '')],
       ['tail median ms', tm.tail_median_ms], ['iters', tm.iters],
-      ['verify: rel L2 / max abs', m.verify ? fmt(m.verify.rel_l2) + ' / ' + fmt(m.verify.max_abs) + ' (' + fmt(m.verify.checks) + ' checks)' : '-'],
-      ['bench: rel L2 / max abs', m.bench ? fmt(m.bench.rel_l2) + ' / ' + fmt(m.bench.max_abs) + ' (' + fmt(m.bench.checks) + ' checks)' : '-']]);
+      ['verify: rel L2 / max abs', errorFigures(m.verify)], ['bench: rel L2 / max abs', errorFigures(m.bench)]]);
     if (c.ranks && c.ranks.length) {
       var t = el('table', fig, null, 'ranks'), h = el('tr', t);
       ['rank', 'median ms', 'p10 ms', 'p90 ms', 'worst rel L2', 'worst max abs', 'checks'].forEach(function (x) { el('th', h, x); });

@@ -1,5 +1,5 @@
 // The value of a C integer constant expression as a program writes it in `#define N 4096`,
-// `const int K = 2 * M;` or an option's default: decimal or hex literals (digit separators and
+// `const int K = 2 * M;` or an option's default (cuco init), or a workload.toml's [work] formula: decimal or hex literals (digit separators and
 // u/l suffixes allowed), names already known, unary + -, binary * / % + - << >> with C's
 // precedence, and parentheses.
 //
@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-namespace cuco::scaffold_internal {
+namespace cuco {
 
 std::optional<int64_t> EvalIntExpr(const std::string& text, const std::map<std::string, int64_t>& names);
 
-}  // namespace cuco::scaffold_internal
+}  // namespace cuco

@@ -1,13 +1,13 @@
 // EvalIntExpr: C integer constant expressions as programs write them in #defines, const
 // initialisers and option defaults; nullopt for anything that is not one.
-#include "scaffold/int_expr.h"
+#include "util/int_expr.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
 
-namespace cuco::scaffold_internal {
+namespace cuco {
 namespace {
 
 std::optional<int64_t> Eval(const std::string& text, const std::map<std::string, int64_t>& names = {}) {
@@ -73,4 +73,4 @@ TEST(IntExprTest, UndefinedArithmeticIsRefused) {
 }
 
 }  // namespace
-}  // namespace cuco::scaffold_internal
+}  // namespace cuco

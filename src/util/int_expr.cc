@@ -1,10 +1,10 @@
-#include "scaffold/int_expr.h"
+#include "util/int_expr.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 
-namespace cuco::scaffold_internal {
+namespace cuco {
 namespace {
 
 // A recursive-descent parser, one method per precedence level (lowest first: Shift, Add, Mul,
@@ -148,4 +148,4 @@ std::optional<int64_t> EvalIntExpr(const std::string& text, const std::map<std::
   return IntExpr(text, names).Parse();
 }
 
-}  // namespace cuco::scaffold_internal
+}  // namespace cuco
