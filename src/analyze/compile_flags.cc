@@ -46,6 +46,39 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
   }
 }
 
+// A file of more arguments, named by nvcc's `--options-file FILE` / `-optf FILE` or a compiler's
+// `@FILE` (CMake writes a CUDA target's include folders to includes_CUDA.rsp and names it in
+// compile_commands.json): its words in place of the flag, relative to `directory`, to a depth of 8.
+Result<std::vector<std::string>> ExpandOptionFiles(const std::vector<std::string>& argv, const std::string& directory,
+                                                   int depth = 0) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    std::string file;
+    if (a == "--options-file" || a == "-optf") {
+      if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+      file = argv[++i];
+    } else if (a.rfind("--options-file=", 0) == 0 || a.rfind("-optf=", 0) == 0) {
+      file = a.substr(a.find('=') + 1);
+    } else if (i > 0 && a.size() > 1 && a[0] == '@') {
+      file = a.substr(1);
+    } else {
+      out.push_back(a);
+      continue;
+    }
+    if (depth >= 8) return Status::InvalidArgument("options file " + file + ": nested more than 8 deep");
+    const std::string path = Absolute(file, directory);
+    std::ifstream in(path);
+    if (!in) return Status::NotFound("options file " + path + " (named by '" + a + "'): cannot read it");
+    std::stringstream text;
+    text << in.rdbuf();
+    Result<std::vector<std::string>> inner = ExpandOptionFiles(SplitShellWords(text.str()), directory, depth + 1);
+    if (!inner.ok()) return inner.status();
+    out.insert(out.end(), inner->begin(), inner->end());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> SplitShellWords(const std::string& command) {
@@ -78,7 +111,10 @@ std::vector<std::string> SplitShellWords(const std::string& command) {
   return words;
 }
 
-Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv, const std::string& directory) {
+Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, const std::string& directory) {
+  Result<std::vector<std::string>> expanded = ExpandOptionFiles(argv_in, directory);
+  if (!expanded.ok()) return expanded.status();
+  const std::vector<std::string>& argv = *expanded;
   CompileFlags out;
   size_t i = (!argv.empty() && !argv[0].empty() && argv[0][0] != '-') ? 1 : 0;
   for (; i < argv.size(); ++i) {

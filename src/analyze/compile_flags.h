@@ -11,6 +11,9 @@
 // for flags and `--`, the entry's "directory" for compile_commands.json). nvcc spellings
 // (--include-path, --define-macro, -I=DIR, --std c++17, -Xcompiler -DX) are understood, and
 // --default-stream per-thread becomes -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1, as nvcc defines it.
+// Options files are read where they are named (nvcc's --options-file/-optf FILE, a compiler's
+// @FILE: CMake's includes_CUDA.rsp), relative to the command's folder; one that cannot be read is
+// an error naming it.
 #pragma once
 
 #include <string>

@@ -59,6 +59,26 @@ TEST(CompileFlags, ReadsTheEntryOfTheFileFromCompileCommands) {
   fs::remove_all(dir);
 }
 
+// CMake names a CUDA target's include folders in a response file (`--options-file
+// CMakeFiles/t.dir/includes_CUDA.rsp`, quoted -isystem="DIR" included); compilers take `@FILE`.
+TEST(CompileFlags, OptionsFilesAreReadWhereTheyAreNamed) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_cc_optf_test";
+  fs::create_directories(dir / "CMakeFiles");
+  std::ofstream(dir / "CMakeFiles/includes_CUDA.rsp") << "-I/src/proj/include -isystem=\"/opt/mpi/include\"\n";
+  std::ofstream(dir / "more.rsp") << "-DFROM_AT @CMakeFiles/includes_CUDA.rsp\n";
+  Result<CompileFlags> f = FlagsFromCommand(
+      SplitShellWords("nvcc -DTOKENS=256 --options-file CMakeFiles/includes_CUDA.rsp -x cu -c /src/proj/main.cu"), dir.string());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->flags, (std::vector<std::string>{"-DTOKENS=256", "-I/src/proj/include", "-isystem/opt/mpi/include"}));
+  Result<CompileFlags> at = FlagsFromCommand({"g++", "@more.rsp", "main.cc"}, dir.string());
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->flags, (std::vector<std::string>{"-DFROM_AT", "-I/src/proj/include", "-isystem/opt/mpi/include"}));
+  Result<CompileFlags> missing = FlagsFromCommand({"nvcc", "-optf", "gone.rsp", "main.cu"}, dir.string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("gone.rsp"), std::string::npos) << missing.status().message();
+  fs::remove_all(dir);
+}
+
 // The point of the flags: a program that includes its own header from another folder parses with
 // clang (real headers) once -I names that folder, and not without.
 TEST(CompileFlags, AProgramsHeaderFromAnotherFolderParsesWithClangGivenItsFlags) {
