@@ -71,12 +71,13 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
 }
 
 std::string OwnIncludeFlag(const std::string& flag, const std::string& main_dir, const std::set<std::string>& own_dirs) {
-  for (const char* name : {"-isystem", "-I"}) {
+  for (const char* name : {"-isystem", "-include", "-I"}) {
     const std::string n = name;
     if (flag.size() <= n.size() || flag.rfind(n, 0) != 0) continue;
-    const std::string dir = flag.substr(n.size());
-    if (own_dirs.count(dir)) return n + WorkloadName(dir, main_dir);
-    return flag;
+    const std::string path = flag.substr(n.size());
+    // nvcc takes -I joined, the longer ones only as `-isystem=DIR` (or two words), never joined.
+    const std::string spelled = n == "-I" ? n : n + "=";
+    return spelled + (own_dirs.count(path) ? WorkloadName(path, main_dir) : path);
   }
   return flag;
 }

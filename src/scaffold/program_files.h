@@ -36,7 +36,8 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
                                                      const std::vector<std::string>& own_include_dirs = {});
 
 // A compile flag with an own include folder (`-I/abs/common`, `-isystem/abs/x`) spelled as the
-// workload names the folder (`-I_up/common`); any other flag as it is.
+// workload names the folder (`-I_up/common`); -isystem and -include spelled as nvcc takes them
+// (`-isystem=/usr/x`: CompileFlags joins them as clang does, which nvcc rejects); any other flag as it is.
 std::string OwnIncludeFlag(const std::string& flag, const std::string& main_dir, const std::set<std::string>& own_dirs);
 
 }  // namespace cuco::scaffold_internal

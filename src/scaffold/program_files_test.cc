@@ -50,6 +50,10 @@ TEST_F(ProgramFilesTest, SourcesAndIncludeFoldersOutsideMainsFolder) {
   EXPECT_EQ(OwnIncludeFlag("-I" + P("ex/common/include"), P("ex/ring/c"), own), "-I_up/_up/common/include");
   EXPECT_EQ(OwnIncludeFlag("-I/usr/local/cuda/include", P("ex/ring/c"), own), "-I/usr/local/cuda/include");
   EXPECT_EQ(OwnIncludeFlag("-DX=1", P("ex/ring/c"), own), "-DX=1");
+  // nvcc rejects -isystem and -include joined to their value (CMake's MPI folder came so).
+  EXPECT_EQ(OwnIncludeFlag("-isystem/usr/include/mpi", P("ex/ring/c"), own), "-isystem=/usr/include/mpi");
+  EXPECT_EQ(OwnIncludeFlag("-isystem" + P("ex/common/include"), P("ex/ring/c"), own), "-isystem=_up/_up/common/include");
+  EXPECT_EQ(OwnIncludeFlag("-include/usr/include/x.h", P("ex/ring/c"), own), "-include=/usr/include/x.h");
   EXPECT_EQ(WorkloadName(P("ex/ring/c/include/a.h"), P("ex/ring/c")), "include/a.h");
 }
 
