@@ -13,6 +13,7 @@
 
 #include "analyze/api_specs.h"
 #include "analyze/frontend.h"
+#include "analyze/ranges.h"
 #include "util/files.h"
 #include "util/source_text.h"
 
@@ -36,6 +37,17 @@ bool Intersects(const std::vector<std::string>& a, const std::vector<std::string
   return false;
 }
 
+// The writer's and the reader's elements of `buf` are known and provably apart (ranges.h).
+bool Disjoint(const std::map<std::string, std::pair<std::string, std::string>>& written,
+              const std::map<std::string, std::pair<std::string, std::string>>& read, const std::string& buf) {
+  auto w = written.find(buf), r = read.find(buf);
+  return w != written.end() && r != read.end() &&
+         ProvablyDisjoint({w->second.first, w->second.second}, {r->second.first, r->second.second});
+}
+
+// An argument whose elements are counted from its base variable (`a_new`, `a + off`), not a cast's.
+bool RangeBase(const std::string& arg) { return !arg.empty() && arg.find('(') == std::string::npos; }
+
 bool IsComm(const AnalyzedOp& op) { return op.kind == "collective" || op.kind == "p2p" || (op.kind == "call" && op.contains_comm); }
 bool IsDataOp(const AnalyzedOp& op) {
   return IsComm(op) || op.kind == "kernel" || op.kind == "gemm" || op.kind == "copy" || op.kind == "call";
@@ -46,7 +58,19 @@ struct HelperEffects {
   std::set<int> reads, writes;     // parameter indices
   bool comm = false;               // issues NCCL collectives / p2p
   std::set<std::string> streams;   // the streams its operations run on: "#i" = parameter i
+  // The elements of parameter i its one operation on it reads / writes, in the helper's names;
+  // "" when not known (no range, or several operations).
+  std::map<int, std::pair<std::string, std::string>> read_ranges, write_ranges;
 };
+
+// Notes op's range of parameter i in `ranges`: the first one, or "not known" for a second or none.
+void NoteRange(std::map<int, std::pair<std::string, std::string>>* ranges, int i,
+               const std::map<std::string, std::pair<std::string, std::string>>& op_ranges, const std::string& base,
+               bool kernel_like) {
+  auto r = op_ranges.find(base);
+  const bool first = !ranges->count(i);
+  (*ranges)[i] = first && kernel_like && r != op_ranges.end() ? r->second : std::make_pair(std::string(), std::string());
+}
 
 // Fills the `call` ops (calls of helpers defined in the file): what the helper reads and writes
 // of the caller's variables, whether it communicates, and its stream; then drops the calls of
@@ -71,9 +95,9 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
     if (op.kind == "call" || !IsDataOp(op)) continue;
     HelperEffects& e = fx[op.function];
     for (const auto& r : op.reads)
-      if (int i = param_of(op.function, r); i >= 0) e.reads.insert(i);
+      if (int i = param_of(op.function, r); i >= 0) e.reads.insert(i), NoteRange(&e.read_ranges, i, op.read_ranges, r, true);
     for (const auto& w : op.writes)
-      if (int i = param_of(op.function, w); i >= 0) e.writes.insert(i);
+      if (int i = param_of(op.function, w); i >= 0) e.writes.insert(i), NoteRange(&e.write_ranges, i, op.write_ranges, w, true);
     e.comm |= IsComm(op);
     if (op.kind == "gemm" && op.stream.empty() && !op.args.empty())
       if (int hi = param_of(op.function, op.args[0]); hi >= 0) {
@@ -129,6 +153,18 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       const HelperEffects& g = it->second;
       for (int j : g.reads) AddBase(&op.reads, arg_text(op, j));
       for (int j : g.writes) AddBase(&op.writes, arg_text(op, j));
+      // The helper's one operation on a parameter touches those elements, in the caller's names.
+      std::map<std::string, std::string> names;
+      if (auto fn = params.find(op.api); fn != params.end())
+        for (size_t k = 0; k < fn->second.size() && k < op.args.size(); ++k)
+          if (!fn->second[k].empty()) names[fn->second[k]] = op.args[k];
+      for (const auto* m : {&g.read_ranges, &g.write_ranges})
+        for (const auto& [j, r] : *m) {
+          const std::string arg = arg_text(op, j);
+          if (r.first.empty() || !RangeBase(arg)) continue;
+          (m == &g.read_ranges ? op.read_ranges : op.write_ranges)[BufferBase(arg)] = {SubstituteNames(r.first, names),
+                                                                                        SubstituteNames(r.second, names)};
+        }
       op.contains_comm = g.comm;
       if (g.streams.size() == 1) {
         const std::string& st = *g.streams.begin();
@@ -278,6 +314,15 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         AddBase(&op.reads, c.args[i]);
         if (!has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
       }
+      // The rows of each pointer argument, in the caller's names (the launch's arguments).
+      std::map<std::string, std::string> names;
+      for (size_t k = 0; k < c.kernel_params.size() && k < c.args.size(); ++k) names[c.kernel_params[k]] = c.args[k];
+      for (const auto& [i, r] : c.write_ranges)
+        if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
+          op.write_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
+      for (const auto& [i, r] : c.read_ranges)
+        if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
+          op.read_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
     } else {
       const ApiSpec& s = Specs().at(c.callee);
       op.kind = s.kind;
@@ -297,6 +342,16 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         for (int i : s.reads) AddBase(&op.reads, Arg(c, i));
       if (!host_dst)
         for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
+      // The elements a send, a receive or a collective of one count touches (an all-gather's receive
+      // and a reduce-scatter's send hold count per rank: not known here).
+      const bool same_count = op.kind == "p2p" || c.callee == "ncclAllReduce" || c.callee == "ncclBroadcast" ||
+                              c.callee == "ncclBcast" || c.callee == "ncclReduce";
+      if (op.kind == "p2p" || op.kind == "collective") {
+        if (!op.send.empty() && (same_count || c.callee == "ncclAllGather"))
+          if (auto r = RangeOfArgument(op.send, op.count)) op.read_ranges[BufferBase(op.send)] = {r->lo, r->hi};
+        if (!op.recv.empty() && (same_count || c.callee == "ncclReduceScatter"))
+          if (auto r = RangeOfArgument(op.recv, op.count)) op.write_ranges[BufferBase(op.recv)] = {r->lo, r->hi};
+      }
       if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
         // The handle's stream: set in this file before, else the caller's when the handle is a
@@ -364,9 +419,11 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     for (const auto& p : a.ops) {
       if (p.function != c.function || p.index == c.index || !IsDataOp(p)) continue;
       std::string buf;
-      if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && seen.insert({p.index, c.index, buf}).second)
+      if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && !Disjoint(p.write_ranges, c.read_ranges, buf) &&
+          seen.insert({p.index, c.index, buf}).second)
         a.edges.push_back({p.index, c.index, buf, "producer", ""});
-      if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && seen.insert({c.index, p.index, buf}).second)
+      if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && !Disjoint(c.write_ranges, p.read_ranges, buf) &&
+          seen.insert({c.index, p.index, buf}).second)
         a.edges.push_back({c.index, p.index, buf, "consumer", ""});
     }
   }

@@ -20,7 +20,9 @@
 // path finds a function, is an error (Status names the file).
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +48,10 @@ struct AnalyzedOp {
   std::string assigns;                   // alloc / stream / event / comm / window created: the variable
   std::string grid, block, smem;         // kernel launch configuration
   std::vector<std::string> reads, writes;  // base variables of buffers read / written
+  // The elements of a buffer (by base variable) the op reads / writes where known, [lo, hi) as
+  // expressions over the function's variables (analyze/ranges.h): two ops on disjoint parts of one
+  // array are no dependency.
+  std::map<std::string, std::pair<std::string, std::string>> read_ranges, write_ranges;
   int group = -1;                        // index in Analysis::groups for ops inside ncclGroupStart/End
   // kind call: the helper issues NCCL collectives / p2p (it is a communication op of the graph);
   // reads / writes are the caller's variables the helper's operations read / write; stream is the
@@ -84,6 +90,12 @@ struct Analysis {
   std::vector<std::string> files;     // every file analysed, `path` first
   std::string parse_path;             // "clang", "clang-stub" or "lexical"
   std::vector<std::string> warnings;  // e.g. fallback used, clang error count
+  // Why a file was not parsed with clang (so the lexical scan was used), one line each, naming the
+  // file and line where there is one: "kernels.cu:31: header 'cub/block/block_reduce.cuh' not found".
+  std::vector<std::string> parse_failures;
+  // The lines of each file (by its path, as in `files`) that the preprocessor skipped in this build
+  // (`#ifdef MPI_SUPPORT` without -DMPI_SUPPORT), [first, last], 1-based; from clang's parse only.
+  std::map<std::string, std::vector<std::pair<int, int>>> inactive_lines;
   std::vector<AnalyzedFunction> functions;
   std::vector<AnalyzedOp> ops;
   std::vector<GroupedOp> groups;

@@ -326,6 +326,22 @@ TEST(Analyze, FullParseWorksWithTheseHeaders) {
   EXPECT_EQ(a.parse_path, "clang");
 }
 
+// A header clang cannot find is named, with the line that includes it, as the reason the file was
+// scanned lexically (cuco init said "libclang-14 did not load" and named main.cu instead).
+TEST(Analyze, AMissingHeaderIsNamedWhereItIsIncluded) {
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_missing_header.cu";
+  std::ofstream(path) << "#include <nccl.h>\n#include <cub/not_there/block_reduce.cuh>\n"
+                         "void f(float* x, ncclComm_t c) { ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0); }\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> a = AnalyzeFile(path, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->parse_path, "lexical");
+  ASSERT_EQ(a->parse_failures.size(), 1u);
+  EXPECT_EQ(a->parse_failures[0], "cuco_analyze_missing_header.cu:2: header 'cub/not_there/block_reduce.cuh' not found");
+  std::filesystem::remove(path);
+}
+
 TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("(char*)s.buf + off"), "s.buf");
   EXPECT_EQ(BufferBase("&comm"), "comm");
@@ -351,6 +367,35 @@ TEST(Analyze, MissingFileIsAnErrorNamingIt) {
   Result<Analysis> a = AnalyzeFile("/nonexistent/prog.cu");
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("/nonexistent/prog.cu"), std::string::npos);
+}
+
+// A template kernel clang sees launched but cannot read the body of (CUB's BlockReduce, which
+// clang half-parses, here not declared at all): the kernel's text says what it reads and writes, as
+// for a launch only the lexical cross-check found (without it `y` was read too).
+TEST(Analyze, ATemplateKernelsTextSaysWhatItReadsAndWrites) {
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_template_kernel.cu";
+  std::ofstream(path) << "#include <nccl.h>\n"
+                         "template <int BLOCK>\n"
+                         "__global__ void scale(const float* in, float* out, int n) {\n"
+                         "  typedef cub::BlockReduce<float, BLOCK> BlockReduce;\n"
+                         "  __shared__ typename BlockReduce::TempStorage tmp;\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) out[i] = 2 * in[i];\n"
+                         "}\n"
+                         "void step(float* x, float* y, int n, ncclComm_t c, cudaStream_t s) {\n"
+                         "  scale<256><<<(n + 255) / 256, 256, 0, s>>>(x, y, n);\n"
+                         "  ncclAllReduce(y, y, n, ncclFloat, ncclSum, c, s);\n"
+                         "}\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> a = AnalyzeFile(path, o);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  if (a->parse_path == "lexical") GTEST_SKIP() << "clang did not parse it";
+  const AnalyzedOp* k = Find(*a, "scale");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->reads, std::vector<std::string>{"x"});
+  EXPECT_EQ(k->writes, std::vector<std::string>{"y"});
 }
 
 TEST(Analyze, UnparseableFileIsAnError) {

@@ -14,6 +14,7 @@
 
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
+#include "analyze/ranges.h"
 
 namespace cuco::analyze_internal {
 namespace {
@@ -51,6 +52,8 @@ struct Libclang {
   decltype(&::clang_getNumDiagnostics) clang_getNumDiagnostics = nullptr;
   decltype(&::clang_getPointeeType) clang_getPointeeType = nullptr;
   decltype(&::clang_getRangeStart) clang_getRangeStart = nullptr;
+  decltype(&::clang_getSkippedRanges) clang_getSkippedRanges = nullptr;
+  decltype(&::clang_disposeSourceRangeList) clang_disposeSourceRangeList = nullptr;
   decltype(&::clang_getSpellingLocation) clang_getSpellingLocation = nullptr;
   decltype(&::clang_getTranslationUnitCursor) clang_getTranslationUnitCursor = nullptr;
   decltype(&::clang_isConstQualifiedType) clang_isConstQualifiedType = nullptr;
@@ -113,6 +116,8 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_getNumDiagnostics);
     CUCO_LOAD(clang_getPointeeType);
     CUCO_LOAD(clang_getRangeStart);
+    CUCO_LOAD(clang_getSkippedRanges);
+    CUCO_LOAD(clang_disposeSourceRangeList);
     CUCO_LOAD(clang_getSpellingLocation);
     CUCO_LOAD(clang_getTranslationUnitCursor);
     CUCO_LOAD(clang_isConstQualifiedType);
@@ -292,6 +297,17 @@ void KernelParamAccess(CXCursor def, const VisitState& st, RawCall* out) {
     const bool unseen = !w.seen[i];
     if (w.access[i].read || unseen) out->read_params.push_back(static_cast<int>(i));
     if (w.access[i].write || unseen) out->written_params.push_back(static_cast<int>(i));
+  }
+  // The rows each pointer parameter is read and written in, from the body's text (ranges.h).
+  for (const CXCursor& p : w.params) out->kernel_params.push_back(Str(lc->clang_getCursorSpelling(p)));
+  const CXSourceRange ext = lc->clang_getCursorExtent(def);
+  unsigned b = 0, e = 0;
+  lc->clang_getSpellingLocation(lc->clang_getRangeStart(ext), nullptr, nullptr, nullptr, &b);
+  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(ext), nullptr, nullptr, nullptr, &e);
+  for (size_t i = 0; i < w.params.size() && e > b; ++i) {
+    const std::string& name = out->kernel_params[i];
+    if (auto r = KernelParamRange(*st.blank, b, e, name, out->kernel_params, true)) out->write_ranges[static_cast<int>(i)] = {r->lo, r->hi};
+    if (auto r = KernelParamRange(*st.blank, b, e, name, out->kernel_params, false)) out->read_ranges[static_cast<int>(i)] = {r->lo, r->hi};
   }
 }
 
@@ -480,8 +496,9 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   for (const auto& a : args) argv.push_back(a.c_str());
   CXIndex index = lc->clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
+  // The detailed record keeps what the preprocessor skipped (clang_getSkippedRanges).
   CXErrorCode ec = lc->clang_parseTranslationUnit2(index, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
-                                               0, CXTranslationUnit_None, &tu);
+                                               0, CXTranslationUnit_DetailedPreprocessingRecord, &tu);
   if (ec != CXError_Success || !tu) {
     r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
   } else {
@@ -515,6 +532,17 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
     if (fatals > 0) {
       r.error = "fatal: " + first_fatal;
     } else {
+      // Code of the file the preprocessor skipped in this build (`#ifdef MPI_SUPPORT` without it).
+      if (main_file != nullptr)
+        if (CXSourceRangeList* skipped = lc->clang_getSkippedRanges(tu, main_file)) {
+          for (unsigned i = 0; i < skipped->count; ++i) {
+            unsigned b = 0, e = 0;
+            lc->clang_getSpellingLocation(lc->clang_getRangeStart(skipped->ranges[i]), nullptr, nullptr, nullptr, &b);
+            lc->clang_getSpellingLocation(lc->clang_getRangeEnd(skipped->ranges[i]), nullptr, nullptr, nullptr, &e);
+            if (e > b) r.skipped.push_back({b, e});
+          }
+          lc->clang_disposeSourceRangeList(skipped);
+        }
       VisitState st;
       st.main_file = main_file;
       st.text = &text;

@@ -40,7 +40,43 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
          const std::string& directory) {
   const std::string v = is_path ? Absolute(value, directory) : value;
   out->flags.push_back(clang + v);
-  if (clang == "-I" || clang == "-isystem") out->include_dirs.push_back(v);
+  if (clang == "-I" || clang == "-isystem") {
+    out->include_dirs.push_back(v);
+    if (!value.empty() && value[0] != '/') out->own_include_dirs.push_back(v);
+  }
+}
+
+// A file of more arguments, named by nvcc's `--options-file FILE` / `-optf FILE` or a compiler's
+// `@FILE` (CMake writes a CUDA target's include folders to includes_CUDA.rsp and names it in
+// compile_commands.json): its words in place of the flag, relative to `directory`, to a depth of 8.
+Result<std::vector<std::string>> ExpandOptionFiles(const std::vector<std::string>& argv, const std::string& directory,
+                                                   int depth = 0) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    std::string file;
+    if (a == "--options-file" || a == "-optf") {
+      if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+      file = argv[++i];
+    } else if (a.rfind("--options-file=", 0) == 0 || a.rfind("-optf=", 0) == 0) {
+      file = a.substr(a.find('=') + 1);
+    } else if (i > 0 && a.size() > 1 && a[0] == '@') {
+      file = a.substr(1);
+    } else {
+      out.push_back(a);
+      continue;
+    }
+    if (depth >= 8) return Status::InvalidArgument("options file " + file + ": nested more than 8 deep");
+    const std::string path = Absolute(file, directory);
+    std::ifstream in(path);
+    if (!in) return Status::NotFound("options file " + path + " (named by '" + a + "'): cannot read it");
+    std::stringstream text;
+    text << in.rdbuf();
+    Result<std::vector<std::string>> inner = ExpandOptionFiles(SplitShellWords(text.str()), directory, depth + 1);
+    if (!inner.ok()) return inner.status();
+    out.insert(out.end(), inner->begin(), inner->end());
+  }
+  return out;
 }
 
 }  // namespace
@@ -75,7 +111,10 @@ std::vector<std::string> SplitShellWords(const std::string& command) {
   return words;
 }
 
-Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv, const std::string& directory) {
+Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, const std::string& directory) {
+  Result<std::vector<std::string>> expanded = ExpandOptionFiles(argv_in, directory);
+  if (!expanded.ok()) return expanded.status();
+  const std::vector<std::string>& argv = *expanded;
   CompileFlags out;
   size_t i = (!argv.empty() && !argv[0].empty() && argv[0][0] != '-') ? 1 : 0;
   for (; i < argv.size(); ++i) {
@@ -161,6 +200,9 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
     Result<CompileFlags> f = FlagsFromCommand(argv, dir);
     if (!f.ok()) return Status::InvalidArgument(p.string() + ": entry for " + source_file + ": " + f.status().message());
     f->source = p.string();
+    f->own_include_dirs.clear();  // a build system writes every folder absolute: the project's are outside /usr, /opt
+    for (const auto& d : f->include_dirs)
+      if (d.rfind("/usr/", 0) != 0 && d.rfind("/opt/", 0) != 0) f->own_include_dirs.push_back(d);
     return f;
   }
   return Status::NotFound(p.string() + ": no entry for " + want.string() +
@@ -169,12 +211,14 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
 
 CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
   CompileFlags out;
-  std::set<std::string> seen, seen_dirs;
+  std::set<std::string> seen, seen_dirs, seen_own;
   for (const CompileFlags* c : {&a, &b}) {
     for (const auto& f : c->flags)
       if (seen.insert(f).second) out.flags.push_back(f);
     for (const auto& d : c->include_dirs)
       if (seen_dirs.insert(d).second) out.include_dirs.push_back(d);
+    for (const auto& d : c->own_include_dirs)
+      if (seen_own.insert(d).second) out.own_include_dirs.push_back(d);
   }
   out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
   return out;

@@ -11,6 +11,9 @@
 // for flags and `--`, the entry's "directory" for compile_commands.json). nvcc spellings
 // (--include-path, --define-macro, -I=DIR, --std c++17, -Xcompiler -DX) are understood, and
 // --default-stream per-thread becomes -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1, as nvcc defines it.
+// Options files are read where they are named (nvcc's --options-file/-optf FILE, a compiler's
+// @FILE: CMake's includes_CUDA.rsp), relative to the command's folder; one that cannot be read is
+// an error naming it.
 #pragma once
 
 #include <string>
@@ -25,6 +28,10 @@ namespace cuco {
 struct CompileFlags {
   std::vector<std::string> flags;
   std::vector<std::string> include_dirs;  // the -I / -isystem folders among flags, absolute
+  // Those that are the program's own: named relatively on its command line (`-I../common`), or, in a
+  // compile_commands.json, any outside /usr and /opt (build systems write every folder absolute).
+  // cuco init copies the headers it uses from them into the workload.
+  std::vector<std::string> own_include_dirs;
   std::string source;                     // where they came from, for messages ("compile_commands.json:3")
 };
 

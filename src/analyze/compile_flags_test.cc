@@ -21,6 +21,8 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_EQ(f->flags, (std::vector<std::string>{"-I/work/p/common", "-I/work/p/app/inc", "-I/opt/x", "-DUSE_BF16",
                                                 "-DN=4", "-std=c++17", "-DHOST_ONLY"}));
   EXPECT_EQ(f->include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc", "/opt/x"}));
+  // The program's own include folders are those it names relatively (cuco init copies from them).
+  EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc"}));
 }
 
 TEST(CompileFlags, AFlagWithoutItsValueIsAnError) {
@@ -46,6 +48,7 @@ TEST(CompileFlags, ReadsTheEntryOfTheFileFromCompileCommands) {
   Result<CompileFlags> f = FlagsFromCompileCommands(dir.string(), (dir / "src/main.cu").string());
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->flags, (std::vector<std::string>{"-I" + (dir / "include").string(), "-DMAIN"}));
+  EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{(dir / "include").string()}));
   Result<CompileFlags> none = FlagsFromCompileCommands(dir.string(), (dir / "src/absent.cu").string());
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no entry for"), std::string::npos);
@@ -53,6 +56,26 @@ TEST(CompileFlags, ReadsTheEntryOfTheFileFromCompileCommands) {
   Result<CompileFlags> bad = FlagsFromCompileCommands((dir / "bad.json").string(), "x.cu");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("bad.json: not JSON"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// CMake names a CUDA target's include folders in a response file (`--options-file
+// CMakeFiles/t.dir/includes_CUDA.rsp`, quoted -isystem="DIR" included); compilers take `@FILE`.
+TEST(CompileFlags, OptionsFilesAreReadWhereTheyAreNamed) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_cc_optf_test";
+  fs::create_directories(dir / "CMakeFiles");
+  std::ofstream(dir / "CMakeFiles/includes_CUDA.rsp") << "-I/src/proj/include -isystem=\"/opt/mpi/include\"\n";
+  std::ofstream(dir / "more.rsp") << "-DFROM_AT @CMakeFiles/includes_CUDA.rsp\n";
+  Result<CompileFlags> f = FlagsFromCommand(
+      SplitShellWords("nvcc -DTOKENS=256 --options-file CMakeFiles/includes_CUDA.rsp -x cu -c /src/proj/main.cu"), dir.string());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->flags, (std::vector<std::string>{"-DTOKENS=256", "-I/src/proj/include", "-isystem/opt/mpi/include"}));
+  Result<CompileFlags> at = FlagsFromCommand({"g++", "@more.rsp", "main.cc"}, dir.string());
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->flags, (std::vector<std::string>{"-DFROM_AT", "-I/src/proj/include", "-isystem/opt/mpi/include"}));
+  Result<CompileFlags> missing = FlagsFromCommand({"nvcc", "-optf", "gone.rsp", "main.cu"}, dir.string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("gone.rsp"), std::string::npos) << missing.status().message();
   fs::remove_all(dir);
 }
 

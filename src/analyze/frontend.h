@@ -1,7 +1,9 @@
 // Internal: what a front end (libclang or the lexical scanner) hands to the analysis.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyze/analysis.h"
@@ -28,6 +30,10 @@ struct RawCall {
   // through (param_access.h); when known, these replace "every non-const pointer is written".
   bool param_access_known = false;
   std::vector<int> read_params, written_params;
+  // The rows of a pointer parameter the body reads / writes (analyze/ranges.h), by parameter index,
+  // in the kernel's parameter names (kernel_params).
+  std::map<int, std::pair<std::string, std::string>> read_ranges, write_ranges;
+  std::vector<std::string> kernel_params;
 };
 
 struct FrontEndResult {
@@ -36,6 +42,8 @@ struct FrontEndResult {
   std::vector<AnalyzedFunction> functions;
   std::vector<RawCall> calls;
   std::vector<std::string> warnings;
+  // Byte ranges [begin, end) of the file the preprocessor skipped (an #if branch not taken).
+  std::vector<std::pair<size_t, size_t>> skipped;
 };
 
 // The names the analysis classifies; the stub headers declare them.

@@ -71,4 +71,66 @@ ParamAccess AccessAt(const std::string& s, size_t begin, size_t end) {
   return read;
 }
 
+bool KernelParamsFromText(const std::string& s, const std::string& name, KernelParams* out) {
+  for (size_t at = s.find(name); at != std::string::npos; at = s.find(name, at + 1)) {
+    if ((at > 0 && IsCIdentChar(s[at - 1])) || (at + name.size() < s.size() && IsCIdentChar(s[at + name.size()]))) continue;
+    size_t open = SkipSpace(s, at + name.size());
+    if (open >= s.size() || s[open] != '(') continue;
+    // A definition: `__global__` in its declaration (back to the last `;`, `}` or `{`), a body after.
+    size_t decl = at;
+    while (decl > 0 && s[decl - 1] != ';' && s[decl - 1] != '}' && s[decl - 1] != '{') --decl;
+    if (s.substr(decl, at - decl).find("__global__") == std::string::npos) continue;
+    const size_t close = SkipBalanced(s, open);
+    if (close == std::string::npos) return false;
+    size_t body = SkipSpace(s, close);
+    if (body >= s.size() || s[body] != '{') continue;
+    int depth = 0;
+    size_t end = body;
+    for (; end < s.size(); ++end) {
+      if (s[end] == '{') ++depth;
+      if (s[end] == '}' && --depth == 0) break;
+    }
+    // The parameters: split at top-level commas; a name is the last identifier.
+    std::vector<std::string> names;
+    size_t from = open + 1;
+    int paren = 0;
+    for (size_t i = open + 1; i < close; ++i) {
+      if (s[i] == '(' || s[i] == '<') ++paren;
+      if (s[i] == ')' || s[i] == '>') --paren;
+      if ((s[i] == ',' && paren == 0) || i + 1 == close) {
+        const size_t stop = s[i] == ',' && paren == 0 ? i : close;
+        const std::string p = s.substr(from, stop - from);
+        size_t e = p.size();
+        while (e > 0 && !IsCIdentChar(p[e - 1])) --e;
+        size_t b = e;
+        while (b > 0 && IsCIdentChar(p[b - 1])) --b;
+        const int index = static_cast<int>(names.size());
+        names.push_back(p.substr(b, e - b));
+        const size_t star = p.find('*');
+        if (star != std::string::npos) {
+          out->pointers.push_back(index);
+          if (p.substr(0, star).find("const") != std::string::npos) out->const_pointers.push_back(index);
+        }
+        from = i + 1;
+      }
+    }
+    out->names = names;
+    out->body_begin = body, out->body_end = end;
+    for (int index : out->pointers) {
+      const std::string& n = names[static_cast<size_t>(index)];
+      ParamAccess acc;
+      bool seen = false;
+      for (size_t r = s.find(n, body); r != std::string::npos && r < end; r = s.find(n, r + 1)) {
+        if ((r > 0 && IsCIdentChar(s[r - 1])) || (r + n.size() < s.size() && IsCIdentChar(s[r + n.size()]))) continue;
+        seen = true;
+        acc |= AccessAt(s, r, r + n.size());
+      }
+      if (acc.read || !seen) out->read.push_back(index);
+      if (acc.write || !seen) out->written.push_back(index);
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace cuco

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace cuco {
 
@@ -21,5 +22,16 @@ struct ParamAccess {
 // `text` is the file with comments and literal contents blanked (same offsets); the reference to
 // the parameter spans [begin, end).
 ParamAccess AccessAt(const std::string& text, size_t begin, size_t end);
+
+// The kernel `name` (`__global__`, a template's too) defined in `text` (blanked like AccessAt's),
+// read from the text alone, for a launch clang could not resolve (a template kernel in a file whose
+// headers clang half-parses): its parameters, which are pointers (and which to const), and how its
+// body uses each pointer. False when `text` defines no such kernel.
+struct KernelParams {
+  std::vector<int> pointers, const_pointers, read, written;
+  std::vector<std::string> names;  // every parameter's name
+  size_t body_begin = 0, body_end = 0;  // the body's bytes in the text
+};
+bool KernelParamsFromText(const std::string& text, const std::string& name, KernelParams* out);
 
 }  // namespace cuco

@@ -47,5 +47,22 @@ TEST(ParamAccess, UsesTheTextCannotSettleAreBoth) {
   Expect("q = &p;", true, true);
 }
 
+// A template stencil kernel whose launch clang could not resolve (its file's CUB headers half-parse):
+// read from the text, it writes a_new and the norm, reads a, and takes a_new's neighbours nowhere.
+TEST(ParamAccess, AKernelFromItsTextAlone) {
+  const std::string text =
+      "template <int BX, int BY>\n__global__ void jacobi_kernel(float* __restrict__ const a_new,\n"
+      "    const float* __restrict__ const a, float* __restrict__ const l2, const int iy_start, const int nx) {\n"
+      "  int iy = blockIdx.y + iy_start;\n  a_new[iy * nx + 1] = 0.25f * (a[iy * nx] + a[iy * nx + 2]);\n"
+      "  atomicAdd(l2, 1.f);\n}\nvoid f() { jacobi_kernel<32, 4><<<1, 1>>>(x, y, z, 1, 2); }\n";
+  KernelParams k;
+  ASSERT_TRUE(KernelParamsFromText(text, "jacobi_kernel", &k));
+  EXPECT_EQ(k.pointers, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(k.const_pointers, (std::vector<int>{1}));
+  EXPECT_EQ(k.read, (std::vector<int>{1, 2}));     // a; l2 (passed whole to atomicAdd: both)
+  EXPECT_EQ(k.written, (std::vector<int>{0, 2}));  // a_new; l2
+  EXPECT_FALSE(KernelParamsFromText(text, "f", &k));  // not a kernel
+}
+
 }  // namespace
 }  // namespace cuco

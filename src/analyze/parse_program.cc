@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "analyze/analysis.h"
 #include "analyze/frontend.h"
+#include "analyze/param_access.h"
+#include "analyze/ranges.h"
 
 namespace cuco {
 
@@ -45,26 +48,59 @@ Result<std::string> ReadWhole(const std::string& path) {
   return text;
 }
 
-// One file through the parse paths, in order; `used` says which produced the result.
+// Why clang did not parse `path`, from the first attempt's error: a header it could not find
+// (named, with the line that includes it), libclang missing, or clang's own words.
+std::string ClangFailure(const std::string& path, const std::string& error) {
+  static const std::regex missing(R"(([^\s:]+):(\d+):(?:\d+:)? fatal error: '([^']+)' file not found)");
+  std::smatch m;
+  if (std::regex_search(error, m, missing))
+    return fmt::format("{}:{}: header '{}' not found", std::filesystem::path(m[1].str()).filename().string(), m[2].str(),
+                       m[3].str());
+  if (error.find("could not be loaded") != std::string::npos) return error + " (`cuco doctor`)";
+  return std::filesystem::path(path).filename().string() + ": clang could not parse it (" + error + ")";
+}
+
+// A kernel launch of a kernel this file defines, read from the kernel's text (param_access.h,
+// ranges.h): which parameters are pointers, which it reads and writes, and in which rows.
+void KernelFromText(const std::string& blank, RawCall* c) {
+  KernelParams k;
+  if (!c->kernel_launch || !KernelParamsFromText(blank, c->callee, &k)) return;
+  c->param_types_known = c->param_access_known = true;
+  c->pointer_params = k.pointers, c->const_pointer_params = k.const_pointers;
+  c->read_params = k.read, c->written_params = k.written;
+  c->kernel_params = k.names;
+  for (int i : k.pointers) {
+    const std::string& name = k.names[static_cast<size_t>(i)];
+    if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, true)) c->write_ranges[i] = {rr->lo, rr->hi};
+    if (auto rr = KernelParamRange(blank, k.body_begin, k.body_end, name, k.names, false)) c->read_ranges[i] = {rr->lo, rr->hi};
+  }
+}
+
+// One file through the parse paths, in order; `used` says which produced the result; `failure`
+// why clang did not (when the lexical scan was used).
 Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& text, const AnalyzeOptions& options,
-                                    std::string* used, std::vector<std::string>* warnings) {
+                                    std::string* used, std::vector<std::string>* warnings, std::string* failure) {
   FrontEndResult r;
+  std::string first_error = options.allow_clang ? "" : "the lexical scan was asked for";
   if (options.allow_clang) {
     if (options.allow_full) {
       r = ParseWithClang(path, text, options, false, used);
+      if (!r.ok) first_error = r.error;
       if (!r.ok) {
         warnings->push_back("clang with the real CUDA/NCCL headers failed (" + r.error + "); retried with stub headers");
         if (r.error.find("file not found") != std::string::npos)
-          warnings->push_back("a header of the program was not found: give cuco the program's compile flags "
-                              "(-I DIR, -D NAME, --std, `-- <your compile command>` or --compile-commands FILE)");
+          warnings->push_back(ClangFailure(path, r.error) + "; give cuco the program's compile flags (-I DIR, -D NAME, --std, "
+                              "`-- <your compile command>` or --compile-commands FILE)");
       }
     }
     if (!r.ok) {
       r = ParseWithClang(path, text, options, true, used);
+      if (!r.ok && first_error.empty()) first_error = r.error;
       if (!r.ok) warnings->push_back("clang with stub headers failed (" + r.error + "); used the lexical scanner");
     }
   }
   if (!r.ok) {
+    *failure = ClangFailure(path, first_error);
     *used = "lexical";
     r = ParseLexically(text);
     if (!r.ok) return Status::InvalidArgument(path + ": not parseable: " + r.error);
@@ -74,19 +110,30 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
   }
   if (*used != "lexical") {
     // Cross-check: calls the lexical scanner sees in a function clang saw but clang did not report
-    // (a statement clang could not type-check) are added, and named in a warning.
-    FrontEndResult lex = ParseLexically(text);
+    // (a statement clang could not type-check) are added, and named in a warning. Code the
+    // preprocessor skipped in this build is no call of the program.
+    std::string active = text;
+    for (const auto& [b, e] : r.skipped)
+      for (size_t i = b; i < e && i < active.size(); ++i)
+        if (active[i] != '\n') active[i] = ' ';
+    FrontEndResult lex = ParseLexically(active);
     std::set<size_t> offsets;
     std::set<std::string> names;
     for (const auto& c : r.calls) offsets.insert(c.offset);
     for (const auto& f : r.functions) names.insert(f.name);
     std::vector<std::string> added;
-    for (const auto& c : lex.calls) {
+    const std::string blank = BlankCommentsAndLiteralContents(active);
+    for (RawCall c : lex.calls) {
       if (offsets.count(c.offset) || !names.count(c.function)) continue;
       if (c.user_call && !names.count(c.callee)) continue;  // not a helper of this file
       added.push_back(fmt::format("{} at line {}", c.callee, c.line));
+      KernelFromText(blank, &c);
       r.calls.push_back(c);
     }
+    // A launch clang saw but could not read the kernel of (a template kernel whose CUB headers clang
+    // half-parses): the kernel's text says what it reads and writes.
+    for (RawCall& c : r.calls)
+      if (c.kernel_launch && !c.param_access_known) KernelFromText(blank, &c);
     if (!added.empty())
       warnings->push_back(fmt::format("{} call(s) found only by the lexical cross-check (clang did not resolve "
                                       "their statements: inside a template, or a type error): {}",
@@ -107,12 +154,16 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   std::vector<AnalyzedFunction> functions;
   std::vector<RawCall> calls;
   std::string worst = "clang";
-  std::vector<std::string> per_file;
+  std::vector<std::string> per_file, failures;
+  std::map<std::string, std::vector<std::pair<int, int>>> inactive;
   for (size_t k = 0; k < paths.size(); ++k) {
-    std::string used;
+    std::string used, failure;
     std::vector<std::string> file_warnings;
-    Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings);
+    Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings, &failure);
     if (!r.ok()) return r.status();
+    if (!failure.empty()) failures.push_back(failure);
+    for (const auto& [b, e] : r->skipped)
+      inactive[paths[k]].push_back({LineOf(texts[k], b), LineOf(texts[k], e > b ? e - 1 : b)});
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
     for (AnalyzedFunction f : r->functions) {
@@ -131,6 +182,8 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
     per_thread_default |= f.rfind("-DCUDA_API_PER_THREAD_DEFAULT_STREAM", 0) == 0;
   Analysis a = BuildAnalysis(paths, functions, calls, per_thread_default);
   a.parse_path = worst;
+  a.parse_failures = failures;
+  a.inactive_lines = inactive;
   if (paths.size() > 1 && worst != "clang")
     warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));
   warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());

@@ -21,13 +21,16 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   auto name = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
+  auto loop = std::make_shared<std::string>();
   cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one with main first")->required();
   cmd->add_option("--out", *out, "The folder to create (default: workloads/<program stem>)");
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
   cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
+  cmd->add_option("--loop", *loop, "FILE:LINE of the loop the harness serves (its for/while line), when init cannot "
+                                   "decide or decides wrong");
   auto flags = AddProgramFlagOptions(cmd);
-  cmd->callback([files, out, name, force, json, flags, exit_code] {
+  cmd->callback([files, out, name, force, json, loop, flags, exit_code] {
     const auto file = std::make_shared<std::string>(files->front());
     Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
     if (!f.ok()) {
@@ -49,6 +52,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     so.name = *name;
     so.force = *force;
     so.compile_flags = f->flags;
+    so.own_include_dirs = f->own_include_dirs;
+    so.loop = *loop;
     so.other_sources.assign(files->begin() + 1, files->end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, *file, dir, so);
     if (!r.ok()) {

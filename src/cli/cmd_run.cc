@@ -26,6 +26,7 @@ struct RunArgs {
   bool llm = false;
   std::vector<std::string> targets;  // a workload folder, or a program's files (main's first)
   std::string out;                   // --out: the folder `cuco init` writes a program's workload to
+  std::string loop;                  // --loop: the loop of a program the harness serves
   std::shared_ptr<ProgramFlagOptions> flags;
 };
 
@@ -53,7 +54,7 @@ int Run(const RunArgs& args) {
   RunArgs a = args;
   const bool from_program = !a.targets.empty() && IsProgramFile(a.targets.front());
   if (from_program) {
-    auto made = WorkloadOfProgram(a.targets, *a.flags, a.out);
+    auto made = WorkloadOfProgram(a.targets, *a.flags, a.out, a.loop);
     if (std::holds_alternative<int>(made)) return std::get<int>(made);
     a.evolve.workload = std::get<std::string>(made);
   } else if (a.targets.size() > 1) {
@@ -150,6 +151,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "Workload folder (holding workload.toml), or your program's files (main's first: cuco init makes "
                   "the workload, in --out); optional with --resume");
   cmd->add_option("--out", a->out, "For a program: the workload folder to write (default: cuco-runs/<program>)");
+  cmd->add_option("--loop", a->loop, "For a program: FILE:LINE of the loop the harness serves (as cuco init --loop)");
   a->flags = AddProgramFlagOptions(cmd);
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");

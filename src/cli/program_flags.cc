@@ -1,7 +1,10 @@
 #include "cli/program_flags.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "evaluate/builder.h"
+#include "toolchain/nvcc_includes.h"
 #include "toolchain/toolchain.h"
 
 namespace cuco {
@@ -62,9 +65,16 @@ Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std:
 Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags) {
   AnalyzeOptions opts;
   Toolchain tc = DetectToolchain();
-  if (!tc.cuda_home.empty()) opts.include_dirs.push_back(tc.cuda_home + "/include");
-  if (tc.nccl.found && !tc.nccl.include_dir.empty()) opts.include_dirs.push_back(tc.nccl.include_dir);
-  for (const auto& d : DefaultIncludeDirs()) opts.include_dirs.push_back(d);
+  auto add = [&](const std::string& d) {
+    if (!d.empty() && std::find(opts.include_dirs.begin(), opts.include_dirs.end(), d) == opts.include_dirs.end())
+      opts.include_dirs.push_back(d);
+  };
+  if (!tc.cuda_home.empty()) add(tc.cuda_home + "/include");
+  // What nvcc adds by itself (CUDA 13: CUB and Thrust under include/cccl), asked once per nvcc.
+  for (const std::string& f : NvccIncludeFlags(tc.nvcc, DefaultCacheDir()))
+    add(f.substr(f.rfind("-isystem", 0) == 0 ? 8 : 2));
+  if (tc.nccl.found && !tc.nccl.include_dir.empty()) add(tc.nccl.include_dir);
+  for (const auto& d : DefaultIncludeDirs()) add(d);
   opts.program_flags = flags.flags;
   return AnalyzeProgram(paths, opts);
 }

@@ -6,6 +6,8 @@
 #include "cli/commands.h"
 #include "scaffold/scaffold.h"
 #include "util/files.h"
+#include "util/sha256.h"
+#include "util/source_text.h"
 #include "workload/program_seed.h"
 
 namespace cuco {
@@ -18,10 +20,19 @@ bool IsProgramFile(const std::string& target) {
 }
 
 std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
-                                                 const std::string& dir_option) {
+                                                 const std::string& dir_option, const std::string& loop) {
   const std::string& program = files.front();
-  const fs::path dir = dir_option.empty() ? fs::path("cuco-runs") / DefaultWorkloadName(program) : fs::path(dir_option);
+  fs::path dir = dir_option.empty() ? fs::path("cuco-runs") / DefaultWorkloadName(program) : fs::path(dir_option);
   std::error_code ec;
+  // A workload of that name made from another program (two jacobi.cpp in two folders): not this one's.
+  const std::string origin = ProgramOrigin(program);
+  Result<std::string> made_from = ReadFile(dir / kOriginFile);
+  if (dir_option.empty() && made_from.ok() && Trim(*made_from) != origin) {
+    const fs::path other = dir;
+    dir += "_" + Sha256Hex(origin).substr(0, 4);
+    std::cout << "cuco run: " << other.string() << " was made from " << Trim(*made_from) << ", not " << origin
+              << ": using " << dir.string() << "\n";
+  }
   if (fs::exists(dir / "harness" / "workload.toml", ec)) {
     std::cout << "cuco run: 1/3 init: reusing " << dir.string() << " (an earlier `cuco run` made it; delete it to make it "
               << "again from " << program << ")\n";
@@ -38,6 +49,8 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
     }
     ScaffoldOptions so;
     so.compile_flags = f->flags;
+    so.own_include_dirs = f->own_include_dirs;
+    so.loop = loop;
     so.other_sources.assign(files.begin() + 1, files.end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, program, dir, so);
     if (!r.ok()) {

@@ -17,9 +17,9 @@ namespace cuco {
 // Whether `target` names a program's file rather than a workload folder.
 bool IsProgramFile(const std::string& target);
 
-// dir: the workload folder to write (empty: cuco-runs/<program's name>).
+// dir: the workload folder to write (empty: cuco-runs/<program's name>); loop: `--loop FILE:LINE` or "".
 std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
-                                                 const std::string& dir);
+                                                 const std::string& dir, const std::string& loop = "");
 
 // A harness made of the user's program itself (its seed includes cuco/program/candidate.h): its
 // generation 0 is the seed as it is.

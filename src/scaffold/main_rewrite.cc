@@ -6,124 +6,12 @@
 #include <cctype>
 #include <regex>
 
+#include "scaffold/loop_choice.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
-
-struct Tok {
-  std::string text;  // identifier, or one punctuation character
-  size_t begin = 0, end = 0;
-  int line = 0;
-  bool ident = false;
-};
-
-// Identifiers and single punctuation characters; comments, literals and preprocessor lines skipped.
-std::vector<Tok> Scan(const std::string& s) {
-  std::vector<Tok> out;
-  int line = 1;
-  bool line_start = true;
-  for (size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    if (c == '\n') {
-      ++line, ++i, line_start = true;
-      continue;
-    }
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-      continue;
-    }
-    if (line_start && c == '#') {  // a directive, with its continuation lines
-      while (i < s.size() && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < s.size()) line += s[i + 1] == '\n', ++i;
-        ++i;
-      }
-      continue;
-    }
-    line_start = false;
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      while (i < s.size() && s[i] != '\n') ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      const size_t e = s.find("*/", i + 2);
-      const size_t stop = e == std::string::npos ? s.size() : e + 2;
-      for (size_t k = i; k < stop; ++k) line += s[k] == '\n';
-      i = stop;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      size_t k = i + 1;
-      while (k < s.size() && s[k] != c && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
-      i = k + 1;
-      continue;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      size_t k = i;
-      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
-      out.push_back({s.substr(i, k - i), i, k, line, true});
-      i = k;
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      size_t k = i;
-      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '.' || s[k] == '\'')) ++k;
-      i = k;
-      continue;
-    }
-    out.push_back({std::string(1, c), i, i + 1, line, false});
-    ++i;
-  }
-  return out;
-}
-
-// Index of the token closing the bracket opened at `open` (same kind), or toks.size().
-size_t Match(const std::vector<Tok>& t, size_t open) {
-  const std::string o = t[open].text;
-  const std::string c = o == "(" ? ")" : o == "{" ? "}" : "]";
-  int depth = 0;
-  for (size_t i = open; i < t.size(); ++i) {
-    if (t[i].text == o) ++depth;
-    if (t[i].text == c && --depth == 0) return i;
-  }
-  return t.size();
-}
-
-// The end (index of its last token) of the statement starting at `i`.
-size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
-  if (i >= t.size()) return t.size();
-  if (t[i].text == "{") return Match(t, i);
-  if (t[i].ident && (t[i].text == "for" || t[i].text == "while")) {
-    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
-    const size_t close = Match(t, i + 1);
-    return close >= t.size() ? close : StatementEnd(t, close + 1);
-  }
-  if (t[i].ident && t[i].text == "if") {
-    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
-    size_t e = StatementEnd(t, Match(t, i + 1) + 1);
-    if (e + 1 < t.size() && t[e + 1].text == "else") e = StatementEnd(t, e + 2);
-    return e;
-  }
-  if (t[i].ident && t[i].text == "do") {
-    size_t e = StatementEnd(t, i + 1);  // body
-    while (e < t.size() && t[e].text != ";") ++e;
-    return e;
-  }
-  int depth = 0;
-  for (size_t k = i; k < t.size(); ++k) {
-    if (t[k].text == "(" || t[k].text == "{" || t[k].text == "[") ++depth;
-    if (t[k].text == ")" || t[k].text == "}" || t[k].text == "]") --depth;
-    if (depth == 0 && t[k].text == ";") return k;
-  }
-  return t.size();
-}
-
-bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
-  for (size_t i = from; i <= to && i < t.size(); ++i)
-    if (t[i].ident && names.count(t[i].text) && i + 1 < t.size() && (t[i + 1].text == "(" || t[i + 1].text == "<"))
-      return true;
-  return false;
-}
 
 // A host clock: the program's own timing, which the harness does itself (and the deny list keeps
 // out of EVOLVE blocks).
@@ -142,10 +30,150 @@ bool DoesWork(const std::vector<Tok>& t, size_t from, size_t to) {
   return false;
 }
 
+// The statement just before the loop at `loop_tok` starts a clock (`cudaEventRecord(start)`,
+// `t0 = now()`, `MPI_Wtime()`): the program times it.
+bool Timed(const std::vector<Tok>& t, size_t loop_tok) {
+  if (loop_tok == 0 || t[loop_tok - 1].text != ";") return false;
+  size_t b = loop_tok - 1;
+  while (b > 0 && t[b - 1].text != ";" && t[b - 1].text != "{" && t[b - 1].text != "}") --b;
+  for (size_t k = b; k < loop_tok; ++k)
+    if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
+      return true;
+  return false;
+}
+
+// What the harness serves: a loop (one iteration per pass) or statements run whole (`region`).
+struct Chosen {
+  size_t first = 0, last = 0;
+  int sweep_line = 0;
+  bool region = false;
+  std::string what;
+};
+
+std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops) {
+  std::string out;
+  for (const CommLoop& l : loops) out += fmt::format("{}{}:{}", out.empty() ? "" : ", ", file, l.line);
+  return out;
+}
+
+// Among the loops that reach the communication: the one the harness serves. Loops in branches the
+// program does not take when started without arguments are left out; of the others the last wins
+// (a warm-up loop comes before the timed one), unless it sits in a branch whose other side holds
+// another and cuco cannot tell which side runs: then it asks (--loop), listing them.
+Result<const CommLoop*> PickLoop(const std::string& file, const std::string& text, const std::vector<Tok>& t,
+                                 const std::vector<CommLoop>& loops, const LoopSearch& search) {
+  if (search.forced_line > 0) {
+    for (const CommLoop& l : loops)
+      if (l.line == search.forced_line) return &l;
+    return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "
+                                               "do: {}", file, search.forced_line,
+                                               loops.empty() ? std::string("none") : LoopList(file, loops)));
+  }
+  static const ProgramDefaults kNone;
+  const ProgramDefaults& d = search.defaults != nullptr ? *search.defaults : kNone;
+  std::vector<const CommLoop*> live;
+  std::string skipped;
+  for (const CommLoop& l : loops) {
+    bool taken = true;
+    for (const Branch& b : l.branches) {
+      const Truth truth = BranchTruth(text, t[b.open].end, t[b.close].begin, d);
+      if ((truth == Truth::kTrue && !b.then) || (truth == Truth::kFalse && b.then)) taken = false;
+    }
+    if (taken) live.push_back(&l);
+    else skipped += fmt::format("{}{}:{}", skipped.empty() ? "" : ", ", file, l.line);
+  }
+  if (live.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: no loop that reaches the communication runs when the program is "
+                                               "started without arguments, as the harness starts it (the branches of {} "
+                                               "are not taken then); choose one with `cuco init --loop FILE:LINE`",
+                                               file, loops.front().line, skipped));
+  const CommLoop* best = live.back();
+  for (const CommLoop* other : live) {
+    if (other == best) continue;
+    for (const Branch& a : other->branches)
+      for (const Branch& b : best->branches)
+        if (a.open == b.open && a.then != b.then) {
+          const Truth truth = BranchTruth(text, t[a.open].end, t[a.close].begin, d);
+          const std::string cond = Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end));
+          if (truth == Truth::kPerRank)
+            return Status::InvalidArgument(fmt::format(
+                "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, "
+                "which each rank decides for itself, while the harness serves one loop every rank runs: write one loop "
+                "whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
+                file, t[a.open].line, file, other->line, file, best->line, cond, cond));
+          return Status::InvalidArgument(fmt::format(
+              "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, which "
+              "cuco cannot decide from the program's defaults; cuco init serves one loop: choose it with `cuco init --loop "
+              "FILE:LINE`",
+              file, t[a.open].line, file, other->line, file, best->line, cond));
+        }
+  }
+  return best;
+}
+
+Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
+                               size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
+                               const LoopSearch& search, int fn_line) {
+  const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
+  Chosen c;
+  if (!loops.empty()) {
+    Result<const CommLoop*> l = PickLoop(file, text, t, loops, search);
+    if (!l.ok()) return l.status();
+    c.first = (*l)->first, c.last = (*l)->last;
+    // A loop that is not timed itself but holds one that is (a sweep over message sizes around
+    // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`): the timed one is the iteration.
+    while (search.forced_line == 0 && !Timed(t, c.first)) {
+      size_t inner = t.size(), inner_end = t.size();
+      const size_t body = Match(t, c.first + 1) + 1;
+      for (size_t i = body; i < c.last; ++i)
+        if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
+          const size_t end = StatementEnd(t, i);
+          if (end < c.last && Calls(t, i, end, names) && Timed(t, i)) inner = i, inner_end = end;
+        }
+      if (inner >= t.size()) break;
+      // A clock started by the outer body's first statement times the whole pass (a step of
+      // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
+      size_t clock = inner - 1;
+      while (clock > 0 && t[clock - 1].text != ";" && t[clock - 1].text != "{" && t[clock - 1].text != "}") --clock;
+      if (t[body].text == "{" && clock == body + 1) break;
+      if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
+      c.first = inner, c.last = inner_end;
+    }
+    const int loop_line = t[c.first].line;
+    // A loop over peers or GPUs inside ncclGroupStart/End is one grouped operation, and a loop over
+    // the GPUs of a program driving them all is every GPU's part: run whole, never one pass of it.
+    if (auto g = GroupAround(t, body_open, c.first, c.last)) {
+      c.region = true;
+      c.what = fmt::format("the grouped NCCL calls of lines {}-{} (ncclGroupStart ... ncclGroupEnd around the loop at line "
+                           "{}), run whole: one grouped operation, not an iteration per pass",
+                           t[g->first].line, t[g->second].line, loop_line);
+      c.first = g->first, c.last = g->second, c.sweep_line = 0;
+    } else if (PerGpuLoop(t, c.first, search.gpu_count)) {
+      c.region = true;
+      c.what = fmt::format("the loop over the program's GPUs at line {}, run whole: each pass is one GPU's part", loop_line);
+      c.sweep_line = 0;
+    }
+    return c;
+  }
+  auto region = search.allow_region ? CommRegion(t, body_open, body_close, names) : std::nullopt;
+  if (!region)
+    return Status::NotFound(fmt::format(
+        "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
+        "step reaches an NCCL call, through calls cuco can follow: not function pointers); cuco init makes the last "
+        "such loop the harness's iteration",
+        file, fn_line, loop_function));
+  c.first = region->first, c.last = region->second, c.region = true;
+  if (auto g = GroupAround(t, body_open, c.first, c.last)) c.first = g->first, c.last = g->second;
+  c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run whole "
+                       "(no loop of {} does: the program communicates once)",
+                       t[c.first].line, t[c.last].line, loop_function, loop_function);
+  return c;
+}
+
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
-                                const std::string& loop_function, size_t within) {
+                                const std::string& loop_function, size_t within, const LoopSearch& search) {
   const std::vector<Tok> t = Scan(text);
   // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size().
   auto definition = [&](const std::string& name, size_t* body) {
@@ -202,48 +230,10 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     names.insert(t[i].text);
     lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
   }
-  // Outermost loops of main that call a comm name; the last one wins.
-  size_t best = t.size(), best_end = t.size();
-  for (size_t i = body_open + 1; i < body_close;) {
-    if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
-      const size_t end = StatementEnd(t, i);
-      if (end < t.size() && Calls(t, i, end, names)) {
-        best = i, best_end = end;
-        i = end + 1;
-        continue;
-      }
-    }
-    ++i;
-  }
-  // A loop that is not timed itself but holds one that is (a sweep over message sizes around
-  // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`): the timed one is the iteration.
-  // Timed: the statement just before it starts a clock.
-  auto timed = [&](size_t loop_tok) {
-    if (loop_tok == 0 || t[loop_tok - 1].text != ";") return false;
-    size_t b = loop_tok - 1;
-    while (b > 0 && t[b - 1].text != ";" && t[b - 1].text != "{" && t[b - 1].text != "}") --b;
-    for (size_t k = b; k < loop_tok; ++k)
-      if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
-        return true;
-    return false;
-  };
-  int sweep_line = 0;
-  while (best < t.size() && !timed(best)) {
-    size_t inner = t.size(), inner_end = t.size();
-    for (size_t i = Match(t, best + 1) + 1; i < best_end; ++i)
-      if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
-        const size_t end = StatementEnd(t, i);
-        if (end < best_end && Calls(t, i, end, names) && timed(i)) inner = i, inner_end = end;
-      }
-    if (inner >= t.size()) break;
-    if (sweep_line == 0) sweep_line = t[best].line;
-    best = inner, best_end = inner_end;
-  }
-  if (best >= t.size())
-    return Status::InvalidArgument(fmt::format(
-        "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
-        "step reaches an NCCL call); cuco init makes the last such loop the harness's iteration",
-        file, t[fn_at].line, loop_function));
+  Result<Chosen> chosen = ChooseIteration(file, text, t, body_open, body_close, names, loop_function, search, t[fn_at].line);
+  if (!chosen.ok()) return chosen.status();
+  const size_t best = chosen->first, best_end = chosen->last;
+  const int sweep_line = chosen->sweep_line;
   // Flags for the rank and the rank count: string literals in main such as "--rank", "--world".
   static const std::regex flag(R"re("(--?(rank|world|world[-_]size|nranks|nprocs|num[-_]ranks|local[-_]rank))")re");
   const std::string main_text = text.substr(t[main_body].begin, t[Match(t, main_body)].end - t[main_body].begin);
@@ -260,6 +250,12 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.sweep_line = sweep_line;
   for (const auto& l : lambdas)
     if (Calls(t, best, best_end, {l.name})) loop.lambdas.push_back(l);
+  loop.region = chosen->region;
+  loop.what = chosen->what;
+  if (loop.region) {  // statements run whole: no loop variable to hold
+    loop.body = "{\n  " + text.substr(t[best].begin, t[best_end].end - t[best].begin) + "\n      }";
+    return loop;
+  }
   const size_t header_close = Match(t, best + 1);
   const size_t body_first = header_close + 1;
   loop.body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
@@ -277,6 +273,22 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
       if (to != std::string::npos) loop.loop_var_init = Trim(header.substr(from, to - from));
     }
+  } else if (t[best].text == "while") {
+    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
+    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
+    std::set<std::string> in_condition;
+    for (size_t i = best + 2; i < header_close; ++i)
+      if (t[i].ident) in_condition.insert(t[i].text);
+    int depth = 0;
+    for (size_t i = body_first; i <= best_end && loop.pinned_counter.empty(); ++i) {
+      if (t[i].text == "{") ++depth;
+      if (t[i].text == "}") --depth;
+      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
+      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
+      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
+      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
+      if (post || pre) loop.pinned_counter = t[i].text;
+    }
   }
   return loop;
 }
@@ -285,6 +297,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   std::string binds_text;
   for (const auto& b : binds) binds_text += "\n        " + b;
   std::string body = loop.body;
+  std::string pin;
+  if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
+    const std::string held = "cuco_pinned_" + loop.pinned_counter;
+    pin = fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
+    body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);
+  }
   if (!loop.loop_var_decl.empty()) {
     const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
     const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));
@@ -295,12 +313,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     body = fmt::format("{{\n        {} = static_cast<{}>({});\n        (void){};\n        {}\n      }}",
                        loop.loop_var_decl, type, first, var, body);
   }
-  const std::string serve = fmt::format(
-      "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n"
-      "  cuco_program::serve(\n"
-      "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
-      "      [&]() {});",
-      binds_text, body);
+  const std::string serve = "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n  " +
+                            pin +
+                            fmt::format("cuco_program::serve(\n"
+                                        "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
+                                        "      [&]() {});",
+                                        binds_text, body);
   std::string out;  // main renamed and the loop replaced, in the order they stand in the text
   if (loop.main_name < loop.begin)
     out = text.substr(0, loop.main_name) + "cuco_program_main" +

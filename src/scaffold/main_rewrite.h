@@ -3,7 +3,8 @@
 //   FindTimedLoop   in the text of the file holding main: main's definition and its timed loop,
 //                   the last outermost loop of main (or of the function a thread per GPU runs) whose
 //                   text calls one of `comm_names` (the NCCL calls and the program's functions that
-//                   reach one; a warm-up loop before it calls the same functions);
+//                   reach one; a warm-up loop before it calls the same functions), or the statements
+//                   served whole (LoopSearch, TimedLoop::region);
 //   RewriteMain     main renamed cuco_program_main, the loop replaced by cuco_program::serve(binds,
 //                   body), the entry point cuco_program_entry appended;
 //   RewriteMpiIncludes  `#include <mpi.h>` (or "mpi.h") -> `#include <cuco/program/mpi.h>`.
@@ -19,6 +20,20 @@
 
 namespace cuco::scaffold_internal {
 
+struct ProgramDefaults;  // loop_choice.h
+
+// How FindTimedLoop chooses, beyond the text.
+struct LoopSearch {
+  // A program driving every GPU: the variable holding their number; a `for` up to it is run whole.
+  std::string gpu_count;
+  // `cuco init --loop FILE:LINE`: the line of the loop to serve (0: chosen by the rules).
+  int forced_line = 0;
+  // When no loop reaches the communication: serve the statements that do (CommRegion).
+  bool allow_region = false;
+  // What the program's variables hold when it is started without arguments (branches it takes).
+  const ProgramDefaults* defaults = nullptr;
+};
+
 struct TimedLoop {
   size_t main_name = 0;          // offset of the identifier `main` in its definition (before or after the loop)
   bool main_takes_args = true;   // main(int argc, char** argv) rather than main() / main(void)
@@ -27,8 +42,16 @@ struct TimedLoop {
   std::string body;              // the body's text, braces included ("{ f(x); }" for a single statement)
   std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
   std::string loop_var_init;     // its first value ("0"): every harness iteration is the first pass
+  // A `while` loop's counter (`iter` of `while (... iter < n) { ...; iter++; }`): held at its value
+  // when the loop starts, in every harness iteration. "" when there is none.
+  std::string pinned_counter;
   int end_line = 0;              // 1-based line of the loop's last character
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
+  // Statements served whole rather than a loop one pass at a time (a group around a per-peer loop,
+  // a loop over the GPUs, or the statements of a program without a loop); `what` says which. body
+  // is then those statements, braced, and loop_var_decl is empty.
+  bool region = false;
+  std::string what;
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
   // each statement's [begin, end) and its lines.
   struct Lambda {
@@ -56,13 +79,19 @@ struct TimedLoop {
   std::vector<SizeFlag> size_flags;
 };
 
-// kInvalidArgument naming `file` when there is no main, or no loop in main calls a comm name
-// (then the line of main). `loop_function`: the function holding the timed loop when it is not main
+// kInvalidArgument naming `file` when there is no main, or when the loop cannot be chosen (loops in
+// two branches cuco cannot decide, none run by default, --loop naming none: each error lists the
+// loops); kNotFound when no loop in the function calls a comm name and no region is allowed (then
+// the line of the function). The choice (loop_choice.h): the last loop reaching the communication
+// among those the program runs when started without arguments; its timed inner loop when it is an
+// untimed sweep; the group around it, or itself whole when it runs over the GPUs (TimedLoop::region).
+// `loop_function`: the function holding the timed loop when it is not main
 // (the function a program's threads run), defined in `text` too; main is renamed all the same.
 // `within`: the byte offset of the `{` opening the only region searched (the body of the lambda a
 // program's threads run), npos for the whole function.
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
-                                const std::string& loop_function = "main", size_t within = std::string::npos);
+                                const std::string& loop_function = "main", size_t within = std::string::npos,
+                                const LoopSearch& search = {});
 
 // `body` ("{ ... }", a timed loop's) without the statements at its top level that read a host
 // clock (std::chrono, clock_gettime, gettimeofday) and do no device, library, NCCL or MPI work:

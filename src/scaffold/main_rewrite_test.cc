@@ -110,6 +110,25 @@ TEST(TimedLoop, ASweepsTimedInnerLoopIsTheIteration) {
   EXPECT_EQ(outer->line, 3);
 }
 
+TEST(TimedLoop, AClockStartedFirstInTheOuterBodyTimesTheWholeStep) {
+  // A step of micro-batches: the clock starts as the outer body's first statement, so the step is
+  // the iteration, not a sweep around the micro-batch loop.
+  const std::string text =
+      "int main() {\n"                                                     // 1
+      "  for (int step = 0; step < steps; ++step) {\n"                     // 2
+      "    double t0 = MPI_Wtime();\n"                                     // 3
+      "    for (int mb = 0; mb < n_mb; ++mb) {\n"                          // 4
+      "      ncclSend(act, n, ncclFloat, next, comm, s);\n"                // 5
+      "    }\n"                                                            // 6
+      "    report(MPI_Wtime() - t0);\n"                                    // 7
+      "  }\n"                                                              // 8
+      "}\n";
+  auto loop = FindTimedLoop("m.cu", text, {"ncclSend"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 2);
+  EXPECT_EQ(loop->sweep_line, 0);
+}
+
 TEST(Calls, KernelsAndFunctions) {
   const auto calls = CallsIn("{ step(a, f(b)); kern<<<g, 256, 0, s>>>(x, y); }");
   ASSERT_EQ(calls.size(), 3u);

@@ -50,12 +50,16 @@ void GuessLauncher(ProgramFacts& f) {
       return;
     }
   }
+  // Threads started here or in another of the program's files (a shared utils.cc's pthread_create).
   static const std::regex thread_re(R"(\bstd::j?thread\b|\bpthread_create\b)");
-  std::smatch tm;
-  if (std::regex_search(f.code, tm, thread_re)) {
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, code] : texts) {
+    std::smatch tm;
+    if (!std::regex_search(*code, tm, thread_re)) continue;
     f.launcher = "single";
-    f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", f.file,
-                                    LineOf(f.code, static_cast<size_t>(tm.position(0))), tm.str(0));
+    f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", name,
+                                    LineOf(*code, static_cast<size_t>(tm.position(0))), tm.str(0));
     return;
   }
   f.launcher = "cuco";
@@ -149,13 +153,22 @@ int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* whi
 }
 
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw) {
+                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others) {
   ProgramFacts f;
+  for (const auto& [path, text] : others) {
+    std::string code = StripComments(text);
+    if (auto it = analysis.inactive_lines.find(path); it != analysis.inactive_lines.end()) code = BlankLines(code, it->second);
+    f.other_code.push_back({std::filesystem::path(path).filename().string(), code});
+  }
   f.analysis = &analysis;
   f.file = file;
   f.name = name;
   f.raw = raw;
   f.code = StripComments(f.raw);
+  // What the preprocessor skipped in this build is not the program's (`#ifdef MPI_SUPPORT` without
+  // it: no MPI_Init, so no mpirun).
+  if (auto it = analysis.inactive_lines.find(analysis.path); it != analysis.inactive_lines.end())
+    f.code = BlankLines(f.code, it->second);
   f.called = CalledNames(f.code);
   f.world_vars = WorldSizeVariables(f.code);
   f.constants = FindConstants(f.code);

@@ -28,7 +28,9 @@ namespace cuco::scaffold_internal {
 struct ProgramFacts {
   std::string file;      // the program's file name ("program.cu")
   std::string name;      // program-mode workload name
-  std::string raw, code; // the program; the program without comments
+  std::string raw, code; // the program; the program without comments (nor what this build skips)
+  // The program's other source files: (file name, text without comments nor what this build skips).
+  std::vector<std::pair<std::string, std::string>> other_code;
   const Analysis* analysis = nullptr;
   std::map<std::string, int> called;  // identifiers called (`f(` or `k<<<`) -> first line
   WorldGuess world;
@@ -48,10 +50,12 @@ struct ProgramFacts {
   std::vector<std::string> env_reads;    // getenv names
   std::vector<std::string> todos;
   bool has_main = true;
+  int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
 };
 
+// `others`: the program's other source files, (path as analysed, text).
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw);
+                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {});
 
 // Line of the first call of a name starting with `prefix` (the name in *which); 0 when none.
 int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which = nullptr);

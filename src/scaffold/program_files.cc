@@ -12,51 +12,74 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// `path` relative to `root` when it lies in or below it; "" otherwise.
-std::string RelativeInside(const fs::path& path, const fs::path& root) {
+fs::path Canonical(const fs::path& p) {
   std::error_code ec;
-  const fs::path rel = fs::relative(fs::weakly_canonical(path, ec), fs::weakly_canonical(root, ec), ec);
-  if (ec || rel.empty() || *rel.begin() == "..") return "";
-  return rel.string();
+  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
 }
 
 }  // namespace
 
+std::string WorkloadName(const std::string& path, const std::string& main_dir) {
+  const fs::path rel = Canonical(path).lexically_relative(Canonical(main_dir.empty() ? "." : main_dir));
+  if (rel.empty()) return fs::path(path).filename().string();
+  fs::path out;
+  for (const fs::path& part : rel) out /= part == ".." ? fs::path("_up") : part;
+  return out.string();
+}
+
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
-                                                     const std::vector<std::string>& other_sources) {
-  const fs::path root = fs::path(main_path).parent_path().empty() ? fs::path(".") : fs::path(main_path).parent_path();
+                                                     const std::vector<std::string>& other_sources,
+                                                     const std::vector<std::string>& own_include_dirs) {
+  const std::string root = fs::path(main_path).parent_path().empty() ? "." : fs::path(main_path).parent_path().string();
   std::vector<ProgramFile> out;
-  std::set<std::string> seen = {RelativeInside(main_path, root)};
+  std::set<std::string> seen = {WorkloadName(main_path, root)};
   std::vector<fs::path> to_scan = {main_path};
   for (const auto& src : other_sources) {
-    const std::string rel = RelativeInside(src, root);
-    if (rel.empty())
-      return Status::InvalidArgument(src + ": not in the folder of " + main_path + " or below (cuco init copies the "
-                                     "program's files into one workload folder)");
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");
-    if (!seen.insert(rel).second) continue;
-    out.push_back({rel, *text, true});
+    if (!seen.insert(WorkloadName(src, root)).second) continue;
+    out.push_back({WorkloadName(src, root), *text, true});
     to_scan.push_back(src);
   }
-  static const std::regex include_re(R"re((^|\n)\s*#\s*include\s*"([^"]+)")re");
+  // `#include "x"`: the including file's folder, then the own include folders; `#include <x>`: those.
+  static const std::regex include_re(R"re((^|\n)\s*#\s*include\s*(["<])([^">]+)[">])re");
   for (size_t i = 0; i < to_scan.size(); ++i) {
     auto text = ReadFile(to_scan[i].string());
     if (!text.ok()) continue;
     const std::string code = BlankComments(*text);
     for (auto it = std::sregex_iterator(code.begin(), code.end(), include_re); it != std::sregex_iterator(); ++it) {
-      const fs::path header = to_scan[i].parent_path() / (*it)[2].str();
-      std::error_code ec;
-      if (!fs::is_regular_file(header, ec)) continue;  // found through -I elsewhere
-      const std::string rel = RelativeInside(header, root);
-      if (rel.empty() || !seen.insert(rel).second) continue;
-      auto h = ReadFile(header.string());
-      if (!h.ok()) return Status::InvalidArgument(header.string() + ": cannot read (" + h.status().message() + ")");
-      out.push_back({rel, *h, false});
-      to_scan.push_back(header);
+      std::vector<fs::path> where;
+      if ((*it)[2].str() == "\"") where.push_back(to_scan[i].parent_path());
+      for (const auto& d : own_include_dirs) where.push_back(d);
+      for (const fs::path& dir : where) {
+        const fs::path header = dir / (*it)[3].str();
+        std::error_code ec;
+        if (!fs::is_regular_file(header, ec)) continue;
+        const std::string name = WorkloadName(header.string(), root);
+        if (seen.insert(name).second) {
+          auto h = ReadFile(header.string());
+          if (!h.ok()) return Status::InvalidArgument(header.string() + ": cannot read (" + h.status().message() + ")");
+          out.push_back({name, *h, false});
+          to_scan.push_back(header);
+        }
+        break;  // the first folder that has it, as the compiler looks
+      }
     }
   }
   return out;
+}
+
+std::string OwnIncludeFlag(const std::string& flag, const std::string& main_dir, const std::set<std::string>& own_dirs) {
+  for (const char* name : {"-isystem", "-include", "-I"}) {
+    const std::string n = name;
+    if (flag.size() <= n.size() || flag.rfind(n, 0) != 0) continue;
+    const std::string path = flag.substr(n.size());
+    // nvcc takes -I joined, the longer ones only as `-isystem=DIR` (or two words), never joined.
+    const std::string spelled = n == "-I" ? n : n + "=";
+    return spelled + (own_dirs.count(path) ? WorkloadName(path, main_dir) : path);
+  }
+  return flag;
 }
 
 }  // namespace cuco::scaffold_internal

@@ -1,11 +1,19 @@
 // The files of a program split over several files, as `cuco init` copies them into the workload
 // folder: the other sources given on the command line (compiled and linked with the main file:
-// workload.toml [build] sources) and the program's own headers, those its files include with
-// `#include "name"` that resolve in the including file's folder (followed transitively). Headers
-// found through -I folders elsewhere (a shared utils.h) stay where they are: [build] flags keep
-// the -I. Names are relative to the main file's folder, which every file must be in or below.
+// workload.toml [build] sources) and the program's own headers, those its files include that
+// resolve in the including file's folder or in one of the program's own include folders (the -I
+// folders its build line names relatively: `-I../common`), followed transitively. Headers found
+// elsewhere (the toolchain's, an absolute -I) stay where they are.
+//
+// Names are relative to the main file's folder, which is the workload folder: a file outside it
+// keeps its place relative to main with each `..` spelled `_up` (`../../common/src/utils.cc` ->
+// `_up/_up/common/src/utils.cc`), so that relative includes between the copies still resolve and the
+// workload does not point back into the user's tree. OwnIncludeFlag rewrites an own include folder's
+// flag the same way (`-I/abs/common` -> `-I_up/common`; workload.toml's relative include folders are
+// found from the workload folder).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,13 +22,22 @@
 namespace cuco::scaffold_internal {
 
 struct ProgramFile {
-  std::string name;  // relative to the main file's folder ("mlp.cu", "include/mlp.h")
+  std::string name;  // relative to the main file's folder ("mlp.cu", "include/mlp.h", "_up/common/utils.h")
   std::string text;
   bool source = false;  // a compiled source (else a header)
 };
 
-// Errors name the file: unreadable, or outside the main file's folder.
+// `path` as the workload names it: relative to `main_dir`, each leading `..` spelled `_up`.
+std::string WorkloadName(const std::string& path, const std::string& main_dir);
+
+// `own_include_dirs`: absolute folders (the program's own -I folders). Errors name the file: unreadable.
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
-                                                     const std::vector<std::string>& other_sources);
+                                                     const std::vector<std::string>& other_sources,
+                                                     const std::vector<std::string>& own_include_dirs = {});
+
+// A compile flag with an own include folder (`-I/abs/common`, `-isystem/abs/x`) spelled as the
+// workload names the folder (`-I_up/common`); -isystem and -include spelled as nvcc takes them
+// (`-isystem=/usr/x`: CompileFlags joins them as clang does, which nvcc rejects); any other flag as it is.
+std::string OwnIncludeFlag(const std::string& flag, const std::string& main_dir, const std::set<std::string>& own_dirs);
 
 }  // namespace cuco::scaffold_internal

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <cctype>
 #include <map>
 #include <regex>
@@ -13,9 +15,12 @@
 #include "scaffold/harness_sizes.h"
 #include "scaffold/world_size.h"
 #include "scaffold/loop_accesses.h"
+#include "scaffold/loop_choice.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
+#include "scaffold/swaps.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 #include "util/text.h"
 #include "workload/evolve_blocks.h"
@@ -158,6 +163,155 @@ std::string TimingFunction(const std::string& raw, const Analysis& a, const std:
   return "";
 }
 
+// Why a program without an iteration has none, when it is not the loop: it communicates from its
+// kernels (NCCL's device API), which the reference cannot emulate, or only sets communicators up.
+Status CommunicatesFromTheHost(const ProgramFacts& f) {
+  const Analysis& a = *f.analysis;
+  if (std::any_of(a.ops.begin(), a.ops.end(), [](const AnalyzedOp& op) { return IsCommOp(op); })) return Status::Ok();
+  static const std::regex device_api(R"(\b(ncclDevCommCreate|ncclGetLsaPointer|ncclGin\w*)\s*[(<])");
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};  // what this build compiles
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, text] : texts) {
+    const std::string code = BlankCommentsAndLiterals(*text);
+    std::smatch m;
+    if (std::regex_search(code, m, device_api))
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: {}: the program communicates from its kernels (NCCL's device API), which cuco's reference (NCCL "
+          "emulated between threads) cannot run; cuco init makes harnesses of programs that communicate through host "
+          "NCCL calls",
+          name, LineOf(*text, static_cast<size_t>(m.position(0))), m[1].str()));
+  }
+  std::string setup;
+  for (const auto& op : a.ops)
+    if (setup.empty() && op.api.rfind("nccl", 0) == 0)
+      setup = fmt::format(" ({} at {}:{})", op.api, SourceFileName(op.file.empty() ? f.file : op.file), op.line);
+  return Status::InvalidArgument(fmt::format("{}: the program makes no NCCL communication call, it only sets "
+                                             "communicators up{}: a harness has nothing to run",
+                                             f.file, setup));
+}
+
+// The program captures its communication into a CUDA graph (cudaStreamBeginCapture ...
+// cudaStreamEndCapture around a call of `comm`): launching the graph is what reaches it.
+bool GraphCapturesCommunication(const std::string& raw, const std::set<std::string>& comm) {
+  const std::string code = BlankCommentsAndLiterals(raw);
+  for (size_t at = code.find("cudaStreamBeginCapture"); at != std::string::npos;
+       at = code.find("cudaStreamBeginCapture", at + 1)) {
+    const size_t end = code.find("cudaStreamEndCapture", at);
+    if (end == std::string::npos) break;
+    for (const auto& [name, args] : CallsIn(code.substr(at, end - at)))
+      if (comm.count(name)) return true;
+  }
+  return false;
+}
+
+// Where a graph program's iteration is captured: the loop statement around the first
+// cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture itself
+// when no loop holds it), as bytes [first, second) of `raw`; nullopt when there is none.
+std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm) {
+  const std::vector<Tok> t = Scan(raw);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text != "cudaStreamBeginCapture") continue;
+    size_t j = i;
+    while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
+    if (j >= t.size() || !Calls(t, i, j, comm)) continue;
+    for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
+      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
+      const size_t end = StatementEnd(t, k);
+      if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
+    }
+    return std::make_pair(t[i].begin, t[j].end);
+  }
+  return std::nullopt;
+}
+
+// The function of `file` whose definition holds `line` (the innermost), "" when none.
+std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line) {
+  std::string best;
+  int best_span = 0;
+  for (const auto& fn : a.functions) {
+    size_t b = 0, e = 0;
+    if (SourceFileName(fn.file) != file || !DefinitionLines(raw, fn.name, &b, &e)) continue;
+    const int first = LineOf(raw, b), last = LineOf(raw, e > b ? e - 1 : b);
+    if (line >= first && line <= last && (best.empty() || last - first < best_span)) best = fn.name, best_span = last - first;
+  }
+  return best;
+}
+
+// The iteration the harness serves, and where: the loop of *loop_fn the rules choose (main_rewrite.h,
+// loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
+// or the timed loop of the function main calls once to time (*loop_fn becomes it), or, when no loop
+// reaches the communication, the statements of *loop_fn that do. --loop (ProgramFacts::forced_loop_line)
+// names the loop instead, in whichever function of main's file holds it. *comm: the names reaching
+// the communication there (a graph's launch too, when the program captures it); *direct: the functions
+// issuing NCCL calls themselves.
+Result<TimedLoop> LocateIteration(const ProgramFacts& f, bool threads, size_t thread_lambda, const std::string& gpu_count,
+                                  std::string* loop_fn, std::set<std::string>* comm, std::set<std::string>* direct) {
+  const Analysis& a = *f.analysis;
+  const ProgramDefaults defaults = DefaultsOf(f.code, {});
+  LoopSearch search;
+  search.gpu_count = gpu_count;
+  search.defaults = &defaults;
+  search.forced_line = f.forced_loop_line;
+  auto names_in = [&](const std::string& fn, std::set<std::string>* d) {
+    std::set<std::string> names = CommNamesOf(a, fn, d);
+    if (GraphCapturesCommunication(f.raw, names)) names.insert({"cudaGraphLaunch", "cudaGraphExecLaunch"});
+    return names;
+  };
+  if (f.forced_loop_line > 0) {
+    const std::string holder = FunctionAt(f.raw, a, f.file, f.forced_loop_line);
+    if (holder.empty())
+      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
+                                                 f.forced_loop_line, f.file));
+    if (holder != *loop_fn) *loop_fn = holder, thread_lambda = std::string::npos;
+  }
+  *comm = names_in(*loop_fn, direct);
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
+  auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
+  // main times nothing itself: the loop of the function it calls once to time it, or of the function
+  // it hands another file by pointer (`run_example(argc, argv, allreduce)`, called once per rank).
+  std::string callee;
+  if (not_found() && !threads && f.forced_loop_line == 0) {
+    callee = TimingFunction(f.raw, a, f.file, *comm);
+    if (callee.empty()) {
+      size_t b = 0, e = 0;
+      std::set<std::string> reaching;
+      for (const auto& fn : a.functions)
+        if (SourceFileName(fn.file) == f.file && fn.name != "main" && comm->count(fn.name)) reaching.insert(fn.name);
+      if (DefinitionLines(f.raw, "main", &b, &e)) callee = PassedFunction(f.raw.substr(b, e - b), reaching);
+    }
+  }
+  std::set<std::string> callee_direct, callee_comm;
+  if (!callee.empty()) callee_comm = names_in(callee, &callee_direct);
+  auto try_callee = [&](const LoopSearch& s) {
+    if (callee.empty() || !not_found()) return;
+    Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, s);
+    if (inner.ok() || inner.status().code() != Status::Code::kNotFound)
+      loop = std::move(inner), *loop_fn = callee, *comm = callee_comm, *direct = callee_direct;
+  };
+  try_callee(search);
+  if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
+    search.allow_region = true;
+    loop = FindTimedLoop(f.file, f.raw, *comm, *loop_fn, thread_lambda, search);
+    try_callee(search);
+  }
+  if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
+  return loop;
+}
+
+// A buffer the loop swaps (`start`, its name when the iteration starts) is read by the next pass:
+// the name holding it when the iteration ends is first read in the iteration (a stencil's new grid,
+// read as `a` next), not first written (a ring's receive buffer, refilled every pass: scratch).
+bool FlowsOn(const std::string& start, const std::vector<Swap>& swaps, const std::map<std::string, bool>& first_read) {
+  std::set<std::string> names;
+  for (const Swap& w : swaps) names.insert({w.a, w.b});
+  for (const std::string& holder : names)
+    if (NameAtStart(holder, std::numeric_limits<int>::max(), swaps) == start) {
+      auto it = first_read.find(holder);
+      return it != first_read.end() && it->second;
+    }
+  return false;
+}
+
 // What the loop's function can name before its loop: the code before the loop, less what is out
 // of scope there. Blanked: comments and literals, the inside of every brace pair closed before the loop (a helper's or
 // lambda's locals, a class's members, an earlier block's), every parenthesised list before the loop
@@ -220,8 +374,10 @@ std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const 
 constexpr const char kRankIndex[] = "cuco_program::rank()";
 
 std::string BindName(const std::string& expr_in) {
-  std::string expr = expr_in;
-  for (size_t at; (at = expr.find(std::string("[") + kRankIndex + "]")) != std::string::npos;)
+  std::string expr = expr_in, indexed = "[";  // built piece by piece: GCC 12's false -Wrestrict
+  indexed += kRankIndex;
+  indexed += ']';
+  for (size_t at; (at = expr.find(indexed)) != std::string::npos;)
     expr.erase(at, std::char_traits<char>::length(kRankIndex) + 2);
   std::string n;
   for (char c : expr) {
@@ -349,6 +505,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     size_t main_b = 0, main_e = 0;
     const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
     loop_fn = ThreadFunction(main_def, defined);
+    // The threads start in another file (a helper's pthread_create) with main's function by pointer.
+    if (loop_fn.empty() && ThreadLambdaBody(main_def) == std::string::npos) loop_fn = PassedFunction(main_def, defined);
     if (loop_fn.empty()) {  // a lambda: its body, inside main, holds the timed loop
       const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
       if (body == std::string::npos)
@@ -393,23 +551,21 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                      "skips the other GPUs' calls through a macro of the call's name, which a call "
                                      "qualified with `::` does not reach; write it without `::`");
   }
-  if (a.parse_path == "lexical")
-    return Status::InvalidArgument(f.file + ": parsed with the lexical scanner (libclang-14 did not load, or could not parse "
-                                   "it: `cuco doctor`), whose guesses of what the iteration reads and writes are too "
-                                   "rough to bind buffers by; with libclang, cuco init makes the harness");
-  std::set<std::string> direct;
-  std::set<std::string> comm = CommNamesOf(a, loop_fn, &direct);
-  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, comm, loop_fn, thread_lambda);
-  if (!loop.ok() && !threads) {  // main times nothing itself: the loop of the function it calls once to
-    const std::string callee = TimingFunction(f.raw, a, f.file, comm);
-    if (!callee.empty()) {
-      std::set<std::string> callee_direct;
-      std::set<std::string> callee_comm = CommNamesOf(a, callee, &callee_direct);
-      Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos);
-      if (inner.ok()) loop = std::move(inner), loop_fn = callee, comm = callee_comm, direct = callee_direct;
-    }
+  if (a.parse_path == "lexical") {
+    // The file clang could not parse, and why (a header it did not find, named with its line).
+    const std::string why = a.parse_failures.empty() ? f.file + ": libclang-14 did not load (`cuco doctor`)" : a.parse_failures[0];
+    const bool header = why.find("' not found") != std::string::npos;
+    return Status::InvalidArgument(why + "; clang could not parse the program, and the lexical scan's guesses of what "
+                                   "the iteration reads and writes are too rough to bind buffers by" +
+                                   (header ? ": give the header's folder (-I DIR in the build command after `--`)"
+                                           : ": with libclang, cuco init makes the harness"));
   }
-  if (!loop.ok()) return loop.status();
+  std::set<std::string> direct, comm;
+  Result<TimedLoop> loop = LocateIteration(f, threads, thread_lambda, gpu_count, &loop_fn, &comm, &direct);
+  if (!loop.ok()) {  // no iteration: a program communicating from its kernels or not at all says so
+    Status why = CommunicatesFromTheHost(f);
+    return why.ok() ? loop.status() : why;
+  }
   ProgramHarness h;
   {  // the program's own host timing in the loop: the harness times the iteration itself
     std::vector<size_t> dropped;
@@ -428,21 +584,41 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
                                     f.launcher_source,
                                     gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
                                                                          "their rank's entry", gpu_count)));
-  h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
-                                  "harness iteration per pass",
-                                  f.file, loop->line, loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
-                                                                                   : loop_fn + " (which main calls once)",
-                                  loop->sweep_line == 0 ? ""
-                                                        : fmt::format(", timed inside the untimed loop at line {}, whose "
-                                                                      "first pass it runs in",
-                                                                      loop->sweep_line)));
+  const std::string where = loop_fn == "main" ? "main" : threads ? loop_fn + " (each thread's function)"
+                                                               : loop_fn + " (which main calls once)";
+  if (loop->region)
+    h.guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line, where,
+                                    loop->what));
+  else
+    h.guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
+                                    "harness iteration per pass",
+                                    f.file, loop->line, where,
+                                    loop->sweep_line == 0 ? ""
+                                                          : fmt::format(", timed inside the untimed loop at line {}, whose "
+                                                                        "first pass it runs in",
+                                                                        loop->sweep_line)));
 
   // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
   // it calls), each helper call followed into the helper.
   std::map<std::string, std::string> texts = {{f.file, f.raw}};
   for (const ProgramFile& pf : other_files) texts[SourceFileName(pf.name)] = pf.text;
   LoopAccesses flat(a, texts);
-  std::vector<std::pair<int, int>> ranges = {{loop->line, loop->end_line}};
+  // The code whose accesses are the iteration's: the loop served (and its lambdas), or, when it
+  // launches CUDA graphs the program captured its communication into, the loop that captured them,
+  // whose buffers are then bound by copy (a graph keeps the pointers it was captured with).
+  size_t model_begin = loop->begin, model_end = loop->end;
+  std::string model_body = loop->body;
+  bool by_copy = false;
+  if (loop->body.find("cudaGraphLaunch") != std::string::npos || loop->body.find("cudaGraphExecLaunch") != std::string::npos)
+    if (auto cap = CapturingLoop(f.raw, comm)) {
+      model_begin = cap->first, model_end = cap->second, by_copy = true;
+      model_body = f.raw.substr(model_begin, model_end - model_begin);
+      h.guesses.push_back(fmt::format("{}:{}: the iteration launches CUDA graphs captured at lines {}-{}: their buffers are "
+                                      "the iteration's, bound by copy (the harness copies its inputs into the program's "
+                                      "buffers and its outputs out of them: a graph keeps the pointers it was captured with)",
+                                      f.file, loop->line, LineOf(f.raw, model_begin), LineOf(f.raw, model_end)));
+    }
+  std::vector<std::pair<int, int>> ranges = {{LineOf(f.raw, model_begin), LineOf(f.raw, model_end > model_begin ? model_end - 1 : model_end)}};
   for (const auto& l : loop->lambdas) ranges.push_back({l.line, l.end_line});
   // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
   std::vector<const AnalyzedOp*> in_range;
@@ -454,7 +630,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
         break;
       }
   }
-  std::string walked = loop->body;
+  std::string walked = model_body;
   for (const auto& l : loop->lambdas) walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + walked;
   std::vector<Access> accesses;
   // Local pointers and references in the loop and its lambdas name the buffer they alias
@@ -467,7 +643,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   std::set<std::string> unnamed;
   // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
   // receives). A buffer written only there is an output some rank may not write.
-  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, loop->begin, loop->end);
+  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, model_begin, model_end);
   for (const auto& l : loop->lambdas)
     for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
   auto under_if = [&](int line) {
@@ -475,15 +651,20 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
       if (line > 0 && line >= a0 && line <= a1) return true;
     return false;
   };
+  // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
+  // the buffer the other name held when the iteration started, which is what the binds name.
+  std::vector<Swap> swaps = SwapsIn(f.raw, model_begin, model_end);
+  for (const auto& l : loop->lambdas)
+    for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) swaps.push_back(w);
   std::set<std::string> written, written_always;  // written at least once (outside every `if`)
   for (const Access& acc : accesses) {
     for (const auto& b0 : acc.reads) {
-      const std::string b = per_gpu.Normalize(b0, "@");
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, swaps), "@");
       if (!first_read.count(b)) first_read[b] = true, order.push_back(b);
       last_write[b] = false;
     }
     for (const auto& b0 : acc.writes) {
-      const std::string b = per_gpu.Normalize(b0, "@");
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, swaps), "@");
       if (!first_read.count(b)) first_read[b] = false, order.push_back(b);
       last_write[b] = true;
       written.insert(b);
@@ -499,29 +680,17 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
         op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos)
       for (const auto& r : op.reads) copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
   const std::string before_loop = NameableBeforeLoop(f.raw, loop->begin, loop_fn);
-  // Pointers the loop swaps (`std::swap(k_cur, k_nxt)`, double buffers) hold each other's buffer
-  // after an odd number of swaps: binding one would leave the other on the last iteration's.
-  std::set<std::string> swapped;
-  {
-    static const std::regex swap_re(R"(\bswap\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)\s*\))");
-    const std::string code = BlankCommentsAndLiterals(walked);
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), swap_re); it != std::sregex_iterator(); ++it) {
-      swapped.insert((*it)[1].str());
-      swapped.insert((*it)[2].str());
-    }
-  }
   std::vector<std::string> binds;
   for (const auto& marked_expr : order) {
     const bool in = first_read[marked_expr];
     const auto copied = last_write[marked_expr] || !written.count(marked_expr) ? copied_out.end() : copied_out.find(marked_expr);
-    const bool out = last_write[marked_expr] || copied != copied_out.end();
+    // A swapped buffer the iteration writes is what the next iteration reads under the other name (a
+    // stencil's new grid, read by halo sends before the swap): an output, bound as input and output,
+    // since the part it does not write (the boundary) is what the buffer held, on both sides.
+    const bool swapped = Swapped(marked_expr, swaps);
+    const bool out = copied != copied_out.end() ||
+                     (swapped ? written.count(marked_expr) && FlowsOn(marked_expr, swaps, first_read) : last_write[marked_expr]);
     if (!in && !out) continue;  // scratch: the program's own buffer
-    if (swapped.count(marked_expr)) {
-      h.guesses.push_back(fmt::format("`{}`: swapped with another pointer in the loop: the program's own buffer, not "
-                                      "bound (not refilled with fresh inputs nor compared)",
-                                      marked_expr));
-      continue;
-    }
     // "@": the index of a per-GPU array (projected programs): this rank's entry.
     std::string expr = marked_expr, probe = marked_expr;
     for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
@@ -534,22 +703,29 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     // A projected program's output may be one some GPUs never write (a pipeline's first stage never
     // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
     // its input on both sides.
-    const bool maybe_unwritten = projected || !written_always.count(marked_expr);
+    const bool maybe_unwritten = projected || !written_always.count(marked_expr) || swapped;
     const bool both = (in && out) || (maybe_unwritten && out);
     const char* how = both ? "inout" : in ? "input" : "output";
-    binds.push_back(fmt::format("cuco_bind.{}(\"{}\", {});", how, name, expr));
+    binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, by_copy ? "_copy" : "", name, expr));
     if (in || both) h.inputs.push_back(name);
     if (out) h.outputs.push_back(both ? name + "_out" : name);
-    const std::string last = copied == copied_out.end()
-                                 ? std::string(out ? "a write" : "a read")
-                                 : fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second);
+    const std::string last =
+        copied != copied_out.end()
+            ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
+            : std::string(last_write[marked_expr] ? "a write" : "a read") +
+                  (swapped && out ? ", and the next pass reads it through the swap" : "");
     h.guesses.push_back(fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                                     in && out ? "an input and an output" : in ? "an input" : "an output",
                                     in ? "a read" : "a write", last,
                                     both && !in ? projected ? "; bound as input and output, since a GPU may not write it"
-                                                            : "; bound as input and output: it is written only under an "
-                                                              "`if`, which a rank may skip"
-                                                : ""));
+                                                  : swapped   ? "; swapped with another pointer in the loop, and bound as "
+                                                                "input and output: what the iteration does not write is "
+                                                                "what it held"
+                                                              : "; bound as input and output: it is written only under an "
+                                                                "`if`, which a rank may skip"
+                                                : swapped ? "; swapped with another pointer in the loop: bound by what it "
+                                                            "holds when the iteration starts"
+                                                          : ""));
   }
   for (const auto& u : unnamed)
     h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's member, a per-layer array's element): the "

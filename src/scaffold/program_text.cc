@@ -77,4 +77,17 @@ std::string Lower(std::string s) {
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges) {
+  int line = 1;
+  for (char& c : text) {
+    if (c == '\n') {
+      ++line;
+      continue;
+    }
+    for (const auto& [a, b] : ranges)
+      if (line >= a && line <= b) c = ' ';
+  }
+  return text;
+}
+
 }  // namespace cuco::scaffold_internal

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/source_text.h"
@@ -18,6 +19,10 @@ namespace cuco::scaffold_internal {
 
 // Comments replaced by spaces (newlines kept); string and char literals left as they are.
 inline std::string StripComments(const std::string& src) { return BlankComments(src); }
+
+// `text` with the lines of `ranges` ([first, last], 1-based) blanked, newlines kept: the lines the
+// preprocessor skips in this build (Analysis::inactive_lines) are not the program's.
+std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges);
 
 // (LineOf and Trim are util/source_text.h's, cuco::LineOf and cuco::Trim.)
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "scaffold/main_rewrite.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -229,8 +230,17 @@ bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& co
 std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions) {
   const std::string code = BlankCommentsAndLiterals(main_text);
   static const std::regex start(
-      R"((?:\bstd\s*::\s*thread\b\s*(?:[A-Za-z_]\w*)?\s*[({]|\bemplace_back\s*\()\s*&?\s*([A-Za-z_][\w:]*)\s*[,)])");
+      R"((?:\bstd\s*::\s*thread\b\s*(?:[A-Za-z_]\w*)?\s*[({]|\bemplace_back\s*\(|\bpthread_create\s*\([^,;]*,[^,;]*,)\s*)"
+      R"(\(?\s*(?:void\s*\*\s*\(\s*\*\s*\)\s*\(\s*void\s*\*\s*\)\s*\))?\s*&?\s*([A-Za-z_][\w:]*)\s*[,)])");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), start); it != std::sregex_iterator(); ++it)
+    if (functions.count((*it)[1].str())) return (*it)[1].str();
+  return "";
+}
+
+std::string PassedFunction(const std::string& main_text, const std::set<std::string>& functions) {
+  const std::string code = BlankCommentsAndLiterals(main_text);
+  static const std::regex arg(R"([(,]\s*&?\s*([A-Za-z_]\w*)\s*(?=[,)]))");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), arg); it != std::sregex_iterator(); ++it)
     if (functions.count((*it)[1].str())) return (*it)[1].str();
   return "";
 }
@@ -266,7 +276,9 @@ size_t ThreadLambdaBody(const std::string& main_text) {
 
 std::string RenameStdThread(const std::string& text) {
   static const std::regex thread(R"(\bstd\s*::\s*thread\b)");
-  return std::regex_replace(text, thread, "cuco_program::rank_thread");
+  return RenameIdentifiers(std::regex_replace(text, thread, "cuco_program::rank_thread"),
+                           {{"pthread_create", "cuco_program::rank_pthread_create"},
+                            {"pthread_join", "cuco_program::rank_pthread_join"}});
 }
 
 std::map<std::string, std::string> LocalAliases(const std::string& text) {

@@ -61,15 +61,21 @@ class DeviceIndexing {
 };
 
 // The function a program's threads run: the first argument of `std::thread t(fn, ...)`,
-// `std::thread(fn, ...)` or `threads.emplace_back(fn, ...)` in `main_text` that is one of
-// `functions`; "" when there is none (a lambda, say).
+// `std::thread(fn, ...)` or `threads.emplace_back(fn, ...)`, or the third of `pthread_create(&t,
+// attr, fn, arg)`, in `main_text` that is one of `functions`; "" when there is none (a lambda, say).
 std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions);
+
+// One of `functions` that main passes by name to a call (`run_example(argc, argv, allreduce)`: a
+// function pointer another file calls, once per rank or from the threads it starts); "" when none.
+std::string PassedFunction(const std::string& main_text, const std::set<std::string>& functions);
 
 // The byte offset in `main_text` of the `{` opening the body of the lambda a program's threads run
 // (`threads.emplace_back([&, r] { ... })`, `std::thread t([=]() mutable { ... })`), npos when none.
 size_t ThreadLambdaBody(const std::string& main_text);
 
-// `text` with `std::thread` spelled `cuco_program::rank_thread` (cuco/program/program.h).
+// `text` with `std::thread` spelled `cuco_program::rank_thread`, and `pthread_create(` /
+// `pthread_join(` spelled `cuco_program::rank_pthread_create(` / `rank_pthread_join(`
+// (cuco/program/program.h).
 std::string RenameStdThread(const std::string& text);
 
 // Local names of `text` that alias a buffer expression: `T& name = expr;`, `T* name = expr;`,

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <set>
 #include <utility>
 
 #include "scaffold/harness_readme.h"
@@ -19,6 +21,7 @@
 #include "scaffold/reference_cu.h"
 #include "scaffold/seed_cu.h"
 #include "util/files.h"
+#include "util/sha256.h"
 #include "workload/deny_list.h"
 #include "workload/workload_config.h"
 
@@ -53,6 +56,7 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
                      const fs::path& harness, ScaffoldReport* rep) {
   CUCO_RETURN_IF_ERROR(MakeDirs(harness));
   for (const auto& [path, text] : files) {
+    CUCO_RETURN_IF_ERROR(MakeDirs(path.parent_path()));  // a header in a folder of its own (include/, _up/common/)
     CUCO_RETURN_IF_ERROR(WriteFileAtomic(path, text));
     rep->files.push_back(path);
   }
@@ -90,10 +94,26 @@ void FillReport(const ProgramFacts& f, const HarnessSizes& sizes, ScaffoldReport
 std::string DefaultWorkloadName(const std::string& program_path) {
   std::string stem = fs::path(program_path).stem().string();
   if (stem == "main") {
-    const std::string folder = fs::absolute(program_path).parent_path().filename().string();
-    if (!folder.empty()) stem = folder;
+    const fs::path dir = fs::absolute(program_path).lexically_normal().parent_path();
+    const std::string folder = dir.filename().string();
+    // A folder named for its language or role (NCCL's examples each sit in c/) says nothing: its
+    // parent is named too, and a hash of the folder's path keeps two such programs apart (their
+    // workloads, and the stores named after them).
+    static const std::set<std::string> generic = {"c", "cc", "cpp", "cxx", "cu", "cuda", "src", "source", "sources",
+                                                  "code", "app", "prog", "program", "main", "test", "tests",
+                                                  "example", "examples", "demo", "bin"};
+    if (generic.count(folder) && !dir.parent_path().filename().empty())
+      stem = dir.parent_path().filename().string() + "_" + folder + "_" + Sha256Hex(dir.string()).substr(0, 4);
+    else if (!folder.empty())
+      stem = folder;
   }
   return SanitizeWorkloadName(stem);
+}
+
+std::string ProgramOrigin(const std::string& program_path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(program_path), ec);
+  return ec ? fs::absolute(program_path).lexically_normal().string() : p.string();
 }
 
 std::string SanitizeWorkloadName(const std::string& text) {
@@ -117,9 +137,27 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!options.name.empty() && name != options.name)
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 
-  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw);
-  f.build_flags.insert(f.build_flags.end(), options.compile_flags.begin(), options.compile_flags.end());
-  Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources);
+  std::vector<std::pair<std::string, std::string>> others;
+  for (const std::string& src : options.other_sources) {
+    Result<std::string> text = ReadFile(src);
+    if (text.ok()) others.push_back({src, *text});
+  }
+  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, others);
+  if (!options.loop.empty()) {
+    const size_t colon = options.loop.rfind(':');
+    const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);
+    int line = 0;
+    if (colon != std::string::npos) line = std::atoi(options.loop.c_str() + colon + 1);
+    if (line <= 0 || fs::path(file).filename() != f.file)
+      return Status::InvalidArgument("--loop '" + options.loop + "': want " + f.file + ":LINE, the line of a loop in the file "
+                                     "that defines main");
+    f.forced_loop_line = line;
+  }
+  // The program's own include folders are named relative to the workload, which holds copies.
+  const std::string main_dir = fs::path(program_path).parent_path().string();
+  const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());
+  for (const std::string& flag : options.compile_flags) f.build_flags.push_back(OwnIncludeFlag(flag, main_dir, own));
+  Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
   if (!more.ok()) return more.status();
   for (const ProgramFile& pf : *more)
     if (pf.source) f.build_sources.push_back(pf.name);
@@ -152,6 +190,8 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   }
   for (const ProgramFile& pf : *more) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
+  // Which program this is, for `cuco run` (which reuses a workload only when made from this program).
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kOriginFile, ProgramOrigin(program_path) + "\n"));
   FillReport(f, sizes, &rep);
   if (ph.ok()) rep.inputs = ph->inputs, rep.outputs = ph->outputs;
   return rep;

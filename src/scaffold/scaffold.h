@@ -38,9 +38,16 @@ struct ScaffoldOptions {
   // The program's own compile flags (-I, -D, -std, ...: analyze/compile_flags.h), written into both
   // workload.toml files' [build] flags so the program builds as the user builds it.
   std::vector<std::string> compile_flags;
-  // The program's other source files (in or below the main file's folder): copied beside it with
-  // the headers its files include from their own folder, and built with it ([build] sources).
+  // The program's other source files: copied with the headers its files include (program_files.h)
+  // and built with it ([build] sources). One outside the main file's folder keeps its place relative
+  // to main, each `..` spelled `_up`.
   std::vector<std::string> other_sources;
+  // The program's own include folders (CompileFlags::own_include_dirs, absolute): the headers its
+  // files include from them are copied in, and their flags name the copies relative to the workload.
+  std::vector<std::string> own_include_dirs;
+  // `--loop FILE:LINE`: the loop the harness serves (FILE the program's main file, LINE the line of
+  // its `for` / `while`), instead of the one the rules choose; "" for the rules.
+  std::string loop;
 };
 
 // One integer a guess came from: `source` says where ("program.cu:201: default of --m").
@@ -74,11 +81,18 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
 // `cuco init --json` (schema cuco.init/1).
 nlohmann::json ScaffoldReportToJson(const ScaffoldReport& r);
 
+// The file in a workload folder naming the program it was made from (ProgramOrigin, one line).
+inline constexpr const char* kOriginFile = ".cuco-origin";
+// `program_path`'s canonical absolute path.
+std::string ProgramOrigin(const std::string& program_path);
+
 // A name workload.toml accepts ([A-Za-z0-9_.-]+) made from `text`; "workload" when nothing is left.
 std::string SanitizeWorkloadName(const std::string& text);
 
 // The workload name `cuco init` gives `program_path` when --name is not set: the file's stem, or
-// its folder's name for a main.cu (tests/programs/tp_mlp/main.cu -> tp_mlp), sanitised.
+// its folder's name for a main.cu (tests/programs/tp_mlp/main.cu -> tp_mlp), sanitised; a folder
+// named for a language or role (c, src, cuda, ...) adds its parent and a hash of its path
+// (examples/01_allreduce/c/main.cc -> 01_allreduce_c_3f2a), so programs in such folders differ.
 std::string DefaultWorkloadName(const std::string& program_path);
 
 }  // namespace cuco

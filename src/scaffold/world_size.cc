@@ -17,6 +17,17 @@ namespace {
 // A run of digits as a number, or -1 when it has more than 6 (no world size; std::stoi would throw).
 int SmallNumber(const std::string& digits) { return digits.size() > 6 ? -1 : std::stoi(digits); }
 
+// The comparison at [begin, end) of `code` stands alone: no arithmetic or operand runs into it on
+// either side (`argc - 3 != nDev`, `world != 2 * k` are comparisons of something else).
+bool WholeComparison(const std::string& code, size_t begin, size_t end) {
+  size_t b = begin;
+  while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t')) --b;
+  if (b > 0 && std::string("+-*/%").find(code[b - 1]) != std::string::npos) return false;
+  size_t e = end;
+  while (e < code.size() && (code[e] == ' ' || code[e] == '\t')) ++e;
+  return e >= code.size() || std::string("+-*/%[(").find(code[e]) == std::string::npos;
+}
+
 }  // namespace
 
 std::set<std::string> WorldSizeVariables(const std::string& code) {
@@ -39,20 +50,23 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
     const int value = SmallNumber(m[1].matched ? m[3].str() : m[4].str());
     const std::string last = LastComponent(var);
     if (value < 2 || value > 4096 || !IsWorldName(last, world_vars)) continue;
+    // Both sides whole operands: `argc - 3 != nDev` and `world != 2 * k` compare something else.
+    if (!WholeComparison(code, static_cast<size_t>(m.position(0)), static_cast<size_t>(m.position(0) + m.length(0)))) continue;
     return {value, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)))};
   }
   // 2. A constant named like a world size.
   for (const auto& c : constants)
     if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
       return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value), true};
-  // 3. A launch line in a comment or string: `mpirun -np 4`, `srun -n 4`.
+  // 3. A launch line the program prints or runs (a string, never a comment): `mpirun -np 4`.
   static const std::regex np_re(R"(\b(mpirun|mpiexec|srun)\b[^\n]*?\s(?:-np|-n|--ntasks(?:=|\s+))\s*(\d+))");
   std::smatch m;
-  if (std::regex_search(raw, m, np_re)) {
+  if (std::regex_search(code, m, np_re)) {
     const int v = SmallNumber(m[2].str());
     if (v >= 1 && v <= 4096)
-      return {v, fmt::format("{}:{}: `{}`", file, LineOf(raw, static_cast<size_t>(m.position(0))), CommentText(m.str(0), 60))};
+      return {v, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0), 60))};
   }
+  (void)raw;
   return {};
 }
 

@@ -1,10 +1,11 @@
 // How many ranks a program runs with, guessed from its text, with the place the guess came from.
 //
 // Contract: GuessWorldSize tries, in order, (1) a check of a world-size variable against a number
-// (`world_size != 2`, `2 == nranks`, value 2..4096), (2) a non-option constant named like a world
-// size (value 1..4096), (3) a launch line anywhere in the raw text, comments included
-// (`mpirun -np 4`, `srun -n 4`, value 1..4096); the first that fits wins. Otherwise 2 with an
-// empty source. `code` is the comment-stripped text (StripComments) of `raw`.
+// (`world_size != 2`, `2 == nranks`, value 2..4096, each side a whole operand: not
+// `argc - 3 != nDev`), (2) a non-option constant named like a world size (value 1..4096), (3) a
+// launch line in the program's code, a string it prints say (`mpirun -np 4`, `srun -n 4`, value
+// 1..4096), never in a comment; the first that fits wins. Otherwise 2 with an empty source. `code`
+// is the comment-stripped text (StripComments) of `raw`.
 #pragma once
 
 #include <map>

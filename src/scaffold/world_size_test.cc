@@ -28,6 +28,19 @@ TEST(WorldSizeTest, ANumberTooLongForAnIntIsNoWorldSize) {
   EXPECT_EQ(g.source, "");
 }
 
+// NCCL 1's tests check `argc - 3 != nDev` (the GPU list's length) and document `mpirun -np 4` in a
+// comment: neither is a world size (cuco init took 3 from the first).
+TEST(WorldSizeTest, NeitherACommentNorAnArithmeticOperandIsAWorldSize) {
+  const WorldGuess g = Guess("// run: mpirun -np 4 ./p\nint main(int argc, char** argv) {\n  int nDev = 1;\n"
+                             "  ncclCommCount(c, &nDev);\n  if (argc - 3 != nDev) return 1;\n  if (nDev != 2 * k) return 1;\n}\n");
+  EXPECT_EQ(g.size, 2);
+  EXPECT_EQ(g.source, "");
+  // A launch line the program prints is its own.
+  const WorldGuess p = Guess("int main() {\n  printf(\"usage: mpirun -np 4 ./p\\n\");\n}\n");
+  EXPECT_EQ(p.size, 4);
+  EXPECT_EQ(p.source, "p.cu:2: `mpirun -np 4`");
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"

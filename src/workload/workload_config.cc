@@ -222,6 +222,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   if (build) {
     TomlReader b(*build, path, "build");
     CUCO_RETURN_IF_ERROR(b.StringArray("flags", &c.build_flags));
+    c.build_flags = AbsoluteIncludeFlags(c.build_flags, c.dir);
     CUCO_RETURN_IF_ERROR(b.StringArray("libs", &c.build_libs));
     CUCO_RETURN_IF_ERROR(b.StringArray("sources", &c.build_sources));
     CUCO_RETURN_IF_ERROR(b.RejectUnknown());
@@ -305,6 +306,33 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
 
   CUCO_RETURN_IF_ERROR(r.RejectUnknown());
   return c;
+}
+
+std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& flags, const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  auto absolute = [&](const std::string& p) {
+    return p.empty() || p[0] == '/' ? p : (dir / p).lexically_normal().string();
+  };
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const std::string& f = flags[i];
+    bool done = false;
+    for (const char* name : {"-isystem", "-iquote", "-include", "-I"}) {
+      const std::string n = name;
+      if (f == n && i + 1 < flags.size()) {
+        out.push_back(f);
+        out.push_back(absolute(flags[++i]));
+      } else if (f.size() > n.size() && f.rfind(n, 0) == 0) {
+        const size_t at = f[n.size()] == '=' ? n.size() + 1 : n.size();
+        out.push_back(f.substr(0, at) + absolute(f.substr(at)));
+      } else {
+        continue;
+      }
+      done = true;
+      break;
+    }
+    if (!done) out.push_back(f);
+  }
+  return out;
 }
 
 namespace {

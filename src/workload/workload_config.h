@@ -70,6 +70,8 @@ struct WorkloadConfig {
   std::string generation0_file;    // relative to dir; the search's start (defaults to seed_file)
   int world_size = 1;
   std::vector<int> world_sizes;    // supported sizes; contains world_size
+  // As loaded: an include folder or file named relative to the workload folder (`-Iinclude`,
+  // `-I _up/common`, as cuco init writes a program's own) is made absolute against dir.
   std::vector<std::string> build_flags;
   std::vector<std::string> build_libs;
   // Program mode: the program's other source files (relative to dir), compiled and linked with the
@@ -110,6 +112,10 @@ Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::strin
 
 // Loads <workload_dir>/workload.toml (or the given .toml file itself).
 Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or_toml);
+
+// `flags` with the path of each -I, -isystem, -iquote and -include (joined, `-Idir`, or the next
+// word) made absolute against `dir` when it is relative; every other flag as it is.
+std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& flags, const std::filesystem::path& dir);
 // Parses TOML text as if read from `path` (for tests and error messages).
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& path);
 

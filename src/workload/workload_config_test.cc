@@ -58,6 +58,18 @@ TEST(WorkloadConfig, ParsesAllSections) {
   EXPECT_EQ(c->dir, "/x");
 }
 
+// A program's include folders written relative to the workload (cuco init: `-I_up/common`) are
+// found from the workload folder, wherever cuco runs; absolute ones and other flags stay.
+TEST(WorkloadConfig, IncludeFlagsRelativeToTheWorkload) {
+  std::string text = kGood;
+  text.replace(text.find("flags = [\"-O3\"]"), 15,
+               R"(flags = ["-O3", "-Iinclude", "-I", "_up/common", "-isystem=sys", "-I/abs/inc", "-DX=1", "-include", "pre.h"])");
+  auto c = Parse(text);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->build_flags, (std::vector<std::string>{"-O3", "-I/x/include", "-I", "/x/_up/common", "-isystem=/x/sys",
+                                                      "-I/abs/inc", "-DX=1", "-include", "/x/pre.h"}));
+}
+
 // Each error must name the file and the line of the offending key.
 struct BadCase {
   std::string find, replace, expect;

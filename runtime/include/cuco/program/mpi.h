@@ -1,9 +1,11 @@
 // cuco/program/mpi.h: the MPI a program run by the harness sees (cuco init puts it where the
 // program included <mpi.h>). Ranks are the harness's; every collective is built on
 // cuco_program::host_allgather, so it has MPI's meaning on both sides (a real exchange between the
-// candidate's ranks, or between the reference's rank threads). Point-to-point MPI, communicators
-// other than MPI_COMM_WORLD and MPI-IO are not here: a program that uses them does not compile
-// against this header, and cuco init says so.
+// candidate's ranks, or between the reference's rank threads). The error and version queries
+// error macros call are here (MPI_Error_string, MPI_Error_class, MPI_Get_processor_name, ...), and
+// MPI_Abort ends the program's thread like exit(). Point-to-point MPI, communicators other than
+// MPI_COMM_WORLD (a split by one color is the world) and MPI-IO are not here: a program that uses
+// them does not compile against this header, and cuco init says so.
 #pragma once
 
 #include <chrono>
@@ -28,7 +30,19 @@ struct MPI_Status {
 };
 
 #define MPI_SUCCESS 0
+#define MPI_ERR_COMM 5
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 14
 #define MPI_ERR_OTHER 15
+#define MPI_ERR_LASTCODE 92
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define MPI_UNDEFINED (-32766)
+typedef int MPI_Errhandler;
+#define MPI_ERRORS_ARE_FATAL 1
+#define MPI_ERRORS_RETURN 2
 #define MPI_COMM_WORLD 0
 #define MPI_COMM_NULL (-1)
 #define MPI_COMM_TYPE_SHARED 1
@@ -130,10 +144,34 @@ inline int MPI_Comm_free(MPI_Comm* comm) { return (*comm = MPI_COMM_NULL), MPI_S
 inline double MPI_Wtime() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-[[noreturn]] inline int MPI_Abort(MPI_Comm, int code) {
-  std::fprintf(stderr, "cuco: the program called MPI_Abort(%d)\n", code);
-  std::fflush(stderr);
-  std::exit(code == 0 ? 1 : code);
+// Ends the program's thread (or the iteration) like exit(): never the process the harness or the
+// supervisor runs in (program_exit.h).
+[[noreturn]] inline int MPI_Abort(MPI_Comm, int code) { throw cuco_program::ProgramExit{code == 0 ? 1 : code, false, "MPI_Abort"}; }
+// What error macros call: cuco's MPI fails only with MPI_ERR_OTHER, whose text says it is cuco's.
+inline int MPI_Error_string(int code, char* text, int* len) {
+  const char* what = code == MPI_SUCCESS ? "MPI_SUCCESS: no error"
+                                         : "an MPI call failed in cuco's stand-in (cuco/program/mpi.h; its message is above)";
+  *len = std::snprintf(text, MPI_MAX_ERROR_STRING, "%s", what);
+  if (*len >= MPI_MAX_ERROR_STRING) *len = MPI_MAX_ERROR_STRING - 1;
+  return MPI_SUCCESS;
+}
+inline int MPI_Error_class(int code, int* cls) { return (*cls = code), MPI_SUCCESS; }
+inline int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+inline int MPI_Get_library_version(char* text, int* len) {
+  *len = std::snprintf(text, MPI_MAX_LIBRARY_VERSION_STRING, "cuco's MPI stand-in (cuco/program/mpi.h)");
+  return MPI_SUCCESS;
+}
+inline int MPI_Query_thread(int* provided) { return (*provided = MPI_THREAD_MULTIPLE), MPI_SUCCESS; }
+inline int MPI_Is_thread_main(int* flag) { return (*flag = 1), MPI_SUCCESS; }
+inline int MPI_Comm_set_errhandler(MPI_Comm, MPI_Errhandler) { return MPI_SUCCESS; }
+inline int MPI_Comm_get_errhandler(MPI_Comm, MPI_Errhandler* h) { return (*h = MPI_ERRORS_ARE_FATAL), MPI_SUCCESS; }
+inline double MPI_Wtick() { return 1e-9; }
+inline int MPI_Type_size(MPI_Datatype t, int* bytes) {
+  return (*bytes = static_cast<int>(cuco_program::mpi::TypeBytes(t))), MPI_SUCCESS;
 }
 inline int MPI_Barrier(MPI_Comm) {
   unsigned char one = 1;
@@ -170,6 +208,43 @@ inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv,
   (void)rcount;
   (void)rt;
   (void)c;
+  return MPI_SUCCESS;
+}
+inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);  // one block
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
+  cuco_program::host_allgather(mine.data(), all.data(), mine.size());
+  for (size_t q = 0; q < world; ++q)
+    std::memcpy(static_cast<unsigned char*>(recv) + q * bytes, all.data() + (q * world + me) * bytes, bytes);
+  (void)rcount;
+  (void)rt;
+  return MPI_SUCCESS;
+}
+inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
+                       MPI_Comm) {
+  const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);  // one block
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
+  if (static_cast<int>(me) == root) std::memcpy(mine.data(), send, mine.size());
+  cuco_program::host_allgather(mine.data(), all.data(), mine.size());
+  if (recv != MPI_IN_PLACE) std::memcpy(recv, all.data() + (static_cast<size_t>(root) * world + me) * bytes, bytes);
+  (void)scount;
+  (void)st;
+  return MPI_SUCCESS;
+}
+// One communicator: a split every rank makes with one color is the world; others are refused.
+inline int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
+  const int mine[2] = {color, key};
+  std::vector<int> all(2 * static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(mine, all.data(), sizeof mine);
+  for (int q = 0; q < cuco_program::world(); ++q)
+    if (all[2 * static_cast<size_t>(q)] != color) {
+      std::fprintf(stderr, "cuco: MPI_Comm_split into several groups is not in cuco's MPI stand-in\n");
+      return MPI_ERR_COMM;
+    }
+  *out = color == MPI_UNDEFINED ? MPI_COMM_NULL : comm;
   return MPI_SUCCESS;
 }
 inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm) {

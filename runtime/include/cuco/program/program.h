@@ -25,9 +25,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <thread>
+#include <pthread.h>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -67,14 +69,29 @@ class Binder {
   // Read before written and consumed at the end: the harness's input `name` and output `name_out`.
   template <class T>
   void inout(const char* name, T*& var) { Bind(name, Role::kInOut, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  // The same where the program's own buffer must stay the one it uses (its iteration launches CUDA
+  // graphs captured on it): the harness copies the input into it before the iteration and the output
+  // out of it after, instead of pointing the variable at the harness's buffer.
+  template <class T>
+  void input_copy(const char* name, T*& var) { Copying c(this); input(name, var); }
+  template <class T>
+  void output_copy(const char* name, T*& var) { Copying c(this); output(name, var); }
+  template <class T>
+  void inout_copy(const char* name, T*& var) { Copying c(this); inout(name, var); }
 
  protected:
+  bool by_copy_ = false;  // the bind being made is a *_copy one
   // slot: the address of the program's pointer variable.
   virtual void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) = 0;
 
  private:
   template <class T>
   using Pointee = std::conditional_t<std::is_void_v<T>, unsigned char, T>;
+  struct Copying {
+    explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }
+    ~Copying() { b_->by_copy_ = false; }
+    Binder* b_;
+  };
   template <class T>
   static void** Slot(T*& var) {
     return reinterpret_cast<void**>(const_cast<void*>(static_cast<const void*>(&var)));
@@ -85,7 +102,11 @@ class Binder {
 struct ProgramExit {
   int code;
   bool aborted = false;
-  std::string call() const { return aborted ? "abort()" : "exit(" + std::to_string(code) + ")"; }
+  const char* via = nullptr;  // the call when it is neither exit nor abort ("MPI_Abort")
+  std::string call() const {
+    if (via != nullptr) return std::string(via) + "(" + std::to_string(code) + ")";
+    return aborted ? "abort()" : "exit(" + std::to_string(code) + ")";
+  }
 };
 
 // Thrown out of serve(), and out of a rank_thread's join(), when the harness is done with the
@@ -98,6 +119,26 @@ bool program_stopping();
 // The calling thread's rank, carried into the threads the program starts (each side defines them).
 intptr_t thread_rank_token();
 void enter_thread_rank(intptr_t token);
+// A thread the program started ended with `what` (exit(), abort(), an exception) instead of
+// returning: each side records it for the thread's rank (never std::terminate of the process).
+void thread_failed(const std::string& what);
+
+namespace thread_detail {
+// Runs a program thread's function: a StopProgram ends it quietly, anything else is thread_failed.
+template <class F>
+void RunGuarded(F&& fn) {
+  try {
+    fn();
+  } catch (const StopProgram&) {
+  } catch (const ProgramExit& x) {
+    thread_failed("a thread of the program called " + x.call());
+  } catch (const std::exception& e) {
+    thread_failed(std::string("a thread of the program threw: ") + e.what());
+  } catch (...) {
+    thread_failed("a thread of the program threw an exception");
+  }
+}
+}  // namespace thread_detail
 
 // std::thread as cuco init renames it in a program that runs a thread per GPU: the new thread
 // belongs to its creator's rank; a StopProgram ends it quietly; a join() that returns once the
@@ -110,10 +151,7 @@ class rank_thread : public std::thread {
   explicit rank_thread(F&& f, A&&... args)
       : std::thread([token = thread_rank_token(), fn = std::bind(std::forward<F>(f), std::forward<A>(args)...)]() mutable {
           enter_thread_rank(token);
-          try {
-            fn();
-          } catch (const StopProgram&) {
-          }
+          thread_detail::RunGuarded(fn);
         }) {}
   rank_thread(rank_thread&&) noexcept = default;
   rank_thread& operator=(rank_thread&&) noexcept = default;
@@ -127,6 +165,36 @@ class rank_thread : public std::thread {
     if (program_stopping()) throw StopProgram{};
   }
 };
+
+// pthread_create and pthread_join as cuco init renames them in a program that runs a thread per GPU
+// (like rank_thread): the new thread belongs to its creator's rank and a StopProgram ends it
+// quietly; a join that returns once the harness is done throws StopProgram.
+namespace thread_detail {
+struct PthreadStart {
+  intptr_t token;
+  void* (*fn)(void*);
+  void* arg;
+};
+inline void* RunPthread(void* p) {
+  const PthreadStart s = *static_cast<PthreadStart*>(p);
+  delete static_cast<PthreadStart*>(p);
+  enter_thread_rank(s.token);
+  void* out = nullptr;
+  RunGuarded([&] { out = s.fn(s.arg); });
+  return out;
+}
+}  // namespace thread_detail
+inline int rank_pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  auto* s = new thread_detail::PthreadStart{thread_rank_token(), fn, arg};
+  const int rc = pthread_create(t, attr, &thread_detail::RunPthread, s);
+  if (rc != 0) delete s;
+  return rc;
+}
+inline int rank_pthread_join(pthread_t t, void** ret) {
+  const int rc = pthread_join(t, ret);
+  if (program_stopping()) throw StopProgram{};
+  return rc;
+}
 
 // main's timed loop, as cuco init rewrites it. Returns never: the side ends the program's thread
 // when the harness is done with it (the code after the loop does not run).

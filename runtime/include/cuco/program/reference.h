@@ -99,7 +99,7 @@ inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<u
   for (int q = 0; q < e.world; ++q) {
     const auto& bound = e.ranks[static_cast<size_t>(q)]->bound;
     for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i].role != Role::kOutput && Fill(*bound[i].slot, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
+      if (bound[i].role != Role::kOutput && Fill(bound[i].buffer, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
         return cuco::Status::Error("filling the reference's inputs failed");
   }
   if (cudaDeviceSynchronize() != cudaSuccess) return cuco::Status::Error("filling the reference's inputs failed on the GPU");
@@ -121,8 +121,8 @@ inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<u
     for (const Spec& s : Specs(q, true)) {
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
       std::vector<unsigned char> host(b.bytes);
-      if (cudaMemcpy(host.data(), *b.slot, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-          cudaMemset(*b.slot, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
+      if (cudaMemcpy(host.data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+          cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
         return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
       (*outputs)[static_cast<size_t>(q)].push_back(std::move(host));
     }

@@ -56,6 +56,50 @@ inline ncclResult_t CommInitAll(ncclComm_t* comms, int ndev, const int* devlist)
 }
 inline ncclResult_t CommDestroy(ncclComm_t) { return ncclSuccess; }  // ctx.comm is the harness's
 
+// Every other call the program makes on a communicator: another GPU's (projection.h) is answered
+// here, never handed to NCCL (which would dereference it: a program querying each GPU's
+// communicator after ncclCommInitAll crashed in set-up); the harness's own is NCCL's.
+inline int ForeignGpu(ncclComm_t c) { return static_cast<int>(reinterpret_cast<uintptr_t>(c) & 0xFFFF); }
+inline ncclResult_t CommCount(ncclComm_t c, int* n) {
+  return proj::IsForeign(c) ? (*n = S().ctx->world_size, ncclSuccess) : ::ncclCommCount(c, n);
+}
+inline ncclResult_t CommUserRank(ncclComm_t c, int* r) {
+  return proj::IsForeign(c) ? (*r = ForeignGpu(c), ncclSuccess) : ::ncclCommUserRank(c, r);
+}
+// The program's GPU of the communicator: rank r's is GPU r when the program drives every GPU.
+inline ncclResult_t CommCuDevice(ncclComm_t c, int* d) {
+  if (proj::IsForeign(c)) return (*d = ForeignGpu(c)), ncclSuccess;
+  return proj::kProjected ? (*d = S().ctx->rank, ncclSuccess) : ::ncclCommCuDevice(c, d);
+}
+inline ncclResult_t CommGetAsyncError(ncclComm_t c, ncclResult_t* e) {
+  return proj::IsForeign(c) ? (*e = ncclSuccess, ncclSuccess) : ::ncclCommGetAsyncError(c, e);
+}
+inline ncclResult_t CommRegister(ncclComm_t c, void* buff, size_t size, void** handle) {
+  if (proj::IsForeign(c) || !proj::Own()) return (*handle = nullptr), ncclSuccess;
+  return ::ncclCommRegister(c, buff, size, handle);
+}
+inline ncclResult_t CommDeregister(ncclComm_t c, void* handle) {
+  return proj::IsForeign(c) || handle == nullptr ? ncclSuccess : ::ncclCommDeregister(c, handle);
+}
+inline ncclResult_t CommWindowRegister(ncclComm_t c, void* buff, size_t size, ncclWindow_t* win, int flags) {
+  if (proj::IsForeign(c) || !proj::Own()) return (*win = nullptr), ncclSuccess;
+  return ::ncclCommWindowRegister(c, buff, size, win, flags);
+}
+inline ncclResult_t CommWindowDeregister(ncclComm_t c, ncclWindow_t win) {
+  return proj::IsForeign(c) || win == nullptr ? ncclSuccess : ::ncclCommWindowDeregister(c, win);
+}
+inline ncclResult_t CommSplit(ncclComm_t c, int color, int key, ncclComm_t* out, ncclConfig_t* config) {
+  if (proj::IsForeign(c)) return (*out = c), ncclSuccess;  // another GPU's stays another GPU's
+  return ::ncclCommSplit(c, color, key, out, config);
+}
+inline ncclResult_t RedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t t, ncclScalarResidence_t where,
+                                         ncclComm_t c) {
+  return proj::IsForeign(c) ? (*op = ncclSum, ncclSuccess) : ::ncclRedOpCreatePreMulSum(op, scalar, t, where, c);
+}
+inline ncclResult_t RedOpDestroy(ncclRedOp_t op, ncclComm_t c) {
+  return proj::IsForeign(c) ? ncclSuccess : ::ncclRedOpDestroy(op, c);
+}
+
 inline cudaError_t StreamCreateWithPriority(cudaStream_t* stream, unsigned int, int priority) {
   auto& s = S();
   if (!proj::Own()) {
@@ -155,6 +199,17 @@ inline cudaError_t GetDeviceCount(int* count) {
 #define ncclCommDestroy cuco_program::shim::CommDestroy
 #define ncclCommFinalize cuco_program::shim::CommDestroy
 #define ncclCommAbort cuco_program::shim::CommDestroy
+#define ncclCommCount cuco_program::shim::CommCount
+#define ncclCommUserRank cuco_program::shim::CommUserRank
+#define ncclCommCuDevice cuco_program::shim::CommCuDevice
+#define ncclCommGetAsyncError cuco_program::shim::CommGetAsyncError
+#define ncclCommRegister cuco_program::shim::CommRegister
+#define ncclCommDeregister cuco_program::shim::CommDeregister
+#define ncclCommWindowRegister cuco_program::shim::CommWindowRegister
+#define ncclCommWindowDeregister cuco_program::shim::CommWindowDeregister
+#define ncclCommSplit cuco_program::shim::CommSplit
+#define ncclRedOpCreatePreMulSum cuco_program::shim::RedOpCreatePreMulSum
+#define ncclRedOpDestroy cuco_program::shim::RedOpDestroy
 #define cudaStreamCreate cuco_program::shim::StreamCreate
 #define cudaStreamCreateWithFlags cuco_program::shim::StreamCreateWithFlags
 #define cudaStreamCreateWithPriority cuco_program::shim::StreamCreateWithPriority

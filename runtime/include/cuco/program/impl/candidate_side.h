@@ -45,6 +45,7 @@ struct Side {
   int streams_made = 0, events_made = 0;
   cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
   IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
+  cudaEvent_t join_events[cuco::RankContext::kMaxSideStreams] = {};  // IoBinder::CopyOut's
   cuco::Sizes sizes;       // the stage's sizes (size_or)
 };
 
@@ -54,13 +55,36 @@ inline Side& S() {
 }
 
 // Points the bound variables at the harness's buffers of this iteration; key() is what it handed out.
+// A *_copy bind leaves the variable on the program's buffer: its input is copied in now, and its
+// output out by CopyOut() once the iteration's work is queued.
 class IoBinder : public Binder {
  public:
   IoBinder(const cuco::IO& io, cuco::RankContext& ctx, std::string* error) : io_(io), ctx_(ctx), error_(error) {}
   const std::vector<void*>& key() const { return key_; }
+  // After the iteration: the copied outputs into the harness's buffers, on ctx.stream once every
+  // stream the program made has joined it (`streams`: how many side streams it made).
+  void CopyOut(int streams) {
+    if (copies_.empty()) return;
+    Side& s = S();
+    for (int i = 0; i < streams && i < cuco::RankContext::kMaxSideStreams; ++i) {
+      if (s.join_events[i] == nullptr) ::cudaEventCreateWithFlags(&s.join_events[i], cudaEventDisableTiming);
+      ::cudaEventRecord(s.join_events[i], ctx_.side_stream(i));
+      ::cudaStreamWaitEvent(ctx_.stream, s.join_events[i], 0);
+    }
+    for (const auto& c : copies_) Copy(c.dst, c.src, c.bytes, c.name);
+  }
 
  protected:
   void Bind(const char* name, Role role, void** slot, size_t, Elem) override {
+    if (by_copy_) {
+      const cuco::Buffer* in = role == Role::kOutput ? nullptr : &io_.in(name);
+      const cuco::Buffer* out =
+          role == Role::kInput ? nullptr : &io_.out(role == Role::kInOut ? (std::string(name) + "_out").c_str() : name);
+      if (in != nullptr) Copy(*slot, in->ptr, in->bytes, name);
+      if (out != nullptr) copies_.push_back({out->ptr, *slot, out->bytes, name});
+      key_.push_back(*slot);
+      return;
+    }
     if (role == Role::kInput) {
       *slot = io_.in(name).ptr;
     } else if (role == Role::kOutput) {
@@ -77,6 +101,17 @@ class IoBinder : public Binder {
   }
 
  private:
+  struct Pending {
+    void* dst;
+    const void* src;
+    size_t bytes;
+    std::string name;
+  };
+  void Copy(void* dst, const void* src, size_t bytes, const std::string& name) {
+    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream);
+    if (e != cudaSuccess && error_->empty()) *error_ = "copying " + name + ": " + cudaGetErrorString(e);
+  }
+  std::vector<Pending> copies_;
   std::vector<void*> key_;
   const cuco::IO& io_;
   cuco::RankContext& ctx_;
@@ -142,6 +177,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
                              s.events_made, s.body);
       else if (s.iterating)
         s.body();
+      if (s.iterating) b.CopyOut(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
@@ -166,6 +202,15 @@ inline bool program_stopping() {
   return s.stop_requested;
 }
 inline intptr_t thread_rank_token() { return 0; }  // one rank per process: nothing to carry
+// Another GPU's thread (whose calls are skipped) may fail its own checks: only the rank's own counts.
+inline void thread_failed(const std::string& what) {
+  if (!proj::Own()) return;
+  candidate_detail::Side& s = candidate_detail::S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.error.empty()) s.error = what;
+  s.ended = true;
+  s.cv.notify_all();
+}
 inline void enter_thread_rank(intptr_t) {}
 
 inline int64_t iteration() { return candidate_detail::S().iteration; }
@@ -210,6 +255,9 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   for (const char* k : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) setenv(k, w.c_str(), 1);
   for (const char* k : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) setenv(k, lr.c_str(), 1);
   for (const char* k : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) setenv(k, lw.c_str(), 1);
+  // Where a torchrun-style program meets (every rank alike; the ranks' sandbox has its own network).
+  setenv("MASTER_ADDR", "127.0.0.1", 0);
+  setenv("MASTER_PORT", "29500", 0);
   s.thread = std::thread(ProgramThread);
   std::unique_lock<std::mutex> lock(s.mu);
   s.cv.wait(lock, [&] { return s.serving || s.ended; });

@@ -1,7 +1,9 @@
 // cuco/program/impl/nccl_emulation.h: NCCL between the reference's rank threads (one GPU). Each
 // call (or ncclGroupStart..End) first waits for the streams it names, then:
-//   collectives: every rank stages a copy of its send buffer, all meet, each writes its own
-//                output from the staged copies (sums in double), all meet again;
+//   collectives: every rank stages a copy of its send buffer (a broadcast's or scatter's root
+//                alone), all meet, each writes its own output from the staged copies (sums in
+//                double), all meet again; all-reduce, broadcast, reduce, all-gather,
+//                reduce-scatter, all-to-all, gather, scatter;
 //   send/recv:   a send stages a copy into the (sender, receiver) mailbox and returns; a receive
 //                takes the oldest one in its (peer, self) mailbox, waiting for it if need be.
 // Synchronous and slow, and exact where NCCL's order of summation is not: the reference.
@@ -28,7 +30,7 @@
 
 namespace cuco_program::emu {
 
-enum class Kind { kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter, kSend, kRecv };
+enum class Kind { kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter, kAlltoAll, kGather, kScatter, kSend, kRecv };
 
 struct Op {
   Kind kind;
@@ -141,8 +143,11 @@ inline void Collective(const Op& op) {
   const size_t eb = TypeBytes(op.type);
   if (eb == 0) throw std::runtime_error("emulated NCCL: this datatype is not supported");
   size_t staged_bytes = op.count * eb;
-  if (op.kind == Kind::kReduceScatter) staged_bytes *= static_cast<size_t>(n);
-  void* mine = Stage(op.send, staged_bytes);
+  if (op.kind == Kind::kReduceScatter || op.kind == Kind::kAlltoAll || op.kind == Kind::kScatter)
+    staged_bytes *= static_cast<size_t>(n);
+  // Only the root's send buffer means anything in a broadcast or a scatter (the others' may be null).
+  const bool sends = !((op.kind == Kind::kBroadcast || op.kind == Kind::kScatter) && me != op.root);
+  void* mine = Stage(sends ? op.send : nullptr, sends ? staged_bytes : 0);
   e.slots[static_cast<size_t>(me)] = mine;
   Meet();
   Ptrs in{};
@@ -157,10 +162,24 @@ inline void Collective(const Op& op) {
       Check(cudaMemcpy(op.recv, in.p[op.root], op.count * eb, cudaMemcpyDeviceToDevice), "broadcast copy");
       break;
     case Kind::kAllGather:
+    case Kind::kGather:
+      if (op.kind == Kind::kGather && me != op.root) break;
       for (int q = 0; q < n; ++q)
         Check(cudaMemcpy(static_cast<unsigned char*>(op.recv) + op.count * eb * static_cast<size_t>(q), in.p[q],
                          op.count * eb, cudaMemcpyDeviceToDevice),
               "all-gather copy");
+      break;
+    case Kind::kAlltoAll:  // block q of mine is rank q's; block `me` of each rank's is mine
+      for (int q = 0; q < n; ++q)
+        Check(cudaMemcpy(static_cast<unsigned char*>(op.recv) + op.count * eb * static_cast<size_t>(q),
+                         static_cast<const unsigned char*>(in.p[q]) + op.count * eb * static_cast<size_t>(me),
+                         op.count * eb, cudaMemcpyDeviceToDevice),
+              "all-to-all copy");
+      break;
+    case Kind::kScatter:
+      Check(cudaMemcpy(op.recv, static_cast<const unsigned char*>(in.p[op.root]) + op.count * eb * static_cast<size_t>(me),
+                       op.count * eb, cudaMemcpyDeviceToDevice),
+            "scatter copy");
       break;
     default: break;
   }
@@ -170,8 +189,19 @@ inline void Collective(const Op& op) {
 
 // One call, or everything between ncclGroupStart and ncclGroupEnd.
 inline void Execute(const std::vector<Op>& ops) {
-  for (const Op& op : ops) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
   const int me = ref::t_rank;
+  if (me < 0 || me >= ref::E().world)
+    throw std::runtime_error("emulated NCCL: a call from a thread that is not one of the program's ranks");
+  for (const Op& op : ops) {
+    Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
+    if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= ref::E().world))
+      throw std::runtime_error("emulated NCCL: a send or receive with peer " + std::to_string(op.peer) + " of " +
+                               std::to_string(ref::E().world) + " ranks");
+    if ((op.kind == Kind::kBroadcast || op.kind == Kind::kReduce || op.kind == Kind::kGather || op.kind == Kind::kScatter) &&
+        (op.root < 0 || op.root >= ref::E().world))
+      throw std::runtime_error("emulated NCCL: root " + std::to_string(op.root) + " of " + std::to_string(ref::E().world) +
+                               " ranks");
+  }
   Mailboxes& m = Mail();
   for (const Op& op : ops)
     if (op.kind == Kind::kSend) {
@@ -247,6 +277,15 @@ inline ncclResult_t AllGather(const void* s, void* r, size_t n, ncclDataType_t t
 inline ncclResult_t ReduceScatter(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
                                   cudaStream_t st) {
   return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st});
+}
+inline ncclResult_t AlltoAll(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAlltoAll, s, r, n, t, ncclSum, 0, 0, st});
+}
+inline ncclResult_t Gather(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kGather, s, r, n, t, ncclSum, root, 0, st});
+}
+inline ncclResult_t Scatter(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kScatter, s, r, n, t, ncclSum, root, 0, st});
 }
 inline ncclResult_t Send(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
   return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st});

@@ -1,5 +1,12 @@
 // cuco/program/impl/program_env.h: cuco_program::program_getenv and env_size, the same on both sides.
+// Where the program's launcher would have set MASTER_ADDR and MASTER_PORT (torchrun, cuco's own),
+// they are answered too: a program that reads them without a default must not crash the harness.
 #pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +33,26 @@ inline EnvSizes& Sizes() {
   return e;
 }
 
+// A TCP port free on this host now, chosen once per process: where the reference's rank threads (one
+// process) meet when the program bootstraps over MASTER_ADDR:MASTER_PORT and nothing set them (the
+// candidate's ranks, one process each, get theirs from cuco_candidate_setup). "29500" when none.
+inline const char* FreePort() {
+  static const std::string port = [] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    std::string p = "29500";
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+      p = std::to_string(ntohs(a.sin_port));
+    if (fd >= 0) ::close(fd);
+    return p;
+  }();
+  return port.c_str();
+}
+
 }  // namespace env_detail
 
 inline void env_size(const char* env, const char* size, int64_t fallback) {
@@ -50,7 +77,10 @@ inline const char* program_getenv(const char* name) {
     std::lock_guard<std::mutex> lock(e.mu);
     if (auto it = e.answers.find(name); it != e.answers.end()) return it->second;
   }
-  return std::getenv(name);
+  const char* v = std::getenv(name);
+  if (v == nullptr && std::strcmp(name, "MASTER_ADDR") == 0) return "127.0.0.1";
+  if (v == nullptr && std::strcmp(name, "MASTER_PORT") == 0) return env_detail::FreePort();
+  return v;
 }
 
 }  // namespace cuco_program

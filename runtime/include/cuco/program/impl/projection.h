@@ -12,9 +12,11 @@
 //   - ncclCommInitAll and ncclCommInitRank give the rank's GPU the harness's communicator and every
 //     other GPU a foreign one; an NCCL call on a foreign communicator does nothing.
 // A program that runs a thread per GPU (CUCO_PROGRAM_THREADS as well) starts all its threads in
-// every rank; each selects its GPU, so only the rank's own thread does GPU work and serves the
-// harness's iterations, while the others wait in serve() for the end (cuco init renames std::thread
-// to cuco_program::rank_thread, program.h, so that each thread knows its rank).
+// every rank's process (candidate side); each selects its GPU, so only the rank's own thread does GPU
+// work and serves the harness's iterations, while the others wait in serve() for the end (cuco init
+// renames std::thread and pthread_create to cuco's, program.h, so that each thread knows its rank).
+// The reference runs one copy of such a program, as it runs itself: each of its threads is the rank
+// of the GPU it selects (reference_engine.h), and its globals are one copy's.
 // Without CUCO_PROGRAM_PROJECTED every call is the rank's own (Own() is always true).
 // Copies between GPUs outside NCCL (cudaMemcpyPeer) cannot be split by rank: cuco init refuses them.
 #pragma once
@@ -32,6 +34,11 @@ namespace cuco_program::proj {
 inline constexpr bool kProjected = true;
 #else
 inline constexpr bool kProjected = false;
+#endif
+#ifdef CUCO_PROGRAM_THREADS
+inline constexpr bool kThreads = true;  // a thread per GPU (reference side: one copy, its threads the ranks)
+#else
+inline constexpr bool kThreads = false;
 #endif
 
 // The program's selected GPU on this thread (CUDA's default: 0).

@@ -38,6 +38,10 @@ struct Bound {
   std::string name;
   Role role = Role::kInput;
   void** slot = nullptr;
+  // The program's buffer the variable held at serve(): the variable is pointed back at it before
+  // every iteration (a loop that swaps its pointers leaves them exchanged), and the reference's
+  // inputs and outputs live there.
+  void* buffer = nullptr;
   size_t elem_bytes = 1, bytes = 0;
   Elem elem = Elem::kU8;
   std::vector<unsigned char> initial;  // the program's own contents at serve()
@@ -117,6 +121,7 @@ class NoteBinder : public Binder {
     b.slot = slot;
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
+    b.buffer = *slot;
     b.bytes = AllocationBytes(*slot);
     // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
     // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
@@ -172,6 +177,37 @@ inline void RankThread(int q) {
   e.cv.notify_all();
 }
 
+// A program running a thread per GPU, run once as it runs itself (proj::kThreads): main on this
+// thread (rank 0's until a thread selects its GPU, reference_shims.h SetDevice), each thread it starts
+// the rank of the GPU it selects. An end before every thread reached the timed loop fails them all.
+inline void DriverThread() {
+  Engine& e = E();
+  t_rank = 0;
+  cudaSetDevice(e.device);
+  static char arg0[] = "program";
+  static char* argv[] = {arg0, nullptr};
+  std::string error;
+  try {
+    const int code = cuco_program_entry(1, argv);
+    error = "the program's main returned (" + std::to_string(code) + ") before every thread reached its timed loop";
+  } catch (const StopProgram&) {
+  } catch (const ProgramExit& x) {
+    error = "the program called " + x.call() + " before every thread reached its timed loop";
+  } catch (const std::exception& ex) {
+    error = std::string("the program threw: ") + ex.what();
+  } catch (...) {
+    error = "the program threw an exception";
+  }
+  if (!error.empty()) e.barrier.Break();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  for (auto& r : e.ranks)
+    if (!r->serving) {
+      if (!error.empty() && r->error.empty()) r->error = error;
+      r->ended = true;
+    }
+  e.cv.notify_all();
+}
+
 // After every rank bound (projected programs): a buffer some ranks did not make (bytes 0) is made
 // for them, zeroed, at the size of the largest rank's, with its element scale. "" or the reason.
 inline std::string GiveMissingBuffers() {
@@ -194,7 +230,7 @@ inline std::string GiveMissingBuffers() {
         std::lock_guard<std::mutex> lock(e.alloc_mu);
         e.allocations[reinterpret_cast<uintptr_t>(p)] = widest->bytes;
       }
-      *b.slot = p;
+      *b.slot = b.buffer = p;
       b.bytes = widest->bytes;
       b.initial.assign(b.bytes, 0);
       b.scale = widest->scale;
@@ -227,7 +263,10 @@ inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
   e.barrier.Reset(world);
   e.slots.assign(static_cast<size_t>(world), nullptr);
   for (int q = 0; q < world; ++q) e.ranks.push_back(std::make_unique<Rank>());
-  for (int q = 0; q < world; ++q) e.ranks[static_cast<size_t>(q)]->thread = std::thread(RankThread, q);
+  if (proj::kThreads)
+    e.ranks[0]->thread = std::thread(DriverThread);
+  else
+    for (int q = 0; q < world; ++q) e.ranks[static_cast<size_t>(q)]->thread = std::thread(RankThread, q);
   e.cv.wait(lock, [&] {
     for (auto& r : e.ranks)
       if (!r->serving && !r->ended) return false;
@@ -251,14 +290,14 @@ namespace cuco_program {
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& body) {
   using namespace ref;
   Engine& e = E();
-#ifdef CUCO_PROGRAM_THREADS
-  if (!proj::Own()) {  // another GPU's thread of this rank's copy of the program: it waits for the end
-    std::unique_lock<std::mutex> lock(e.state_mu);
-    e.cv.wait(lock, [&] { return e.stopping; });
-    throw Stop{};
-  }
-#endif
+  if (t_rank < 0 || t_rank >= e.world)  // a thread the program started some way cuco does not follow
+    throw std::runtime_error("the program reached its timed loop on a thread that is not one of its ranks");
   Rank& r = *e.ranks[static_cast<size_t>(t_rank)];
+  if (proj::kThreads) {  // each thread is its GPU's rank: two on one GPU cannot both be it
+    std::lock_guard<std::mutex> lock(e.state_mu);
+    if (r.serving || !r.bound.empty())
+      throw std::runtime_error("two of the program's threads reached the timed loop on GPU " + std::to_string(t_rank));
+  }
   std::string error;
   if (cudaDeviceSynchronize() != cudaSuccess) error = "the program's set-up failed on the GPU";
   NoteBinder note(r, &error);
@@ -274,6 +313,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
   for (;;) {
     e.cv.wait(lock, [&] { return r.requested > r.done || e.stopping; });
     if (e.stopping) throw Stop{};
+    for (Bound& b : r.bound) *b.slot = b.buffer;
     lock.unlock();
     std::string err;
     try {
@@ -303,6 +343,17 @@ inline bool program_stopping() {
   return e.stopping;
 }
 inline intptr_t thread_rank_token() { return ref::t_rank; }
+inline void thread_failed(const std::string& what) {
+  ref::Engine& e = ref::E();
+  e.barrier.Break();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  const int q = ref::t_rank >= 0 && ref::t_rank < e.world ? ref::t_rank : 0;
+  if (q >= static_cast<int>(e.ranks.size())) return;
+  ref::Rank& r = *e.ranks[static_cast<size_t>(q)];
+  if (r.error.empty()) r.error = what + " (rank " + std::to_string(q) + ")";
+  r.ended = true;
+  e.cv.notify_all();
+}
 inline void enter_thread_rank(intptr_t token) { ref::t_rank = static_cast<int>(token); }
 
 inline int64_t iteration() { return ref::E().iterations; }

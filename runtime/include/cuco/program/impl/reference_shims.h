@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -46,6 +47,7 @@ inline cudaError_t SetDevice(int device) {
   if (proj::kProjected) {  // the program's GPU `device` is rank `device`'s
     if (device < 0 || device >= E().world) return cudaErrorInvalidDevice;
     proj::t_device = device;
+    if (proj::kThreads) t_rank = device;  // one copy of the program: the thread is that GPU's rank
   }
   return ::cudaSetDevice(E().device);
 }
@@ -95,7 +97,58 @@ inline ncclResult_t CommCount(ncclComm_t, int* n) { return (*n = E().world), ncc
 inline ncclResult_t CommUserRank(ncclComm_t c, int* r) {
   return (*r = proj::IsForeign(c) ? static_cast<int>(reinterpret_cast<uintptr_t>(c) & 0xFFFF) : t_rank), ncclSuccess;
 }
-inline ncclResult_t CommCuDevice(ncclComm_t, int* d) { return (*d = E().device), ncclSuccess; }
+// The program's GPU of the communicator: rank r's is GPU r when the program drives every GPU.
+inline ncclResult_t CommCuDevice(ncclComm_t c, int* d) {
+  if (proj::IsForeign(c)) return (*d = static_cast<int>(reinterpret_cast<uintptr_t>(c) & 0xFFFF)), ncclSuccess;
+  return (*d = proj::kProjected ? t_rank : E().device), ncclSuccess;
+}
+
+// Every other call on a communicator: the reference's are tokens for the emulation and another
+// GPU's are foreign handles; neither may reach NCCL, which would dereference it (a program checking
+// ncclCommGetAsyncError crashed the supervisor). Registration has no meaning in the emulation.
+inline ncclResult_t CommGetAsyncError(ncclComm_t, ncclResult_t* e) { return (*e = ncclSuccess), ncclSuccess; }
+inline ncclResult_t CommRegister(ncclComm_t, void*, size_t, void** handle) { return (*handle = nullptr), ncclSuccess; }
+inline ncclResult_t CommDeregister(ncclComm_t, void*) { return ncclSuccess; }
+inline ncclResult_t CommWindowRegister(ncclComm_t, void*, size_t, ncclWindow_t* win, int) {
+  return (*win = nullptr), ncclSuccess;
+}
+inline ncclResult_t CommWindowDeregister(ncclComm_t, ncclWindow_t) { return ncclSuccess; }
+// Buffers from NCCL's allocator are noted like cudaMalloc's (a bound buffer's size is its allocation's).
+inline ncclResult_t MemAlloc(void** p, size_t bytes) { return Malloc(p, bytes) == cudaSuccess ? ncclSuccess : ncclUnhandledCudaError; }
+inline ncclResult_t MemFree(void* p) { return Free(p) == cudaSuccess ? ncclSuccess : ncclUnhandledCudaError; }
+inline ncclResult_t CommInitRankScalable(ncclComm_t* comm, int nranks, int r, int, ncclUniqueId*, ncclConfig_t*) {
+  return CommInitRank(comm, nranks, ncclUniqueId{}, r);
+}
+// A split every rank makes with one color, ordered by rank, is the world again; another GPU's
+// communicator stays another GPU's. The emulation has no other communicator.
+inline ncclResult_t CommSplit(ncclComm_t c, int color, int key, ncclComm_t* out, ncclConfig_t*) {
+  if (proj::IsForeign(c)) return (*out = c), ncclSuccess;
+  const int mine[2] = {color, key};
+  std::vector<int> all(2 * static_cast<size_t>(E().world));
+  host_allgather(mine, all.data(), sizeof mine);
+  for (int q = 0; q < E().world; ++q)
+    if (all[2 * q] != color || (q > 0 && all[2 * q + 1] < all[2 * q - 1])) {
+      std::fprintf(stderr, "cuco reference: ncclCommSplit into several groups (or reordered) is not emulated: the "
+                           "reference runs one communicator of every rank\n");
+      return ncclInvalidUsage;
+    }
+  *out = color == NCCL_SPLIT_NOCOLOR ? nullptr : c;
+  return ncclSuccess;
+}
+// What the emulation cannot do: said, and the program's own error check ends it.
+inline ncclResult_t Unsupported(const char* what) {
+  std::fprintf(stderr, "cuco reference: %s is not emulated (the reference runs the program's NCCL calls between its rank "
+                       "threads on one GPU)\n", what);
+  return ncclInvalidUsage;
+}
+template <class... A>
+ncclResult_t CommShrink(A&&...) { return Unsupported("ncclCommShrink"); }
+template <class... A>
+ncclResult_t CommRevoke(A&&...) { return Unsupported("ncclCommRevoke"); }
+template <class... A>
+ncclResult_t RedOpCreatePreMulSum(A&&...) { return Unsupported("ncclRedOpCreatePreMulSum"); }
+template <class... A>
+ncclResult_t RedOpDestroy(A&&...) { return Unsupported("ncclRedOpDestroy"); }
 
 }  // namespace cuco_program::ref
 
@@ -125,6 +178,22 @@ using ::cuco_program_getenv;
 #define ncclCommCount cuco_program::ref::CommCount
 #define ncclCommUserRank cuco_program::ref::CommUserRank
 #define ncclCommCuDevice cuco_program::ref::CommCuDevice
+#define ncclCommGetAsyncError cuco_program::ref::CommGetAsyncError
+#define ncclCommRegister cuco_program::ref::CommRegister
+#define ncclCommDeregister cuco_program::ref::CommDeregister
+#define ncclCommWindowRegister cuco_program::ref::CommWindowRegister
+#define ncclCommWindowDeregister cuco_program::ref::CommWindowDeregister
+#define ncclMemAlloc cuco_program::ref::MemAlloc
+#define ncclMemFree cuco_program::ref::MemFree
+#define ncclCommInitRankScalable cuco_program::ref::CommInitRankScalable
+#define ncclCommSplit cuco_program::ref::CommSplit
+#define ncclCommShrink cuco_program::ref::CommShrink
+#define ncclCommRevoke cuco_program::ref::CommRevoke
+#define ncclRedOpCreatePreMulSum cuco_program::ref::RedOpCreatePreMulSum
+#define ncclRedOpDestroy cuco_program::ref::RedOpDestroy
+#define ncclAlltoAll cuco_program::emu::AlltoAll
+#define ncclGather cuco_program::emu::Gather
+#define ncclScatter cuco_program::emu::Scatter
 #define ncclGroupStart cuco_program::emu::GroupStart
 #define ncclGroupEnd cuco_program::emu::GroupEnd
 #define ncclAllReduce cuco_program::emu::AllReduce

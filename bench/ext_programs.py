@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Programs written elsewhere through the commands a user types, never edited (issue 30; the table in
+docs/your-own-program.md, "Programs written elsewhere").
+  ext_programs.py CUCO ROOT OUTDIR [--compile] [name...]
+For each program: cuco analyze, cuco init --json (into OUTDIR/<name>), and with --compile the
+harness's compile (cuco eval --stage compile) and cuco transform. Writes OUTDIR/<name>.txt (what
+cuco printed) and OUTDIR/summary.json (one record per program).
+
+The programs are not in this repository (nothing written elsewhere is committed). Get them into
+ROOT, each repository at the commit measured:
+  git clone https://github.com/NVIDIA/nccl ROOT/nccl                      && git -C ROOT/nccl checkout 5067397c2676d5aed50042fc39e5c8ee96eb0027
+  git clone https://github.com/NVIDIA/nccl ROOT/nccl-v1                   && git -C ROOT/nccl-v1 checkout 93183bca921b2e8e1754e27e1b43d73cf6caec9d
+  git clone https://github.com/NVIDIA/multi-gpu-programming-models ROOT/multi-gpu-programming-models \
+                                                                          && git -C ROOT/multi-gpu-programming-models checkout 9a600f5ea8f5e53614e30b7b36e9136107178dd8
+  git clone https://github.com/NVIDIA/nccl-tests ROOT/nccl-tests          && git -C ROOT/nccl-tests checkout a0b82b2260cf5152b9f8c061bbf7eaf0ba096432
+  git clone https://github.com/karpathy/llm.c ROOT/llm.c                  && git -C ROOT/llm.c checkout f1e2ace651495b74ae22d45d1723443fd00ecd3a
+(nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.)
+nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
+import json, os, pathlib, re, shlex, subprocess, sys
+CUDA = "/usr/local/cuda"
+def mpicxx_flags():
+    p = subprocess.run(["mpicxx", "--showme:compile"], capture_output=True, text=True)
+    return p.stdout.split()
+NX = "nccl/docs/examples"
+G = f"g++ -I{CUDA}/include"
+L = f"-L{CUDA}/lib64 -lcudart -lnccl"
+P = [
+  # name, cwd (under ROOT), files, build line, extra init args
+  ("nccl_ex_single_process", f"{NX}/01_communicators/01_multiple_devices_single_process/c", ["main.cc"], f"{G} main.cc -o multiple_devices_single_process {L}", []),
+  ("nccl_ex_pthread", f"{NX}/01_communicators/02_one_device_per_pthread/c", ["main.cc"], f"{G} main.cc -o one_device_per_pthread {L} -lpthread", []),
+  ("nccl_ex_mpi", f"{NX}/01_communicators/03_one_device_per_process_mpi/c", ["main.cc"], f"mpicxx -DMPI_SUPPORT -I{CUDA}/include main.cc -o one_device_per_process_mpi {L}", []),
+  ("nccl_ex_ring", f"{NX}/02_point_to_point/01_ring_pattern/c", ["main.cc"], f"{G} -I../../../common/include main.cc -o ring_pattern {L}", []),
+  ("nccl_ex_allreduce", f"{NX}/03_collectives/01_allreduce/c", ["main.cc"], f"{G} -I../../../common/include main.cc -o allreduce {L}", []),
+  ("nccl_ex_ubr_allreduce", f"{NX}/04_user_buffer_registration/01_allreduce/c", ["main.cc", "../../../common/src/utils.cc"], f"{G} -I../../../common/include main.cc ../../../common/src/utils.cc -o allreduce_ub {L} -lpthread", []),
+  ("nccl_ex_ubr_allreduce_mpi", f"{NX}/04_user_buffer_registration/01_allreduce/c", ["main.cc", "../../../common/src/utils.cc"], f"mpicxx -DMPI_SUPPORT -I{CUDA}/include -I../../../common/include main.cc ../../../common/src/utils.cc -o allreduce_ub {L}", []),
+  ("nccl_ex_sym_allreduce", f"{NX}/05_symmetric_memory/01_allreduce/c", ["main.cc", "../../../common/src/utils.cc"], f"{G} -I../../../common/include main.cc ../../../common/src/utils.cc -o allreduce_sm {L} -lpthread", []),
+  ("nccl_ex_sym_allgather", f"{NX}/05_symmetric_memory/02_allgather/c", ["main.cc", "../../../common/src/utils.cc"], f"{G} -I../../../common/include main.cc ../../../common/src/utils.cc -o allgather_sm {L} -lpthread", []),
+  ("nccl_ex_dev_allreduce_lsa", f"{NX}/06_device_api/01_allreduce_lsa/c", ["main.cu", "../../../common/src/utils.cc"], f"nvcc -I../../../common/include main.cu ../../../common/src/utils.cc -o allreduce_lsa -lnccl -lpthread", []),
+  ("nccl_ex_fusion_rmsnorm_lsa", f"{NX}/07_kernel_fusion/01_rmsnorm_lsa/c", ["main.cu", "../../../common/src/utils.cc"], f"nvcc -I../../../common/include -I../../include main.cu ../../../common/src/utils.cc -o rmsnorm_lsa -lnccl -lpthread", []),
+  ("mgpm_jacobi_nccl", "multi-gpu-programming-models/nccl", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
+  ("mgpm_jacobi_nccl_overlap", "multi-gpu-programming-models/nccl_overlap", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
+  ("mgpm_jacobi_nccl_graphs", "multi-gpu-programming-models/nccl_graphs", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
+  ("nccltests_all_reduce", "nccl-tests/src", ["common.cu", "all_reduce.cu", "util.cu", "timer.cc"], "nvcc -I../os -I../verifiable common.cu all_reduce.cu util.cu timer.cc -o all_reduce_perf -lnccl", []),
+  ("nccltests_sendrecv_cmake", "nccl-tests/src", ["common.cu", "sendrecv.cu", "util.cu", "timer.cc"], "", ["--compile-commands", "../build/compile_commands.json"]),
+  ("ncclv1_all_reduce", "nccl-v1/test/single", ["all_reduce_test.cu"], "nvcc -I../include all_reduce_test.cu -o all_reduce_test -lnccl -lnvToolsExt", []),
+  ("ncclv1_all_gather", "nccl-v1/test/single", ["all_gather_test.cu"], "nvcc -I../include all_gather_test.cu -o all_gather_test -lnccl -lnvToolsExt", []),
+  ("ncclv1_broadcast", "nccl-v1/test/single", ["broadcast_test.cu"], "nvcc -I../include broadcast_test.cu -o broadcast_test -lnccl -lnvToolsExt", []),
+  ("ncclv1_mpi_test", "nccl-v1/test/mpi", ["mpi_test.cu"], "nvcc -I../include mpi_test.cu -o mpi_test -lnccl -lmpi", []),
+  ("llmc_nccl_all_reduce", "llm.c/dev/cuda", ["nccl_all_reduce.cu"], "nvcc -lmpi -lnccl -I/usr/lib/x86_64-linux-gnu/openmpi/include -L/usr/lib/x86_64-linux-gnu/openmpi/lib/ -lcublas -lcublasLt nccl_all_reduce.cu -o nccl_all_reduce", []),
+  ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
+]
+def run(cmd, cwd, timeout=900):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+def one(cuco, root, out, prog, compile_too):
+    name, cwd, files, build, extra = prog
+    cwd = root / cwd
+    o = out / name
+    subprocess.run(["rm", "-rf", str(o)])
+    tail = ["--", *shlex.split(build)] if build else []
+    rec = {"name": name}
+    rc, so, se = run([cuco, "analyze", *files, *extra, *tail], cwd)
+    races = [l for l in (so + se).splitlines() if "race" in l.lower() or "unordered" in l]
+    rec["analyze_rc"], rec["races"] = rc, races[:6]
+    rec["analyze_warnings"] = [l for l in se.splitlines() if "analyze:" in l or "warning" in l.lower()][:8]
+    rc, so, se = run([cuco, "init", "--json", *files, "--out", str(o), *extra, *tail], cwd)
+    rec["init_rc"] = rc
+    if rc != 0:
+        rec["init_error"] = (se or so).strip()[-600:]
+        return rec, so + se
+    j = json.loads(so)
+    rec.update({k: j[k] for k in ("harness_ready", "harness_reason", "launcher", "world_size", "world_size_source", "inputs", "outputs")})
+    rec["loop"] = next((g for g in j["harness_guesses"] if "timed loop" in g or "iteration" in g and ":" in g.split()[0]), "")
+    rec["init_warnings"] = [l for l in se.splitlines()][:8]
+    rec["guesses"] = j["harness_guesses"]
+    if compile_too and j["harness_ready"]:
+        rc, so2, se2 = run([cuco, "eval", str(o / "harness"), "--stage", "compile", "--run-dir", str(o / "runs")], cwd, 2400)
+        ok = rc == 0 and re.search(r"^\s*compile\s+ok", so2, re.M)
+        rec["compile"] = "ok" if ok else "failed: " + (so2 + se2).strip()[-800:]
+        if ok:
+            rc, so3, se3 = run([cuco, "transform", str(o / "harness"), "--run-dir", str(o / "transform")], cwd, 2400)
+            rec["transform"] = "ok" if rc == 0 and (o / "harness/gen0_transformed.cu").exists() and "compile_error" not in so3 else "failed: " + (so3 + se3).strip()[-600:]
+    return rec, so + se
+def main():
+    a = sys.argv[1:]
+    if len(a) < 3:
+        sys.exit(__doc__)
+    cuco, root, out = str(pathlib.Path(a[0]).resolve()), pathlib.Path(a[1]).resolve(), pathlib.Path(a[2]).resolve()
+    compile_too = "--compile" in a
+    names = {x for x in a[3:] if x != "--compile"}
+    tests = root / "nccl-tests"
+    if tests.is_dir() and not (tests / "build/compile_commands.json").exists():
+        subprocess.run(["cmake", "-S", str(tests), "-B", str(tests / "build"), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
+                       check=True, capture_output=True)
+    out.mkdir(parents=True, exist_ok=True)
+    summ = out / "summary.json"
+    allrec = json.loads(summ.read_text()) if summ.exists() else {}
+    for prog in P:
+        if names and prog[0] not in names: continue
+        rec, log = one(cuco, root, out, prog, compile_too)
+        allrec[prog[0]] = rec
+        (out / (prog[0] + ".txt")).write_text(log)
+        print(prog[0], "harness" if rec.get("harness_ready") else "SKELETON/ERR", (rec.get("loop") or rec.get("harness_reason") or rec.get("init_error", ""))[:230], rec.get("compile", ""), flush=True)
+        summ.write_text(json.dumps(allrec, indent=1))
+main()

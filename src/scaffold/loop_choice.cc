@@ -1,0 +1,411 @@
+#include "scaffold/loop_choice.h"
+
+#include <cctype>
+#include <regex>
+
+#include "scaffold/constants.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+bool IsLoopAt(const std::vector<Tok>& t, size_t i) {
+  return t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(";
+}
+
+// The statements of the block whose `{` is `open`: each one's first and last token.
+std::vector<std::pair<size_t, size_t>> Statements(const std::vector<Tok>& t, size_t open) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const size_t close = Match(t, open);
+  for (size_t i = open + 1; i < close && i < t.size();) {
+    size_t e = StatementEnd(t, i);
+    if (e >= close) e = close - 1;
+    out.push_back({i, e});
+    i = e + 1;
+  }
+  return out;
+}
+
+// The `{` of the innermost block holding tokens [first, last].
+size_t BlockOf(const std::vector<Tok>& t, size_t first, size_t last) {
+  for (size_t i = first; i-- > 0;)
+    if (t[i].text == "{" && Match(t, i) > last) return i;
+  return t.size();
+}
+
+// --- A three-valued evaluator of the program's integer and boolean expressions. ---
+
+struct Value {
+  enum Kind { kKnown, kUnknown, kPerRank } kind = kUnknown;
+  int64_t v = 0;
+};
+Value Known(int64_t v) { return {Value::kKnown, v}; }
+Value Unknown() { return {}; }
+Value Join(const Value& a, const Value& b) {  // neither known: per-rank wins
+  return {a.kind == Value::kPerRank || b.kind == Value::kPerRank ? Value::kPerRank : Value::kUnknown, 0};
+}
+
+struct ETok {
+  std::string s;
+  bool ident = false, number = false, string = false;
+};
+
+std::vector<ETok> Lex(const std::string& x) {
+  std::vector<ETok> out;
+  static const char* ops[] = {"&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "->", "::"};
+  for (size_t i = 0; i < x.size();) {
+    const char c = x[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (IsCIdentStart(c)) {
+      size_t k = i;
+      while (k < x.size() && IsCIdentChar(x[k])) ++k;
+      out.push_back({x.substr(i, k - i), true});
+      i = k;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t k = i;
+      while (k < x.size() && (std::isalnum(static_cast<unsigned char>(x[k])) || x[k] == '.' || x[k] == '\'')) ++k;
+      out.push_back({x.substr(i, k - i), false, true});
+      i = k;
+    } else if (c == '"' || c == '\'') {
+      size_t k = i + 1;
+      while (k < x.size() && x[k] != c) k += x[k] == '\\' ? 2 : 1;
+      out.push_back({x.substr(i, k + 1 - i), false, false, true});
+      i = k + 1;
+    } else {
+      std::string op(1, c);
+      for (const char* o : ops)
+        if (x.compare(i, 2, o) == 0) op = o;
+      out.push_back({op});
+      i += op.size();
+    }
+  }
+  return out;
+}
+
+class Eval {
+ public:
+  Eval(std::vector<ETok> t, const ProgramDefaults& d) : t_(std::move(t)), d_(d) {}
+  // The whole expression's value; unknown when it does not parse to the end.
+  Value All() {
+    Value v = Ternary();
+    return pos_ == t_.size() ? v : Unknown();
+  }
+
+ private:
+  bool Is(const char* s) const { return pos_ < t_.size() && t_[pos_].s == s && !t_[pos_].string; }
+  bool Take(const char* s) {
+    if (!Is(s)) return false;
+    ++pos_;
+    return true;
+  }
+  Value Ternary() {
+    Value c = Or();
+    if (!Take("?")) return c;
+    Value a = Ternary();
+    if (!Take(":")) return Unknown();
+    Value b = Ternary();
+    if (c.kind == Value::kKnown) return c.v ? a : b;
+    return Join(c, a.kind == Value::kPerRank ? a : b);
+  }
+  Value Or() {
+    Value a = And();
+    while (Take("||")) {
+      Value b = And();
+      if ((a.kind == Value::kKnown && a.v) || (b.kind == Value::kKnown && b.v)) a = Known(1);
+      else if (a.kind == Value::kKnown && b.kind == Value::kKnown) a = Known(0);
+      else a = Join(a, b);
+    }
+    return a;
+  }
+  Value And() {
+    Value a = Binary(0);
+    while (Take("&&")) {
+      Value b = Binary(0);
+      if ((a.kind == Value::kKnown && !a.v) || (b.kind == Value::kKnown && !b.v)) a = Known(0);
+      else if (a.kind == Value::kKnown && b.kind == Value::kKnown) a = Known(1);
+      else a = Join(a, b);
+    }
+    return a;
+  }
+  // Binary operators by level: == != ; < > <= >= ; + - ; * / %.
+  Value Binary(int level) {
+    static const std::vector<std::vector<std::string>> levels = {{"==", "!="}, {"<", ">", "<=", ">="}, {"+", "-"},
+                                                                  {"*", "/", "%"}};
+    if (level == 4) return Unary();
+    Value a = Binary(level + 1);
+    for (;;) {
+      std::string op;
+      for (const auto& o : levels[level])
+        if (Is(o.c_str())) op = o;
+      if (op.empty()) return a;
+      ++pos_;
+      Value b = Binary(level + 1);
+      if (a.kind != Value::kKnown || b.kind != Value::kKnown) {
+        a = Join(a, b);
+        continue;
+      }
+      const int64_t x = a.v, y = b.v;
+      if (op == "==") a = Known(x == y);
+      else if (op == "!=") a = Known(x != y);
+      else if (op == "<") a = Known(x < y);
+      else if (op == ">") a = Known(x > y);
+      else if (op == "<=") a = Known(x <= y);
+      else if (op == ">=") a = Known(x >= y);
+      else if (op == "+") a = Known(x + y);
+      else if (op == "-") a = Known(x - y);
+      else if (op == "*") a = Known(x * y);
+      else if (y == 0) a = Unknown();
+      else a = Known(op == "/" ? x / y : x % y);
+    }
+  }
+  Value Unary() {
+    if (Take("!")) {
+      Value v = Unary();
+      return v.kind == Value::kKnown ? Known(!v.v) : v;
+    }
+    if (Take("-")) {
+      Value v = Unary();
+      return v.kind == Value::kKnown ? Known(-v.v) : v;
+    }
+    if (Take("+")) return Unary();
+    return Primary();
+  }
+  // The arguments of a call: their tokens, split at top-level commas.
+  std::vector<std::vector<ETok>> Args() {
+    std::vector<std::vector<ETok>> args(1);
+    int depth = 0;
+    while (pos_ < t_.size()) {
+      const ETok& x = t_[pos_++];
+      if (!x.string && (x.s == "(" || x.s == "[" || x.s == "{")) ++depth;
+      if (!x.string && (x.s == ")" || x.s == "]" || x.s == "}") && depth-- == 0) return args;
+      if (!x.string && x.s == "," && depth == 0) {
+        args.emplace_back();
+        continue;
+      }
+      args.back().push_back(x);
+    }
+    return {};
+  }
+  Value Call(const std::string& name) {
+    const std::vector<std::vector<ETok>> args = Args();
+    if (name == "getenv" || name == "secure_getenv") {  // the harness sets no other variable
+      const std::string var = args.size() == 1 && args[0].size() == 1 ? args[0][0].s : "";
+      return var.find("RANK") != std::string::npos ? Value{Value::kPerRank, 0} : Known(0);
+    }
+    if (name == "static_cast" || name == "int" || name == "bool" || name == "size_t" || name == "long") {
+      if (args.size() != 1) return Unknown();
+      return Eval(args[0], d_).All();
+    }
+    bool argv = false;  // an option or flag read from the command line: absent, so its default
+    for (const auto& a : args)
+      for (const ETok& x : a) argv |= x.ident && (x.s == "argv" || x.s == "argc");
+    static const std::set<std::string> opaque = {"strcmp", "strncmp", "strcasecmp", "atoi", "atol", "atoll", "atof",
+                                                 "stoi", "stol", "stoll", "strtol", "strtoul", "strtoll", "sscanf"};
+    if (!argv || opaque.count(name) || args.empty()) return Unknown();
+    const std::vector<ETok>& last = args.back();
+    if (last.size() == 1 && (last[0].number || last[0].s == "true" || last[0].s == "false")) return Eval(last, d_).All();
+    if (last.size() == 1 && last[0].string && last[0].s.size() > 2 && last[0].s[1] == '-') return Known(0);  // a flag
+    return Unknown();
+  }
+  Value Primary() {
+    if (pos_ >= t_.size()) return Unknown();
+    if (Take("(")) {
+      Value v = Ternary();
+      return Take(")") ? v : Unknown();
+    }
+    const ETok x = t_[pos_++];
+    if (x.number) {
+      std::string digits;
+      for (char c : x.s)
+        if (c != '\'') digits += c;
+      if (digits.find('.') != std::string::npos) return Unknown();
+      try {
+        return Known(static_cast<int64_t>(std::stoll(digits, nullptr, 0)));
+      } catch (...) {
+        return Unknown();
+      }
+    }
+    if (x.string) return Unknown();
+    if (!x.ident) return Unknown();
+    if (x.s == "true") return Known(1);
+    if (x.s == "false" || x.s == "nullptr" || x.s == "NULL") return Known(0);
+    std::string name = x.s;
+    while (Is("::") && pos_ + 1 < t_.size()) pos_ += 2, name = t_[pos_ - 1].s;  // std::getenv -> getenv
+    if (Is("<")) {  // template arguments of a call (`get_argval<int>(...)`, `static_cast<T>(e)`), not a comparison
+      size_t k = pos_;
+      int depth = 0;
+      for (; k < t_.size(); ++k) {
+        const ETok& y = t_[k];
+        if (y.s == "<") ++depth;
+        else if (y.s == ">" && --depth == 0) break;
+        else if (!(y.ident || y.number || y.s == "," || y.s == "::" || y.s == "*")) break;
+      }
+      if (k + 1 < t_.size() && depth == 0 && t_[k].s == ">" && t_[k + 1].s == "(") pos_ = k + 1;
+    }
+    if (Take("(")) return Call(name);
+    while ((Is(".") || Is("->")) && pos_ + 1 < t_.size()) pos_ += 2, name = t_[pos_ - 1].s;  // cfg.mode: its name
+    if (Is("[")) return Unknown();
+    if (name == "argc") return Known(1);
+    if (d_.rank_vars.count(name)) return {Value::kPerRank, 0};
+    if (auto it = d_.values.find(name); it != d_.values.end()) return Known(it->second);
+    return Unknown();
+  }
+
+  std::vector<ETok> t_;
+  size_t pos_ = 0;
+  const ProgramDefaults& d_;
+};
+
+// The statement at `at` runs only while the program reads its command line: its own `if` or the
+// header of the block holding it names argc or argv (`if (!strcmp(argv[i], "-x")) x = true;`,
+// `for (int i = 1; i < argc; ++i) { ... }`), which a program started without arguments skips.
+bool ReadingArguments(const std::string& code, size_t at) {
+  auto names_args = [](const std::string& s) {
+    return std::regex_search(s, std::regex(R"(\b(argc|argv)\b)"));
+  };
+  size_t b = at;
+  while (b > 0 && code[b - 1] != ';' && code[b - 1] != '{' && code[b - 1] != '}') --b;
+  if (names_args(code.substr(b, at - b))) return true;  // its own condition
+  int depth = 0;
+  for (size_t i = b; i-- > 0;) {  // the block holding it, and that block's header
+    if (code[i] == '}') ++depth;
+    if (code[i] != '{' || depth-- > 0) continue;
+    size_t h = i;
+    while (h > 0 && code[h - 1] != ';' && code[h - 1] != '{' && code[h - 1] != '}') --h;
+    return names_args(code.substr(h, i - h));
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, size_t body_close,
+                                const std::set<std::string>& names) {
+  std::vector<CommLoop> out;
+  for (size_t i = body_open + 1; i < body_close;) {
+    if (IsLoopAt(t, i)) {
+      const size_t end = StatementEnd(t, i);
+      if (end < t.size() && Calls(t, i, end, names)) {
+        out.push_back({i, end, t[i].line, {}});
+        i = end + 1;
+        continue;
+      }
+    }
+    ++i;
+  }
+  // The `if` branches each one sits in, outermost first.
+  for (size_t i = body_open + 1; i < body_close; ++i) {
+    if (!(t[i].ident && t[i].text == "if" && i + 1 < t.size() && t[i + 1].text == "(")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close >= t.size()) continue;
+    const size_t then_last = StatementEnd(t, close + 1);
+    size_t else_first = t.size(), else_last = t.size();
+    if (then_last + 1 < t.size() && t[then_last + 1].text == "else") {
+      else_first = then_last + 2;
+      else_last = StatementEnd(t, else_first);
+    }
+    for (CommLoop& l : out) {
+      if (l.first > close && l.last <= then_last) l.branches.push_back({i + 1, close, true});
+      else if (else_first < t.size() && l.first >= else_first && l.last <= else_last) l.branches.push_back({i + 1, close, false});
+    }
+  }
+  return out;
+}
+
+ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars) {
+  ProgramDefaults d;
+  d.rank_vars = rank_vars;
+  static const std::regex rank_re(R"(\b(?:MPI_Comm_rank|ncclCommUserRank)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), rank_re); it != std::sregex_iterator(); ++it)
+    d.rank_vars.insert(LastComponent((*it)[1].str()));
+  static const std::regex decl(
+      R"(\b(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char)(?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
+  std::map<std::string, int> seen;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
+    if (++seen[name] > 1) {  // declared twice: which one a condition means is not known
+      d.values.erase(name);
+      continue;
+    }
+    if (std::regex_search(rhs, std::regex(R"(getenv\s*\(\s*"[A-Z_]*RANK")"))) d.rank_vars.insert(name);
+    const Value v = Eval(Lex(rhs), d).All();
+    if (v.kind == Value::kKnown) d.values[name] = v.v;
+    if (v.kind == Value::kPerRank) d.rank_vars.insert(name);
+  }
+  // A variable assigned again, other than while reading the command line, has no one value.
+  for (auto it = d.values.begin(); it != d.values.end();) {
+    const std::regex assigned("(^|[^=!<>+\\-*/%&|^\\w.])" + it->first + R"(\s*(?:[-+*/|&]?=)(?!=))");
+    bool other = false;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), assigned); m != std::sregex_iterator() && !other; ++m) {
+      const size_t at = static_cast<size_t>(m->position(0));
+      const size_t line_start = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
+      const std::string before = code.substr(line_start, at - line_start);
+      if (std::regex_search(before, std::regex(R"(\b(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char)\b)")))
+        continue;  // its declaration
+      other = !ReadingArguments(code, at);
+    }
+    it = other ? d.values.erase(it) : std::next(it);
+  }
+  return d;
+}
+
+Truth BranchTruth(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d) {
+  const Value v = Eval(Lex(text.substr(begin, end - begin)), d).All();
+  if (v.kind == Value::kKnown) return v.v ? Truth::kTrue : Truth::kFalse;
+  return v.kind == Value::kPerRank ? Truth::kPerRank : Truth::kUnknown;
+}
+
+std::optional<std::pair<size_t, size_t>> GroupAround(const std::vector<Tok>& t, size_t /*block_open*/, size_t first,
+                                                     size_t last) {
+  const size_t open = BlockOf(t, first, last);
+  if (open >= t.size()) return std::nullopt;
+  const std::vector<std::pair<size_t, size_t>> st = Statements(t, open);
+  size_t k = st.size();
+  for (size_t i = 0; i < st.size(); ++i)
+    if (st[i].first <= first && st[i].second >= last) k = i;
+  if (k == st.size()) return std::nullopt;
+  static const std::set<std::string> start = {"ncclGroupStart"}, end = {"ncclGroupEnd"};
+  size_t from = st.size(), to = st.size();
+  for (size_t i = k; i-- > 0;) {
+    if (Calls(t, st[i].first, st[i].second, end)) break;
+    if (Calls(t, st[i].first, st[i].second, start)) {
+      from = i;
+      break;
+    }
+  }
+  for (size_t i = k + 1; i < st.size() && from < st.size(); ++i) {
+    if (Calls(t, st[i].first, st[i].second, start)) break;
+    if (Calls(t, st[i].first, st[i].second, end)) {
+      to = i;
+      break;
+    }
+  }
+  if (from >= st.size() || to >= st.size()) return std::nullopt;
+  return std::make_pair(st[from].first, st[to].second);
+}
+
+bool PerGpuLoop(const std::vector<Tok>& t, size_t loop, const std::string& gpu_count) {
+  if (gpu_count.empty() || t[loop].text != "for" || loop + 1 >= t.size()) return false;
+  const size_t close = Match(t, loop + 1);
+  int semis = 0;
+  for (size_t i = loop + 2; i < close && i < t.size(); ++i) {
+    if (t[i].text == ";") ++semis;
+    else if (semis == 1 && t[i].ident && t[i].text == gpu_count) return true;
+  }
+  return false;
+}
+
+std::optional<std::pair<size_t, size_t>> CommRegion(const std::vector<Tok>& t, size_t open, size_t /*close*/,
+                                                    const std::set<std::string>& names) {
+  size_t first = t.size(), last = t.size();
+  for (const auto& [b, e] : Statements(t, open)) {
+    if (!Calls(t, b, e, names)) continue;
+    if (first == t.size()) first = b;
+    last = e;
+  }
+  if (first == t.size()) return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,162 @@
+// Which code becomes the harness's iteration (loop_choice.h through FindTimedLoop), on the habits of
+// programs written elsewhere: a group around a per-GPU or per-peer loop, a loop over the GPUs, no
+// loop at all, modes chosen by arguments, and `--loop`.
+#include "scaffold/loop_choice.h"
+
+#include <gtest/gtest.h>
+
+#include "scaffold/main_rewrite.h"
+#include "scaffold/swaps.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// NCCL's single-process ring: per-GPU sends and receives inside one group, no timed loop. The group
+// runs whole (its loop's index was pinned to 0 and the group left open before).
+TEST(LoopChoice, AGroupAroundAPerGpuLoopRunsWhole) {
+  const std::string text =
+      "int main() {\n"                                                        // 1
+      "  ncclCommInitAll(comms, n, devs);\n"                                  // 2
+      "  NCCLCHECK(ncclGroupStart());\n"                                      // 3
+      "  for (int i = 0; i < n; i++) {\n"                                     // 4
+      "    NCCLCHECK(ncclSend(s[i], c, ncclFloat, (i + 1) % n, comms[i], st[i]));\n"
+      "    NCCLCHECK(ncclRecv(r[i], c, ncclFloat, (i + n - 1) % n, comms[i], st[i]));\n"
+      "  }\n"                                                                 // 7
+      "  NCCLCHECK(ncclGroupEnd());\n"                                        // 8
+      "  for (int i = 0; i < n; i++) cudaStreamSynchronize(st[i]);\n"
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("main.cc", text, {"ncclSend", "ncclRecv"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_TRUE(loop->region);
+  EXPECT_EQ(loop->line, 3);
+  EXPECT_EQ(loop->end_line, 8);
+  EXPECT_EQ(loop->loop_var_decl, "");
+  EXPECT_NE(loop->body.find("ncclGroupStart()"), std::string::npos);
+  EXPECT_NE(loop->body.find("ncclGroupEnd()"), std::string::npos);
+  const std::string out = RewriteMain(text, *loop, {});
+  EXPECT_EQ(out.find("int i = static_cast<int>"), std::string::npos) << out;  // nothing pinned
+}
+
+// NCCL 1's tests: a timed loop over the GPUs of one process, no group. Each pass is one GPU's part.
+TEST(LoopChoice, ALoopOverTheGpusRunsWhole) {
+  const std::string text =
+      "void run(int nDev) {\n  auto start = std::chrono::high_resolution_clock::now();\n"
+      "  for (int i = 0; i < nDev; ++i) {\n    cudaSetDevice(i);\n    ncclAllReduce(s[i], r[i], n, t, o, comms[i], st[i]);\n  }\n}\n"
+      "int main() { run(2); }\n";
+  LoopSearch search;
+  search.gpu_count = "nDev";
+  Result<TimedLoop> loop = FindTimedLoop("t.cu", text, {"ncclAllReduce"}, "run", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_TRUE(loop->region);
+  EXPECT_EQ(loop->line, 3);
+  EXPECT_NE(loop->what.find("loop over the program's GPUs"), std::string::npos) << loop->what;
+  search.gpu_count.clear();  // not a program driving every GPU: the timed loop itself
+  EXPECT_FALSE(FindTimedLoop("t.cu", text, {"ncclAllReduce"}, "run", std::string::npos, search)->region);
+}
+
+// llm.c's all-reduce test and NCCL's examples communicate once: the statements that do are served.
+TEST(LoopChoice, NoLoopServesTheStatementsThatCommunicate) {
+  const std::string text =
+      "int main() {\n  setup();\n  fill<<<1, 1>>>(x);\n  NCCLCHECK(ncclAllReduce(x, y, n, ncclFloat, ncclSum, c, 0));\n"
+      "  cudaDeviceSynchronize();\n  NCCLCHECK(ncclBroadcast(y, y, n, ncclFloat, 0, c, 0));\n  check(y);\n}\n";
+  Result<TimedLoop> none = FindTimedLoop("m.cu", text, {"ncclAllReduce", "ncclBroadcast"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), Status::Code::kNotFound);
+  LoopSearch search;
+  search.allow_region = true;
+  Result<TimedLoop> region = FindTimedLoop("m.cu", text, {"ncclAllReduce", "ncclBroadcast"}, "main", std::string::npos, search);
+  ASSERT_TRUE(region.ok()) << region.status().message();
+  EXPECT_TRUE(region->region);
+  EXPECT_EQ(region->line, 4);
+  EXPECT_EQ(region->end_line, 6);
+}
+
+// A benchmark with modes: throughput unless `-latency` is given. The loop of the mode it runs by
+// default is served (the last loop, in the other branch, was served before, and main returned).
+TEST(LoopChoice, TheBranchTheProgramTakesWithoutArguments) {
+  const std::string text =
+      "int main(int argc, char** argv) {\n"                                            // 1
+      "  const bool latency = get_arg(argv, argv + argc, \"-latency\");\n"             // 2
+      "  const int iters = get_argval<int>(argv, argv + argc, \"-iters\", 100);\n"    // 3
+      "  if (!latency) {\n"                                                            // 4
+      "    for (int i = 0; i < iters; ++i) ncclAllReduce(a, b, n, t, o, c, s);\n"      // 5
+      "  } else {\n"                                                                   // 6
+      "    for (int i = 0; i < iters; ++i) { ncclAllReduce(a, b, 1, t, o, c, s); cudaStreamSynchronize(s); }\n"  // 7
+      "  }\n}\n";
+  const ProgramDefaults d = DefaultsOf(text, {});
+  EXPECT_EQ(d.values.at("latency"), 0);
+  EXPECT_EQ(d.values.at("iters"), 100);
+  LoopSearch search;
+  search.defaults = &d;
+  Result<TimedLoop> loop = FindTimedLoop("b.cu", text, {"ncclAllReduce"}, "main", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 5);
+  // --loop picks the other one; a line with no such loop lists those there are.
+  search.forced_line = 7;
+  EXPECT_EQ(FindTimedLoop("b.cu", text, {"ncclAllReduce"}, "main", std::string::npos, search)->line, 7);
+  search.forced_line = 3;
+  Result<TimedLoop> bad = FindTimedLoop("b.cu", text, {"ncclAllReduce"}, "main", std::string::npos, search);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("b.cu:3: --loop names no loop"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("b.cu:5, b.cu:7"), std::string::npos) << bad.status().message();
+}
+
+// Two modes cuco cannot decide between, or decided by the rank: it asks, listing both, never guesses.
+TEST(LoopChoice, UndecidableBranchesAreAskedAbout) {
+  const std::string text =
+      "int main(int argc, char** argv) {\n  Config cfg = parse(argc, argv);\n"
+      "  if (cfg.mode == 2) {\n    for (;;) ncclSend(a, n, t, 1, c, s);\n  } else {\n    for (;;) ncclRecv(a, n, t, 0, c, s);\n  }\n}\n";
+  const ProgramDefaults d = DefaultsOf(text, {});
+  LoopSearch search;
+  search.defaults = &d;
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, {"ncclSend", "ncclRecv"}, "main", std::string::npos, search);
+  ASSERT_FALSE(loop.ok());
+  const std::string m = loop.status().message();
+  EXPECT_NE(m.find("p.cu:4 and p.cu:6"), std::string::npos) << m;
+  EXPECT_NE(m.find("cannot decide"), std::string::npos) << m;
+  EXPECT_NE(m.find("--loop FILE:LINE"), std::string::npos) << m;
+  const std::string by_rank =
+      "int main() {\n  int rank;\n  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+      "  if (rank == 0) {\n    for (;;) ncclSend(a, n, t, 1, c, s);\n  } else {\n    for (;;) ncclRecv(a, n, t, 0, c, s);\n  }\n}\n";
+  const ProgramDefaults r = DefaultsOf(by_rank, {});
+  search.defaults = &r;
+  loop = FindTimedLoop("p.cu", by_rank, {"ncclSend", "ncclRecv"}, "main", std::string::npos, search);
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("each rank decides for itself"), std::string::npos) << loop.status().message();
+  EXPECT_NE(loop.status().message().find("write one loop whose body branches by rank"), std::string::npos);
+}
+
+TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {
+  const ProgramDefaults d = DefaultsOf(
+      "int n = argc > 1 ? atoi(argv[1]) : 4096;\nconst char* e = getenv(\"MODE\");\nint mode = e ? atoi(e) : 3;\n"
+      "bool csv = false;\nint rank = atoi(getenv(\"RANK\"));\nint later = 1;\nlater = compute();\n",
+      {});
+  EXPECT_EQ(d.values.at("n"), 4096);
+  EXPECT_EQ(d.values.at("mode"), 3);
+  EXPECT_EQ(d.values.at("csv"), 0);
+  EXPECT_EQ(d.values.count("later"), 0u);  // assigned again: no one value
+  EXPECT_EQ(d.rank_vars.count("rank"), 1u);
+  const std::string cond = "mode == 3 && !csv && n >= 1024";
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), d), Truth::kTrue);
+  const std::string unknown = "later > 0";
+  EXPECT_EQ(BranchTruth(unknown, 0, unknown.size(), d), Truth::kUnknown);
+  const std::string per_rank = "rank % 2 == 0 || csv";
+  EXPECT_EQ(BranchTruth(per_rank, 0, per_rank.size(), d), Truth::kPerRank);
+}
+
+// A stencil's swap at the end of its step: accesses before it keep their names, accesses after it
+// reach the other buffer.
+TEST(Swaps, NamesAtTheStartOfTheIteration) {
+  const std::string text = "while (x) {\n  k(a_new, a);\n  std::swap(a_new, a);\n  use(a);\n  // swap(p, q)\n}\n";
+  const std::vector<Swap> swaps = SwapsIn(text, 0, text.size());
+  ASSERT_EQ(swaps.size(), 1u);
+  EXPECT_EQ(swaps[0].line, 3);
+  EXPECT_EQ(NameAtStart("a_new", 2, swaps), "a_new");
+  EXPECT_EQ(NameAtStart("a", 4, swaps), "a_new");
+  EXPECT_EQ(NameAtStart("a", 0, swaps), "a");  // line not known
+  EXPECT_TRUE(Swapped("a", swaps));
+  EXPECT_FALSE(Swapped("p", swaps));
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

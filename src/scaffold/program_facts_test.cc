@@ -1,0 +1,47 @@
+// GatherFacts on small programs analysed with libclang: what a program's text says about how it runs.
+#include "scaffold/program_facts.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// `text` written to a file of its own (libclang reads the file) and analysed with `flags`.
+Analysis AnalyzeWith(const std::string& text, const std::vector<std::string>& flags = {}) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("cuco_facts_" + std::to_string(::getpid()) + ".cc")).string();
+  std::ofstream(path) << text;
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  o.program_flags = flags;
+  Result<Analysis> a = AnalyzeFile(path, o);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  return a.ok() ? *a : Analysis{};
+}
+
+// NCCL's examples build one utils.cc for MPI (-DMPI_SUPPORT) or for pthreads: in the pthreads build
+// the MPI calls under `#ifdef MPI_SUPPORT` are not the program's, and it is no mpirun program.
+TEST(ProgramFacts, CodeThisBuildSkipsIsNotTheProgramsOwn) {
+  const std::string text =
+      "#include <nccl.h>\n#ifdef MPI_SUPPORT\n#include <mpi.h>\n#endif\n#include <pthread.h>\n"
+      "int main(int argc, char** argv) {\n"
+      "#ifdef MPI_SUPPORT\n  MPI_Init(&argc, &argv);\n#endif\n"
+      "  ncclComm_t comm;\n  ncclUniqueId id;\n  ncclGetUniqueId(&id);\n  ncclCommInitRank(&comm, 1, id, 0);\n"
+      "  float* x = nullptr;\n  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);\n  return 0;\n}\n";
+  const Analysis plain = AnalyzeWith(text);
+  ASSERT_EQ(plain.parse_path, "clang");
+  const ProgramFacts f = GatherFacts(plain, "main.cc", "p", text);
+  EXPECT_NE(f.launcher, "mpirun") << f.launcher_source;
+  EXPECT_EQ(std::count(f.libs.begin(), f.libs.end(), "mpi"), 0);
+  const Analysis mpi = AnalyzeWith(text, {"-DMPI_SUPPORT"});
+  EXPECT_EQ(GatherFacts(mpi, "main.cc", "p", text).launcher, "mpirun");
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,71 @@
+#include "scaffold/program_files.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "scaffold/scaffold.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ProgramFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("cuco_program_files_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void Write(const std::string& rel, const std::string& text) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << text;
+  }
+  std::string P(const std::string& rel) const { return (root_ / rel).string(); }
+  fs::path root_;
+};
+
+// NCCL's examples: main.cc in examples/<x>/c/, a shared utils.cc in examples/common/src/ and its
+// header in examples/common/include/ (named by -I../../common/include). Both come in, keeping their
+// place relative to main with `..` spelled `_up`, and the header's folder flag names the copy.
+TEST_F(ProgramFilesTest, SourcesAndIncludeFoldersOutsideMainsFolder) {
+  Write("ex/ring/c/main.cc", "#include \"utils.h\"\n#include \"local.h\"\nint main() { return run(); }\n");
+  Write("ex/ring/c/local.h", "#pragma once\n");
+  Write("ex/common/src/utils.cc", "#include <utils.h>\n#include \"../include/detail.h\"\nint run() { return 0; }\n");
+  Write("ex/common/include/utils.h", "#pragma once\n#include \"nccl_utils.h\"\nint run();\n");
+  Write("ex/common/include/nccl_utils.h", "#pragma once\n");
+  Write("ex/common/include/detail.h", "#pragma once\n");
+  Write("ex/common/include/unused.h", "#pragma once\n");
+  Result<std::vector<ProgramFile>> files =
+      CollectProgramFiles(P("ex/ring/c/main.cc"), {P("ex/common/src/utils.cc")}, {P("ex/common/include")});
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  std::vector<std::string> names, sources;
+  for (const ProgramFile& f : *files) (f.source ? sources : names).push_back(f.name);
+  EXPECT_EQ(sources, (std::vector<std::string>{"_up/_up/common/src/utils.cc"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"_up/_up/common/include/utils.h", "local.h",
+                                             "_up/_up/common/include/detail.h", "_up/_up/common/include/nccl_utils.h"}));
+  const std::set<std::string> own = {P("ex/common/include")};
+  EXPECT_EQ(OwnIncludeFlag("-I" + P("ex/common/include"), P("ex/ring/c"), own), "-I_up/_up/common/include");
+  EXPECT_EQ(OwnIncludeFlag("-I/usr/local/cuda/include", P("ex/ring/c"), own), "-I/usr/local/cuda/include");
+  EXPECT_EQ(OwnIncludeFlag("-DX=1", P("ex/ring/c"), own), "-DX=1");
+  // nvcc rejects -isystem and -include joined to their value (CMake's MPI folder came so).
+  EXPECT_EQ(OwnIncludeFlag("-isystem/usr/include/mpi", P("ex/ring/c"), own), "-isystem=/usr/include/mpi");
+  EXPECT_EQ(OwnIncludeFlag("-isystem" + P("ex/common/include"), P("ex/ring/c"), own), "-isystem=_up/_up/common/include");
+  EXPECT_EQ(OwnIncludeFlag("-include/usr/include/x.h", P("ex/ring/c"), own), "-include=/usr/include/x.h");
+  EXPECT_EQ(WorkloadName(P("ex/ring/c/include/a.h"), P("ex/ring/c")), "include/a.h");
+}
+
+// Every NCCL example's main.cc sits in a folder called c/: each gets a workload of its own.
+TEST_F(ProgramFilesTest, ProgramsInFoldersOfOneNameGetDistinctNames) {
+  const std::string a = DefaultWorkloadName(P("ex/03_collectives/01_allreduce/c/main.cc"));
+  const std::string b = DefaultWorkloadName(P("ex/05_symmetric_memory/01_allreduce/c/main.cc"));
+  EXPECT_EQ(a.rfind("01_allreduce_c_", 0), 0u) << a;
+  EXPECT_NE(a, b);
+  EXPECT_EQ(DefaultWorkloadName(P("progs/tp_mlp/main.cu")), "tp_mlp");  // a folder named for the program
+  EXPECT_EQ(DefaultWorkloadName(P("x/jacobi.cpp")), "jacobi");
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

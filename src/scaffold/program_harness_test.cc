@@ -1,0 +1,98 @@
+// MakeProgramHarness through ScaffoldWorkload on habits of programs written elsewhere that need the
+// analysis: a CUDA graph program's launch loop, and a stencil's swapped grids.
+#include "scaffold/program_harness.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "scaffold/scaffold.h"
+#include "util/files.h"
+
+namespace cuco {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ProgramHarnessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("cuco-harness-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  ScaffoldReport Init(const std::string& name, const std::string& text) {
+    const std::string path = (root_ / name).string();
+    std::ofstream(path) << text;
+    AnalyzeOptions o;
+    o.include_dirs = DefaultIncludeDirs();
+    Result<Analysis> a = AnalyzeFile(path, o);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    Result<ScaffoldReport> r = ScaffoldWorkload(a.ok() ? *a : Analysis{}, path, root_ / "wl");
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : ScaffoldReport{};
+  }
+  std::string Seed() const { return *ReadFile(root_ / "wl" / "harness" / "seed.cu"); }
+  fs::path root_;
+};
+
+// Multi-GPU programming models' graph variant: the halo exchange is captured into two graphs (the
+// grids swapped between the captures), and the timed loop launches them by its counter's parity.
+// The launch loop is served (the capture loop was), its counter held at its first value, and the
+// grids the captures touch are bound by copy: the graphs keep the pointers they were captured with.
+TEST_F(ProgramHarnessTest, AGraphProgramsLaunchLoopWithItsCapturedBuffersByCopy) {
+  const ScaffoldReport r = Init("graph.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <utility>
+__global__ void step(float* out, const float* in, int n) { out[threadIdx.x] = in[threadIdx.x] * 0.5f; }
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  const int n = 1024;
+  float *a, *a_new;
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMalloc(&a_new, n * sizeof(float));
+  cudaGraph_t graphs[2];
+  cudaGraphExec_t exec[2];
+  for (int k = 0; k < 2; ++k) {
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    step<<<1, 256, 0, s>>>(a_new, a, n);
+    ncclGroupStart();
+    ncclSend(a_new, 1, ncclFloat, 0, comm, s);
+    ncclRecv(a_new + n - 1, 1, ncclFloat, 0, comm, s);
+    ncclGroupEnd();
+    cudaStreamEndCapture(s, &graphs[k]);
+    cudaGraphInstantiate(&exec[k], graphs[k], 0);
+    std::swap(a, a_new);
+  }
+  int iter = 0;
+  while (iter < 100) {
+    cudaGraphLaunch(exec[iter % 2], s);
+    iter++;
+  }
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool launch = false;
+  for (const auto& g : r.harness_guesses) launch |= g.find("graph.cu:30: the timed loop") != std::string::npos;
+  EXPECT_TRUE(launch) << "the launch loop (line 30) is served";
+  const std::string seed = Seed();
+  EXPECT_NE(seed.find("cuco_bind.input_copy(\"a\", a);"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("cuco_bind.inout_copy(\"a_new\", a_new);"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("const auto cuco_pinned_iter = iter;"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("iter = cuco_pinned_iter;"), std::string::npos) << seed;
+}
+
+}  // namespace
+}  // namespace cuco

@@ -1,0 +1,114 @@
+#include "scaffold/tokens.h"
+
+#include <cctype>
+
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+
+// Identifiers and single punctuation characters; comments, literals and preprocessor lines skipped.
+std::vector<Tok> Scan(const std::string& s) {
+  std::vector<Tok> out;
+  int line = 1;
+  bool line_start = true;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\n') {
+      ++line, ++i, line_start = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {  // a directive, with its continuation lines
+      while (i < s.size() && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < s.size()) line += s[i + 1] == '\n', ++i;
+        ++i;
+      }
+      continue;
+    }
+    line_start = false;
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const size_t e = s.find("*/", i + 2);
+      const size_t stop = e == std::string::npos ? s.size() : e + 2;
+      for (size_t k = i; k < stop; ++k) line += s[k] == '\n';
+      i = stop;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      size_t k = i + 1;
+      while (k < s.size() && s[k] != c && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
+      i = k + 1;
+      continue;
+    }
+    if (IsCIdentStart(c)) {
+      size_t k = i;
+      while (k < s.size() && IsCIdentChar(s[k])) ++k;
+      out.push_back({s.substr(i, k - i), i, k, line, true});
+      i = k;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t k = i;
+      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '.' || s[k] == '\'')) ++k;
+      i = k;
+      continue;
+    }
+    out.push_back({std::string(1, c), i, i + 1, line, false});
+    ++i;
+  }
+  return out;
+}
+
+size_t Match(const std::vector<Tok>& t, size_t open) {
+  const std::string o = t[open].text;
+  const std::string c = o == "(" ? ")" : o == "{" ? "}" : "]";
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    if (t[i].text == o) ++depth;
+    if (t[i].text == c && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
+  if (i >= t.size()) return t.size();
+  if (t[i].text == "{") return Match(t, i);
+  if (t[i].ident && (t[i].text == "for" || t[i].text == "while" || t[i].text == "switch")) {
+    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
+    const size_t close = Match(t, i + 1);
+    return close >= t.size() ? close : StatementEnd(t, close + 1);
+  }
+  if (t[i].ident && t[i].text == "if") {
+    if (i + 1 >= t.size() || t[i + 1].text != "(") return t.size();
+    size_t e = StatementEnd(t, Match(t, i + 1) + 1);
+    if (e + 1 < t.size() && t[e + 1].text == "else") e = StatementEnd(t, e + 2);
+    return e;
+  }
+  if (t[i].ident && t[i].text == "do") {
+    size_t e = StatementEnd(t, i + 1);  // body
+    while (e < t.size() && t[e].text != ";") ++e;
+    return e;
+  }
+  int depth = 0;
+  for (size_t k = i; k < t.size(); ++k) {
+    if (t[k].text == "(" || t[k].text == "{" || t[k].text == "[") ++depth;
+    if (t[k].text == ")" || t[k].text == "}" || t[k].text == "]") --depth;
+    if (depth == 0 && t[k].text == ";") return k;
+  }
+  return t.size();
+}
+
+bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
+  for (size_t i = from; i <= to && i < t.size(); ++i)
+    if (t[i].ident && names.count(t[i].text) && i + 1 < t.size() && (t[i + 1].text == "(" || t[i + 1].text == "<"))
+      return true;
+  return false;
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,31 @@
+// The token scan cuco init reads a program's C++ with (main_rewrite.h, loop_choice.h): identifiers
+// and single punctuation characters, with comments, string and character literals, numbers and
+// preprocessor lines skipped; offsets are bytes of the text scanned, lines 1-based.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuco::scaffold_internal {
+
+struct Tok {
+  std::string text;  // identifier, or one punctuation character
+  size_t begin = 0, end = 0;
+  int line = 0;
+  bool ident = false;
+};
+
+std::vector<Tok> Scan(const std::string& s);
+
+// Index of the token closing the bracket ( { [ opened at `open` (same kind), or t.size().
+size_t Match(const std::vector<Tok>& t, size_t open);
+
+// The index of the last token of the statement starting at `i` (a block, for/while/if/do with
+// their bodies and else, or up to its `;`); t.size() when it does not end.
+size_t StatementEnd(const std::vector<Tok>& t, size_t i);
+
+// Whether tokens [from, to] call one of `names` (`name(` or `name<`).
+bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names);
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,98 @@
+// Host-only check of what a user's program's NCCL and MPI calls become in the harness (ctest
+// programs_shims_check: built twice with the real nvcc, run without a GPU). Every call the program
+// makes on a communicator that is not a real one must be answered by cuco, never handed to NCCL,
+// which would dereference it:
+//   candidate side (cuco/program/candidate.h), a program driving every GPU from one process:
+//     another GPU's communicator after ncclCommInitAll (the single-process ring of NCCL's examples
+//     queried each GPU's rank, count and device in its set-up, and the candidate rank crashed);
+//   reference side (cuco/program/reference.h): the reference's own communicator is a token for the
+//     emulation (a program checking ncclCommGetAsyncError crashed the supervisor).
+// And cuco's MPI answers what error macros call (MPI_Error_string, MPI_Error_class, ...), and
+// MPI_Abort ends the program's thread, not the process. Exit 0 when every check holds.
+//   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE] shims_check.cu -lnccl
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#ifdef CUCO_CHECK_REFERENCE
+#define CUCO_PROGRAM_WORKLOAD "shims_check"
+#include <cuco/program/reference.h>
+#else
+#define CUCO_PROGRAM_PROJECTED 1
+#include <cuco/program/candidate.h>
+#include <cuco/program/mpi.h>
+#endif
+
+static int cuco_program_entry(int, char**) { return 0; }
+
+namespace {
+int failed = 0;
+void Expect(bool ok, const char* what) {
+  if (!ok) std::printf("FAIL: %s\n", what), ++failed;
+}
+}  // namespace
+
+int main() {
+#ifdef CUCO_CHECK_REFERENCE
+  // Rank 0 of one, as the reference's rank thread sees itself.
+  cuco_program::ref::E().world = 1;
+  cuco_program::ref::E().barrier.Reset(1);
+  cuco_program::ref::E().slots.assign(1, nullptr);
+  cuco_program::ref::t_rank = 0;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclComm_t comm = nullptr;
+  Expect(ncclCommInitRank(&comm, 1, id, 0) == ncclSuccess, "ncclCommInitRank gives the reference's token");
+  ncclComm_t own = comm;
+#else
+  // Rank 1 of 2 (its communicator is never used here: only the other GPU's is queried).
+  static cuco::RankContext ctx(nullptr, 1, 2, 1, 2, 0, 1, reinterpret_cast<ncclComm_t>(0x5000), nullptr);
+  cuco_program::candidate_detail::S().ctx = &ctx;
+  ncclComm_t comms[2] = {};
+  Expect(ncclCommInitAll(comms, 2, nullptr) == ncclSuccess, "ncclCommInitAll over two GPUs");
+  Expect(comms[1] == ctx.comm, "the rank's own GPU gets the harness's communicator");
+  ncclComm_t comm = comms[0];  // the other GPU's
+  int dev = -1;
+  Expect(ncclCommCuDevice(comms[1], &dev) == ncclSuccess && dev == 1, "the own communicator's device is the program's GPU 1");
+#endif
+  int n = -1, r = -1, d = -1;
+  Expect(ncclCommCount(comm, &n) == ncclSuccess && n == cuco_program::world(), "ncclCommCount");
+  Expect(ncclCommUserRank(comm, &r) == ncclSuccess && r == 0, "ncclCommUserRank");
+  Expect(ncclCommCuDevice(comm, &d) == ncclSuccess && d >= 0, "ncclCommCuDevice");
+  ncclResult_t async = ncclInternalError;
+  Expect(ncclCommGetAsyncError(comm, &async) == ncclSuccess && async == ncclSuccess, "ncclCommGetAsyncError");
+  float buf[4];
+  void* handle = buf;
+  Expect(ncclCommRegister(comm, buf, sizeof buf, &handle) == ncclSuccess && handle == nullptr, "ncclCommRegister");
+  Expect(ncclCommDeregister(comm, handle) == ncclSuccess, "ncclCommDeregister");
+  ncclWindow_t win = reinterpret_cast<ncclWindow_t>(buf);
+  Expect(ncclCommWindowRegister(comm, buf, sizeof buf, &win, 0) == ncclSuccess && win == nullptr, "ncclCommWindowRegister");
+  Expect(ncclCommWindowDeregister(comm, win) == ncclSuccess, "ncclCommWindowDeregister");
+  ncclComm_t split = nullptr;
+  Expect(ncclCommSplit(comm, 0, 0, &split, nullptr) == ncclSuccess && split == comm, "ncclCommSplit with one color");
+  Expect(ncclCommDestroy(comm) == ncclSuccess, "ncclCommDestroy");
+#ifdef CUCO_CHECK_REFERENCE
+  ncclRedOp_t op;
+  float scale = 2;
+  Expect(ncclRedOpCreatePreMulSum(&op, &scale, ncclFloat, ncclScalarHostImmediate, own) == ncclInvalidUsage,
+         "ncclRedOpCreatePreMulSum: refused with a message, not handed to NCCL");
+#endif
+  // cuco's MPI: what error macros call.
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0, cls = -1, v = 0, sv = 0;
+  Expect(MPI_Error_string(MPI_ERR_OTHER, text, &len) == MPI_SUCCESS && len > 0 && len == static_cast<int>(std::strlen(text)),
+         "MPI_Error_string");
+  Expect(MPI_Error_class(MPI_ERR_OTHER, &cls) == MPI_SUCCESS && cls == MPI_ERR_OTHER, "MPI_Error_class");
+  Expect(MPI_Get_version(&v, &sv) == MPI_SUCCESS && v >= 3, "MPI_Get_version");
+  char host[MPI_MAX_PROCESSOR_NAME];
+  Expect(MPI_Get_processor_name(host, &len) == MPI_SUCCESS && len > 0, "MPI_Get_processor_name");
+  std::string how;
+  try {
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  } catch (const cuco_program::ProgramExit& x) {
+    how = x.call();
+  }
+  Expect(how == "MPI_Abort(3)", "MPI_Abort ends the program's thread with ProgramExit, not the process");
+  if (failed == 0) std::printf("every check passed\n");
+  return failed == 0 ? 0 : 1;
+}
