@@ -39,9 +39,9 @@
 
 #include "cli/bench_entries.h"
 #include "cli/bench_peers.h"
-#include "cli/bench_provenance.h"
+#include "launch/provenance.h"
 #include "cli/commands.h"
-#include "cli/run_dir_option.h"
+#include "store/run_dir.h"
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "report/bench_table.h"
