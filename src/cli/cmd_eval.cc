@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/run_dir_option.h"
+#include "store/run_dir.h"
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
 #include "store/candidate_store.h"

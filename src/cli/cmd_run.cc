@@ -5,6 +5,7 @@
 // search.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <variant>
 
 #include "cli/commands.h"
@@ -38,9 +39,7 @@ int WorldSizeForThisMachine(const WorkloadConfig& wl, int requested, const std::
   const int needed = requested > 0 ? requested : wl.world_size;
   const int found = gpu_ids.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(gpu_ids.size());
   if (found == 0 || found >= needed) return -1;
-  int fits = 0;
-  for (int w : wl.world_sizes)
-    if (w <= found && w > fits) fits = w;
+  const int fits = LargestWorldSizeWithin(wl, found);
   std::cerr << "cuco run: " << wl.name << " needs " << needed << " GPUs (world_size), this machine has " << found
             << ": "
             << (fits > 0 ? "searching at world size " + std::to_string(fits) + " instead (its world_sizes allow it)"
@@ -49,21 +48,78 @@ int WorldSizeForThisMachine(const WorkloadConfig& wl, int requested, const std::
   return fits;
 }
 
+// The workload `cuco run` works on: a program's (cuco init makes it: 1/3), or the folder named.
+// Sets a->evolve.workload; an exit code when there is none.
+std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
+  if (from_program) {
+    auto made = WorkloadOfProgram(a->targets, *a->flags, a->out, a->loop);
+    if (std::holds_alternative<int>(made)) return std::get<int>(made);
+    a->evolve.workload = std::get<std::string>(made);
+  } else if (a->targets.size() > 1) {
+    std::cerr << "cuco run: " << a->targets.front() << " is a workload folder; give one (more files are for a program: "
+              << "cuco run main.cu more.cu -- <your compile command>)\n";
+    return kExitUsage;
+  } else if (!a->targets.empty()) {
+    a->evolve.workload = a->targets.front();
+  }
+  return std::nullopt;
+}
+
+// A harness made of the user's program that the transform cannot rewrite starts from its seed (the
+// program as it is): verified and timed; with no knobs the builtin proposer stops there.
+void SeedOnly(const WorkloadConfig& wl, RunArgs* a, const std::string& why) {
+  std::cout << "cuco run: " << why << "\n";
+  if (wl.knobs.empty() && a->evolve.config.empty()) {
+    std::cout << "cuco run: " << wl.name << " has no knobs, so the builtin proposer has nothing to vary: the seed is "
+              << "verified and timed, and the search stops there. An LLM proposer (--config with [[llm.endpoints]], "
+              << "docs/llm.md) edits its EVOLVE blocks.\n";
+    if (!a->evolve.budget.max_candidates) a->evolve.budget.max_candidates = 1;
+  }
+}
+
+// Generation 0 for a workload that declares none (cuco transform, 2/3): an exit code when the run
+// ends here (no GPU, or not accepted), nothing when the search goes on.
+std::optional<int> MakeGeneration0(const WorkloadConfig& wl, RunArgs* a, bool from_program) {
+  const bool program = IsProgramHarness(wl);
+  Toolchain tc = DetectToolchain();
+  Generation0Options options;
+  options.cascade.gpus = a->evolve.gpus;
+  options.cascade.unsafe_no_sandbox = a->evolve.unsafe_no_sandbox;
+  if (!a->evolve.cache_dir.empty()) options.cascade.cache_dir = a->evolve.cache_dir;
+  const bool rules = !a->llm;  // never LLM-driven unless asked: the rules say what they need
+  if (wl.language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
+    std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
+  std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl.name << " declares no generation0: making it ("
+            << (rules ? "rule-based" : "LLM-driven") << " transform"
+            << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
+  auto report = rules ? MakeRuleGeneration0(wl, tc, options) : MakeLlmGeneration0(wl, tc, options, a->evolve.config);
+  if (!report.ok() && program && report.status().code() == Status::Code::kInvalidArgument) {
+    SeedOnly(wl, a, "generation 0 is your program as it is: " + report.status().message());
+    return std::nullopt;
+  }
+  if (!report.ok()) {
+    std::cerr << "cuco run: " << report.status().message() << "\n";
+    return report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
+  }
+  std::cout << FormatGeneration0(*report);
+  if (report->attempts.empty()) return kExitCandidateFailed;
+  if (report->attempts.back().record.status == EvalStatus::kSkipped) {
+    std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
+                 "searches from it.\n";
+    return kExitOk;
+  }
+  if (!report->accepted) {
+    std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note << "\n";
+    return kExitCandidateFailed;
+  }
+  return std::nullopt;
+}
+
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
   RunArgs a = args;
   const bool from_program = !a.targets.empty() && IsProgramFile(a.targets.front());
-  if (from_program) {
-    auto made = WorkloadOfProgram(a.targets, *a.flags, a.out, a.loop);
-    if (std::holds_alternative<int>(made)) return std::get<int>(made);
-    a.evolve.workload = std::get<std::string>(made);
-  } else if (a.targets.size() > 1) {
-    std::cerr << "cuco run: " << a.targets.front() << " is a workload folder; give one (more files are for a program: "
-              << "cuco run main.cu more.cu -- <your compile command>)\n";
-    return kExitUsage;
-  } else if (!a.targets.empty()) {
-    a.evolve.workload = a.targets.front();
-  }
+  if (auto rc = ResolveWorkload(&a, from_program)) return *rc;
   auto wl = LoadWorkload(a.evolve.workload);
   if (!wl.ok()) {
     std::cerr << "cuco run: " << wl.status().message() << "\n";
@@ -82,53 +138,10 @@ int Run(const RunArgs& args) {
       short_of_gpus = true;
     }
   }
-  const bool program = IsProgramHarness(*wl);
-  // A harness made of the user's program that the transform cannot rewrite starts from its seed (the
-  // program as it is): verified and timed; with no knobs the builtin proposer stops there.
-  auto seed_only = [&](const std::string& why) {
-    std::cout << "cuco run: " << why << "\n";
-    if (wl->knobs.empty() && a.evolve.config.empty()) {
-      std::cout << "cuco run: " << wl->name << " has no knobs, so the builtin proposer has nothing to vary: the seed is "
-                << "verified and timed, and the search stops there. An LLM proposer (--config with [[llm.endpoints]], "
-                << "docs/llm.md) edits its EVOLVE blocks.\n";
-      if (!a.evolve.budget.max_candidates) a.evolve.budget.max_candidates = 1;
-    }
-  };
   if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
-    Toolchain tc = DetectToolchain();
-    Generation0Options options;
-    options.cascade.gpus = a.evolve.gpus;
-    options.cascade.unsafe_no_sandbox = a.evolve.unsafe_no_sandbox;
-    if (!a.evolve.cache_dir.empty()) options.cascade.cache_dir = a.evolve.cache_dir;
-    const bool rules = !a.llm;  // never LLM-driven unless asked: the rules say what they need
-    if (wl->language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
-      std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
-    std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl->name << " declares no generation0: making it ("
-              << (rules ? "rule-based" : "LLM-driven") << " transform"
-              << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
-    auto report = rules ? MakeRuleGeneration0(*wl, tc, options) : MakeLlmGeneration0(*wl, tc, options, a.evolve.config);
-    if (!report.ok() && program && report.status().code() == Status::Code::kInvalidArgument) {
-      seed_only("generation 0 is your program as it is: " + report.status().message());
-    } else if (!report.ok()) {
-      std::cerr << "cuco run: " << report.status().message() << "\n";
-      return report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
-    } else {
-      std::cout << FormatGeneration0(*report);
-      if (report->attempts.empty()) return kExitCandidateFailed;
-      const EvalStatus last = report->attempts.back().record.status;
-      if (last == EvalStatus::kSkipped) {
-        std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
-                     "searches from it.\n";
-        return kExitOk;
-      }
-      if (!report->accepted) {
-        std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note
-                  << "\n";
-        return kExitCandidateFailed;
-      }
-    }
-  } else if (program) {
-    seed_only("generation 0: " + wl->generation0_file);  // declared: the transform ran before
+    if (auto rc = MakeGeneration0(*wl, &a, from_program)) return *rc;
+  } else if (IsProgramHarness(*wl)) {
+    SeedOnly(*wl, &a, "generation 0: " + wl->generation0_file);  // declared: the transform ran before
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
   const int rc = RunEvolve(a.evolve);

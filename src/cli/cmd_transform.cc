@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "evaluate/gpu_session.h"
-#include "cli/run_dir_option.h"
+#include "store/run_dir.h"
 #include "transform/llm_generation0.h"
 #include "toolchain/toolchain.h"
 #include "transform/generation0.h"

@@ -12,25 +12,14 @@
 #include "analyze/analysis.h"
 #include "cli/budget_options.h"  // BudgetFlags: evolve and run
 #include "cli/exit_code.h"  // ExitCode, ExitCodeFor: shared by every subcommand
+#include "search/session.h"  // SessionOptions: evolve and run
 
 namespace cuco {
 
-// `cuco evolve`'s arguments; `cuco run` calls RunEvolve after making generation 0.
-struct EvolveArgs {
-  std::string command = "evolve";  // the command that runs the search ("run" for `cuco run`): messages name it
-  std::string workload;
-  std::string config;
-  std::string run_dir;
-  std::string resume;
-  std::vector<int> gpus;
-  std::string cache_dir;
-  int world_size = 0;              // --world-size: sets [workload] world_size of a new run
-  std::vector<std::string> sizes;  // --size NAME=VALUE: sets [workload] sizes of a new run
-  BudgetFlags budget;              // --max-candidates, --max-generations, --time-budget, --max-cost (budget_options.h)
-  bool json = false;
-  bool unsafe_no_sandbox = false;  // --unsafe-no-sandbox
-  std::string launcher;            // --launcher: replaces the run config's `launcher` for this session
-  bool accept_changes = false;     // --accept-changes: resume a run whose binding changed, as a new lineage
+// `cuco evolve`'s arguments: a search session's options (search/session.h) and --json; `cuco run`
+// calls RunEvolve after making generation 0.
+struct EvolveArgs : SessionOptions {
+  bool json = false;  // --json: the summary as JSON, and no progress line
 };
 int RunEvolve(const EvolveArgs& args);
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/exit_code.h"
-#include "launch/slurm_launcher.h"
+#include "evaluate/launcher_choice.h"
 
 namespace cuco {
 
@@ -16,11 +16,7 @@ void AddLauncherOption(CLI::App* cmd, std::string* launcher) {
 
 int ApplyLauncher(const std::string& command, const std::string& flag, const std::string& configured,
                   const SlurmOptions& slurm, const std::filesystem::path& run_dir, CascadeOptions* opts) {
-  opts->launcher = flag.empty() ? configured : flag;
-  opts->slurm = slurm;
-  if (opts->launcher != "slurm") return 0;
-  Status s = FindSlurmTools();
-  if (s.ok()) s = CheckSharedDir(slurm, run_dir.string());
+  Status s = ChooseLauncher(flag, configured, slurm, run_dir, opts);
   if (s.ok()) return 0;
   std::cerr << "cuco " << command << ": " << s.message() << "\n";
   return ExitCodeFor(s);

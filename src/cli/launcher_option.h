@@ -1,6 +1,7 @@
 // `--launcher local|slurm` of eval, evolve, run and bench, and what choosing Slurm checks before
-// anything runs: the Slurm commands are on PATH (else exit 3, kExitEnvironment) and the run
-// directory is visible from a Slurm task (else exit 2 with the directory named).
+// anything runs (evaluate/launcher_choice.h): the Slurm commands are on PATH (else exit 3,
+// kExitEnvironment) and the run directory is visible from a Slurm task (else exit 2 with the
+// directory named).
 #pragma once
 
 #include <filesystem>

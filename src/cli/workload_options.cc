@@ -1,6 +1,5 @@
 #include "cli/workload_options.h"
 
-#include <algorithm>
 #include <iostream>
 
 namespace cuco {
@@ -23,11 +22,9 @@ std::optional<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& comma
 }
 
 bool WorldSizeFlagListed(const std::string& command, const WorkloadConfig& wl, int world_size) {
-  if (world_size <= 0 || std::find(wl.world_sizes.begin(), wl.world_sizes.end(), world_size) != wl.world_sizes.end())
-    return true;
-  std::cerr << "cuco " << command << ": --world-size " << world_size << ": not among the world_sizes of "
-            << wl.toml_path.string() << "\n";
-  return false;
+  Status s = CheckWorldSizeListed(wl, world_size);
+  if (!s.ok()) std::cerr << "cuco " << command << ": " << s.message() << "\n";
+  return s.ok();
 }
 
 void AddWorldSizeOption(CLI::App* cmd, int* world_size, const std::string& description) {

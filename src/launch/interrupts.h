@@ -1,5 +1,5 @@
 // Interrupts cuco received: Ctrl-C (SIGINT), SIGTERM (a Slurm cancel, a shutdown), SIGHUP. The
-// command's signal handler notes each one (src/cli/stop_signals.cc); an evaluation that was under
+// command's signal handler notes each one (src/search/stop_signals.cc); an evaluation that was under
 // way when one arrived is not judged on what it saw (Cascade::Evaluate: it stays pending and is
 // evaluated again), because the same signal may have reached the processes it ran.
 // Async-signal-safe and thread-safe.

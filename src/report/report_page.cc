@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_json.h"
 #include "edit/line_diff.h"
 #include "report/html_text.h"
 #include "report/run_model.h"
@@ -206,9 +207,9 @@ Result<json> BenchLines(const std::string& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return Status::InvalidArgument(path + ": cannot read: " + text.status().message());
   const json doc = Parse(*text);
-  const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
-  if ((schema != "cuco-bench/1" && schema != "cuco-bench/2") || !doc.contains("table"))
-    return Status::InvalidArgument(path + ": not a `cuco bench` JSON (schema cuco-bench/2 or /1)");
+  auto known = BenchSchemaOf(doc, path);  // bench/bench_json.h
+  if (!known.ok()) return known.status();
+  const std::string schema = *known;
   const json& table = doc["table"];
   json lines = json::array(), best;
   for (const auto& r : table.value("rows", json::array()))
@@ -222,7 +223,7 @@ Result<json> BenchLines(const std::string& path) {
     if (bound.value("known", false) && bound.contains("ms") && bound["ms"].is_number())
       lines.push_back({{"label", label}, {"ms", bound["ms"]}});
   };
-  if (schema == "cuco-bench/1") {
+  if (schema == kBenchSchemaV1) {
     add_bound("bound", "overlap bound (cuco's own parts)");
   } else {
     add_bound("bound", "overlap bound (every implementation's fastest parts)");

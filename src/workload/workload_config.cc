@@ -410,6 +410,20 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
   return c;
 }
 
+Status CheckWorldSizeListed(const WorkloadConfig& workload, int world_size) {
+  const auto& sizes = workload.world_sizes;
+  if (world_size <= 0 || std::find(sizes.begin(), sizes.end(), world_size) != sizes.end()) return Status::Ok();
+  return Status::InvalidArgument("--world-size " + std::to_string(world_size) + ": not among the world_sizes of " +
+                                 workload.toml_path.string());
+}
+
+int LargestWorldSizeWithin(const WorkloadConfig& workload, int gpus) {
+  int fits = 0;
+  for (int w : workload.world_sizes)
+    if (w <= gpus && w > fits) fits = w;
+  return fits;
+}
+
 Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::string>& settings) {
   for (const std::string& setting : settings) {
     const size_t eq = setting.find('=');

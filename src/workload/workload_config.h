@@ -110,6 +110,13 @@ std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::str
 // NAME must be one of the workload's bench sizes; VALUE an integer. Errors name the setting.
 Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::string>& settings);
 
+// A --world-size N (<= 0: not given) among the workload's world_sizes: Ok, else kInvalidArgument
+// "--world-size N: not among the world_sizes of <workload.toml>".
+Status CheckWorldSizeListed(const WorkloadConfig& workload, int world_size);
+
+// The largest of the workload's world_sizes that `gpus` GPUs can run; 0 when none fits.
+int LargestWorldSizeWithin(const WorkloadConfig& workload, int gpus);
+
 // Loads <workload_dir>/workload.toml (or the given .toml file itself).
 Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or_toml);
 

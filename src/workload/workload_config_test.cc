@@ -70,6 +70,19 @@ TEST(WorkloadConfig, IncludeFlagsRelativeToTheWorkload) {
                                                       "-I/abs/inc", "-DX=1", "-include", "/x/pre.h"}));
 }
 
+TEST(WorkloadConfig, AWorldSizeFlagMustBeListed) {
+  auto c = Parse(kGood);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(CheckWorldSizeListed(*c, 0).ok());  // not given
+  EXPECT_TRUE(CheckWorldSizeListed(*c, 4).ok());
+  Status s = CheckWorldSizeListed(*c, 3);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "--world-size 3: not among the world_sizes of /x/workload.toml");
+  EXPECT_EQ(LargestWorldSizeWithin(*c, 3), 2);  // world_sizes = [2, 4]
+  EXPECT_EQ(LargestWorldSizeWithin(*c, 8), 4);
+  EXPECT_EQ(LargestWorldSizeWithin(*c, 1), 0);
+}
+
 // Each error must name the file and the line of the offending key.
 struct BadCase {
   std::string find, replace, expect;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluate/cascade.h"
-#include "report/bench_table.h"
+#include "bench/bench_table.h"
 #include "workload/workload_config.h"
 
 namespace cuco {

@@ -1,5 +1,5 @@
-// Where and from what a `cuco bench` ran, for its JSON and its table's head: the time, the host,
-// the command line and cuco's git commit.
+// Where and from what a command ran: the time, the host, the command line and cuco's git commit
+// (`cuco bench`'s JSON and table head, a search session's provenance in its store).
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "cli/bench_entries.h"
+#include "bench/bench_entries.h"
 
 #include <algorithm>
 #include <atomic>

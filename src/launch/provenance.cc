@@ -1,4 +1,4 @@
-#include "cli/bench_provenance.h"
+#include "launch/provenance.h"
 
 #include <unistd.h>
 

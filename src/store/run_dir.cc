@@ -1,4 +1,4 @@
-#include "cli/run_dir_option.h"
+#include "store/run_dir.h"
 
 #include <unistd.h>
 

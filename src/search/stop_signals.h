@@ -1,11 +1,12 @@
-// StopSignals: what Ctrl-C (SIGINT) and SIGTERM do while `cuco evolve` (or `cuco run`'s search)
-// runs. Installed for the life of the object:
+// StopSignals: what Ctrl-C (SIGINT) and SIGTERM do while a search session runs (session.h: `cuco
+// evolve`, `cuco run`'s search).
+// Installed for the life of the object:
 //   - the first answers at once on stderr ("stopping: N candidates in flight; Ctrl-C again to
 //     abort them") and sets stop(): the search proposes nothing more, lets the evaluations in
-//     flight finish and stores them; the command then exits kExitStopped;
+//     flight finish and stores them; the session ends kStopped (the command exits kExitStopped);
 //   - the second sets abort() and kills the process groups of every evaluation in flight (and
 //     keeps killing those that start until the object goes): their candidates stay pending, so
-//     --resume evaluates them again; the command exits kExitAborted;
+//     --resume evaluates them again; the session ends kAborted (exit kExitAborted);
 //   - a third one kills cuco itself (the default action).
 // The messages start with `prefix`, a string literal ("cuco evolve: ", "cuco run: "). One
 // StopSignals at a time (the handler's state is process-wide).

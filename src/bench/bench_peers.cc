@@ -1,4 +1,4 @@
-#include "cli/bench_peers.h"
+#include "bench/bench_peers.h"
 
 #include <algorithm>
 #include <chrono>

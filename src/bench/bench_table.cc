@@ -1,4 +1,4 @@
-#include "report/bench_table.h"
+#include "bench/bench_table.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "cli/stop_signals.h"
+#include "search/stop_signals.h"
 
 #include "launch/slurm_launcher.h"
 
