@@ -296,8 +296,11 @@ SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code) {
   std::istringstream in(output);
   for (std::string line; std::getline(in, line);) {
     line = Trim(line);
-    if (line.rfind("slurm ", 0) == 0 && line.size() > 6 && std::isdigit(static_cast<unsigned char>(line[6])))
-      return {line.substr(6), ""};
+    // "slurm 23.11.4" (upstream) gives "23.11.4"; "slurm-wlm 22.05.8" (Debian's) is kept whole.
+    const size_t space = line.find(' ');
+    if (line.rfind("slurm", 0) == 0 && space != std::string::npos && space + 1 < line.size() &&
+        std::isdigit(static_cast<unsigned char>(line[space + 1])))
+      return {space == 5 ? line.substr(6) : line, ""};
   }
   std::string first = Trim(FirstLine(output));
   if (first.empty()) first = fmt::format("no version printed (exit {})", exit_code);

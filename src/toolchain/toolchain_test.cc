@@ -519,6 +519,7 @@ TEST(Features, SlurmInstalledWithoutAClusterIsNotAvailable) {
   const SlurmVersion fine = ParseSlurmVersion("slurm 23.11.4\n", 0);
   EXPECT_EQ(fine.version, "23.11.4");
   EXPECT_EQ(fine.error, "");
+  EXPECT_EQ(ParseSlurmVersion("slurm-wlm 22.05.8\n", 0).version, "slurm-wlm 22.05.8");  // Debian's srun
   EXPECT_EQ(ParseSlurmVersion("", 1).error, "no version printed (exit 1)");
 
   Toolchain tc = SyntheticToolchain();

@@ -94,7 +94,7 @@ class LlmTransformTest : public ::testing::Test {
     Toolchain tc;
     tc.cxx = "g++";
     CascadeOptions o;
-    o.cache_dir = root_ / "cache";
+    o.cache_dir = CUCO_BINARY_DIR "/test-cache";  // shared by the test processes: the runtime compiled once
     cascade_ = new Cascade(*workload_, tc, o);
     auto seed = ReadFile(WorkloadDir() / "seed.cc");
     ASSERT_TRUE(seed.ok());

@@ -67,6 +67,8 @@ FASTEST=$(python3 -c "
 import json; rows = json.load(open('$T/bench/bench.json'))['table']['rows']
 ok = [r for r in rows if r.get('kind') == 'variant' and r.get('status') == 'ok' and isinstance(r.get('median_ms'), (int, float))]
 print(min(ok, key=lambda r: r['median_ms'])['name'] if ok else 'none')")
+# No ok variant means the bench itself failed: say why (its output) rather than only the chart.
+[ "$FASTEST" = none ] && { echo "bench of cpu_exchange gave no ok variant:"; tail -n 30 "$T/bench.out"; }
 check "report --bench: the best variant ($FASTEST) and the overlap bound as chart lines" bash -c "grep -q '\"label\":\"best variant $FASTEST\"' '$T/rb.html' && grep -q '\"label\":\"overlap bound (cuco' '$T/rb.html'"
 "$CUCO" report "$RUN" --bench "$T/r.out" -o "$T/rb2.html" >/dev/null 2>"$T/rb2.err"
 check "report --bench of a file that is no bench JSON exits 2 naming it" bash -c "[ $? -eq 2 ] && grep -q 'r.out: not a' '$T/rb2.err'"
