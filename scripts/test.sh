@@ -23,8 +23,7 @@ if [ "${CUCO_TEST_RERUN:-0}" != 1 ] && [ -f build/tests-passed.key ] && [ "$(hea
 fi
 rm -f build/tests-passed.key
 # Every test's time goes to build/ctest-junit.xml: scripts/slowest-tests.sh prints the slowest.
-# One slot more than the cores: see tests/CMakeLists.txt.
-timed ctest bash -c "cd build && ctest --output-on-failure -j $(($(nproc) + 1)) --timeout 1800 --output-junit ctest-junit.xml"
+timed ctest bash -c "cd build && ctest --output-on-failure -j $(nproc) --timeout 1800 --output-junit ctest-junit.xml"
 # The parsers of outside input under libFuzzer, as a regression check: the committed corpora and
 # regressions replayed, then a short bounded run per target (docs/fuzzing.md; long campaigns are
 # scripts/fuzz.sh by hand). The seed is fixed here so that a run is repeatable.
