@@ -60,7 +60,7 @@ check "ls prints a line per run" bash -c "'$CUCO' ls '$T/runs' | grep -q 'cpu_ex
 "$CUCO" report "$RUN" "$RUN" -o "$T/r.html" >"$T/r.out"
 check "report of two runs writes one file" bash -c "grep -q 'report of 2 run(s)' '$T/r.out' && test -s '$T/r.html'"
 check "the report is self-contained (no external script or link)" bash -c "! grep -Eq '<(script|link)[^>]+(src|href)=' '$T/r.html'"
-CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache} "$CUCO" bench "$(dirname "$0")/../workloads/cpu_exchange" --no-peers --run-dir "$T/bench" >"$T/bench.out" 2>&1
+CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache} "$CUCO" bench "$(cd "$(dirname "$0")/../workloads/cpu_exchange" && pwd)" --no-peers --run-dir "$T/bench" >"$T/bench.out" 2>&1
 "$CUCO" report "$RUN" --bench "$T/bench/bench.json" -o "$T/rb.html" >/dev/null
 # The fastest variant of this bench run (which one wins depends on the machine's load).
 FASTEST=$(python3 -c "
