@@ -5,7 +5,8 @@
 // inputs and reads the outputs itself. The timed window is two events on the supervisor's own stream:
 //   E0, fill inputs(seed), start line (every rank's fill done), GO := n, wait DONE >= n,
 //   copy outputs -> private snapshot, E1
-// The candidate's stream waits for GO before its work and writes DONE after it; a DONE written
+// The driver asks for the run before Begin (CandidateWaitsForGo), so the candidate's work is
+// usually enqueued when E0 is recorded. The candidate's stream waits for GO before its work and writes DONE after it; a DONE written
 // early only makes the snapshot hold poison or partial results. The start line (start_line.h)
 // makes every rank's candidate start together, however long each rank's own fill takes.
 #include "supervisor/gpu_backend.h"

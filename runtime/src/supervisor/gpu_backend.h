@@ -36,6 +36,7 @@ class GpuBackend : public RankBackend {
   bool WantsBuffers() const override { return true; }
   void AcceptBuffers(protocol::Received& msg) override;
   double NullIteration(uint64_t seed) override;
+  bool CandidateWaitsForGo() const override { return true; }  // gpu_candidate_main.cu: wait GO, run, DONE
   void Begin(uint64_t seed, int set, int64_t serial) override;
   double End(int set, int64_t serial, double limit_s) override;
   void Unblock() override;

@@ -10,6 +10,9 @@
 //                      also enqueues "wait DONE >= n; copy set s's outputs into the private
 //                      snapshot; stop mark" on the supervisor's stream.)
 //   -- the driver tells the candidate to run iteration n and waits for its kIterDone --
+//                      (GPU: the driver asks first and waits up to 50 ms for kIterDone before
+//                      Begin, so the candidate's work is enqueued behind GO when the window opens;
+//                      a run that waits for GO inside itself gets Begin after those 50 ms.)
 //   End(s, n)          (CPU: copy set s's outputs into the private snapshot, then the stop mark;
 //                      GPU: wait for the stop mark, at most `limit_s`.) Returns the window in ms.
 // Everything after End (scans, reference checks, agreement) reads only the private snapshot,
@@ -87,6 +90,9 @@ class RankBackend {
   // iterations at once (GPU: they cross the start line like Begin does).
   virtual double NullIteration(uint64_t seed) = 0;
 
+  // GPU: the candidate's stream waits for GO before its work, so the driver may ask for the run
+  // before Begin (the work then waits, enqueued, for the window). CPU: the run starts on kIter.
+  virtual bool CandidateWaitsForGo() const { return false; }
   virtual void Begin(uint64_t seed, int set, int64_t serial) = 0;
   virtual double End(int set, int64_t serial, double limit_s) = 0;
   // After a failure, from any thread: lets a stream that waits for DONE or at the start line drain
