@@ -9,7 +9,10 @@
 // host-mapped memory and waits until every rank has arrived; only then does it release its
 // candidate (GO). The null iteration that calibrates the window's overhead crosses the same line,
 // so the slowest rank's fill is in both and cancels: what remains is the candidate's time from the
-// common start, as the PyTorch peers measure theirs after a device-side barrier.
+// common start, as the PyTorch peers measure theirs after a device-side barrier. Each window also
+// crosses a line before it opens (gpu_backend.cu): without it a rank whose driver thread began its
+// window early timed its wait for the others (gemm_reducescatter's compute_alone, a local GEMM, at
+// W=4: 0.365 ms on one rank, 0.573 on another, 2026-11-28 bench/results/...-x4).
 //
 // One StartLine per supervisor process, shared by every rank's backend (each on its own device and
 // thread). Rounds: every rank enqueues the same sequence of rounds 1, 2, 3, ... (the driver runs

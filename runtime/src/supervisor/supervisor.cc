@@ -339,8 +339,9 @@ double Driver::Iterate(Rank& r, int set, uint64_t seed, const std::string& phase
   const int64_t serial = ++r.serial;
   const std::string what = "its run call for " + phase + " iteration " + std::to_string(iteration);
   // Where the candidate's stream waits for GO, its run is enqueued before the window opens, so the
-  // window holds the GPU's work and not the candidate process's host latency (which under MPS
-  // and four ranks varied by 0.2 ms an iteration), as a loop in one process runs ahead of its GPU.
+  // window holds the GPU's work and not the candidate process's host latency, as a loop in one
+  // process runs ahead of its GPU. (The window opens at a start line, so the ranks' differing
+  // waits here stay out of it; the inputs are written only after that line.)
   const bool enqueue_first = r.be->CandidateWaitsForGo() && r.late_enqueues < kEnqueueMisses;
   std::optional<protocol::Received> early;
   if (enqueue_first) {
