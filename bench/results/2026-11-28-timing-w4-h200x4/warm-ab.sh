@@ -4,6 +4,9 @@
 # machine, alternating: cuco bench of the seed and the two parts with no warm-up kernel before the
 # window (A) and with CUCO_SUPERVISOR_WARM_US of busy SMs before it (B), the SM clock sampled
 # every 20 ms meanwhile. Writes $OUT/warm-ab.md and $OUT/warm-ab.tgz.
+# Kept here as the exact command of call 4: CUCO_SUPERVISOR_WARM_US was a diagnostic knob of the
+# tree it ran on (a busy kernel on every SM before each window, gpu_backend.cu), not committed,
+# since it changed nothing (README.md beside this file).
 # Usage (repo root on the GPU machine, .carry/ as for bench/device-timing.sh):
 #   WORLD=4 WARM_US=200 bash bench/device-warm-ab.sh
 set -u
