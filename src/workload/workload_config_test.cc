@@ -265,6 +265,21 @@ TEST(WorkloadConfig, OverrideBenchSizes) {
   EXPECT_FALSE(OverrideBenchSizes(&*wl, {"M"}).ok());
 }
 
+TEST(LoadWorkload, TheFolderComesBackWithoutDotDotOrSymlinks) {
+  const std::filesystem::path src = std::string(CUCO_SOURCE_DIR) + "/tests/workloads/cpu_matmul";
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / "cuco-dotdot-test";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "sub");
+  std::filesystem::create_directory_symlink(src, root / "link");
+  for (const auto& given : {root / "sub" / ".." / "link", root / "link" / "workload.toml"}) {
+    auto wl = LoadWorkload(given);
+    ASSERT_TRUE(wl.ok()) << given << ": " << wl.status().ToString();
+    EXPECT_EQ(wl->dir, std::filesystem::canonical(src)) << given;
+    EXPECT_EQ(wl->dir.string().find(".."), std::string::npos) << wl->dir;
+  }
+  std::filesystem::remove_all(root);
+}
+
 }  // namespace
 }  // namespace cuco
 
