@@ -75,22 +75,7 @@ def main():
 
     peer.time_entry("torch async-TP fused", fused, refresh, check=check, tolerance=tol)
 
-    why = te_overlap.unavailable()
-    if why:
-        peer.skip_entry("te comm-gemm overlap", why)
-    else:
-        try:
-            te_mod = te_overlap.linear(peer, "rs", M, N, K, B)
-        except Exception as e:  # noqa: BLE001
-            te_mod, why = None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        if peer.agree(te_mod is not None):
-            def te_run():
-                with torch.no_grad():
-                    te_mod.weight.copy_(B.t())  # the layer's weight is this iteration's B_r
-                    return te_mod(A)
-            peer.time_entry("te comm-gemm overlap", te_run, refresh, check=check, tolerance=tol)
-        else:
-            peer.skip_entry("te comm-gemm overlap", f"TE imports but its overlap did not start: {why}")
+    te_overlap.time_entry(peer, "rs", M, N, K, B, A, refresh, check, tol)
 
     peer.time_entry("torch compute alone", lambda: torch.matmul(A, B, out=partial), refresh, part="compute")
     peer.time_entry("torch comm alone", lambda: dist.reduce_scatter_tensor(out, partial), refresh, part="comm")

@@ -52,3 +52,31 @@ def linear(peer, kind, M, N, K, weight):
     with torch.no_grad():
         mod.weight.copy_(weight.t())  # TE keeps the local weight as [out, in]
     return mod
+
+
+ENTRY = "te comm-gemm overlap"
+
+
+def time_entry(peer, kind, M, N, K, weight, layer_input, refresh, check, tolerance):
+    """Times the ENTRY of a GEMM peer (kind as for linear(); `weight` and `layer_input` are the
+    tensors `refresh` rewrites each iteration): skipped, saying why, when TE does not import here or
+    its overlap does not start on every rank."""
+    why = unavailable()
+    if why:
+        peer.skip_entry(ENTRY, why)
+        return
+    try:
+        module = linear(peer, kind, M, N, K, weight)
+    except Exception as e:  # noqa: BLE001
+        module, why = None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    if not peer.agree(module is not None):
+        peer.skip_entry(ENTRY, f"TE imports but its overlap did not start: {why}")
+        return
+    import torch
+
+    def run():
+        with torch.no_grad():
+            module.weight.copy_(weight.t())  # the layer's weight is this iteration's
+            return module(layer_input)
+
+    peer.time_entry(ENTRY, run, refresh, check=check, tolerance=tolerance)
