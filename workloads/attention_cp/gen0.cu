@@ -368,7 +368,7 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
     CUCO_CUDA_CHECK(cudaMalloc(&s->v_all, block_bytes * s->w));
     CUCO_CUDA_CHECK(cudaMemset(s->k_all, 0, block_bytes * s->w));  // part = compute attends these as they are
     CUCO_CUDA_CHECK(cudaMemset(s->v_all, 0, block_bytes * s->w));
-  } else {
+  } else if (ring) {  // (zigzag ce has its slots and flags from above: never replace them here)
     const size_t acc_elems = static_cast<size_t>(s->l * s->hq * kD);
     CUCO_CUDA_CHECK(cudaMalloc(&s->acc, acc_elems * sizeof(float)));
     CUCO_CUDA_CHECK(cudaMalloc(&s->lse, static_cast<size_t>(s->hq * s->l) * sizeof(float)));
