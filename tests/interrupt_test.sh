@@ -17,7 +17,7 @@ cleanup() {  # the groups of sessions still running (their leader's pid, in runn
   rm -rf "$T"
 }
 trap cleanup EXIT
-export CUCO_CACHE_DIR=$T/cache
+export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-$T/cache}  # ctest: the build folder's test-cache, shared by every test
 cat >"$T/run.toml" <<'TOML'
 seed = 7
 [budget]

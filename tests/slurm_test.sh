@@ -83,7 +83,12 @@ EOF
 }
 config "$T/jobs.toml" jobs
 config "$T/steps.toml" auto
-SIZES=(--size M=512 --size N=512 --size K=512)  # bench stages long enough (seconds) to be caught running
+# The fault cases act while the seed's bench job runs (the run's first, alone; caught within about
+# a second of its start): sizes where that bench runs for seconds (22 iterations of the seed's ijk
+# loop, about 0.1 s each) but stays compute-bound (B is 64 KiB), so that the other benches and a
+# noisy bench timed again over 80 iterations take seconds, not the 27 s jobs of 512^3 (0.3 s an
+# iteration, strided over B, slowed most by whatever else runs on the machine).
+SIZES=(--size M=8192 --size N=64 --size K=256)
 evolve_bg() {  # evolve_bg RUN_DIR: a jobs-mode evolve in the background (BG)
   "$CUCO" evolve "$WL" --config "$T/jobs.toml" --run-dir "$1" "${SIZES[@]}" >"$1.out" 2>&1 &
   BG=$!
