@@ -138,13 +138,14 @@ Status SetUpBench(const BenchOptions& a, BenchSetup* b) {
   opts.world_size = b->world;
   opts.max_parallel_compiles = std::max(1, a.parallel_compiles);
   opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+  opts.unoptimized = true;  // applies only where no GPU is here: the compiles then only check that each entry builds
   if (Status s = ChooseLauncher(a.launcher, "local", SlurmOptions{}, b->run_dir, &opts); !s.ok()) return s;
   b->cascade = std::make_unique<Cascade>(b->wl, b->tc, opts);
   const bool cuda = b->wl.language == "cuda";
   b->no_gpu = cuda && !b->cascade->has_gpus();
   if (cuda && !b->no_gpu) std::cerr << "cuco bench: " << b->cascade->timing_plan().Line() << "\n";  // before anything runs
   if (b->no_gpu)
-    std::cerr << "cuco bench: no GPU found on this machine: every entry is compiled (L1) and nothing is run or timed.\n"
+    std::cerr << "cuco bench: no GPU found on this machine: every entry is compiled (L1, device code unoptimised: does it build) and nothing is run or timed.\n"
                  "  On a GPU machine each entry would run: verify: " << b->cascade->DescribeRun("verify")
               << "\n                                          bench:  " << b->cascade->DescribeRun("bench")
               << "\n  (bound parts: bench only, with --timing-only)\n";

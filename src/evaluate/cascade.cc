@@ -55,7 +55,7 @@ Cascade::Cascade(WorkloadConfig workload, Toolchain toolchain, CascadeOptions op
   timing_plan_ = PlanTiming(toolchain_, workload_.language == "cuda", options_.launcher == "slurm");
   builder_ = std::make_unique<Builder>(options_.cache_dir, workload_, toolchain_);
   builder_->set_sandboxed(!options_.unsafe_no_sandbox);
-  builder_->set_unoptimized(options_.compile_only && options_.unoptimized);
+  builder_->set_unoptimized(options_.unoptimized && (options_.compile_only || gpu_count_ == 0));
   local_launcher_ = MakeLocalLauncher();
   if (options_.launcher == "slurm") slurm_launcher_ = MakeSlurmLauncher(options_.slurm);
   if (ProgramUsesMpirun()) launcher_ = MakeMpirunLauncher(toolchain_.mpirun);

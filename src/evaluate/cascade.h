@@ -38,9 +38,9 @@ struct CascadeOptions {
   int world_size = 0;                // 0 = the workload's default
   bool skip_deny_scan = false;       // for cuco's own tests of the runtime checks only
   bool compile_only = false;         // stop after L1
-  // With compile_only: candidates' device code is compiled without optimisation (Builder::
-  // set_unoptimized), to check that they build, faster. Their objects are cached apart from
-  // optimised ones and never run.
+  // With compile_only, or where no GPU is here (nothing can run): candidates' device code is
+  // compiled without optimisation (Builder::set_unoptimized), to check that they build, faster.
+  // Their objects are cached apart from optimised ones and never run.
   bool unoptimized = false;
   int max_parallel_compiles = 2;
   double probe_timeout_s = 60;
