@@ -92,6 +92,11 @@ check "init --force --json" python3 -c "
 import json; r=json.load(open('$T/init.json'))
 assert r['schema']=='cuco.init/1' and r['world_size']==2 and r['libs']==['cublasLt','nccl','mpi'], r
 assert [s['name'] for s in r['sizes']]==['M','N','K'], r['sizes']"
+"$CUCO" init "$PROG" --out "$T/init" --force --explain >"$T/init-explain.out" 2>&1
+check "init --explain prints each pass, the loop chosen" python3 -c "
+t=open('$T/init-explain.out').read().split('cuco init --explain')[1]
+for p in ['find the loop:', 'bind the buffers:', 'rewrite main:', 'project:', 'render:']: assert '\n  '+p+'\n' in t, p
+assert 'program.cu:243: chosen' in t and 'cuco_bind.' in t and 'harness/seed.cu:' in t, t"
 printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n' >"$T/plain.cu"
 "$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2

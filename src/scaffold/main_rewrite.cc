@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <utility>
 
 #include "scaffold/loop_choice.h"
 #include "scaffold/tokens.h"
@@ -50,6 +51,11 @@ struct Chosen {
   std::string what;
 };
 
+void Note(const LoopSearch& search, std::string line) {
+  if (search.trace != nullptr && (search.trace->empty() || search.trace->back() != line))  // a second search repeats
+    search.trace->push_back(std::move(line));
+}
+
 std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops) {
   std::string out;
   for (const CommLoop& l : loops) out += fmt::format("{}{}:{}", out.empty() ? "" : ", ", file, l.line);
@@ -64,7 +70,10 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
                                  const std::vector<CommLoop>& loops, const LoopSearch& search) {
   if (search.forced_line > 0) {
     for (const CommLoop& l : loops)
-      if (l.line == search.forced_line) return &l;
+      if (l.line == search.forced_line) {
+        Note(search, fmt::format("{}:{}: chosen: --loop names it", file, l.line));
+        return &l;
+      }
     return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "
                                                "do: {}", file, search.forced_line,
                                                loops.empty() ? std::string("none") : LoopList(file, loops)));
@@ -79,8 +88,14 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
       const Truth truth = BranchTruth(text, t[b.open].end, t[b.close].begin, d);
       if ((truth == Truth::kTrue && !b.then) || (truth == Truth::kFalse && b.then)) taken = false;
     }
-    if (taken) live.push_back(&l);
-    else skipped += fmt::format("{}{}:{}", skipped.empty() ? "" : ", ", file, l.line);
+    if (taken) {
+      live.push_back(&l);
+      continue;
+    }
+    skipped += fmt::format("{}{}:{}", skipped.empty() ? "" : ", ", file, l.line);
+    Note(search, fmt::format("{}:{}: rejected: it sits in a branch the program does not take when started without "
+                             "arguments, as the harness starts it",
+                             file, l.line));
   }
   if (live.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no loop that reaches the communication runs when the program is "
@@ -88,6 +103,10 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
                                                "are not taken then); choose one with `cuco init --loop FILE:LINE`",
                                                file, loops.front().line, skipped));
   const CommLoop* best = live.back();
+  for (const CommLoop* other : live)
+    if (other != best)
+      Note(search, fmt::format("{}:{}: rejected: a loop that runs before the last one (a warm-up)", file, other->line));
+  Note(search, fmt::format("{}:{}: chosen: the last loop reaching the communication that runs", file, best->line));
   for (const CommLoop* other : live) {
     if (other == best) continue;
     for (const Branch& a : other->branches)
@@ -117,6 +136,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
   Chosen c;
   if (!loops.empty()) {
+    Note(search, fmt::format("the loops of {} reaching the communication: {}", loop_function, LoopList(file, loops)));
     Result<const CommLoop*> l = PickLoop(file, text, t, loops, search);
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
@@ -137,6 +157,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       while (clock > 0 && t[clock - 1].text != ";" && t[clock - 1].text != "{" && t[clock - 1].text != "}") --clock;
       if (t[body].text == "{" && clock == body + 1) break;
       if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
+      Note(search, fmt::format("{}:{}: not timed itself; the timed loop inside it, at line {}, is the iteration (a sweep)",
+                               file, t[c.first].line, t[inner].line));
       c.first = inner, c.last = inner_end;
     }
     const int loop_line = t[c.first].line;
@@ -148,13 +170,16 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
                            "{}), run whole: one grouped operation, not an iteration per pass",
                            t[g->first].line, t[g->second].line, loop_line);
       c.first = g->first, c.last = g->second, c.sweep_line = 0;
+      Note(search, file + ": " + c.what);
     } else if (PerGpuLoop(t, c.first, search.gpu_count)) {
       c.region = true;
       c.what = fmt::format("the loop over the program's GPUs at line {}, run whole: each pass is one GPU's part", loop_line);
       c.sweep_line = 0;
+      Note(search, file + ": " + c.what);
     }
     return c;
   }
+  Note(search, fmt::format("{}:{}: no loop of {} reaches the communication", file, fn_line, loop_function));
   auto region = search.allow_region ? CommRegion(t, body_open, body_close, names) : std::nullopt;
   if (!region)
     return Status::NotFound(fmt::format(
@@ -167,6 +192,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run whole "
                        "(no loop of {} does: the program communicates once)",
                        t[c.first].line, t[c.last].line, loop_function, loop_function);
+  Note(search, file + ": " + c.what);
   return c;
 }
 

@@ -173,7 +173,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
       {out_dir / "analysis.txt", FormatAnalysis(analysis)},
   };
   // harness/: the program itself as a harness-mode workload when init can make one, else a skeleton.
-  Result<ProgramHarness> ph = MakeProgramHarness(f, *more);
+  Result<ProgramHarness> ph = MakeProgramHarness(f, *more, &rep.explain);
   if (ph.ok()) {
     for (const auto& [name, text] : ph->files) files.push_back({harness / name, text});
     rep.harness_ready = true;
