@@ -122,6 +122,13 @@ check "transform of init's harness compiles generation 0 (exit 0 with no GPU)" t
 check "transform gives the program's NCCL calls the backend knob" grep -qF "NCCL call(s) of your program given the backend knob (nccl | lsa)" "$T/tr-prog.out"
 check "transform marks the knobs in generation 0" grep -qF 'kCucoGraph = "off";     // cuco:knob graph' "$T/init/harness/gen0_transformed.cu"
 check "transform accepts nothing without GPUs" grep -qF "accepted only after it verifies on GPUs" "$T/tr-prog.out"
+# Read once, decide once: `cuco run` of a program (init, generation 0) detects the toolchain once and
+# parses each workload.toml text once; CUCO_TRACE=reads prints each (src/util/read_trace.h).
+(cd "$T" && CUCO_TRACE=reads "$CUCO" run "$PROG" --out "$T/run-prog" >"$T/run-prog.out" 2>&1)
+check "run of a program compiles generation 0 (exit 0 with no GPU)" test $? -eq 0
+check "run of a program detects the toolchain once" test "$(grep -c '^cuco trace: toolchain$' "$T/run-prog.out")" -eq 1
+check "run of a program parses each workload.toml once" test -z "$(grep '^cuco trace: workload.toml' "$T/run-prog.out" | sort | uniq -d)"
+check "run of a program parses its harness's workload.toml" grep -qF "cuco trace: workload.toml $T/run-prog/harness/workload.toml" "$T/run-prog.out"
 "$CUCO" transform "$SRC/workloads/gemm_reducescatter" --llm --out "$T/g0.cu" --run-dir "$T/tr-llm" >"$T/tr-llm.out" 2>&1
 check "transform --llm without an LLM exits 3" test $? -eq 3
 check "transform --llm says no LLM is configured" grep -qF "no LLM is configured" "$T/tr-llm.out"

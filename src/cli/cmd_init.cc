@@ -95,7 +95,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f, DetectToolchain());
     if (!a.ok()) {
       std::cerr << "cuco init: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

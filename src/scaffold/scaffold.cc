@@ -63,6 +63,7 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
   for (const fs::path& dir : {out_dir, harness}) {
     auto loaded = LoadWorkload(dir);
     if (!loaded.ok()) return Status::Internal("cuco init wrote a workload.toml that does not load: " + loaded.status().message());
+    if (dir == harness) rep->harness_workload = std::move(*loaded);
   }
   std::string seed_text;
   for (const auto& [path, text] : files)

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 
 #include "analyze/analysis.h"
 #include "scaffold/init_trace.h"
+#include "workload/workload_config.h"
 #include "util/status.h"
 
 namespace cuco {
@@ -77,6 +79,9 @@ struct ScaffoldReport {
   // The harness passes run (program_harness.h), each with what it decided and why; the last one's
   // last line the reason when harness/ is a skeleton (`cuco init --explain`).
   std::vector<InitPassTrace> explain;
+  // harness/workload.toml as loaded back after it was written (the skeleton's too): read once, so
+  // that `cuco run` passes it on instead of parsing it again.
+  std::optional<WorkloadConfig> harness_workload;
 };
 
 Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::string& program_path,

@@ -7,6 +7,8 @@
 
 #include "util/files.h"
 #include "util/int_expr.h"
+#include "util/read_trace.h"
+#include "util/sha256.h"
 #include "util/toml_reader.h"
 #include "util/text.h"
 #include "workload/knob_marks.h"
@@ -390,7 +392,13 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
   }
   auto text = ReadFile(p);
   if (!text.ok()) return text.status();
-  auto c = ParseWorkload(*text, p);
+  return LoadWorkloadText(*text, p);
+}
+
+Result<WorkloadConfig> LoadWorkloadText(const std::string& text, const std::filesystem::path& p) {
+  // The same text parsed twice in one command is a read to pass down instead (util/read_trace.h).
+  NoteRead("workload.toml", p.lexically_normal().string() + " " + Sha256Hex(text).substr(0, 12));
+  auto c = ParseWorkload(text, p);
   if (!c.ok()) return c;
   const std::string path = p.string();
   if (!std::filesystem::exists(c->SeedPath()))
