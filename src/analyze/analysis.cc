@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <set>
@@ -72,6 +73,41 @@ void NoteRange(std::map<int, std::pair<std::string, std::string>>* ranges, int i
   (*ranges)[i] = first && kernel_like && r != op_ranges.end() ? r->second : std::make_pair(std::string(), std::string());
 }
 
+// The argument `j` of `call`'s text, "" when it has fewer.
+std::string CallArgText(const AnalyzedOp& call, int j) {
+  return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string();
+}
+
+// A call of a helper in the caller's terms: what the helper (`g`) reads and writes of its arguments,
+// the elements it touches, whether it communicates, and its one stream.
+void ApplyHelperEffects(const HelperEffects& g, const std::map<std::string, std::vector<std::string>>& params,
+                        const std::function<std::string(const AnalyzedOp&, const std::string&)>& handle_stream_of,
+                        AnalyzedOp* call) {
+  AnalyzedOp& op = *call;
+  for (int j : g.reads) AddBase(&op.reads, CallArgText(op, j));
+  for (int j : g.writes) AddBase(&op.writes, CallArgText(op, j));
+  // The helper's one operation on a parameter touches those elements, in the caller's names.
+  std::map<std::string, std::string> names;
+  if (auto fn = params.find(op.api); fn != params.end())
+    for (size_t k = 0; k < fn->second.size() && k < op.args.size(); ++k)
+      if (!fn->second[k].empty()) names[fn->second[k]] = op.args[k];
+  for (const auto* m : {&g.read_ranges, &g.write_ranges})
+    for (const auto& [j, r] : *m) {
+      const std::string arg = CallArgText(op, j);
+      if (r.first.empty() || !RangeBase(arg)) continue;
+      (m == &g.read_ranges ? op.read_ranges : op.write_ranges)[BufferBase(arg)] = {SubstituteNames(r.first, names),
+                                                                                    SubstituteNames(r.second, names)};
+    }
+  op.contains_comm = g.comm;
+  if (g.streams.size() == 1) {
+    const std::string& st = *g.streams.begin();
+    op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, CallArgText(op, std::stoi(st.substr(2))))
+                : st[0] == '#'         ? CallArgText(op, std::stoi(st.substr(1)))
+                                       : st;
+    if (op.stream.rfind("#h", 0) == 0) op.stream.clear();  // the caller's caller's handle: not known here
+  }
+}
+
 // Fills the `call` ops (calls of helpers defined in the file): what the helper reads and writes
 // of the caller's variables, whether it communicates, and its stream; then drops the calls of
 // helpers that touch none of the caller's variables, and renumbers the ops. Helper effects are summarised per
@@ -114,7 +150,6 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
     auto it = handle_streams.find(BufferBase(arg));
     return it != handle_streams.end() && it->second.size() == 1 ? *it->second.begin() : std::string();
   };
-  auto arg_text = [](const AnalyzedOp& call, int j) { return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string(); };
   for (size_t round = 0; round <= a->functions.size(); ++round) {
     bool changed = false;
     for (const auto& call : a->ops) {
@@ -123,19 +158,20 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       HelperEffects& e = fx[call.function];
       const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm;
       for (int j : g.reads)
-        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.reads.insert(i);
+        if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.reads.insert(i);
       for (int j : g.writes)
-        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.writes.insert(i);
+        if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.writes.insert(i);
       e.comm |= g.comm;
       for (const auto& st : g.streams) {
         std::string mine = st;
         if (st.rfind("#h", 0) == 0) {
-          mine = handle_stream_of(call, arg_text(call, std::stoi(st.substr(2))));
+          mine = handle_stream_of(call, CallArgText(call, std::stoi(st.substr(2))));
           if (mine.empty()) continue;
         } else if (st[0] == '#') {
-          const std::string arg = arg_text(call, std::stoi(st.substr(1)));
+          const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
           const int i = param_of(call.function, arg);
-          mine = i >= 0 ? "#" + std::to_string(i) : arg;
+          mine = i >= 0 ? "#" : arg;  // appended piece by piece: GCC 12's false -Wrestrict
+          if (i >= 0) mine += std::to_string(i);
         }
         e.streams.insert(mine);
       }
@@ -150,29 +186,7 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       auto it = fx.find(op.api);
       // A helper that touches none of the caller's variables adds nothing to the caller's graph.
       if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty())) continue;
-      const HelperEffects& g = it->second;
-      for (int j : g.reads) AddBase(&op.reads, arg_text(op, j));
-      for (int j : g.writes) AddBase(&op.writes, arg_text(op, j));
-      // The helper's one operation on a parameter touches those elements, in the caller's names.
-      std::map<std::string, std::string> names;
-      if (auto fn = params.find(op.api); fn != params.end())
-        for (size_t k = 0; k < fn->second.size() && k < op.args.size(); ++k)
-          if (!fn->second[k].empty()) names[fn->second[k]] = op.args[k];
-      for (const auto* m : {&g.read_ranges, &g.write_ranges})
-        for (const auto& [j, r] : *m) {
-          const std::string arg = arg_text(op, j);
-          if (r.first.empty() || !RangeBase(arg)) continue;
-          (m == &g.read_ranges ? op.read_ranges : op.write_ranges)[BufferBase(arg)] = {SubstituteNames(r.first, names),
-                                                                                        SubstituteNames(r.second, names)};
-        }
-      op.contains_comm = g.comm;
-      if (g.streams.size() == 1) {
-        const std::string& st = *g.streams.begin();
-        op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, arg_text(op, std::stoi(st.substr(2))))
-                    : st[0] == '#'         ? arg_text(op, std::stoi(st.substr(1)))
-                                           : st;
-        if (op.stream.rfind("#h", 0) == 0) op.stream.clear();  // the caller's caller's handle: not known here
-      }
+      ApplyHelperEffects(it->second, params, handle_stream_of, &op);
     }
     renumber[op.index] = static_cast<int>(kept.size());
     op.index = static_cast<int>(kept.size());
@@ -452,6 +466,27 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
 
 }  // namespace analyze_internal
 
+namespace {
+
+// `c ? a : b` at the top level: the first alternative (`c` is not the buffer); else `s`.
+std::string FirstAlternativeOf(const std::string& s) {
+  int depth = 0;
+  size_t question = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && c == '?' && question == std::string::npos) question = i;
+    else if (depth == 0 && c == ':' && question != std::string::npos) {
+      if ((i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':')) continue;  // a::b
+      return s.substr(question + 1, i - question - 1);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string BufferBase(const std::string& expr_in) {
   std::string e = expr_in;
   auto trim = [](const std::string& s) { return Trim(s, " \t\r\n"); };
@@ -463,24 +498,8 @@ std::string BufferBase(const std::string& expr_in) {
     }
     return std::string::npos;
   };
-  // `c ? a : b` at the top level: the first alternative (`c` is not the buffer).
-  auto first_alternative = [](const std::string& s) -> std::string {
-    int depth = 0;
-    size_t question = std::string::npos;
-    for (size_t i = 0; i < s.size(); ++i) {
-      const char c = s[i];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      else if (c == ')' || c == ']' || c == '}') --depth;
-      else if (depth == 0 && c == '?' && question == std::string::npos) question = i;
-      else if (depth == 0 && c == ':' && question != std::string::npos) {
-        if ((i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':')) continue;  // a::b
-        return s.substr(question + 1, i - question - 1);
-      }
-    }
-    return s;
-  };
   for (int guard = 0; guard < 32; ++guard) {
-    e = trim(first_alternative(e));
+    e = trim(FirstAlternativeOf(e));
     if (e.empty()) return e;
     if (e[0] == '&' || e[0] == '*') {
       e = e.substr(1);

@@ -196,6 +196,68 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   return c;
 }
 
+// The body of the loop at tokens [best, best_end] and what every harness iteration holds at its first
+// value: a `for` loop's variable (its declaration and first value), a `while` loop's counter.
+void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t best, size_t best_end, TimedLoop* loop) {
+  const size_t header_close = Match(t, best + 1);
+  const size_t body_first = header_close + 1;
+  loop->body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
+  if (t[body_first].text != "{") loop->body = "{ " + loop->body + " }";
+  if (t[best].text == "for") {
+    const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
+    static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
+    std::smatch m;
+    if (std::regex_search(header, m, decl) && header.find(';') != std::string::npos) {
+      std::string type = m[1].str();
+      if (type == "auto" || type == "const auto") type = "int64_t";
+      loop->loop_var_decl = type + " " + m[2].str();
+      // Its first value: `= 0` up to the first `;`, or `{0}`.
+      const size_t from = static_cast<size_t>(m.position(3) + m.length(3));
+      const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
+      if (to != std::string::npos) loop->loop_var_init = Trim(header.substr(from, to - from));
+    }
+  } else if (t[best].text == "while") {
+    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
+    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
+    std::set<std::string> in_condition;
+    for (size_t i = best + 2; i < header_close; ++i)
+      if (t[i].ident) in_condition.insert(t[i].text);
+    int depth = 0;
+    for (size_t i = body_first; i <= best_end && loop->pinned_counter.empty(); ++i) {
+      if (t[i].text == "{") ++depth;
+      if (t[i].text == "}") --depth;
+      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
+      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
+      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
+      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
+      if (post || pre) loop->pinned_counter = t[i].text;
+    }
+  }
+}
+
+// main's lambdas (in the body [body_open, body_close]) that reach the communication, counted as comm
+// names (added to *names): `name = [...](...) {...};`.
+std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t body_open, size_t body_close,
+                                           const std::set<std::string>& comm_names, std::set<std::string>* names) {
+  std::vector<TimedLoop::Lambda> lambdas;
+  for (size_t i = body_open + 1; i + 2 < body_close; ++i) {
+    if (!(t[i].ident && t[i + 1].text == "=" && t[i + 2].text == "[")) continue;
+    size_t k = Match(t, i + 2) + 1;
+    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
+    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
+    if (k >= t.size() || t[k].text != "{") continue;
+    const size_t close = Match(t, k);
+    if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
+    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
+    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
+    size_t last = close;
+    while (last + 1 < t.size() && t[last].text != ";") ++last;
+    names->insert(t[i].text);
+    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
+  }
+  return lambdas;
+}
+
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
@@ -238,24 +300,9 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                                  file, loop_function));
   }
   const size_t body_close = Match(t, body_open);
-  // main's lambdas that reach the communication count as comm names: `name = [...](...) {...};`.
+  // main's lambdas that reach the communication count as comm names.
   std::set<std::string> names = comm_names;
-  std::vector<TimedLoop::Lambda> lambdas;
-  for (size_t i = body_open + 1; i + 2 < body_close; ++i) {
-    if (!(t[i].ident && t[i + 1].text == "=" && t[i + 2].text == "[")) continue;
-    size_t k = Match(t, i + 2) + 1;
-    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
-    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
-    if (k >= t.size() || t[k].text != "{") continue;
-    const size_t close = Match(t, k);
-    if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
-    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
-    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
-    size_t last = close;
-    while (last + 1 < t.size() && t[last].text != ";") ++last;
-    names.insert(t[i].text);
-    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
-  }
+  const std::vector<TimedLoop::Lambda> lambdas = CommLambdas(t, body_open, body_close, comm_names, &names);
   Result<Chosen> chosen = ChooseIteration(file, text, t, body_open, body_close, names, loop_function, search, t[fn_at].line);
   if (!chosen.ok()) return chosen.status();
   const size_t best = chosen->first, best_end = chosen->last;
@@ -282,40 +329,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     loop.body = "{\n  " + text.substr(t[best].begin, t[best_end].end - t[best].begin) + "\n      }";
     return loop;
   }
-  const size_t header_close = Match(t, best + 1);
-  const size_t body_first = header_close + 1;
-  loop.body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
-  if (t[body_first].text != "{") loop.body = "{ " + loop.body + " }";
-  if (t[best].text == "for") {
-    const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
-    static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
-    std::smatch m;
-    if (std::regex_search(header, m, decl) && header.find(';') != std::string::npos) {
-      std::string type = m[1].str();
-      if (type == "auto" || type == "const auto") type = "int64_t";
-      loop.loop_var_decl = type + " " + m[2].str();
-      // Its first value: `= 0` up to the first `;`, or `{0}`.
-      const size_t from = static_cast<size_t>(m.position(3) + m.length(3));
-      const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
-      if (to != std::string::npos) loop.loop_var_init = Trim(header.substr(from, to - from));
-    }
-  } else if (t[best].text == "while") {
-    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
-    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
-    std::set<std::string> in_condition;
-    for (size_t i = best + 2; i < header_close; ++i)
-      if (t[i].ident) in_condition.insert(t[i].text);
-    int depth = 0;
-    for (size_t i = body_first; i <= best_end && loop.pinned_counter.empty(); ++i) {
-      if (t[i].text == "{") ++depth;
-      if (t[i].text == "}") --depth;
-      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
-      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
-      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
-      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
-      if (post || pre) loop.pinned_counter = t[i].text;
-    }
-  }
+  HoldLoopVariable(text, t, best, best_end, &loop);
   return loop;
 }
 
