@@ -33,9 +33,7 @@ PENDING = {
     "src/evaluate/judge.cc:JudgeMetricsTexts",
     "src/launch/launcher.cc:Run",
     "src/propose/builtin_proposer.cc:BuiltinProposer::Propose",
-    "src/search/run_config.cc:ParseRunConfig",
     "src/transform/rule_transform.cc:RuleTransform",
-    "src/workload/workload_config.cc:ParseWorkload",
 }
 
 CONTAINER = re.compile(r"\b(namespace|class|struct|union|enum)\b[^()]*$|\bextern\s+\"C\"\s*$")
