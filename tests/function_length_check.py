@@ -30,7 +30,6 @@ PENDING = {
     "src/analyze/analysis.cc:BuildAnalysis",
     "src/evaluate/cascade_runs.cc:Cascade::RunHarnessStage",
     "src/evaluate/cascade_runs.cc:Cascade::RunProgram",
-    "src/evaluate/judge.cc:JudgeMetricsTexts",
     "src/launch/launcher.cc:Run",
     "src/propose/builtin_proposer.cc:BuiltinProposer::Propose",
     "src/transform/rule_transform.cc:RuleTransform",
