@@ -92,6 +92,11 @@ check "init --force --json" python3 -c "
 import json; r=json.load(open('$T/init.json'))
 assert r['schema']=='cuco.init/1' and r['world_size']==2 and r['libs']==['cublasLt','nccl','mpi'], r
 assert [s['name'] for s in r['sizes']]==['M','N','K'], r['sizes']"
+"$CUCO" init "$PROG" --out "$T/init" --force --explain >"$T/init-explain.out" 2>&1
+check "init --explain prints each pass, the loop chosen" python3 -c "
+t=open('$T/init-explain.out').read().split('cuco init --explain')[1]
+for p in ['find the loop:', 'bind the buffers:', 'rewrite main:', 'project:', 'render:']: assert '\n  '+p+'\n' in t, p
+assert 'program.cu:243: chosen' in t and 'cuco_bind.' in t and 'harness/seed.cu:' in t, t"
 printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n' >"$T/plain.cu"
 "$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2
@@ -117,6 +122,13 @@ check "transform of init's harness compiles generation 0 (exit 0 with no GPU)" t
 check "transform gives the program's NCCL calls the backend knob" grep -qF "NCCL call(s) of your program given the backend knob (nccl | lsa)" "$T/tr-prog.out"
 check "transform marks the knobs in generation 0" grep -qF 'kCucoGraph = "off";     // cuco:knob graph' "$T/init/harness/gen0_transformed.cu"
 check "transform accepts nothing without GPUs" grep -qF "accepted only after it verifies on GPUs" "$T/tr-prog.out"
+# Read once, decide once: `cuco run` of a program (init, generation 0) detects the toolchain once and
+# parses each workload.toml text once; CUCO_TRACE=reads prints each (src/util/read_trace.h).
+(cd "$T" && CUCO_TRACE=reads "$CUCO" run "$PROG" --out "$T/run-prog" >"$T/run-prog.out" 2>&1)
+check "run of a program compiles generation 0 (exit 0 with no GPU)" test $? -eq 0
+check "run of a program detects the toolchain once" test "$(grep -c '^cuco trace: toolchain$' "$T/run-prog.out")" -eq 1
+check "run of a program parses each workload.toml once" test -z "$(grep '^cuco trace: workload.toml' "$T/run-prog.out" | sort | uniq -d)"
+check "run of a program parses its harness's workload.toml" grep -qF "cuco trace: workload.toml $T/run-prog/harness/workload.toml" "$T/run-prog.out"
 "$CUCO" transform "$SRC/workloads/gemm_reducescatter" --llm --out "$T/g0.cu" --run-dir "$T/tr-llm" >"$T/tr-llm.out" 2>&1
 check "transform --llm without an LLM exits 3" test $? -eq 3
 check "transform --llm says no LLM is configured" grep -qF "no LLM is configured" "$T/tr-llm.out"

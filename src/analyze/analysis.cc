@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <set>
@@ -72,6 +73,41 @@ void NoteRange(std::map<int, std::pair<std::string, std::string>>* ranges, int i
   (*ranges)[i] = first && kernel_like && r != op_ranges.end() ? r->second : std::make_pair(std::string(), std::string());
 }
 
+// The argument `j` of `call`'s text, "" when it has fewer.
+std::string CallArgText(const AnalyzedOp& call, int j) {
+  return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string();
+}
+
+// A call of a helper in the caller's terms: what the helper (`g`) reads and writes of its arguments,
+// the elements it touches, whether it communicates, and its one stream.
+void ApplyHelperEffects(const HelperEffects& g, const std::map<std::string, std::vector<std::string>>& params,
+                        const std::function<std::string(const AnalyzedOp&, const std::string&)>& handle_stream_of,
+                        AnalyzedOp* call) {
+  AnalyzedOp& op = *call;
+  for (int j : g.reads) AddBase(&op.reads, CallArgText(op, j));
+  for (int j : g.writes) AddBase(&op.writes, CallArgText(op, j));
+  // The helper's one operation on a parameter touches those elements, in the caller's names.
+  std::map<std::string, std::string> names;
+  if (auto fn = params.find(op.api); fn != params.end())
+    for (size_t k = 0; k < fn->second.size() && k < op.args.size(); ++k)
+      if (!fn->second[k].empty()) names[fn->second[k]] = op.args[k];
+  for (const auto* m : {&g.read_ranges, &g.write_ranges})
+    for (const auto& [j, r] : *m) {
+      const std::string arg = CallArgText(op, j);
+      if (r.first.empty() || !RangeBase(arg)) continue;
+      (m == &g.read_ranges ? op.read_ranges : op.write_ranges)[BufferBase(arg)] = {SubstituteNames(r.first, names),
+                                                                                    SubstituteNames(r.second, names)};
+    }
+  op.contains_comm = g.comm;
+  if (g.streams.size() == 1) {
+    const std::string& st = *g.streams.begin();
+    op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, CallArgText(op, std::stoi(st.substr(2))))
+                : st[0] == '#'         ? CallArgText(op, std::stoi(st.substr(1)))
+                                       : st;
+    if (op.stream.rfind("#h", 0) == 0) op.stream.clear();  // the caller's caller's handle: not known here
+  }
+}
+
 // Fills the `call` ops (calls of helpers defined in the file): what the helper reads and writes
 // of the caller's variables, whether it communicates, and its stream; then drops the calls of
 // helpers that touch none of the caller's variables, and renumbers the ops. Helper effects are summarised per
@@ -114,7 +150,6 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
     auto it = handle_streams.find(BufferBase(arg));
     return it != handle_streams.end() && it->second.size() == 1 ? *it->second.begin() : std::string();
   };
-  auto arg_text = [](const AnalyzedOp& call, int j) { return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string(); };
   for (size_t round = 0; round <= a->functions.size(); ++round) {
     bool changed = false;
     for (const auto& call : a->ops) {
@@ -123,19 +158,20 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       HelperEffects& e = fx[call.function];
       const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm;
       for (int j : g.reads)
-        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.reads.insert(i);
+        if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.reads.insert(i);
       for (int j : g.writes)
-        if (int i = param_of(call.function, arg_text(call, j)); i >= 0) e.writes.insert(i);
+        if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.writes.insert(i);
       e.comm |= g.comm;
       for (const auto& st : g.streams) {
         std::string mine = st;
         if (st.rfind("#h", 0) == 0) {
-          mine = handle_stream_of(call, arg_text(call, std::stoi(st.substr(2))));
+          mine = handle_stream_of(call, CallArgText(call, std::stoi(st.substr(2))));
           if (mine.empty()) continue;
         } else if (st[0] == '#') {
-          const std::string arg = arg_text(call, std::stoi(st.substr(1)));
+          const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
           const int i = param_of(call.function, arg);
-          mine = i >= 0 ? "#" + std::to_string(i) : arg;
+          mine = i >= 0 ? "#" : arg;  // appended piece by piece: GCC 12's false -Wrestrict
+          if (i >= 0) mine += std::to_string(i);
         }
         e.streams.insert(mine);
       }
@@ -150,29 +186,7 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       auto it = fx.find(op.api);
       // A helper that touches none of the caller's variables adds nothing to the caller's graph.
       if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty())) continue;
-      const HelperEffects& g = it->second;
-      for (int j : g.reads) AddBase(&op.reads, arg_text(op, j));
-      for (int j : g.writes) AddBase(&op.writes, arg_text(op, j));
-      // The helper's one operation on a parameter touches those elements, in the caller's names.
-      std::map<std::string, std::string> names;
-      if (auto fn = params.find(op.api); fn != params.end())
-        for (size_t k = 0; k < fn->second.size() && k < op.args.size(); ++k)
-          if (!fn->second[k].empty()) names[fn->second[k]] = op.args[k];
-      for (const auto* m : {&g.read_ranges, &g.write_ranges})
-        for (const auto& [j, r] : *m) {
-          const std::string arg = arg_text(op, j);
-          if (r.first.empty() || !RangeBase(arg)) continue;
-          (m == &g.read_ranges ? op.read_ranges : op.write_ranges)[BufferBase(arg)] = {SubstituteNames(r.first, names),
-                                                                                        SubstituteNames(r.second, names)};
-        }
-      op.contains_comm = g.comm;
-      if (g.streams.size() == 1) {
-        const std::string& st = *g.streams.begin();
-        op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, arg_text(op, std::stoi(st.substr(2))))
-                    : st[0] == '#'         ? arg_text(op, std::stoi(st.substr(1)))
-                                           : st;
-        if (op.stream.rfind("#h", 0) == 0) op.stream.clear();  // the caller's caller's handle: not known here
-      }
+      ApplyHelperEffects(it->second, params, handle_stream_of, &op);
     }
     renumber[op.index] = static_cast<int>(kept.size());
     op.index = static_cast<int>(kept.size());
@@ -264,6 +278,133 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
   return "unordered";
 }
 
+namespace {
+
+// A kernel launch's op: its configuration, the pointers it reads and writes (what its body says
+// of each parameter, when it was read; else every pointer read, and written unless const), and the
+// rows of each, in the caller's names.
+void FillKernelLaunchOp(const RawCall& c, AnalyzedOp* op_out) {
+  AnalyzedOp& op = *op_out;
+  op.kind = "kernel";
+  if (c.config.size() > 0) op.grid = c.config[0];
+  if (c.config.size() > 1) op.block = c.config[1];
+  if (c.config.size() > 2) op.smem = c.config[2];
+  op.stream = c.config.size() > 3 ? c.config[3] : "default";
+  for (int i = 0; i < static_cast<int>(c.args.size()); ++i) {
+    auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    if (c.param_types_known && !has(c.pointer_params, i)) continue;
+    if (c.param_access_known) {  // the body says how each pointer is used
+      if (has(c.read_params, i)) AddBase(&op.reads, c.args[i]);
+      if (has(c.written_params, i) && !has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
+      continue;
+    }
+    AddBase(&op.reads, c.args[i]);
+    if (!has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
+  }
+  // The rows of each pointer argument, in the caller's names (the launch's arguments).
+  std::map<std::string, std::string> names;
+  for (size_t k = 0; k < c.kernel_params.size() && k < c.args.size(); ++k) names[c.kernel_params[k]] = c.args[k];
+  for (const auto& [i, r] : c.write_ranges)
+    if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
+      op.write_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
+  for (const auto& [i, r] : c.read_ranges)
+    if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
+      op.read_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
+}
+
+// The NCCL group an op opens, closes or belongs to (`open_group`: each function's open group).
+void TrackNcclGroup(AnalyzedOp* op, std::map<std::string, int>* open_group, Analysis* a) {
+  if (op->api == "ncclGroupStart") {
+    if (!open_group->count(op->function)) {
+      GroupedOp g;
+      g.function = op->function;
+      g.start_line = op->line;
+      (*open_group)[op->function] = static_cast<int>(a->groups.size());
+      a->groups.push_back(g);
+    }
+    op->group = (*open_group)[op->function];
+  } else if (op->api == "ncclGroupEnd") {
+    if (auto it = open_group->find(op->function); it != open_group->end()) {
+      op->group = it->second;
+      a->groups[it->second].end_line = op->line;
+      open_group->erase(it);
+    }
+  } else if (auto it = open_group->find(op->function); it != open_group->end() && op->api.rfind("nccl", 0) == 0) {
+    op->group = it->second;
+    a->groups[it->second].ops.push_back(op->index);
+  }
+}
+
+// Each group's pattern (send/recv, all-to-all, collectives, ...); a group left open is warned of.
+void ClassifyGroupPatterns(Analysis* a_out) {
+  Analysis& a = *a_out;
+  for (auto& g : a.groups) {
+    int sends = 0, recvs = 0, colls = 0;
+    std::set<std::string> send_peers, recv_peers;
+    for (int i : g.ops) {
+      const auto& op = a.ops[i];
+      if (op.api == "ncclSend") ++sends, send_peers.insert(op.peer);
+      else if (op.api == "ncclRecv") ++recvs, recv_peers.insert(op.peer);
+      else if (op.kind == "collective") ++colls;
+    }
+    bool shared_var_peer = false;
+    for (const auto& p : send_peers)
+      if (recv_peers.count(p) && !p.empty() && !std::isdigit(static_cast<unsigned char>(p[0]))) shared_var_peer = true;
+    if (g.ops.empty()) g.pattern = "empty";
+    else if (colls == 0 && sends && recvs) g.pattern = shared_var_peer ? "all-to-all (send/recv to every peer)" : "send/recv";
+    else if (colls == 0) g.pattern = sends ? "sends" : "recvs";
+    else if (sends + recvs == 0) g.pattern = "collectives";
+    else g.pattern = "mixed";
+    if (g.end_line == 0) a.warnings.push_back(fmt::format("ncclGroupStart at line {} in {} has no ncclGroupEnd in the same function", g.start_line, g.function));
+  }
+}
+
+// The graph: each communication's producers (earlier ops writing what it reads) and consumers
+// (later ops reading what it writes), each edge with what orders its two ops, or a race warned of.
+void BuildDependencyEdges(Analysis* a_out, bool per_thread_default) {
+  Analysis& a = *a_out;
+  std::set<std::tuple<int, int, std::string>> seen;
+  for (const auto& c : a.ops) {
+    if (!IsComm(c)) continue;
+    for (const auto& p : a.ops) {
+      if (p.function != c.function || p.index == c.index || !IsDataOp(p)) continue;
+      std::string buf;
+      if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && !Disjoint(p.write_ranges, c.read_ranges, buf) &&
+          seen.insert({p.index, c.index, buf}).second)
+        a.edges.push_back({p.index, c.index, buf, "producer", ""});
+      if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && !Disjoint(c.write_ranges, p.read_ranges, buf) &&
+          seen.insert({c.index, p.index, buf}).second)
+        a.edges.push_back({c.index, p.index, buf, "consumer", ""});
+    }
+  }
+  for (DependencyEdge& e : a.edges) {
+    const AnalyzedOp& from = a.ops[e.from];
+    const AnalyzedOp& to = a.ops[e.to];
+    e.via = OrderingBetween(a, from, to, per_thread_default);
+    if (e.via == "unordered")
+      a.warnings.push_back(fmt::format("line {}: {} (stream {}) uses `{}` from {} at line {} (stream {}) with no event "
+                                       "or synchronisation between them: a race",
+                                       to.line, to.api, to.stream, e.buffer, from.api, from.line, from.stream));
+  }
+}
+
+// The streams the program makes, then every other stream its ops run on, in order.
+void ListAnalysisStreams(Analysis* a_out) {
+  Analysis& a = *a_out;
+  std::set<std::string> streams;
+  for (const auto& op : a.ops) {
+    if (op.kind == "stream" && !op.assigns.empty() && !streams.count(op.assigns)) {
+      streams.insert(op.assigns);
+      a.streams.push_back(op.assigns);
+    }
+  }
+  for (const auto& op : a.ops) {
+    if (!IsDataOp(op) && op.kind != "event") continue;
+    if (!op.stream.empty() && !streams.count(op.stream)) streams.insert(op.stream), a.streams.push_back(op.stream);
+  }
+}
+
+}  // namespace
 
 bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
 
@@ -298,31 +439,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     if (c.user_call) {
       op.kind = "call";  // reads, writes, stream: CarryHelperEffects below
     } else if (c.kernel_launch) {
-      op.kind = "kernel";
-      if (c.config.size() > 0) op.grid = c.config[0];
-      if (c.config.size() > 1) op.block = c.config[1];
-      if (c.config.size() > 2) op.smem = c.config[2];
-      op.stream = c.config.size() > 3 ? c.config[3] : "default";
-      for (int i = 0; i < static_cast<int>(c.args.size()); ++i) {
-        auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
-        if (c.param_types_known && !has(c.pointer_params, i)) continue;
-        if (c.param_access_known) {  // the body says how each pointer is used
-          if (has(c.read_params, i)) AddBase(&op.reads, c.args[i]);
-          if (has(c.written_params, i) && !has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
-          continue;
-        }
-        AddBase(&op.reads, c.args[i]);
-        if (!has(c.const_pointer_params, i)) AddBase(&op.writes, c.args[i]);
-      }
-      // The rows of each pointer argument, in the caller's names (the launch's arguments).
-      std::map<std::string, std::string> names;
-      for (size_t k = 0; k < c.kernel_params.size() && k < c.args.size(); ++k) names[c.kernel_params[k]] = c.args[k];
-      for (const auto& [i, r] : c.write_ranges)
-        if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
-          op.write_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
-      for (const auto& [i, r] : c.read_ranges)
-        if (i < static_cast<int>(c.args.size()) && RangeBase(c.args[i]))
-          op.read_ranges[BufferBase(c.args[i])] = {SubstituteNames(r.first, names), SubstituteNames(r.second, names)};
+      FillKernelLaunchOp(c, &op);
     } else {
       const ApiSpec& s = Specs().at(c.callee);
       op.kind = s.kind;
@@ -370,87 +487,38 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       if (op.kind == "copy" && op.stream.empty()) op.stream = "default (synchronous)";
       if (c.callee == "cudaDeviceSynchronize") op.stream = "all";
     }
-    // Groups.
-    if (op.api == "ncclGroupStart") {
-      if (!open_group.count(op.function)) {
-        GroupedOp g;
-        g.function = op.function;
-        g.start_line = op.line;
-        open_group[op.function] = static_cast<int>(a.groups.size());
-        a.groups.push_back(g);
-      }
-      op.group = open_group[op.function];
-    } else if (op.api == "ncclGroupEnd") {
-      if (auto it = open_group.find(op.function); it != open_group.end()) {
-        op.group = it->second;
-        a.groups[it->second].end_line = op.line;
-        open_group.erase(it);
-      }
-    } else if (auto it = open_group.find(op.function); it != open_group.end() && op.api.rfind("nccl", 0) == 0) {
-      op.group = it->second;
-      a.groups[it->second].ops.push_back(op.index);
-    }
+    TrackNcclGroup(&op, &open_group, &a);
     a.ops.push_back(std::move(op));
   }
   CarryHelperEffects(&a, handle_streams);
-  for (auto& g : a.groups) {
-    int sends = 0, recvs = 0, colls = 0;
-    std::set<std::string> send_peers, recv_peers;
-    for (int i : g.ops) {
-      const auto& op = a.ops[i];
-      if (op.api == "ncclSend") ++sends, send_peers.insert(op.peer);
-      else if (op.api == "ncclRecv") ++recvs, recv_peers.insert(op.peer);
-      else if (op.kind == "collective") ++colls;
-    }
-    bool shared_var_peer = false;
-    for (const auto& p : send_peers)
-      if (recv_peers.count(p) && !p.empty() && !std::isdigit(static_cast<unsigned char>(p[0]))) shared_var_peer = true;
-    if (g.ops.empty()) g.pattern = "empty";
-    else if (colls == 0 && sends && recvs) g.pattern = shared_var_peer ? "all-to-all (send/recv to every peer)" : "send/recv";
-    else if (colls == 0) g.pattern = sends ? "sends" : "recvs";
-    else if (sends + recvs == 0) g.pattern = "collectives";
-    else g.pattern = "mixed";
-    if (g.end_line == 0) a.warnings.push_back(fmt::format("ncclGroupStart at line {} in {} has no ncclGroupEnd in the same function", g.start_line, g.function));
-  }
-  // The graph.
-  std::set<std::tuple<int, int, std::string>> seen;
-  for (const auto& c : a.ops) {
-    if (!IsComm(c)) continue;
-    for (const auto& p : a.ops) {
-      if (p.function != c.function || p.index == c.index || !IsDataOp(p)) continue;
-      std::string buf;
-      if (p.index < c.index && Intersects(p.writes, c.reads, &buf) && !Disjoint(p.write_ranges, c.read_ranges, buf) &&
-          seen.insert({p.index, c.index, buf}).second)
-        a.edges.push_back({p.index, c.index, buf, "producer", ""});
-      if (p.index > c.index && Intersects(c.writes, p.reads, &buf) && !Disjoint(c.write_ranges, p.read_ranges, buf) &&
-          seen.insert({c.index, p.index, buf}).second)
-        a.edges.push_back({c.index, p.index, buf, "consumer", ""});
-    }
-  }
-  for (DependencyEdge& e : a.edges) {
-    const AnalyzedOp& from = a.ops[e.from];
-    const AnalyzedOp& to = a.ops[e.to];
-    e.via = OrderingBetween(a, from, to, per_thread_default);
-    if (e.via == "unordered")
-      a.warnings.push_back(fmt::format("line {}: {} (stream {}) uses `{}` from {} at line {} (stream {}) with no event "
-                                       "or synchronisation between them: a race",
-                                       to.line, to.api, to.stream, e.buffer, from.api, from.line, from.stream));
-  }
-  std::set<std::string> streams;
-  for (const auto& op : a.ops) {
-    if (op.kind == "stream" && !op.assigns.empty() && !streams.count(op.assigns)) {
-      streams.insert(op.assigns);
-      a.streams.push_back(op.assigns);
-    }
-  }
-  for (const auto& op : a.ops) {
-    if (!IsDataOp(op) && op.kind != "event") continue;
-    if (!op.stream.empty() && !streams.count(op.stream)) streams.insert(op.stream), a.streams.push_back(op.stream);
-  }
+  ClassifyGroupPatterns(&a);
+  BuildDependencyEdges(&a, per_thread_default);
+  ListAnalysisStreams(&a);
   return a;
 }
 
 }  // namespace analyze_internal
+
+namespace {
+
+// `c ? a : b` at the top level: the first alternative (`c` is not the buffer); else `s`.
+std::string FirstAlternativeOf(const std::string& s) {
+  int depth = 0;
+  size_t question = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && c == '?' && question == std::string::npos) question = i;
+    else if (depth == 0 && c == ':' && question != std::string::npos) {
+      if ((i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':')) continue;  // a::b
+      return s.substr(question + 1, i - question - 1);
+    }
+  }
+  return s;
+}
+
+}  // namespace
 
 std::string BufferBase(const std::string& expr_in) {
   std::string e = expr_in;
@@ -463,24 +531,8 @@ std::string BufferBase(const std::string& expr_in) {
     }
     return std::string::npos;
   };
-  // `c ? a : b` at the top level: the first alternative (`c` is not the buffer).
-  auto first_alternative = [](const std::string& s) -> std::string {
-    int depth = 0;
-    size_t question = std::string::npos;
-    for (size_t i = 0; i < s.size(); ++i) {
-      const char c = s[i];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      else if (c == ')' || c == ']' || c == '}') --depth;
-      else if (depth == 0 && c == '?' && question == std::string::npos) question = i;
-      else if (depth == 0 && c == ':' && question != std::string::npos) {
-        if ((i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':')) continue;  // a::b
-        return s.substr(question + 1, i - question - 1);
-      }
-    }
-    return s;
-  };
   for (int guard = 0; guard < 32; ++guard) {
-    e = trim(first_alternative(e));
+    e = trim(FirstAlternativeOf(e));
     if (e.empty()) return e;
     if (e[0] == '&' || e[0] == '*') {
       e = e.substr(1);

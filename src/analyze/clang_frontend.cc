@@ -462,6 +462,42 @@ std::string WriteStubDir(const std::string& prelude_full, std::string* dir_out) 
   return dir;
 }
 
+// The errors clang reported parsing a translation unit (those in the main file's device code are
+// not: it is not analysed), the first fatal one and the first of all.
+struct ClangErrors {
+  int errors = 0, fatals = 0, main_errors = 0;
+  std::string first_fatal, first_error;
+};
+
+ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
+  ClangErrors r;
+  const std::vector<std::pair<unsigned, unsigned>> device = main_file ? DeviceCode(tu, main_file)
+                                                                      : std::vector<std::pair<unsigned, unsigned>>{};
+  for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
+    CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
+    CXDiagnosticSeverity sev = lc->clang_getDiagnosticSeverity(d);
+    CXFile f = nullptr;
+    unsigned at = 0;
+    lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, &at);
+    const bool in_main = f && main_file && lc->clang_File_isEqual(f, main_file);
+    bool in_device = false;
+    for (const auto& [b, e] : device) in_device |= in_main && at >= b && at <= e;
+    if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
+    if (sev >= CXDiagnostic_Error) {
+      std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
+      ++r.errors;
+      if (in_main) ++r.main_errors;
+      if (sev == CXDiagnostic_Fatal) {
+        ++r.fatals;
+        if (r.first_fatal.empty()) r.first_fatal = msg;
+      }
+      if (r.first_error.empty()) r.first_error = msg;
+    }
+    lc->clang_disposeDiagnostic(d);
+  }
+  return r;
+}
+
 }  // namespace
 
 FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o, bool stub,
@@ -502,33 +538,11 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   if (ec != CXError_Success || !tu) {
     r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
   } else {
-    int errors = 0, fatals = 0, main_errors = 0;
-    std::string first_fatal, first_error;
     CXFile main_file = lc->clang_getFile(tu, path.c_str());
-    const std::vector<std::pair<unsigned, unsigned>> device = main_file ? DeviceCode(tu, main_file)
-                                                                        : std::vector<std::pair<unsigned, unsigned>>{};
-    for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
-      CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
-      CXDiagnosticSeverity sev = lc->clang_getDiagnosticSeverity(d);
-      CXFile f = nullptr;
-      unsigned at = 0;
-      lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, &at);
-      const bool in_main = f && main_file && lc->clang_File_isEqual(f, main_file);
-      bool in_device = false;
-      for (const auto& [b, e] : device) in_device |= in_main && at >= b && at <= e;
-      if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
-      if (sev >= CXDiagnostic_Error) {
-        std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
-        ++errors;
-        if (in_main) ++main_errors;
-        if (sev == CXDiagnostic_Fatal) {
-          ++fatals;
-          if (first_fatal.empty()) first_fatal = msg;
-        }
-        if (first_error.empty()) first_error = msg;
-      }
-      lc->clang_disposeDiagnostic(d);
-    }
+    const ClangErrors diag = CountClangErrors(tu, main_file);
+    const int errors = diag.errors, fatals = diag.fatals, main_errors = diag.main_errors;
+    const std::string& first_fatal = diag.first_fatal;
+    const std::string& first_error = diag.first_error;
     if (fatals > 0) {
       r.error = "fatal: " + first_fatal;
     } else {

@@ -107,11 +107,10 @@ bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector
   return true;
 }
 
-FrontEndResult ParseLexically(const std::string& raw) {
-  FrontEndResult r;
-  const std::string t = BlankCommentsAndLiteralContents(raw);
-  // Blank preprocessor lines (macro bodies are not program order).
-  std::string s = t;
+namespace {
+
+// `s` with its preprocessor lines (continuations included) blanked, newlines kept.
+std::string BlankPreprocessorLines(std::string s) {
   for (size_t i = 0; i < s.size();) {
     size_t ls = i, p = SkipSpace(s, i);
     size_t le = s.find('\n', ls);
@@ -127,6 +126,15 @@ FrontEndResult ParseLexically(const std::string& raw) {
     }
     i = le + 1;
   }
+  return s;
+}
+
+}  // namespace
+
+FrontEndResult ParseLexically(const std::string& raw) {
+  FrontEndResult r;
+  // Preprocessor lines blanked (macro bodies are not program order).
+  const std::string s = BlankPreprocessorLines(BlankCommentsAndLiteralContents(raw));
   int depth = 0;
   std::string current;  // function whose body is open at depth current_depth+1
   int fn_depth = -1;

@@ -40,6 +40,10 @@ namespace cuco {
 
 inline constexpr const char* kBenchSchema = "cuco-bench/2";  // what is written now
 inline constexpr const char* kBenchSchemaV1 = "cuco-bench/1";  // still read
+// The JSON's exit_code: cuco bench's (cli/exit_code.h, whose kExitOk and kExitCandidateFailed
+// cmd_bench.cc checks these against): 1 when an entry was evaluated and failed, else 0.
+inline constexpr int kBenchExitOk = 0;
+inline constexpr int kBenchExitEntryFailed = 1;
 
 // The schema of a bench JSON that cuco reads (kBenchSchema or kBenchSchemaV1, with a table);
 // kInvalidArgument naming `path` otherwise.

@@ -86,6 +86,48 @@ BenchRow PeerEntryRow(const nlohmann::json& e, const std::string& detail) {
   return r;
 }
 
+// Whether `python` can run the peer: "" when it can (*said: torch's version for a CUDA workload, which
+// needs PyTorch with CUDA, else Python's: cuco's own CPU tests need only Python), else why not.
+std::string ProbePeerPython(const std::string& python, bool cuda, std::string* said) {
+  constexpr int kNoCudaInTorch = 7;  // the probe's exit code when torch has no CUDA
+  const std::string probe =
+      cuda ? fmt::format("import sys, torch; print(torch.__version__); sys.exit(0 if torch.cuda.is_available() else {})",
+                         kNoCudaInTorch)
+           : "import sys; print(sys.version.split()[0])";
+  auto check = RunCapture({python, "-c", probe}, 180);
+  *said = LastLine(check.output);
+  if (!check.outcome.started) return fmt::format("{} could not be started: {}", python, check.outcome.start_error);
+  if (cuda && check.outcome.exit_code == kNoCudaInTorch)
+    return fmt::format("torch {} is installed but torch.cuda.is_available() is false", *said);
+  if (!check.outcome.ok())
+    return cuda ? fmt::format("{} cannot import torch ({})", python, said->empty() ? check.outcome.Describe() : *said)
+                : fmt::format("{} does not run ({})", python, check.outcome.Describe());
+  return "";
+}
+
+// The peer script's ranks: the workload's bench sizes, warm-up, iterations and tolerances as flags,
+// its result file `dir`/result.json, on the GPU session's GPUs (or its MPS daemon's).
+RankJob PeerRankJob(const PeerOptions& a, const WorkloadConfig& wl, const fs::path& script, const fs::path& dir, int world,
+                    bool cuda, const GpuSession& gpu) {
+  RankJob job;
+  job.argv = {a.python, script.string()};
+  for (const auto& [k, v] : wl.bench_sizes) job.argv.insert(job.argv.end(), {"--size", k + "=" + std::to_string(v)});
+  job.argv.insert(job.argv.end(), {"--warmup", std::to_string(wl.warmup), "--iters", std::to_string(std::max(20, wl.iters)),
+                                   "--rel-l2", fmt::format("{}", wl.tol_rel_l2), "--max-abs",
+                                   fmt::format("{}", wl.tol_max_abs), "--out", (dir / "result.json").string()});
+  job.env["PYTHONUNBUFFERED"] = "1";
+  job.world_size = world;
+  job.gpus = gpu.gpus();
+  if (cuda) {
+    for (const auto& [k, v] : gpu.SupervisorEnv()) job.env[k] = v;
+    if (gpu.mps()) job.gpus.clear();  // the server's devices, numbered from 0
+  }
+  job.log_dir = (dir / "logs").string();
+  job.rendezvous_dir = (dir / "rendezvous").string();
+  job.timeout_s = a.limit_s > 0 ? a.limit_s : std::max(300.0, wl.bench_s);
+  return job;
+}
+
 }  // namespace
 
 PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& cascade, int world,
@@ -106,17 +148,8 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
   const std::string name = script.filename().string();
   const bool cuda = wl.language == "cuda";
 
-  // A CUDA workload's peer needs PyTorch with CUDA; a CPU workload's (cuco's own tests) only Python.
-  const std::string probe = cuda ? "import sys, torch; print(torch.__version__); sys.exit(0 if torch.cuda.is_available() else 7)"
-                                 : "import sys; print(sys.version.split()[0])";
-  auto check = RunCapture({a.python, "-c", probe}, 180);
-  std::string said = LastLine(check.output);
-  if (!check.outcome.started) return skip(name, fmt::format("{} could not be started: {}", a.python, check.outcome.start_error));
-  if (cuda && check.outcome.exit_code == 7)
-    return skip(name, fmt::format("torch {} is installed but torch.cuda.is_available() is false", said));
-  if (!check.outcome.ok())
-    return skip(name, cuda ? fmt::format("{} cannot import torch ({})", a.python, said.empty() ? check.outcome.Describe() : said)
-                           : fmt::format("{} does not run ({})", a.python, check.outcome.Describe()));
+  std::string said;
+  if (const std::string no = ProbePeerPython(a.python, cuda, &said); !no.empty()) return skip(name, no);
   if (cuda) j["torch"] = said;
   else j["python_version"] = said;
 
@@ -139,22 +172,7 @@ PeerOutcome RunPeers(const PeerOptions& a, const WorkloadConfig& wl, Cascade& ca
   fs::remove_all(dir, ec);
   MakeDirs(dir);
   const fs::path result = dir / "result.json";
-  RankJob job;
-  job.argv = {a.python, script.string()};
-  for (const auto& [k, v] : wl.bench_sizes) job.argv.insert(job.argv.end(), {"--size", k + "=" + std::to_string(v)});
-  job.argv.insert(job.argv.end(), {"--warmup", std::to_string(wl.warmup), "--iters", std::to_string(std::max(20, wl.iters)),
-                                   "--rel-l2", fmt::format("{}", wl.tol_rel_l2), "--max-abs",
-                                   fmt::format("{}", wl.tol_max_abs), "--out", result.string()});
-  job.env["PYTHONUNBUFFERED"] = "1";
-  job.world_size = world;
-  job.gpus = gpu.gpus();
-  if (cuda) {
-    for (const auto& [k, v] : gpu.SupervisorEnv()) job.env[k] = v;
-    if (gpu.mps()) job.gpus.clear();  // the server's devices, numbered from 0
-  }
-  job.log_dir = (dir / "logs").string();
-  job.rendezvous_dir = (dir / "rendezvous").string();
-  job.timeout_s = a.limit_s > 0 ? a.limit_s : std::max(300.0, wl.bench_s);
+  const RankJob job = PeerRankJob(a, wl, script, dir, world, cuda, gpu);
   j["argv"] = job.argv;
   j["log_dir"] = job.log_dir;
   j["gpus"] = gpu.gpus();

@@ -275,7 +275,7 @@ Result<BenchResult> RunBench(const BenchOptions& a) {
   out.head = BenchHead(b, machine, started, git, a.label);
   nlohmann::json doc = BenchDoc(b, machine, peers, summary, started, git, a.label);
   doc["table_text"] = out.head + out.table;
-  doc["exit_code"] = out.entry_failed ? 1 : 0;  // cuco bench's: 1 when an entry failed (cli/exit_code.h)
+  doc["exit_code"] = out.entry_failed ? kBenchExitEntryFailed : kBenchExitOk;
 
   const std::string json_text = doc.dump(1) + "\n";
   out.written = WriteFileAtomic(b.run_dir / "bench.json", json_text);

@@ -24,7 +24,7 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine(*files, *f, DetectToolchain());
     if (!a.ok()) {
       std::cerr << "cuco analyze: " << a.status().message() << "\n";
       *exit_code = kExitUsage;

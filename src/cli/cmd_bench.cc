@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/bench_json.h"
 #include "bench/bench_run.h"
 #include "cli/commands.h"
 #include "cli/launcher_option.h"
@@ -16,6 +17,9 @@
 
 namespace cuco {
 namespace {
+
+// bench.json's exit_code is the exit code this command returns.
+static_assert(kBenchExitOk == kExitOk && kBenchExitEntryFailed == kExitCandidateFailed);
 
 int Run(const BenchOptions& a) {
   auto r = RunBench(a);

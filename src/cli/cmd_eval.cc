@@ -42,6 +42,22 @@ struct EvalArgs {
   double verify_limit_s = 0, bench_limit_s = 0;
 };
 
+// The candidates named (label, code), or the workload's seed when none is.
+Result<std::vector<std::pair<std::string, std::string>>> CandidatesToEvaluate(const EvalArgs& a, const WorkloadConfig& wl) {
+  std::vector<std::pair<std::string, std::string>> todo;
+  if (a.candidates.empty()) {
+    auto seed = ReadFile(wl.SeedPath());
+    if (!seed.ok()) return seed.status();
+    todo.push_back({wl.SeedPath().string(), *seed});
+  }
+  for (const auto& c : a.candidates) {
+    auto code = ReadFile(c);
+    if (!code.ok()) return code.status();
+    todo.push_back({c, *code});
+  }
+  return todo;
+}
+
 int Run(const EvalArgs& a) {
   auto wl = LoadWorkloadWithOverrides("eval", a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
   if (!wl) return kExitUsage;
@@ -51,23 +67,12 @@ int Run(const EvalArgs& a) {
     return kExitEnvironment;
   }
   if (!WorldSizeFlagListed("eval", *wl, a.world_size)) return kExitUsage;
-  std::vector<std::pair<std::string, std::string>> todo;  // label, code
-  if (a.candidates.empty()) {
-    auto seed = ReadFile(wl->SeedPath());
-    if (!seed.ok()) {
-      std::cerr << "cuco eval: " << seed.status().message() << "\n";
-      return kExitUsage;
-    }
-    todo.push_back({wl->SeedPath().string(), *seed});
+  auto read = CandidatesToEvaluate(a, *wl);
+  if (!read.ok()) {
+    std::cerr << "cuco eval: " << read.status().message() << "\n";
+    return kExitUsage;
   }
-  for (const auto& c : a.candidates) {
-    auto code = ReadFile(c);
-    if (!code.ok()) {
-      std::cerr << "cuco eval: " << code.status().message() << "\n";
-      return kExitUsage;
-    }
-    todo.push_back({c, *code});
-  }
+  const std::vector<std::pair<std::string, std::string>>& todo = *read;
   fs::path run_dir = a.run_dir.empty() ? fs::path("cuco-runs") / ("eval-" + wl->name) : fs::path(a.run_dir);
   if (Status s = PrepareRunDir(run_dir); !s.ok()) {
     std::cerr << "cuco eval: " << s.message() << "\n";

@@ -1,23 +1,20 @@
 // cuco run <workload | program.cu...>: the main job. Given a program, makes its workload first (cuco
-// init: run_program.h). Makes generation 0 when the workload has none (`cuco transform`: rule-based,
-// or LLM-driven with --llm only: never switched to by itself; a harness made of the program itself
-// gets the knobs of cuco/program/codesign.h), then searches from it (`cuco evolve`). --resume continues a
-// search.
+// init: run_program.h). Settles the world size and makes generation 0 when the workload has none
+// (search/run_start.h: `cuco transform`, rule-based, or LLM-driven with --llm only), then searches
+// from it (`cuco evolve`: search/session.h). --resume continues a search. The toolchain is detected
+// once here and the workload read once, both passed down. This file parses flags and prints.
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <variant>
 
 #include "cli/commands.h"
-#include "evaluate/gpu_session.h"
+#include "cli/launcher_option.h"
 #include "cli/program_flags.h"
 #include "cli/run_program.h"
 #include "cli/workload_options.h"
+#include "search/run_start.h"
 #include "toolchain/toolchain.h"
-#include "transform/generation0.h"
-#include "transform/llm_generation0.h"
-#include "cli/launcher_option.h"
-#include "workload/workload_config.h"
 
 namespace cuco {
 namespace {
@@ -31,30 +28,15 @@ struct RunArgs {
   std::shared_ptr<ProgramFlagOptions> flags;
 };
 
-// When this machine has GPUs but fewer than the workload's world size: says so in one line (needed,
-// found, what is done instead) and returns the world size to run at instead (the largest of the
-// workload's world_sizes that fits), or 0 when none fits. -1: no shortfall.
-int WorldSizeForThisMachine(const WorkloadConfig& wl, int requested, const std::vector<int>& gpu_ids,
-                            const Toolchain& tc) {
-  const int needed = requested > 0 ? requested : wl.world_size;
-  const int found = gpu_ids.empty() ? static_cast<int>(tc.gpus.size()) : static_cast<int>(gpu_ids.size());
-  if (found == 0 || found >= needed) return -1;
-  const int fits = LargestWorldSizeWithin(wl, found);
-  std::cerr << "cuco run: " << wl.name << " needs " << needed << " GPUs (world_size), this machine has " << found
-            << ": "
-            << (fits > 0 ? "searching at world size " + std::to_string(fits) + " instead (its world_sizes allow it)"
-                         : "nothing runs here (its world_sizes are all larger)")
-            << "; on a machine with " << needed << " GPUs: cuco run " << wl.dir.string() << "\n";
-  return fits;
-}
-
 // The workload `cuco run` works on: a program's (cuco init makes it: 1/3), or the folder named.
-// Sets a->evolve.workload; an exit code when there is none.
+// Sets a->evolve.workload (and, when init loaded it, a->evolve.workload_config); an exit code when
+// there is none.
 std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
   if (from_program) {
-    auto made = WorkloadOfProgram(a->targets, *a->flags, a->out, a->loop);
+    auto made = WorkloadOfProgram(a->targets, *a->flags, a->out, a->loop, *a->evolve.toolchain);
     if (std::holds_alternative<int>(made)) return std::get<int>(made);
-    a->evolve.workload = std::get<std::string>(made);
+    a->evolve.workload = std::get<ProgramWorkload>(made).dir;
+    a->evolve.workload_config = std::move(std::get<ProgramWorkload>(made).workload);
   } else if (a->targets.size() > 1) {
     std::cerr << "cuco run: " << a->targets.front() << " is a workload folder; give one (more files are for a program: "
               << "cuco run main.cu more.cu -- <your compile command>)\n";
@@ -65,89 +47,33 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
   return std::nullopt;
 }
 
-// A harness made of the user's program that the transform cannot rewrite starts from its seed (the
-// program as it is): verified and timed; with no knobs the builtin proposer stops there.
-void SeedOnly(const WorkloadConfig& wl, RunArgs* a, const std::string& why) {
-  std::cout << "cuco run: " << why << "\n";
-  if (wl.knobs.empty() && a->evolve.config.empty()) {
-    std::cout << "cuco run: " << wl.name << " has no knobs, so the builtin proposer has nothing to vary: the seed is "
-              << "verified and timed, and the search stops there. An LLM proposer (--config with [[llm.endpoints]], "
-              << "docs/llm.md) edits its EVOLVE blocks.\n";
-    if (!a->evolve.budget.max_candidates) a->evolve.budget.max_candidates = 1;
-  }
-}
-
-// Generation 0 for a workload that declares none (cuco transform, 2/3): an exit code when the run
-// ends here (no GPU, or not accepted), nothing when the search goes on.
-std::optional<int> MakeGeneration0(const WorkloadConfig& wl, RunArgs* a, bool from_program) {
-  const bool program = IsProgramHarness(wl);
-  Toolchain tc = DetectToolchain();
-  Generation0Options options;
-  options.cascade.gpus = a->evolve.gpus;
-  options.cascade.unsafe_no_sandbox = a->evolve.unsafe_no_sandbox;
-  if (!a->evolve.cache_dir.empty()) options.cascade.cache_dir = a->evolve.cache_dir;
-  const bool rules = !a->llm;  // never LLM-driven unless asked: the rules say what they need
-  if (wl.language == "cuda" && !tc.gpus.empty())  // generation 0 is timed: how, in one line up front
-    std::cerr << "cuco run: " << PlanTiming(tc, true, false).Line() << "\n";
-  std::cout << "cuco run: " << (from_program ? "2/3 " : "") << wl.name << " declares no generation0: making it ("
-            << (rules ? "rule-based" : "LLM-driven") << " transform"
-            << (program && rules ? ": your program's NCCL calls get the knobs of cuco/program/codesign.h" : "") << ")\n";
-  auto report = rules ? MakeRuleGeneration0(wl, tc, options) : MakeLlmGeneration0(wl, tc, options, a->evolve.config);
-  if (!report.ok() && program && report.status().code() == Status::Code::kInvalidArgument) {
-    SeedOnly(wl, a, "generation 0 is your program as it is: " + report.status().message());
-    return std::nullopt;
-  }
-  if (!report.ok()) {
-    std::cerr << "cuco run: " << report.status().message() << "\n";
-    return report.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
-  }
-  std::cout << FormatGeneration0(*report);
-  if (report->attempts.empty()) return kExitCandidateFailed;
-  if (report->attempts.back().record.status == EvalStatus::kSkipped) {
-    std::cout << "cuco run: no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
-                 "searches from it.\n";
-    return kExitOk;
-  }
-  if (!report->accepted) {
-    std::cerr << "cuco run: generation 0 was not accepted, so there is nothing to search from: " << report->note << "\n";
-    return kExitCandidateFailed;
-  }
-  return std::nullopt;
-}
-
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
   RunArgs a = args;
   const bool from_program = !a.targets.empty() && IsProgramFile(a.targets.front());
+  // Detected once for the whole command (init, generation 0, the search); for a workload folder,
+  // StartRun detects it once the workload has loaded.
+  if (from_program) a.evolve.toolchain = DetectToolchain();
   if (auto rc = ResolveWorkload(&a, from_program)) return *rc;
-  auto wl = LoadWorkload(a.evolve.workload);
-  if (!wl.ok()) {
-    std::cerr << "cuco run: " << wl.status().message() << "\n";
-    return kExitUsage;
+  RunStartOptions o;
+  o.llm = a.llm;
+  o.numbered = from_program;
+  Result<RunStart> start = StartRun(o, &a.evolve);  // the world size, generation 0 (search/run_start.h)
+  if (!start.ok()) {
+    std::cerr << "cuco run: " << start.status().message() << "\n";
+    return start.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
   }
-  if (!WorldSizeFlagListed("run", *wl, a.evolve.world_size)) return kExitUsage;
-  if (a.evolve.world_size > 0) wl->world_size = a.evolve.world_size;  // generation 0 is verified at the search's size
-  bool short_of_gpus = false;
-  const int workload_world_size = wl->world_size;
-  if (wl->language == "cuda") {
-    const int fits = WorldSizeForThisMachine(*wl, a.evolve.world_size, a.evolve.gpus, DetectToolchain());
-    if (fits == 0) return kExitEnvironment;
-    if (fits > 0) {
-      a.evolve.world_size = fits;
-      wl->world_size = fits;  // generation 0 is verified at the size the search runs
-      short_of_gpus = true;
-    }
-  }
-  if (wl->generation0_file == wl->seed_file && !(wl->mode == "harness" && wl->language == "cpu")) {
-    if (auto rc = MakeGeneration0(*wl, &a, from_program)) return *rc;
-  } else if (IsProgramHarness(*wl)) {
-    SeedOnly(*wl, &a, "generation 0: " + wl->generation0_file);  // declared: the transform ran before
+  switch (start->end) {
+    case RunStartEnd::kSearch: break;
+    case RunStartEnd::kCompiledOnly: return kExitOk;
+    case RunStartEnd::kNotAccepted: return kExitCandidateFailed;
+    case RunStartEnd::kNoFit: return kExitEnvironment;
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
   const int rc = RunEvolve(a.evolve);
-  if (short_of_gpus && rc == kExitOk) {
-    std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's " << workload_world_size
-              << " (too few GPUs here): exit " << kExitEnvironment << "\n";
+  if (start->short_of_gpus && rc == kExitOk) {
+    std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's "
+              << start->workload_world_size << " (too few GPUs here): exit " << kExitEnvironment << "\n";
     return kExitEnvironment;
   }
   return rc;

@@ -62,9 +62,8 @@ Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std:
   return all;
 }
 
-Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags) {
+Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags, const Toolchain& tc) {
   AnalyzeOptions opts;
-  Toolchain tc = DetectToolchain();
   auto add = [&](const std::string& d) {
     if (!d.empty() && std::find(opts.include_dirs.begin(), opts.include_dirs.end(), d) == opts.include_dirs.end())
       opts.include_dirs.push_back(d);

@@ -13,6 +13,8 @@
 #include "analyze/compile_flags.h"
 #include "util/status.h"
 
+#include "toolchain/toolchain.h"
+
 namespace cuco {
 
 struct ProgramFlagOptions {
@@ -34,7 +36,7 @@ void TakeTrailingCompileCommand(int* argc, char** argv);
 Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std::string& program);
 
 // The program's analysis on this machine (its files, main's first): the detected CUDA/NCCL/MPI include
-// folders plus `flags`.
-Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags = {});
+// folders (of `tc`, the command's toolchain, detected once) plus `flags`.
+Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags, const Toolchain& tc);
 
 }  // namespace cuco

@@ -8,7 +8,6 @@
 #include "util/files.h"
 #include "util/sha256.h"
 #include "util/source_text.h"
-#include "workload/program_seed.h"
 
 namespace cuco {
 
@@ -19,8 +18,9 @@ bool IsProgramFile(const std::string& target) {
   return fs::is_regular_file(target, ec);
 }
 
-std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
-                                                 const std::string& dir_option, const std::string& loop) {
+std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
+                                                     const std::string& dir_option, const std::string& loop,
+                                                     const Toolchain& tc) {
   const std::string& program = files.front();
   fs::path dir = dir_option.empty() ? fs::path("cuco-runs") / DefaultWorkloadName(program) : fs::path(dir_option);
   std::error_code ec;
@@ -33,6 +33,8 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
     std::cout << "cuco run: " << other.string() << " was made from " << Trim(*made_from) << ", not " << origin
               << ": using " << dir.string() << "\n";
   }
+  ProgramWorkload made;
+  made.dir = (dir / "harness").string();
   if (fs::exists(dir / "harness" / "workload.toml", ec)) {
     std::cout << "cuco run: 1/3 init: reusing " << dir.string() << " (an earlier `cuco run` made it; delete it to make it "
               << "again from " << program << ")\n";
@@ -42,7 +44,7 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
       std::cerr << "cuco run: " << f.status().message() << "\n";
       return kExitUsage;
     }
-    Result<Analysis> a = AnalyzeOnThisMachine(files, *f);
+    Result<Analysis> a = AnalyzeOnThisMachine(files, *f, tc);
     if (!a.ok()) {
       std::cerr << "cuco run: " << a.status().message() << "\n";
       return kExitUsage;
@@ -65,13 +67,9 @@ std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>&
       return kExitUsage;
     }
     for (const auto& g : r->harness_guesses) std::cout << "  " << g << "\n";
+    made.workload = std::move(r->harness_workload);
   }
-  return (dir / "harness").string();
-}
-
-bool IsProgramHarness(const WorkloadConfig& wl) {
-  Result<std::string> seed = ReadFile(wl.dir / wl.seed_file);
-  return seed.ok() && IsProgramSeed(*seed);
+  return made;
 }
 
 }  // namespace cuco

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,12 +18,14 @@ namespace cuco {
 // Whether `target` names a program's file rather than a workload folder.
 bool IsProgramFile(const std::string& target);
 
-// dir: the workload folder to write (empty: cuco-runs/<program's name>); loop: `--loop FILE:LINE` or "".
-std::variant<std::string, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
-                                                 const std::string& dir, const std::string& loop = "");
+struct ProgramWorkload {
+  std::string dir;                         // the harness-mode workload folder
+  std::optional<WorkloadConfig> workload;  // its workload.toml as init loaded it; unset when reused
+};
 
-// A harness made of the user's program itself (its seed includes cuco/program/candidate.h): its
-// generation 0 is the seed as it is.
-bool IsProgramHarness(const WorkloadConfig& wl);
+// dir: the workload folder to write (empty: cuco-runs/<program's name>); loop: `--loop FILE:LINE` or "";
+// tc: the command's toolchain (its include folders for the analysis).
+std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::string>& files, const ProgramFlagOptions& flags,
+                                                     const std::string& dir, const std::string& loop, const Toolchain& tc);
 
 }  // namespace cuco

@@ -300,6 +300,34 @@ Result<std::vector<std::string>> Builder::PreprocessCommand(const fs::path& sour
   return cmd;
 }
 
+namespace {
+
+// One step of a build: a compile or the link, its output in its own log file.
+struct BuildStep {
+  std::vector<std::string> cmd;
+  fs::path log;
+  ProcessOutcome outcome;
+  std::string output;
+  std::string sandbox_error;
+  fs::path object;  // a compile's object, renamed from its .part when the compile succeeds
+};
+
+// Appends a finished step to r->log; false when it failed.
+bool RecordBuildStep(const BuildStep& s, BuildResult* r) {
+  r->log += "$ " + Join(s.cmd) + "\n" + s.output;
+  if (!s.sandbox_error.empty()) {
+    r->log += "cuco: cannot sandbox the compile: " + s.sandbox_error + "\n";
+    return false;
+  }
+  if (s.outcome.ok()) return true;
+  if (!s.outcome.timed_out && InterruptSignal(s.outcome.signal)) r->interrupted = true;
+  r->log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
+                                : "cuco: " + s.outcome.Describe() + "\n";
+  return false;
+}
+
+}  // namespace
+
 Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<Unit>& units, const fs::path& exe,
                                         double timeout_s) {
   BuildResult r;
@@ -311,15 +339,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
   auto left = [&] {
     return timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  // One step: a compile or the link, its output in its own log file.
-  struct Step {
-    std::vector<std::string> cmd;
-    fs::path log;
-    ProcessOutcome outcome;
-    std::string output;
-    std::string sandbox_error;
-    fs::path object;  // a compile's object, renamed from its .part when the compile succeeds
-  };
+  using Step = BuildStep;
   auto run_step = [&](Step& s) {
     ProcessSpec spec;
     spec.argv = s.cmd;
@@ -341,19 +361,7 @@ Result<BuildResult> Builder::BuildInDir(const fs::path& dir, const std::vector<U
     if (!s.object.empty() && s.outcome.ok()) fs::rename(s.object.string() + ".part", s.object, ec);
     if (ec) s.sandbox_error = "cannot keep the object " + s.object.string() + ": " + ec.message();
   };
-  // Appends a finished step to the log; false when it failed.
-  auto record = [&](const Step& s) {
-    r.log += "$ " + Join(s.cmd) + "\n" + s.output;
-    if (!s.sandbox_error.empty()) {
-      r.log += "cuco: cannot sandbox the compile: " + s.sandbox_error + "\n";
-      return false;
-    }
-    if (s.outcome.ok()) return true;
-    if (!s.outcome.timed_out && InterruptSignal(s.outcome.signal)) r.interrupted = true;
-    r.log += s.outcome.timed_out ? "cuco: compile time limit passed; the compiler was killed\n"
-                                 : "cuco: " + s.outcome.Describe() + "\n";
-    return false;
-  };
+  auto record = [&](const Step& s) { return RecordBuildStep(s, &r); };
 
   // Each object is compiled to <object>.part and renamed when whole, so that a killed compile never
   // leaves an object a later build would take as done.

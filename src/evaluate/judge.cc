@@ -203,6 +203,109 @@ std::string TimedScanFailure(const nlohmann::json& t, int rank, std::string* bro
   return "";
 }
 
+// The first failure is the verdict's: later ones are not recorded over it.
+void NoteFirstFailure(StageVerdict* v, EvalStatus s, std::string why) {
+  if (v->status == EvalStatus::kOk) {
+    v->status = s;
+    v->reason = std::move(why);
+  }
+}
+
+// Rank r's checks (metrics `m`): its error figures, every check present, no poison left, no NaN/Inf,
+// within `tol`, and two runs on the same inputs agreeing; failures go to *v.
+ErrorFigures JudgeRankChecks(const nlohmann::json& m, int r, const StageExpectations& expect, const Tolerance& tol,
+                             StageVerdict* v) {
+  auto fail = [&](EvalStatus s, std::string why) { NoteFirstFailure(v, s, std::move(why)); };
+  ErrorFigures rank_errors;
+  if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: not judged
+    // Only objects are checks (a number or a list of numbers is no check at all).
+    nlohmann::json checks = nlohmann::json::array();
+    if (m.contains("checks") && m["checks"].is_array())
+      for (const auto& c : m["checks"])
+        if (c.is_object()) checks.push_back(c);
+    for (const auto& c : checks) Fold(&rank_errors, c);
+    if (static_cast<int>(rank_errors.checks) < expect.min_checks)
+      fail(EvalStatus::kRuntimeError,
+           fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
+    for (const auto& c : checks) {
+      const long long left = Int(c, "poison_left");
+      if (left > PoisonAllowance(Num(c, "poison_expected", 0)))
+        fail(EvalStatus::kWrongResult,
+             fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
+                         "(outputs not fully written)",
+                         r, Str(c, "kind", "?"), Int(c, "iteration"), left));
+    }
+    if (rank_errors.nonfinite > 0)
+      fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
+    if (!(rank_errors.rel_l2 <= tol.rel_l2) || !(rank_errors.max_abs <= tol.max_abs))
+      fail(EvalStatus::kWrongResult,
+           fmt::format("rank {}: relative L2 error {:.3g} (tolerance {:.3g}), max abs error {:.3g} (tolerance {:.3g})", r,
+                       rank_errors.rel_l2, tol.rel_l2, rank_errors.max_abs, tol.max_abs));
+    if (m.contains("agreement_max_abs")) {
+      double agree = Num(m, "agreement_max_abs", 0);
+      rank_errors.has_agreement = true;
+      rank_errors.agreement_max_abs = agree;
+      if (!(agree <= tol.max_abs))
+        fail(EvalStatus::kWrongResult,
+             fmt::format("rank {}: two runs on the same inputs into fresh buffers disagree by {:.3g}", r, agree));
+    }
+  }
+  return rank_errors;
+}
+
+// The worst case over ranks: *e folds in one rank's figures.
+void FoldWorstRank(const ErrorFigures& rank_errors, ErrorFigures* e_out) {
+  ErrorFigures& e = *e_out;
+  if (std::isnan(rank_errors.rel_l2) || !(rank_errors.rel_l2 <= e.rel_l2)) e.rel_l2 = std::isnan(e.rel_l2) ? e.rel_l2 : rank_errors.rel_l2;
+  if (std::isnan(rank_errors.max_abs) || !(rank_errors.max_abs <= e.max_abs)) e.max_abs = std::isnan(e.max_abs) ? e.max_abs : rank_errors.max_abs;
+  e.nonfinite = SatAdd(e.nonfinite, rank_errors.nonfinite);
+  e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
+  e.elements = SatAdd(e.elements, rank_errors.elements);
+  e.checks = SatAdd(e.checks, rank_errors.checks);
+  if (rank_errors.has_agreement) {
+    e.has_agreement = true;
+    if (!(rank_errors.agreement_max_abs <= e.agreement_max_abs)) e.agreement_max_abs = rank_errors.agreement_max_abs;
+  }
+}
+
+// Rank r's timing block (metrics `m`): present and valid, the timed scan clean, nothing left running
+// after the timed region; the verdict's timing is the slowest rank's. Failures go to *v.
+void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& expect, StageVerdict* v,
+                     std::vector<double>* medians) {
+  auto fail = [&](EvalStatus s, std::string why) { NoteFirstFailure(v, s, std::move(why)); };
+  if (!m.contains("timing") || !m["timing"].is_object()) {
+    fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported no timing", r));
+    return;
+  }
+  const auto& t = m["timing"];
+  double med = Num(t, "median_ms", -1);
+  double tail = Num(t, "tail_median_ms", 0);
+  int iters = static_cast<int>(std::clamp(Int(t, "iters"), 0LL, static_cast<long long>(std::numeric_limits<int>::max())));
+  if (!(med > 0) || iters < 1) {
+    fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported an invalid timing block", r));
+    return;
+  }
+  if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: figures only
+    std::string broken;
+    const std::string scan = TimedScanFailure(t, r, &broken);
+    if (!broken.empty()) fail(EvalStatus::kRuntimeError, broken);
+    if (!scan.empty()) fail(EvalStatus::kWrongResult, scan);
+  }
+  medians->push_back(med);
+  v->timing.iters = std::max(v->timing.iters, iters);
+  v->timing.tail_median_ms = std::max(v->timing.tail_median_ms, tail);
+  if (med >= v->timing.median_ms) {
+    v->timing.median_ms = med;
+    v->timing.p10_ms = Num(t, "p10_ms", med);
+    v->timing.p90_ms = Num(t, "p90_ms", med);
+  }
+  if (tail > TailLimitMs(med))
+    fail(EvalStatus::kRejected,
+         fmt::format("rank {}: the device stayed busy {:.3f} ms after the timed region ended (median time {:.3f} ms): "
+                     "work escaped the timer",
+                     r, tail, med));
+}
+
 }  // namespace
 
 StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectations& expect, const Tolerance& tol) {
@@ -218,12 +321,7 @@ StageVerdict JudgeMetrics(const std::string& metrics_dir, const StageExpectation
 StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const StageExpectations& expect,
                                const Tolerance& tol) {
   StageVerdict v;
-  auto fail = [&](EvalStatus s, std::string why) {
-    if (v.status == EvalStatus::kOk) {
-      v.status = s;
-      v.reason = std::move(why);
-    }
-  };
+  auto fail = [&](EvalStatus s, std::string why) { NoteFirstFailure(&v, s, std::move(why)); };
   std::vector<double> medians;
   for (int r = 0; r < expect.world_size; ++r) {
     const std::optional<std::string>& text = r < static_cast<int>(ranks.size()) ? ranks[r].text : std::nullopt;
@@ -281,85 +379,9 @@ StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const 
            fmt::format("rank {}'s metrics file says \"checked\": false (timing only), but this run required checks", r));
       continue;
     }
-    ErrorFigures rank_errors;
-    if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: not judged
-      // Only objects are checks (a number or a list of numbers is no check at all).
-      nlohmann::json checks = nlohmann::json::array();
-      if (m.contains("checks") && m["checks"].is_array())
-        for (const auto& c : m["checks"])
-          if (c.is_object()) checks.push_back(c);
-      for (const auto& c : checks) Fold(&rank_errors, c);
-      if (static_cast<int>(rank_errors.checks) < expect.min_checks)
-        fail(EvalStatus::kRuntimeError,
-             fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
-      for (const auto& c : checks) {
-        const long long left = Int(c, "poison_left");
-        if (left > PoisonAllowance(Num(c, "poison_expected", 0)))
-          fail(EvalStatus::kWrongResult,
-               fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
-                           "(outputs not fully written)",
-                           r, Str(c, "kind", "?"), Int(c, "iteration"), left));
-      }
-      if (rank_errors.nonfinite > 0)
-        fail(EvalStatus::kWrongResult, fmt::format("rank {}: {} NaN/Inf output elements", r, rank_errors.nonfinite));
-      if (!(rank_errors.rel_l2 <= tol.rel_l2) || !(rank_errors.max_abs <= tol.max_abs))
-        fail(EvalStatus::kWrongResult,
-             fmt::format("rank {}: relative L2 error {:.3g} (tolerance {:.3g}), max abs error {:.3g} (tolerance {:.3g})", r,
-                         rank_errors.rel_l2, tol.rel_l2, rank_errors.max_abs, tol.max_abs));
-      if (m.contains("agreement_max_abs")) {
-        double agree = Num(m, "agreement_max_abs", 0);
-        rank_errors.has_agreement = true;
-        rank_errors.agreement_max_abs = agree;
-        if (!(agree <= tol.max_abs))
-          fail(EvalStatus::kWrongResult,
-               fmt::format("rank {}: two runs on the same inputs into fresh buffers disagree by {:.3g}", r, agree));
-      }
-    }
-    // Worst case over ranks.
-    ErrorFigures& e = v.errors;
-    if (std::isnan(rank_errors.rel_l2) || !(rank_errors.rel_l2 <= e.rel_l2)) e.rel_l2 = std::isnan(e.rel_l2) ? e.rel_l2 : rank_errors.rel_l2;
-    if (std::isnan(rank_errors.max_abs) || !(rank_errors.max_abs <= e.max_abs)) e.max_abs = std::isnan(e.max_abs) ? e.max_abs : rank_errors.max_abs;
-    e.nonfinite = SatAdd(e.nonfinite, rank_errors.nonfinite);
-    e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
-    e.elements = SatAdd(e.elements, rank_errors.elements);
-    e.checks = SatAdd(e.checks, rank_errors.checks);
-    if (rank_errors.has_agreement) {
-      e.has_agreement = true;
-      if (!(rank_errors.agreement_max_abs <= e.agreement_max_abs)) e.agreement_max_abs = rank_errors.agreement_max_abs;
-    }
-    if (expect.expect_timing) {
-      if (!m.contains("timing") || !m["timing"].is_object()) {
-        fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported no timing", r));
-        continue;
-      }
-      const auto& t = m["timing"];
-      double med = Num(t, "median_ms", -1);
-      double tail = Num(t, "tail_median_ms", 0);
-      int iters = static_cast<int>(std::clamp(Int(t, "iters"), 0LL, static_cast<long long>(std::numeric_limits<int>::max())));
-      if (!(med > 0) || iters < 1) {
-        fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported an invalid timing block", r));
-        continue;
-      }
-      if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: figures only
-        std::string broken;
-        const std::string scan = TimedScanFailure(t, r, &broken);
-        if (!broken.empty()) fail(EvalStatus::kRuntimeError, broken);
-        if (!scan.empty()) fail(EvalStatus::kWrongResult, scan);
-      }
-      medians.push_back(med);
-      v.timing.iters = std::max(v.timing.iters, iters);
-      v.timing.tail_median_ms = std::max(v.timing.tail_median_ms, tail);
-      if (med >= v.timing.median_ms) {
-        v.timing.median_ms = med;
-        v.timing.p10_ms = Num(t, "p10_ms", med);
-        v.timing.p90_ms = Num(t, "p90_ms", med);
-      }
-      if (tail > TailLimitMs(med))
-        fail(EvalStatus::kRejected,
-             fmt::format("rank {}: the device stayed busy {:.3f} ms after the timed region ended (median time {:.3f} ms): "
-                         "work escaped the timer",
-                         r, tail, med));
-    }
+    const ErrorFigures rank_errors = JudgeRankChecks(m, r, expect, tol, &v);
+    FoldWorstRank(rank_errors, &v.errors);
+    if (expect.expect_timing) JudgeRankTiming(m, r, expect, &v, &medians);
   }
   v.timing.rank_median_ms = medians;
   if (expect.timing_only && v.status == EvalStatus::kOk) {

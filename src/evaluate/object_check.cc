@@ -41,19 +41,11 @@ bool RunTimeLookup(const std::string& name) {
   return kNames.count(name) > 0;
 }
 
-}  // namespace
-
-Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language) {
-  auto sym_out = Tool({"readelf", "-sW", object_path});
-  if (!sym_out.ok()) return sym_out.status();
-  auto sec_out = Tool({"readelf", "-SW", object_path});
-  if (!sec_out.ok()) return sec_out.status();
-  auto rel_out = Tool({"readelf", "-rW", object_path});
-  if (!rel_out.ok()) return rel_out.status();
-  std::vector<Symbol> syms = object_elf::ParseSymbols(*sym_out);
-  std::map<std::string, std::string> sections = object_elf::ParseSections(*sec_out);
-  std::vector<ObjectFinding> found;
-
+// What the object's symbols define or refer to that a candidate may not: the run-time lookups it
+// refers to, the indirect functions, C-linkage and unmangled globals it defines, the global
+// allocation functions it replaces, and symbols in reserved namespaces (a kernel's stub excepted).
+void SymbolFindings(const std::vector<Symbol>& syms, std::vector<ObjectFinding>* out) {
+  std::vector<ObjectFinding>& found = *out;
   std::set<std::string> defined;
   for (const auto& s : syms)
     if (s.ndx != "UND") defined.insert(s.name);
@@ -88,6 +80,22 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
     if (s.bind == "GLOBAL" && object_elf::ReservedNamespace(ns) && !(s.type == "FUNC" && has_stub(s.name)))
       found.push_back({Demangle(s.name), "defines a symbol in namespace " + ns + ":", ""});
   }
+}
+
+}  // namespace
+
+Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language) {
+  auto sym_out = Tool({"readelf", "-sW", object_path});
+  if (!sym_out.ok()) return sym_out.status();
+  auto sec_out = Tool({"readelf", "-SW", object_path});
+  if (!sec_out.ok()) return sec_out.status();
+  auto rel_out = Tool({"readelf", "-rW", object_path});
+  if (!rel_out.ok()) return rel_out.status();
+  std::vector<Symbol> syms = object_elf::ParseSymbols(*sym_out);
+  std::map<std::string, std::string> sections = object_elf::ParseSections(*sec_out);
+  std::vector<ObjectFinding> found;
+
+  SymbolFindings(syms, &found);
 
   // Load- and exit-time entries: each relocation of an init/fini section names what runs.
   for (const auto& [idx, name] : sections)

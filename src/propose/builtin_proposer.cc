@@ -101,6 +101,129 @@ std::vector<Config> Adjacent(const Space& sp, const Config& base) {
   return out;
 }
 
+// The candidate to vary: the parent, or, when it has no knob marks (the seed, or an LLM's rewrite),
+// the fastest passing marked candidate the search showed (out->parent_id, and *stand_in says so).
+const CandidateView* MarkedParentOf(const ProposalContext& ctx, Proposal* out, std::string* stand_in) {
+  const CandidateView* from = &ctx.parent;
+  if (ctx.parent.knobs.empty()) {
+    const CandidateView* best = nullptr;
+    for (const auto& v : ctx.inspirations)
+      if (!v.knobs.empty() && v.status == "ok" && (!best || (v.time_ms > 0 && (best->time_ms <= 0 || v.time_ms < best->time_ms))))
+        best = &v;
+    if (best) {
+      from = best;
+      out->parent_id = best->id;
+      *stand_in = "(parent #" + std::to_string(ctx.parent.id) + " has no knob marks; from #" + std::to_string(best->id) + ") ";
+    }
+  }
+  return from;
+}
+
+// The knobs this proposal may change (*sp: each with the values the island allows) and their values
+// in the parent (*parent): the searched knobs its code marks. kInvalidArgument when the island's
+// restriction leaves a knob no value.
+Status SearchableKnobs(const ProposalContext& ctx, const Config& marked, Space* sp, Config* parent) {
+  for (const auto& k : ctx.workload->knobs) {
+    if (!k.search) continue;  // `search = false`: only variants set it (e.g. bench-only `part`)
+    auto m = marked.find(k.name);
+    if (m == marked.end()) continue;  // not marked in this code: cannot be changed here
+    auto al = ctx.allowed_knobs.find(k.name);
+    std::vector<std::string> d;
+    for (const auto& v : k.values)
+      if (al == ctx.allowed_knobs.end() || std::find(al->second.begin(), al->second.end(), v) != al->second.end())
+        d.push_back(v);
+    if (d.empty())
+      return Status::InvalidArgument("builtin proposer: the island's restriction leaves knob '" + k.name + "' no declared value");
+    sp->names.push_back(k.name);
+    sp->domain[k.name] = std::move(d);
+    (*parent)[k.name] = m->second;
+  }
+  return Status::Ok();
+}
+
+// Where mutation starts: the parent's knobs; in the exploit phase the fastest passing candidate the
+// search showed (the parent or an inspiration), recorded as an extra parent (*around says so).
+Config ExploitBaseOf(const ProposalContext& ctx, const CandidateView& par, const Space& sp, const Config& parent,
+                     Proposal* out, std::string* around) {
+  Config base = parent;
+  if (ctx.phase == "exploit") {
+    const CandidateView* best = nullptr;
+    for (const auto& v : ctx.inspirations)
+      if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
+    if (best && best->id != par.id && (par.time_ms <= 0 || best->time_ms < par.time_ms)) {
+      for (const auto& n : sp.names) {
+        auto it = best->knobs.find(n);
+        if (it != best->knobs.end()) base[n] = it->second;
+      }
+      if (base != parent) {
+        out->extra_parent_ids = {best->id};
+        *around = " (around the best, #" + std::to_string(best->id) + ")";
+      }
+    }
+  }
+  return base;
+}
+
+// Every configuration of the space, in its order.
+std::vector<Config> EveryConfig(const Space& sp) {
+  std::vector<Config> all{Config{}};
+  for (const auto& n : sp.names) {
+    std::vector<Config> next;
+    for (const auto& c : all)
+      for (const auto& v : sp.domain.at(n)) {
+        Config x = c;
+        x[n] = v;
+        next.push_back(std::move(x));
+      }
+    all = std::move(next);
+  }
+  return all;
+}
+
+// The mutations to try, in tiers tried in order: one or two knobs from `base` (shuffled), adjacent
+// values first in the exploit phase, two knobs first with a probability that grows with temperature.
+std::vector<std::vector<Config>> MutationTiersOf(const ProposalContext& ctx, const Space& sp, const Config& base, Rng* rng) {
+  std::vector<std::vector<Config>> tiers;
+  std::vector<Config> n1 = Neighbours(sp, base, 1), n2 = Neighbours(sp, base, 2);
+  // A parent outside the island's restriction: only moves that bring it inside count.
+  auto outside = [&](const Config& c) { return !InDomain(sp, c); };
+  n1.erase(std::remove_if(n1.begin(), n1.end(), outside), n1.end());
+  n2.erase(std::remove_if(n2.begin(), n2.end(), outside), n2.end());
+  rng->Shuffle(&n1);
+  rng->Shuffle(&n2);
+  if (ctx.phase == "exploit") {
+    std::vector<Config> adj = Adjacent(sp, base);
+    adj.erase(std::remove_if(adj.begin(), adj.end(), outside), adj.end());
+    rng->Shuffle(&adj);
+    tiers = {adj, n1, n2};
+  } else {
+    const double p2 = std::clamp(ctx.temperature / 2, 0.1, 0.9);
+    if (rng->Uniform() < p2) tiers = {n2, n1};
+    else tiers = {n1, n2};
+  }
+  return tiers;
+}
+
+// One crossover draw: each knob from the parent or one of `partners` (a value outside the island's
+// restriction redrawn inside it); *used gets the partners whose values differ from the parent's.
+Config CrossoverDraw(const Space& sp, const Config& parent, const std::vector<const CandidateView*>& partners, Rng* rng,
+                     std::set<int64_t>* used) {
+  Config c;
+  for (const auto& n : sp.names) {
+    size_t src = rng->Below(partners.size() + 1);
+    std::string v = parent.at(n);
+    if (src > 0) {
+      auto it = partners[src - 1]->knobs.find(n);
+      if (it != partners[src - 1]->knobs.end()) v = it->second;
+    }
+    const auto& d = sp.domain.at(n);
+    if (std::find(d.begin(), d.end(), v) == d.end()) v = d[rng->Below(d.size())];
+    if (v != parent.at(n) && src > 0) used->insert(partners[src - 1]->id);
+    c[n] = v;
+  }
+  return c;
+}
+
 }  // namespace
 
 int64_t KnobSpaceSize(const std::vector<Knob>& knobs, const std::map<std::string, std::vector<std::string>>& allowed) {
@@ -123,19 +246,8 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   out.mutation_kind = "knobs";
   // A parent without knob marks (the seed, or an LLM's rewrite) cannot be varied here: mutate
   // the fastest passing marked candidate the search showed instead, and say so.
-  const CandidateView* from = &ctx.parent;
   std::string stand_in;
-  if (ctx.parent.knobs.empty()) {
-    const CandidateView* best = nullptr;
-    for (const auto& v : ctx.inspirations)
-      if (!v.knobs.empty() && v.status == "ok" && (!best || (v.time_ms > 0 && (best->time_ms <= 0 || v.time_ms < best->time_ms))))
-        best = &v;
-    if (best) {
-      from = best;
-      out.parent_id = best->id;
-      stand_in = "(parent #" + std::to_string(ctx.parent.id) + " has no knob marks; from #" + std::to_string(best->id) + ") ";
-    }
-  }
+  const CandidateView* from = MarkedParentOf(ctx, &out, &stand_in);
   const CandidateView& par = *from;
   const std::string label = "candidate " + std::to_string(par.id);
   auto marks = FindKnobMarks(par.code, label);
@@ -146,21 +258,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   const Config marked = KnobValues(*marks);
   Space sp;
   Config parent;
-  for (const auto& k : ctx.workload->knobs) {
-    if (!k.search) continue;  // `search = false`: only variants set it (e.g. bench-only `part`)
-    auto m = marked.find(k.name);
-    if (m == marked.end()) continue;  // not marked in this code: cannot be changed here
-    auto al = ctx.allowed_knobs.find(k.name);
-    std::vector<std::string> d;
-    for (const auto& v : k.values)
-      if (al == ctx.allowed_knobs.end() || std::find(al->second.begin(), al->second.end(), v) != al->second.end())
-        d.push_back(v);
-    if (d.empty())
-      return Status::InvalidArgument("builtin proposer: the island's restriction leaves knob '" + k.name + "' no declared value");
-    sp.names.push_back(k.name);
-    sp.domain[k.name] = std::move(d);
-    parent[k.name] = m->second;
-  }
+  CUCO_RETURN_IF_ERROR(SearchableKnobs(ctx, marked, &sp, &parent));
   if (sp.names.empty()) {
     out.exhausted = true;
     out.description = "the builtin proposer only changes declared knobs, and the parent has none marked";
@@ -193,20 +291,8 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
       if (v.id != par.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
     if (!partners.empty()) {
       for (int draw = 0; draw < options_.crossover_draws; ++draw) {
-        Config c;
         std::set<int64_t> used;
-        for (const auto& n : sp.names) {
-          size_t src = rng.Below(partners.size() + 1);
-          std::string v = parent.at(n);
-          if (src > 0) {
-            auto it = partners[src - 1]->knobs.find(n);
-            if (it != partners[src - 1]->knobs.end()) v = it->second;
-          }
-          const auto& d = sp.domain.at(n);
-          if (std::find(d.begin(), d.end(), v) == d.end()) v = d[rng.Below(d.size())];
-          if (v != parent.at(n) && src > 0) used.insert(partners[src - 1]->id);
-          c[n] = v;
-        }
+        const Config c = CrossoverDraw(sp, parent, partners, &rng, &used);
         if (try_config(c, &code)) {
           out.extra_parent_ids.assign(used.begin(), used.end());
           std::string ids;
@@ -220,41 +306,9 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   // Mutation: one or two knobs, around the parent; in the exploit phase around the fastest
   // passing candidate the search showed (the parent or an inspiration), applied to the parent's
   // code, with that candidate recorded as an extra parent.
-  Config base = parent;
   std::string around;
-  if (ctx.phase == "exploit") {
-    const CandidateView* best = nullptr;
-    for (const auto& v : ctx.inspirations)
-      if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
-    if (best && best->id != par.id && (par.time_ms <= 0 || best->time_ms < par.time_ms)) {
-      for (const auto& n : sp.names) {
-        auto it = best->knobs.find(n);
-        if (it != best->knobs.end()) base[n] = it->second;
-      }
-      if (base != parent) {
-        out.extra_parent_ids = {best->id};
-        around = " (around the best, #" + std::to_string(best->id) + ")";
-      }
-    }
-  }
-  std::vector<std::vector<Config>> tiers;
-  std::vector<Config> n1 = Neighbours(sp, base, 1), n2 = Neighbours(sp, base, 2);
-  // A parent outside the island's restriction: only moves that bring it inside count.
-  auto outside = [&](const Config& c) { return !InDomain(sp, c); };
-  n1.erase(std::remove_if(n1.begin(), n1.end(), outside), n1.end());
-  n2.erase(std::remove_if(n2.begin(), n2.end(), outside), n2.end());
-  rng.Shuffle(&n1);
-  rng.Shuffle(&n2);
-  if (ctx.phase == "exploit") {
-    std::vector<Config> adj = Adjacent(sp, base);
-    adj.erase(std::remove_if(adj.begin(), adj.end(), outside), adj.end());
-    rng.Shuffle(&adj);
-    tiers = {adj, n1, n2};
-  } else {
-    const double p2 = std::clamp(ctx.temperature / 2, 0.1, 0.9);
-    if (rng.Uniform() < p2) tiers = {n2, n1};
-    else tiers = {n1, n2};
-  }
+  const Config base = ExploitBaseOf(ctx, par, sp, parent, &out, &around);
+  const std::vector<std::vector<Config>> tiers = MutationTiersOf(ctx, sp, base, &rng);
   for (const auto& tier : tiers)
     for (const auto& c : tier)
       if (try_config(c, &code)) return finish(c, std::move(code), "knobs", "knobs" + around + ": ");
@@ -263,17 +317,7 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
   // No neighbour left: anywhere in the space.
   const int64_t size = KnobSpaceSize(ctx.workload->knobs, ctx.allowed_knobs);
   if (size <= options_.enumerate_limit) {
-    std::vector<Config> all{Config{}};
-    for (const auto& n : sp.names) {
-      std::vector<Config> next;
-      for (const auto& c : all)
-        for (const auto& v : sp.domain.at(n)) {
-          Config x = c;
-          x[n] = v;
-          next.push_back(std::move(x));
-        }
-      all = std::move(next);
-    }
+    std::vector<Config> all = EveryConfig(sp);
     rng.Shuffle(&all);
     for (const auto& c : all)
       if (try_config(c, &code)) return finish(c, std::move(code), "knobs", "knobs (no untried neighbour; jumped): ");

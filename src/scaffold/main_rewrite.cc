@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <utility>
 
 #include "scaffold/loop_choice.h"
 #include "scaffold/tokens.h"
@@ -50,6 +51,11 @@ struct Chosen {
   std::string what;
 };
 
+void Note(const LoopSearch& search, std::string line) {
+  if (search.trace != nullptr && (search.trace->empty() || search.trace->back() != line))  // a second search repeats
+    search.trace->push_back(std::move(line));
+}
+
 std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops) {
   std::string out;
   for (const CommLoop& l : loops) out += fmt::format("{}{}:{}", out.empty() ? "" : ", ", file, l.line);
@@ -64,7 +70,10 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
                                  const std::vector<CommLoop>& loops, const LoopSearch& search) {
   if (search.forced_line > 0) {
     for (const CommLoop& l : loops)
-      if (l.line == search.forced_line) return &l;
+      if (l.line == search.forced_line) {
+        Note(search, fmt::format("{}:{}: chosen: --loop names it", file, l.line));
+        return &l;
+      }
     return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "
                                                "do: {}", file, search.forced_line,
                                                loops.empty() ? std::string("none") : LoopList(file, loops)));
@@ -79,8 +88,14 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
       const Truth truth = BranchTruth(text, t[b.open].end, t[b.close].begin, d);
       if ((truth == Truth::kTrue && !b.then) || (truth == Truth::kFalse && b.then)) taken = false;
     }
-    if (taken) live.push_back(&l);
-    else skipped += fmt::format("{}{}:{}", skipped.empty() ? "" : ", ", file, l.line);
+    if (taken) {
+      live.push_back(&l);
+      continue;
+    }
+    skipped += fmt::format("{}{}:{}", skipped.empty() ? "" : ", ", file, l.line);
+    Note(search, fmt::format("{}:{}: rejected: it sits in a branch the program does not take when started without "
+                             "arguments, as the harness starts it",
+                             file, l.line));
   }
   if (live.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no loop that reaches the communication runs when the program is "
@@ -88,6 +103,10 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
                                                "are not taken then); choose one with `cuco init --loop FILE:LINE`",
                                                file, loops.front().line, skipped));
   const CommLoop* best = live.back();
+  for (const CommLoop* other : live)
+    if (other != best)
+      Note(search, fmt::format("{}:{}: rejected: a loop that runs before the last one (a warm-up)", file, other->line));
+  Note(search, fmt::format("{}:{}: chosen: the last loop reaching the communication that runs", file, best->line));
   for (const CommLoop* other : live) {
     if (other == best) continue;
     for (const Branch& a : other->branches)
@@ -117,6 +136,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
   Chosen c;
   if (!loops.empty()) {
+    Note(search, fmt::format("the loops of {} reaching the communication: {}", loop_function, LoopList(file, loops)));
     Result<const CommLoop*> l = PickLoop(file, text, t, loops, search);
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
@@ -137,6 +157,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       while (clock > 0 && t[clock - 1].text != ";" && t[clock - 1].text != "{" && t[clock - 1].text != "}") --clock;
       if (t[body].text == "{" && clock == body + 1) break;
       if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
+      Note(search, fmt::format("{}:{}: not timed itself; the timed loop inside it, at line {}, is the iteration (a sweep)",
+                               file, t[c.first].line, t[inner].line));
       c.first = inner, c.last = inner_end;
     }
     const int loop_line = t[c.first].line;
@@ -148,13 +170,16 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
                            "{}), run whole: one grouped operation, not an iteration per pass",
                            t[g->first].line, t[g->second].line, loop_line);
       c.first = g->first, c.last = g->second, c.sweep_line = 0;
+      Note(search, file + ": " + c.what);
     } else if (PerGpuLoop(t, c.first, search.gpu_count)) {
       c.region = true;
       c.what = fmt::format("the loop over the program's GPUs at line {}, run whole: each pass is one GPU's part", loop_line);
       c.sweep_line = 0;
+      Note(search, file + ": " + c.what);
     }
     return c;
   }
+  Note(search, fmt::format("{}:{}: no loop of {} reaches the communication", file, fn_line, loop_function));
   auto region = search.allow_region ? CommRegion(t, body_open, body_close, names) : std::nullopt;
   if (!region)
     return Status::NotFound(fmt::format(
@@ -167,7 +192,70 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run whole "
                        "(no loop of {} does: the program communicates once)",
                        t[c.first].line, t[c.last].line, loop_function, loop_function);
+  Note(search, file + ": " + c.what);
   return c;
+}
+
+// The body of the loop at tokens [best, best_end] and what every harness iteration holds at its first
+// value: a `for` loop's variable (its declaration and first value), a `while` loop's counter.
+void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t best, size_t best_end, TimedLoop* loop) {
+  const size_t header_close = Match(t, best + 1);
+  const size_t body_first = header_close + 1;
+  loop->body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
+  if (t[body_first].text != "{") loop->body = "{ " + loop->body + " }";
+  if (t[best].text == "for") {
+    const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
+    static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
+    std::smatch m;
+    if (std::regex_search(header, m, decl) && header.find(';') != std::string::npos) {
+      std::string type = m[1].str();
+      if (type == "auto" || type == "const auto") type = "int64_t";
+      loop->loop_var_decl = type + " " + m[2].str();
+      // Its first value: `= 0` up to the first `;`, or `{0}`.
+      const size_t from = static_cast<size_t>(m.position(3) + m.length(3));
+      const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
+      if (to != std::string::npos) loop->loop_var_init = Trim(header.substr(from, to - from));
+    }
+  } else if (t[best].text == "while") {
+    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
+    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
+    std::set<std::string> in_condition;
+    for (size_t i = best + 2; i < header_close; ++i)
+      if (t[i].ident) in_condition.insert(t[i].text);
+    int depth = 0;
+    for (size_t i = body_first; i <= best_end && loop->pinned_counter.empty(); ++i) {
+      if (t[i].text == "{") ++depth;
+      if (t[i].text == "}") --depth;
+      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
+      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
+      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
+      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
+      if (post || pre) loop->pinned_counter = t[i].text;
+    }
+  }
+}
+
+// main's lambdas (in the body [body_open, body_close]) that reach the communication, counted as comm
+// names (added to *names): `name = [...](...) {...};`.
+std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t body_open, size_t body_close,
+                                           const std::set<std::string>& comm_names, std::set<std::string>* names) {
+  std::vector<TimedLoop::Lambda> lambdas;
+  for (size_t i = body_open + 1; i + 2 < body_close; ++i) {
+    if (!(t[i].ident && t[i + 1].text == "=" && t[i + 2].text == "[")) continue;
+    size_t k = Match(t, i + 2) + 1;
+    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
+    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
+    if (k >= t.size() || t[k].text != "{") continue;
+    const size_t close = Match(t, k);
+    if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
+    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
+    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
+    size_t last = close;
+    while (last + 1 < t.size() && t[last].text != ";") ++last;
+    names->insert(t[i].text);
+    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
+  }
+  return lambdas;
 }
 
 }  // namespace
@@ -212,24 +300,9 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                                  file, loop_function));
   }
   const size_t body_close = Match(t, body_open);
-  // main's lambdas that reach the communication count as comm names: `name = [...](...) {...};`.
+  // main's lambdas that reach the communication count as comm names.
   std::set<std::string> names = comm_names;
-  std::vector<TimedLoop::Lambda> lambdas;
-  for (size_t i = body_open + 1; i + 2 < body_close; ++i) {
-    if (!(t[i].ident && t[i + 1].text == "=" && t[i + 2].text == "[")) continue;
-    size_t k = Match(t, i + 2) + 1;
-    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
-    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
-    if (k >= t.size() || t[k].text != "{") continue;
-    const size_t close = Match(t, k);
-    if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
-    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
-    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
-    size_t last = close;
-    while (last + 1 < t.size() && t[last].text != ";") ++last;
-    names.insert(t[i].text);
-    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
-  }
+  const std::vector<TimedLoop::Lambda> lambdas = CommLambdas(t, body_open, body_close, comm_names, &names);
   Result<Chosen> chosen = ChooseIteration(file, text, t, body_open, body_close, names, loop_function, search, t[fn_at].line);
   if (!chosen.ok()) return chosen.status();
   const size_t best = chosen->first, best_end = chosen->last;
@@ -256,40 +329,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     loop.body = "{\n  " + text.substr(t[best].begin, t[best_end].end - t[best].begin) + "\n      }";
     return loop;
   }
-  const size_t header_close = Match(t, best + 1);
-  const size_t body_first = header_close + 1;
-  loop.body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
-  if (t[body_first].text != "{") loop.body = "{ " + loop.body + " }";
-  if (t[best].text == "for") {
-    const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
-    static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
-    std::smatch m;
-    if (std::regex_search(header, m, decl) && header.find(';') != std::string::npos) {
-      std::string type = m[1].str();
-      if (type == "auto" || type == "const auto") type = "int64_t";
-      loop.loop_var_decl = type + " " + m[2].str();
-      // Its first value: `= 0` up to the first `;`, or `{0}`.
-      const size_t from = static_cast<size_t>(m.position(3) + m.length(3));
-      const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
-      if (to != std::string::npos) loop.loop_var_init = Trim(header.substr(from, to - from));
-    }
-  } else if (t[best].text == "while") {
-    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
-    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
-    std::set<std::string> in_condition;
-    for (size_t i = best + 2; i < header_close; ++i)
-      if (t[i].ident) in_condition.insert(t[i].text);
-    int depth = 0;
-    for (size_t i = body_first; i <= best_end && loop.pinned_counter.empty(); ++i) {
-      if (t[i].text == "{") ++depth;
-      if (t[i].text == "}") --depth;
-      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
-      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
-      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
-      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
-      if (post || pre) loop.pinned_counter = t[i].text;
-    }
-  }
+  HoldLoopVariable(text, t, best, best_end, &loop);
   return loop;
 }
 

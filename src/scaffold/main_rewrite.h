@@ -32,6 +32,8 @@ struct LoopSearch {
   bool allow_region = false;
   // What the program's variables hold when it is started without arguments (branches it takes).
   const ProgramDefaults* defaults = nullptr;
+  // When set: one line per loop considered, why it was chosen or rejected (`cuco init --explain`).
+  std::vector<std::string>* trace = nullptr;
 };
 
 struct TimedLoop {

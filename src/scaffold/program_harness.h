@@ -1,26 +1,25 @@
 // The program itself as a harness-mode workload (runtime/include/cuco/program/program.h): what
-// `cuco init` writes into harness/ when it can, so that the seed verifies without edits.
-//   seed.cu       cuco/program/candidate.h, then the program's sources one after the other (main's
-//                 file last), main rewritten (main_rewrite.h); EVOLVE blocks around each function
-//                 that issues the iteration's NCCL calls and the program's functions it calls
-//                 (the compute around the communication), or around the serve() call when the
-//                 loop's body issues them itself;
-//   reference.cu  cuco/program/reference.h and the same texts without EVOLVE blocks: the program,
-//                 frozen, with NCCL emulated between rank threads;
-//   workload.toml harness mode, the program's flags and libraries, tolerances for its dtype;
-//   README.md, and the program's own headers (their `#include <mpi.h>` rewritten too).
-// The binds name the iteration's inputs and outputs (iteration_io.h) as main's variables: a buffer
-// the iteration's function reaches through a parameter is named by the argument main's loop passes.
+// `cuco init` writes into harness/ when it can, so that the seed verifies without edits. Made by
+// five passes, each taking what the one before returned, each its own file pair:
+//   find the loop     init_find_loop.h     how the program runs as ranks, and its iteration
+//   bind the buffers  init_bind_buffers.h  the iteration's inputs and outputs, named in main
+//   rewrite main      init_rewrite_main.h  main the harness's setup, its loop the iteration
+//   project           init_project.h       the program's files as the harness holds them
+//   render            init_render.h        seed.cu, reference.cu, workload.toml, README.md
+// A rule for a new kind of program goes into the pass that decides what it is about.
 //
 // Contract: a pure function of its arguments. kInvalidArgument, naming file:line, when the program
 // is not of a kind this can make a harness of (one process driving every GPU, a thread per GPU, no
 // timed loop in main, a buffer that cannot be named in main); the caller then writes the skeleton.
+// *trace (when given) gets one entry per pass run, what it decided and why; the pass that stopped
+// init last, its last line the reason (`cuco init --explain`).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "scaffold/init_trace.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
 #include "util/status.h"
@@ -34,6 +33,7 @@ struct ProgramHarness {
   std::vector<std::string> evolve;                         // the functions inside EVOLVE blocks
 };
 
-Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files);
+Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,
+                                          std::vector<InitPassTrace>* trace = nullptr);
 
 }  // namespace cuco::scaffold_internal

@@ -63,6 +63,7 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
   for (const fs::path& dir : {out_dir, harness}) {
     auto loaded = LoadWorkload(dir);
     if (!loaded.ok()) return Status::Internal("cuco init wrote a workload.toml that does not load: " + loaded.status().message());
+    if (dir == harness) rep->harness_workload = std::move(*loaded);
   }
   std::string seed_text;
   for (const auto& [path, text] : files)
@@ -173,7 +174,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
       {out_dir / "analysis.txt", FormatAnalysis(analysis)},
   };
   // harness/: the program itself as a harness-mode workload when init can make one, else a skeleton.
-  Result<ProgramHarness> ph = MakeProgramHarness(f, *more);
+  Result<ProgramHarness> ph = MakeProgramHarness(f, *more, &rep.explain);
   if (ph.ok()) {
     for (const auto& [name, text] : ph->files) files.push_back({harness / name, text});
     rep.harness_ready = true;

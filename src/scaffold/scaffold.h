@@ -22,12 +22,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analyze/analysis.h"
+#include "scaffold/init_trace.h"
+#include "workload/workload_config.h"
 #include "util/status.h"
 
 namespace cuco {
@@ -73,6 +76,12 @@ struct ScaffoldReport {
   bool harness_ready = false;                // harness/ is the program itself (no TODO left there)
   std::string harness_reason;                // else why not, with file:line
   std::vector<std::string> harness_guesses;  // harness/: each decision with its file:line
+  // The harness passes run (program_harness.h), each with what it decided and why; the last one's
+  // last line the reason when harness/ is a skeleton (`cuco init --explain`).
+  std::vector<InitPassTrace> explain;
+  // harness/workload.toml as loaded back after it was written (the skeleton's too): read once, so
+  // that `cuco run` passes it on instead of parsing it again.
+  std::optional<WorkloadConfig> harness_workload;
 };
 
 Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::string& program_path,

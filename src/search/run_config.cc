@@ -120,6 +120,121 @@ Status ParseIslands(TomlReader& top, const std::string& path, RunConfig* c) {
   return r.RejectUnknown();
 }
 
+// [migration]: the interval, kind and migrants; a graph's edges (a ring by default).
+Status ParseMigrationTable(TomlReader& r, const std::string& path, RunConfig* c) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("migration", &t));
+  if (t) {
+    TomlReader m(*t, path, "migration");
+    CUCO_RETURN_IF_ERROR(m.Integer("interval", &c->migration_interval, 0));
+    CUCO_RETURN_IF_ERROR(m.OneOf("kind", &c->migration_kind, {"elitist", "graph"}));
+    CUCO_RETURN_IF_ERROR(m.Integer("migrants", &c->migrants, 1, 1000));
+    if (const toml::node* e = m.Get("edges")) {
+      const toml::array* a = e->as_array();
+      if (!a) return m.Error(*e, "'migration.edges' must be an array of [from, to] pairs");
+      for (const toml::node& pair : *a) {
+        const toml::array* p = pair.as_array();
+        if (!p || p->size() != 2 || !p->get(0)->is_integer() || !p->get(1)->is_integer())
+          return m.Error(pair, "each 'migration.edges' entry must be [from, to], two island numbers");
+        const int64_t from = *p->get(0)->value<int64_t>(), to = *p->get(1)->value<int64_t>();
+        if (from < 0 || to < 0 || from >= c->islands || to >= c->islands)
+          return m.Error(pair, "'migration.edges': island numbers run from 0 to " + std::to_string(c->islands - 1) + " (islands.count)");
+        if (from == to) return m.Error(pair, "'migration.edges': an island cannot migrate to itself");
+        c->migration_edges.push_back({static_cast<int>(from), static_cast<int>(to)});
+      }
+      if (c->migration_kind != "graph") return m.Error(*e, "'migration.edges' is only used with kind = \"graph\"");
+    }
+    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
+  }
+  if (c->migration_kind == "graph" && c->migration_edges.empty())
+    for (int i = 0; i < c->islands && c->islands > 1; ++i) c->migration_edges.push_back({i, (i + 1) % c->islands});
+  return Status::Ok();
+}
+
+// [mutation]: when the search turns to exploiting, and each phase's settings.
+Status ParseMutationTable(TomlReader& r, const std::string& path, RunConfig* c) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("mutation", &t));
+  if (t) {
+    TomlReader m(*t, path, "mutation");
+    if (const toml::node* e = m.Get("exploit_from")) {
+      if (e->is_integer()) {
+        const int64_t g = *e->value<int64_t>();
+        if (g < 0) return m.Error(*e, "'mutation.exploit_from' must be >= 0");
+        c->exploit_from = static_cast<double>(g);
+        c->exploit_from_is_generation = true;
+      } else if (e->is_floating_point()) {
+        const double f = *e->value<double>();
+        if (!(f >= 0 && f <= 1))
+          return m.Error(*e, "'mutation.exploit_from' as a fraction of the budget must be in [0, 1] (an integer names a generation)");
+        c->exploit_from = f;
+        c->exploit_from_is_generation = false;
+      } else {
+        return m.Error(*e, "'mutation.exploit_from' must be a fraction of the budget (0.5) or a generation number (10)");
+      }
+    }
+    const toml::table* p = nullptr;
+    CUCO_RETURN_IF_ERROR(m.Table("explore", &p));
+    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "explore", &c->explore));
+    CUCO_RETURN_IF_ERROR(m.Table("exploit", &p));
+    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "exploit", &c->exploit));
+    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
+  }
+  return Status::Ok();
+}
+
+// [novelty]: the threshold, its measure (an embedding endpoint for "embedding") and what it applies to.
+Status ParseNoveltyTable(TomlReader& r, const std::string& path, RunConfig* c) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("novelty", &t));
+  if (t) {
+    TomlReader n(*t, path, "novelty");
+    CUCO_RETURN_IF_ERROR(n.Number("threshold", &c->novelty_threshold, 0, 1));
+    CUCO_RETURN_IF_ERROR(n.OneOf("measure", &c->novelty_measure, {"jaccard", "embedding"}));
+    CUCO_RETURN_IF_ERROR(n.Integer("shingle", &c->shingle_tokens, 1, 64));
+    CUCO_RETURN_IF_ERROR(n.StringArray("apply_to", &c->novelty_kinds, kKinds));
+    const toml::table* emb = nullptr;
+    CUCO_RETURN_IF_ERROR(n.Table("embedding", &emb));
+    if (emb) {
+      auto e = LlmEndpointFromToml(*emb, path);
+      if (!e.ok()) return e.status();
+      if (e->provider != "openai" && e->provider != "gemini")
+        return n.Error(*t->get("embedding"), "'novelty.embedding': provider must be openai (any OpenAI-compatible "
+                                             "server) or gemini");
+      c->novelty_embedding = *e;
+    }
+    CUCO_RETURN_IF_ERROR(n.RejectUnknown());
+    if (c->novelty_measure == "embedding" && !c->novelty_embedding)
+      return n.Error(*t->get("measure"),
+                     "'novelty.measure = \"embedding\"' needs a [novelty.embedding] table naming the endpoint "
+                     "(provider, base_url, model, api_key_env; docs/search.md), or use \"jaccard\"");
+  }
+  return Status::Ok();
+}
+
+// [proposer]: its name, attempts, and each proposer's own [proposer.<name>] settings.
+Status ParseProposerTable(TomlReader& r, const std::string& path, RunConfig* c) {
+  const toml::table* t = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("proposer", &t));
+  if (t) {
+    TomlReader p(*t, path, "proposer");
+    if (const toml::node* nm = t->get("name")) c->proposer_line = TomlReader::LineOf(*nm);
+    CUCO_RETURN_IF_ERROR(p.String("name", &c->proposer));
+    if (c->proposer.empty()) return Status::AtLine(path, c->proposer_line, "'proposer.name' must not be empty");
+    CUCO_RETURN_IF_ERROR(p.Integer("max_attempts", &c->max_attempts, 1, 100));
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      if (key == "name" || key == "max_attempts") continue;
+      if (!v.is_table())
+        return p.Error(v, "unknown key 'proposer." + key + "' (a proposer's own settings go in [proposer." + key + "])");
+      p.Allow(key);
+      c->proposer_options[key] = ToJson(v, key, &c->proposer_option_lines);
+    }
+    CUCO_RETURN_IF_ERROR(p.RejectUnknown());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string RunConfig::PhaseAt(int generation, int64_t candidates_so_far) const {
@@ -156,31 +271,7 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
 
   CUCO_RETURN_IF_ERROR(ParseIslands(r, path, &c));
 
-  CUCO_RETURN_IF_ERROR(r.Table("migration", &t));
-  if (t) {
-    TomlReader m(*t, path, "migration");
-    CUCO_RETURN_IF_ERROR(m.Integer("interval", &c.migration_interval, 0));
-    CUCO_RETURN_IF_ERROR(m.OneOf("kind", &c.migration_kind, {"elitist", "graph"}));
-    CUCO_RETURN_IF_ERROR(m.Integer("migrants", &c.migrants, 1, 1000));
-    if (const toml::node* e = m.Get("edges")) {
-      const toml::array* a = e->as_array();
-      if (!a) return m.Error(*e, "'migration.edges' must be an array of [from, to] pairs");
-      for (const toml::node& pair : *a) {
-        const toml::array* p = pair.as_array();
-        if (!p || p->size() != 2 || !p->get(0)->is_integer() || !p->get(1)->is_integer())
-          return m.Error(pair, "each 'migration.edges' entry must be [from, to], two island numbers");
-        const int64_t from = *p->get(0)->value<int64_t>(), to = *p->get(1)->value<int64_t>();
-        if (from < 0 || to < 0 || from >= c.islands || to >= c.islands)
-          return m.Error(pair, "'migration.edges': island numbers run from 0 to " + std::to_string(c.islands - 1) + " (islands.count)");
-        if (from == to) return m.Error(pair, "'migration.edges': an island cannot migrate to itself");
-        c.migration_edges.push_back({static_cast<int>(from), static_cast<int>(to)});
-      }
-      if (c.migration_kind != "graph") return m.Error(*e, "'migration.edges' is only used with kind = \"graph\"");
-    }
-    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
-  }
-  if (c.migration_kind == "graph" && c.migration_edges.empty())
-    for (int i = 0; i < c.islands && c.islands > 1; ++i) c.migration_edges.push_back({i, (i + 1) % c.islands});
+  CUCO_RETURN_IF_ERROR(ParseMigrationTable(r, path, &c));
 
   CUCO_RETURN_IF_ERROR(r.Table("selection", &t));
   if (t) {
@@ -202,74 +293,11 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(a.RejectUnknown());
   }
 
-  CUCO_RETURN_IF_ERROR(r.Table("mutation", &t));
-  if (t) {
-    TomlReader m(*t, path, "mutation");
-    if (const toml::node* e = m.Get("exploit_from")) {
-      if (e->is_integer()) {
-        const int64_t g = *e->value<int64_t>();
-        if (g < 0) return m.Error(*e, "'mutation.exploit_from' must be >= 0");
-        c.exploit_from = static_cast<double>(g);
-        c.exploit_from_is_generation = true;
-      } else if (e->is_floating_point()) {
-        const double f = *e->value<double>();
-        if (!(f >= 0 && f <= 1))
-          return m.Error(*e, "'mutation.exploit_from' as a fraction of the budget must be in [0, 1] (an integer names a generation)");
-        c.exploit_from = f;
-        c.exploit_from_is_generation = false;
-      } else {
-        return m.Error(*e, "'mutation.exploit_from' must be a fraction of the budget (0.5) or a generation number (10)");
-      }
-    }
-    const toml::table* p = nullptr;
-    CUCO_RETURN_IF_ERROR(m.Table("explore", &p));
-    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "explore", &c.explore));
-    CUCO_RETURN_IF_ERROR(m.Table("exploit", &p));
-    if (p) CUCO_RETURN_IF_ERROR(ParsePhase(*p, path, "exploit", &c.exploit));
-    CUCO_RETURN_IF_ERROR(m.RejectUnknown());
-  }
+  CUCO_RETURN_IF_ERROR(ParseMutationTable(r, path, &c));
 
-  CUCO_RETURN_IF_ERROR(r.Table("novelty", &t));
-  if (t) {
-    TomlReader n(*t, path, "novelty");
-    CUCO_RETURN_IF_ERROR(n.Number("threshold", &c.novelty_threshold, 0, 1));
-    CUCO_RETURN_IF_ERROR(n.OneOf("measure", &c.novelty_measure, {"jaccard", "embedding"}));
-    CUCO_RETURN_IF_ERROR(n.Integer("shingle", &c.shingle_tokens, 1, 64));
-    CUCO_RETURN_IF_ERROR(n.StringArray("apply_to", &c.novelty_kinds, kKinds));
-    const toml::table* emb = nullptr;
-    CUCO_RETURN_IF_ERROR(n.Table("embedding", &emb));
-    if (emb) {
-      auto e = LlmEndpointFromToml(*emb, path);
-      if (!e.ok()) return e.status();
-      if (e->provider != "openai" && e->provider != "gemini")
-        return n.Error(*t->get("embedding"), "'novelty.embedding': provider must be openai (any OpenAI-compatible "
-                                             "server) or gemini");
-      c.novelty_embedding = *e;
-    }
-    CUCO_RETURN_IF_ERROR(n.RejectUnknown());
-    if (c.novelty_measure == "embedding" && !c.novelty_embedding)
-      return n.Error(*t->get("measure"),
-                     "'novelty.measure = \"embedding\"' needs a [novelty.embedding] table naming the endpoint "
-                     "(provider, base_url, model, api_key_env; docs/search.md), or use \"jaccard\"");
-  }
+  CUCO_RETURN_IF_ERROR(ParseNoveltyTable(r, path, &c));
 
-  CUCO_RETURN_IF_ERROR(r.Table("proposer", &t));
-  if (t) {
-    TomlReader p(*t, path, "proposer");
-    if (const toml::node* nm = t->get("name")) c.proposer_line = TomlReader::LineOf(*nm);
-    CUCO_RETURN_IF_ERROR(p.String("name", &c.proposer));
-    if (c.proposer.empty()) return Status::AtLine(path, c.proposer_line, "'proposer.name' must not be empty");
-    CUCO_RETURN_IF_ERROR(p.Integer("max_attempts", &c.max_attempts, 1, 100));
-    for (const auto& [k, v] : *t) {
-      const std::string key(k.str());
-      if (key == "name" || key == "max_attempts") continue;
-      if (!v.is_table())
-        return p.Error(v, "unknown key 'proposer." + key + "' (a proposer's own settings go in [proposer." + key + "])");
-      p.Allow(key);
-      c.proposer_options[key] = ToJson(v, key, &c.proposer_option_lines);
-    }
-    CUCO_RETURN_IF_ERROR(p.RejectUnknown());
-  }
+  CUCO_RETURN_IF_ERROR(ParseProposerTable(r, path, &c));
 
   CUCO_RETURN_IF_ERROR(r.Table("parallelism", &t));
   if (t) {

@@ -110,9 +110,13 @@ Status Session::Impl::OpenResumedStore() {
 // The workload as the run sees it: --world-size and --size land in [workload] of the run config
 // (config.toml records them), checked against the workload, then applied to it.
 Status Session::Impl::SettleWorkload() {
-  auto loaded = LoadWorkload(workload_path);
-  if (!loaded.ok()) return loaded.status();
-  wl = *loaded;
+  if (options.workload_config) {
+    wl = *options.workload_config;
+  } else {
+    auto loaded = LoadWorkload(workload_path);
+    if (!loaded.ok()) return loaded.status();
+    wl = *loaded;
+  }
   if (Status s = CheckWorldSizeListed(wl, options.world_size); !s.ok()) return s;
   if (options.world_size > 0 || !options.sizes.empty()) {
     WorkloadConfig probe = wl;  // OverrideBenchSizes parses and checks the settings (its errors name --size)
@@ -150,7 +154,7 @@ Status Session::Impl::CreateRun() {
 
 // The toolchain, this session's provenance, the launcher and the cascade that judges candidates.
 Status Session::Impl::MakeEvaluator() {
-  tc = DetectToolchain();
+  tc = options.toolchain ? *options.toolchain : DetectToolchain();
   if (wl.language == "cuda" && tc.nvcc.empty())
     return Status::Unavailable("nvcc was not found, so CUDA candidates cannot even be compiled. Run `cuco doctor`.");
   // Where this session ran, for `cuco report` (the latest session's).

@@ -28,6 +28,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 
 #include "search/budget_flags.h"
 #include "search/evolution.h"
+#include "toolchain/toolchain.h"
 #include "util/status.h"
 #include "workload/workload_config.h"
 
@@ -55,6 +57,9 @@ struct SessionOptions {
   std::string launcher;            // "local" or "slurm"; "" = the run config's
   bool unsafe_no_sandbox = false;  // run candidates without the sandbox (every record says so)
   bool live_output = true;         // the progress line and the "searching ..." line on stderr
+  // Read once, decided once: what the caller has read already is passed on, not read again.
+  std::optional<Toolchain> toolchain;             // this machine's (DetectToolchain); unset: Open detects it
+  std::optional<WorkloadConfig> workload_config;  // `workload` as loaded (its workload.toml); unset: Open loads it
 };
 
 // How a session ended, for the commands' exit codes (cli/exit_code.h).

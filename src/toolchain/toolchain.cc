@@ -17,6 +17,7 @@
 #include "toolchain/command.h"
 #include "toolchain/gpus.h"
 #include "toolchain/libraries.h"
+#include "util/read_trace.h"
 #include "util/source_text.h"
 
 namespace cuco {
@@ -308,6 +309,7 @@ SlurmVersion ParseSlurmVersion(const std::string& output, int exit_code) {
 }
 
 Toolchain DetectToolchain() {
+  NoteRead("toolchain");
   try {
     return Detect();
   } catch (const std::exception& e) {

@@ -159,18 +159,21 @@ Status AcceptGeneration0(const WorkloadConfig& workload, const Generation0Option
                    "\" (pass --set-generation0 to start the search from " + rel.string() + " instead)";
     return Status::Ok();
   }
-  Status s = SetGeneration0(workload.toml_path, rel.string(), report->knobs_toml);
+  WorkloadConfig accepted;
+  Status s = SetGeneration0(workload.toml_path, rel.string(), report->knobs_toml, &accepted);
   if (!s.ok()) {
     report->note = "verified; workload.toml unchanged: " + s.message();
     return Status::Ok();
   }
   report->accepted = true;
+  report->accepted_workload = std::move(accepted);
   report->note = "accepted: workload.toml now says generation0 = \"" + rel.string() + "\"" +
                  (report->knobs_toml.empty() ? "" : " and declares its knobs");
   return Status::Ok();
 }
 
-Status SetGeneration0(const fs::path& toml_path, const std::string& file, const std::string& knobs_toml) {
+Status SetGeneration0(const fs::path& toml_path, const std::string& file, const std::string& knobs_toml,
+                      WorkloadConfig* loaded) {
   auto text = ReadFile(toml_path);
   if (!text.ok()) return text.status();
   std::vector<std::string> lines;
@@ -205,14 +208,12 @@ Status SetGeneration0(const fs::path& toml_path, const std::string& file, const 
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   if (!knobs_toml.empty()) out += "\n" + knobs_toml;
-  const fs::path trial = toml_path.parent_path() / (".generation0-check-" + toml_path.filename().string());
-  if (Status s = WriteFileAtomic(trial, out); !s.ok()) return s;
-  auto loaded = LoadWorkload(trial);
-  std::error_code ec;
-  fs::remove(trial, ec);
-  if (!loaded.ok()) return Status::InvalidArgument("with generation0 = \"" + file + "\" the workload does not load: " +
-                                                   loaded.status().message());
-  return WriteFileAtomic(toml_path, out);
+  auto checked = LoadWorkloadText(out, fs::absolute(toml_path));  // as the file will hold it, before it does
+  if (!checked.ok()) return Status::InvalidArgument("with generation0 = \"" + file + "\" the workload does not load: " +
+                                                    checked.status().message());
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(toml_path, out));
+  if (loaded != nullptr) *loaded = std::move(*checked);
+  return Status::Ok();
 }
 
 std::string FormatGeneration0(const Generation0Report& report) {

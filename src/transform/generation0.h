@@ -48,6 +48,7 @@ struct Generation0Report {
   std::optional<Generation0Attempt> seed;      // the seed's evaluation on GPUs
   bool verified = false;                       // the final attempt passed verification on GPUs
   bool accepted = false;                       // workload.toml names it now
+  std::optional<WorkloadConfig> accepted_workload;  // accepted: the workload as workload.toml now says
   std::string note;                            // why it was not accepted, or what to do next
   std::filesystem::path store_path;
 };
@@ -94,9 +95,9 @@ Status AcceptGeneration0(const WorkloadConfig& workload, const Generation0Option
 
 // Sets the top-level `generation0 = "<file>"` of a workload.toml in place (comments kept; added
 // after `reference` / `seed` when absent), and appends `knobs_toml` (the [[knobs]] the file marks).
-// Fails, changing nothing, when the result does not load.
+// Fails, changing nothing, when the result does not load; *loaded (when given) gets it as loaded.
 Status SetGeneration0(const std::filesystem::path& toml_path, const std::string& file,
-                      const std::string& knobs_toml = "");
+                      const std::string& knobs_toml = "", WorkloadConfig* loaded = nullptr);
 
 // The report as text (the CLI's output).
 std::string FormatGeneration0(const Generation0Report& report);

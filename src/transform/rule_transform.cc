@@ -82,6 +82,169 @@ Definition FindDefinition(const SeedSource& src, const std::string& name) {
   return d;
 }
 
+// cuco_candidate_setup and cuco_candidate_run, both defined and inside EVOLVE blocks: the names of
+// setup's RankContext and run's IO (*ctx_out, *io_out), an unnamed one (`cuco::RankContext&
+// /*ctx*/`) given a name by an edit.
+Status CandidateEntryNames(const std::string& seed_path, const Definition& setup, const Definition& run,
+                           std::string* ctx_out, std::string* io_out, std::vector<Edit>* edits) {
+  if (!setup.found || !run.found)
+    return Status::InvalidArgument(seed_path + ":1: cuco_candidate_setup and cuco_candidate_run must be defined in this file");
+  if (!setup.in_block)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
+                         ": cuco_candidate_setup is frozen (outside every EVOLVE block): the transform must add the "
+                         "collective set-up there");
+  if (!run.in_block)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
+                         ": cuco_candidate_run is frozen (outside every EVOLVE block): the transform must bind the "
+                         "harness buffers there");
+  // The RankContext of setup and the IO of run; an unnamed one (`cuco::RankContext& /*ctx*/`) is
+  // given a name.
+  if (setup.params.empty() || setup.params[0].find("RankContext") == std::string::npos)
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
+                                   ": cuco_candidate_setup's first parameter is not the cuco::RankContext&");
+  std::string& ctx_name = *ctx_out;
+  ctx_name = ParamName(setup.params[0]);
+  if (ctx_name.empty()) {
+    ctx_name = "cuco_ctx";
+    edits->push_back({setup.param_ends[0], 0, " " + ctx_name});
+  }
+  std::string& io_name = *io_out;
+  io_name.clear();
+  for (size_t i = 0; i < run.params.size(); ++i)
+    if (run.params[i].find("IO") != std::string::npos) {
+      io_name = ParamName(run.params[i]);
+      if (io_name.empty()) {
+        io_name = "cuco_io";
+        edits->push_back({run.param_ends[i], 0, " " + io_name});
+      }
+    }
+  if (io_name.empty())
+    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
+                                   ": cuco_candidate_run has no const cuco::IO& parameter");
+  return Status::Ok();
+}
+
+// A buffer the peers read (the send buffer of a collective), as the seed names it.
+struct PeerRead {
+  std::string expr, base, api;
+  int line = 0;
+};
+
+// The names in the EVOLVE blocks that hold harness buffers, which are symmetric already: `io_name`,
+// and locals made from io.in(...) / io.out(...) or from such a local (`auto* y = static_cast<T*>(
+// io.out("y").ptr);`, `T* seg = y + k;`), to a fixed point.
+std::set<std::string> HarnessNamesIn(const SeedSource& src, const std::string& io_name) {
+  const std::string& m = src.masked();
+  std::set<std::string> harness = {io_name};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t eq = m.find('='); eq != std::string::npos; eq = m.find('=', eq + 1)) {
+      if (!src.InBlock(eq) || (eq + 1 < m.size() && m[eq + 1] == '=') ||
+          (eq > 0 && std::string("=!<>+-*/%&|^").find(m[eq - 1]) != std::string::npos))
+        continue;
+      size_t e = eq;
+      while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1]))) --e;
+      size_t b = e;
+      while (b > 0 && IsCIdentChar(m[b - 1])) --b;
+      const std::string name = m.substr(b, e - b);
+      const size_t end = m.find(';', eq);
+      if (name.empty() || end == std::string::npos || harness.count(name)) continue;
+      const std::string init = m.substr(eq + 1, end - eq - 1);
+      for (const std::string& h : harness) {
+        bool uses = false;
+        for (size_t at = init.find(h); at != std::string::npos && !uses; at = init.find(h, at + 1))
+          uses = (at == 0 || !IsCIdentChar(init[at - 1])) && (at + h.size() >= init.size() || !IsCIdentChar(init[at + h.size()]));
+        if (uses && (h != io_name || init.find(io_name + ".in(") != std::string::npos ||
+                     init.find(io_name + ".out(") != std::string::npos)) {
+          harness.insert(name);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  return harness;
+}
+
+// cudaMalloc of a buffer the peers read -> cuco_dc.malloc (symmetric memory), every cudaFree ->
+// cuco_dc.free, in the EVOLVE blocks; the buffers so allocated satisfy the peers' reads.
+void RewriteDeviceAllocations(const SeedSource& src, const std::vector<PeerRead>& needs, std::vector<Edit>* edits,
+                              RuleTransformResult* result, std::set<std::string>* satisfied) {
+  for (const SeedCall& c : src.Calls([](const std::string& n) { return n == "cudaMalloc" || n == "cudaFree"; })) {
+    if (!c.in_block) continue;
+    const std::vector<std::string> args = src.Args(c);
+    if (c.name == "cudaFree") {
+      edits->push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".free"});
+      continue;
+    }
+    if (args.empty()) continue;
+    const std::string base = BufferBase(args[0]);
+    bool needed = false;
+    for (const PeerRead& n : needs) needed = needed || n.base == base;
+    if (!needed) continue;
+    edits->push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".malloc"});
+    result->rewrites.push_back({c.line, "cudaMalloc", std::string(kObject) + ".malloc"});
+    satisfied->insert(base);
+  }
+}
+
+// X.alloc_symmetric( / X->alloc_symmetric(  ->  cuco_dc.alloc_symmetric(X, / (*X, in the EVOLVE
+// blocks; the buffers they allocate satisfy the peers' reads of them.
+void RewriteAllocSymmetric(const SeedSource& src, const std::string& seed, const std::vector<PeerRead>& needs,
+                           std::vector<Edit>* edits_out, RuleTransformResult* result, std::set<std::string>* satisfied) {
+  std::vector<Edit>& edits = *edits_out;
+  const std::string& m = src.masked();
+  for (size_t at = m.find("alloc_symmetric"); at != std::string::npos; at = m.find("alloc_symmetric", at + 1)) {
+    if (!src.InBlock(at) || (at + 15 < m.size() && IsCIdentChar(m[at + 15]))) continue;
+    size_t p = src.NextCode(at + 15);
+    if (p == std::string::npos || m[p] != '(') continue;
+    size_t dot = at;
+    while (dot > 0 && std::isspace(static_cast<unsigned char>(m[dot - 1]))) --dot;
+    bool arrow = false;
+    if (dot >= 2 && m[dot - 1] == '>' && m[dot - 2] == '-') { arrow = true; dot -= 2; }
+    else if (dot >= 1 && m[dot - 1] == '.') dot -= 1;
+    else continue;
+    size_t b = dot;
+    while (b > 0 && IsCIdentChar(m[b - 1])) --b;
+    const std::string receiver = m.substr(b, dot - b);
+    if (receiver.empty() || receiver == kObject) continue;
+    edits.push_back({b, p + 1 - b, std::string(kObject) + ".alloc_symmetric(" + (arrow ? "*" : "") + receiver + ", "});
+    result->rewrites.push_back({src.LineOf(at), receiver + (arrow ? "->" : ".") + "alloc_symmetric",
+                               std::string(kObject) + ".alloc_symmetric"});
+    const size_t close = src.MatchParen(p);
+    if (close == std::string::npos) continue;
+    const std::vector<std::string> args = SplitArgs(seed.substr(p + 1, close - p - 1));
+    if (args.size() >= 2) {
+      const std::string buffer = BufferBase(args[1]);
+      for (const PeerRead& n : needs)
+        if (n.base == buffer || n.base.rfind(buffer + ".", 0) == 0 || n.base.rfind(buffer + "->", 0) == 0)
+          satisfied->insert(n.base);
+    }
+  }
+}
+
+// The DeviceCollectives object at the top of the first EVOLVE block, its init (the device path's
+// warm-up, `mailbox` MiB per peer for send/recv) at the start of setup, its bind of the harness
+// buffers at the start of run.
+void InsertDeviceCollectives(const SeedSource& src, const Definition& setup, const Definition& run,
+                             const std::string& ctx_name, const std::string& io_name, int mailbox,
+                             std::vector<Edit>* edits, RuleTransformResult* result) {
+  edits->push_back({src.FirstBlockBegin(), 0,
+                   "// cuco transform (rule-based): the host NCCL calls of the seed run as device-initiated LSA code\n"
+                   "// (cuco/codesign/collectives.h), in the seed's order: generation 0, correctness first.\n"
+                   "static cuco::codesign::DeviceCollectives " + std::string(kObject) + ";\n"});
+  result->inserted.push_back("top of the first EVOLVE block: static cuco::codesign::DeviceCollectives cuco_dc");
+  edits->push_back({setup.body, 0,
+                   "\n  {  // cuco transform: device communicator, mailbox, kernels loaded, a first barrier\n"
+                   "    const cuco::Status cuco_dc_status = " + std::string(kObject) + ".init(" + ctx_name +
+                       ", size_t(" + std::to_string(mailbox) + ") << 20);\n"
+                   "    if (!cuco_dc_status.ok()) return cuco_dc_status;\n  }"});
+  result->inserted.push_back("start of cuco_candidate_setup: cuco_dc.init(" + ctx_name + ", " + std::to_string(mailbox) +
+                            " MiB mailbox per peer)");
+  edits->push_back({run.body, 0, "\n  " + std::string(kObject) + ".bind(" + io_name + ");  // cuco transform: harness buffers are symmetric"});
+  result->inserted.push_back("start of cuco_candidate_run: cuco_dc.bind(" + io_name + ")");
+}
+
 }  // namespace
 
 Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::string& seed_path,
@@ -114,45 +277,11 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 
   const Definition setup = FindDefinition(src, "cuco_candidate_setup");
   const Definition run = FindDefinition(src, "cuco_candidate_run");
-  if (!setup.found || !run.found)
-    return Status::InvalidArgument(seed_path + ":1: cuco_candidate_setup and cuco_candidate_run must be defined in this file");
-  if (!setup.in_block)
-    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
-                         ": cuco_candidate_setup is frozen (outside every EVOLVE block): the transform must add the "
-                         "collective set-up there");
-  if (!run.in_block)
-    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
-                         ": cuco_candidate_run is frozen (outside every EVOLVE block): the transform must bind the "
-                         "harness buffers there");
-  // The RankContext of setup and the IO of run; an unnamed one (`cuco::RankContext& /*ctx*/`) is
-  // given a name.
-  if (setup.params.empty() || setup.params[0].find("RankContext") == std::string::npos)
-    return Status::InvalidArgument(seed_path + ":" + std::to_string(setup.line) +
-                                   ": cuco_candidate_setup's first parameter is not the cuco::RankContext&");
-  std::string ctx_name = ParamName(setup.params[0]);
-  if (ctx_name.empty()) {
-    ctx_name = "cuco_ctx";
-    edits.push_back({setup.param_ends[0], 0, " " + ctx_name});
-  }
-  std::string io_name;
-  for (size_t i = 0; i < run.params.size(); ++i)
-    if (run.params[i].find("IO") != std::string::npos) {
-      io_name = ParamName(run.params[i]);
-      if (io_name.empty()) {
-        io_name = "cuco_io";
-        edits.push_back({run.param_ends[i], 0, " " + io_name});
-      }
-    }
-  if (io_name.empty())
-    return Status::InvalidArgument(seed_path + ":" + std::to_string(run.line) +
-                                   ": cuco_candidate_run has no const cuco::IO& parameter");
+  std::string ctx_name, io_name;
+  CUCO_RETURN_IF_ERROR(CandidateEntryNames(seed_path, setup, run, &ctx_name, &io_name, &edits));
 
   // 1. NCCL calls -> device collectives; note the buffers peers read.
-  struct Need {
-    std::string expr, base, api;
-    int line = 0;
-  };
-  std::vector<Need> needs;
+  std::vector<PeerRead> needs;
   bool uses_p2p = false;
   for (const SeedCall& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; })) {
     if (!c.in_block)
@@ -181,87 +310,17 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
   // 2. Allocations: send buffers move to symmetric memory; the object learns of symmetric ones.
   // Harness buffers are symmetric already: io.in(...) / io.out(...) and local pointers made from
   // them (`auto* y = static_cast<T*>(io.out("y").ptr);`, `T* seg = y + k;`), to a fixed point.
-  const std::string& m = src.masked();
-  std::set<std::string> harness = {io_name};
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (size_t eq = m.find('='); eq != std::string::npos; eq = m.find('=', eq + 1)) {
-      if (!src.InBlock(eq) || (eq + 1 < m.size() && m[eq + 1] == '=') ||
-          (eq > 0 && std::string("=!<>+-*/%&|^").find(m[eq - 1]) != std::string::npos))
-        continue;
-      size_t e = eq;
-      while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1]))) --e;
-      size_t b = e;
-      while (b > 0 && IsCIdentChar(m[b - 1])) --b;
-      const std::string name = m.substr(b, e - b);
-      const size_t end = m.find(';', eq);
-      if (name.empty() || end == std::string::npos || harness.count(name)) continue;
-      const std::string init = m.substr(eq + 1, end - eq - 1);
-      for (const std::string& h : harness) {
-        bool uses = false;
-        for (size_t at = init.find(h); at != std::string::npos && !uses; at = init.find(h, at + 1))
-          uses = (at == 0 || !IsCIdentChar(init[at - 1])) && (at + h.size() >= init.size() || !IsCIdentChar(init[at + h.size()]));
-        if (uses && (h != io_name || init.find(io_name + ".in(") != std::string::npos ||
-                     init.find(io_name + ".out(") != std::string::npos)) {
-          harness.insert(name);
-          grew = true;
-          break;
-        }
-      }
-    }
-  }
+  const std::set<std::string> harness = HarnessNamesIn(src, io_name);
   std::set<std::string> satisfied;
-  for (const Need& n : needs) {
+  for (const PeerRead& n : needs) {
     std::string root = n.base.substr(0, n.base.find_first_of(".-[ ("));
     if (harness.count(root) || n.expr.find(io_name + ".in(") != std::string::npos ||
         n.expr.find(io_name + ".out(") != std::string::npos)
       satisfied.insert(n.base);
   }
-  for (const SeedCall& c : src.Calls([](const std::string& n) { return n == "cudaMalloc" || n == "cudaFree"; })) {
-    if (!c.in_block) continue;
-    const std::vector<std::string> args = src.Args(c);
-    if (c.name == "cudaFree") {
-      edits.push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".free"});
-      continue;
-    }
-    if (args.empty()) continue;
-    const std::string base = BufferBase(args[0]);
-    bool needed = false;
-    for (const Need& n : needs) needed = needed || n.base == base;
-    if (!needed) continue;
-    edits.push_back({c.name_pos, c.name_end - c.name_pos, std::string(kObject) + ".malloc"});
-    result.rewrites.push_back({c.line, "cudaMalloc", std::string(kObject) + ".malloc"});
-    satisfied.insert(base);
-  }
-  // X.alloc_symmetric( / X->alloc_symmetric(  ->  cuco_dc.alloc_symmetric(X, / (*X,
-  for (size_t at = m.find("alloc_symmetric"); at != std::string::npos; at = m.find("alloc_symmetric", at + 1)) {
-    if (!src.InBlock(at) || (at + 15 < m.size() && IsCIdentChar(m[at + 15]))) continue;
-    size_t p = src.NextCode(at + 15);
-    if (p == std::string::npos || m[p] != '(') continue;
-    size_t dot = at;
-    while (dot > 0 && std::isspace(static_cast<unsigned char>(m[dot - 1]))) --dot;
-    bool arrow = false;
-    if (dot >= 2 && m[dot - 1] == '>' && m[dot - 2] == '-') { arrow = true; dot -= 2; }
-    else if (dot >= 1 && m[dot - 1] == '.') dot -= 1;
-    else continue;
-    size_t b = dot;
-    while (b > 0 && IsCIdentChar(m[b - 1])) --b;
-    const std::string receiver = m.substr(b, dot - b);
-    if (receiver.empty() || receiver == kObject) continue;
-    edits.push_back({b, p + 1 - b, std::string(kObject) + ".alloc_symmetric(" + (arrow ? "*" : "") + receiver + ", "});
-    result.rewrites.push_back({src.LineOf(at), receiver + (arrow ? "->" : ".") + "alloc_symmetric",
-                               std::string(kObject) + ".alloc_symmetric"});
-    const size_t close = src.MatchParen(p);
-    if (close == std::string::npos) continue;
-    const std::vector<std::string> args = SplitArgs(seed.substr(p + 1, close - p - 1));
-    if (args.size() >= 2) {
-      const std::string buffer = BufferBase(args[1]);
-      for (const Need& n : needs)
-        if (n.base == buffer || n.base.rfind(buffer + ".", 0) == 0 || n.base.rfind(buffer + "->", 0) == 0)
-          satisfied.insert(n.base);
-    }
-  }
-  for (const Need& n : needs)
+  RewriteDeviceAllocations(src, needs, &edits, &result, &satisfied);
+  RewriteAllocSymmetric(src, seed, needs, &edits, &result, &satisfied);
+  for (const PeerRead& n : needs)
     if (!satisfied.count(n.base))
       result.warnings.push_back(seed_path + ":" + std::to_string(n.line) + ": " + n.api + " reads `" + n.expr +
                                 "` on the peers, and no cudaMalloc of `" + n.base +
@@ -272,21 +331,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
                               " MiB-per-peer mailbox; every rank must take part in every group");
 
   // 3. The object, its collective init (the device path's warm-up), and the per-iteration bind.
-  edits.push_back({src.FirstBlockBegin(), 0,
-                   "// cuco transform (rule-based): the host NCCL calls of the seed run as device-initiated LSA code\n"
-                   "// (cuco/codesign/collectives.h), in the seed's order: generation 0, correctness first.\n"
-                   "static cuco::codesign::DeviceCollectives " + std::string(kObject) + ";\n"});
-  result.inserted.push_back("top of the first EVOLVE block: static cuco::codesign::DeviceCollectives cuco_dc");
-  const int mailbox = uses_p2p ? options.mailbox_mib : 0;
-  edits.push_back({setup.body, 0,
-                   "\n  {  // cuco transform: device communicator, mailbox, kernels loaded, a first barrier\n"
-                   "    const cuco::Status cuco_dc_status = " + std::string(kObject) + ".init(" + ctx_name +
-                       ", size_t(" + std::to_string(mailbox) + ") << 20);\n"
-                   "    if (!cuco_dc_status.ok()) return cuco_dc_status;\n  }"});
-  result.inserted.push_back("start of cuco_candidate_setup: cuco_dc.init(" + ctx_name + ", " + std::to_string(mailbox) +
-                            " MiB mailbox per peer)");
-  edits.push_back({run.body, 0, "\n  " + std::string(kObject) + ".bind(" + io_name + ");  // cuco transform: harness buffers are symmetric"});
-  result.inserted.push_back("start of cuco_candidate_run: cuco_dc.bind(" + io_name + ")");
+  InsertDeviceCollectives(src, setup, run, ctx_name, io_name, uses_p2p ? options.mailbox_mib : 0, &edits, &result);
 
   std::string code = ApplyEdits(seed, edits);
   std::sort(result.rewrites.begin(), result.rewrites.end(),

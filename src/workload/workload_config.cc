@@ -7,6 +7,8 @@
 
 #include "util/files.h"
 #include "util/int_expr.h"
+#include "util/read_trace.h"
+#include "util/sha256.h"
 #include "util/toml_reader.h"
 #include "util/text.h"
 #include "workload/knob_marks.h"
@@ -179,6 +181,58 @@ const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
   return nullptr;
 }
 
+namespace {
+
+// [build]: flags (include folders made absolute against the workload's folder), libs, and program
+// mode's other sources (files inside the workload folder).
+Status ParseBuildTable(TomlReader& r, const std::string& path, WorkloadConfig* c) {
+  const toml::table* build = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("build", &build));
+  if (!build) return Status::Ok();
+  TomlReader b(*build, path, "build");
+  CUCO_RETURN_IF_ERROR(b.StringArray("flags", &c->build_flags));
+  c->build_flags = AbsoluteIncludeFlags(c->build_flags, c->dir);
+  CUCO_RETURN_IF_ERROR(b.StringArray("libs", &c->build_libs));
+  CUCO_RETURN_IF_ERROR(b.StringArray("sources", &c->build_sources));
+  CUCO_RETURN_IF_ERROR(b.RejectUnknown());
+  for (const auto& src : c->build_sources) {
+    if (c->mode != "program")
+      return b.Error(*build->get("sources"), "'build.sources' belongs to program mode (a harness seed is one file)");
+    if (src.empty() || src[0] == '/' || src.find("..") != std::string::npos ||
+        !std::filesystem::is_regular_file(c->dir / src))
+      return b.Error(*build->get("sources"), "'build.sources': '" + src + "' is not a file inside the workload folder");
+  }
+  return Status::Ok();
+}
+
+// [timing] and [limits], each optional.
+Status ParseTimingTables(TomlReader& r, const std::string& path, WorkloadConfig* c) {
+  const toml::table* timing = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("timing", &timing));
+  if (timing) {
+    TomlReader t(*timing, path, "timing");
+    CUCO_RETURN_IF_ERROR(t.Integer("warmup", &c->warmup, 0));
+    CUCO_RETURN_IF_ERROR(t.Integer("iters", &c->iters, 20));
+    CUCO_RETURN_IF_ERROR(t.Integer("verify_runs", &c->verify_runs, 1));
+    CUCO_RETURN_IF_ERROR(t.Number("verify_fraction", &c->verify_fraction, 0.0, 1.0));
+    CUCO_RETURN_IF_ERROR(t.RejectUnknown());
+  }
+
+  const toml::table* limits = nullptr;
+  CUCO_RETURN_IF_ERROR(r.Table("limits", &limits));
+  if (limits) {
+    TomlReader t(*limits, path, "limits");
+    CUCO_RETURN_IF_ERROR(t.Number("compile_s", &c->compile_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("verify_s", &c->verify_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("bench_s", &c->bench_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.Number("iteration_s", &c->iteration_s, 1, 86400));
+    CUCO_RETURN_IF_ERROR(t.RejectUnknown());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& toml_path) {
   const std::string path = toml_path.string();
   Result<toml::table> parsed = ParseToml(text, path);
@@ -217,23 +271,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     c.world_sizes = {c.world_size};
   }
 
-  const toml::table* build = nullptr;
-  CUCO_RETURN_IF_ERROR(r.Table("build", &build));
-  if (build) {
-    TomlReader b(*build, path, "build");
-    CUCO_RETURN_IF_ERROR(b.StringArray("flags", &c.build_flags));
-    c.build_flags = AbsoluteIncludeFlags(c.build_flags, c.dir);
-    CUCO_RETURN_IF_ERROR(b.StringArray("libs", &c.build_libs));
-    CUCO_RETURN_IF_ERROR(b.StringArray("sources", &c.build_sources));
-    CUCO_RETURN_IF_ERROR(b.RejectUnknown());
-    for (const auto& src : c.build_sources) {
-      if (c.mode != "program")
-        return b.Error(*build->get("sources"), "'build.sources' belongs to program mode (a harness seed is one file)");
-      if (src.empty() || src[0] == '/' || src.find("..") != std::string::npos ||
-          !std::filesystem::is_regular_file(c.dir / src))
-        return b.Error(*build->get("sources"), "'build.sources': '" + src + "' is not a file inside the workload folder");
-    }
-  }
+  CUCO_RETURN_IF_ERROR(ParseBuildTable(r, path, &c));
 
   const toml::table* sizes = nullptr;
   CUCO_RETURN_IF_ERROR(r.Table("sizes", &sizes));
@@ -259,27 +297,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     CUCO_RETURN_IF_ERROR(t.RejectUnknown());
   }
 
-  const toml::table* timing = nullptr;
-  CUCO_RETURN_IF_ERROR(r.Table("timing", &timing));
-  if (timing) {
-    TomlReader t(*timing, path, "timing");
-    CUCO_RETURN_IF_ERROR(t.Integer("warmup", &c.warmup, 0));
-    CUCO_RETURN_IF_ERROR(t.Integer("iters", &c.iters, 20));
-    CUCO_RETURN_IF_ERROR(t.Integer("verify_runs", &c.verify_runs, 1));
-    CUCO_RETURN_IF_ERROR(t.Number("verify_fraction", &c.verify_fraction, 0.0, 1.0));
-    CUCO_RETURN_IF_ERROR(t.RejectUnknown());
-  }
-
-  const toml::table* limits = nullptr;
-  CUCO_RETURN_IF_ERROR(r.Table("limits", &limits));
-  if (limits) {
-    TomlReader t(*limits, path, "limits");
-    CUCO_RETURN_IF_ERROR(t.Number("compile_s", &c.compile_s, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("verify_s", &c.verify_s, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("bench_s", &c.bench_s, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.Number("iteration_s", &c.iteration_s, 1, 86400));
-    CUCO_RETURN_IF_ERROR(t.RejectUnknown());
-  }
+  CUCO_RETURN_IF_ERROR(ParseTimingTables(r, path, &c));
 
   if (const toml::node* knobs = r.Get("knobs")) CUCO_RETURN_IF_ERROR(ParseKnobs(*knobs, path, &c.knobs));
   CUCO_RETURN_IF_ERROR(r.String("generation0", &c.generation0_file));
@@ -393,7 +411,13 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
   }
   auto text = ReadFile(p);
   if (!text.ok()) return text.status();
-  auto c = ParseWorkload(*text, p);
+  return LoadWorkloadText(*text, p);
+}
+
+Result<WorkloadConfig> LoadWorkloadText(const std::string& text, const std::filesystem::path& p) {
+  // The same text parsed twice in one command is a read to pass down instead (util/read_trace.h).
+  NoteRead("workload.toml", p.lexically_normal().string() + " " + Sha256Hex(text).substr(0, 12));
+  auto c = ParseWorkload(text, p);
   if (!c.ok()) return c;
   const std::string path = p.string();
   if (!std::filesystem::exists(c->SeedPath()))

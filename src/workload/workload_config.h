@@ -119,6 +119,10 @@ int LargestWorldSizeWithin(const WorkloadConfig& workload, int gpus);
 
 // Loads <workload_dir>/workload.toml (or the given .toml file itself).
 Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or_toml);
+// The same from `text`, as the file `toml_path` (absolute) would hold it: parsed, and the files it
+// names checked. Each call is one parse (util/read_trace.h: "workload.toml", the path and the
+// text's hash): a command parses a text once and passes the workload down.
+Result<WorkloadConfig> LoadWorkloadText(const std::string& text, const std::filesystem::path& toml_path);
 
 // `flags` with the path of each -I, -isystem, -iquote and -include (joined, `-Idir`, or the next
 // word) made absolute against `dir` when it is relative; every other flag as it is.

@@ -1,0 +1,344 @@
+#include "scaffold/init_bind_buffers.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <limits>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include "scaffold/loop_accesses.h"
+#include "scaffold/main_rewrite.h"
+#include "scaffold/projection.h"
+#include "scaffold/swaps.h"
+#include "scaffold/tokens.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+constexpr const char kRankIndex[] = "cuco_program::rank()";
+
+// A buffer expression main can bind: an lvalue over names main's text declares before the loop.
+// A bare name must be declared a pointer there (`float *x`, `const half* y`): a std::vector of
+// per-layer pointers indexed by the loop is not one buffer.
+bool Bindable(const std::string& expr, const std::string& main_before_loop) {
+  static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
+  std::smatch m;
+  if (!std::regex_match(expr, m, lvalue)) return false;
+  const std::regex word("\\b" + m[1].str() + "\\b");
+  if (!std::regex_search(main_before_loop, word)) return false;
+  if (m[2].length() > 0) return true;
+  const std::regex pointer(R"(\*\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)" + m[1].str() + "\\b");
+  return std::regex_search(main_before_loop, pointer);
+}
+
+// Where a graph program's iteration is captured: the loop statement around the first
+// cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture itself
+// when no loop holds it), as bytes [first, second) of `raw`; nullopt when there is none.
+std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm) {
+  const std::vector<Tok> t = Scan(raw);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text != "cudaStreamBeginCapture") continue;
+    size_t j = i;
+    while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
+    if (j >= t.size() || !Calls(t, i, j, comm)) continue;
+    for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
+      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
+      const size_t end = StatementEnd(t, k);
+      if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
+    }
+    return std::make_pair(t[i].begin, t[j].end);
+  }
+  return std::nullopt;
+}
+
+
+// A buffer the loop swaps (`start`, its name when the iteration starts) is read by the next pass:
+// the name holding it when the iteration ends is first read in the iteration (a stencil's new grid,
+// read as `a` next), not first written (a ring's receive buffer, refilled every pass: scratch).
+bool FlowsOn(const std::string& start, const std::vector<Swap>& swaps, const std::map<std::string, bool>& first_read) {
+  std::set<std::string> names;
+  for (const Swap& w : swaps) names.insert({w.a, w.b});
+  for (const std::string& holder : names)
+    if (NameAtStart(holder, std::numeric_limits<int>::max(), swaps) == start) {
+      auto it = first_read.find(holder);
+      return it != first_read.end() && it->second;
+    }
+  return false;
+}
+
+
+// The code whose accesses are the iteration's: the loop served (and its lambdas), or, when it
+// launches CUDA graphs the program captured its communication into, the loop that captured them,
+// whose buffers are then bound by copy (a graph keeps the pointers it was captured with).
+struct IterationCode {
+  size_t begin = 0, end = 0;  // the loop (or the capturing loop) in f.raw
+  std::string walked;         // its text, after main's lambdas it calls
+  bool by_copy = false;
+  std::vector<std::pair<int, int>> ranges;  // BoundBuffers::ranges
+};
+
+IterationCode IterationCodeOf(const ProgramFacts& f, const FoundLoop& found, std::vector<std::string>* guesses) {
+  const TimedLoop& loop = found.loop;
+  IterationCode c;
+  c.begin = loop.begin, c.end = loop.end;
+  std::string body = loop.body;
+  if (loop.body.find("cudaGraphLaunch") != std::string::npos || loop.body.find("cudaGraphExecLaunch") != std::string::npos)
+    if (auto cap = CapturingLoop(f.raw, found.comm)) {
+      c.begin = cap->first, c.end = cap->second, c.by_copy = true;
+      body = f.raw.substr(c.begin, c.end - c.begin);
+      guesses->push_back(fmt::format("{}:{}: the iteration launches CUDA graphs captured at lines {}-{}: their buffers are "
+                                     "the iteration's, bound by copy (the harness copies its inputs into the program's "
+                                     "buffers and its outputs out of them: a graph keeps the pointers it was captured with)",
+                                     f.file, loop.line, LineOf(f.raw, c.begin), LineOf(f.raw, c.end)));
+    }
+  c.ranges = {{LineOf(f.raw, c.begin), LineOf(f.raw, c.end > c.begin ? c.end - 1 : c.end)}};
+  for (const auto& l : loop.lambdas) c.ranges.push_back({l.line, l.end_line});
+  c.walked = body;
+  for (const auto& l : loop.lambdas) c.walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + c.walked;
+  return c;
+}
+
+// The iteration's accesses, summed up per buffer (named as when the iteration starts; "@" the index
+// of a per-GPU array): a buffer whose first access is a read is an input, one whose last access is a
+// write an output.
+struct BufferUse {
+  std::vector<std::string> order;  // first access first
+  std::map<std::string, bool> first_read, last_write;
+  std::set<std::string> written, written_always;  // written at least once (outside every `if`)
+  std::set<std::string> unnamed;
+  std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
+  std::vector<Swap> swaps;
+};
+
+BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
+                const IterationCode& code, const DeviceIndexing& per_gpu) {
+  const Analysis& a = *f.analysis;
+  const TimedLoop& loop = found.loop;
+  // The iteration's accesses, in order, in main's terms: main's ops in the loop (and in the lambdas
+  // it calls), each helper call followed into the helper.
+  std::map<std::string, std::string> texts = {{f.file, f.raw}};
+  for (const ProgramFile& pf : other_files) texts[SourceFileName(pf.name)] = pf.text;
+  LoopAccesses flat(a, texts);
+  // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
+  std::vector<const AnalyzedOp*> in_range;
+  for (const auto& op : a.ops) {
+    if (op.function != found.loop_fn || SourceFileName(op.file) != f.file) continue;
+    for (const auto& [lo, hi] : code.ranges)
+      if (op.line >= lo && op.line <= hi) {
+        in_range.push_back(&op);
+        break;
+      }
+  }
+  std::vector<Access> accesses;
+  // Local pointers and references in the loop and its lambdas name the buffer they alias
+  // (`__half* y_mb = out + off;`, a projected program's `Stage& st = stages[s];`).
+  flat.Walk(code.walked, in_range, found.loop_fn, LocalAliases(code.walked), 0, &accesses);
+  BufferUse u;
+  // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
+  // receives). A buffer written only there is an output some rank may not write.
+  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, code.begin, code.end);
+  for (const auto& l : loop.lambdas)
+    for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
+  auto under_if = [&](int line) {
+    for (const auto& [a0, a1] : conditional)
+      if (line > 0 && line >= a0 && line <= a1) return true;
+    return false;
+  };
+  // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
+  // the buffer the other name held when the iteration started, which is what the binds name.
+  u.swaps = SwapsIn(f.raw, code.begin, code.end);
+  for (const auto& l : loop.lambdas)
+    for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) u.swaps.push_back(w);
+  for (const Access& acc : accesses) {
+    for (const auto& b0 : acc.reads) {
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
+      if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
+      u.last_write[b] = false;
+    }
+    for (const auto& b0 : acc.writes) {
+      const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
+      if (!u.first_read.count(b)) u.first_read[b] = false, u.order.push_back(b);
+      u.last_write[b] = true;
+      u.written.insert(b);
+      if (!under_if(acc.line)) u.written_always.insert(b);
+    }
+    u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
+  }
+  // Buffers the loop's function copies to the host after the loop (its own check or checksum):
+  // what the program consumes at the end, so an output of the iteration when the iteration writes it.
+  for (const auto& op : a.ops)
+    if (op.function == found.loop_fn && SourceFileName(op.file) == f.file && op.line > loop.end_line && op.kind == "copy" &&
+        op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos)
+      for (const auto& r : op.reads) u.copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
+  return u;
+}
+
+// How one buffer is bound, and why (the README's line).
+struct Role {
+  bool in = false, out = false, both = false, swapped = false;
+  std::string last;  // its last access, as the README says it
+};
+
+std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
+  return fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
+                     r.in && r.out ? "an input and an output" : r.in ? "an input" : "an output", r.in ? "a read" : "a write",
+                     r.last,
+                     r.both && !r.in ? projected ? "; bound as input and output, since a GPU may not write it"
+                                       : r.swapped ? "; swapped with another pointer in the loop, and bound as "
+                                                     "input and output: what the iteration does not write is "
+                                                     "what it held"
+                                                   : "; bound as input and output: it is written only under an "
+                                                     "`if`, which a rank may skip"
+                     : r.swapped ? "; swapped with another pointer in the loop: bound by what it "
+                                   "holds when the iteration starts"
+                                 : "");
+}
+
+}  // namespace
+
+Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
+                                 InitPassTrace* trace) {
+  const TimedLoop& loop = found.loop;
+  BoundBuffers h;
+  const IterationCode code = IterationCodeOf(f, found, &h.guesses);
+  h.by_copy = code.by_copy;
+  h.ranges = code.ranges;
+  const DeviceIndexing per_gpu(found.projected ? f.raw.substr(0, loop.begin) + code.walked : std::string(), found.gpu_count);
+  BufferUse u = UseOf(f, other_files, found, code, per_gpu);
+  for (const std::string& g : h.guesses) trace->Add(g);  // the capture bound by copy
+  const std::string before_loop = NameableBeforeLoop(f.raw, loop.begin, found.loop_fn);
+  for (const auto& marked_expr : u.order) {
+    Role r;
+    r.in = u.first_read[marked_expr];
+    const auto copied =
+        u.last_write[marked_expr] || !u.written.count(marked_expr) ? u.copied_out.end() : u.copied_out.find(marked_expr);
+    // A swapped buffer the iteration writes is what the next iteration reads under the other name (a
+    // stencil's new grid, read by halo sends before the swap): an output, bound as input and output,
+    // since the part it does not write (the boundary) is what the buffer held, on both sides.
+    r.swapped = Swapped(marked_expr, u.swaps);
+    r.out = copied != u.copied_out.end() ||
+            (r.swapped ? u.written.count(marked_expr) && FlowsOn(marked_expr, u.swaps, u.first_read) : u.last_write[marked_expr]);
+    if (!r.in && !r.out) {  // scratch: the program's own buffer
+      trace->Add(fmt::format("`{}`: scratch (first written, last read, not copied out): the program's own, not bound",
+                             marked_expr));
+      continue;
+    }
+    // "@": the index of a per-GPU array (projected programs): this rank's entry.
+    std::string expr = marked_expr, probe = marked_expr;
+    for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
+    for (size_t at; (at = probe.find("[@]")) != std::string::npos;) probe.replace(at, 3, "[0]");
+    if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
+      u.unnamed.insert(expr);
+      continue;
+    }
+    const std::string name = BindName(expr);
+    // A projected program's output may be one some GPUs never write (a pipeline's first stage never
+    // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
+    // its input on both sides.
+    const bool maybe_unwritten = found.projected || !u.written_always.count(marked_expr) || r.swapped;
+    r.both = (r.in && r.out) || (maybe_unwritten && r.out);
+    const char* how = r.both ? "inout" : r.in ? "input" : "output";
+    h.binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, h.by_copy ? "_copy" : "", name, expr));
+    if (r.in || r.both) h.inputs.push_back(name);
+    if (r.out) h.outputs.push_back(r.both ? name + "_out" : name);
+    r.last = copied != u.copied_out.end()
+                 ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
+                 : std::string(u.last_write[marked_expr] ? "a write" : "a read") +
+                       (r.swapped && r.out ? ", and the next pass reads it through the swap" : "");
+    h.guesses.push_back(RoleGuess(expr, r, found.projected));
+    trace->Add(fmt::format("cuco_bind.{}{}(\"{}\"): {}", how, h.by_copy ? "_copy" : "", name, h.guesses.back()));
+  }
+  for (const auto& un : u.unnamed) {
+    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's "
+                                    "member, a per-layer array's element): the program's own buffer is used, not refilled "
+                                    "with fresh inputs nor compared", un));
+    trace->Add(h.guesses.back());
+  }
+  if (h.outputs.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "
+                                               "checked", f.file, loop.line));
+  if (h.inputs.size() + h.outputs.size() > 16)
+    return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
+                                               loop.line, h.inputs.size() + h.outputs.size()));
+  return h;
+}
+
+// What the loop's function can name before its loop: the code before the loop, less what is out
+// of scope there. Blanked: comments and literals, the inside of every brace pair closed before the loop (a helper's or
+// lambda's locals, a class's members, an earlier block's), every parenthesised list before the loop
+// function (parameters of other functions and kernels), and, in the loop function, the headers of
+// earlier for/if/while/switch/catch statements (and the body of a for/if/while without braces) and
+// lambdas' parameter lists.
+std::string NameableBeforeLoop(const std::string& raw, size_t loop_begin, const std::string& loop_fn) {
+  size_t fn_begin = loop_begin, fn_end = 0;
+  if (DefinitionLines(raw, loop_fn, &fn_begin, &fn_end) && fn_begin > loop_begin) fn_begin = loop_begin;
+  const std::string masked = BlankCommentsAndLiteralContents(raw.substr(0, loop_begin));
+  std::string text = masked;  // a name in a comment or a string is not declared
+  auto blank = [&](size_t from, size_t to) {  // [from, to)
+    for (size_t i = from; i < to && i < text.size(); ++i)
+      if (text[i] != '\n') text[i] = ' ';
+  };
+  // The word (or ']') just before `at`, skipping blanks.
+  auto before = [&](size_t at) {
+    size_t e = at;
+    while (e > 0 && std::isspace(static_cast<unsigned char>(masked[e - 1]))) --e;
+    if (e > 0 && masked[e - 1] == ']') return std::string("]");
+    size_t b = e;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(masked[b - 1])) || masked[b - 1] == '_')) --b;
+    return masked.substr(b, e - b);
+  };
+  std::vector<size_t> braces, parens;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < masked.size(); ++i) {
+    const char c = masked[i];
+    if (c == '{') {
+      braces.push_back(i);
+    } else if (c == '}' && !braces.empty()) {
+      spans.push_back({braces.back() + 1, i});
+      braces.pop_back();
+    } else if (c == '(') {
+      parens.push_back(i);
+    } else if (c == ')' && !parens.empty()) {
+      const size_t open = parens.back();
+      parens.pop_back();
+      const std::string w = before(open);
+      if (open < fn_begin || w == "for" || w == "if" || w == "while" || w == "switch" || w == "catch" || w == "]")
+        spans.push_back({open + 1, i});
+      if (open >= fn_begin && (w == "for" || w == "while" || w == "if")) {  // a body without braces: to its ';'
+        size_t j = i + 1;
+        while (j < masked.size() && std::isspace(static_cast<unsigned char>(masked[j]))) ++j;
+        size_t k = j;
+        int depth = 0;
+        for (; k < masked.size(); ++k) {  // a `{` first (braces) or another `{` or `}` on the way: no such body
+          if (masked[k] == '(') ++depth;
+          if (masked[k] == ')') --depth;
+          if ((masked[k] == ';' && depth == 0) || masked[k] == '{' || masked[k] == '}') break;
+        }
+        if (k < masked.size() && masked[k] == ';') spans.push_back({j, k});
+      }
+    }
+  }
+  for (const auto& [from, to] : spans) blank(from, to);
+  return text;
+}
+
+std::string BindName(const std::string& expr_in) {
+  std::string expr = expr_in, indexed = "[";  // built piece by piece: GCC 12's false -Wrestrict
+  indexed += kRankIndex;
+  indexed += ']';
+  for (size_t at; (at = expr.find(indexed)) != std::string::npos;)
+    expr.erase(at, std::char_traits<char>::length(kRankIndex) + 2);
+  std::string n;
+  for (char c : expr) {
+    const char d = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (d != '_' || n.empty() || n.back() != '_') n += d;  // a run of '_' is one
+  }
+  while (!n.empty() && n.back() == '_') n.pop_back();
+  return n.substr(0, 40);
+}
+
+}  // namespace cuco::scaffold_internal

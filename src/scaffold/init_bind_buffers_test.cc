@@ -1,0 +1,69 @@
+// cuco init's second pass on a small program: each buffer's binding and role.
+#include "scaffold/init_bind_buffers.h"
+
+#include <gtest/gtest.h>
+
+#include "scaffold/init_pass_test_util.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// `x` is read first (an input), `y` written last by the all-reduce (an output), `tmp` written
+// then read (scratch, the program's own): two binds, and the trace says why for all three.
+TEST(InitBindBuffers, InputOutputAndScratch) {
+  auto p = GatherSmallProgram("step.cu", kSmallStepProgram);
+  InitPassTrace find_trace, trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &find_trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
+  EXPECT_EQ(b->inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(b->outputs, std::vector<std::string>{"y"});
+  EXPECT_FALSE(b->by_copy);
+  EXPECT_TRUE(Traced(trace.lines, {"cuco_bind.input(\"x\")", "an input"}));
+  EXPECT_TRUE(Traced(trace.lines, {"cuco_bind.output(\"y\")", "an output"}));
+  EXPECT_TRUE(Traced(trace.lines, {"`tmp`", "scratch"}));
+}
+
+// An output written only under an `if` is bound as input and output: a rank may skip the write.
+TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  int rank = 0;
+  float *x, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) {
+    if (rank == 0) ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
+  }
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("root.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
+  EXPECT_EQ(b->outputs, std::vector<std::string>{"y_out"});
+  EXPECT_TRUE(Traced(b->guesses, {"`y`", "only under an `if`"}));
+}
+
+TEST(InitBindBuffers, BindNames) {
+  EXPECT_EQ(BindName("d_w[cuco_program::rank()]"), "d_w");
+  EXPECT_EQ(BindName("l.out"), "l_out");
+  EXPECT_EQ(BindName("st->buf[2]"), "st_buf_2");
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,380 @@
+#include "scaffold/init_find_loop.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "scaffold/init_project.h"
+#include "scaffold/loop_accesses.h"
+#include "scaffold/loop_choice.h"
+#include "scaffold/projection.h"
+#include "scaffold/tokens.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The functions that issue NCCL communication (directly: `direct`) and every function that
+// reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
+// holding the timed loop) left out.
+std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn, std::set<std::string>* direct) {
+  std::set<std::string> names;
+  for (const auto& op : a.ops)
+    if (IsCommOp(op)) {
+      names.insert(op.api);
+      if (!op.function.empty()) names.insert(op.function), direct->insert(op.function);
+    }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& op : a.ops)
+      if (op.kind == "call" && names.count(op.api) && !op.function.empty() && names.insert(op.function).second) grew = true;
+  }
+  for (const std::string& outer : {std::string("main"), loop_fn}) {  // the loop's own function is not a block
+    names.erase(outer);
+    direct->erase(outer);
+  }
+  return names;
+}
+
+// The sizes the program reads from its command line or environment, as the entry point passes
+// them (TimedLoop::SizeFlag), each with a guess: its options (`--batch 512`, not the rank's or
+// rank count's); its positional arguments, when every position up to the last is a number cuco
+// found that is neither a rank nor a rank count (the non-sizes among them passed as they are) and
+// it takes no flags; its environment variables. Sizes are unique by name.
+std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedLoop& loop, std::vector<std::string>* guesses) {
+  std::vector<TimedLoop::SizeFlag> out;
+  std::set<std::string> names;
+  auto size_of = [&](const FoundConstant& c) {
+    return ClassifyConstant(c, f.world_vars) == ConstRole::kSize && names.insert(SizeName(c)).second ? SizeName(c)
+                                                                                                       : std::string();
+  };
+  std::map<int, const FoundConstant*> positions;
+  for (const FoundConstant& c : f.constants) {
+    if (c.option && loop.main_takes_args && c.name != loop.rank_flag && c.name != loop.world_flag) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({c.name, size, c.value, 0, ""});
+    } else if (!c.env.empty()) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({"", size, c.value, 0, c.env});
+    } else if (c.argv_index > 0 && loop.main_takes_args) {
+      positions.emplace(c.argv_index, &c);
+    }
+  }
+  if (!positions.empty()) {
+    std::string why;
+    const bool flags = !loop.rank_flag.empty() || !loop.world_flag.empty() ||
+                       std::any_of(out.begin(), out.end(), [](const TimedLoop::SizeFlag& z) { return !z.flag.empty(); });
+    if (flags) why = "it also takes flags";
+    for (int p = 1; why.empty() && p <= positions.rbegin()->first; ++p) {
+      auto it = positions.find(p);
+      if (it == positions.end()) {
+        why = fmt::format("argv[{}] is not a number cuco found", p);
+      } else {
+        const ConstRole role = ClassifyConstant(*it->second, f.world_vars);
+        if (role == ConstRole::kWorld || role == ConstRole::kIgnored)
+          why = fmt::format("argv[{}] ({}) is not a size", p, it->second->name);
+      }
+    }
+    if (!why.empty()) {
+      guesses->push_back(fmt::format("{}:{}: the program's positional arguments are not passed ({}): it runs at their "
+                                     "defaults",
+                                     f.file, positions.begin()->second->line, why));
+    } else {
+      for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, ""});
+    }
+  }
+  for (const TimedLoop::SizeFlag& z : out) {
+    if (z.size.empty())
+      guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));
+    else if (!z.env.empty())
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
+                                     z.Spelling(), z.size, z.value, z.env));
+    else if (z.position > 0)
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(),
+                                     z.size, z.value, z.position));
+    else
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
+                                     z.value, z.flag));
+  }
+  return out;
+}
+
+// The function of `file` that main calls exactly once and that reaches the communication (`comm`),
+// the last such call in main: where a program that times in a helper (`benchmark(...)`) has its
+// timed loop. "" when there is none.
+std::string TimingFunction(const std::string& raw, const Analysis& a, const std::string& file,
+                           const std::set<std::string>& comm) {
+  size_t b = 0, e = 0;
+  if (!DefinitionLines(raw, "main", &b, &e)) return "";
+  const std::string main_def = raw.substr(b, e - b);
+  std::map<std::string, int> times;
+  std::vector<std::string> order;
+  for (const auto& [name, args] : CallsIn(main_def))
+    if (name != "main" && comm.count(name) && ++times[name] == 1) order.push_back(name);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const AnalyzedFunction* fn = FindFunction(a, *it);
+    if (times[*it] == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
+  }
+  return "";
+}
+
+// Why a program without an iteration has none, when it is not the loop: it communicates from its
+// kernels (NCCL's device API), which the reference cannot emulate, or only sets communicators up.
+Status CommunicatesFromTheHost(const ProgramFacts& f) {
+  const Analysis& a = *f.analysis;
+  if (std::any_of(a.ops.begin(), a.ops.end(), [](const AnalyzedOp& op) { return IsCommOp(op); })) return Status::Ok();
+  static const std::regex device_api(R"(\b(ncclDevCommCreate|ncclGetLsaPointer|ncclGin\w*)\s*[(<])");
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};  // what this build compiles
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, text] : texts) {
+    const std::string code = BlankCommentsAndLiterals(*text);
+    std::smatch m;
+    if (std::regex_search(code, m, device_api))
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: {}: the program communicates from its kernels (NCCL's device API), which cuco's reference (NCCL "
+          "emulated between threads) cannot run; cuco init makes harnesses of programs that communicate through host "
+          "NCCL calls",
+          name, LineOf(*text, static_cast<size_t>(m.position(0))), m[1].str()));
+  }
+  std::string setup;
+  for (const auto& op : a.ops)
+    if (setup.empty() && op.api.rfind("nccl", 0) == 0)
+      setup = fmt::format(" ({} at {}:{})", op.api, SourceFileName(op.file.empty() ? f.file : op.file), op.line);
+  return Status::InvalidArgument(fmt::format("{}: the program makes no NCCL communication call, it only sets "
+                                             "communicators up{}: a harness has nothing to run",
+                                             f.file, setup));
+}
+
+// The program captures its communication into a CUDA graph (cudaStreamBeginCapture ...
+// cudaStreamEndCapture around a call of `comm`): launching the graph is what reaches it.
+bool GraphCapturesCommunication(const std::string& raw, const std::set<std::string>& comm) {
+  const std::string code = BlankCommentsAndLiterals(raw);
+  for (size_t at = code.find("cudaStreamBeginCapture"); at != std::string::npos;
+       at = code.find("cudaStreamBeginCapture", at + 1)) {
+    const size_t end = code.find("cudaStreamEndCapture", at);
+    if (end == std::string::npos) break;
+    for (const auto& [name, args] : CallsIn(code.substr(at, end - at)))
+      if (comm.count(name)) return true;
+  }
+  return false;
+}
+
+// The function of `file` whose definition holds `line` (the innermost), "" when none.
+std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line) {
+  std::string best;
+  int best_span = 0;
+  for (const auto& fn : a.functions) {
+    size_t b = 0, e = 0;
+    if (SourceFileName(fn.file) != file || !DefinitionLines(raw, fn.name, &b, &e)) continue;
+    const int first = LineOf(raw, b), last = LineOf(raw, e > b ? e - 1 : b);
+    if (line >= first && line <= last && (best.empty() || last - first < best_span)) best = fn.name, best_span = last - first;
+  }
+  return best;
+}
+
+// The names reaching the communication from `fn` (a graph's launch too, when the program captures it).
+std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, std::set<std::string>* direct) {
+  std::set<std::string> names = CommNamesOf(*f.analysis, fn, direct);
+  if (GraphCapturesCommunication(f.raw, names)) names.insert({"cudaGraphLaunch", "cudaGraphExecLaunch"});
+  return names;
+}
+
+// The function main hands the timing to when it times nothing itself: the one it calls once to time
+// it, or the one it hands another file by pointer (`run_example(argc, argv, allreduce)`, called once
+// per rank); "" when none.
+std::string CalleeTiming(const ProgramFacts& f, const std::set<std::string>& comm) {
+  const Analysis& a = *f.analysis;
+  std::string callee = TimingFunction(f.raw, a, f.file, comm);
+  if (callee.empty()) {
+    size_t b = 0, e = 0;
+    std::set<std::string> reaching;
+    for (const auto& fn : a.functions)
+      if (SourceFileName(fn.file) == f.file && fn.name != "main" && comm.count(fn.name)) reaching.insert(fn.name);
+    if (DefinitionLines(f.raw, "main", &b, &e)) callee = PassedFunction(f.raw.substr(b, e - b), reaching);
+  }
+  return callee;
+}
+
+std::string Joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+// The iteration the harness serves, and where: the loop of r->loop_fn the rules choose (main_rewrite.h,
+// loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
+// or the timed loop of the function main calls once to time (r->loop_fn becomes it), or, when no loop
+// reaches the communication, the statements of r->loop_fn that do. --loop (ProgramFacts::forced_loop_line)
+// names the loop instead, in whichever function of main's file holds it. Sets r->comm and r->direct.
+Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, FoundLoop* r, InitPassTrace* trace) {
+  const ProgramDefaults defaults = DefaultsOf(f.code, {});
+  LoopSearch search;
+  search.gpu_count = r->gpu_count;
+  search.defaults = &defaults;
+  search.forced_line = f.forced_loop_line;
+  search.trace = &trace->lines;
+  if (f.forced_loop_line > 0) {
+    const std::string holder = FunctionAt(f.raw, *f.analysis, f.file, f.forced_loop_line);
+    if (holder.empty())
+      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
+                                                 f.forced_loop_line, f.file));
+    if (holder != r->loop_fn) r->loop_fn = holder, thread_lambda = std::string::npos;
+    trace->Add(fmt::format("{}:{}: named by --loop, in {}", f.file, f.forced_loop_line, holder));
+  }
+  r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
+  trace->Add(fmt::format("in {}, the communication is reached through: {} (issuing NCCL calls themselves: {})", r->loop_fn,
+                         Joined(r->comm), Joined(r->direct)));
+  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, r->comm, r->loop_fn, thread_lambda, search);
+  auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
+  std::string callee;
+  if (not_found() && !r->threads && f.forced_loop_line == 0) callee = CalleeTiming(f, r->comm);
+  std::set<std::string> callee_direct, callee_comm;
+  if (!callee.empty()) {
+    callee_comm = CommNamesIn(f, callee, &callee_direct);
+    trace->Add(fmt::format("{} times nothing itself: looking in {}, which main calls once (or hands on by pointer)", r->loop_fn,
+                           callee));
+  }
+  auto try_callee = [&](const LoopSearch& s) {
+    if (callee.empty() || !not_found()) return;
+    Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, s);
+    if (inner.ok() || inner.status().code() != Status::Code::kNotFound)
+      loop = std::move(inner), r->loop_fn = callee, r->comm = callee_comm, r->direct = callee_direct;
+  };
+  try_callee(search);
+  if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
+    trace->Add("no loop reaches the communication: the statements that do, run whole");
+    search.allow_region = true;
+    loop = FindTimedLoop(f.file, f.raw, r->comm, r->loop_fn, thread_lambda, search);
+    try_callee(search);
+  }
+  if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
+  return loop;
+}
+
+// A program with a thread per GPU: the function its threads run (r->loop_fn), or main, holding the
+// lambda they run at byte *thread_lambda of f.raw.
+Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_lambda, InitPassTrace* trace) {
+  std::set<std::string> defined;
+  for (const auto& fn : f.analysis->functions)
+    if (SourceFileName(fn.file) == f.file) defined.insert(fn.name);
+  size_t main_b = 0, main_e = 0;
+  const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
+  r->loop_fn = ThreadFunction(main_def, defined);
+  // The threads start in another file (a helper's pthread_create) with main's function by pointer.
+  if (r->loop_fn.empty() && ThreadLambdaBody(main_def) == std::string::npos) r->loop_fn = PassedFunction(main_def, defined);
+  if (!r->loop_fn.empty()) {
+    trace->Add("the threads run " + r->loop_fn + ": its loop is looked for");
+    return Status::Ok();
+  }
+  // A lambda: its body, inside main, holds the timed loop.
+  const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
+  if (body == std::string::npos)
+    return Status::InvalidArgument(f.launcher_source + ": the threads run neither a function of " + f.file +
+                                   " nor a lambda written where they start, so cuco init cannot find their timed "
+                                   "loop: start them with `std::thread(fn, ...)` or a lambda");
+  r->loop_fn = "main";
+  *thread_lambda = main_b + body;
+  // A lambda with no loop of its own that calls the program's function for a thread: that
+  // function's loop (the text up to the first `}` is the whole body when it has no loop).
+  const std::string lambda_text = main_def.substr(body, main_def.find('}', body) - body);
+  for (const auto& [name, args] : CallsIn(lambda_text))
+    if (defined.count(name) && name != "main" && lambda_text.find("for") == std::string::npos &&
+        lambda_text.find("while") == std::string::npos) {
+      r->loop_fn = name;
+      *thread_lambda = std::string::npos;
+      trace->Add(fmt::format("the threads' lambda ({}:{}) has no loop and calls {}: its loop is looked for", f.file,
+                             LineOf(f.raw, main_b + body), name));
+      return Status::Ok();
+    }
+  trace->Add(fmt::format("the threads run the lambda at {}:{}: its loop is looked for", f.file, LineOf(f.raw, main_b + body)));
+  return Status::Ok();
+}
+
+// kInvalidArgument when clang could not parse the program: the lexical scan's accesses are too rough.
+Status ParsedByClang(const ProgramFacts& f) {
+  const Analysis& a = *f.analysis;
+  if (a.parse_path != "lexical") return Status::Ok();
+  // The file clang could not parse, and why (a header it did not find, named with its line).
+  const std::string why = a.parse_failures.empty() ? f.file + ": libclang-14 did not load (`cuco doctor`)" : a.parse_failures[0];
+  const bool header = why.find("' not found") != std::string::npos;
+  return Status::InvalidArgument(why + "; clang could not parse the program, and the lexical scan's guesses of what "
+                                 "the iteration reads and writes are too rough to bind buffers by" +
+                                 (header ? ": give the header's folder (-I DIR in the build command after `--`)"
+                                         : ": with libclang, cuco init makes the harness"));
+}
+
+// The guesses of the loop found: the host timing dropped from its body, the sizes passed, how a
+// projected program runs, and the loop itself.
+void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
+  TimedLoop* loop = &r->loop;
+  {  // the program's own host timing in the loop: the harness times the iteration itself
+    std::vector<size_t> dropped;
+    const std::string body = DropHostTiming(loop->body, &dropped);
+    const size_t body_at = f.raw.find(loop->body, loop->begin);
+    for (size_t at : dropped)
+      r->guesses.push_back(fmt::format("{}:{}: the program's own timing (a host clock) is left out of the iteration: the "
+                                       "harness times it",
+                                       f.file, body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + at)));
+    loop->body = body;
+  }
+  loop->size_flags = PassedSizes(f, *loop, &r->guesses);
+  if (r->projected)
+    r->guesses.push_back(fmt::format("{}: each rank runs the program's host code and does only its own GPU's part: rank r "
+                                     "is GPU r (cuco/program/impl/projection.h){}",
+                                     f.launcher_source,
+                                     r->gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
+                                                                             "their rank's entry", r->gpu_count)));
+  const std::string where = r->loop_fn == "main" ? "main" : r->threads ? r->loop_fn + " (each thread's function)"
+                                                                       : r->loop_fn + " (which main calls once)";
+  if (loop->region)
+    r->guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line,
+                                     where, loop->what));
+  else
+    r->guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
+                                     "harness iteration per pass",
+                                     f.file, loop->line, where,
+                                     loop->sweep_line == 0 ? ""
+                                                           : fmt::format(", timed inside the untimed loop at line {}, whose "
+                                                                         "first pass it runs in",
+                                                                         loop->sweep_line)));
+}
+
+}  // namespace
+
+Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, InitPassTrace* trace) {
+  FoundLoop r;
+  // One process driving every GPU is run one GPU per rank (projection.h); with a thread per GPU,
+  // every rank starts the threads and only its own GPU's thread works.
+  r.projected = f.launcher == "single";
+  r.threads = r.projected && f.launcher_source.find("a thread per GPU") != std::string::npos;
+  trace->Add(r.threads     ? f.launcher_source + ": a thread per GPU; each rank starts them and only its own GPU's works"
+             : r.projected ? f.launcher_source + ": one process drives every GPU; each rank does its own GPU's part"
+                           : "a process per rank (launcher " + f.launcher + ")");
+  size_t thread_lambda = std::string::npos;  // the `{` of the threads' lambda in main, when they run one
+  if (r.threads) CUCO_RETURN_IF_ERROR(ThreadsLoopFunction(f, &r, &thread_lambda, trace));
+  r.all_code = f.raw;
+  for (const ProgramFile& pf : other_files)
+    if (pf.source) r.all_code += "\n" + pf.text;
+  if (r.projected) {
+    for (const auto& op : f.analysis->ops)
+      if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && r.gpu_count.empty())
+        r.gpu_count = Trim(op.args[1]);
+    if (r.threads || !std::regex_match(r.gpu_count, std::regex(R"([A-Za-z_]\w*)"))) r.gpu_count.clear();  // a thread's own
+    if (!r.gpu_count.empty()) trace->Add("the GPUs are counted by `" + r.gpu_count + "`: a loop up to it is run whole");
+    CUCO_RETURN_IF_ERROR(ProjectionRefusal(f, other_files, r.all_code));
+  }
+  CUCO_RETURN_IF_ERROR(ParsedByClang(f));
+  Result<TimedLoop> loop = LocateIteration(f, thread_lambda, &r, trace);
+  if (!loop.ok()) {  // no iteration: a program communicating from its kernels or not at all says so
+    Status why = CommunicatesFromTheHost(f);
+    return why.ok() ? loop.status() : why;
+  }
+  r.loop = std::move(*loop);
+  DescribeLoop(f, &r);
+  for (const std::string& g : r.guesses) trace->Add(g);
+  return r;
+}
+
+}  // namespace cuco::scaffold_internal

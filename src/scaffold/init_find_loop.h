@@ -1,0 +1,41 @@
+// cuco init's first pass, find the loop: how the program runs as the harness's ranks and which of
+// its code is the harness's iteration.
+//   - how it runs: a process per rank, or one process driving every GPU run one GPU per rank
+//     (projected; init_project.h refuses what cannot be), with a thread per GPU the threads' function
+//     or lambda holding the loop;
+//   - the iteration: the loop the rules choose (main_rewrite.h's FindTimedLoop, loop_choice.h), the
+//     timed loop of the function main calls once to time, or the statements reaching the
+//     communication when no loop does; --loop (ProgramFacts::forced_loop_line) names it instead;
+//   - its body without the program's own host timing, and the sizes the entry point passes.
+// Contract: a pure function of its arguments. kInvalidArgument naming file:line when there is no
+// iteration init can serve (then the skeleton is written); `trace` gets every decision and, for a
+// loop, the candidates rejected and why.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scaffold/init_trace.h"
+#include "scaffold/main_rewrite.h"
+#include "scaffold/program_facts.h"
+#include "scaffold/program_files.h"
+#include "util/status.h"
+
+namespace cuco::scaffold_internal {
+
+struct FoundLoop {
+  bool projected = false;        // one process drives every GPU: each rank does its GPU's part
+  bool threads = false;          // ... with a thread per GPU
+  std::string loop_fn = "main";  // the function holding the iteration
+  std::string gpu_count;         // projected: the variable holding the number of GPUs ("" when none)
+  std::string all_code;          // every source file of the program, main's first
+  TimedLoop loop;                // the iteration: host timing dropped, size_flags set
+  std::set<std::string> comm;    // the names reaching the communication from loop_fn
+  std::set<std::string> direct;  // the functions issuing NCCL calls themselves
+  std::vector<std::string> guesses;  // for the harness's README, in order
+};
+
+Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, InitPassTrace* trace);
+
+}  // namespace cuco::scaffold_internal

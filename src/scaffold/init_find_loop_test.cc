@@ -1,0 +1,88 @@
+// cuco init's first pass on small programs: the loop chosen, the candidates rejected and why.
+#include "scaffold/init_find_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "scaffold/init_pass_test_util.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The warm-up loop runs before the timed one and the verbose loop only with an argument: the last
+// loop that runs is the iteration, and the trace says why each of the others is not.
+TEST(InitFindLoop, TheLastLoopThatRunsWithTheOthersRejected) {
+  const std::string text = kSmallStepProgram;
+  auto p = GatherSmallProgram("step.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const int timed = LineWith(text, "// timed"), warm = LineWith(text, "// warm-up"), verbose = LineWith(text, "// verbose only");
+  EXPECT_EQ(r->loop.line, timed);
+  EXPECT_EQ(r->loop_fn, "main");
+  EXPECT_FALSE(r->projected);
+  EXPECT_TRUE(r->comm.count("step")) << "step reaches ncclAllReduce";
+  EXPECT_TRUE(r->direct.count("step"));
+  EXPECT_EQ(r->loop.loop_var_decl, "int i");
+  EXPECT_TRUE(Traced(trace.lines, {"step.cu:" + std::to_string(timed), "chosen"}));
+  EXPECT_TRUE(Traced(trace.lines, {"step.cu:" + std::to_string(warm), "rejected", "warm-up"}));
+  EXPECT_TRUE(Traced(trace.lines, {"step.cu:" + std::to_string(verbose), "rejected", "without arguments"}));
+  EXPECT_TRUE(Traced(r->guesses, {"the timed loop"}));
+}
+
+// --loop names another loop: that one is served, and the trace says --loop chose it.
+TEST(InitFindLoop, LoopNamedByTheFlag) {
+  const std::string text = kSmallStepProgram;
+  auto p = GatherSmallProgram("step.cu", text);
+  p->facts.forced_loop_line = LineWith(text, "// warm-up");
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, p->facts.forced_loop_line);
+  EXPECT_TRUE(Traced(trace.lines, {"--loop"}));
+}
+
+// No loop: the statements reaching the communication are the iteration, run whole.
+TEST(InitFindLoop, NoLoopServesTheStatementsThatCommunicate) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float* x;
+  cudaMalloc(&x, 256 * sizeof(float));
+  ncclAllReduce(x, x, 256, ncclFloat, ncclSum, comm, 0);
+  cudaStreamSynchronize(0);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("once.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->loop.region);
+  EXPECT_EQ(r->loop.line, LineWith(text, "ncclAllReduce"));
+  EXPECT_TRUE(Traced(trace.lines, {"no loop of main reaches the communication"}));
+}
+
+// A program that only sets communicators up has no iteration: the pass says so.
+TEST(InitFindLoop, NoCommunicationIsRefusedNamingTheFile) {
+  auto p = GatherSmallProgram("setup.cu", R"(#include <nccl.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  return 0;
+}
+)");
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("setup.cu"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("only sets"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

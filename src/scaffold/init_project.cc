@@ -1,0 +1,77 @@
+#include "scaffold/init_project.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "scaffold/main_rewrite.h"
+#include "scaffold/projection.h"
+#include "workload/evolve_blocks.h"
+
+namespace cuco::scaffold_internal {
+
+Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code) {
+  std::string peer = CrossGpuCopy(f.file, f.raw);
+  for (const ProgramFile& pf : other_files)
+    if (peer.empty() && pf.source) peer = CrossGpuCopy(pf.name, pf.text);
+  if (!peer.empty())
+    return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
+                                   "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
+  const std::set<std::string> guarded = GuardedNames(all_code, /*reference=*/true);  // both sides' (a superset)
+  std::string qualified = QualifiedGuardedCall(f.file, f.raw, guarded);
+  for (const ProgramFile& pf : other_files)
+    if (qualified.empty() && pf.source) qualified = QualifiedGuardedCall(pf.name, pf.text, guarded);
+  if (!qualified.empty())
+    return Status::InvalidArgument(qualified + "(...): each rank does only its own GPU's part of this program, and cuco "
+                                   "skips the other GPUs' calls through a macro of the call's name, which a call "
+                                   "qualified with `::` does not reach; write it without `::`");
+  return Status::Ok();
+}
+
+Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
+                             const RewrittenMain& main, InitPassTrace* trace) {
+  // A projected program's kernel launches run only while the rank's GPU is selected.
+  auto guarded = [&](const std::string& file, const std::string& text) -> ProjectedText {
+    if (!found.projected) return {file, text, Status::Ok()};
+    Result<std::string> g = GuardLaunches(file, found.threads ? RenameStdThread(text) : text);
+    if (!g.ok()) return {file, "", g.status()};
+    return {file, *g, Status::Ok()};
+  };
+  const char* done = !found.projected ? ""
+                     : found.threads  ? ", its launches guarded and std::thread spelled cuco_program::rank_thread"
+                                      : ", its launches guarded";
+  ProjectFiles p;
+  ProjectedText m = guarded(f.file, main.text);
+  if (!m.status.ok()) return m.status;
+  p.main_text = std::move(m.text);
+  trace->Add(fmt::format("{}: main's file, rewritten{}", f.file, done));
+  p.own_blocks = HasEvolveMarker(p.main_text);
+  for (const ProgramFile& pf : other_files) p.own_blocks |= HasEvolveMarker(pf.text);
+  for (const auto& l : found.loop.lambdas) {
+    ProjectedText t = guarded(f.file, f.raw.substr(l.begin, l.end - l.begin));
+    t.name = l.name;
+    p.lambdas.push_back(std::move(t));
+  }
+  for (const ProgramFile& pf : other_files) {
+    if (!pf.source) {
+      p.headers.push_back({pf.name, RewriteMpiIncludes(pf.text)});
+      trace->Add(fmt::format("{}: the program's own header, copied beside seed.cu", pf.name));
+      continue;
+    }
+    p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(pf.text)));
+    trace->Add(fmt::format("{}: a source file of the program, in seed.cu and reference.cu before main's{}", pf.name, done));
+  }
+  if (p.own_blocks) trace->Add("the program marks its own EVOLVE blocks: they are kept, and no others added");
+  // A projected program: the flag before the harness's headers, the guards after them.
+  p.defines = found.projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";
+  if (found.threads) p.defines += "#define CUCO_PROGRAM_THREADS 1  // a thread per GPU: each rank's own does the work\n";
+  if (found.projected) {
+    p.seed_guards = "\n" + ProjectionGuards(found.all_code, false);
+    p.reference_guards = "\n" + ProjectionGuards(found.all_code, true);
+    trace->Add(fmt::format("projected: {} call(s) the program makes guarded, so that each rank does only its GPU's part",
+                           GuardedNames(found.all_code, true).size()));
+  }
+  return p;
+}
+
+}  // namespace cuco::scaffold_internal

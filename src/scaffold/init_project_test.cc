@@ -1,0 +1,97 @@
+// cuco init's fourth pass on small programs: the program's files as the harness holds them.
+#include "scaffold/init_project.h"
+
+#include <gtest/gtest.h>
+
+#include "scaffold/init_pass_test_util.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// One process driving both GPUs: each rank does its GPU's part, so the launches are guarded, the
+// harness's header is told so, and the calls the program makes get guards.
+constexpr const char kAllGpus[] = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+__global__ void fill(float* x) { x[threadIdx.x] = 1.f; }
+int main() {
+  const int ndev = 2;
+  ncclComm_t comms[2];
+  int devs[2] = {0, 1};
+  ncclCommInitAll(comms, ndev, devs);
+  float* x[2];
+  cudaStream_t s[2];
+  for (int i = 0; i < ndev; ++i) {
+    cudaSetDevice(i);
+    cudaMalloc(&x[i], 256 * sizeof(float));
+    cudaStreamCreate(&s[i]);
+  }
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int it = 0; it < 10; ++it) {
+    for (int i = 0; i < ndev; ++i) {
+      cudaSetDevice(i);
+      fill<<<1, 256, 0, s[i]>>>(x[i]);
+    }
+    ncclGroupStart();
+    for (int i = 0; i < ndev; ++i) ncclAllReduce(x[i], x[i], 256, ncclFloat, ncclSum, comms[i], s[i]);
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)";
+
+TEST(InitProject, AProgramDrivingEveryGpuHasItsLaunchesGuarded) {
+  auto p = GatherSmallProgram("all.cu", kAllGpus);
+  ASSERT_EQ(p->facts.launcher, "single") << p->facts.launcher_source;
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_TRUE(found->projected);
+  const std::vector<ProgramFile> others = {{"util.h", "#include <mpi.h>\nint helper();\n", false}};
+  InitPassTrace project;
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->main_text.find("if (!cuco_program::proj::Own()) {} else fill<<<"), std::string::npos) << r->main_text;
+  EXPECT_NE(r->defines.find("#define CUCO_PROGRAM_PROJECTED 1"), std::string::npos);
+  EXPECT_EQ(r->defines.find("CUCO_PROGRAM_THREADS"), std::string::npos);
+  EXPECT_FALSE(r->seed_guards.empty());
+  ASSERT_EQ(r->headers.size(), 1u);
+  EXPECT_EQ(r->headers[0].second, "#include <cuco/program/mpi.h>\nint helper();\n");
+  EXPECT_TRUE(Traced(project.lines, {"all.cu: main's file", "launches guarded"}));
+  EXPECT_TRUE(Traced(project.lines, {"util.h", "header"}));
+}
+
+// A process per rank: nothing is guarded, and a program marking its own EVOLVE blocks is said to.
+TEST(InitProject, AProcessPerRankIsNotProjected) {
+  auto p = GatherSmallProgram("step.cu", kSmallStepProgram);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  const std::string own = "// EVOLVE-BLOCK-START\nvoid f() {}\n// EVOLVE-BLOCK-END\n";
+  const std::vector<ProgramFile> others = {{"more.cu", own, true}};
+  InitPassTrace project;
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->main_text, p->facts.raw);
+  EXPECT_TRUE(r->defines.empty());
+  EXPECT_TRUE(r->seed_guards.empty());
+  ASSERT_EQ(r->sources.size(), 1u);
+  EXPECT_EQ(r->sources[0].text, own);
+  EXPECT_TRUE(r->own_blocks);
+  EXPECT_TRUE(Traced(project.lines, {"its own EVOLVE blocks"}));
+}
+
+// A copy between GPUs outside NCCL has no meaning when each GPU is a rank of its own.
+TEST(InitProject, ACopyBetweenGpusIsRefused) {
+  std::string text = kAllGpus;
+  text.replace(text.find("  return 0;"), 0, "  cudaMemcpyPeer(x[1], 1, x[0], 0, 256 * sizeof(float));\n");
+  auto p = GatherSmallProgram("peer.cu", text);
+  const Status s = ProjectionRefusal(p->facts, {}, text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("peer.cu:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("a copy between GPUs outside NCCL"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal

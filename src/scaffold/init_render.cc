@@ -1,0 +1,249 @@
+#include "scaffold/init_render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "scaffold/generated_text.h"
+#include "scaffold/harness_sizes.h"
+#include "scaffold/loop_accesses.h"
+#include "scaffold/main_rewrite.h"
+#include "scaffold/world_size.h"
+#include "util/source_text.h"
+#include "util/text.h"
+#include "workload/evolve_blocks.h"
+#include "workload/program_seed.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
+// so that the text inside the EVOLVE blocks names no stream, event, device, environment or exit call.
+std::string CandidateSpellings(const std::string& text) {
+  static const std::regex std_prefixed(R"(\bstd\s*::\s*(getenv|exit|abort)\b)");
+  const std::string plain = std::regex_replace(text, std_prefixed, "$1");
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (const char* n : {"StreamCreate", "StreamCreateWithFlags", "StreamCreateWithPriority", "StreamDestroy", "EventCreate",
+                        "EventCreateWithFlags", "EventRecord", "EventRecordWithFlags", "StreamWaitEvent", "EventSynchronize",
+                        "EventQuery", "EventElapsedTime", "EventDestroy", "SetDevice"})
+    renames.push_back({std::string("cuda") + n, std::string("cuco_program::shim::") + n});
+  renames.push_back({"getenv", "cuco_program::program_getenv"});
+  renames.push_back({"exit", "cuco_program_exit"});
+  renames.push_back({"abort", "cuco_program_abort"});
+  return RenameIdentifiers(plain, renames);
+}
+
+
+// Marks each definition of `names` found in `text` as an EVOLVE block; the names marked go to *marked.
+std::string MarkEvolve(const std::string& text, const std::vector<std::string>& names, std::vector<std::string>* marked) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const auto& n : names) {
+    size_t b = 0, e = 0;
+    if (DefinitionLines(text, n, &b, &e)) spans.push_back({b, e}), marked->push_back(n);
+  }
+  std::sort(spans.begin(), spans.end());
+  std::string out;
+  size_t at = 0;
+  for (const auto& [b, e] : spans) {
+    if (b < at) continue;  // overlapping (nested) definitions: the outer one holds it
+    out += text.substr(at, b - at) + kEvolveStartLine + "\n" + text.substr(b, e - b) + "\n" + kEvolveEndLine;
+    at = e;
+  }
+  return out + text.substr(at);
+}
+
+struct Tolerance {
+  double rel_l2, max_rel;
+  const char* why;
+};
+Tolerance ToleranceFor(const std::string& dtype) {
+  if (dtype == "kBF16") return {0.02, 0.25, "bf16 outputs (8 significant bits): the reference sums in fp64, NCCL in bf16"};
+  if (dtype == "kF16") return {0.01, 0.1, "fp16 outputs (11 significant bits)"};
+  if (dtype == "kF64") return {1e-9, 1e-7, "fp64 outputs"};
+  return {1e-4, 1e-2, "fp32 outputs: a change of summation order moves them by ~1e-7 relative; TF32 (~1e-3) fails"};
+}
+
+std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_where,
+                                const std::vector<TimedLoop::SizeFlag>& sizes) {
+  const Tolerance tol = ToleranceFor(f.dtype);
+  std::string t;
+  t += fmt::format("# {}_harness: the program {} run by the harness, written by `cuco init`.\n", f.name, f.file);
+  t += "# seed.cu is the program's own code (its timed loop is the iteration); reference.cu is the same code,\n";
+  t += "# frozen, with every rank a thread of the supervisor and NCCL emulated (cuco/program/reference.h).\n";
+  t += KeyLine("name = " + TomlQuoted(f.name + "_harness"));
+  std::string colls;
+  for (size_t i = 0; i < f.collectives.size(); ++i) colls += (i ? ", " : "") + f.collectives[i];
+  t += KeyLine("description = " + TomlLiteralOrQuoted(fmt::format("{}, one harness iteration per pass of its timed loop ({}): {}",
+                                                         f.file, loop_where, colls.empty() ? "no collective" : colls)));
+  t += KeyLine("mode = \"harness\"");
+  t += KeyLine("language = \"cuda\"");
+  t += KeyLine("seed = \"seed.cu\"");
+  t += KeyLine("reference = \"reference.cu\"");
+  t += KeyLine(fmt::format("world_size = {}", f.world.size), f.world.source.empty() ? "2 assumed" : f.world.source);
+  // A rank count the program holds as a constant is the only one it runs at.
+  std::vector<int> ws = f.world.fixed ? std::vector<int>{f.world.size} : std::vector<int>{1, 2, 4, 8};
+  if (std::find(ws.begin(), ws.end(), f.world.size) == ws.end()) ws.push_back(f.world.size), std::sort(ws.begin(), ws.end());
+  // The rank counts the program refuses itself (`if (world % 2) exit(1);`) are left out.
+  const std::map<int, std::string> refused = RefusedWorldSizes(f.code, f.file, f.world_vars, ws);
+  std::string wss, left_out;
+  for (int w : ws) {
+    if (refused.count(w) && w != f.world.size) {
+      left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", w, refused.at(w));
+      continue;
+    }
+    wss += (wss.empty() ? "" : ", ") + std::to_string(w);
+  }
+  if (!left_out.empty()) t += "# Left out, refused by the program: " + left_out + "\n";
+  t += KeyLine("world_sizes = [" + wss + "]", "the rank counts to verify at; remove those the program refuses");
+  t += "\n[build]\n";
+  t += KeyLine("flags = " + TomlList(f.build_flags), "-O3 and the program's own flags");
+  std::vector<std::string> libs;
+  for (const auto& l : f.libs)
+    if (l != "mpi") libs.push_back(l);
+  t += KeyLine("libs = " + TomlList(libs), "MPI is answered by cuco/program/mpi.h");
+  if (std::none_of(sizes.begin(), sizes.end(), [](const TimedLoop::SizeFlag& z) { return !z.size.empty(); })) {
+    t += "\n# The program runs at its own sizes (its defaults): there are none to pass.\n[sizes.verify]\n\n[sizes.bench]\n";
+  } else {
+    t += "\n# The sizes the program reads from its options, arguments or environment, passed to it there\n"
+         "# (`--size NAME=V` changes one).\n[sizes.verify]\n";
+    for (const auto& z : sizes)
+      if (!z.size.empty()) t += KeyLine(fmt::format("{} = {}", z.size, VerifySize(z.value)), z.Spelling() + ", smaller where it is large");
+    t += "\n[sizes.bench]\n";
+    for (const auto& z : sizes)
+      if (!z.size.empty()) t += KeyLine(fmt::format("{} = {}", z.size, z.value), z.Spelling() + "'s default in the program");
+  }
+  t += "\n[tolerance]\n";
+  t += fmt::format("# {}. max_abs is relative here: the worst element error over\n# the RMS of the reference's outputs.\n", tol.why);
+  t += KeyLine(fmt::format("rel_l2 = {}", tol.rel_l2));
+  t += KeyLine(fmt::format("max_abs = {}", tol.max_rel));
+  t += "\n[timing]\nwarmup = 5\niters = 20\nverify_runs = 2\nverify_fraction = 0.25\n";
+  t += "\n[limits]\ncompile_s = 600\nverify_s = 180\nbench_s = 300\n";
+  return t;
+}
+
+std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
+  std::string r = fmt::format("# {}_harness\n\nThe program `{}` as a harness-mode workload, written by `cuco init`.\n\n", f.name, f.file);
+  r += "- `seed.cu`: the program's files one after the other; `main` runs once up to its timed loop (the\n"
+       "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
+       "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
+  r += "- `reference.cu`: the same code, frozen: every rank a thread of the supervisor on one GPU, NCCL\n"
+       "  emulated between them. Inputs are fresh random values at the program's own scale (floats) or\n"
+       "  the program's own values (integers); outputs are compared on every rank.\n\n";
+  r += "What cuco init decided (correct it here, or in the program, and run `cuco init` again):\n\n";
+  for (const auto& g : h.guesses) r += "- " + g + "\n";
+  return r;
+}
+
+// The functions inside EVOLVE blocks: those issuing the communication, the program's functions they
+// call and those the loop (and its lambdas) call directly: the compute around the communication.
+std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound) {
+  const Analysis& a = *f.analysis;
+  std::vector<std::string> evolve(found.direct.begin(), found.direct.end());
+  auto add = [&](const std::string& fn) {
+    if (fn != "main" && fn != found.loop_fn && FindFunction(a, fn) && std::find(evolve.begin(), evolve.end(), fn) == evolve.end())
+      evolve.push_back(fn);
+  };
+  for (const auto& op : a.ops) {
+    if (op.kind != "kernel" && op.kind != "call") continue;
+    if (found.direct.count(op.function)) add(op.api);
+    if (op.function == found.loop_fn && SourceFileName(op.file) == f.file)
+      for (const auto& [lo, hi] : bound.ranges)
+        if (op.line >= lo && op.line <= hi) add(op.api);
+  }
+  return evolve;
+}
+
+// NCCL calls written in the loop itself (not in a lambda of main, which gets its own block).
+bool CommInLoopBody(const ProgramFacts& f, const FoundLoop& found) {
+  const TimedLoop& loop = found.loop;
+  bool comm_in_loop_body = false;
+  for (const auto& op : f.analysis->ops)
+    if (IsCommOp(op) && op.function == found.loop_fn && SourceFileName(op.file) == f.file && op.line >= loop.line &&
+        op.line <= loop.end_line) {
+      bool in_lambda = false;
+      for (const auto& l : loop.lambdas) in_lambda |= op.line >= l.line && op.line <= l.end_line;
+      comm_in_loop_body |= !in_lambda;
+    }
+  return comm_in_loop_body;
+}
+
+// The program's texts with their EVOLVE blocks (seed) and without (reference), main's file last; the
+// blocks marked go to *marked.
+Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound, const ProjectFiles& project,
+                   std::string* seed, std::string* reference, std::vector<std::string>* marked) {
+  // A program that marks its own EVOLVE blocks keeps them, and gets no others.
+  std::vector<std::string> evolve;
+  if (!project.own_blocks) evolve = EvolveFunctions(f, found, bound);
+  std::string seed_main = MarkEvolve(project.main_text, evolve, marked);
+  for (auto it = project.lambdas.rbegin(); it != project.lambdas.rend() && !project.own_blocks; ++it) {  // main's lambdas
+    if (!it->status.ok()) return it->status;
+    const size_t at = seed_main.find(it->text);
+    if (at == std::string::npos) continue;
+    const size_t b = seed_main.rfind('\n', at) + 1;
+    const size_t e = seed_main.find('\n', at + it->text.size());
+    seed_main = seed_main.substr(0, b) + kEvolveStartLine + "\n" + seed_main.substr(b, e - b) + "\n" + kEvolveEndLine +
+                (e == std::string::npos ? "" : seed_main.substr(e));
+    marked->push_back("main's lambda " + it->name);
+  }
+  for (const ProjectedText& src : project.sources) {
+    if (!src.status.ok()) return src.status;
+    *seed += "// ==== " + src.name + " (the program's file) ====\n" + MarkEvolve(src.text, evolve, marked) + "\n";
+    *reference += "// ==== " + src.name + " (the program's file) ====\n" + src.text + "\n";
+  }
+  if (project.own_blocks) {
+    marked->push_back("the program's own");
+  } else if (marked->empty() || CommInLoopBody(f, found)) {  // the loop's body issues communication itself
+    const size_t at = seed_main.find("  cuco_program::serve(");
+    const size_t end = seed_main.find("});", at);
+    seed_main = seed_main.substr(0, at) + kEvolveStartLine + "\n" + seed_main.substr(at, end + 3 - at) + "\n" +
+                kEvolveEndLine + seed_main.substr(end + 3);
+    marked->push_back("the timed loop's body");
+  }
+  *seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;
+  *reference += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + project.main_text;
+  *seed = CandidateSpellings(*seed);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ProgramHarness> Render(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,
+                              const ProjectFiles& project, InitPassTrace* trace) {
+  ProgramHarness h;
+  h.guesses = found.guesses;
+  h.guesses.insert(h.guesses.end(), bound.guesses.begin(), bound.guesses.end());
+  h.inputs = bound.inputs, h.outputs = bound.outputs;
+  std::string seed, reference;
+  std::vector<std::string> marked;
+  CUCO_RETURN_IF_ERROR(MarkedTexts(f, found, bound, project, &seed, &reference, &marked));
+  h.evolve = marked;
+  std::string evolved;
+  for (size_t i = 0; i < marked.size(); ++i) evolved += (i ? ", " : "") + marked[i];
+  h.guesses.push_back("EVOLVE blocks (what candidates may change): " + evolved);
+  trace->Add(h.guesses.back());
+
+  auto head = [&](const char* what) {
+    return fmt::format("// {}_harness: {}, written by `cuco init` from the program's own files (cuco/program/program.h).\n",
+                       f.name, what);
+  };
+  h.files.push_back({"seed.cu", head("the candidate file") +
+                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n" +
+                                    project.defines + std::string(kProgramSeedInclude) + "\n" + project.seed_guards + "\n" +
+                                    seed});
+  h.files.push_back({"reference.cu", head("the frozen reference") +
+                                         "// The program itself, every rank a thread of the supervisor, NCCL emulated.\n" +
+                                         project.defines + "#define CUCO_PROGRAM_WORKLOAD " + TomlQuoted(f.name + "_harness") +
+                                         "\n#include <cuco/program/reference.h>\n" + project.reference_guards + "\n" +
+                                         reference});
+  h.files.push_back(
+      {"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, found.loop.line), found.loop.size_flags)});
+  for (const auto& [name, text] : project.headers) h.files.push_back({name, text});
+  h.files.push_back({"README.md", Readme(f, h)});
+  for (const auto& [name, text] : h.files)
+    trace->Add(fmt::format("harness/{}: {} lines", name, std::count(text.begin(), text.end(), '\n')));
+  return h;
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,38 @@
+#include "scaffold/init_rewrite_main.h"
+
+#include <fmt/format.h>
+
+#include "scaffold/main_rewrite.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+
+Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,
+                                         InitPassTrace* trace) {
+  const TimedLoop& loop = found.loop;
+  RewrittenMain r;
+  const std::string rewritten = RewriteMain(f.raw, loop, bound.binds);
+  r.text = RewriteMpiIncludes(rewritten);
+  trace->Add(fmt::format("{}:{}: main renamed cuco_program_main: it runs once, up to the iteration (the harness's setup)",
+                         f.file, LineOf(f.raw, loop.main_name)));
+  const std::string lines = loop.end_line > loop.line ? fmt::format("{}-{}", loop.line, loop.end_line) : std::to_string(loop.line);
+  trace->Add(fmt::format("{}:{}: {} replaced by cuco_program::serve(binds, body), with {} bind(s){}", f.file, lines,
+                         loop.region ? "the statements served whole" : "the loop", bound.binds.size(),
+                         bound.by_copy ? ", by copy" : ""));
+  if (!loop.loop_var_decl.empty())
+    trace->Add(fmt::format("the loop's variable `{}` is held at {} in every harness iteration (each is the first pass)",
+                           loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));
+  if (!loop.pinned_counter.empty())
+    trace->Add(fmt::format("the while loop's counter `{}` is held at its value when the loop starts", loop.pinned_counter));
+  if (!loop.rank_flag.empty() || !loop.world_flag.empty())
+    trace->Add(fmt::format("the entry point passes the harness's rank and rank count as {} {}",
+                           loop.rank_flag.empty() ? "-" : loop.rank_flag, loop.world_flag.empty() ? "-" : loop.world_flag));
+  for (const TimedLoop::SizeFlag& z : loop.size_flags)
+    if (!z.size.empty()) trace->Add(fmt::format("the entry point passes the size {} as {}", z.size, z.Spelling()));
+  trace->Add(rewritten == r.text ? "no `#include <mpi.h>` to rewrite"
+                                 : "`#include <mpi.h>` spelled `#include <cuco/program/mpi.h>` (MPI answered by the harness)");
+  trace->Add("the entry point cuco_program_entry appended");
+  return r;
+}
+
+}  // namespace cuco::scaffold_internal
