@@ -8,11 +8,6 @@
 namespace cuco::analyze_internal {
 namespace {
 
-size_t SkipSpace(const std::string& t, size_t p) {
-  while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
-  return p;
-}
-
 // t[open] is an opening bracket; returns the index of its match or npos. Assumes blanked text.
 size_t MatchBracket(const std::string& t, size_t open) {
   int depth = 0;

@@ -7,11 +7,6 @@
 namespace cuco {
 namespace {
 
-size_t SkipSpace(const std::string& s, size_t i) {
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
-}
-
 // From an opening bracket at i, the offset after its matching close; npos when unbalanced.
 size_t SkipBalanced(const std::string& s, size_t i) {
   const char open = s[i], close = open == '[' ? ']' : ')';

@@ -53,7 +53,7 @@ std::string LeadingBlanks(const std::string& s) {
   return s.substr(0, i);
 }
 
-std::string Quote(const std::string& line) {
+std::string QuoteForMessage(const std::string& line) {
   std::string t = Trim(line);
   if (t.size() > kQuoteMax) t = t.substr(0, kQuoteMax) + "...";
   return "\"" + t + "\"";
@@ -139,7 +139,7 @@ std::string OutsideError(const std::string& name, const std::vector<std::string>
   while (frozen < start + len && in_block[frozen]) ++frozen;
   return name + ": edit outside the EVOLVE blocks: the SEARCH text matches lines " + std::to_string(start + 1) + "-" +
          std::to_string(start + len) + ", which include frozen line " + std::to_string(frozen + 1) + " " +
-         Quote(file[frozen]) + "; only the code between the " + kEvolveBlockStart + " and " + kEvolveBlockEnd + " lines may change";
+         QuoteForMessage(file[frozen]) + "; only the code between the " + kEvolveBlockStart + " and " + kEvolveBlockEnd + " lines may change";
 }
 
 std::string NotFoundError(const std::string& name, const std::vector<std::string>& file,
@@ -151,10 +151,10 @@ std::string NotFoundError(const std::string& name, const std::vector<std::string
     if (j > best) best = j, best_at = p;
   }
   std::string msg = name + ": the SEARCH text is not in the parent";
-  if (best == 0) return msg + ": its first line " + Quote(pat[0]) + " matches no line (copy the lines exactly)";
+  if (best == 0) return msg + ": its first line " + QuoteForMessage(pat[0]) + " matches no line (copy the lines exactly)";
   msg += ": its first " + std::to_string(best) + " line" + (best == 1 ? "" : "s") + " match at line " +
-         std::to_string(best_at + 1) + ", but its line " + std::to_string(best + 1) + " " + Quote(pat[best]);
-  if (best_at + best < file.size()) return msg + " differs from the parent's " + Quote(file[best_at + best]);
+         std::to_string(best_at + 1) + ", but its line " + std::to_string(best + 1) + " " + QuoteForMessage(pat[best]);
+  if (best_at + best < file.size()) return msg + " differs from the parent's " + QuoteForMessage(file[best_at + best]);
   return msg + " lies past the end of the file";
 }
 
@@ -188,10 +188,10 @@ Status ApplyOne(std::string& text, size_t index, const SearchReplace& edit) {
   for (const auto& l : pat)
     if (HasMarker(l))
       return Status::InvalidArgument(name + ": edit outside the EVOLVE blocks: the SEARCH text contains the marker line " +
-                                     Quote(l) + ", which is frozen; quote only lines between the markers");
+                                     QuoteForMessage(l) + ", which is frozen; quote only lines between the markers");
   for (const auto& l : repl)
     if (HasMarker(l))
-      return Status::InvalidArgument(name + ": the REPLACE text contains an EVOLVE-BLOCK marker line " + Quote(l) +
+      return Status::InvalidArgument(name + ": the REPLACE text contains an EVOLVE-BLOCK marker line " + QuoteForMessage(l) +
                                      "; the markers are frozen and may be neither added nor removed");
 
   auto apply = [&](size_t at, size_t len, const std::vector<std::string>& with) {

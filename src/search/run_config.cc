@@ -353,7 +353,7 @@ std::string StringArray(const std::vector<std::string>& v) {
   return s + "]";
 }
 
-std::string Num(double v) {
+std::string TomlFloat(double v) {
   std::ostringstream os;
   os.precision(17);
   os << v;
@@ -388,7 +388,7 @@ std::string TomlValue(const nlohmann::json& v) {
   if (v.is_string()) return TomlQuoted(v.get<std::string>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return Num(v.get<double>());
+  if (v.is_number()) return TomlFloat(v.get<double>());
   std::string s;
   if (v.is_array()) {
     for (const auto& e : v) s += (s.empty() ? "" : ", ") + TomlValue(e);
@@ -401,8 +401,8 @@ std::string TomlValue(const nlohmann::json& v) {
 }
 
 std::string PhaseToml(const std::string& name, const PhaseMix& m) {
-  return "[mutation." + name + "]\nknobs = " + Num(m.knobs) + "\ndiff = " + Num(m.diff) + "\nrewrite = " + Num(m.rewrite) +
-         "\ncrossover = " + Num(m.crossover) + "\ntemperature = " + Num(m.temperature) + "\n";
+  return "[mutation." + name + "]\nknobs = " + TomlFloat(m.knobs) + "\ndiff = " + TomlFloat(m.diff) + "\nrewrite = " + TomlFloat(m.rewrite) +
+         "\ncrossover = " + TomlFloat(m.crossover) + "\ntemperature = " + TomlFloat(m.temperature) + "\n";
 }
 
 }  // namespace
@@ -412,7 +412,7 @@ std::string RunConfigToToml(const RunConfig& c) {
   o << "# cuco evolve run config (docs/search.md); every key is shown with its value.\n";
   o << "seed = " << c.seed << "\nlauncher = " << TomlQuoted(c.launcher) << "\n\n";
   o << "[budget]\nmax_generations = " << c.max_generations << "\nmax_candidates = " << c.max_candidates
-    << "\nmax_wall_s = " << Num(c.max_wall_s) << "\nmax_dollars = " << Num(c.max_dollars) << "\n\n";
+    << "\nmax_wall_s = " << TomlFloat(c.max_wall_s) << "\nmax_dollars = " << TomlFloat(c.max_dollars) << "\n\n";
   o << "[islands]\ncount = " << c.islands << "\nseed_offset = " << c.island_seed_offset << "\n";
   for (const auto& [i, spec] : c.island_specs) {
     o << "[islands." << i << "]\n";
@@ -435,14 +435,14 @@ std::string RunConfigToToml(const RunConfig& c) {
       o << (i ? ", " : "") << "[" << c.migration_edges[i].first << ", " << c.migration_edges[i].second << "]";
     o << "]\n";
   }
-  o << "\n[selection]\nkind = " << TomlQuoted(c.selection) << "\nexploitation = " << Num(c.exploitation)
-    << "\nlambda = " << Num(c.fitness_lambda) << "\nbeam_width = " << c.beam_width << "\n\n";
+  o << "\n[selection]\nkind = " << TomlQuoted(c.selection) << "\nexploitation = " << TomlFloat(c.exploitation)
+    << "\nlambda = " << TomlFloat(c.fitness_lambda) << "\nbeam_width = " << c.beam_width << "\n\n";
   o << "[archive]\nfeatures = " << StringArray(c.feature_knobs) << "\ntop_k = " << c.top_k
     << "\ncell_picks = " << c.cell_picks << "\n\n";
   o << "[mutation]\nexploit_from = "
-    << (c.exploit_from_is_generation ? std::to_string(static_cast<int64_t>(c.exploit_from)) : Num(c.exploit_from)) << "\n";
+    << (c.exploit_from_is_generation ? std::to_string(static_cast<int64_t>(c.exploit_from)) : TomlFloat(c.exploit_from)) << "\n";
   o << PhaseToml("explore", c.explore) << PhaseToml("exploit", c.exploit) << "\n";
-  o << "[novelty]\nthreshold = " << Num(c.novelty_threshold) << "\nmeasure = " << TomlQuoted(c.novelty_measure)
+  o << "[novelty]\nthreshold = " << TomlFloat(c.novelty_threshold) << "\nmeasure = " << TomlQuoted(c.novelty_measure)
     << "\nshingle = " << c.shingle_tokens << "\napply_to = " << StringArray(c.novelty_kinds) << "\n\n";
   o << "[proposer]\nname = " << TomlQuoted(c.proposer) << "\nmax_attempts = " << c.max_attempts << "\n";
   for (const auto& [name, j] : c.proposer_options) {
@@ -459,8 +459,8 @@ std::string RunConfigToToml(const RunConfig& c) {
     << "\naccount = " << TomlQuoted(so.account) << "\nqos = " << TomlQuoted(so.qos)
     << "\nconstraint = " << TomlQuoted(so.constraint) << "\nreservation = " << TomlQuoted(so.reservation)
     << "\nsbatch_args = " << StringArray(so.sbatch_args) << "\nsrun_args = " << StringArray(so.srun_args)
-    << "\nmax_jobs = " << so.max_jobs << "\ntime_margin_s = " << Num(so.time_margin_s)
-    << "\npending_limit_s = " << Num(so.pending_limit_s) << "\nretries = " << so.retries << "\npoll_s = " << Num(so.poll_s)
+    << "\nmax_jobs = " << so.max_jobs << "\ntime_margin_s = " << TomlFloat(so.time_margin_s)
+    << "\npending_limit_s = " << TomlFloat(so.pending_limit_s) << "\nretries = " << so.retries << "\npoll_s = " << TomlFloat(so.poll_s)
     << "\n\n";
   o << "[workload]\nworld_size = " << c.world_size << "\n";
   if (!c.sizes.empty()) {

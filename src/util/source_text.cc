@@ -6,8 +6,6 @@
 namespace cuco {
 namespace {
 
-bool IsIdentChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
-bool IsIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80; }
 bool IsRawPrefix(std::string_view s) { return s == "R" || s == "u8R" || s == "uR" || s == "UR" || s == "LR"; }
 
 // The classifier's state: the text, the byte classes, and where the scan is.
@@ -22,7 +20,7 @@ class Scanner {
       else if (c == '/' && At(i_ + 1) == '*') BlockComment();
       else if (c == '"' || c == '\'') Quoted(i_);
       else if (std::isdigit(c) || (c == '.' && std::isdigit(static_cast<unsigned char>(At(i_ + 1))))) Number();
-      else if (IsIdentStart(c)) Identifier();
+      else if (IsLexIdentStart(c)) Identifier();
       else ++i_;
     }
     return std::move(kind_);
@@ -95,7 +93,7 @@ class Scanner {
   // an ordinary literal needs nothing: the quote is read next.)
   void Identifier() {
     size_t j = i_;
-    while (j < n_ && IsIdentChar(static_cast<unsigned char>(t_[j]))) ++j;
+    while (j < n_ && IsLexIdentChar(static_cast<unsigned char>(t_[j]))) ++j;
     const std::string_view ident = t_.substr(i_, j - i_);
     i_ = j;
     if (At(j) == '"' && IsRawPrefix(ident)) Raw(j);
@@ -107,8 +105,8 @@ class Scanner {
     while (j < n_) {
       const char d = t_[j];
       if ((d == '+' || d == '-') && std::string_view("eEpP").find(t_[j - 1]) != std::string_view::npos) ++j;
-      else if (d == '\'' && IsIdentChar(static_cast<unsigned char>(At(j + 1)))) j += 2;
-      else if (IsIdentChar(static_cast<unsigned char>(d)) || d == '.') ++j;
+      else if (d == '\'' && IsLexIdentChar(static_cast<unsigned char>(At(j + 1)))) j += 2;
+      else if (IsLexIdentChar(static_cast<unsigned char>(d)) || d == '.') ++j;
       else break;
     }
     i_ = j;
@@ -186,6 +184,14 @@ std::vector<std::string> LinesOf(std::string_view text) {
 }
 
 bool IsCIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+size_t SkipSpace(std::string_view text, size_t from) {
+  while (from < text.size() && std::isspace(static_cast<unsigned char>(text[from]))) ++from;
+  return from;
+}
+
+bool IsLexIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80; }
+bool IsLexIdentChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
+
 bool IsCIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string Trim(std::string_view s, std::string_view chars) {

@@ -69,6 +69,14 @@ std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text);
 std::vector<std::string> LinesOf(std::string_view text);
 
 // Whether `c` may start, or continue, a C identifier: [A-Za-z_], [A-Za-z0-9_] (ASCII only).
+// The offset of the first non-space character (std::isspace) at or after `from`; text.size() if none.
+size_t SkipSpace(std::string_view text, size_t from);
+
+// How the lexers read identifiers: letters, digits (not first), '_', '$' and every byte of a
+// UTF-8 sequence (>= 0x80), as GCC and clang accept them.
+bool IsLexIdentStart(unsigned char c);
+bool IsLexIdentChar(unsigned char c);
+
 bool IsCIdentStart(char c);
 bool IsCIdentChar(char c);
 

@@ -111,3 +111,16 @@ TEST(SourceText, Trim) {
 
 }  // namespace
 }  // namespace cuco
+
+namespace cuco {
+namespace {
+
+TEST(SourceText, SkipSpaceStopsAtTheFirstNonSpace) {
+  EXPECT_EQ(SkipSpace("  \t\nab", 0), 4u);
+  EXPECT_EQ(SkipSpace("ab  c", 2), 4u);
+  EXPECT_EQ(SkipSpace("ab  ", 2), 4u);  // none: the text's size
+  EXPECT_EQ(SkipSpace("ab", 5), 5u);    // already past the end
+}
+
+}  // namespace
+}  // namespace cuco

@@ -3,11 +3,11 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "util/source_text.h"
+
 namespace cuco {
 namespace {
 
-bool IsIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80; }
-bool IsIdentChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
 
 // Phases 1-2: the text with splices removed, and the physical line of every remaining byte.
 void Splice(const std::string& in, std::string* out, std::vector<int>* line_of) {
@@ -95,10 +95,10 @@ std::vector<CppToken> LexCpp(const std::string& text) {
       i = e == std::string::npos ? n : e + 2;
       continue;
     }
-    if (IsIdentStart(c) || (c == '\\' && (at(i + 1) == 'u' || at(i + 1) == 'U'))) {
+    if (IsLexIdentStart(c) || (c == '\\' && (at(i + 1) == 'u' || at(i + 1) == 'U'))) {
       size_t j = i;
       while (j < n) {
-        if (IsIdentChar(static_cast<unsigned char>(s[j]))) { ++j; continue; }
+        if (IsLexIdentChar(static_cast<unsigned char>(s[j]))) { ++j; continue; }
         if (s[j] == '\\' && (at(j + 1) == 'u' || at(j + 1) == 'U')) { j += at(j + 1) == 'u' ? 6 : 10; continue; }
         break;
       }
@@ -137,8 +137,8 @@ std::vector<CppToken> LexCpp(const std::string& text) {
           ++j;
           continue;
         }
-        if (d == '\'' && IsIdentChar(static_cast<unsigned char>(at(j + 1)))) { j += 2; continue; }
-        if (IsIdentChar(static_cast<unsigned char>(d)) || d == '.') { ++j; continue; }
+        if (d == '\'' && IsLexIdentChar(static_cast<unsigned char>(at(j + 1)))) { j += 2; continue; }
+        if (IsLexIdentChar(static_cast<unsigned char>(d)) || d == '.') { ++j; continue; }
         break;
       }
       emit(CppTokenKind::kNumber, i, j);

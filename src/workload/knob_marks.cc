@@ -25,7 +25,7 @@ std::string Unquote(const std::string& lit) {
   return out;
 }
 
-std::string Quote(const std::string& v) {
+std::string CStringLiteral(const std::string& v) {
   std::string out = "\"";
   for (char c : v) {
     if (c == '"' || c == '\\') out += '\\';
@@ -127,7 +127,7 @@ Result<std::string> ApplyKnobs(const std::string& text, const std::string& path,
     std::smatch m;
     const std::string l = lines[i];
     std::regex_match(l, m, MarkRegex());
-    lines[i] = m[1].str() + (it->second->quoted ? Quote(v->second) : v->second) + m[3].str() + m[4].str();
+    lines[i] = m[1].str() + (it->second->quoted ? CStringLiteral(v->second) : v->second) + m[3].str() + m[4].str();
   }
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
