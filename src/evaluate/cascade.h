@@ -111,6 +111,8 @@ class Cascade {
   // `iters` as HarnessArgs. `gpu`: the evaluation's session, opened here when it is not yet.
   bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
                        EvalRecord* rec, GpuSession* gpu, bool timing_only = false, int iters = 0);
+  bool JudgeHarnessStage(const std::string& stage, const JobOutcome& outcome, const std::filesystem::path& dir,
+                         const std::string& nonce, bool timing_only, StageRecord* st, EvalRecord* rec, GpuSession* gpu);
   // After a bench whose iterations spread widely (TimingFigures::Noisy): the bench again over
   // kNoisyRetimeFactor times the iterations; its figures replace the first's, which the stage's
   // detail keeps. A candidate cannot win on a noisy short measurement alone.

@@ -173,12 +173,23 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
     rec->reason = (infra ? "slurm: " : "") + st->detail;
     return false;
   }
+  return JudgeHarnessStage(stage, *outcome, dir, nonce, timing_only, st, rec, gpu);
+}
+
+// The stage's verdict from what its supervisor left: the launcher's outcome, the metrics and the GPU's
+// evidence; fills st and rec. True when the stage passed (or was timed, for a bound part).
+bool Cascade::JudgeHarnessStage(const std::string& stage, const JobOutcome& outcome, const fs::path& dir,
+                                const std::string& nonce, bool timing_only, StageRecord* st, EvalRecord* rec,
+                                GpuSession* gpu) {
+  const bool cuda = workload_.language == "cuda";
+  const fs::path metrics = dir / "metrics";
+  const fs::path logs = dir / "logs";
   const std::string slurm_note =
-      outcome->job_id.empty() ? ""
-                              : fmt::format(" [Slurm job {}{}{}]", outcome->job_id, outcome->events.empty() ? "" : "; retried after: ",
-                                            fmt::format("{}", fmt::join(outcome->events, "; ")));
-  st->log_tail = RankLogsTail(*outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
-  StageVerdict v = JudgeSupervisor(*outcome, metrics.string());
+      outcome.job_id.empty() ? ""
+                              : fmt::format(" [Slurm job {}{}{}]", outcome.job_id, outcome.events.empty() ? "" : "; retried after: ",
+                                            fmt::format("{}", fmt::join(outcome.events, "; ")));
+  st->log_tail = RankLogsTail(outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
+  StageVerdict v = JudgeSupervisor(outcome, metrics.string());
   if (v.interrupted) {
     MarkUnjudged(st, rec, fmt::format("{}: {}", stage, v.reason));
     return false;
@@ -233,7 +244,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   // A killed or crashed run may leave a GPU wedged: check before anyone uses it again (once cuco's
   // MPS daemon is gone, CloseGpuSession).
   if (cuda && (v.status == EvalStatus::kTimeout || v.status == EvalStatus::kCrashed ||
-               v.status == EvalStatus::kRuntimeError || outcome->unkillable))
+               v.status == EvalStatus::kRuntimeError || outcome.unkillable))
     gpu->probe_after = true;
   return false;
 }
