@@ -16,6 +16,9 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 # attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
 [ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 export CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
+# .carry/ (bench/make-carry.sh): the sandbox's bwrap and the libraries cuco needs that the GPU machines lack.
+[ -d .carry/bin ] && export PATH=$PWD/.carry/bin:$PATH
+[ -d .carry/lib ] && export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p "$OUT"
 for wl in $WORKLOADS; do
   RUN=/tmp/cuco-evolve-runs/$wl-w$WORLD
@@ -28,7 +31,10 @@ for wl in $WORKLOADS; do
   fi
   echo "exit $?"
   tail -4 "$OUT/$wl-w$WORLD.log"
-  cp "$RUN/cuco.db" "$OUT/$wl-w$WORLD.db" 2>/dev/null
+  # The store is in WAL mode: an online backup carries what the -wal file still holds (a plain cp
+  # of cuco.db does not).
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' \
+    "$RUN/cuco.db" "$OUT/$wl-w$WORLD.db" 2>/dev/null
   python3 - "$RUN/cuco.db" <<'PY' | tee "$OUT/$wl-w$WORLD-summary.txt"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

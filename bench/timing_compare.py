@@ -82,6 +82,7 @@ def legacy_build(log_path, workload, cand, shared_dir, out_dir):
     srcs = [("harness", os.path.join(ROOT, "bench/legacy/inprocess_harness_main.cu"), shared_dir),
             ("reference", os.path.join(workload, "reference.cu"), shared_dir),
             ("rank_context", os.path.join(ROOT, "runtime/src/candidate/rank_context.cu"), shared_dir),
+            ("driver_api", os.path.join(ROOT, "runtime/src/common/driver_api.cu"), shared_dir),
             ("candidate", cand, out_dir)]
     if any(o.endswith(".o") and "cudnn_sdpa" in o for o in link_cmd):
         srcs.append(("cudnn_sdpa", os.path.join(ROOT, "runtime/src/cudnn_sdpa.cu"), shared_dir))

@@ -78,8 +78,9 @@ blocks)
     echo "FAIL tests/gpu/blocks/nvshmem_compile.cu:"; grep -v "warning #3013" "$T/nvshmem.log" | head -40; exit 1
   fi
   # The single-GPU block tests (a plain CUDA program, run by tests/gpu/run_blocks_single_gpu.sh on a GPU).
-  if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include \
-       tests/gpu/blocks/blocks_single_gpu.cu -o "$T/blocks_single_gpu" -lcublasLt >"$T/blocks.log" 2>&1; then
+  if "$CUDA_HOME/bin/nvcc" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include -Iruntime/src \
+       tests/gpu/blocks/blocks_single_gpu.cu runtime/src/candidate/rank_context.cu runtime/src/common/driver_api.cu \
+       -o "$T/blocks_single_gpu" -lcublasLt -L"$CUDA_HOME/lib64" -lnccl >"$T/blocks.log" 2>&1; then
     echo "ok   tests/gpu/blocks/blocks_single_gpu.cu: compiled"
   else
     echo "FAIL tests/gpu/blocks/blocks_single_gpu.cu:"; cat "$T/blocks.log"; exit 1

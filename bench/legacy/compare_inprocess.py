@@ -72,6 +72,7 @@ def legacy_build(log_path, workload, cand, out_dir):
         "reference": os.path.join(workload, "reference.cu"),
         "candidate": cand,
         "rank_context": os.path.join(ROOT, "runtime/src/candidate/rank_context.cu"),
+        "driver_api": os.path.join(ROOT, "runtime/src/common/driver_api.cu"),
     }
     extra = [o for o in link_cmd if o.endswith(".o") and "cudnn_sdpa" in o]
     if extra:

@@ -26,13 +26,14 @@ class ObjectCheck : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
   // Compiles `code` (C++ with g++, or CUDA with nvcc) to an object; "" when it does not compile.
-  std::string Compile(const std::string& code, bool cuda) {
+  std::string Compile(const std::string& code, bool cuda, const std::string& flags = "") {
     fs::path src = dir_ / (cuda ? "c.cu" : "c.cc"), obj = dir_ / "c.o";
     std::ofstream(src) << code;
     fs::remove(obj);
     std::string cmd = cuda ? std::string(kNvcc) + " -std=c++20 -gencode=arch=compute_90a,code=sm_90a "
                                                   "-Xcompiler=-fPIC -O3 -c "
                            : "g++ -std=c++20 -O2 -fPIC -c ";
+    cmd += flags + " ";
     cmd += src.string() + " -o " + obj.string() + " >" + (dir_ / "log").string() + " 2>&1";
     if (std::system(cmd.c_str()) != 0) {
       std::ifstream log(dir_ / "log");
@@ -42,8 +43,8 @@ class ObjectCheck : public ::testing::Test {
     return obj.string();
   }
   // The symbol of every finding.
-  std::vector<std::string> Findings(const std::string& code, bool cuda = false) {
-    std::string obj = Compile(code, cuda);
+  std::vector<std::string> Findings(const std::string& code, bool cuda = false, const std::string& flags = "") {
+    std::string obj = Compile(code, cuda, flags);
     if (obj.empty()) return {"<no object>"};
     auto f = InspectCandidateObject(obj, cuda ? "cuda" : "cpu");
     EXPECT_TRUE(f.ok()) << f.status().message();
@@ -220,6 +221,34 @@ TEST_F(ObjectCheck, CudaObjectsKeepNvccRegistrationOnly) {
   EXPECT_EQ(Findings("extern volatile int seen;\n__attribute__((constructor)) static void grab() { seen = 1; }\n"
                      "__global__ void k() {}", true),
             std::vector<std::string>{"grab()"});
+}
+
+// Every flag path of the co-design blocks, in every WaitMode, compiles into an object a candidate
+// may hand in: a knob value (wait_mode = "wait_value") that the object check refuses is a dead
+// half of the design space (it was: flags.h looked up cuStreamWaitValue32 itself).
+TEST_F(ObjectCheck, EveryCodesignFlagPathPasses) {
+  if (!fs::exists(kNvcc)) GTEST_SKIP() << "nvcc not found at " << kNvcc;
+  const std::string code = R"(#include <cuco/codesign.h>
+namespace cd = cuco::codesign;
+namespace {
+template <cd::WaitMode M>
+cuco::Status all_paths(cuco::RankContext& ctx, uint32_t* flags, void* dst, const void* src) {
+  cuco::Status s = cd::wait_flag(ctx, ctx.stream, flags, 1, M);
+  if (s.ok()) s = cd::wait_flags(ctx, ctx.stream, flags, 4, 1, M);
+  if (s.ok()) s = cd::signal_flag(ctx, ctx.stream, flags + 1, 1, M);
+  if (s.ok()) s = cd::ce_copy_signal(ctx, ctx.side_stream(0), dst, src, 64, flags + 2, 1, M);
+  return s;
+}
+}  // namespace
+cuco::Status every_flag_path(cuco::RankContext& ctx, uint32_t* flags, void* dst, const void* src) {
+  cuco::Status s = all_paths<cd::WaitMode::kSpinKernel>(ctx, flags, dst, src);
+  if (s.ok()) s = all_paths<cd::WaitMode::kStreamWaitValue>(ctx, flags, dst, src);
+  if (s.ok()) s = cd::wait_flag(ctx.stream, flags, 1, cd::WaitMode::kSpinKernel);
+  if (s.ok()) s = cd::signal_flag(ctx.stream, flags, 1);
+  return s;
+}
+)";
+  EXPECT_EQ(Findings(code, true, "-I" CUCO_SOURCE_DIR "/runtime/include"), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -225,14 +225,14 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
       const int p = (r + i) % w;
       st = cd::ce_copy(side, s.slots.at(p, static_cast<size_t>(r) * block_bytes), k_in, block_bytes);
       if (st.ok())
-        st = cd::ce_copy_signal(side, s.slots.at(p, (static_cast<size_t>(w) + r) * block_bytes), v_in, block_bytes,
-                                peer_flag(p, zig_flag_kv(r)), e);
+        st = cd::ce_copy_signal(ctx, side, s.slots.at(p, (static_cast<size_t>(w) + r) * block_bytes), v_in, block_bytes,
+                                peer_flag(p, zig_flag_kv(r)), e, kWait);
     }
     for (int c = 2 * r; c < 2 * r + 2 && st.ok(); ++c) {
       const int p = zig_rank(c, w);
       if (p == r) continue;
       const int i = c == p ? 0 : 1;  // which of p's two chunks
-      st = cd::ce_copy_signal(side, s.slots.at(p, s.zig_q_off + i * cb), local_q(c), cb, peer_flag(p, zig_flag_q(w, i)), e);
+      st = cd::ce_copy_signal(ctx, side, s.slots.at(p, s.zig_q_off + i * cb), local_q(c), cb, peer_flag(p, zig_flag_q(w, i)), e, kWait);
     }
     if (!st.ok()) return st;
   }
@@ -250,10 +250,10 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
       if (early != (pass == 0)) continue;
       if (!early && !have_kv) {
         for (int p = 0; p < w && st.ok(); ++p)
-          if (p != r) st = cd::wait_flag(ctx.stream, my_flags + zig_flag_kv(p), e, kWait);
+          if (p != r) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_kv(p), e, kWait);
         have_kv = true;
       }
-      if (!held(c) && !kPartCompute && st.ok()) st = cd::wait_flag(ctx.stream, my_flags + zig_flag_q(w, i), e, kWait);
+      if (!held(c) && !kPartCompute && st.ok()) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_q(w, i), e, kWait);
       if (!st.ok()) return st;
       const __nv_bfloat16* qc = held(c) ? local_q(c) : s.zig_q[i];
       void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s.zig_o[i];
@@ -264,8 +264,8 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
       if (held(c) || kPartCompute) continue;
       const int owner = c / 2, j = c - 2 * owner;  // which of the owner's two chunks
       cd::follow(ctx, side, ctx.stream, kEvAttn + i);
-      st = cd::ce_copy_signal(side, s.slots.at(owner, s.zig_o_off + j * cb), s.zig_o[i], cb,
-                              peer_flag(owner, zig_flag_o(w, j)), e);
+      st = cd::ce_copy_signal(ctx, side, s.slots.at(owner, s.zig_o_off + j * cb), s.zig_o[i], cb,
+                              peer_flag(owner, zig_flag_o(w, j)), e, kWait);
       if (!st.ok()) return st;
     }
   // 3. This rank's chunks computed elsewhere: wait for each, copy it into the output (not in
@@ -273,7 +273,7 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
   for (int c = 2 * r; c < 2 * r + 2 && !kPartCompute; ++c) {
     if (zig_rank(c, w) == r) continue;
     const int j = c - 2 * r;
-    st = cd::wait_flag(ctx.stream, my_flags + zig_flag_o(w, j), e, kWait);
+    st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_o(w, j), e, kWait);
     if (!st.ok()) return st;
     CUCO_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<size_t>(j) * chunk,
                                     static_cast<const char*>(s.slots.local.ptr) + s.zig_o_off + j * cb, cb,
@@ -569,12 +569,12 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     char* v_dst = s->slots.at(peer, (static_cast<size_t>(w) + r) * block_bytes);
     auto* flag = reinterpret_cast<uint32_t*>(s->flags.at(peer)) + r;
     cuco::Status st = cd::ce_copy(side, k_dst, k_in, block_bytes);
-    if (st.ok()) st = cd::ce_copy_signal(side, v_dst, v_in, block_bytes, flag, e);
+    if (st.ok()) st = cd::ce_copy_signal(ctx, side, v_dst, v_in, block_bytes, flag, e, kWait);
     if (!st.ok()) return st;
   }
   if (kPartComm) {  // wait for every block this rank receives, on the side stream
     for (int t = 1; t < n_steps; ++t) {
-      cuco::Status st = cd::wait_flag(side, static_cast<const uint32_t*>(s->flags.local.ptr) + src_of(t), e, kWait);
+      cuco::Status st = cd::wait_flag(ctx, side, static_cast<const uint32_t*>(s->flags.local.ptr) + src_of(t), e, kWait);
       if (!st.ok()) return st;
     }
     return cuco::Status::Ok();
@@ -585,7 +585,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     const __nv_bfloat16* k = k_in;
     const __nv_bfloat16* v = v_in;
     if (t >= 1) {
-      cuco::Status st = cd::wait_flag(ctx.stream, static_cast<const uint32_t*>(s->flags.local.ptr) + src, e, kWait);
+      cuco::Status st = cd::wait_flag(ctx, ctx.stream, static_cast<const uint32_t*>(s->flags.local.ptr) + src, e, kWait);
       if (!st.ok()) return st;
       k = slots + static_cast<size_t>(src) * s->block;
       v = slots + (static_cast<size_t>(w) + src) * s->block;

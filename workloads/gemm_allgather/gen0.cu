@@ -174,8 +174,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         const int peer = (s->rank + s->w - i) % s->w;  // the rank that needs us soonest goes first
         auto* dst = reinterpret_cast<__nv_bfloat16*>(s->gather.at(peer)) + row_offset(*s, s->rank, j) * s->k;
         auto* flag = reinterpret_cast<uint32_t*>(s->flags.at(peer)) + flag_index(*s, s->rank, j);
-        cuco::Status st = cd::ce_copy_signal(side, dst, A + static_cast<size_t>(j) * chunk_elems,
-                                             chunk_elems * sizeof(__nv_bfloat16), flag, e);
+        cuco::Status st = cd::ce_copy_signal(ctx, side, dst, A + static_cast<size_t>(j) * chunk_elems,
+                                             chunk_elems * sizeof(__nv_bfloat16), flag, e, kWait);
         if (!st.ok()) return st;
       }
   } else {
@@ -216,8 +216,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         a = stage + j * chunk_elems * s->w + static_cast<size_t>(src) * chunk_elems;
       } else {
         const int fi = flag_index(*s, src, j);
-        st = kViaLsa ? cd::wait_flags(ctx.stream, my_flags + fi, scope_flags(), e, kWait)
-                     : cd::wait_flag(ctx.stream, my_flags + fi, e, kWait);
+        st = kViaLsa ? cd::wait_flags(ctx, ctx.stream, my_flags + fi, scope_flags(), e, kWait)
+                     : cd::wait_flag(ctx, ctx.stream, my_flags + fi, e, kWait);
         if (!st.ok()) return st;
         a = gather + row_offset(*s, src, j) * s->k;
       }

@@ -227,8 +227,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
           ctx.wait_event(ctx.stream, (step - 1) * s->chunks + j);
         } else {
           const int fi = flag_index(*s, step - 1, j);
-          cuco::Status st = kViaLsaKernel ? cd::wait_flags(ctx.stream, my_flags + fi, scope_flags(), e, kWait)
-                                          : cd::wait_flag(ctx.stream, my_flags + fi, e, kWait);
+          cuco::Status st = kViaLsaKernel ? cd::wait_flags(ctx, ctx.stream, my_flags + fi, scope_flags(), e, kWait)
+                                          : cd::wait_flag(ctx, ctx.stream, my_flags + fi, e, kWait);
           if (!st.ok()) return st;
         }
       }
@@ -240,12 +240,12 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       const size_t off = slot_offset(*s, step, j);
       uint32_t* flag = succ_flags + flag_index(*s, step, j);
       if (kViaEpilogue) {
-        st = cd::signal_flag(ctx.stream, flag, e);
+        st = cd::signal_flag(ctx, ctx.stream, flag, e, kWait);
       } else if (kViaLsaKernel) {
-        st = cd::signal_flag(ctx.stream, s->ready + step * s->chunks + j, e);
+        st = cd::signal_flag(ctx, ctx.stream, s->ready + step * s->chunks + j, e, kWait);
       } else if (kViaCe) {
         cd::follow(ctx, side, ctx.stream, kFollowEvent);
-        st = cd::ce_copy_signal(side, succ_recv + off, send + off, chunk_bytes, flag, e);
+        st = cd::ce_copy_signal(ctx, side, succ_recv + off, send + off, chunk_bytes, flag, e, kWait);
       } else {  // nccl: send this chunk to the successor, receive the same chunk from the predecessor
         cd::follow(ctx, side, ctx.stream, kFollowEvent);
         CUCO_NCCL_CHECK(ncclGroupStart());

@@ -280,8 +280,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       if (kViaNccl) {
         CUCO_NCCL_CHECK(ncclSend(kv + off, count, ncclBfloat16, s->peer, ctx.comm, side));
       } else if (kViaCe) {
-        cuco::Status st = cd::ce_copy_signal(side, s->stage.at(s->peer, off * sizeof(__nv_bfloat16)), kv + off,
-                                             count * sizeof(__nv_bfloat16), peer_flags + c, e);
+        cuco::Status st = cd::ce_copy_signal(ctx, side, s->stage.at(s->peer, off * sizeof(__nv_bfloat16)), kv + off,
+                                             count * sizeof(__nv_bfloat16), peer_flags + c, e, kWait);
         if (!st.ok()) return st;
       } else {
         PageMove m = page_move(*s, kv + off, l0, nl, io);
@@ -301,7 +301,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   // Decode rank.
   auto* my_flags = kViaNccl ? nullptr : static_cast<uint32_t*>(s->flags.local.ptr);
   if constexpr (kViaLsa) {
-    return cd::wait_flags(ctx.stream, my_flags, s->chunks, e, kWait);  // then every layer is in place
+    return cd::wait_flags(ctx, ctx.stream, my_flags, s->chunks, e, kWait);  // then every layer is in place
   } else {
     for (int c = 0; c < s->chunks; ++c) {
       const int64_t l0 = chunk_first(c), nl = chunk_layers(*s, c);
@@ -312,7 +312,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         cd::follow(ctx, ctx.stream, side, kFollowEvent);  // ctx.stream: after this chunk's receive
         src = kv + off;
       } else {
-        cuco::Status st = cd::wait_flag(ctx.stream, my_flags + c, e, kWait);
+        cuco::Status st = cd::wait_flag(ctx, ctx.stream, my_flags + c, e, kWait);
         if (!st.ok()) return st;
         src = reinterpret_cast<const __nv_bfloat16*>(s->stage.local.ptr) + off;
       }

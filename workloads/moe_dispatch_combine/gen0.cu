@@ -587,7 +587,7 @@ cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& i
         if constexpr (kViaNccl) {
           if (j == 1) ctx.wait_event(ms, kEvDisp);
         } else {
-          st = cd::wait_flag(ms, s.disp_flag(r, src, 0), e, kWait);
+          st = cd::wait_flag(ctx, ms, s.disp_flag(r, src, 0), e, kWait);
         }
         if (st.ok()) st = unpack_arrived(s, ms, src, 0);
         arrived[src] = true;
@@ -597,9 +597,9 @@ cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& i
       if constexpr (kViaCe) {  // this expert's outputs for src's rows straight back, then src's flag
         cd::follow(ctx, comm1, ms, kFollowEvent);
         st = return_block_ce(s, comm1, le, src, 0);
-        if (st.ok()) st = cd::signal_flag(comm1, s.ret_expert_flag(src, r, le), e);
+        if (st.ok()) st = cd::signal_flag(ctx, comm1, s.ret_expert_flag(src, r, le), e, kWait);
       } else if constexpr (kViaLsa) {  // src pulls them in its combine: tell it they are done
-        st = cd::signal_flag(ms, s.ret_expert_flag(src, r, le), e);
+        st = cd::signal_flag(ctx, ms, s.ret_expert_flag(src, r, le), e, kWait);
       }
       if (!st.ok()) return st;
     }
@@ -618,7 +618,7 @@ cuco::Status run_interleaved(cuco::RankContext& ctx, State& s, const cuco::IO& i
       cd::follow(ctx, comb, comm0, kFollowEvent);
     } else {
       for (int j = 1; j < W && st.ok(); ++j)
-        st = cd::wait_flags(comb, s.ret_expert_flag(r, (r + j) % W, 0), static_cast<int>(epr), e, kWait);
+        st = cd::wait_flags(ctx, comb, s.ret_expert_flag(r, (r + j) % W, 0), static_cast<int>(epr), e, kWait);
       if (!st.ok()) return st;
     }
   }
@@ -781,7 +781,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
             st = cd::ce_copy(comm0, dst, src, static_cast<size_t>(n * s->trow) * sizeof(bf16));
             if (!st.ok()) return st;
           }
-          st = cd::signal_flag(comm0, s->disp_flag(d, r, c), e);
+          st = cd::signal_flag(ctx, comm0, s->disp_flag(d, r, c), e, kWait);
           if (!st.ok()) return st;
         }
       } else {
@@ -813,7 +813,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
         if constexpr (kViaNccl) {
           if (j == 1) ctx.wait_event(ms, kEvDisp + c);
         } else {
-          st = cd::wait_flag(ms, s->disp_flag(r, src, c), e, kWait);
+          st = cd::wait_flag(ctx, ms, s->disp_flag(r, src, c), e, kWait);
           if (!st.ok()) return st;
         }
         st = unpack_arrived(*s, ms, src, c);
@@ -830,10 +830,10 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
           st = return_block_ce(*s, comm1, le, src, c);
           if (!st.ok()) return st;
         }
-        st = cd::signal_flag(comm1, s->ret_flag(src, r, c), e);
+        st = cd::signal_flag(ctx, comm1, s->ret_flag(src, r, c), e, kWait);
         if (!st.ok()) return st;
       } else if constexpr (kViaLsa) {  // src pulls them: tell it they are done
-        st = cd::signal_flag(ms, s->ret_flag(src, r, c), e);
+        st = cd::signal_flag(ctx, ms, s->ret_flag(src, r, c), e, kWait);
         if (!st.ok()) return st;
       }
     }
@@ -850,7 +850,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
       if (comb != comm0 && W > 1) cd::follow(ctx, comb, comm0, kFollowEvent);
     } else {
       for (int j = 1; j < W; ++j) {
-        st = cd::wait_flag(comb, s->ret_flag(r, (r + j) % W, c), e, kWait);
+        st = cd::wait_flag(ctx, comb, s->ret_flag(r, (r + j) % W, c), e, kWait);
         if (!st.ok()) return st;
       }
     }

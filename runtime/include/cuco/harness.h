@@ -209,6 +209,15 @@ class RankContext {
   void record_event(int i, cudaStream_t stream);
   void wait_event(cudaStream_t stream, int i);
 
+  // Stream memory operations (cuStreamWriteValue32 / cuStreamWaitValue32, run by the GPU's front
+  // end: no SM, so they act even while a kernel fills every SM; candidates may not look up driver
+  // entry points themselves). write_value32: after all earlier work on `stream`, behind a
+  // system-scope fence, *flag = value. wait_value32: later work on `stream` starts once
+  // (int32_t)(*flag - target) >= 0 (epochs compared modulo 2^32). `flag` is 4-byte aligned device
+  // memory, this GPU's or a peer's LSA pointer into a symmetric window.
+  Status write_value32(cudaStream_t stream, uint32_t* flag, uint32_t value);
+  Status wait_value32(cudaStream_t stream, const uint32_t* flag, uint32_t target);
+
   // The process's cuBLASLt handle, created by the harness before setup.
   cublasLtHandle_t cublaslt();
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "candidate/context_state.h"
+#include "common/driver_api.h"
 
 namespace cuco {
 
@@ -55,6 +56,26 @@ void RankContext::wait_event(cudaStream_t stream, int i) {
 }
 
 cublasLtHandle_t RankContext::cublaslt() { return state_->lt; }
+
+Status RankContext::write_value32(cudaStream_t stream, uint32_t* flag, uint32_t value) {
+  std::string e;
+  const cuco::driver::Api* api = cuco::driver::Load(&e);
+  if (api == nullptr) return Status::Error("ctx.write_value32: " + e);
+  const CUresult r = api->StreamWriteValue32(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag),
+                                             value, CU_STREAM_WRITE_VALUE_DEFAULT);
+  if (r != CUDA_SUCCESS) return Status::Error("ctx.write_value32: cuStreamWriteValue32 failed: " + cuco::driver::ErrorName(r));
+  return Status::Ok();
+}
+
+Status RankContext::wait_value32(cudaStream_t stream, const uint32_t* flag, uint32_t target) {
+  std::string e;
+  const cuco::driver::Api* api = cuco::driver::Load(&e);
+  if (api == nullptr) return Status::Error("ctx.wait_value32: " + e);
+  const CUresult r = api->StreamWaitValue32(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag),
+                                            target, CU_STREAM_WAIT_VALUE_GEQ);
+  if (r != CUDA_SUCCESS) return Status::Error("ctx.wait_value32: cuStreamWaitValue32 failed: " + cuco::driver::ErrorName(r));
+  return Status::Ok();
+}
 
 Status RankContext::alloc_symmetric(size_t bytes, Buffer* out) {
   cuco_harness::ContextState* st = state_;

@@ -20,11 +20,20 @@
 #include <string>
 #include <vector>
 
+#include "candidate/context_state.h"  // a RankContext for the stream memory operations
 #include "gpu_check.h"
 
 namespace cd = cuco::codesign;
 
 namespace {
+
+// The harness's context, for ctx.write_value32 / ctx.wait_value32 (WaitMode::kStreamWaitValue):
+// the candidate runtime's own RankContext over a state with no communicator.
+cuco::RankContext& test_ctx() {
+  static cuco_harness::ContextState state;
+  static cuco::RankContext ctx(&state, 0, 1, 0, 1, 0, 0, nullptr, nullptr);
+  return ctx;
+}
 
 __device__ uint64_t mix(uint64_t x) {
   x ^= x >> 33;
@@ -145,9 +154,9 @@ void test_transfers(cd::WaitMode mode) {
           }
           REQUIRE_OK(cd::launch_transfers(comm, list, issuers[ii], scopes[si], ctas, 256));
           // The gate opens from another stream, after the kernel has started waiting.
-          REQUIRE_OK(cd::signal_flag(other, gate, epoch));
+          REQUIRE_OK(cd::signal_flag(test_ctx(), other, gate, epoch, mode));
           const int units = si == 0 ? 1 : ctas;
-          for (int t = 0; t < 3; ++t) REQUIRE_OK(cd::wait_flags(consumer, flags + t * 64, units, epoch, mode));
+          for (int t = 0; t < 3; ++t) REQUIRE_OK(cd::wait_flags(test_ctx(), consumer, flags + t * 64, units, epoch, mode));
           REQUIRE_CUDA(cudaMemcpyAsync(out, dst, total, cudaMemcpyDeviceToDevice, consumer));
           REQUIRE_CUDA(cudaDeviceSynchronize());
           const unsigned long long d = diff_bytes(src, out, total);
@@ -285,9 +294,9 @@ void test_copy_engine(cd::WaitMode mode) {
     fill_bytes<<<512, 256>>>(src, n, fresh_seed());
     REQUIRE_CUDA(cudaMemset(out, 0, n));
     REQUIRE_CUDA(cudaDeviceSynchronize());
-    REQUIRE_OK(cd::wait_flag(b, flag, epoch, mode));  // enqueued before the copy exists
+    REQUIRE_OK(cd::wait_flag(test_ctx(), b, flag, epoch, mode));  // enqueued before the copy exists
     REQUIRE_CUDA(cudaMemcpyAsync(out, dst, n, cudaMemcpyDeviceToDevice, b));
-    REQUIRE_OK(cd::ce_copy_signal(a, dst, src, n, flag, epoch));
+    REQUIRE_OK(cd::ce_copy_signal(test_ctx(), a, dst, src, n, flag, epoch, mode));
     REQUIRE_CUDA(cudaDeviceSynchronize());
     ok &= diff_bytes(src, out, n) == 0;
   }

@@ -30,6 +30,13 @@ inline Status ce_copy_signal(cudaStream_t stream, void* dst, const void* src, si
   if (!s.ok()) return s;
   return signal_flag(stream, flag, value);
 }
+// The same, the flag released as `mode` says (signal_flag: kStreamWaitValue needs no SM).
+inline Status ce_copy_signal(RankContext& ctx, cudaStream_t stream, void* dst, const void* src, size_t bytes,
+                             uint32_t* flag, uint32_t value, WaitMode mode) {
+  Status s = ce_copy(stream, dst, src, bytes);
+  if (!s.ok()) return s;
+  return signal_flag(ctx, stream, flag, value, mode);
+}
 
 // `waiter` runs its later work only after everything enqueued so far on `producer`, through
 // harness event `event` (0 <= event < RankContext::kMaxEvents; re-recording an event is fine).

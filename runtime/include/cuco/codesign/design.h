@@ -30,10 +30,10 @@ enum class SyncScope { kThread, kWarp, kCta, kGrid };
 // Who issues one transfer inside a communication kernel.
 enum class Issuer { kThread, kWarp, kCta };
 
-// How a stream waits for a device-written flag.
+// How a stream waits for a flag and releases one (flags.h).
 enum class WaitMode {
-  kSpinKernel,       // a one-thread kernel polls the flag (holds one SM slot while waiting)
-  kStreamWaitValue,  // cuStreamWaitValue32 (the front end waits; no SM)
+  kSpinKernel,       // one-thread kernels poll and write the flag (each needs an SM slot)
+  kStreamWaitValue,  // stream memory operations through ctx (the front end; no SM)
 };
 
 namespace detail {

@@ -23,7 +23,6 @@
 
 #include <cstdint>
 
-#include <cuda.h>  // driver types for cuStreamWaitValue32 (resolved at run time; no -lcuda needed)
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
@@ -94,20 +93,6 @@ static __global__ void signal_flag_kernel(uint32_t* flag, uint32_t value) {
 
 static __global__ void wait_flag_kernel(const uint32_t* flag, uint32_t target) { flag_wait(flag, target); }
 
-using StreamWaitValue32Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-
-inline StreamWaitValue32Fn stream_wait_value32() {
-  static StreamWaitValue32Fn fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      p = nullptr;
-    return reinterpret_cast<StreamWaitValue32Fn>(p);
-  }();
-  return fn;
-}
-
 }  // namespace detail
 
 // Loads a kernel now (see "Lazy loading" above).
@@ -125,23 +110,33 @@ inline Status preload_flag_kernels() {
 }
 
 // Enqueues on `stream`: after all earlier work on it, set *flag = value (system-scope release).
-// `flag` may be a peer's (an LSA pointer into a peer's window).
+// `flag` may be a peer's (an LSA pointer into a peer's window). The `mode` overload chooses how:
+// kSpinKernel launches a one-thread kernel, which needs a free SM slot (behind a kernel that
+// fills every SM it waits for that kernel to end); kStreamWaitValue is ctx.write_value32 (the
+// front end writes it, no SM). Without ctx: the kernel.
 inline Status signal_flag(cudaStream_t stream, uint32_t* flag, uint32_t value) {
   detail::signal_flag_kernel<<<1, 1, 0, stream>>>(flag, value);
   CUCO_CHECK_LAUNCH();
   return Status::Ok();
 }
+inline Status signal_flag(RankContext& ctx, cudaStream_t stream, uint32_t* flag, uint32_t value, WaitMode mode) {
+  if (mode == WaitMode::kStreamWaitValue) return ctx.write_value32(stream, flag, value);
+  return signal_flag(stream, flag, value);
+}
 
 // Enqueues on `stream`: later work on it starts only once *flag has reached `target`.
+// kSpinKernel: a one-thread kernel polls it (one SM slot while waiting); kStreamWaitValue:
+// ctx.wait_value32 (the front end waits, no SM), so only the `ctx` overload takes it.
+inline Status wait_flag(RankContext& ctx, cudaStream_t stream, const uint32_t* flag, uint32_t target, WaitMode mode) {
+  if (mode == WaitMode::kStreamWaitValue) return ctx.wait_value32(stream, flag, target);
+  detail::wait_flag_kernel<<<1, 1, 0, stream>>>(flag, target);
+  CUCO_CHECK_LAUNCH();
+  return Status::Ok();
+}
 inline Status wait_flag(cudaStream_t stream, const uint32_t* flag, uint32_t target, WaitMode mode) {
-  if (mode == WaitMode::kStreamWaitValue) {
-    const detail::StreamWaitValue32Fn fn = detail::stream_wait_value32();
-    if (fn == nullptr) return Status::Error("cuStreamWaitValue32 is not available from this driver");
-    const CUresult r = fn(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag), target,
-                          CU_STREAM_WAIT_VALUE_GEQ);
-    if (r != CUDA_SUCCESS) return Status::Error("cuStreamWaitValue32 failed with CUresult " + std::to_string(r));
-    return Status::Ok();
-  }
+  if (mode == WaitMode::kStreamWaitValue)
+    return Status::Error("wait_flag: WaitMode::kStreamWaitValue goes through the harness: "
+                         "wait_flag(ctx, stream, flag, target, mode)");
   detail::wait_flag_kernel<<<1, 1, 0, stream>>>(flag, target);
   CUCO_CHECK_LAUNCH();
   return Status::Ok();

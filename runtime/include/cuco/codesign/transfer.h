@@ -173,15 +173,26 @@ inline Status launch_transfers(cudaStream_t stream, const TransferList& list, Is
 }
 
 // Enqueues on `stream`: later work waits until flags[0..count) have all reached `target`
-// (the consumer side of kCta-scope transfers; count == 1 for kGrid).
-inline Status wait_flags(cudaStream_t stream, const uint32_t* flags, int count, uint32_t target, WaitMode mode) {
+// (the consumer side of kCta-scope transfers; count == 1 for kGrid). kStreamWaitValue: one
+// ctx.wait_value32 per flag, so only the `ctx` overload takes it.
+inline Status wait_flags(RankContext& ctx, cudaStream_t stream, const uint32_t* flags, int count, uint32_t target,
+                         WaitMode mode) {
   if (mode == WaitMode::kStreamWaitValue || count == 1) {
     for (int i = 0; i < count; ++i) {
-      Status s = wait_flag(stream, flags + i, target, mode);
+      Status s = wait_flag(ctx, stream, flags + i, target, mode);
       if (!s.ok()) return s;
     }
     return Status::Ok();
   }
+  detail::wait_flags_kernel<<<1, count < 1024 ? ((count + 31) / 32) * 32 : 1024, 0, stream>>>(flags, count, target);
+  CUCO_CHECK_LAUNCH();
+  return Status::Ok();
+}
+inline Status wait_flags(cudaStream_t stream, const uint32_t* flags, int count, uint32_t target, WaitMode mode) {
+  if (mode == WaitMode::kStreamWaitValue)
+    return Status::Error("wait_flags: WaitMode::kStreamWaitValue goes through the harness: "
+                         "wait_flags(ctx, stream, flags, count, target, mode)");
+  if (count == 1) return wait_flag(stream, flags, target, mode);
   detail::wait_flags_kernel<<<1, count < 1024 ? ((count + 31) / 32) * 32 : 1024, 0, stream>>>(flags, count, target);
   CUCO_CHECK_LAUNCH();
   return Status::Ok();

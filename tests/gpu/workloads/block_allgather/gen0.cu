@@ -160,8 +160,8 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     for (int j = 0; j < s->chunks && st.ok(); ++j)
       for (int q = 0; q < s->w && st.ok(); ++q) {
         if (q == s->rank) continue;
-        st = cd::ce_copy_signal(side, s->staging.at(q, s->rank * slot + j * s->chunk * 2), x + j * s->chunk * 2,
-                                bytes_of(j), flag_of(q, s->rank, j), e);
+        st = cd::ce_copy_signal(ctx, side, s->staging.at(q, s->rank * slot + j * s->chunk * 2), x + j * s->chunk * 2,
+                                bytes_of(j), flag_of(q, s->rank, j), e, kWait);
       }
   } else if (cd::text_is(kBackend, "lsa") || cd::text_is(kBackend, "lsa_barrier")) {
     const bool with_flags = cd::text_is(kBackend, "lsa");
@@ -219,7 +219,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     for (int q = 0; q < s->w; ++q) {
       if (q == s->rank) continue;
       for (int j = 0; j < s->chunks; ++j) {
-        st = cd::wait_flags(ctx.stream, flag_of(s->rank, q, j), units(), e, kWait);
+        st = cd::wait_flags(ctx, ctx.stream, flag_of(s->rank, q, j), units(), e, kWait);
         if (!st.ok()) return st;
       }
     }
