@@ -53,7 +53,10 @@
 namespace cuco {
 namespace codesign {
 
-class DeviceCollectives {
+// A class template only so that its kernels and methods compile in the translation units that use
+// them (every candidate includes this header through codesign.h); use it as DeviceCollectives.
+template <int kLazy = 0>
+class BasicDeviceCollectives {
  public:
   // COLLECTIVE, in setup: the device communicator (one LSA barrier), the send/recv mailbox
   // (mailbox_bytes_per_peer for each peer), kernels loaded (flags.h: lazy loading). Idempotent.
@@ -71,17 +74,17 @@ class DeviceCollectives {
     slot_bytes_ = std::max<size_t>(16, (mailbox_bytes_per_peer + 15) / 16 * 16);
     s = ctx.alloc_symmetric(slot_bytes_ * static_cast<size_t>(ctx.world_size), &mailbox_);
     if (!s.ok()) return s;
-    s = preload_kernel(coll_detail::copy_kernel);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<float>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<double>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__half>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__nv_bfloat16>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int8_t>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint8_t>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int32_t>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint32_t>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int64_t>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint64_t>);
+    s = preload_kernel(coll_detail::copy_kernel<kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<float, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<double, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__half, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__nv_bfloat16, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int8_t, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint8_t, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int32_t, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint32_t, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int64_t, kLazy>);
+    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint64_t, kLazy>);
     if (s.ok()) s = preload_kernel(detail::lsa_barrier_kernel);
     if (!s.ok()) return s;
     ctx_ = &ctx;
@@ -335,6 +338,8 @@ class DeviceCollectives {
   int group_depth_ = 0;
   ncclResult_t error_ = ncclInvalidUsage;
 };
+
+using DeviceCollectives = BasicDeviceCollectives<>;
 
 }  // namespace codesign
 }  // namespace cuco

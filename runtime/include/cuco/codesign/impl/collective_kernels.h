@@ -48,6 +48,7 @@ struct CopyBatch {
 };
 
 // blockIdx.y picks the copy; the x-blocks share it. 16-byte vectors when everything is aligned.
+template <int kLazy>
 static __global__ void __launch_bounds__(kThreads) copy_kernel(CopyBatch batch) {
   const Copy& c = batch.c[blockIdx.y];
   const char* src = resolve(c.src);
@@ -110,7 +111,7 @@ struct ReduceArgs {
 };
 
 // dst[i] = op over sources s of src_s[i], in source order.
-template <class T> static __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a) {
+template <class T, int kLazy> static __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a) {
   using A = typename Acc<T>::type;
   constexpr int kVec = 16 / sizeof(T);
   const T* src[kMaxSources];

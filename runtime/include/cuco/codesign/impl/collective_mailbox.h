@@ -13,7 +13,8 @@
 namespace cuco {
 namespace codesign {
 
-inline ncclResult_t DeviceCollectives::p2p(const char* op, bool is_send, void* buffer, size_t count,
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::p2p(const char* op, bool is_send, void* buffer, size_t count,
                                            ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (!usable(op, comm) || !valid_rank(op, peer)) return error_;
   coll_detail::PendingP2p p;
@@ -28,7 +29,8 @@ inline ncclResult_t DeviceCollectives::p2p(const char* op, bool is_send, void* b
 
 // Sends push into the receiver's slot for this rank, at the running offset per peer; receives
 // copy out of this rank's slot for the sender after a barrier.
-inline ncclResult_t DeviceCollectives::flush_p2p() {
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::flush_p2p() {
   std::vector<coll_detail::PendingP2p> ops;
   ops.swap(pending_);
   if (ops.empty()) return ncclSuccess;

@@ -15,19 +15,22 @@
 namespace cuco {
 namespace codesign {
 
-inline coll_detail::Place DeviceCollectives::local(void* p) {
+template <int kLazy>
+inline coll_detail::Place BasicDeviceCollectives<kLazy>::local(void* p) {
   coll_detail::Place at;
   at.local = static_cast<char*>(p);
   return at;
 }
 
-inline coll_detail::Place DeviceCollectives::peer_at(coll_detail::Place base, int peer, size_t extra) {
+template <int kLazy>
+inline coll_detail::Place BasicDeviceCollectives<kLazy>::peer_at(coll_detail::Place base, int peer, size_t extra) {
   base.peer = peer;
   base.offset += extra;
   return base;
 }
 
-inline coll_detail::Copy DeviceCollectives::copy(coll_detail::Place src, coll_detail::Place dst, size_t bytes) {
+template <int kLazy>
+inline coll_detail::Copy BasicDeviceCollectives<kLazy>::copy(coll_detail::Place src, coll_detail::Place dst, size_t bytes) {
   coll_detail::Copy c;
   c.src = src;
   c.dst = dst;
@@ -35,38 +38,44 @@ inline coll_detail::Copy DeviceCollectives::copy(coll_detail::Place src, coll_de
   return c;
 }
 
-inline bool DeviceCollectives::overlaps(const void* a, const void* b, size_t bytes) {
+template <int kLazy>
+inline bool BasicDeviceCollectives<kLazy>::overlaps(const void* a, const void* b, size_t bytes) {
   const char* x = static_cast<const char*>(a);
   const char* y = static_cast<const char*>(b);
   return x < y + bytes && y < x + bytes;
 }
 
-inline ncclResult_t DeviceCollectives::fail(const char* op, const std::string& why, ncclResult_t code) {
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::fail(const char* op, const std::string& why, ncclResult_t code) {
   std::fprintf(stderr, "cuco collectives: %s: %s\n", op, why.c_str());
   std::fflush(stderr);
   error_ = code;
   return code;
 }
 
-inline cudaError_t DeviceCollectives::report_cuda(const char* op, const char* why, cudaError_t code) {
+template <int kLazy>
+inline cudaError_t BasicDeviceCollectives<kLazy>::report_cuda(const char* op, const char* why, cudaError_t code) {
   std::fprintf(stderr, "cuco collectives: %s: %s\n", op, why);
   std::fflush(stderr);
   return code;
 }
 
-inline bool DeviceCollectives::usable(const char* op, ncclComm_t comm) {
+template <int kLazy>
+inline bool BasicDeviceCollectives<kLazy>::usable(const char* op, ncclComm_t comm) {
   if (ctx_ == nullptr) return fail(op, "init() was not called in setup"), false;
   if (comm != ctx_->comm) return fail(op, "only ctx.comm is supported", ncclInvalidArgument), false;
   return true;
 }
 
-inline bool DeviceCollectives::valid_rank(const char* op, int root) {
+template <int kLazy>
+inline bool BasicDeviceCollectives<kLazy>::valid_rank(const char* op, int root) {
   if (root < 0 || root >= world()) return fail(op, "root out of range", ncclInvalidArgument), false;
   return true;
 }
 
 // The bound harness buffer or buffer of ours that holds p (null: none).
-inline const Buffer* DeviceCollectives::find(const void* p) const {
+template <int kLazy>
+inline const Buffer* BasicDeviceCollectives<kLazy>::find(const void* p) const {
   const char* c = static_cast<const char*>(p);
   for (const std::vector<Buffer>* list : {&bound_, &owned_})
     for (const Buffer& b : *list) {
@@ -76,7 +85,8 @@ inline const Buffer* DeviceCollectives::find(const void* p) const {
   return nullptr;
 }
 
-inline bool DeviceCollectives::symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at) {
+template <int kLazy>
+inline bool BasicDeviceCollectives<kLazy>::symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at) {
   const Buffer* b = find(p);
   if (b == nullptr) {
     fail(op, std::string(what) + " buffer is not symmetric: use a harness buffer (bind(io) first) or dc.malloc");
@@ -87,12 +97,14 @@ inline bool DeviceCollectives::symmetric(const char* op, const char* what, const
   return true;
 }
 
-inline ncclResult_t DeviceCollectives::barrier(cudaStream_t stream) {
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::barrier(cudaStream_t stream) {
   detail::lsa_barrier_kernel<<<1, 128, 0, stream>>>(dev_comm_, 0);
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail("barrier", "launch failed", ncclUnhandledCudaError);
 }
 
-inline ncclResult_t DeviceCollectives::launch_copies(const std::vector<coll_detail::Copy>& copies, cudaStream_t stream) {
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::launch_copies(const std::vector<coll_detail::Copy>& copies, cudaStream_t stream) {
   for (size_t first = 0; first < copies.size(); first += coll_detail::kMaxCopies) {
     coll_detail::CopyBatch batch;
     uint64_t most = 0;
@@ -103,14 +115,15 @@ inline ncclResult_t DeviceCollectives::launch_copies(const std::vector<coll_deta
     const uint64_t want = (most + 16ull * coll_detail::kThreads * 4 - 1) / (16ull * coll_detail::kThreads * 4);
     const int cap = std::max(1, 2 * ctx_->sm_count / batch.count);
     const dim3 grid(static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, cap))), batch.count);
-    coll_detail::copy_kernel<<<grid, coll_detail::kThreads, 0, stream>>>(batch);
+    coll_detail::copy_kernel<kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(batch);
     if (cudaGetLastError() != cudaSuccess) return fail("copy", "launch failed", ncclUnhandledCudaError);
   }
   return ncclSuccess;
 }
 
 // dst = red over ranks q of (`from` at rank q, + offset), `count` elements.
-inline ncclResult_t DeviceCollectives::launch_reduce(const char* op, ncclDataType_t type, ncclRedOp_t red, size_t count,
+template <int kLazy>
+inline ncclResult_t BasicDeviceCollectives<kLazy>::launch_reduce(const char* op, ncclDataType_t type, ncclRedOp_t red, size_t count,
                                                      coll_detail::Place from, size_t offset, coll_detail::Place dst,
                                                      cudaStream_t stream) {
   if (count == 0) return ncclSuccess;
@@ -125,16 +138,16 @@ inline ncclResult_t DeviceCollectives::launch_reduce(const char* op, ncclDataTyp
   const uint64_t want = (count + 4ull * coll_detail::kThreads * 8 - 1) / (4ull * coll_detail::kThreads * 8);
   const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, 2 * ctx_->sm_count)));
   switch (type) {
-    case ncclFloat32: coll_detail::reduce_kernel<float><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclFloat64: coll_detail::reduce_kernel<double><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclFloat16: coll_detail::reduce_kernel<__half><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclBfloat16: coll_detail::reduce_kernel<__nv_bfloat16><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt8: coll_detail::reduce_kernel<int8_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint8: coll_detail::reduce_kernel<uint8_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt32: coll_detail::reduce_kernel<int32_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint32: coll_detail::reduce_kernel<uint32_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt64: coll_detail::reduce_kernel<int64_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint64: coll_detail::reduce_kernel<uint64_t><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclFloat32: coll_detail::reduce_kernel<float, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclFloat64: coll_detail::reduce_kernel<double, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclFloat16: coll_detail::reduce_kernel<__half, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclBfloat16: coll_detail::reduce_kernel<__nv_bfloat16, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclInt8: coll_detail::reduce_kernel<int8_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclUint8: coll_detail::reduce_kernel<uint8_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclInt32: coll_detail::reduce_kernel<int32_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclUint32: coll_detail::reduce_kernel<uint32_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclInt64: coll_detail::reduce_kernel<int64_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
+    case ncclUint64: coll_detail::reduce_kernel<uint64_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
     default: return fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
   }
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail(op, "launch failed", ncclUnhandledCudaError);
