@@ -1,10 +1,7 @@
-// cuco eval <workload> [candidate...]: candidates through the cascade; every
-// record printed and stored in the run's SQLite store.
-#include <chrono>
+// cuco eval <workload> [candidate...]: candidates through the cascade, every record stored in the
+// run's SQLite store (search/eval_candidates.h) and printed.
 #include <filesystem>
 #include <iostream>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -12,9 +9,9 @@
 #include "store/run_dir.h"
 #include "cli/workload_options.h"
 #include "evaluate/cascade.h"
+#include "search/eval_candidates.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
-#include "util/clock.h"
 #include "util/files.h"
 #include "cli/launcher_option.h"
 #include "workload/workload_config.h"
@@ -43,8 +40,8 @@ struct EvalArgs {
 };
 
 // The candidates named (label, code), or the workload's seed when none is.
-Result<std::vector<std::pair<std::string, std::string>>> CandidatesToEvaluate(const EvalArgs& a, const WorkloadConfig& wl) {
-  std::vector<std::pair<std::string, std::string>> todo;
+Result<std::vector<EvalCandidate>> CandidatesToEvaluate(const EvalArgs& a, const WorkloadConfig& wl) {
+  std::vector<EvalCandidate> todo;
   if (a.candidates.empty()) {
     auto seed = ReadFile(wl.SeedPath());
     if (!seed.ok()) return seed.status();
@@ -72,7 +69,7 @@ int Run(const EvalArgs& a) {
     std::cerr << "cuco eval: " << read.status().message() << "\n";
     return kExitUsage;
   }
-  const std::vector<std::pair<std::string, std::string>>& todo = *read;
+  const std::vector<EvalCandidate>& todo = *read;
   fs::path run_dir = a.run_dir.empty() ? fs::path("cuco-runs") / ("eval-" + wl->name) : fs::path(a.run_dir);
   if (Status s = PrepareRunDir(run_dir); !s.ok()) {
     std::cerr << "cuco eval: " << s.message() << "\n";
@@ -101,52 +98,17 @@ int Run(const EvalArgs& a) {
                  "compile, L1).\n  On a GPU machine it would run: verify: " << cascade.DescribeRun("verify")
               << "\n                                  bench:  " << cascade.DescribeRun("bench") << "\n";
 
-  std::vector<EvalRecord> records(todo.size());
-  std::vector<int64_t> ids(todo.size());
-  std::mutex store_mu;
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < todo.size(); i = next++) {
-      const auto& [label, code] = todo[i];
-      CandidateRecord cr;
-      cr.run_id = run_dir.filename().string();
-      cr.code = code;
-      cr.mutation_kind = a.candidates.empty() ? "seed" : "manual";
-      cr.proposer = "manual";
-      cr.status = "pending";
-      cr.created_ms = NowMs();
-      cr.feedback = label;
-      {
-        std::lock_guard<std::mutex> lock(store_mu);
-        auto id = (*store)->Insert(cr);
-        ids[i] = id.ok() ? *id : 0;
-      }
-      fs::path work = run_dir / "candidates" / std::to_string(ids[i]);
-      records[i] = cascade.Evaluate(code, label, work);
-      cr.id = ids[i];
-      cr.code_hash = records[i].code_hash;
-      cr.status = EvalStatusName(records[i].status);
-      cr.time_ms = records[i].timing.median_ms;
-      cr.metrics_json = records[i].ToJson().dump();
-      cr.logs = CollectLogs(records[i]);
-      cr.feedback = records[i].reason.empty() ? label : label + ": " + records[i].reason;
-      cr.finished_ms = NowMs();
-      std::lock_guard<std::mutex> lock(store_mu);
-      if (ids[i] > 0) (*store)->Update(cr);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(1, a.jobs); ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+  const std::vector<EvaluatedCandidate> done =
+      EvaluateAndStore(cascade, **store, run_dir, todo, a.candidates.empty() ? "seed" : "manual", a.jobs);
 
   int code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
-  for (size_t i = 0; i < records.size(); ++i) {
-    nlohmann::json j = records[i].ToJson();
-    j["store_id"] = ids[i];
+  for (const EvaluatedCandidate& e : done) {
+    nlohmann::json j = e.record.ToJson();
+    j["store_id"] = e.store_id;
     all.push_back(j);
-    if (!a.json) std::cout << records[i].Summary() << fmt::format("  stored as candidate {} in {}\n\n", ids[i], (run_dir / "cuco.db").string());
-    if (records[i].status != EvalStatus::kOk && records[i].status != EvalStatus::kSkipped) code = kExitCandidateFailed;
+    if (!a.json) std::cout << e.record.Summary() << fmt::format("  stored as candidate {} in {}\n\n", e.store_id, (run_dir / "cuco.db").string());
+    if (e.record.status != EvalStatus::kOk && e.record.status != EvalStatus::kSkipped) code = kExitCandidateFailed;
   }
   if (a.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
   return code;

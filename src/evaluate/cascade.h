@@ -125,6 +125,12 @@ class Cascade {
   // session, gives the GPUs back.
   void CloseGpuSession(GpuSession* gpu, EvalRecord* rec);
   bool RunProgram(const std::string& exe, const std::filesystem::path& work_dir, EvalRecord* rec);
+  // RunProgram's steps: whether it can run here (else the stage skipped, saying why), its job
+  // wrapped in one sandbox, and the verdict from the program's own output.
+  bool ProgramStageRunnable(const std::string& exe, StageRecord* st, EvalRecord* rec);
+  Status SandboxProgramJob(const std::filesystem::path& dir, const std::string& exe, const std::vector<int>& gpus,
+                           RankJob* job) const;
+  bool JudgeProgramOutput(const JobOutcome& outcome, StageRecord* st, EvalRecord* rec);
   // `iters`: timed iterations (0: the workload's [timing] iters).
   std::vector<std::string> HarnessArgs(const std::string& stage, bool timing_only = false, int iters = 0) const;
   // Adds to the supervisor's argv how to confine the candidate's ranks (the sandbox prefix, written

@@ -249,9 +249,9 @@ bool Cascade::JudgeHarnessStage(const std::string& stage, const JobOutcome& outc
   return false;
 }
 
-bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
-  StageRecord* st = rec->Stage("program");
-  const bool cuda = workload_.language == "cuda";
+// Whether program mode can run here: false, with the stage and the record skipped and why, under
+// Slurm, with no GPU for a CUDA workload, or when the workload wants an mpirun that is absent.
+bool Cascade::ProgramStageRunnable(const std::string& exe, StageRecord* st, EvalRecord* rec) {
   if (slurm()) {  // its ranks would run here, with no GPUs of Slurm's: said, never run that way
     SkipStage(st, rec,
               "a program-mode workload does not run through Slurm yet (docs/cluster.md): evaluate it with "
@@ -259,7 +259,7 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
               "beside, in harness/) through Slurm");
     return false;
   }
-  if (cuda && !has_gpus()) {
+  if (workload_.language == "cuda" && !has_gpus()) {
     st->status = EvalStatus::kSkipped;
     st->detail = fmt::format("no GPU found: would run {} ranks of {} {}", world_size_, exe, JoinArgs(workload_.program->args));
     rec->status = EvalStatus::kSkipped;
@@ -270,6 +270,96 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
     SkipStage(st, rec, "workload wants mpirun, which was not found (run `cuco doctor`)");
     return false;
   }
+  return true;
+}
+
+// Wraps the program's job (its argv, job->world_size processes) in one sandbox holding every rank:
+// mpirun inside it, or cuco-sandbox-exec starting the ranks (their NCCL id goes through
+// CUCO_RENDEZVOUS_DIR, the sandbox's private /tmp). The job becomes one process, whose output is
+// rank 0's log. An error when there is no sandbox.
+Status Cascade::SandboxProgramJob(const fs::path& dir, const std::string& exe, const std::vector<int>& gpus,
+                                  RankJob* job) const {
+  const bool mpirun = ProgramUsesMpirun();
+  const bool single = workload_.program->launcher == "single";
+  auto env = CandidateEnvironment(gpus, true);
+  env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+  // Open MPI looks for ssh/rsh at start even when every rank is local; the sandbox has neither.
+  env["OMPI_MCA_plm_rsh_agent"] = env["PRTE_MCA_plm_rsh_agent"] = "false";
+  env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
+  env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
+  env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
+  env.emplace("MASTER_PORT", "29500");
+  auto prefix = CandidateSandbox(dir, exe, gpus, env, mpirun || single ? 0 : job->world_size, -1, nullptr);
+  if (!prefix.ok()) return prefix.status();
+  std::vector<std::string> argv = *prefix;
+  if (mpirun) argv.insert(argv.end(), {toolchain_.mpirun, "-np", std::to_string(world_size_)});
+  argv.insert(argv.end(), job->argv.begin(), job->argv.end());
+  job->argv = argv;
+  job->world_size = 1;  // one sandbox; its output is rank 0's log
+  return Status::Ok();
+}
+
+namespace {
+
+// What a program's ranks said of themselves (untrusted): every rank's log is read.
+struct ProgramClaims {
+  bool passed = false, failed = false;
+  double worst_ms = -1;        // the slowest time printed; -1 when none matched
+  std::vector<double> times;   // every time printed, in the order of the ranks' logs
+};
+
+ProgramClaims ReadProgramClaims(const JobOutcome& outcome, const ProgramSpec& p) {
+  ProgramClaims c;
+  for (const auto& r : outcome.ranks) {
+    auto text = ReadFile(r.log_path);
+    if (!text.ok()) continue;
+    if (std::regex_search(*text, std::regex(p.pass_regex))) c.passed = true;
+    if (!p.fail_regex.empty() && std::regex_search(*text, std::regex(p.fail_regex))) c.failed = true;
+    std::smatch m;
+    std::string::const_iterator from = text->cbegin();
+    std::regex time_re(p.time_regex);
+    while (std::regex_search(from, text->cend(), m, time_re)) {
+      try {
+        double ms = std::stod(m[1].str());
+        c.times.push_back(ms);
+        c.worst_ms = std::max(c.worst_ms, ms);
+      } catch (...) {
+      }
+      from = m.suffix().first;
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+// The program stage's verdict from its ranks' own words (JudgeJob has passed it): its pass and
+// fail patterns, and the slowest time printed as the record's timing. Fills st and rec.
+bool Cascade::JudgeProgramOutput(const JobOutcome& outcome, StageRecord* st, EvalRecord* rec) {
+  const ProgramClaims c = ReadProgramClaims(outcome, *workload_.program);
+  if (c.failed || !c.passed) {
+    rec->status = st->status = EvalStatus::kWrongResult;
+    rec->reason = st->detail = c.failed ? "the program printed its failure pattern" : "the program never printed its pass pattern";
+    return false;
+  }
+  if (c.worst_ms < 0) {
+    rec->status = st->status = EvalStatus::kRuntimeError;
+    rec->reason = st->detail = "no time matched program.time_regex in the program's output";
+    return false;
+  }
+  rec->timing.median_ms = c.worst_ms;
+  rec->timing.p10_ms = rec->timing.p90_ms = c.worst_ms;
+  rec->timing.rank_median_ms = c.times;
+  rec->timing.iters = 1;
+  rec->timing_method = rec->timing.method = "the program's own output (program mode: untrusted, not cuco's timer)";
+  st->status = EvalStatus::kOk;
+  st->detail = fmt::format("program says PASS and {:.4f} ms (UNTRUSTED: parsed from its own output)", c.worst_ms);
+  return true;
+}
+
+bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalRecord* rec) {
+  StageRecord* st = rec->Stage("program");
+  if (!ProgramStageRunnable(exe, st, rec)) return false;
   GpuLease lease;
   if (!LeaseGpus(st, rec, &lease)) return false;
   auto t = Clock::now();  // after the lease: a stage's seconds exclude the wait for GPUs
@@ -280,33 +370,15 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   job.argv = {exe};
   job.argv.insert(job.argv.end(), workload_.program->args.begin(), workload_.program->args.end());
   // One process drives every GPU of the lease itself, or one process per rank.
-  const bool single = workload_.program->launcher == "single";
-  const int processes = single ? 1 : world_size_;
-  job.world_size = processes;
+  job.world_size = workload_.program->launcher == "single" ? 1 : world_size_;
   Launcher* launcher = launcher_.get();
   rec->sandbox = kUnsandboxed;
   if (!options_.unsafe_no_sandbox) {
-    // All ranks in one sandbox: mpirun inside it, or cuco-sandbox-exec starting the ranks (their
-    // NCCL id goes through CUCO_RENDEZVOUS_DIR, the sandbox's private /tmp).
-    const bool mpirun = ProgramUsesMpirun();
-    auto env = CandidateEnvironment(lease.gpus(), true);
-    env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
-    // Open MPI looks for ssh/rsh at start even when every rank is local; the sandbox has neither.
-    env["OMPI_MCA_plm_rsh_agent"] = env["PRTE_MCA_plm_rsh_agent"] = "false";
-    env["CUCO_RENDEZVOUS_DIR"] = "/tmp";
-    env.emplace("NCCL_SOCKET_IFNAME", "lo");  // the sandbox has no other network device
-    env.emplace("MASTER_ADDR", "127.0.0.1");  // torchrun-style programs meet there (the sandbox's own lo)
-    env.emplace("MASTER_PORT", "29500");
-    auto prefix = CandidateSandbox(dir, exe, lease.gpus(), env, mpirun || single ? 0 : processes, -1, nullptr);
-    if (!prefix.ok()) {
-      SkipStage(st, rec, prefix.status().message());
+    Status sandboxed = SandboxProgramJob(dir, exe, lease.gpus(), &job);
+    if (!sandboxed.ok()) {
+      SkipStage(st, rec, sandboxed.message());
       return false;
     }
-    std::vector<std::string> argv = *prefix;
-    if (mpirun) argv.insert(argv.end(), {toolchain_.mpirun, "-np", std::to_string(world_size_)});
-    argv.insert(argv.end(), job.argv.begin(), job.argv.end());
-    job.argv = argv;
-    job.world_size = 1;  // one sandbox; its output is rank 0's log
     launcher = local_launcher_.get();
     rec->sandbox = SandboxName();
   }
@@ -327,50 +399,10 @@ bool Cascade::RunProgram(const std::string& exe, const fs::path& work_dir, EvalR
   if (v.status != EvalStatus::kOk) {
     rec->status = st->status = v.status;
     rec->reason = st->detail = v.reason;
-    if (cuda) ProbeGpus(lease.gpus(), rec);
+    if (workload_.language == "cuda") ProbeGpus(lease.gpus(), rec);
     return false;
   }
-  // Untrusted: the program's own words. Every rank's log is read; the slowest time wins.
-  const ProgramSpec& p = *workload_.program;
-  bool passed = false, failed = false;
-  double worst_ms = -1;
-  std::vector<double> times;
-  for (const auto& r : outcome->ranks) {
-    auto text = ReadFile(r.log_path);
-    if (!text.ok()) continue;
-    if (std::regex_search(*text, std::regex(p.pass_regex))) passed = true;
-    if (!p.fail_regex.empty() && std::regex_search(*text, std::regex(p.fail_regex))) failed = true;
-    std::smatch m;
-    std::string::const_iterator from = text->cbegin();
-    std::regex time_re(p.time_regex);
-    while (std::regex_search(from, text->cend(), m, time_re)) {
-      try {
-        double ms = std::stod(m[1].str());
-        times.push_back(ms);
-        worst_ms = std::max(worst_ms, ms);
-      } catch (...) {
-      }
-      from = m.suffix().first;
-    }
-  }
-  if (failed || !passed) {
-    rec->status = st->status = EvalStatus::kWrongResult;
-    rec->reason = st->detail = failed ? "the program printed its failure pattern" : "the program never printed its pass pattern";
-    return false;
-  }
-  if (worst_ms < 0) {
-    rec->status = st->status = EvalStatus::kRuntimeError;
-    rec->reason = st->detail = "no time matched program.time_regex in the program's output";
-    return false;
-  }
-  rec->timing.median_ms = worst_ms;
-  rec->timing.p10_ms = rec->timing.p90_ms = worst_ms;
-  rec->timing.rank_median_ms = times;
-  rec->timing.iters = 1;
-  rec->timing_method = rec->timing.method = "the program's own output (program mode: untrusted, not cuco's timer)";
-  st->status = EvalStatus::kOk;
-  st->detail = fmt::format("program says PASS and {:.4f} ms (UNTRUSTED: parsed from its own output)", worst_ms);
-  return true;
+  return JudgeProgramOutput(*outcome, st, rec);
 }
 
 }  // namespace cuco

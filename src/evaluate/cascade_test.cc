@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -337,6 +338,70 @@ pass_regex = 'PASS'
   EXPECT_EQ(r.status, EvalStatus::kSkipped) << r.Summary();
   EXPECT_NE(r.reason.find("does not run through Slurm yet"), std::string::npos) << r.reason;
   fs::remove_all(dir);
+}
+
+// Program mode on a CPU workload: two ranks through cuco's launcher (in the sandbox, or not), each
+// printing what `printf_args` says (its rank in `rank`); the verdict is the program's own words.
+EvalRecord RunCpuProgram(const std::string& name, const std::string& printf_args, bool sandboxed) {
+  const fs::path dir = fs::temp_directory_path() / ("cuco_program_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  EXPECT_TRUE(WriteFileAtomic(dir / "program.cc", "#include <cstdio>\n#include <cstdlib>\nint main() {\n"
+                                                  "  const char* r = std::getenv(\"CUCO_RANK\");\n"
+                                                  "  int rank = r ? std::atoi(r) : -1;\n  std::printf(" +
+                                                      printf_args + ");\n  return rank < 0;\n}\n")
+                  .ok());
+  EXPECT_TRUE(WriteFileAtomic(dir / "workload.toml", R"(name = "p"
+mode = "program"
+language = "cpu"
+seed = "program.cc"
+world_size = 2
+[program]
+launcher = "cuco"
+time_regex = 'Time: ([0-9.]+) ms'
+pass_regex = 'PASS'
+fail_regex = 'FAIL'
+)").ok());
+  auto wl = LoadWorkload(dir);
+  EXPECT_TRUE(wl.ok()) << wl.status().ToString();
+  if (!wl.ok()) return {};
+  Toolchain tc;
+  tc.cxx = "g++";
+  CascadeOptions options;
+  options.cache_dir = dir / "cache";
+  options.unsafe_no_sandbox = !sandboxed;
+  Cascade cascade(*wl, tc, options);
+  auto code = ReadFile(dir / "program.cc");
+  EXPECT_TRUE(code.ok());
+  EvalRecord r = cascade.Evaluate(code.ok() ? *code : "", "program.cc", dir / "run");
+  fs::remove_all(dir);
+  return r;
+}
+
+TEST(ProgramModeOutput, PassAndTheSlowestRanksTimeInTheSandbox) {
+  EvalRecord r = RunCpuProgram("pass", "\"PASS Time: %d ms\\n\", 1 + 2 * rank", true);
+  ASSERT_EQ(r.status, EvalStatus::kOk) << r.Summary();
+  EXPECT_EQ(r.timing.median_ms, 3);
+  // In the sandbox both ranks write one log (rank 0's): their lines in either order.
+  std::vector<double> times = r.timing.rank_median_ms;
+  std::sort(times.begin(), times.end());
+  EXPECT_EQ(times, (std::vector<double>{1, 3}));
+  EXPECT_FALSE(r.sandbox.empty());
+  EXPECT_NE(r.sandbox, "none (--unsafe-no-sandbox)");
+  EXPECT_NE(r.Stage("program")->detail.find("UNTRUSTED"), std::string::npos) << r.Summary();
+}
+
+TEST(ProgramModeOutput, FailurePatternIsAWrongResult) {
+  EvalRecord r = RunCpuProgram("fail", "rank == 1 ? \"PASS FAIL\\n\" : \"PASS Time: 1 ms\\n\"", false);
+  EXPECT_EQ(r.status, EvalStatus::kWrongResult) << r.Summary();
+  EXPECT_EQ(r.reason, "the program printed its failure pattern");
+  EXPECT_EQ(r.sandbox, "none (--unsafe-no-sandbox)");
+}
+
+TEST(ProgramModeOutput, NoTimePrintedIsARuntimeError) {
+  EvalRecord r = RunCpuProgram("notime", "\"PASS rank %d\\n\", rank", false);
+  EXPECT_EQ(r.status, EvalStatus::kRuntimeError) << r.Summary();
+  EXPECT_EQ(r.reason, "no time matched program.time_regex in the program's output");
 }
 
 // A program-mode workload whose generation 0 is the program with EVOLVE markers added (the fast

@@ -76,6 +76,133 @@ Result<std::map<std::string, std::string>> CommonRankEnv(const RankJob& job) {
 
 namespace {
 
+// One job's ranks under the local launcher, from their start to their reaping: the ranks' pids,
+// which still run, their process group (rank 0 leads it) and the outcome being filled.
+class LocalJobRun {
+ public:
+  explicit LocalJobRun(const RankJob& job) : job_(job), n_(job.world_size), pids_(n_, -1), running_(n_, false) {}
+
+  // Starts every rank from `base`, in one process group; after a rank fails to start, the later
+  // ones are recorded as not started.
+  void StartRanks(const ProcessSpec& base) {
+    for (int r = 0; r < n_; ++r) {
+      RankOutcome& ro = out_.ranks.emplace_back();
+      ro.rank = r;
+      ro.log_path = LogPath(job_, r);
+      if (out_.first_failed_rank >= 0) {  // an earlier rank could not start: the job cannot work
+        ro.outcome.start_error = "not started: rank " + std::to_string(out_.first_failed_rank) + " failed to start";
+        continue;
+      }
+      ProcessSpec spec = base;
+      spec.env_set["CUCO_RANK"] = spec.env_set["RANK"] = std::to_string(r);
+      spec.env_set["CUCO_LOCAL_RANK"] = spec.env_set["LOCAL_RANK"] = std::to_string(r);
+      spec.stdout_path = spec.stderr_path = ro.log_path;
+      Started started = Spawn(spec, pgid_);
+      if (!started.error.empty()) {
+        ro.outcome.start_error = started.error;
+        NoteFailure(r);
+        continue;
+      }
+      pids_[r] = started.pid;
+      running_[r] = true;
+      ro.outcome.started = true;
+      if (r == 0) pgid_ = started.pid;
+    }
+  }
+
+  // Waits until every rank has exited, the job's timeout passes (out.timed_out), or a rank failed
+  // (to start, or by its exit) and the peers' grace after it has passed.
+  void WaitForRanks(double peer_failure_grace_s) {
+    Backoff backoff;
+    bool kill_now = out_.first_failed_rank >= 0;  // a rank failed to start
+    while (!kill_now && RecordExits(false)) {
+      double left = job_.timeout_s > 0 ? job_.timeout_s - SecondsSince(t0_) : 1.0;
+      if (left <= 0) {
+        out_.timed_out = true;
+        break;
+      }
+      if (out_.first_failed_rank >= 0) {
+        double grace_left = peer_failure_grace_s - SecondsSince(failed_at_);
+        if (grace_left <= 0) break;
+        left = std::min(left, grace_left);
+      }
+      backoff.Wait(left);
+    }
+  }
+
+  // Ends the process group (what still runs is terminated, term_grace_s before SIGKILL), records the
+  // last exits, reaps every rank (the leader last) and returns the job's outcome.
+  JobOutcome Finish(double term_grace_s) {
+    if (pgid_ > 0) {
+      // Rank 0 is unreaped until the end, so pgid still names our group.
+      bool any_running = std::find(running_.begin(), running_.end(), true) != running_.end();
+      bool gone = true;
+      if (any_running || GroupHasLiveMembers(pgid_)) {
+        std::vector<pid_t> roots;
+        for (pid_t p : pids_) {
+          if (p > 0) roots.push_back(p);
+        }
+        gone = TerminateGroup(pgid_, roots, term_grace_s);
+      }
+      RecordExits(true);
+      UnregisterGroup(pgid_);
+      for (int r = n_ - 1; r >= 0; --r) {  // the leader, rank 0, last
+        if (pids_[r] <= 0) continue;
+        if (running_[r]) {
+          ProcessOutcome& o = out_.ranks[r].outcome;
+          o.signal = SIGKILL;
+          o.timed_out = out_.timed_out;
+          o.unkillable = true;
+          o.wall_s = SecondsSince(t0_);
+        }
+        Reap(pids_[r], !running_[r]);
+      }
+      out_.unkillable = !gone;
+    }
+    out_.wall_s = SecondsSince(t0_);
+    return std::move(out_);
+  }
+
+ private:
+  void NoteFailure(int rank) {
+    if (out_.first_failed_rank < 0) {
+      out_.first_failed_rank = rank;
+      failed_at_ = Clock::now();
+    }
+  }
+
+  // Records the exit of every rank that has exited since (unreaped); true while one still runs.
+  // `after_kill`: the exits cuco caused, no failure of the rank's own.
+  bool RecordExits(bool after_kill) {
+    bool any_running = false;
+    for (int r = 0; r < n_; ++r) {
+      if (!running_[r]) continue;
+      std::optional<ProcessOutcome> e = PeekExit(pids_[r]);
+      if (!e) {
+        any_running = true;
+        continue;
+      }
+      ProcessOutcome& o = out_.ranks[r].outcome;
+      o.exit_code = e->exit_code;
+      o.signal = e->signal;
+      o.timed_out = after_kill && out_.timed_out;
+      o.wall_s = SecondsSince(t0_);
+      running_[r] = false;
+      if (!after_kill && (o.signal != 0 || o.exit_code != 0)) NoteFailure(r);
+    }
+    return any_running;
+  }
+
+  const RankJob& job_;
+  const int n_;
+  Clock::time_point t0_ = Clock::now();
+  JobOutcome out_;
+  std::vector<pid_t> pids_;
+  std::vector<bool> running_;
+  pid_t pgid_ = 0;
+  Clock::time_point failed_at_;
+};
+
 class LocalLauncher : public Launcher {
  public:
   explicit LocalLauncher(const LauncherOptions& options) : options_(options) {}
@@ -93,109 +220,10 @@ class LocalLauncher : public Launcher {
     if (FindRunnable(job.argv[0], base).empty()) {
       return Status::NotFound(job.argv[0] + ": not found in PATH");
     }
-
-    const int n = job.world_size;
-    Clock::time_point t0 = Clock::now();
-    JobOutcome out;
-    std::vector<pid_t> pids(n, -1);
-    std::vector<bool> running(n, false);
-    pid_t pgid = 0;
-    Clock::time_point failed_at;
-    auto note_failure = [&](int rank) {
-      if (out.first_failed_rank < 0) {
-        out.first_failed_rank = rank;
-        failed_at = Clock::now();
-      }
-    };
-
-    for (int r = 0; r < n; ++r) {
-      RankOutcome& ro = out.ranks.emplace_back();
-      ro.rank = r;
-      ro.log_path = LogPath(job, r);
-      if (out.first_failed_rank >= 0) {  // an earlier rank could not start: the job cannot work
-        ro.outcome.start_error = "not started: rank " + std::to_string(out.first_failed_rank) + " failed to start";
-        continue;
-      }
-      ProcessSpec spec = base;
-      spec.env_set["CUCO_RANK"] = spec.env_set["RANK"] = std::to_string(r);
-      spec.env_set["CUCO_LOCAL_RANK"] = spec.env_set["LOCAL_RANK"] = std::to_string(r);
-      spec.stdout_path = spec.stderr_path = ro.log_path;
-      Started started = Spawn(spec, pgid);
-      if (!started.error.empty()) {
-        ro.outcome.start_error = started.error;
-        note_failure(r);
-        continue;
-      }
-      pids[r] = started.pid;
-      running[r] = true;
-      ro.outcome.started = true;
-      if (r == 0) pgid = started.pid;
-    }
-
-    auto record_exits = [&](bool after_kill) {
-      bool any_running = false;
-      for (int r = 0; r < n; ++r) {
-        if (!running[r]) continue;
-        std::optional<ProcessOutcome> e = PeekExit(pids[r]);
-        if (!e) {
-          any_running = true;
-          continue;
-        }
-        ProcessOutcome& o = out.ranks[r].outcome;
-        o.exit_code = e->exit_code;
-        o.signal = e->signal;
-        o.timed_out = after_kill && out.timed_out;
-        o.wall_s = SecondsSince(t0);
-        running[r] = false;
-        if (!after_kill && (o.signal != 0 || o.exit_code != 0)) note_failure(r);
-      }
-      return any_running;
-    };
-
-    Backoff backoff;
-    bool kill_now = out.first_failed_rank >= 0;  // a rank failed to start
-    while (!kill_now && record_exits(false)) {
-      double left = job.timeout_s > 0 ? job.timeout_s - SecondsSince(t0) : 1.0;
-      if (left <= 0) {
-        out.timed_out = true;
-        break;
-      }
-      if (out.first_failed_rank >= 0) {
-        double grace_left = options_.peer_failure_grace_s - SecondsSince(failed_at);
-        if (grace_left <= 0) break;
-        left = std::min(left, grace_left);
-      }
-      backoff.Wait(left);
-    }
-
-    if (pgid > 0) {
-      // Rank 0 is unreaped until the end, so pgid still names our group.
-      bool any_running = std::find(running.begin(), running.end(), true) != running.end();
-      bool gone = true;
-      if (any_running || GroupHasLiveMembers(pgid)) {
-        std::vector<pid_t> roots;
-        for (pid_t p : pids) {
-          if (p > 0) roots.push_back(p);
-        }
-        gone = TerminateGroup(pgid, roots, options_.term_grace_s);
-      }
-      record_exits(true);
-      UnregisterGroup(pgid);
-      for (int r = n - 1; r >= 0; --r) {  // the leader, rank 0, last
-        if (pids[r] <= 0) continue;
-        if (running[r]) {
-          ProcessOutcome& o = out.ranks[r].outcome;
-          o.signal = SIGKILL;
-          o.timed_out = out.timed_out;
-          o.unkillable = true;
-          o.wall_s = SecondsSince(t0);
-        }
-        Reap(pids[r], !running[r]);
-      }
-      out.unkillable = !gone;
-    }
-    out.wall_s = SecondsSince(t0);
-    return out;
+    LocalJobRun run(job);  // the job's wall clock starts here, before its first rank
+    run.StartRanks(base);
+    run.WaitForRanks(options_.peer_failure_grace_s);
+    return run.Finish(options_.term_grace_s);
   }
 
  private:
