@@ -300,7 +300,10 @@ MpsStopReport MpsDaemon::Stop() {
           if (std::find(servers_.begin(), servers_.end(), pid) == servers_.end()) servers_.push_back(pid);
       r.quit_answered = Command("quit").ok();
       launch_internal::Backoff backoff;
-      while (!launch_internal::PeekExit(pid_).has_value() && SecondsSince(t0) < options_.quit_timeout_s)
+      // Until the daemon and everything it started have ended (its servers may outlive it by a
+      // moment): a loaded host must not turn an answered quit into a kill.
+      while ((!launch_internal::PeekExit(pid_).has_value() || launch_internal::GroupHasLiveMembers(pid_)) &&
+             SecondsSince(t0) < options_.quit_timeout_s)
         backoff.Wait(0.05);
     }
     if (!launch_internal::PeekExit(pid_).has_value() || launch_internal::GroupHasLiveMembers(pid_)) {
