@@ -142,6 +142,17 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
       if (v == "per-thread") out.flags.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
       continue;
     }
+    // Libraries; nvcc's -lineinfo, -lib and -link are not (nor anything without a name).
+    if (a == "-l" || a == "--library") {
+      if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
+      out.libraries.push_back(argv[++i]);
+      continue;
+    }
+    if (a.rfind("--library=", 0) == 0 || (a.size() > 2 && a.rfind("-l", 0) == 0 && a != "-lineinfo" && a != "-lib" &&
+                                          a != "-link")) {
+      out.libraries.push_back(a.substr(a[1] == '-' ? std::string("--library=").size() : 2));
+      continue;
+    }
     if (a == "-std" || a == "--std") {
       if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
       out.flags.push_back("-std=" + argv[++i]);
@@ -211,7 +222,7 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
 
 CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
   CompileFlags out;
-  std::set<std::string> seen, seen_dirs, seen_own;
+  std::set<std::string> seen, seen_dirs, seen_own, seen_libs;
   for (const CompileFlags* c : {&a, &b}) {
     for (const auto& f : c->flags)
       if (seen.insert(f).second) out.flags.push_back(f);
@@ -219,6 +230,8 @@ CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
       if (seen_dirs.insert(d).second) out.include_dirs.push_back(d);
     for (const auto& d : c->own_include_dirs)
       if (seen_own.insert(d).second) out.own_include_dirs.push_back(d);
+    for (const auto& l : c->libraries)
+      if (seen_libs.insert(l).second) out.libraries.push_back(l);
   }
   out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
   return out;

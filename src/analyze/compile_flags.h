@@ -32,6 +32,9 @@ struct CompileFlags {
   // compile_commands.json, any outside /usr and /opt (build systems write every folder absolute).
   // cuco init copies the headers it uses from them into the workload.
   std::vector<std::string> own_include_dirs;
+  // The libraries the command links (-lNAME, -l NAME, --library NAME, nvcc's --library=NAME), in
+  // order, as named ("cublas", ":libfoo.so.1"): cuco init links the harness with them.
+  std::vector<std::string> libraries;
   std::string source;                     // where they came from, for messages ("compile_commands.json:3")
 };
 

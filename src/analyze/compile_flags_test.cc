@@ -25,6 +25,19 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc"}));
 }
 
+// The libraries a build line links (llm.c's `nvcc -lmpi -lnccl -L... -lcublas -lcublasLt x.cu`),
+// in order; nvcc's -lineinfo / -lib are flags, not libraries.
+TEST(CompileFlags, KeepsTheLibrariesTheCommandLinks) {
+  Result<CompileFlags> f = FlagsFromCommand(
+      {"nvcc", "-lmpi", "-lnccl", "-L/usr/lib/x86_64-linux-gnu/openmpi/lib/", "-lcublas", "-lineinfo", "-l", "cublasLt",
+       "--library=cudnn", "--library", "m", "-l:libfoo.so.1", "-lib", "x.cu", "-o", "x"},
+      "/tmp");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->libraries, (std::vector<std::string>{"mpi", "nccl", "cublas", "cublasLt", "cudnn", "m", ":libfoo.so.1"}));
+  EXPECT_TRUE(f->flags.empty());
+  EXPECT_FALSE(FlagsFromCommand({"nvcc", "x.cu", "-l"}, "/tmp").ok());
+}
+
 TEST(CompileFlags, AFlagWithoutItsValueIsAnError) {
   Result<CompileFlags> f = FlagsFromCommand({"nvcc", "main.cu", "-I"}, "/tmp");
   ASSERT_FALSE(f.ok());

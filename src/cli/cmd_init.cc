@@ -109,6 +109,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     so.name = *name;
     so.force = *force;
     so.compile_flags = f->flags;
+    so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = *loop;
     so.other_sources.assign(files->begin() + 1, files->end());

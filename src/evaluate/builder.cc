@@ -121,6 +121,9 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   if (cuda && toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include")
     runtime_flags_.push_back("-I" + toolchain_.cublas.include_dir);
   for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
+  // NVTX annotations compile to calls answered by runtime/src/common/nvtx_off.cc (no-ops), not to
+  // NVTX's header implementation, whose dlopen the object check refuses in a candidate.
+  if (cuda && workload_.mode == "harness") common_flags_.push_back("-DNVTX_NO_IMPL");
   common_flags_.push_back("-I" + (runtime_dir_ / "include").string());
   common_flags_.push_back("-I" + workload_.dir.string());
   auto add_lib = [&](const LibraryInstall& lib) {
@@ -420,14 +423,15 @@ std::vector<std::string> SupervisorSources(bool cuda) {
                                 "supervisor/candidate_process.cc", "common/channel.cc"};
   if (cuda)
     s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
-                       "common/driver_api.cu"});
+                       "common/driver_api.cu", "common/nvtx_off.cc"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }
 
 std::vector<std::string> CandidateRuntimeSources(bool cuda) {
   if (cuda)
-    return {"candidate/gpu_candidate_main.cu", "candidate/rank_context.cu", "common/channel.cc", "common/driver_api.cu"};
+    return {"candidate/gpu_candidate_main.cu", "candidate/rank_context.cu", "common/channel.cc", "common/driver_api.cu",
+            "common/nvtx_off.cc"};
   return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
 }
 
@@ -494,6 +498,7 @@ Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>
     if (ec) return Status::Internal("cannot keep the supervisor " + exe.string() + ": " + ec.message());
   }
   r.supervisor = exe.string();
+  r.reference_object = (fdir / "supervisor" / "reference.o").string();
   return r;
 }
 
@@ -511,7 +516,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   }
   // The frozen side, shared by every candidate of this workload and toolchain.
   std::vector<Unit> frozen;
-  std::string supervisor;
+  std::string supervisor, reference_object;
   if (harness) {
     const fs::path fdir = cache_dir_ / ("frozen-" + env_key_.substr(0, 24));
     auto fr = BuildFrozen(fdir, &frozen, timeout_s);
@@ -522,6 +527,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
       return *fr;
     }
     supervisor = fr->supervisor;
+    reference_object = fr->reference_object;
   }
 
   BuildResult r;
@@ -545,6 +551,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
       if (r.ok) {
         r.executable = exe.string();
         r.supervisor = supervisor;
+        r.reference_object = reference_object;
         r.object = object.string();
       }
       return r;
@@ -564,6 +571,7 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   built->source = r.source;
   if (built->ok) {
     built->supervisor = supervisor;
+    built->reference_object = reference_object;
     built->object = object.string();
   }
   // A timed-out compile is not cached (the next try may have more time), nor one a signal stopped.

@@ -35,6 +35,7 @@ struct BuildResult {
   bool cached = false;          // taken from the cache, nothing compiled
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
+  std::string reference_object; // harness mode, when ok: the frozen reference's object (the user's own names)
   std::string object;           // the candidate's own object file (for the object checks)
   std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
   // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,

@@ -158,6 +158,14 @@ TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
   EXPECT_TRUE(has(with, "-Xptxas") && has(with, "-O0"));
   EXPECT_TRUE(has(with, "-O3")) << "the host object keeps the workload's flags (the object check reads it)";
   EXPECT_FALSE(has(without, "-Xptxas"));
+  // NVTX annotations compile to calls (NVTX_NO_IMPL) that the runtime's no-op unit answers, on
+  // both sides; the reference's object is named for the object check (the program's own names).
+  EXPECT_TRUE(has(without, "-DNVTX_NO_IMPL"));
+  int nvtx_objects = 0;
+  for (const auto& e : fs::recursive_directory_iterator(cache_ / "cache"))
+    nvtx_objects += e.path().filename() == "nvtx_off.o" && e.path().parent_path().filename() == "common";
+  EXPECT_EQ(nvtx_objects, 1) << "compiled once (runtime-*/common/), linked into the supervisor and the candidate";
+  EXPECT_TRUE(full.reference_object.ends_with("supervisor/reference.o")) << full.reference_object;
   for (const auto& cmd : check.commands)  // the frozen side was built by the first build: none here
     EXPECT_TRUE(cmd == with || !has(cmd, "-c")) << "only the candidate is compiled again";
 }

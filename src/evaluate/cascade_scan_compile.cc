@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <regex>
+#include <set>
 
 #include "evaluate/object_check.h"
 #include "evaluate/stage_logs.h"
@@ -130,7 +131,17 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   st->status = EvalStatus::kOk;
   // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
   if (workload_.mode == "harness" && !options_.skip_deny_scan) {
-    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path);
+    // The user's program's own global names (its reference, trusted) are the candidate's to define too.
+    std::set<std::string> program_names;
+    if (!built->reference_object.empty() && fs::exists(built->reference_object)) {
+      auto own = ProgramOwnNames(built->reference_object);
+      if (!own.ok() && own.status().code() == Status::Code::kUnavailable) {
+        MarkUnjudged(st, rec, "the object check could not run (" + own.status().message() + ")");
+        return false;
+      }
+      if (own.ok()) program_names = *own;
+    }
+    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path, program_names);
     // readelf or nm failing (stopped by a signal, missing) says nothing about the candidate.
     if (obj.code() == Status::Code::kUnavailable) {
       MarkUnjudged(st, rec, "the object check could not run (" + obj.message() + ")");

@@ -44,7 +44,8 @@ bool RunTimeLookup(const std::string& name) {
 // What the object's symbols define or refer to that a candidate may not: the run-time lookups it
 // refers to, the indirect functions, C-linkage and unmangled globals it defines, the global
 // allocation functions it replaces, and symbols in reserved namespaces (a kernel's stub excepted).
-void SymbolFindings(const std::vector<Symbol>& syms, std::vector<ObjectFinding>* out) {
+void SymbolFindings(const std::vector<Symbol>& syms, const std::set<std::string>& program_names,
+                    std::vector<ObjectFinding>* out) {
   std::vector<ObjectFinding>& found = *out;
   std::set<std::string> defined;
   for (const auto& s : syms)
@@ -67,6 +68,7 @@ void SymbolFindings(const std::vector<Symbol>& syms, std::vector<ObjectFinding>*
     }
     if (s.name.rfind("_Z", 0) != 0) {
       if (s.name.rfind("DW.ref.", 0) == 0) continue;  // the compiler's personality reference
+      if (program_names.count((s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name) > 0) continue;  // the user's own
       found.push_back({s.name, s.type == "FUNC" ? "defines the C-linkage function" : "defines the unmangled global",
                        ""});
       continue;
@@ -84,7 +86,8 @@ void SymbolFindings(const std::vector<Symbol>& syms, std::vector<ObjectFinding>*
 
 }  // namespace
 
-Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language) {
+Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language,
+                                                          const std::set<std::string>& program_names) {
   auto sym_out = Tool({"readelf", "-sW", object_path});
   if (!sym_out.ok()) return sym_out.status();
   auto sec_out = Tool({"readelf", "-SW", object_path});
@@ -95,7 +98,7 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
   std::map<std::string, std::string> sections = object_elf::ParseSections(*sec_out);
   std::vector<ObjectFinding> found;
 
-  SymbolFindings(syms, &found);
+  SymbolFindings(syms, program_names, &found);
 
   // Load- and exit-time entries: each relocation of an init/fini section names what runs.
   for (const auto& [idx, name] : sections)
@@ -162,8 +165,8 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
 }
 
 Status CheckCandidateObject(const std::string& object_path, const std::string& language,
-                            const std::string& display_path) {
-  auto found = InspectCandidateObject(object_path, language);
+                            const std::string& display_path, const std::set<std::string>& program_names) {
+  auto found = InspectCandidateObject(object_path, language, program_names);
   if (!found.ok()) return found.status();
   if (found->empty()) return Status::Ok();
   const ObjectFinding& f = found->front();
@@ -175,6 +178,20 @@ Status CheckCandidateObject(const std::string& object_path, const std::string& l
   std::string msg = where + ": the compiled candidate " + f.what + " '" + f.symbol + "', which candidates may not do";
   if (found->size() > 1) msg += " (" + std::to_string(found->size() - 1) + " more)";
   return Status::InvalidArgument(msg);
+}
+
+Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_object) {
+  auto sym_out = Tool({"readelf", "-sW", reference_object});
+  if (!sym_out.ok()) return sym_out.status();
+  std::set<std::string> names;
+  for (const Symbol& s : object_elf::ParseSymbols(*sym_out)) {
+    const bool exported = s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE";
+    if (!exported || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty() || s.name[0] == '_') continue;
+    if (s.type != "FUNC" && s.type != "OBJECT") continue;
+    if (s.name.rfind("_Z", 0) == 0 || s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco_candidate_", 0) == 0) continue;
+    names.insert((s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name);
+  }
+  return names;
 }
 
 }  // namespace cuco

@@ -8,6 +8,7 @@
 // bound (docs/workload-contract.md).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,14 +44,24 @@ struct ObjectFinding {
 //    construct objects of the standard library's and cuco's types, never run the candidate's own
 //    code or any other library's); and .init / .fini sections.
 // Candidate functions in the global namespace (cuco_candidate_setup/run/teardown, kernels and
-// their stubs) and everything of internal linkage are allowed.
+// their stubs) and everything of internal linkage are allowed, and so are the unmangled names in
+// `program_names` (ProgramOwnNames: the user's program's own globals, such as
+// `pthread_barrier_t barrier;` at file scope), each with the kind (function or data) it has there.
 // An error status (Unavailable) when readelf or objdump is missing, cannot read the file or is
 // stopped by a signal: no finding, and no verdict on the candidate (the cascade leaves it pending).
-Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language);
+Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language,
+                                                          const std::set<std::string>& program_names = {});
 
 // Ok, or InvalidArgument "display_path[:line]: the compiled candidate <what> '<symbol>', which
 // candidates may not do (N more)" for the first finding. language: "cuda" or "cpu".
 Status CheckCandidateObject(const std::string& object_path, const std::string& language,
-                            const std::string& display_path);
+                            const std::string& display_path, const std::set<std::string>& program_names = {});
+
+// The unmangled global definitions of a workload's frozen reference object (the user's program as
+// cuco init wrote it: its file-scope variables and C-linkage functions), each as "FUNC name" or
+// "OBJECT name". The reference is trusted and never the candidate's, so a candidate defines these
+// names only because the user's program does. Never included: names starting with '_' (the
+// implementation's), DW.ref.* and cuco's candidate entry points. Unavailable as InspectCandidateObject.
+Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_object);
 
 }  // namespace cuco

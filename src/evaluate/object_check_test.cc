@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace cuco {
 namespace {
@@ -89,6 +93,46 @@ TEST_F(ObjectCheck, CLinkageAndAsmLabelsAreNamed) {
   Status s = CheckCandidateObject((dir_ / "c.o").string(), "cpu", "cand.cc");
   EXPECT_EQ(s.message(),
             "cand.cc: the compiled candidate defines the unmangled global 'counter', which candidates may not do");
+}
+
+// The user's program's own globals (its reference defines them: `pthread_barrier_t barrier;` in
+// NCCL's examples' utils.cc) are the candidate's to define, with the same kind; nothing else is.
+TEST_F(ObjectCheck, TheProgramsOwnGlobalsAreAllowed) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  std::string ref = Compile("#include <pthread.h>\npthread_barrier_t barrier;\nint nccl_unique_id[4];\n"
+                            "extern \"C\" int helper_c(int x) { return x + 1; }\nint _reserved_data = 1;\n"
+                            "bool cuco_candidate_run(void*, int) { return true; }\n", false);
+  ASSERT_FALSE(ref.empty());
+  fs::rename(ref, dir_ / "reference.o");
+  auto own = ProgramOwnNames((dir_ / "reference.o").string());
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(*own, (std::set<std::string>{"FUNC helper_c", "OBJECT barrier", "OBJECT nccl_unique_id"}));
+  std::string cand = Compile("#include <pthread.h>\npthread_barrier_t barrier;\nint nccl_unique_id[4];\n"
+                             "extern \"C\" int helper_c(int x) { return x + 1; }\n"
+                             "int _reserved_data = 1;\nint counter = 1;\nextern \"C\" int barrier_fn() { return 0; }\n", false);
+  ASSERT_FALSE(cand.empty());
+  auto f = InspectCandidateObject(cand, "cpu", *own);
+  ASSERT_TRUE(f.ok());
+  std::vector<std::string> v;
+  for (const auto& x : *f) v.push_back(x.symbol);
+  std::sort(v.begin(), v.end());
+  EXPECT_EQ(v, (std::vector<std::string>{"_reserved_data", "barrier_fn", "counter"}));
+  // The same name with another kind (data in the program, a function here) is still refused.
+  cand = Compile("extern \"C\" int barrier() { return 0; }\n", false);
+  EXPECT_FALSE(CheckCandidateObject(cand, "cpu", "cand.cc", *own).ok());
+  EXPECT_TRUE(CheckCandidateObject(Compile("int nccl_unique_id[4];\n", false), "cpu", "cand.cc", *own).ok());
+}
+
+// NVTX's header implementation finds its tool with dlopen; compiled with NVTX_NO_IMPL (as the
+// builder compiles harness-mode candidates), the annotations are plain calls and pass.
+TEST_F(ObjectCheck, NvtxAnnotationsPassWithoutTheirHeaderImplementation) {
+  if (!fs::exists(kNvcc)) GTEST_SKIP() << "nvcc not found at " << kNvcc;
+  const std::string code =
+      "#include <nvtx3/nvToolsExt.h>\nint annotated(int x) { nvtxRangePushA(\"step\"); x += 1; nvtxRangePop(); "
+      "return x; }\n";
+  auto refused = Findings(code, true);
+  EXPECT_NE(std::find(refused.begin(), refused.end(), "dlopen"), refused.end());
+  EXPECT_EQ(Findings(code, true, "-DNVTX_NO_IMPL"), std::vector<std::string>{});
 }
 
 TEST_F(ObjectCheck, ReservedNamespacesAndOperatorNew) {

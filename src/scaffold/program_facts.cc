@@ -143,6 +143,16 @@ void GuessOutputRegexes(ProgramFacts& f) {
 
 }  // namespace
 
+void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs) {
+  auto starts = [](const std::string& s, const char* p) { return s.rfind(p, 0) == 0; };
+  for (const std::string& l : build_line_libs) {
+    if (l.empty() || starts(l, "mpi") || starts(l, "nccl") || starts(l, "cudart") || starts(l, ":libnccl") ||
+        starts(l, ":libmpi") || starts(l, ":libcudart"))
+      continue;
+    if (std::find(libs->begin(), libs->end(), l) == libs->end()) libs->push_back(l);
+  }
+}
+
 int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which) {
   for (const auto& [name, line] : f.called)
     if (name.rfind(prefix, 0) == 0) {

@@ -57,6 +57,11 @@ struct ProgramFacts {
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
                          const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {});
 
+// Adds to `libs` (GatherFacts' guess from the calls) each library of the user's build line that is
+// not there yet, except those the harness answers itself: MPI (cuco/program/mpi.h), NCCL (linked
+// always) and the CUDA runtime (nvcc's own).
+void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs);
+
 // Line of the first call of a name starting with `prefix` (the name in *which); 0 when none.
 int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which = nullptr);
 

@@ -27,6 +27,16 @@ Analysis AnalyzeWith(const std::string& text, const std::vector<std::string>& fl
 
 // NCCL's examples build one utils.cc for MPI (-DMPI_SUPPORT) or for pthreads: in the pthreads build
 // the MPI calls under `#ifdef MPI_SUPPORT` are not the program's, and it is no mpirun program.
+// The build line's libraries join the guess (a library called only from a header, as llm.c's
+// cuBLAS, is still linked); MPI, NCCL and the CUDA runtime are the harness's own.
+TEST(ProgramFacts, TheBuildLinesLibrariesJoinTheGuess) {
+  std::vector<std::string> libs = {"cublasLt", "nccl", "mpi"};
+  AddBuildLineLibraries({"mpi", "mpi_cxx", "nccl", "cublas", "cublasLt", "cudart", "cudart_static", "pthread", "cublas",
+                         ":libnccl.so.2", ":libfoo.so.1"},
+                        &libs);
+  EXPECT_EQ(libs, (std::vector<std::string>{"cublasLt", "nccl", "mpi", "cublas", "pthread", ":libfoo.so.1"}));
+}
+
 TEST(ProgramFacts, CodeThisBuildSkipsIsNotTheProgramsOwn) {
   const std::string text =
       "#include <nccl.h>\n#ifdef MPI_SUPPORT\n#include <mpi.h>\n#endif\n#include <pthread.h>\n"

@@ -158,6 +158,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());
   for (const std::string& flag : options.compile_flags) f.build_flags.push_back(OwnIncludeFlag(flag, main_dir, own));
+  AddBuildLineLibraries(options.link_libraries, &f.libs);
   Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
   if (!more.ok()) return more.status();
   for (const ProgramFile& pf : *more)

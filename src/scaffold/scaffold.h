@@ -41,6 +41,10 @@ struct ScaffoldOptions {
   // The program's own compile flags (-I, -D, -std, ...: analyze/compile_flags.h), written into both
   // workload.toml files' [build] flags so the program builds as the user builds it.
   std::vector<std::string> compile_flags;
+  // The libraries the user's build line links (CompileFlags::libraries): added to what init
+  // guesses from the program's calls, except those the harness answers itself (MPI, NCCL, the CUDA
+  // runtime): a library called only from a header (llm.c's cuBLAS) is still linked.
+  std::vector<std::string> link_libraries;
   // The program's other source files: copied with the headers its files include (program_files.h)
   // and built with it ([build] sources). One outside the main file's folder keeps its place relative
   // to main, each `..` spelled `_up`.

@@ -704,12 +704,21 @@ TEST_F(ScaffoldTest, AProgramOverSeveralFilesIsCopiedWhole) {
   ScaffoldOptions so;
   so.other_sources = {dir + "/mlp.cu"};
   so.compile_flags = o.program_flags;
+  so.link_libraries = {"mpi", "nccl", "cublasLt", "m"};  // as its build line's -l flags would give them
   Result<ScaffoldReport> r = ScaffoldWorkload(*a, dir + "/main.cu", root_ / "tp", so);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   for (const char* f : {"main.cu", "mlp.cu", "mlp.h"}) EXPECT_TRUE(fs::exists(root_ / "tp" / f)) << f;
   Result<WorkloadConfig> w = LoadWorkload(root_ / "tp");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_EQ(w->build_sources, std::vector<std::string>{"mlp.cu"});
+  // The build line's libraries are linked once each, beside those guessed from the calls.
+  EXPECT_EQ(w->build_libs.back(), "m");
+  EXPECT_EQ(std::count(w->build_libs.begin(), w->build_libs.end(), "cublasLt"), 1);
+  EXPECT_EQ(std::count(w->build_libs.begin(), w->build_libs.end(), "nccl"), 1);
+  Result<WorkloadConfig> h = LoadWorkload(root_ / "tp" / "harness");
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->build_libs.back(), "m");
+  EXPECT_EQ(std::count(h->build_libs.begin(), h->build_libs.end(), "mpi"), 0);  // answered by cuco/program/mpi.h
   // It prints no verdict: its checksum line (main.cu:92) says it ran to its end.
   EXPECT_EQ(w->program->pass_regex, "checksum:");
   bool said = false;
