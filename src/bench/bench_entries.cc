@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "evaluate/judge.h"
+#include "evaluate/stored_outcome.h"
 #include "util/clock.h"
 #include "util/files.h"
 
@@ -116,13 +117,8 @@ void EvaluateBenchEntries(std::vector<BenchEntry>& entries, Cascade& cascade, Ca
     e.record = cascade.Evaluate(e.code, e.file, run_dir / "entries" / e.name, call);
     const EvalRecord& r = e.record;
     cr.id = e.store_id;
-    cr.code_hash = r.code_hash;
-    cr.status = EvalStatusName(r.status);
-    cr.time_ms = r.timing.median_ms;
-    cr.metrics_json = r.ToJson().dump();
-    cr.logs = CollectLogs(r);
+    FillOutcome(r, &cr);
     cr.feedback = fmt::format("{} ({}): {}{}", e.name, e.kind, EvalStatusText(r.status), r.reason.empty() ? "" : ": " + r.reason);
-    cr.finished_ms = NowMs();
     if (e.store_id > 0) store.Update(cr);
     std::cerr << fmt::format("cuco bench: [{}/{}] {} ({}): {}{}\n", i + 1, entries.size(), e.name, e.kind,
                              EvalStatusText(r.status),

@@ -110,11 +110,8 @@ struct BenchSetup {
 };
 
 Status SetUpBench(const BenchOptions& a, BenchSetup* b) {
-  auto wl = LoadWorkload(a.workload);
-  if (!wl.ok()) return Status::InvalidArgument(wl.status().message());
-  if (Status s = OverrideBenchSizes(&*wl, a.sizes); !s.ok()) return Status::InvalidArgument(s.message());
-  if (a.verify_limit_s > 0) wl->verify_s = a.verify_limit_s;
-  if (a.bench_limit_s > 0) wl->bench_s = a.bench_limit_s;
+  auto wl = LoadWorkloadWithOverrides(a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
+  if (!wl.ok()) return wl.status();
   b->wl = *std::move(wl);
   b->world = a.world_size > 0 ? a.world_size : b->wl.world_size;
   if (std::find(b->wl.world_sizes.begin(), b->wl.world_sizes.end(), b->world) == b->wl.world_sizes.end())

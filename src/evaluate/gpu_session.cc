@@ -16,7 +16,10 @@ constexpr const char* kNoPipeDir = "/dev/null/cuco-no-mps";
 
 std::string IdentityDevices(size_t n) {
   std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(i);
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(i);
+  }
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "evaluate/stored_outcome.h"
 #include "util/clock.h"
 
 namespace cuco {
@@ -36,13 +37,8 @@ std::vector<EvaluatedCandidate> EvaluateAndStore(Cascade& cascade, CandidateStor
       out.record = cascade.Evaluate(c.code, c.label, run_dir / "candidates" / std::to_string(out.store_id));
       const EvalRecord& r = out.record;
       cr.id = out.store_id;
-      cr.code_hash = r.code_hash;
-      cr.status = EvalStatusName(r.status);
-      cr.time_ms = r.timing.median_ms;
-      cr.metrics_json = r.ToJson().dump();
-      cr.logs = CollectLogs(r);
+      FillOutcome(r, &cr);
       cr.feedback = r.reason.empty() ? c.label : c.label + ": " + r.reason;
-      cr.finished_ms = NowMs();
       std::lock_guard<std::mutex> lock(store_mu);
       if (out.store_id > 0) store.Update(cr);
     }

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "store/candidate_store.h"
+#include "evaluate/stored_outcome.h"
 #include "util/clock.h"
 #include "util/files.h"
 
@@ -67,15 +68,11 @@ int64_t AttemptRecorder::Store(const std::string& code, const std::string& kind,
   cr.code = code;
   cr.mutation_kind = kind;
   cr.proposer = kind == "seed" ? "manual" : kind;
-  cr.code_hash = record.code_hash;
-  cr.status = EvalStatusName(record.status);
-  cr.time_ms = record.timing.median_ms;
-  cr.metrics_json = record.ToJson().dump();
-  cr.logs = CollectLogs(record);
+  FillOutcome(record, &cr);
+  cr.created_ms = cr.finished_ms;
   cr.feedback = feedback;
   if (!record.reason.empty())
     cr.feedback += (feedback.empty() ? "" : "\n") + record.candidate_path + ": " + record.reason;
-  cr.created_ms = cr.finished_ms = NowMs();
   std::lock_guard<std::mutex> lock(s_->mu);
   auto id = s_->store->Insert(cr);
   return id.ok() ? *id : 0;

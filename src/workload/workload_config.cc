@@ -437,6 +437,16 @@ Result<WorkloadConfig> LoadWorkloadText(const std::string& text, const std::file
   return c;
 }
 
+Result<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& path, const std::vector<std::string>& bench_sizes,
+                                                 double verify_limit_s, double bench_limit_s) {
+  auto wl = LoadWorkload(path);
+  if (!wl.ok()) return Status::InvalidArgument(wl.status().message());
+  if (Status s = OverrideBenchSizes(&*wl, bench_sizes); !s.ok()) return Status::InvalidArgument(s.message());
+  if (verify_limit_s > 0) wl->verify_s = verify_limit_s;
+  if (bench_limit_s > 0) wl->bench_s = bench_limit_s;
+  return wl;
+}
+
 Status CheckWorldSizeListed(const WorkloadConfig& workload, int world_size) {
   const auto& sizes = workload.world_sizes;
   if (world_size <= 0 || std::find(sizes.begin(), sizes.end(), world_size) != sizes.end()) return Status::Ok();

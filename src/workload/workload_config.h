@@ -110,6 +110,12 @@ std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::str
 // NAME must be one of the workload's bench sizes; VALUE an integer. Errors name the setting.
 Status OverrideBenchSizes(WorkloadConfig* workload, const std::vector<std::string>& settings);
 
+// The workload at `path` with `cuco eval`'s and `cuco bench`'s overrides: `bench_sizes` ("NAME=VALUE",
+// OverrideBenchSizes) and the verify / bench time limits where > 0. Every error is kInvalidArgument,
+// naming the file or the setting.
+Result<WorkloadConfig> LoadWorkloadWithOverrides(const std::string& path, const std::vector<std::string>& bench_sizes,
+                                                 double verify_limit_s, double bench_limit_s);
+
 // A --world-size N (<= 0: not given) among the workload's world_sizes: Ok, else kInvalidArgument
 // "--world-size N: not among the world_sizes of <workload.toml>".
 Status CheckWorldSizeListed(const WorkloadConfig& workload, int world_size);
