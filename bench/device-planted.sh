@@ -9,6 +9,8 @@ OUT=${OUT:-/tmp/cuco-planted}
 CUCO=${CUCO:-build/src/cli/cuco}
 WORLD=${WORLD:-1}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUCO_CACHE_DIR=${CUCO_CACHE_DIR:-/tmp/cuco-cache}
+# .carry/cuco needs the libraries that travel beside it (bench/make-carry.sh) and its bubblewrap.
+[ -d .carry/lib ] && export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$PWD/.carry/bin:$PATH
 # attention_cp links cuDNN: the GPU machines lack the frontend headers, so they travel in .carry/.
 [ -z "${CUCO_CUDNN_FRONTEND_INCLUDE:-}" ] && [ -d .carry/cudnn-fe/include ] && export CUCO_CUDNN_FRONTEND_INCLUDE=$PWD/.carry/cudnn-fe/include
 mkdir -p "$OUT"

@@ -6,6 +6,7 @@
 # (cuco evolve --resume). EVOLVE_TIMEOUT=<s> interrupts each run (SIGINT, as a Ctrl-C) after that many
 # seconds, so that the summary still comes back inside a device call; the next call resumes it.
 # GPUS (e.g. 2,3) keeps the runs on those GPUs, so that another script can share the machine.
+# EVOLVE_CONFIG: another search config (bench/evolve-attention.toml for attention_cp's knobs).
 # Usage (repo root): CUCO=.carry/cuco WORLD=2 bash bench/run-evolve.sh
 set -u
 OUT=${OUT:-/tmp/cuco-evolve}
@@ -27,7 +28,7 @@ for wl in $WORKLOADS; do
     ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve --resume "$RUN" ${GPUS:+--gpus "$GPUS"} 2>"$OUT/$wl-w$WORLD.log"
   else
     mkdir -p "$(dirname "$RUN")"
-    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve "workloads/$wl" --config bench/evolve-64.toml --run-dir "$RUN" --world-size "$WORLD" ${GPUS:+--gpus "$GPUS"} 2>"$OUT/$wl-w$WORLD.log"
+    ${EVOLVE_TIMEOUT:+timeout -s INT -k 20 "$EVOLVE_TIMEOUT"} "$CUCO" evolve "workloads/$wl" --config "${EVOLVE_CONFIG:-bench/evolve-64.toml}" --run-dir "$RUN" --world-size "$WORLD" ${GPUS:+--gpus "$GPUS"} 2>"$OUT/$wl-w$WORLD.log"
   fi
   echo "exit $?"
   tail -4 "$OUT/$wl-w$WORLD.log"
