@@ -51,7 +51,7 @@ std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::stri
     }
     ScaffoldOptions so;
     so.compile_flags = f->flags;
-  so.link_libraries = f->libraries;
+    so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = loop;
     so.other_sources.assign(files.begin() + 1, files.end());

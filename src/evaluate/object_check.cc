@@ -188,7 +188,7 @@ Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_objec
     const bool exported = s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE";
     if (!exported || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty() || s.name[0] == '_') continue;
     if (s.type != "FUNC" && s.type != "OBJECT") continue;
-    if (s.name.rfind("_Z", 0) == 0 || s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco_candidate_", 0) == 0) continue;
+    if (s.name.rfind("_Z", 0) == 0 || s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco", 0) == 0) continue;
     names.insert((s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name);
   }
   return names;

@@ -61,7 +61,7 @@ Status CheckCandidateObject(const std::string& object_path, const std::string& l
 // cuco init wrote it: its file-scope variables and C-linkage functions), each as "FUNC name" or
 // "OBJECT name". The reference is trusted and never the candidate's, so a candidate defines these
 // names only because the user's program does. Never included: names starting with '_' (the
-// implementation's), DW.ref.* and cuco's candidate entry points. Unavailable as InspectCandidateObject.
+// implementation's), DW.ref.* and names starting with "cuco" (cuco's own). Unavailable as InspectCandidateObject.
 Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_object);
 
 }  // namespace cuco

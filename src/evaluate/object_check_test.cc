@@ -101,6 +101,7 @@ TEST_F(ObjectCheck, TheProgramsOwnGlobalsAreAllowed) {
   if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
   std::string ref = Compile("#include <pthread.h>\npthread_barrier_t barrier;\nint nccl_unique_id[4];\n"
                             "extern \"C\" int helper_c(int x) { return x + 1; }\nint _reserved_data = 1;\n"
+                            "extern \"C\" int cuco_hook(int x) { return x; }\n"
                             "bool cuco_candidate_run(void*, int) { return true; }\n", false);
   ASSERT_FALSE(ref.empty());
   fs::rename(ref, dir_ / "reference.o");
