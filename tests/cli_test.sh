@@ -110,6 +110,14 @@ check "run of a program init cannot harness exits 2" test $? -eq 2
 check "run says step 1 (init)" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all.out"
 check "run names the line it cannot harness" grep -qF "all.cu:7: the loops at all.cu:8 and all.cu:10" "$T/run-all.out"
 check "run names the program-mode workload" grep -qF "cuco eval $T/run-all" "$T/run-all.out"
+# The workload is reused while the program is unchanged, and made again (the old one kept) after an edit.
+"$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all2.out" 2>&1
+check "run reuses the workload of an unchanged program" grep -qF "cuco run: 1/3 init: reusing $T/run-all" "$T/run-all2.out"
+check "run of a reused skeleton says so (exit 2)" grep -qF "cuco run: $T/run-all/harness is the skeleton init made" "$T/run-all2.out"
+printf '// edited\n' >>"$T/all.cu"
+"$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all3.out" 2>&1
+check "run makes the workload again after the program changed" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all3.out"
+check "run says the program changed and keeps the old folder" bash -c "grep -qF 'changed since $T/run-all was made from it' '$T/run-all3.out' && ls -d '$T'/run-all-* >/dev/null"
 
 
 # cuco transform / cuco run: refusals name the file (exit 2); --llm without a configured LLM is an

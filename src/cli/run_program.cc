@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "scaffold/scaffold.h"
+#include "util/clock.h"
 #include "util/files.h"
 #include "util/sha256.h"
 #include "util/source_text.h"
@@ -33,17 +34,43 @@ std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::stri
     std::cout << "cuco run: " << other.string() << " was made from " << Trim(*made_from) << ", not " << origin
               << ": using " << dir.string() << "\n";
   }
-  ProgramWorkload made;
-  made.dir = (dir / "harness").string();
-  if (fs::exists(dir / "harness" / "workload.toml", ec)) {
-    std::cout << "cuco run: 1/3 init: reusing " << dir.string() << " (an earlier `cuco run` made it; delete it to make it "
-              << "again from " << program << ")\n";
-  } else {
-    Result<CompileFlags> f = ResolveProgramFlags(flags, program);
-    if (!f.ok()) {
-      std::cerr << "cuco run: " << f.status().message() << "\n";
+  Result<CompileFlags> f = ResolveProgramFlags(flags, program);
+  if (!f.ok()) {
+    std::cerr << "cuco run: " << f.status().message() << "\n";
+    return kExitUsage;
+  }
+  // Made again when the program, its flags or its libraries changed since; the old folder is kept.
+  const std::vector<std::string> others(files.begin() + 1, files.end());
+  std::vector<std::string> inputs = {program};
+  inputs.insert(inputs.end(), others.begin(), others.end());
+  std::string was;
+  const ProgramWorkloadState state =
+      StateOfProgramWorkload(dir, ProgramInputsHash(inputs, f->flags, f->libraries), &was);
+  if (state == ProgramWorkloadState::kChanged) {
+    fs::path kept = dir.string() + "-" + was.substr(0, 8);
+    if (fs::exists(kept, ec)) kept += "-" + std::to_string(NowMs());  // never over an older one
+    fs::rename(dir, kept, ec);
+    if (ec) {
+      std::cerr << "cuco run: " << program << " changed since " << dir.string() << " was made from it, and the old "
+                << "folder cannot be moved aside to " << kept.string() << ": " << ec.message() << "\n";
       return kExitUsage;
     }
+    std::cout << "cuco run: " << program << " (or its flags) changed since " << dir.string()
+              << " was made from it: making it again (the old one kept as " << kept.string() << ")\n";
+  }
+  ProgramWorkload made;
+  made.dir = (dir / "harness").string();
+  if (state == ProgramWorkloadState::kCurrent) {
+    std::cout << "cuco run: 1/3 init: reusing " << dir.string() << " (an earlier `cuco run` made it from this "
+              << program << ")\n";
+    Result<std::string> seed = ReadFile(dir / "harness" / "seed.cu");
+    if (seed.ok() && seed->find("TODO(cuco init)") != std::string::npos) {  // the skeleton, not filled in since
+      std::cerr << "cuco run: " << made.dir << " is the skeleton init made (no harness can be made of " << program
+                << " as it is): fill in its TODO(cuco init) marks (" << made.dir << "/README.md), or run the program "
+                << "as it is (untrusted): cuco eval " << dir.string() << "\n";
+      return kExitUsage;
+    }
+  } else {
     Result<Analysis> a = AnalyzeOnThisMachine(files, *f, tc);
     if (!a.ok()) {
       std::cerr << "cuco run: " << a.status().message() << "\n";
@@ -54,7 +81,7 @@ std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::stri
     so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = loop;
-    so.other_sources.assign(files.begin() + 1, files.end());
+    so.other_sources = others;
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, program, dir, so);
     if (!r.ok()) {
       std::cerr << "cuco run: " << r.status().message() << "\n";

@@ -22,6 +22,7 @@
 #include "scaffold/seed_cu.h"
 #include "util/files.h"
 #include "util/sha256.h"
+#include "util/source_text.h"
 #include "workload/deny_list.h"
 #include "workload/workload_config.h"
 
@@ -117,6 +118,27 @@ std::string ProgramOrigin(const std::string& program_path) {
   return ec ? fs::absolute(program_path).lexically_normal().string() : p.string();
 }
 
+std::string ProgramInputsHash(const std::vector<std::string>& files, const std::vector<std::string>& compile_flags,
+                              const std::vector<std::string>& libraries) {
+  std::string all = "cuco-inputs-v1\n";
+  for (const std::string& f : files) {
+    Result<std::string> text = ReadFile(f);
+    all += "file " + ProgramOrigin(f) + "\n" + (text.ok() ? Sha256Hex(*text) : "unreadable") + "\n";
+  }
+  for (const std::string& f : compile_flags) all += "flag " + f + "\n";
+  for (const std::string& l : libraries) all += "lib " + l + "\n";
+  return Sha256Hex(all);
+}
+
+ProgramWorkloadState StateOfProgramWorkload(const fs::path& dir, const std::string& inputs_hash, std::string* was) {
+  std::error_code ec;
+  if (!fs::exists(dir / "harness" / "workload.toml", ec)) return ProgramWorkloadState::kNone;
+  Result<std::string> recorded = ReadFile(dir / kInputsFile);
+  if (!recorded.ok() || Trim(*recorded) == inputs_hash) return ProgramWorkloadState::kCurrent;
+  if (was) *was = Trim(*recorded);
+  return ProgramWorkloadState::kChanged;
+}
+
 std::string SanitizeWorkloadName(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -194,6 +216,10 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   // Which program this is, for `cuco run` (which reuses a workload only when made from this program).
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kOriginFile, ProgramOrigin(program_path) + "\n"));
+  std::vector<std::string> inputs = {program_path};
+  inputs.insert(inputs.end(), options.other_sources.begin(), options.other_sources.end());
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kInputsFile,
+                                       ProgramInputsHash(inputs, options.compile_flags, options.link_libraries) + "\n"));
   FillReport(f, sizes, &rep);
   if (ph.ok()) rep.inputs = ph->inputs, rep.outputs = ph->outputs;
   return rep;

@@ -99,6 +99,20 @@ inline constexpr const char* kOriginFile = ".cuco-origin";
 // `program_path`'s canonical absolute path.
 std::string ProgramOrigin(const std::string& program_path);
 
+// The file in a workload folder holding what `cuco init` made it from (ProgramInputsHash, one line).
+inline constexpr const char* kInputsFile = ".cuco-inputs";
+// A hash of `files`' canonical paths and contents (in order; an unreadable file counts as its path), the compile flags
+// and the libraries: what a workload made by `cuco init` depends on.
+std::string ProgramInputsHash(const std::vector<std::string>& files, const std::vector<std::string>& compile_flags,
+                              const std::vector<std::string>& libraries);
+
+// What `cuco run <program>` finds at `dir`: no workload made yet; one made from these inputs (or by a
+// cuco that did not record them: reused as before); or one made from other inputs (the program,
+// its flags or libraries changed since), whose recorded hash is then put in *was.
+enum class ProgramWorkloadState { kNone, kCurrent, kChanged };
+ProgramWorkloadState StateOfProgramWorkload(const std::filesystem::path& dir, const std::string& inputs_hash,
+                                            std::string* was = nullptr);
+
 // A name workload.toml accepts ([A-Za-z0-9_.-]+) made from `text`; "workload" when nothing is left.
 std::string SanitizeWorkloadName(const std::string& text);
 

@@ -734,6 +734,29 @@ TEST_F(ScaffoldTest, AProgramOverSeveralFilesIsCopiedWhole) {
   EXPECT_TRUE(fs::exists(root_ / "tp" / "harness" / "mlp.h"));
 }
 
+// `cuco run <program>` reuses a workload made from the same files, flags and libraries only: init
+// records their hash (.cuco-inputs), and an edit, a flag or a library makes it "changed".
+TEST_F(ScaffoldTest, AWorkloadRecordsWhatItWasMadeFrom) {
+  const fs::path src = root_ / "prog.cu";
+  fs::create_directories(root_);
+  fs::copy_file(kSource + "/tests/analyze/allreduce_after_gemm.cu", src);
+  ScaffoldOptions so;
+  so.compile_flags = {"-DN=4"};
+  Result<ScaffoldReport> r = ScaffoldWorkload(Analyze(src.string()), src.string(), root_ / "wl", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string made = ProgramInputsHash({src.string()}, {"-DN=4"}, {});
+  EXPECT_EQ(Read(root_ / "wl" / kInputsFile), made + "\n");
+  EXPECT_EQ(StateOfProgramWorkload(root_ / "wl", made), ProgramWorkloadState::kCurrent);
+  EXPECT_EQ(StateOfProgramWorkload(root_ / "none", made), ProgramWorkloadState::kNone);
+  EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=8"}, {}), made);
+  EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=4"}, {"cublas"}), made);
+  std::ofstream(src, std::ios::app) << "// edited\n";
+  const std::string edited = ProgramInputsHash({src.string()}, {"-DN=4"}, {});
+  std::string was;
+  EXPECT_EQ(StateOfProgramWorkload(root_ / "wl", edited, &was), ProgramWorkloadState::kChanged);
+  EXPECT_EQ(was, made);
+}
+
 TEST_F(ScaffoldTest, RefusesANonEmptyFolderUnlessForced) {
   const std::string program = kSource + "/tests/analyze/allreduce_after_gemm.cu";
   fs::create_directories(root_ / "busy");
