@@ -38,7 +38,15 @@ check() {  # check NAME CONDITION...
 q() { sqlite3 "$1/cuco.db" "$2"; }
 if ! timeout 120 "$CLUSTER" start "$C" 4; then echo "FAIL the Slurm cluster did not start"; exit 1; fi
 . "$C/env"
-no_jobs_left() { [ -z "$(squeue -h -o %i)" ]; }
+# No job of the run in the queue: a job that has just ended (salloc's own allocation, the moment
+# salloc returns) may still be listed COMPLETING for a few seconds while Slurm tears it down, so the
+# queue is read for up to 10 s; what is left then is printed.
+no_jobs_left() {
+  local i
+  for i in $(seq 1 50); do [ -z "$(squeue -h -o %i)" ] && return 0; sleep 0.2; done
+  squeue -h -o '%i %j %T %M' >&2
+  return 1
+}
 # Nothing of the case's run left running (the sandbox's bwrap included), and the node usable: a
 # failure is reported, and the node resumed so that the next case starts clean.
 clean_after() {  # clean_after NAME RUN_DIR
