@@ -101,19 +101,21 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
     : cache_dir_(fs::absolute(cache_dir)), workload_(workload), toolchain_(toolchain), runtime_dir_(RuntimeDir()) {
   const bool cuda = workload_.language == "cuda";
   compiler_ = cuda ? toolchain_.nvcc : (toolchain_.cxx.empty() ? "g++" : toolchain_.cxx);
-  common_flags_ = {"-std=c++20"};
   if (cuda) {
     std::string arch = PreferredCudaArch(toolchain_);  // "sm_90a"
-    std::string num = arch.substr(3);
-    common_flags_.push_back("-gencode=arch=compute_" + num + ",code=" + arch);
-    common_flags_.push_back("-Xcompiler=-fPIC");
+    arch_flag_ = "-gencode=arch=compute_" + arch.substr(3) + ",code=" + arch;
+    common_flags_ = {arch_flag_, "-Xcompiler=-fPIC"};
   } else {
-    common_flags_.push_back("-Wall");
-    common_flags_.push_back("-pthread");  // the supervisor runs one thread per rank
+    common_flags_ = {"-Wall", "-pthread"};  // the supervisor runs one thread per rank
   }
-  // The runtime's units are cuco's code: cuco's flags, the same for every workload (so that their
-  // objects are shared), with the include folders of the libraries the runtime itself uses.
+  // The runtime's units are cuco's code: cuco's flags (C++20), the same for every workload (so that
+  // their objects are shared), with the include folders of the libraries the runtime itself uses.
+  // A workload's own units (its reference, its candidates) are in the dialect its [build] flags
+  // name, else the compiler's default (C++17 for nvcc 13 and g++ 12), as the program's own build
+  // would compile them; C++20 would also cost every candidate's compile a fifth more parsing
+  // (libstdc++'s and libcu++'s headers grow with it).
   runtime_flags_ = common_flags_;
+  runtime_flags_.insert(runtime_flags_.begin(), "-std=c++20");
   runtime_flags_.push_back(cuda ? "-O3" : "-O2");
   runtime_flags_.push_back("-I" + (runtime_dir_ / "include").string());
   runtime_flags_.push_back("-I" + (runtime_dir_ / "src").string());
@@ -257,7 +259,7 @@ std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& 
 
 std::vector<std::string> Builder::LinkCommand(const std::vector<fs::path>& objects, const fs::path& exe) const {
   std::vector<std::string> cmd = {compiler_};
-  if (workload_.language == "cuda") cmd.push_back(common_flags_[1]);  // the -gencode
+  if (workload_.language == "cuda") cmd.push_back(arch_flag_);
   for (const auto& o : objects) cmd.push_back(o.string());
   cmd.insert(cmd.end(), {"-o", exe.string()});
   cmd.insert(cmd.end(), link_flags_.begin(), link_flags_.end());
@@ -584,7 +586,7 @@ Result<BuildResult> Builder::BuildGpuProbe(double timeout_s) {
   fs::path src = runtime_dir_ / "src" / "gpu_probe.cu";
   auto text = ReadFile(src);
   if (!text.ok()) return text.status();
-  fs::path dir = cache_dir_ / ("probe-" + Sha256Hex(compiler_ + *text + common_flags_[1]).substr(0, 24));
+  fs::path dir = cache_dir_ / ("probe-" + Sha256Hex(compiler_ + *text + arch_flag_).substr(0, 24));
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
   FileLock lock(dir.string() + ".lock");
   fs::path exe = dir / "gpu_probe";
@@ -594,7 +596,8 @@ Result<BuildResult> Builder::BuildGpuProbe(double timeout_s) {
     r.executable = exe.string();
     return r;
   }
-  std::vector<std::string> cmd = {compiler_, common_flags_[1], src.string(), "-o", exe.string()};
+  std::vector<std::string> cmd = {compiler_, src.string(), "-o", exe.string()};
+  if (!arch_flag_.empty()) cmd.insert(cmd.begin() + 1, arch_flag_);
   ProcessSpec spec;
   spec.argv = cmd;
   spec.stdout_path = spec.stderr_path = (dir / "build.log").string();

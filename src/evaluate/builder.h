@@ -132,6 +132,7 @@ class Builder {
   std::filesystem::path runtime_dir_;
   std::string env_key_;      // frozen-<key>: runtime, workload flags and files
   std::string runtime_key_;  // runtime-<key>: compiler, runtime flags and text
+  std::string arch_flag_;  // CUDA: the one -gencode of every compile and link (PreferredCudaArch)
   std::vector<std::string> common_flags_, link_flags_;
   std::vector<std::string> runtime_flags_;  // the runtime units' flags (cuco's, not the workload's)
   std::vector<std::string> cudnn_flags_;    // cudnn_sdpa.cu's include folders

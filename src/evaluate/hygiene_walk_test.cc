@@ -5,7 +5,7 @@
 // from the seeds first (tests/gpu/make_candidates.py planted).
 //
 // The preprocess and compile commands are formed as the Builder forms them (src/evaluate/builder.cc:
-// compiler, -std=c++20, -gencode and -Xcompiler=-fPIC for CUDA or -Wall -pthread for CPU, the
+// compiler, -gencode and -Xcompiler=-fPIC for CUDA or -Wall -pthread for CPU, the
 // workload's [build] flags, -I runtime/include, -I the workload folder, -I each library's include
 // folder), with `-E <source>` for the scan and `-c <source> -o <object>` for the object.
 // The object check compiles every CPU file but, of the CUDA ones, only gemm_reducescatter's seed
@@ -79,7 +79,7 @@ bool Denied(const fs::path& p) {
 
 std::vector<std::string> Flags(const WorkloadConfig& wl, const Toolchain& tc) {
   const bool cuda = wl.language == "cuda";
-  std::vector<std::string> f = {cuda ? tc.nvcc : (tc.cxx.empty() ? "g++" : tc.cxx), "-std=c++20"};
+  std::vector<std::string> f = {cuda ? tc.nvcc : (tc.cxx.empty() ? "g++" : tc.cxx)};
   if (cuda) {
     std::string arch = PreferredCudaArch(tc);
     f.push_back("-gencode=arch=compute_" + arch.substr(3) + ",code=" + arch);
