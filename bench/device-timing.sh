@@ -17,6 +17,8 @@
 #              variant; PEERS=1, the default: the PyTorch peers too, under a daemon of cuco's), then
 #              bench/timing_compare.py: seed, fastest variant and parts timed again by the legacy
 #              in-process harness (one process per rank, no MPS); the ratio's goal: within 3%
+#              CANDIDATES="file...": candidate files benched too; SIZES="S=49152 ...": --size overrides;
+#              SMI=1: nvidia-smi's clocks, power, temperature and throttle reasons every 100 ms (smi.csv)
 #   timing     every timing:WL of the harness-mode workloads (kv_transfer only at WORLD=2)
 # Needs .carry/ as in bench/one-gpu/README.md: .carry/cuco and .carry/cuco-sandbox-exec built here,
 # .carry/lib (libcurl's dependencies), .carry/bin/bwrap (Debian 12's bubblewrap), optionally
@@ -65,9 +67,17 @@ run_phase() {
   if [ "$t" -lt "$min" ]; then echo "=== $name skipped: ${t}s left, needs ${min}s" | tee -a "$RES/phases.txt"; return; fi
   echo "=== $name ($(date -u +%H:%M:%S), ${t}s left)" | tee -a "$RES/phases.txt"
   mkdir -p "$RES/$name"
-  local p0; p0=$(date +%s)
+  local p0 smi=""; p0=$(date +%s)
+  # SMI=1: every GPU's clocks, power and temperature every 100 ms through the phase ($RES/<phase>/smi.csv),
+  # to tell a clock or power step inside a timed run from the candidate's own behaviour.
+  if [ "${SMI:-0}" = 1 ]; then
+    nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+      --format=csv -lms 100 >"$RES/$name/smi.csv" 2>&1 &
+    smi=$!
+  fi
   PH="$RES/$name" timeout -s INT -k 15 "$t" bash -c "$*" >"$RES/$name/stdout.txt" 2>&1
   echo "    exit $? after $(( $(date +%s) - p0 ))s" | tee -a "$RES/phases.txt"
+  [ -n "$smi" ] && kill "$smi" 2>/dev/null
   tail -40 "$RES/$name/stdout.txt"
   pack
 }
@@ -178,6 +188,11 @@ timing_wl() {
   [ "${ALL:-0}" = 1 ] && only=""
   [ -n "$only" ] && [ "${PEERS:-1}" = 1 ] && only="$only,peers"
   local args=(--world-size "$WORLD" --parallel-compiles 8 --run-dir "$RES/bench-$wl" --json "$PH/bench.json")
+  # CANDIDATES="file...": candidate files benched beside the entries (a search's best, from its store);
+  # SIZES="NAME=VALUE...": bench sizes nobody tuned for (the verify sizes stay).
+  local c s
+  for c in ${CANDIDATES:-}; do args+=("$c"); [ -n "$only" ] && only="$only,$(basename "$c")"; done
+  for s in ${SIZES:-}; do args+=(--size "$s"); done
   [ -n "$only" ] && args+=(--only "$only")
   [ "${PEERS:-1}" = 1 ] || args+=(--no-peers)
   "$CUCO" bench "workloads/$wl" "${args[@]}" >"$PH/bench.txt" 2>"$PH/bench.err"
@@ -193,7 +208,7 @@ timing_wl() {
 }
 
 # The phases run in `bash -c` under timeout: they see these.
-export CUCO WORLD RES
+export CUCO WORLD RES CANDIDATES SIZES
 export -f say leftovers record median_of doctor sabotage overhead only_for timing_wl
 
 for ph in $PHASES; do
