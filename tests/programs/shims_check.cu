@@ -71,6 +71,15 @@ int main() {
   ncclComm_t split = nullptr;
   Expect(ncclCommSplit(comm, 0, 0, &split, nullptr) == ncclSuccess && split == comm, "ncclCommSplit with one color");
   Expect(ncclCommDestroy(comm) == ncclSuccess, "ncclCommDestroy");
+#ifndef CUCO_CHECK_REFERENCE
+  // The program's own graphs are noted for teardown and forgotten when it destroys them itself.
+  auto& graphs = cuco_program::candidate_detail::S().program_graphs;
+  graphs.NoteGraph(reinterpret_cast<cudaGraph_t>(buf));
+  graphs.NoteExec(reinterpret_cast<cudaGraphExec_t>(buf + 1));
+  graphs.ForgetExec(reinterpret_cast<cudaGraphExec_t>(buf + 1));
+  Expect(graphs.held() == 1, "a graph the program destroys itself is not destroyed again at teardown");
+  graphs.ForgetGraph(reinterpret_cast<cudaGraph_t>(buf));
+#endif
 #ifdef CUCO_CHECK_REFERENCE
   ncclRedOp_t op;
   float scale = 2;

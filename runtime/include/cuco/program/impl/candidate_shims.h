@@ -170,6 +170,33 @@ inline cudaError_t EventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
   return cudaSuccess;
 }
 inline cudaError_t EventDestroy(cudaEvent_t) { return cudaSuccess; }
+// The program's own graphs, noted so that teardown destroys them (program_graphs.h).
+inline cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  const cudaError_t e = cudaStreamEndCapture(stream, graph);
+  if (e == cudaSuccess && graph != nullptr) S().program_graphs.NoteGraph(*graph);
+  return e;
+}
+inline cudaError_t GraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0) {
+  const cudaError_t e = cudaGraphInstantiate(exec, graph, flags);
+  if (e == cudaSuccess && exec != nullptr) S().program_graphs.NoteExec(*exec);
+  return e;
+}
+inline cudaError_t GraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0) {
+  return GraphInstantiate(exec, graph, flags);
+}
+inline cudaError_t GraphInstantiateWithParams(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
+  const cudaError_t e = cudaGraphInstantiateWithParams(exec, graph, params);
+  if (e == cudaSuccess && exec != nullptr) S().program_graphs.NoteExec(*exec);
+  return e;
+}
+inline cudaError_t GraphExecDestroy(cudaGraphExec_t exec) {
+  S().program_graphs.ForgetExec(exec);
+  return cudaGraphExecDestroy(exec);
+}
+inline cudaError_t GraphDestroy(cudaGraph_t graph) {
+  S().program_graphs.ForgetGraph(graph);
+  return cudaGraphDestroy(graph);
+}
 inline cudaError_t SetDevice(int device) {
   if (proj::kProjected) {  // the program's GPU `device` is rank `device`'s
     if (device < 0 || device >= S().ctx->world_size) return cudaErrorInvalidDevice;
@@ -224,6 +251,12 @@ inline cudaError_t GetDeviceCount(int* count) {
 #define cudaEventElapsedTime cuco_program::shim::EventElapsedTime
 #define cudaEventDestroy cuco_program::shim::EventDestroy
 #define cudaSetDevice cuco_program::shim::SetDevice
+#define cudaStreamEndCapture cuco_program::shim::StreamEndCapture
+#define cudaGraphInstantiate cuco_program::shim::GraphInstantiate
+#define cudaGraphInstantiateWithFlags cuco_program::shim::GraphInstantiateWithFlags
+#define cudaGraphInstantiateWithParams cuco_program::shim::GraphInstantiateWithParams
+#define cudaGraphExecDestroy cuco_program::shim::GraphExecDestroy
+#define cudaGraphDestroy cuco_program::shim::GraphDestroy
 #define ncclSend cuco_program::p2p::Send  // through a plain buffer when on a harness buffer (p2p_bounce.h)
 #define ncclRecv cuco_program::p2p::Recv
 #define ncclGroupStart cuco_program::p2p::GroupStart

@@ -21,6 +21,7 @@
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
 #include <cuco/program/impl/iteration_graph.h>
+#include <cuco/program/impl/program_graphs.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
@@ -45,6 +46,7 @@ struct Side {
   int streams_made = 0, events_made = 0;
   cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
   IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
+  ProgramGraphs program_graphs;  // the program's own graphs (program_graphs.h)
   cudaEvent_t join_events[cuco::RankContext::kMaxSideStreams] = {};  // IoBinder::CopyOut's
   cuco::Sizes sizes;       // the stage's sizes (size_or)
 };
@@ -287,4 +289,5 @@ void cuco_candidate_teardown(cuco::RankContext&, void* state) {
   }
   if (s.thread.joinable()) s.thread.join();
   s.graphs.Clear();
+  s.program_graphs.DestroyAll();
 }

@@ -6,7 +6,9 @@
 //                reduce-scatter, all-to-all, gather, scatter;
 //   send/recv:   a send stages a copy into the (sender, receiver) mailbox and returns; a receive
 //                takes the oldest one in its (peer, self) mailbox, waiting for it if need be.
-// Synchronous and slow, and exact where NCCL's order of summation is not: the reference.
+// Synchronous and slow, and exact where NCCL's order of summation is not: the reference. A call
+// made while its stream is being captured into a CUDA graph becomes graph work instead
+// (nccl_emulation_captured.h).
 #pragma once
 
 #include <condition_variable>
@@ -93,31 +95,41 @@ inline void Check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("emulated NCCL: ") + what + ": " + cudaGetErrorString(e));
 }
 
-inline void Reduce(void* out, const Ptrs& in, int n, size_t offset, size_t count, ncclDataType_t t, ncclRedOp_t op) {
+// On `stream` when one is given (a captured call), else on the legacy stream, waited for.
+inline void Reduce(void* out, const Ptrs& in, int n, size_t offset, size_t count, ncclDataType_t t, ncclRedOp_t op,
+                   cudaStream_t stream = nullptr) {
   if (count == 0) return;
   const unsigned blocks = static_cast<unsigned>(count / 256 + 1 < 4096 ? count / 256 + 1 : 4096);
   const int o = static_cast<int>(op);
   switch (t) {
-    case ncclFloat32: ReduceKernel<float><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclFloat64: ReduceKernel<double><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclFloat16: ReduceKernel<__half><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclBfloat16: ReduceKernel<__nv_bfloat16><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclInt32: ReduceKernel<int32_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclUint32: ReduceKernel<uint32_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclInt64: ReduceKernel<int64_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclUint64: ReduceKernel<uint64_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclInt8: ReduceKernel<int8_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
-    case ncclUint8: ReduceKernel<uint8_t><<<blocks, 256>>>(out, in, n, offset, count, o); break;
+    case ncclFloat32: ReduceKernel<float><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclFloat64: ReduceKernel<double><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclFloat16: ReduceKernel<__half><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclBfloat16: ReduceKernel<__nv_bfloat16><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclInt32: ReduceKernel<int32_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclUint32: ReduceKernel<uint32_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclInt64: ReduceKernel<int64_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclUint64: ReduceKernel<uint64_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclInt8: ReduceKernel<int8_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
+    case ncclUint8: ReduceKernel<uint8_t><<<blocks, 256, 0, stream>>>(out, in, n, offset, count, o); break;
     default: throw std::runtime_error("emulated NCCL: this datatype is not supported");
   }
   Check(cudaGetLastError(), "reduce kernel");
-  Check(cudaStreamSynchronize(nullptr), "reduce kernel");
+  if (stream == nullptr) Check(cudaStreamSynchronize(nullptr), "reduce kernel");
 }
 
+struct DeviceCounters;
+// A send's staged copy; `captured`: the counters of a send captured into a graph (its copy is made
+// when the graph runs).
+struct MailItem {
+  void* staged = nullptr;
+  size_t bytes = 0;
+  DeviceCounters* captured = nullptr;
+};
 struct Mailboxes {
   std::mutex mu;
   std::condition_variable cv;
-  std::map<std::pair<int, int>, std::deque<std::pair<void*, size_t>>> box;  // (from, to) -> staged copies
+  std::map<std::pair<int, int>, std::deque<MailItem>> box;  // (from, to) -> staged copies
 };
 inline Mailboxes& Mail() {
   static Mailboxes m;
@@ -137,16 +149,25 @@ inline void Meet() {
                              " s for the other ranks (do all ranks call the same collectives in the same order?)");
 }
 
+// What rank `me` of n stages for a collective: its whole send buffer (n blocks for a reduce-scatter,
+// all-to-all or scatter), or nothing where only the root's means anything (a broadcast's or a
+// scatter's other ranks, whose send buffer may be null).
+struct Staging {
+  size_t elem_bytes, bytes;
+  bool sends;
+};
+inline Staging StagingOf(const Op& op, int me, int n) {
+  const size_t eb = TypeBytes(op.type);
+  if (eb == 0) throw std::runtime_error("emulated NCCL: this datatype is not supported");
+  size_t bytes = op.count * eb;
+  if (op.kind == Kind::kReduceScatter || op.kind == Kind::kAlltoAll || op.kind == Kind::kScatter) bytes *= static_cast<size_t>(n);
+  return {eb, bytes, !((op.kind == Kind::kBroadcast || op.kind == Kind::kScatter) && me != op.root)};
+}
+
 inline void Collective(const Op& op) {
   ref::Engine& e = ref::E();
   const int me = ref::t_rank, n = e.world;
-  const size_t eb = TypeBytes(op.type);
-  if (eb == 0) throw std::runtime_error("emulated NCCL: this datatype is not supported");
-  size_t staged_bytes = op.count * eb;
-  if (op.kind == Kind::kReduceScatter || op.kind == Kind::kAlltoAll || op.kind == Kind::kScatter)
-    staged_bytes *= static_cast<size_t>(n);
-  // Only the root's send buffer means anything in a broadcast or a scatter (the others' may be null).
-  const bool sends = !((op.kind == Kind::kBroadcast || op.kind == Kind::kScatter) && me != op.root);
+  const auto [eb, staged_bytes, sends] = StagingOf(op, me, n);
   void* mine = Stage(sends ? op.send : nullptr, sends ? staged_bytes : 0);
   e.slots[static_cast<size_t>(me)] = mine;
   Meet();
@@ -187,13 +208,19 @@ inline void Collective(const Op& op) {
   cudaFree(mine);
 }
 
+}  // namespace cuco_program::emu
+
+#include <cuco/program/impl/nccl_emulation_captured.h>
+
+namespace cuco_program::emu {
+
 // One call, or everything between ncclGroupStart and ncclGroupEnd.
 inline void Execute(const std::vector<Op>& ops) {
   const int me = ref::t_rank;
   if (me < 0 || me >= ref::E().world)
     throw std::runtime_error("emulated NCCL: a call from a thread that is not one of the program's ranks");
   for (const Op& op : ops) {
-    Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
+    if (!Capturing(op.stream)) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
     if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= ref::E().world))
       throw std::runtime_error("emulated NCCL: a send or receive with peer " + std::to_string(op.peer) + " of " +
                                std::to_string(ref::E().world) + " ranks");
@@ -206,13 +233,16 @@ inline void Execute(const std::vector<Op>& ops) {
   for (const Op& op : ops)
     if (op.kind == Kind::kSend) {
       const size_t bytes = op.count * TypeBytes(op.type);
-      void* staged = Stage(op.send, bytes);
+      MailItem item = Capturing(op.stream) ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
       std::lock_guard<std::mutex> lock(m.mu);
-      m.box[{me, op.peer}].push_back({staged, bytes});
+      m.box[{me, op.peer}].push_back(item);
       m.cv.notify_all();
     }
   for (const Op& op : ops)
-    if (op.kind != Kind::kSend && op.kind != Kind::kRecv) Collective(op);
+    if (op.kind != Kind::kSend && op.kind != Kind::kRecv) {
+      if (Capturing(op.stream)) CapturedCollective(op);
+      else Collective(op);
+    }
   for (const Op& op : ops) {
     if (op.kind != Kind::kRecv) continue;
     std::unique_lock<std::mutex> lock(m.mu);
@@ -220,15 +250,23 @@ inline void Execute(const std::vector<Op>& ops) {
     if (!m.cv.wait_for(lock, std::chrono::duration<double>(ref::kWaitLimitS), [&] { return !q.empty(); }))
       throw std::runtime_error("an emulated ncclRecv from rank " + std::to_string(op.peer) + " waited " +
                                std::to_string(ref::kWaitLimitS) + " s for its ncclSend");
-    auto [staged, bytes] = q.front();
+    const MailItem item = q.front();
     q.pop_front();
     lock.unlock();
     const size_t want = op.count * TypeBytes(op.type);
-    if (bytes != want)
+    if (item.bytes != want)
       throw std::runtime_error("an emulated ncclRecv of " + std::to_string(want) + " bytes matched a send of " +
-                               std::to_string(bytes));
-    Check(cudaMemcpy(op.recv, staged, bytes, cudaMemcpyDeviceToDevice), "recv copy");
-    cudaFree(staged);
+                               std::to_string(item.bytes));
+    if ((item.captured != nullptr) != Capturing(op.stream))
+      throw std::runtime_error("an emulated ncclRecv from rank " + std::to_string(op.peer) + " matched a send " +
+                               (item.captured ? "captured into a CUDA graph while the receive was not"
+                                              : "made outside a CUDA graph while the receive was captured into one"));
+    if (item.captured) {
+      CapturedRecv(op, item);
+      continue;
+    }
+    Check(cudaMemcpy(op.recv, item.staged, item.bytes, cudaMemcpyDeviceToDevice), "recv copy");
+    cudaFree(item.staged);
   }
 }
 
