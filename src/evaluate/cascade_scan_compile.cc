@@ -134,7 +134,7 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
     // The user's program's own global names (its reference, trusted) are the candidate's to define too.
     std::set<std::string> program_names;
     if (!built->reference_object.empty() && fs::exists(built->reference_object)) {
-      auto own = ProgramOwnNames(built->reference_object);
+      auto own = ProgramNamesOf(built->reference_object);
       if (!own.ok() && own.status().code() == Status::Code::kUnavailable) {
         MarkUnjudged(st, rec, "the object check could not run (" + own.status().message() + ")");
         return false;
@@ -154,6 +154,19 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
   *out = *built;
   return true;
+}
+
+Result<std::set<std::string>> Cascade::ProgramNamesOf(const std::string& reference_object) {
+  {
+    std::lock_guard<std::mutex> lock(program_names_mu_);
+    auto it = program_names_.find(reference_object);
+    if (it != program_names_.end()) return it->second;
+  }
+  auto names = ProgramOwnNames(reference_object);
+  if (!names.ok()) return names.status();  // a failure is not kept: the next candidate asks again
+  std::lock_guard<std::mutex> lock(program_names_mu_);
+  program_names_[reference_object] = *names;
+  return names;
 }
 
 }  // namespace cuco

@@ -20,6 +20,11 @@ using object_elf::Words;
 
 constexpr double kToolTimeoutS = 60;
 
+// Defined with a binding other objects see.
+bool SymbolExported(const Symbol& s) { return s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE"; }
+// ProgramOwnNames' key: the kind (function or object) and the name.
+std::string OwnNameKey(const Symbol& s) { return (s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name; }
+
 bool IsInitSection(const std::string& name) {
   for (const char* p : {".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors"}) {
     std::string s(p);
@@ -59,8 +64,7 @@ void SymbolFindings(const std::vector<Symbol>& syms, const std::set<std::string>
     if (s.ndx == "UND" && RunTimeLookup(s.name))
       found.push_back({s.name, "refers to the dynamic loader's run-time lookup", ""});
   for (const auto& s : syms) {
-    bool exported = s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE";
-    if (!exported || s.ndx == "UND" || s.ndx == "ABS" || s.type == "SECTION" || s.type == "FILE" || s.name.empty())
+    if (!SymbolExported(s) || s.ndx == "UND" || s.ndx == "ABS" || s.type == "SECTION" || s.type == "FILE" || s.name.empty())
       continue;
     if (s.type == "IFUNC") {
       found.push_back({Demangle(s.name), "defines the indirect function (ifunc)", ""});
@@ -68,7 +72,7 @@ void SymbolFindings(const std::vector<Symbol>& syms, const std::set<std::string>
     }
     if (s.name.rfind("_Z", 0) != 0) {
       if (s.name.rfind("DW.ref.", 0) == 0) continue;  // the compiler's personality reference
-      if (program_names.count((s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name) > 0) continue;  // the user's own
+      if (program_names.count(OwnNameKey(s)) > 0) continue;  // the user's own
       found.push_back({s.name, s.type == "FUNC" ? "defines the C-linkage function" : "defines the unmangled global",
                        ""});
       continue;
@@ -185,11 +189,10 @@ Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_objec
   if (!sym_out.ok()) return sym_out.status();
   std::set<std::string> names;
   for (const Symbol& s : object_elf::ParseSymbols(*sym_out)) {
-    const bool exported = s.bind == "GLOBAL" || s.bind == "WEAK" || s.bind == "UNIQUE";
-    if (!exported || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty() || s.name[0] == '_') continue;
+    if (!SymbolExported(s) || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty() || s.name[0] == '_') continue;
     if (s.type != "FUNC" && s.type != "OBJECT") continue;
     if (s.name.rfind("_Z", 0) == 0 || s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco", 0) == 0) continue;
-    names.insert((s.type == "FUNC" ? "FUNC " : "OBJECT ") + s.name);
+    names.insert(OwnNameKey(s));
   }
   return names;
 }
