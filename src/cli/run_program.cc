@@ -44,8 +44,8 @@ std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::stri
   std::vector<std::string> inputs = {program};
   inputs.insert(inputs.end(), others.begin(), others.end());
   std::string was;
-  const ProgramWorkloadState state =
-      StateOfProgramWorkload(dir, ProgramInputsHash(inputs, f->flags, f->libraries), &was);
+  const std::string inputs_hash = ProgramInputsHash(inputs, f->flags, f->libraries);
+  const ProgramWorkloadState state = StateOfProgramWorkload(dir, inputs_hash, &was);
   if (state == ProgramWorkloadState::kChanged) {
     fs::path kept = dir.string() + "-" + was.substr(0, 8);
     if (fs::exists(kept, ec)) kept += "-" + std::to_string(NowMs());  // never over an older one
@@ -78,6 +78,7 @@ std::variant<ProgramWorkload, int> WorkloadOfProgram(const std::vector<std::stri
     }
     ScaffoldOptions so;
     so.compile_flags = f->flags;
+    so.inputs_hash = inputs_hash;
     so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = loop;

@@ -216,10 +216,13 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   // Which program this is, for `cuco run` (which reuses a workload only when made from this program).
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kOriginFile, ProgramOrigin(program_path) + "\n"));
-  std::vector<std::string> inputs = {program_path};
-  inputs.insert(inputs.end(), options.other_sources.begin(), options.other_sources.end());
-  CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kInputsFile,
-                                       ProgramInputsHash(inputs, options.compile_flags, options.link_libraries) + "\n"));
+  std::string inputs_hash = options.inputs_hash;
+  if (inputs_hash.empty()) {
+    std::vector<std::string> inputs = {program_path};
+    inputs.insert(inputs.end(), options.other_sources.begin(), options.other_sources.end());
+    inputs_hash = ProgramInputsHash(inputs, options.compile_flags, options.link_libraries);
+  }
+  CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kInputsFile, inputs_hash + "\n"));
   FillReport(f, sizes, &rep);
   if (ph.ok()) rep.inputs = ph->inputs, rep.outputs = ph->outputs;
   return rep;

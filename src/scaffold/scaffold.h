@@ -55,6 +55,9 @@ struct ScaffoldOptions {
   // `--loop FILE:LINE`: the loop the harness serves (FILE the program's main file, LINE the line of
   // its `for` / `while`), instead of the one the rules choose; "" for the rules.
   std::string loop;
+  // What the workload is made from (ProgramInputsHash of the program, its other sources, flags and
+  // libraries), written to its .cuco-inputs; "" computes it here (`cuco run` passes the one it has).
+  std::string inputs_hash;
 };
 
 // One integer a guess came from: `source` says where ("program.cu:201: default of --m").
