@@ -164,46 +164,53 @@ inline Staging StagingOf(const Op& op, int me, int n) {
   return {eb, bytes, !((op.kind == Kind::kBroadcast || op.kind == Kind::kScatter) && me != op.root)};
 }
 
-inline void Collective(const Op& op) {
-  ref::Engine& e = ref::E();
-  const int me = ref::t_rank, n = e.world;
-  const auto [eb, staged_bytes, sends] = StagingOf(op, me, n);
-  void* mine = Stage(sends ? op.send : nullptr, sends ? staged_bytes : 0);
-  e.slots[static_cast<size_t>(me)] = mine;
-  Meet();
-  Ptrs in{};
-  for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
+// A device-to-device copy: on `stream` when one is given (a captured call), else waited for.
+inline void CopyOn(void* dst, const void* src, size_t bytes, cudaStream_t stream, const char* what) {
+  if (bytes == 0) return;
+  Check(stream == nullptr ? cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)
+                          : cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream),
+        what);
+}
+
+// Rank `me`'s output of a collective from every rank's staged copy (in.p[q]), on `stream` as CopyOn.
+inline void WriteOwnOutput(const Op& op, const Ptrs& in, int me, int n, size_t eb, cudaStream_t stream) {
+  auto at = [&](int q, size_t block) { return static_cast<const unsigned char*>(in.p[q]) + op.count * eb * block; };
+  unsigned char* out = static_cast<unsigned char*>(op.recv);
   switch (op.kind) {
-    case Kind::kAllReduce: Reduce(op.recv, in, n, 0, op.count, op.type, op.red); break;
+    case Kind::kAllReduce: Reduce(op.recv, in, n, 0, op.count, op.type, op.red, stream); break;
     case Kind::kReduce:
-      if (me == op.root) Reduce(op.recv, in, n, 0, op.count, op.type, op.red);
+      if (me == op.root) Reduce(op.recv, in, n, 0, op.count, op.type, op.red, stream);
       break;
-    case Kind::kReduceScatter: Reduce(op.recv, in, n, op.count * static_cast<size_t>(me), op.count, op.type, op.red); break;
-    case Kind::kBroadcast:
-      Check(cudaMemcpy(op.recv, in.p[op.root], op.count * eb, cudaMemcpyDeviceToDevice), "broadcast copy");
+    case Kind::kReduceScatter:
+      Reduce(op.recv, in, n, op.count * static_cast<size_t>(me), op.count, op.type, op.red, stream);
       break;
+    case Kind::kBroadcast: CopyOn(op.recv, in.p[op.root], op.count * eb, stream, "broadcast copy"); break;
     case Kind::kAllGather:
     case Kind::kGather:
       if (op.kind == Kind::kGather && me != op.root) break;
       for (int q = 0; q < n; ++q)
-        Check(cudaMemcpy(static_cast<unsigned char*>(op.recv) + op.count * eb * static_cast<size_t>(q), in.p[q],
-                         op.count * eb, cudaMemcpyDeviceToDevice),
-              "all-gather copy");
+        CopyOn(out + op.count * eb * static_cast<size_t>(q), at(q, 0), op.count * eb, stream, "all-gather copy");
       break;
     case Kind::kAlltoAll:  // block q of mine is rank q's; block `me` of each rank's is mine
       for (int q = 0; q < n; ++q)
-        Check(cudaMemcpy(static_cast<unsigned char*>(op.recv) + op.count * eb * static_cast<size_t>(q),
-                         static_cast<const unsigned char*>(in.p[q]) + op.count * eb * static_cast<size_t>(me),
-                         op.count * eb, cudaMemcpyDeviceToDevice),
-              "all-to-all copy");
+        CopyOn(out + op.count * eb * static_cast<size_t>(q), at(q, static_cast<size_t>(me)), op.count * eb, stream,
+               "all-to-all copy");
       break;
-    case Kind::kScatter:
-      Check(cudaMemcpy(op.recv, static_cast<const unsigned char*>(in.p[op.root]) + op.count * eb * static_cast<size_t>(me),
-                       op.count * eb, cudaMemcpyDeviceToDevice),
-            "scatter copy");
-      break;
+    case Kind::kScatter: CopyOn(op.recv, at(op.root, static_cast<size_t>(me)), op.count * eb, stream, "scatter copy"); break;
     default: break;
   }
+}
+
+inline void Collective(const Op& op) {
+  ref::Engine& e = ref::E();
+  const int me = ref::t_rank, n = e.world;
+  const Staging staging = StagingOf(op, me, n);
+  void* mine = Stage(staging.sends ? op.send : nullptr, staging.sends ? staging.bytes : 0);
+  e.slots[static_cast<size_t>(me)] = mine;
+  Meet();
+  Ptrs in{};
+  for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
+  WriteOwnOutput(op, in, me, n, staging.elem_bytes, nullptr);
   Meet();
   cudaFree(mine);
 }
@@ -219,8 +226,10 @@ inline void Execute(const std::vector<Op>& ops) {
   const int me = ref::t_rank;
   if (me < 0 || me >= ref::E().world)
     throw std::runtime_error("emulated NCCL: a call from a thread that is not one of the program's ranks");
+  std::vector<bool> captured;  // per op: its stream is being captured into a graph (decided once)
   for (const Op& op : ops) {
-    if (!Capturing(op.stream)) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
+    captured.push_back(Capturing(op.stream));
+    if (!captured.back()) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
     if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= ref::E().world))
       throw std::runtime_error("emulated NCCL: a send or receive with peer " + std::to_string(op.peer) + " of " +
                                std::to_string(ref::E().world) + " ranks");
@@ -230,20 +239,21 @@ inline void Execute(const std::vector<Op>& ops) {
                                " ranks");
   }
   Mailboxes& m = Mail();
-  for (const Op& op : ops)
-    if (op.kind == Kind::kSend) {
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (const Op& op = ops[i]; op.kind == Kind::kSend) {
       const size_t bytes = op.count * TypeBytes(op.type);
-      MailItem item = Capturing(op.stream) ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
+      MailItem item = captured[i] ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
       std::lock_guard<std::mutex> lock(m.mu);
       m.box[{me, op.peer}].push_back(item);
       m.cv.notify_all();
     }
-  for (const Op& op : ops)
-    if (op.kind != Kind::kSend && op.kind != Kind::kRecv) {
-      if (Capturing(op.stream)) CapturedCollective(op);
-      else Collective(op);
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind != Kind::kSend && ops[i].kind != Kind::kRecv) {
+      if (captured[i]) CapturedCollective(ops[i]);
+      else Collective(ops[i]);
     }
-  for (const Op& op : ops) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
     if (op.kind != Kind::kRecv) continue;
     std::unique_lock<std::mutex> lock(m.mu);
     auto& q = m.box[{op.peer, me}];
@@ -257,7 +267,7 @@ inline void Execute(const std::vector<Op>& ops) {
     if (item.bytes != want)
       throw std::runtime_error("an emulated ncclRecv of " + std::to_string(want) + " bytes matched a send of " +
                                std::to_string(item.bytes));
-    if ((item.captured != nullptr) != Capturing(op.stream))
+    if ((item.captured != nullptr) != captured[i])
       throw std::runtime_error("an emulated ncclRecv from rank " + std::to_string(op.peer) + " matched a send " +
                                (item.captured ? "captured into a CUDA graph while the receive was not"
                                               : "made outside a CUDA graph while the receive was captured into one"));

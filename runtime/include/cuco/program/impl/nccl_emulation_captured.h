@@ -97,10 +97,6 @@ inline void* CapturedAlloc(size_t bytes, bool zero) {
   return p;
 }
 
-inline void CopyOn(void* dst, const void* src, size_t bytes, cudaStream_t s, const char* what) {
-  if (bytes) Check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), what);
-}
-
 // The counters rank 0 allocates for a captured collective, read by every rank between two Meet()s.
 inline DeviceCounters*& SharedCounters() {
   static DeviceCounters* c = nullptr;
@@ -111,9 +107,7 @@ inline void CapturedCollective(const Op& op) {
   ref::Engine& e = ref::E();
   const int me = ref::t_rank, n = e.world;
   const Staging staging = StagingOf(op, me, n);
-  const size_t eb = staging.elem_bytes, staged_bytes = staging.bytes;
-  const bool sends = staging.sends;
-  void* mine = CapturedAlloc(sends ? staged_bytes : 0, false);
+  void* mine = CapturedAlloc(staging.sends ? staging.bytes : 0, false);
   if (me == 0) SharedCounters() = static_cast<DeviceCounters*>(CapturedAlloc(sizeof(DeviceCounters), true));
   e.slots[static_cast<size_t>(me)] = mine;
   Meet();
@@ -122,29 +116,9 @@ inline void CapturedCollective(const Op& op) {
   DeviceCounters* c = SharedCounters();
   Meet();  // every rank has read the slots and the counters before a later call sets them
   const cudaStream_t s = op.stream;
-  if (sends) CopyOn(mine, op.send, staged_bytes, s, "staging copy");
+  if (staging.sends) CopyOn(mine, op.send, staging.bytes, s, "staging copy");
   CapturedMeetKernel<<<1, 1, 0, s>>>(c, me, n);
-  auto at = [&](int q, size_t block) { return static_cast<const unsigned char*>(in.p[q]) + op.count * eb * block; };
-  unsigned char* out = static_cast<unsigned char*>(op.recv);
-  switch (op.kind) {
-    case Kind::kAllReduce: Reduce(op.recv, in, n, 0, op.count, op.type, op.red, s); break;
-    case Kind::kReduce:
-      if (me == op.root) Reduce(op.recv, in, n, 0, op.count, op.type, op.red, s);
-      break;
-    case Kind::kReduceScatter: Reduce(op.recv, in, n, op.count * static_cast<size_t>(me), op.count, op.type, op.red, s); break;
-    case Kind::kBroadcast: CopyOn(op.recv, in.p[op.root], op.count * eb, s, "broadcast copy"); break;
-    case Kind::kAllGather:
-    case Kind::kGather:
-      if (op.kind == Kind::kGather && me != op.root) break;
-      for (int q = 0; q < n; ++q) CopyOn(out + op.count * eb * static_cast<size_t>(q), at(q, 0), op.count * eb, s, "all-gather copy");
-      break;
-    case Kind::kAlltoAll:
-      for (int q = 0; q < n; ++q)
-        CopyOn(out + op.count * eb * static_cast<size_t>(q), at(q, static_cast<size_t>(me)), op.count * eb, s, "all-to-all copy");
-      break;
-    case Kind::kScatter: CopyOn(op.recv, at(op.root, static_cast<size_t>(me)), op.count * eb, s, "scatter copy"); break;
-    default: break;
-  }
+  WriteOwnOutput(op, in, me, n, staging.elem_bytes, s);
   CapturedMeetKernel<<<1, 1, 0, s>>>(c, me, n);
   Check(cudaGetLastError(), "a captured collective's kernels");
 }
