@@ -433,7 +433,10 @@ std::vector<std::string> SupervisorSources(bool cuda) {
 std::vector<std::string> CandidateRuntimeSources(bool cuda) {
   if (cuda)
     return {"candidate/gpu_candidate_main.cu", "candidate/rank_context.cu", "common/channel.cc", "common/driver_api.cu",
-            "common/nvtx_off.cc"};
+            "common/nvtx_off.cc",
+            // A program's design space (cuco/program/codesign.h): compiled once here, not in every
+            // program candidate; other candidates link them unused.
+            "program/program_collectives.cu", "program/p2p_bounce.cu"};
   return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
 }
 

@@ -4,7 +4,7 @@
 //
 // Harness mode builds two executables. The supervisor (cuco's frozen runtime/src/supervisor/ and
 // common/ plus the workload's reference) never contains candidate code; the candidate executable
-// is the candidate plus the frozen candidate runtime (runtime/src/candidate/, common/) and never
+// is the candidate plus the frozen candidate runtime (runtime/src/candidate/, common/, program/) and never
 // contains the reference. Program mode compiles the candidate program alone. CUDA workloads use
 // nvcc; CPU workloads the host compiler. Paths come from the detected Toolchain, never from constants.
 //

@@ -69,7 +69,7 @@ const std::map<std::string, std::string>& GemmStandIns() {
   return kMap;
 }
 
-// The collectives whose chunks are parts of their send buffer (program_collectives.h).
+// The collectives whose chunks are parts of their send buffer (runtime/src/program/program_collectives.cu).
 bool ChunkedCollective(const std::string& name) { return name == "ncclAllReduce" || name == "ncclReduceScatter"; }
 
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".

@@ -9,7 +9,8 @@
 //                           that thread and waits for it;
 //   cuco_candidate_teardown ends the thread (the code after the loop does not run).
 // cuco_program::ctx() is the harness's RankContext, for code inside the EVOLVE blocks; codesign.h is
-// the design space `cuco transform` gives the blocks (knobs backend and graph). exit() in the
+// the design space `cuco transform` gives the blocks (knobs backend, graph and chunks; the collectives
+// behind them are cuco's runtime/src/program/, linked into the candidate). exit() in the
 // program's code ends the iteration (or the setup) with an error, not the process (program_exit.h).
 #pragma once
 
@@ -17,5 +18,6 @@
 #include <cuco/program/program.h>
 #include <cuco/program/impl/candidate_side.h>
 #include <cuco/program/codesign.h>
+#include <cuco/program/impl/chunk_overlap.h>
 #include <cuco/program/impl/candidate_shims.h>
 #include <cuco/program/impl/program_exit.h>

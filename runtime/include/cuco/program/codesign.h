@@ -43,6 +43,8 @@
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h).
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
+// The comm:: calls are defined in runtime/src/program/program_collectives.cu, a runtime unit every
+// CUDA harness's candidate links (the program's file compiles none of the device API's headers).
 #pragma once
 
 #include <cstddef>
@@ -57,32 +59,31 @@ inline bool set_graph(const char* value);
 
 namespace comm {
 
-inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                        ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count, ncclDataType_t type,
+ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count, ncclDataType_t type,
                        ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count, ncclDataType_t type,
+ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count, ncclDataType_t type,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                        ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
+ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
                    cudaStream_t stream);
-inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                     ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                       ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                     ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                      ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
+ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
                   ncclComm_t comm, cudaStream_t stream);
-inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
+ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
                   cudaStream_t stream);
-inline ncclResult_t GroupStart(const char* backend);
-inline ncclResult_t GroupEnd(const char* backend);
+ncclResult_t GroupStart(const char* backend);
+ncclResult_t GroupEnd(const char* backend);
 
 }  // namespace comm
 }  // namespace cuco_program
 
-#include <cuco/program/impl/program_collectives.h>

@@ -228,4 +228,6 @@ const char* program_getenv(const char* name);
 }  // namespace cuco_program
 
 // Defined in the program's text (cuco init writes it after the renamed main).
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 static int cuco_program_entry(int argc, char** argv);
+#endif

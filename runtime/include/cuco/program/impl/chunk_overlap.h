@@ -25,51 +25,12 @@
 #include <cuda_runtime.h>
 
 #include <cuco/harness.h>
-#include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/candidate_state.h>
+#include <cuco/program/impl/chunk_state.h>
 #include <cuco/program/impl/projection.h>
-
-namespace cuco_program::candidate_detail {
-
-// `p` advanced by `bytes`.
-inline const char* At(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
-inline char* At(void* p, size_t bytes) { return static_cast<char*>(p) + bytes; }
-
-}  // namespace cuco_program::candidate_detail
 
 namespace cuco_program::overlap {
 namespace detail {
-
-// The column ranges of a split GEMM's output, as byte ranges of it; chunk i's harness event
-// (ChunkEvent(i)) is recorded on `stream` after it.
-struct Chunks {
-  const void* buffer = nullptr;
-  size_t bytes = 0;
-  cudaStream_t stream = nullptr;
-  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) bytes from `buffer`
-};
-
-struct ThreadState {
-  int chunks = 1;               // the armed Producer's knob value (1: nothing is split)
-  const void* armed = nullptr;  // the buffer whose next GEMM is split; null when none
-  uint64_t producer = 0;        // which Producer armed it
-  uint64_t next_producer = 0;
-  bool bad_value = false;       // the knob's value was not one of 1, 2, 4, 8
-  Chunks made;                  // the last split GEMM's chunks, until a collective takes them
-  std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
-};
-
-inline ThreadState& T() {
-  static thread_local ThreadState t;
-  return t;
-}
-
-// The harness's events and side streams this knob uses, from the top of their ranges (the program's
-// own take theirs from the bottom, candidate_shims.h): chunk i's event, and per program stream one
-// side stream and the event that joins it back.
-inline constexpr int kMaxChunks = 8;
-inline int ChunkEvent(int i) { return cuco::RankContext::kMaxEvents - 1 - i; }
-inline int JoinEvent(int side) { return cuco::RankContext::kMaxEvents - 1 - kMaxChunks - side; }
-inline int SideStreamIndex(int side) { return cuco::RankContext::kMaxSideStreams - 1 - side; }
 
 // Column c of n split `parts` ways: where part p begins.
 inline int PartBegin(int n, int parts, int p) {
@@ -84,14 +45,6 @@ inline size_t DataTypeBytes(cudaDataType_t t) {
     case CUDA_R_8I: case CUDA_R_8U: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2: return 1;
     default: return 0;
   }
-}
-
-// Says `what` on stderr (the candidate's log) the first time only: once per process and message.
-inline void SayOnce(int which, const char* what, int chunks) {
-  static bool said[3] = {};
-  if (which < 0 || which >= 3 || said[which]) return;
-  said[which] = true;
-  std::fprintf(stderr, "cuco: chunks knob %d: %s\n", chunks, what);
 }
 
 // How many chunks a GEMM writing `out` (n columns of ldc elements, ldc == m for contiguity)
@@ -308,50 +261,6 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
                           candidate_detail::At(D, dcol * static_cast<size_t>(c0)), dc.l, nullptr, workspace,
                           workspace_bytes, stream);
   });
-}
-
-// For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
-// exactly that (then disarmed), or null. Any collective reading the armed buffer disarms it.
-// Sets *bad when the Producer of `buffer` was given an invalid knob value.
-inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaStream_t stream, bool* bad) {
-  detail::ThreadState& t = detail::T();
-  *bad = false;
-  if (t.armed == nullptr || buffer != t.armed) return nullptr;
-  t.armed = nullptr;
-  *bad = t.bad_value;
-  const detail::Chunks& c = t.made;
-  if (c.buffer != buffer || c.bytes != bytes || c.stream != stream || c.ranges.empty()) {
-    if (t.chunks > 1)
-      detail::SayOnce(2, "the collective runs whole: no split GEMM on its stream made exactly the bytes it reads", t.chunks);
-    return nullptr;
-  }
-  return &t.made;
-}
-
-// The side stream of `stream` after it waited for chunk `chunk` of the split GEMM; null when
-// `stream` has no side stream left.
-inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
-  auto& side = detail::T().side;
-  auto it = side.find(stream);
-  if (it == side.end()) {
-    const int k = static_cast<int>(side.size());
-    if (k >= cuco::RankContext::kMaxSideStreams) return nullptr;
-    it = side.emplace(stream, k).first;
-  }
-  cuco::RankContext& ctx = *candidate_detail::S().ctx;
-  cudaStream_t s = ctx.side_stream(detail::SideStreamIndex(it->second), -1000);  // the device's highest priority
-  ctx.wait_event(s, detail::ChunkEvent(chunk));
-  return s;
-}
-
-// `stream` waits for everything its side stream was given.
-inline void JoinSide(cudaStream_t stream) {
-  auto& side = detail::T().side;
-  auto it = side.find(stream);
-  if (it == side.end()) return;
-  cuco::RankContext& ctx = *candidate_detail::S().ctx;
-  ctx.record_event(detail::JoinEvent(it->second), ctx.side_stream(detail::SideStreamIndex(it->second)));
-  ctx.wait_event(stream, detail::JoinEvent(it->second));
 }
 
 }  // namespace cuco_program::overlap

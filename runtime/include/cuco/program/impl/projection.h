@@ -30,6 +30,9 @@
 
 namespace cuco_program::proj {
 
+// cuco's own program units (runtime/src/program/) are compiled once for every program: they must
+// not depend on how this one was made, so there none of these exist (a use fails to compile).
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 #ifdef CUCO_PROGRAM_PROJECTED
 inline constexpr bool kProjected = true;
 #else
@@ -46,6 +49,7 @@ inline thread_local int t_device = 0;
 
 // Whether work the calling thread issues now is this rank's.
 inline bool Own() { return !kProjected || t_device == cuco_program::rank(); }
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
 
 // Handles of another GPU's communicators, streams and events: never dereferenced, never a real
 // address (the top bits are not those of a user-space pointer).

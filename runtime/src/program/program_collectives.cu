@@ -1,7 +1,11 @@
-// cuco/program/impl/program_collectives.h: the backend knob of cuco/program/codesign.h. Each of the
-// program's NCCL calls goes to host NCCL ("nccl") or to the device-initiated drop-in ("lsa"),
-// staging a buffer peers read into symmetric memory when it is not.
-#pragma once
+// runtime/src/program/program_collectives.cu: the backend and chunks knobs' collectives of
+// cuco/program/codesign.h (its comm:: calls). Each of the program's NCCL calls goes to host NCCL
+// ("nccl") or to the device-initiated drop-in ("lsa"), staging a buffer peers read into symmetric
+// memory when it is not. A cuco runtime unit, linked into every CUDA harness's candidate and
+// compiled once for every program: nothing here depends on the program's own macros.
+#define CUCO_PROGRAM_RUNTIME_UNIT 1
+
+#include <cuco/program/codesign.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,13 +18,14 @@
 #include <nccl.h>
 
 #include <cuco/codesign/collectives.h>
-#include <cuco/program/impl/candidate_side.h>
-#include <cuco/program/impl/chunk_overlap.h>
+#include <cuco/program/impl/candidate_state.h>
+#include <cuco/program/impl/chunk_state.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
 namespace candidate_detail {
+namespace {
 
 class ProgramCollectives {
  public:
@@ -93,20 +98,20 @@ class ProgramCollectives {
   size_t next_stage_ = 0;
 };
 
-inline ProgramCollectives& Collectives() {
+ProgramCollectives& Collectives() {
   static ProgramCollectives c;
   return c;
 }
 
 // 1 for "lsa", 0 for "nccl", -1 (printed) for anything else.
-inline int Lsa(const char* backend, const char* op) {
+int Lsa(const char* backend, const char* op) {
   if (backend != nullptr && std::strcmp(backend, "lsa") == 0) return 1;
   if (backend != nullptr && std::strcmp(backend, "nccl") == 0) return 0;
   std::fprintf(stderr, "cuco: %s: backend knob \"%s\" is neither \"nccl\" nor \"lsa\"\n", op, backend ? backend : "(null)");
   return -1;
 }
 
-inline size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign::coll_detail::type_size(type); }
+size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign::coll_detail::type_size(type); }
 
 // The chunks knob (chunk_overlap.h): when the last split GEMM on `stream` made exactly `bytes` of
 // `send`, `part(begin, end, side)` issues the collective for each chunk's bytes on the side stream
@@ -134,6 +139,7 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
   return ncclSuccess;
 }
 
+}  // namespace
 }  // namespace candidate_detail
 
 namespace comm {
@@ -151,7 +157,7 @@ namespace comm {
   auto* dc = pc.Device();                                         \
   if (dc == nullptr) return ncclInvalidUsage
 
-inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const size_t elem = candidate_detail::Bytes(1, type);
   if (auto r = candidate_detail::OverChunks(send, count * elem, elem, comm, stream, [&](size_t b0, size_t b1, cudaStream_t side) {
@@ -164,19 +170,19 @@ inline ncclResult_t AllReduce(const char* backend, const void* send, void* recv,
   return from == nullptr ? ncclInternalError : dc->all_reduce(from, recv, count, type, op, comm, stream);
 }
 
-inline ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count,
+ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count,
                               ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclAllGather", ::ncclAllGather(send, recv, send_count, type, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(send_count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->all_gather(from, recv, send_count, type, comm, stream);
 }
 
-inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                            ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
 
 // Split by the chunks knob, a reduce-scatter is one reduce per part of a chunk that lies in one
 // rank's segment, to that rank.
-inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count,
+ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, size_t recv_count,
                                   ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const size_t elem = candidate_detail::Bytes(1, type), segment = recv_count * elem;
   const size_t world = static_cast<size_t>(candidate_detail::S().ctx->world_size);
@@ -195,26 +201,26 @@ inline ncclResult_t ReduceScatter(const char* backend, const void* send, void* r
   return from == nullptr ? ncclInternalError : dc->reduce_scatter(from, recv, recv_count, type, op, comm, stream);
 }
 
-inline ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Broadcast(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                               int root, ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclBroadcast", ::ncclBroadcast(send, recv, count, type, root, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), candidate_detail::S().ctx->rank == root, stream);
   return from == nullptr ? ncclInternalError : dc->broadcast(from, recv, count, type, root, comm, stream);
 }
 
-inline ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root,
+ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType_t type, int root,
                           ncclComm_t comm, cudaStream_t stream) {
   return Broadcast(backend, buffer, buffer, count, type, root, comm, stream);
 }
 
-inline ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                            ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclReduce", ::ncclReduce(send, recv, count, type, op, root, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->reduce(from, recv, count, type, op, root, comm, stream);
 }
 
-inline ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                              ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclAlltoAll", ::ncclAlltoAll(send, recv, count, type, comm, stream));
   const size_t bytes = candidate_detail::Bytes(count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
@@ -222,14 +228,14 @@ inline ncclResult_t AlltoAll(const char* backend, const void* send, void* recv, 
   return from == nullptr ? ncclInternalError : dc->all_to_all(from, recv, count, type, comm, stream);
 }
 
-inline ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Gather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                            int root, ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclGather", ::ncclGather(send, recv, count, type, root, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->gather(from, recv, count, type, root, comm, stream);
 }
 
-inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
+ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                             int root, ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclScatter", ::ncclScatter(send, recv, count, type, root, comm, stream));
   const size_t bytes = candidate_detail::Bytes(count, type) * static_cast<size_t>(candidate_detail::S().ctx->world_size);
@@ -238,25 +244,25 @@ inline ncclResult_t Scatter(const char* backend, const void* send, void* recv, s
 }
 
 // Sends push into the receiver's mailbox: no buffer needs to be symmetric.
-inline ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
+ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclSend", p2p::Send(buffer, count, type, peer, comm, stream));
   return dc->send(buffer, count, type, peer, comm, stream);
 }
 
-inline ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer,
+ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
   CUCO_PROGRAM_BACKEND("ncclRecv", p2p::Recv(buffer, count, type, peer, comm, stream));
   return dc->recv(buffer, count, type, peer, comm, stream);
 }
 
-inline ncclResult_t GroupStart(const char* backend) {
+ncclResult_t GroupStart(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
   CUCO_PROGRAM_BACKEND("ncclGroupStart", p2p::GroupStart());
   return dc->group_start();
 }
 
-inline ncclResult_t GroupEnd(const char* backend) {
+ncclResult_t GroupEnd(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
   CUCO_PROGRAM_BACKEND("ncclGroupEnd", p2p::GroupEnd());
   return dc->group_end();
