@@ -9,6 +9,7 @@
 # Results: $OUT/late-stream.md, $OUT/late-stream.tgz (eval.json, eval.err per run).
 # Needs .carry/cuco, .carry/lib, and what bench/one-gpu/make-late-stream.sh makes.
 # ONLY="graph_late_stream mgpm_jacobi_nccl_graphs" (default); add mgpm_jacobi_nccl mgpm_jacobi_nccl_overlap (inout, no graph).
+# Four evaluations, about 1-2 min each (EVAL_TIMEOUT, default 140 s, cuts one).
 # Usage (repo root): bash bench/one-gpu/late-stream-w1.sh
 set -u
 OUT=${OUT:-/tmp/late-out}
@@ -23,7 +24,7 @@ for name in ${ONLY:-graph_late_stream mgpm_jacobi_nccl_graphs}; do
     wl=/tmp/late-wl/$name-$rt && rm -rf "$wl" && mkdir -p /tmp/late-wl && cp -r "$src" "$wl"
     env=() && [ $rt = before ] && env=(CUCO_RUNTIME_DIR=$PWD/.carry/runtime-before)
     start=$(date +%s)
-    env "${env[@]}" LD_LIBRARY_PATH=$PWD/.carry/lib timeout "${EVAL_TIMEOUT:-240}" "$CUCO" eval "$wl/harness" --world-size 1 --json \
+    env "${env[@]}" LD_LIBRARY_PATH=$PWD/.carry/lib timeout "${EVAL_TIMEOUT:-140}" "$CUCO" eval "$wl/harness" --world-size 1 --json \
       --run-dir "/tmp/late-runs/$name-$rt" >"$D/$name-$rt.eval.json" 2>"$D/$name-$rt.eval.err"
     echo "$name $rt rc=$? in $(( $(date +%s) - start )) s" >>"$D/times.txt"
   done
