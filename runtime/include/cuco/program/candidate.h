@@ -5,7 +5,8 @@
 // cuco/program/mpi.h over ctx.comm. The program's main runs on a thread of its own:
 //   cuco_candidate_setup    starts it and waits until it reaches serve() (its timed loop);
 //   cuco_candidate_run      points the bound variables at the harness's buffers (an inout buffer's
-//                           input is copied into its output first), runs the loop body once on
+//                           input is copied into its output first, on ctx.stream, and every stream
+//                           the program made waits for those copies), runs the loop body once on
 //                           that thread and waits for it;
 //   cuco_candidate_teardown ends the thread (the code after the loop does not run).
 // cuco_program::ctx() is the harness's RankContext, for code inside the EVOLVE blocks; codesign.h is

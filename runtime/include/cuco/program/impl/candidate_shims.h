@@ -110,6 +110,9 @@ inline cudaError_t StreamCreateWithPriority(cudaStream_t* stream, unsigned int, 
     *stream = s.ctx->stream;
   } else if (s.streams_made - 1 < cuco::RankContext::kMaxSideStreams) {
     *stream = s.ctx->side_stream(s.streams_made - 1, priority);
+    // Made inside an iteration: after the binds' copies too (IoBinder::JoinIn), not only its start.
+    if (s.iterating && s.binds_done != nullptr && ::cudaStreamWaitEvent(*stream, s.binds_done, 0) != cudaSuccess)
+      return cudaErrorUnknown;
   } else {
     std::fprintf(stderr, "cuco: the program creates more than %d streams\n", 1 + cuco::RankContext::kMaxSideStreams);
     return cudaErrorNotSupported;

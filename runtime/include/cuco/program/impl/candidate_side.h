@@ -34,6 +34,21 @@ class IoBinder : public Binder {
  public:
   IoBinder(const cuco::IO& io, cuco::RankContext& ctx, std::string* error) : io_(io), ctx_(ctx), error_(error) {}
   const std::vector<void*>& key() const { return key_; }
+  // Before the body: every stream the program made (`streams` side streams) waits for what the binds
+  // queued on ctx.stream (a *_copy input copied in, an inout's input copied to its output), as
+  // CopyOut joins them after. The harness orders the side streams after the iteration's start only,
+  // which comes before these copies: a loop whose work is on a stream other than the program's first
+  // (a helper made streams earlier) would read and write the bound buffers while they are copied.
+  void JoinIn(int streams) {
+    if (!queued_) return;
+    Side& s = S();
+    cudaError_t e = cudaSuccess;
+    if (s.binds_done == nullptr) e = ::cudaEventCreateWithFlags(&s.binds_done, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = ::cudaEventRecord(s.binds_done, ctx_.stream);
+    for (int i = 0; e == cudaSuccess && i < streams && i < cuco::RankContext::kMaxSideStreams; ++i)
+      e = ::cudaStreamWaitEvent(ctx_.side_stream(i), s.binds_done, 0);
+    if (e != cudaSuccess && error_->empty()) *error_ = std::string("ordering the program's streams after its inputs: ") + cudaGetErrorString(e);
+  }
   // After the iteration: the copied outputs into the harness's buffers, on ctx.stream once every
   // stream the program made has joined it (`streams`: how many side streams it made).
   void CopyOut(int streams) {
@@ -68,6 +83,7 @@ class IoBinder : public Binder {
       const cudaError_t e = cudaMemcpyAsync(out.ptr, in.ptr, in.bytes < out.bytes ? in.bytes : out.bytes,
                                             cudaMemcpyDeviceToDevice, ctx_.stream);
       if (e != cudaSuccess && error_->empty()) *error_ = std::string("copying input ") + name + ": " + cudaGetErrorString(e);
+      queued_ = true;
       *slot = out.ptr;
     }
     key_.push_back(*slot);
@@ -83,8 +99,10 @@ class IoBinder : public Binder {
   void Copy(void* dst, const void* src, size_t bytes, const std::string& name) {
     const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream);
     if (e != cudaSuccess && error_->empty()) *error_ = "copying " + name + ": " + cudaGetErrorString(e);
+    queued_ = true;
   }
   std::vector<Pending> copies_;
+  bool queued_ = false;  // the binds queued work on ctx.stream (JoinIn)
   std::vector<void*> key_;
   const cuco::IO& io_;
   cuco::RankContext& ctx_;
@@ -140,6 +158,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     try {
       IoBinder b(*s.io, *s.ctx, &error);
       s.binds(b);
+      b.JoinIn(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
       const GraphKnob& graph = Graph();
       if (error.empty() && !graph.unknown.empty())
         error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";

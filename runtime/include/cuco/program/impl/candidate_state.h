@@ -44,6 +44,7 @@ struct Side {
   IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
   ProgramGraphs program_graphs;  // the program's own graphs (program_graphs.h)
   cudaEvent_t join_events[cuco::RankContext::kMaxSideStreams] = {};  // IoBinder::CopyOut's
+  cudaEvent_t binds_done = nullptr;  // IoBinder::JoinIn's: recorded on ctx.stream after the binds' copies
   cuco::Sizes sizes;       // the stage's sizes (size_or)
 };
 
