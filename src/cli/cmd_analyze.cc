@@ -5,6 +5,7 @@
 #include "analyze/analysis.h"
 #include "cli/commands.h"
 #include "cli/program_flags.h"
+#include "scaffold/program_analysis.h"
 
 namespace cuco {
 

@@ -7,6 +7,7 @@
 #include "scaffold/scaffold.h"
 #include "cli/commands.h"
 #include "cli/program_flags.h"
+#include "scaffold/program_analysis.h"
 #include "toolchain/toolchain.h"
 
 namespace cuco {

@@ -1,18 +1,18 @@
 // cuco run <workload | program.cu...>: the main job. Given a program, makes its workload first (cuco
-// init: run_program.h). Settles the world size and makes generation 0 when the workload has none
+// init: scaffold/program_workload.h). Settles the world size and makes generation 0 when the workload has none
 // (search/run_start.h: `cuco transform`, rule-based, or LLM-driven with --llm only), then searches
 // from it (`cuco evolve`: search/session.h). --resume continues a search. The toolchain is detected
 // once here and the workload read once, both passed down. This file parses flags and prints.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <variant>
 
 #include "cli/commands.h"
 #include "cli/launcher_option.h"
 #include "cli/program_flags.h"
-#include "cli/run_program.h"
 #include "cli/workload_options.h"
+#include "scaffold/program_workload.h"
 #include "search/run_start.h"
 #include "toolchain/toolchain.h"
 
@@ -33,10 +33,25 @@ struct RunArgs {
 // there is none.
 std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
   if (from_program) {
-    auto made = WorkloadOfProgram(a->targets, *a->flags, a->out, a->loop, *a->evolve.toolchain);
-    if (std::holds_alternative<int>(made)) return std::get<int>(made);
-    a->evolve.workload = std::get<ProgramWorkload>(made).dir;
-    a->evolve.workload_config = std::move(std::get<ProgramWorkload>(made).workload);
+    ProgramWorkloadRequest r;
+    r.files = a->targets;
+    r.dir = a->out;
+    r.loop = a->loop;
+    Result<CompileFlags> flags = ResolveProgramFlags(*a->flags, r.files.front());
+    if (!flags.ok()) {
+      std::cerr << "cuco run: " << flags.status().message() << "\n";
+      return kExitUsage;
+    }
+    r.flags = std::move(*flags);
+    Result<ProgramWorkload> made = ProgramWorkloadFor(r, *a->evolve.toolchain, [](const std::string& line) {
+      std::cout << (line.starts_with("  ") ? "" : "cuco run: ") << line << "\n";
+    });
+    if (!made.ok()) {
+      std::cerr << "cuco run: " << made.status().message() << "\n";
+      return made.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitInternal;
+    }
+    a->evolve.workload = made->dir;
+    a->evolve.workload_config = std::move(made->workload);
   } else if (a->targets.size() > 1) {
     std::cerr << "cuco run: " << a->targets.front() << " is a workload folder; give one (more files are for a program: "
               << "cuco run main.cu more.cu -- <your compile command>)\n";
@@ -50,7 +65,8 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
   RunArgs a = args;
-  const bool from_program = !a.targets.empty() && IsProgramFile(a.targets.front());
+  std::error_code ec;  // a program's file, not a workload folder
+  const bool from_program = !a.targets.empty() && std::filesystem::is_regular_file(a.targets.front(), ec);
   // Detected once for the whole command (init, generation 0, the search); for a workload folder,
   // StartRun detects it once the workload has loaded.
   if (from_program) a.evolve.toolchain = DetectToolchain();

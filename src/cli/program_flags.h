@@ -9,11 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "analyze/analysis.h"
 #include "analyze/compile_flags.h"
 #include "util/status.h"
 
-#include "toolchain/toolchain.h"
 
 namespace cuco {
 
@@ -34,9 +32,5 @@ void TakeTrailingCompileCommand(int* argc, char** argv);
 
 // The flags for `program`, merged from the options; errors name the compile_commands.json.
 Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std::string& program);
-
-// The program's analysis on this machine (its files, main's first): the detected CUDA/NCCL/MPI include
-// folders (of `tc`, the command's toolchain, detected once) plus `flags`.
-Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags, const Toolchain& tc);
 
 }  // namespace cuco
