@@ -305,6 +305,12 @@ Result<std::vector<std::string>> Builder::PreprocessCommand(const fs::path& sour
   return cmd;
 }
 
+std::vector<std::string> Builder::CandidateCompileCommand(const fs::path& source, const fs::path& object) const {
+  Unit u = WorkloadUnit(source, object);
+  u.candidate = true;
+  return CompileCommand(u, object);
+}
+
 namespace {
 
 // One step of a build: a compile or the link, its output in its own log file.

@@ -78,6 +78,11 @@ class Builder {
   // The deny-list scans its output (workload/deny_list.h, CheckDenyListPreprocessed).
   Result<std::vector<std::string>> PreprocessCommand(const std::filesystem::path& source) const;
 
+  // The command that compiles `source` (a candidate file) into `object` exactly as Build compiles a
+  // candidate, outside the sandbox: what a test runs to check an object as Build would make it.
+  std::vector<std::string> CandidateCompileCommand(const std::filesystem::path& source,
+                                                   const std::filesystem::path& object) const;
+
   // Builds the small GPU health probe (runtime/src/gpu_probe.cu).
   Result<BuildResult> BuildGpuProbe(double timeout_s);
 

@@ -4,10 +4,8 @@
 // catch (tests/gpu/candidates/*/README.md) must be rejected. The planted candidates are written
 // from the seeds first (tests/gpu/make_candidates.py planted).
 //
-// The preprocess and compile commands are formed as the Builder forms them (src/evaluate/builder.cc:
-// compiler, -gencode and -Xcompiler=-fPIC for CUDA or -Wall -pthread for CPU, the
-// workload's [build] flags, -I runtime/include, -I the workload folder, -I each library's include
-// folder), with `-E <source>` for the scan and `-c <source> -o <object>` for the object.
+// The preprocess and compile commands are the Builder's own (PreprocessCommand,
+// CandidateCompileCommand), outside the sandbox: the files are checked as a search builds them.
 // The object check compiles every CPU file but, of the CUDA ones, only gemm_reducescatter's seed
 // unless CUCO_HYGIENE_WALK_ALL=1 (every CUDA seed, generation-0 file, variant and planted
 // candidate: 15-60 s of nvcc each, about 12 minutes on two busy cores).
@@ -18,6 +16,7 @@
 #include <filesystem>
 #include <set>
 
+#include "evaluate/builder.h"
 #include "evaluate/object_check.h"
 #include "launch/subprocess.h"
 #include "toolchain/toolchain.h"
@@ -77,26 +76,6 @@ bool Denied(const fs::path& p) {
   return kDenied.count((p.parent_path().filename() / p.filename()).string()) > 0;
 }
 
-std::vector<std::string> Flags(const WorkloadConfig& wl, const Toolchain& tc) {
-  const bool cuda = wl.language == "cuda";
-  std::vector<std::string> f = {cuda ? tc.nvcc : (tc.cxx.empty() ? "g++" : tc.cxx)};
-  if (cuda) {
-    std::string arch = PreferredCudaArch(tc);
-    f.push_back("-gencode=arch=compute_" + arch.substr(3) + ",code=" + arch);
-    f.push_back("-Xcompiler=-fPIC");
-  } else {
-    f.insert(f.end(), {"-Wall", "-pthread"});
-  }
-  f.insert(f.end(), wl.build_flags.begin(), wl.build_flags.end());
-  f.push_back("-I" + (fs::path(CUCO_SOURCE_DIR) / "runtime" / "include").string());
-  f.push_back("-I" + wl.dir.string());
-  for (const LibraryInstall* lib : {static_cast<const LibraryInstall*>(&tc.nccl), &tc.cublas})
-    if (cuda && lib->found) f.push_back("-I" + lib->include_dir);
-  if (cuda && !tc.cudnn_frontend_include.empty()) f.push_back("-I" + tc.cudnn_frontend_include);
-  if (cuda && tc.cudnn.found) f.push_back("-I" + tc.cudnn.include_dir);
-  return f;
-}
-
 TEST(HygieneWalk, EverySeedVariantAndCandidatePassesBothChecks) {
   const bool all = std::getenv("CUCO_HYGIENE_WALK_ALL") != nullptr;
   Toolchain tc = DetectToolchain();
@@ -123,9 +102,11 @@ TEST(HygieneWalk, EverySeedVariantAndCandidatePassesBothChecks) {
     ASSERT_TRUE(text.ok());
     auto split = SplitEvolveBlocks(*text, f.path.string());
     if (!split.ok()) continue;  // no blocks: not a candidate
-    std::vector<std::string> argv = Flags(*wl, tc);
-    argv.insert(argv.end(), {"-E", f.path.string()});
-    Status deny = CheckDenyListPreprocessed(*text, f.path.string(), argv, 300);
+    Builder builder(tmp / "cache", *wl, tc);
+    builder.set_sandboxed(false);
+    Result<std::vector<std::string>> argv = builder.PreprocessCommand(f.path);
+    ASSERT_TRUE(argv.ok()) << argv.status().message();
+    Status deny = CheckDenyListPreprocessed(*text, f.path.string(), *argv, 300);
     ++scanned;
     if (Denied(f.path)) {
       EXPECT_FALSE(deny.ok()) << "a planted cheat passed the deny-list";
@@ -134,9 +115,7 @@ TEST(HygieneWalk, EverySeedVariantAndCandidatePassesBothChecks) {
     EXPECT_TRUE(deny.ok()) << deny.message();
     if (!f.compile_object || !have_readelf || f.path.filename() == "compile_error.cc") continue;
     fs::path obj = tmp / (f.path.stem().string() + ".o");
-    std::vector<std::string> cc = Flags(*wl, tc);
-    cc.insert(cc.end(), {"-c", f.path.string(), "-o", obj.string()});
-    CapturedRun r = RunCapture(cc, 600);
+    CapturedRun r = RunCapture(builder.CandidateCompileCommand(f.path, obj), 600);
     if (!r.outcome.ok()) {
       skipped.push_back(f.path.filename().string() + " (does not compile here: " + r.output.substr(0, 200) + ")");
       continue;
