@@ -1,8 +1,6 @@
 #include "cli/program_flags.h"
 
-#include <algorithm>
 #include <filesystem>
-
 
 namespace cuco {
 namespace {

@@ -12,7 +12,6 @@
 #include "analyze/compile_flags.h"
 #include "util/status.h"
 
-
 namespace cuco {
 
 struct ProgramFlagOptions {

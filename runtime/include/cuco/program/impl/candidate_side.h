@@ -205,7 +205,6 @@ inline void thread_failed(const std::string& what) {
 }
 inline void enter_thread_rank(intptr_t) {}
 
-
 // Over ctx.comm: a real exchange between the candidate's ranks.
 inline void host_allgather(const void* send, void* recv, size_t bytes) {
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
@@ -224,7 +223,6 @@ inline void host_allgather(const void* send, void* recv, size_t bytes) {
     std::exit(1);
   }
 }
-
 
 }  // namespace cuco_program
 
