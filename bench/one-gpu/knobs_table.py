@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """The table of bench/one-gpu/programs-knobs.sh: one row per program (generation 0 accepted or why
 not, the seed's time in the search, every knob setting's verdict and time, the best and its
-speed-up over the seed), from each program's run.out and `cuco export --json` of its search store.
+speed-up over the seed), from each program's run.out and `cuco export --json` of its search store;
+then the search's pace: candidates per minute (the last rate run.out printed) and, over the searched
+candidates, the compile stage's median seconds and how many compiled only their knob values
+(evaluate/runtime_knobs.h), read from the store's stages.
 Usage: knobs_table.py CUCO DIR... (DIR holds <program>.run.out and <program>-stores/run/)."""
 import glob
 import json
 import os
 import re
+import sqlite3
+import statistics
 import subprocess
 import sys
 
@@ -47,6 +52,27 @@ def row(cuco, d, name):
             f"{rc.group(1) + ', ' + rc.group(2) + ' s' if rc else '?'} |")
 
 
+def pace(d, name):
+    out = open(f"{d}/{name}.run.out").read()
+    rates = re.findall(r"\| ([0-9.]+)/min \|", out)
+    db = f"{d}/{name}-stores/run/cuco.db"
+    compiles, knob_only = [], 0
+    if os.path.exists(db):
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        for (mj,) in con.execute("select metrics_json from candidates where mutation_kind != 'seed'"):
+            try:
+                stages = json.loads(mj).get("stages", [])
+            except (json.JSONDecodeError, AttributeError):
+                continue
+            for st in stages:
+                if st.get("stage") == "compile" and "cached build" not in st.get("detail", ""):
+                    compiles.append(st.get("seconds", 0))
+                    knob_only += "knob values compiled" in st.get("detail", "")
+        con.close()
+    med = f"{statistics.median(compiles):.1f}" if compiles else ""
+    return f"| {name} | {rates[-1] if rates else ''} | {len(compiles)} | {med} | {knob_only} |"
+
+
 def main():
     cuco, dirs = sys.argv[1], sys.argv[2:]
     print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks]): ms or verdict | best ms | seed / best | cuco run rc, time |")
@@ -54,6 +80,12 @@ def main():
     for d in dirs:
         for p in sorted(glob.glob(f"{d}/*.run.out")):
             print(row(cuco, d, os.path.basename(p)[: -len(".run.out")]))
+    print()
+    print("| program | candidates / min | searched candidates compiled | compile s (median) | of them, only knob values compiled |")
+    print("|---|---|---|---|---|")
+    for d in dirs:
+        for p in sorted(glob.glob(f"{d}/*.run.out")):
+            print(pace(d, os.path.basename(p)[: -len(".run.out")]))
 
 
 if __name__ == "__main__":

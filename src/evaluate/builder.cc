@@ -2,10 +2,6 @@
 
 #include "launch/sandbox.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,7 +10,9 @@
 #include <thread>
 
 #include "launch/interrupts.h"
+#include "evaluate/runtime_knobs.h"
 #include "launch/subprocess.h"
+#include "util/file_lock.h"
 #include "util/files.h"
 #include "util/runtime_dir.h"
 #include "util/sha256.h"
@@ -24,22 +22,6 @@ namespace cuco {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Holds an exclusive flock on a file for its lifetime.
-class FileLock {
- public:
-  explicit FileLock(const fs::path& p) : fd_(::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
 
 std::vector<std::string> SplitWords(const std::string& s) {
   std::istringstream in(s);
@@ -570,20 +552,47 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   }
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(source, code));
   std::vector<Unit> units = frozen;
-  units.push_back(WorkloadUnit(source, object));
-  for (const auto& src : workload_.build_sources)  // program mode: the program's other files
-    units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  // A program candidate whose knobs are read at run time: its code compiled once for every setting
+  // of them (runtime_knobs.h), here only its values, then the link.
+  BuildResult shared;
+  if (harness && cuda) {
+    if (std::optional<RuntimeKnobs> knobs = SplitRuntimeKnobs(code)) {
+      auto objects = BuildKnobFreeObjects(*knobs, timeout_s, &units);
+      if (!objects.ok()) return objects.status();
+      shared = *objects;
+      // Stopped or out of time: no verdict on the code (the whole code would not fare better).
+      if (shared.interrupted || shared.log.find("compile time limit passed") != std::string::npos) {
+        shared.key = r.key;
+        return shared;
+      }
+      if (shared.ok) {
+        CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / "knob_values.cc", RuntimeKnobsUnit(knobs->values)));
+        units.push_back(RuntimeUnit(dir / "knob_values.cc", dir / "knob_values.o"));
+      }
+    }
+  }
+  if (!shared.ok) {  // compiled whole (a knob needed at compile time fails erased: its code decides)
+    units.push_back(WorkloadUnit(source, object));
+    for (const auto& src : workload_.build_sources)  // the program's other files
+      units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  }
   for (Unit& u : units) u.candidate = !u.runtime;
   std::error_code ec;
   fs::remove(object, ec);
+  fs::remove(dir / "knob_values.o", ec);
   auto built = BuildInDir(dir, units, exe, timeout_s);
   if (!built.ok()) return built.status();
   built->key = r.key;
   built->source = r.source;
+  built->knob_values_only = shared.ok && shared.cached;
+  if (!shared.cached) {  // what the knob-free compile ran now, whether or not its objects were taken
+    built->seconds += shared.seconds;
+    built->commands.insert(built->commands.begin(), shared.commands.begin(), shared.commands.end());
+  }
   if (built->ok) {
     built->supervisor = supervisor;
     built->reference_object = reference_object;
-    built->object = object.string();
+    built->object = shared.ok ? shared.object : object.string();
   }
   // A timed-out compile is not cached (the next try may have more time), nor one a signal stopped.
   if (built->log.find("compile time limit passed") == std::string::npos && !built->interrupted)

@@ -17,6 +17,9 @@
 //                    folder and what they include by name); not by the folder's other sources, so
 //                    a generation 0 written beside the seed changes nothing compiled before it
 //   cand-<key>/      one candidate: the frozen key and its code
+//   knobfree-<key>/  a program candidate's code with its knob values taken out (runtime_knobs.h) and
+//                    the program's other files: compiled once for every setting of the knobs, each
+//                    cand-<key>/ then compiling only its values (knob_values.cc) and linking
 #pragma once
 
 #include <filesystem>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluate/runtime_knobs.h"
 #include "toolchain/toolchain.h"
 #include "util/status.h"
 #include "workload/workload_config.h"
@@ -33,10 +37,13 @@ namespace cuco {
 struct BuildResult {
   bool ok = false;
   bool cached = false;          // taken from the cache, nothing compiled
+  // Its code was compiled before with other knob values (knobfree-<key>/): only its values were
+  // compiled, then linked.
+  bool knob_values_only = false;
   std::string executable;       // when ok: the candidate (harness mode) or the program
   std::string supervisor;       // harness mode, when ok: the frozen supervisor that runs it
   std::string reference_object; // harness mode, when ok: the frozen reference's object (the user's own names)
-  std::string object;           // the candidate's own object file (for the object checks)
+  std::string object;           // the candidate's own object file (for the object checks; knob-free when shared)
   std::string source;           // the candidate's file as compiled (in the cache): what the compiler's messages cite
   // A compile or the link was ended by a signal cuco did not send (launch/interrupts.h: Ctrl-C,
   // SIGTERM...): no verdict on the code, and not cached.
@@ -126,6 +133,11 @@ class Builder {
   // the `link` units into `exe` unless it is empty. Writes only under `dir`.
   Result<BuildResult> BuildInDir(const std::filesystem::path& dir, const std::vector<Unit>& units,
                                  const std::filesystem::path& exe, double timeout_s);
+  // The objects of a program candidate's knob-free code and of the program's other files, in
+  // knobfree-<key>/ (under its lock), compiled when missing; when they compiled (ok), link-only units
+  // of them are appended to `units`. A compile error is kept ("failed": later candidates of the same
+  // code go straight to a whole compile); a stop or a timeout is not.
+  Result<BuildResult> BuildKnobFreeObjects(const RuntimeKnobs& knobs, double timeout_s, std::vector<Unit>* units);
   std::string EnvironmentKey() const;
   std::string RuntimeKey() const;
   // The hash of what a workload's reference and candidates can include from the workload (see above).

@@ -151,7 +151,9 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
       return Reject(st, rec, obj.message());
     }
   }
-  st->detail = built->cached ? "cached build (identical code compiled before)" : "compiled";
+  st->detail = built->cached             ? "cached build (identical code compiled before)"
+               : built->knob_values_only ? "its knob values compiled and linked (the rest compiled before)"
+                                         : "compiled";
   *out = *built;
   return true;
 }

@@ -43,6 +43,9 @@
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h).
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
+// The knobs are read at run time only: cuco's builder compiles a candidate once for every setting of
+// its knob values (each knob line's value becomes knob_value(i), defined by a unit of the values;
+// src/evaluate/runtime_knobs.h), so a knob's value must not be needed in a constant expression.
 // The comm:: calls are defined in runtime/src/program/program_collectives.cu, a runtime unit every
 // CUDA harness's candidate links (the program's file compiles none of the device API's headers).
 #pragma once
@@ -56,6 +59,10 @@ namespace cuco_program {
 
 // Sets the graph knob ("off" | "on"); returns true. Called from a static initialiser of the seed.
 inline bool set_graph(const char* value);
+
+// The value of a candidate's index-th knob line (in the order of its lines), where the builder took
+// the values out of its code; defined by the unit of the values it compiles beside it.
+const char* knob_value(int index);
 
 namespace comm {
 
