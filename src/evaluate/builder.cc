@@ -546,6 +546,9 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
         r.supervisor = supervisor;
         r.reference_object = reference_object;
         r.object = object.string();
+        // Linked with its knob values: its own object is the knob-free code's.
+        if (fs::exists(dir / "knob_values.cc"))
+          if (std::optional<RuntimeKnobs> knobs = SplitRuntimeKnobs(code)) r.object = (KnobFreeDir(*knobs) / "candidate.o").string();
       }
       return r;
     }

@@ -137,6 +137,7 @@ class Builder {
   // knobfree-<key>/ (under its lock), compiled when missing; when they compiled (ok), link-only units
   // of them are appended to `units`. A compile error is kept ("failed": later candidates of the same
   // code go straight to a whole compile); a stop or a timeout is not.
+  std::filesystem::path KnobFreeDir(const RuntimeKnobs& knobs) const;
   Result<BuildResult> BuildKnobFreeObjects(const RuntimeKnobs& knobs, double timeout_s, std::vector<Unit>* units);
   std::string EnvironmentKey() const;
   std::string RuntimeKey() const;

@@ -10,10 +10,14 @@ namespace cuco {
 
 namespace fs = std::filesystem;
 
+fs::path Builder::KnobFreeDir(const RuntimeKnobs& knobs) const {
+  const std::string key = Sha256Hex(env_key_ + (unoptimized_ ? "\nunoptimized" : "") + "\nknob-free\n" + knobs.code);
+  return cache_dir_ / ("knobfree-" + key.substr(0, 32));
+}
+
 Result<BuildResult> Builder::BuildKnobFreeObjects(const RuntimeKnobs& knobs, double timeout_s,
                                                   std::vector<Unit>* units) {
-  const std::string key = Sha256Hex(env_key_ + (unoptimized_ ? "\nunoptimized" : "") + "\nknob-free\n" + knobs.code);
-  const fs::path dir = cache_dir_ / ("knobfree-" + key.substr(0, 32));
+  const fs::path dir = KnobFreeDir(knobs);
   CUCO_RETURN_IF_ERROR(MakeDirs(dir));
   FileLock lock(dir.string() + ".lock");
   const std::string ext = workload_.language == "cuda" ? ".cu" : ".cc";

@@ -86,6 +86,8 @@ TEST_F(BuilderKnobsTest, ASecondKnobSettingCompilesOnlyItsValues) {
 
   const BuildResult again = Build(Candidate("lsa"));
   EXPECT_TRUE(again.cached) << "the same candidate again: nothing compiled";
+  EXPECT_EQ(again.object, lsa.object) << "from the cache too, the object check reads the knob-free object";
+  EXPECT_TRUE(fs::exists(again.object));
   const BuildResult other = Build(Candidate("lsa", "int main() { return 1; }\n"));
   EXPECT_EQ(Compiles(other, "candidate.cu"), 1) << "other code compiles";
 }

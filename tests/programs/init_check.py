@@ -10,7 +10,8 @@ checks what init made of it against the program's program.toml:
     array's entry, `d_w[cuco_program::rank()]`, is program.toml's `d_w` or `stages[s].x`);
   - with --compile, `cuco eval <workload>/harness --stage compile-check` builds the seed and the supervisor
     with the reference (the real nvcc), `cuco transform` makes generation 0 with the knobs backend and
-    graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too.
+    graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too, then with graph "off"
+    compiling only its knob values.
 Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per program; exit 1 if any fails."""
 import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
 
@@ -100,6 +101,15 @@ def check_generation0(cuco, harness, out):
                        capture_output=True, text=True, timeout=1500)
     if c.returncode != 0:
         problems.append(f"generation 0 at backend=lsa, graph=on, chunks=4: eval --stage compile-check exited {c.returncode}: "
+                        f"{(c.stdout + c.stderr).strip()[-600:]}")
+    # Another setting of the same code compiles only its knob values (evaluate/runtime_knobs.h) and
+    # passes the same checks (the object check: nothing run at load but cuco's).
+    other = out / "gen0_other_setting.cu"
+    other.write_text(corner.read_text().replace('kCucoGraph = "on"', 'kCucoGraph = "off"'))
+    c = subprocess.run([cuco, "eval", str(harness), str(other), "--stage", "compile-check", "--run-dir", str(out / "other")],
+                       capture_output=True, text=True, timeout=1500)
+    if c.returncode != 0 or "its knob values compiled and linked" not in c.stdout:
+        problems.append(f"generation 0 at backend=lsa, graph=off: not only its knob values compiled (exit {c.returncode}): "
                         f"{(c.stdout + c.stderr).strip()[-600:]}")
     return problems
 

@@ -160,10 +160,10 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       s.binds(b);
       b.JoinIn(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
       const GraphKnob& graph = Graph();
-      if (error.empty() && !graph.unknown.empty())
-        error = "graph knob: unknown value \"" + graph.unknown + "\" (the values are \"off\" and \"on\")";
+      if (error.empty() && !graph.unknown().empty())
+        error = "graph knob: unknown value \"" + graph.unknown() + "\" (the values are \"off\" and \"on\")";
       s.iterating = error.empty();
-      if (s.iterating && graph.on)  // the program's streams after the first are ctx.side_stream(0, 1, ...)
+      if (s.iterating && graph.on())  // the program's streams after the first are ctx.side_stream(0, 1, ...)
         error = s.graphs.Run(b.key(), *s.ctx,
                              std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
                              s.events_made, s.body);

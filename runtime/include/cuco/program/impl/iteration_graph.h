@@ -15,10 +15,18 @@
 namespace cuco_program {
 namespace candidate_detail {
 
-// The graph knob: "off", "on", or a value this runtime does not know (kept to name it).
+// The graph knob: "off", "on", or a value this runtime does not know. set_graph only keeps the
+// value: it runs in a static initialiser, where a candidate may call nothing of the C library
+// (object_init_check.h), and the builder may hand the value over at run time (codesign.h).
 struct GraphKnob {
-  bool on = false;
-  std::string unknown;
+  bool set = false;
+  const char* value = nullptr;
+  bool on() const { return set && value != nullptr && std::strcmp(value, "on") == 0; }
+  // "" for "off", "on" or no knob; else the value, to name it.
+  std::string unknown() const {
+    if (!set || (value != nullptr && (std::strcmp(value, "on") == 0 || std::strcmp(value, "off") == 0))) return "";
+    return value != nullptr ? value : "(null)";
+  }
 };
 inline GraphKnob& Graph() {
   static GraphKnob knob;
@@ -113,8 +121,8 @@ class IterationGraphs {
 
 inline bool set_graph(const char* value) {
   candidate_detail::GraphKnob& g = candidate_detail::Graph();
-  g.on = value != nullptr && std::strcmp(value, "on") == 0;
-  g.unknown = value != nullptr && (g.on || std::strcmp(value, "off") == 0) ? "" : (value ? value : "(null)");
+  g.set = true;
+  g.value = value;
   return true;
 }
 
