@@ -14,13 +14,33 @@ const std::regex& KnobLine() {
   return re;
 }
 
+// Whether the line at `begin` continues the one before it (a backslash-newline splice).
+bool Spliced(const std::string& code, size_t begin) {
+  if (begin == 0 || code[begin - 1] != '\n') return false;
+  size_t j = begin - 1;
+  if (j > 0 && code[j - 1] == '\r') --j;
+  return j > 0 && code[j - 1] == '\\';
+}
+
 }  // namespace
 
 std::optional<RuntimeKnobs> SplitRuntimeKnobs(const std::string& code) {
   if (code.find("cuco/program/candidate.h") == std::string::npos) return std::nullopt;
+  const std::vector<SourceByte> kind = ClassifySource(code);
   RuntimeKnobs out;
+  size_t at = 0;  // offset of the line
+  int parens = 0;  // ( minus ) in code before the line
   for (const std::string& whole : SplitLinesKeepingNewlines(code)) {
-    if (whole.find("cuco:knob") == std::string::npos) {
+    const size_t begin = at;
+    at += whole.size();
+    const bool knob = whole.find("cuco:knob") != std::string::npos;
+    // A knob line only where it is a declaration of its own: in code (not a raw string or comment),
+    // outside every parenthesis (a macro's arguments, which `#` could make a string of) and not
+    // spliced onto the line before (a #define's body).
+    if (knob && (kind[begin] != SourceByte::kCode || parens != 0 || Spliced(code, begin))) return std::nullopt;
+    for (size_t i = begin; i < at; ++i)
+      if (kind[i] == SourceByte::kCode) parens += code[i] == '(' ? 1 : code[i] == ')' ? -1 : 0;
+    if (!knob) {
       out.code += whole;
       continue;
     }

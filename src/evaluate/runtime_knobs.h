@@ -5,7 +5,10 @@
 // Applies to a candidate of a harness made of a user's program (it includes cuco/program/candidate.h,
 // which declares cuco_program::knob_value) whose every `cuco:knob` line reads exactly
 //     [static|inline ...] constexpr const char* <identifier> = "<value>";  // cuco:knob <name>
-// with <value> of letters, digits and `_.+-` (at most 64). Each such line becomes, in place (the
+// with <value> of letters, digits and `_.+-` (at most 64), standing as a declaration of its own: in
+// code (not in a raw string or a comment), outside every parenthesis (a macro's arguments, which `#`
+// could turn into a string that tells the two apart) and not spliced onto the line before (a
+// #define's body). Each such line becomes, in place (the
 // line count is kept, so the compiler's messages cite the same lines),
 //     [static|inline ...] const char* const <identifier> = ::cuco_program::knob_value(<i>);  // cuco:knob <name>
 // and the values go into a unit of their own (RuntimeKnobsUnit). The program knobs of

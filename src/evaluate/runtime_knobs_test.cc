@@ -59,6 +59,24 @@ TEST(RuntimeKnobs, OnlyProgramCandidatesWithStringKnobsOfThatFormSplit) {
   EXPECT_FALSE(SplitRuntimeKnobs("#include <cuco/program/candidate.h>\nint main() {}\n")) << "no knob";
 }
 
+// Where a knob line is not a declaration of its own, the code could tell the erased text from the
+// candidate's (a string made of it), so it is compiled whole.
+TEST(RuntimeKnobs, AKnobLineTheCodeCouldReadAsTextIsNotSplit) {
+  const std::string c = kCandidate;
+  auto around = [&](const std::string& before, const std::string& after) {
+    std::string s = c;
+    const size_t line = s.find("constexpr const char* kCucoGraph");
+    s.insert(s.find('\n', line) + 1, after);
+    s.insert(line, before);
+    return s;
+  };
+  EXPECT_FALSE(SplitRuntimeKnobs(around("const char* cuco_text = STR(\n", ")\n"))) << "a macro's argument";
+  EXPECT_FALSE(SplitRuntimeKnobs(around("#define CUCO_KNOBS \\\n", ""))) << "a #define's body";
+  EXPECT_FALSE(SplitRuntimeKnobs(around("#define CUCO_KNOBS \\\r\n", ""))) << "spliced, CRLF";
+  EXPECT_FALSE(SplitRuntimeKnobs(around("const char* cuco_text = R\"x(\n", ")x\";\n"))) << "a raw string";
+  EXPECT_TRUE(SplitRuntimeKnobs(around("void f() { g(1);\n", "}\n"))) << "a block: a declaration of its own";
+}
+
 TEST(RuntimeKnobs, LineEndingsAreKept) {
   std::string crlf;
   for (const std::string& l : SplitLines(kCandidate)) crlf += l + "\r\n";
