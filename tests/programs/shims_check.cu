@@ -6,7 +6,9 @@
 //     another GPU's communicator after ncclCommInitAll (the single-process ring of NCCL's examples
 //     queried each GPU's rank, count and device in its set-up, and the candidate rank crashed);
 //   reference side (cuco/program/reference.h): the reference's own communicator is a token for the
-//     emulation (a program checking ncclCommGetAsyncError crashed the supervisor).
+//     emulation (a program checking ncclCommGetAsyncError crashed the supervisor), and a graph
+//     captured in the global mode is captured in the rank thread's own (mgpm_jacobi_nccl_graphs at
+//     two GPUs: one rank's capture failed the other rank's cudaStreamSynchronize).
 // And cuco's MPI answers what error macros call (MPI_Error_string, MPI_Error_class, ...), and
 // MPI_Abort ends the program's thread, not the process. Exit 0 when every check holds.
 //   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE] shims_check.cu -lnccl
@@ -81,6 +83,14 @@ int main() {
   graphs.ForgetGraph(reinterpret_cast<cudaGraph_t>(buf));
 #endif
 #ifdef CUCO_CHECK_REFERENCE
+  // A graph captured in the global mode by one rank thread must not forbid the other ranks' calls.
+#define CUCO_CHECK_TEXT(x) CUCO_CHECK_TEXT2(x)
+#define CUCO_CHECK_TEXT2(x) #x
+  Expect(std::string(CUCO_CHECK_TEXT(cudaStreamBeginCapture)) == "cuco_program::ref::StreamBeginCapture",
+         "cudaStreamBeginCapture is the reference's");
+  Expect(cuco_program::ref::CaptureModeForRank(cudaStreamCaptureModeGlobal) == cudaStreamCaptureModeThreadLocal &&
+             cuco_program::ref::CaptureModeForRank(cudaStreamCaptureModeRelaxed) == cudaStreamCaptureModeRelaxed,
+         "a global capture is the rank thread's own");
   ncclRedOp_t op;
   float scale = 2;
   Expect(ncclRedOpCreatePreMulSum(&op, &scale, ncclFloat, ncclScalarHostImmediate, own) == ncclInvalidUsage,

@@ -150,6 +150,16 @@ ncclResult_t RedOpCreatePreMulSum(A&&...) { return Unsupported("ncclRedOpCreateP
 template <class... A>
 ncclResult_t RedOpDestroy(A&&...) { return Unsupported("ncclRedOpDestroy"); }
 
+// Every rank of the reference is a thread of one process: a capture in the global mode would forbid
+// the other ranks' calls while it lasts (their cudaStreamSynchronize fails, and the capture with it).
+// The thread's own mode keeps what the program asked for its own thread.
+inline cudaStreamCaptureMode CaptureModeForRank(cudaStreamCaptureMode mode) {
+  return mode == cudaStreamCaptureModeGlobal ? cudaStreamCaptureModeThreadLocal : mode;
+}
+inline cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  return ::cudaStreamBeginCapture(stream, CaptureModeForRank(mode));
+}
+
 }  // namespace cuco_program::ref
 
 // getenv as a rank thread sees it (std::getenv too).
@@ -167,6 +177,8 @@ using ::cuco_program_getenv;
 #define cudaFree cuco_program::ref::Free
 #define cudaFreeAsync cuco_program::ref::FreeAsync
 #define cudaSetDevice cuco_program::ref::SetDevice
+#undef cudaStreamBeginCapture  // the per-thread default stream's name, where CUDA defines one
+#define cudaStreamBeginCapture cuco_program::ref::StreamBeginCapture
 #define getenv cuco_program_getenv
 #define ncclGetUniqueId cuco_program::ref::GetUniqueId
 #define ncclCommInitRank cuco_program::ref::CommInitRank
