@@ -127,7 +127,7 @@ check "transform of a CPU workload exits 2" test $? -eq 2
 check "transform names the workload.toml" grep -qF "cpu_matmul/workload.toml: the rule-based transform needs a harness-mode CUDA workload" "$T/tr-cpu.out"
 "$CUCO" transform "$T/init/harness" --run-dir "$T/tr-prog" >"$T/tr-prog.out" 2>&1
 check "transform of init's harness compiles generation 0 (exit 0 with no GPU)" test $? -eq 0
-check "transform gives the program's NCCL calls the backend knob" grep -qF "NCCL call(s) of your program given the backend knob (nccl | lsa)" "$T/tr-prog.out"
+check "transform gives the program's NCCL calls the backend knob" grep -qE "NCCL call\(s\) of your program given the backend knob \(nccl \| lsa( \| ce)?\)" "$T/tr-prog.out"
 check "transform marks the knobs in generation 0" grep -qF 'kCucoGraph = "off";     // cuco:knob graph' "$T/init/harness/gen0_transformed.cu"
 check "transform accepts nothing without GPUs" grep -qF "accepted only after it verifies on GPUs" "$T/tr-prog.out"
 # Read once, decide once: `cuco run` of a program (init, generation 0) detects the toolchain once and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17, item 4 on GPUs: every corpus program started once per rank, from the harness `cuco init`
 # made of it, through `cuco run` of that harness: `cuco transform` makes generation 0 with the knobs
-# backend (nccl | lsa), graph (off | on) and chunks where it applies (cuco/program/codesign.h), verifies it against the
+# backend (nccl | lsa | ce where it reduces), graph (off | on) and chunks where it applies (cuco/program/codesign.h), verifies it against the
 # program's own code and accepts it, then the builtin proposer searches the knobs. Results under
 # $OUT: device.txt, knobs-$TAG.md (bench/one-gpu/knobs_table.py: program, generation 0, the seed's
 # time in the search, every knob setting's time or verdict, the best and its speed-up),

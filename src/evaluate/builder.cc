@@ -424,7 +424,7 @@ std::vector<std::string> CandidateRuntimeSources(bool cuda) {
             "common/nvtx_off.cc",
             // A program's design space (cuco/program/codesign.h): compiled once here, not in every
             // program candidate; other candidates link them unused.
-            "program/program_collectives.cu", "program/p2p_bounce.cu"};
+            "program/program_collectives.cu", "program/p2p_bounce.cu", "program/ce_collectives.cu"};
   return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
 }
 

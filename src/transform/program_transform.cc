@@ -23,7 +23,8 @@ constexpr const char* kBackendConstant = "kCucoBackend";
 
 constexpr const char* kKnobLines =
     "// cuco transform: the design space of your program (cuco/program/codesign.h). backend: how its NCCL\n"
-    "// calls move data (\"nccl\": its own host calls; \"lsa\": device-initiated over NVLink). graph: \"on\"\n"
+    "// calls move data (\"nccl\": its own host calls; \"lsa\": device-initiated over NVLink; \"ce\": its\n"
+    "// reductions by copy engines, where it has any). graph: \"on\"\n"
     "// captures the iteration into a CUDA graph and replays it. At these values it is your program.\n"
     "constexpr const char* kCucoBackend = \"nccl\";  // cuco:knob backend\n"
     "constexpr const char* kCucoGraph = \"off\";     // cuco:knob graph\n"
@@ -34,16 +35,22 @@ constexpr const char* kChunksLines =
     "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
     "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
-constexpr const char* kKnobsToml =
-    "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
-    "# them with `// cuco:knob`.\n"
-    "[[knobs]]\n"
-    "name = \"backend\"\n"
-    "description = \"how the program's NCCL calls move data: nccl (its own host calls) or lsa (device-initiated "
-    "loads and stores over NVLink, cuco/codesign/collectives.h)\"\n"
-    "values = [\"nccl\", \"lsa\"]\n"
-    "default = \"nccl\"\n"
-    "\n"
+// The backend knob's [[knobs]] entry: "ce" where the program reduces (all-reduce, reduce-scatter, reduce).
+std::string BackendToml(bool reduces) {
+  return std::string(
+             "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
+             "# them with `// cuco:knob`.\n"
+             "[[knobs]]\n"
+             "name = \"backend\"\n"
+             "description = \"how the program's NCCL calls move data: nccl (its own host calls) or lsa (device-initiated "
+             "loads and stores over NVLink, cuco/codesign/collectives.h)") +
+         (reduces ? ", or ce (its reductions by copy engines into the peers' staging buffers, then a local reduction; "
+                    "cuco/program/impl/ce_collectives.h)"
+                  : "") +
+         "\"\nvalues = [\"nccl\", \"lsa\"" + (reduces ? ", \"ce\"" : "") + "]\ndefault = \"nccl\"\n\n";
+}
+
+constexpr const char* kGraphToml =
     "[[knobs]]\n"
     "name = \"graph\"\n"
     "description = \"off: the iteration runs as the program wrote it; on: it is captured into a CUDA graph once "
@@ -71,6 +78,9 @@ const std::map<std::string, std::string>& GemmStandIns() {
 
 // The collectives whose chunks are parts of their send buffer (runtime/src/program/program_collectives.cu).
 bool ChunkedCollective(const std::string& name) { return name == "ncclAllReduce" || name == "ncclReduceScatter"; }
+
+// The calls the backend "ce" moves by copy engines (runtime/src/program/ce_collectives.cu).
+bool ReducingCollective(const std::string& name) { return ChunkedCollective(name) || name == "ncclReduce"; }
 
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
@@ -155,14 +165,16 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
         "issue NCCL calls in blocks (cuco init marks them)");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
   edits.push_back({knobs_at, 0, std::string(kKnobLines) + (chunks ? kChunksLines : "")});
-  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
-                            ": knobs backend (\"nccl\" | \"lsa\")" + (chunks ? ", " : " and ") + "graph (\"off\" | \"on\")" +
+  bool reduces = false;
+  for (const SeedCall& c : calls) reduces = reduces || ReducingCollective(c.name);
+  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) + ": knobs backend (\"nccl\" | \"lsa\"" +
+                            (reduces ? " | \"ce\"" : "") + ")" + (chunks ? ", " : " and ") + "graph (\"off\" | \"on\")" +
                             (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
                             ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = std::string(kKnobsToml) + (chunks ? kChunksToml : "");
+  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

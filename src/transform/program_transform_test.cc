@@ -56,6 +56,8 @@ TEST(ProgramTransform, GivesEveryNcclCallInTheBlocksTheBackendKnob) {
   EXPECT_EQ(Count(r->code, "static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);"), 1);
   EXPECT_NE(r->knobs_toml.find("name = \"backend\""), std::string::npos);
   EXPECT_NE(r->knobs_toml.find("values = [\"off\", \"on\"]"), std::string::npos);
+  EXPECT_NE(r->knobs_toml.find("values = [\"nccl\", \"lsa\", \"ce\"]"), std::string::npos)
+      << "an all-reduce: its reduction by copy engines is offered\n" << r->knobs_toml;
   // The knobs come before the first call that reads them.
   EXPECT_LT(r->code.find("kCucoBackend = "), r->code.find("comm::AllReduce"));
   const std::string summary = FormatRuleTransform(*r, "seed.cu");
@@ -160,6 +162,24 @@ TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
   bool said = false;
   for (const std::string& w : r->warnings) said |= w.find("no chunks knob: the EVOLVE blocks call none of") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// Without a reducing call (sends and receives only), the copy engines' reductions are not offered.
+TEST(ProgramTransform, NoCopyEngineBackendWithoutAReduction) {
+  const std::string blocks =
+      "// EVOLVE-BLOCK-START\n"
+      "static void hand_over(float* y, ncclComm_t comm, cudaStream_t s) {\n"
+      "  ncclGroupStart();\n"
+      "  ncclSend(y, 4, ncclFloat, 1, comm, s);\n"
+      "  ncclRecv(y + 4, 4, ncclFloat, 1, comm, s);\n"
+      "  ncclGroupEnd();\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n";
+  Result<RuleTransformResult> r = Transform(ProgramSeed(blocks));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NE(r->knobs_toml.find("values = [\"nccl\", \"lsa\"]"), std::string::npos) << r->knobs_toml;
+  EXPECT_EQ(r->knobs_toml.find("\"ce\""), std::string::npos) << r->knobs_toml;
+  EXPECT_EQ(FormatRuleTransform(*r, "seed.cu").find("| \"ce\""), std::string::npos);
 }
 
 }  // namespace

@@ -346,7 +346,8 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 std::string FormatRuleTransform(const RuleTransformResult& r, const std::string& seed_path) {
   std::string out = "rule-based transform of " + seed_path + ": " + std::to_string(r.collectives) +
                     (r.knobs_toml.empty() ? " NCCL call(s) made device-initiated\n"
-                                          : " NCCL call(s) of your program given the backend knob (nccl | lsa)\n");
+                                          : std::string(" NCCL call(s) of your program given the backend knob (nccl | lsa") +
+                                                (r.knobs_toml.find("\"ce\"") != std::string::npos ? " | ce" : "") + ")\n");
   for (const RuleRewrite& w : r.rewrites)
     out += "  " + seed_path + ":" + std::to_string(w.line) + ": " + w.from + " -> " + w.to + "\n";
   for (const std::string& i : r.inserted) out += "  added: " + i + "\n";

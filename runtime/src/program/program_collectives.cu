@@ -1,7 +1,7 @@
 // runtime/src/program/program_collectives.cu: the backend and chunks knobs' collectives of
 // cuco/program/codesign.h (its comm:: calls). Each of the program's NCCL calls goes to host NCCL
-// ("nccl") or to the device-initiated drop-in ("lsa"), staging a buffer peers read into symmetric
-// memory when it is not. A cuco runtime unit, linked into every CUDA harness's candidate and
+// ("nccl"), to the device-initiated drop-in ("lsa"), staging a buffer peers read into symmetric
+// memory when it is not, or, for the reducing calls, to the copy engines ("ce", ce_collectives.cu). A cuco runtime unit, linked into every CUDA harness's candidate and
 // compiled once for every program: nothing here depends on the program's own macros.
 #define CUCO_PROGRAM_RUNTIME_UNIT 1
 
@@ -19,6 +19,7 @@
 
 #include <cuco/codesign/collectives.h>
 #include <cuco/program/impl/candidate_state.h>
+#include <cuco/program/impl/ce_collectives.h>
 #include <cuco/program/impl/chunk_state.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
@@ -103,12 +104,16 @@ ProgramCollectives& Collectives() {
   return c;
 }
 
-// 1 for "lsa", 0 for "nccl", -1 (printed) for anything else.
-int Lsa(const char* backend, const char* op) {
-  if (backend != nullptr && std::strcmp(backend, "lsa") == 0) return 1;
-  if (backend != nullptr && std::strcmp(backend, "nccl") == 0) return 0;
-  std::fprintf(stderr, "cuco: %s: backend knob \"%s\" is neither \"nccl\" nor \"lsa\"\n", op, backend ? backend : "(null)");
-  return -1;
+enum Backend { kUnknown = -1, kNccl = 0, kLsa = 1, kCe = 2 };
+
+// The backend knob's value (kUnknown, printed, for anything else).
+Backend BackendOf(const char* backend, const char* op) {
+  if (backend != nullptr && std::strcmp(backend, "lsa") == 0) return kLsa;
+  if (backend != nullptr && std::strcmp(backend, "nccl") == 0) return kNccl;
+  if (backend != nullptr && std::strcmp(backend, "ce") == 0) return kCe;
+  std::fprintf(stderr, "cuco: %s: backend knob \"%s\" is none of \"nccl\", \"lsa\" and \"ce\"\n", op,
+               backend ? backend : "(null)");
+  return kUnknown;
 }
 
 size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign::coll_detail::type_size(type); }
@@ -146,15 +151,26 @@ namespace comm {
 
 // Each call: host NCCL for "nccl"; for "lsa", the device collective with every buffer peers read
 // made readable first (the root's buffer at the root; a non-root passes the staging buffer at the
-// same place, uncopied, so the root's is found at the same offset).
+// same place, uncopied, so the root's is found at the same offset); for "ce", the copy engines'
+// reduction (ce_collectives.h) where the call reduces, and host NCCL for every other call.
 // A call on another GPU's communicator (projection.h) does nothing.
-#define CUCO_PROGRAM_BACKEND(op, nccl_call)                       \
-  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;   \
-  const int lsa = candidate_detail::Lsa(backend, op);             \
-  if (lsa < 0) return ncclInvalidArgument;                        \
-  if (lsa == 0) return nccl_call;                                 \
-  [[maybe_unused]] auto& pc = candidate_detail::Collectives();    \
-  auto* dc = pc.Device();                                         \
+#define CUCO_PROGRAM_BACKEND_WITH(op, nccl_call, ce_call)                         \
+  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;                      \
+  const candidate_detail::Backend be = candidate_detail::BackendOf(backend, op);    \
+  if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
+  if (be == candidate_detail::kNccl) return nccl_call;                              \
+  [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
+  auto* dc = pc.Device();                                                           \
+  if (dc == nullptr) return ncclInvalidUsage;                                       \
+  if (be == candidate_detail::kCe) return ce_call
+// A call "ce" leaves to host NCCL: its own NCCL call, without setting up the device collectives.
+#define CUCO_PROGRAM_BACKEND(op, nccl_call)                                         \
+  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;                      \
+  const candidate_detail::Backend be = candidate_detail::BackendOf(backend, op);    \
+  if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
+  if (be == candidate_detail::kNccl || be == candidate_detail::kCe) return nccl_call; \
+  [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
+  auto* dc = pc.Device();                                                           \
   if (dc == nullptr) return ncclInvalidUsage
 
 ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
@@ -165,7 +181,8 @@ ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t
                          op, comm, side);
       }))
     return *r;
-  CUCO_PROGRAM_BACKEND("ncclAllReduce", ::ncclAllReduce(send, recv, count, type, op, comm, stream));
+  CUCO_PROGRAM_BACKEND_WITH("ncclAllReduce", ::ncclAllReduce(send, recv, count, type, op, comm, stream),
+                          ce::AllReduce(dc->dev_comm(), send, recv, count, type, op, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->all_reduce(from, recv, count, type, op, comm, stream);
 }
@@ -196,7 +213,8 @@ ncclResult_t ReduceScatter(const char* backend, const void* send, void* recv, si
         return ncclSuccess;
       }))
     return *r;
-  CUCO_PROGRAM_BACKEND("ncclReduceScatter", ::ncclReduceScatter(send, recv, recv_count, type, op, comm, stream));
+  CUCO_PROGRAM_BACKEND_WITH("ncclReduceScatter", ::ncclReduceScatter(send, recv, recv_count, type, op, comm, stream),
+                          ce::ReduceScatter(dc->dev_comm(), send, recv, recv_count, type, op, stream));
   const void* from = pc.Readable(send, segment * world, true, stream);
   return from == nullptr ? ncclInternalError : dc->reduce_scatter(from, recv, recv_count, type, op, comm, stream);
 }
@@ -215,7 +233,8 @@ ncclResult_t Bcast(const char* backend, void* buffer, size_t count, ncclDataType
 
 ncclResult_t Reduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                            ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  CUCO_PROGRAM_BACKEND("ncclReduce", ::ncclReduce(send, recv, count, type, op, root, comm, stream));
+  CUCO_PROGRAM_BACKEND_WITH("ncclReduce", ::ncclReduce(send, recv, count, type, op, root, comm, stream),
+                          ce::Reduce(dc->dev_comm(), send, recv, count, type, op, root, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->reduce(from, recv, count, type, op, root, comm, stream);
 }
@@ -269,6 +288,7 @@ ncclResult_t GroupEnd(const char* backend) {
 }
 
 #undef CUCO_PROGRAM_BACKEND
+#undef CUCO_PROGRAM_BACKEND_WITH
 
 }  // namespace comm
 }  // namespace cuco_program

@@ -18,6 +18,12 @@
 //                 own cudaMalloc'd ones) is first copied into a symmetric staging buffer: the n-th
 //                 such call of an iteration has its own, allocated collectively (every rank, same
 //                 order) the first time it is needed, and again when it must grow.
+//         "ce":   offered where the program reduces: its all-reduces, reduce-scatters and reduces
+//                 move by copy engines into the peers' symmetric staging buffers, each receiver
+//                 reducing the parts in rank order (cuco/program/impl/ce_collectives.h; no SM while
+//                 the bytes move, so behind the chunks knob they overlap the rest of the GEMM at
+//                 little cost to it); every other call is the program's own host NCCL call. Same
+//                 contract as "lsa", and not inside a stream capture (graph "on" fails, saying so).
 // graph   "off":  the iteration's body runs as the program wrote it.
 //         "on":   per binding of the harness's buffers (the harness rotates output sets), the body
 //                 runs eagerly the first time (so lazy set-ups happen outside a capture), is captured

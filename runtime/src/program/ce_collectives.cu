@@ -1,0 +1,208 @@
+// runtime/src/program/ce_collectives.cu: cuco/program/impl/ce_collectives.h, linked into every
+// CUDA harness's candidate (a cuco runtime unit: nothing here depends on the program's own macros).
+#define CUCO_PROGRAM_RUNTIME_UNIT 1
+
+#include <cuco/program/impl/ce_collectives.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include <cuco/codesign/collectives.h>
+#include <cuco/codesign/lsa.h>
+#include <cuco/program/impl/candidate_state.h>
+
+namespace cuco_program::ce {
+namespace {
+
+namespace cd = cuco::codesign;
+namespace cdd = cuco::codesign::coll_detail;
+
+constexpr int kLazy = 7;  // this unit's own instantiations of the reduction kernel
+
+ncclResult_t Fail(const char* op, const char* why, ncclResult_t code = ncclInvalidUsage) {
+  std::fprintf(stderr, "cuco: backend knob \"ce\": %s: %s\n", op, why);
+  return code;
+}
+
+// One call site's staging: rank q pushes into slot q of `data` here, and announces it in
+// flags[q]; flags[W + q] says that q has reduced what this rank pushed into q's slot.
+struct StagingSet {
+  cd::PeerBuffer data;
+  cd::PeerBuffer flags;
+  size_t slot_bytes = 0;
+  uint32_t epoch = 0;
+  uint32_t* flag(int q, int index) const { return reinterpret_cast<uint32_t*>(flags.at(q)) + index; }
+};
+
+class CeState {
+ public:
+  // The staging set of this call with at least `slot_bytes` per slot (header: the n-th call of
+  // the iteration; outside the iterations the first call's with the same buffers). COLLECTIVE when
+  // it allocates: every rank makes the same calls, so every rank allocates at the same call.
+  StagingSet* For(const char* op, const ncclDevComm& dev_comm, const void* send, const void* recv, size_t count,
+                  size_t slot_bytes) {
+    candidate_detail::Side& s = candidate_detail::S();
+    size_t n;
+    if (s.io == nullptr) {
+      auto [it, fresh] = outside_.try_emplace(std::make_tuple(send, recv, count), sets_.size());
+      if (fresh) sets_.push_back(nullptr);
+      n = it->second;
+    } else {
+      if (iteration_ != s.iteration) iteration_ = s.iteration, in_iteration_ = 0;
+      if (in_iteration_ == iteration_sets_.size()) {
+        iteration_sets_.push_back(sets_.size());
+        sets_.push_back(nullptr);
+      }
+      n = iteration_sets_[in_iteration_++];
+    }
+    std::unique_ptr<StagingSet>& set = sets_[n];
+    if (set == nullptr || set->slot_bytes < slot_bytes) {
+      if (set != nullptr && cudaDeviceSynchronize() != cudaSuccess) return nullptr;  // the old one is idle
+      auto fresh = std::make_unique<StagingSet>();
+      if (!Allocate(op, dev_comm, slot_bytes, fresh.get())) return nullptr;
+      set = std::move(fresh);  // the old buffers stay allocated (the harness frees its windows)
+    }
+    return set.get();
+  }
+
+ private:
+  static bool Allocate(const char* op, const ncclDevComm& dev_comm, size_t slot_bytes, StagingSet* out) {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    const size_t w = static_cast<size_t>(ctx.world_size);
+    out->slot_bytes = (slot_bytes + 15) / 16 * 16;
+    cuco::Status st = cd::alloc_peers(ctx, dev_comm, out->slot_bytes * w, &out->data);
+    if (st.ok()) st = cd::alloc_peers(ctx, dev_comm, sizeof(uint32_t) * 2 * w, &out->flags);
+    // Every rank's zeroed flags before anyone's first push.
+    if (st.ok()) st = cd::lsa_barrier(ctx.stream, dev_comm, 0);
+    if (st.ok() && cudaStreamSynchronize(ctx.stream) != cudaSuccess) st = cuco::Status::Error("cudaStreamSynchronize");
+    for (auto* k : {cdd::reduce_kernel<float, kLazy>, cdd::reduce_kernel<double, kLazy>, cdd::reduce_kernel<__half, kLazy>,
+                    cdd::reduce_kernel<__nv_bfloat16, kLazy>, cdd::reduce_kernel<int8_t, kLazy>,
+                    cdd::reduce_kernel<uint8_t, kLazy>, cdd::reduce_kernel<int32_t, kLazy>,
+                    cdd::reduce_kernel<uint32_t, kLazy>, cdd::reduce_kernel<int64_t, kLazy>,
+                    cdd::reduce_kernel<uint64_t, kLazy>})
+      if (st.ok()) st = cd::preload_kernel(k);
+    if (!st.ok()) std::fprintf(stderr, "cuco: backend knob \"ce\": %s: staging: %s\n", op, st.message().c_str());
+    return st.ok();
+  }
+
+  std::vector<std::unique_ptr<StagingSet>> sets_;
+  std::vector<size_t> iteration_sets_;  // the n-th call of an iteration -> its set
+  std::map<std::tuple<const void*, const void*, size_t>, size_t> outside_;
+  int64_t iteration_ = -1;
+  size_t in_iteration_ = 0;
+};
+
+CeState& State() {
+  static CeState state;
+  return state;
+}
+
+// dst = op over `sources` (in rank order) of `count` elements on `stream`.
+ncclResult_t LaunchReduce(const char* op, const std::vector<const char*>& sources, void* dst, size_t count,
+                          ncclDataType_t type, ncclRedOp_t red, cudaStream_t stream) {
+  if (count == 0) return ncclSuccess;
+  cdd::ReduceArgs a;
+  a.sources = static_cast<int>(sources.size());
+  a.op = red;
+  a.count = count;
+  for (size_t q = 0; q < sources.size(); ++q) a.src[q].local = const_cast<char*>(sources[q]);
+  a.dst.local = static_cast<char*>(dst);
+  const int sms = candidate_detail::S().ctx->sm_count;
+  const uint64_t want = (count + 4ull * cdd::kThreads * 8 - 1) / (4ull * cdd::kThreads * 8);
+  const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, 2ull * sms)));
+  switch (type) {
+    case ncclFloat32: cdd::reduce_kernel<float, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclFloat64: cdd::reduce_kernel<double, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclFloat16: cdd::reduce_kernel<__half, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclBfloat16: cdd::reduce_kernel<__nv_bfloat16, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclInt8: cdd::reduce_kernel<int8_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclUint8: cdd::reduce_kernel<uint8_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclInt32: cdd::reduce_kernel<int32_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclUint32: cdd::reduce_kernel<uint32_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclInt64: cdd::reduce_kernel<int64_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    case ncclUint64: cdd::reduce_kernel<uint64_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
+    default: return Fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
+  }
+  return cudaGetLastError() == cudaSuccess ? ncclSuccess : Fail(op, "the reduction's launch failed", ncclUnhandledCudaError);
+}
+
+// One exchange on `stream`. This rank pushes `push[q]` (part_bytes; null: nothing) into slot
+// `rank` at every other rank q; when `dst` is set, it waits for every other rank's part, reduces
+// them with `own` in rank order into `dst`, and hands their slots back.
+ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* send, const void* recv, size_t count,
+                      const std::vector<const char*>& push, size_t part_bytes, const char* own, void* dst,
+                      size_t part_count, ncclDataType_t type, ncclRedOp_t red, cudaStream_t stream) {
+  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const int w = ctx.world_size, r = ctx.rank;
+  if (red != ncclSum && red != ncclProd && red != ncclMax && red != ncclMin && red != ncclAvg)
+    return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
+  if (w > cdd::kMaxSources) return Fail(op, "at most 8 ranks");
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
+    return Fail(op, "not inside a stream capture (the graph knob, or the program's own): its flags count calls on the host");
+  if (w == 1) return dst != nullptr ? LaunchReduce(op, {own}, dst, part_count, type, red, stream) : ncclSuccess;
+  StagingSet* set = State().For(op, dev_comm, send, recv, count, part_bytes);
+  if (set == nullptr) return ncclInternalError;
+  const uint32_t e = ++set->epoch;
+  auto ok = [](const cuco::Status& s) { return s.ok(); };
+  for (int q = 0; q < w; ++q) {
+    if (q == r || push[static_cast<size_t>(q)] == nullptr) continue;
+    if (e > 1 && !ok(ctx.wait_value32(stream, set->flag(r, w + q), e - 1))) return Fail(op, "waiting for a free slot");
+    if (cudaMemcpyAsync(set->data.at(q, set->slot_bytes * static_cast<size_t>(r)), push[static_cast<size_t>(q)], part_bytes,
+                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return Fail(op, "cudaMemcpyAsync to a peer", ncclUnhandledCudaError);
+    if (!ok(ctx.write_value32(stream, set->flag(q, r), e))) return Fail(op, "announcing a part");
+  }
+  if (dst == nullptr) return ncclSuccess;
+  std::vector<const char*> sources(static_cast<size_t>(w));
+  for (int q = 0; q < w; ++q) {
+    sources[static_cast<size_t>(q)] = q == r ? own : set->data.at(r, set->slot_bytes * static_cast<size_t>(q));
+    if (q != r && !ok(ctx.wait_value32(stream, set->flag(r, q), e))) return Fail(op, "waiting for a part");
+  }
+  const ncclResult_t reduced = LaunchReduce(op, sources, dst, part_count, type, red, stream);
+  if (reduced != ncclSuccess) return reduced;
+  for (int q = 0; q < w; ++q)
+    if (q != r && !ok(ctx.write_value32(stream, set->flag(q, w + r), e))) return Fail(op, "handing a slot back");
+  return ncclSuccess;
+}
+
+size_t Bytes(size_t count, ncclDataType_t type) { return count * cdd::type_size(type); }
+
+}  // namespace
+
+ncclResult_t AllReduce(const ncclDevComm& dev_comm, const void* send, void* recv, size_t count, ncclDataType_t type,
+                       ncclRedOp_t op, cudaStream_t stream) {
+  const int w = candidate_detail::S().ctx->world_size;
+  const std::vector<const char*> push(static_cast<size_t>(w), static_cast<const char*>(send));
+  return Exchange("ncclAllReduce", dev_comm, send, recv, count, push, Bytes(count, type), static_cast<const char*>(send),
+                  recv, count, type, op, stream);
+}
+
+ncclResult_t Reduce(const ncclDevComm& dev_comm, const void* send, void* recv, size_t count, ncclDataType_t type,
+                    ncclRedOp_t op, int root, cudaStream_t stream) {
+  const cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  if (root < 0 || root >= ctx.world_size) return Fail("ncclReduce", "the root is not a rank", ncclInvalidArgument);
+  std::vector<const char*> push(static_cast<size_t>(ctx.world_size), nullptr);
+  push[static_cast<size_t>(root)] = static_cast<const char*>(send);
+  const bool at_root = ctx.rank == root;
+  return Exchange("ncclReduce", dev_comm, send, recv, count, push, Bytes(count, type), static_cast<const char*>(send),
+                  at_root ? recv : nullptr, count, type, op, stream);
+}
+
+ncclResult_t ReduceScatter(const ncclDevComm& dev_comm, const void* send, void* recv, size_t recv_count,
+                           ncclDataType_t type, ncclRedOp_t op, cudaStream_t stream) {
+  const cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const size_t segment = Bytes(recv_count, type);
+  std::vector<const char*> push(static_cast<size_t>(ctx.world_size));
+  for (int q = 0; q < ctx.world_size; ++q)
+    push[static_cast<size_t>(q)] = static_cast<const char*>(send) + segment * static_cast<size_t>(q);
+  return Exchange("ncclReduceScatter", dev_comm, send, recv, recv_count, push, segment,
+                  static_cast<const char*>(send) + segment * static_cast<size_t>(ctx.rank), recv, recv_count, type, op,
+                  stream);
+}
+
+}  // namespace cuco_program::ce
