@@ -110,14 +110,18 @@ struct BenchSetup {
 };
 
 Status SetUpBench(const BenchOptions& a, BenchSetup* b) {
-  auto wl = LoadWorkloadWithOverrides(a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
-  if (!wl.ok()) return wl.status();
-  b->wl = *std::move(wl);
+  if (a.workload_config) {
+    b->wl = *a.workload_config;
+  } else {
+    auto wl = LoadWorkloadWithOverrides(a.workload, a.sizes, a.verify_limit_s, a.bench_limit_s);
+    if (!wl.ok()) return wl.status();
+    b->wl = *std::move(wl);
+  }
   b->world = a.world_size > 0 ? a.world_size : b->wl.world_size;
   if (std::find(b->wl.world_sizes.begin(), b->wl.world_sizes.end(), b->world) == b->wl.world_sizes.end())
     return Status::InvalidArgument(fmt::format("{}: world size {} is not among the workload's world_sizes",
                                                b->wl.toml_path.string(), b->world));
-  b->tc = DetectToolchain();
+  b->tc = a.toolchain ? *a.toolchain : DetectToolchain();
   if (b->wl.language == "cuda" && b->tc.nvcc.empty())
     return Status::Unavailable("nvcc was not found, so CUDA entries cannot even be compiled. Run `cuco doctor`.");
   b->run_dir = a.run_dir.empty() ? fs::path("cuco-runs") / fmt::format("bench-{}-w{}", b->wl.name, b->world) : fs::path(a.run_dir);

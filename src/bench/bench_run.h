@@ -7,10 +7,13 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "toolchain/toolchain.h"
 #include "util/status.h"
+#include "workload/workload_config.h"
 
 namespace cuco {
 
@@ -32,6 +35,10 @@ struct BenchOptions {
   double verify_limit_s = 0, bench_limit_s = 0, peer_limit_s = 0;  // > 0: replace the workload's
   bool unsafe_no_sandbox = false;
   std::string launcher;                 // "local" (default) or "slurm"
+  // Already read by the caller (`cuco run` after its search): used as they are, `workload` and
+  // `sizes` then name nothing new (the command reads its workload.toml once, detects once).
+  std::optional<WorkloadConfig> workload_config;
+  std::optional<Toolchain> toolchain;
 };
 
 struct BenchResult {

@@ -24,7 +24,7 @@ int ExitCodeOf(SessionEnd end) {
 
 }  // namespace
 
-int RunEvolve(const EvolveArgs& a) {
+int RunEvolve(const EvolveArgs& a, SessionSummary* summary_out) {
   const std::string me = "cuco " + a.command + ": ";  // every message's prefix
   SessionOptions options = a;
   options.live_output = !a.json;
@@ -40,6 +40,7 @@ int RunEvolve(const EvolveArgs& a) {
   }
   if (a.json) std::cout << summary->json.dump(2) << "\n";
   else std::cout << summary->text;
+  if (summary_out != nullptr) *summary_out = *summary;
   return ExitCodeOf(summary->end);
 }
 

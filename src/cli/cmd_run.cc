@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include "bench/bench_run.h"
+#include "bench/bound_bench.h"
 #include "cli/commands.h"
 #include "cli/launcher_option.h"
 #include "cli/program_flags.h"
@@ -62,6 +64,30 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
   return std::nullopt;
 }
 
+// The overlap bound beside the best, where generation 0 declares its parts (a user's program: the
+// part knob of cuco/program/codesign.h): a `cuco bench` of the seed, the parts and the best. What
+// it says is printed; it never changes the search's exit code.
+void ReportBound(const EvolveArgs& evolve, const std::string& best_path) {
+  if (!evolve.workload_config) return;
+  BenchOptions base;
+  base.toolchain = evolve.toolchain;
+  base.world_size = evolve.world_size;
+  base.gpus = evolve.gpus;
+  base.cache_dir = evolve.cache_dir;
+  base.launcher = evolve.launcher;
+  base.unsafe_no_sandbox = evolve.unsafe_no_sandbox;
+  std::optional<BenchOptions> o = BoundBenchOptions(*evolve.workload_config, best_path, base);
+  if (!o) return;
+  std::cout << "cuco run: the overlap bound beside the best (cuco bench of the seed, its parts alone and the best, "
+               "in " << o->run_dir << ")\n";
+  auto bench = RunBench(*o);
+  if (!bench.ok()) {
+    std::cout << "cuco run: no bound: " << bench.status().message() << "\n";
+    return;
+  }
+  std::cout << bench->head << bench->table;
+}
+
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
   RunArgs a = args;
@@ -86,7 +112,9 @@ int Run(const RunArgs& args) {
     case RunStartEnd::kNoFit: return kExitEnvironment;
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
-  const int rc = RunEvolve(a.evolve);
+  SessionSummary summary;
+  const int rc = RunEvolve(a.evolve, &summary);
+  if (rc == kExitOk && !a.evolve.json) ReportBound(a.evolve, summary.best_path);
   if (start->short_of_gpus && rc == kExitOk) {
     std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's "
               << start->workload_world_size << " (too few GPUs here): exit " << kExitEnvironment << "\n";

@@ -21,7 +21,8 @@ namespace cuco {
 struct EvolveArgs : SessionOptions {
   bool json = false;  // --json: the summary as JSON, and no progress line
 };
-int RunEvolve(const EvolveArgs& args);
+// `summary`, when given, gets the search's summary (its best file).
+int RunEvolve(const EvolveArgs& args, SessionSummary* summary = nullptr);
 
 void AddDoctorCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);

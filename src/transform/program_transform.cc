@@ -28,7 +28,11 @@ constexpr const char* kKnobLines =
     "// captures the iteration into a CUDA graph and replays it. At these values it is your program.\n"
     "constexpr const char* kCucoBackend = \"nccl\";  // cuco:knob backend\n"
     "constexpr const char* kCucoGraph = \"off\";     // cuco:knob graph\n"
-    "[[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);\n";
+    "[[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);\n"
+    "// part: never searched; \"compute\" / \"comm\" time the program without its communication / its GEMMs,\n"
+    "// the two parts of its overlap bound (cuco/program/impl/part_knob.h).\n"
+    "constexpr const char* kCucoPart = \"none\";      // cuco:knob part\n"
+    "[[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);\n";
 
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
@@ -67,6 +71,33 @@ constexpr const char* kChunksToml =
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
     "default = \"1\"\n";
 
+// The part knob and the variants `cuco bench` times for the program's overlap bound: the program
+// without its communication, and (where cuco stands in for its GEMMs: `gemms`) without its GEMMs.
+std::string PartToml(bool gemms) {
+  std::string t =
+      "\n[[knobs]]\n"
+      "name = \"part\"\n"
+      "description = \"bench only: the program without its communication (compute)"
+      + std::string(gemms ? " or without the GEMMs cuco stands in for (comm)" : "") +
+      ", timed for its overlap bound (never verified: the outputs are not the program's)\"\n"
+      "values = [\"none\", \"compute\"" + (gemms ? ", \"comm\"" : "") + "]\n"
+      "default = \"none\"\n"
+      "search = false\n"
+      "\n[[variants]]\n"
+      "name = \"compute_alone\"\n"
+      "description = \"the program with its communication skipped (every NCCL call of the EVOLVE blocks)\"\n"
+      "knobs = { part = \"compute\" }\n"
+      "part = \"compute\"\n";
+  if (gemms)
+    t += "\n[[variants]]\n"
+         "name = \"comm_alone\"\n"
+         "description = \"the program with the GEMMs cuco stands in for skipped (its other kernels still run: a bound "
+         "no lower than the true one)\"\n"
+         "knobs = { part = \"comm\" }\n"
+         "part = \"comm\"\n";
+  return t;
+}
+
 // The GEMM calls the chunks knob can split -> their stand-ins (cuco/program/impl/chunk_overlap.h).
 const std::map<std::string, std::string>& GemmStandIns() {
   static const std::map<std::string, std::string> kMap = {
@@ -93,7 +124,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph" || k.name == "chunks")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "part")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
@@ -171,10 +202,15 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
                             (reduces ? " | \"ce\"" : "") + ")" + (chunks ? ", " : " and ") + "graph (\"off\" | \"on\")" +
                             (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
                             ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
+  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
+                            ": knob part (never searched) and workload.toml's [[variants]] compute_alone" +
+                            (chunks ? " and comm_alone" : "") +
+                            ": `cuco bench` times the program without its communication" +
+                            (chunks ? " and without its GEMMs" : "") + " for its overlap bound");
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "");
+  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "") + PartToml(chunks);
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

@@ -1,7 +1,13 @@
 #include "transform/program_transform.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <map>
+
+#include "transform/generation0.h"
+#include "util/files.h"
 #include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 #include "workload/program_seed.h"
@@ -180,6 +186,43 @@ TEST(ProgramTransform, NoCopyEngineBackendWithoutAReduction) {
   EXPECT_NE(r->knobs_toml.find("values = [\"nccl\", \"lsa\"]"), std::string::npos) << r->knobs_toml;
   EXPECT_EQ(r->knobs_toml.find("\"ce\""), std::string::npos) << r->knobs_toml;
   EXPECT_EQ(FormatRuleTransform(*r, "seed.cu").find("| \"ce\""), std::string::npos);
+}
+
+// The part knob and its variants: what `cuco bench` times for the program's overlap bound. With the
+// GEMM stand-ins there is a communication-alone part too. The workload.toml they make loads.
+TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
+  Result<RuleTransformResult> r = Transform(ProgramSeed(kGemmThenAllReduce));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "constexpr const char* kCucoPart = \"none\";      // cuco:knob part\n"
+                           "[[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);"),
+            1);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cuco-part-knob-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(std::filesystem::path(CUCO_SOURCE_DIR) / "tests/workloads/cpu_matmul", dir,
+                        std::filesystem::copy_options::recursive);
+  auto toml = ReadFile(dir / "workload.toml");
+  ASSERT_TRUE(toml.ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "workload.toml", toml->substr(0, toml->find("[[knobs]]"))).ok());  // its own knobs out
+  ASSERT_TRUE(WriteFileAtomic(dir / "gen0_transformed.cc", r->code).ok());
+  WorkloadConfig wl;
+  Status set = SetGeneration0(dir / "workload.toml", "gen0_transformed.cc", r->knobs_toml, &wl);
+  ASSERT_TRUE(set.ok()) << set.message() << "\n" << r->knobs_toml;
+  const Knob* part = wl.FindKnob("part");
+  ASSERT_NE(part, nullptr);
+  EXPECT_FALSE(part->search) << "the builtin proposer never sets it";
+  EXPECT_EQ(part->values, (std::vector<std::string>{"none", "compute", "comm"}));
+  std::map<std::string, std::string> parts;
+  for (const Variant& v : wl.variants) parts[v.name] = v.part;
+  EXPECT_EQ(parts, (std::map<std::string, std::string>{{"compute_alone", "compute"}, {"comm_alone", "comm"}}));
+  std::filesystem::remove_all(dir);
+  // Without a GEMM cuco stands in for, only the compute part.
+  std::string blocks = kGemmThenAllReduce;
+  blocks.replace(blocks.find("cublasSgemm"), 11, "my_own_gemm");
+  Result<RuleTransformResult> plain = Transform(ProgramSeed(blocks));
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_NE(plain->knobs_toml.find("name = \"compute_alone\""), std::string::npos);
+  EXPECT_EQ(plain->knobs_toml.find("comm_alone"), std::string::npos);
 }
 
 }  // namespace

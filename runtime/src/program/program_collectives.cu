@@ -124,7 +124,7 @@ size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign:
 template <class Part>
 std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t elem, ncclComm_t comm,
                                        cudaStream_t stream, Part part) {
-  if (proj::IsForeign(comm)) return std::nullopt;
+  if (proj::IsForeign(comm) || SkipCommunication()) return std::nullopt;
   bool bad = false;
   const overlap::detail::Chunks* c = overlap::TakeChunks(send, bytes, stream, &bad);
   if (bad) return ncclInvalidArgument;
@@ -153,9 +153,10 @@ namespace comm {
 // made readable first (the root's buffer at the root; a non-root passes the staging buffer at the
 // same place, uncopied, so the root's is found at the same offset); for "ce", the copy engines'
 // reduction (ce_collectives.h) where the call reduces, and host NCCL for every other call.
-// A call on another GPU's communicator (projection.h) does nothing.
+// A call on another GPU's communicator (projection.h) does nothing, and so does every call of the
+// part knob's "compute" (part_knob.h).
 #define CUCO_PROGRAM_BACKEND_WITH(op, nccl_call, ce_call)                         \
-  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;                      \
+  if (cuco_program::proj::IsForeign(comm) || candidate_detail::SkipCommunication()) return ncclSuccess; \
   const candidate_detail::Backend be = candidate_detail::BackendOf(backend, op);    \
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl) return nccl_call;                              \
@@ -165,7 +166,7 @@ namespace comm {
   if (be == candidate_detail::kCe) return ce_call
 // A call "ce" leaves to host NCCL: its own NCCL call, without setting up the device collectives.
 #define CUCO_PROGRAM_BACKEND(op, nccl_call)                                         \
-  if (cuco_program::proj::IsForeign(comm)) return ncclSuccess;                      \
+  if (cuco_program::proj::IsForeign(comm) || candidate_detail::SkipCommunication()) return ncclSuccess; \
   const candidate_detail::Backend be = candidate_detail::BackendOf(backend, op);    \
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl || be == candidate_detail::kCe) return nccl_call; \

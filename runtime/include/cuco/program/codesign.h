@@ -48,6 +48,11 @@
 //                 each chunk's part in a rank's segment, to that rank. A GEMM whose output is not
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h).
+// part    "none": the program. "compute" / "comm" (workload.toml's [[variants]] compute_alone and
+//                 comm_alone, never searched): its communication skipped / the GEMMs cuco stands in
+//                 for skipped, timed alone for the program's overlap bound (part_knob.h):
+//                     constexpr const char* kCucoPart = "none";      // cuco:knob part
+//                     [[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
 // The knobs are read at run time only: cuco's builder compiles a candidate once for every setting of
 // its knob values (each knob line's value becomes knob_value(i), defined by a unit of the values;
@@ -65,6 +70,8 @@ namespace cuco_program {
 
 // Sets the graph knob ("off" | "on"); returns true. Called from a static initialiser of the seed.
 inline bool set_graph(const char* value);
+// Sets the part knob ("none" | "compute" | "comm"); returns true. Likewise.
+inline bool set_part(const char* value);
 
 // The value of a candidate's index-th knob line (in the order of its lines), where the builder took
 // the values out of its code; defined by the unit of the values it compiles beside it.

@@ -130,7 +130,7 @@ namespace detail {
 template <class T, class Gemm>
 cublasStatus_t TypedGemm(Gemm gemm, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                          const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc) {
-  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
   const int parts = PartsFor(C, m, n, ldc);
   if (parts == 1) return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   cudaStream_t s = nullptr;
@@ -164,7 +164,7 @@ cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t 
                       const void* alpha, const void* A, cudaDataType_t at, int lda, const void* B, cudaDataType_t bt,
                       int ldb, const void* beta, void* C, cudaDataType_t ct, int ldc, Compute compute,
                       cublasGemmAlgo_t algo) {
-  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
   const size_t be = detail::DataTypeBytes(bt), ce = detail::DataTypeBytes(ct);
   const int parts = be == 0 || ce == 0 ? 1 : detail::PartsFor(C, m, n, ldc);
   if (parts == 1) return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo);
@@ -234,7 +234,7 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
                                const void* C, cublasLtMatrixLayout_t c, void* D, cublasLtMatrixLayout_t d,
                                const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
                                cudaStream_t stream) {
-  if (!proj::Own()) return CUBLAS_STATUS_SUCCESS;
+  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
   auto whole = [&] {
     return cublasLtMatmul(lt, op, alpha, A, a, B, b, beta, C, c, D, d, algo, workspace, workspace_bytes, stream);
   };
