@@ -4,7 +4,8 @@ not, the seed's time in the search, every knob setting's verdict and time, the b
 speed-up over the seed), from each program's run.out and `cuco export --json` of its search store;
 then the search's pace: candidates per minute (the last rate run.out printed) and, over the searched
 candidates, the compile stage's median seconds and how many compiled only their knob values
-(evaluate/runtime_knobs.h), read from the store's stages.
+(evaluate/runtime_knobs.h), read from the store's stages; and, where `cuco run` printed it, the
+program's overlap bound beside its best (its `cuco bench` of the seed, the parts alone and the best).
 Usage: knobs_table.py CUCO DIR... (DIR holds <program>.run.out and <program>-stores/run/)."""
 import glob
 import json
@@ -80,6 +81,13 @@ def main():
     for d in dirs:
         for p in sorted(glob.glob(f"{d}/*.run.out")):
             print(row(cuco, d, os.path.basename(p)[: -len(".run.out")]))
+    # The program's overlap bound beside its best, as `cuco run` printed it after the search.
+    for d in dirs:
+        for p in sorted(glob.glob(f"{d}/*.run.out")):
+            out = open(p).read()
+            at = out.find("cuco run: the overlap bound beside the best")
+            if at >= 0:
+                print(f"\n{os.path.basename(p)[: -len('.run.out')]}:\n```\n{out[at:].split('cuco run rc=')[0].rstrip()}\n```")
     print()
     print("| program | candidates / min | searched candidates compiled | compile s (median) | of them, only knob values compiled |")
     print("|---|---|---|---|---|")
