@@ -9,8 +9,8 @@
 #include <sstream>
 #include <thread>
 
-#include "launch/interrupts.h"
 #include "evaluate/runtime_knobs.h"
+#include "launch/interrupts.h"
 #include "launch/subprocess.h"
 #include "util/file_lock.h"
 #include "util/files.h"
@@ -555,29 +555,12 @@ Result<BuildResult> Builder::Build(const std::string& code, double timeout_s) {
   }
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(source, code));
   std::vector<Unit> units = frozen;
-  // A program candidate whose knobs are read at run time: its code compiled once for every setting
-  // of them (runtime_knobs.h), here only its values, then the link.
-  BuildResult shared;
-  if (harness && cuda) {
-    if (std::optional<RuntimeKnobs> knobs = SplitRuntimeKnobs(code)) {
-      auto objects = BuildKnobFreeObjects(*knobs, timeout_s, &units);
-      if (!objects.ok()) return objects.status();
-      shared = *objects;
-      // Stopped or out of time: no verdict on the code (the whole code would not fare better).
-      if (shared.interrupted || shared.log.find("compile time limit passed") != std::string::npos) {
-        shared.key = r.key;
-        return shared;
-      }
-      if (shared.ok) {
-        CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / "knob_values.cc", RuntimeKnobsUnit(knobs->values)));
-        units.push_back(RuntimeUnit(dir / "knob_values.cc", dir / "knob_values.o"));
-      }
-    }
-  }
-  if (!shared.ok) {  // compiled whole (a knob needed at compile time fails erased: its code decides)
-    units.push_back(WorkloadUnit(source, object));
-    for (const auto& src : workload_.build_sources)  // the program's other files
-      units.push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  BuildResult shared;  // the knob-free objects, where the candidate has runtime knobs
+  auto early = AddCandidateUnits(code, dir, source, object, timeout_s, &units, &shared);
+  if (!early.ok()) return early.status();
+  if (*early) {
+    (*early)->key = r.key;
+    return **early;
   }
   for (Unit& u : units) u.candidate = !u.runtime;
   std::error_code ec;

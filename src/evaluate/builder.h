@@ -24,6 +24,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,14 @@ class Builder {
   // knobfree-<key>/ (under its lock), compiled when missing; when they compiled (ok), link-only units
   // of them are appended to `units`. A compile error is kept ("failed": later candidates of the same
   // code go straight to a whole compile); a stop or a timeout is not.
+  // The candidate's own units for its folder `dir`: the knob-free objects and a unit of its values
+  // where it has runtime knobs that compile so (`shared` then ok), else its code (`source` ->
+  // `object`) and the program's other files, whole. A result to hand back as it is (the knob-free
+  // compile was stopped or ran out of time), or nullopt to build on.
+  Result<std::optional<BuildResult>> AddCandidateUnits(const std::string& code, const std::filesystem::path& dir,
+                                                       const std::filesystem::path& source,
+                                                       const std::filesystem::path& object, double timeout_s,
+                                                       std::vector<Unit>* units, BuildResult* shared);
   std::filesystem::path KnobFreeDir(const RuntimeKnobs& knobs) const;
   Result<BuildResult> BuildKnobFreeObjects(const RuntimeKnobs& knobs, double timeout_s, std::vector<Unit>* units);
   std::string EnvironmentKey() const;

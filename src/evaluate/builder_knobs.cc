@@ -54,4 +54,32 @@ Result<BuildResult> Builder::BuildKnobFreeObjects(const RuntimeKnobs& knobs, dou
   return keep(*built);
 }
 
+Result<std::optional<BuildResult>> Builder::AddCandidateUnits(const std::string& code, const fs::path& dir,
+                                                             const fs::path& source, const fs::path& object,
+                                                             double timeout_s, std::vector<Unit>* units,
+                                                             BuildResult* shared) {
+  // A program candidate whose knobs are read at run time: its code compiled once for every setting
+  // of them, here only its values (then the link).
+  if (workload_.mode == "harness" && workload_.language == "cuda") {
+    if (std::optional<RuntimeKnobs> knobs = SplitRuntimeKnobs(code)) {
+      auto objects = BuildKnobFreeObjects(*knobs, timeout_s, units);
+      if (!objects.ok()) return objects.status();
+      *shared = *objects;
+      // Stopped or out of time: no verdict on the code (the whole code would not fare better).
+      if (shared->interrupted || shared->log.find("compile time limit passed") != std::string::npos)
+        return std::optional<BuildResult>(*shared);
+      if (shared->ok) {
+        CUCO_RETURN_IF_ERROR(WriteFileAtomic(dir / "knob_values.cc", RuntimeKnobsUnit(knobs->values)));
+        units->push_back(RuntimeUnit(dir / "knob_values.cc", dir / "knob_values.o"));
+        return std::optional<BuildResult>();
+      }
+    }
+  }
+  // Compiled whole (a code that needs a knob at compile time fails erased: its own code decides).
+  units->push_back(WorkloadUnit(source, object));
+  for (const auto& src : workload_.build_sources)  // the program's other files
+    units->push_back(WorkloadUnit(workload_.dir / src, dir / (fs::path(src).filename().string() + ".o")));
+  return std::optional<BuildResult>();
+}
+
 }  // namespace cuco
