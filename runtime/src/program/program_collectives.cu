@@ -1,8 +1,9 @@
 // runtime/src/program/program_collectives.cu: the backend and chunks knobs' collectives of
 // cuco/program/codesign.h (its comm:: calls). Each of the program's NCCL calls goes to host NCCL
 // ("nccl"), to the device-initiated drop-in ("lsa"), staging a buffer peers read into symmetric
-// memory when it is not, or, for the reducing calls, to the copy engines ("ce", ce_collectives.cu). A cuco runtime unit, linked into every CUDA harness's candidate and
-// compiled once for every program: nothing here depends on the program's own macros.
+// memory when it is not, or, for the reducing calls, to the copy engines ("ce", ce_collectives.cu).
+// A cuco runtime unit, linked into every CUDA harness's candidate and compiled once for every
+// program: nothing here depends on the program's own macros.
 #define CUCO_PROGRAM_RUNTIME_UNIT 1
 
 #include <cuco/program/codesign.h>
