@@ -79,12 +79,9 @@ class CeState {
     // Every rank's zeroed flags before anyone's first push.
     if (st.ok()) st = cd::lsa_barrier(ctx.stream, dev_comm, 0);
     if (st.ok() && cudaStreamSynchronize(ctx.stream) != cudaSuccess) st = cuco::Status::Error("cudaStreamSynchronize");
-    for (auto* k : {cdd::reduce_kernel<float, kLazy>, cdd::reduce_kernel<double, kLazy>, cdd::reduce_kernel<__half, kLazy>,
-                    cdd::reduce_kernel<__nv_bfloat16, kLazy>, cdd::reduce_kernel<int8_t, kLazy>,
-                    cdd::reduce_kernel<uint8_t, kLazy>, cdd::reduce_kernel<int32_t, kLazy>,
-                    cdd::reduce_kernel<uint32_t, kLazy>, cdd::reduce_kernel<int64_t, kLazy>,
-                    cdd::reduce_kernel<uint64_t, kLazy>})
-      if (st.ok()) st = cd::preload_kernel(k);
+    cdd::for_each_reduce_kernel<kLazy>([&](ncclDataType_t, void (*kernel)(cdd::ReduceArgs)) {
+      if (st.ok()) st = cd::preload_kernel(kernel);
+    });
     if (!st.ok()) std::fprintf(stderr, "cuco: backend knob \"ce\": %s: staging: %s\n", op, st.message().c_str());
     return st.ok();
   }
@@ -111,22 +108,8 @@ ncclResult_t LaunchReduce(const char* op, const std::vector<const char*>& source
   a.count = count;
   for (size_t q = 0; q < sources.size(); ++q) a.src[q].local = const_cast<char*>(sources[q]);
   a.dst.local = static_cast<char*>(dst);
-  const int sms = candidate_detail::S().ctx->sm_count;
-  const uint64_t want = (count + 4ull * cdd::kThreads * 8 - 1) / (4ull * cdd::kThreads * 8);
-  const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, 2ull * sms)));
-  switch (type) {
-    case ncclFloat32: cdd::reduce_kernel<float, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclFloat64: cdd::reduce_kernel<double, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclFloat16: cdd::reduce_kernel<__half, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclBfloat16: cdd::reduce_kernel<__nv_bfloat16, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclInt8: cdd::reduce_kernel<int8_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclUint8: cdd::reduce_kernel<uint8_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclInt32: cdd::reduce_kernel<int32_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclUint32: cdd::reduce_kernel<uint32_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclInt64: cdd::reduce_kernel<int64_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    case ncclUint64: cdd::reduce_kernel<uint64_t, kLazy><<<grid, cdd::kThreads, 0, stream>>>(a); break;
-    default: return Fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
-  }
+  if (!cdd::launch_reduce_kernel<kLazy>(type, a, candidate_detail::S().ctx->sm_count, stream))
+    return Fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : Fail(op, "the reduction's launch failed", ncclUnhandledCudaError);
 }
 
@@ -138,8 +121,7 @@ ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* s
                       size_t part_count, ncclDataType_t type, ncclRedOp_t red, cudaStream_t stream) {
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
   const int w = ctx.world_size, r = ctx.rank;
-  if (red != ncclSum && red != ncclProd && red != ncclMax && red != ncclMin && red != ncclAvg)
-    return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
+  if (!cdd::reducible(red)) return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
   if (w > cdd::kMaxSources) return Fail(op, "at most 8 ranks");
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)

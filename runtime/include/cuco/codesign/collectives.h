@@ -75,16 +75,9 @@ class BasicDeviceCollectives {
     s = ctx.alloc_symmetric(slot_bytes_ * static_cast<size_t>(ctx.world_size), &mailbox_);
     if (!s.ok()) return s;
     s = preload_kernel(coll_detail::copy_kernel<kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<float, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<double, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__half, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<__nv_bfloat16, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int8_t, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint8_t, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int32_t, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint32_t, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<int64_t, kLazy>);
-    if (s.ok()) s = preload_kernel(coll_detail::reduce_kernel<uint64_t, kLazy>);
+    coll_detail::for_each_reduce_kernel<kLazy>([&](ncclDataType_t, void (*kernel)(coll_detail::ReduceArgs)) {
+      if (s.ok()) s = preload_kernel(kernel);
+    });
     if (s.ok()) s = preload_kernel(detail::lsa_barrier_kernel);
     if (!s.ok()) return s;
     ctx_ = &ctx;

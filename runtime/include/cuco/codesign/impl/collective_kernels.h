@@ -148,6 +148,42 @@ template <class T, int kLazy> static __global__ void __launch_bounds__(kThreads)
   __threadfence_system();
 }
 
+// Whether reduce_kernel computes `red`.
+inline bool reducible(ncclRedOp_t red) {
+  return red == ncclSum || red == ncclProd || red == ncclMax || red == ncclMin || red == ncclAvg;
+}
+
+// The element types reduce_kernel reduces, as its instantiations: f(ncclDataType_t, kernel) for each.
+template <int kLazy, class F> inline void for_each_reduce_kernel(F f) {
+  f(ncclFloat32, reduce_kernel<float, kLazy>);
+  f(ncclFloat64, reduce_kernel<double, kLazy>);
+  f(ncclFloat16, reduce_kernel<__half, kLazy>);
+  f(ncclBfloat16, reduce_kernel<__nv_bfloat16, kLazy>);
+  f(ncclInt8, reduce_kernel<int8_t, kLazy>);
+  f(ncclUint8, reduce_kernel<uint8_t, kLazy>);
+  f(ncclInt32, reduce_kernel<int32_t, kLazy>);
+  f(ncclUint32, reduce_kernel<uint32_t, kLazy>);
+  f(ncclInt64, reduce_kernel<int64_t, kLazy>);
+  f(ncclUint64, reduce_kernel<uint64_t, kLazy>);
+}
+
+// Launches reduce_kernel for `type` over `a` on `stream`, its grid sized for a.count on `sm_count`
+// SMs; false, launching nothing, for a type it cannot reduce (the fp8 kinds).
+template <int kLazy> inline bool launch_reduce_kernel(ncclDataType_t type, const ReduceArgs& a, int sm_count,
+                                                      cudaStream_t stream) {
+  const uint64_t want = (a.count + 4ull * kThreads * 8 - 1) / (4ull * kThreads * 8);
+  const uint64_t most = 2ull * static_cast<uint64_t>(sm_count < 0 ? 0 : sm_count);
+  const uint64_t blocks = want < most ? want : most;
+  const unsigned grid = static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+  bool launched = false;
+  for_each_reduce_kernel<kLazy>([&](ncclDataType_t t, void (*kernel)(ReduceArgs)) {
+    if (t != type) return;
+    kernel<<<grid, kThreads, 0, stream>>>(a);
+    launched = true;
+  });
+  return launched;
+}
+
 inline size_t type_size(ncclDataType_t t) {
   switch (t) {
     case ncclInt8: case ncclUint8: return 1;

@@ -127,29 +127,15 @@ inline ncclResult_t BasicDeviceCollectives<kLazy>::launch_reduce(const char* op,
                                                      coll_detail::Place from, size_t offset, coll_detail::Place dst,
                                                      cudaStream_t stream) {
   if (count == 0) return ncclSuccess;
-  if (red != ncclSum && red != ncclProd && red != ncclMax && red != ncclMin && red != ncclAvg)
-    return fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
+  if (!coll_detail::reducible(red)) return fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
   coll_detail::ReduceArgs a;
   a.sources = world();
   a.op = red;
   a.count = count;
   for (int q = 0; q < world(); ++q) a.src[q] = peer_at(from, q, offset);
   a.dst = dst;
-  const uint64_t want = (count + 4ull * coll_detail::kThreads * 8 - 1) / (4ull * coll_detail::kThreads * 8);
-  const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, 2 * ctx_->sm_count)));
-  switch (type) {
-    case ncclFloat32: coll_detail::reduce_kernel<float, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclFloat64: coll_detail::reduce_kernel<double, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclFloat16: coll_detail::reduce_kernel<__half, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclBfloat16: coll_detail::reduce_kernel<__nv_bfloat16, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt8: coll_detail::reduce_kernel<int8_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint8: coll_detail::reduce_kernel<uint8_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt32: coll_detail::reduce_kernel<int32_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint32: coll_detail::reduce_kernel<uint32_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclInt64: coll_detail::reduce_kernel<int64_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    case ncclUint64: coll_detail::reduce_kernel<uint64_t, kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(a); break;
-    default: return fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
-  }
+  if (!coll_detail::launch_reduce_kernel<kLazy>(type, a, ctx_->sm_count, stream))
+    return fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail(op, "launch failed", ncclUnhandledCudaError);
 }
 
