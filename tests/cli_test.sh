@@ -150,6 +150,13 @@ check "run names the world sizes' file" grep -qF "cuco run: --world-size 3: not 
 "$CUCO" run "$SRC/tests/workloads/cpu_matmul" --world-size 1 --config "$T/run3.toml" --run-dir "$T/run-w1" >"$T/run-w1.out" 2>&1
 check "run --world-size 1 exits 0" test $? -eq 0
 check "run --world-size 1 records it" grep -q "^world_size = 1" "$T/run-w1/config.toml"
+# The overlap bound beside the best (the workload declares its parts), after a fresh search and after
+# a resumed one, benched at the world size the run searched (recorded in its config, not a flag).
+check "run prints the overlap bound beside the best" grep -qF "cuco run: the overlap bound beside the best" "$T/run-cpu.out"
+"$CUCO" run --resume "$T/run-w1" --max-candidates 4 >"$T/run-w1-resume.out" 2>&1
+check "run --resume exits 0" test $? -eq 0
+check "run --resume prints the overlap bound beside the best" grep -qF "cuco run: the overlap bound beside the best" "$T/run-w1-resume.out"
+check "run --resume benches the bound at the run's world size" grep -qF "cuco bench cpu_matmul: world size 1 on the CPU" "$T/run-w1-resume.out"
 
 # Exit codes and messages (README's table): a missing seed and a run dir cuco cannot create are
 # bad input (2) naming the file or folder; `transform` names workload.toml without a line 0; `run`

@@ -65,18 +65,18 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
 }
 
 // The overlap bound beside the best, where generation 0 declares its parts (a user's program: the
-// part knob of cuco/program/codesign.h): a `cuco bench` of the seed, the parts and the best. What
-// it says is printed; it never changes the search's exit code.
-void ReportBound(const EvolveArgs& evolve, const std::string& best_path) {
-  if (!evolve.workload_config) return;
+// part knob of cuco/program/codesign.h): a `cuco bench` of the seed, the parts and the best, with
+// the workload, world size, sizes and toolchain the search used (a resumed one's too). What it
+// says is printed; it never changes the search's exit code.
+void ReportBound(const EvolveArgs& evolve, const SessionSummary& summary) {
   BenchOptions base;
-  base.toolchain = evolve.toolchain;
-  base.world_size = evolve.world_size;
+  base.toolchain = summary.toolchain;
+  base.world_size = summary.workload.world_size;
   base.gpus = evolve.gpus;
   base.cache_dir = evolve.cache_dir;
   base.launcher = evolve.launcher;
   base.unsafe_no_sandbox = evolve.unsafe_no_sandbox;
-  std::optional<BenchOptions> o = BoundBenchOptions(*evolve.workload_config, best_path, base);
+  std::optional<BenchOptions> o = BoundBenchOptions(summary.workload, summary.best_path, base);
   if (!o) return;
   std::cout << "cuco run: the overlap bound beside the best (cuco bench of the seed, its parts alone and the best, "
                "in " << o->run_dir << ")\n";
@@ -88,8 +88,16 @@ void ReportBound(const EvolveArgs& evolve, const std::string& best_path) {
   std::cout << bench->head << bench->table;
 }
 
+// The search and, when it ends well, the bound.
+int SearchThenBound(const EvolveArgs& evolve) {
+  SessionSummary summary;
+  const int rc = RunEvolve(evolve, &summary);
+  if (rc == kExitOk && !evolve.json) ReportBound(evolve, summary);
+  return rc;
+}
+
 int Run(const RunArgs& args) {
-  if (!args.evolve.resume.empty()) return RunEvolve(args.evolve);
+  if (!args.evolve.resume.empty()) return SearchThenBound(args.evolve);
   RunArgs a = args;
   std::error_code ec;  // a program's file, not a workload folder
   const bool from_program = !a.targets.empty() && std::filesystem::is_regular_file(a.targets.front(), ec);
@@ -112,9 +120,7 @@ int Run(const RunArgs& args) {
     case RunStartEnd::kNoFit: return kExitEnvironment;
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
-  SessionSummary summary;
-  const int rc = RunEvolve(a.evolve, &summary);
-  if (rc == kExitOk && !a.evolve.json) ReportBound(a.evolve, summary.best_path);
+  const int rc = SearchThenBound(a.evolve);
   if (start->short_of_gpus && rc == kExitOk) {
     std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's "
               << start->workload_world_size << " (too few GPUs here): exit " << kExitEnvironment << "\n";

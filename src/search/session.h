@@ -77,6 +77,8 @@ struct SessionSummary {
   std::string best_path;  // run_dir/best.<ext>, written; "" when nothing passed
   std::string text;       // the summary as `cuco evolve` prints it on stdout
   nlohmann::json json;    // the same as --json prints it
+  WorkloadConfig workload;  // as the run saw it: its world size and bench sizes applied (a resumed run's too)
+  Toolchain toolchain;      // the one the run's candidates were compiled with
 };
 
 class Session {

@@ -177,6 +177,8 @@ Result<SessionSummary> Session::Run() {
   else if (result->generation0_failed) out.end = SessionEnd::kCandidateFailed;
   else if (result->compiled_only && Generation0FailedToCompile(*s.store)) out.end = SessionEnd::kCandidateFailed;
   out.result = std::move(*result);
+  out.workload = s.wl;
+  out.toolchain = s.tc;
   return out;
 }
 
