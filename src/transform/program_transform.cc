@@ -72,7 +72,9 @@ constexpr const char* kChunksToml =
     "default = \"1\"\n";
 
 // The part knob and the variants `cuco bench` times for the program's overlap bound: the program
-// without its communication, and (where cuco stands in for its GEMMs: `gemms`) without its GEMMs.
+// without its communication, and (where cuco stands in for its GEMMs: `gemms`) without its GEMMs,
+// each as written and captured into a graph (the bound takes each part's fastest: a best candidate
+// with the graph knob on must not beat a bound timed with it off).
 std::string PartToml(bool gemms) {
   std::string t =
       "\n[[knobs]]\n"
@@ -82,19 +84,20 @@ std::string PartToml(bool gemms) {
       ", timed for its overlap bound (never verified: the outputs are not the program's)\"\n"
       "values = [\"none\", \"compute\"" + (gemms ? ", \"comm\"" : "") + "]\n"
       "default = \"none\"\n"
-      "search = false\n"
-      "\n[[variants]]\n"
-      "name = \"compute_alone\"\n"
-      "description = \"the program with its communication skipped (every NCCL call of the EVOLVE blocks)\"\n"
-      "knobs = { part = \"compute\" }\n"
-      "part = \"compute\"\n";
-  if (gemms)
+      "search = false\n";
+  auto variant = [&t](const std::string& part, const std::string& what, bool graph) {
     t += "\n[[variants]]\n"
-         "name = \"comm_alone\"\n"
-         "description = \"the program with the GEMMs cuco stands in for skipped (its other kernels still run: a bound "
-         "no lower than the true one)\"\n"
-         "knobs = { part = \"comm\" }\n"
-         "part = \"comm\"\n";
+         "name = \"" + part + "_alone" + (graph ? "_graph" : "") + "\"\n"
+         "description = \"" + what + (graph ? ", captured into a CUDA graph and replayed" : "") + "\"\n"
+         "knobs = { part = \"" + part + "\"" + (graph ? ", graph = \"on\"" : "") + " }\n"
+         "part = \"" + part + "\"\n";
+  };
+  for (bool graph : {false, true}) {
+    variant("compute", "the program with its communication skipped (every NCCL call of the EVOLVE blocks)", graph);
+    if (gemms)
+      variant("comm", "the program with the GEMMs cuco stands in for skipped (its other kernels still run: a bound "
+                      "no lower than the true one)", graph);
+  }
   return t;
 }
 
@@ -204,7 +207,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
                             ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
   result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
                             ": knob part (never searched) and workload.toml's [[variants]] compute_alone" +
-                            (chunks ? " and comm_alone" : "") +
+                            (chunks ? " and comm_alone" : "") + " (each also with graph on: _graph)" +
                             ": `cuco bench` times the program without its communication" +
                             (chunks ? " and without its GEMMs" : "") + " for its overlap bound");
   result.warnings.push_back(

@@ -213,8 +213,17 @@ TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
   EXPECT_FALSE(part->search) << "the builtin proposer never sets it";
   EXPECT_EQ(part->values, (std::vector<std::string>{"none", "compute", "comm"}));
   std::map<std::string, std::string> parts;
-  for (const Variant& v : wl.variants) parts[v.name] = v.part;
-  EXPECT_EQ(parts, (std::map<std::string, std::string>{{"compute_alone", "compute"}, {"comm_alone", "comm"}}));
+  for (const Variant& v : wl.variants) {
+    parts[v.name] = v.part;
+    // Each part as written and in a graph: the bound takes the fastest of each.
+    EXPECT_EQ(v.knobs.at("part"), v.part) << v.name;
+    const bool graph = v.name.ends_with("_graph");
+    EXPECT_EQ(v.knobs.contains("graph") ? v.knobs.at("graph") : "", graph ? "on" : "") << v.name;
+  }
+  EXPECT_EQ(parts, (std::map<std::string, std::string>{{"compute_alone", "compute"},
+                                                       {"comm_alone", "comm"},
+                                                       {"compute_alone_graph", "compute"},
+                                                       {"comm_alone_graph", "comm"}}));
   std::filesystem::remove_all(dir);
   // Without a GEMM cuco stands in for, only the compute part.
   std::string blocks = kGemmThenAllReduce;
