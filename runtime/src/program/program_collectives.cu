@@ -33,11 +33,13 @@ class ProgramCollectives {
  public:
   // The device collectives, set up on first use (COLLECTIVE: every rank makes the same calls in the
   // same order, so every rank gets here at the same call) and bound to this iteration's buffers.
-  // Null, with the reason printed, when they cannot be used.
-  cuco::codesign::DeviceCollectives* Device() {
+  // `mailbox_bytes_per_peer`: the send/recv mailbox the first use sets up (the copy engines' calls
+  // use only the device communicator, and ask for none). Null, with the reason printed, when they
+  // cannot be used.
+  cuco::codesign::DeviceCollectives* Device(size_t mailbox_bytes_per_peer) {
     Side& s = S();
     if (!ready_) {
-      const cuco::Status st = dc_.init(*s.ctx);
+      const cuco::Status st = dc_.init(*s.ctx, mailbox_bytes_per_peer);
       if (!st.ok()) {
         std::fprintf(stderr, "cuco: backend knob \"lsa\": %s\n", st.message().c_str());
         return nullptr;
@@ -107,6 +109,10 @@ ProgramCollectives& Collectives() {
 
 enum Backend { kUnknown = -1, kNccl = 0, kLsa = 1, kCe = 2 };
 
+// The device collectives' send/recv mailbox per peer: "lsa" sends through it; "ce" sends none (its
+// sends stay on host NCCL), and sets up the least init takes.
+size_t MailboxBytesFor(Backend be) { return be == kCe ? 16 : size_t(256) << 20; }
+
 // The backend knob's value (kUnknown, printed, for anything else).
 Backend BackendOf(const char* backend, const char* op) {
   if (backend != nullptr && std::strcmp(backend, "lsa") == 0) return kLsa;
@@ -162,7 +168,7 @@ namespace comm {
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl) return nccl_call;                              \
   [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
-  auto* dc = pc.Device();                                                           \
+  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be));                      \
   if (dc == nullptr) return ncclInvalidUsage;                                       \
   if (be == candidate_detail::kCe) return ce_call
 // A call "ce" leaves to host NCCL: its own NCCL call, without setting up the device collectives.
@@ -172,7 +178,7 @@ namespace comm {
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl || be == candidate_detail::kCe) return nccl_call; \
   [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
-  auto* dc = pc.Device();                                                           \
+  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be));                      \
   if (dc == nullptr) return ncclInvalidUsage
 
 ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
