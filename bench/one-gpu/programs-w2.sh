@@ -8,12 +8,15 @@
 #   ext     mgpm_jacobi_nccl_graphs after d3e4878 (the reference's global-mode captures), and the
 #           other programs written elsewhere at W=2 (bench/one-gpu/programs-harness.sh)
 #   habits  the CUDA-graph habits at W=2 (bench/one-gpu/graph-habits-w1.sh)
+# WORLD (default 2): the ranks per evaluation (1 on a one-GPU machine: every path but the bytes
+# between ranks).
 # Needs .carry/ (bench/one-gpu/README.md): cuco, lib, bin, hwl-knobs, ext, habits.
 # Usage (repo root, a two-GPU machine): bash bench/one-gpu/programs-w2.sh
 set -u
 OUT=${OUT:-/tmp/programs-w2}
 PHASES=${PHASES:-"knobs ext habits"}
 DEADLINE_S=${DEADLINE_S:-560}
+WORLD=${WORLD:-2}
 start=$(date +%s)
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.carry/lib NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
@@ -22,12 +25,12 @@ for phase in $PHASES; do
   [ "$(left)" -lt 30 ] && { echo "$phase: skipped, past DEADLINE_S" >>"$OUT/phases.txt"; continue; }
   echo "=== $phase ($(date -u +%T), $(left) s left)" >>"$OUT/phases.txt"
   case $phase in
-    knobs) timeout "$(left)" env PREMADE=.carry/hwl-knobs WORLD=2 ONLY="${KNOB_PROGRAMS:-tp_mlp_mpi gemm_rs_fp16_socket}" \
+    knobs) timeout "$(left)" env PREMADE=.carry/hwl-knobs WORLD=$WORLD ONLY="${KNOB_PROGRAMS:-tp_mlp_mpi gemm_rs_fp16_socket}" \
              MAX="${MAX:-14}" T="${T:-240}" OUT="$OUT/knobs" bash bench/one-gpu/programs-knobs.sh >"$OUT/knobs.log" 2>&1 ;;
-    ext) timeout "$(left)" env PREMADE=.carry/ext WORLD=2 SKIP_PROGRAM=1 EVAL_TIMEOUT=90 DEADLINE_S=$(( $(left) - 60 )) \
+    ext) timeout "$(left)" env PREMADE=.carry/ext WORLD=$WORLD SKIP_PROGRAM=1 EVAL_TIMEOUT=90 DEADLINE_S=$(( $(left) - 60 )) \
            ONLY="${EXT_PROGRAMS:-mgpm_jacobi_nccl_graphs mgpm_jacobi_nccl mgpm_jacobi_nccl_overlap nccl_ex_ring nccl_ex_allreduce}" \
            OUT="$OUT/ext" bash bench/one-gpu/programs-harness.sh >"$OUT/ext.log" 2>&1 ;;
-    habits) timeout "$(left)" env WORLD=2 OUT="$OUT/habits" bash bench/one-gpu/graph-habits-w1.sh >"$OUT/habits.log" 2>&1 ;;
+    habits) timeout "$(left)" env WORLD=$WORLD OUT="$OUT/habits" bash bench/one-gpu/graph-habits-w1.sh >"$OUT/habits.log" 2>&1 ;;
     *) echo "unknown phase $phase" >>"$OUT/phases.txt" ;;
   esac
   echo "    exit $? after $(( $(date +%s) - start )) s" >>"$OUT/phases.txt"
