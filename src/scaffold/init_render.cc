@@ -36,6 +36,12 @@ std::string CandidateSpellings(const std::string& text) {
 }
 
 
+// The end marker of a block and what follows it: the marker is a line of its own, so code after
+// the block on its last line (`} sync(s);`) starts a line of its own rather than joining the comment.
+std::string EndMarkerThen(const std::string& rest) {
+  return std::string(kEvolveEndLine) + (rest.empty() || rest.front() == '\n' ? "" : "\n") + rest;
+}
+
 // Marks each definition of `names` found in `text` as an EVOLVE block; the names marked go to *marked.
 std::string MarkEvolve(const std::string& text, const std::vector<std::string>& names, std::vector<std::string>* marked) {
   std::vector<std::pair<size_t, size_t>> spans;
@@ -49,7 +55,7 @@ std::string MarkEvolve(const std::string& text, const std::vector<std::string>& 
   for (const auto& [b, e] : spans) {
     if (b < at) continue;  // overlapping (nested) definitions: the outer one holds it
     out += text.substr(at, b - at) + kEvolveStartLine + "\n" + text.substr(b, e - b) + "\n" + kEvolveEndLine;
-    at = e;
+    at = e;  // DefinitionLines ends at a line's end: the marker stays a line of its own
   }
   return out + text.substr(at);
 }
@@ -183,8 +189,8 @@ Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuf
     if (at == std::string::npos) continue;
     const size_t b = seed_main.rfind('\n', at) + 1;
     const size_t e = seed_main.find('\n', at + it->text.size());
-    seed_main = seed_main.substr(0, b) + kEvolveStartLine + "\n" + seed_main.substr(b, e - b) + "\n" + kEvolveEndLine +
-                (e == std::string::npos ? "" : seed_main.substr(e));
+    seed_main = seed_main.substr(0, b) + kEvolveStartLine + "\n" + seed_main.substr(b, e - b) + "\n" +
+                EndMarkerThen(e == std::string::npos ? "" : seed_main.substr(e));
     marked->push_back("main's lambda " + it->name);
   }
   for (const ProjectedText& src : project.sources) {
@@ -198,7 +204,7 @@ Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuf
     const size_t at = seed_main.find("  cuco_program::serve(");
     const size_t end = seed_main.find("});", at);
     seed_main = seed_main.substr(0, at) + kEvolveStartLine + "\n" + seed_main.substr(at, end + 3 - at) + "\n" +
-                kEvolveEndLine + seed_main.substr(end + 3);
+                EndMarkerThen(seed_main.substr(end + 3));
     marked->push_back("the timed loop's body");
   }
   *seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;

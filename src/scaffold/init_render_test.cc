@@ -39,6 +39,37 @@ TEST(InitRender, TheFilesWithTheStepInAnEvolveBlock) {
   EXPECT_TRUE(Traced(render.lines, {"harness/seed.cu:", "lines"}));
 }
 
+// A loop whose body communicates itself and whose last line goes on after it (`} sync(s);`): the
+// block's end marker is a line of its own, and the code after the loop stays code.
+TEST(InitRender, CodeAfterTheBlockOnItsLastLineStaysCode) {
+  auto p = GatherSmallProgram("tail.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+__global__ void scale(float* y, const float* x) { y[threadIdx.x] = 2.f * x[threadIdx.x]; }
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float *x, *y, *tmp;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  cudaMalloc(&tmp, 256 * sizeof(float));
+  for (int i = 0; i < 100; ++i) { scale<<<1, 256, 0, s>>>(tmp, x); ncclAllReduce(tmp, y, 256, ncclFloat, ncclSum, comm, s); } cudaStreamSynchronize(s);
+  return 0;
+}
+)");
+  std::vector<InitPassTrace> trace;
+  Result<ProgramHarness> h = MakeProgramHarness(p->facts, {}, &trace);
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  const std::string& seed = h->files[0].second;
+  const size_t end = seed.find(kEvolveEndLine);
+  ASSERT_NE(end, std::string::npos) << seed;
+  EXPECT_EQ(seed.substr(end, seed.find('\n', end) - end), kEvolveEndLine) << seed;
+  EXPECT_NE(seed.find("\n cudaStreamSynchronize(s);", end), std::string::npos) << seed;
+}
+
 // The whole chain through MakeProgramHarness: one trace per pass, in order; a program the first pass
 // refuses has that pass's trace only, ending with the reason.
 TEST(InitRender, MakeProgramHarnessTracesEachPass) {
