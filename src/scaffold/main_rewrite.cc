@@ -263,11 +263,13 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
                                 const std::string& loop_function, size_t within, const LoopSearch& search) {
   const std::vector<Tok> t = Scan(text);
-  // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size().
+  // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size(). A member
+  // (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending in `>` (`std::vector<T> name(`) is.
   auto definition = [&](const std::string& name, size_t* body) {
     for (size_t i = 0; i + 1 < t.size(); ++i) {
       if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
-      if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">" || t[i - 1].text == ":")) continue;
+      const bool arrow = i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
+      if (i > 0 && (t[i - 1].text == "." || arrow || t[i - 1].text == ":")) continue;
       const size_t close = Match(t, i + 1);
       if (close + 1 < t.size() && t[close + 1].text == "{") {
         *body = close + 1;
@@ -295,8 +297,8 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   } else if (loop_function != "main") {
     fn_at = definition(loop_function, &body_open);
     if (fn_at >= t.size())
-      return Status::InvalidArgument(fmt::format("{}: `{}` (the function each of the program's threads runs) is not defined "
-                                                 "in the file that defines main; put them in one file",
+      return Status::InvalidArgument(fmt::format("{}: `{}` (the function that holds the iteration) is not defined in the "
+                                                 "file that defines main; put them in one file",
                                                  file, loop_function));
   }
   const size_t body_close = Match(t, body_open);

@@ -57,6 +57,23 @@ TEST(TimedLoop, ErrorsNameTheFileAndLine) {
   EXPECT_NE(no_loop.status().message().find("p.cu:2: no loop in main"), std::string::npos);
 }
 
+// The function holding the iteration is found though its return type ends in `>`; a call through
+// a pointer (`p->bench(`) is not its definition.
+TEST(TimedLoop, AFunctionReturningATemplateIsFound) {
+  const std::string text =
+      "struct R { std::vector<double> bench(int n); };\n"
+      "void g(R* p) { p->bench(1); }\n"
+      "std::vector<double> bench(int n, ncclComm_t comm) {\n"
+      "  std::vector<double> out;\n"
+      "  for (int i = 0; i < n; ++i) step(comm);\n"
+      "  return out;\n"
+      "}\n"
+      "int main() {\n  auto a = bench(5, c);\n  auto b = bench(100, c);\n  return 0;\n}\n";
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, {"step"}, "bench");
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 5);
+}
+
 TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
   Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step"});
   ASSERT_TRUE(loop.ok());
