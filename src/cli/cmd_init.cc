@@ -78,6 +78,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
   auto loop = std::make_shared<std::string>();
   auto explain = std::make_shared<bool>(false);
+  auto args = std::make_shared<std::string>();
   cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one with main first")->required();
   cmd->add_option("--out", *out, "The folder to create (default: workloads/<program stem>)");
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
@@ -85,10 +86,12 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
   cmd->add_option("--loop", *loop, "FILE:LINE of the loop the harness serves (its for/while line), when init cannot "
                                    "decide or decides wrong");
+  cmd->add_option("--args", *args, "The arguments you run the program with (\"4 --seq 128\"), passed to it by the "
+                                   "harness and in program mode (default: none)");
   cmd->add_flag("--explain", *explain, "Print what each pass of the harness decided and why: the loop chosen and those "
                                        "rejected, each buffer's binding, main's rewrite, the files, what was rendered");
   auto flags = AddProgramFlagOptions(cmd);
-  cmd->callback([files, out, name, force, json, loop, explain, flags, exit_code] {
+  cmd->callback([files, out, name, force, json, loop, explain, args, flags, exit_code] {
     const auto file = std::make_shared<std::string>(files->front());
     Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
     if (!f.ok()) {
@@ -113,6 +116,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = *loop;
+    so.args = *args;
     so.other_sources.assign(files->begin() + 1, files->end());
     Result<ScaffoldReport> r = ScaffoldWorkload(*a, *file, dir, so);
     if (!r.ok()) {

@@ -23,7 +23,9 @@ constexpr const char kRankIndex[] = "cuco_program::rank()";
 
 // A buffer expression main can bind: an lvalue over names main's text declares before the loop.
 // A bare name must be declared a pointer there (`float *x`, `const half* y`): a std::vector of
-// per-layer pointers indexed by the loop is not one buffer.
+// per-layer pointers indexed by the loop is not one buffer, nor is a host array of device
+// pointers (`float** bufs`, `float* bufs[4]`: a process driving several GPUs), whose entries
+// the harness would take for the bytes of one.
 bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
   std::smatch m;
@@ -31,8 +33,11 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   const std::regex word("\\b" + m[1].str() + "\\b");
   if (!std::regex_search(main_before_loop, word)) return false;
   if (m[2].length() > 0) return true;
-  const std::regex pointer(R"(\*\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)" + m[1].str() + "\\b");
-  return std::regex_search(main_before_loop, pointer);
+  const std::string qualifiers = R"(\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)";
+  const std::regex pointer(R"(\*)" + qualifiers + m[1].str() + "\\b");
+  const std::regex pointers(R"(\*\s*(?:const\s*)?\*)" + qualifiers + m[1].str() + R"(\b|\*)" + qualifiers + m[1].str() +
+                            R"(\s*\[)");
+  return std::regex_search(main_before_loop, pointer) && !std::regex_search(main_before_loop, pointers);
 }
 
 // Where a graph program's iteration is captured: the loop statement around the first
@@ -254,8 +259,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   }
   for (const auto& un : u.unnamed) {
     h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's "
-                                    "member, a per-layer array's element): the program's own buffer is used, not refilled "
-                                    "with fresh inputs nor compared", un));
+                                    "member, a per-layer array's element, a host array of device pointers): the program's "
+                                    "own buffer is used, not refilled with fresh inputs nor compared", un));
     trace->Add(h.guesses.back());
   }
   if (h.outputs.empty())

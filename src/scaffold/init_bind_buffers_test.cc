@@ -59,6 +59,45 @@ int main(int argc, char** argv) {
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "only under an `if`"}));
 }
 
+// A process driving its GPUs through host arrays of device pointers (`float** send`,
+// `float* recv[2]`): neither array is one buffer, so neither is bound (the harness would take the
+// host array for device bytes), and with nothing else to check the program gets the skeleton.
+TEST(InitBindBuffers, AHostArrayOfDevicePointersIsNoBuffer) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float** send = (float**)malloc(2 * sizeof(float*));
+  float* recv[2];
+  for (int i = 0; i < 2; ++i) {
+    cudaMalloc(send + i, 256 * sizeof(float));
+    cudaMalloc(&recv[i], 256 * sizeof(float));
+  }
+  for (int it = 0; it < 10; ++it) {
+    ncclGroupStart();
+    for (int i = 0; i < 2; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comm, 0);
+    ncclGroupEnd();
+  }
+  MPI_Finalize();
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("devs.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_FALSE(b.ok()) << "bound: " << (b.ok() && !b->binds.empty() ? b->binds.front() : "");
+  EXPECT_NE(b.status().message().find("no output of the iteration could be named"), std::string::npos) << b.status().message();
+  EXPECT_TRUE(Traced(trace.lines, {"host array of device pointers"}));
+}
+
 TEST(InitBindBuffers, BindNames) {
   EXPECT_EQ(BindName("d_w[cuco_program::rank()]"), "d_w");
   EXPECT_EQ(BindName("l.out"), "l_out");

@@ -9,6 +9,7 @@
 #include "scaffold/init_project.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
+#include "scaffold/program_arguments.h"
 #include "scaffold/projection.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
@@ -62,6 +63,15 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
       positions.emplace(c.argv_index, &c);
     }
   }
+  if (!f.program_args.empty() && loop.main_takes_args) {  // `cuco init --args`: as the user runs it
+    positions.clear();
+    for (size_t i = 0; i < f.program_args.size(); ++i) {
+      TimedLoop::SizeFlag z;
+      z.position = static_cast<int>(i) + 1;
+      z.given = f.program_args[i];
+      out.push_back(z);
+    }
+  }
   if (!positions.empty()) {
     std::string why;
     const bool flags = !loop.rank_flag.empty() || !loop.world_flag.empty() ||
@@ -86,7 +96,9 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
     }
   }
   for (const TimedLoop::SizeFlag& z : out) {
-    if (z.size.empty())
+    if (!z.given.empty())
+      guesses->push_back(fmt::format("`{}`: {}, as given with --args", z.Spelling(), z.given));
+    else if (z.size.empty())
       guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));
     else if (!z.env.empty())
       guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
@@ -305,6 +317,23 @@ Status ParsedByClang(const ProgramFacts& f) {
                                          : ": with libclang, cuco init makes the harness"));
 }
 
+// kInvalidArgument when main reads an argument by position that the harness would not pass (past
+// those its entry point passes: loop.size_flags, set; none given with --args; no default the
+// analysis found), naming the line and saying how to give it.
+Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop) {
+  if (!f.program_args.empty() || !loop.main_takes_args) return Status::Ok();
+  int passed = 0;
+  for (const TimedLoop::SizeFlag& z : loop.size_flags) passed = std::max(passed, z.position);
+  std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
+  std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
+  if (reads.empty()) return Status::Ok();
+  const ArgumentRead& r = reads.back();
+  return Status::InvalidArgument(fmt::format(
+      "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
+      "give the arguments you run it with, `cuco init --args \"...\" {} ...`",
+      f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
+}
+
 // The guesses of the loop found: the host timing dropped from its body, the sizes passed, how a
 // projected program runs, and the loop itself.
 void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
@@ -373,6 +402,7 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
   }
   r.loop = std::move(*loop);
   DescribeLoop(f, &r);
+  CUCO_RETURN_IF_ERROR(ArgumentsPassed(f, r.loop));
   for (const std::string& g : r.guesses) trace->Add(g);
   return r;
 }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "scaffold/loop_choice.h"
+#include "scaffold/region_hoist.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
 
@@ -130,11 +131,46 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
   return best;
 }
 
+// The statements from the function's first to its last that reach the communication, every
+// ncclGroupStart/End around either end included; nullopt when none does.
+std::optional<std::pair<size_t, size_t>> GroupedRegion(const std::vector<Tok>& t, size_t body_open, size_t body_close,
+                                                       const std::set<std::string>& names) {
+  auto region = CommRegion(t, body_open, body_close, names);
+  if (!region) return std::nullopt;
+  if (auto g = GroupAround(t, body_open, region->first, region->first)) region->first = std::min(region->first, g->first);
+  if (auto g = GroupAround(t, body_open, region->second, region->second)) region->second = std::max(region->second, g->second);
+  return region;
+}
+
+// Whether every loop reaching the communication is one grouped operation (a loop over peers or
+// GPUs inside ncclGroupStart/End) and the function communicates beyond the last one's group
+// (several one-shot steps, such as two grouped all-reduces with a kernel between): then no loop
+// is an iteration, and the iteration is all the steps (the earlier groups are no warm-up).
+bool OnlyGroupedSteps(const std::vector<Tok>& t, size_t body_open, size_t body_close, const std::set<std::string>& names,
+                      const std::vector<CommLoop>& loops) {
+  for (const CommLoop& l : loops)
+    if (!GroupAround(t, body_open, l.first, l.last)) return false;
+  const auto last = GroupAround(t, body_open, loops.back().first, loops.back().last);
+  const auto region = GroupedRegion(t, body_open, body_close, names);
+  return region && (region->first < last->first || region->second > last->second);
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
   const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
   Chosen c;
+  if (!loops.empty() && search.forced_line == 0 &&
+      OnlyGroupedSteps(t, body_open, body_close, names, loops)) {
+    const auto region = GroupedRegion(t, body_open, body_close, names);
+    c.first = region->first, c.last = region->second, c.region = true;
+    c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run "
+                         "whole (the loops reaching it, {}, each run inside ncclGroupStart/End: grouped steps, not "
+                         "iterations)",
+                         t[c.first].line, t[c.last].line, loop_function, LoopList(file, loops));
+    Note(search, file + ": " + c.what);
+    return c;
+  }
   if (!loops.empty()) {
     Note(search, fmt::format("the loops of {} reaching the communication: {}", loop_function, LoopList(file, loops)));
     Result<const CommLoop*> l = PickLoop(file, text, t, loops, search);
@@ -328,7 +364,11 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.region = chosen->region;
   loop.what = chosen->what;
   if (loop.region) {  // statements run whole: no loop variable to hold
-    loop.body = "{\n  " + text.substr(t[best].begin, t[best_end].end - t[best].begin) + "\n      }";
+    const size_t main_end = t[Match(t, main_body)].begin;
+    const HoistedRegion h = HoistDeclarations(text.substr(t[best].begin, t[best_end].end - t[best].begin),
+                                              t[best_end].end < main_end ? text.substr(t[best_end].end, main_end - t[best_end].end) : "");
+    loop.hoisted = h.declarations;
+    loop.body = "{\n  " + h.region + "\n      }";
     return loop;
   }
   HoldLoopVariable(text, t, best, best_end, &loop);
@@ -339,7 +379,7 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   std::string binds_text;
   for (const auto& b : binds) binds_text += "\n        " + b;
   std::string body = loop.body;
-  std::string pin;
+  std::string pin = loop.hoisted;
   if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
     const std::string held = "cuco_pinned_" + loop.pinned_counter;
     pin = fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
@@ -394,7 +434,8 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     for (size_t i = 0; i < positional.size(); ++i) {
       const TimedLoop::SizeFlag& f = *positional[i];
       out += f.size.empty()
-                 ? fmt::format("  static char arg{0}[] = \"{1}\";\n  args.push_back(arg{0});\n", i, f.value)
+                 ? fmt::format("  static char arg{0}[] = \"{1}\";\n  args.push_back(arg{0});\n", i,
+                               f.given.empty() ? std::to_string(f.value) : f.given)
                  : fmt::format("  std::string arg{0} = std::to_string(cuco_program::size_or(\"{1}\", {2}));\n"
                                "  args.push_back(arg{0}.data());\n",
                                i, f.size, f.value);

@@ -54,6 +54,9 @@ struct TimedLoop {
   // is then those statements, braced, and loop_var_decl is empty.
   bool region = false;
   std::string what;
+  // A region's declarations that main uses after it, declared before the serve call
+  // (region_hoist.h); body then assigns them.
+  std::string hoisted;
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
   // each statement's [begin, end) and its lines.
   struct Lambda {
@@ -76,6 +79,7 @@ struct TimedLoop {
     int64_t value = 0;
     int position = 0;
     std::string env;
+    std::string given;  // an argument given with `cuco init --args` (position > 0): passed as it is
     std::string Spelling() const;  // "--batch", "argv[1]", "$SEQ"
   };
   std::vector<SizeFlag> size_flags;

@@ -74,6 +74,38 @@ TEST(TimedLoop, AFunctionReturningATemplateIsFound) {
   EXPECT_EQ(loop->line, 5);
 }
 
+// Two grouped all-reduces over the GPUs with a kernel between (several one-shot steps): the
+// iteration is every step, from the first group's start to the last group's end, not the last
+// group with the first called a warm-up. One group alone stays that group.
+TEST(TimedLoop, SeveralGroupedStepsAreOneIteration) {
+  const std::string text =
+      "int main() {\n"
+      "  ncclGroupStart();\n"
+      "  for (int r = 0; r < n; ++r) ncclAllReduce(m[r], m[r], k, ncclFloat, ncclMax, comms[r], s[r]);\n"
+      "  ncclGroupEnd();\n"
+      "  for (int r = 0; r < n; ++r) rescale<<<1, 1, 0, s[r]>>>(m[r], l[r]);\n"
+      "  ncclGroupStart();\n"
+      "  for (int r = 0; r < n; ++r) ncclAllReduce(l[r], l[r], k, ncclFloat, ncclSum, comms[r], s[r]);\n"
+      "  ncclGroupEnd();\n"
+      "  return 0;\n"
+      "}\n";
+  const std::set<std::string> names = {"ncclGroupStart", "ncclAllReduce", "ncclGroupEnd"};
+  std::vector<std::string> trace;
+  LoopSearch search;
+  search.trace = &trace;
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, names, "main", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(text.substr(loop->begin, loop->end - loop->begin).substr(0, 16), "ncclGroupStart()");
+  EXPECT_NE(text.substr(loop->begin, loop->end - loop->begin).find("ncclSum"), std::string::npos);
+  EXPECT_NE(text.substr(loop->begin, loop->end - loop->begin).find("ncclMax"), std::string::npos);
+  for (const std::string& line : trace) EXPECT_EQ(line.find("warm-up"), std::string::npos) << line;
+  // One group: that group, as before.
+  const std::string one = text.substr(0, text.find("  for (int r = 0; r < n; ++r) rescale")) + "  return 0;\n}\n";
+  Result<TimedLoop> group = FindTimedLoop("p.cu", one, names, "main", std::string::npos, {});
+  ASSERT_TRUE(group.ok()) << group.status().message();
+  EXPECT_NE(group->what.find("ncclGroupStart ... ncclGroupEnd around the loop"), std::string::npos) << group->what;
+}
+
 TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
   Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step"});
   ASSERT_TRUE(loop.ok());

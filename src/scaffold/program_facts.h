@@ -51,6 +51,7 @@ struct ProgramFacts {
   std::vector<std::string> todos;
   bool has_main = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
+  std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
 };
 
 // `others`: the program's other source files, (path as analysed, text).

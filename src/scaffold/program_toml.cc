@@ -50,7 +50,11 @@ std::string ProgramToml(const ProgramFacts& f) {
   std::string defaults;
   for (const auto& c : f.constants)
     if (c.option) defaults += fmt::format(" {} {}", c.name, c.value);
-  t += KeyLine("args = []", defaults.empty() ? "extra arguments to the program" : "the program's defaults:" + defaults);
+  std::string args;
+  for (const std::string& a : f.program_args) args += (args.empty() ? "" : ", ") + TomlQuoted(a);
+  t += KeyLine("args = [" + args + "]", !f.program_args.empty() ? "cuco init --args"
+                                        : defaults.empty()      ? "extra arguments to the program"
+                                                                : "the program's defaults:" + defaults);
   auto regex_line = [&](const char* key, const std::optional<RegexGuess>& g, const std::string& fallback,
                         const std::string& todo) {
     if (g) {

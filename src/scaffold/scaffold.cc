@@ -14,6 +14,7 @@
 #include "scaffold/harness_sizes.h"
 #include "scaffold/harness_toml.h"
 #include "scaffold/iteration_io.h"
+#include "scaffold/program_arguments.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
 #include "scaffold/program_harness.h"
@@ -176,6 +177,8 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
                                      "that defines main");
     f.forced_loop_line = line;
   }
+  std::string args_error;
+  if (!SplitProgramArguments(options.args, &f.program_args, &args_error)) return Status::InvalidArgument(args_error);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -55,6 +55,9 @@ struct ScaffoldOptions {
   // `--loop FILE:LINE`: the loop the harness serves (FILE the program's main file, LINE the line of
   // its `for` / `while`), instead of the one the rules choose; "" for the rules.
   std::string loop;
+  // `--args "..."`: the arguments the program is run with, split at whitespace, passed to it by
+  // the harness's entry point and in program mode; "": started without arguments.
+  std::string args;
   // What the workload is made from (ProgramInputsHash of the program, its other sources, flags and
   // libraries), written to its .cuco-inputs; "" computes it here (`cuco run` passes the one it has).
   std::string inputs_hash;

@@ -65,7 +65,8 @@ def check(cuco, folder, tmp):
         problems.append(f"cuco analyze exited {rc}: {se.strip()[-400:]}")
     elif len(races) != e.get("races", 0):
         problems.append(f"cuco analyze: {len(races)} race line(s), expected {e.get('races', 0)}: {races[:3]}")
-    rc, so, se = run([cuco, "init", "--json", *e["sources"], "--out", str(out), *extra, *tail], cwd)
+    given = ["--args", e["args"]] if "args" in e else []  # the program's own arguments: init's alone
+    rc, so, se = run([cuco, "init", "--json", *e["sources"], "--out", str(out), *extra, *given, *tail], cwd)
     if rc != 0:
         return problems + [f"cuco init exited {rc}: {se.strip()[-400:]}"], "", None
     r = json.loads(so)

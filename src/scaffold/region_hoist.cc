@@ -1,0 +1,66 @@
+#include "scaffold/region_hoist.h"
+
+#include <set>
+#include <vector>
+
+#include "scaffold/tokens.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// Words that start a statement that declares nothing, or a declaration that cannot be split.
+bool NotAPlainType(const std::string& word) {
+  static const std::set<std::string> kWords = {
+      "return", "delete", "goto",   "throw",     "using",  "typedef",  "else",     "case",        "default",
+      "do",     "break",  "continue", "co_return", "co_yield", "auto", "const",   "constexpr",   "static",
+      "extern", "register", "thread_local", "volatile", "new", "sizeof", "struct", "class", "enum", "union"};
+  return kWords.count(word) > 0;
+}
+
+// The token of the declared name when tokens [s, e] (e: the `;`) declare one variable with a plain
+// type; 0 otherwise. *eq: its `=`, or e when it has no initialiser.
+size_t DeclaredName(const std::vector<Tok>& t, size_t s, size_t e, size_t* eq) {
+  size_t k = s;
+  while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*")) ++k;
+  if (k != e && !(t[k].text == "=" && k + 1 < e && t[k + 1].text != "=")) return 0;
+  if (k < s + 2 || !t[k - 1].ident) return 0;  // a type and a name at least
+  int idents = 0;
+  for (size_t i = s; i < k; ++i) {
+    if (t[i].ident && NotAPlainType(t[i].text)) return 0;
+    idents += t[i].ident ? 1 : 0;
+  }
+  if (idents < 2 || t[k - 2].text == ":") return 0;  // `a::b = c;` assigns
+  *eq = k;
+  return k - 1;
+}
+
+}  // namespace
+
+HoistedRegion HoistDeclarations(const std::string& region, const std::string& after) {
+  HoistedRegion out{"", region};
+  std::set<std::string> used_after;
+  for (const Tok& tok : Scan(after))
+    if (tok.ident) used_after.insert(tok.text);
+  const std::vector<Tok> t = Scan(region);
+  struct Edit {
+    size_t begin, end;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+  for (size_t s = 0; s < t.size();) {
+    const size_t e = StatementEnd(t, s);
+    if (e >= t.size()) break;
+    size_t eq = 0;
+    const size_t name = t[e].text == ";" ? DeclaredName(t, s, e, &eq) : 0;
+    if (name != 0 && used_after.count(t[name].text) > 0) {
+      const std::string type = region.substr(t[s].begin, t[name].begin - t[s].begin);
+      out.declarations += type + t[name].text + "{};\n  ";
+      edits.push_back(eq == e ? Edit{t[s].begin, t[e].end, ""} : Edit{t[s].begin, t[name].begin, ""});
+    }
+    s = e + 1;
+  }
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.region.replace(it->begin, it->end - it->begin, it->text);
+  return out;
+}
+
+}  // namespace cuco::scaffold_internal

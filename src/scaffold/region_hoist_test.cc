@@ -1,0 +1,31 @@
+#include "scaffold/region_hoist.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// `ncclResult_t r = ncclGroupEnd();` ends the region and main checks r after it: r is declared
+// before the serve call and assigned in the region. What the rest does not use stays as written.
+TEST(HoistDeclarations, AVariableUsedAfterTheRegionIsDeclaredBeforeIt) {
+  const std::string region =
+      "ncclGroupStart();\n  int local = 3;\n  float* p;\n  ncclAllReduce(a, b, n, t, o, c, s);\n"
+      "  ncclResult_t r = ncclGroupEnd();";
+  HoistedRegion h = HoistDeclarations(region, "\n  if (r != ncclSuccess) return 1;\n  use(p);\n");
+  EXPECT_EQ(h.declarations, "float* p{};\n  ncclResult_t r{};\n  ");
+  EXPECT_EQ(h.region, "ncclGroupStart();\n  int local = 3;\n  \n  ncclAllReduce(a, b, n, t, o, c, s);\n"
+                      "  r = ncclGroupEnd();");
+}
+
+// Statements that only look like declarations, and declarations that cannot be split, stay.
+TEST(HoistDeclarations, OnlyPlainDeclarations) {
+  const std::string region =
+      "auto x = f();\n const int y = 2;\n return z;\n a::b = c;\n w == v;\n static int q = 1;\n"
+      "for (int i = 0; i < 2; ++i) k = i;\n";
+  HoistedRegion h = HoistDeclarations(region, "x y z b w v q i k;");
+  EXPECT_EQ(h.declarations, "");
+  EXPECT_EQ(h.region, region);
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
