@@ -155,6 +155,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     s.run_requested = false;
     lock.unlock();
     std::string error;
+    if (s.setup_events < 0) s.setup_streams = s.streams_made, s.setup_events = s.events_made;
+    s.streams_made = s.setup_streams, s.events_made = s.setup_events;
     try {
       IoBinder b(*s.io, *s.ctx, &error);
       s.binds(b);

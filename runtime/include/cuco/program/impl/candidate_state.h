@@ -41,6 +41,10 @@ struct Side {
   int64_t iteration = 0;
   std::thread thread;
   int streams_made = 0, events_made = 0;
+  // What the set-up made (-1 before the first iteration): every iteration starts from it, so the
+  // streams and events an iteration creates are its own, and the next one's get the same handles
+  // (a program creating an event per pass never runs out of the harness's).
+  int setup_streams = -1, setup_events = -1;
   cudaStream_t event_stream[cuco::RankContext::kMaxEvents] = {};
   IterationGraphs graphs;  // the graph knob's captures (cuco/program/codesign.h)
   ProgramGraphs program_graphs;  // the program's own graphs (program_graphs.h)
