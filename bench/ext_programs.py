@@ -14,7 +14,13 @@ ROOT, each repository at the commit measured:
                                                                           && git -C ROOT/multi-gpu-programming-models checkout 9a600f5ea8f5e53614e30b7b36e9136107178dd8
   git clone https://github.com/NVIDIA/nccl-tests ROOT/nccl-tests          && git -C ROOT/nccl-tests checkout a0b82b2260cf5152b9f8c061bbf7eaf0ba096432
   git clone https://github.com/karpathy/llm.c ROOT/llm.c                  && git -C ROOT/llm.c checkout f1e2ace651495b74ae22d45d1723443fd00ecd3a
-(nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.)
+  git clone https://github.com/OHMFOHS/neu-hpc-for-ai ROOT/ohm-neu-hpc-for-ai && git -C ROOT/ohm-neu-hpc-for-ai checkout 8c0d748ee22efa180a46a8af9c7cb1803f6704e2
+  git clone https://github.com/huangnuan2022/neu-hpc-for-ai ROOT/hn-neu-hpc-for-ai && git -C ROOT/hn-neu-hpc-for-ai checkout 1f03bc000f8fa52d203cc2f79eec730454eb25d6
+  git clone https://github.com/FZJ-JSC/tutorial-multi-gpu ROOT/tutorial-multi-gpu && git -C ROOT/tutorial-multi-gpu checkout 859b32b0ec2ab177e6b92e1080c6782a15383625
+  git clone https://github.com/dcslin/nccl-all-reduce ROOT/nccl-all-reduce && git -C ROOT/nccl-all-reduce checkout 721889c57170ea8a163f19b7ec82f3b4ed1177e5
+(nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
+The last four are course and tutorial repositories found in stop 40; only FZJ-JSC's states a
+licence (MIT): none is copied here, each is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
 CUDA = "/usr/local/cuda"
@@ -25,7 +31,7 @@ NX = "nccl/docs/examples"
 G = f"g++ -I{CUDA}/include"
 L = f"-L{CUDA}/lib64 -lcudart -lnccl"
 P = [
-  # name, cwd (under ROOT), files, build line, extra init args
+  # name, cwd (under ROOT), files, build line, extra init args (`--args`: the arguments it is run with)
   ("nccl_ex_single_process", f"{NX}/01_communicators/01_multiple_devices_single_process/c", ["main.cc"], f"{G} main.cc -o multiple_devices_single_process {L}", []),
   ("nccl_ex_pthread", f"{NX}/01_communicators/02_one_device_per_pthread/c", ["main.cc"], f"{G} main.cc -o one_device_per_pthread {L} -lpthread", []),
   ("nccl_ex_mpi", f"{NX}/01_communicators/03_one_device_per_process_mpi/c", ["main.cc"], f"mpicxx -DMPI_SUPPORT -I{CUDA}/include main.cc -o one_device_per_process_mpi {L}", []),
@@ -47,6 +53,15 @@ P = [
   ("ncclv1_broadcast", "nccl-v1/test/single", ["broadcast_test.cu"], "nvcc -I../include broadcast_test.cu -o broadcast_test -lnccl -lnvToolsExt", []),
   ("ncclv1_mpi_test", "nccl-v1/test/mpi", ["mpi_test.cu"], "nvcc -I../include mpi_test.cu -o mpi_test -lnccl -lmpi", []),
   ("llmc_nccl_all_reduce", "llm.c/dev/cuda", ["nccl_all_reduce.cu"], "nvcc -lmpi -lnccl -I/usr/lib/x86_64-linux-gnu/openmpi/include -L/usr/lib/x86_64-linux-gnu/openmpi/lib/ -lcublas -lcublasLt nccl_all_reduce.cu -o nccl_all_reduce", []),
+  ("ohm_attn_mpi", "ohm-neu-hpc-for-ai/week_07", ["week_07.cu"], "nvcc -ccbin mpicxx -O2 week_07.cu -o week_07 -lnccl", []),
+  ("ohm_attn_single", "ohm-neu-hpc-for-ai/week_07/bin", ["main.cu"], "nvcc -O2 main.cu -o main -lnccl", ["--args", "2"]),
+  ("ohm_flashmoe_sym", "ohm-neu-hpc-for-ai/week_11", ["flashmoe_sym.cu"], "nvcc -O2 flashmoe_sym.cu -o flashmoe_sym -lnccl", []),
+  ("ohm_moe_mpi", "ohm-neu-hpc-for-ai/week_11", ["deepseek_v3_moe_complete.cu"], "nvcc -ccbin mpicxx -DUSE_MPI -O2 deepseek_v3_moe_complete.cu -o moe -lnccl", []),
+  ("ohm_moe_single", "ohm-neu-hpc-for-ai/week_11", ["deepseek_v3_moe_complete.cu"], "nvcc -O2 deepseek_v3_moe_complete.cu -o moe -lnccl", []),
+  ("hn_moe_nccl", "hn-neu-hpc-for-ai/week_07/deepseekmoe-labs/cuda_nccl", ["src/moe_nccl.cu"], "nvcc -ccbin mpicxx -O3 -std=c++17 src/moe_nccl.cu -o moe_nccl -lnccl", []),
+  ("hn_dist_flash_attn", "hn-neu-hpc-for-ai/week_08/dist-flash-attn", ["src/main.cu", "src/flash_attn.cu"], "nvcc -O3 -std=c++17 -Iinclude src/main.cu src/flash_attn.cu -o dist_flash_attn -lnccl", []),
+  ("fzj_jacobi_graphs", "tutorial-multi-gpu/10-H_CUDA_Graphs_and_Device-initiated_Communication_with_NVSHMEM/solutions/Using_CUDA_Graphs", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -ccbin mpicxx -DHAVE_CUB -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl", []),
+  ("dcslin_comm", "nccl-all-reduce", ["test_comm.cc", "communicator.cc"], "mpicxx -I/usr/local/cuda/include test_comm.cc communicator.cc -o test_comm -L/usr/local/cuda/lib64 -lcudart -lnccl", ["--args", "1 2 1048576"]),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):
@@ -59,7 +74,10 @@ def one(cuco, root, out, prog, compile_too):
     subprocess.run(["rm", "-rf", str(o)])
     tail = ["--", *shlex.split(build)] if build else []
     rec = {"name": name}
-    rc, so, se = run([cuco, "analyze", *files, *extra, *tail], cwd)
+    ana = list(extra)  # `--args` (the program's own arguments) is init's alone
+    if "--args" in ana:
+        del ana[ana.index("--args"):ana.index("--args") + 2]
+    rc, so, se = run([cuco, "analyze", *files, *ana, *tail], cwd)
     races = [l for l in (so + se).splitlines() if "race" in l.lower() or "unordered" in l]
     rec["analyze_rc"], rec["races"] = rc, races[:6]
     rec["analyze_warnings"] = [l for l in se.splitlines() if "analyze:" in l or "warning" in l.lower()][:8]
@@ -90,7 +108,8 @@ def main():
     names = {x for x in a[3:] if x != "--compile"}
     tests = root / "nccl-tests"
     if tests.is_dir() and not (tests / "build/compile_commands.json").exists():
-        subprocess.run(["cmake", "-S", str(tests), "-B", str(tests / "build"), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
+        nccl = [f"-DNCCL_INCLUDE_DIR={CUDA}/include", f"-DNCCL_LIBRARY={CUDA}/lib64/libnccl.so"]  # where this machine's is
+        subprocess.run(["cmake", "-S", str(tests), "-B", str(tests / "build"), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", *nccl],
                        check=True, capture_output=True)
     out.mkdir(parents=True, exist_ok=True)
     summ = out / "summary.json"

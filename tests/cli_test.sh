@@ -118,6 +118,9 @@ printf '// edited\n' >>"$T/all.cu"
 "$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all3.out" 2>&1
 check "run makes the workload again after the program changed" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all3.out"
 check "run says the program changed and keeps the old folder" bash -c "grep -qF 'changed since $T/run-all was made from it' '$T/run-all3.out' && ls -d '$T'/run-all-* >/dev/null"
+"$CUCO" init "$PROG" --out "$T/init-args" --args '4 "x y"' >"$T/init-args.out" 2>&1
+check "init --args with a quote exits 2" test $? -eq 2
+check "init --args names the flag and the argument" grep -qF -- "--args '4 \"x y\"': an argument may not hold quotes" "$T/init-args.out"
 
 
 # cuco transform / cuco run: refusals name the file (exit 2); --llm without a configured LLM is an
