@@ -2,13 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <regex>
 #include <set>
 
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
+#include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco::scaffold_internal {
+
+namespace {
+
+// Whether a header guards itself against a second inclusion: its first directive is `#pragma once`,
+// or `#ifndef X` with `#define X` next.
+bool IncludeGuarded(const std::string& text) {
+  static const std::regex first(R"(^\s*#\s*(pragma\s+once|ifndef\s+(\w+)\s*\n\s*#\s*define\s+(\w+)))");
+  std::smatch m;
+  const std::string code = BlankComments(text);
+  if (!std::regex_search(code, m, first)) return false;
+  return m[1].str().rfind("pragma", 0) == 0 || m[2].str() == m[3].str();
+}
+
+}  // namespace
 
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code) {
   std::string peer = CrossGpuCopy(f.file, f.raw);
@@ -52,10 +69,17 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
     t.name = l.name;
     p.lambdas.push_back(std::move(t));
   }
+  // The program's source files are one unit in the harness (seed.cu, reference.cu): a header
+  // that two of them include would be defined twice there unless it guards itself.
+  const bool one_unit = std::any_of(other_files.begin(), other_files.end(), [](const ProgramFile& pf) { return pf.source; });
   for (const ProgramFile& pf : other_files) {
     if (!pf.source) {
-      p.headers.push_back({pf.name, RewriteMpiIncludes(pf.text)});
-      trace->Add(fmt::format("{}: the program's own header, copied beside seed.cu", pf.name));
+      const bool guard = one_unit && !IncludeGuarded(pf.text);
+      p.headers.push_back({pf.name, (guard ? "#pragma once  // cuco init: the program's files are one unit in the harness\n"
+                                           : "") + RewriteMpiIncludes(pf.text)});
+      trace->Add(fmt::format("{}: the program's own header, copied beside seed.cu{}", pf.name,
+                             guard ? " (with `#pragma once`: it has no include guard, and the program's files are one "
+                                     "unit in the harness)" : ""));
       continue;
     }
     p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(pf.text)));

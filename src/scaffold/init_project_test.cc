@@ -82,6 +82,28 @@ TEST(InitProject, AProcessPerRankIsNotProjected) {
   EXPECT_TRUE(Traced(project.lines, {"its own EVOLVE blocks"}));
 }
 
+// Two source files including one header: the harness compiles them as one unit, so a header with
+// no include guard gets `#pragma once`; a guarded one, and any header of a one-file program, stay.
+TEST(InitProject, AnUnguardedHeaderOfSeveralFilesIsIncludedOnce) {
+  auto p = GatherSmallProgram("step.cu", kSmallStepProgram);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  const std::vector<ProgramFile> others = {{"cfg.h", "// the sizes\nstruct Cfg { int n; };\n", false},
+                                           {"guarded.h", "/* x */\n#ifndef GUARDED_H\n#define GUARDED_H\nint g();\n#endif\n", false},
+                                           {"once.h", "#pragma once\nint o();\n", false},
+                                           {"more.cu", "#include \"cfg.h\"\nint more() { return 1; }\n", true}};
+  InitPassTrace project;
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->headers.size(), 3u);
+  EXPECT_EQ(r->headers[0].second.rfind("#pragma once  // cuco init:", 0), 0u) << r->headers[0].second;
+  EXPECT_NE(r->headers[0].second.find("struct Cfg { int n; };"), std::string::npos);
+  EXPECT_EQ(r->headers[1].second, others[1].text);
+  EXPECT_EQ(r->headers[2].second, others[2].text);
+  EXPECT_TRUE(Traced(project.lines, {"cfg.h", "no include guard"}));
+}
+
 // A copy between GPUs outside NCCL has no meaning when each GPU is a rank of its own.
 TEST(InitProject, ACopyBetweenGpusIsRefused) {
   std::string text = kAllGpus;
