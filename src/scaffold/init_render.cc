@@ -205,7 +205,7 @@ Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuf
     const size_t end = seed_main.find("});", at);
     seed_main = seed_main.substr(0, at) + kEvolveStartLine + "\n" + seed_main.substr(at, end + 3 - at) + "\n" +
                 EndMarkerThen(seed_main.substr(end + 3));
-    marked->push_back("the timed loop's body");
+    marked->push_back(found.loop.region ? "the statements served whole" : "the timed loop's body");
   }
   *seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;
   *reference += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + project.main_text;

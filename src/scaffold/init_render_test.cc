@@ -68,6 +68,30 @@ int main() {
   ASSERT_NE(end, std::string::npos) << seed;
   EXPECT_EQ(seed.substr(end, seed.find('\n', end) - end), kEvolveEndLine) << seed;
   EXPECT_NE(seed.find("\n cudaStreamSynchronize(s);", end), std::string::npos) << seed;
+  EXPECT_EQ(h->evolve.back(), "the timed loop's body");
+  // Statements served whole (no loop) are called so.
+  std::string once = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float *x, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)";
+  auto q = GatherSmallProgram("once.cu", once);
+  Result<ProgramHarness> g = MakeProgramHarness(q->facts, {}, &trace);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_FALSE(g->evolve.empty());
+  EXPECT_EQ(g->evolve.back(), "the statements served whole");
 }
 
 // The whole chain through MakeProgramHarness: one trace per pass, in order; a program the first pass
