@@ -55,10 +55,10 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
   for (const FoundConstant& c : f.constants) {
     if (c.option && loop.main_takes_args && c.name != loop.rank_flag && c.name != loop.world_flag) {
       const std::string size = size_of(c);
-      if (!size.empty()) out.push_back({c.name, size, c.value, 0, ""});
+      if (!size.empty()) out.push_back({c.name, size, c.value, 0, "", ""});
     } else if (!c.env.empty()) {
       const std::string size = size_of(c);
-      if (!size.empty()) out.push_back({"", size, c.value, 0, c.env});
+      if (!size.empty()) out.push_back({"", size, c.value, 0, c.env, ""});
     } else if (c.argv_index > 0 && loop.main_takes_args) {
       positions.emplace(c.argv_index, &c);
     }
@@ -92,7 +92,7 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
                                      "defaults",
                                      f.file, positions.begin()->second->line, why));
     } else {
-      for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, ""});
+      for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, "", ""});
     }
   }
   for (const TimedLoop::SizeFlag& z : out) {
