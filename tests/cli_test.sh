@@ -121,6 +121,17 @@ check "run says the program changed and keeps the old folder" bash -c "grep -qF 
 "$CUCO" init "$PROG" --out "$T/init-args" --args '4 "x y"' >"$T/init-args.out" 2>&1
 check "init --args with a quote exits 2" test $? -eq 2
 check "init --args names the flag and the argument" grep -qF -- "--args '4 \"x y\"': an argument may not hold quotes" "$T/init-args.out"
+# A program reading argv[2] with no default: `cuco run` of it says which line and how to give the
+# arguments (exit 2), as cuco init does.
+mkdir -p "$T/ra" && cp "$SRC/tests/habits/required_args/main.cu" "$T/ra/"  # cuco run writes cuco-runs/ where it runs
+(cd "$T/ra" && "$CUCO" run main.cu --out "$T/run-args" -- nvcc main.cu -o sum -lnccl -lmpi) >"$T/run-args.out" 2>&1
+check "run of a program needing its arguments exits 2" test $? -eq 2
+check "run names the argument and --args" grep -qF 'main.cu:21: the program reads argv[2]' "$T/run-args.out"
+check "run's message says how to give them" grep -qF -- '--args "..."' "$T/run-args.out"
+(cd "$T/ra" && "$CUCO" run main.cu --out "$T/run-args" --args "4096 20" -- nvcc main.cu -o sum -lnccl -lmpi) >"$T/run-args2.out" 2>&1
+check "run --args makes the program's workload (exit 0 with no GPU)" test $? -eq 0
+check "run --args makes the workload again: the arguments changed" grep -qF "changed since $T/run-args was made from it" "$T/run-args2.out"
+check "run --args passes the arguments" grep -qF '`argv[2]`: 20, as given with --args' "$T/run-args2.out"
 
 
 # cuco transform / cuco run: refusals name the file (exit 2); --llm without a configured LLM is an

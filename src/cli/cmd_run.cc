@@ -27,6 +27,7 @@ struct RunArgs {
   std::vector<std::string> targets;  // a workload folder, or a program's files (main's first)
   std::string out;                   // --out: the folder `cuco init` writes a program's workload to
   std::string loop;                  // --loop: the loop of a program the harness serves
+  std::string args;                  // --args: the arguments a program is run with
   std::shared_ptr<ProgramFlagOptions> flags;
 };
 
@@ -39,6 +40,7 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
     r.files = a->targets;
     r.dir = a->out;
     r.loop = a->loop;
+    r.args = a->args;
     Result<CompileFlags> flags = ResolveProgramFlags(*a->flags, r.files.front());
     if (!flags.ok()) {
       std::cerr << "cuco run: " << flags.status().message() << "\n";
@@ -141,6 +143,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "the workload, in --out); optional with --resume");
   cmd->add_option("--out", a->out, "For a program: the workload folder to write (default: cuco-runs/<program>)");
   cmd->add_option("--loop", a->loop, "For a program: FILE:LINE of the loop the harness serves (as cuco init --loop)");
+  cmd->add_option("--args", a->args, "For a program: the arguments you run it with (as cuco init --args)");
   a->flags = AddProgramFlagOptions(cmd);
   cmd->add_option("--config", a->evolve.config, "Run config (TOML, docs/search.md; its LLM endpoints serve --llm)");
   cmd->add_option("--run-dir", a->evolve.run_dir, "The search's folder (default: cuco-runs/evolve-<workload>-<time>)");

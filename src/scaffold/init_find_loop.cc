@@ -330,7 +330,7 @@ Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop) {
   const ArgumentRead& r = reads.back();
   return Status::InvalidArgument(fmt::format(
       "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
-      "give the arguments you run it with, `cuco init --args \"...\" {} ...`",
+      "give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args \"...\" ...)",
       f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
 }
 

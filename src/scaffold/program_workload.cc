@@ -41,6 +41,7 @@ Result<ProgramWorkload> Make(const ProgramWorkloadRequest& r, const fs::path& di
   so.link_libraries = r.flags.libraries;
   so.own_include_dirs = r.flags.own_include_dirs;
   so.loop = r.loop;
+  so.args = r.args;
   so.other_sources.assign(r.files.begin() + 1, r.files.end());
   Result<ScaffoldReport> made = ScaffoldWorkload(*a, program, dir, so);
   if (!made.ok()) return made.status();
@@ -63,7 +64,7 @@ Result<ProgramWorkload> ProgramWorkloadFor(const ProgramWorkloadRequest& r, cons
   const std::string& program = r.files.front();
   const fs::path dir = FolderOf(r, say);
   std::string was;
-  const std::string inputs_hash = ProgramInputsHash(r.files, r.flags.flags, r.flags.libraries);
+  const std::string inputs_hash = ProgramInputsHash(r.files, r.flags.flags, r.flags.libraries, r.loop, r.args);
   const ProgramWorkloadState state = StateOfProgramWorkload(dir, inputs_hash, &was);
   if (state == ProgramWorkloadState::kChanged) {
     std::error_code ec;
@@ -73,7 +74,7 @@ Result<ProgramWorkload> ProgramWorkloadFor(const ProgramWorkloadRequest& r, cons
     if (ec)
       return Status::InvalidArgument(program + " changed since " + dir.string() + " was made from it, and the old folder "
                                      "cannot be moved aside to " + kept.string() + ": " + ec.message());
-    say(program + " (or its flags) changed since " + dir.string() + " was made from it: making it again (the old one kept as " +
+    say(program + " (or its flags, --loop or --args) changed since " + dir.string() + " was made from it: making it again (the old one kept as " +
         kept.string() + ")");
   }
   if (state != ProgramWorkloadState::kCurrent) return Make(r, dir, inputs_hash, tc, say);

@@ -23,6 +23,7 @@ struct ProgramWorkloadRequest {
   CompileFlags flags;              // its compile flags (the command's -I/-D/--std/`-- <command>`)
   std::string dir;                 // the folder to write; empty: cuco-runs/<DefaultWorkloadName>
   std::string loop;                // `--loop FILE:LINE`, or ""
+  std::string args;                // `--args "..."`: the arguments the program is run with, or ""
 };
 
 struct ProgramWorkload {

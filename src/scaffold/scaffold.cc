@@ -120,7 +120,7 @@ std::string ProgramOrigin(const std::string& program_path) {
 }
 
 std::string ProgramInputsHash(const std::vector<std::string>& files, const std::vector<std::string>& compile_flags,
-                              const std::vector<std::string>& libraries) {
+                              const std::vector<std::string>& libraries, const std::string& loop, const std::string& args) {
   std::string all = "cuco-inputs-v1\n";
   for (const std::string& f : files) {
     Result<std::string> text = ReadFile(f);
@@ -128,6 +128,8 @@ std::string ProgramInputsHash(const std::vector<std::string>& files, const std::
   }
   for (const std::string& f : compile_flags) all += "flag " + f + "\n";
   for (const std::string& l : libraries) all += "lib " + l + "\n";
+  if (!loop.empty()) all += "loop " + loop + "\n";
+  if (!args.empty()) all += "args " + args + "\n";
   return Sha256Hex(all);
 }
 
@@ -223,7 +225,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (inputs_hash.empty()) {
     std::vector<std::string> inputs = {program_path};
     inputs.insert(inputs.end(), options.other_sources.begin(), options.other_sources.end());
-    inputs_hash = ProgramInputsHash(inputs, options.compile_flags, options.link_libraries);
+    inputs_hash = ProgramInputsHash(inputs, options.compile_flags, options.link_libraries, options.loop, options.args);
   }
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kInputsFile, inputs_hash + "\n"));
   FillReport(f, sizes, &rep);

@@ -107,10 +107,12 @@ std::string ProgramOrigin(const std::string& program_path);
 
 // The file in a workload folder holding what `cuco init` made it from (ProgramInputsHash, one line).
 inline constexpr const char* kInputsFile = ".cuco-inputs";
-// A hash of `files`' canonical paths and contents (in order; an unreadable file counts as its path), the compile flags
-// and the libraries: what a workload made by `cuco init` depends on.
+// A hash of `files`' canonical paths and contents (in order; an unreadable file counts as its path), the compile flags,
+// the libraries, and the user's choices (`--loop`, `--args`; each counted only when given, so a
+// workload made without them keeps its hash): what a workload made by `cuco init` depends on.
 std::string ProgramInputsHash(const std::vector<std::string>& files, const std::vector<std::string>& compile_flags,
-                              const std::vector<std::string>& libraries);
+                              const std::vector<std::string>& libraries, const std::string& loop = "",
+                              const std::string& args = "");
 
 // What `cuco run <program>` finds at `dir`: no workload made yet; one made from these inputs (or by a
 // cuco that did not record them: reused as before); or one made from other inputs (the program,

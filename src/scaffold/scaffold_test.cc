@@ -750,6 +750,10 @@ TEST_F(ScaffoldTest, AWorkloadRecordsWhatItWasMadeFrom) {
   EXPECT_EQ(StateOfProgramWorkload(root_ / "none", made), ProgramWorkloadState::kNone);
   EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=8"}, {}), made);
   EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=4"}, {"cublas"}), made);
+  // The user's choices count when given, and not otherwise.
+  EXPECT_EQ(ProgramInputsHash({src.string()}, {"-DN=4"}, {}, "", ""), made);
+  EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=4"}, {}, "prog.cu:12", ""), made);
+  EXPECT_NE(ProgramInputsHash({src.string()}, {"-DN=4"}, {}, "", "4 128"), made);
   std::ofstream(src, std::ios::app) << "// edited\n";
   const std::string edited = ProgramInputsHash({src.string()}, {"-DN=4"}, {});
   std::string was;
