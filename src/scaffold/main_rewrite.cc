@@ -36,8 +36,7 @@ bool DoesWork(const std::vector<Tok>& t, size_t from, size_t to) {
 // `t0 = now()`, `MPI_Wtime()`): the program times it.
 bool Timed(const std::vector<Tok>& t, size_t loop_tok) {
   if (loop_tok == 0 || t[loop_tok - 1].text != ";") return false;
-  size_t b = loop_tok - 1;
-  while (b > 0 && t[b - 1].text != ";" && t[b - 1].text != "{" && t[b - 1].text != "}") --b;
+  const size_t b = StatementStart(t, loop_tok - 1);
   for (size_t k = b; k < loop_tok; ++k)
     if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
       return true;
@@ -189,8 +188,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       if (inner >= t.size()) break;
       // A clock started by the outer body's first statement times the whole pass (a step of
       // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
-      size_t clock = inner - 1;
-      while (clock > 0 && t[clock - 1].text != ";" && t[clock - 1].text != "{" && t[clock - 1].text != "}") --clock;
+      const size_t clock = StatementStart(t, inner - 1);
       if (t[body].text == "{" && clock == body + 1) break;
       if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
       Note(search, fmt::format("{}:{}: not timed itself; the timed loop inside it, at line {}, is the iteration (a sweep)",
@@ -284,8 +282,7 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
     if (k >= t.size() || t[k].text != "{") continue;
     const size_t close = Match(t, k);
     if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;
-    size_t first = i;  // the statement's first token: after the `;`, `{` or `}` before it
-    while (first > body_open + 1 && t[first - 1].text != ";" && t[first - 1].text != "{" && t[first - 1].text != "}") --first;
+    const size_t first = StatementStart(t, i, body_open + 1);  // the statement's first token
     size_t last = close;
     while (last + 1 < t.size() && t[last].text != ";") ++last;
     names->insert(t[i].text);
@@ -533,8 +530,7 @@ bool DefinitionLines(const std::string& text, const std::string& name, size_t* b
     const size_t close = Match(t, i + 1);
     if (close + 1 >= t.size() || t[close + 1].text != "{") continue;
     // The declaration starts after the `;`, `}` or `{` before it (a call is never followed by `{`).
-    size_t k = i;
-    while (k > 0 && t[k - 1].text != ";" && t[k - 1].text != "}" && t[k - 1].text != "{") --k;
+    const size_t k = StatementStart(t, i);
     const size_t last = Match(t, close + 1);
     if (last >= t.size()) return false;
     size_t b = t[k].begin;

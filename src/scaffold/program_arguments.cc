@@ -18,14 +18,6 @@ bool Mentions(const std::vector<Tok>& t, size_t from, size_t to, const std::stri
   return false;
 }
 
-// The first token of the statement or block header holding token `p` (after the `;`, `{` or `}`
-// before it, at or after `floor`).
-size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor) {
-  size_t s = p;
-  while (s > floor && t[s - 1].text != ";" && t[s - 1].text != "{" && t[s - 1].text != "}") --s;
-  return s;
-}
-
 // Whether `argc` guards token `p`: in its own statement (`if (argc > 1) n = atoi(argv[1]);`,
 // `argc > 1 ? argv[1] : "x"`) or in the header of a block around it (`if (argc > 2) { ... }`).
 bool Guarded(const std::vector<Tok>& t, size_t p, size_t body_open) {

@@ -76,6 +76,12 @@ size_t Match(const std::vector<Tok>& t, size_t open) {
   return t.size();
 }
 
+size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor) {
+  size_t s = p;
+  while (s > floor && t[s - 1].text != ";" && t[s - 1].text != "{" && t[s - 1].text != "}") --s;
+  return s;
+}
+
 size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
   if (i >= t.size()) return t.size();
   if (t[i].text == "{") return Match(t, i);

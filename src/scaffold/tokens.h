@@ -21,6 +21,10 @@ std::vector<Tok> Scan(const std::string& s);
 // Index of the token closing the bracket ( { [ opened at `open` (same kind), or t.size().
 size_t Match(const std::vector<Tok>& t, size_t open);
 
+// The index of the first token of the statement (or block header) holding token `p`: the one after
+// the `;`, `{` or `}` before it, and never before `floor`.
+size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor = 0);
+
 // The index of the last token of the statement starting at `i` (a block, for/while/if/do with
 // their bodies and else, or up to its `;`); t.size() when it does not end.
 size_t StatementEnd(const std::vector<Tok>& t, size_t i);
