@@ -211,7 +211,7 @@ void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_di
   bool verified = RunHarnessStage("verify", built, work_dir, rec, gpu);
   if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu)) {
     rec->status = EvalStatus::kOk;
-    if (rec->timing.Noisy()) RetimeNoisy(built, work_dir, rec, gpu);
+    if (rec->timing.Noisy() || rec->timing.Imprecise()) RetimeNoisy(built, work_dir, rec, gpu);
   }
   if (!verified && rec->status == EvalStatus::kSkipped && !rec->infrastructure_failure) {
     StageRecord* bench = rec->Stage("bench");
@@ -224,15 +224,20 @@ void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, Ev
   const TimingFigures first = rec->timing;
   const std::string first_detail = rec->Stage("bench")->detail;  // with its Slurm job, when there is one
   const double first_seconds = rec->Stage("bench")->seconds;
-  const int iters = std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
+  const int iters = first.Imprecise() ? RetimeIterations(first.Precision(), first.iters, workload_.warmup, first_seconds,
+                                                         workload_.bench_s)
+                                      : std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
+  if (iters <= 0) return;  // no longer bench fits the stage's limit: the record says how imprecise it is
   // A run of its own: not the first bench's Slurm job to adopt (RunHarnessStage).
   std::error_code ec;
   fs::remove(work_dir / "slurm-bench.job", ec);
   const bool ok = RunHarnessStage("bench", built, work_dir, rec, gpu, /*timing_only=*/false, iters);
   StageRecord* bench = rec->Stage("bench");
   bench->seconds += first_seconds;
-  bench->detail = fmt::format("noisy over {} iterations (p90/p10 {:.2f}): {}; so timed again over {}: {}", first.iters,
-                              first.Spread(), first_detail, iters, bench->detail);
+  const std::string why = first.Imprecise() ? fmt::format("the median known to +-{:.1f}%", 100 * first.Precision())
+                                             : fmt::format("p90/p10 {:.2f}", first.Spread());
+  bench->detail = fmt::format("{} over {} iterations ({}): {}; so timed again over {}: {}",
+                              first.Noisy() ? "noisy" : "imprecise", first.iters, why, first_detail, iters, bench->detail);
   if (ok) rec->timing.retimed_from = first.iters;
 }
 

@@ -114,9 +114,11 @@ class Cascade {
                        EvalRecord* rec, GpuSession* gpu, bool timing_only = false, int iters = 0);
   bool JudgeHarnessStage(const std::string& stage, const JobOutcome& outcome, const std::filesystem::path& dir,
                          const std::string& nonce, bool timing_only, StageRecord* st, EvalRecord* rec, GpuSession* gpu);
-  // After a bench whose iterations spread widely (TimingFigures::Noisy): the bench again over
-  // kNoisyRetimeFactor times the iterations; its figures replace the first's, which the stage's
-  // detail keeps. A candidate cannot win on a noisy short measurement alone.
+  // After a bench whose median is imprecise (TimingFigures::Imprecise: its 95% interval wider than
+  // +-kMedianPrecision) or whose iterations spread widely (TimingFigures::Noisy): the bench again
+  // over more iterations (RetimeIterations; kNoisyRetimeFactor times them for a spread alone); its
+  // figures replace the first's, which the stage's detail keeps. A candidate cannot win on a noisy
+  // short measurement alone, and a median still imprecise after it says so in the record.
   void RetimeNoisy(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec, GpuSession* gpu);
   // A stage's GPU-state evidence (gpu_state_check.h, and what changed in cuco's MPS daemon) turned
   // into the verdict: the candidate's doing rejects it; the machine's makes the stage an

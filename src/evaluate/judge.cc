@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "evaluate/timing_precision.h"
 #include "launch/interrupts.h"
 #include "util/files.h"
 
@@ -292,6 +293,16 @@ void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& ex
     if (!scan.empty()) fail(EvalStatus::kWrongResult, scan);
   }
   medians->push_back(med);
+  // The interval of this rank's median, from the times it reported; the record's is the largest
+  // bounds over ranks (the verdict's median is the largest median).
+  std::vector<double> times;
+  if (t.contains("times_ms") && t["times_ms"].is_array())
+    for (const auto& x : t["times_ms"])
+      if (x.is_number()) times.push_back(x.get<double>());
+  if (auto interval = MedianConfidenceInterval(times); interval && static_cast<int>(times.size()) == iters) {
+    v->timing.median_lo_ms = std::max(v->timing.median_lo_ms, interval->lo);
+    v->timing.median_hi_ms = std::max(v->timing.median_hi_ms, interval->hi);
+  }
   v->timing.iters = std::max(v->timing.iters, iters);
   v->timing.tail_median_ms = std::max(v->timing.tail_median_ms, tail);
   if (med >= v->timing.median_ms) {

@@ -57,6 +57,31 @@ TEST_F(JudgeTest, HonestRanksPassAndTimeIsMaxOfMedians) {
   EXPECT_DOUBLE_EQ(v.errors.rel_l2, 0.003);
 }
 
+TEST_F(JudgeTest, TheMediansIntervalComesFromEachRanksTimes) {
+  // Rank 0's times 1..20 ms (interval 6-15), rank 1's 11..30 ms (16-25): the record's is the largest
+  // bounds, the interval of the slowest rank's median.
+  auto r0 = Rank(0), r1 = Rank(1);
+  for (int i = 0; i < 20; ++i) {
+    r0["timing"]["times_ms"].push_back(1.0 + i);
+    r1["timing"]["times_ms"].push_back(11.0 + i);
+  }
+  Write(r0);
+  Write(r1);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kOk) << v.reason;
+  EXPECT_DOUBLE_EQ(v.timing.median_lo_ms, 16);
+  EXPECT_DOUBLE_EQ(v.timing.median_hi_ms, 25);
+  // Times that do not match the iterations reported give no interval.
+  r1["timing"]["times_ms"].erase(0);
+  r0["timing"]["times_ms"] = nlohmann::json::array();
+  Write(r0);
+  Write(r1);
+  v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kOk) << v.reason;
+  EXPECT_DOUBLE_EQ(v.timing.median_lo_ms, 0);
+  EXPECT_FALSE(v.timing.Imprecise());
+}
+
 TEST_F(JudgeTest, MissingRankIsRuntimeError) {
   Write(Rank(0));
   StageVerdict v = Judge();

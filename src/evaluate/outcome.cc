@@ -96,6 +96,11 @@ nlohmann::json EvalRecord::ToJson() const {
                    {"iters", timing.iters},                   {"rank_median_ms", timing.rank_median_ms},
                    {"spread", timing.Spread()},               {"noisy", timing.Noisy()},
                    {"retimed_from_iters", timing.retimed_from},  {"method", timing.method}};
+  if (timing.median_ms >= 0 && timing.median_lo_ms > 0) {
+    j["timing"]["median_interval_ms"] = {timing.median_lo_ms, timing.median_hi_ms};
+    j["timing"]["precision"] = timing.Precision();
+    j["timing"]["imprecise"] = timing.Imprecise();
+  }
   j["rank_metrics"] = rank_metrics;
   return j;
 }
@@ -112,10 +117,17 @@ std::string EvalRecord::Summary() const {
   if (timing.median_ms >= 0)
     out += fmt::format("  time: {:.4f} ms median (max over {} ranks; p10 {:.4f}, p90 {:.4f}; {} iterations)\n",
                        timing.median_ms, timing.rank_median_ms.size(), timing.p10_ms, timing.p90_ms, timing.iters);
+  if (timing.median_ms >= 0 && timing.median_lo_ms > 0)
+    out += fmt::format("  median known to +-{:.1f}% (95% interval {:.4f}-{:.4f} ms)\n", 100 * timing.Precision(),
+                       timing.median_lo_ms, timing.median_hi_ms);
   if (timing.median_ms >= 0 && timing.retimed_from > 0)
-    out += fmt::format("  timed again: the first {} iterations spread widely (p90/p10 over {:.2f}); these figures are "
-                       "over {}\n",
-                       timing.retimed_from, kNoisySpread, timing.iters);
+    out += fmt::format("  timed again: the first {} iterations spread widely (p90/p10 over {:.2f}) or left the median "
+                       "imprecise (over +-{:.0f}%); these figures are over {}\n",
+                       timing.retimed_from, kNoisySpread, 100 * kMedianPrecision, timing.iters);
+  if (timing.median_ms >= 0 && timing.Imprecise())
+    out += fmt::format("  IMPRECISE timing: the median is known only to +-{:.1f}%{}: a gain smaller than that is not "
+                       "shown by this evaluation\n",
+                       100 * timing.Precision(), timing.retimed_from > 0 ? " even over the longer run" : "");
   if (timing.median_ms >= 0 && timing.Noisy())
     out += fmt::format("  NOISY timing: p90/p10 = {:.2f} (over {:.2f}): the iterations spread widely{}; rerun, or raise "
                        "[timing] iters, before trusting this time\n",

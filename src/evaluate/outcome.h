@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evaluate/timing_precision.h"
+
 namespace cuco {
 
 // Final verdicts. kPending: not judged (yet): being evaluated, or an evaluation an interrupt cut
@@ -67,13 +69,22 @@ struct TimingFigures {
   double tail_median_ms = 0;              // max over ranks
   int iters = 0;
   std::string method;                     // how the windows were timed (EvalRecord::timing_method)
-  int retimed_from = 0;                   // > 0: a first bench over this many iterations was noisy, these
-                                          // figures are the second, longer one (Cascade::RetimeNoisy)
+  int retimed_from = 0;                   // > 0: a first bench over this many iterations was noisy or
+                                          // imprecise, these figures are the second, longer one
+                                          // (Cascade::RetimeNoisy)
+  // The median's 95% interval (timing_precision.h), the largest bounds over ranks (the interval of
+  // the slowest rank's median); 0 when no rank reported its times.
+  double median_lo_ms = 0, median_hi_ms = 0;
   std::vector<double> rank_median_ms;     // per rank
 
   // p90 / p10 (1 when either is unknown).
   double Spread() const { return p10_ms > 0 && p90_ms > 0 ? p90_ms / p10_ms : 1; }
   bool Noisy() const { return Spread() > kNoisySpread; }
+  // The interval's half-width over the median (0 when unknown).
+  double Precision() const {
+    return median_ms > 0 && median_hi_ms >= median_lo_ms && median_lo_ms > 0 ? (median_hi_ms - median_lo_ms) / (2 * median_ms) : 0;
+  }
+  bool Imprecise() const { return Precision() > kMedianPrecision; }
 };
 
 struct EvalRecord {

@@ -50,6 +50,16 @@ TEST(ReportPage, HostileCodeAndLogsStayData) {
   EXPECT_NE(html.find("\\u003c/script\\u003e\\u003cscript\\u003ewindow.pwned=1"), std::string::npos);
 }
 
+TEST(ReportPage, TheBestReTimedAgainstTheSeedIsInTheMeta) {
+  report_test::TestRun t;
+  auto run = LoadRun(t.dir());
+  ASSERT_TRUE(run.ok());
+  const auto meta = ReportData({*run}, ReportOptions{})["runs"][0]["meta"];
+  ASSERT_TRUE(meta.contains("gain_check")) << meta.dump(2);
+  EXPECT_EQ(meta["gain_check"]["best_id"], 4);
+  EXPECT_NE(meta["gain_check"]["line"].get<std::string>().find("NOT a confirmed gain"), std::string::npos);
+}
+
 TEST(ReportPage, BenchLinesTakeTheBestVariantAndTheBound) {
   report_test::TestRun t;
   const std::string path = t.dir() + "/bench.json";

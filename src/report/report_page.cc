@@ -132,6 +132,10 @@ json Meta(const RunData& run) {
     const json l = Parse(run.meta.at("search.lineages"));
     if (l.is_array()) m["lineages"] = l;
   }
+  if (run.meta.count("search.gain_check")) {  // search/gain_check.h: the best re-timed against the seed
+    const json g = Parse(run.meta.at("search.gain_check"));
+    if (g.is_object()) m["gain_check"] = g;
+  }
   json summaries = json::object();
   for (const auto& [g, text] : run.summaries) summaries[std::to_string(g)] = text;
   m["summaries"] = std::move(summaries);

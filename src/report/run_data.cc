@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "search/evolution.h"
+#include "search/gain_check.h"
 #include "search/run_binding.h"
 #include "util/files.h"
 
@@ -11,7 +12,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kMetaKeys[] = {kMetaWorkload, kMetaConfig, kMetaState, kMetaSummary, kMetaProvenance, kMetaLineages};
+const char* const kMetaKeys[] = {kMetaWorkload, kMetaConfig, kMetaState, kMetaSummary, kMetaProvenance, kMetaLineages,
+                                 kMetaGainCheck};
 
 std::string DbPath(const std::string& run_dir) {
   if (fs::is_regular_file(run_dir)) return run_dir;

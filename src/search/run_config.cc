@@ -264,6 +264,7 @@ Result<RunConfig> ParseRunConfig(const std::string& text, const std::string& pat
     CUCO_RETURN_IF_ERROR(b.Integer("max_candidates", &c.max_candidates, 0));
     CUCO_RETURN_IF_ERROR(b.Number("max_wall_s", &c.max_wall_s, 0, 1e12));
     CUCO_RETURN_IF_ERROR(b.Number("max_dollars", &c.max_dollars, 0, 1e12));
+    CUCO_RETURN_IF_ERROR(b.Integer("gain_check_rounds", &c.gain_check_rounds, 0, 20));
     CUCO_RETURN_IF_ERROR(b.RejectUnknown());
     if (c.max_generations == 0 && c.max_candidates == 0)
       return b.ErrorAtTable("[budget]: max_generations and max_candidates cannot both be 0 (no limit)");
@@ -412,7 +413,8 @@ std::string RunConfigToToml(const RunConfig& c) {
   o << "# cuco evolve run config (docs/search.md); every key is shown with its value.\n";
   o << "seed = " << c.seed << "\nlauncher = " << TomlQuoted(c.launcher) << "\n\n";
   o << "[budget]\nmax_generations = " << c.max_generations << "\nmax_candidates = " << c.max_candidates
-    << "\nmax_wall_s = " << TomlFloat(c.max_wall_s) << "\nmax_dollars = " << TomlFloat(c.max_dollars) << "\n\n";
+    << "\nmax_wall_s = " << TomlFloat(c.max_wall_s) << "\nmax_dollars = " << TomlFloat(c.max_dollars)
+    << "\ngain_check_rounds = " << c.gain_check_rounds << "\n\n";
   o << "[islands]\ncount = " << c.islands << "\nseed_offset = " << c.island_seed_offset << "\n";
   for (const auto& [i, spec] : c.island_specs) {
     o << "[islands." << i << "]\n";

@@ -42,6 +42,9 @@ struct RunConfig {
   int max_candidates = 50;      // candidates evaluated (generation 0 and proposal failures count)
   double max_wall_s = 0;        // wall-clock seconds, summed over resumed sessions
   double max_dollars = 10;      // proposer spending (LLM calls)
+  // Before the summary claims a gain, the best and the seed are evaluated again, alternately, this
+  // many times each (gain_check.h); 0: not re-timed.
+  int gain_check_rounds = 3;
 
   // [islands]
   int islands = 2;

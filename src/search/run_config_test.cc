@@ -15,6 +15,7 @@ max_generations = 20
 max_candidates = 200
 max_wall_s = 7200
 max_dollars = 25.0
+gain_check_rounds = 5
 
 [islands]
 count = 3
@@ -109,6 +110,7 @@ TEST(RunConfig, FullExample) {
   EXPECT_EQ(c->max_candidates, 200);
   EXPECT_DOUBLE_EQ(c->max_wall_s, 7200);
   EXPECT_DOUBLE_EQ(c->max_dollars, 25);
+  EXPECT_EQ(c->gain_check_rounds, 5);
   EXPECT_EQ(c->islands, 3);
   EXPECT_EQ(c->island_seed_offset, 101u);
   ASSERT_EQ(c->island_specs.size(), 2u);
@@ -132,7 +134,7 @@ TEST(RunConfig, FullExample) {
   EXPECT_EQ(c->max_attempts, 4);
   ASSERT_TRUE(c->proposer_options.count("llm"));
   EXPECT_EQ(c->proposer_options.at("llm")["endpoint"]["url"], "http://x");
-  EXPECT_EQ(c->proposer_option_lines.at("llm.models"), 60);
+  EXPECT_EQ(c->proposer_option_lines.at("llm.models"), 61);
   EXPECT_EQ(c->evaluations, 4);
   EXPECT_EQ(c->per_generation, 8);
   EXPECT_TRUE(c->overlap_generations);

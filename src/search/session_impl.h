@@ -2,13 +2,16 @@
 // summary); not for use elsewhere.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "evaluate/cascade.h"
 #include "propose/proposer.h"
+#include "search/gain_check.h"
 #include "search/session.h"
 #include "store/candidate_store.h"
 #include "toolchain/toolchain.h"
@@ -41,6 +44,11 @@ struct Session::Impl {
   Status CreateRun();
   Status MakeEvaluator();
   void SettleConcurrency();
+  // After the search (session_run.cc): the best evaluated again against the reference before a gain
+  // is claimed (gain_check.h), recorded in the store and the log; nullopt when there is nothing to
+  // check or [budget] gain_check_rounds is 0.
+  std::optional<GainCheck> RetimeBestAgainstReference(const SearchResult& result, const std::string& code_extension,
+                                                      const std::atomic<bool>* stop);
 
   SessionOptions options;
   std::string me;  // "cuco <command>: "

@@ -2,10 +2,12 @@
 // then best.<ext> and the summary (session.h).
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "launch/slurm_launcher.h"
+#include "search/gain_check.h"
 #include "search/budget.h"
 #include "search/progress.h"
 #include "search/session_impl.h"
@@ -32,7 +34,7 @@ std::string SessionContinueHint(const std::string& command, const fs::path& run_
 }
 
 nlohmann::json SessionSummaryJson(const fs::path& run_dir, const std::string& workload, const SearchResult& r,
-                                  const std::string& best_path) {
+                                  const std::string& best_path, const std::optional<GainCheck>& gain) {
   nlohmann::json j;
   j["run_dir"] = run_dir.string();
   j["workload"] = workload;
@@ -52,13 +54,14 @@ nlohmann::json SessionSummaryJson(const fs::path& run_dir, const std::string& wo
   j["reference_ms"] = r.reference_ms;
   j["compiled_only"] = r.compiled_only;
   if (r.best_id > 0) j["best"] = {{"id", r.best_id}, {"time_ms", r.best_ms}, {"speedup", r.best_speedup}, {"path", best_path}};
+  if (gain) j["gain_check"] = gain->ToJson();
   return j;
 }
 
 // The candidates of the session (counts, statuses, what was left pending) and the best one.
 std::string SessionSummaryText(const std::string& command, const fs::path& run_dir, const std::string& workload,
                                const RunConfig& cfg, const SearchResult& r, const std::string& best_path,
-                               bool launcher_failed, bool stopped) {
+                               const std::optional<GainCheck>& gain, bool launcher_failed, bool stopped) {
   std::string summary = "cuco " + command + ": " + fmt::format("{}: stopped: {}\n", workload, r.stop_reason);
   if (!r.lineage_changes.empty()) {
     summary += fmt::format("  lineage {} began this session (--accept-changes), after:\n", r.lineage);
@@ -83,6 +86,7 @@ std::string SessionSummaryText(const std::string& command, const fs::path& run_d
       summary += fmt::format(", {:.2f}x over the {} ({:.4f} ms, candidate {})", r.best_speedup,
                              r.reference_is_seed ? "seed" : "generation 0 file (the seed failed)", r.reference_ms,
                              r.reference_id);
+    if (gain) summary += "\n  " + gain->Line(r.reference_is_seed ? "seed" : "generation 0 file");
     summary += fmt::format("\n  code: {}\n", best_path);
   } else if (r.compiled_only) {
     summary += "  no timings on this machine: nothing to rank\n";
@@ -108,6 +112,39 @@ bool Generation0FailedToCompile(CandidateStore& store) {
 }
 
 }  // namespace
+
+// The gain re-timed before it is claimed (gain_check.h), for a search that ended by itself with a
+// best that is not the reference; recorded in the store (kMetaGainCheck) and the log. nullopt when
+// there is nothing to check or it is turned off ([budget] gain_check_rounds = 0).
+std::optional<GainCheck> Session::Impl::RetimeBestAgainstReference(const SearchResult& result,
+                                                                   const std::string& code_extension,
+                                                                   const std::atomic<bool>* stop) {
+  if (cfg.gain_check_rounds <= 0 || result.best_id <= 0 || result.reference_id <= 0 ||
+      result.best_id == result.reference_id)
+    return std::nullopt;
+  auto best = store->Get(result.best_id);
+  auto reference = store->Get(result.reference_id);
+  if (!best.ok() || !reference.ok()) return std::nullopt;
+  const std::string reference_name = result.reference_is_seed ? "seed" : "generation 0 file";
+  if (options.live_output)
+    std::cerr << me << fmt::format("re-timing the best (candidate {}) against the {} in {} alternating rounds\n",
+                                     result.best_id, reference_name, cfg.gain_check_rounds);
+  auto evaluate = [&](const std::string& code, const std::string&, const fs::path& dir) {
+    const fs::path file = dir / ("candidate" + code_extension);  // as a search's candidates are
+    MakeDirs(dir);
+    (void)WriteFileAtomic(file, code);
+    return cascade->Evaluate(code, file.string(), dir);
+  };
+  GainCheck gain = CheckGain(evaluate, reference->code, best->code, run_dir / "gain-check", cfg.gain_check_rounds, stop);
+  nlohmann::json stored = gain.ToJson();
+  stored["best_id"] = result.best_id;
+  stored["reference_id"] = result.reference_id;
+  stored["line"] = gain.Line(reference_name);
+  log->Line("gain check: " + stored.dump());
+  if (Status put = store->PutMeta(kMetaGainCheck, stored.dump()); !put.ok())
+    std::cerr << me << "could not record the gain check in the store: " << put.message() << "\n";
+  return gain;
+}
 
 Result<SessionSummary> Session::Run() {
   Impl& s = *impl_;
@@ -167,9 +204,12 @@ Result<SessionSummary> Session::Run() {
       if (Status w = WriteFileAtomic(out.best_path, best->code); !w.ok()) return Status::IOError(w.message());
     }
   }
-  out.json = SessionSummaryJson(s.run_dir, s.wl.name, *result, out.best_path);
-  out.text = SessionSummaryText(s.options.command, s.run_dir, s.wl.name, s.cfg, *result, out.best_path, !slurm_failure.empty(),
-                                signals.stop()->load() || !slurm_failure.empty());
+  const bool ended_by_itself = slurm_failure.empty() && !signals.stop()->load() && !signals.abort()->load();
+  const std::optional<GainCheck> gain = ended_by_itself ? s.RetimeBestAgainstReference(*result, so.code_extension, signals.stop())
+                                                        : std::nullopt;
+  out.json = SessionSummaryJson(s.run_dir, s.wl.name, *result, out.best_path, gain);
+  out.text = SessionSummaryText(s.options.command, s.run_dir, s.wl.name, s.cfg, *result, out.best_path, gain,
+                                !slurm_failure.empty(), signals.stop()->load() || !slurm_failure.empty());
   s.log->Line(out.text);
   if (!slurm_failure.empty()) out.end = SessionEnd::kLauncherFailed;
   else if (signals.abort()->load()) out.end = SessionEnd::kAborted;

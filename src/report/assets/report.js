@@ -56,6 +56,7 @@
       ['sandbox', m.seed_sandbox], ['timing method', m.seed_timing_method || '-'], ['candidates', m.candidates + ' (' + counts + ')'],
       ['seed', m.seed_ms === null ? '-' : '#' + m.seed_id + ' ' + fmt(m.seed_ms) + ' ms'],
       ['best', m.best ? '#' + m.best.id + ' ' + fmt(m.best.time_ms) + ' ms' : 'none verified'],
+      ['gain re-timed', m.gain_check ? '#' + m.gain_check.best_id + ': ' + m.gain_check.line : 'not re-timed'],
       ['wall time spent', m.wall_s === undefined ? '-' : fmt(m.wall_s, 1) + ' s'], ['LLM cost', m.dollars === undefined ? '-' : '$' + fmt(m.dollars, 4)],
       ['generations', m.generation], ['stopped', m.stop_reason]].concat(m.session ? [
       ['cuco commit', (m.session.cuco_commit || 'unknown') + (m.session.cuco_dirty ? ' (dirty)' : '')],
