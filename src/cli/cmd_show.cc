@@ -41,6 +41,13 @@ int Show(const ShowArgs& a) {
     std::cout << fmt::format("  timing      median {}  p10 {}  p90 {}  iters {}\n", Ms(m["timing"].value("median_ms", nlohmann::json())),
                              Ms(m["timing"].value("p10_ms", nlohmann::json())), Ms(m["timing"].value("p90_ms", nlohmann::json())),
                              m["timing"].value("iters", 0));
+  if (m.contains("timing") && m["timing"].is_object() && m["timing"].contains("median_interval_ms") &&
+      m["timing"]["median_interval_ms"].is_array() && m["timing"]["median_interval_ms"].size() == 2) {
+    const auto& t = m["timing"];
+    std::cout << fmt::format("  precision   median 95% interval {} - {} (+-{:.1f}%){}\n", Ms(t["median_interval_ms"][0]),
+                             Ms(t["median_interval_ms"][1]), 100 * t.value("precision", 0.0),
+                             t.value("imprecise", false) ? ": IMPRECISE, a smaller difference is not shown" : "");
+  }
   if (m.contains("timing_method") && m["timing_method"].is_string() && !m["timing_method"].get<std::string>().empty()) {
     const auto& why = m.contains("gpu_session") && m["gpu_session"].is_object() ? m["gpu_session"].value("why", std::string()) : "";
     std::cout << fmt::format("  method      {}{}\n", m["timing_method"].get<std::string>(), why.empty() ? "" : " (" + why + ")");

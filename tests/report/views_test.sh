@@ -40,6 +40,7 @@ check "export without --csv/--json exits 2" bash -c "[ $? -eq 2 ] && grep -q 'ex
 CHILD=$(q "select id from candidates where parent_id > 0 and status = 'ok' and diff_from_parent != '' order by id desc limit 1")
 "$CUCO" show "$RUN" "$CHILD" >"$T/show.txt"
 check "show prints verdict, time, parent, knobs and code" bash -c "grep -q '^candidate #$CHILD' '$T/show.txt' && grep -q 'verdict     ok' '$T/show.txt' && grep -q 'knob        chunks = ' '$T/show.txt' && grep -q 'EVOLVE-BLOCK-START' '$T/show.txt'"
+check "show prints how precisely the median is known" grep -q 'precision   median 95% interval .* (+-[0-9.]*%)' "$T/show.txt"
 check "show --json is the export row" python3 -c "
 import json, subprocess; r = json.loads(subprocess.check_output(['$CUCO', 'show', '$RUN', '$CHILD', '--json']))
 assert r['id'] == $CHILD and r['status'] == 'ok' and r['code']"

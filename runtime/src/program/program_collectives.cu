@@ -35,13 +35,14 @@ class ProgramCollectives {
   // same order, so every rank gets here at the same call) and bound to this iteration's buffers.
   // `mailbox_bytes_per_peer`: the send/recv mailbox the first use sets up (the copy engines' calls
   // use only the device communicator, and ask for none). Null, with the reason printed, when they
-  // cannot be used.
-  cuco::codesign::DeviceCollectives* Device(size_t mailbox_bytes_per_peer) {
+  // cannot be used (named by `backend`, the knob's value that asked for them).
+  cuco::codesign::DeviceCollectives* Device(size_t mailbox_bytes_per_peer, const char* backend) {
     Side& s = S();
     if (!ready_) {
       const cuco::Status st = dc_.init(*s.ctx, mailbox_bytes_per_peer);
       if (!st.ok()) {
-        std::fprintf(stderr, "cuco: backend knob \"lsa\": %s\n", st.message().c_str());
+        std::fprintf(stderr, "cuco: backend knob \"%s\": setting up the device collectives: %s\n", backend,
+                     st.message().c_str());
         return nullptr;
       }
       ready_ = true;
@@ -168,7 +169,7 @@ namespace comm {
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl) return nccl_call;                              \
   [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
-  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be));                      \
+  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be), backend);             \
   if (dc == nullptr) return ncclInvalidUsage;                                       \
   if (be == candidate_detail::kCe) return ce_call
 // A call "ce" leaves to host NCCL: its own NCCL call, without setting up the device collectives.
@@ -178,7 +179,7 @@ namespace comm {
   if (be == candidate_detail::kUnknown) return ncclInvalidArgument;                 \
   if (be == candidate_detail::kNccl || be == candidate_detail::kCe) return nccl_call; \
   [[maybe_unused]] auto& pc = candidate_detail::Collectives();                      \
-  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be));                      \
+  auto* dc = pc.Device(candidate_detail::MailboxBytesFor(be), backend);             \
   if (dc == nullptr) return ncclInvalidUsage
 
 ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,

@@ -175,7 +175,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
-      error = "the iteration called " + x.call() + " (the program's own error check)";
+      error = "the iteration called " + x.call() + " (the program's own error check)" + s.graphs.TakeInterruptedCapture();
     } catch (const std::exception& e) {
       error = std::string("the iteration threw: ") + e.what();
     } catch (...) {

@@ -55,6 +55,17 @@ class IterationGraphs {
     return r == cudaSuccess ? "" : std::string("graph knob: cudaGraphLaunch: ") + cudaGetErrorString(r);
   }
 
+  // "" unless the last capture ended by an exception out of the body (the program's own error
+  // check, cuco_program::ProgramExit): then why, for the iteration's error; cleared by the call.
+  std::string TakeInterruptedCapture() {
+    if (interrupted_capture_.empty()) return "";
+    const std::string why = interrupted_capture_;
+    interrupted_capture_.clear();
+    return "; it ran inside the graph knob's capture, where a call the program checks failed (" + why +
+           "): a synchronous cudaMemcpy or cudaMemset, a host synchronisation or a launch on the legacy default "
+           "stream cannot be captured into a CUDA graph; keep graph = \"off\"";
+  }
+
   // At teardown, after the last iteration and before the communicator goes: waits for the device
   // and destroys every graph. NCCL's ncclCommDestroy waits until no graph holds work of the
   // communicator, so a graph left alive hangs the teardown.
@@ -72,7 +83,7 @@ class IterationGraphs {
     cudaGraphExec_t exec = nullptr;
   };
 
-  static std::string Capture(cuco::RankContext& ctx, int side_streams, int events_used,
+  std::string Capture(cuco::RankContext& ctx, int side_streams, int events_used,
                              const std::function<void()>& body, cudaGraphExec_t* exec) {
     const int fork = cuco::RankContext::kMaxEvents - 1;
     if (events_used + 1 + side_streams > cuco::RankContext::kMaxEvents)
@@ -85,6 +96,10 @@ class IterationGraphs {
     try {
       body();
     } catch (...) {
+      // The program's own check ended the capture (a call in it returned an error): what the
+      // capture made of that call, for the iteration's error (TakeInterruptedCapture).
+      const cudaError_t last = cudaPeekAtLastError();
+      interrupted_capture_ = last != cudaSuccess ? cudaGetErrorString(last) : "the error is not CUDA's";
       cudaGraph_t dropped = nullptr;
       cudaStreamEndCapture(ctx.stream, &dropped);
       if (dropped != nullptr) cudaGraphDestroy(dropped);
@@ -115,6 +130,7 @@ class IterationGraphs {
   }
 
   std::map<std::vector<void*>, Entry> graphs_;
+  std::string interrupted_capture_;
 };
 
 }  // namespace candidate_detail
