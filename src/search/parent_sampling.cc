@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "search/knobs_to_keep.h"
 #include "search/meta_summary.h"
 
 namespace cuco {
@@ -78,7 +79,7 @@ std::vector<std::vector<Scored>> IslandPopulations(const Population& pop, const 
 
 GenerationPool BuildGenerationPool(const Population& pop, const SearchState& state, const RunConfig& cfg,
                                    const WorkloadConfig& wl, int g) {
-  GenerationPool pool{cfg.PhaseAt(g, pop.Counted(g)), Archive(cfg.feature_knobs), "", {}, {}, {}};
+  GenerationPool pool{cfg.PhaseAt(g, pop.Counted(g)), Archive(cfg.feature_knobs), "", {}, {}, {}, {}};
   for (const auto& [id, c] : pop.all()) {
     if (c.rec.generation >= g || c.not_evaluated || !c.Ok()) continue;
     pool.archive.Offer(id, c.rec.time_ms, c.knobs);
@@ -89,6 +90,7 @@ GenerationPool BuildGenerationPool(const Population& pop, const SearchState& sta
   for (auto it = all.rbegin(); it != all.rend(); ++it)
     if (it->second.rec.generation < g && it->second.Failed()) pool.failures_by_recency.push_back(it->first);
   pool.summary = SummaryAt(pop, cfg, wl, state.reference_ms, g);
+  pool.keep = KnobsToKeep(pop, wl.knobs);
   return pool;
 }
 
@@ -125,6 +127,7 @@ Result<ProposalContext> ProposalContextFor(const Population& pop, const Generati
     ctx.allowed_knobs = spec->second.knobs;
     ctx.island_prompt = spec->second.prompt;
   }
+  ctx.allowed_knobs = WithKeptKnobs(std::move(ctx.allowed_knobs), pool.keep);
   auto in = SampleInputs(pop, pool, cfg, cfg.Mix(pool.phase), island, rng);
   if (!in.ok()) return in.status();
   ctx.mutation_kind = in->mutation_kind;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct GenerationPool {
   std::vector<std::vector<Scored>> populations;  // per island: passing candidates (generation < G)
   std::vector<Scored> everyone;                  // every passing candidate
   std::vector<int64_t> failures_by_recency;      // failed candidates, newest first
+  std::map<std::string, std::string> keep;       // knobs_to_keep.h: knob -> the only value proposed
 };
 
 GenerationPool BuildGenerationPool(const Population& pop, const SearchState& state, const RunConfig& cfg,
