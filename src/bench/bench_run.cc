@@ -167,6 +167,7 @@ std::vector<BenchRow> BenchRowsOf(const BenchSetup& b, const PeerOutcome& peers)
       row.median_ms = r.timing.median_ms;
       row.p10_ms = r.timing.p10_ms;
       row.p90_ms = r.timing.p90_ms;
+      row.precision = r.timing.Precision();
     }
     row.reason = r.reason;
     row.detail = e.file;

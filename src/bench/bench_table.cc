@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "evaluate/timing_precision.h"
+
 namespace cuco {
 namespace {
 
@@ -48,6 +50,13 @@ std::string Pad(const std::string& s, size_t width, bool right) {
 }
 
 std::string FormatMs(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
+
+// The median, and how precisely it is known where that is worse than kMedianPrecision
+// ("0.6519 +-6.5%": a difference smaller than that is not shown by this entry).
+std::string FormatMedian(const BenchRow& r) {
+  const std::string ms = FormatMs(r.median_ms);
+  return r.median_ms > 0 && r.precision > kMedianPrecision ? fmt::format("{} +-{:.1f}%", ms, 100 * r.precision) : ms;
+}
 
 std::string FormatSpread(const BenchRow& r) {
   if (!(r.p10_ms > 0) || !(r.p90_ms > 0)) return "-";
@@ -275,7 +284,7 @@ std::string FormatBenchTable(const BenchSummary& s) {
     const BenchRow& r = s.rows[i];
     const BenchFigures& f = s.figures[i];
     const bool timed = RowIsTimed(r);
-    cells.push_back({r.name, r.kind, RowStatusText(r), timed ? FormatMs(r.median_ms) : "-",
+    cells.push_back({r.name, r.kind, RowStatusText(r), timed ? FormatMedian(r) : "-",
                      timed ? FormatSpread(r) : "-", FormatX(f.speedup_vs_seed), FormatX(f.speedup_vs_best_peer),
                      FormatShare(f.to_bound), FormatRatio(f.bound_over_t), FormatPartRate(r, f), TimingCell(r)});
   }
@@ -310,6 +319,7 @@ nlohmann::json BenchSummaryJson(const BenchSummary& s) {
                     {"median_ms", timed ? Ms(r.median_ms) : nullptr},
                     {"p10_ms", timed ? Ms(r.p10_ms) : nullptr},
                     {"p90_ms", timed ? Ms(r.p90_ms) : nullptr},
+                    {"precision", timed && r.precision > 0 ? nlohmann::json(r.precision) : nlohmann::json(nullptr)},
                     {"speedup_vs_seed", Opt(f.speedup_vs_seed)},
                     {"speedup_vs_best_peer", Opt(f.speedup_vs_best_peer)},
                     {"to_bound", Opt(f.to_bound)},

@@ -28,6 +28,8 @@ struct BenchRow {
   std::string part;         // "compute" | "comm" for parts and peer parts
   double median_ms = -1;    // < 0: not timed
   double p10_ms = -1, p90_ms = -1;
+  double precision = 0;     // cuco entries: the median's 95% half-width over the median
+                            // (TimingFigures::Precision); 0 unknown (peers)
   std::string reason;       // why it failed or was skipped (one line)
   std::string detail;       // what it is: file, knobs, description (one line)
   std::string method;       // how it was timed (a record's timing_method; the peers' own); "" unknown

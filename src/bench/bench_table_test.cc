@@ -159,6 +159,19 @@ TEST(BenchSummary, TheBoundIsOverEveryImplementationAndNamesIt) {
   EXPECT_NE(Summarize({Row("seed", "seed", 1.0)}).bound.why_unknown.find("no part (cuco's or a peer's)"), std::string::npos);
 }
 
+TEST(BenchSummary, AnImpreciseMedianSaysHowWellItIsKnown) {
+  auto rows = Gemm();
+  rows[0].precision = 0.065;  // the seed's median known to +-6.5%
+  rows[4].precision = 0.004;  // the candidate's to +-0.4%: precise, shown plain
+  BenchSummary s = Summarize(rows);
+  const std::string t = FormatBenchTable(s);
+  EXPECT_NE(t.find("1.0980 +-6.5%"), std::string::npos) << t;
+  EXPECT_EQ(t.find("0.8000 +-"), std::string::npos) << t;
+  nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["precision"].get<double>(), 0.065);
+  EXPECT_TRUE(j["rows"][5]["precision"].is_null());  // a peer: not known
+}
+
 TEST(BenchSummary, PartsGetTheirRateBesideThePeak) {
   auto rows = Gemm();
   const double flops = 2.0 * 8192 * 8192 * 8192 / 2, bytes = 8192.0 * 8192 * 2 / 2;
