@@ -57,8 +57,7 @@ if [[ " $PHASES " == *" search "* ]]; then
   rm -rf /tmp/knobs-tp && tar -xzf "$OUT/search/knobs-tp.tgz" -C /tmp 2>/dev/null
   for f in /tmp/knobs-tp/*.run.out; do
     echo "== $(basename "$f" .run.out)"
-    grep -A1 "best: candidate\|stopped:" "$f"
-    grep "re-timed" "$f"
+    grep -A1 "best: candidate\|stopped:" "$f"  # the line after "best:" is the gain check's, when it ran
   done >"$OUT/gain-lines.txt"
   cat "$OUT/gain-lines.txt"
 fi
