@@ -91,6 +91,10 @@ GainCheck CheckGain(const EvaluateFn& evaluate, const std::string& reference_cod
       const bool is_reference = (k == 0) == reference_first;
       const std::string who = is_reference ? "seed" : "best";
       EvalRecord r = evaluate(is_reference ? reference_code : best_code, who, dir / fmt::format("round{}-{}", i + 1, who));
+      if (r.interrupted) {
+        g.stopped = "stopped by the interrupt";
+        return g;
+      }
       if (r.status != EvalStatus::kOk || !(r.timing.median_ms > 0)) {
         g.stopped = fmt::format("round {}: the {} was {}{}", i + 1, who, EvalStatusName(r.status),
                                 r.reason.empty() ? "" : " (" + r.reason + ")");

@@ -68,6 +68,16 @@ TEST(GainCheck, AFailedRoundOrAnInterruptEndsItAndSaysWhy) {
   EXPECT_EQ(g.stopped, "round 1: the best was timeout");
   EXPECT_NE(g.Line("seed").find("not re-timed against the seed: round 1: the best was timeout"), std::string::npos);
 
+  ScriptedEvaluator cut;  // an evaluation the interrupt cut short is no verdict on the best
+  cut.status["best code"] = EvalStatus::kPending;
+  EvaluateFn interrupted = [&](const std::string& code, const std::string& label, const fs::path& dir) {
+    EvalRecord r = cut.Fn()(code, label, dir);
+    r.interrupted = r.status == EvalStatus::kPending;
+    return r;
+  };
+  g = CheckGain(interrupted, "seed code", "best code", "/run/gain-check", 3, nullptr);
+  EXPECT_EQ(g.stopped, "stopped by the interrupt");
+
   ScriptedEvaluator quiet;
   std::atomic<bool> stop{true};
   g = CheckGain(quiet.Fn(), "seed code", "best code", "/run/gain-check", 3, &stop);
