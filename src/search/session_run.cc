@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "launch/slurm_launcher.h"
-#include "search/gain_check.h"
 #include "search/budget.h"
+#include "search/gain_check.h"
 #include "search/progress.h"
 #include "search/session_impl.h"
 #include "search/stop_signals.h"
@@ -128,7 +128,7 @@ std::optional<GainCheck> Session::Impl::RetimeBestAgainstReference(const SearchR
   const std::string reference_name = result.reference_is_seed ? "seed" : "generation 0 file";
   if (options.live_output)
     std::cerr << me << fmt::format("re-timing the best (candidate {}) against the {} in {} alternating rounds\n",
-                                     result.best_id, reference_name, cfg.gain_check_rounds);
+                                   result.best_id, reference_name, cfg.gain_check_rounds);
   auto evaluate = [&](const std::string& code, const std::string&, const fs::path& dir) {
     const fs::path file = dir / ("candidate" + code_extension);  // as a search's candidates are
     MakeDirs(dir);
