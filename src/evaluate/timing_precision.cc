@@ -5,30 +5,28 @@
 
 namespace cuco {
 
-namespace {
-
-// P(X <= k) for X ~ Binomial(n, 1/2).
-double BinomialHalfCdf(int n, int k) {
-  double sum = 0;
-  for (int i = 0; i <= k; ++i)
-    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) - n * std::log(2.0));
-  return std::min(1.0, sum);
-}
-
-}  // namespace
-
 std::optional<MedianInterval> MedianConfidenceInterval(std::vector<double> times) {
   if (times.empty()) return std::nullopt;
   std::sort(times.begin(), times.end());
   const int n = static_cast<int>(times.size());
+  const int half = (n + 1) / 2;
+  // cdf[k] = P(X <= k) for X ~ Binomial(n, 1/2), k = 0 .. half, each term from the one before
+  // (in logs: P(X = 0) = 2^-n underflows a double from n = 1075 on).
+  std::vector<double> cdf(half + 1);
+  double log_pmf = -n * std::log(2.0);
+  cdf[0] = std::exp(log_pmf);
+  for (int k = 1; k <= half; ++k) {
+    log_pmf += std::log(static_cast<double>(n - k + 1)) - std::log(static_cast<double>(k));
+    cdf[k] = std::min(1.0, cdf[k - 1] + std::exp(log_pmf));
+  }
   // The largest j (1-based) with P(X <= j - 1) <= 2.5%: [x(j), x(n + 1 - j)] covers the median
   // with probability 1 - 2 P(X <= j - 1).
   int j = 1;
-  while (j + 1 <= (n + 1) / 2 && BinomialHalfCdf(n, j) <= 0.025) ++j;
+  while (j + 1 <= half && cdf[j] <= 0.025) ++j;
   MedianInterval m;
   m.lo = times[j - 1];
   m.hi = times[n - j];
-  m.coverage = 1 - 2 * BinomialHalfCdf(n, j - 1);
+  m.coverage = 1 - 2 * cdf[j - 1];
   return m;
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "util/quantile.h"
+
 namespace cuco {
 
 using json = nlohmann::json;
@@ -47,12 +49,6 @@ std::string FoldNumbers(const std::string& s) {
     i = j;
   }
   return out;
-}
-
-double Quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
 json Num(double v) { return v < 0 || !std::isfinite(v) ? json(nullptr) : json(v); }

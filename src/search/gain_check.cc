@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/quantile.h"
+
 namespace cuco {
 
 namespace {
@@ -11,8 +13,7 @@ namespace {
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return Quantile(v, 0.5);
 }
 
 std::vector<double> RoundRatios(const std::vector<GainCheckRound>& rounds) {

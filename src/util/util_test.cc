@@ -5,11 +5,19 @@
 #include "util/clock.h"
 #include "util/text.h"
 #include "util/files.h"
+#include "util/quantile.h"
 #include "util/sha256.h"
 #include "util/status.h"
 
 namespace cuco {
 namespace {
+
+TEST(Quantile, LinearBetweenTheNearestTwo) {
+  EXPECT_DOUBLE_EQ(Quantile({1, 2, 3}, 0.5), 2);
+  EXPECT_DOUBLE_EQ(Quantile({1, 2, 3, 10}, 0.5), 2.5);  // an even count: the mean of the middle two
+  EXPECT_DOUBLE_EQ(Quantile({0, 10}, 0.1), 1);
+  EXPECT_DOUBLE_EQ(Quantile({7}, 0.9), 7);
+}
 
 TEST(Clock, FormatTimeInUtc) {
   EXPECT_EQ(FormatTime(1764071258123, "%Y-%m-%dT%H:%M:%SZ", TimeZone::kUtc), "2025-11-25T11:47:38Z");
