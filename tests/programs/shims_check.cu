@@ -8,13 +8,18 @@
 //   reference side (cuco/program/reference.h): the reference's own communicator is a token for the
 //     emulation (a program checking ncclCommGetAsyncError crashed the supervisor), and a graph
 //     captured in the global mode is captured in the rank thread's own (mgpm_jacobi_nccl_graphs at
-//     two GPUs: one rank's capture failed the other rank's cudaStreamSynchronize).
+//     two GPUs: one rank's capture failed the other rank's cudaStreamSynchronize), and the ranks
+//     capture together (the graph habits at two GPUs: one rank's cudaMemset on the legacy stream
+//     invalidated the other's capture).
 // And cuco's MPI answers what error macros call (MPI_Error_string, MPI_Error_class, ...), and
 // MPI_Abort ends the program's thread, not the process. Exit 0 when every check holds.
 //   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE] shims_check.cu -lnccl
 #include <cstdio>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #ifdef CUCO_CHECK_REFERENCE
 #define CUCO_PROGRAM_WORKLOAD "shims_check"
@@ -91,6 +96,28 @@ int main() {
   Expect(cuco_program::ref::CaptureModeForRank(cudaStreamCaptureModeGlobal) == cudaStreamCaptureModeThreadLocal &&
              cuco_program::ref::CaptureModeForRank(cudaStreamCaptureModeRelaxed) == cudaStreamCaptureModeRelaxed,
          "a global capture is the rank thread's own");
+  Expect(std::string(CUCO_CHECK_TEXT(cudaStreamEndCapture)) == "cuco_program::ref::StreamEndCapture",
+         "cudaStreamEndCapture is the reference's");
+  {  // Two rank threads: the first to come to a capture waits for the other.
+    namespace ref = cuco_program::ref;
+    ref::E().world = 2;
+    ref::E().barrier.Reset(2);
+    std::atomic<bool> other_came{false};
+    std::thread other([&] {
+      ref::t_rank = 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      other_came = true;
+      ref::CaptureTogether("start");
+    });
+    const bool together = ref::CaptureTogether("start");
+    Expect(together && other_came, "a rank's capture starts only when every rank has come to it");
+    other.join();
+    bool outside = false;
+    std::thread([&] { outside = ref::CaptureTogether("start"); }).join();  // t_rank -1: not a rank
+    Expect(outside, "a thread that is not a rank does not wait for the ranks");
+    ref::E().world = 1;
+    ref::E().barrier.Reset(1);
+  }
   ncclRedOp_t op;
   float scale = 2;
   Expect(ncclRedOpCreatePreMulSum(&op, &scale, ncclFloat, ncclScalarHostImmediate, own) == ncclInvalidUsage,

@@ -299,7 +299,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       throw std::runtime_error("two of the program's threads reached the timed loop on GPU " + std::to_string(t_rank));
   }
   std::string error;
-  if (cudaDeviceSynchronize() != cudaSuccess) error = "the program's set-up failed on the GPU";
+  if (const cudaError_t c = cudaDeviceSynchronize(); c != cudaSuccess)
+    error = std::string("the program's set-up failed on the GPU: ") + cudaGetErrorString(c);
   NoteBinder note(r, &error);
   binds(note);
   std::unique_lock<std::mutex> lock(e.state_mu);

@@ -156,8 +156,28 @@ ncclResult_t RedOpDestroy(A&&...) { return Unsupported("ncclRedOpDestroy"); }
 inline cudaStreamCaptureMode CaptureModeForRank(cudaStreamCaptureMode mode) {
   return mode == cudaStreamCaptureModeGlobal ? cudaStreamCaptureModeThreadLocal : mode;
 }
+// Every rank of the reference is also a thread on one GPU: while one rank captures a blocking stream,
+// another's work on the legacy stream (cudaMemcpy, cudaMemset, cudaDeviceSynchronize, the emulated
+// NCCL's copies) fails ("operation would make the legacy stream depend on a capturing blocking
+// stream") and invalidates the capture, where in the program's own run it is another process's. So
+// the ranks capture together: none begins until every rank has come to the capture, and none goes on
+// after its capture ends until every rank's has. False, said on stderr, when the others did not come.
+inline bool CaptureTogether(const char* at) {
+  if (t_rank < 0 || t_rank >= E().world) return true;  // not one of the ranks' threads
+  if (E().barrier.ArriveAndWait(kWaitLimitS)) return true;
+  std::fprintf(stderr, "cuco reference: rank %d waited %.0f s for the other ranks at a CUDA graph capture's %s (the "
+                       "reference runs every rank as a thread on one GPU, so the ranks capture together: do all ranks "
+                       "capture the same graphs, in the same order?)\n", t_rank, kWaitLimitS, at);
+  return false;
+}
 inline cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  if (!CaptureTogether("start")) return cudaErrorStreamCaptureUnsupported;
   return ::cudaStreamBeginCapture(stream, CaptureModeForRank(mode));
+}
+inline cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  const cudaError_t ended = ::cudaStreamEndCapture(stream, graph);
+  if (!CaptureTogether("end")) return ended != cudaSuccess ? ended : cudaErrorStreamCaptureUnsupported;
+  return ended;
 }
 
 }  // namespace cuco_program::ref
@@ -179,6 +199,8 @@ using ::cuco_program_getenv;
 #define cudaSetDevice cuco_program::ref::SetDevice
 #undef cudaStreamBeginCapture  // the per-thread default stream's name, where CUDA defines one
 #define cudaStreamBeginCapture cuco_program::ref::StreamBeginCapture
+#undef cudaStreamEndCapture
+#define cudaStreamEndCapture cuco_program::ref::StreamEndCapture
 #define getenv cuco_program_getenv
 #define ncclGetUniqueId cuco_program::ref::GetUniqueId
 #define ncclCommInitRank cuco_program::ref::CommInitRank
