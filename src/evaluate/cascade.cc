@@ -183,7 +183,7 @@ EvalRecord Cascade::EvaluateStages(const std::string& code, const std::string& l
   const EvalRecord before_stages = rec;
   for (int attempt = 0;; ++attempt) {
     GpuSession gpu;
-    RunHarnessStages(built, work_dir, &rec, timing_only, &gpu);
+    RunHarnessStages(built, work_dir, &rec, timing_only, &gpu, call.retime_unless_above_ms);
     CloseGpuSession(&gpu, &rec);
     if (!rec.infrastructure_failure || attempt >= 1) break;
     const std::string first = rec.reason;
@@ -198,7 +198,7 @@ EvalRecord Cascade::EvaluateStages(const std::string& code, const std::string& l
 }
 
 void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_dir, EvalRecord* rec, bool timing_only,
-                               GpuSession* gpu) {
+                               GpuSession* gpu, double retime_unless_above_ms) {
   if (timing_only) {
     // A bound part computes a deliberately incomplete result: no L2, and L3 without checks.
     StageRecord* verify = rec->Stage("verify");
@@ -211,7 +211,14 @@ void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_di
   bool verified = RunHarnessStage("verify", built, work_dir, rec, gpu);
   if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu)) {
     rec->status = EvalStatus::kOk;
-    if (rec->timing.Noisy() || rec->timing.Imprecise()) RetimeNoisy(built, work_dir, rec, gpu);
+    const TimingFigures& t = rec->timing;
+    if ((t.Noisy() || t.Imprecise()) && t.IntervalAbove(retime_unless_above_ms)) {
+      rec->Stage("bench")->detail += fmt::format(
+          "; not timed again: its median's interval ({:.4f}-{:.4f} ms) lies above the best so far ({:.4f} ms), so it "
+          "is slower either way", t.median_lo_ms, t.median_hi_ms, retime_unless_above_ms);
+    } else if (t.Noisy() || t.Imprecise()) {
+      RetimeNoisy(built, work_dir, rec, gpu);
+    }
   }
   if (!verified && rec->status == EvalStatus::kSkipped && !rec->infrastructure_failure) {
     StageRecord* bench = rec->Stage("bench");

@@ -66,6 +66,10 @@ struct EvaluateOptions {
   // record's status is kTimed, "unverified (bound part)", never kOk. Evaluate rejects the call
   // unless `code` is exactly MaterializeVariant() of that part: a candidate never runs unchecked.
   std::string bound_part;
+  // A search's best so far (the upper end of its median's 95% interval, ms; 0: none). A candidate
+  // whose bench is imprecise or noisy is timed again unless its own interval lies wholly above this:
+  // it is slower than the best either way, and a longer bench would not change what the search does.
+  double retime_unless_above_ms = 0;
 };
 
 // A [[variants]] entry as a candidate file: its file (relative to the workload folder) with its
@@ -108,7 +112,7 @@ class Cascade {
   // L2 and L3 of harness mode on the evaluation's GPU session (opened by the first stage, closed by
   // the caller): verify then bench, or a bound part's bench alone.
   void RunHarnessStages(const BuildResult& built, const std::filesystem::path& work_dir, EvalRecord* rec,
-                        bool timing_only, GpuSession* gpu);
+                        bool timing_only, GpuSession* gpu, double retime_unless_above_ms);
   // `iters` as HarnessArgs. `gpu`: the evaluation's session, opened here when it is not yet.
   bool RunHarnessStage(const std::string& stage, const BuildResult& built, const std::filesystem::path& work_dir,
                        EvalRecord* rec, GpuSession* gpu, bool timing_only = false, int iters = 0);

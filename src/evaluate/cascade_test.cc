@@ -53,11 +53,11 @@ class CascadeTest : public ::testing::Test {
     o.compile_only = true;
     cascade_->Evaluate(*code, p.string(), root_ / "runs" / (file + "-compile"), o);
   }
-  EvalRecord Eval(const std::string& file) {
+  EvalRecord Eval(const std::string& file, const EvaluateOptions& call = {}, const std::string& run = "") {
     fs::path p = file == "seed" ? WorkloadDir() / "seed.cc" : WorkloadDir() / "candidates" / file;
     auto code = ReadFile(p);
     EXPECT_TRUE(code.ok()) << p;
-    return cascade_->Evaluate(*code, p.string(), root_ / "runs" / file);
+    return cascade_->Evaluate(*code, p.string(), root_ / "runs" / (run.empty() ? file : run), call);
   }
   static fs::path root_;
   static Cascade* cascade_;
@@ -136,6 +136,20 @@ TEST_F(CascadeTest, NoisyTimingIsTimedAgainOverMoreIterations) {
   if (!seed.timing.Noisy() && !seed.timing.Imprecise()) {
     EXPECT_EQ(seed.timing.retimed_from, 0) << seed.Summary();
   }
+}
+
+// In a search, a noisy bench whose median's interval lies wholly above the best so far is not timed
+// again: the candidate is slower either way (EvaluateOptions::retime_unless_above_ms).
+TEST_F(CascadeTest, NoisyTimingAboveTheBestSoFarIsNotTimedAgain) {
+  EvaluateOptions call;
+  call.retime_unless_above_ms = 1e-6;
+  EvalRecord r = Eval("noisy.cc", call, "noisy-above-best");
+  ASSERT_EQ(r.status, EvalStatus::kOk) << r.Summary();
+  ASSERT_TRUE(r.timing.Noisy() || r.timing.Imprecise()) << r.Summary();
+  EXPECT_EQ(r.timing.retimed_from, 0) << r.Summary();
+  EXPECT_EQ(r.timing.iters, 20) << r.Summary();
+  EXPECT_NE(r.Stage("bench")->detail.find("not timed again: its median's interval ("), std::string::npos)
+      << r.Summary();
 }
 
 TEST_F(CascadeTest, WrongAnswerFailsWithErrorFigures) {

@@ -85,6 +85,8 @@ struct TimingFigures {
     return median_ms > 0 && median_hi_ms >= median_lo_ms && median_lo_ms > 0 ? (median_hi_ms - median_lo_ms) / (2 * median_ms) : 0;
   }
   bool Imprecise() const { return Precision() > kMedianPrecision; }
+  // The whole interval is above `ms` (false when `ms` <= 0 or the interval is unknown).
+  bool IntervalAbove(double ms) const { return ms > 0 && median_lo_ms > ms; }
 };
 
 struct EvalRecord {

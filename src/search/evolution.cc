@@ -70,16 +70,18 @@ struct Evolution::Impl {
   // A worker's job: writes the candidate under run_dir/candidates/<id>/ and evaluates it.
   void EvaluateOne(int64_t id) {
     std::string code;
+    double best_hi_ms = 0;
     {
       std::lock_guard<std::mutex> lock(records.mu);
       code = records.pop.at(id).rec.code;
+      best_hi_ms = records.pop.BestIntervalHiMs();
     }
     const fs::path dir = opt.run_dir / "candidates" / std::to_string(id);
     const fs::path file = dir / ("candidate" + opt.code_extension);
     if (Aborted()) return;
     MakeDirs(dir);
     WriteFileAtomic(file, code);
-    EvalRecord er = evaluate(code, file.string(), dir);
+    EvalRecord er = evaluate(code, file.string(), dir, best_hi_ms);
     if (Aborted()) return;  // killed part-way: the record is not the candidate's
     if (er.interrupted) ++interrupted;  // stored pending, with why: --resume evaluates it again
     std::lock_guard<std::mutex> lock(records.mu);

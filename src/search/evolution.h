@@ -37,9 +37,11 @@
 namespace cuco {
 
 // Evaluates one candidate file; must be thread-safe (Cascade::Evaluate is). `label` is the path
-// where the candidate's code was written; `work_dir` is run_dir/candidates/<id>.
-using EvaluateFn =
-    std::function<EvalRecord(const std::string& code, const std::string& label, const std::filesystem::path& work_dir)>;
+// where the candidate's code was written; `work_dir` is run_dir/candidates/<id>; `best_hi_ms` the
+// search's best so far, the upper end of its median's interval (0: none; EvaluateOptions::
+// retime_unless_above_ms: an imprecise bench wholly above it is not timed again).
+using EvaluateFn = std::function<EvalRecord(const std::string& code, const std::string& label,
+                                            const std::filesystem::path& work_dir, double best_hi_ms)>;
 
 struct SearchProgress {
   int generation = 0;

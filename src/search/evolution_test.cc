@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -108,13 +110,44 @@ Result<SearchResult> RunSearch(Fixture& f, const fs::path& run, RunConfig cfg, i
   o.timings_available = timings;
   o.carry_over = carry_over;
   if (!eval)
-    eval = [](const std::string& code, const std::string&, const fs::path&) {
+    eval = [](const std::string& code, const std::string&, const fs::path&, double) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return FakeEval(code);
     };
   if (more) more(&o);
   Evolution evo(f.wl, cfg, store->get(), &proposer, eval, o);
   return evo.Run();
+}
+
+// Every evaluation is told the best so far (the upper end of its median's interval, its time where
+// the record has none), so that an imprecise bench wholly above it is not timed again; the first
+// ones, before anything passed, are told none.
+TEST(Evolution, EachEvaluationIsToldTheBestSoFar) {
+  Fixture f("best-so-far");
+  std::mutex mu;
+  std::vector<double> told;
+  auto r = RunSearch(f, f.Run("r"), Config(10), 1, [&](const std::string& code, const std::string&, const fs::path&,
+                                                      double best_hi_ms) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      told.push_back(best_hi_ms);
+    }
+    EvalRecord e = FakeEval(code);
+    if (e.status == EvalStatus::kOk) {
+      e.timing.median_lo_ms = e.timing.median_ms - 0.25;
+      e.timing.median_hi_ms = e.timing.median_ms + 0.25;
+    }
+    return e;
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(told.size(), 10u);
+  EXPECT_EQ(told.front(), 0);
+  // Later ones: some passing candidate's upper bound (FakeEval's times are 10 - ... in steps of 0.5).
+  const double last = told.back();
+  EXPECT_GT(last, 0);
+  EXPECT_NEAR(std::fmod(last - 0.25, 0.5), 0, 1e-9) << last;
+  EXPECT_LE(last, 10.25);
+  for (size_t i = 1; i < told.size(); ++i) EXPECT_TRUE(told[i] == 0 || told[i] <= 10.25) << told[i];
 }
 
 // The seed has no knob marks and beats generation 0's defaults (as moe_dispatch_combine's seed did
@@ -124,7 +157,7 @@ TEST(Evolution, UnmarkedFasterSeedDoesNotEndTheSearch) {
   WriteFileAtomic(f.wl.dir / "gen0.cc", kSeed);
   WriteFileAtomic(f.wl.dir / "seed.cc", "// frozen prologue\n// EVOLVE-BLOCK-START\nint body() { return 1; }\n// EVOLVE-BLOCK-END\n// frozen epilogue\n");
   f.wl.generation0_file = "gen0.cc";
-  auto r = RunSearch(f, f.Run("r"), Config(8), 1, [](const std::string& code, const std::string&, const fs::path&) {
+  auto r = RunSearch(f, f.Run("r"), Config(8), 1, [](const std::string& code, const std::string&, const fs::path&, double) {
     if (code.find("cuco:knob") == std::string::npos) {
       EvalRecord seed;
       seed.status = EvalStatus::kOk;
@@ -206,7 +239,7 @@ TEST(Evolution, SameSeedSameCandidatesWhateverTheParallelism) {
 // runs, and nothing is lost, repeated or left pending.
 TEST(Evolution, OverlappedGenerationsStartBeforeTheLastEvaluationEnds) {
   Fixture f("overlap");
-  auto r = RunSearch(f, f.Run("r"), Config(14), 3, [](const std::string& code, const std::string&, const fs::path&) {
+  auto r = RunSearch(f, f.Run("r"), Config(14), 3, [](const std::string& code, const std::string&, const fs::path&, double) {
     // Every fourth proposal is slow, so a generation's last evaluation outlasts the others.
     static std::atomic<int> calls{0};
     std::this_thread::sleep_for(std::chrono::milliseconds(++calls % 4 == 0 ? 400 : 20));
@@ -289,7 +322,7 @@ TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     std::atomic<int> n{0};
-    auto eval = [&](const std::string& code, const std::string&, const fs::path&) {
+    auto eval = [&](const std::string& code, const std::string&, const fs::path&, double) {
       if (++n == 9) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         kill(getpid(), SIGKILL);
@@ -310,7 +343,7 @@ TEST(Evolution, KilledMidEvaluationResumesWithNothingLostOrRepeated) {
     EXPECT_GE(*pending, 1);  // the one being evaluated when it died
   }
   std::atomic<int> evaluated{0};
-  auto counting = [&](const std::string& code, const std::string&, const fs::path&) {
+  auto counting = [&](const std::string& code, const std::string&, const fs::path&, double) {
     ++evaluated;
     return FakeEval(code);
   };
@@ -334,7 +367,7 @@ TEST(Evolution, InterruptedEvaluationsStayPendingAndAreEvaluatedAgain) {
   const fs::path run = f.Run("split");
   std::atomic<bool> stop{false};
   std::atomic<int> n{0};
-  auto interrupted_fifth = [&](const std::string& code, const std::string&, const fs::path&) {
+  auto interrupted_fifth = [&](const std::string& code, const std::string&, const fs::path&, double) {
     if (++n == 5) {
       stop = true;  // what StopSignals does on Ctrl-C
       EvalRecord r;
@@ -417,7 +450,7 @@ TEST(Evolution, ResumeIsBoundToTheWorkloadAndTheConfig) {
 
 TEST(Evolution, NoTimingsStopsAfterGenerationZero) {
   Fixture f("nogpu");
-  auto skipped = [](const std::string&, const std::string&, const fs::path&) {
+  auto skipped = [](const std::string&, const std::string&, const fs::path&, double) {
     EvalRecord r;
     r.status = EvalStatus::kSkipped;
     r.reason = "no GPU found on this machine; compiled only (L1)";
@@ -447,7 +480,7 @@ TEST(Evolution, NoTimingsShowNoEta) {
   RunConfig cfg = Config(10);
   cfg.max_wall_s = 3600;
   Evolution evo(f.wl, cfg, store->get(), &proposer,
-                [](const std::string&, const std::string&, const fs::path&) {
+                [](const std::string&, const std::string&, const fs::path&, double) {
                   EvalRecord r;
                   r.status = EvalStatus::kSkipped;
                   r.reason = "no GPU found on this machine; compiled only (L1)";
@@ -462,7 +495,7 @@ TEST(Evolution, NoTimingsShowNoEta) {
 
 TEST(Evolution, FailedGenerationZeroStops) {
   Fixture f("g0fail");
-  auto broken = [](const std::string&, const std::string&, const fs::path&) {
+  auto broken = [](const std::string&, const std::string&, const fs::path&, double) {
     EvalRecord r;
     r.status = EvalStatus::kCompileError;
     r.reason = "seed.cc:3: error: nope";
@@ -515,7 +548,7 @@ TEST(Evolution, NoveltyAndProposalFailuresAreStoredNotEvaluated) {
   cfg.novelty_threshold = 0.9;
   cfg.max_dollars = 100;
   Evolution evo(f.wl, cfg, store->get(), &proposer,
-                [&](const std::string& code, const std::string& label, const fs::path& dir) {
+                [&](const std::string& code, const std::string& label, const fs::path& dir, double) {
                   ++evaluated;
                   EXPECT_TRUE(fs::exists(label)) << label;
                   EXPECT_EQ(fs::path(label).parent_path(), dir);
@@ -593,7 +626,7 @@ std::vector<std::string> Decisions(Fixture& f, const fs::path& run, const RunCon
   o.code_extension = ".cc";
   o.evaluations = 1;
   Evolution evo(f.wl, cfg, store->get(), &proposer,
-                [](const std::string& code, const std::string&, const fs::path&) { return FakeEval(code); }, o);
+                [](const std::string& code, const std::string&, const fs::path&, double) { return FakeEval(code); }, o);
   auto r = evo.Run();
   EXPECT_TRUE(r.ok()) << r.status().message();
   std::vector<std::string> out = proposer.calls;

@@ -91,7 +91,8 @@ GainCheck CheckGain(const EvaluateFn& evaluate, const std::string& reference_cod
       }
       const bool is_reference = (k == 0) == reference_first;
       const std::string who = is_reference ? "seed" : "best";
-      EvalRecord r = evaluate(is_reference ? reference_code : best_code, who, dir / fmt::format("round{}-{}", i + 1, who));
+      EvalRecord r = evaluate(is_reference ? reference_code : best_code, who, dir / fmt::format("round{}-{}", i + 1, who),
+                              /*best_hi_ms=*/0);  // each round timed to full precision
       if (r.interrupted) {
         g.stopped = "stopped by the interrupt";
         return g;

@@ -15,8 +15,9 @@ struct ScriptedEvaluator {
   std::vector<std::string> order;
   std::map<std::string, EvalStatus> status;
   EvaluateFn Fn() {
-    return [this](const std::string& code, const std::string& label, const fs::path& dir) {
+    return [this](const std::string& code, const std::string& label, const fs::path& dir, double best_hi_ms) {
       EXPECT_EQ(code, label + " code");
+      EXPECT_EQ(best_hi_ms, 0);  // every round is timed to full precision
       EXPECT_EQ(dir.parent_path(), fs::path("/run/gain-check"));
       order.push_back(dir.filename().string());
       EvalRecord r;
@@ -70,8 +71,8 @@ TEST(GainCheck, AFailedRoundOrAnInterruptEndsItAndSaysWhy) {
 
   ScriptedEvaluator cut;  // an evaluation the interrupt cut short is no verdict on the best
   cut.status["best code"] = EvalStatus::kPending;
-  EvaluateFn interrupted = [&](const std::string& code, const std::string& label, const fs::path& dir) {
-    EvalRecord r = cut.Fn()(code, label, dir);
+  EvaluateFn interrupted = [&](const std::string& code, const std::string& label, const fs::path& dir, double) {
+    EvalRecord r = cut.Fn()(code, label, dir, 0);
     r.interrupted = r.status == EvalStatus::kPending;
     return r;
   };

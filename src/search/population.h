@@ -54,6 +54,9 @@ class Population {
   // Counted candidates per generation.
   std::map<int, int64_t> CountedPerGeneration() const;
   PopulationTally Tally() const;
+  // The best passing candidate's median's upper 95% bound (its time where the record has no
+  // interval); 0 when none has passed.
+  double BestIntervalHiMs() const;
   // Passing candidates that beat their passing parent.
   bool Improved(const SearchCandidate& c) const;
   // The evaluator's account of `c` for the store and later proposals: its time, speed-up over

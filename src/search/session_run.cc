@@ -129,7 +129,7 @@ std::optional<GainCheck> Session::Impl::RetimeBestAgainstReference(const SearchR
   if (options.live_output)
     std::cerr << me << fmt::format("re-timing the best (candidate {}) against the {} in {} alternating rounds\n",
                                    result.best_id, reference_name, cfg.gain_check_rounds);
-  auto evaluate = [&](const std::string& code, const std::string&, const fs::path& dir) {
+  auto evaluate = [&](const std::string& code, const std::string&, const fs::path& dir, double) {
     const fs::path file = dir / ("candidate" + code_extension);  // as a search's candidates are
     MakeDirs(dir);
     (void)WriteFileAtomic(file, code);
@@ -174,8 +174,10 @@ Result<SessionSummary> Session::Run() {
   std::string slurm_failure;
   Cascade& cascade = *s.cascade;
   Evolution evo(s.wl, s.cfg, s.store.get(), s.proposer.get(),
-                [&](const std::string& code, const std::string& label, const fs::path& dir) {
-                  EvalRecord r = cascade.Evaluate(code, label, dir);
+                [&](const std::string& code, const std::string& label, const fs::path& dir, double best_hi_ms) {
+                  EvaluateOptions call;
+                  call.retime_unless_above_ms = best_hi_ms;
+                  EvalRecord r = cascade.Evaluate(code, label, dir, call);
                   // (after an abort, Ctrl-C's or ours, the jobs stopped say "slurm: stopped": no failure)
                   if (r.status == EvalStatus::kSkipped && r.reason.rfind("slurm: ", 0) == 0 && !signals.abort()->load()) {
                     std::lock_guard<std::mutex> l(slurm_mu);
