@@ -44,5 +44,17 @@ TEST(KnobsToKeep, WhatPassedOrWasNotDeclaredIsNotRuledOut) {
   EXPECT_TRUE(KnobsToKeep(other, kKnobs).empty());
 }
 
+// cuco's copy-engine collectives refusing the graph knob's capture (iteration_graph.h's reason for it)
+// rule out the pair, not graph "on": lsa/on may be the best (tp_mlp_mpi at W=2, 2x H200).
+TEST(KnobsToKeep, ACollectiveOfCucosRefusingTheCaptureDoesNotKeepTheGraphOff) {
+  Population pop(4);
+  pop.all()[1] = Cand("ok", "off", "ok 1.0 ms");
+  pop.all()[2] = Cand("runtime_error", "on",
+                      "runtime_error: verify: ... (the program's own error check); it ran inside the graph knob's "
+                      "capture, where cuco's copy-engine ncclAllReduce (backend \"ce\") refused to run (cannot be captured "
+                      "into a CUDA graph): graph \"on\" does not go with that knob value [change: knobs: backend lsa -> ce]");
+  EXPECT_TRUE(KnobsToKeep(pop, kKnobs).empty());
+}
+
 }  // namespace
 }  // namespace cuco

@@ -5,6 +5,7 @@
 #include <cuco/program/impl/ce_collectives.h>
 
 #include <algorithm>
+#include <string>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -124,8 +125,10 @@ ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* s
   if (!cdd::reducible(red)) return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
   if (w > cdd::kMaxSources) return Fail(op, "at most 8 ranks");
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    candidate_detail::S().graphs.NoteCaptureRefused(std::string("cuco's copy-engine ") + op + " (backend \"ce\")");
     return Fail(op, "not inside a stream capture (the graph knob, or the program's own): its flags count calls on the host");
+  }
   if (w == 1) return dst != nullptr ? LaunchReduce(op, {own}, dst, part_count, type, red, stream) : ncclSuccess;
   StagingSet* set = State().For(op, dev_comm, send, recv, count, part_bytes);
   if (set == nullptr) return ncclInternalError;

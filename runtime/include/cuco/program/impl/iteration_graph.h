@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -59,12 +60,19 @@ class IterationGraphs {
   // check, cuco_program::ProgramExit): then why, for the iteration's error; cleared by the call.
   std::string TakeInterruptedCapture() {
     if (interrupted_capture_.empty()) return "";
-    const std::string why = interrupted_capture_;
+    const std::string why = interrupted_capture_, refused = refused_;
     interrupted_capture_.clear();
+    refused_.clear();
+    if (!refused.empty())  // cuco's own call, not the program's: the knob pair, not graph alone, is wrong
+      return "; it ran inside the graph knob's capture, where " + refused + " refused to run (cannot be captured into a "
+             "CUDA graph): graph \"on\" does not go with that knob value";
     return "; it ran inside the graph knob's capture, where a call the program checks failed (" + why +
            "): a synchronous cudaMemcpy or cudaMemset, a host synchronisation or a launch on the legacy default "
            "stream cannot be captured into a CUDA graph; keep graph = \"off\"";
   }
+  // A collective of cuco's own that cannot be captured (the backend knob's "ce") says so before it
+  // fails the program's call: the capture's error then names it, not the program.
+  void NoteCaptureRefused(std::string what) { refused_ = std::move(what); }
 
   // At teardown, after the last iteration and before the communicator goes: waits for the device
   // and destroys every graph. NCCL's ncclCommDestroy waits until no graph holds work of the
@@ -91,6 +99,7 @@ class IterationGraphs {
              " events; none of the harness's is left to fork its streams into a capture";
     cudaError_t r = cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeThreadLocal);
     if (r != cudaSuccess) return std::string("graph knob: cudaStreamBeginCapture: ") + cudaGetErrorString(r);
+    refused_.clear();
     ctx.record_event(fork, ctx.stream);
     for (int i = 0; i < side_streams; ++i) ctx.wait_event(ctx.side_stream(i), fork);
     try {
@@ -130,6 +139,7 @@ class IterationGraphs {
   }
 
   std::map<std::vector<void*>, Entry> graphs_;
+  std::string refused_;  // NoteCaptureRefused, for the capture in progress
   std::string interrupted_capture_;
 };
 
