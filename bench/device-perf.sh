@@ -27,8 +27,9 @@
 # COMPILE_JOBS (nvcc at once per workload, 4), COMPILE_SERIAL (1: one workload's compiles after
 # the other, for a small machine: `STEPS=compile COMPILE_SERIAL=1 COMPILE_JOBS=1` checks on the
 # development machine that every entry compiles), CUCO (default .carry/cuco, else build/src/cli/cuco).
-# Results in $OUT: device.txt, steps.txt, <workload>-w<W>[-heldout].{json,txt,log}, perf-w<W>.md,
-# runs.tgz (logs and metrics of every run, peers' logs included).
+# Results in $OUT (at most 8 files, what the device tool brings back): device.txt, steps.txt,
+# perf-w<W>.md, benches-w<W>.tgz (<workload>-w<W>[-heldout].{json,txt,log}), runs.tgz (logs and
+# metrics of every run, peers' logs included).
 set -u
 OUT=${OUT:-/tmp/cuco-perf-out}
 WORLD=${WORLD:-2}
@@ -155,4 +156,7 @@ done
 # Every run's logs and metrics (the stores and compiled binaries stay behind).
 tar czf "$OUT/runs.tgz" -C "$R" --exclude='*.db' --exclude='*.db-*' --exclude='harness' --exclude='candidate' \
   --exclude='compile' . 2>/dev/null
+# The device tool brings back at most 8 files: the per-workload JSON, text and logs go in one archive.
+(cd "$OUT" && tar czf "benches-w$WORLD.tgz" ./*-w"$WORLD"*.json ./*-w"$WORLD"*.txt ./*-w"$WORLD"*.log 2>/dev/null &&
+  rm -f ./*-w"$WORLD"*.json ./*-w"$WORLD"*.txt ./*-w"$WORLD"*.log)
 note "=== done ($(left)s left of ${DEADLINE_S}s)"

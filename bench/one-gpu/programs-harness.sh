@@ -68,34 +68,6 @@ for p in ${PLANTED:+$PLANTED/*.cu}; do
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r=r[0] if isinstance(r,list) else r; print('planted', sys.argv[2], r.get('status'), (r.get('reason') or '')[:150])" \
     "$D/planted-$b.json" "$b" >>"$OUT/planted-w$WORLD.txt" 2>&1 || echo "planted $b: no record" >>"$OUT/planted-w$WORLD.txt"
 done
-python3 - "$D" >"$OUT/harness-w$WORLD.md" <<'PY'
-import glob, json, os, re, sys
-d = sys.argv[1]
-def rec(path):
-    try:
-        j = json.load(open(path))
-        return j[0] if isinstance(j, list) else j.get("records", [j])[0] if isinstance(j, dict) else j
-    except Exception:
-        return None
-print("| program | harness made? | harness eval | rel_l2 (worst rank) | time ms (supervisor) | program's own ms | reason |")
-print("|---|---|---|---|---|---|---|")
-for p in sorted(glob.glob(f"{d}/*.init.txt")):
-    name = os.path.basename(p)[:-len(".init.txt")]
-    txt = open(p).read()
-    made = "yes" if "harness mode (trusted)" in txt else "no: " + (re.search(r"not the program itself: (.*)", txt) or [None, "?"])[1][:90]
-    r = rec(f"{d}/{name}.eval.json")
-    status = reason = ms = rel = ""
-    if r:
-        status = r.get("status", "?"); reason = (r.get("reason") or "")[:140].replace("|", "/")
-        ms = r.get("timing", {}).get("median_ms", "")
-        m = re.findall(r'"rel_l2":\s*([0-9.eE+-]+)', json.dumps(r))
-        rel = max((float(x) for x in m), default="")
-    elif os.path.exists(f"{d}/{name}.eval.err"):
-        e = open(f"{d}/{name}.eval.err").read().strip().splitlines()
-        reason = (e[-1] if e else "")[:140].replace("|", "/")
-    pr = rec(f"{d}/{name}.program.json") or {}
-    pms = pr.get("timing", {}).get("median_ms", "") if pr.get("status") == "ok" else pr.get("status", "")
-    print(f"| {name} | {made} | {status} | {rel} | {ms} | {pms} | {reason} |")
-PY
+python3 bench/one-gpu/harness_table.py "$D" >"$OUT/harness-w$WORLD.md"
 tar -C "$OUT" -czf "$OUT/harness-w$WORLD.tgz" "harness-w$WORLD" && rm -rf "$D"
 cat "$OUT/harness-w$WORLD.md"
