@@ -8,7 +8,9 @@
 #   ext     mgpm_jacobi_nccl_graphs after d3e4878 (the reference's global-mode captures), and the
 #           other programs written elsewhere at W=2, stop 40's five new harnesses among them
 #           (bench/one-gpu/programs-harness.sh; .carry/ext: `python3 bench/ext_programs.py
-#           build/src/cli/cuco ROOT .carry/ext --compile`, then each <name>/runs and /transform removed)
+#           build/src/cli/cuco ROOT .carry/ext --compile`, then each <name>/runs and /transform removed);
+#           EVAL_TIMEOUT (default 180 s) per evaluation: at W=2 a re-timed bench of these programs
+#           outlasted 90 s (bench/results/2026-11-29-s42-h200x2, call 5)
 #   habits  the CUDA-graph habits at W=2 (bench/one-gpu/graph-habits-w1.sh)
 # WORLD (default 2): the ranks per evaluation (1 on a one-GPU machine: every path but the bytes
 # between ranks).
@@ -29,7 +31,7 @@ for phase in $PHASES; do
   case $phase in
     knobs) timeout "$(left)" env PREMADE=.carry/hwl-knobs WORLD=$WORLD ONLY="${KNOB_PROGRAMS:-tp_mlp_mpi gemm_rs_fp16_socket}" \
              MAX="${MAX:-14}" T="${T:-240}" OUT="$OUT/knobs" bash bench/one-gpu/programs-knobs.sh >"$OUT/knobs.log" 2>&1 ;;
-    ext) timeout "$(left)" env PREMADE=.carry/ext WORLD=$WORLD SKIP_PROGRAM=1 EVAL_TIMEOUT=90 DEADLINE_S=$(( $(left) - 60 )) \
+    ext) timeout "$(left)" env PREMADE=.carry/ext WORLD=$WORLD SKIP_PROGRAM=1 EVAL_TIMEOUT=${EVAL_TIMEOUT:-180} DEADLINE_S=$(( $(left) - 60 )) \
            ONLY="${EXT_PROGRAMS:-mgpm_jacobi_nccl_graphs mgpm_jacobi_nccl mgpm_jacobi_nccl_overlap nccl_ex_ring nccl_ex_allreduce ohm_attn_single ohm_flashmoe_sym ohm_moe_single ohm_attn_mpi fzj_jacobi_graphs}" \
            OUT="$OUT/ext" bash bench/one-gpu/programs-harness.sh >"$OUT/ext.log" 2>&1 ;;
     habits) timeout "$(left)" env WORLD=$WORLD OUT="$OUT/habits" bash bench/one-gpu/graph-habits-w1.sh >"$OUT/habits.log" 2>&1 ;;
