@@ -217,16 +217,16 @@ struct Evolution::Impl {
     const CandidateView* parent = nullptr;
     SearchCandidate c = CandidateOf(p, ctx, proposer->Name(), slot, attempt, &parent);
     std::lock_guard<std::mutex> lock(records.mu);
-    auto verdict = JudgeProposal(&c, p, *parent, records.pop, cfg, records.state.reference_ms);
+    auto verdict = JudgeProposal(&c, p, *parent, records.pop, cfg, wl, records.state.reference_ms);
     if (!verdict.ok()) return verdict.status();
     if (*verdict == ProposalVerdict::kRepeat) {
       ++result.duplicates;
       return Intake::kRetry;
     }
-    const bool too_similar = *verdict == ProposalVerdict::kTooSimilar;
-    auto r = records.InsertLocked(std::move(c), too_similar ? slot : slot + 1);
+    const bool not_evaluated = *verdict == ProposalVerdict::kTooSimilar || *verdict == ProposalVerdict::kExcluded;
+    auto r = records.InsertLocked(std::move(c), not_evaluated ? slot : slot + 1);
     if (!r.ok()) return r.status();
-    if (too_similar) return Intake::kRetry;
+    if (not_evaluated) return Intake::kRetry;
     if (*verdict == ProposalVerdict::kNew) {
       proposals[*r] = std::move(p);
       queue.Push(*r);

@@ -150,6 +150,34 @@ TEST(Evolution, EachEvaluationIsToldTheBestSoFar) {
   for (size_t i = 1; i < told.size(); ++i) EXPECT_TRUE(told[i] == 0 || told[i] <= 10.25) << told[i];
 }
 
+// A proposal with every setting of one of the workload's [[excluded]] tables is stored skipped with
+// why, never evaluated, and its slot goes to another proposal (FakeEval's a = 3 with b = y).
+TEST(Evolution, ExcludedKnobSettingsAreNeverEvaluated) {
+  Fixture f("excluded");
+  f.wl.excluded = {{{{"a", "3"}, {"b", "y"}}, "a 3 and b y cannot run together", 7}};
+  std::atomic<int> excluded_evaluated{0};
+  const fs::path run = f.Run("r");
+  auto r = RunSearch(f, run, Config(24), 1, [&](const std::string& code, const std::string&, const fs::path&, double) {
+    EvalRecord e = FakeEval(code);
+    if (e.status == EvalStatus::kWrongResult) ++excluded_evaluated;
+    return e;
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(excluded_evaluated.load(), 0);
+  EXPECT_EQ(r->by_status["wrong_result"], 0);
+  auto store = CandidateStore::Open((run / "cuco.db").string());
+  ASSERT_TRUE(store.ok());
+  ListQuery q;
+  q.status = "skipped";
+  auto skipped = (*store)->List(q);
+  ASSERT_TRUE(skipped.ok());
+  ASSERT_FALSE(skipped->empty()) << "the builtin proposer reaches a = 3, b = y among 24 settings";
+  EXPECT_NE((*skipped)[0].feedback.find("not evaluated: a = \"3\" with b = \"y\" cannot run together (a 3 and b y "
+                                       "cannot run together; workload.toml:7)"),
+            std::string::npos)
+      << (*skipped)[0].feedback;
+}
+
 // The seed has no knob marks and beats generation 0's defaults (as moe_dispatch_combine's seed did
 // at world size 1): the builtin proposer must still search, from generation 0's marked code.
 TEST(Evolution, UnmarkedFasterSeedDoesNotEndTheSearch) {

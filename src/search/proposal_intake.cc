@@ -31,7 +31,8 @@ SearchCandidate CandidateOf(const Proposal& p, const ProposalContext& ctx, const
 }
 
 Result<ProposalVerdict> JudgeProposal(SearchCandidate* c, const Proposal& p, const CandidateView& parent,
-                                      const Population& pop, const RunConfig& cfg, double reference_ms) {
+                                      const Population& pop, const RunConfig& cfg, const WorkloadConfig& wl,
+                                      double reference_ms) {
   if (!p.failure.empty()) {
     c->rec.status = "rejected";
     c->search["reason"] = "proposal failed: " + p.failure;
@@ -40,6 +41,18 @@ Result<ProposalVerdict> JudgeProposal(SearchCandidate* c, const Proposal& p, con
     return ProposalVerdict::kRejected;
   }
   if (pop.Knows(Sha256Hex(p.code))) return ProposalVerdict::kRepeat;
+  if (const KnobExclusion* x = wl.ExclusionOf(c->knobs)) {
+    std::string settings;
+    for (const auto& [k, v] : x->knobs) settings += (settings.empty() ? "" : " with ") + k + " = \"" + v + "\"";
+    c->not_evaluated = true;
+    c->rec.status = "skipped";
+    c->search["not_evaluated"] = "excluded";
+    c->search["reason"] = fmt::format("not evaluated: {} cannot run together ({}; workload.toml:{})", settings, x->why,
+                                      x->line);
+    c->rec.feedback = pop.FeedbackText(*c, reference_ms);
+    c->rec.finished_ms = NowMs();
+    return ProposalVerdict::kExcluded;
+  }
   const auto& kinds = cfg.novelty_kinds;
   if (std::find(kinds.begin(), kinds.end(), c->rec.mutation_kind) != kinds.end()) {
     auto near = pop.novelty().Query(p.code);

@@ -62,6 +62,14 @@ constexpr const char* kGraphToml =
     "values = [\"off\", \"on\"]\n"
     "default = \"off\"\n";
 
+// cuco's copy-engine collectives count their calls on the host (ce_collectives.h): a graph would
+// freeze them, so they refuse a capture, and a search never evaluates the pair.
+constexpr const char* kCeNotInGraphToml =
+    "\n[[excluded]]\n"
+    "knobs = { backend = \"ce\", graph = \"on\" }\n"
+    "why = \"cuco's copy-engine collectives count their calls on the host, so they cannot be captured into a CUDA "
+    "graph\"\n";
+
 constexpr const char* kChunksToml =
     "\n"
     "[[knobs]]\n"
@@ -213,7 +221,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "") + PartToml(chunks);
+  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "") + PartToml(chunks) +
+                      (reduces ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

@@ -208,6 +208,11 @@ TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
   WorkloadConfig wl;
   Status set = SetGeneration0(dir / "workload.toml", "gen0_transformed.cc", r->knobs_toml, &wl);
   ASSERT_TRUE(set.ok()) << set.message() << "\n" << r->knobs_toml;
+  // The copy-engine backend (offered: the program all-reduces) never runs inside the graph knob's capture.
+  ASSERT_EQ(wl.excluded.size(), 1u) << r->knobs_toml;
+  EXPECT_EQ(wl.excluded[0].knobs, (std::map<std::string, std::string>{{"backend", "ce"}, {"graph", "on"}}));
+  EXPECT_NE(wl.ExclusionOf({{"backend", "ce"}, {"graph", "on"}, {"chunks", "2"}}), nullptr);
+  EXPECT_EQ(wl.ExclusionOf({{"backend", "lsa"}, {"graph", "on"}}), nullptr);
   const Knob* part = wl.FindKnob("part");
   ASSERT_NE(part, nullptr);
   EXPECT_FALSE(part->search) << "the builtin proposer never sets it";

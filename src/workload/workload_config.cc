@@ -12,6 +12,7 @@
 #include "util/toml_reader.h"
 #include "util/text.h"
 #include "workload/knob_marks.h"
+#include "workload/knob_tables.h"
 
 namespace cuco {
 namespace {
@@ -26,86 +27,6 @@ Status ParseSizes(TomlReader& sizes, const std::string& stage, std::map<std::str
     int64_t value = *v.value<int64_t>();
     if (value < 0) return sizes.Error(v, "size '" + key + "' must be >= 0");
     (*out)[std::string(k.str())] = value;
-  }
-  return Status::Ok();
-}
-
-Status ParseKnobs(const toml::node& knobs_node, const std::string& path, std::vector<Knob>* out) {
-  const toml::array* arr = knobs_node.as_array();
-  if (!arr) return Status::AtLine(path, TomlReader::LineOf(knobs_node), "'knobs' must be an array of tables ([[knobs]])");
-  std::set<std::string> names;
-  for (const toml::node& e : *arr) {
-    const toml::table* t = e.as_table();
-    if (!t) return Status::AtLine(path, TomlReader::LineOf(e), "each [[knobs]] entry must be a table");
-    TomlReader r(*t, path, "knobs");
-    Knob k;
-    CUCO_RETURN_IF_ERROR(r.Require("name"));
-    CUCO_RETURN_IF_ERROR(r.String("name", &k.name));
-    CUCO_RETURN_IF_ERROR(r.String("description", &k.description));
-    CUCO_RETURN_IF_ERROR(r.Bool("search", &k.search));
-    if (!std::regex_match(k.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
-      return r.ErrorAtTable("knob name '" + k.name + "' must be an identifier");
-    if (!names.insert(k.name).second) return r.ErrorAtTable("knob '" + k.name + "' is declared twice");
-    const toml::node* values = r.Get("values");
-    if (!values || !values->as_array() || values->as_array()->empty())
-      return r.ErrorAtTable("knob '" + k.name + "' needs a non-empty 'values' array");
-    for (const toml::node& v : *values->as_array()) {
-      std::string s = TomlScalarText(v);
-      if (s.empty()) return r.Error(v, "knob '" + k.name + "' values must be strings, integers, floats or booleans");
-      k.values.push_back(s);
-    }
-    const toml::node* def = r.Get("default");
-    if (!def) return r.ErrorAtTable("knob '" + k.name + "' needs a 'default'");
-    k.default_value = TomlScalarText(*def);
-    bool listed = false;
-    for (const auto& v : k.values) listed |= (v == k.default_value);
-    if (!listed) return r.Error(*def, "default '" + k.default_value + "' of knob '" + k.name + "' is not among its values");
-    CUCO_RETURN_IF_ERROR(r.RejectUnknown());
-    out->push_back(std::move(k));
-  }
-  return Status::Ok();
-}
-
-Status ParseVariants(const toml::node& node, const std::string& path, const std::vector<Knob>& knobs,
-                     std::vector<Variant>* out) {
-  const toml::array* arr = node.as_array();
-  if (!arr) return Status::AtLine(path, TomlReader::LineOf(node), "'variants' must be an array of tables ([[variants]])");
-  std::set<std::string> names;
-  for (const toml::node& e : *arr) {
-    const toml::table* t = e.as_table();
-    if (!t) return Status::AtLine(path, TomlReader::LineOf(e), "each [[variants]] entry must be a table");
-    TomlReader r(*t, path, "variants");
-    Variant v;
-    v.line = r.Line();
-    CUCO_RETURN_IF_ERROR(r.Require("name"));
-    CUCO_RETURN_IF_ERROR(r.String("name", &v.name));
-    CUCO_RETURN_IF_ERROR(r.String("description", &v.description));
-    CUCO_RETURN_IF_ERROR(r.String("file", &v.file));
-    CUCO_RETURN_IF_ERROR(r.String("part", &v.part));
-    if (!std::regex_match(v.name, std::regex("[A-Za-z0-9_.-]+")))
-      return r.ErrorAtTable("variant name '" + v.name + "' may hold only letters, digits, '_', '.' and '-'");
-    if (!names.insert(v.name).second) return r.ErrorAtTable("variant '" + v.name + "' is declared twice");
-    if (!v.part.empty() && v.part != "compute" && v.part != "comm")
-      return r.Error(*t->get("part"), "'variants.part' must be one of: compute, comm (got '" + v.part + "')");
-    if (const toml::node* kn = r.Get("knobs")) {
-      const toml::table* kt = kn->as_table();
-      if (!kt) return r.Error(*kn, "'variants.knobs' must be a table, e.g. { strategy = \"ring\", chunks = 4 }");
-      for (const auto& [k, val] : *kt) {
-        const std::string key(k.str());
-        const Knob* decl = nullptr;
-        for (const auto& d : knobs)
-          if (d.name == key) decl = &d;
-        // (values inside an inline table carry no line of their own: name the `knobs =` line)
-        if (!decl) return r.Error(*kn, "variant '" + v.name + "' sets knob '" + key + "', which [[knobs]] does not declare");
-        const std::string text = TomlScalarText(val);
-        bool allowed = false;
-        for (const auto& a : decl->values) allowed |= a == text;
-        if (!allowed) return r.Error(*kn, "variant '" + v.name + "': '" + text + "' is not a value of knob '" + key + "'");
-        v.knobs[key] = text;
-      }
-    }
-    CUCO_RETURN_IF_ERROR(r.RejectUnknown());
-    out->push_back(std::move(v));
   }
   return Status::Ok();
 }
@@ -178,6 +99,18 @@ std::optional<int64_t> EvalWork(const std::string& expr, const std::map<std::str
 const Knob* WorkloadConfig::FindKnob(const std::string& knob_name) const {
   for (const auto& k : knobs)
     if (k.name == knob_name) return &k;
+  return nullptr;
+}
+
+const KnobExclusion* WorkloadConfig::ExclusionOf(const std::map<std::string, std::string>& set) const {
+  for (const auto& x : excluded) {
+    bool all = true;
+    for (const auto& [k, v] : x.knobs) {
+      auto it = set.find(k);
+      all = all && it != set.end() && it->second == v;
+    }
+    if (all) return &x;
+  }
   return nullptr;
 }
 
@@ -304,6 +237,8 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
   if (c.generation0_file.empty()) c.generation0_file = c.seed_file;
   if (const toml::node* variants = r.Get("variants"))
     CUCO_RETURN_IF_ERROR(ParseVariants(*variants, path, c.knobs, &c.variants));
+  if (const toml::node* excluded = r.Get("excluded"))
+    CUCO_RETURN_IF_ERROR(ParseExclusions(*excluded, path, c.knobs, &c.excluded));
   for (auto& v : c.variants)
     if (v.file.empty()) v.file = c.generation0_file;
 

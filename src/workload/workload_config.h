@@ -36,6 +36,15 @@ struct Variant {
   int line = 0;                               // of its [[variants]] table, for messages
 };
 
+// Settings of several knobs that cannot run together ([[excluded]]): a candidate with all of them
+// is stored not evaluated, with `why` (cuco transform excludes the copy-engine backend with graph
+// "on": cuco's copy-engine collectives cannot be captured into a CUDA graph).
+struct KnobExclusion {
+  std::map<std::string, std::string> knobs;  // knob -> value, two or more
+  std::string why;
+  int line = 0;  // of its [[excluded]] table, for messages
+};
+
 // What one rank's parts of the bound do ([work]), for the achieved rates `cuco bench` prints
 // beside the device's peak (docs/performance.md): integer expressions (util/int_expr.h) over the
 // sizes and W, the world size. Empty when the workload states none.
@@ -93,6 +102,7 @@ struct WorkloadConfig {
   double iteration_s = 30;
   std::vector<Knob> knobs;         // the knobs marked in generation 0
   std::vector<Variant> variants;
+  std::vector<KnobExclusion> excluded;
   WorkSpec work;
   std::optional<ProgramSpec> program;
 
@@ -100,6 +110,8 @@ struct WorkloadConfig {
   std::filesystem::path ReferencePath() const { return dir / reference_file; }
   std::filesystem::path Generation0Path() const { return dir / generation0_file; }
   const Knob* FindKnob(const std::string& name) const;
+  // The first exclusion whose every setting `knobs` (knob -> value) has; nullptr when none.
+  const KnobExclusion* ExclusionOf(const std::map<std::string, std::string>& knobs) const;
 };
 
 // The value of a [work] expression at `sizes` and world size `world` (nullopt: not stated, or it

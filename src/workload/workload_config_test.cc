@@ -214,6 +214,30 @@ TEST(WorkloadConfig, VariantErrorsNameTheLine) {
   ASSERT_FALSE(twice.ok());
 }
 
+// [[excluded]]: knob settings that cannot run together (cuco transform's backend "ce" with graph
+// "on"). Every knob and value must be declared; one knob alone is refused; errors name the line.
+TEST(WorkloadConfig, ExcludedKnobSettings) {
+  auto ok = Parse(std::string(kGood) + "[[excluded]]\nknobs = { chunks = 4, backend = \"ce\" }\nwhy = \"no\"\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->excluded.size(), 1u);
+  EXPECT_EQ(ok->excluded[0].why, "no");
+  EXPECT_EQ(ok->excluded[0].line, 28);  // its [[excluded]] line
+  EXPECT_NE(ok->ExclusionOf({{"chunks", "4"}, {"backend", "ce"}}), nullptr);
+  EXPECT_EQ(ok->ExclusionOf({{"chunks", "2"}, {"backend", "ce"}}), nullptr);
+  EXPECT_EQ(ok->ExclusionOf({{"backend", "ce"}}), nullptr);  // a candidate without the other knob marked
+  auto undeclared = Parse(std::string(kGood) + "[[excluded]]\nknobs = { depth = 3, backend = \"ce\" }\nwhy = \"x\"\n");
+  ASSERT_FALSE(undeclared.ok());
+  EXPECT_NE(undeclared.status().message().find("workload.toml:29: [[excluded]] sets knob 'depth'"), std::string::npos)
+      << undeclared.status().ToString();
+  auto bad_value = Parse(std::string(kGood) + "[[excluded]]\nknobs = { chunks = 3, backend = \"ce\" }\nwhy = \"x\"\n");
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.status().message().find("'3' is not a value of knob 'chunks'"), std::string::npos);
+  auto one = Parse(std::string(kGood) + "[[excluded]]\nknobs = { chunks = 4 }\nwhy = \"x\"\n");
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.status().message().find("at least two knobs"), std::string::npos) << one.status().ToString();
+  EXPECT_FALSE(Parse(std::string(kGood) + "[[excluded]]\nknobs = { chunks = 4, backend = \"ce\" }\n").ok());  // no why
+}
+
 TEST(WorkloadConfig, WorkExpressions) {
   auto c = Parse(std::string(kGood) + "[work]\ncompute_flops = \"2 * M * M * M / W\"\ncomm_bytes = \"(W - 1) * M / W * 2\"\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
