@@ -83,6 +83,7 @@ pending_limit_s = 60
 retries = 2
 [budget]
 max_candidates = 4
+gain_check_rounds = 1
 [islands]
 count = 2
 [parallelism]
@@ -137,6 +138,9 @@ timeout 300 "$CUCO" evolve "$WL" --config "$T/jobs.toml" --run-dir "$T/jobs" >"$
 check "jobs mode: evolve exits 0" test $? -eq 0
 check "jobs mode: 4 candidates ok, each once, like the local launcher" consistent "$T/jobs"
 check "jobs mode: records name their Slurm jobs" test "$(q "$T/jobs" "select count(*) from candidates where metrics_json like '%[Slurm job %'")" = 4
+# The search ends by itself, then re-times its best against the seed, in Slurm jobs too (they were
+# all cancelled with the search's leftover jobs: "the seed was skipped (slurm: stopped ...)").
+check "jobs mode: the best was re-timed against the seed in Slurm jobs" grep -q "re-timed against the seed in 1 alternating" "$T/jobs.out"
 check "jobs mode: no job left" no_jobs_left
 clean_after "jobs mode" "$T/jobs"
 

@@ -339,14 +339,19 @@ SlurmClusterView QuerySlurmCluster() {
   return v;
 }
 
-void StopSlurmJobs() {
+namespace {
+void CancelLive(bool and_stop) {
   std::vector<std::string> ids;
   {
     std::lock_guard<std::mutex> l(g_mu);
-    g_stop = true;
+    if (and_stop) g_stop = true;
     ids.assign(g_live.begin(), g_live.end());
   }
   if (!ids.empty()) RunCapture(ScancelArgv(ids), 30);
 }
+}  // namespace
+
+void StopSlurmJobs() { CancelLive(/*and_stop=*/true); }
+void CancelSlurmJobsLeft() { CancelLive(/*and_stop=*/false); }
 
 }  // namespace cuco

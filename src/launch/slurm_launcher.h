@@ -53,7 +53,11 @@ struct SlurmClusterView {
 SlurmClusterView QuerySlurmCluster();
 
 // Asks every Slurm job of this process that is in flight to be cancelled (scancel by id); Run
-// calls in flight then return kUnavailable("stopped"). Thread-safe; not async-signal-safe.
+// calls in flight, and every later one, then return kUnavailable("stopped"). Thread-safe; not
+// async-signal-safe.
 void StopSlurmJobs();
+// Cancels (scancel by id) every job of this process still in flight, as after a search that ended
+// by itself; later Run calls submit jobs as before (the gain check's evaluations come after it).
+void CancelSlurmJobsLeft();
 
 }  // namespace cuco

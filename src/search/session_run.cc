@@ -188,7 +188,9 @@ Result<SessionSummary> Session::Run() {
                 },
                 so);
   auto result = evo.Run();
-  StopSlurmJobs();  // none should be left; if one is, it is cancelled (by id)
+  // None should be left; if one is, it is cancelled (by id). Not StopSlurmJobs: that would stop the
+  // gain check's evaluations below too (every Slurm run's gain check was "skipped").
+  CancelSlurmJobsLeft();
   printer.Done();
   if (!result.ok()) {
     s.log->Line("error: " + result.status().message());
