@@ -60,11 +60,8 @@ double Population::BestIntervalHiMs() const {
   const PopulationTally t = Tally();
   if (t.best_id == 0) return 0;
   const nlohmann::json m = ParseJsonOr(at(t.best_id).rec.metrics_json, nlohmann::json::object());
-  const nlohmann::json* interval = m.contains("timing") && m["timing"].is_object() && m["timing"].contains("median_interval_ms")
-                                       ? &m["timing"]["median_interval_ms"]
-                                       : nullptr;
-  if (interval && interval->is_array() && interval->size() == 2 && (*interval)[1].is_number() && (*interval)[1].get<double>() > 0)
-    return (*interval)[1].get<double>();
+  static const nlohmann::json::json_pointer kHi("/timing/median_interval_ms/1");
+  if (m.contains(kHi) && m[kHi].is_number() && m[kHi].get<double>() > 0) return m[kHi].get<double>();
   return t.best_ms;
 }
 

@@ -30,27 +30,38 @@ SearchCandidate CandidateOf(const Proposal& p, const ProposalContext& ctx, const
   return c;
 }
 
+namespace {
+
+// `c` judged without an evaluation: its status and why, the feedback they make, its end time. A
+// `skipped` one is marked not evaluated, `kind` saying what kept it out.
+void JudgedUnevaluated(SearchCandidate* c, const std::string& status, const char* kind, const std::string& reason,
+                       const Population& pop, double reference_ms) {
+  c->rec.status = status;
+  if (status == "skipped") {
+    c->not_evaluated = true;
+    c->search["not_evaluated"] = kind;
+  }
+  c->search["reason"] = reason;
+  c->rec.feedback = pop.FeedbackText(*c, reference_ms);
+  c->rec.finished_ms = NowMs();
+}
+
+}  // namespace
+
 Result<ProposalVerdict> JudgeProposal(SearchCandidate* c, const Proposal& p, const CandidateView& parent,
                                       const Population& pop, const RunConfig& cfg, const WorkloadConfig& wl,
                                       double reference_ms) {
   if (!p.failure.empty()) {
-    c->rec.status = "rejected";
-    c->search["reason"] = "proposal failed: " + p.failure;
-    c->rec.feedback = pop.FeedbackText(*c, reference_ms);
-    c->rec.finished_ms = NowMs();
+    JudgedUnevaluated(c, "rejected", "", "proposal failed: " + p.failure, pop, reference_ms);
     return ProposalVerdict::kRejected;
   }
   if (pop.Knows(Sha256Hex(p.code))) return ProposalVerdict::kRepeat;
   if (const KnobExclusion* x = wl.ExclusionOf(c->knobs)) {
     std::string settings;
     for (const auto& [k, v] : x->knobs) settings += (settings.empty() ? "" : " with ") + k + " = \"" + v + "\"";
-    c->not_evaluated = true;
-    c->rec.status = "skipped";
-    c->search["not_evaluated"] = "excluded";
-    c->search["reason"] = fmt::format("not evaluated: {} cannot run together ({}; workload.toml:{})", settings, x->why,
-                                      x->line);
-    c->rec.feedback = pop.FeedbackText(*c, reference_ms);
-    c->rec.finished_ms = NowMs();
+    JudgedUnevaluated(c, "skipped", "excluded",
+                      fmt::format("not evaluated: {} cannot run together ({}; workload.toml:{})", settings, x->why, x->line),
+                      pop, reference_ms);
     return ProposalVerdict::kExcluded;
   }
   const auto& kinds = cfg.novelty_kinds;
@@ -58,15 +69,12 @@ Result<ProposalVerdict> JudgeProposal(SearchCandidate* c, const Proposal& p, con
     auto near = pop.novelty().Query(p.code);
     if (!near.ok()) return near.status();
     if (near->id != 0 && near->similarity >= cfg.novelty_threshold) {
-      c->not_evaluated = true;
-      c->rec.status = "skipped";
-      c->search["not_evaluated"] = "novelty";
       c->search["similar_to"] = near->id;
       c->search["similarity"] = near->similarity;
-      c->search["reason"] = fmt::format("not evaluated: {:.3f} similar to #{} (novelty.threshold {})", near->similarity,
-                                        near->id, cfg.novelty_threshold);
-      c->rec.feedback = pop.FeedbackText(*c, reference_ms);
-      c->rec.finished_ms = NowMs();
+      JudgedUnevaluated(c, "skipped", "novelty",
+                        fmt::format("not evaluated: {:.3f} similar to #{} (novelty.threshold {})", near->similarity,
+                                    near->id, cfg.novelty_threshold),
+                        pop, reference_ms);
       return ProposalVerdict::kTooSimilar;
     }
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
-#include <set>
 
 #include "util/files.h"
 #include "util/int_expr.h"
