@@ -2,7 +2,7 @@
 # Issue 29, item 4 on a GPU machine: the builtin search from generation 0 against the best
 # hand-written variant, timed in the same call. For each workload of WORKLOADS (default the five):
 #   1. `cuco evolve` from generation 0 (bench/run-evolve.sh: bench/evolve-64.toml, 64 candidates;
-#      attention_cp with bench/evolve-attention.toml), cut after EVOLVE_TIMEOUT s (SIGINT; default 170);
+#      attention_cp and kv_transfer with their own archive keys: bench/evolve-{attention,kv}.toml), cut after EVOLVE_TIMEOUT s (SIGINT; default 170);
 #   2. `cuco eval` of the hand-written variant HAND_<workload> names (default: the best of stop 42's
 #      W=2 table), as a candidate file made by bench/materialize_variants.py;
 #   3. bench/search_curve.py: best-so-far against candidates, and the candidate at which it reached
@@ -28,8 +28,11 @@ CUCO=$PWD/.carry/cuco
 { nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; echo "commit ${CUCO_GIT_COMMIT:-unknown}, $(date -u +%FT%TZ), world $WORLD, evolve cut at $EVOLVE_TIMEOUT s"; } >"$RAW/device.txt" 2>&1
 pack() { tar czf "$OUT/search-w$WORLD.tgz" -C /tmp "$(basename "$RAW")" 2>/dev/null; }
 for wl in $WORKLOADS; do
-  config=bench/evolve-64.toml
-  [ "$wl" = attention_cp ] && config=bench/evolve-attention.toml
+  case $wl in
+    attention_cp) config=bench/evolve-attention.toml ;;
+    kv_transfer) config=bench/evolve-kv.toml ;;
+    *) config=bench/evolve-64.toml ;;
+  esac
   s=$(date +%s)
   OUT=$RAW CUCO=$CUCO WORLD=$WORLD WORKLOADS=$wl EVOLVE_TIMEOUT=$EVOLVE_TIMEOUT EVOLVE_CONFIG=$config \
     bash bench/run-evolve.sh >"$RAW/$wl-run-evolve.txt" 2>&1

@@ -38,8 +38,9 @@ def main(argv):
         print(f"{argv[1]}: no evaluated candidate")
         return 1
     t0 = min(r[5] for r in rows)
-    # Generation 0's knobs: its transformed candidate (the seed has none).
-    gen0 = next((knobs_of(r[4]) for r in rows if r[7] == 0 and knobs_of(r[4])), {})
+    # Generation 0's knobs: its composed candidate, the generation-0 row with the most knobs (the
+    # seed has none, or only its own few).
+    gen0 = max((knobs_of(r[4]) for r in rows if r[7] == 0), key=len, default={})
     print("| candidates | after s | id | median ms | x seed | knobs changed from generation 0 |")
     print("|---|---|---|---|---|---|")
     best, reached = None, None
