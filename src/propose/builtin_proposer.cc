@@ -1,6 +1,9 @@
 #include "propose/builtin_proposer.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include "workload/knob_marks.h"
@@ -141,27 +144,122 @@ Status SearchableKnobs(const ProposalContext& ctx, const Config& marked, Space* 
   return Status::Ok();
 }
 
+// The fastest passing marked candidate in view (the parent or an inspiration); nullptr when none
+// is faster than the parent.
+const CandidateView* FasterInView(const ProposalContext& ctx, const CandidateView& par) {
+  const CandidateView* best = nullptr;
+  for (const auto& v : ctx.inspirations)
+    if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
+  if (best && best->id != par.id && (par.time_ms <= 0 || best->time_ms < par.time_ms)) return best;
+  return nullptr;
+}
+
+// `parent` with the searched knobs of `view` (knobs `view` does not mark keep the parent's value).
+Config KnobsFrom(const CandidateView& view, const Space& sp, const Config& parent) {
+  Config c = parent;
+  for (const auto& n : sp.names) {
+    auto it = view.knobs.find(n);
+    if (it != view.knobs.end()) c[n] = it->second;
+  }
+  return c;
+}
+
 // Where mutation starts: the parent's knobs; in the exploit phase the fastest passing candidate the
 // search showed (the parent or an inspiration), recorded as an extra parent (*around says so).
 Config ExploitBaseOf(const ProposalContext& ctx, const CandidateView& par, const Space& sp, const Config& parent,
                      Proposal* out, std::string* around) {
-  Config base = parent;
-  if (ctx.phase == "exploit") {
-    const CandidateView* best = nullptr;
-    for (const auto& v : ctx.inspirations)
-      if (v.status == "ok" && v.time_ms > 0 && !v.knobs.empty() && (!best || v.time_ms < best->time_ms)) best = &v;
-    if (best && best->id != par.id && (par.time_ms <= 0 || best->time_ms < par.time_ms)) {
-      for (const auto& n : sp.names) {
-        auto it = best->knobs.find(n);
-        if (it != best->knobs.end()) base[n] = it->second;
-      }
-      if (base != parent) {
-        out->extra_parent_ids = {best->id};
-        *around = " (around the best, #" + std::to_string(best->id) + ")";
-      }
-    }
+  if (ctx.phase != "exploit") return parent;
+  const CandidateView* best = FasterInView(ctx, par);
+  if (!best) return parent;
+  Config base = KnobsFrom(*best, sp, parent);
+  if (base != parent) {
+    out->extra_parent_ids = {best->id};
+    *around = " (around the best, #" + std::to_string(best->id) + ")";
   }
   return base;
+}
+
+// A composition of measured moves: the configuration, the children whose moves it applies, and
+// their gains for the description.
+struct Composition {
+  Config config;
+  std::vector<int64_t> from;
+  std::string what;
+};
+
+// Compositions of the moves that helped (ctx.improving_moves, best first) on `base`: every usable
+// move applied together in gain order (a move that would change a knob an earlier move of the
+// composition set is left out), then each usable move alone. A move is usable when every knob it
+// sets is searched here, its value allowed, and `base` lacks at least one of its values.
+std::vector<Composition> CompositionsOf(const ProposalContext& ctx, const Space& sp, const Config& base) {
+  std::vector<const KnobMove*> usable;
+  for (const auto& m : ctx.improving_moves) {
+    bool ok = !m.set.empty() && !m.children.empty(), news = false;
+    for (const auto& [k, v] : m.set) {
+      auto d = sp.domain.find(k);
+      if (d == sp.domain.end() || std::find(d->second.begin(), d->second.end(), v) == d->second.end()) ok = false;
+      else news = news || base.at(k) != v;
+    }
+    if (ok && news) usable.push_back(&m);
+  }
+  auto gain_text = [](const KnobMove& m) {
+    char g[32];
+    std::snprintf(g, sizeof g, "%.2fx", m.gain);
+    return "#" + std::to_string(m.children.front()) + "'s move (" + g + ")";
+  };
+  std::vector<Composition> out;
+  if (usable.size() >= 2) {
+    Composition all{base, {}, ""};
+    std::set<std::string> set_here;
+    for (const KnobMove* m : usable) {
+      bool clash = false;
+      for (const auto& [k, v] : m->set) clash = clash || (set_here.count(k) && all.config.at(k) != v);
+      if (clash) continue;
+      for (const auto& [k, v] : m->set) {
+        all.config[k] = v;
+        set_here.insert(k);
+      }
+      all.from.push_back(m->children.front());
+      all.what += (all.what.empty() ? "" : " + ") + gain_text(*m);
+    }
+    if (all.from.size() >= 2) out.push_back(std::move(all));
+  }
+  for (const KnobMove* m : usable) {
+    Composition one{base, {m->children.front()}, gain_text(*m)};
+    for (const auto& [k, v] : m->set) one.config[k] = v;
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+// The first untried composition (CompositionsOf) on the fastest passing candidate in view, its
+// code in *code, `from` widened to every extra parent (the base and the moves' children) and
+// `what` to the description's head; nullopt when there is none.
+std::optional<Composition> FirstUntriedComposition(const ProposalContext& ctx, const CandidateView& par, const Space& sp,
+                                                   const Config& parent,
+                                                   const std::function<bool(const Config&, std::string*)>& try_config,
+                                                   std::string* code) {
+  if (ctx.improving_moves.empty()) return std::nullopt;
+  const CandidateView* best = FasterInView(ctx, par);
+  const Config base = best ? KnobsFrom(*best, sp, parent) : parent;
+  for (auto& comp : CompositionsOf(ctx, sp, base)) {
+    if (!InDomain(sp, comp.config) || !try_config(comp.config, code)) continue;
+    std::set<int64_t> extra(comp.from.begin(), comp.from.end());
+    if (best) extra.insert(best->id);
+    extra.erase(par.id);
+    comp.from.assign(extra.begin(), extra.end());
+    comp.what = "compose on #" + std::to_string(best ? best->id : par.id) + ": " + comp.what + ": ";
+    return comp;
+  }
+  return std::nullopt;
+}
+
+// Up to two crossover partners: the first inspirations with knob marks, other than `par`.
+std::vector<const CandidateView*> PartnersOf(const ProposalContext& ctx, const CandidateView& par) {
+  std::vector<const CandidateView*> partners;
+  for (const auto& v : ctx.inspirations)
+    if (v.id != par.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
+  return partners;
 }
 
 // Every configuration of the space, in its order.
@@ -286,22 +384,26 @@ Result<Proposal> BuiltinProposer::Propose(const ProposalContext& ctx) {
 
   // Crossover: each knob from the parent or a partner.
   if (ctx.mutation_kind == "crossover") {
-    std::vector<const CandidateView*> partners;
-    for (const auto& v : ctx.inspirations)
-      if (v.id != par.id && !v.knobs.empty() && partners.size() < 2) partners.push_back(&v);
-    if (!partners.empty()) {
-      for (int draw = 0; draw < options_.crossover_draws; ++draw) {
-        std::set<int64_t> used;
-        const Config c = CrossoverDraw(sp, parent, partners, &rng, &used);
-        if (try_config(c, &code)) {
-          out.extra_parent_ids.assign(used.begin(), used.end());
-          std::string ids;
-          for (int64_t id : used) ids += " #" + std::to_string(id);
-          return finish(c, std::move(code), "crossover", "crossover of #" + std::to_string(par.id) + " with" + ids + ": ");
-        }
+    const std::vector<const CandidateView*> partners = PartnersOf(ctx, par);
+    for (int draw = 0; !partners.empty() && draw < options_.crossover_draws; ++draw) {
+      std::set<int64_t> used;
+      const Config c = CrossoverDraw(sp, parent, partners, &rng, &used);
+      if (try_config(c, &code)) {
+        out.extra_parent_ids.assign(used.begin(), used.end());
+        std::string ids;
+        for (int64_t id : used) ids += " #" + std::to_string(id);
+        return finish(c, std::move(code), "crossover", "crossover of #" + std::to_string(par.id) + " with" + ids + ": ");
       }
     }
   }
+
+  // Compose ("diff" requests: the builtin proposer's targeted edit): the moves that helped, applied
+  // together and one by one to the fastest passing candidate in view.
+  if (ctx.mutation_kind == "diff")
+    if (auto comp = FirstUntriedComposition(ctx, par, sp, parent, try_config, &code)) {
+      out.extra_parent_ids = comp->from;
+      return finish(comp->config, std::move(code), "compose", comp->what);
+    }
 
   // Mutation: one or two knobs, around the parent; in the exploit phase around the fastest
   // passing candidate the search showed (the parent or an inspiration), applied to the parent's

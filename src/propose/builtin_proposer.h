@@ -2,8 +2,12 @@
 // workload.toml) by rewriting knob values on the parent's code with ApplyKnobs. No network,
 // no cost, deterministic: the same context (rng_seed included) gives the same proposal.
 //
-//  - mutation ("knobs"; "diff" and "rewrite" requests are served the same way): one or two
-//    knobs changed. Explore: random neighbours at distance 1 or 2 (two-knob moves first with
+//  - compose ("diff" requests, when the search has measured moves that helped:
+//    ProposalContext::improving_moves): on the fastest passing candidate in view, every such move
+//    applied together in gain order, then each alone, largest gain first; the first untried one
+//    is proposed as mutation kind "compose", the moves' children recorded as extra parents. With
+//    nothing untried to compose, a "diff" request is served as a mutation.
+//  - mutation ("knobs"; "rewrite" requests are served the same way): one or two knobs changed. Explore: random neighbours at distance 1 or 2 (two-knob moves first with
 //    probability temperature/2) of the parent. Exploit: around the fastest passing candidate
 //    in view (the parent, or a faster inspiration, then recorded as an extra parent): its
 //    adjacent values first (the next or previous entry of each knob's `values` list), then

@@ -196,6 +196,79 @@ TEST(BuiltinProposer, CrossoverTakesKnobsFromPartners) {
   EXPECT_TRUE(saw_crossover);
 }
 
+KnobMove Move(std::map<std::string, std::string> set, double gain, int64_t child) {
+  KnobMove m;
+  m.set = std::move(set);
+  m.gain = gain;
+  m.observations = 1;
+  m.children = {child};
+  return m;
+}
+
+// A "diff" request with measured moves: MoE at W=2 found strategy interleaved and backend ce
+// each faster alone, never together; the composition proposes both at once, on the fastest
+// candidate in view, then each alone; the moves' children are recorded as extra parents.
+TEST(BuiltinProposer, ComposesTheMovesThatHelped) {
+  Harness h;
+  BuiltinProposer p;
+  auto best_code = ApplyKnobs(kCode, "x", {{"fused", "true"}}, h.wl.knobs);
+  ASSERT_TRUE(best_code.ok());
+  h.tried.insert(Sha256Hex(*best_code));
+  auto context = [&](uint64_t seed) {
+    auto c = h.Context(seed, "diff");
+    c.parent.time_ms = 5;
+    CandidateView best = View(8, *best_code);
+    best.time_ms = 4;
+    c.inspirations.push_back(best);
+    c.improving_moves = {Move({{"backend", "ce"}}, 1.09, 3), Move({{"chunks", "4"}}, 1.05, 2),
+                         Move({{"backend", "gin"}, {"chunks", "8"}}, 1.01, 6)};
+    return c;
+  };
+  auto all = p.Propose(context(1));
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->mutation_kind, "compose") << all->description;
+  // backend ce (the largest gain) and chunks 4 together on #8; gin/8 clashes with ce: left out.
+  EXPECT_EQ(Knobs(all->code), (std::map<std::string, std::string>{{"backend", "ce"}, {"chunks", "4"}, {"fused", "true"}}));
+  EXPECT_EQ(all->extra_parent_ids, (std::vector<int64_t>{2, 3, 8}));
+  EXPECT_NE(all->description.find("compose on #8: #3's move (1.09x) + #2's move (1.05x)"), std::string::npos)
+      << all->description;
+  h.tried.insert(Sha256Hex(all->code));
+  // Then each move alone on #8, largest gain first.
+  auto one = p.Propose(context(2));
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->mutation_kind, "compose");
+  EXPECT_EQ(Knobs(one->code), (std::map<std::string, std::string>{{"backend", "ce"}, {"chunks", "1"}, {"fused", "true"}}));
+  h.tried.insert(Sha256Hex(one->code));
+  for (int i = 0; i < 2; ++i) {
+    auto next = p.Propose(context(3 + i));
+    ASSERT_TRUE(next.ok());
+    EXPECT_EQ(next->mutation_kind, "compose") << i;
+    h.tried.insert(Sha256Hex(next->code));
+  }
+  // Every composition tried: a "diff" request becomes a mutation; "knobs" requests never compose.
+  auto rest = p.Propose(context(9));
+  ASSERT_TRUE(rest.ok());
+  EXPECT_EQ(rest->mutation_kind, "knobs") << rest->description;
+  auto c = context(10);
+  c.mutation_kind = "knobs";
+  auto knobs = p.Propose(c);
+  ASSERT_TRUE(knobs.ok());
+  EXPECT_EQ(knobs->mutation_kind, "knobs");
+}
+
+// A move the island's restriction does not allow, or one the base already has, is not composed.
+TEST(BuiltinProposer, ComposesOnlyAllowedMovesTheBaseLacks) {
+  Harness h;
+  BuiltinProposer p;
+  auto c = h.Context(1, "diff");
+  c.allowed_knobs = {{"backend", {"lsa", "gin"}}};
+  c.improving_moves = {Move({{"backend", "ce"}}, 1.2, 3), Move({{"chunks", "1"}}, 1.1, 4)};
+  auto r = p.Propose(c);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->mutation_kind, "knobs") << r->description;
+  EXPECT_NE(Knobs(r->code)["backend"], "ce");
+}
+
 // The seed often has no knob marks and may be the fastest candidate of generation 0 (so the
 // likeliest parent): the proposer then varies the fastest marked candidate it was shown.
 TEST(BuiltinProposer, UnmarkedParentVariesTheFastestMarkedInspiration) {

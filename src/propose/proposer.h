@@ -26,6 +26,16 @@ struct CandidateView {
   std::string mutation_kind;
 };
 
+// A knob move the search has measured: a passing candidate that differs from its passing parent
+// only in these knob values, and how much faster it ran (parent median / child median; the
+// geometric mean when several such pairs made the same move).
+struct KnobMove {
+  std::map<std::string, std::string> set;      // knob -> the value the move sets
+  double gain = 1;                             // > 1: the child was faster
+  int observations = 0;                        // parent-child pairs behind `gain`
+  std::vector<int64_t> children;               // their ids, in id order
+};
+
 struct ProposalContext {
   const WorkloadConfig* workload = nullptr;
   std::string seed_code;                       // the frozen seed (its blocks are the interface)
@@ -37,6 +47,7 @@ struct ProposalContext {
   std::vector<CandidateView> inspirations;     // top-k and archive picks (crossover partners first)
   std::vector<CandidateView> failures;         // recent failures, as negative examples
   std::string meta_summary;                    // what was tried, what worked, what to try next
+  std::vector<KnobMove> improving_moves;       // measured moves that sped their parent up, best first
   std::string hardware;                        // facts: GPUs, SM count, NVLink topology
   std::string comm_api;                        // the communication API actually installed
   double temperature = 0.7;

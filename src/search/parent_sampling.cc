@@ -5,6 +5,7 @@
 
 #include "search/knobs_to_keep.h"
 #include "search/meta_summary.h"
+#include "search/move_effects.h"
 
 namespace cuco {
 namespace {
@@ -79,7 +80,7 @@ std::vector<std::vector<Scored>> IslandPopulations(const Population& pop, const 
 
 GenerationPool BuildGenerationPool(const Population& pop, const SearchState& state, const RunConfig& cfg,
                                    const WorkloadConfig& wl, int g) {
-  GenerationPool pool{cfg.PhaseAt(g, pop.Counted(g)), Archive(cfg.feature_knobs), "", {}, {}, {}, {}};
+  GenerationPool pool{cfg.PhaseAt(g, pop.Counted(g)), Archive(cfg.feature_knobs), "", {}, {}, {}, {}, {}};
   for (const auto& [id, c] : pop.all()) {
     if (c.rec.generation >= g || c.not_evaluated || !c.Ok()) continue;
     pool.archive.Offer(id, c.rec.time_ms, c.knobs);
@@ -91,6 +92,7 @@ GenerationPool BuildGenerationPool(const Population& pop, const SearchState& sta
     if (it->second.rec.generation < g && it->second.Failed()) pool.failures_by_recency.push_back(it->first);
   pool.summary = SummaryAt(pop, cfg, wl, state.reference_ms, g);
   pool.keep = KnobsToKeep(pop, wl.knobs);
+  pool.moves = ImprovingMoves(pop, g);
   return pool;
 }
 
@@ -120,6 +122,7 @@ Result<ProposalContext> ProposalContextFor(const Population& pop, const Generati
   ctx.phase = pool.phase;
   ctx.temperature = cfg.Mix(pool.phase).temperature;
   ctx.meta_summary = pool.summary;
+  ctx.improving_moves = pool.moves;
   ctx.hardware = facts.hardware;
   ctx.comm_api = facts.comm_api;
   auto spec = cfg.island_specs.find(island);

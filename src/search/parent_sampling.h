@@ -6,8 +6,8 @@
 // GenerationPool is built once per generation from the candidates of earlier generations only
 // (so every slot of a generation sees the same state, whatever finished meanwhile): the phase,
 // the MAP-Elites archive of passing candidates, each island's population (its own, generation 0
-// and its immigrants), every passing candidate, failures newest first, and the meta-summary
-// (refreshed every summary_interval generations).
+// and its immigrants), every passing candidate, failures newest first, the meta-summary
+// (refreshed every summary_interval generations) and the knob moves that sped their parent up.
 //
 // SampleInputs draws, in this order from the slot's Rng: the parent (SelectParent over the
 // island's population with children counted so far; everyone's when the island has none), the
@@ -42,6 +42,7 @@ struct GenerationPool {
   std::vector<Scored> everyone;                  // every passing candidate
   std::vector<int64_t> failures_by_recency;      // failed candidates, newest first
   std::map<std::string, std::string> keep;       // knobs_to_keep.h: knob -> the only value proposed
+  std::vector<KnobMove> moves;                   // move_effects.h: measured moves that helped, best first
 };
 
 GenerationPool BuildGenerationPool(const Population& pop, const SearchState& state, const RunConfig& cfg,
