@@ -71,7 +71,7 @@ consistent() {  # consistent RUN_DIR
     [ "$(q "$1" "select count(distinct code_hash) from candidates")" = 4 ] &&
     [ "$(q "$1" "select count(*) from candidates where status = 'ok'")" = 4 ]
 }
-config() {  # config FILE MODE: the Slurm launcher, two evaluations in flight
+config() {  # config FILE MODE [GAIN_ROUNDS]: the Slurm launcher, two evaluations in flight
   cat >"$1" <<EOF
 seed = 3
 launcher = "slurm"
@@ -83,7 +83,7 @@ pending_limit_s = 60
 retries = 2
 [budget]
 max_candidates = 4
-gain_check_rounds = 1
+gain_check_rounds = ${3:-1}
 [islands]
 count = 2
 [parallelism]
@@ -92,6 +92,9 @@ EOF
 }
 config "$T/jobs.toml" jobs
 config "$T/steps.toml" auto
+# The fault cases below end without the gain check: case 1 checks it in Slurm jobs, and here its
+# seconds-long benches would only lengthen each case (the test ran 745 s of its 900 s with it).
+config "$T/faults.toml" jobs 0
 # The fault cases act while the seed's bench job runs (the run's first, alone; caught within about
 # a second of its start): sizes where that bench runs for seconds (22 iterations of the seed's ijk
 # loop, about 0.1 s each) but stays compute-bound (B is 64 KiB), so that the other benches and a
@@ -99,7 +102,7 @@ config "$T/steps.toml" auto
 # iteration, strided over B, slowed most by whatever else runs on the machine).
 SIZES=(--size M=8192 --size N=64 --size K=256)
 evolve_bg() {  # evolve_bg RUN_DIR: a jobs-mode evolve in the background (BG)
-  "$CUCO" evolve "$WL" --config "$T/jobs.toml" --run-dir "$1" "${SIZES[@]}" >"$1.out" 2>&1 &
+  "$CUCO" evolve "$WL" --config "$T/faults.toml" --run-dir "$1" "${SIZES[@]}" >"$1.out" 2>&1 &
   BG=$!
 }
 # The id of a running bench job of the run in $1, and its file (waits up to 60 s).
