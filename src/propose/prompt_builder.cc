@@ -252,6 +252,24 @@ void AddInspirations(const PromptParts& parts, const Cuts& cuts, Prompt* p, std:
 }
 
 // The prompt as `cuts` shows it.
+// The measured moves that helped, largest gain first, at most kMaxMoves lines:
+// "- backend=ce, strategy=interleaved: 1.09x over its parent (2 pairs: #3, #7)".
+std::string MovesText(const std::vector<KnobMove>& moves) {
+  constexpr size_t kMaxMoves = 8;
+  std::string s;
+  for (size_t i = 0; i < moves.size() && i < kMaxMoves; ++i) {
+    std::string set, ids;
+    for (const auto& [k, v] : moves[i].set) set += (set.empty() ? "" : ", ") + k + "=" + v;
+    for (int64_t id : moves[i].children) ids += (ids.empty() ? "#" : ", #") + std::to_string(id);
+    char gain[64];
+    std::snprintf(gain, sizeof gain, ": %.2fx over its parent (%d pair%s: ", moves[i].gain, moves[i].observations,
+                  moves[i].observations == 1 ? "" : "s");
+    s += "- " + set + gain + ids + ")\n";
+  }
+  if (moves.size() > kMaxMoves) s += "(" + std::to_string(moves.size() - kMaxMoves) + " more)\n";
+  return s;
+}
+
 Prompt Assemble(const PromptParts& parts, const Cuts& cuts) {
   const ProposalContext& ctx = parts.ctx;
   Prompt p;
@@ -262,6 +280,8 @@ Prompt Assemble(const PromptParts& parts, const Cuts& cuts) {
   if (!parts.island.empty()) user.push_back({"Island instructions", parts.island});
   if (!Trim(ctx.meta_summary).empty())
     user.push_back({"What the search has learned so far", CapText(Trim(ctx.meta_summary), cuts.meta_cap)});
+  if (!ctx.improving_moves.empty())
+    user.push_back({"Knob moves measured faster than their parent (try them together)", MovesText(ctx.improving_moves)});
   user.push_back({parts.kind == "crossover" ? "Parent 1 (the base)" : "Parent (the candidate to improve)",
                   parts.parent_head + parts.parent_code});
   AddInspirations(parts, cuts, &p, &user);

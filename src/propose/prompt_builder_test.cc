@@ -64,6 +64,12 @@ struct Fixture {
                     View(21, WithChunks(3, "FAILURE-TWENTYONE"), "wrong_result", -1, 0,
                          "rank 1: rel_l2 0.7 > 0.01 (a rank's contribution is missing)")};
     ctx.meta_summary = "TRIED: chunking. WORKED: 16 chunks. NEXT: LSA stores.";
+    KnobMove move;
+    move.set = {{"chunks", "16"}};
+    move.gain = 1.27;
+    move.observations = 2;
+    move.children = {11, 14};
+    ctx.improving_moves = {move};
     ctx.hardware = "GPUs: 2 x H200, 132 SMs, NV18";
     ctx.comm_api = "__device__ void* ncclGetLsaPointer(ncclWindow_t w, size_t offset, int peer);\n";
     ctx.temperature = 0.7;
@@ -89,6 +95,7 @@ TEST(BuildPrompt, HasEveryPiece) {
                            "Candidate #11: ok, 0.98 ms, speedup 2.04x", "INSPIRATION-ELEVEN", "INSPIRATION-THIRTEEN",
                            "Candidate #20: compile_error", "identifier \"Scal\" is undefined", "Key lines:",
                            "Candidate #21: wrong_result", "a rank's contribution is missing", "## Task",
+                           "## Knob moves measured faster than their parent", "- chunks=16: 1.27x over its parent (2 pairs: #11, #14)",
                            "The file has 2 EVOLVE blocks.", "SUMMARY:", "<<<<<<< SEARCH", ">>>>>>> REPLACE"})
     EXPECT_TRUE(Has(p.user, part)) << part << "\n" << p.user;
   EXPECT_EQ(p.inspiration_ids, (std::vector<int64_t>{11, 12, 13}));
