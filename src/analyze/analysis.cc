@@ -184,8 +184,10 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
   for (auto& op : a->ops) {
     if (op.kind == "call") {
       auto it = fx.find(op.api);
-      // A helper that touches none of the caller's variables adds nothing to the caller's graph.
-      if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty())) continue;
+      // A helper that touches none of the caller's variables adds nothing to the caller's graph,
+      // unless it communicates: a method on its object's members or a function on globals
+      // (`trainer.step()` reaching ncclAllReduce) is how the caller reaches the communication.
+      if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty() && !it->second.comm)) continue;
       ApplyHelperEffects(it->second, params, handle_stream_of, &op);
     }
     renumber[op.index] = static_cast<int>(kept.size());

@@ -284,6 +284,24 @@ TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {
   EXPECT_NE(report.find("(issues NCCL inside)"), std::string::npos) << report;
 }
 
+// Helpers that communicate on their object's members or on globals touch none of their caller's
+// variables, yet they are how main reaches the communication: their calls stay in the graph.
+TEST_P(AnalyzeCorpus, MethodsAndFunctionsOnMembersOrGlobalsReachTheCommunication) {
+  Analysis a = Analyze(CorpusFile("member_state_helpers.cu"), GetParam());
+  const AnalyzedOp* step = Find(a, "step");
+  const AnalyzedOp* globals = Find(a, "sync_globals");
+  ASSERT_NE(step, nullptr);
+  ASSERT_NE(globals, nullptr);
+  EXPECT_EQ(step->function, "main");
+  EXPECT_EQ(step->kind, "call");
+  EXPECT_TRUE(step->contains_comm);
+  EXPECT_TRUE(globals->contains_comm);
+  ASSERT_NE(Find(a, "reduce_gradients"), nullptr);
+  EXPECT_EQ(Find(a, "reduce_gradients")->function, "step");
+  // A helper touching nothing of its caller's that does not communicate adds nothing.
+  EXPECT_EQ(Find(a, "backward"), nullptr);
+}
+
 TEST_P(AnalyzeCorpus, MpiFreeBootstrap) {
   Analysis a = Analyze(CorpusFile("mpi_free_bootstrap.cu"), GetParam());
   EXPECT_EQ(Find(a, "MPI_Init"), nullptr);

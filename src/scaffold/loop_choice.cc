@@ -1,5 +1,6 @@
 #include "scaffold/loop_choice.h"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -230,8 +231,12 @@ class Eval {
     if (!x.ident) return Unknown();
     if (x.s == "true") return Known(1);
     if (x.s == "false" || x.s == "nullptr" || x.s == "NULL") return Known(0);
-    std::string name = x.s;
-    while (Is("::") && pos_ + 1 < t_.size()) pos_ += 2, name = t_[pos_ - 1].s;  // std::getenv -> getenv
+    std::string name = x.s, scope;
+    while (Is("::") && pos_ + 1 < t_.size()) {  // std::getenv -> getenv; Mode::Fast: scope Mode
+      scope = name;
+      pos_ += 2;
+      name = t_[pos_ - 1].s;
+    }
     if (Is("<")) {  // template arguments of a call (`get_argval<int>(...)`, `static_cast<T>(e)`), not a comparison
       size_t k = pos_;
       int depth = 0;
@@ -246,9 +251,15 @@ class Eval {
     if (Take("(")) return Call(name);
     while ((Is(".") || Is("->")) && pos_ + 1 < t_.size()) pos_ += 2, name = t_[pos_ - 1].s;  // cfg.mode: its name
     if (Is("[")) return Unknown();
+    if (!scope.empty()) {  // an enumerator, scoped (`Mode::Fast`), or unscoped behind a namespace
+      auto e = d_.enumerators.find(scope + "::" + name);
+      if (e == d_.enumerators.end()) e = d_.enumerators.find(name);
+      return e != d_.enumerators.end() ? Known(e->second) : Unknown();
+    }
     if (name == "argc") return Known(1);
     if (d_.rank_vars.count(name)) return {Value::kPerRank, 0};
     if (auto it = d_.values.find(name); it != d_.values.end()) return Known(it->second);
+    if (auto e = d_.enumerators.find(name); e != d_.enumerators.end()) return Known(e->second);
     return Unknown();
   }
 
@@ -273,7 +284,11 @@ bool ReadingArguments(const std::string& code, size_t at) {
     if (code[i] != '{' || depth-- > 0) continue;
     size_t h = i;
     while (h > 0 && code[h - 1] != ';' && code[h - 1] != '{' && code[h - 1] != '}') --h;
-    return names_args(code.substr(h, i - h));
+    // A loop or branch over the arguments; a function's own header (`int main(int argc, ...)`) is
+    // not: what main's body does, it does without arguments too.
+    static const std::regex control(R"(^\s*(?:else\s+)?(?:if|for|while|switch)\b)");
+    const std::string header = code.substr(h, i - h);
+    return std::regex_search(header, control) && names_args(header);
   }
   return false;
 }
@@ -313,14 +328,50 @@ std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, siz
   return out;
 }
 
+// The program's enumerations: each enumerator's value into d->enumerators (`Enum::Name`, and `Name`
+// for an unscoped enum); the enum types' names are returned. An enumerator whose value is not a
+// literal integer ends its enum's list (the values after it are not known).
+static std::set<std::string> Enumerations(const std::string& code, ProgramDefaults* d) {
+  std::set<std::string> types;
+  static const std::regex enum_re(R"(\benum\s+(class\s+|struct\s+)?([A-Za-z_]\w*)\s*(?::\s*[\w:\s]+)?\{([^{}]*)\})");
+  static const std::regex item_re(R"(^\s*([A-Za-z_]\w*)\s*(?:=\s*(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*)?\s*$)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), enum_re); it != std::sregex_iterator(); ++it) {
+    const bool scoped = (*it)[1].matched;
+    const std::string type = (*it)[2].str(), body = (*it)[3].str();
+    types.insert(type);
+    int64_t next = 0;
+    size_t from = 0;
+    while (from <= body.size()) {
+      size_t comma = body.find(',', from);
+      if (comma == std::string::npos) comma = body.size();
+      const std::string item = body.substr(from, comma - from);
+      from = comma + 1;
+      if (Trim(item).empty()) continue;  // a trailing comma
+      std::smatch m;
+      if (!std::regex_match(item, m, item_re)) break;
+      if (m[2].matched) {
+        std::string digits = m[2].str();
+        digits.erase(std::remove_if(digits.begin(), digits.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+                     digits.end());
+        next = std::stoll(digits, nullptr, 0);
+      }
+      d->enumerators[type + "::" + m[1].str()] = next;
+      if (!scoped) d->enumerators[m[1].str()] = next;
+      ++next;
+    }
+  }
+  return types;
+}
+
 ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars) {
   ProgramDefaults d;
   d.rank_vars = rank_vars;
+  std::string type_words = "bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char";
+  for (const std::string& type : Enumerations(code, &d)) type_words += "|" + type;
   static const std::regex rank_re(R"(\b(?:MPI_Comm_rank|ncclCommUserRank)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), rank_re); it != std::sregex_iterator(); ++it)
     d.rank_vars.insert(LastComponent((*it)[1].str()));
-  static const std::regex decl(
-      R"(\b(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char)(?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
+  const std::regex decl(R"(\b(?:)" + type_words + R"()(?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
   std::map<std::string, int> seen;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
@@ -341,7 +392,7 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
       const size_t at = static_cast<size_t>(m->position(0));
       const size_t line_start = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
       const std::string before = code.substr(line_start, at - line_start);
-      if (std::regex_search(before, std::regex(R"(\b(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char)\b)")))
+      if (std::regex_search(before, std::regex(R"(\b(?:)" + type_words + R"()\b)")))
         continue;  // its declaration
       other = !ReadingArguments(code, at);
     }

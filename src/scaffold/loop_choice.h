@@ -45,9 +45,13 @@ std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, siz
 // integer and boolean variables initialised from an option's default (`get_argval(argv, ..., "-nx",
 // 16384)`, `arg_int(argc, argv, "--batch", 512)`), a flag query (`get_arg(argv, ..., "-csv")`:
 // absent), `argc > 1 ? ... : d`, `getenv("X") ? ... : d`, or a literal; variables holding the rank.
+// Enumerations count as integers: a variable of an enum type the program declares, initialised with
+// one of its enumerators (`TimingMode mode = TimingMode::Throughput;`), holds that enumerator's value.
 struct ProgramDefaults {
   std::map<std::string, int64_t> values;
   std::set<std::string> rank_vars;
+  // Enumerator -> value: `Enum::Name` for every enumerator, and `Name` too for an unscoped enum.
+  std::map<std::string, int64_t> enumerators;
 };
 // Read from `code` (comment-stripped text, literals kept) with the program's rank variables.
 ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars);

@@ -101,6 +101,48 @@ TEST(LoopChoice, TheBranchTheProgramTakesWithoutArguments) {
   EXPECT_NE(bad.status().message().find("b.cu:5, b.cu:7"), std::string::npos) << bad.status().message();
 }
 
+// A mode held in an enum (a benchmark's timing modes: throughput by default, others by argument;
+// Venkat2811/yali bench/benchmark_nccl_mpi.cu): the default's branch is served, in the function the
+// mode is passed to under the same name.
+TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
+  const std::string text =
+      "enum class TimingMode { Throughput, Latency, CudaEvents };\n"                   // 1
+      "enum Dtype : int { kF32 = 4, kF16 = 0x10, kBF16 };\n"                           // 2
+      "void bench(int n, TimingMode timingMode) {\n"                                   // 3
+      "  if (timingMode == TimingMode::CudaEvents) {\n"                                // 4
+      "    for (int i = 0; i < n; ++i) ncclAllReduce(a, b, n, t, o, c, s);\n"          // 5
+      "  } else if (timingMode == TimingMode::Throughput) {\n"                         // 6
+      "    for (int i = 0; i < n; ++i) ncclAllReduce(a, b, n, t, o, c, s);\n"          // 7
+      "  } else {\n"                                                                   // 8
+      "    for (int i = 0; i < n; ++i) { ncclAllReduce(a, b, n, t, o, c, s); sync(); }\n"  // 9
+      "  }\n}\n"                                                                       // 10-11
+      "int main(int argc, char** argv) {\n"                                            // 12
+      "  TimingMode timingMode = TimingMode::Throughput;\n"                            // 13
+      "  Dtype dtype = kBF16;\n"                                                       // 14
+      "  if (argc > 3) {\n"                                                            // 15
+      "    if (strcmp(argv[3], \"latency\") == 0) timingMode = TimingMode::Latency;\n"  // 16
+      "  }\n"                                                                          // 17
+      "  bench(1024, timingMode);\n}\n";                                               // 18-19
+  const ProgramDefaults d = DefaultsOf(text, {});
+  EXPECT_EQ(d.enumerators.at("TimingMode::CudaEvents"), 2);
+  EXPECT_EQ(d.enumerators.count("CudaEvents"), 0u);  // scoped: only by its qualified name
+  EXPECT_EQ(d.enumerators.at("kF16"), 16);
+  EXPECT_EQ(d.enumerators.at("Dtype::kBF16"), 17);
+  EXPECT_EQ(d.values.at("timingMode"), 0);
+  EXPECT_EQ(d.values.at("dtype"), 17);
+  LoopSearch search;
+  search.defaults = &d;
+  Result<TimedLoop> loop = FindTimedLoop("y.cu", text, {"ncclAllReduce"}, "bench", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 7);
+  // Set again outside the command line's reading: no one value, so cuco asks.
+  const std::string changed = text.substr(0, text.find("  bench(1024")) + "  timingMode = pick();\n  bench(1024, timingMode);\n}\n";
+  const ProgramDefaults c = DefaultsOf(changed, {});
+  EXPECT_EQ(c.values.count("timingMode"), 0u);
+  search.defaults = &c;
+  EXPECT_FALSE(FindTimedLoop("y.cu", changed, {"ncclAllReduce"}, "bench", std::string::npos, search).ok());
+}
+
 // Two modes cuco cannot decide between, or decided by the rank: it asks, listing both, never guesses.
 TEST(LoopChoice, UndecidableBranchesAreAskedAbout) {
   const std::string text =
