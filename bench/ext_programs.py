@@ -18,9 +18,15 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/huangnuan2022/neu-hpc-for-ai ROOT/hn-neu-hpc-for-ai && git -C ROOT/hn-neu-hpc-for-ai checkout 1f03bc000f8fa52d203cc2f79eec730454eb25d6
   git clone https://github.com/FZJ-JSC/tutorial-multi-gpu ROOT/tutorial-multi-gpu && git -C ROOT/tutorial-multi-gpu checkout 859b32b0ec2ab177e6b92e1080c6782a15383625
   git clone https://github.com/dcslin/nccl-all-reduce ROOT/nccl-all-reduce && git -C ROOT/nccl-all-reduce checkout 721889c57170ea8a163f19b7ec82f3b4ed1177e5
+  git clone https://github.com/afanasyev-ilya/AIComm ROOT/AIComm          && git -C ROOT/AIComm checkout e3ca50527fec3377e3a5c663bd156b52f4b494d7
+  git clone https://github.com/CalvinXKY/BasicCUDA ROOT/BasicCUDA          && git -C ROOT/BasicCUDA checkout 3a5c50ea72a4d98d181e5b081623d0c4ae7a4801
+  git clone https://github.com/Venkat2811/yali ROOT/yali                   && git -C ROOT/yali checkout 0da8e7988206f915c475ac0cb4f140f4e72d6a53
+  git clone https://github.com/terryye/cuda_FlashAttention ROOT/cuda_FlashAttention && git -C ROOT/cuda_FlashAttention checkout b1ff4f1ea56d24c0acb51e0a89b8c55d3b65dd7a
+  git clone https://github.com/SenthilArun/ParallelComputing ROOT/ParallelComputing && git -C ROOT/ParallelComputing checkout bdca368478231de3b2cc0be8201a750feecddaac
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
-The last four are course and tutorial repositories found in stop 40; only FZJ-JSC's states a
-licence (MIT): none is copied here, each is fetched.)
+The four before AIComm are course and tutorial repositories found in stop 40, the last five
+repositories found in stop 43. Of these nine only FZJ-JSC's and yali state a licence (MIT): none
+is copied here, each is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
 CUDA = "/usr/local/cuda"
@@ -62,6 +68,12 @@ P = [
   ("hn_dist_flash_attn", "hn-neu-hpc-for-ai/week_08/dist-flash-attn", ["src/main.cu", "src/flash_attn.cu"], "nvcc -O3 -std=c++17 -Iinclude src/main.cu src/flash_attn.cu -o dist_flash_attn -lnccl", []),
   ("fzj_jacobi_graphs", "tutorial-multi-gpu/10-H_CUDA_Graphs_and_Device-initiated_Communication_with_NVSHMEM/solutions/Using_CUDA_Graphs", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -ccbin mpicxx -DHAVE_CUB -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl", []),
   ("dcslin_comm", "nccl-all-reduce", ["test_comm.cc", "communicator.cc"], "mpicxx -I/usr/local/cuda/include test_comm.cc communicator.cc -o test_comm -L/usr/local/cuda/lib64 -lcudart -lnccl", ["--args", "1 2 1048576"]),
+  ("aicomm_tp_row", "AIComm/src/tensor_parallel", ["row_wise.cu"], "nvcc -O3 -std=c++17 row_wise.cu -o tp_row_nccl -lnccl -lcublas", []),
+  ("aicomm_moe", "AIComm/src/expert_parallel", ["moe.cu"], "nvcc -O3 -std=c++17 moe.cu -o ep_moe -lnccl -lcublas", []),
+  ("basiccuda_alltoall", "BasicCUDA/nccl", ["alltoall.cu"], "nvcc -O3 -std=c++17 alltoall.cu -o alltoall -lnccl", []),
+  ("yali_allreduce_mpi", "yali/bench", ["benchmark_nccl_mpi.cu"], "nvcc -O2 -std=c++17 -ccbin mpicxx benchmark_nccl_mpi.cu -o benchmark_nccl_mpi -lnccl", []),
+  ("ring_attention", "cuda_FlashAttention/src/03_flash_attention_v2_ring", ["04_ring_attention.cu"], "nvcc -O2 -I.. -I/usr/lib/x86_64-linux-gnu/openmpi/include 04_ring_attention.cu -o ring_attention -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi -lnccl", []),
+  ("dp_stress", "ParallelComputing", ["MultiGpu_NCCL_MPI.cu"], "nvcc -O3 -std=c++17 MultiGpu_NCCL_MPI.cu -o dp_stress -lnccl -lcublas -lcurand", []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

@@ -28,6 +28,27 @@ std::string WorkloadName(const std::string& path, const std::string& main_dir) {
   return out.string();
 }
 
+std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
+                                 const std::string& main_dir) {
+  static const std::regex include_re(R"re((#\s*include\s*")([^"]*\.\.[^"]*)("))re");
+  const fs::path from = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  const fs::path here = fs::path(name).parent_path();
+  std::string out;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
+    const std::string spelled = (*it)[2].str();
+    std::error_code ec;
+    const fs::path target = from / spelled;
+    if (!fs::is_regular_file(target, ec)) continue;
+    const std::string placed = fs::path(WorkloadName(target.string(), main_dir)).lexically_relative(here.empty() ? "." : here).string();
+    if (placed.empty() || placed == spelled) continue;
+    const size_t at = static_cast<size_t>(it->position(2));
+    out += text.substr(last, at - last) + placed;
+    last = at + spelled.size();
+  }
+  return out + text.substr(last);
+}
+
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
                                                      const std::vector<std::string>& other_sources,
                                                      const std::vector<std::string>& own_include_dirs) {
@@ -39,7 +60,7 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");
     if (!seen.insert(WorkloadName(src, root)).second) continue;
-    out.push_back({WorkloadName(src, root), *text, true});
+    out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root), true});
     to_scan.push_back(src);
   }
   // `#include "x"`: the including file's folder, then the own include folders; `#include <x>`: those.
@@ -60,7 +81,7 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
         if (seen.insert(name).second) {
           auto h = ReadFile(header.string());
           if (!h.ok()) return Status::InvalidArgument(header.string() + ": cannot read (" + h.status().message() + ")");
-          out.push_back({name, *h, false});
+          out.push_back({name, WithWorkloadIncludes(*h, header.string(), name, root), false});
           to_scan.push_back(header);
         }
         break;  // the first folder that has it, as the compiler looks

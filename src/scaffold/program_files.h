@@ -35,6 +35,14 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
                                                      const std::vector<std::string>& other_sources,
                                                      const std::vector<std::string>& own_include_dirs = {});
 
+// `text`, a file the workload holds at `name` (relative to the workload folder: the main file, a
+// harness file made from it, or a copy), which was `path` in the user's tree (the main file's folder
+// `main_dir`), with each `#include "P"` that reaches one of the program's own files through `..`
+// out of the workload's place for it spelled as the workload places the copy: the main file's
+// `#include "../common.cuh"` becomes `#include "_up/common.cuh"`. Other text is unchanged.
+std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
+                                 const std::string& main_dir);
+
 // A compile flag with an own include folder (`-I/abs/common`, `-isystem/abs/x`) spelled as the
 // workload names the folder (`-I_up/common`); -isystem and -include spelled as nvcc takes them
 // (`-isystem=/usr/x`: CompileFlags joins them as clang does, which nvcc rejects); any other flag as it is.

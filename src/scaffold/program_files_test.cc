@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -55,6 +56,28 @@ TEST_F(ProgramFilesTest, SourcesAndIncludeFoldersOutsideMainsFolder) {
   EXPECT_EQ(OwnIncludeFlag("-isystem" + P("ex/common/include"), P("ex/ring/c"), own), "-isystem=_up/_up/common/include");
   EXPECT_EQ(OwnIncludeFlag("-include/usr/include/x.h", P("ex/ring/c"), own), "-include=/usr/include/x.h");
   EXPECT_EQ(WorkloadName(P("ex/ring/c/include/a.h"), P("ex/ring/c")), "include/a.h");
+}
+
+// afanasyev-ilya/AIComm: src/tensor_parallel/row_wise.cu includes "../common.cuh" by its own path.
+// The copy is _up/common.cuh; the files at the workload's top name it so, and a copy's include of
+// another copy keeps its spelling where the two keep their places.
+TEST_F(ProgramFilesTest, IncludesThroughDotDotNameTheCopies) {
+  Write("src/tp/row_wise.cu", "#include \"../common.cuh\"\n#include \"local.h\"\nint main() { return 0; }\n");
+  Write("src/tp/local.h", "#pragma once\n");
+  Write("src/common.cuh", "#pragma once\n#include \"util/log.h\"\n#include \"../top.h\"\n");
+  Write("src/util/log.h", "#pragma once\n");
+  Write("top.h", "#pragma once\n");
+  Result<std::vector<ProgramFile>> files = CollectProgramFiles(P("src/tp/row_wise.cu"), {});
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  std::map<std::string, std::string> by_name;
+  for (const ProgramFile& f : *files) by_name[f.name] = f.text;
+  ASSERT_EQ(by_name.count("_up/common.cuh"), 1u);
+  ASSERT_EQ(by_name.count("_up/util/log.h"), 1u);
+  ASSERT_EQ(by_name.count("_up/_up/top.h"), 1u);
+  EXPECT_EQ(by_name["_up/common.cuh"], "#pragma once\n#include \"util/log.h\"\n#include \"_up/top.h\"\n");  // ../top.h is _up/_up/top.h
+  const std::string main_text = "#include \"../common.cuh\"\n#include \"local.h\"\n// #include \"../missing.h\"\nint main() {}\n";
+  EXPECT_EQ(WithWorkloadIncludes(main_text, P("src/tp/row_wise.cu"), "seed.cu", P("src/tp")),
+            "#include \"_up/common.cuh\"\n#include \"local.h\"\n// #include \"../missing.h\"\nint main() {}\n");
 }
 
 // Every NCCL example's main.cc sits in a folder called c/: each gets a workload of its own.

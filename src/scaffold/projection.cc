@@ -159,6 +159,8 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
       headers.insert("cusparse.h");
     else if (n.rfind("cufft", 0) == 0)
       headers.insert("cufft.h");
+    else if (n.rfind("cudaProfiler", 0) == 0)  // not in cuda_runtime.h: declared after the guard, it breaks
+      headers.insert("cuda_profiler_api.h");
   }
   std::string t =
       "// One process drives every GPU in this program: each rank does only its own GPU's part. While another\n"

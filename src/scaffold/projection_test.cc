@@ -48,6 +48,12 @@ TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
     EXPECT_EQ(candidate.find(stand_in), std::string::npos) << stand_in;
   // The reference's streams are CUDA's own: guarded there.
   EXPECT_NE(ProjectionGuards(code, true).find("#define cudaStreamCreate(...)"), std::string::npos);
+  // A call declared in a header cuda_runtime.h does not include: the header comes before its guard
+  // (afanasyev-ilya/AIComm includes <cuda_profiler_api.h> after them; its declarations broke).
+  const std::string profiled = ProjectionGuards("cudaProfilerStart(); ncclAllReduce(a, b, n, t, o, c, s);", false);
+  const size_t header = profiled.find("#include <cuda_profiler_api.h>");
+  ASSERT_NE(header, std::string::npos) << profiled;
+  EXPECT_LT(header, profiled.find("#define cudaProfilerStart(...)")) << profiled;
 }
 
 TEST(ProjectionTest, FindsCallsQualifiedWithColons) {

@@ -218,6 +218,11 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     files.push_back({harness / "README.md", HarnessReadme(f)});
   }
   for (const ProgramFile& pf : *more) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
+  // The files at the workload's and the harness's top sit where the main file sat: their includes of
+  // the program's files above it (`../common.cuh`) name the copies (`_up/common.cuh`).
+  for (auto& [path, text] : files)
+    if (path.parent_path() == out_dir || path.parent_path() == harness)
+      text = WithWorkloadIncludes(text, program_path, path.filename().string(), main_dir);
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   // Which program this is, for `cuco run` (which reuses a workload only when made from this program).
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kOriginFile, ProgramOrigin(program_path) + "\n"));
