@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <regex>
 
 #include "scaffold/constants.h"
@@ -353,7 +355,10 @@ static std::set<std::string> Enumerations(const std::string& code, ProgramDefaul
         std::string digits = m[2].str();
         digits.erase(std::remove_if(digits.begin(), digits.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
                      digits.end());
-        next = std::stoll(digits, nullptr, 0);
+        errno = 0;
+        const long long v = std::strtoll(digits.c_str(), nullptr, 0);
+        if (errno == ERANGE) break;  // past int64 (a 64-bit mask): this value and the ones after it unknown
+        next = v;
       }
       d->enumerators[type + "::" + m[1].str()] = next;
       if (!scoped) d->enumerators[m[1].str()] = next;

@@ -107,7 +107,7 @@ TEST(LoopChoice, TheBranchTheProgramTakesWithoutArguments) {
 TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   const std::string text =
       "enum class TimingMode { Throughput, Latency, CudaEvents };\n"                   // 1
-      "enum Dtype : int { kF32 = 4, kF16 = 0x10, kBF16 };\n"                           // 2
+      "enum Dtype : int { kF32 = 4, kF16 = 0x10, kBF16 }; enum Mask : unsigned long long { kNone = 0, kAll = 0xFFFFFFFFFFFFFFFFF, kNext };\n"  // 2
       "void bench(int n, TimingMode timingMode) {\n"                                   // 3
       "  if (timingMode == TimingMode::CudaEvents) {\n"                                // 4
       "    for (int i = 0; i < n; ++i) ncclAllReduce(a, b, n, t, o, c, s);\n"          // 5
@@ -128,6 +128,8 @@ TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   EXPECT_EQ(d.enumerators.count("CudaEvents"), 0u);  // scoped: only by its qualified name
   EXPECT_EQ(d.enumerators.at("kF16"), 16);
   EXPECT_EQ(d.enumerators.at("Dtype::kBF16"), 17);
+  EXPECT_EQ(d.enumerators.at("kNone"), 0);
+  EXPECT_EQ(d.enumerators.count("kAll") + d.enumerators.count("kNext"), 0u);  // past int64: not known, no throw
   EXPECT_EQ(d.values.at("timingMode"), 0);
   EXPECT_EQ(d.values.at("dtype"), 17);
   LoopSearch search;
