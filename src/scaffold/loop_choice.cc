@@ -371,12 +371,15 @@ static std::set<std::string> Enumerations(const std::string& code, ProgramDefaul
 ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars) {
   ProgramDefaults d;
   d.rank_vars = rank_vars;
-  std::string type_words = "bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char";
-  for (const std::string& type : Enumerations(code, &d)) type_words += "|" + type;
+  // The types a declaration of such a variable names: integers, booleans and the program's enums.
+  std::string types = "(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char";
+  for (const std::string& type : Enumerations(code, &d)) types += "|" + type;
+  types += ")";
+  const std::regex declared_type(R"(\b)" + types + R"(\b)");
   static const std::regex rank_re(R"(\b(?:MPI_Comm_rank|ncclCommUserRank)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), rank_re); it != std::sregex_iterator(); ++it)
     d.rank_vars.insert(LastComponent((*it)[1].str()));
-  const std::regex decl(R"(\b(?:)" + type_words + R"()(?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
+  const std::regex decl(R"(\b)" + types + R"((?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
   std::map<std::string, int> seen;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
@@ -397,8 +400,7 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
       const size_t at = static_cast<size_t>(m->position(0));
       const size_t line_start = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
       const std::string before = code.substr(line_start, at - line_start);
-      if (std::regex_search(before, std::regex(R"(\b(?:)" + type_words + R"()\b)")))
-        continue;  // its declaration
+      if (std::regex_search(before, declared_type)) continue;  // its declaration
       other = !ReadingArguments(code, at);
     }
     it = other ? d.values.erase(it) : std::next(it);
