@@ -110,6 +110,14 @@ struct AnalyzeOptions {
   std::vector<std::string> program_flags;
   bool allow_clang = true;                // false: lexical scanner only (tests)
   bool allow_full = true;                 // false: skip the real-header attempt (tests)
+  // The program's own include folders (absolute; CompileFlags::own_include_dirs): with the including
+  // files' folders, where AnalyzeProgram looks for the program's own headers (util/own_includes.h).
+  std::vector<std::string> own_include_dirs;
+  // A file of the analysis that is not compiled on its own (a header, or a .cu that another file
+  // `#include`s): the listed file whose translation unit clang parses for it, by path. Its functions
+  // and calls are read from that unit, where what it relies on (types, macros, other headers) is
+  // declared as in the real build.
+  std::map<std::string, std::string> included_from;
 };
 
 // CUDA/NCCL/MPI include folders found without running anything (CUDA_HOME, /usr/local/cuda,
@@ -120,6 +128,11 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
 // A program split over several files (main.cu model.cu ...): each is parsed on its own, then one
 // analysis is built over all of them, so helpers defined in one file and called in another carry
 // their effects; ops are in file order, then source order. Errors name the file.
+// The program's own headers and included .cu files (util/own_includes.h) that communicate join the
+// analysis after the listed files, each parsed in its includer's translation unit: those that call
+// an NCCL collective or send/recv, and those that call a function defined in one that does
+// (transitively; found by the lexical scan). A listed file that another listed file includes is
+// parsed in that file's unit too.
 Result<Analysis> AnalyzeProgram(const std::vector<std::string>& paths, const AnalyzeOptions& options = {});
 Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::vector<std::string>& texts,
                               const AnalyzeOptions& options = {});

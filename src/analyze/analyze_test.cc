@@ -302,6 +302,29 @@ TEST_P(AnalyzeCorpus, MethodsAndFunctionsOnMembersOrGlobalsReachTheCommunication
   EXPECT_EQ(Find(a, "backward"), nullptr);
 }
 
+// The communication in files main includes (an included .cu whose loop calls a header's
+// send/recv): both join the analysis, each read from main's unit (the header uses a type main
+// declares); an included header without communication does not.
+TEST_P(AnalyzeCorpus, CommunicationInIncludedFilesIsAnalysed) {
+  Analysis a = Analyze(CorpusFile("included_ring/main.cu"), GetParam());
+  const AnalyzedOp* forward = Find(a, "forward");
+  const AnalyzedOp* exchange = Find(a, "exchange");
+  const AnalyzedOp* send = Find(a, "ncclSend");
+  ASSERT_NE(forward, nullptr);
+  ASSERT_NE(exchange, nullptr);
+  ASSERT_NE(send, nullptr);
+  EXPECT_EQ(forward->function, "main");
+  EXPECT_TRUE(forward->contains_comm);
+  EXPECT_EQ(exchange->function, "forward");
+  EXPECT_EQ(std::filesystem::path(exchange->file).filename(), "ring.cu");
+  EXPECT_EQ(send->function, "exchange");
+  EXPECT_EQ(std::filesystem::path(send->file).filename(), "comm.h");
+  EXPECT_EQ(send->send, "r.send");
+  for (const auto& f : a.files) EXPECT_NE(std::filesystem::path(f).filename(), "math.h");
+  // Read from main's unit, the header has no error of its own (parsed alone, `Ring` is unknown).
+  for (const auto& w : a.warnings) EXPECT_FALSE(w.rfind("comm.h: clang", 0) == 0 && w.find("error") != std::string::npos) << w;
+}
+
 TEST_P(AnalyzeCorpus, MpiFreeBootstrap) {
   Analysis a = Analyze(CorpusFile("mpi_free_bootstrap.cu"), GetParam());
   EXPECT_EQ(Find(a, "MPI_Init"), nullptr);

@@ -533,12 +533,17 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   CXIndex index = lc->clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
   // The detailed record keeps what the preprocessor skipped (clang_getSkippedRanges).
-  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
+  // A file another file includes is read from its includer's unit (AnalyzeOptions::included_from).
+  const auto includer = o.included_from.find(path);
+  const std::string& unit = includer == o.included_from.end() ? path : includer->second;
+  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, unit.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
                                                0, CXTranslationUnit_DetailedPreprocessingRecord, &tu);
   if (ec != CXError_Success || !tu) {
     r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
+  } else if (CXFile main_file = lc->clang_getFile(tu, path.c_str()); main_file == nullptr) {
+    r.error = unit + " does not include " + path + " in this build";
+    lc->clang_disposeTranslationUnit(tu);
   } else {
-    CXFile main_file = lc->clang_getFile(tu, path.c_str());
     const ClangErrors diag = CountClangErrors(tu, main_file);
     const int errors = diag.errors, fatals = diag.fatals, main_errors = diag.main_errors;
     const std::string& first_fatal = diag.first_fatal;

@@ -14,6 +14,8 @@
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
 #include "analyze/ranges.h"
+#include "analyze/api_specs.h"
+#include "util/own_includes.h"
 
 namespace cuco {
 
@@ -145,6 +147,39 @@ Result<FrontEndResult> ParseOneFile(const std::string& path, const std::string& 
 
 int PathRank(const std::string& p) { return p == "clang" ? 0 : p == "clang-stub" ? 1 : 2; }
 
+bool CommunicationCall(const std::string& callee) {
+  const auto it = Specs().find(callee);
+  return it != Specs().end() && (std::string(it->second.kind) == "collective" || std::string(it->second.kind) == "p2p");
+}
+
+// The own includes of `paths` that join the analysis (analysis.h, AnalyzeProgram), in the order
+// found, from the lexical scan of each: those that call an NCCL collective or send/recv, then, to a
+// fixed point, those that call a function one of those defines.
+std::vector<OwnInclude> CommunicatingIncludes(const std::vector<std::string>& paths, const AnalyzeOptions& options) {
+  const std::vector<OwnInclude> found = OwnIncludes(paths, options.own_include_dirs);
+  std::vector<FrontEndResult> scans;
+  for (const OwnInclude& inc : found) {
+    Result<std::string> t = ReadWhole(inc.path);
+    scans.push_back(t.ok() ? ParseLexically(*t) : FrontEndResult{});
+  }
+  std::vector<bool> joins(found.size(), false);
+  std::set<std::string> defined;  // functions the joining files define
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (joins[i]) continue;
+      for (const RawCall& c : scans[i].calls) joins[i] = joins[i] || CommunicationCall(c.callee) || defined.count(c.callee) > 0;
+      if (!joins[i]) continue;
+      grew = true;
+      for (const AnalyzedFunction& f : scans[i].functions) defined.insert(f.name);
+    }
+  }
+  std::vector<OwnInclude> out;
+  for (size_t i = 0; i < found.size(); ++i)
+    if (joins[i]) out.push_back(found[i]);
+  return out;
+}
+
 }  // namespace
 
 Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::vector<std::string>& texts,
@@ -199,14 +234,28 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
   return AnalyzeProgram({path}, options);
 }
 
-Result<Analysis> AnalyzeProgram(const std::vector<std::string>& paths, const AnalyzeOptions& options) {
-  std::vector<std::string> texts;
+Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const AnalyzeOptions& options) {
+  std::vector<std::string> paths = listed, texts;
+  AnalyzeOptions with_includes = options;
+  // A listed file that another listed file includes is read from that file's unit.
+  for (size_t a = 0; a < listed.size() && listed.size() > 1; ++a)
+    for (const OwnInclude& inc : OwnIncludes({listed[a]}, options.own_include_dirs))
+      for (size_t b = 0; b < listed.size(); ++b) {
+        std::error_code ec;
+        if (b != a && !with_includes.included_from.count(listed[b]) && std::filesystem::equivalent(inc.path, listed[b], ec))
+          with_includes.included_from[listed[b]] = listed[a];
+      }
+  for (const OwnInclude& inc : CommunicatingIncludes(listed, options)) {
+    paths.push_back(inc.path);
+    const auto unit = with_includes.included_from.find(inc.includer);
+    with_includes.included_from[inc.path] = unit == with_includes.included_from.end() ? inc.includer : unit->second;
+  }
   for (const auto& p : paths) {
     Result<std::string> t = ReadWhole(p);
     if (!t.ok()) return t.status();
     texts.push_back(std::move(*t));
   }
-  return AnalyzeFiles(paths, texts, options);
+  return AnalyzeFiles(paths, texts, with_includes);
 }
 
 }  // namespace cuco

@@ -279,7 +279,8 @@ std::vector<Config> EveryConfig(const Space& sp) {
 }
 
 // The mutations to try, in tiers tried in order: one or two knobs from `base` (shuffled), adjacent
-// values first in the exploit phase, two knobs first with a probability that grows with temperature.
+// values first in the exploit phase; in the explore phase one knob first from generation 0 (a
+// parent of mutation kind "seed"), else two knobs first with a probability that grows with temperature.
 std::vector<std::vector<Config>> MutationTiersOf(const ProposalContext& ctx, const Space& sp, const Config& base, Rng* rng) {
   std::vector<std::vector<Config>> tiers;
   std::vector<Config> n1 = Neighbours(sp, base, 1), n2 = Neighbours(sp, base, 2);
@@ -294,6 +295,10 @@ std::vector<std::vector<Config>> MutationTiersOf(const ProposalContext& ctx, con
     adj.erase(std::remove_if(adj.begin(), adj.end(), outside), adj.end());
     rng->Shuffle(&adj);
     tiers = {adj, n1, n2};
+  } else if (ctx.parent.mutation_kind == "seed") {
+    // From generation 0, every move alone before any pair: each move's effect is then measured on
+    // its own (move_effects.h), which compose builds on; a pair mixes a good move with a bad one.
+    tiers = {n1, n2};
   } else {
     const double p2 = std::clamp(ctx.temperature / 2, 0.1, 0.9);
     if (rng->Uniform() < p2) tiers = {n2, n1};

@@ -8,7 +8,8 @@
 //    is proposed as mutation kind "compose", the moves' children recorded as extra parents. With
 //    nothing untried to compose, a "diff" request is served as a mutation.
 //  - mutation ("knobs"; "rewrite" requests are served the same way): one or two knobs changed. Explore: random neighbours at distance 1 or 2 (two-knob moves first with
-//    probability temperature/2) of the parent. Exploit: around the fastest passing candidate
+//    probability temperature/2) of the parent; of a generation-0 parent (kind "seed"), every
+//    one-knob move before any two-knob one, so each move is measured alone. Exploit: around the fastest passing candidate
 //    in view (the parent, or a faster inspiration, then recorded as an extra parent): its
 //    adjacent values first (the next or previous entry of each knob's `values` list), then
 //    other one-knob and two-knob moves; the result is applied to the parent's code.

@@ -80,6 +80,22 @@ TEST(BuiltinProposer, SameContextSameProposal) {
   EXPECT_TRUE(changed == 1 || changed == 2) << a->description;
 }
 
+// From generation 0 the explore phase tries every move alone before any pair, whatever the
+// temperature: 3 + 2 + 1 one-knob moves of kCode, then two-knob ones.
+TEST(BuiltinProposer, FromGenerationZeroEachMoveAloneFirst) {
+  Harness h;
+  BuiltinProposer p;
+  for (int i = 0; i < 8; ++i) {
+    ProposalContext c = h.Context(500 + i);
+    c.parent.mutation_kind = "seed";
+    c.temperature = 2.0;  // two-knob moves first with probability 0.9 from any other parent
+    auto r = p.Propose(c);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(Changed(kCode, r->code), i < 6 ? 1 : 2) << i << ": " << r->description;
+    h.tried.insert(Sha256Hex(r->code));
+  }
+}
+
 TEST(BuiltinProposer, SequenceIsDeterministic) {
   auto run = [] {
     Harness h;

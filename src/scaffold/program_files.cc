@@ -5,7 +5,7 @@
 #include <set>
 
 #include "util/files.h"
-#include "util/source_text.h"
+#include "util/own_includes.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -55,38 +55,20 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
   const std::string root = fs::path(main_path).parent_path().empty() ? "." : fs::path(main_path).parent_path().string();
   std::vector<ProgramFile> out;
   std::set<std::string> seen = {WorkloadName(main_path, root)};
-  std::vector<fs::path> to_scan = {main_path};
   for (const auto& src : other_sources) {
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");
     if (!seen.insert(WorkloadName(src, root)).second) continue;
     out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root), true});
-    to_scan.push_back(src);
   }
-  // `#include "x"`: the including file's folder, then the own include folders; `#include <x>`: those.
-  static const std::regex include_re(R"re((^|\n)\s*#\s*include\s*(["<])([^">]+)[">])re");
-  for (size_t i = 0; i < to_scan.size(); ++i) {
-    auto text = ReadFile(to_scan[i].string());
-    if (!text.ok()) continue;
-    const std::string code = BlankComments(*text);
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), include_re); it != std::sregex_iterator(); ++it) {
-      std::vector<fs::path> where;
-      if ((*it)[2].str() == "\"") where.push_back(to_scan[i].parent_path());
-      for (const auto& d : own_include_dirs) where.push_back(d);
-      for (const fs::path& dir : where) {
-        const fs::path header = dir / (*it)[3].str();
-        std::error_code ec;
-        if (!fs::is_regular_file(header, ec)) continue;
-        const std::string name = WorkloadName(header.string(), root);
-        if (seen.insert(name).second) {
-          auto h = ReadFile(header.string());
-          if (!h.ok()) return Status::InvalidArgument(header.string() + ": cannot read (" + h.status().message() + ")");
-          out.push_back({name, WithWorkloadIncludes(*h, header.string(), name, root), false});
-          to_scan.push_back(header);
-        }
-        break;  // the first folder that has it, as the compiler looks
-      }
-    }
+  std::vector<std::string> roots = {main_path};
+  roots.insert(roots.end(), other_sources.begin(), other_sources.end());
+  for (const OwnInclude& inc : OwnIncludes(roots, own_include_dirs)) {
+    const std::string name = WorkloadName(inc.path, root);
+    if (!seen.insert(name).second) continue;
+    auto h = ReadFile(inc.path);
+    if (!h.ok()) return Status::InvalidArgument(inc.path + ": cannot read (" + h.status().message() + ")");
+    out.push_back({name, WithWorkloadIncludes(*h, inc.path, name, root), false});
   }
   return out;
 }
