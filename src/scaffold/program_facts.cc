@@ -41,13 +41,15 @@ void GuessLauncher(ProgramFacts& f) {
     return;
   }
   // One process driving every GPU: ncclCommInitAll, ncclCommInitRank inside a group (a loop over
-  // the GPUs), or a thread per GPU. It runs once, with all the GPUs visible.
+  // the GPUs), or a thread per GPU. It runs once, with all the GPUs visible. Communicators made
+  // for every GPU at once and then handed to a thread per GPU (ncclCommInitAll, then
+  // `threads.emplace_back(rank_fn, ...)`) are the threads' case: each thread does its GPU's work.
+  std::string drives_all;
   for (const auto& op : f.analysis->ops) {
     if (op.api == "ncclCommInitAll" || (op.api == "ncclCommInitRank" && op.group >= 0)) {
-      f.launcher = "single";
-      f.launcher_source = fmt::format("{}:{}: {}{} (one process drives every GPU)", f.file, op.line, op.api,
-                                      op.api == "ncclCommInitRank" ? " in a group" : "");
-      return;
+      drives_all = fmt::format("{}:{}: {}{} (one process drives every GPU)", f.file, op.line, op.api,
+                               op.api == "ncclCommInitRank" ? " in a group" : "");
+      break;
     }
   }
   // Threads started here or in another of the program's files (a shared utils.cc's pthread_create).
@@ -60,6 +62,12 @@ void GuessLauncher(ProgramFacts& f) {
     f.launcher = "single";
     f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", name,
                                     LineOf(*code, static_cast<size_t>(tm.position(0))), tm.str(0));
+    if (!drives_all.empty()) f.launcher_source = drives_all + ", " + f.launcher_source;
+    return;
+  }
+  if (!drives_all.empty()) {
+    f.launcher = "single";
+    f.launcher_source = drives_all;
     return;
   }
   f.launcher = "cuco";

@@ -1,10 +1,14 @@
 #include "transform/program_transform.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <vector>
 
+#include "transform/host_calls.h"
 #include "transform/producer_sites.h"
+#include "util/files.h"
 #include "workload/evolve_blocks.h"
 #include "workload/knob_marks.h"
 
@@ -20,6 +24,33 @@ using transform_internal::NcclMap;
 using transform_internal::SeedSource;
 
 constexpr const char* kBackendConstant = "kCucoBackend";
+
+// Where the harness's other files (the program's own headers and included sources, copied beside
+// the seed) call NCCL's communication: ": its first NCCL call, ncclSend at _up/util/comm.h:7, is in a
+// file the harness keeps as it is", or "" when none does.
+std::string FrozenCommunicationElsewhere(const std::string& seed_path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(seed_path).parent_path().empty() ? fs::path(".") : fs::path(seed_path).parent_path();
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    const bool source = ext == ".h" || ext == ".hpp" || ext == ".cuh" || ext == ".cu" || ext == ".cc" || ext == ".cpp";
+    if (it->is_regular_file(ec) && source && !fs::equivalent(it->path(), seed_path, ec) &&
+        it->path().filename() != "reference.cu" && it->path().filename().string().rfind("gen0", 0) != 0)
+      files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    Result<std::string> text = ReadFile(f);
+    if (!text.ok()) continue;
+    const std::vector<CallSite> calls = FindCalls(*text, HostCommunicationApis());
+    if (!calls.empty())
+      return ": its first NCCL call, " + calls[0].name + " at " + f.lexically_relative(dir).string() + ":" +
+             std::to_string(calls[0].line) + ", is in a file the harness keeps as it is";
+  }
+  return "";
+}
 
 constexpr const char* kKnobLines =
     "// cuco transform: the design space of your program (cuco/program/codesign.h). backend: how its NCCL\n"
@@ -187,7 +218,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   }
   if (result.collectives == 0)
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
-                                   "to transform (the program's communication is in frozen code)");
+                                   "to transform (the program's communication is in frozen code" +
+                                   FrozenCommunicationElsewhere(seed_path) + ")");
   // The knobs go where every call sees them: the top of the first block at file scope when it comes
   // before the calls, else the top of the one block holding them all (main's timed loop, say).
   size_t knobs_at = std::string::npos;

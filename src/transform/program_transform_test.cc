@@ -111,6 +111,24 @@ TEST(ProgramTransform, NothingToTransformIsSaid) {
       << r.status().message();
 }
 
+// The communication in a file the harness keeps as it is (a header the program includes): the
+// refusal names that file and line, so the user knows why the search has nothing to change.
+TEST(ProgramTransform, CommunicationInAFrozenHeaderIsNamed) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuco_pt_frozen_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "_up/util");
+  ASSERT_TRUE(WriteFileAtomic(dir / "_up/util/comm.h", "#pragma once\n// ncclSend(x) in a comment\n"
+                                                          "inline void ex(float* b, ncclComm_t c, cudaStream_t s) {\n"
+                                                          "  ncclSend(b, 4, ncclFloat, 1, c, s);\n}\n").ok());
+  const std::string seed = ProgramSeed("// EVOLVE-BLOCK-START\nstatic int twice(int x) { return 2 * x; }\n// EVOLVE-BLOCK-END\n");
+  ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", seed).ok());
+  Result<RuleTransformResult> r = RuleTransform(seed, (dir / "seed.cu").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("its first NCCL call, ncclSend at _up/util/comm.h:4, is in a file the harness keeps"),
+            std::string::npos)
+      << r.status().message();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProgramTransform, RefusesASeedThatMarksTheSameKnob) {
   Result<RuleTransformResult> r = Transform(ProgramSeed(
       "// EVOLVE-BLOCK-START\nconstexpr int kGraph = 1;  // cuco:knob graph\n"

@@ -10,11 +10,13 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -65,6 +67,8 @@ struct Engine {
   int world = 0, device = 0;
   bool started = false, ready = false, stopping = false;  // ready: every rank served or ended
   std::string error;
+  std::string thread_error;  // a thread of the program that is none of the ranks reached the loop
+  std::string refusal;       // the first call a shim refused (Refuse): why the program's check then failed
   std::vector<std::unique_ptr<Rank>> ranks;
   std::mutex alloc_mu;
   std::map<uintptr_t, size_t> allocations;  // cudaMalloc'd by the program: base -> bytes
@@ -149,6 +153,14 @@ class NoteBinder : public Binder {
   std::string* error_;
 };
 
+// A call of the program the reference cannot serve: said on stderr, and kept so that the error the
+// program's own check then makes (exit(1) after a failed NCCLCHECK) names it.
+inline void Refuse(const std::string& why) {
+  std::fprintf(stderr, "cuco reference: %s\n", why.c_str());
+  std::lock_guard<std::mutex> lock(E().state_mu);
+  if (E().refusal.empty()) E().refusal = why;
+}
+
 inline void RankThread(int q) {
   Engine& e = E();
   t_rank = q;
@@ -171,6 +183,7 @@ inline void RankThread(int q) {
   }
   if (!error.empty()) e.barrier.Break();
   std::lock_guard<std::mutex> lock(e.state_mu);
+  if (!error.empty() && !e.refusal.empty()) error += " (after cuco refused a call: " + e.refusal + ")";
   Rank& r = *e.ranks[static_cast<size_t>(q)];
   if (!error.empty() && r.error.empty()) r.error = error;
   r.ended = true;
@@ -241,6 +254,7 @@ inline std::string GiveMissingBuffers() {
 
 // The first error of any rank ("" when none).
 inline std::string FirstError() {
+  if (!E().thread_error.empty()) return E().thread_error;
   for (auto& r : E().ranks)
     if (!r->error.empty()) return r->error;
   return "";
@@ -290,8 +304,19 @@ namespace cuco_program {
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& body) {
   using namespace ref;
   Engine& e = E();
-  if (t_rank < 0 || t_rank >= e.world)  // a thread the program started some way cuco does not follow
-    throw std::runtime_error("the program reached its timed loop on a thread that is not one of its ranks");
+  if (t_rank < 0 || t_rank >= e.world) {  // a thread the program started some way cuco does not follow
+    {
+      std::lock_guard<std::mutex> lock(e.state_mu);
+      if (e.thread_error.empty())
+        e.thread_error = "the program reached its timed loop on a thread that is none of its ranks (one it started "
+                         "some way cuco init did not see; cuco follows std::thread, its emplace_back and pthread_create)";
+    }
+    e.barrier.Break();
+    e.cv.notify_all();
+    // Only this thread ends (its destructors run): an exception would leave the program's thread
+    // function uncaught, and std::terminate would take the supervisor down with it.
+    pthread_exit(nullptr);
+  }
   Rank& r = *e.ranks[static_cast<size_t>(t_rank)];
   if (proj::kThreads) {  // each thread is its GPU's rank: two on one GPU cannot both be it
     std::lock_guard<std::mutex> lock(e.state_mu);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -64,6 +65,13 @@ inline ncclResult_t GetUniqueId(ncclUniqueId* id) {
   std::memset(id, 0, sizeof *id);
   return ncclSuccess;
 }
+// A communicator of another size than the harness's world: the program's own arguments or constants
+// chose it (`--gpus 1` by default, `int nranks = 6`).
+inline std::string WorldHint(int asked) {
+  return ": the program, run with the arguments the harness gives it, makes a communicator of " + std::to_string(asked) +
+         " ranks; evaluate it at --world-size " + std::to_string(asked) +
+         ", or give it the arguments that make it use " + std::to_string(E().world) + " GPUs (cuco init/run --args)";
+}
 inline ncclComm_t CommToken(int r) { return reinterpret_cast<ncclComm_t>(static_cast<uintptr_t>(0x1000 + r)); }
 inline ncclResult_t CommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId, int r) {
   if (proj::kProjected && nranks == E().world && r >= 0 && r < nranks && r != t_rank) {
@@ -71,8 +79,8 @@ inline ncclResult_t CommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId, int
     return ncclSuccess;
   }
   if (nranks != E().world || r != t_rank) {
-    std::fprintf(stderr, "cuco reference: the program asked for rank %d of %d; it runs as rank %d of %d\n", r, nranks,
-                 t_rank, E().world);
+    Refuse("the program asked for rank " + std::to_string(r) + " of " + std::to_string(nranks) + "; it runs as rank " +
+           std::to_string(t_rank) + " of " + std::to_string(E().world) + (nranks != E().world ? WorldHint(nranks) : ""));
     return ncclInvalidArgument;
   }
   *comm = CommToken(r);
@@ -83,7 +91,8 @@ inline ncclResult_t CommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueI
 }
 inline ncclResult_t CommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   if (!proj::kProjected || ndev != E().world) {
-    std::fprintf(stderr, "cuco reference: ncclCommInitAll for %d GPUs; it runs %d ranks\n", ndev, E().world);
+    Refuse("ncclCommInitAll for " + std::to_string(ndev) + " GPUs; it runs " + std::to_string(E().world) + " ranks" +
+           (ndev != E().world ? WorldHint(ndev) : std::string(" (the program was not made projected by cuco init)")));
     return ncclInvalidUsage;
   }
   for (int i = 0; i < ndev; ++i) {
@@ -128,8 +137,8 @@ inline ncclResult_t CommSplit(ncclComm_t c, int color, int key, ncclComm_t* out,
   host_allgather(mine, all.data(), sizeof mine);
   for (int q = 0; q < E().world; ++q)
     if (all[2 * q] != color || (q > 0 && all[2 * q + 1] < all[2 * q - 1])) {
-      std::fprintf(stderr, "cuco reference: ncclCommSplit into several groups (or reordered) is not emulated: the "
-                           "reference runs one communicator of every rank\n");
+      Refuse("ncclCommSplit into several groups (or reordered) is not emulated: the reference runs one communicator "
+             "of every rank");
       return ncclInvalidUsage;
     }
   *out = color == NCCL_SPLIT_NOCOLOR ? nullptr : c;
@@ -137,8 +146,8 @@ inline ncclResult_t CommSplit(ncclComm_t c, int color, int key, ncclComm_t* out,
 }
 // What the emulation cannot do: said, and the program's own error check ends it.
 inline ncclResult_t Unsupported(const char* what) {
-  std::fprintf(stderr, "cuco reference: %s is not emulated (the reference runs the program's NCCL calls between its rank "
-                       "threads on one GPU)\n", what);
+  Refuse(std::string(what) + " is not emulated (the reference runs the program's NCCL calls between its rank threads "
+         "on one GPU)");
   return ncclInvalidUsage;
 }
 template <class... A>
