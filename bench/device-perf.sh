@@ -147,8 +147,10 @@ for step in $STEPS; do
       # shellcheck disable=SC2046
       for wl in $WORKLOADS; do run_bench "$wl" "-heldout" $(heldout "$wl"); done ;;
     table)
+      # Only the JSON the steps wrote (a call of heldout alone has no bench-size file).
+      # shellcheck disable=SC2046
       python3 bench/perf_table.py --title "W=$WORLD, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" \
-        "$OUT"/*-w"$WORLD".json "$OUT"/*-w"$WORLD"-heldout.json >"$OUT/perf-w$WORLD.md" 2>>"$OUT/steps.txt"
+        $(ls "$OUT"/*-w"$WORLD".json "$OUT"/*-w"$WORLD"-heldout.json 2>/dev/null) >"$OUT/perf-w$WORLD.md" 2>>"$OUT/steps.txt"
       cat "$OUT/perf-w$WORLD.md" ;;
     *) note "unknown step $step" ;;
   esac

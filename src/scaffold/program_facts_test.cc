@@ -53,5 +53,31 @@ TEST(ProgramFacts, CodeThisBuildSkipsIsNotTheProgramsOwn) {
   EXPECT_EQ(GatherFacts(mpi, "main.cc", "p", text).launcher, "mpirun");
 }
 
+// Communicators made for every GPU at once, then a thread per GPU doing its GPU's work with its
+// communicator (AIComm's moe.cu: ncclCommInitAll, then `threads.emplace_back(rank_thread, ...)`):
+// the threads' case, each rank's own thread working; without threads, one process drives every GPU.
+TEST(ProgramFacts, CommunicatorsForEveryGpuHandedToThreadsAreAThreadPerGpu) {
+  const std::string text =
+      "#include <nccl.h>\n#include <thread>\n#include <vector>\n"
+      "static void rank_thread(ncclComm_t c, float* x) { ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0); }\n"
+      "int main() {\n  int devs[2] = {0, 1};\n  ncclComm_t comms[2];\n  ncclCommInitAll(comms, 2, devs);\n"
+      "  std::vector<std::thread> threads;\n  float* x = nullptr;\n"
+      "  for (int r = 0; r < 2; ++r) threads.emplace_back(rank_thread, comms[r], x);\n"
+      "  for (auto& t : threads) t.join();\n  return 0;\n}\n";
+  const ProgramFacts f = GatherFacts(AnalyzeWith(text), "main.cc", "p", text);
+  EXPECT_EQ(f.launcher, "single");
+  EXPECT_NE(f.launcher_source.find("main.cc:8: ncclCommInitAll (one process drives every GPU)"), std::string::npos)
+      << f.launcher_source;
+  EXPECT_NE(f.launcher_source.find("(a thread per GPU in one process)"), std::string::npos) << f.launcher_source;
+  std::string no_threads = text;
+  no_threads.replace(no_threads.find("#include <thread>"), 17, "");
+  no_threads.replace(no_threads.find("  std::vector<std::thread> threads;"), 35, "");
+  no_threads.replace(no_threads.find("threads.emplace_back(rank_thread, comms[r], x);"), 47, "rank_thread(comms[r], x);");
+  no_threads.replace(no_threads.find("  for (auto& t : threads) t.join();"), 35, "");
+  const ProgramFacts one = GatherFacts(AnalyzeWith(no_threads), "main.cc", "p", no_threads);
+  EXPECT_EQ(one.launcher, "single");
+  EXPECT_EQ(one.launcher_source.find("a thread per GPU"), std::string::npos) << one.launcher_source;
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
