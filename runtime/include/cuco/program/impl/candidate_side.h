@@ -133,6 +133,43 @@ inline void ProgramThread() {
   s.cv.notify_all();
 }
 
+// The own thread's body, run with the other GPUs' threads mirroring it (a thread per GPU), or alone.
+inline void MirroredBody() {
+  Side& s = S();
+  std::unique_lock<std::mutex> lock(s.mu);
+  const int64_t run = ++s.body_runs;
+  s.cv.notify_all();
+  lock.unlock();
+  s.body();
+  lock.lock();
+  s.cv.wait(lock, [&] { return s.mirror_runs >= run * s.mirrors || s.stop_requested; });
+}
+
+// Another GPU's thread in serve(): for every run of the own thread's body, one run of its own
+// (`body`, every GPU call skipped since its GPU is not the rank's), until teardown. What the body
+// throws is its own thread's: the rank's verdict is the own thread's alone (thread_failed).
+inline void MirrorRuns(std::unique_lock<std::mutex>& lock, const std::function<void()>& body) {
+  Side& s = S();
+  ++s.mirrors;
+  int64_t done = 0;  // from the first run: a thread still in its set-up when the first run began catches up
+  for (;;) {
+    s.cv.wait(lock, [&] { return s.body_runs > done || s.stop_requested; });
+    if (s.stop_requested) return;
+    ++done;
+    lock.unlock();
+    try {
+      body();
+    } catch (const StopProgram&) {
+      lock.lock();
+      throw;
+    } catch (...) {
+    }
+    lock.lock();
+    ++s.mirror_runs;
+    s.cv.notify_all();
+  }
+}
+
 }  // namespace candidate_detail
 
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration_body) {
@@ -140,8 +177,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
   Side& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
 #ifdef CUCO_PROGRAM_THREADS
-  if (!proj::Own()) {  // another GPU's thread (projection.h): it waits for the end
-    s.cv.wait(lock, [&] { return s.stop_requested; });
+  if (!proj::Own()) {  // another GPU's thread (projection.h): it mirrors the own thread's runs
+    MirrorRuns(lock, iteration_body);
     throw Stop{};
   }
 #endif
@@ -168,9 +205,9 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       if (s.iterating && graph.on())  // the program's streams after the first are ctx.side_stream(0, 1, ...)
         error = s.graphs.Run(b.key(), *s.ctx,
                              std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
-                             s.events_made, s.body);
+                             s.events_made, MirroredBody);
       else if (s.iterating)
-        s.body();
+        MirroredBody();
       if (s.iterating) b.CopyOut(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
     } catch (const Stop&) {
       throw;

@@ -51,6 +51,12 @@ struct Side {
   cudaEvent_t join_events[cuco::RankContext::kMaxSideStreams] = {};  // IoBinder::CopyOut's
   cudaEvent_t binds_done = nullptr;  // IoBinder::JoinIn's: recorded on ctx.stream after the binds' copies
   cuco::Sizes sizes;       // the stage's sizes (size_or)
+  // A thread per GPU (CUCO_PROGRAM_THREADS): the other GPUs' threads mirror every run of the own
+  // thread's body with theirs, their GPU work skipped, so that host synchronisation between the
+  // program's threads inside the iteration (a barrier every GPU's thread reaches) is met.
+  int64_t body_runs = 0;   // runs of the own thread's body so far
+  int64_t mirror_runs = 0; // runs the mirroring threads finished, summed over them
+  int mirrors = 0;         // the other GPUs' threads waiting in serve()
 };
 
 inline Side& S() {
