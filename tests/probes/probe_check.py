@@ -6,7 +6,8 @@
   cuco transform W/harness                 (generation 0 with its knobs, compiled)
 
 A probe that expects "harness" must get the program itself (no TODO(cuco init) left), compile,
-and get a generation 0 written; one that expects "skeleton" must get init's reason naming a line.
+and get a generation 0 written (or, with `refusal`, cuco transform's refusal saying that text);
+one that expects "skeleton" must get init's reason naming a line.
 
   probe_check.py [--keep DIR] <cuco> [name...]
   --keep DIR: the workloads stay in DIR/<name> (the device scripts' premade probes:
@@ -49,6 +50,11 @@ def check(cuco, probe, out):
         return ["harness did not compile: " + (c.stdout + c.stderr).strip()[-600:]]
     t = subprocess.run([cuco, "transform", str(harness), "--run-dir", str(out / "transform")],
                        capture_output=True, text=True, timeout=1200)
+    if "refusal" in probe:  # no generation 0 expected: transform must refuse, saying why
+        said = (t.stdout + t.stderr).strip()
+        if t.returncode == 0 or probe["refusal"] not in said:
+            return [f"expected cuco transform to refuse with '{probe['refusal']}', got exit {t.returncode}: {said[-600:]}"]
+        return []
     if t.returncode != 0 or not (harness / "gen0_transformed.cu").exists():
         return [f"cuco transform exited {t.returncode}: " + (t.stdout + t.stderr).strip()[-600:]]
     if "compile_error" in t.stdout or "not compiled" in t.stdout:
