@@ -42,7 +42,7 @@ code, = c.execute(\"select code from candidates where status = 'ok' order by tim
 assert open('$T/r1/best.cc').read() == code"
 check "run dir holds config, store and logs" test -f "$T/r1/config.toml" -a -f "$T/r1/cuco.db" -a -s "$T/r1/logs/evolve.log"
 check "candidates carry parent, diff, kind, feedback and features" test \
-  "$(q "$T/r1" "select count(*) from candidates where id > 1 and parent_id > 0 and diff_from_parent like '%cuco:knob%' and mutation_kind in ('knobs','crossover') and proposer = 'builtin' and feedback like 'ok %x over seed%' and features_json like '%loop_order%'")" = 3
+  "$(q "$T/r1" "select count(*) from candidates where id > 1 and parent_id > 0 and diff_from_parent like '%cuco:knob%' and mutation_kind in ('knobs','crossover','compose') and proposer = 'builtin' and feedback like 'ok %x over seed%' and features_json like '%loop_order%'")" = 3
 check "progress lines on stderr" grep -q "^gen 1 explore | .* candidates" "$T/r1.err"
 check "meta-summary stored" test -n "$(q "$T/r1" "select value from meta where key = 'search.meta_summary'")"
 
