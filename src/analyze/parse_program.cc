@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -152,16 +153,12 @@ bool CommunicationCall(const std::string& callee) {
   return it != Specs().end() && (std::string(it->second.kind) == "collective" || std::string(it->second.kind) == "p2p");
 }
 
-// The own includes of `paths` that join the analysis (analysis.h, AnalyzeProgram), in the order
-// found, from the lexical scan of each: those that call an NCCL collective or send/recv, then, to a
-// fixed point, those that call a function one of those defines.
-std::vector<OwnInclude> CommunicatingIncludes(const std::vector<std::string>& paths, const AnalyzeOptions& options) {
-  const std::vector<OwnInclude> found = OwnIncludes(paths, options.own_include_dirs);
+// Of `found` (the own includes of the program's files), those that join the analysis (analysis.h,
+// AnalyzeProgram), in the order found, from the lexical scan of each: those that call an NCCL
+// collective or send/recv, then, to a fixed point, those that call a function one of those defines.
+std::vector<OwnInclude> CommunicatingIncludes(const std::vector<OwnInclude>& found) {
   std::vector<FrontEndResult> scans;
-  for (const OwnInclude& inc : found) {
-    Result<std::string> t = ReadWhole(inc.path);
-    scans.push_back(t.ok() ? ParseLexically(*t) : FrontEndResult{});
-  }
+  for (const OwnInclude& inc : found) scans.push_back(ParseLexically(inc.text));
   std::vector<bool> joins(found.size(), false);
   std::set<std::string> defined;  // functions the joining files define
   for (bool grew = true; grew;) {
@@ -236,24 +233,25 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
 
 Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const AnalyzeOptions& options) {
   std::vector<std::string> paths = listed, texts;
-  AnalyzeOptions with_includes = options;
-  // A listed file that another listed file includes is read from that file's unit.
-  for (size_t a = 0; a < listed.size() && listed.size() > 1; ++a)
-    for (const OwnInclude& inc : OwnIncludes({listed[a]}, options.own_include_dirs))
-      for (size_t b = 0; b < listed.size(); ++b) {
-        std::error_code ec;
-        if (b != a && !with_includes.included_from.count(listed[b]) && std::filesystem::equivalent(inc.path, listed[b], ec))
-          with_includes.included_from[listed[b]] = listed[a];
-      }
-  for (const OwnInclude& inc : CommunicatingIncludes(listed, options)) {
-    paths.push_back(inc.path);
-    const auto unit = with_includes.included_from.find(inc.includer);
-    with_includes.included_from[inc.path] = unit == with_includes.included_from.end() ? inc.includer : unit->second;
-  }
-  for (const auto& p : paths) {
+  for (const auto& p : listed) {
     Result<std::string> t = ReadWhole(p);
     if (!t.ok()) return t.status();
     texts.push_back(std::move(*t));
+  }
+  AnalyzeOptions with_includes = options;
+  // One walk of the includes: a listed file that another listed file includes is read from that
+  // file's unit, and so is each communicating include (its includer's unit).
+  std::vector<std::string> units;
+  const std::vector<OwnInclude> found = OwnIncludes(listed, options.own_include_dirs, &units);
+  std::map<std::string, std::string> unit_of;
+  for (size_t k = 0; k < listed.size(); ++k) {
+    unit_of[listed[k]] = units[k];
+    if (units[k] != listed[k]) with_includes.included_from[listed[k]] = units[k];
+  }
+  for (OwnInclude& inc : CommunicatingIncludes(found)) {
+    with_includes.included_from[inc.path] = unit_of[inc.includer];
+    paths.push_back(std::move(inc.path));
+    texts.push_back(std::move(inc.text));
   }
   return AnalyzeFiles(paths, texts, with_includes);
 }

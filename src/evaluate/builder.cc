@@ -56,9 +56,7 @@ std::string HashFilesUnder(const fs::path& dir, const std::vector<std::string>& 
   if (fs::exists(dir, ec))
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
       if (!it->is_regular_file()) continue;
-      std::string ext = it->path().extension().string();
-      static const std::vector<std::string> kSource = {".h", ".hpp", ".cuh", ".cu", ".cc", ".cpp", ".inl"};
-      if (std::find(kSource.begin(), kSource.end(), ext) == kSource.end()) continue;
+      if (!IsSourceFile(it->path())) continue;
       if (std::find(skip_names.begin(), skip_names.end(), it->path().filename().string()) != skip_names.end()) continue;
       files.push_back(it->path());
     }

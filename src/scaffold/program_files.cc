@@ -12,16 +12,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path Canonical(const fs::path& p) {
-  std::error_code ec;
-  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal() : c;
-}
-
 }  // namespace
 
 std::string WorkloadName(const std::string& path, const std::string& main_dir) {
-  const fs::path rel = Canonical(path).lexically_relative(Canonical(main_dir.empty() ? "." : main_dir));
+  const fs::path rel = ResolvedPath(path).lexically_relative(ResolvedPath(main_dir.empty() ? "." : main_dir));
   if (rel.empty()) return fs::path(path).filename().string();
   fs::path out;
   for (const fs::path& part : rel) out /= part == ".." ? fs::path("_up") : part;
@@ -66,9 +60,7 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
   for (const OwnInclude& inc : OwnIncludes(roots, own_include_dirs)) {
     const std::string name = WorkloadName(inc.path, root);
     if (!seen.insert(name).second) continue;
-    auto h = ReadFile(inc.path);
-    if (!h.ok()) return Status::InvalidArgument(inc.path + ": cannot read (" + h.status().message() + ")");
-    out.push_back({name, WithWorkloadIncludes(*h, inc.path, name, root), false});
+    out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root), false});
   }
   return out;
 }

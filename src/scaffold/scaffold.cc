@@ -114,9 +114,7 @@ std::string DefaultWorkloadName(const std::string& program_path) {
 }
 
 std::string ProgramOrigin(const std::string& program_path) {
-  std::error_code ec;
-  const fs::path p = fs::weakly_canonical(fs::absolute(program_path), ec);
-  return ec ? fs::absolute(program_path).lexically_normal().string() : p.string();
+  return ResolvedPath(program_path).string();
 }
 
 std::string ProgramInputsHash(const std::vector<std::string>& files, const std::vector<std::string>& compile_flags,

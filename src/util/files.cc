@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -37,6 +39,18 @@ Status MakeDirs(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError(dir.string() + ": cannot create directory: " + ec.message());
   return Status::Ok();
+}
+
+std::filesystem::path ResolvedPath(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? std::filesystem::absolute(path, ec).lexically_normal() : resolved;
+}
+
+bool IsSourceFile(const std::filesystem::path& path) {
+  static const std::array<std::string, 7> kSource = {".h", ".hpp", ".cuh", ".cu", ".cc", ".cpp", ".inl"};
+  const std::string ext = path.extension().string();
+  return std::find(kSource.begin(), kSource.end(), ext) != kSource.end();
 }
 
 }  // namespace cuco

@@ -14,5 +14,11 @@ Result<std::string> ReadFile(const std::filesystem::path& path);
 Status WriteFileAtomic(const std::filesystem::path& path, const std::string& data);
 // Creates the directory and its parents if missing.
 Status MakeDirs(const std::filesystem::path& dir);
+// The path as the file system resolves it: absolute, no `.` or `..`, symlinks followed as far as it
+// exists; where the file system cannot say, absolute and lexically normal. Two spellings of one file
+// resolve alike, so this is the key for "the same file".
+std::filesystem::path ResolvedPath(const std::filesystem::path& path);
+// Whether the name ends as C++ or CUDA source or a header of one does (.h .hpp .cuh .cu .cc .cpp .inl).
+bool IsSourceFile(const std::filesystem::path& path);
 
 }  // namespace cuco

@@ -1,6 +1,7 @@
 #include "util/own_includes.h"
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -12,43 +13,67 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string CanonicalKey(const fs::path& p) {
-  std::error_code ec;
-  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return (ec ? fs::absolute(p).lexically_normal() : c).string();
-}
-
 }  // namespace
 
 std::vector<OwnInclude> OwnIncludes(const std::vector<std::string>& roots,
-                                    const std::vector<std::string>& own_include_dirs) {
+                                    const std::vector<std::string>& own_include_dirs,
+                                    std::vector<std::string>* root_units) {
   // `#include "x"`: the including file's folder, then the own include folders; `#include <x>`: those.
   static const std::regex include_re(R"re((^|\n)\s*#\s*include\s*(["<])([^">]+)[">])re");
   std::vector<OwnInclude> out;
   std::set<std::string> seen;
-  for (const auto& r : roots) seen.insert(CanonicalKey(r));
-  // One queue, roots first: each file found carries the root its includer came from.
-  std::vector<std::pair<fs::path, std::string>> to_scan;
-  for (const auto& r : roots) to_scan.push_back({r, r});
+  std::map<std::string, size_t> root_at;            // resolved path -> index in roots
+  std::vector<size_t> reached_by(roots.size());      // the first root (by index) whose compile reaches it
+  for (size_t r = 0; r < roots.size(); ++r) {
+    seen.insert(ResolvedPath(roots[r]).string());
+    root_at.emplace(ResolvedPath(roots[r]).string(), r);
+    reached_by[r] = r;
+  }
+  // One queue, roots first: each file carries the root its includer came from, and its text.
+  struct ToScan {
+    fs::path file;
+    size_t root;
+  };
+  std::vector<ToScan> to_scan;
+  for (size_t r = 0; r < roots.size(); ++r) to_scan.push_back({roots[r], r});
   for (size_t i = 0; i < to_scan.size(); ++i) {
-    const auto [file, root] = to_scan[i];
-    auto text = ReadFile(file);
+    const ToScan scan = to_scan[i];
+    Result<std::string> text = i < roots.size() ? ReadFile(scan.file) : Result<std::string>(out[i - roots.size()].text);
     if (!text.ok()) continue;
     const std::string code = BlankComments(*text);
     for (auto it = std::sregex_iterator(code.begin(), code.end(), include_re); it != std::sregex_iterator(); ++it) {
       std::vector<fs::path> where;
-      if ((*it)[2].str() == "\"") where.push_back(file.parent_path().empty() ? fs::path(".") : file.parent_path());
+      if ((*it)[2].str() == "\"") where.push_back(scan.file.parent_path().empty() ? fs::path(".") : scan.file.parent_path());
       for (const auto& d : own_include_dirs) where.push_back(d);
       for (const fs::path& dir : where) {
         const fs::path header = dir / (*it)[3].str();
         std::error_code ec;
         if (!fs::is_regular_file(header, ec)) continue;
-        if (seen.insert(CanonicalKey(header)).second) {
-          out.push_back({header.lexically_normal().string(), root});
-          to_scan.push_back({header, root});
+        const std::string key = ResolvedPath(header).string();
+        if (const auto listed = root_at.find(key); listed != root_at.end() && listed->second != scan.root) {
+          size_t& by = reached_by[listed->second];
+          if (by == listed->second || scan.root < by) by = scan.root;
+        }
+        if (seen.insert(key).second) {
+          Result<std::string> header_text = ReadFile(header);
+          if (header_text.ok()) {
+            out.push_back({header.lexically_normal().string(), roots[scan.root], std::move(*header_text)});
+            to_scan.push_back({header, scan.root});
+          }
         }
         break;  // the first folder that has it, as the compiler looks
       }
+    }
+  }
+  if (root_units) {
+    root_units->clear();
+    for (size_t r = 0; r < roots.size(); ++r) {
+      // Followed to a root that none reaches; a cycle ends at its first (lowest) root.
+      std::set<size_t> path = {r};
+      size_t unit = r;
+      while (reached_by[unit] != unit && path.insert(reached_by[unit]).second) unit = reached_by[unit];
+      if (reached_by[unit] != unit) unit = *path.begin();
+      root_units->push_back(roots[unit]);
     }
   }
   return out;

@@ -37,9 +37,17 @@ TEST(OwnIncludes, FollowedTransitivelyFirstFolderWinsSystemHeadersLeftOut) {
   EXPECT_EQ(names, (std::vector<std::string>{"app/common/ring.cu", "app/util.h", "app/only_other.h", "app/kernels.cuh",
                                              "shared/comm.h"}));
   EXPECT_EQ(includers, (std::vector<std::string>{"main.cu", "main.cu", "other.cu", "main.cu", "main.cu"}));
-  // A listed file is never its own include, even when another listed file includes it.
-  const std::vector<OwnInclude> with_ring = OwnIncludes({main, (dir / "app/common/ring.cu").string()}, {});
+  EXPECT_EQ(found[0].text, "#include \"../kernels.cuh\"\n#include <comm.h>\n");  // read once, kept
+  // A listed file is never its own include, even when another listed file includes it; it is compiled
+  // in the unit of the first listed file that reaches it, followed to one that none reaches.
+  const std::string ring = (dir / "app/common/ring.cu").string(), kernels = (dir / "app/kernels.cuh").string();
+  std::vector<std::string> units;
+  const std::vector<OwnInclude> with_ring = OwnIncludes({other, main, ring}, {}, &units);
   for (const auto& f : with_ring) EXPECT_NE(fs::path(f.path).filename(), "ring.cu");
+  EXPECT_EQ(units, (std::vector<std::string>{other, main, main}));
+  // kernels.cuh and ring.cu include each other: the cycle's lowest listed file is the unit of both.
+  OwnIncludes({ring, kernels}, {}, &units);
+  EXPECT_EQ(units, (std::vector<std::string>{ring, ring}));
   fs::remove_all(dir);
 }
 

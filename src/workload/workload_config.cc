@@ -336,8 +336,7 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& dir_or_toml) {
   std::error_code ec;
   // The folder as the file system resolves it: no `..` or symlink left, since the sandbox binds
   // and every compile names files by this path (a/../b under /tmp did not resolve there).
-  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir_or_toml, ec), ec);
-  if (ec) p = std::filesystem::absolute(dir_or_toml).lexically_normal();
+  std::filesystem::path p = ResolvedPath(dir_or_toml);
   if (std::filesystem::is_directory(p)) p /= "workload.toml";
   if (!std::filesystem::exists(p)) {
     if (std::filesystem::exists(dir_or_toml, ec)) return Status::NotFound(p.string() + ": no workload.toml here");
