@@ -3,8 +3,11 @@
 # `cuco init`, and `cuco transform` needs no GPU to write generation 0): per corpus program whose
 # generation 0 has the chunks knob, <DEST>/<name>/ holds the harness `cuco init` made
 # (bench/one-gpu/make-premade.sh's), gen0_transformed.cu, and generation 0 at other knob settings:
-# chunks-<backend>-<n>.cu for chunks n of 1, 2, 4, 8 with backend nccl, and n of 1, 4 with lsa.
+# chunks-<backend>-<n>.cu for chunks n of 1, 2, 4, 8 with backend nccl, and n of 1, 4 with lsa and,
+# where generation 0 offers it (the program reduces), with ce (BACKENDS: another list of backends).
 # ONLY="a b": those programs only. (Call 14's comm_sms settings: this script at dc86639.)
+# PREMADE may be any folder of <name>/harness: .carry/ext (bench/ext_programs.py's, programs written
+# elsewhere) or .carry/probes (tests/probes/probe_check.py --keep's) too.
 # Usage (repo root, after make-premade.sh): bash bench/one-gpu/make-chunks.sh [PREMADE] [DEST]
 set -eu
 PREMADE=$(realpath "${1:-.carry/hwl-knobs}")
@@ -20,9 +23,10 @@ for wl0 in "$PREMADE"/*/harness; do
   if ! grep -q 'cuco:knob chunks' "$wl/gen0_transformed.cu" 2>/dev/null; then
     echo "$name: no chunks knob"; rm -rf "$wl"; continue
   fi
-  for backend in nccl lsa; do
+  for backend in ${BACKENDS:-nccl lsa ce}; do
+    [ "$backend" = ce ] && ! grep -q '"ce")' "$wl/transform.out" && continue
     for n in 1 2 4 8; do
-      [ "$backend" = lsa ] && [ "$n" != 1 ] && [ "$n" != 4 ] && continue
+      [ "$backend" != nccl ] && [ "$n" != 1 ] && [ "$n" != 4 ] && continue
       sed -e "s/kCucoChunks = \"1\";/kCucoChunks = \"$n\";/" -e "s/kCucoBackend = \"nccl\";/kCucoBackend = \"$backend\";/" \
         "$wl/gen0_transformed.cu" >"$wl/chunks-$backend-$n.cu"
     done

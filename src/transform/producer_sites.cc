@@ -76,15 +76,169 @@ bool MentionsWhole(const std::string& code, const std::string& word) {
   return false;
 }
 
+// A call statement (not a control statement, a directive or a kernel launch) from `first` to `end`.
+bool CallStatement(const std::string& m, size_t first, size_t end) {
+  const std::string code = m.substr(first, end - first), word = FirstWord(m, first);
+  return !word.empty() && !ControlWord(word) && code.find('#') == std::string::npos &&
+         code.find("<<<") == std::string::npos && code.find('(') != std::string::npos;
+}
+
+// The '(' or '{' that the ')' or '}' at `close` closes, or npos.
+size_t MatchingOpen(const std::string& m, size_t close) {
+  const char closer = m[close], opener = closer == ')' ? '(' : '{';
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (m[i] == closer) ++depth;
+    else if (m[i] == opener && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+// Where the `for` whose braced body opens at `open` begins (its word), or npos when `open` opens
+// no `for` body.
+size_t ForOfBody(const std::string& m, size_t open) {
+  size_t e = open;
+  while (e > 0 && Space(m[e - 1])) --e;
+  if (e == 0 || m[e - 1] != ')') return std::string::npos;
+  size_t b = MatchingOpen(m, e - 1);
+  if (b == std::string::npos) return std::string::npos;
+  while (b > 0 && Space(m[b - 1])) --b;
+  return b >= 3 && FirstWord(m, b - 3) == "for" && (b == 3 || !IsCIdentChar(m[b - 4])) ? b - 3 : std::string::npos;
+}
+
+// Where a line goes before the statement whose first byte is `first` (`start`: where StatementStart
+// says it begins, `stop`: the byte before): its line's start when only spaces precede it there
+// (*indent: those spaces), else right at `start`.
+size_t InsertBefore(const SeedSource& src, size_t start, size_t stop, size_t first, std::string* indent) {
+  const std::string& m = src.masked();
+  const size_t line_start = src.LineStart(src.LineOf(first));
+  indent->clear();
+  if (line_start > (stop == std::string::npos ? 0 : stop) && SkipSpace(m, line_start, first) == first) {
+    *indent = src.text().substr(line_start, first - line_start);
+    return line_start;
+  }
+  return start;
+}
+
+// Whether `a` and `b` lie in one EVOLVE block, below file scope.
+bool OneBlock(const SeedSource& src, size_t a, size_t b) {
+  if (!src.InBlock(a) || !src.InBlock(b) || src.BraceDepth(a) == 0) return false;
+  for (const auto& [begin, end] : src.blocks())
+    if ((a >= begin && a < end) != (b >= begin && b < end)) return false;
+  return true;
+}
+
+// The statement-before form (producer_sites.h), for a collective whose statement follows the byte `stop`.
+std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
+                                         std::string* why) {
+  const std::string& m = src.masked();
+  if (m[stop] != ';') {
+    *why = m[stop] == '{' ? "no statement comes before it in its braces" : "the code before it is a braced block";
+    return std::nullopt;
+  }
+  size_t prev_stop = 0;
+  const size_t prev = StatementStart(m, stop, &prev_stop);
+  if (prev == std::string::npos) {
+    *why = "the statement before it is not a plain statement";
+    return std::nullopt;
+  }
+  const size_t first = SkipSpace(m, prev, stop);
+  if (!CallStatement(m, first, stop)) {
+    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") is not a call";
+    return std::nullopt;
+  }
+  if (!MentionsWhole(WithoutSpaces(m.substr(first, stop - first)), WithoutSpaces(buffer))) {
+    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") does not name `" + buffer + "`";
+    return std::nullopt;
+  }
+  if (!OneBlock(src, first, coll_pos)) {
+    *why = src.InBlock(first) && src.InBlock(coll_pos) && src.BraceDepth(first) != 0
+               ? "the statement before it is in another EVOLVE block"
+               : "the statement before it is not in the same EVOLVE block";
+    return std::nullopt;
+  }
+  ProducerSite site;
+  site.buffer = buffer;
+  site.producer_line = src.LineOf(first);
+  site.insert_at = InsertBefore(src, prev, prev_stop, first, &site.indent);
+  return site;
+}
+
+// The loop form (producer_sites.h), for a collective whose statement follows the byte `stop`.
+std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
+                                     std::string* why) {
+  const std::string& m = src.masked();
+  const std::string want = WithoutSpaces(buffer);
+  // In the collectives' loop, the statements before it name no buffer (cudaSetDevice, say).
+  while (stop != std::string::npos && m[stop] == ';') {
+    size_t before = 0;
+    const size_t s = StatementStart(m, stop, &before);
+    const size_t first = s == std::string::npos ? s : SkipSpace(m, s, stop);
+    if (s == std::string::npos || ControlWord(FirstWord(m, first)) ||
+        MentionsWhole(WithoutSpaces(m.substr(first, stop - first)), want)) {
+      *why = "the statement before it (line " + std::to_string(src.LineOf(stop)) + ") is not a GEMM call naming `" +
+             buffer + "`";
+      return std::nullopt;
+    }
+    stop = before;
+  }
+  const size_t for_b = stop == std::string::npos || m[stop] != '{' ? std::string::npos : ForOfBody(m, stop);
+  if (for_b == std::string::npos) {
+    *why = "no statement comes before it in its braces, and they are no `for` loop's";
+    return std::nullopt;
+  }
+  // Before the collectives' loop: ncclGroupStart statements, then the GEMMs' loop.
+  size_t before = 0;
+  StatementStart(m, for_b, &before);
+  while (before != std::string::npos && m[before] == ';') {
+    size_t earlier = 0;
+    const size_t s = StatementStart(m, before, &earlier);
+    if (s == std::string::npos || m.substr(s, before - s).find("ncclGroupStart") == std::string::npos) break;
+    before = earlier;
+  }
+  const size_t open_a = before == std::string::npos || m[before] != '}' ? std::string::npos : MatchingOpen(m, before);
+  const size_t for_a = open_a == std::string::npos ? open_a : ForOfBody(m, open_a);
+  if (for_a == std::string::npos) {
+    *why = "the code before its loop (line " + std::to_string(src.LineOf(for_b)) +
+           ") is no `for` loop of GEMMs (after ncclGroupStart, if any)";
+    return std::nullopt;
+  }
+  // The GEMMs' loop: its last statement is the call naming the buffer.
+  size_t last = before;
+  while (last > open_a && Space(m[last - 1])) --last;
+  size_t gemm_stop = 0;
+  const size_t g = m[last - 1] == ';' ? StatementStart(m, last - 1, &gemm_stop) : std::string::npos;
+  const size_t gemm_first = g == std::string::npos ? g : SkipSpace(m, g, last - 1);
+  if (g == std::string::npos || !CallStatement(m, gemm_first, last - 1) ||
+      !MentionsWhole(WithoutSpaces(m.substr(gemm_first, last - 1 - gemm_first)), want)) {
+    *why = "the last statement of the loop before its loop (line " + std::to_string(src.LineOf(last - 1)) +
+           ") is not a call naming `" + buffer + "`";
+    return std::nullopt;
+  }
+  if (!OneBlock(src, for_a, coll_pos)) {
+    *why = "the loop of its producer is not in its EVOLVE block";
+    return std::nullopt;
+  }
+  ProducerSite site;
+  site.loop = true;
+  site.buffer = buffer;
+  site.producer_line = src.LineOf(gemm_first);
+  size_t for_stop = 0;
+  const size_t for_start = StatementStart(m, for_a, &for_stop);
+  site.insert_at = InsertBefore(src, for_start, for_stop, for_a, &site.indent);
+  site.arm_at = InsertBefore(src, g, gemm_stop, gemm_first, &site.arm_indent);
+  return site;
+}
+
 }  // namespace
 
 std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
   const std::string buffer = args.empty() ? "" : Trim(args[0]);
-  static const std::regex kPlain(R"(^[A-Za-z_]\w*(\s*(\.|->)\s*[A-Za-z_]\w*)*$)");
+  static const std::regex kPlain(R"(^[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?(\s*(\.|->)\s*[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?)*$)");
   if (!std::regex_match(buffer, kPlain)) {
-    *why = "its buffer `" + buffer + "` is not a plain name";
+    *why = "its buffer `" + buffer + "` is not a name, a member chain, or one of them subscripted by a name or number";
     return std::nullopt;
   }
   size_t stop = 0;
@@ -98,48 +252,16 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
     *why = "it is the body of `" + FirstWord(m, coll_first) + "` without braces";
     return std::nullopt;
   }
-  if (m[stop] != ';') {
-    *why = m[stop] == '{' ? "no statement comes before it in its braces" : "the code before it is a braced block";
-    return std::nullopt;
-  }
-  size_t prev_stop = 0;
-  const size_t prev = StatementStart(m, stop, &prev_stop);
-  if (prev == std::string::npos) {
-    *why = "the statement before it is not a plain statement";
-    return std::nullopt;
-  }
-  const size_t first = SkipSpace(m, prev, stop);
-  const std::string code = m.substr(first, stop - first);
-  const std::string word = FirstWord(m, first);
-  if (word.empty() || ControlWord(word) || code.find('#') != std::string::npos ||
-      code.find("<<<") != std::string::npos || code.find('(') == std::string::npos) {
-    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") is not a call";
-    return std::nullopt;
-  }
-  if (!MentionsWhole(WithoutSpaces(code), WithoutSpaces(buffer))) {
-    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") does not name `" + buffer + "`";
-    return std::nullopt;
-  }
-  if (!src.InBlock(first) || !src.InBlock(c.name_pos) || src.BraceDepth(first) == 0) {
-    *why = "the statement before it is not in the same EVOLVE block";
-    return std::nullopt;
-  }
-  for (const auto& [b, e] : src.blocks())
-    if ((first >= b && first < e) != (c.name_pos >= b && c.name_pos < e)) {
-      *why = "the statement before it is in another EVOLVE block";
-      return std::nullopt;
-    }
-  ProducerSite site;
-  site.buffer = buffer;
-  site.producer_line = src.LineOf(first);
-  const size_t line_start = src.LineStart(site.producer_line);
-  if (line_start > (prev_stop == std::string::npos ? 0 : prev_stop) && SkipSpace(m, line_start, first) == first) {
-    site.insert_at = line_start;
-    site.indent = src.text().substr(line_start, first - line_start);
-  } else {
-    site.insert_at = prev;
-  }
-  return site;
+  // The statement just before it, else the loop form.
+  std::string straight_why;
+  if (std::optional<ProducerSite> site = StraightSite(src, c.name_pos, stop, buffer, &straight_why)) return site;
+  std::string loop_why;
+  if (std::optional<ProducerSite> site = LoopSite(src, c.name_pos, stop, buffer, &loop_why)) return site;
+  // Inside a `for` body the loop form is what was meant; elsewhere the statement before it.
+  const bool in_for = (m[stop] == '{' && ForOfBody(m, stop) != std::string::npos) ||
+                      straight_why.find("does not name") != std::string::npos;
+  *why = in_for && loop_why.find("no statement comes before it") == std::string::npos ? loop_why : straight_why;
+  return std::nullopt;
 }
 
 }  // namespace cuco::transform_internal

@@ -1,11 +1,17 @@
-// Producer sites (transform/ internal): where a program seed's collective reads a buffer that the
-// statement just before it writes, so the chunks knob (cuco/program/impl/chunk_overlap.h) can split
-// that statement's GEMM and run the collective chunk by chunk behind it.
+// Producer sites (transform/ internal): where a program seed's collective reads a buffer that a
+// GEMM call just before it writes, so the chunks knob (cuco/program/impl/chunk_overlap.h) can split
+// that GEMM and run the collective chunk by chunk behind it. Two forms:
 //   gemm(blas, m, n, k, h, w2, z);                 <- the producer: a call statement naming `z`
 //   NCCLCHECK(ncclAllReduce(z, z, n, ...));        <- the collective: its first argument is `z`
+// and, where one thread drives every GPU, a loop of GEMMs, then (after ncclGroupStart, if any) a loop
+// of collectives, each the last statement naming the buffer in its loop:
+//   for (int r = 0; r < n; ++r) { cudaSetDevice(r); cublasSgemm(..., g[r].y, m); }
+//   ncclGroupStart();
+//   for (int r = 0; r < n; ++r) { cudaSetDevice(r); ncclAllReduce(g[r].y, g[r].y, ...); }
 // Both must be plain statements of one EVOLVE block (not the body of an if/for/while without
-// braces, no kernel launch as the producer); the buffer a plain name or member chain (`y`, `w.out`,
-// `g->c`), so that naming it once more before the producer reads the same pointer.
+// braces, no kernel launch as the producer); the buffer a name or member chain, each part possibly
+// subscripted by a name or a number (`y`, `w.out`, `g->c`, `g[r].y`), so that naming it once more
+// before the producer reads the same pointer.
 #pragma once
 
 #include <optional>
@@ -21,6 +27,11 @@ struct ProducerSite {
   std::string indent;    // the producer line's leading spaces (empty when not inserted at a line start)
   std::string buffer;    // the collective's first argument, as written
   int producer_line = 0;
+  // The loop form: the Producer goes before the GEMMs' loop (insert_at, indent: armed with no
+  // buffer) and arms each pass's buffer just before its GEMM (arm_at, arm_indent).
+  bool loop = false;
+  size_t arm_at = 0;
+  std::string arm_indent;
 };
 
 // The producer site of collective call `c` of `src`, or nullopt with *why saying what is missing.

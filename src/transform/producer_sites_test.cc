@@ -42,16 +42,53 @@ TEST(ProducerSites, AMemberChainBufferAndAProducerSharingItsLine) {
   EXPECT_EQ(f.text.substr(f.site->insert_at, 6), " gemm(");  // right after `prep();`
 }
 
+// One thread driving every GPU: a loop of GEMMs, ncclGroupStart, a loop of the collectives.
+TEST(ProducerSites, TheLoopOfGemmsBeforeTheLoopOfCollectives) {
+  Found f = Site(
+      "  for (int r = 0; r < 2; ++r) {\n"
+      "    cudaSetDevice(r);\n"
+      "    cublasSgemm(h, 8, g [r] . y, 8);\n"
+      "  }\n"
+      "  NCCLCHECK(ncclGroupStart());\n"
+      "  for (int r = 0; r < 2; ++r) {\n"
+      "    cudaSetDevice(r);\n"
+      "    NCCLCHECK(ncclAllReduce(g[r].y, g[r].y, 8, ncclFloat, ncclSum, c, s));\n"
+      "  }\n"
+      "  ncclGroupEnd();\n");
+  ASSERT_TRUE(f.site) << f.why;
+  EXPECT_TRUE(f.site->loop);
+  EXPECT_EQ(f.site->buffer, "g[r].y");
+  EXPECT_EQ(f.site->producer_line, 5);
+  EXPECT_EQ(f.site->indent, "  ");
+  EXPECT_EQ(f.text.substr(f.site->insert_at, 7), "  for (");  // the Producer before the GEMMs' loop
+  EXPECT_EQ(f.site->arm_indent, "    ");
+  EXPECT_EQ(f.text.substr(f.site->arm_at, 15), "    cublasSgemm");  // each pass armed before its GEMM
+  // A buffer subscripted by a name: the statement-before form takes it too.
+  Found g = Site("  gemm(h, w[k]);\n  ncclAllReduce(w[k], w[k], 8, ncclFloat, ncclSum, c, s);\n");
+  ASSERT_TRUE(g.site) << g.why;
+  EXPECT_FALSE(g.site->loop);
+  EXPECT_EQ(g.site->buffer, "w[k]");
+}
+
 TEST(ProducerSites, EachCaseWithoutOneSaysWhy) {
   const std::pair<const char*, const char*> kCases[] = {
       {"  gemm(h, z);\n  if (b) ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "the body of `if` without braces"},
       {"  if (ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s) != ncclSuccess) return;\n", "not a statement of its own"},
       {"  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "no statement comes before it"},
       {"  scale<<<1, 32, 0, s>>>(z);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "is not a call"},
-      {"  gemm(h, w[0]);\n  ncclAllReduce(w[0], w[0], 8, ncclFloat, ncclSum, c, s);\n", "is not a plain name"},
+      {"  gemm(h, w[i + 1]);\n  ncclAllReduce(w[i + 1], w[i + 1], 8, ncclFloat, ncclSum, c, s);\n", "is not a name"},
       {"  gemm(h, zz);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "does not name `z`"},
       {"  for (int i = 0; i < 2; ++i) gemm(h, z);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "is not a call"},
       {"  { gemm(h, z); }\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "a braced block"},
+      // The loop form, each part missing in turn.
+      {"  for (;;) { gemm(h, w[r]); log(); }\n  for (;;) { ncclAllReduce(w[r], w[r], 8, ncclFloat, ncclSum, c, s); }\n",
+       "the last statement of the loop before its loop (line 3) is not a call naming `w[r]`"},
+      {"  for (;;) { gemm(h, w[r]); }\n  log();\n  for (;;) { ncclAllReduce(w[r], w[r], 8, ncclFloat, ncclSum, c, s); }\n",
+       "is no `for` loop of GEMMs"},
+      {"  while (b) { gemm(h, w[r]); }\n  for (;;) { ncclAllReduce(w[r], w[r], 8, ncclFloat, ncclSum, c, s); }\n",
+       "is no `for` loop of GEMMs"},
+      {"  for (;;) { gemm(h, w[r]); }\n  for (;;) { w[r] = z; ncclAllReduce(w[r], w[r], 8, ncclFloat, ncclSum, c, s); }\n",
+       "is not a call"},
   };
   for (const auto& [body, why] : kCases) {
     Found f = Site(body);

@@ -34,9 +34,7 @@ std::string FrozenCommunicationElsewhere(const std::string& seed_path) {
   std::error_code ec;
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string ext = it->path().extension().string();
-    const bool source = ext == ".h" || ext == ".hpp" || ext == ".cuh" || ext == ".cu" || ext == ".cc" || ext == ".cpp";
-    if (it->is_regular_file(ec) && source && !fs::equivalent(it->path(), seed_path, ec) &&
+    if (it->is_regular_file(ec) && IsSourceFile(it->path()) && !fs::equivalent(it->path(), seed_path, ec) &&
         it->path().filename() != "reference.cu" && it->path().filename().string().rfind("gen0", 0) != 0)
       files.push_back(it->path());
   }
@@ -198,11 +196,19 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
                                 " gets no chunks knob: " + why);
       continue;
     }
-    const std::string decl = "cuco_program::overlap::Producer cuco_producer_" + std::to_string(c.line) +
-                             "(kCucoChunks, " + site->buffer + ");";
-    producers.push_back({site->insert_at, 0, site->indent.empty() && site->insert_at > 0 ? " " + decl : site->indent + decl + "\n"});
+    // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
+    auto line_before = [](size_t at, const std::string& indent, const std::string& code) -> Edit {
+      return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
+    };
+    const std::string producer = "cuco_producer_" + std::to_string(c.line);
+    // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
+    producers.push_back(line_before(site->insert_at, site->indent,
+                                    "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
+                                        (site->loop ? "nullptr" : site->buffer) + ");"));
+    if (site->loop) producers.push_back(line_before(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
     result.inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
-                              site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads");
+                              site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
+                              (site->loop ? " in the loop after its loop" : ""));
   }
   const bool chunks = !producers.empty() && !gemms.empty();
   if (!producers.empty() && gemms.empty())

@@ -6,6 +6,10 @@
 //   Producer p(kCucoChunks, z);   arms: the next GEMM writing `z` (cuBLAS's D/C pointer) is split
 //   gemm(..., z);                 the GEMM stand-ins below split it, recording an event per chunk
 //   comm::AllReduce(..., z, ...)  TakeChunks(z, bytes, stream) hands the chunks to the collective
+// Where one thread drives every GPU, a loop of GEMMs comes before a loop of collectives:
+//   Producer p(kCucoChunks, nullptr);                 the knob's value, nothing armed yet
+//   for (r ...) { ...; p.Arm(g[r].y); gemm(..., g[r].y); }   each pass arms its own buffer
+//   for (r ...) { ...; comm::AllReduce(..., g[r].y, ...); }  takes the chunks its GPU's GEMM made
 // A GEMM is split only when its output is contiguous (ldc == m, one batch, column order) with at
 // least as many columns as chunks; anything else runs whole, and so does every GEMM while no
 // Producer is armed. A collective that finds no chunks (another buffer, stream or size) runs whole.
@@ -91,7 +95,8 @@ inline const void* BColumn(const void* B, cublasOperation_t tb, int64_t ldb, siz
 }  // namespace detail
 
 // Arms the next GEMM writing `buffer` on this thread to run as `chunks` column chunks ("1", "2",
-// "4" or "8"; "1" arms nothing). Disarmed when a collective takes the chunks, or at scope end.
+// "4" or "8"; "1" arms nothing; a null buffer arms nothing until Arm). Disarmed when a collective
+// takes the chunks, or at scope end, which also drops chunks no collective took.
 class Producer {
  public:
   Producer(const char* chunks, const void* buffer) {
@@ -109,6 +114,12 @@ class Producer {
       t.bad_value = true;
       std::fprintf(stderr, "cuco: chunks knob \"%s\" is none of \"1\", \"2\", \"4\", \"8\"\n", chunks ? chunks : "(null)");
     }
+  }
+  // Arms the next GEMM writing `buffer` (the loop form: the chunks a GEMM made before stay for its
+  // collective). Nothing when a later Producer is current.
+  void Arm(const void* buffer) {
+    detail::ThreadState& t = detail::T();
+    if (t.producer == id_) t.armed = buffer;
   }
   ~Producer() {
     detail::ThreadState& t = detail::T();

@@ -44,6 +44,7 @@ struct ThreadState {
   uint64_t next_producer = 0;
   bool bad_value = false;       // the knob's value was not one of 1, 2, 4, 8
   Chunks made;                  // the last split GEMM's chunks, until a collective takes them
+  Chunks taken;                 // the chunks the last collective took (TakeChunks' answer)
   std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
 };
 
@@ -71,13 +72,16 @@ inline void SayOnce(int which, const char* what, int chunks) {
 }  // namespace detail
 
 // For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
-// exactly that (then disarmed), or null. Any collective reading the armed buffer disarms it.
-// Sets *bad when the Producer of `buffer` was given an invalid knob value.
+// exactly that (taken: once), or null. Any collective reading the armed buffer disarms it; in the loop form
+// (chunk_overlap.h) a later pass may have armed another GPU's buffer since the split, so the chunks
+// are found by the buffer they were made of. Sets *bad when the current Producer was given an
+// invalid knob value.
 inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaStream_t stream, bool* bad) {
   detail::ThreadState& t = detail::T();
-  *bad = false;
-  if (t.armed == nullptr || buffer != t.armed) return nullptr;
-  t.armed = nullptr;
+  *bad = t.armed != nullptr && t.bad_value;
+  const bool made_of_it = t.made.buffer == buffer && !t.made.ranges.empty();
+  if (!made_of_it && (t.armed == nullptr || buffer != t.armed)) return nullptr;
+  if (buffer == t.armed) t.armed = nullptr;
   *bad = t.bad_value;
   const detail::Chunks& c = t.made;
   if (c.buffer != buffer || c.bytes != bytes || c.stream != stream || c.ranges.empty()) {
@@ -85,7 +89,9 @@ inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaSt
       detail::SayOnce(2, "the collective runs whole: no split GEMM on its stream made exactly the bytes it reads", t.chunks);
     return nullptr;
   }
-  return &t.made;
+  t.taken = std::move(t.made);  // taken once: a later collective on the buffer runs whole
+  t.made = detail::Chunks{};
+  return &t.taken;
 }
 
 // The side stream of `stream` after it waited for chunk `chunk` of the split GEMM; null when

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Where an evaluation that ends `timeout` waits: `cuco eval` of one harness in the background, and
+# after WAIT seconds, for every process of it still alive (cuco, the supervisor, the candidates,
+# found by their run dir in the command line or as cuco's descendants), each thread's name, state,
+# kernel wait channel and system call (/proc), and its user stack where gdb is installed. Results:
+# $OUT/hang/<pid>.txt, eval.json, eval.err. The eval ends at its verify limit (LIMIT, default 90 s).
+# Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
+#   HARNESS=.carry/probes/a2a_initall_threads/harness WORLD=2 WAIT=60 bash bench/one-gpu/hang-stacks.sh
+set -u
+OUT=${OUT:-/tmp/hang-out}
+D=$OUT/hang
+WAIT=${WAIT:-60}
+mkdir -p "$D"
+export PATH=$PWD/.carry/bin:$PATH LD_LIBRARY_PATH=$PWD/.carry/lib NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+export CUCO_CACHE_DIR=/tmp/cuco-cache
+RUN=/tmp/hang-run-$$
+"$PWD/.carry/cuco" eval "$HARNESS" --world-size "${WORLD:-2}" --verify-limit "${LIMIT:-90}" --json --run-dir "$RUN" >"$D/eval.json" 2>"$D/eval.err" &
+EVAL=$!
+sleep "$WAIT"
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+{ command -v gdb || echo "no gdb"; } >"$D/tools.txt"
+for pid in $EVAL $(descendants $EVAL) $(pgrep -f "$RUN"); do
+  [ -d /proc/$pid ] || continue
+  f=$D/$pid.txt
+  [ -e "$f" ] && continue
+  { echo "pid $pid: $(tr '\0' ' ' </proc/$pid/cmdline | cut -c1-300)"
+    for t in /proc/$pid/task/*; do
+      echo "  thread $(basename "$t") $(cat "$t/comm") state=$(awk '{print $3}' "$t/stat") wchan=$(cat "$t/wchan" 2>/dev/null) syscall=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+    done
+    command -v gdb >/dev/null && timeout 30 gdb -p "$pid" -batch -ex "thread apply all bt 25" 2>&1 | grep -E '^#|^Thread' | head -300
+  } >"$f" 2>&1
+done
+nvidia-smi >"$D/smi.txt" 2>&1
+wait "$EVAL"
+echo "eval exit $?" >>"$D/eval.err"
