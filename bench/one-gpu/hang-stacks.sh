@@ -3,7 +3,7 @@
 # after WAIT seconds, for every process of it still alive (cuco, the supervisor, the candidates,
 # found by their run dir in the command line or as cuco's descendants), each thread's name, state,
 # kernel wait channel and system call (/proc), and its user stack where gdb is installed. Results:
-# $OUT/hang/<pid>.txt, eval.json, eval.err. The eval ends at its verify limit (LIMIT, default 90 s).
+# $OUT/hang/<pid>.txt, eval.json, eval.err, logs/<stage>/ (the supervisor's and the ranks' logs). The eval ends at its verify limit (LIMIT, default 90 s).
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   HARNESS=.carry/probes/a2a_initall_threads/harness WORLD=2 WAIT=60 bash bench/one-gpu/hang-stacks.sh
 set -u
@@ -33,3 +33,4 @@ done
 nvidia-smi >"$D/smi.txt" 2>&1
 wait "$EVAL"
 echo "eval exit $?" >>"$D/eval.err"
+for s in "$RUN"/candidates/*/*/logs; do [ -d "$s" ] && mkdir -p "$D/logs" && cp -r "$s" "$D/logs/$(basename "$(dirname "$s")")"; done

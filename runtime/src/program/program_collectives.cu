@@ -39,7 +39,13 @@ class ProgramCollectives {
   cuco::codesign::DeviceCollectives* Device(size_t mailbox_bytes_per_peer, const char* backend) {
     Side& s = S();
     if (!ready_) {
+      // Their set-up is collective: inside an open NCCL group (a "ce" reduction there, the first of
+      // the program) NCCL would defer it to the group's end. The groups close for it and open again,
+      // so what the group held so far is enqueued now (every rank alike: they make the same calls).
+      const int open_groups = overlap::GroupDepth();
+      for (int i = 0; i < open_groups; ++i) ::ncclGroupEnd();
       const cuco::Status st = dc_.init(*s.ctx, mailbox_bytes_per_peer);
+      for (int i = 0; i < open_groups; ++i) ::ncclGroupStart();
       if (!st.ok()) {
         std::fprintf(stderr, "cuco: backend knob \"%s\": setting up the device collectives: %s\n", backend,
                      st.message().c_str());
@@ -148,7 +154,7 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
     const ncclResult_t r = part(c->ranges[i].first, c->ranges[i].second, side);
     if (r != ncclSuccess) return r;
   }
-  overlap::JoinSide(stream);
+  overlap::JoinSideAfterGroup(stream);
   return ncclSuccess;
 }
 
@@ -286,14 +292,24 @@ ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_
 
 ncclResult_t GroupStart(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
+  overlap::GroupOpened();
   CUCO_PROGRAM_BACKEND("ncclGroupStart", p2p::GroupStart());
   return dc->group_start();
 }
 
-ncclResult_t GroupEnd(const char* backend) {
+namespace {
+ncclResult_t EndGroup(const char* backend) {
   constexpr ncclComm_t comm = nullptr;
   CUCO_PROGRAM_BACKEND("ncclGroupEnd", p2p::GroupEnd());
   return dc->group_end();
+}
+}  // namespace
+
+// The chunked collectives of the group join their side streams once NCCL has enqueued them.
+ncclResult_t GroupEnd(const char* backend) {
+  const ncclResult_t r = EndGroup(backend);
+  overlap::GroupClosed();
+  return r;
 }
 
 #undef CUCO_PROGRAM_BACKEND

@@ -46,6 +46,8 @@ struct ThreadState {
   Chunks made;                  // the last split GEMM's chunks, until a collective takes them
   Chunks taken;                 // the chunks the last collective took (TakeChunks' answer)
   std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
+  int group_depth = 0;               // the program's NCCL groups open on this thread (comm::GroupStart)
+  std::vector<cudaStream_t> join_after_group;  // streams whose join waits for the group's end
 };
 
 inline ThreadState& T() {
@@ -119,5 +121,26 @@ inline void JoinSide(cudaStream_t stream) {
   ctx.record_event(detail::JoinEvent(it->second), ctx.side_stream(detail::SideStreamIndex(it->second)));
   ctx.wait_event(stream, detail::JoinEvent(it->second));
 }
+
+// The program's NCCL group (comm::GroupStart .. GroupEnd) on this thread. NCCL enqueues the calls of
+// a group when it ends, so a chunked collective inside one joins its side stream back then: joined
+// at the call, `stream` would wait for none of the chunks' collectives.
+inline void GroupOpened() { ++detail::T().group_depth; }
+inline void GroupClosed() {
+  detail::ThreadState& t = detail::T();
+  if (t.group_depth == 0 || --t.group_depth > 0) return;
+  for (cudaStream_t s : t.join_after_group) JoinSide(s);
+  t.join_after_group.clear();
+}
+// JoinSide now, or when the open group ends.
+inline void JoinSideAfterGroup(cudaStream_t stream) {
+  detail::ThreadState& t = detail::T();
+  if (t.group_depth == 0) return JoinSide(stream);
+  for (cudaStream_t s : t.join_after_group)
+    if (s == stream) return;
+  t.join_after_group.push_back(stream);
+}
+// How many of the program's groups are open on this thread.
+inline int GroupDepth() { return detail::T().group_depth; }
 
 }  // namespace cuco_program::overlap
