@@ -164,6 +164,9 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
   return site;
 }
 
+std::optional<ProducerSite> LoopSiteFrom(const SeedSource& src, size_t coll_pos, size_t for_b, const std::string& buffer,
+                                         std::string* why);
+
 // The loop form (producer_sites.h), for a collective whose statement follows the byte `stop`.
 std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
                                      std::string* why) {
@@ -187,6 +190,26 @@ std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, siz
     *why = "no statement comes before it in its braces, and they are no `for` loop's";
     return std::nullopt;
   }
+  return LoopSiteFrom(src, coll_pos, for_b, buffer, why);
+}
+
+// Whether the call at `call` is the body of the `for` statement at `for_at` (no braces), not in its header.
+bool BodyOfFor(const std::string& m, size_t for_at, size_t call) {
+  const size_t open = SkipSpace(m, for_at + 3, m.size());
+  if (open >= m.size() || m[open] != '(') return false;
+  int depth = 0;
+  for (size_t i = open; i < m.size(); ++i) {
+    if (m[i] == '(') ++depth;
+    else if (m[i] == ')' && --depth == 0) return call > i;
+  }
+  return false;
+}
+
+// The loop form from the collectives' loop, whose `for` begins at `for_b`.
+std::optional<ProducerSite> LoopSiteFrom(const SeedSource& src, size_t coll_pos, size_t for_b, const std::string& buffer,
+                                         std::string* why) {
+  const std::string& m = src.masked();
+  const std::string want = WithoutSpaces(buffer);
   // Before the collectives' loop: ncclGroupStart statements, then the GEMMs' loop.
   size_t before = 0;
   StatementStart(m, for_b, &before);
@@ -248,6 +271,9 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
     return std::nullopt;
   }
   const size_t coll_first = SkipSpace(m, coll, c.name_pos);
+  // `for (...) NCCLCHECK(ncclAllReduce(...));`: the collectives' loop of the loop form, without braces.
+  if (FirstWord(m, coll_first) == "for" && BodyOfFor(m, coll_first, c.name_pos))
+    return LoopSiteFrom(src, c.name_pos, coll_first, buffer, why);
   if (ControlWord(FirstWord(m, coll_first))) {
     *why = "it is the body of `" + FirstWord(m, coll_first) + "` without braces";
     return std::nullopt;

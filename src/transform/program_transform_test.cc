@@ -176,6 +176,32 @@ TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
       << summary;
 }
 
+// One thread driving every GPU: the GEMMs' loop, then the grouped loop of all-reduces reading them.
+TEST(ProgramTransform, TheLoopOfGemmsBeforeTheGroupedLoopOfAllReducesGivesTheChunksKnob) {
+  const std::string seed = ProgramSeed(
+      "// EVOLVE-BLOCK-START\n"
+      "static void step(cublasHandle_t* h, float** y, ncclComm_t* comm, cudaStream_t* s, int n) {\n"
+      "  const float one = 1.f, zero = 0.f;\n"
+      "  for (int r = 0; r < n; ++r) {\n"
+      "    cudaSetDevice(r);\n"
+      "    cublasSgemm(h[r], CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, y[r], 8, y[r], 8, &zero, y[r], 8);\n"
+      "  }\n"
+      "  NCCLCHECK(ncclGroupStart());\n"
+      "  for (int r = 0; r < n; ++r) NCCLCHECK(ncclAllReduce(y[r], y[r], 64, ncclFloat, ncclSum, comm[r], s[r]));\n"
+      "  NCCLCHECK(ncclGroupEnd());\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n");
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const std::string& w : r->warnings) EXPECT_EQ(w.find("gets no chunks knob"), std::string::npos) << w;
+  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, nullptr);\n  for (int r = 0;"), 1)
+      << r->code;
+  EXPECT_EQ(Count(r->code, "\n    cuco_producer_14.Arm(y[r]);\n    cuco_program::overlap::Sgemm(h[r],"), 1) << r->code;
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("reads in the loop after its loop"), std::string::npos);
+}
+
 TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
   std::string blocks = kGemmThenAllReduce;
   blocks.replace(blocks.find("cublasSgemm"), 11, "my_own_gemm");
