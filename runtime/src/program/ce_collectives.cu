@@ -15,6 +15,7 @@
 #include <cuco/codesign/collectives.h>
 #include <cuco/codesign/lsa.h>
 #include <cuco/program/impl/candidate_state.h>
+#include <cuco/program/impl/chunk_state.h>
 
 namespace cuco_program::ce {
 namespace {
@@ -75,8 +76,12 @@ class CeState {
     cuco::RankContext& ctx = *candidate_detail::S().ctx;
     const size_t w = static_cast<size_t>(ctx.world_size);
     out->slot_bytes = (slot_bytes + 15) / 16 * 16;
-    cuco::Status st = cd::alloc_peers(ctx, dev_comm, out->slot_bytes * w, &out->data);
-    if (st.ok()) st = cd::alloc_peers(ctx, dev_comm, sizeof(uint32_t) * 2 * w, &out->flags);
+    // Collective: inside the program's open group (its reductions grouped over its GPUs) NCCL
+    // would defer the windows' registration to the group's end.
+    cuco::Status st = overlap::OutsideGroups([&] {
+      cuco::Status s = cd::alloc_peers(ctx, dev_comm, out->slot_bytes * w, &out->data);
+      return s.ok() ? cd::alloc_peers(ctx, dev_comm, sizeof(uint32_t) * 2 * w, &out->flags) : s;
+    });
     // Every rank's zeroed flags before anyone's first push.
     if (st.ok()) st = cd::lsa_barrier(ctx.stream, dev_comm, 0);
     if (st.ok() && cudaStreamSynchronize(ctx.stream) != cudaSuccess) st = cuco::Status::Error("cudaStreamSynchronize");

@@ -39,13 +39,9 @@ class ProgramCollectives {
   cuco::codesign::DeviceCollectives* Device(size_t mailbox_bytes_per_peer, const char* backend) {
     Side& s = S();
     if (!ready_) {
-      // Their set-up is collective: inside an open NCCL group (a "ce" reduction there, the first of
-      // the program) NCCL would defer it to the group's end. The groups close for it and open again,
-      // so what the group held so far is enqueued now (every rank alike: they make the same calls).
-      const int open_groups = overlap::GroupDepth();
-      for (int i = 0; i < open_groups; ++i) ::ncclGroupEnd();
-      const cuco::Status st = dc_.init(*s.ctx, mailbox_bytes_per_peer);
-      for (int i = 0; i < open_groups; ++i) ::ncclGroupStart();
+      // Collective: inside the program's open group (its first "ce" reduction there) NCCL would
+      // defer it to the group's end.
+      const cuco::Status st = overlap::OutsideGroups([&] { return dc_.init(*s.ctx, mailbox_bytes_per_peer); });
       if (!st.ok()) {
         std::fprintf(stderr, "cuco: backend knob \"%s\": setting up the device collectives: %s\n", backend,
                      st.message().c_str());
@@ -89,7 +85,7 @@ class ProgramCollectives {
     staged_from_[n] = p;
     cuco::Buffer& b = stages_[n];
     if (b.bytes < bytes) {  // grows collectively: every rank stages the same calls with the same sizes
-      const cuco::Status st = dc_.alloc_symmetric(*S().ctx, bytes, &b);
+      const cuco::Status st = overlap::OutsideGroups([&] { return dc_.alloc_symmetric(*S().ctx, bytes, &b); });
       if (!st.ok()) {
         std::fprintf(stderr, "cuco: backend knob \"lsa\": staging %zu bytes: %s\n", bytes, st.message().c_str());
         return nullptr;
@@ -290,26 +286,30 @@ ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_
   return dc->recv(buffer, count, type, peer, comm, stream);
 }
 
-ncclResult_t GroupStart(const char* backend) {
-  constexpr ncclComm_t comm = nullptr;
-  overlap::GroupOpened();
-  CUCO_PROGRAM_BACKEND("ncclGroupStart", p2p::GroupStart());
-  return dc->group_start();
-}
-
 namespace {
-ncclResult_t EndGroup(const char* backend) {
-  constexpr ncclComm_t comm = nullptr;
-  CUCO_PROGRAM_BACKEND("ncclGroupEnd", p2p::GroupEnd());
-  return dc->group_end();
+// The program's NCCL group ("nccl", "ce"), counted on this thread (chunk_state.h: the chunked
+// collectives in it join their side streams once NCCL has enqueued them, at its end).
+ncclResult_t StartNcclGroup() {
+  overlap::GroupOpened();
+  return p2p::GroupStart();
+}
+ncclResult_t EndNcclGroup() {
+  const ncclResult_t r = p2p::GroupEnd();
+  overlap::GroupClosed();
+  return r;
 }
 }  // namespace
 
-// The chunked collectives of the group join their side streams once NCCL has enqueued them.
+ncclResult_t GroupStart(const char* backend) {
+  constexpr ncclComm_t comm = nullptr;
+  CUCO_PROGRAM_BACKEND("ncclGroupStart", StartNcclGroup());
+  return dc->group_start();
+}
+
 ncclResult_t GroupEnd(const char* backend) {
-  const ncclResult_t r = EndGroup(backend);
-  overlap::GroupClosed();
-  return r;
+  constexpr ncclComm_t comm = nullptr;
+  CUCO_PROGRAM_BACKEND("ncclGroupEnd", EndNcclGroup());
+  return dc->group_end();
 }
 
 #undef CUCO_PROGRAM_BACKEND

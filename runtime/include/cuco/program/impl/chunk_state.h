@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+#include <nccl.h>
 
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
@@ -122,7 +123,7 @@ inline void JoinSide(cudaStream_t stream) {
   ctx.wait_event(stream, detail::JoinEvent(it->second));
 }
 
-// The program's NCCL group (comm::GroupStart .. GroupEnd) on this thread. NCCL enqueues the calls of
+// The program's NCCL group (comm::GroupStart .. GroupEnd with backend "nccl" or "ce") on this thread. NCCL enqueues the calls of
 // a group when it ends, so a chunked collective inside one joins its side stream back then: joined
 // at the call, `stream` would wait for none of the chunks' collectives.
 inline void GroupOpened() { ++detail::T().group_depth; }
@@ -142,5 +143,17 @@ inline void JoinSideAfterGroup(cudaStream_t stream) {
 }
 // How many of the program's groups are open on this thread.
 inline int GroupDepth() { return detail::T().group_depth; }
+
+// Runs `setup`, a collective set-up (the device collectives, a symmetric window) that NCCL would
+// defer inside an open group, with the program's open groups closed, and opens them again after.
+// What a group held so far is enqueued then: every rank alike, since they make the same calls.
+template <class Setup>
+auto OutsideGroups(Setup setup) {
+  const int open = GroupDepth();
+  for (int i = 0; i < open; ++i) ::ncclGroupEnd();
+  auto result = setup();
+  for (int i = 0; i < open; ++i) ::ncclGroupStart();
+  return result;
+}
 
 }  // namespace cuco_program::overlap
