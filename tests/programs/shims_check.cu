@@ -13,7 +13,9 @@
 //     invalidated the other's capture).
 // And cuco's MPI answers what error macros call (MPI_Error_string, MPI_Error_class, ...), and
 // MPI_Abort ends the program's thread, not the process. Exit 0 when every check holds.
-//   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE] shims_check.cu -lnccl
+// The reference side is checked again as one copy of a program running a thread per GPU after
+// ncclCommInitAll (CUCO_CHECK_THREADS): every GPU's communicator is its rank's.
+//   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE [-DCUCO_CHECK_THREADS]] shims_check.cu -lnccl
 #include <cstdio>
 #include <atomic>
 #include <chrono>
@@ -23,6 +25,10 @@
 
 #ifdef CUCO_CHECK_REFERENCE
 #define CUCO_PROGRAM_WORKLOAD "shims_check"
+#ifdef CUCO_CHECK_THREADS  // ncclCommInitAll, then a thread per GPU (AIComm's MoE, the probe a2a_initall_threads)
+#define CUCO_PROGRAM_PROJECTED 1
+#define CUCO_PROGRAM_THREADS 1
+#endif
 #include <cuco/program/reference.h>
 #else
 #define CUCO_PROGRAM_PROJECTED 1
@@ -117,6 +123,21 @@ int main() {
     Expect(outside, "a thread that is not a rank does not wait for the ranks");
     ref::E().world = 1;
     ref::E().barrier.Reset(1);
+  }
+  if (cuco_program::proj::kProjected) {  // ncclCommInitAll on main's thread (rank 0's until a thread selects its GPU)
+    namespace ref = cuco_program::ref;
+    ref::E().world = 2;
+    ncclComm_t all[2] = {};
+    int user_rank = -1;
+    Expect(ncclCommInitAll(all, 2, nullptr) == ncclSuccess && ncclCommUserRank(all[1], &user_rank) == ncclSuccess &&
+               user_rank == 1,
+           "ncclCommInitAll: GPU 1's communicator is rank 1's");
+    // One copy of a program with a thread per GPU holds every rank: GPU 1's thread communicates as
+    // rank 1. A copy per rank (one thread driving every GPU) leaves GPU 1's calls to rank 1's copy.
+    Expect(cuco_program::proj::IsForeign(all[1]) == !cuco_program::proj::kThreads,
+           cuco_program::proj::kThreads ? "a thread per GPU: GPU 1's communicator is the emulation's, not foreign"
+                                        : "a copy per rank: GPU 1's communicator is foreign");
+    ref::E().world = 1;
   }
   ncclRedOp_t op;
   float scale = 2;

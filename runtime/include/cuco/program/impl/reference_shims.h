@@ -95,21 +95,29 @@ inline ncclResult_t CommInitAll(ncclComm_t* comms, int ndev, const int* devlist)
            (ndev != E().world ? WorldHint(ndev) : std::string(" (the program was not made projected by cuco init)")));
     return ncclInvalidUsage;
   }
+  // One copy of a program running a thread per GPU (proj::kThreads) has every rank in it: each GPU's
+  // communicator is that rank's token, for the thread that selects the GPU. (Foreign handles there
+  // made every other thread's calls no-ops, and the ranks' emulated calls waited for them forever.)
+  // A copy per rank (one thread driving every GPU) has its own rank only.
   for (int i = 0; i < ndev; ++i) {
     const int gpu = devlist != nullptr ? devlist[i] : i;
-    comms[i] = gpu == t_rank ? CommToken(gpu) : proj::Foreign<ncclComm_t>(static_cast<uintptr_t>(gpu));
+    comms[i] = gpu == t_rank || proj::kThreads ? CommToken(gpu) : proj::Foreign<ncclComm_t>(static_cast<uintptr_t>(gpu));
   }
   return ncclSuccess;
 }
 inline ncclResult_t CommDestroy(ncclComm_t) { return ncclSuccess; }
 inline ncclResult_t CommCount(ncclComm_t, int* n) { return (*n = E().world), ncclSuccess; }
-inline ncclResult_t CommUserRank(ncclComm_t c, int* r) {
-  return (*r = proj::IsForeign(c) ? static_cast<int>(reinterpret_cast<uintptr_t>(c) & 0xFFFF) : t_rank), ncclSuccess;
+// The rank a communicator is: another GPU's (foreign), or a token's own (CommToken), else the caller's.
+inline int RankOf(ncclComm_t c) {
+  const uintptr_t v = reinterpret_cast<uintptr_t>(c);
+  if (proj::IsForeign(c)) return static_cast<int>(v & 0xFFFF);
+  if (v >= 0x1000 && v < 0x1000 + static_cast<uintptr_t>(E().world)) return static_cast<int>(v - 0x1000);
+  return t_rank;
 }
+inline ncclResult_t CommUserRank(ncclComm_t c, int* r) { return (*r = RankOf(c)), ncclSuccess; }
 // The program's GPU of the communicator: rank r's is GPU r when the program drives every GPU.
 inline ncclResult_t CommCuDevice(ncclComm_t c, int* d) {
-  if (proj::IsForeign(c)) return (*d = static_cast<int>(reinterpret_cast<uintptr_t>(c) & 0xFFFF)), ncclSuccess;
-  return (*d = proj::kProjected ? t_rank : E().device), ncclSuccess;
+  return (*d = proj::kProjected ? RankOf(c) : E().device), ncclSuccess;
 }
 
 // Every other call on a communicator: the reference's are tokens for the emulation and another
