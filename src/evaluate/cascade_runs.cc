@@ -190,6 +190,8 @@ bool Cascade::JudgeHarnessStage(const std::string& stage, const JobOutcome& outc
                                             fmt::format("{}", fmt::join(outcome.events, "; ")));
   st->log_tail = RankLogsTail(outcome, 20) + CandidateLogsTail(logs, world_size_, 20);
   StageVerdict v = JudgeSupervisor(outcome, metrics.string());
+  if (v.status == EvalStatus::kTimeout)  // where a program's reference waited, when it said
+    if (const std::string where = ReferenceLastWords(outcome); !where.empty()) v.reason += "; " + where;
   if (v.interrupted) {
     MarkUnjudged(st, rec, fmt::format("{}: {}", stage, v.reason));
     return false;

@@ -35,4 +35,20 @@ std::string CandidateLogsTail(const std::filesystem::path& logs, int world, int 
   return out;
 }
 
+std::string ReferenceLastWordsIn(const std::string& log_text) {
+  static const std::string kPrefix = "cuco reference: ";
+  const size_t at = log_text.rfind(kPrefix);
+  if (at == std::string::npos || (at > 0 && log_text[at - 1] != '\n')) return "";
+  const size_t end = log_text.find('\n', at);
+  std::string line = log_text.substr(at + kPrefix.size(), end == std::string::npos ? std::string::npos : end - at - kPrefix.size());
+  if (line.size() > 300) line = line.substr(0, 300) + "...";
+  return line.empty() ? "" : "the reference said last: " + line;
+}
+
+std::string ReferenceLastWords(const JobOutcome& job) {
+  if (job.ranks.empty()) return "";
+  auto text = ReadFile(job.ranks.front().log_path);
+  return text.ok() ? ReferenceLastWordsIn(*text) : "";
+}
+
 }  // namespace cuco

@@ -16,5 +16,11 @@ std::string LastLines(const std::string& text, int n);
 std::string RankLogsTail(const JobOutcome& job, int lines);
 // "--- candidate rank R (path) ---" and the last `lines` lines of each candidate-rank<R>.log.
 std::string CandidateLogsTail(const std::filesystem::path& logs, int world, int lines);
+// For a stage that ran past its time limit: the last line a program's reference wrote in the
+// supervisor's log (rank 0's log of `job`; "cuco reference: ...", its waits said every 20 s:
+// cuco/program/impl/reference_engine.h), as "the reference said last: ...", or "" when none.
+std::string ReferenceLastWords(const JobOutcome& job);
+// The same from the log's text.
+std::string ReferenceLastWordsIn(const std::string& log_text);
 
 }  // namespace cuco

@@ -71,8 +71,9 @@ def check(cuco, folder, out, compile_too):
 
 
 # The programs whose generation 0 has the chunks knob: an all-reduce or reduce-scatter right after
-# the call that makes its buffer with a GEMM cuco can split (src/transform/producer_sites.h).
-CHUNKS = {"tp_mlp_mpi", "gemm_rs_fp16_socket", "sp_mlp_bf16_mpi", "dp_allreduce_threads_bf16"}
+# the call that makes its buffer with a GEMM cuco can split, or (one thread driving every GPU) a loop
+# of them after the loop of GEMMs that makes their buffers (src/transform/producer_sites.h).
+CHUNKS = {"tp_mlp_mpi", "gemm_rs_fp16_socket", "sp_mlp_bf16_mpi", "dp_allreduce_threads_bf16", "dp_broadcast_group"}
 
 
 def check_generation0(cuco, harness, out):

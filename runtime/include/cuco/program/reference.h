@@ -107,11 +107,10 @@ inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<u
     std::unique_lock<std::mutex> lock(e.state_mu);
     for (auto& r : e.ranks) ++r->requested;
     e.cv.notify_all();
-    e.cv.wait(lock, [&] {
-      for (auto& r : e.ranks)
-        if (r->done < r->requested && !r->ended) return false;
-      return true;
-    });
+    auto running = [](const Rank& r) { return r.done < r.requested && !r.ended; };
+    WaitSaying(
+        lock, "iteration " + std::to_string(e.iterations) + " of the program",
+        [&] { return RanksWhere(running).empty(); }, [&] { return RanksWhere(running); });
     ++e.iterations;
     const std::string err = FirstError();
     if (!err.empty()) return cuco::Status::Error("the program, run as the reference: " + err);

@@ -7,6 +7,7 @@
 // nccl_emulation.h) and keeps every rank's outputs in host memory; the device copies are zeroed.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -87,6 +88,27 @@ inline Engine& E() {
 }
 inline thread_local int t_rank = -1;
 constexpr double kWaitLimitS = 120;
+constexpr int kSayEveryS = 20;
+
+// Waits on E().cv (its state_mu held by `lock`) until `done()`, saying on stderr (the supervisor's
+// log) every kSayEveryS seconds what for and which ranks `pending()` names, so that a program stuck
+// in its own code (a barrier of its own, a call it waits on) shows where in the log of a stage that
+// ends at its time limit (evaluate/stage_logs.h: the timeout's reason quotes the last such line).
+template <class Done, class Pending>
+void WaitSaying(std::unique_lock<std::mutex>& lock, const std::string& what, Done done, Pending pending) {
+  for (int waited = kSayEveryS; !E().cv.wait_for(lock, std::chrono::seconds(kSayEveryS), done); waited += kSayEveryS)
+    std::fprintf(stderr, "cuco reference: %s: still waiting for rank(s) %s after %d s\n", what.c_str(),
+                 pending().c_str(), waited);
+}
+
+// The ranks, among e.ranks, for which `waiting(rank)` holds: "0, 2".
+template <class Waiting>
+std::string RanksWhere(Waiting waiting) {
+  std::string out;
+  for (size_t q = 0; q < E().ranks.size(); ++q)
+    if (waiting(*E().ranks[q])) out += (out.empty() ? "" : ", ") + std::to_string(q);
+  return out;
+}
 
 inline size_t AllocationBytes(const void* p) {
   Engine& e = E();
@@ -281,11 +303,10 @@ inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
     e.ranks[0]->thread = std::thread(DriverThread);
   else
     for (int q = 0; q < world; ++q) e.ranks[static_cast<size_t>(q)]->thread = std::thread(RankThread, q);
-  e.cv.wait(lock, [&] {
-    for (auto& r : e.ranks)
-      if (!r->serving && !r->ended) return false;
-    return true;
-  });
+  auto setting_up = [](const Rank& r) { return !r.serving && !r.ended; };
+  WaitSaying(
+      lock, "the program's set-up, up to its timed loop",
+      [&] { return RanksWhere(setting_up).empty(); }, [&] { return RanksWhere(setting_up); });
   e.error = FirstError();
   if (e.error.empty())
     for (auto& r : e.ranks)
