@@ -75,10 +75,10 @@ inline void SayOnce(int which, const char* what, int chunks) {
 }  // namespace detail
 
 // For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
-// exactly that (taken: once), or null. Any collective reading the armed buffer disarms it; in the loop form
-// (chunk_overlap.h) a later pass may have armed another GPU's buffer since the split, so the chunks
-// are found by the buffer they were made of. Sets *bad when the current Producer was given an
-// invalid knob value.
+// exactly that (taken once), or null. Any collective reading the armed buffer disarms it; in the
+// loop form (chunk_overlap.h) a later pass may have armed another GPU's buffer since the split, so
+// the chunks are found by the buffer they were made of. Sets *bad when the current Producer was
+// given an invalid knob value.
 inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaStream_t stream, bool* bad) {
   detail::ThreadState& t = detail::T();
   *bad = t.armed != nullptr && t.bad_value;
@@ -123,9 +123,9 @@ inline void JoinSide(cudaStream_t stream) {
   ctx.wait_event(stream, detail::JoinEvent(it->second));
 }
 
-// The program's NCCL group (comm::GroupStart .. GroupEnd with backend "nccl" or "ce") on this thread. NCCL enqueues the calls of
-// a group when it ends, so a chunked collective inside one joins its side stream back then: joined
-// at the call, `stream` would wait for none of the chunks' collectives.
+// The program's NCCL group (comm::GroupStart .. GroupEnd with backend "nccl" or "ce") on this
+// thread. NCCL enqueues the calls of a group when it ends, so a chunked collective inside one joins
+// its side stream back then: joined at the call, `stream` would wait for none of the chunks' calls.
 inline void GroupOpened() { ++detail::T().group_depth; }
 inline void GroupClosed() {
   detail::ThreadState& t = detail::T();
