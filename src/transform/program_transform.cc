@@ -156,6 +156,53 @@ bool ReducingCollective(const std::string& name) { return ChunkedCollective(name
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
 
+// The chunks knob, where a collective reads what the call just before it wrote (or the loop form:
+// producer_sites.h) and the blocks hold a GEMM the runtime can split: the Producers and the GEMMs'
+// stand-ins go into *edits, what was done and why not into *result. Whether the knob applies.
+bool AddChunksKnob(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
+                   RuleTransformResult* result, std::vector<Edit>* edits) {
+  std::vector<SeedCall> gemms;
+  for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
+    if (g.in_block) gemms.push_back(g);
+  std::vector<Edit> producers;
+  for (const SeedCall& c : calls) {
+    if (!ChunkedCollective(c.name)) continue;
+    std::string why;
+    const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
+    if (!site) {
+      result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name +
+                                 " gets no chunks knob: " + why);
+      continue;
+    }
+    // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
+    auto line_before = [](size_t at, const std::string& indent, const std::string& code) -> Edit {
+      return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
+    };
+    const std::string producer = "cuco_producer_" + std::to_string(c.line);
+    // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
+    producers.push_back(line_before(site->insert_at, site->indent,
+                                    "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
+                                        (site->loop ? "nullptr" : site->buffer) + ");"));
+    if (site->loop) producers.push_back(line_before(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
+    result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
+                               site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
+                               (site->loop ? " in the loop after its loop" : ""));
+  }
+  const bool chunks = !producers.empty() && !gemms.empty();
+  if (!producers.empty() && gemms.empty())
+    result->warnings.push_back(seed_path + ": no chunks knob: the EVOLVE blocks call none of " +
+                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which it splits");
+  if (chunks) {
+    for (const SeedCall& g : gemms) {
+      const std::string& to = GemmStandIns().at(g.name);
+      edits->push_back({g.name_pos, g.name_end - g.name_pos, to});
+      result->rewrites.push_back({g.line, g.name, to + "(...)"});
+    }
+    edits->insert(edits->end(), producers.begin(), producers.end());
+  }
+  return chunks;
+}
+
 }  // namespace
 
 Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
@@ -181,47 +228,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
-  // The chunks knob, where a collective reads what the call just before it wrote and the blocks
-  // hold a GEMM the runtime can split.
-  std::vector<SeedCall> gemms;
-  for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
-    if (g.in_block) gemms.push_back(g);
-  std::vector<Edit> producers;
-  for (const SeedCall& c : calls) {
-    if (!ChunkedCollective(c.name)) continue;
-    std::string why;
-    const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
-    if (!site) {
-      result.warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name +
-                                " gets no chunks knob: " + why);
-      continue;
-    }
-    // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
-    auto line_before = [](size_t at, const std::string& indent, const std::string& code) -> Edit {
-      return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
-    };
-    const std::string producer = "cuco_producer_" + std::to_string(c.line);
-    // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
-    producers.push_back(line_before(site->insert_at, site->indent,
-                                    "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
-                                        (site->loop ? "nullptr" : site->buffer) + ");"));
-    if (site->loop) producers.push_back(line_before(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
-    result.inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
-                              site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
-                              (site->loop ? " in the loop after its loop" : ""));
-  }
-  const bool chunks = !producers.empty() && !gemms.empty();
-  if (!producers.empty() && gemms.empty())
-    result.warnings.push_back(seed_path + ": no chunks knob: the EVOLVE blocks call none of " +
-                              "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which it splits");
-  if (chunks) {
-    for (const SeedCall& g : gemms) {
-      const std::string& to = GemmStandIns().at(g.name);
-      edits.push_back({g.name_pos, g.name_end - g.name_pos, to});
-      result.rewrites.push_back({g.line, g.name, to + "(...)"});
-    }
-    edits.insert(edits.end(), producers.begin(), producers.end());
-  }
+  const bool chunks = AddChunksKnob(src, seed_path, calls, &result, &edits);
   if (result.collectives == 0)
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
                                    "to transform (the program's communication is in frozen code" +
