@@ -164,45 +164,12 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
   return site;
 }
 
-std::optional<ProducerSite> LoopSiteFrom(const SeedSource& src, size_t coll_pos, size_t for_b, const std::string& buffer,
-                                         std::string* why);
-
-// The loop form (producer_sites.h), for a collective whose statement follows the byte `stop`.
-std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
-                                     std::string* why) {
-  const std::string& m = src.masked();
-  const std::string want = WithoutSpaces(buffer);
-  // In the collectives' loop, the statements before it name no buffer (cudaSetDevice, say).
-  while (stop != std::string::npos && m[stop] == ';') {
-    size_t before = 0;
-    const size_t s = StatementStart(m, stop, &before);
-    const size_t first = s == std::string::npos ? s : SkipSpace(m, s, stop);
-    if (s == std::string::npos || ControlWord(FirstWord(m, first)) ||
-        MentionsWhole(WithoutSpaces(m.substr(first, stop - first)), want)) {
-      *why = "the statement before it (line " + std::to_string(src.LineOf(stop)) + ") is not a GEMM call naming `" +
-             buffer + "`";
-      return std::nullopt;
-    }
-    stop = before;
-  }
-  const size_t for_b = stop == std::string::npos || m[stop] != '{' ? std::string::npos : ForOfBody(m, stop);
-  if (for_b == std::string::npos) {
-    *why = "no statement comes before it in its braces, and they are no `for` loop's";
-    return std::nullopt;
-  }
-  return LoopSiteFrom(src, coll_pos, for_b, buffer, why);
-}
-
 // Whether the call at `call` is the body of the `for` statement at `for_at` (no braces), not in its header.
-bool BodyOfFor(const std::string& m, size_t for_at, size_t call) {
-  const size_t open = SkipSpace(m, for_at + 3, m.size());
-  if (open >= m.size() || m[open] != '(') return false;
-  int depth = 0;
-  for (size_t i = open; i < m.size(); ++i) {
-    if (m[i] == '(') ++depth;
-    else if (m[i] == ')' && --depth == 0) return call > i;
-  }
-  return false;
+bool BodyOfFor(const SeedSource& src, size_t for_at, size_t call) {
+  const size_t open = SkipSpace(src.masked(), for_at + 3, src.masked().size());
+  if (open >= src.masked().size() || src.masked()[open] != '(') return false;
+  const size_t close = src.MatchParen(open);
+  return close != std::string::npos && call > close;
 }
 
 // The loop form from the collectives' loop, whose `for` begins at `for_b`.
@@ -253,6 +220,32 @@ std::optional<ProducerSite> LoopSiteFrom(const SeedSource& src, size_t coll_pos,
   return site;
 }
 
+// The loop form (producer_sites.h), for a collective whose statement follows the byte `stop`.
+std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
+                                     std::string* why) {
+  const std::string& m = src.masked();
+  const std::string want = WithoutSpaces(buffer);
+  // In the collectives' loop, the statements before it name no buffer (cudaSetDevice, say).
+  while (stop != std::string::npos && m[stop] == ';') {
+    size_t before = 0;
+    const size_t s = StatementStart(m, stop, &before);
+    const size_t first = s == std::string::npos ? s : SkipSpace(m, s, stop);
+    if (s == std::string::npos || ControlWord(FirstWord(m, first)) ||
+        MentionsWhole(WithoutSpaces(m.substr(first, stop - first)), want)) {
+      *why = "the statement before it (line " + std::to_string(src.LineOf(stop)) + ") is not a GEMM call naming `" +
+             buffer + "`";
+      return std::nullopt;
+    }
+    stop = before;
+  }
+  const size_t for_b = stop == std::string::npos || m[stop] != '{' ? std::string::npos : ForOfBody(m, stop);
+  if (for_b == std::string::npos) {
+    *why = "no statement comes before it in its braces, and they are no `for` loop's";
+    return std::nullopt;
+  }
+  return LoopSiteFrom(src, coll_pos, for_b, buffer, why);
+}
+
 }  // namespace
 
 std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
@@ -272,7 +265,7 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
   }
   const size_t coll_first = SkipSpace(m, coll, c.name_pos);
   // `for (...) NCCLCHECK(ncclAllReduce(...));`: the collectives' loop of the loop form, without braces.
-  if (FirstWord(m, coll_first) == "for" && BodyOfFor(m, coll_first, c.name_pos))
+  if (FirstWord(m, coll_first) == "for" && BodyOfFor(src, coll_first, c.name_pos))
     return LoopSiteFrom(src, c.name_pos, coll_first, buffer, why);
   if (ControlWord(FirstWord(m, coll_first))) {
     *why = "it is the body of `" + FirstWord(m, coll_first) + "` without braces";

@@ -25,8 +25,9 @@ std::vector<OwnInclude> OwnIncludes(const std::vector<std::string>& roots,
   std::map<std::string, size_t> root_at;            // resolved path -> index in roots
   std::vector<size_t> reached_by(roots.size());      // the first root (by index) whose compile reaches it
   for (size_t r = 0; r < roots.size(); ++r) {
-    seen.insert(ResolvedPath(roots[r]).string());
-    root_at.emplace(ResolvedPath(roots[r]).string(), r);
+    const std::string key = ResolvedPath(roots[r]).string();
+    seen.insert(key);
+    root_at.emplace(key, r);
     reached_by[r] = r;
   }
   // One queue, roots first: each file carries the root its includer came from, and its text.
