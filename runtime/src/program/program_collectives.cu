@@ -141,17 +141,24 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
   if (c == nullptr) return std::nullopt;
   for (const auto& [b0, b1] : c->ranges)
     if (b0 % elem != 0 || b1 % elem != 0) return std::nullopt;  // the GEMM's columns split elements
-  for (size_t i = 0; i < c->ranges.size(); ++i) {
-    cudaStream_t side = overlap::SideAfter(stream, static_cast<int>(i));
-    if (side == nullptr) {
-      std::fprintf(stderr, "cuco: chunks knob: no side stream left for the program's stream\n");
-      return ncclInvalidUsage;
+  const bool outside = overlap::ChunksOutsideGroup();
+  auto parts = [&] {
+    for (size_t i = 0; i < c->ranges.size(); ++i) {
+      cudaStream_t side = overlap::SideAfter(stream, static_cast<int>(i));
+      if (side == nullptr) {
+        std::fprintf(stderr, "cuco: chunks knob: no side stream left for the program's stream\n");
+        return ncclInvalidUsage;
+      }
+      const ncclResult_t r = part(c->ranges[i].first, c->ranges[i].second, side);
+      if (r != ncclSuccess) return r;
     }
-    const ncclResult_t r = part(c->ranges[i].first, c->ranges[i].second, side);
-    if (r != ncclSuccess) return r;
-  }
-  overlap::JoinSideAfterGroup(stream);
-  return ncclSuccess;
+    if (outside) overlap::JoinSide(stream);  // the parts are enqueued: the groups are closed
+    else overlap::JoinSideAfterGroup(stream);
+    return ncclSuccess;
+  };
+  // Inside the program's group each chunk's call would wait for the whole GEMM (chunk_state.h).
+  if (outside) return overlap::OutsideGroups(parts);
+  return parts();
 }
 
 }  // namespace
@@ -276,12 +283,14 @@ ncclResult_t Scatter(const char* backend, const void* send, void* recv, size_t c
 // Sends push into the receiver's mailbox: no buffer needs to be symmetric.
 ncclResult_t Send(const char* backend, const void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
+  overlap::PointToPointInGroup();
   CUCO_PROGRAM_BACKEND("ncclSend", p2p::Send(buffer, count, type, peer, comm, stream));
   return dc->send(buffer, count, type, peer, comm, stream);
 }
 
 ncclResult_t Recv(const char* backend, void* buffer, size_t count, ncclDataType_t type, int peer,
                          ncclComm_t comm, cudaStream_t stream) {
+  overlap::PointToPointInGroup();
   CUCO_PROGRAM_BACKEND("ncclRecv", p2p::Recv(buffer, count, type, peer, comm, stream));
   return dc->recv(buffer, count, type, peer, comm, stream);
 }

@@ -48,6 +48,7 @@ struct ThreadState {
   Chunks taken;                 // the chunks the last collective took (TakeChunks' answer)
   std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
   int group_depth = 0;               // the program's NCCL groups open on this thread (comm::GroupStart)
+  bool group_sends = false;          // the open group holds a send or receive (PointToPointInGroup)
   std::vector<cudaStream_t> join_after_group;  // streams whose join waits for the group's end
 };
 
@@ -124,14 +125,30 @@ inline void JoinSide(cudaStream_t stream) {
 }
 
 // The program's NCCL group (comm::GroupStart .. GroupEnd with backend "nccl" or "ce") on this
-// thread. NCCL enqueues the calls of a group when it ends, so a chunked collective inside one joins
-// its side stream back then: joined at the call, `stream` would wait for none of the chunks' calls.
+// thread. NCCL enqueues the calls of a group when it ends, and launches them together, every
+// stream of the group after all of them: a chunk's call there would wait for the whole GEMM.
+// A chunked collective in a group that holds no send or receive so far therefore issues its parts
+// with the group closed (ChunksOutsideGroup); in one that does (a send and its receive must stay in
+// one group), it issues them inside and joins its side stream back at the group's end: joined at
+// the call, `stream` would wait for none of the chunks' calls.
 inline void GroupOpened() { ++detail::T().group_depth; }
 inline void GroupClosed() {
   detail::ThreadState& t = detail::T();
   if (t.group_depth == 0 || --t.group_depth > 0) return;
+  t.group_sends = false;
   for (cudaStream_t s : t.join_after_group) JoinSide(s);
   t.join_after_group.clear();
+}
+// A send or receive of the program's on this thread (comm::Send, comm::Recv).
+inline void PointToPointInGroup() {
+  detail::ThreadState& t = detail::T();
+  if (t.group_depth > 0) t.group_sends = true;
+}
+// Whether a chunked collective issues its parts with the program's groups closed: inside an open
+// group that holds no send or receive so far.
+inline bool ChunksOutsideGroup() {
+  const detail::ThreadState& t = detail::T();
+  return t.group_depth > 0 && !t.group_sends;
 }
 // JoinSide now, or when the open group ends.
 inline void JoinSideAfterGroup(cudaStream_t stream) {
