@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -78,6 +79,7 @@ struct Engine {
   bool cached = false, determinism_checked = false;
   uint64_t cached_seed = 0;
   std::vector<std::vector<std::vector<unsigned char>>> outputs;  // [rank][output][bytes]
+  std::set<std::string> unordered_outputs;  // compared without their order (output_order.h), by name
   int64_t iterations = 0;
   cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them
 };
