@@ -246,17 +246,36 @@ std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, siz
   return LoopSiteFrom(src, coll_pos, for_b, buffer, why);
 }
 
+// Whether `buffer` names the same pointer when written once more before the call: a name or member
+// chain, each part possibly subscripted by a name or number (else *why says so).
+bool PlainBuffer(const std::string& buffer, std::string* why) {
+  static const std::regex kPlain(R"(^[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?(\s*(\.|->)\s*[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?)*$)");
+  if (std::regex_match(buffer, kPlain)) return true;
+  *why = "its buffer `" + buffer + "` is not a name, a member chain, or one of them subscripted by a name or number";
+  return false;
+}
+
+// The `;` ending the statement that begins at `first`, outside parentheses and brackets; npos when
+// a brace comes first (a block, not a plain statement).
+size_t StatementEnd(const std::string& m, size_t first) {
+  int depth = 0;
+  for (size_t i = first; i < m.size(); ++i) {
+    const char ch = m[i];
+    if (ch == '(' || ch == '[') ++depth;
+    else if (ch == ')' || ch == ']') --depth;
+    else if (depth == 0 && ch == ';') return i;
+    else if (depth == 0 && (ch == '{' || ch == '}')) return std::string::npos;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
   const std::string buffer = args.empty() ? "" : Trim(args[0]);
-  static const std::regex kPlain(R"(^[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?(\s*(\.|->)\s*[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?)*$)");
-  if (!std::regex_match(buffer, kPlain)) {
-    *why = "its buffer `" + buffer + "` is not a name, a member chain, or one of them subscripted by a name or number";
-    return std::nullopt;
-  }
+  if (!PlainBuffer(buffer, why)) return std::nullopt;
   size_t stop = 0;
   const size_t coll = StatementStart(m, c.name_pos, &stop);
   if (coll == std::string::npos || stop == std::string::npos) {
@@ -281,6 +300,44 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
                       straight_why.find("does not name") != std::string::npos;
   *why = in_for && loop_why.find("no statement comes before it") == std::string::npos ? loop_why : straight_why;
   return std::nullopt;
+}
+
+std::optional<ConsumerSite> FindConsumerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
+  const std::string& m = src.masked();
+  const auto args = src.Args(c);
+  const std::string buffer = args.size() < 2 ? "" : Trim(args[1]);
+  if (!PlainBuffer(buffer, why)) return std::nullopt;
+  size_t stop = 0;
+  const size_t coll = StatementStart(m, c.name_pos, &stop);
+  if (coll == std::string::npos) {
+    *why = "it is not a statement of its own";
+    return std::nullopt;
+  }
+  const size_t coll_first = SkipSpace(m, coll, c.name_pos);
+  if (ControlWord(FirstWord(m, coll_first))) {
+    *why = "it is the body of `" + FirstWord(m, coll_first) + "` without braces";
+    return std::nullopt;
+  }
+  const size_t coll_end = StatementEnd(m, coll_first);
+  const size_t next = coll_end == std::string::npos ? coll_end : SkipSpace(m, coll_end + 1, m.size());
+  const size_t next_end = next == std::string::npos ? next : StatementEnd(m, next);
+  if (next_end == std::string::npos || !CallStatement(m, next, next_end)) {
+    *why = "the statement after it is not a call";
+    return std::nullopt;
+  }
+  if (!MentionsWhole(WithoutSpaces(m.substr(next, next_end - next)), WithoutSpaces(buffer))) {
+    *why = "the statement after it (line " + std::to_string(src.LineOf(next)) + ") does not name `" + buffer + "`";
+    return std::nullopt;
+  }
+  if (!OneBlock(src, coll_first, next)) {
+    *why = "the statement after it is not in the same EVOLVE block";
+    return std::nullopt;
+  }
+  ConsumerSite site;
+  site.buffer = buffer;
+  site.consumer_line = src.LineOf(next);
+  site.insert_at = InsertBefore(src, coll, stop, coll_first, &site.indent);
+  return site;
 }
 
 }  // namespace cuco::transform_internal

@@ -1,5 +1,6 @@
 // Producer sites (transform/ internal): where a program seed's collective reads a buffer that a
-// GEMM call just before it writes, so the chunks knob (cuco/program/impl/chunk_overlap.h) can split
+// GEMM call just before it writes (and, the consumer form below, where a GEMM reads what an
+// all-gather just before it gathered), so the chunks knob (cuco/program/impl/chunk_overlap.h) can split
 // that GEMM and run the collective chunk by chunk behind it. Two forms:
 //   gemm(blas, m, n, k, h, w2, z);                 <- the producer: a call statement naming `z`
 //   NCCLCHECK(ncclAllReduce(z, z, n, ...));        <- the collective: its first argument is `z`
@@ -36,5 +37,20 @@ struct ProducerSite {
 
 // The producer site of collective call `c` of `src`, or nullopt with *why saying what is missing.
 std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why);
+
+// The consumer form (cuco/program/impl/gather_overlap.h): an all-gather whose output, its second
+// argument, the statement after it names, a call of the same EVOLVE block:
+//   NCCLCHECK(ncclAllGather(x_local, x_full, n, ncclBfloat16, comm, s));   <- the collective
+//   gemm_bf16(handle, seq, ffn, hidden, x_full, w1, h);                   <- the consumer
+// The Consumer's declaration goes before the collective.
+struct ConsumerSite {
+  size_t insert_at = 0;  // the start of the collective's line when only spaces come before it there,
+  std::string indent;    // else right after the statement before (indent then empty)
+  std::string buffer;    // the collective's second argument, as written
+  int consumer_line = 0;
+};
+
+// The consumer site of all-gather call `c` of `src`, or nullopt with *why saying what is missing.
+std::optional<ConsumerSite> FindConsumerSite(const SeedSource& src, const SeedCall& c, std::string* why);
 
 }  // namespace cuco::transform_internal

@@ -97,5 +97,56 @@ TEST(ProducerSites, EachCaseWithoutOneSaysWhy) {
   }
 }
 
+
+// The consumer form: the all-gather, then the call reading what it gathered.
+Found ConsumerOf(const std::string& body) {
+  Found f;
+  f.text = "void f(float* z, float* x, Out o, ncclComm_t c, cudaStream_t s, bool b) {\n// EVOLVE-BLOCK-START\n" + body +
+           "// EVOLVE-BLOCK-END\n}\n";
+  auto split = SplitEvolveBlocks(f.text, "seed.cu");
+  EXPECT_TRUE(split.ok()) << split.status().message();
+  SeedSource src(f.text, "seed.cu", *split);
+  auto calls = src.Calls([](const std::string& n) { return n == "ncclAllGather"; });
+  EXPECT_EQ(calls.size(), 1u);
+  std::optional<ConsumerSite> site = FindConsumerSite(src, calls.at(0), &f.why);
+  if (site) {
+    f.site = ProducerSite{};
+    f.site->insert_at = site->insert_at;
+    f.site->indent = site->indent;
+    f.site->buffer = site->buffer;
+    f.site->producer_line = site->consumer_line;
+  }
+  return f;
+}
+
+TEST(ProducerSites, TheCallAfterTheAllGatherNamingWhatItGathered) {
+  Found f = ConsumerOf("  NCCLCHECK(ncclAllGather(x, o . full, 8, ncclFloat, c, s));\n  gemm(h, o.full, z);\n");
+  ASSERT_TRUE(f.site) << f.why;
+  EXPECT_EQ(f.site->buffer, "o . full");
+  EXPECT_EQ(f.site->producer_line, 4);  // the consumer's line
+  EXPECT_EQ(f.site->indent, "  ");
+  EXPECT_EQ(f.text.substr(f.site->insert_at, 11), "  NCCLCHECK");  // the Consumer before the all-gather
+  Found g = ConsumerOf("  prep(); ncclAllGather(x, z, 8, ncclFloat, c, s); gemm(h, [&] { use(z); });\n");
+  ASSERT_TRUE(g.site) << g.why;
+  EXPECT_EQ(g.site->indent, "");
+  EXPECT_EQ(g.text.substr(g.site->insert_at, 14), " ncclAllGather");  // right after `prep();`
+}
+
+TEST(ProducerSites, EachConsumerCaseWithoutOneSaysWhy) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"  if (b) ncclAllGather(x, z, 8, ncclFloat, c, s);\n  gemm(h, z);\n", "the body of `if` without braces"},
+      {"  ncclAllGather(x, z, 8, ncclFloat, c, s);\n", "the statement after it is not a call"},
+      {"  ncclAllGather(x, z, 8, ncclFloat, c, s);\n  scale<<<1, 32, 0, s>>>(z);\n", "is not a call"},
+      {"  ncclAllGather(x, z, 8, ncclFloat, c, s);\n  { gemm(h, z); }\n", "is not a call"},
+      {"  ncclAllGather(x, z + 8, 8, ncclFloat, c, s);\n  gemm(h, z + 8);\n", "is not a name"},
+      {"  ncclAllGather(x, z, 8, ncclFloat, c, s);\n  gemm(h, zz);\n", "does not name `z`"},
+  };
+  for (const auto& [body, why] : kCases) {
+    Found f = ConsumerOf(body);
+    EXPECT_FALSE(f.site) << body;
+    EXPECT_NE(f.why.find(why), std::string::npos) << body << " -> " << f.why;
+  }
+}
+
 }  // namespace
 }  // namespace cuco::transform_internal

@@ -16,6 +16,8 @@ namespace cuco {
 namespace {
 
 using transform_internal::ApplyEdits;
+using transform_internal::ConsumerSite;
+using transform_internal::FindConsumerSite;
 using transform_internal::FindProducerSite;
 using transform_internal::ProducerSite;
 using transform_internal::SeedCall;
@@ -65,7 +67,9 @@ constexpr const char* kKnobLines =
 
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
-    "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
+    "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); a GEMM reading\n"
+    "// what an all-gather just gathered runs per source rank, each part once it has arrived (any value\n"
+    "// but 1: cuco/program/impl/gather_overlap.h); 1: as written.\n"
     "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
 // The backend knob's [[knobs]] entry: "ce" where the program reduces (all-reduce, reduce-scatter, reduce).
@@ -104,7 +108,8 @@ constexpr const char* kChunksToml =
     "[[knobs]]\n"
     "name = \"chunks\"\n"
     "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
-    "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
+    "following each chunk on a side stream; above 1, a GEMM reading what an all-gather just gathered also runs per "
+    "source rank, each part once it has arrived (1: the GEMMs and the collectives as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
     "default = \"1\"\n";
 
@@ -156,6 +161,29 @@ bool ReducingCollective(const std::string& name) { return ChunkedCollective(name
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
 
+// A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
+Edit LineBefore(size_t at, const std::string& indent, const std::string& code) {
+  return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
+}
+
+// The chunks knob's consumer form for all-gather `c` (producer_sites.h): its Consumer into *edits,
+// or a warning saying why not.
+void AddConsumer(const SeedSource& src, const std::string& seed_path, const SeedCall& c, RuleTransformResult* result,
+                 std::vector<Edit>* edits) {
+  std::string why;
+  const std::optional<ConsumerSite> site = FindConsumerSite(src, c, &why);
+  if (!site) {
+    result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " gets no chunks knob: " + why);
+    return;
+  }
+  edits->push_back(LineBefore(site->insert_at, site->indent,
+                              "cuco_program::overlap::Consumer cuco_consumer_" + std::to_string(c.line) +
+                                  "(kCucoChunks, " + site->buffer + ");"));
+  result->inserted.push_back(seed_path + ":" + std::to_string(c.line) + ": the chunks knob's consumer of `" +
+                             site->buffer + "`, which the call at line " + std::to_string(site->consumer_line) +
+                             " reads after " + c.name + " gathers it");
+}
+
 // The chunks knob, where a collective reads what the call just before it wrote (or the loop form:
 // producer_sites.h) and the blocks hold a GEMM the runtime can split: the Producers and the GEMMs'
 // stand-ins go into *edits, what was done and why not into *result. Whether the knob applies.
@@ -166,6 +194,10 @@ bool AddChunksKnob(const SeedSource& src, const std::string& seed_path, const st
     if (g.in_block) gemms.push_back(g);
   std::vector<Edit> producers;
   for (const SeedCall& c : calls) {
+    if (c.name == "ncclAllGather") {
+      AddConsumer(src, seed_path, c, result, &producers);
+      continue;
+    }
     if (!ChunkedCollective(c.name)) continue;
     std::string why;
     const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
@@ -174,16 +206,12 @@ bool AddChunksKnob(const SeedSource& src, const std::string& seed_path, const st
                                  " gets no chunks knob: " + why);
       continue;
     }
-    // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
-    auto line_before = [](size_t at, const std::string& indent, const std::string& code) -> Edit {
-      return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
-    };
     const std::string producer = "cuco_producer_" + std::to_string(c.line);
     // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
-    producers.push_back(line_before(site->insert_at, site->indent,
+    producers.push_back(LineBefore(site->insert_at, site->indent,
                                     "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
                                         (site->loop ? "nullptr" : site->buffer) + ");"));
-    if (site->loop) producers.push_back(line_before(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
+    if (site->loop) producers.push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
     result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
                                site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
                                (site->loop ? " in the loop after its loop" : ""));

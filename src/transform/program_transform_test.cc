@@ -202,6 +202,28 @@ TEST(ProgramTransform, TheLoopOfGemmsBeforeTheGroupedLoopOfAllReducesGivesTheChu
   EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("reads in the loop after its loop"), std::string::npos);
 }
 
+// A sequence-parallel layer: the all-gather, then the GEMM reading what it gathered.
+TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheChunksKnob) {
+  const std::string seed = ProgramSeed(
+      "// EVOLVE-BLOCK-START\n"
+      "static void layer(cublasHandle_t h, float* x, float* full, float* w, float* y, ncclComm_t comm, cudaStream_t s) {\n"
+      "  const float one = 1.f, zero = 0.f;\n"
+      "  NCCLCHECK(ncclAllGather(x, full, 64, ncclFloat, comm, s));\n"
+      "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 16, 8, &one, w, 8, full, 8, &zero, y, 8);\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n");
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Consumer cuco_consumer_9(kCucoChunks, full);\n  NCCLCHECK("), 1)
+      << r->code;
+  EXPECT_EQ(Count(r->code, "cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1);
+  EXPECT_LT(r->code.find("kCucoChunks = "), r->code.find("Consumer cuco_consumer_9"));
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("the chunks knob's consumer of `full`, which the call at line 10 reads"),
+            std::string::npos);
+}
+
 TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
   std::string blocks = kGemmThenAllReduce;
   blocks.replace(blocks.find("cublasSgemm"), 11, "my_own_gemm");

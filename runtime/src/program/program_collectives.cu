@@ -22,6 +22,7 @@
 #include <cuco/program/impl/candidate_state.h>
 #include <cuco/program/impl/ce_collectives.h>
 #include <cuco/program/impl/chunk_state.h>
+#include <cuco/program/impl/gather_overlap.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
 
@@ -207,6 +208,10 @@ ncclResult_t AllReduce(const char* backend, const void* send, void* recv, size_t
 
 ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t send_count,
                               ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) {
+  // Kept for the GEMM that reads it (the chunks knob's consumer form, gather_overlap.h).
+  if (!proj::IsForeign(comm) && !candidate_detail::SkipCommunication() &&
+      overlap::DeferGather(backend, send, recv, send_count, type, comm, stream))
+    return ncclSuccess;
   CUCO_PROGRAM_BACKEND("ncclAllGather", ::ncclAllGather(send, recv, send_count, type, comm, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(send_count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->all_gather(from, recv, send_count, type, comm, stream);
@@ -325,4 +330,25 @@ ncclResult_t GroupEnd(const char* backend) {
 #undef CUCO_PROGRAM_BACKEND_WITH
 
 }  // namespace comm
+
+namespace overlap {
+
+ncclResult_t IssueKeptWhole(const detail::KeptGather& g) {
+  return comm::AllGather(g.backend, g.send, g.recv, g.count, g.type, g.comm, g.stream);
+}
+
+// One step of the exchange: a send and a receive in one group (sends through p2p_bounce.h, as the
+// program's own: a harness buffer is never handed to NCCL unregistered on one side only).
+ncclResult_t IssueKeptStep(const detail::KeptGather& g, int step, cudaStream_t side) {
+  const int world = candidate_detail::S().ctx->world_size, rank = candidate_detail::S().ctx->rank;
+  const int to = (rank + step) % world, from = (rank - step + world) % world;
+  const size_t part = candidate_detail::Bytes(g.count, g.type);
+  ncclResult_t r = p2p::GroupStart();
+  if (r == ncclSuccess) r = p2p::Send(g.send, g.count, g.type, to, g.comm, side);
+  if (r == ncclSuccess) r = p2p::Recv(candidate_detail::At(g.recv, part * static_cast<size_t>(from)), g.count, g.type, from, g.comm, side);
+  const ncclResult_t end = p2p::GroupEnd();
+  return r != ncclSuccess ? r : end;
+}
+
+}  // namespace overlap
 }  // namespace cuco_program

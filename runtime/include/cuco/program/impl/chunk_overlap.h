@@ -31,6 +31,7 @@
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
 #include <cuco/program/impl/chunk_state.h>
+#include <cuco/program/impl/gather_overlap.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::overlap {
@@ -137,19 +138,25 @@ class Producer {
 
 namespace detail {
 
-// A typed GEMM (cublasSgemm_v2, cublasHgemm: `gemm`), split when an armed Producer names C.
+// A GEMM skipped (another GPU's, or part "comm"): an all-gather kept for it still runs.
+inline cublasStatus_t SkippedGemm() { return FlushKept() ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED; }
+
+// A typed GEMM (cublasSgemm_v2, cublasHgemm: `gemm`), split when an armed Producer names C, or
+// run per source rank when B is what a kept all-gather gathers (gather_overlap.h).
 template <class T, class Gemm>
 cublasStatus_t TypedGemm(Gemm gemm, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                          const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc) {
-  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
-  const int parts = PartsFor(C, m, n, ldc);
-  if (parts == 1) return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (!proj::Own() || candidate_detail::SkipGemms()) return SkippedGemm();  // another GPU's; part "comm"
   cudaStream_t s = nullptr;
   cublasGetStream_v2(h, &s);
-  return SplitColumns(C, sizeof(T) * static_cast<size_t>(ldc), n, parts, s, [&](int c0, int c1) {
+  auto part = [&](int c0, int c1) {
     return gemm(h, ta, tb, m, c1 - c0, k, alpha, A, lda, static_cast<const T*>(BColumn(B, tb, ldb, sizeof(T), c0)), ldb,
                 beta, C + static_cast<size_t>(ldc) * c0, ldc);
-  });
+  };
+  if (auto r = OverGather(B, tb, ldb, sizeof(T), n, s, part)) return *r;
+  const int parts = PartsFor(C, m, n, ldc);
+  if (parts == 1) return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return SplitColumns(C, sizeof(T) * static_cast<size_t>(ldc), n, parts, s, part);
 }
 
 }  // namespace detail
@@ -175,17 +182,21 @@ cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t 
                       const void* alpha, const void* A, cudaDataType_t at, int lda, const void* B, cudaDataType_t bt,
                       int ldb, const void* beta, void* C, cudaDataType_t ct, int ldc, Compute compute,
                       cublasGemmAlgo_t algo) {
-  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
+  if (!proj::Own() || candidate_detail::SkipGemms()) return detail::SkippedGemm();  // another GPU's; part "comm"
   const size_t be = detail::DataTypeBytes(bt), ce = detail::DataTypeBytes(ct);
-  const int parts = be == 0 || ce == 0 ? 1 : detail::PartsFor(C, m, n, ldc);
-  if (parts == 1) return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo);
+  auto whole = [&] { return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo); };
+  if (be == 0 || ce == 0) return FlushKept() ? whole() : CUBLAS_STATUS_EXECUTION_FAILED;
   cudaStream_t s = nullptr;
   cublasGetStream_v2(h, &s);
   const size_t col = ce * static_cast<size_t>(ldc);
-  return detail::SplitColumns(C, col, n, parts, s, [&](int c0, int c1) {
+  auto part = [&](int c0, int c1) {
     return cublasGemmEx(h, ta, tb, m, c1 - c0, k, alpha, A, at, lda, detail::BColumn(B, tb, ldb, be, c0), bt, ldb,
                         beta, candidate_detail::At(C, col * static_cast<size_t>(c0)), ct, ldc, compute, algo);
-  });
+  };
+  if (auto r = OverGather(B, tb, ldb, be, n, s, part)) return *r;
+  const int parts = detail::PartsFor(C, m, n, ldc);
+  if (parts == 1) return whole();
+  return detail::SplitColumns(C, col, n, parts, s, part);
 }
 
 namespace detail {
@@ -245,23 +256,21 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
                                const void* C, cublasLtMatrixLayout_t c, void* D, cublasLtMatrixLayout_t d,
                                const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
                                cudaStream_t stream) {
-  if (!proj::Own() || candidate_detail::SkipGemms()) return CUBLAS_STATUS_SUCCESS;  // another GPU's; part "comm"
+  if (!proj::Own() || candidate_detail::SkipGemms()) return detail::SkippedGemm();  // another GPU's; part "comm"
   auto whole = [&] {
     return cublasLtMatmul(lt, op, alpha, A, a, B, b, beta, C, c, D, d, algo, workspace, workspace_bytes, stream);
   };
-  if (detail::T().armed != D) return whole();
+  if (detail::T().armed != D && !detail::G().kept) return whole();
   const detail::LtLayout dl = detail::ReadLayout(d), cl = detail::ReadLayout(c), bl = detail::ReadLayout(b);
   int32_t tb = CUBLAS_OP_N;
   size_t w = 0;
   if (!dl.ok || !cl.ok || !bl.ok || dl.cols > static_cast<uint64_t>(INT32_MAX) || !detail::SplittableEpilogue(op) ||
       cublasLtMatmulDescGetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb, &w) != CUBLAS_STATUS_SUCCESS)
-    return whole();
+    return FlushKept() ? whole() : CUBLAS_STATUS_EXECUTION_FAILED;
   const int n = static_cast<int>(dl.cols);
-  const int parts = detail::PartsFor(D, static_cast<int>(dl.rows), n, dl.ld);
-  if (parts == 1 || static_cast<uint64_t>(cl.ld) != cl.rows) return whole();
   const size_t be = detail::DataTypeBytes(bl.type), ce = detail::DataTypeBytes(cl.type), de = detail::DataTypeBytes(dl.type);
   const size_t dcol = de * static_cast<size_t>(dl.ld);
-  return detail::SplitColumns(D, dcol, n, parts, stream, [&](int c0, int c1) {
+  auto part = [&](int c0, int c1) {
     const uint64_t cols = static_cast<uint64_t>(c1 - c0);
     const bool bn = tb == CUBLAS_OP_N;
     detail::OwnedLayout bc(bl, bn ? bl.rows : cols, bn ? cols : bl.cols), cc(cl, cl.rows, cols), dc(dl, dl.rows, cols);
@@ -271,7 +280,12 @@ inline cublasStatus_t LtMatmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t op, con
                           candidate_detail::At(C, ce * static_cast<size_t>(cl.ld) * static_cast<size_t>(c0)), cc.l,
                           candidate_detail::At(D, dcol * static_cast<size_t>(c0)), dc.l, nullptr, workspace,
                           workspace_bytes, stream);
-  });
+  };
+  if (auto r = OverGather(B, static_cast<cublasOperation_t>(tb), bl.ld, be, n, stream, part)) return *r;
+  if (detail::T().armed != D) return whole();
+  const int parts = detail::PartsFor(D, static_cast<int>(dl.rows), n, dl.ld);
+  if (parts == 1 || static_cast<uint64_t>(cl.ld) != cl.rows) return whole();
+  return detail::SplitColumns(D, dcol, n, parts, stream, part);
 }
 
 }  // namespace cuco_program::overlap

@@ -98,9 +98,9 @@ inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaSt
   return &t.taken;
 }
 
-// The side stream of `stream` after it waited for chunk `chunk` of the split GEMM; null when
-// `stream` has no side stream left.
-inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
+// The side stream of the program's `stream` (one each, the device's highest priority); null when
+// `stream` has none left.
+inline cudaStream_t SideStream(cudaStream_t stream) {
   auto& side = detail::T().side;
   auto it = side.find(stream);
   if (it == side.end()) {
@@ -108,10 +108,26 @@ inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
     if (k >= cuco::RankContext::kMaxSideStreams) return nullptr;
     it = side.emplace(stream, k).first;
   }
-  cuco::RankContext& ctx = *candidate_detail::S().ctx;
-  cudaStream_t s = ctx.side_stream(detail::SideStreamIndex(it->second), -1000);  // the device's highest priority
-  ctx.wait_event(s, detail::ChunkEvent(chunk));
+  return candidate_detail::S().ctx->side_stream(detail::SideStreamIndex(it->second), -1000);
+}
+
+// The side stream of `stream` after it waited for chunk `chunk` of the split GEMM; null when
+// `stream` has no side stream left.
+inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
+  cudaStream_t s = SideStream(stream);
+  if (s != nullptr) candidate_detail::S().ctx->wait_event(s, detail::ChunkEvent(chunk));
   return s;
+}
+
+// The bytes of one element of `t` (0 for a type NCCL does not name).
+inline size_t NcclTypeBytes(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0;
+  }
 }
 
 // `stream` waits for everything its side stream was given.
