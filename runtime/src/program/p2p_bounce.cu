@@ -28,8 +28,13 @@ struct State {
   int group_depth = 0;
   std::vector<Copy> after_group;  // receives' copies out, issued when the group ends
 };
+// Per thread, as NCCL's groups are: where a program runs a thread per GPU, the other GPUs' threads
+// (their GPU work skipped) open and close their groups while the rank's own thread is inside one.
+// Shared, their counts made the own thread's group end early or late, and its received parts were
+// copied out after the harness read them (the probe a2a_initall_threads at two GPUs: a rank's
+// output wrong from about its 200th timed iteration on, bench/results/2026-11-30-s46-h200x2).
 State& P() {
-  static State s;
+  static thread_local State s;
   return s;
 }
 
@@ -80,6 +85,8 @@ ncclResult_t GroupEnd() {
   }
   return r;
 }
+
+int GroupDepth() { return P().group_depth; }
 
 ncclResult_t Send(const void* buf, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t stream) {
   if (proj::IsForeign(comm)) return ncclSuccess;  // another GPU's communicator (projection.h)

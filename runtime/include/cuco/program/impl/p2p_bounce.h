@@ -24,5 +24,7 @@ ncclResult_t Recv(void* buf, size_t count, ncclDataType_t type, int peer, ncclCo
 // ncclGroupStart / ncclGroupEnd: a receive bounced inside a group is copied out when it ends.
 ncclResult_t GroupStart();
 ncclResult_t GroupEnd();
+// The groups GroupStart opened on the calling thread and GroupEnd has not closed (per thread).
+int GroupDepth();
 
 }  // namespace cuco_program::p2p
