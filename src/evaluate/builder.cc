@@ -411,7 +411,7 @@ std::vector<std::string> SupervisorSources(bool cuda) {
                                 "supervisor/candidate_process.cc", "common/channel.cc"};
   if (cuda)
     s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
-                       "common/driver_api.cu", "common/nvtx_off.cc"});
+                       "supervisor/agree_unordered.cc", "common/driver_api.cu", "common/nvtx_off.cc"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }

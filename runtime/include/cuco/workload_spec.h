@@ -82,6 +82,11 @@ struct CheckResult {
   int64_t rows_checked = 0;
   int64_t poison_left = 0;
   int64_t poison_elements = 0;
+  // Bit k: output k (in buffers()' order of outputs) holds the same values in another order on each
+  // run of the reference, so it is checked without its order; the fresh-buffers agreement of two
+  // candidate runs then compares it without its order too (a program's own reference only:
+  // cuco/program/impl/output_order.h).
+  uint64_t unordered_outputs = 0;
 };
 
 // ---- Implemented by each workload's reference.cu ----
