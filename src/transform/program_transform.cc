@@ -67,10 +67,13 @@ constexpr const char* kKnobLines =
 
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
-    "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); a GEMM reading\n"
-    "// what an all-gather just gathered runs per source rank, each part once it has arrived (any value\n"
-    "// but 1: cuco/program/impl/gather_overlap.h); 1: as written.\n"
+    "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
     "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
+
+constexpr const char* kGatherLines =
+    "// gather: \"on\" runs a GEMM reading what an all-gather just gathered per source rank, each part as\n"
+    "// soon as it has arrived (cuco/program/impl/gather_overlap.h); \"off\": as written.\n"
+    "constexpr const char* kCucoGather = \"off\";   // cuco:knob gather\n";
 
 // The backend knob's [[knobs]] entry: "ce" where the program reduces (all-reduce, reduce-scatter, reduce).
 std::string BackendToml(bool reduces) {
@@ -108,10 +111,18 @@ constexpr const char* kChunksToml =
     "[[knobs]]\n"
     "name = \"chunks\"\n"
     "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
-    "following each chunk on a side stream; above 1, a GEMM reading what an all-gather just gathered also runs per "
-    "source rank, each part once it has arrived (1: the GEMMs and the collectives as the program wrote them)\"\n"
+    "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
     "default = \"1\"\n";
+
+constexpr const char* kGatherToml =
+    "\n"
+    "[[knobs]]\n"
+    "name = \"gather\"\n"
+    "description = \"on: a GEMM reading what an all-gather just gathered runs per source rank, each part as soon as its "
+    "send/recv step has arrived on a side stream (off: the all-gather, then the GEMM, as the program wrote them)\"\n"
+    "values = [\"off\", \"on\"]\n"
+    "default = \"off\"\n";
 
 // The part knob and the variants `cuco bench` times for the program's overlap bound: the program
 // without its communication, and (where cuco stands in for its GEMMs: `gemms`) without its GEMMs,
@@ -161,74 +172,102 @@ bool ReducingCollective(const std::string& name) { return ChunkedCollective(name
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
 
+// Which of the knobs that restructure the program's GEMMs apply (AddGemmKnobs).
+struct GemmKnobs {
+  bool chunks = false, gather = false;
+};
+
 // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
 Edit LineBefore(size_t at, const std::string& indent, const std::string& code) {
   return {at, 0, indent.empty() && at > 0 ? " " + code : indent + code + "\n"};
 }
 
-// The chunks knob's consumer form for all-gather `c` (producer_sites.h): its Consumer into *edits,
+// The gather knob for all-gather `c` (producer_sites.h's consumer form): its Consumer into *edits,
 // or a warning saying why not.
 void AddConsumer(const SeedSource& src, const std::string& seed_path, const SeedCall& c, RuleTransformResult* result,
                  std::vector<Edit>* edits) {
   std::string why;
   const std::optional<ConsumerSite> site = FindConsumerSite(src, c, &why);
   if (!site) {
-    result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " gets no chunks knob: " + why);
+    result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " gets no gather knob: " + why);
     return;
   }
   edits->push_back(LineBefore(site->insert_at, site->indent,
                               "cuco_program::overlap::Consumer cuco_consumer_" + std::to_string(c.line) +
-                                  "(kCucoChunks, " + site->buffer + ");"));
-  result->inserted.push_back(seed_path + ":" + std::to_string(c.line) + ": the chunks knob's consumer of `" +
+                                  "(kCucoGather, " + site->buffer + ");"));
+  result->inserted.push_back(seed_path + ":" + std::to_string(c.line) + ": the gather knob's consumer of `" +
                              site->buffer + "`, which the call at line " + std::to_string(site->consumer_line) +
                              " reads after " + c.name + " gathers it");
 }
 
-// The chunks knob, where a collective reads what the call just before it wrote (or the loop form:
-// producer_sites.h) and the blocks hold a GEMM the runtime can split: the Producers and the GEMMs'
-// stand-ins go into *edits, what was done and why not into *result. Whether the knob applies.
-bool AddChunksKnob(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
-                   RuleTransformResult* result, std::vector<Edit>* edits) {
+// The chunks knob's Producer for collective `c` (producer_sites.h) into *edits, or a warning
+// saying why not.
+void AddProducer(const SeedSource& src, const std::string& seed_path, const SeedCall& c, RuleTransformResult* result,
+                 std::vector<Edit>* edits) {
+  std::string why;
+  const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
+  if (!site) {
+    result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " gets no chunks knob: " + why);
+    return;
+  }
+  const std::string producer = "cuco_producer_" + std::to_string(c.line);
+  // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
+  edits->push_back(LineBefore(site->insert_at, site->indent,
+                              "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
+                                  (site->loop ? "nullptr" : site->buffer) + ");"));
+  if (site->loop) edits->push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
+  result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
+                             site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
+                             (site->loop ? " in the loop after its loop" : ""));
+}
+
+// The knobs that restructure the program's GEMMs, where the blocks hold a GEMM the runtime can
+// split: chunks, where a collective reads what the call just before it wrote (or the loop form),
+// and gather, where the call after an all-gather reads what it gathered (producer_sites.h). Their
+// Producers, Consumers and the GEMMs' stand-ins go into *edits, what was done and why not into
+// *result.
+GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
+                       RuleTransformResult* result, std::vector<Edit>* edits) {
   std::vector<SeedCall> gemms;
   for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
     if (g.in_block) gemms.push_back(g);
-  std::vector<Edit> producers;
+  std::vector<Edit> producers, consumers;
   for (const SeedCall& c : calls) {
-    if (c.name == "ncclAllGather") {
-      AddConsumer(src, seed_path, c, result, &producers);
-      continue;
-    }
-    if (!ChunkedCollective(c.name)) continue;
-    std::string why;
-    const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
-    if (!site) {
-      result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name +
-                                 " gets no chunks knob: " + why);
-      continue;
-    }
-    const std::string producer = "cuco_producer_" + std::to_string(c.line);
-    // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
-    producers.push_back(LineBefore(site->insert_at, site->indent,
-                                    "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
-                                        (site->loop ? "nullptr" : site->buffer) + ");"));
-    if (site->loop) producers.push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
-    result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
-                               site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
-                               (site->loop ? " in the loop after its loop" : ""));
+    if (c.name == "ncclAllGather") AddConsumer(src, seed_path, c, result, &consumers);
+    else if (ChunkedCollective(c.name)) AddProducer(src, seed_path, c, result, &producers);
   }
-  const bool chunks = !producers.empty() && !gemms.empty();
-  if (!producers.empty() && gemms.empty())
-    result->warnings.push_back(seed_path + ": no chunks knob: the EVOLVE blocks call none of " +
-                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which it splits");
-  if (chunks) {
+  GemmKnobs k;
+  k.chunks = !producers.empty() && !gemms.empty();
+  k.gather = !consumers.empty() && !gemms.empty();
+  if ((!producers.empty() || !consumers.empty()) && gemms.empty())
+    result->warnings.push_back(seed_path + ": no chunks or gather knob: the EVOLVE blocks call none of " +
+                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split");
+  if (k.chunks || k.gather) {
     for (const SeedCall& g : gemms) {
       const std::string& to = GemmStandIns().at(g.name);
       edits->push_back({g.name_pos, g.name_end - g.name_pos, to});
       result->rewrites.push_back({g.line, g.name, to + "(...)"});
     }
-    edits->insert(edits->end(), producers.begin(), producers.end());
   }
-  return chunks;
+  if (k.chunks) edits->insert(edits->end(), producers.begin(), producers.end());
+  if (k.gather) edits->insert(edits->end(), consumers.begin(), consumers.end());
+  return k;
+}
+
+// What generation 0's knobs are, said at `where` (the knobs' line) into result->inserted.
+void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleTransformResult* result) {
+  std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (reduces ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
+  std::string defaults = "nccl, off";
+  if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
+  if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
+  const size_t last = knobs.rfind(", ");
+  knobs.replace(last, 2, " and ");
+  result->inserted.push_back(where + ": knobs " + knobs + ", at the program's own behaviour (" + defaults + ")");
+  const bool gemms = gk.chunks || gk.gather;
+  result->inserted.push_back(where + ": knob part (never searched) and workload.toml's [[variants]] compute_alone" +
+                             (gemms ? " and comm_alone" : "") + " (each also with graph on: _graph)" +
+                             ": `cuco bench` times the program without its communication" +
+                             (gemms ? " and without its GEMMs" : "") + " for its overlap bound");
 }
 
 }  // namespace
@@ -239,7 +278,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "part")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "gather" || k.name == "part")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
@@ -256,7 +295,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
-  const bool chunks = AddChunksKnob(src, seed_path, calls, &result, &edits);
+  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, &result, &edits);
   if (result.collectives == 0)
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
                                    "to transform (the program's communication is in frozen code" +
@@ -279,23 +318,15 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
         "(no block at file scope above it, and no one block holds them all): put the program's functions that "
         "issue NCCL calls in blocks (cuco init marks them)");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
-  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (chunks ? kChunksLines : "")});
+  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "")});
   bool reduces = false;
   for (const SeedCall& c : calls) reduces = reduces || ReducingCollective(c.name);
-  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) + ": knobs backend (\"nccl\" | \"lsa\"" +
-                            (reduces ? " | \"ce\"" : "") + ")" + (chunks ? ", " : " and ") + "graph (\"off\" | \"on\")" +
-                            (chunks ? " and chunks (\"1\" | \"2\" | \"4\" | \"8\")" : "") +
-                            ", at the program's own behaviour (nccl, off" + (chunks ? ", 1" : "") + ")");
-  result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
-                            ": knob part (never searched) and workload.toml's [[variants]] compute_alone" +
-                            (chunks ? " and comm_alone" : "") + " (each also with graph on: _graph)" +
-                            ": `cuco bench` times the program without its communication" +
-                            (chunks ? " and without its GEMMs" : "") + " for its overlap bound");
+  SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), reduces, gk, &result);
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = BackendToml(reduces) + kGraphToml + (chunks ? kChunksToml : "") + PartToml(chunks) +
-                      (reduces ? kCeNotInGraphToml : "");
+  result.knobs_toml = BackendToml(reduces) + kGraphToml + (gk.chunks ? kChunksToml : "") +
+                      (gk.gather ? kGatherToml : "") + PartToml(gk.chunks || gk.gather) + (reduces ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

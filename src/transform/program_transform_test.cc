@@ -203,7 +203,7 @@ TEST(ProgramTransform, TheLoopOfGemmsBeforeTheGroupedLoopOfAllReducesGivesTheChu
 }
 
 // A sequence-parallel layer: the all-gather, then the GEMM reading what it gathered.
-TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheChunksKnob) {
+TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheGatherKnob) {
   const std::string seed = ProgramSeed(
       "// EVOLVE-BLOCK-START\n"
       "static void layer(cublasHandle_t h, float* x, float* full, float* w, float* y, ncclComm_t comm, cudaStream_t s) {\n"
@@ -214,14 +214,18 @@ TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheChunksKnob) {
       "// EVOLVE-BLOCK-END\n");
   Result<RuleTransformResult> r = Transform(seed);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Consumer cuco_consumer_9(kCucoChunks, full);\n  NCCLCHECK("), 1)
+  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Consumer cuco_consumer_9(kCucoGather, full);\n  NCCLCHECK("), 1)
       << r->code;
   EXPECT_EQ(Count(r->code, "cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1);
-  EXPECT_LT(r->code.find("kCucoChunks = "), r->code.find("Consumer cuco_consumer_9"));
+  EXPECT_LT(r->code.find("kCucoGather = \"off\""), r->code.find("Consumer cuco_consumer_9"));
+  EXPECT_EQ(r->code.find("kCucoChunks"), std::string::npos);  // no collective reads a GEMM's output
   EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
-  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
-  EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("the chunks knob's consumer of `full`, which the call at line 10 reads"),
-            std::string::npos);
+  EXPECT_NE(r->knobs_toml.find("name = \"gather\""), std::string::npos);
+  EXPECT_EQ(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  const std::string said = FormatRuleTransform(*r, "seed.cu");
+  EXPECT_NE(said.find("the gather knob's consumer of `full`, which the call at line 10 reads"), std::string::npos) << said;
+  EXPECT_NE(said.find("graph (\"off\" | \"on\") and gather (\"off\" | \"on\"), at the program's own behaviour (nccl, off, off)"),
+            std::string::npos) << said;
 }
 
 TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
@@ -232,7 +236,7 @@ TEST(ProgramTransform, NoChunksKnobWithoutAGemmItCanSplit) {
   EXPECT_EQ(r->code.find("kCucoChunks"), std::string::npos);
   EXPECT_EQ(r->knobs_toml.find("chunks"), std::string::npos);
   bool said = false;
-  for (const std::string& w : r->warnings) said |= w.find("no chunks knob: the EVOLVE blocks call none of") != std::string::npos;
+  for (const std::string& w : r->warnings) said |= w.find("no chunks or gather knob: the EVOLVE blocks call none of") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

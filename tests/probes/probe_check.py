@@ -7,7 +7,7 @@
 
 A probe that expects "harness" must get the program itself (no TODO(cuco init) left), compile,
 and get a generation 0 written (or, with `refusal`, cuco transform's refusal saying that text; with
-`chunks`, a generation 0 offering the chunks knob);
+`chunks`, a generation 0 offering the chunks knob; `gather`, the gather knob);
 one that expects "skeleton" must get init's reason naming a line.
 
   probe_check.py [--keep DIR] <cuco> [name...]
@@ -60,9 +60,10 @@ def check(cuco, probe, out):
         return [f"cuco transform exited {t.returncode}: " + (t.stdout + t.stderr).strip()[-600:]]
     if "compile_error" in t.stdout or "not compiled" in t.stdout:
         return ["generation 0 did not compile: " + t.stdout.strip()[-600:]]
-    if probe.get("chunks") and "cuco:knob chunks" not in (harness / "gen0_transformed.cu").read_text():
-        said = [l for l in t.stdout.splitlines() if "chunks" in l]
-        return ["generation 0 has no chunks knob: " + (said[0].strip() if said else "cuco transform said nothing of it")]
+    for knob in ("chunks", "gather"):
+        if probe.get(knob) and f"cuco:knob {knob}" not in (harness / "gen0_transformed.cu").read_text():
+            said = [l for l in t.stdout.splitlines() if knob in l]
+            return [f"generation 0 has no {knob} knob: " + (said[0].strip() if said else "cuco transform said nothing of it")]
     return []
 
 

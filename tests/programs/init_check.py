@@ -74,11 +74,15 @@ def check(cuco, folder, out, compile_too):
 # the call that makes its buffer with a GEMM cuco can split, or (one thread driving every GPU) a loop
 # of them after the loop of GEMMs that makes their buffers (src/transform/producer_sites.h).
 CHUNKS = {"tp_mlp_mpi", "gemm_rs_fp16_socket", "sp_mlp_bf16_mpi", "dp_allreduce_threads_bf16", "dp_broadcast_group"}
+# The programs whose generation 0 has the gather knob: a GEMM right after the all-gather of what it
+# reads (src/transform/producer_sites.h's consumer form).
+GATHER = {"sp_mlp_bf16_mpi"}
 
 
 def check_generation0(cuco, harness, out):
     """cuco transform: generation 0 with its knobs marked at the program's behaviour (chunks where
-    CHUNKS says), compiled; then the other corner of the space (lsa, on, 4 chunks) compiled."""
+    CHUNKS says, gather where GATHER says), compiled; then the other corner of the space (lsa, on,
+    4 chunks, gather on) compiled."""
     gen0 = harness / "gen0_transformed.cu"
     t = subprocess.run([cuco, "transform", str(harness), "--run-dir", str(out / "transform")],
                        capture_output=True, text=True, timeout=1500)
@@ -95,9 +99,12 @@ def check_generation0(cuco, harness, out):
     has_chunks = 'kCucoChunks = "1";     // cuco:knob chunks' in text
     if has_chunks != (name in CHUNKS):
         problems.append(f"generation 0 {'has' if has_chunks else 'lacks'} the chunks knob ({t.stdout.strip()[-400:]})")
+    has_gather = 'kCucoGather = "off";   // cuco:knob gather' in text
+    if has_gather != (name in GATHER):
+        problems.append(f"generation 0 {'has' if has_gather else 'lacks'} the gather knob ({t.stdout.strip()[-400:]})")
     corner = out / "gen0_lsa_graph.cu"
     corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"')
-                      .replace('kCucoChunks = "1"', 'kCucoChunks = "4"'))
+                      .replace('kCucoChunks = "1"', 'kCucoChunks = "4"').replace('kCucoGather = "off"', 'kCucoGather = "on"'))
     c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile-check", "--run-dir", str(out / "corner")],
                        capture_output=True, text=True, timeout=1500)
     if c.returncode != 0:

@@ -1,7 +1,7 @@
 // cuco/program/codesign.h: the design space of a harness made of a user's program (candidate side;
 // cuco/program/candidate.h includes it).
 //
-// `cuco transform` makes generation 0 of such a seed by declaring two knobs (three with chunks, below) at the top of its first
+// `cuco transform` makes generation 0 of such a seed by declaring two knobs (more with chunks and gather, below) at the top of its first
 // EVOLVE block that lies at file scope, and by routing every NCCL call inside the blocks through
 // cuco_program::comm with the backend knob as its first argument:
 //     constexpr const char* kCucoBackend = "nccl";  // cuco:knob backend
@@ -47,7 +47,18 @@
 //                 all-reduce splits into all-reduces of the chunks; a reduce-scatter into reduces of
 //                 each chunk's part in a rank's segment, to that rank. A GEMM whose output is not
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
-//                 its collective (cuco/program/impl/chunk_overlap.h).
+//                 its collective (cuco/program/impl/chunk_overlap.h). Inside the program's NCCL
+//                 group the chunks' calls go with the group closed, unless it holds a send or receive.
+// gather  "off":  as the program wrote it.
+//         "on" (offered where the call statement just after an all-gather reads its output, and
+//                 the blocks call a GEMM it can split):
+//                     cuco_program::overlap::Consumer cuco_consumer_128(kCucoGather, x_full);
+//                     cuco_program::comm::AllGather(kCucoBackend, x_local, x_full, ...);
+//                     gemm(blas, seq, ffn, hidden, x_full, w1, h);
+//                 the all-gather is kept until the GEMM reading `x_full` as B, which then runs per
+//                 source rank's columns: its own rank's at once, each peer's once its send/recv step
+//                 on a side stream has arrived (cuco/program/impl/gather_overlap.h); any other use
+//                 gets the all-gather whole first.
 // part    "none": the program. "compute" / "comm" (workload.toml's [[variants]] compute_alone and
 //                 comm_alone, never searched): its communication skipped / the GEMMs cuco stands in
 //                 for skipped, timed alone for the program's overlap bound (part_knob.h):

@@ -1,4 +1,4 @@
-// cuco/program/impl/gather_overlap.h: the chunks knob's consumer form (cuco/program/codesign.h). An
+// cuco/program/impl/gather_overlap.h: the gather knob (cuco/program/codesign.h). An
 // all-gather whose output the next GEMM reads as its B operand (a sequence-parallel layer's
 // `ncclAllGather(x_local, x_full, ...)`, then `x_full` times the weights) runs as one exchange per
 // peer on a side stream, and the GEMM as one column range per source rank: its own rank's first,
@@ -6,16 +6,16 @@
 // GEMM of another.
 //
 // How the pieces meet, on the calling thread:
-//   Consumer c(kCucoChunks, x_full);        arms: the next all-gather into `x_full` waits for its GEMM
+//   Consumer c(kCucoGather, x_full);        "on" arms: the next all-gather into `x_full` waits for its GEMM
 //   comm::AllGather(..., x_local, x_full)   DeferGather keeps the call instead of issuing it
 //   gemm(..., x_full, ...)                  the GEMM stand-ins (chunk_overlap.h) find it (OverGather)
 // A GEMM that reads it otherwise (transposed, not whole parts of it, another stream) issues the
 // all-gather whole first, and so does every GEMM stand-in while one is kept, and the Consumer at
-// scope end. The knob's value only switches it on (any of 2, 4, 8): the parts are the ranks'.
+// scope end. The parts are the ranks' (2 to 8; the all-gather runs whole at other sizes).
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 
@@ -134,17 +134,18 @@ std::optional<cublasStatus_t> OverGather(const void* B, cublasOperation_t tb, in
   return CUBLAS_STATUS_SUCCESS;
 }
 
-// Arms the next all-gather into `buffer` on this thread to wait for the GEMM that reads it
-// ("2", "4" or "8"; "1" arms nothing). Disarmed by that all-gather; at scope end a kept all-gather
-// no GEMM took is issued whole.
+// Arms the next all-gather into `buffer` on this thread to wait for the GEMM that reads it ("on";
+// "off" arms nothing; any other value is said on stderr and arms nothing). Disarmed by that
+// all-gather; at scope end a kept all-gather no GEMM took is issued whole.
 class Consumer {
  public:
-  Consumer(const char* chunks, void* buffer) {
+  Consumer(const char* gather, void* buffer) {
     detail::KeptGather& g = detail::G();
     id_ = ++g.next_consumer;
     g.consumer = id_;
-    const int v = chunks == nullptr ? 0 : std::atoi(chunks);
-    g.armed = v == 2 || v == 4 || v == detail::kMaxChunks ? buffer : nullptr;
+    const std::string_view v = gather == nullptr ? "" : gather;
+    g.armed = v == "on" ? buffer : nullptr;
+    if (v != "on" && v != "off") std::fprintf(stderr, "cuco: gather knob \"%s\" is neither \"on\" nor \"off\"\n", gather ? gather : "(null)");
   }
   ~Consumer() {
     detail::KeptGather& g = detail::G();
