@@ -32,6 +32,11 @@ if [ "${LAST_RC:-1}" != 0 ] || ! grep -q '"status":"ok"' "$out/seed_verify/metri
 fi
 run seed_bench "$seed" --stage bench --warmup 1 --iters 3
 [ "${LAST_RC:-1}" = 0 ] || { echo "FAIL seed_bench: exit ${LAST_RC:-?}"; failed=1; }
+# A long bench checks at most 32 of its timed iterations against the reference (supervisor.cc).
+run seed_bench_long "$seed" --stage bench --warmup 1 --iters 100 --verify-fraction 1
+checks=$(grep -o '"kind":"timed_sample"' "$out/seed_bench_long/metrics/rank0.json" 2>/dev/null | wc -l)
+[ "${LAST_RC:-1}" = 0 ] && [ "$checks" = 32 ] ||
+  { echo "FAIL seed_bench_long: exit ${LAST_RC:-?}, $checks timed checks of 100 iterations (want 32)"; failed=1; }
 for cand in "$@"; do
   LAST_RC=
   run "$(basename "$cand")" "$cand" --stage verify --verify-runs 1
