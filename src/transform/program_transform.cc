@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "transform/host_calls.h"
+#include "transform/included_calls.h"
 #include "transform/producer_sites.h"
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
@@ -19,6 +20,9 @@ using transform_internal::ApplyEdits;
 using transform_internal::ConsumerSite;
 using transform_internal::FindConsumerSite;
 using transform_internal::FindProducerSite;
+using transform_internal::IncludedCall;
+using transform_internal::IncludedCallList;
+using transform_internal::IncludedCommunication;
 using transform_internal::ProducerSite;
 using transform_internal::SeedCall;
 using transform_internal::Edit;
@@ -26,31 +30,6 @@ using transform_internal::NcclMap;
 using transform_internal::SeedSource;
 
 constexpr const char* kBackendConstant = "kCucoBackend";
-
-// Where the harness's other files (the program's own headers and included sources, copied beside
-// the seed) call NCCL's communication: ": its first NCCL call, ncclSend at _up/util/comm.h:7, is in a
-// file the harness keeps as it is", or "" when none does.
-std::string FrozenCommunicationElsewhere(const std::string& seed_path) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(seed_path).parent_path().empty() ? fs::path(".") : fs::path(seed_path).parent_path();
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file(ec) && IsSourceFile(it->path()) && !fs::equivalent(it->path(), seed_path, ec) &&
-        it->path().filename() != "reference.cu" && it->path().filename().string().rfind("gen0", 0) != 0)
-      files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) {
-    Result<std::string> text = ReadFile(f);
-    if (!text.ok()) continue;
-    const std::vector<CallSite> calls = FindCalls(*text, HostCommunicationApis());
-    if (!calls.empty())
-      return ": its first NCCL call, " + calls[0].name + " at " + f.lexically_relative(dir).string() + ":" +
-             std::to_string(calls[0].line) + ", is in a file the harness keeps as it is";
-  }
-  return "";
-}
 
 constexpr const char* kKnobLines =
     "// cuco transform: the design space of your program (cuco/program/codesign.h). backend: how its NCCL\n"
@@ -64,6 +43,13 @@ constexpr const char* kKnobLines =
     "// the two parts of its overlap bound (cuco/program/impl/part_knob.h).\n"
     "constexpr const char* kCucoPart = \"none\";      // cuco:knob part\n"
     "[[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);\n";
+
+// The program's NCCL calls outside the blocks (its included files' and its set-up's) take the
+// backend knob too (cuco/program/impl/included_calls.h).
+constexpr const char* kIncludedLines =
+    "// The program's NCCL calls outside these blocks (in the files it includes, and its set-up's) take\n"
+    "// the backend knob too (cuco/program/impl/included_calls.h).\n"
+    "[[maybe_unused]] static const bool cuco_included_calls = cuco_program::comm::RouteIncluded(kCucoBackend);\n";
 
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
@@ -254,6 +240,22 @@ GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, cons
   return k;
 }
 
+// Where the knobs go so that every call sees them: the top of the first block at file scope when it
+// comes before the blocks' calls, else the top of the one block holding them all (main's timed
+// loop, say); npos when neither exists. Without calls in the blocks (the program communicates in
+// the files it includes), the first block at file scope, else the first block.
+size_t KnobsPlace(const SeedSource& src, const std::vector<SeedCall>& calls) {
+  for (const auto& [begin, end] : src.blocks())
+    if (src.BraceDepth(begin) == 0) {
+      if (calls.empty() || begin < calls.front().name_pos) return begin;
+      break;
+    }
+  if (calls.empty()) return src.blocks().empty() ? std::string::npos : src.blocks().front().first;
+  for (const auto& [begin, end] : src.blocks())
+    if (begin <= calls.front().name_pos && calls.back().name_pos < end) return begin;
+  return std::string::npos;
+}
+
 // What generation 0's knobs are, said at `where` (the knobs' line) into result->inserted.
 void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleTransformResult* result) {
   std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (reduces ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
@@ -296,31 +298,28 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
   const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, &result, &edits);
-  if (result.collectives == 0)
-    return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks: nothing "
-                                   "to transform (the program's communication is in frozen code" +
-                                   FrozenCommunicationElsewhere(seed_path) + ")");
-  // The knobs go where every call sees them: the top of the first block at file scope when it comes
-  // before the calls, else the top of the one block holding them all (main's timed loop, say).
-  size_t knobs_at = std::string::npos;
-  for (const auto& [begin, end] : src.blocks())
-    if (src.BraceDepth(begin) == 0) {
-      if (begin < calls.front().name_pos) knobs_at = begin;
-      break;
-    }
-  for (const auto& [begin, end] : src.blocks())
-    if (knobs_at == std::string::npos && begin <= calls.front().name_pos && calls.back().name_pos < end)
-      knobs_at = begin;
+  // Communication in the files the harness keeps as they are: routed through the knob from its lines.
+  const std::vector<IncludedCall> included = IncludedCommunication(seed_path);
+  if (result.collectives == 0 && included.empty())
+    return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks or in the "
+                                   "files the program includes: nothing to transform");
+  const size_t knobs_at = KnobsPlace(src, calls);
   if (knobs_at == std::string::npos)
     return Status::InvalidArgument(
         seed_path + ":" + std::to_string(calls.front().line) + ": " + calls.front().name +
         " is not where one declaration of the knobs can reach it and the other NCCL calls of the EVOLVE blocks "
         "(no block at file scope above it, and no one block holds them all): put the program's functions that "
         "issue NCCL calls in blocks (cuco init marks them)");
+  if (!included.empty())
+    result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
+                              ": the NCCL calls of the files the program includes (" + IncludedCallList(included) +
+                              ") and of its set-up take the backend knob too");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
-  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "")});
+  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (included.empty() ? "" : kIncludedLines) +
+                                    (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "")});
   bool reduces = false;
   for (const SeedCall& c : calls) reduces = reduces || ReducingCollective(c.name);
+  for (const IncludedCall& c : included) reduces = reduces || ReducingCollective(c.name);
   SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), reduces, gk, &result);
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "

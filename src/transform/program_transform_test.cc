@@ -111,21 +111,33 @@ TEST(ProgramTransform, NothingToTransformIsSaid) {
       << r.status().message();
 }
 
-// The communication in a file the harness keeps as it is (a header the program includes): the
-// refusal names that file and line, so the user knows why the search has nothing to change.
-TEST(ProgramTransform, CommunicationInAFrozenHeaderIsNamed) {
+// The communication in a file the harness keeps as it is (a header the program includes):
+// generation 0 routes it through the backend knob from the knobs' lines, naming the file and line.
+TEST(ProgramTransform, CommunicationInAnIncludedHeaderTakesTheBackendKnob) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuco_pt_frozen_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "_up/util");
   ASSERT_TRUE(WriteFileAtomic(dir / "_up/util/comm.h", "#pragma once\n// ncclSend(x) in a comment\n"
                                                           "inline void ex(float* b, ncclComm_t c, cudaStream_t s) {\n"
-                                                          "  ncclSend(b, 4, ncclFloat, 1, c, s);\n}\n").ok());
-  const std::string seed = ProgramSeed("// EVOLVE-BLOCK-START\nstatic int twice(int x) { return 2 * x; }\n// EVOLVE-BLOCK-END\n");
+                                                          "  ncclSend(b, 4, ncclFloat, 1, c, s);\n"
+                                                          "  ncclAllReduce(b, b, 4, ncclFloat, ncclSum, c, s);\n}\n").ok());
+  const std::string seed = ProgramSeed("#include \"_up/util/comm.h\"\n// EVOLVE-BLOCK-START\nstatic int twice(int x) { return 2 * x; }\n// EVOLVE-BLOCK-END\n");
   ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", seed).ok());
   Result<RuleTransformResult> r = RuleTransform(seed, (dir / "seed.cu").string());
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("its first NCCL call, ncclSend at _up/util/comm.h:4, is in a file the harness keeps"),
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "static const bool cuco_included_calls = cuco_program::comm::RouteIncluded(kCucoBackend);"), 1)
+      << r->code;
+  EXPECT_LT(r->code.find("kCucoBackend = \"nccl\""), r->code.find("RouteIncluded(kCucoBackend)"));
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  EXPECT_NE(r->knobs_toml.find("\"ce\"]"), std::string::npos);  // the header's all-reduce is a reduction
+  const std::string said = FormatRuleTransform(*r, (dir / "seed.cu").string());
+  EXPECT_NE(said.find("the NCCL calls of the files the program includes (ncclSend at _up/util/comm.h:4, ncclAllReduce at "
+                      "_up/util/comm.h:5) and of its set-up take the backend knob too"),
             std::string::npos)
-      << r.status().message();
+      << said;
+  // A header beside the seed that it does not include is not the program's.
+  const std::string unincluded = ProgramSeed("// EVOLVE-BLOCK-START\nstatic int twice(int x) { return 2 * x; }\n// EVOLVE-BLOCK-END\n");
+  ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", unincluded).ok());
+  EXPECT_FALSE(RuleTransform(unincluded, (dir / "seed.cu").string()).ok());
   std::filesystem::remove_all(dir);
 }
 

@@ -7,7 +7,7 @@
 
 A probe that expects "harness" must get the program itself (no TODO(cuco init) left), compile,
 and get a generation 0 written (or, with `refusal`, cuco transform's refusal saying that text; with
-`chunks`, a generation 0 offering the chunks knob; `gather`, the gather knob);
+`chunks`, a generation 0 offering the chunks knob; `gather`, the gather knob; `included`, the included files' calls routed through the backend knob);
 one that expects "skeleton" must get init's reason naming a line.
 
   probe_check.py [--keep DIR] <cuco> [name...]
@@ -60,6 +60,10 @@ def check(cuco, probe, out):
         return [f"cuco transform exited {t.returncode}: " + (t.stdout + t.stderr).strip()[-600:]]
     if "compile_error" in t.stdout or "not compiled" in t.stdout:
         return ["generation 0 did not compile: " + t.stdout.strip()[-600:]]
+    if probe.get("included"):
+        gen0 = (harness / "gen0_transformed.cu").read_text()
+        if "cuco_program::comm::RouteIncluded(kCucoBackend)" not in gen0 or probe["included"] not in t.stdout:
+            return [f"generation 0 does not route the included files' calls ({probe['included']}): " + t.stdout.strip()[-600:]]
     for knob in ("chunks", "gather"):
         if probe.get(knob) and f"cuco:knob {knob}" not in (harness / "gen0_transformed.cu").read_text():
             said = [l for l in t.stdout.splitlines() if knob in l]

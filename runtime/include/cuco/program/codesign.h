@@ -8,7 +8,10 @@
 //     constexpr const char* kCucoGraph = "off";     // cuco:knob graph
 //     [[maybe_unused]] static const bool cuco_graph_knob = cuco_program::set_graph(kCucoGraph);
 //     ncclAllReduce(a, b, n, ...)  ->  cuco_program::comm::AllReduce(kCucoBackend, a, b, n, ...)
-// With both knobs at these defaults generation 0 does what the program does.
+// With both knobs at these defaults generation 0 does what the program does. Where the program
+// communicates in files it includes (kept as they are), its knobs' lines also route every NCCL call
+// outside the blocks through the backend knob (cuco/program/impl/included_calls.h):
+//     [[maybe_unused]] static const bool cuco_included_calls = cuco_program::comm::RouteIncluded(kCucoBackend);
 //
 // backend "nccl": the program's own host NCCL call, unchanged.
 //         "lsa":  the device-initiated drop-in of cuco/codesign/collectives.h (SM loads and stores

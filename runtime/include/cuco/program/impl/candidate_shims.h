@@ -11,6 +11,7 @@
 #include <nccl.h>
 
 #include <cuco/program/impl/candidate_side.h>
+#include <cuco/program/impl/included_calls.h>
 #include <cuco/program/impl/program_env.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/projection.h>
@@ -260,10 +261,22 @@ inline cudaError_t GetDeviceCount(int* count) {
 #define cudaGraphInstantiateWithParams cuco_program::shim::GraphInstantiateWithParams
 #define cudaGraphExecDestroy cuco_program::shim::GraphExecDestroy
 #define cudaGraphDestroy cuco_program::shim::GraphDestroy
-#define ncclSend cuco_program::p2p::Send  // through a plain buffer when on a harness buffer (p2p_bounce.h)
-#define ncclRecv cuco_program::p2p::Recv
-#define ncclGroupStart cuco_program::p2p::GroupStart
-#define ncclGroupEnd cuco_program::p2p::GroupEnd
+// The program's NCCL calls outside the EVOLVE blocks (included_calls.h): NCCL's own, sends and
+// receives through a plain buffer when on a harness buffer (p2p_bounce.h), until generation 0
+// routes them through the backend knob.
+#define ncclSend cuco_program::included::Send
+#define ncclRecv cuco_program::included::Recv
+#define ncclGroupStart cuco_program::included::GroupStart
+#define ncclGroupEnd cuco_program::included::GroupEnd
+#define ncclAllReduce cuco_program::included::AllReduce
+#define ncclAllGather cuco_program::included::AllGather
+#define ncclReduceScatter cuco_program::included::ReduceScatter
+#define ncclBroadcast cuco_program::included::Broadcast
+#define ncclBcast cuco_program::included::Bcast
+#define ncclReduce cuco_program::included::Reduce
+#define ncclAlltoAll cuco_program::included::AlltoAll
+#define ncclGather cuco_program::included::Gather
+#define ncclScatter cuco_program::included::Scatter
 #ifdef CUCO_PROGRAM_PROJECTED
 #define cudaGetDevice cuco_program::shim::GetDevice
 #define cudaGetDeviceCount cuco_program::shim::GetDeviceCount

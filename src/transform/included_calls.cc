@@ -1,0 +1,41 @@
+#include "transform/included_calls.h"
+
+#include <filesystem>
+
+#include "transform/host_calls.h"
+#include "util/own_includes.h"
+#include "workload/workload_config.h"
+
+namespace cuco::transform_internal {
+
+std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path seed = fs::absolute(seed_path, ec);
+  const fs::path dir = seed.parent_path();
+  // The folders its includes resolve in: the seed's, and its build's -I folders inside it.
+  std::vector<std::string> dirs = {dir.string()};
+  if (Result<WorkloadConfig> wl = LoadWorkload(dir); wl.ok())
+    for (const std::string& f : AbsoluteIncludeFlags(wl->build_flags, dir))
+      if (f.rfind("-I", 0) == 0 && f.size() > 2) {
+        const fs::path inc = fs::path(f.substr(2)).lexically_normal();
+        const std::string rel = inc.lexically_relative(dir).string();
+        if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(inc.string());
+      }
+  std::vector<IncludedCall> out;
+  for (const OwnInclude& inc : OwnIncludes({seed.string()}, dirs)) {
+    const std::string rel = fs::path(inc.path).lexically_normal().lexically_relative(dir).string();
+    for (const CallSite& c : FindCalls(inc.text, HostCommunicationApis())) out.push_back({rel, c.line, c.name});
+  }
+  return out;
+}
+
+std::string IncludedCallList(const std::vector<IncludedCall>& calls, size_t max) {
+  std::string s;
+  for (size_t i = 0; i < calls.size() && i < max; ++i)
+    s += (i ? ", " : "") + calls[i].name + " at " + calls[i].file + ":" + std::to_string(calls[i].line);
+  if (calls.size() > max) s += ", and " + std::to_string(calls.size() - max) + " more";
+  return s;
+}
+
+}  // namespace cuco::transform_internal

@@ -1,0 +1,27 @@
+// Included calls (transform/ internal): the NCCL communication of the files a program's seed keeps
+// beside it as they are (the program's own headers and included sources, which the harness copies
+// into its folder). Generation 0 routes those calls through the backend knob
+// (cuco/program/impl/included_calls.h); this finds them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cuco::transform_internal {
+
+struct IncludedCall {
+  std::string file;  // relative to the seed's folder
+  int line = 0;
+  std::string name;  // one of HostCommunicationApis()
+};
+
+// The communication calls of the files `seed_path` includes, transitively (util/own_includes.h:
+// resolved in the including file's folder or in the build's -I folders inside the seed's folder, as
+// workload.toml beside it names them), in the order found; each file relative to the seed's folder.
+std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path);
+
+// "ncclSend at util/nccl_utils.h:33, ncclRecv at util/nccl_utils.h:34" (the first `max`, then
+// ", and N more").
+std::string IncludedCallList(const std::vector<IncludedCall>& calls, size_t max = 3);
+
+}  // namespace cuco::transform_internal
