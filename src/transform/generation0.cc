@@ -109,7 +109,9 @@ Result<Generation0Report> MakeRuleGeneration0(const WorkloadConfig& workload, co
                                    workload.mode + ", " + workload.language + "); use --llm");
   auto seed = ReadFile(workload.SeedPath());
   if (!seed.ok()) return seed.status();
-  auto transformed = RuleTransform(*seed, workload.SeedPath().string(), rule);
+  RuleTransformOptions with_flags = rule;  // where the program's includes resolve (included_calls.h)
+  with_flags.build_flags = AbsoluteIncludeFlags(workload.build_flags, workload.dir);
+  auto transformed = RuleTransform(*seed, workload.SeedPath().string(), with_flags);
   if (!transformed.ok()) return transformed.status();
 
   Generation0Report report;

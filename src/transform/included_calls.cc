@@ -4,24 +4,22 @@
 
 #include "transform/host_calls.h"
 #include "util/own_includes.h"
-#include "workload/workload_config.h"
 
 namespace cuco::transform_internal {
 
-std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path) {
+std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, const std::vector<std::string>& build_flags) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path seed = fs::absolute(seed_path, ec);
   const fs::path dir = seed.parent_path();
   // The folders its includes resolve in: the seed's, and its build's -I folders inside it.
   std::vector<std::string> dirs = {dir.string()};
-  if (Result<WorkloadConfig> wl = LoadWorkload(dir); wl.ok())
-    for (const std::string& f : AbsoluteIncludeFlags(wl->build_flags, dir))
-      if (f.rfind("-I", 0) == 0 && f.size() > 2) {
-        const fs::path inc = fs::path(f.substr(2)).lexically_normal();
-        const std::string rel = inc.lexically_relative(dir).string();
-        if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(inc.string());
-      }
+  for (const std::string& f : build_flags)
+    if (f.rfind("-I", 0) == 0 && f.size() > 2) {
+      const fs::path inc = fs::path(f.substr(2)).lexically_normal();
+      const std::string rel = inc.lexically_relative(dir).string();
+      if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(inc.string());
+    }
   std::vector<IncludedCall> out;
   for (const OwnInclude& inc : OwnIncludes({seed.string()}, dirs)) {
     const std::string rel = fs::path(inc.path).lexically_normal().lexically_relative(dir).string();

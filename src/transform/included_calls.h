@@ -16,9 +16,9 @@ struct IncludedCall {
 };
 
 // The communication calls of the files `seed_path` includes, transitively (util/own_includes.h:
-// resolved in the including file's folder or in the build's -I folders inside the seed's folder, as
-// workload.toml beside it names them), in the order found; each file relative to the seed's folder.
-std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path);
+// resolved in the including file's folder or in the -I folders of `build_flags`, absolute, that lie
+// inside the seed's folder), in the order found; each file relative to the seed's folder.
+std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, const std::vector<std::string>& build_flags);
 
 // "ncclSend at util/nccl_utils.h:33, ncclRecv at util/nccl_utils.h:34" (the first `max`, then
 // ", and N more").

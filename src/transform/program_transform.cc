@@ -275,7 +275,7 @@ void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleT
 }  // namespace
 
 Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
-                                             const SeedSource& src) {
+                                             const SeedSource& src, const std::vector<std::string>& build_flags) {
   const auto& map = NcclMap();
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
@@ -299,7 +299,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   }
   const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, &result, &edits);
   // Communication in the files the harness keeps as they are: routed through the knob from its lines.
-  const std::vector<IncludedCall> included = IncludedCommunication(seed_path);
+  const std::vector<IncludedCall> included = IncludedCommunication(seed_path, build_flags);
   if (result.collectives == 0 && included.empty())
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks or in the "
                                    "files the program includes: nothing to transform");

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "transform/rule_transform.h"
 #include "transform/seed_source.h"
@@ -24,9 +25,12 @@
 
 namespace cuco {
 
-// `src` reads `seed` (the text of `seed_path`, a program seed: IsProgramSeed). Errors name
-// seed_path and a line: no NCCL call in the blocks, or no block at file scope for the knobs.
+// `src` reads `seed` (the text of `seed_path`, a program seed: IsProgramSeed). `build_flags`: its
+// build's (include paths absolute), whose -I folders inside the seed's folder the files it includes
+// resolve in. Errors name seed_path and a line: no NCCL call in the blocks nor in the files it
+// includes, or no block for the knobs.
 Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
-                                             const transform_internal::SeedSource& src);
+                                             const transform_internal::SeedSource& src,
+                                             const std::vector<std::string>& build_flags = {});
 
 }  // namespace cuco

@@ -259,7 +259,7 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 
   // A harness made of the user's program itself (cuco init): its NCCL calls are the program's own
   // code, rewritten by rules of their own (program_transform.h).
-  if (IsProgramSeed(seed)) return ProgramTransform(seed, seed_path, src);
+  if (IsProgramSeed(seed)) return ProgramTransform(seed, seed_path, src, options.build_flags);
 
   // The device collectives come from cuco/codesign.h, which only frozen code may include.
   bool included = false;

@@ -27,6 +27,9 @@ namespace cuco {
 
 struct RuleTransformOptions {
   int mailbox_mib = 256;  // per peer, for send/recv (only allocated when the seed uses them)
+  // A program seed's build flags (workload.toml's, include paths absolute): its -I folders are
+  // where the files it includes resolve (transform/included_calls.h).
+  std::vector<std::string> build_flags;
 };
 
 struct RuleRewrite {

@@ -70,7 +70,7 @@ TEST(RuleTransform, GroupedSendRecvUseTheMailbox) {
       "  (void)t;\n  return cuco::Status::Ok();\n}\n"
       "void cuco_candidate_teardown(cuco::RankContext&, void* state) { auto* s = static_cast<S*>(state); cudaFree(s->out); delete s; }\n"
       "// EVOLVE-BLOCK-END\n";
-  Result<RuleTransformResult> r = RuleTransform(seed, "p2p.cu", {.mailbox_mib = 64});
+  Result<RuleTransformResult> r = RuleTransform(seed, "p2p.cu", {.mailbox_mib = 64, .build_flags = {}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->collectives, 2);
   EXPECT_EQ(Count(r->code, "cuco_dc.group_start()"), 1);
