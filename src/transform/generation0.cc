@@ -110,7 +110,7 @@ Result<Generation0Report> MakeRuleGeneration0(const WorkloadConfig& workload, co
   auto seed = ReadFile(workload.SeedPath());
   if (!seed.ok()) return seed.status();
   RuleTransformOptions with_flags = rule;  // where the program's includes resolve (included_calls.h)
-  with_flags.build_flags = AbsoluteIncludeFlags(workload.build_flags, workload.dir);
+  with_flags.build_flags = workload.build_flags;
   auto transformed = RuleTransform(*seed, workload.SeedPath().string(), with_flags);
   if (!transformed.ok()) return transformed.status();
 

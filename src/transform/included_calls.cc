@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "analyze/compile_flags.h"
 #include "transform/host_calls.h"
 #include "util/own_includes.h"
 
@@ -12,13 +13,12 @@ std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, co
   std::error_code ec;
   const fs::path seed = fs::absolute(seed_path, ec);
   const fs::path dir = seed.parent_path();
-  // The folders its includes resolve in: the seed's, and its build's -I folders inside it.
+  // The folders its includes resolve in: the seed's, and its build's include folders inside it.
   std::vector<std::string> dirs = {dir.string()};
-  for (const std::string& f : build_flags)
-    if (f.rfind("-I", 0) == 0 && f.size() > 2) {
-      const fs::path inc = fs::path(f.substr(2)).lexically_normal();
-      const std::string rel = inc.lexically_relative(dir).string();
-      if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(inc.string());
+  if (Result<CompileFlags> flags = FlagsFromCommand(build_flags, dir.string()); flags.ok())
+    for (const std::string& d : flags->include_dirs) {
+      const std::string rel = fs::path(d).lexically_normal().lexically_relative(dir).string();
+      if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(d);
     }
   std::vector<IncludedCall> out;
   for (const OwnInclude& inc : OwnIncludes({seed.string()}, dirs)) {

@@ -16,8 +16,9 @@ struct IncludedCall {
 };
 
 // The communication calls of the files `seed_path` includes, transitively (util/own_includes.h:
-// resolved in the including file's folder or in the -I folders of `build_flags`, absolute, that lie
-// inside the seed's folder), in the order found; each file relative to the seed's folder.
+// resolved in the including file's folder or in the include folders of `build_flags`, the
+// workload's, relative to the seed's folder, that lie inside it: analyze/compile_flags.h reads
+// them), in the order found; each file relative to the seed's folder.
 std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, const std::vector<std::string>& build_flags);
 
 // "ncclSend at util/nccl_utils.h:33, ncclRecv at util/nccl_utils.h:34" (the first `max`, then

@@ -128,6 +128,24 @@ bool OneBlock(const SeedSource& src, size_t a, size_t b) {
   return true;
 }
 
+// Whether the statement [first, end) is a call naming `buffer`, in the EVOLVE block of the
+// collective at `coll_pos`; else *why says what it is, as "the statement <where> it ...".
+bool CallNaming(const SeedSource& src, size_t first, size_t end, size_t coll_pos, const std::string& buffer,
+                const std::string& where, std::string* why) {
+  const std::string& m = src.masked();
+  const std::string it = "the statement " + where + " it";
+  const std::string at = it + " (line " + std::to_string(src.LineOf(first)) + ")";
+  if (!CallStatement(m, first, end)) *why = at + " is not a call";
+  else if (!MentionsWhole(WithoutSpaces(m.substr(first, end - first)), WithoutSpaces(buffer)))
+    *why = at + " does not name `" + buffer + "`";
+  else if (!OneBlock(src, first, coll_pos))
+    *why = it + (src.InBlock(first) && src.InBlock(coll_pos) && src.BraceDepth(first) != 0
+                     ? " is in another EVOLVE block"
+                     : " is not in the same EVOLVE block");
+  else return true;
+  return false;
+}
+
 // The statement-before form (producer_sites.h), for a collective whose statement follows the byte `stop`.
 std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
                                          std::string* why) {
@@ -143,20 +161,7 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
     return std::nullopt;
   }
   const size_t first = SkipSpace(m, prev, stop);
-  if (!CallStatement(m, first, stop)) {
-    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") is not a call";
-    return std::nullopt;
-  }
-  if (!MentionsWhole(WithoutSpaces(m.substr(first, stop - first)), WithoutSpaces(buffer))) {
-    *why = "the statement before it (line " + std::to_string(src.LineOf(first)) + ") does not name `" + buffer + "`";
-    return std::nullopt;
-  }
-  if (!OneBlock(src, first, coll_pos)) {
-    *why = src.InBlock(first) && src.InBlock(coll_pos) && src.BraceDepth(first) != 0
-               ? "the statement before it is in another EVOLVE block"
-               : "the statement before it is not in the same EVOLVE block";
-    return std::nullopt;
-  }
+  if (!CallNaming(src, first, stop, coll_pos, buffer, "before", why)) return std::nullopt;
   ProducerSite site;
   site.buffer = buffer;
   site.producer_line = src.LineOf(first);
@@ -321,18 +326,11 @@ std::optional<ConsumerSite> FindConsumerSite(const SeedSource& src, const SeedCa
   const size_t coll_end = StatementEnd(m, coll_first);
   const size_t next = coll_end == std::string::npos ? coll_end : SkipSpace(m, coll_end + 1, m.size());
   const size_t next_end = next == std::string::npos ? next : StatementEnd(m, next);
-  if (next_end == std::string::npos || !CallStatement(m, next, next_end)) {
+  if (next_end == std::string::npos) {
     *why = "the statement after it is not a call";
     return std::nullopt;
   }
-  if (!MentionsWhole(WithoutSpaces(m.substr(next, next_end - next)), WithoutSpaces(buffer))) {
-    *why = "the statement after it (line " + std::to_string(src.LineOf(next)) + ") does not name `" + buffer + "`";
-    return std::nullopt;
-  }
-  if (!OneBlock(src, coll_first, next)) {
-    *why = "the statement after it is not in the same EVOLVE block";
-    return std::nullopt;
-  }
+  if (!CallNaming(src, next, next_end, coll_first, buffer, "after", why)) return std::nullopt;
   ConsumerSite site;
   site.buffer = buffer;
   site.consumer_line = src.LineOf(next);

@@ -7,22 +7,34 @@
 namespace cuco::transform_internal {
 namespace {
 
-// The producer site of the seed's one ncclAllReduce, in a block of a function body.
+// What was found of the seed's one call of a collective, the seed `text` a block in a function body.
 struct Found {
-  std::optional<ProducerSite> site;
+  std::optional<ProducerSite> site;       // an all-reduce's producer (Site)
+  std::optional<ConsumerSite> consumer;   // an all-gather's consumer (ConsumerOf)
   std::string why, text;
 };
-Found Site(const std::string& body) {
+template <class Find>
+Found FoundIn(const std::string& body, const std::string& name, Find find) {
   Found f;
-  f.text = "void f(float* z, float* w[], Out o, ncclComm_t c, cudaStream_t s, bool b) {\n// EVOLVE-BLOCK-START\n" + body +
-           "// EVOLVE-BLOCK-END\n}\n";
+  f.text = "void f(float* z, float* x, float* w[], Out o, ncclComm_t c, cudaStream_t s, bool b) {\n"
+           "// EVOLVE-BLOCK-START\n" + body + "// EVOLVE-BLOCK-END\n}\n";
   auto split = SplitEvolveBlocks(f.text, "seed.cu");
   EXPECT_TRUE(split.ok()) << split.status().message();
   SeedSource src(f.text, "seed.cu", *split);
-  auto calls = src.Calls([](const std::string& n) { return n == "ncclAllReduce"; });
+  auto calls = src.Calls([&](const std::string& n) { return n == name; });
   EXPECT_EQ(calls.size(), 1u);
-  f.site = FindProducerSite(src, calls.at(0), &f.why);
+  find(src, calls.at(0), &f);
   return f;
+}
+Found Site(const std::string& body) {
+  return FoundIn(body, "ncclAllReduce", [](const SeedSource& src, const SeedCall& c, Found* f) {
+    f->site = FindProducerSite(src, c, &f->why);
+  });
+}
+Found ConsumerOf(const std::string& body) {
+  return FoundIn(body, "ncclAllGather", [](const SeedSource& src, const SeedCall& c, Found* f) {
+    f->consumer = FindConsumerSite(src, c, &f->why);
+  });
 }
 
 TEST(ProducerSites, TheCallStatementBeforeTheCollectiveNamingItsBuffer) {
@@ -99,37 +111,17 @@ TEST(ProducerSites, EachCaseWithoutOneSaysWhy) {
 
 
 // The consumer form: the all-gather, then the call reading what it gathered.
-Found ConsumerOf(const std::string& body) {
-  Found f;
-  f.text = "void f(float* z, float* x, Out o, ncclComm_t c, cudaStream_t s, bool b) {\n// EVOLVE-BLOCK-START\n" + body +
-           "// EVOLVE-BLOCK-END\n}\n";
-  auto split = SplitEvolveBlocks(f.text, "seed.cu");
-  EXPECT_TRUE(split.ok()) << split.status().message();
-  SeedSource src(f.text, "seed.cu", *split);
-  auto calls = src.Calls([](const std::string& n) { return n == "ncclAllGather"; });
-  EXPECT_EQ(calls.size(), 1u);
-  std::optional<ConsumerSite> site = FindConsumerSite(src, calls.at(0), &f.why);
-  if (site) {
-    f.site = ProducerSite{};
-    f.site->insert_at = site->insert_at;
-    f.site->indent = site->indent;
-    f.site->buffer = site->buffer;
-    f.site->producer_line = site->consumer_line;
-  }
-  return f;
-}
-
 TEST(ProducerSites, TheCallAfterTheAllGatherNamingWhatItGathered) {
   Found f = ConsumerOf("  NCCLCHECK(ncclAllGather(x, o . full, 8, ncclFloat, c, s));\n  gemm(h, o.full, z);\n");
-  ASSERT_TRUE(f.site) << f.why;
-  EXPECT_EQ(f.site->buffer, "o . full");
-  EXPECT_EQ(f.site->producer_line, 4);  // the consumer's line
-  EXPECT_EQ(f.site->indent, "  ");
-  EXPECT_EQ(f.text.substr(f.site->insert_at, 11), "  NCCLCHECK");  // the Consumer before the all-gather
+  ASSERT_TRUE(f.consumer) << f.why;
+  EXPECT_EQ(f.consumer->buffer, "o . full");
+  EXPECT_EQ(f.consumer->consumer_line, 4);  // the consumer's line
+  EXPECT_EQ(f.consumer->indent, "  ");
+  EXPECT_EQ(f.text.substr(f.consumer->insert_at, 11), "  NCCLCHECK");  // the Consumer before the all-gather
   Found g = ConsumerOf("  prep(); ncclAllGather(x, z, 8, ncclFloat, c, s); gemm(h, [&] { use(z); });\n");
-  ASSERT_TRUE(g.site) << g.why;
-  EXPECT_EQ(g.site->indent, "");
-  EXPECT_EQ(g.text.substr(g.site->insert_at, 14), " ncclAllGather");  // right after `prep();`
+  ASSERT_TRUE(g.consumer) << g.why;
+  EXPECT_EQ(g.consumer->indent, "");
+  EXPECT_EQ(g.text.substr(g.consumer->insert_at, 14), " ncclAllGather");  // right after `prep();`
 }
 
 TEST(ProducerSites, EachConsumerCaseWithoutOneSaysWhy) {
@@ -143,7 +135,7 @@ TEST(ProducerSites, EachConsumerCaseWithoutOneSaysWhy) {
   };
   for (const auto& [body, why] : kCases) {
     Found f = ConsumerOf(body);
-    EXPECT_FALSE(f.site) << body;
+    EXPECT_FALSE(f.consumer) << body;
     EXPECT_NE(f.why.find(why), std::string::npos) << body << " -> " << f.why;
   }
 }

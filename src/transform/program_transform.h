@@ -26,8 +26,8 @@
 namespace cuco {
 
 // `src` reads `seed` (the text of `seed_path`, a program seed: IsProgramSeed). `build_flags`: its
-// build's (include paths absolute), whose -I folders inside the seed's folder the files it includes
-// resolve in. Errors name seed_path and a line: no NCCL call in the blocks nor in the files it
+// build's (relative to the seed's folder), whose include folders inside that folder the files it
+// includes resolve in. Errors name seed_path and a line: no NCCL call in the blocks nor in the files it
 // includes, or no block for the knobs.
 Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std::string& seed_path,
                                              const transform_internal::SeedSource& src,

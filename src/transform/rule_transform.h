@@ -27,8 +27,8 @@ namespace cuco {
 
 struct RuleTransformOptions {
   int mailbox_mib = 256;  // per peer, for send/recv (only allocated when the seed uses them)
-  // A program seed's build flags (workload.toml's, include paths absolute): its -I folders are
-  // where the files it includes resolve (transform/included_calls.h).
+  // A program seed's build flags (workload.toml's, relative to the seed's folder): its include
+  // folders are where the files it includes resolve (transform/included_calls.h).
   std::vector<std::string> build_flags;
 };
 

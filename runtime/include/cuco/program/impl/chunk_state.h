@@ -119,17 +119,6 @@ inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
   return s;
 }
 
-// The bytes of one element of `t` (0 for a type NCCL does not name).
-inline size_t NcclTypeBytes(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 0;
-  }
-}
-
 // `stream` waits for everything its side stream was given.
 inline void JoinSide(cudaStream_t stream) {
   auto& side = detail::T().side;

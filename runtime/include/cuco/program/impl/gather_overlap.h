@@ -26,6 +26,7 @@
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
 #include <cuco/program/impl/chunk_state.h>
+#include <cuco/program/impl/nccl_types.h>
 
 namespace cuco_program::overlap {
 namespace detail {
