@@ -27,6 +27,7 @@
 #include <cuco/program/impl/output_order.h>
 #include <cuco/program/impl/reference_engine.h>
 #include <cuco/program/impl/reference_shims.h>
+#include <cuco/program/impl/row_compare.h>
 #include <cuco/program/mpi.h>
 #include <cuco/program/impl/program_exit.h>
 
@@ -242,58 +243,60 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
   cuco::Status st = RunAll(seed);
   cudaSetDevice(device);
   if (!st.ok()) return st;
-  // This rank's outputs, one after the other, as the candidate left them and as the reference has
-  // them; an output whose order changes between runs of the program itself, both sorted.
-  std::vector<double> got, want;
-  size_t k = 0;
-  for (const Spec& s : Specs(rank, true)) {
-    const Bound& b = E().ranks[static_cast<size_t>(rank)]->bound[static_cast<size_t>(s.bound)];
-    std::vector<unsigned char> host(b.bytes);
-    if (cudaMemcpyAsync(host.data(), io.out(s.spec.name.c_str()).ptr, b.bytes, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+  // This rank's outputs as the candidate left them and as the reference has them. An output whose
+  // order changes between runs of the program itself is compared sorted, whole; any other is read
+  // only at the rows checked (row_compare.h).
+  const auto specs = Specs(rank, true);
+  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
+  std::vector<std::vector<unsigned char>> got(specs.size());
+  std::vector<std::vector<double>> got_sorted(specs.size()), want_sorted(specs.size());
+  std::vector<int64_t> counts;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
+    got[k].resize(b.bytes);
+    if (cudaMemcpyAsync(got[k].data(), io.out(specs[k].spec.name.c_str()).ptr, b.bytes, cudaMemcpyDeviceToHost, stream) !=
+            cudaSuccess ||
         cudaStreamSynchronize(stream) != cudaSuccess)
-      return cuco::Status::Error("reading output '" + s.spec.name + "' failed");
-    std::vector<double> g = OutputValues(host, b), w = OutputValues(E().outputs[static_cast<size_t>(rank)][k++], b);
-    if (E().unordered_outputs.count(s.spec.name)) SortValues(&g), SortValues(&w);
-    got.insert(got.end(), g.begin(), g.end());
-    want.insert(want.end(), w.begin(), w.end());
+      return cuco::Status::Error("reading output '" + specs[k].spec.name + "' failed");
+    counts.push_back(static_cast<int64_t>(b.bytes / b.elem_bytes));
+    if (E().unordered_outputs.count(specs[k].spec.name)) {
+      got_sorted[k] = OutputValues(got[k], b);
+      want_sorted[k] = OutputValues(E().outputs[static_cast<size_t>(rank)][k], b);
+      SortValues(&got_sorted[k]);
+      SortValues(&want_sorted[k]);
+    }
   }
+  const OutputSpans spans(counts);
   std::vector<int64_t> rows;
-  const int64_t n_rows = (static_cast<int64_t>(got.size()) + kRowElements - 1) / kRowElements;
   if (plan.all_rows) {
-    for (int64_t r = 0; r < n_rows; ++r) rows.push_back(r);
+    for (int64_t r = 0; r * kRowElements < spans.total(); ++r) rows.push_back(r);
   } else {
     rows = plan.rows;
   }
-  double d2 = 0, r2 = 0, max_abs = 0;
-  int64_t nonfinite = 0, elements = 0;
-  for (int64_t r : rows) {
-    for (int64_t i = r * kRowElements; i < std::min<int64_t>((r + 1) * kRowElements, static_cast<int64_t>(got.size())); ++i) {
-      if (!std::isfinite(want[static_cast<size_t>(i)]))
-        return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
-                                   " at element " + std::to_string(i) + " of its outputs: the program overflows or has a bug");
-      ++elements;
-      if (!std::isfinite(got[static_cast<size_t>(i)])) {
-        ++nonfinite;
-        continue;
-      }
-      const double d = got[static_cast<size_t>(i)] - want[static_cast<size_t>(i)];
-      d2 += d * d;
-      r2 += want[static_cast<size_t>(i)] * want[static_cast<size_t>(i)];
-      max_abs = std::max(max_abs, std::fabs(d));
+  const RowFigures f = CompareRows(spans, rows, kRowElements, [&](size_t k, int64_t j, double* g, double* w) {
+    if (!want_sorted[k].empty()) {
+      *g = got_sorted[k][static_cast<size_t>(j)];
+      *w = want_sorted[k][static_cast<size_t>(j)];
+      return;
     }
-  }
+    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
+    const size_t at = static_cast<size_t>(j) * b.elem_bytes;
+    *g = ElementValue(got[k].data() + at, b.elem);
+    *w = ElementValue(E().outputs[static_cast<size_t>(rank)][k].data() + at, b.elem);
+  });
+  if (f.want_nonfinite_at >= 0)
+    return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
+                               " at element " + std::to_string(f.want_nonfinite_at) +
+                               " of its outputs: the program overflows or has a bug");
   *result = CheckResult{};
-  const double rms = elements ? std::sqrt(r2 / static_cast<double>(elements)) : 0;
-  result->rel_l2 = r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
-  result->max_abs = rms > 0 ? max_abs / rms : max_abs;
-  result->nonfinite = nonfinite;
-  result->elements_checked = elements;
+  const double rms = f.elements ? std::sqrt(f.r2 / static_cast<double>(f.elements)) : 0;
+  result->rel_l2 = f.r2 > 0 ? std::sqrt(f.d2 / f.r2) : std::sqrt(f.d2);
+  result->max_abs = rms > 0 ? f.max_abs / rms : f.max_abs;
+  result->nonfinite = f.nonfinite;
+  result->elements_checked = f.elements;
   result->rows_checked = static_cast<int64_t>(rows.size());
-  int bit = 0;
-  for (const Spec& s : Specs(rank, true)) {
-    if (bit < 64 && E().unordered_outputs.count(s.spec.name)) result->unordered_outputs |= uint64_t{1} << bit;
-    ++bit;
-  }
+  for (size_t k = 0; k < specs.size() && k < 64; ++k)
+    if (E().unordered_outputs.count(specs[k].spec.name)) result->unordered_outputs |= uint64_t{1} << k;
   return cuco::Status::Ok();
 }
 

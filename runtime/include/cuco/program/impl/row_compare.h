@@ -1,0 +1,75 @@
+// cuco/program/impl/row_compare.h: the reference's comparison of one rank's outputs (reference.h
+// check). The outputs are laid one after the other; a row is a run of `row_elements` elements
+// through them. Only the elements of the rows asked for are read: a sampled check of a 64 MiB output
+// reads its 32 sampled rows, not 16 M values (the whole output was converted on every timed check,
+// about 0.2 s each, which made most of a program's bench).
+// Plain C++: tested on the host (row_compare_test.cc).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace cuco_program::ref {
+
+// Where each output begins in the concatenation, from the outputs' element counts.
+class OutputSpans {
+ public:
+  explicit OutputSpans(const std::vector<int64_t>& counts) {
+    int64_t at = 0;
+    for (int64_t n : counts) begins_.push_back(at), at += n;
+    total_ = at;
+  }
+  int64_t total() const { return total_; }
+  // The output holding element i (0 <= i < total()) and i's index within it.
+  void Locate(int64_t i, size_t* output, int64_t* index) const {
+    const size_t k = static_cast<size_t>(std::upper_bound(begins_.begin(), begins_.end(), i) - begins_.begin()) - 1;
+    *output = k;
+    *index = i - begins_[k];
+  }
+
+ private:
+  std::vector<int64_t> begins_;
+  int64_t total_ = 0;
+};
+
+struct RowFigures {
+  double d2 = 0, r2 = 0, max_abs = 0;  // sum of squared differences, of squared reference values; max |diff|
+  int64_t nonfinite = 0;               // candidate elements not finite (left out of d2)
+  int64_t elements = 0;                // elements compared
+  int64_t want_nonfinite_at = -1;      // the first reference element not finite (the comparison stops there)
+};
+
+// Compares the elements of `rows` (any order; rows past the end are empty). values(output, index,
+// &got, &want) reads one element of each side.
+template <class Values>
+RowFigures CompareRows(const OutputSpans& spans, const std::vector<int64_t>& rows, int64_t row_elements, Values values) {
+  RowFigures f;
+  for (int64_t r : rows) {
+    const int64_t end = std::min((r + 1) * row_elements, spans.total());
+    for (int64_t i = r * row_elements; i < end; ++i) {
+      size_t k = 0;
+      int64_t j = 0;
+      spans.Locate(i, &k, &j);
+      double got = 0, want = 0;
+      values(k, j, &got, &want);
+      if (!std::isfinite(want)) {
+        f.want_nonfinite_at = i;
+        return f;
+      }
+      ++f.elements;
+      if (!std::isfinite(got)) {
+        ++f.nonfinite;
+        continue;
+      }
+      const double d = got - want;
+      f.d2 += d * d;
+      f.r2 += want * want;
+      f.max_abs = std::max(f.max_abs, std::fabs(d));
+    }
+  }
+  return f;
+}
+
+}  // namespace cuco_program::ref
