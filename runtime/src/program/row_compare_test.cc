@@ -37,6 +37,15 @@ TEST(RowCompare, LocatesElementsAcrossOutputs) {
   EXPECT_EQ(s.total(), 8);
 }
 
+TEST(RowCompare, PiecesSplitARowAtTheEndOfAnOutput) {
+  OutputSpans s({5, 0, 3});
+  std::vector<std::vector<int64_t>> pieces;
+  ForEachPiece(s, {2, 0, 9}, 2, [&](size_t k, int64_t j, int64_t n) { pieces.push_back({static_cast<int64_t>(k), j, n}); });
+  // Row 2 is elements 4 (output 0) and 5 (output 2, past the empty one); row 9 lies past the end.
+  const std::vector<std::vector<int64_t>> expect{{0, 4, 1}, {2, 0, 1}, {0, 0, 2}};
+  EXPECT_EQ(pieces, expect);
+}
+
 TEST(RowCompare, ReadsOnlyTheSampledRows) {
   TwoOutputs t;
   t.got[1][0] = 6.5;  // row 2 spans both outputs: elements 4 (output 0) and 5 (output 1)

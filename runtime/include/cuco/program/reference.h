@@ -117,16 +117,21 @@ inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<u
     const std::string err = FirstError();
     if (!err.empty()) return cuco::Status::Error("the program, run as the reference: " + err);
   }
-  outputs->assign(static_cast<size_t>(e.world), {});
-  for (int q = 0; q < e.world; ++q)
-    for (const Spec& s : Specs(q, true)) {
-      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
-      std::vector<unsigned char> host(b.bytes);
-      if (cudaMemcpy(host.data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+  // Into the host copies of the last run (their storage reused: no whole output allocated and
+  // faulted in per check).
+  outputs->resize(static_cast<size_t>(e.world));
+  for (int q = 0; q < e.world; ++q) {
+    const auto specs = Specs(q, true);
+    auto& mine = (*outputs)[static_cast<size_t>(q)];
+    mine.resize(specs.size());
+    for (size_t k = 0; k < specs.size(); ++k) {
+      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
+      mine[k].resize(b.bytes);
+      if (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
           cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
         return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
-      (*outputs)[static_cast<size_t>(q)].push_back(std::move(host));
     }
+  }
   return cuco::Status::Ok();
 }
 
@@ -244,27 +249,20 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
   cudaSetDevice(device);
   if (!st.ok()) return st;
   // This rank's outputs as the candidate left them and as the reference has them. An output whose
-  // order changes between runs of the program itself is compared sorted, whole; any other is read
-  // only at the rows checked (row_compare.h).
+  // order changes between runs of the program itself is read whole and compared sorted; any other
+  // is read only at the rows checked (row_compare.h).
   const auto specs = Specs(rank, true);
   const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
-  std::vector<std::vector<unsigned char>> got(specs.size());
+  const auto& want = E().outputs[static_cast<size_t>(rank)];
+  E().candidate_outputs.resize(static_cast<size_t>(E().world));
+  auto& got = E().candidate_outputs[static_cast<size_t>(rank)];
+  got.resize(specs.size());
   std::vector<std::vector<double>> got_sorted(specs.size()), want_sorted(specs.size());
   std::vector<int64_t> counts;
   for (size_t k = 0; k < specs.size(); ++k) {
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
     got[k].resize(b.bytes);
-    if (cudaMemcpyAsync(got[k].data(), io.out(specs[k].spec.name.c_str()).ptr, b.bytes, cudaMemcpyDeviceToHost, stream) !=
-            cudaSuccess ||
-        cudaStreamSynchronize(stream) != cudaSuccess)
-      return cuco::Status::Error("reading output '" + specs[k].spec.name + "' failed");
     counts.push_back(static_cast<int64_t>(b.bytes / b.elem_bytes));
-    if (E().unordered_outputs.count(specs[k].spec.name)) {
-      got_sorted[k] = OutputValues(got[k], b);
-      want_sorted[k] = OutputValues(E().outputs[static_cast<size_t>(rank)][k], b);
-      SortValues(&got_sorted[k]);
-      SortValues(&want_sorted[k]);
-    }
   }
   const OutputSpans spans(counts);
   std::vector<int64_t> rows;
@@ -272,6 +270,31 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
     for (int64_t r = 0; r * kRowElements < spans.total(); ++r) rows.push_back(r);
   } else {
     rows = plan.rows;
+  }
+  auto read = [&](size_t k, int64_t j, int64_t n) {
+    const size_t eb = bound[static_cast<size_t>(specs[k].bound)].elem_bytes;
+    const auto* from = static_cast<const unsigned char*>(io.out(specs[k].spec.name.c_str()).ptr);
+    return cudaMemcpyAsync(got[k].data() + static_cast<size_t>(j) * eb, from + static_cast<size_t>(j) * eb,
+                           static_cast<size_t>(n) * eb, cudaMemcpyDeviceToHost, stream) == cudaSuccess;
+  };
+  bool read_ok = true;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const bool unordered = E().unordered_outputs.count(specs[k].spec.name) > 0;
+    if (plan.all_rows || unordered) read_ok = read(k, 0, counts[k]) && read_ok;
+  }
+  if (!plan.all_rows)
+    ForEachPiece(spans, rows, kRowElements, [&](size_t k, int64_t j, int64_t n) {
+      if (!E().unordered_outputs.count(specs[k].spec.name)) read_ok = read(k, j, n) && read_ok;
+    });
+  if (!read_ok || cudaStreamSynchronize(stream) != cudaSuccess)
+    return cuco::Status::Error("reading the candidate's outputs on rank " + std::to_string(rank) + " failed");
+  for (size_t k = 0; k < specs.size(); ++k) {
+    if (!E().unordered_outputs.count(specs[k].spec.name)) continue;
+    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
+    got_sorted[k] = OutputValues(got[k], b);
+    want_sorted[k] = OutputValues(want[k], b);
+    SortValues(&got_sorted[k]);
+    SortValues(&want_sorted[k]);
   }
   const RowFigures f = CompareRows(spans, rows, kRowElements, [&](size_t k, int64_t j, double* g, double* w) {
     if (!want_sorted[k].empty()) {
@@ -282,7 +305,7 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
     const size_t at = static_cast<size_t>(j) * b.elem_bytes;
     *g = ElementValue(got[k].data() + at, b.elem);
-    *w = ElementValue(E().outputs[static_cast<size_t>(rank)][k].data() + at, b.elem);
+    *w = ElementValue(want[k].data() + at, b.elem);
   });
   if (f.want_nonfinite_at >= 0)
     return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +

@@ -79,6 +79,9 @@ struct Engine {
   bool cached = false, determinism_checked = false;
   uint64_t cached_seed = 0;
   std::vector<std::vector<std::vector<unsigned char>>> outputs;  // [rank][output][bytes]
+  // [rank][output][bytes]: the candidate's outputs as the last check read them (only the rows it
+  // checked are current); kept so that no check allocates and faults in a whole output's memory.
+  std::vector<std::vector<std::vector<unsigned char>>> candidate_outputs;
   std::set<std::string> unordered_outputs;  // compared without their order (output_order.h), by name
   int64_t iterations = 0;
   cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them

@@ -1,8 +1,8 @@
 // cuco/program/impl/row_compare.h: the reference's comparison of one rank's outputs (reference.h
 // check). The outputs are laid one after the other; a row is a run of `row_elements` elements
 // through them. Only the elements of the rows asked for are read: a sampled check of a 64 MiB output
-// reads its 32 sampled rows, not 16 M values (the whole output was converted on every timed check,
-// about 0.2 s each, which made most of a program's bench).
+// reads its 32 sampled rows, not 16 M values (the whole output was copied and converted on every
+// timed check, about 0.3 s each, which made most of a program's bench).
 // Plain C++: tested on the host (row_compare_test.cc).
 #pragma once
 
@@ -16,12 +16,15 @@ namespace cuco_program::ref {
 // Where each output begins in the concatenation, from the outputs' element counts.
 class OutputSpans {
  public:
-  explicit OutputSpans(const std::vector<int64_t>& counts) {
+  explicit OutputSpans(const std::vector<int64_t>& counts) : counts_(counts) {
     int64_t at = 0;
     for (int64_t n : counts) begins_.push_back(at), at += n;
     total_ = at;
   }
   int64_t total() const { return total_; }
+  size_t outputs() const { return counts_.size(); }
+  int64_t begin(size_t output) const { return begins_[output]; }
+  int64_t count(size_t output) const { return counts_[output]; }
   // The output holding element i (0 <= i < total()) and i's index within it.
   void Locate(int64_t i, size_t* output, int64_t* index) const {
     const size_t k = static_cast<size_t>(std::upper_bound(begins_.begin(), begins_.end(), i) - begins_.begin()) - 1;
@@ -30,9 +33,26 @@ class OutputSpans {
   }
 
  private:
-  std::vector<int64_t> begins_;
+  std::vector<int64_t> counts_, begins_;
   int64_t total_ = 0;
 };
+
+// Calls piece(output, index, count) for each run of elements of `rows` within one output, in row
+// order: what to read of each output (a row across the end of an output gives two pieces).
+template <class Piece>
+void ForEachPiece(const OutputSpans& spans, const std::vector<int64_t>& rows, int64_t row_elements, Piece piece) {
+  for (int64_t r : rows) {
+    const int64_t end = std::min((r + 1) * row_elements, spans.total());
+    for (int64_t i = r * row_elements; i < end;) {
+      size_t k = 0;
+      int64_t j = 0;
+      spans.Locate(i, &k, &j);
+      const int64_t n = std::min(end - i, spans.count(k) - j);
+      piece(k, j, n);
+      i += n;
+    }
+  }
+}
 
 struct RowFigures {
   double d2 = 0, r2 = 0, max_abs = 0;  // sum of squared differences, of squared reference values; max |diff|
