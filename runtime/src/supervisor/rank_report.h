@@ -21,6 +21,7 @@ struct CheckRecord {
   CheckFigures r;
   ScanFigures scan;
   double time_ms;
+  double check_s = 0;  // the supervisor's time computing the reference and comparing (not timed)
 };
 
 struct SeedRecord {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
@@ -156,6 +157,9 @@ class Driver {
   void StageVerify(Rank& r);
   void StageBench(Rank& r);
   double Iterate(Rank& r, int set, uint64_t seed, const std::string& phase, int iteration);
+  // The reference check of the rank's snapshot, timed (its check_s), as the record of `iteration`.
+  CheckRecord Check(Rank& r, int iteration, const char* kind, uint64_t seed, const std::vector<int64_t>& rows,
+                    const ScanFigures& scan, double ms);
   void CheckLate(Rank& r, int set, const std::string& phase, int iteration);
   protocol::Received Expect(Rank& r, MsgType type, double limit_s, const std::string& what);
   // As Expect, but nothing (no failure) when no message came within limit_s.
@@ -381,6 +385,14 @@ double Driver::Iterate(Rank& r, int set, uint64_t seed, const std::string& phase
   return ms;
 }
 
+CheckRecord Driver::Check(Rank& r, int iteration, const char* kind, uint64_t seed, const std::vector<int64_t>& rows,
+                          const ScanFigures& scan, double ms) {
+  const auto start = std::chrono::steady_clock::now();
+  const CheckFigures figures = r.be->CheckSnapshot(seed, rows);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return CheckRecord{iteration, kind, seed, figures, scan, ms, seconds};
+}
+
 void Driver::StageVerify(Rank& r) {
   uint64_t last_seed = 0;
   for (int s = 0; s < output_sets_; ++s) {
@@ -392,15 +404,16 @@ void Driver::StageVerify(Rank& r) {
     const uint64_t seed = (v == 0 && args_.has_input_seed) ? args_.input_seed : seeds_[v];
     const uint64_t poison = r.poison[0];
     const double ms = Iterate(r, 0, seed, "verify", v);
-    CheckRecord c{v, "verify", seed, r.be->CheckSnapshot(seed, {}), r.be->ScanSnapshot(poison), ms};
-    r.report.checks.push_back(c);
+    const ScanFigures scan = r.be->ScanSnapshot(poison);
+    r.report.checks.push_back(Check(r, v, "verify", seed, {}, scan, ms));
     last_seed = seed;
   }
   r.be->KeepSnapshot();
   const int it = args_.verify_runs;
   const uint64_t poison = r.poison[1];
   const double ms = Iterate(r, 1, last_seed, "fresh_buffers", it);
-  r.report.checks.push_back({it, "fresh_buffers", last_seed, r.be->CheckSnapshot(last_seed, {}), r.be->ScanSnapshot(poison), ms});
+  const ScanFigures scan = r.be->ScanSnapshot(poison);
+  r.report.checks.push_back(Check(r, it, "fresh_buffers", last_seed, {}, scan, ms));
   r.report.agreement = r.be->AgreeWithKept();
   r.report.have_agreement = true;
 }
@@ -439,7 +452,7 @@ void Driver::StageBench(Rank& r) {
         chosen.insert(static_cast<int64_t>(SecureBelow(static_cast<uint64_t>(rows))));
       sample.assign(chosen.begin(), chosen.end());
     }
-    r.report.checks.push_back({i, "timed_sample", seed, r.be->CheckSnapshot(seed, sample), scan, ms});
+    r.report.checks.push_back(Check(r, i, "timed_sample", seed, sample, scan, ms));
   }
   r.report.bench_done = true;
 }
