@@ -209,7 +209,12 @@ void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_di
     return;
   }
   bool verified = RunHarnessStage("verify", built, work_dir, rec, gpu);
-  if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu)) {
+  // Where bench runs at verify's sizes, verify's pace sizes its timed loop (FirstBenchIterations).
+  const int first_iters = workload_.verify_sizes == workload_.bench_sizes
+                              ? FirstBenchIterations(rec->verify_errors.iteration_ms, workload_.iters,
+                                                     workload_.warmup, workload_.bench_s)
+                              : 0;
+  if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu, /*timing_only=*/false, first_iters)) {
     rec->status = EvalStatus::kOk;
     const TimingFigures& t = rec->timing;
     if ((t.Noisy() || t.Imprecise()) && t.IntervalAbove(retime_unless_above_ms)) {
