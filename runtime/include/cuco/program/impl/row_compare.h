@@ -66,17 +66,14 @@ struct RowFigures {
 template <class Values>
 RowFigures CompareRows(const OutputSpans& spans, const std::vector<int64_t>& rows, int64_t row_elements, Values values) {
   RowFigures f;
-  for (int64_t r : rows) {
-    const int64_t end = std::min((r + 1) * row_elements, spans.total());
-    for (int64_t i = r * row_elements; i < end; ++i) {
-      size_t k = 0;
-      int64_t j = 0;
-      spans.Locate(i, &k, &j);
+  ForEachPiece(spans, rows, row_elements, [&](size_t k, int64_t j0, int64_t n) {
+    if (f.want_nonfinite_at >= 0) return;
+    for (int64_t j = j0; j < j0 + n; ++j) {
       double got = 0, want = 0;
       values(k, j, &got, &want);
       if (!std::isfinite(want)) {
-        f.want_nonfinite_at = i;
-        return f;
+        f.want_nonfinite_at = spans.begin(k) + j;
+        return;
       }
       ++f.elements;
       if (!std::isfinite(got)) {
@@ -88,7 +85,7 @@ RowFigures CompareRows(const OutputSpans& spans, const std::vector<int64_t>& row
       f.r2 += want * want;
       f.max_abs = std::max(f.max_abs, std::fabs(d));
     }
-  }
+  });
   return f;
 }
 
