@@ -13,9 +13,6 @@
 
 namespace cuco::supervisor {
 
-// One element of `t` at `p`, as a double (halves decoded by their bits).
-double HostValue(const unsigned char* p, cuco_frozen::DType t);
-
 // `a` and `b`: the same output of two runs, as bytes. max_abs: the largest difference between the
 // sorted values (+inf where one side is not finite and the other differs); mismatches: the sorted
 // values that differ.

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cuco/impl/host_value.h>
+
 namespace cuco::supervisor {
 namespace {
 
@@ -34,11 +36,11 @@ TEST(AgreeUnordered, OtherValuesDisagreeByTheirSortedDifference) {
 }
 
 TEST(AgreeUnordered, HalvesAreDecodedByTheirBits) {
-  EXPECT_EQ(HostValue(Bytes<uint16_t>({0x3c00}).data(), cuco_frozen::DType::kF16), 1.0);   // f16 1.0
-  EXPECT_EQ(HostValue(Bytes<uint16_t>({0xc000}).data(), cuco_frozen::DType::kF16), -2.0);  // f16 -2.0
-  EXPECT_EQ(HostValue(Bytes<uint16_t>({0x0001}).data(), cuco_frozen::DType::kF16), std::ldexp(1.0, -24));
-  EXPECT_EQ(HostValue(Bytes<uint16_t>({0x3f80}).data(), cuco_frozen::DType::kBF16), 1.0);  // bf16 1.0
-  EXPECT_TRUE(std::isinf(HostValue(Bytes<uint16_t>({0x7c00}).data(), cuco_frozen::DType::kF16)));
+  EXPECT_EQ(cuco_frozen::HostValue(Bytes<uint16_t>({0x3c00}).data(), cuco_frozen::DType::kF16), 1.0);   // f16 1.0
+  EXPECT_EQ(cuco_frozen::HostValue(Bytes<uint16_t>({0xc000}).data(), cuco_frozen::DType::kF16), -2.0);  // f16 -2.0
+  EXPECT_EQ(cuco_frozen::HostValue(Bytes<uint16_t>({0x0001}).data(), cuco_frozen::DType::kF16), std::ldexp(1.0, -24));
+  EXPECT_EQ(cuco_frozen::HostValue(Bytes<uint16_t>({0x3f80}).data(), cuco_frozen::DType::kBF16), 1.0);  // bf16 1.0
+  EXPECT_TRUE(std::isinf(cuco_frozen::HostValue(Bytes<uint16_t>({0x7c00}).data(), cuco_frozen::DType::kF16)));
 }
 
 }  // namespace

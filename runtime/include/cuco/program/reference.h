@@ -40,18 +40,6 @@ struct Spec {
   int bound = 0;  // index in Rank::bound
 };
 
-inline cuco_frozen::DType DTypeOf(Elem e) {
-  switch (e) {
-    case Elem::kF32: return cuco_frozen::DType::kF32;
-    case Elem::kF64: return cuco_frozen::DType::kF64;
-    case Elem::kF16: return cuco_frozen::DType::kF16;
-    case Elem::kBF16: return cuco_frozen::DType::kBF16;
-    case Elem::kI32: return cuco_frozen::DType::kI32;
-    case Elem::kI64: return cuco_frozen::DType::kI64;
-    default: return cuco_frozen::DType::kU8;
-  }
-}
-
 inline std::vector<Spec> Specs(int rank, bool outputs) {
   std::vector<Spec> v;
   const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;

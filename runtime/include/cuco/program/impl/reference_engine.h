@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <cuco/harness.h>
+#include <cuco/impl/host_value.h>
 #include <cuco/impl/random.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
@@ -125,18 +126,19 @@ inline size_t AllocationBytes(const void* p) {
   return a < it->first + it->second ? it->first + it->second - a : 0;
 }
 
-inline double ElementValue(const unsigned char* p, Elem t) {
-  switch (t) {
-    case Elem::kF32: { float v; std::memcpy(&v, p, 4); return v; }
-    case Elem::kF64: { double v; std::memcpy(&v, p, 8); return v; }
-    case Elem::kF16: { __half v; std::memcpy(&v, p, 2); return static_cast<double>(__half2float(v)); }
-    case Elem::kBF16: { __nv_bfloat16 v; std::memcpy(&v, p, 2); return static_cast<double>(__bfloat162float(v)); }
-    case Elem::kI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case Elem::kI64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case Elem::kU8: return *p;
-    default: return *p;
+inline cuco_frozen::DType DTypeOf(Elem e) {
+  switch (e) {
+    case Elem::kF32: return cuco_frozen::DType::kF32;
+    case Elem::kF64: return cuco_frozen::DType::kF64;
+    case Elem::kF16: return cuco_frozen::DType::kF16;
+    case Elem::kBF16: return cuco_frozen::DType::kBF16;
+    case Elem::kI32: return cuco_frozen::DType::kI32;
+    case Elem::kI64: return cuco_frozen::DType::kI64;
+    default: return cuco_frozen::DType::kU8;
   }
 }
+
+inline double ElementValue(const unsigned char* p, Elem t) { return cuco_frozen::HostValue(p, DTypeOf(t)); }
 inline bool IsFloat(Elem t) { return t == Elem::kF32 || t == Elem::kF64 || t == Elem::kF16 || t == Elem::kBF16; }
 
 // Notes the program's buffers at serve().
