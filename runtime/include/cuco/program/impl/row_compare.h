@@ -2,7 +2,7 @@
 // check). The outputs are laid one after the other; a row is a run of `row_elements` elements
 // through them. Only the elements of the rows asked for are read: a sampled check of a 64 MiB output
 // reads its 32 sampled rows, not 16 M values (the whole output was copied and converted on every
-// timed check, about 0.3 s each, which made most of a program's bench).
+// timed check, about 0.45 s each, which made most of a program's bench).
 // Plain C++: tested on the host (row_compare_test.cc).
 #pragma once
 
