@@ -16,6 +16,8 @@
 #include <nccl.h>
 #include <nccl_device.h>
 
+#include <cuco/impl/nccl_type_bytes.h>
+
 namespace cuco {
 namespace codesign {
 
@@ -185,13 +187,8 @@ template <int kLazy> inline bool launch_reduce_kernel(ncclDataType_t type, const
 }
 
 inline size_t type_size(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 1;  // fp8 kinds: copies only (reductions refuse them)
-  }
+  const size_t bytes = cuco::NcclTypeBytes(t);
+  return bytes ? bytes : 1;  // fp8 kinds: copies only (reductions refuse them)
 }
 
 struct PendingP2p {

@@ -26,7 +26,7 @@
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
 #include <cuco/program/impl/chunk_state.h>
-#include <cuco/program/impl/nccl_types.h>
+#include <cuco/impl/nccl_type_bytes.h>
 
 namespace cuco_program::overlap {
 namespace detail {
@@ -102,7 +102,7 @@ std::optional<cublasStatus_t> OverGather(const void* B, cublasOperation_t tb, in
   if (!g.kept) return std::nullopt;
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
   const int world = ctx.world_size, rank = ctx.rank;
-  const size_t part_bytes = g.count * NcclTypeBytes(g.type);
+  const size_t part_bytes = g.count * cuco::NcclTypeBytes(g.type);
   const size_t col_bytes = static_cast<size_t>(ldb) * elem;
   const bool fits = part_bytes > 0 && GroupDepth() == 0 && B == g.recv && tb == CUBLAS_OP_N && stream == g.stream && col_bytes > 0 &&
                     part_bytes % col_bytes == 0 &&

@@ -27,7 +27,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <cuco/program/impl/nccl_types.h>
+#include <cuco/impl/nccl_type_bytes.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/reference_engine.h>
 
@@ -148,7 +148,7 @@ struct Staging {
   bool sends;
 };
 inline Staging StagingOf(const Op& op, int me, int n) {
-  const size_t eb = NcclTypeBytes(op.type);
+  const size_t eb = cuco::NcclTypeBytes(op.type);
   if (eb == 0) throw std::runtime_error("emulated NCCL: this datatype is not supported");
   size_t bytes = op.count * eb;
   if (op.kind == Kind::kReduceScatter || op.kind == Kind::kAlltoAll || op.kind == Kind::kScatter) bytes *= static_cast<size_t>(n);
@@ -232,7 +232,7 @@ inline void Execute(const std::vector<Op>& ops) {
   Mailboxes& m = Mail();
   for (size_t i = 0; i < ops.size(); ++i)
     if (const Op& op = ops[i]; op.kind == Kind::kSend) {
-      const size_t bytes = op.count * NcclTypeBytes(op.type);
+      const size_t bytes = op.count * cuco::NcclTypeBytes(op.type);
       MailItem item = captured[i] ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
       std::lock_guard<std::mutex> lock(m.mu);
       m.box[{me, op.peer}].push_back(item);
@@ -254,7 +254,7 @@ inline void Execute(const std::vector<Op>& ops) {
     const MailItem item = q.front();
     q.pop_front();
     lock.unlock();
-    const size_t want = op.count * NcclTypeBytes(op.type);
+    const size_t want = op.count * cuco::NcclTypeBytes(op.type);
     if (item.bytes != want)
       throw std::runtime_error("an emulated ncclRecv of " + std::to_string(want) + " bytes matched a send of " +
                                std::to_string(item.bytes));

@@ -125,7 +125,7 @@ inline void CapturedCollective(const Op& op) {
 
 // A captured send: its item (staging buffer and counters) goes to the mailbox at capture time.
 inline MailItem CapturedSendStart(const Op& op) {
-  const size_t bytes = op.count * NcclTypeBytes(op.type);
+  const size_t bytes = op.count * cuco::NcclTypeBytes(op.type);
   MailItem item{CapturedAlloc(bytes, false), bytes, static_cast<DeviceCounters*>(CapturedAlloc(sizeof(DeviceCounters), true))};
   CapturedSendWaitKernel<<<1, 1, 0, op.stream>>>(item.captured);
   CopyOn(item.staged, op.send, bytes, op.stream, "send staging copy");

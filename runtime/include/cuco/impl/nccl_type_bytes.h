@@ -1,13 +1,14 @@
-// cuco/program/impl/nccl_types.h: the bytes of one element of an NCCL data type, for the
-// candidate side's knobs (gather_overlap.h) and the reference's emulation (nccl_emulation.h)
-// alike. Plain host code; nothing of NCCL's device API.
+// cuco/impl/nccl_type_bytes.h: the bytes of one element of an NCCL data type, for the program
+// layer's knobs (cuco/program/impl/gather_overlap.h) and emulation (nccl_emulation.h) and the
+// device-initiated collectives' sizes (cuco/codesign/impl/collective_kernels.h type_size) alike.
+// Plain host code; nothing of NCCL's device API.
 #pragma once
 
 #include <cstddef>
 
 #include <nccl.h>
 
-namespace cuco_program {
+namespace cuco {
 
 // 0 for a type this does not name (NCCL's fp8 kinds).
 inline size_t NcclTypeBytes(ncclDataType_t t) {
@@ -20,4 +21,4 @@ inline size_t NcclTypeBytes(ncclDataType_t t) {
   }
 }
 
-}  // namespace cuco_program
+}  // namespace cuco
