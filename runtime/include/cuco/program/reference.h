@@ -247,10 +247,12 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
   got.resize(specs.size());
   std::vector<std::vector<double>> got_sorted(specs.size()), want_sorted(specs.size());
   std::vector<int64_t> counts;
+  std::vector<bool> unordered;
   for (size_t k = 0; k < specs.size(); ++k) {
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
     got[k].resize(b.bytes);
     counts.push_back(static_cast<int64_t>(b.bytes / b.elem_bytes));
+    unordered.push_back(E().unordered_outputs.count(specs[k].spec.name) > 0);
   }
   const OutputSpans spans(counts);
   std::vector<int64_t> rows;
@@ -266,18 +268,16 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
                            static_cast<size_t>(n) * eb, cudaMemcpyDeviceToHost, stream) == cudaSuccess;
   };
   bool read_ok = true;
-  for (size_t k = 0; k < specs.size(); ++k) {
-    const bool unordered = E().unordered_outputs.count(specs[k].spec.name) > 0;
-    if (plan.all_rows || unordered) read_ok = read(k, 0, counts[k]) && read_ok;
-  }
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (plan.all_rows || unordered[k]) read_ok = read(k, 0, counts[k]) && read_ok;
   if (!plan.all_rows)
     ForEachPiece(spans, rows, kRowElements, [&](size_t k, int64_t j, int64_t n) {
-      if (!E().unordered_outputs.count(specs[k].spec.name)) read_ok = read(k, j, n) && read_ok;
+      if (!unordered[k]) read_ok = read(k, j, n) && read_ok;
     });
   if (!read_ok || cudaStreamSynchronize(stream) != cudaSuccess)
     return cuco::Status::Error("reading the candidate's outputs on rank " + std::to_string(rank) + " failed");
   for (size_t k = 0; k < specs.size(); ++k) {
-    if (!E().unordered_outputs.count(specs[k].spec.name)) continue;
+    if (!unordered[k]) continue;
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
     got_sorted[k] = OutputValues(got[k], b);
     want_sorted[k] = OutputValues(want[k], b);
@@ -285,7 +285,7 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
     SortValues(&want_sorted[k]);
   }
   const RowFigures f = CompareRows(spans, rows, kRowElements, [&](size_t k, int64_t j, double* g, double* w) {
-    if (!want_sorted[k].empty()) {
+    if (unordered[k]) {
       *g = got_sorted[k][static_cast<size_t>(j)];
       *w = want_sorted[k][static_cast<size_t>(j)];
       return;
@@ -307,7 +307,7 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
   result->elements_checked = f.elements;
   result->rows_checked = static_cast<int64_t>(rows.size());
   for (size_t k = 0; k < specs.size() && k < 64; ++k)
-    if (E().unordered_outputs.count(specs[k].spec.name)) result->unordered_outputs |= uint64_t{1} << k;
+    if (unordered[k]) result->unordered_outputs |= uint64_t{1} << k;
   return cuco::Status::Ok();
 }
 
