@@ -408,7 +408,7 @@ namespace {
 // The runtime sources of each side of a harness-mode workload, relative to runtime/src.
 std::vector<std::string> SupervisorSources(bool cuda) {
   std::vector<std::string> s = {"supervisor/supervisor.cc", "supervisor/rank_report.cc", "supervisor/args.cc",
-                                "supervisor/candidate_process.cc", "common/channel.cc"};
+                                "supervisor/candidate_process.cc", "supervisor/timed_loop.cc", "common/channel.cc"};
   if (cuda)
     s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
                        "supervisor/agree_unordered.cc", "common/driver_api.cu", "common/nvtx_off.cc"});

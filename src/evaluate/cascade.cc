@@ -75,6 +75,11 @@ std::vector<std::string> Cascade::HarnessArgs(const std::string& stage, bool tim
                      fmt::format("{}", workload_.verify_fraction), "--iteration-limit",
                      fmt::format("{}", workload_.iteration_s)});
   if (timing_only && stage == "bench") a.push_back("--timing-only");
+  // A first bench's timed loop is sized by the supervisor after its warm-up, at the bench's sizes;
+  // a second one (RetimeNoisy) times the count it is given.
+  if (stage == "bench" && iters <= 0)
+    a.insert(a.end(), {"--timed-seconds", fmt::format("{}", kFirstBenchTimedSeconds), "--max-iters",
+                       std::to_string(kMaxRetimeIters)});
   return a;
 }
 
@@ -209,12 +214,7 @@ void Cascade::RunHarnessStages(const BuildResult& built, const fs::path& work_di
     return;
   }
   bool verified = RunHarnessStage("verify", built, work_dir, rec, gpu);
-  // Where bench runs at verify's sizes, verify's pace sizes its timed loop (FirstBenchIterations).
-  const int first_iters = workload_.verify_sizes == workload_.bench_sizes
-                              ? FirstBenchIterations(rec->verify_errors.iteration_ms, workload_.iters,
-                                                     workload_.warmup, workload_.bench_s)
-                              : 0;
-  if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu, /*timing_only=*/false, first_iters)) {
+  if (verified && RunHarnessStage("bench", built, work_dir, rec, gpu)) {
     rec->status = EvalStatus::kOk;
     const TimingFigures& t = rec->timing;
     if ((t.Noisy() || t.Imprecise()) && t.IntervalAbove(retime_unless_above_ms)) {
@@ -238,8 +238,11 @@ void Cascade::RetimeNoisy(const BuildResult& built, const fs::path& work_dir, Ev
   const double first_seconds = rec->Stage("bench")->seconds;
   const int iters = first.Imprecise() ? RetimeIterations(first.Precision(), first.iters, workload_.warmup, first_seconds,
                                                          workload_.bench_s)
-                                      : std::max(first.iters, workload_.iters) * kNoisyRetimeFactor;
-  if (iters <= 0) return;  // no longer bench fits the stage's limit: the record says how imprecise it is
+                                      : std::min(std::max(first.iters, workload_.iters) * kNoisyRetimeFactor,
+                                                 kMaxRetimeIters);
+  // No longer bench fits the stage's limit, or the first was as long as a second would be: the
+  // record says how imprecise or spread it is.
+  if (iters <= first.iters) return;
   // A run of its own: not the first bench's Slurm job to adopt (RunHarnessStage).
   std::error_code ec;
   fs::remove(work_dir / "slurm-bench.job", ec);

@@ -225,13 +225,6 @@ ErrorFigures JudgeRankChecks(const nlohmann::json& m, int r, const StageExpectat
       for (const auto& c : m["checks"])
         if (c.is_object()) checks.push_back(c);
     for (const auto& c : checks) Fold(&rank_errors, c);
-    std::vector<double> iteration_ms;
-    for (const auto& c : checks)
-      if (const double ms = Num(c, "time_ms", 0); std::isfinite(ms) && ms > 0) iteration_ms.push_back(ms);
-    if (!iteration_ms.empty()) {
-      std::nth_element(iteration_ms.begin(), iteration_ms.begin() + iteration_ms.size() / 2, iteration_ms.end());
-      rank_errors.iteration_ms = iteration_ms[iteration_ms.size() / 2];
-    }
     if (static_cast<int>(rank_errors.checks) < expect.min_checks)
       fail(EvalStatus::kRuntimeError,
            fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
@@ -270,7 +263,6 @@ void FoldWorstRank(const ErrorFigures& rank_errors, ErrorFigures* e_out) {
   e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
   e.elements = SatAdd(e.elements, rank_errors.elements);
   e.checks = SatAdd(e.checks, rank_errors.checks);
-  e.iteration_ms = std::max(e.iteration_ms, rank_errors.iteration_ms);
   if (rank_errors.has_agreement) {
     e.has_agreement = true;
     if (!(rank_errors.agreement_max_abs <= e.agreement_max_abs)) e.agreement_max_abs = rank_errors.agreement_max_abs;

@@ -57,20 +57,6 @@ TEST_F(JudgeTest, HonestRanksPassAndTimeIsMaxOfMedians) {
   EXPECT_DOUBLE_EQ(v.errors.rel_l2, 0.003);
 }
 
-TEST_F(JudgeTest, TheChecksPaceIsTheSlowestRanksMedianIterationTime) {
-  nlohmann::json r0 = Rank(0, "verify"), r1 = Rank(1, "verify");
-  for (double ms : {0.0, 2.0})  // a check with no time (the CPU harness's) leaves the pace unknown
-    r0["checks"][static_cast<size_t>(ms > 0)]["time_ms"] = ms;
-  r1["checks"][0]["time_ms"] = 3.0;
-  r1["checks"][1]["time_ms"] = 9.0;  // of two times, the upper middle
-  Write(r0);
-  Write(r1);
-  EXPECT_DOUBLE_EQ(Judge("verify").errors.iteration_ms, 9.0);
-  r1["checks"][1]["time_ms"] = "fast";  // not a number: not counted
-  Write(r1);
-  EXPECT_DOUBLE_EQ(Judge("verify").errors.iteration_ms, 3.0);
-}
-
 TEST_F(JudgeTest, TheMediansIntervalComesFromEachRanksTimes) {
   // Rank 0's times 1..20 ms (interval 6-15), rank 1's 11..30 ms (16-25): the record's is the largest
   // bounds, the interval of the slowest rank's median.

@@ -55,9 +55,6 @@ struct ErrorFigures {
   long long checks = 0;
   double agreement_max_abs = 0;
   bool has_agreement = false;
-  // The slowest rank's median iteration time over its checks (the supervisor's windows), 0 when
-  // none: the verify stage's pace, which sizes the first bench (FirstBenchIterations).
-  double iteration_ms = 0;
 };
 
 // p90/p10 of the timed iterations above which a time is flagged as noisy: the iterations spread

@@ -43,12 +43,4 @@ int RetimeIterations(double precision, int iters, int warmup, double first_stage
   return want >= 2.0 * iters ? static_cast<int>(want) : 0;
 }
 
-int FirstBenchIterations(double verify_iteration_ms, int iters, int warmup, double stage_limit_s) {
-  if (!(verify_iteration_ms > 0) || !std::isfinite(verify_iteration_ms)) return iters;
-  double want = std::ceil(1000.0 * kFirstBenchTimedSeconds / verify_iteration_ms);
-  want = std::min(want, static_cast<double>(kMaxRetimeIters));
-  want = std::min(want, std::floor(1000.0 * kRetimeLimitShare * stage_limit_s / verify_iteration_ms) - warmup);
-  return std::max(iters, static_cast<int>(want));
-}
-
 }  // namespace cuco

@@ -34,15 +34,10 @@ std::optional<MedianInterval> MedianConfidenceInterval(std::vector<double> times
 // 0: no longer bench fits (not even 2 times `iters`).
 int RetimeIterations(double precision, int iters, int warmup, double first_stage_s, double stage_limit_s);
 
-// The timed loop a first bench aims at: long enough that a fast iteration's median is known well
-// at once (20 iterations of 2 ms time 40 ms, and were nearly always timed again, in a second run
-// of the candidate: a start-up of seconds).
+// The timed loop a first bench aims at: the supervisor sizes it after its warm-up, at the bench's
+// sizes, to fill this long at the slowest rank's pace, from the workload's iters up to
+// kMaxRetimeIters (runtime/src/supervisor/timed_loop.h). 20 iterations of 2 ms timed 40 ms, and
+// were nearly always timed again, in a second start of the candidate (seconds).
 inline constexpr double kFirstBenchTimedSeconds = 0.5;
-
-// The first bench's timed iterations, where its sizes are the verify stage's and that stage's
-// iterations took `verify_iteration_ms` each: enough to fill kFirstBenchTimedSeconds, at least
-// `iters` (the workload's), at most kMaxRetimeIters, and no more than fit in kRetimeLimitShare of
-// `stage_limit_s`. `iters` when the pace is unknown (0).
-int FirstBenchIterations(double verify_iteration_ms, int iters, int warmup, double stage_limit_s);
 
 }  // namespace cuco

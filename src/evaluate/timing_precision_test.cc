@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include "evaluate/outcome.h"
 
 namespace cuco {
@@ -74,15 +72,6 @@ TEST(RetimeIterations, EnoughToReachThePrecisionWithinTheLimits) {
   // Nothing twice as long fits: no second bench.
   EXPECT_EQ(RetimeIterations(0.25, 20, 5, 100, 300), 0);
   EXPECT_EQ(RetimeIterations(0.25, 0, 5, 4, 300), 0);
-}
-
-TEST(FirstBenchIterations, FillsHalfASecondWithinTheLimits) {
-  EXPECT_EQ(FirstBenchIterations(1.7, 20, 5, 300), 295);              // 500 ms / 1.7 ms
-  EXPECT_EQ(FirstBenchIterations(0.1, 20, 5, 300), kMaxRetimeIters);  // at most the cap
-  EXPECT_EQ(FirstBenchIterations(40, 20, 5, 300), 20);                // at least the workload's
-  EXPECT_EQ(FirstBenchIterations(1.7, 20, 5, 0.2), 53);               // half a 0.2 s stage: 58 - 5 warm-up
-  EXPECT_EQ(FirstBenchIterations(0, 20, 5, 300), 20);                 // pace unknown
-  EXPECT_EQ(FirstBenchIterations(std::nan(""), 20, 5, 300), 20);
 }
 
 }  // namespace

@@ -67,10 +67,16 @@ bool ParseArgs(int argc, char** argv, Args* a, std::string* error) {
       if (eq == std::string::npos || !IsIdentifier(kv.substr(0, eq)) || !ParseI64(kv.substr(eq + 1), &n))
         return bad("--size wants NAME=INTEGER, got " + kv);
       a->sizes[kv.substr(0, eq)] = n;
-    } else if (f == "--world" || f == "--warmup" || f == "--iters" || f == "--verify-runs") {
+    } else if (f == "--world" || f == "--warmup" || f == "--iters" || f == "--verify-runs" || f == "--max-iters") {
       if (!ParseI64(value(), &n) || n < 0 || n > 1000000) return bad(f + " wants a non-negative integer");
-      (f == "--world" ? a->world : f == "--warmup" ? a->warmup : f == "--iters" ? a->iters : a->verify_runs) =
-          static_cast<int>(n);
+      (f == "--world"    ? a->world
+       : f == "--warmup" ? a->warmup
+       : f == "--iters"  ? a->iters
+       : f == "--max-iters" ? a->max_iters
+                            : a->verify_runs) = static_cast<int>(n);
+    } else if (f == "--timed-seconds") {
+      if (!ParseF64(value(), &a->timed_seconds) || !(a->timed_seconds >= 0 && a->timed_seconds <= 600))
+        return bad("--timed-seconds wants seconds in [0, 600]");
     } else if (f == "--verify-fraction") {
       if (!ParseF64(value(), &a->verify_fraction) || !(a->verify_fraction >= 0 && a->verify_fraction <= 1))
         return bad("--verify-fraction wants a number in [0, 1]");

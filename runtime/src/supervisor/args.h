@@ -2,7 +2,11 @@
 //   supervisor --stage verify|bench --metrics-dir DIR --world W --candidate EXE --log-dir DIR
 //              [--size NAME=VALUE]... [--warmup N] [--iters N] [--verify-runs N] [--verify-fraction F]
 //              [--input-seed S] [--timing-only] [--iteration-limit S] [--sandbox-argv FILE]
+//              [--timed-seconds S] [--max-iters N]
 //              [--candidate-env NAME=VALUE]... [--setup-limit S] [--workload NAME]
+// --timed-seconds S sizes the bench's timed loop after its warm-up: as many iterations as fill S
+// seconds at the slowest rank's warm-up pace, from --iters up to --max-iters (timed_loop.h); without
+// it the bench times exactly --iters.
 // --sandbox-argv names a file of NUL-separated arguments (bwrap ... -- cuco-sandbox-exec ... --) put
 // before the candidate's command; without it the ranks run unsandboxed (cuco's --unsafe-no-sandbox).
 // The run nonce comes from CUCO_RUN_NONCE, which the supervisor reads and scrubs first thing; no
@@ -22,6 +26,8 @@ struct Args {
   int world = 1;
   std::map<std::string, int64_t> sizes;
   int warmup = 5, iters = 20, verify_runs = 2;
+  double timed_seconds = 0;  // 0: exactly `iters` timed iterations
+  int max_iters = 0;         // the most a sized loop times (below `iters`: `iters`)
   double verify_fraction = 0.25;
   bool has_input_seed = false;
   uint64_t input_seed = 0;

@@ -16,12 +16,15 @@ TEST(SupervisorArgs, ParsesAStage) {
   Args a;
   std::string err;
   ASSERT_TRUE(Parse({"--stage", "bench", "--metrics-dir", "m", "--candidate", "c", "--log-dir", "l", "--world", "2",
-                     "--size", "M=64", "--iters", "30", "--candidate-env", "PATH=/bin"},
+                     "--size", "M=64", "--iters", "30", "--candidate-env", "PATH=/bin",
+                     "--timed-seconds", "0.5", "--max-iters", "640"},
                     &a, &err))
       << err;
   EXPECT_EQ(a.world, 2);
   EXPECT_EQ(a.sizes.at("M"), 64);
   EXPECT_EQ(a.iters, 30);
+  EXPECT_DOUBLE_EQ(a.timed_seconds, 0.5);
+  EXPECT_EQ(a.max_iters, 640);
   EXPECT_TRUE(a.sandbox_argv.empty());
   EXPECT_EQ(a.candidate_env, std::vector<std::string>{"PATH=/bin"});
 }
@@ -30,7 +33,8 @@ TEST(SupervisorArgs, RefusesBadInput) {
   const std::vector<std::string> base = {"--stage", "verify", "--metrics-dir", "m", "--candidate", "c", "--log-dir", "l"};
   for (const auto& extra : std::vector<std::vector<std::string>>{
            {"--size", "M"}, {"--size", "1x=3"}, {"--world", "0"}, {"--verify-fraction", "2"}, {"--bogus", "1"},
-           {"--timing-only"}, {"--iteration-limit", "-1"}, {"--sandbox-argv", "/nonexistent/file"}}) {
+           {"--timing-only"}, {"--iteration-limit", "-1"}, {"--sandbox-argv", "/nonexistent/file"},
+           {"--timed-seconds", "-1"}, {"--timed-seconds", "soon"}, {"--max-iters", "-5"}}) {
     Args a;
     std::string err;
     auto argv = base;

@@ -47,6 +47,7 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
   j.end_object();
   j.key("settings").begin_object();
   j.kv("warmup", args.warmup).kv("iters", args.iters).kv("verify_runs", args.verify_runs);
+  j.kv("timed_seconds", args.timed_seconds).kv("max_iters", args.max_iters);
   j.kv("verify_fraction", args.verify_fraction).kv("sample_rows", sample_rows);
   j.kv("input_seed_fixed", args.has_input_seed).kv("timing_only", args.timing_only);
   if (args.has_input_seed) j.kv("input_seed", Hex(args.input_seed));
@@ -100,6 +101,9 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     j.kv("max_ms", times.empty() ? NAN : *std::max_element(times.begin(), times.end()));
     j.array("raw_times_ms", r.raw_ms);
     j.kv("raw_median_ms", Percentile(r.raw_ms, 0.5));
+    // The timed loop's count, sized after the warm-up when the settings' timed_seconds > 0
+    // (timed_loop.h): every rank's warm-up windows are here to recompute it.
+    j.array("warmup_ms", r.warmup_ms).kv("sized_iters", r.sized_iters);
     j.kv("overhead_ms", overhead);
     j.array("null_before_ms", r.null_before).array("null_after_ms", r.null_after);
     // The device-idle tail of the in-process harness has no meaning here: work after the window

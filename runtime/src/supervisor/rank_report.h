@@ -65,6 +65,8 @@ struct RankReport {
   bool have_agreement = false;
   AgreeFigures agreement;
   std::vector<double> raw_ms, null_before, null_after;  // windows, and calibrations with no candidate
+  std::vector<double> warmup_ms;                         // the warm-up windows, before the timed loop
+  int sized_iters = 0;                                   // the timed loop's count, once decided
   std::vector<int64_t> scan_poison, scan_nonfinite;     // per timed iteration
   int64_t scan_elements = 0;
   double scan_poison_expected = 0;                       // chance matches of an honest output (ScanFigures)

@@ -24,6 +24,7 @@
 #include "common/channel.h"
 #include "supervisor/candidate_process.h"
 #include "supervisor/rank_report.h"
+#include "supervisor/timed_loop.h"
 
 namespace cuco::supervisor {
 
@@ -183,6 +184,7 @@ class Driver {
   std::optional<SupervisorError> error_;
   int error_rank_ = -1;
   std::vector<uint64_t> seeds_;  // one per iteration slot of the stage, shared by every rank
+  std::vector<double> warmup_pace_ms_;  // each rank's warm-up pace (WarmupPaceMs), for a sized timed loop
   std::mutex id_mu_;
   std::condition_variable id_cv_;
   std::optional<std::vector<char>> comm_id_;
@@ -422,14 +424,23 @@ void Driver::StageBench(Rank& r) {
   r.poison[0] = SecureU64();
   r.be->Poison(0, r.poison[0]);
   r.poisoned[0] = true;
-  for (int w = 0; w < args_.warmup; ++w) Iterate(r, 0, seeds_[w], "warmup", w);
+  for (int w = 0; w < args_.warmup; ++w) r.report.warmup_ms.push_back(Iterate(r, 0, seeds_[w], "warmup", w));
+  // Every rank times the same count: sized after the warm-up (--timed-seconds) from the slowest
+  // rank's pace, which each rank publishes before the barrier and reads after it.
+  int iters = args_.iters;
+  if (args_.timed_seconds > 0) {
+    warmup_pace_ms_[r.report.rank] = WarmupPaceMs(r.report.warmup_ms);
+    if (!barrier_.Wait()) Fail(protocol::kExitSupervisor, "aborted", "another rank failed");
+    iters = SizedTimedIterations(warmup_pace_ms_, args_.timed_seconds, args_.iters, args_.max_iters);
+  }
+  r.report.sized_iters = iters;
   const int k = args_.timing_only
                     ? 0
-                    : std::min({args_.iters, kMaxTimedChecks,
-                                std::max(2, static_cast<int>(std::ceil(args_.verify_fraction * args_.iters - 1e-9)))});
+                    : std::min({iters, kMaxTimedChecks,
+                                std::max(2, static_cast<int>(std::ceil(args_.verify_fraction * iters - 1e-9)))});
   int remaining = k;
   const int64_t rows = r.be->OutputRows();
-  for (int i = 0; i < args_.iters; ++i) {
+  for (int i = 0; i < iters; ++i) {
     const uint64_t seed = seeds_[args_.warmup + i];
     const uint64_t poison = r.poison[0];
     const double ms = Iterate(r, 0, seed, "timed", i);
@@ -441,7 +452,7 @@ void Driver::StageBench(Rank& r) {
     r.report.scan_poison_expected = scan.poison_expected;
     // Whether this iteration is checked is drawn only now, after it ran.
     const bool verify = remaining > 0 &&
-                        SecureBelow(static_cast<uint64_t>(args_.iters - i)) < static_cast<uint64_t>(remaining);
+                        SecureBelow(static_cast<uint64_t>(iters - i)) < static_cast<uint64_t>(remaining);
     if (!verify) continue;
     --remaining;
     r.report.verified.push_back(i);
@@ -489,8 +500,10 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
   if (auto it = args_.sizes.find("sample_rows"); it != args_.sizes.end()) sample_rows_ = it->second;
   if (sample_rows_ < 1) Fail(protocol::kExitUsage, "config", "size sample_rows must be >= 1");
   output_sets_ = args_.stage == "verify" ? 2 : 1;
-  const int slots = args_.stage == "verify" ? args_.verify_runs : args_.warmup + args_.iters;
+  const int slots = args_.stage == "verify" ? args_.verify_runs
+                                            : args_.warmup + std::max(args_.iters, args_.timed_seconds > 0 ? args_.max_iters : 0);
   seeds_ = DrawSeeds(slots);
+  warmup_pace_ms_.assign(args_.world, 0);
 
   std::vector<Rank> ranks(args_.world);
   for (int i = 0; i < args_.world; ++i) {
