@@ -4,7 +4,8 @@
 #   knobs   the builtin proposer's search of the programs with a GEMM next to a reduction, backend
 #           "ce" (copy engines, ce_collectives.h) and chunks among the knobs, then `cuco run`'s bench of
 #           the seed, the parts alone and the best: the program's overlap bound beside its best
-#           (bench/one-gpu/programs-knobs.sh; the table's last sections)
+#           (bench/one-gpu/programs-knobs.sh; the table's last sections); KNOB_PREMADE (default
+#           .carry/hwl-knobs) and KNOB_PROGRAMS pick the programs, e.g. .carry/ext and aicomm_tp_row
 #   ext     mgpm_jacobi_nccl_graphs after d3e4878 (the reference's global-mode captures), and the
 #           other programs written elsewhere at W=2, stop 40's five new harnesses among them
 #           (bench/one-gpu/programs-harness.sh; .carry/ext: `python3 bench/ext_programs.py
@@ -29,7 +30,7 @@ for phase in $PHASES; do
   [ "$(left)" -lt 30 ] && { echo "$phase: skipped, past DEADLINE_S" >>"$OUT/phases.txt"; continue; }
   echo "=== $phase ($(date -u +%T), $(left) s left)" >>"$OUT/phases.txt"
   case $phase in
-    knobs) timeout "$(left)" env PREMADE=.carry/hwl-knobs WORLD=$WORLD ONLY="${KNOB_PROGRAMS:-tp_mlp_mpi gemm_rs_fp16_socket}" \
+    knobs) timeout "$(left)" env PREMADE="${KNOB_PREMADE:-.carry/hwl-knobs}" WORLD=$WORLD ONLY="${KNOB_PROGRAMS:-tp_mlp_mpi gemm_rs_fp16_socket}" \
              MAX="${MAX:-14}" T="${T:-240}" OUT="$OUT/knobs" bash bench/one-gpu/programs-knobs.sh >"$OUT/knobs.log" 2>&1 ;;
     ext) timeout "$(left)" env PREMADE=.carry/ext WORLD=$WORLD SKIP_PROGRAM=1 EVAL_TIMEOUT=${EVAL_TIMEOUT:-180} DEADLINE_S=$(( $(left) - 60 )) \
            ONLY="${EXT_PROGRAMS:-mgpm_jacobi_nccl_graphs mgpm_jacobi_nccl mgpm_jacobi_nccl_overlap nccl_ex_ring nccl_ex_allreduce ohm_attn_single ohm_flashmoe_sym ohm_moe_single ohm_attn_mpi fzj_jacobi_graphs}" \

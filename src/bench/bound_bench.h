@@ -1,7 +1,9 @@
 // The bench run that puts a searched workload's overlap bound beside its best (`cuco run`, after the
 // search of a user's program): the seed, the workload's bound parts ([[variants]] with a `part`:
 // the program without its communication, without its GEMMs) and the best candidate, no PyTorch
-// peers (a user's program has none), in <search run dir>/bound.
+// peers (a user's program has none), in <search run dir>/bound. Where the best's knob marks differ
+// from the defaults, also the best's own parts (best_compute_alone, best_comm_alone: each plain part
+// at the best's settings), which tell the best's gap to the bound apart.
 #pragma once
 
 #include <optional>
