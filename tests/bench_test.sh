@@ -26,6 +26,15 @@ check "table shows the bound" grep -q "^overlap bound (fastest parts of every im
 check "table shows cuco's own bound" grep -q "^  cuco's own parts: [0-9.]* ms = max(compute alone" "$T/bench.out"
 check "table shows the parts' rates" grep -q "compute_alone  *part  *unverified (bound part) .* [0-9.e+-]* TFLOP/s\b" "$T/bench.out"
 check "table states the rates' formulas" grep -q "^achieved = per rank: compute 2 \* M / W \* N \* K FLOP, communication M / W \* N \* 4 bytes" "$T/bench.out"
+check "the timing line says how many iterations were timed" python3 - "$T/bench.json" "$T/bench.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+iters = [e["record"]["timing"]["iters"] for e in d["entries"]]
+m = re.search(r"^timing: cuco: .*, median of (\d+)(?:-(\d+))? timed iterations \(each entry's loop sized after its 2 "
+              r"warm-up to fill 0.5 s\), max over ranks", open(sys.argv[2]).read(), re.M)
+assert m, "no timing line"
+assert (int(m.group(1)), int(m.group(2) or m.group(1))) == (min(iters), max(iters)), (m.group(0), iters)
+PY
 check "JSON written in the run folder too" cmp -s "$T/bench.json" "$T/run/bench.json"
 check "JSON holds every entry, the bound and the machine" python3 - "$T/bench.json" <<'PY'
 import json, sys

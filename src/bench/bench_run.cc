@@ -15,6 +15,7 @@
 #include "bench/bench_table.h"
 #include "evaluate/cascade.h"
 #include "evaluate/launcher_choice.h"
+#include "evaluate/timing_precision.h"
 #include "launch/provenance.h"
 #include "store/candidate_store.h"
 #include "store/run_dir.h"
@@ -75,12 +76,23 @@ BenchContext ContextOf(const WorkloadConfig& wl, const Machine& machine, const s
   c.compute_flops = wl.work.compute_flops;
   c.comm_bytes = wl.work.comm_bytes;
   std::string method;
-  for (const auto& e : entries)
+  int fewest = 0, most = 0;  // timed iterations of the entries' records (sized per bench, or timed again)
+  for (const auto& e : entries) {
     for (const auto& r : e.record.rank_metrics)
       if (method.empty() && r.is_object() && r.contains("timing") && r["timing"].is_object())
         method = r["timing"].value("method", std::string());
-  c.timing_note = fmt::format("cuco: {}, median of {} after {} warm-up, max over ranks",
-                              method.empty() ? "the harness's windows" : method, wl.iters, wl.warmup);
+    if (const int n = e.record.timing.iters; n > 0) {
+      fewest = fewest == 0 ? n : std::min(fewest, n);
+      most = std::max(most, n);
+    }
+  }
+  const std::string count = fewest == 0      ? fmt::format("{}", wl.iters)
+                            : fewest == most ? fmt::format("{}", most)
+                                             : fmt::format("{}-{}", fewest, most);
+  c.timing_note = fmt::format("cuco: {}, median of {} timed iterations (each entry's loop sized after its {} warm-up "
+                              "to fill {} s), max over ranks",
+                              method.empty() ? "the harness's windows" : method, count, wl.warmup,
+                              kFirstBenchTimedSeconds);
   const nlohmann::json& out = peers.json.contains("output") ? peers.json["output"] : nlohmann::json();
   if (out.is_object() && out.contains("timing") && out["timing"].is_string())
     c.timing_note += fmt::format("; peers: {}, median of {} after {} warm-up", out["timing"].get<std::string>(),
