@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/bench_gap.h"
 #include "evaluate/timing_precision.h"
 
 namespace cuco {
@@ -246,6 +247,7 @@ std::string BenchFooter(const BenchSummary& s) {
   else
     out += "seed: not timed (speed-ups and \"to bound\" need it)\n";
   if (s.best_peer_ms > 0) out += fmt::format("best peer: {} {:.4f} ms\n", s.best_peer, s.best_peer_ms);
+  out += BestGapLine(ExplainBestsGap(s));
   out += "to bound = (T_seed - T) / (T_seed - T_bound): 0% at the seed, 100% at the bound. Parts are timed, not verified.\n";
   const BenchContext& c = s.context;
   if (!c.compute_flops.empty() || !c.comm_bytes.empty())
@@ -349,6 +351,7 @@ nlohmann::json BenchSummaryJson(const BenchSummary& s) {
           {"bound", BoundJson(s.bound)},
           {"own_bound", BoundJson(s.own_bound)},
           {"peer_bound", BoundJson(s.peer_bound)},
+          {"best_gap", BestGapJson(ExplainBestsGap(s))},
           {"rates", {{"device", BenchTextOrNull(c.device)},
                      {"peak", peak},
                      {"compute_flops", BenchTextOrNull(c.compute_flops)},

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "bench/bench_gap.h"
 #include "util/files.h"
 #include "workload/knob_marks.h"
 
@@ -35,7 +36,7 @@ std::vector<Variant> BestsOwnParts(const WorkloadConfig& workload, const std::st
   for (const Variant& v : workload.variants) {
     if (v.part.empty() || v.knobs.size() != 1) continue;  // the plain parts only (not their graph forms)
     Variant own = v;
-    own.name = "best_" + v.part + "_alone";
+    own.name = v.part == "compute" ? kBestComputePart : kBestCommPart;
     own.description = "the best's knob settings (" + described + ") with " +
                       (v.part == "compute" ? "its communication skipped" : "its GEMMs skipped");
     for (const auto& [name, value] : settings) own.knobs[name] = value;
