@@ -30,6 +30,18 @@ std::vector<std::string> SplitWords(const std::string& s) {
   return w;
 }
 
+// A [build] flag as nvcc takes it: the language standards nvcc knows by another name (CMake's
+// default -std=gnu++17, clang's c++2a) in its own spelling; any other flag as it is.
+std::string NvccSpelling(const std::string& flag) {
+  if (flag.rfind("-std=", 0) != 0) return flag;
+  std::string v = flag.substr(5);
+  if (v.rfind("gnu++", 0) == 0) v = "c++" + v.substr(5);
+  static const std::map<std::string, std::string> kAliases = {
+      {"c++0x", "c++11"}, {"c++1y", "c++14"}, {"c++1z", "c++17"}, {"c++2a", "c++20"}};
+  if (auto it = kAliases.find(v); it != kAliases.end()) v = it->second;
+  return "-std=" + v;
+}
+
 // Host-compiler flags from mpicc, translated for nvcc where needed.
 std::vector<std::string> MpiFlags(const std::string& which, bool for_nvcc) {
   auto run = RunCapture({"mpicc", "--showme:" + which}, 20);
@@ -102,7 +114,7 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   if (cuda && toolchain_.nccl.found) runtime_flags_.push_back("-I" + toolchain_.nccl.include_dir);
   if (cuda && toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include")
     runtime_flags_.push_back("-I" + toolchain_.cublas.include_dir);
-  for (const auto& f : workload_.build_flags) common_flags_.push_back(f);
+  for (const auto& f : workload_.build_flags) common_flags_.push_back(cuda ? NvccSpelling(f) : f);
   // NVTX annotations compile to calls answered by runtime/src/common/nvtx_off.cc (no-ops), not to
   // NVTX's header implementation, whose dlopen the object check refuses in a candidate.
   if (cuda && workload_.mode == "harness") common_flags_.push_back("-DNVTX_NO_IMPL");

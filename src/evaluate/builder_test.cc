@@ -170,6 +170,34 @@ TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
     EXPECT_TRUE(cmd == with || !has(cmd, "-c")) << "only the candidate is compiled again";
 }
 
+// A CUDA workload's [build] flags reach nvcc in its spelling: CMake's -std=gnu++17 (which nvcc refuses:
+// "Value 'gnu++17' is not defined for option 'std'") as -std=c++17; other flags as they are.
+TEST_F(BuilderTest, LanguageStandardsReachNvccInItsSpelling) {
+  const fs::path fake = cache_ / "bin" / "nvcc";
+  fs::create_directories(fake.parent_path());
+  ASSERT_TRUE(WriteFileAtomic(fake, "#!/bin/sh\nout=\nfor a in \"$@\"; do case $a in -std=gnu*|-std=c++1z) exit 1;; esac; done\n"
+                                    "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n: > \"$out\"\n").ok());
+  fs::permissions(fake, fs::perms::owner_all);
+  Toolchain tc;
+  tc.nvcc = fake.string();
+  int n = 0;
+  for (const auto& [given, want] : std::vector<std::pair<std::string, std::string>>{
+           {"-std=gnu++17", "-std=c++17"}, {"-std=c++1z", "-std=c++17"}, {"-std=c++20", "-std=c++20"}}) {
+    WorkloadConfig wl = wl_;
+    wl.language = "cuda";
+    wl.build_flags = {given, "-DKEEP=1"};
+    Builder b(cache_ / ("cache" + std::to_string(n++)), wl, tc);  // each its own: the first two build alike
+    b.set_sandboxed(false);
+    auto r = b.Build("// a candidate\n", 60);
+    ASSERT_TRUE(r.ok() && r->ok) << given << ": " << (r.ok() ? r->log : r.status().ToString());
+    bool saw = false;
+    for (const auto& cmd : r->commands)
+      if (std::find(cmd.begin(), cmd.end(), "-DKEEP=1") != cmd.end())
+        saw = saw || std::find(cmd.begin(), cmd.end(), want) != cmd.end();
+    EXPECT_TRUE(saw) << given << " reached nvcc as " << want;
+  }
+}
+
 // A relative cache folder (--cache-dir relcache, CUCO_CACHE_DIR=relcache) is the one under the
 // folder cuco started in, wherever the compiles run: the seed builds.
 TEST_F(BuilderTest, ARelativeCacheDirIsMadeAbsoluteOnce) {

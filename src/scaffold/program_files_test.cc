@@ -86,6 +86,10 @@ TEST_F(ProgramFilesTest, ProgramsInFoldersOfOneNameGetDistinctNames) {
   const std::string b = DefaultWorkloadName(P("ex/05_symmetric_memory/01_allreduce/c/main.cc"));
   EXPECT_EQ(a.rfind("01_allreduce_c_", 0), 0u) << a;
   EXPECT_NE(a, b);
+  // Two programs whose main sits in csrc/ (a role, as src/ is): each named for the folder above it.
+  const std::string st = DefaultWorkloadName(P("tut/st_md/csrc/main.cpp")), mt = DefaultWorkloadName(P("tut/mt_md/csrc/main.cpp"));
+  EXPECT_EQ(st.rfind("st_md_csrc_", 0), 0u) << st;
+  EXPECT_EQ(mt.rfind("mt_md_csrc_", 0), 0u) << mt;
   EXPECT_EQ(DefaultWorkloadName(P("progs/tp_mlp/main.cu")), "tp_mlp");  // a folder named for the program
   EXPECT_EQ(DefaultWorkloadName(P("x/jacobi.cpp")), "jacobi");
 }

@@ -102,10 +102,12 @@ std::string DefaultWorkloadName(const std::string& program_path) {
     // A folder named for its language or role (NCCL's examples each sit in c/) says nothing: its
     // parent is named too, and a hash of the folder's path keeps two such programs apart (their
     // workloads, and the stores named after them).
-    static const std::set<std::string> generic = {"c", "cc", "cpp", "cxx", "cu", "cuda", "src", "source", "sources",
-                                                  "code", "app", "prog", "program", "main", "test", "tests",
-                                                  "example", "examples", "demo", "bin"};
-    if (generic.count(folder) && !dir.parent_path().filename().empty())
+    // Any name holding "src" (csrc, srcs, cuda_src) is such a role too.
+    static const std::set<std::string> generic = {"c", "cc", "cpp", "cxx", "cu", "cuda", "source", "sources", "code",
+                                                  "app", "apps", "prog", "program", "main", "test", "tests", "example",
+                                                  "examples", "demo", "bin", "lib", "core", "impl", "host", "tools"};
+    const bool role = generic.count(folder) > 0 || folder.find("src") != std::string::npos;
+    if (role && !dir.parent_path().filename().empty())
       stem = dir.parent_path().filename().string() + "_" + folder + "_" + Sha256Hex(dir.string()).substr(0, 4);
     else if (!folder.empty())
       stem = folder;
