@@ -1,5 +1,6 @@
 #include "scaffold/init_bind_buffers.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cctype>
@@ -116,6 +117,7 @@ struct BufferUse {
   std::set<std::string> written, written_always;  // written at least once (outside every `if`)
   std::set<std::string> unnamed;
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
+  std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
 };
 
@@ -163,11 +165,14 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
       u.last_write[b] = false;
+      if (acc.to_host) u.read_back[b] = acc.line;
+      else u.read_back.erase(b);
     }
     for (const auto& b0 : acc.writes) {
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       if (!u.first_read.count(b)) u.first_read[b] = false, u.order.push_back(b);
       u.last_write[b] = true;
+      u.read_back.erase(b);
       u.written.insert(b);
       if (!under_if(acc.line)) u.written_always.insert(b);
     }
@@ -216,17 +221,28 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   BufferUse u = UseOf(f, other_files, found, code, per_gpu);
   for (const std::string& g : h.guesses) trace->Add(g);  // the capture bound by copy
   const std::string before_loop = NameableBeforeLoop(f.raw, loop.begin, found.loop_fn);
+  auto copied_of = [&](const std::string& e) {
+    return u.last_write[e] || !u.written.count(e) ? u.copied_out.end() : u.copied_out.find(e);
+  };
+  // A swapped buffer the iteration writes is what the next iteration reads under the other name (a
+  // stencil's new grid, read by halo sends before the swap): an output, bound as input and output,
+  // since the part it does not write (the boundary) is what the buffer held, on both sides.
+  auto is_output = [&](const std::string& e) {
+    return copied_of(e) != u.copied_out.end() ||
+           (Swapped(e, u.swaps) ? u.written.count(e) && FlowsOn(e, u.swaps, u.first_read) : u.last_write[e]);
+  };
+  // Where nothing else is an output, a buffer the iteration writes and last copies to the host is: the
+  // result the program reads back (an all-reduce's receive buffer, copied out and printed).
+  const bool any_output = std::any_of(u.order.begin(), u.order.end(), is_output);
   for (const auto& marked_expr : u.order) {
     Role r;
     r.in = u.first_read[marked_expr];
-    const auto copied =
-        u.last_write[marked_expr] || !u.written.count(marked_expr) ? u.copied_out.end() : u.copied_out.find(marked_expr);
-    // A swapped buffer the iteration writes is what the next iteration reads under the other name (a
-    // stencil's new grid, read by halo sends before the swap): an output, bound as input and output,
-    // since the part it does not write (the boundary) is what the buffer held, on both sides.
+    const auto copied = copied_of(marked_expr);
     r.swapped = Swapped(marked_expr, u.swaps);
-    r.out = copied != u.copied_out.end() ||
-            (r.swapped ? u.written.count(marked_expr) && FlowsOn(marked_expr, u.swaps, u.first_read) : u.last_write[marked_expr]);
+    r.out = is_output(marked_expr);
+    const auto back = u.read_back.find(marked_expr);
+    const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();
+    r.out = r.out || read_back;
     if (!r.in && !r.out) {  // scratch: the program's own buffer
       trace->Add(fmt::format("`{}`: scratch (first written, last read, not copied out): the program's own, not bound",
                              marked_expr));
@@ -250,7 +266,9 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     h.binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, h.by_copy ? "_copy" : "", name, expr));
     if (r.in || r.both) h.inputs.push_back(name);
     if (r.out) h.outputs.push_back(r.both ? name + "_out" : name);
-    r.last = copied != u.copied_out.end()
+    r.last = read_back ? fmt::format("a copy to the host ({}:{}), the result the program reads back", f.file,
+                                     back->second)
+             : copied != u.copied_out.end()
                  ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
                  : std::string(u.last_write[marked_expr] ? "a write" : "a read") +
                        (r.swapped && r.out ? ", and the next pass reads it through the swap" : "");

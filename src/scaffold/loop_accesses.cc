@@ -151,6 +151,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
   acc.line = site_line_;
+  acc.to_host = op.kind == "copy" && op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos;
   out->push_back(std::move(acc));
 }
 

@@ -18,6 +18,7 @@ struct Access {
   std::vector<std::string> reads, writes;
   std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
   int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
+  bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result
 };
 
 // The program's function `name`, or null.
