@@ -47,7 +47,11 @@ void GuessLauncher(ProgramFacts& f) {
   std::string drives_all;
   for (const auto& op : f.analysis->ops) {
     if (op.api == "ncclCommInitAll" || (op.api == "ncclCommInitRank" && op.group >= 0)) {
-      drives_all = fmt::format("{}:{}: {}{} (one process drives every GPU)", f.file, op.line, op.api,
+      // The file that makes the call (a class's set-up in another file), not main's.
+      const std::string file = op.file.empty() || op.file == f.analysis->path
+                                   ? f.file
+                                   : std::filesystem::path(op.file).filename().string();
+      drives_all = fmt::format("{}:{}: {}{} (one process drives every GPU)", file, op.line, op.api,
                                op.api == "ncclCommInitRank" ? " in a group" : "");
       break;
     }

@@ -77,6 +77,13 @@ TEST(ProgramFacts, CommunicatorsForEveryGpuHandedToThreadsAreAThreadPerGpu) {
   const ProgramFacts one = GatherFacts(AnalyzeWith(no_threads), "main.cc", "p", no_threads);
   EXPECT_EQ(one.launcher, "single");
   EXPECT_EQ(one.launcher_source.find("a thread per GPU"), std::string::npos) << one.launcher_source;
+  // Made in another of the program's files (a class's set-up): that file is named, not main's.
+  Analysis elsewhere = AnalyzeWith(no_threads);
+  for (auto& op : elsewhere.ops)
+    if (op.api == "ncclCommInitAll") op.file = "/src/env/NcclEnvironment.cu", op.line = 223;
+  const ProgramFacts other = GatherFacts(elsewhere, "main.cc", "p", no_threads);
+  EXPECT_NE(other.launcher_source.find("NcclEnvironment.cu:223: ncclCommInitAll"), std::string::npos)
+      << other.launcher_source;
 }
 
 }  // namespace
