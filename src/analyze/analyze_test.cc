@@ -177,6 +177,18 @@ TEST_P(AnalyzeCorpus, AGlobalHandleRunsOnTheStreamMainGivesIt) {
   }
 }
 
+// Host code calling min and max unqualified (nvcc declares them for the host too): no clang error,
+// and the all-reduce whose count uses min is clang's own call.
+TEST_P(AnalyzeCorpus, HostMinAndMaxAreNvccsOwn) {
+  Analysis a = Analyze(CorpusFile("host_min_max.cu"), GetParam());
+  ASSERT_NE(Find(a, "ncclAllReduce"), nullptr);
+  if (a.parse_path != "clang") return;
+  for (const auto& w : a.warnings) {
+    EXPECT_EQ(w.find("clang error"), std::string::npos) << w;
+    EXPECT_EQ(w.find("lexical cross-check"), std::string::npos) << w;
+  }
+}
+
 // A helper defined before main GEMMs on the handle it is passed: at the call, the one stream main
 // gives that handle (the helper's own op: not known), so no race with the all-reduce on it.
 TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {

@@ -153,6 +153,10 @@ extern const __device__ int warpSize;
 
 const char* kFullPrelude = R"(#pragma once
 #include <cuda_runtime.h>
+// nvcc's crt/math_functions.hpp gives host code min and max of two arithmetic values (`max(n, 4)`);
+// without __CUDACC__ the real headers leave them out. (std::min/max stay the better match.)
+template <class A, class B> __attribute__((host, device)) auto min(A a, B b) -> decltype(a < b ? a : b);
+template <class A, class B> __attribute__((host, device)) auto max(A a, B b) -> decltype(a < b ? b : a);
 // CUDA's host_defines.h leaves these empty unless __CUDACC__; clang needs the attributes.
 #undef __global__
 #undef __device__
