@@ -23,9 +23,14 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/Venkat2811/yali ROOT/yali                   && git -C ROOT/yali checkout 0da8e7988206f915c475ac0cb4f140f4e72d6a53
   git clone https://github.com/terryye/cuda_FlashAttention ROOT/cuda_FlashAttention && git -C ROOT/cuda_FlashAttention checkout b1ff4f1ea56d24c0acb51e0a89b8c55d3b65dd7a
   git clone https://github.com/SenthilArun/ParallelComputing ROOT/ParallelComputing && git -C ROOT/ParallelComputing checkout bdca368478231de3b2cc0be8201a750feecddaac
+  git clone https://github.com/jinho-choi123/nccl-tutorial ROOT/nccl-tutorial && git -C ROOT/nccl-tutorial checkout ad5f55350df7c3ccddabe58fd2b1a9577e88dcf3
+  git clone https://github.com/yianan261/Multi_GPU_TRAINING_OPTIMIZATION ROOT/Multi_GPU_TRAINING_OPTIMIZATION \
+                                                                          && git -C ROOT/Multi_GPU_TRAINING_OPTIMIZATION checkout 9a45fa966bd16e201d6d807b083d930eade40428
+  git clone https://github.com/rodhuega/tfgMatrixNccl ROOT/tfgMatrixNccl  && git -C ROOT/tfgMatrixNccl checkout 49df585a5d1fae01cf5eb38175843f72901753dc
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
-The four before AIComm are course and tutorial repositories found in stop 40, the last five
-repositories found in stop 43. Of these nine only FZJ-JSC's and yali state a licence (MIT): none
+The four before AIComm are course and tutorial repositories found in stop 40, the next five
+repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
+`pip install mkl-include`, its folder as MKL_INCLUDE). Of these nine only FZJ-JSC's and yali state a licence (MIT): none
 is copied here, each is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
@@ -74,6 +79,10 @@ P = [
   ("yali_allreduce_mpi", "yali/bench", ["benchmark_nccl_mpi.cu"], "nvcc -O2 -std=c++17 -ccbin mpicxx benchmark_nccl_mpi.cu -o benchmark_nccl_mpi -lnccl", []),
   ("ring_attention", "cuda_FlashAttention/src/03_flash_attention_v2_ring", ["04_ring_attention.cu"], "nvcc -O2 -I.. -I/usr/lib/x86_64-linux-gnu/openmpi/include 04_ring_attention.cu -o ring_attention -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi -lnccl", []),
   ("dp_stress", "ParallelComputing", ["MultiGpu_NCCL_MPI.cu"], "nvcc -O3 -std=c++17 MultiGpu_NCCL_MPI.cu -o dp_stress -lnccl -lcublas -lcurand", []),
+  ("tut_st_md", "nccl-tutorial/st_md", ["csrc/main.cpp", "csrc/allReduce.cpp", "csrc/sendRecv.cpp"], "c++ -std=gnu++17 -Wall -Wextra -Iinclude -isystem /usr/local/cuda/include csrc/main.cpp csrc/allReduce.cpp csrc/sendRecv.cpp -o st_md_main -L/usr/local/cuda/lib64 -lcudart -lnccl", []),
+  ("tut_mt_md", "nccl-tutorial/mt_md", ["csrc/main.cpp", "csrc/allGatherMPI.cpp", "csrc/allReduceMPI.cpp", "csrc/sendRecvMPI.cpp"], "mpicxx -std=gnu++17 -Wall -Wextra -Iinclude -isystem /usr/local/cuda/include csrc/main.cpp csrc/allGatherMPI.cpp csrc/allReduceMPI.cpp csrc/sendRecvMPI.cpp -o mt_md_main -L/usr/local/cuda/lib64 -lcudart -lnccl", []),
+  ("logreg_fused", "Multi_GPU_TRAINING_OPTIMIZATION", ["logregv4check.cu"], "nvcc -o logregv4check logregv4check.cu -lnccl -lcuda -lcudart -Xcompiler -fopenmp", ["--args", "--fused 2"]),
+  ("tfg_summa", "tfgMatrixNccl/ncclMatrixMultiplication", ["src/versus1Gpu/main.cpp", "src/cuda/NcclMultiplicationEnvironment.cu", "src/cuda/MatrixMain.cu", "src/cuda/CommSummaElement.cu", "src/cuda/GpuWorker.cu", "src/cuda/MatrixUtilitiesCuda.cu"], "nvcc -std=c++11 -Iinclude/cuda -Iinclude/cpp -Iinclude/c -I" + os.environ.get("MKL_INCLUDE", "/usr/include/mkl") + " src/versus1Gpu/main.cpp src/cuda/NcclMultiplicationEnvironment.cu src/cuda/MatrixMain.cu src/cuda/CommSummaElement.cu src/cuda/GpuWorker.cu src/cuda/MatrixUtilitiesCuda.cu src/c/ctimer.c -o versus1Gpu -lcublas -lcurand -lnccl", ["--args", "-rg 1024 -tf -g 2"]),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):
