@@ -26,6 +26,18 @@ class BuilderTest : public ::testing::Test {
     tc_.cxx = "g++";
   }
   void TearDown() override { fs::remove_all(cache_); }
+  // A stand-in nvcc that runs `check` (shell, over "$@") and then writes its -o file: a toolchain with it.
+  Toolchain FakeNvcc(const std::string& check = "") {
+    const fs::path fake = cache_ / "bin" / "nvcc";
+    fs::create_directories(fake.parent_path());
+    EXPECT_TRUE(WriteFileAtomic(fake, "#!/bin/sh\nout=\n" + check +
+                                          "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n: > \"$out\"\n")
+                    .ok());
+    fs::permissions(fake, fs::perms::owner_all);
+    Toolchain tc;
+    tc.nvcc = fake.string();
+    return tc;
+  }
   fs::path cache_;
   WorkloadConfig wl_;
   Toolchain tc_;
@@ -122,16 +134,10 @@ TEST_F(BuilderTest, FrozenKeyFollowsWhatCanBeIncludedOnly) {
 // under a key of its own; its host flags, the runtime's and the reference's are those of a full
 // build. nvcc here is a stand-in that records its arguments and writes the output file.
 TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
-  const fs::path fake = cache_ / "bin" / "nvcc";
-  fs::create_directories(fake.parent_path());
-  ASSERT_TRUE(WriteFileAtomic(fake, "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-                                    ": > \"$out\"\n").ok());
-  fs::permissions(fake, fs::perms::owner_all);
+  const Toolchain tc = FakeNvcc();
   WorkloadConfig wl = wl_;
   wl.language = "cuda";
   wl.build_flags = {"-O3"};
-  Toolchain tc;
-  tc.nvcc = fake.string();
   auto build = [&](bool unoptimized) {
     Builder b(cache_ / "cache", wl, tc);
     b.set_sandboxed(false);
@@ -173,13 +179,7 @@ TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
 // A CUDA workload's [build] flags reach nvcc in its spelling: CMake's -std=gnu++17 (which nvcc refuses:
 // "Value 'gnu++17' is not defined for option 'std'") as -std=c++17; other flags as they are.
 TEST_F(BuilderTest, LanguageStandardsReachNvccInItsSpelling) {
-  const fs::path fake = cache_ / "bin" / "nvcc";
-  fs::create_directories(fake.parent_path());
-  ASSERT_TRUE(WriteFileAtomic(fake, "#!/bin/sh\nout=\nfor a in \"$@\"; do case $a in -std=gnu*|-std=c++1z) exit 1;; esac; done\n"
-                                    "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n: > \"$out\"\n").ok());
-  fs::permissions(fake, fs::perms::owner_all);
-  Toolchain tc;
-  tc.nvcc = fake.string();
+  const Toolchain tc = FakeNvcc("for a in \"$@\"; do case $a in -std=gnu*|-std=c++1z) exit 1;; esac; done\n");
   int n = 0;
   for (const auto& [given, want] : std::vector<std::pair<std::string, std::string>>{
            {"-std=gnu++17", "-std=c++17"}, {"-std=c++1z", "-std=c++17"}, {"-std=c++20", "-std=c++20"}}) {
