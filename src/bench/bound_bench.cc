@@ -22,9 +22,7 @@ std::vector<Variant> BestsOwnParts(const WorkloadConfig& workload, const std::st
   std::map<std::string, std::string> settings;
   bool differs = false;
   for (const auto& [name, value] : KnobValues(*marks)) {
-    const Knob* declared = nullptr;
-    for (const Knob& k : workload.knobs)
-      if (k.name == name) declared = &k;
+    const Knob* declared = workload.FindKnob(name);
     if (declared == nullptr || !declared->search) continue;  // `part` and undeclared marks stay as the part sets them
     settings[name] = value;
     differs = differs || value != declared->default_value;

@@ -1,8 +1,8 @@
 #include "scaffold/init_bind_buffers.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <map>
@@ -181,8 +181,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   // Buffers the loop's function copies to the host after the loop (its own check or checksum):
   // what the program consumes at the end, so an output of the iteration when the iteration writes it.
   for (const auto& op : a.ops)
-    if (op.function == found.loop_fn && SourceFileName(op.file) == f.file && op.line > loop.end_line && op.kind == "copy" &&
-        op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos)
+    if (op.function == found.loop_fn && SourceFileName(op.file) == f.file && op.line > loop.end_line && CopiesToHost(op))
       for (const auto& r : op.reads) u.copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
   return u;
 }

@@ -130,6 +130,10 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
   }
 }
 
+bool CopiesToHost(const AnalyzedOp& op) {
+  return op.kind == "copy" && op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos;
+}
+
 void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main,
                             std::vector<Access>* out) {
   Access acc;
@@ -151,7 +155,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
   acc.line = site_line_;
-  acc.to_host = op.kind == "copy" && op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos;
+  acc.to_host = CopiesToHost(op);
   out->push_back(std::move(acc));
 }
 

@@ -24,6 +24,9 @@ struct Access {
 // The program's function `name`, or null.
 const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name);
 
+// A copy of device memory to the host (cudaMemcpy / cudaMemcpyAsync with a DeviceToHost kind).
+bool CopiesToHost(const AnalyzedOp& op);
+
 // "dir/mlp.cu" -> "mlp.cu": how the analysis's files and the program's texts are matched.
 std::string SourceFileName(const std::string& path);
 
