@@ -27,6 +27,16 @@ def export(cuco, store):
         return []
 
 
+def setting(c):
+    """backend/graph[/chunks[/taper]]: the taper only where the chunks knob splits (not "1")."""
+    s = f"{c['knob.backend']}/{c['knob.graph']}"
+    if c.get("knob.chunks") is not None:
+        s += f"/{c['knob.chunks']}"
+        if c.get("knob.taper") is not None and c["knob.chunks"] != "1":
+            s += f"/{c['knob.taper']}"
+    return s
+
+
 def row(cuco, d, name):
     out = open(f"{d}/{name}.run.out").read()
     accepted = "declares its knobs" in out
@@ -40,13 +50,11 @@ def row(cuco, d, name):
         if c.get("knob.backend") is None:
             continue
         t = f"{c['time_ms']:.4f}" if c.get("status") == "ok" and c.get("time_ms") else c.get("status", "?")
-        chunks = f"/{c['knob.chunks']}" if c.get("knob.chunks") is not None else ""
-        settings.append(f"{c['knob.backend']}/{c['knob.graph']}{chunks}: {t}")
+        settings.append(f"{setting(c)}: {t}")
         if c.get("status") == "ok" and c.get("time_ms") and (best is None or c["time_ms"] < best["time_ms"]):
             best = c
     seed_ms = f"{seed['time_ms']:.4f}" if seed and seed.get("time_ms") else ""
-    best_chunks = f"/{best['knob.chunks']}" if best and best.get("knob.chunks") is not None else ""
-    best_cell = f"{best['time_ms']:.4f} ({best['knob.backend']}/{best['knob.graph']}{best_chunks})" if best else ""
+    best_cell = f"{best['time_ms']:.4f} ({setting(best)})" if best else ""
     ratio = f"{seed['time_ms'] / best['time_ms']:.2f}x" if best and seed and seed.get("time_ms") else ""
     rc = re.search(r"cuco run rc=(\d+) in (\d+) s", out)
     return (f"| {name} | {g0} | {seed_ms} | {'; '.join(settings)} | {best_cell} | {ratio} | "
@@ -76,7 +84,7 @@ def pace(d, name):
 
 def main():
     cuco, dirs = sys.argv[1], sys.argv[2:]
-    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks]): ms or verdict | best ms | seed / best | cuco run rc, time |")
+    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks[/taper]]): ms or verdict | best ms | seed / best | cuco run rc, time |")
     print("|---|---|---|---|---|---|---|")
     for d in dirs:
         for p in sorted(glob.glob(f"{d}/*.run.out")):

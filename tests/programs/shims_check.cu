@@ -22,6 +22,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 #ifdef CUCO_CHECK_REFERENCE
 #define CUCO_PROGRAM_WORKLOAD "shims_check"
@@ -160,6 +161,26 @@ int main() {
     how = x.call();
   }
   Expect(how == "MPI_Abort(3)", "MPI_Abort ends the program's thread with ProgramExit, not the process");
+  // An error macro's message, printed to a buffered stdout before exit(), reaches the rank's log.
+  char log_path[] = "/tmp/cuco-shims-exit-XXXXXX";
+  const int log_fd = mkstemp(log_path);
+  std::fflush(stdout);
+  const int saved = dup(1);
+  dup2(log_fd, 1);
+  setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
+  try {
+    std::printf("Failed: Cuda error main.cpp:12 'invalid device ordinal'\n");
+    exit(EXIT_FAILURE);
+  } catch (const cuco_program::ProgramExit& x) {
+    how = x.call();
+  }
+  dup2(saved, 1);
+  std::string logged(256, '\0');
+  logged.resize(pread(log_fd, logged.data(), logged.size(), 0) > 0 ? std::strlen(logged.c_str()) : 0);
+  close(log_fd);
+  unlink(log_path);
+  Expect(how == "exit(1)", "exit() ends the program's thread with ProgramExit");
+  Expect(logged.find("invalid device ordinal") != std::string::npos, "the program's message before exit() is flushed");
   if (failed == 0) std::printf("every check passed\n");
   return failed == 0 ? 0 : 1;
 }

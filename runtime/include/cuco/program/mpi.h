@@ -146,7 +146,7 @@ inline double MPI_Wtime() {
 }
 // Ends the program's thread (or the iteration) like exit(): never the process the harness or the
 // supervisor runs in (program_exit.h).
-[[noreturn]] inline int MPI_Abort(MPI_Comm, int code) { throw cuco_program::ProgramExit{code == 0 ? 1 : code, false, "MPI_Abort"}; }
+[[noreturn]] inline int MPI_Abort(MPI_Comm, int code) { cuco_program::EndProgram({code == 0 ? 1 : code, false, "MPI_Abort"}); }
 // What error macros call: cuco's MPI fails only with MPI_ERR_OTHER, whose text says it is cuco's.
 inline int MPI_Error_string(int code, char* text, int* len) {
   const char* what = code == MPI_SUCCESS ? "MPI_SUCCESS: no error"

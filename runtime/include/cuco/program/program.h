@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <pthread.h>
@@ -108,6 +109,13 @@ struct ProgramExit {
     return aborted ? "abort()" : "exit(" + std::to_string(code) + ")";
   }
 };
+
+// Ends the program's thread (or the iteration) as `e`, its own output first flushed: the message an
+// error macro printed before exit() reaches the rank's log, not a buffer lost with the process.
+[[noreturn]] inline void EndProgram(ProgramExit e) {
+  std::fflush(nullptr);
+  throw e;
+}
 
 // Thrown out of serve(), and out of a rank_thread's join(), when the harness is done with the
 // program: it unwinds the program's threads. Each side catches it where a program thread starts.

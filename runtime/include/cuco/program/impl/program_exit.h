@@ -9,8 +9,8 @@
 
 #include <cuco/program/program.h>
 
-[[noreturn]] inline void cuco_program_exit(int code) { throw cuco_program::ProgramExit{code}; }
-[[noreturn]] inline void cuco_program_abort() { throw cuco_program::ProgramExit{134, true}; }
+[[noreturn]] inline void cuco_program_exit(int code) { cuco_program::EndProgram({code}); }
+[[noreturn]] inline void cuco_program_abort() { cuco_program::EndProgram({134, true}); }
 namespace std {
 using ::cuco_program_abort;
 using ::cuco_program_exit;
