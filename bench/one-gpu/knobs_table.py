@@ -28,12 +28,13 @@ def export(cuco, store):
 
 
 def setting(c):
-    """backend/graph[/chunks[/taper]]: the taper only where the chunks knob splits (not "1")."""
+    """backend/graph[/chunks], then any other searched knob's value (`part` is never searched)."""
     s = f"{c['knob.backend']}/{c['knob.graph']}"
     if c.get("knob.chunks") is not None:
         s += f"/{c['knob.chunks']}"
-        if c.get("knob.taper") is not None and c["knob.chunks"] != "1":
-            s += f"/{c['knob.taper']}"
+    for k in sorted(c):
+        if k.startswith("knob.") and k not in ("knob.backend", "knob.graph", "knob.chunks", "knob.part") and c[k] is not None:
+            s += f"/{c[k]}"
     return s
 
 
@@ -84,7 +85,7 @@ def pace(d, name):
 
 def main():
     cuco, dirs = sys.argv[1], sys.argv[2:]
-    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks[/taper]]): ms or verdict | best ms | seed / best | cuco run rc, time |")
+    print("| program | generation 0 | seed ms (in the search) | knob setting (backend/graph[/chunks][/other knobs]): ms or verdict | best ms | seed / best | cuco run rc, time |")
     print("|---|---|---|---|---|---|---|")
     for d in dirs:
         for p in sorted(glob.glob(f"{d}/*.run.out")):

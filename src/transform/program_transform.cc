@@ -54,10 +54,7 @@ constexpr const char* kIncludedLines =
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
     "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
-    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n"
-    "// taper: the chunks' widths: \"even\", \"linear\" (n, n-1, .., 1) or \"halving\"; the last chunk's\n"
-    "// collective is what stays exposed after the GEMM, and a tapered split makes it smaller.\n"
-    "constexpr const char* kCucoTaper = \"even\";  // cuco:knob taper\n";
+    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
 constexpr const char* kGatherLines =
     "// gather: \"on\" runs a GEMM reading what an all-gather just gathered per source rank, each part as\n"
@@ -102,24 +99,7 @@ constexpr const char* kChunksToml =
     "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
     "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
-    "default = \"1\"\n"
-    "\n"
-    "[[knobs]]\n"
-    "name = \"taper\"\n"
-    "description = \"the chunks' widths: even, linear (n, n-1, .., 1 parts) or halving (each half the one before); "
-    "the last chunk's collective stays exposed after the GEMM, and a tapered split makes it smaller at the cost of "
-    "narrower GEMM chunks (cuco/program/impl/chunk_bounds.h)\"\n"
-    "values = [\"even\", \"linear\", \"halving\"]\n"
-    "default = \"even\"\n"
-    "\n[[excluded]]\n"
-    "knobs = { chunks = \"1\", taper = \"linear\" }\n"
-    "why = \"one chunk has no shape: the same code as taper even\"\n"
-    "\n[[excluded]]\n"
-    "knobs = { chunks = \"1\", taper = \"halving\" }\n"
-    "why = \"one chunk has no shape: the same code as taper even\"\n"
-    "\n[[excluded]]\n"
-    "knobs = { chunks = \"2\", taper = \"halving\" }\n"
-    "why = \"two chunks halved are two chunks tapered linearly (2:1): the same split\"\n";
+    "default = \"1\"\n";
 
 constexpr const char* kGatherToml =
     "\n"
@@ -219,7 +199,7 @@ void AddProducer(const SeedSource& src, const std::string& seed_path, const Seed
   const std::string producer = "cuco_producer_" + std::to_string(c.line);
   // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
   edits->push_back(LineBefore(site->insert_at, site->indent,
-                              "cuco_program::overlap::Producer " + producer + "(kCucoChunks, kCucoTaper, " +
+                              "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
                                   (site->loop ? "nullptr" : site->buffer) + ");"));
   if (site->loop) edits->push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
   result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
@@ -280,8 +260,7 @@ size_t KnobsPlace(const SeedSource& src, const std::vector<SeedCall>& calls) {
 void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleTransformResult* result) {
   std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (reduces ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
   std::string defaults = "nccl, off";
-  if (gk.chunks)
-    knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\"), taper (\"even\" | \"linear\" | \"halving\")", defaults += ", 1, even";
+  if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
   if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
   const size_t last = knobs.rfind(", ");
   knobs.replace(last, 2, " and ");
@@ -301,8 +280,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "taper" || k.name == "gather" ||
-        k.name == "part")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "gather" || k.name == "part")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 

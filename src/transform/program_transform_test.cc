@@ -171,7 +171,7 @@ TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
   Result<RuleTransformResult> r = Transform(seed);
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The producer line gets the Producer, at its indentation; the GEMM its stand-in.
-  EXPECT_EQ(Count(r->code, "\n    cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, kCucoTaper, z);\n    gemm(h, 8, 8, z, z);"),
+  EXPECT_EQ(Count(r->code, "\n    cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, z);\n    gemm(h, 8, 8, z, z);"),
             1)
       << r->code;
   EXPECT_EQ(Count(r->code, "CUBLASCHECK(cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1);
@@ -182,11 +182,6 @@ TEST(ProgramTransform, AGemmBeforeTheCollectiveReadingItGivesTheChunksKnob) {
   EXPECT_LT(r->code.find("kCucoChunks = "), r->code.find("Producer cuco_producer_14"));
   EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
   EXPECT_NE(r->knobs_toml.find("values = [\"1\", \"2\", \"4\", \"8\"]"), std::string::npos);
-  // The taper knob shapes the chunks; its settings that repeat another's code are excluded.
-  EXPECT_EQ(KnobValues(*marks).at("taper"), "even");
-  EXPECT_NE(r->knobs_toml.find("values = [\"even\", \"linear\", \"halving\"]"), std::string::npos);
-  EXPECT_NE(r->knobs_toml.find("knobs = { chunks = \"1\", taper = \"halving\" }"), std::string::npos);
-  EXPECT_NE(r->knobs_toml.find("knobs = { chunks = \"2\", taper = \"halving\" }"), std::string::npos);
   const std::string summary = FormatRuleTransform(*r, "seed.cu");
   EXPECT_NE(summary.find("seed.cu:13: the chunks knob's producer of `z`, which ncclAllReduce (line 14) reads"),
             std::string::npos)
@@ -211,7 +206,7 @@ TEST(ProgramTransform, TheLoopOfGemmsBeforeTheGroupedLoopOfAllReducesGivesTheChu
   Result<RuleTransformResult> r = Transform(seed);
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const std::string& w : r->warnings) EXPECT_EQ(w.find("gets no chunks knob"), std::string::npos) << w;
-  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, kCucoTaper, nullptr);\n  for (int r = 0;"), 1)
+  EXPECT_EQ(Count(r->code, "\n  cuco_program::overlap::Producer cuco_producer_14(kCucoChunks, nullptr);\n  for (int r = 0;"), 1)
       << r->code;
   EXPECT_EQ(Count(r->code, "\n    cuco_producer_14.Arm(y[r]);\n    cuco_program::overlap::Sgemm(h[r],"), 1) << r->code;
   EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
@@ -295,16 +290,11 @@ TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
   WorkloadConfig wl;
   Status set = SetGeneration0(dir / "workload.toml", "gen0_transformed.cc", r->knobs_toml, &wl);
   ASSERT_TRUE(set.ok()) << set.message() << "\n" << r->knobs_toml;
-  // The copy-engine backend (offered: the program all-reduces) never runs inside the graph knob's capture;
-  // the taper knob's settings that repeat another's code (one chunk tapered, two halved) are left out.
-  ASSERT_EQ(wl.excluded.size(), 4u) << r->knobs_toml;
-  EXPECT_EQ(wl.excluded.back().knobs, (std::map<std::string, std::string>{{"backend", "ce"}, {"graph", "on"}}));
+  // The copy-engine backend (offered: the program all-reduces) never runs inside the graph knob's capture.
+  ASSERT_EQ(wl.excluded.size(), 1u) << r->knobs_toml;
+  EXPECT_EQ(wl.excluded[0].knobs, (std::map<std::string, std::string>{{"backend", "ce"}, {"graph", "on"}}));
   EXPECT_NE(wl.ExclusionOf({{"backend", "ce"}, {"graph", "on"}, {"chunks", "2"}}), nullptr);
   EXPECT_EQ(wl.ExclusionOf({{"backend", "lsa"}, {"graph", "on"}}), nullptr);
-  EXPECT_NE(wl.ExclusionOf({{"chunks", "1"}, {"taper", "linear"}}), nullptr);
-  EXPECT_NE(wl.ExclusionOf({{"chunks", "2"}, {"taper", "halving"}}), nullptr);
-  EXPECT_EQ(wl.ExclusionOf({{"chunks", "2"}, {"taper", "linear"}}), nullptr);
-  EXPECT_EQ(wl.ExclusionOf({{"chunks", "4"}, {"taper", "halving"}}), nullptr);
   const Knob* part = wl.FindKnob("part");
   ASSERT_NE(part, nullptr);
   EXPECT_FALSE(part->search) << "the builtin proposer never sets it";

@@ -39,7 +39,7 @@
 // chunks  "1":    as the program wrote it.
 //         "2", "4", "8" (offered where a collective reads the buffer that the call statement just
 //                 before it writes, and the blocks call a GEMM it can split):
-//                     cuco_program::overlap::Producer cuco_producer_74(kCucoChunks, kCucoTaper, z);
+//                     cuco_program::overlap::Producer cuco_producer_74(kCucoChunks, z);
 //                     gemm(blas, m, n, k, h, w2, z);          // cublasSgemm -> overlap::Sgemm inside
 //                     cuco_program::comm::AllReduce(kCucoBackend, z, z, ...);
 //                 the GEMM writing `z` (cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, each
@@ -52,10 +52,6 @@
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h). Inside the program's NCCL
 //                 group the chunks' calls go with the group closed, unless it holds a send or receive.
-// taper   "even": equal chunks. "linear": widths n, n-1, .., 1 parts. "halving": each half the one
-//                 before (cuco/program/impl/chunk_bounds.h: on whole 128-column tiles where the
-//                 narrowest chunk holds one). The last chunk's collective stays exposed after the
-//                 GEMM; a tapered split shrinks it at the cost of narrower GEMM chunks.
 // gather  "off":  as the program wrote it.
 //         "on" (offered where the call statement just after an all-gather reads its output, and
 //                 the blocks call a GEMM it can split):

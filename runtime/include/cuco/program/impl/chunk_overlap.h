@@ -3,19 +3,16 @@
 // a side stream, so the communication of chunk i overlaps the GEMM of chunk i+1.
 //
 // How the pieces meet, on the calling thread:
-//   Producer p(kCucoChunks, kCucoTaper, z);   arms: the next GEMM writing `z` (cuBLAS's D/C pointer) is split
+//   Producer p(kCucoChunks, z);   arms: the next GEMM writing `z` (cuBLAS's D/C pointer) is split
 //   gemm(..., z);                 the GEMM stand-ins below split it, recording an event per chunk
 //   comm::AllReduce(..., z, ...)  TakeChunks(z, bytes, stream) hands the chunks to the collective
 // Where one thread drives every GPU, a loop of GEMMs comes before a loop of collectives:
-//   Producer p(kCucoChunks, kCucoTaper, nullptr);     the knobs' values, nothing armed yet
+//   Producer p(kCucoChunks, nullptr);                 the knob's value, nothing armed yet
 //   for (r ...) { ...; p.Arm(g[r].y); gemm(..., g[r].y); }   each pass arms its own buffer
 //   for (r ...) { ...; comm::AllReduce(..., g[r].y, ...); }  takes the chunks its GPU's GEMM made
 // A GEMM is split only when its output is contiguous (ldc == m, one batch, column order) with at
 // least as many columns as chunks; anything else runs whole, and so does every GEMM while no
 // Producer is armed. A collective that finds no chunks (another buffer, stream or size) runs whole.
-// The taper knob shapes the chunks: "even" (equal), "linear" (widths n, n-1, .., 1) or "halving"
-// (each half the one before). The collective of the last chunk is what stays exposed after the
-// GEMM, so a tapered split trades a smaller exposed tail for narrower (less efficient) GEMM chunks.
 #pragma once
 
 #include <cstddef>
@@ -33,13 +30,17 @@
 
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
-#include <cuco/program/impl/chunk_bounds.h>
 #include <cuco/program/impl/chunk_state.h>
 #include <cuco/program/impl/gather_overlap.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::overlap {
 namespace detail {
+
+// Column c of n split `parts` ways: where part p begins.
+inline int PartBegin(int n, int parts, int p) {
+  return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+}
 
 inline size_t DataTypeBytes(cudaDataType_t t) {
   switch (t) {
@@ -75,9 +76,8 @@ cublasStatus_t SplitColumns(const void* out, size_t col_bytes, int n, int parts,
   c.buffer = out;
   c.bytes = col_bytes * static_cast<size_t>(n);
   c.stream = stream;
-  const std::vector<int> bounds = PartBounds(n, parts, t.taper);
   for (int p = 0; p < parts; ++p) {
-    const int c0 = bounds[p], c1 = bounds[p + 1];
+    const int c0 = PartBegin(n, parts, p), c1 = PartBegin(n, parts, p + 1);
     const cublasStatus_t st = part(c0, c1);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
     candidate_detail::S().ctx->record_event(ChunkEvent(p), stream);
@@ -96,13 +96,11 @@ inline const void* BColumn(const void* B, cublasOperation_t tb, int64_t ldb, siz
 }  // namespace detail
 
 // Arms the next GEMM writing `buffer` on this thread to run as `chunks` column chunks ("1", "2",
-// "4" or "8"; "1" arms nothing; a null buffer arms nothing until Arm), shaped by `taper` ("even",
-// "linear", "halving"). Disarmed when a collective takes the chunks, or at scope end, which also
-// drops chunks no collective took.
+// "4" or "8"; "1" arms nothing; a null buffer arms nothing until Arm). Disarmed when a collective
+// takes the chunks, or at scope end, which also drops chunks no collective took.
 class Producer {
  public:
-  Producer(const char* chunks, const void* buffer) : Producer(chunks, "even", buffer) {}
-  Producer(const char* chunks, const char* taper, const void* buffer) {
+  Producer(const char* chunks, const void* buffer) {
     detail::ThreadState& t = detail::T();
     id_ = ++t.next_producer;
     t.producer = id_;
@@ -116,12 +114,6 @@ class Producer {
     } else {
       t.bad_value = true;
       std::fprintf(stderr, "cuco: chunks knob \"%s\" is none of \"1\", \"2\", \"4\", \"8\"\n", chunks ? chunks : "(null)");
-    }
-    t.taper = detail::TaperOf(taper);
-    if (t.taper < 0) {
-      t.bad_value = true;
-      t.taper = detail::kEven;
-      std::fprintf(stderr, "cuco: taper knob \"%s\" is none of \"even\", \"linear\", \"halving\"\n", taper ? taper : "(null)");
     }
   }
   // Arms the next GEMM writing `buffer` (the loop form: the chunks a GEMM made before stay for its

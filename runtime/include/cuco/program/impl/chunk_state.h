@@ -40,11 +40,10 @@ struct Chunks {
 
 struct ThreadState {
   int chunks = 1;               // the armed Producer's knob value (1: nothing is split)
-  int taper = 0;                // its taper knob's (chunk_overlap.h's detail::Taper)
   const void* armed = nullptr;  // the buffer whose next GEMM is split; null when none
   uint64_t producer = 0;        // which Producer armed it
   uint64_t next_producer = 0;
-  bool bad_value = false;       // the chunks or taper knob's value was none of its values
+  bool bad_value = false;       // the knob's value was not one of 1, 2, 4, 8
   Chunks made;                  // the last split GEMM's chunks, until a collective takes them
   Chunks taken;                 // the chunks the last collective took (TakeChunks' answer)
   std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
