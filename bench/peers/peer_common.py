@@ -23,6 +23,10 @@ def parse_args():
                    help="a bench size of the workload (unknown names are ignored)")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=20, help="timed iterations (at least 20 are run)")
+    p.add_argument("--timed-seconds", type=float, default=0.0,
+                   help="size each entry's timed loop after its warm-up to fill this long at the slowest rank's "
+                        "pace, from --iters to --max-iters (cuco's supervisor does the same for its own entries)")
+    p.add_argument("--max-iters", type=int, default=640)
     p.add_argument("--rel-l2", type=float, default=None, help="the workload's tolerance for the checks")
     p.add_argument("--max-abs", type=float, default=None, help="the workload's tolerance for the checks")
     p.add_argument("--out", required=True, help="rank 0 writes the result JSON here")
@@ -46,6 +50,15 @@ def percentile(values, q):
     lo = int(math.floor(pos))
     hi = min(lo + 1, len(v) - 1)
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def sized_iters(pace_ms, timed_seconds, min_iters, max_iters):
+    """The timed iterations that fill `timed_seconds` at `pace_ms` (the slowest rank's warm-up pace),
+    from min_iters to max_iters; min_iters when the pace is unknown or no time is asked
+    (runtime/src/supervisor/timed_loop.h, the supervisor's rule)."""
+    if timed_seconds <= 0 or not math.isfinite(pace_ms) or pace_ms <= 0:
+        return min_iters
+    return int(max(min_iters, min(max(min_iters, max_iters), math.ceil(timed_seconds * 1000.0 / pace_ms))))
 
 
 def rel_error(got, ref):
@@ -161,7 +174,8 @@ class Peer:
         return all(flags)
 
     def time_entry(self, name, fn, refresh=None, part=None, check=None, tolerance=(0.01, 0.05)):
-        """Times fn() (warm-up, then >= 20 iterations) with CUDA events on the current stream.
+        """Times fn() (warm-up, then >= 20 iterations, sized by --timed-seconds: _sized) with CUDA
+        events on the current stream.
         Before each iteration: refresh() (fresh inputs, untimed), a host barrier of all ranks, and
         a one-element all-reduce on the current stream so that every rank's start event follows
         the same device-side barrier (as in cuco's harness). The first call is a probe that every
@@ -191,14 +205,20 @@ class Peer:
             self._gather(entry, {"error": error, "median_ms": float("nan")}, None)
             return
         try:
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            warm = []
             for _ in range(self.args.warmup):
                 if refresh:
                     refresh()
+                start.record()
                 fn()
+                stop.record()
+                stop.synchronize()
+                warm.append(start.elapsed_time(stop))
             torch.cuda.synchronize()
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            for _ in range(self.args.iters):
+            iters = self._sized(warm)
+            for _ in range(iters):
                 if refresh:
                     refresh()
                 torch.cuda.synchronize()
@@ -223,6 +243,15 @@ class Peer:
             self.log(f"{name}: median {mine['median_ms']:.4f} ms (p10 {mine['p10_ms']:.4f}, "
                      f"p90 {mine['p90_ms']:.4f}) over {len(times)} iterations")
         self._gather(entry, mine, checked, tolerance)
+
+    def _sized(self, warm_ms):
+        """This entry's timed iterations, the same on every rank: its warm-up pace (the median after
+        the first, which pays one-time costs) at the slowest rank, sized by sized_iters."""
+        torch, dist = self.torch, self.dist
+        pace = percentile(warm_ms[1:] if len(warm_ms) > 1 else warm_ms, 0.5)
+        slowest = torch.tensor([pace if math.isfinite(pace) else 0.0], dtype=torch.float64, device="cuda")
+        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+        return sized_iters(slowest.item(), self.args.timed_seconds, self.args.iters, self.args.max_iters)
 
     def _check(self, name, fn, refresh, check):
         """One more call on fresh inputs, then check(result): (rel_l2, max_abs, what) or an error."""

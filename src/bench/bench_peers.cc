@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "evaluate/judge.h"
+#include "evaluate/timing_precision.h"
 #include "launch/launcher.h"
 #include "launch/subprocess.h"
 #include "util/files.h"
@@ -105,7 +106,8 @@ std::string ProbePeerPython(const std::string& python, bool cuda, std::string* s
   return "";
 }
 
-// The peer script's ranks: the workload's bench sizes, warm-up, iterations and tolerances as flags,
+// The peer script's ranks: the workload's bench sizes, warm-up, iterations (each entry's timed loop
+// sized after its warm-up as the supervisor sizes a first bench's: --timed-seconds) and tolerances as flags,
 // its result file `dir`/result.json, on the GPU session's GPUs (or its MPS daemon's).
 RankJob PeerRankJob(const PeerOptions& a, const WorkloadConfig& wl, const fs::path& script, const fs::path& dir, int world,
                     bool cuda, const GpuSession& gpu) {
@@ -113,7 +115,8 @@ RankJob PeerRankJob(const PeerOptions& a, const WorkloadConfig& wl, const fs::pa
   job.argv = {a.python, script.string()};
   for (const auto& [k, v] : wl.bench_sizes) job.argv.insert(job.argv.end(), {"--size", k + "=" + std::to_string(v)});
   job.argv.insert(job.argv.end(), {"--warmup", std::to_string(wl.warmup), "--iters", std::to_string(std::max(20, wl.iters)),
-                                   "--rel-l2", fmt::format("{}", wl.tol_rel_l2), "--max-abs",
+                                   "--timed-seconds", fmt::format("{}", kFirstBenchTimedSeconds), "--max-iters",
+                                   std::to_string(kMaxRetimeIters), "--rel-l2", fmt::format("{}", wl.tol_rel_l2), "--max-abs",
                                    fmt::format("{}", wl.tol_max_abs), "--out", (dir / "result.json").string()});
   job.env["PYTHONUNBUFFERED"] = "1";
   job.world_size = world;

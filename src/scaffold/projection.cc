@@ -48,6 +48,18 @@ bool StreamOrEvent(const std::string& name) {
          name == "cudaEventQuery";
 }
 
+// Calls whose GPU is that of the memory they touch (CUCO_PROGRAM_GUARD_MEM), and allocations
+// (CUCO_PROGRAM_GUARD_ALLOC: another GPU's is a foreign handle): cuco/program/impl/projection.h.
+bool MemoryCall(const std::string& name) {
+  static const std::set<std::string> names = {"cudaMemcpy",      "cudaMemcpyAsync", "cudaMemcpy2D", "cudaMemcpy2DAsync",
+                                              "cudaMemset",      "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync",
+                                              "cudaFree",        "cudaFreeAsync",   "ncclMemFree"};
+  return names.count(name) > 0;
+}
+bool AllocationCall(const std::string& name) {
+  return name == "cudaMalloc" || name == "cudaMallocAsync" || name == "cudaMallocManaged" || name == "ncclMemAlloc";
+}
+
 bool NcclCommCall(const std::string& name) {
   static const std::set<std::string> names = {"ncclAllReduce", "ncclBroadcast",     "ncclBcast",  "ncclReduce",
                                               "ncclAllGather", "ncclReduceScatter", "ncclSend",   "ncclRecv",
@@ -167,7 +179,10 @@ std::string ProjectionGuards(const std::string& code_in, bool reference) {
       "// GPU is selected these calls do nothing (cuco/program/impl/projection.h).\n";
   for (const auto& h : headers) t += "#include <" + h + ">\n";
   for (const auto& n : names) {
-    const char* guard = NcclCommCall(n) ? "CUCO_PROGRAM_GUARD_COMM" : "CUCO_PROGRAM_GUARD";
+    const char* guard = NcclCommCall(n)     ? "CUCO_PROGRAM_GUARD_COMM"
+                        : MemoryCall(n)     ? "CUCO_PROGRAM_GUARD_MEM"
+                        : AllocationCall(n) ? "CUCO_PROGRAM_GUARD_ALLOC"
+                                            : "CUCO_PROGRAM_GUARD";
     const bool cublas = n.rfind("cublas", 0) == 0 && n.rfind("cublasLt", 0) != 0;
     if (cublas)  // cublas_v2.h names most of its calls by a macro: cublasSgemm -> cublasSgemm_v2
       t += fmt::format(

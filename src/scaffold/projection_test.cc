@@ -32,7 +32,7 @@ TEST(ProjectionTest, RefusesALaunchInsideAnExpressionNamingItsLine) {
 
 TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
   const std::string code =
-      "cudaSetDevice(i); cudaMalloc(&p, n); cublasSgemm(h, a); cublasLtMatmul(lt, d);\n"
+      "cudaSetDevice(i); cudaMalloc(&p, n); cublasSgemm(h, a); cublasLtMatmul(lt, d); cudaMemcpy(p, h, n, k);\n"
       "ncclAllReduce(a, b, n, ncclFloat, ncclSum, comms[i], s); ncclGroupStart(); cudaStreamCreate(&s);\n"
       "// cudaMemset(p, 0, n) in a comment is not a call\n";
   const std::string candidate = ProjectionGuards(code, false);
@@ -41,7 +41,9 @@ TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
   EXPECT_NE(candidate.find("#ifdef cublasSgemm\n#define cublasSgemm_v2(...) CUCO_PROGRAM_GUARD(cublasSgemm_v2, __VA_ARGS__)"),
             std::string::npos)
       << candidate;
-  EXPECT_NE(candidate.find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD(cudaMalloc, __VA_ARGS__)"), std::string::npos);
+  // Memory is the GPU's it was allocated for: allocations and copies have guards of their own.
+  EXPECT_NE(candidate.find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD_ALLOC(cudaMalloc, __VA_ARGS__)"), std::string::npos);
+  EXPECT_NE(candidate.find("#define cudaMemcpy(...) CUCO_PROGRAM_GUARD_MEM(cudaMemcpy, __VA_ARGS__)"), std::string::npos);
   EXPECT_NE(candidate.find("#define cublasLtMatmul(...) CUCO_PROGRAM_GUARD(cublasLtMatmul,"), std::string::npos);
   EXPECT_NE(candidate.find("#define ncclAllReduce(...) CUCO_PROGRAM_GUARD_COMM(ncclAllReduce,"), std::string::npos);
   for (const char* stand_in : {"cudaSetDevice(...)", "ncclGroupStart(...)", "cudaStreamCreate(...)", "cudaMemset("})

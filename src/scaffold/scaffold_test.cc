@@ -307,7 +307,7 @@ int main() {
   const std::string ref = Read(root_ / "all" / "harness" / "reference.cu");
   for (const std::string* text : {&seed, &ref}) {
     EXPECT_LT(text->find("#define CUCO_PROGRAM_PROJECTED 1"), text->find("#include <cuco/program/"));
-    EXPECT_NE(text->find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD(cudaMalloc, __VA_ARGS__)"), std::string::npos);
+    EXPECT_NE(text->find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD_ALLOC(cudaMalloc, __VA_ARGS__)"), std::string::npos);
     EXPECT_NE(text->find("#define ncclAllReduce(...) CUCO_PROGRAM_GUARD_COMM(ncclAllReduce, __VA_ARGS__)"), std::string::npos);
     EXPECT_NE(text->find("if (!cuco_program::proj::Own()) {} else scale<<<1, 256>>>(buf[i]);"), std::string::npos) << *text;
   }

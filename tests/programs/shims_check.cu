@@ -86,6 +86,32 @@ int main() {
   Expect(ncclCommSplit(comm, 0, 0, &split, nullptr) == ncclSuccess && split == comm, "ncclCommSplit with one color");
   Expect(ncclCommDestroy(comm) == ncclSuccess, "ncclCommDestroy");
 #ifndef CUCO_CHECK_REFERENCE
+  {  // Memory is the GPU's it was allocated for (projection.h): host stand-ins for cudaMalloc and cudaMemcpy.
+    namespace proj = cuco_program::proj;
+    static char arena[2][64];
+    static int allocated = 0;
+    auto fake_malloc = [](void** p, size_t) { *p = arena[allocated++]; return 0; };
+    auto fake_copy = [](void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); return 0; };
+    void *theirs = nullptr, *mine = nullptr;
+    proj::t_device = 0;  // GPU 0 selected: rank 0's
+    Expect(CUCO_PROGRAM_GUARD_ALLOC(fake_malloc, &theirs, 64) == 0 && proj::IsForeign(theirs) && allocated == 0,
+           "cudaMalloc while another GPU is selected gives a foreign handle");
+    proj::t_device = 1;
+    Expect(CUCO_PROGRAM_GUARD_ALLOC(fake_malloc, &mine, 64) == 0 && mine == arena[0], "the rank's own cudaMalloc runs");
+    proj::t_device = 0;  // filled without selecting its GPU (NCCL's single-process tutorials)
+    const char text[] = "rank 1's data";
+    Expect(CUCO_PROGRAM_GUARD_MEM(fake_copy, static_cast<char*>(mine) + 8, text, sizeof text) == 0 &&
+               std::strcmp(arena[0] + 8, text) == 0,
+           "a copy into the rank's own allocation runs whichever GPU is selected");
+    Expect(CUCO_PROGRAM_GUARD_MEM(fake_copy, theirs, text, sizeof text) == 0, "a copy into another GPU's does nothing");
+    char elsewhere[16] = {};
+    Expect(CUCO_PROGRAM_GUARD_MEM(fake_copy, elsewhere, text, 4) == 0 && elsewhere[0] == 0,
+           "a copy touching none of the rank's allocations while another GPU is selected does nothing");
+    proj::t_device = 1;
+    Expect(CUCO_PROGRAM_GUARD_MEM(fake_copy, elsewhere, text, 4) == 0 && elsewhere[0] == 'r',
+           "with the rank's GPU selected, the copy runs");
+    proj::t_device = 0;
+  }
   // The program's own graphs are noted for teardown and forgotten when it destroys them itself.
   auto& graphs = cuco_program::candidate_detail::S().program_graphs;
   graphs.NoteGraph(reinterpret_cast<cudaGraph_t>(buf));

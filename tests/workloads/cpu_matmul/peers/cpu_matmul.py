@@ -39,6 +39,8 @@ def main():
     p.add_argument("--size", action="append", default=[])
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--timed-seconds", type=float, default=0.0)  # accepted; a stand-in times --iters
+    p.add_argument("--max-iters", type=int, default=640)
     p.add_argument("--rel-l2", type=float, default=1e-4)
     p.add_argument("--max-abs", type=float, default=1e-3)
     p.add_argument("--out", required=True)

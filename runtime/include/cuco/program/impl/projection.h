@@ -10,7 +10,11 @@
 //     launches do not run (cuco init writes `if (!cuco_program::proj::Own()) {} else` before each),
 //     and streams and events it creates are foreign handles;
 //   - ncclCommInitAll and ncclCommInitRank give the rank's GPU the harness's communicator and every
-//     other GPU a foreign one; an NCCL call on a foreign communicator does nothing.
+//     other GPU a foreign one; an NCCL call on a foreign communicator does nothing;
+//   - memory is the GPU's it was allocated for: cudaMalloc while another GPU is selected gives a
+//     foreign handle, and a copy, set or free (CUCO_PROGRAM_GUARD_MEM) runs when it touches no
+//     foreign handle and either the rank's GPU is selected or it touches the rank's own allocation:
+//     with unified addressing a program may fill every GPU's buffer without selecting each GPU.
 // A program that runs a thread per GPU (CUCO_PROGRAM_THREADS as well) starts all its threads in
 // every rank's process (candidate side); each selects its GPU, so only the rank's own thread does GPU
 // work and serves the harness's iterations, while the others wait in serve() for the end (cuco init
@@ -21,8 +25,12 @@
 // Copies between GPUs outside NCCL (cudaMemcpyPeer) cannot be split by rank: cuco init refuses them.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <tuple>
 #include <type_traits>
 
@@ -67,6 +75,69 @@ bool IsForeign(const T& handle) {
     return false;
 }
 
+// Another GPU's allocation (cudaMalloc while it is selected): a foreign handle in *p; the offsets a
+// program adds to it keep its tag.
+template <class T>
+void ForeignAllocation(T** p) {
+  static std::atomic<uintptr_t> next{1};
+  *p = reinterpret_cast<T*>(kForeignTag | (next.fetch_add(1) << 32));
+}
+
+// The rank's own allocations, [begin, begin + bytes) by rank (both sides' cudaMalloc note them).
+struct OwnAllocations {
+  std::mutex mu;
+  std::map<int, std::map<uintptr_t, size_t>> by_rank;
+};
+inline OwnAllocations& Allocations() {
+  static OwnAllocations a;
+  return a;
+}
+inline void NoteOwn(int rank, const void* p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(Allocations().mu);
+  Allocations().by_rank[rank][reinterpret_cast<uintptr_t>(p)] = bytes;
+}
+inline void ForgetOwn(int rank, const void* p) {
+  std::lock_guard<std::mutex> lock(Allocations().mu);
+  Allocations().by_rank[rank].erase(reinterpret_cast<uintptr_t>(p));
+}
+// Whether `arg` points into one of `rank`'s own allocations (false for anything not a pointer).
+template <class T>
+bool InOwnAllocation(int rank, const T& arg) {
+  if constexpr (std::is_pointer_v<T>) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(arg);
+    std::lock_guard<std::mutex> lock(Allocations().mu);
+    const auto& mine = Allocations().by_rank[rank];
+    auto it = mine.upper_bound(at);
+    return it != mine.begin() && at < std::prev(it)->first + std::prev(it)->second;
+  } else {
+    return false;
+  }
+}
+
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
+// Whether a memory call (copy, set, free) with these arguments is this rank's: it touches no
+// foreign handle, and the rank's GPU is selected or it touches the rank's own allocation.
+template <class... A>
+bool OwnMemoryCall(const A&... args) {
+  if ((IsForeign(args) || ...)) return false;
+  return Own() || (InOwnAllocation(cuco_program::rank(), args) || ...);
+}
+
+// cudaMalloc(p, bytes, ...) as the program sees it: another GPU's is a foreign handle, the rank's
+// own is noted for OwnMemoryCall.
+template <class Call, class T, class... R>
+auto Allocate(Call call, T** p, size_t bytes, R... rest) -> decltype(call(p, bytes, rest...)) {
+  using Status = decltype(call(p, bytes, rest...));
+  if (!Own()) {
+    ForeignAllocation(p);
+    return Status();
+  }
+  const Status st = call(p, bytes, rest...);
+  if (st == Status()) NoteOwn(cuco_program::rank(), *p, bytes);
+  return st;
+}
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
+
 // True when the communicator of an NCCL call (its second-to-last argument: `..., comm, stream)`)
 // is another GPU's.
 template <class... A>
@@ -86,5 +157,12 @@ bool ForeignCall(const A&... args) {
 #define CUCO_PROGRAM_GUARD(name, ...) \
   (cuco_program::proj::Own() ? name(__VA_ARGS__) : decltype(name(__VA_ARGS__))())
 // The same for an NCCL call: it runs unless its communicator is another GPU's (zero: ncclSuccess).
+// The same for a copy, set or free: it runs when it is the rank's by its pointers (OwnMemoryCall).
+#define CUCO_PROGRAM_GUARD_MEM(name, ...) \
+  (cuco_program::proj::OwnMemoryCall(__VA_ARGS__) ? name(__VA_ARGS__) : decltype(name(__VA_ARGS__))())
+// The same for an allocation (cudaMalloc, cudaMallocAsync, cudaMallocManaged): another GPU's gets a
+// foreign handle (Allocate).
+#define CUCO_PROGRAM_GUARD_ALLOC(name, ...) \
+  cuco_program::proj::Allocate([&](auto... cuco_a) { return name(cuco_a...); }, __VA_ARGS__)
 #define CUCO_PROGRAM_GUARD_COMM(name, ...) \
   (cuco_program::proj::ForeignCall(__VA_ARGS__) ? decltype(name(__VA_ARGS__))() : name(__VA_ARGS__))

@@ -23,12 +23,16 @@ namespace cuco_program::ref {
 
 template <class T>
 cudaError_t Malloc(T** p, size_t bytes) {
-  if (!proj::Own()) return cudaSuccess;  // another GPU's buffer (projection.h): never touched here
+  if (!proj::Own()) {  // another GPU's buffer (projection.h): a foreign handle, never touched here
+    proj::ForeignAllocation(p);
+    return cudaSuccess;
+  }
   const cudaError_t e = ::cudaMalloc(reinterpret_cast<void**>(p), bytes);
   if (e == cudaSuccess) {
     std::lock_guard<std::mutex> lock(E().alloc_mu);
     E().allocations[reinterpret_cast<uintptr_t>(*p)] = bytes;
   }
+  if (e == cudaSuccess && proj::kProjected) proj::NoteOwn(t_rank, *p, bytes);
   return e;
 }
 template <class T>
@@ -36,11 +40,12 @@ cudaError_t MallocAsync(T** p, size_t bytes, cudaStream_t) {
   return Malloc(p, bytes);
 }
 inline cudaError_t Free(void* p) {
-  if (!proj::Own()) return cudaSuccess;
+  if (!proj::OwnMemoryCall(p)) return cudaSuccess;
   {
     std::lock_guard<std::mutex> lock(E().alloc_mu);
     E().allocations.erase(reinterpret_cast<uintptr_t>(p));
   }
+  if (proj::kProjected) proj::ForgetOwn(t_rank, p);
   return ::cudaFree(p);
 }
 inline cudaError_t FreeAsync(void* p, cudaStream_t) { return Free(p); }
