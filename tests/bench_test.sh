@@ -126,6 +126,14 @@ seed = rows["seed"]
 assert abs(seed["speedup_vs_best_peer"] - rows["python sequential"]["median_ms"] / seed["median_ms"]) < 1e-9
 assert rows["wrong.cc"]["median_ms"] is None and rows["wrong.cc"]["speedup_vs_seed"] is None
 PY
+check "the timing line says how many iterations each peer entry timed" python3 - "$T/run2/bench.json" "$T/bench2.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+iters = [e["iters"] for e in d["peers"]["output"]["entries"] if e.get("iters")]
+m = re.search(r"; peers: .*, median of (\d+)(?:-(\d+))? after \d+ warm-up", open(sys.argv[2]).read(), re.M)
+assert m and iters, (m, iters)
+assert (int(m.group(1)), int(m.group(2) or m.group(1))) == (min(iters), max(iters)), (m.group(0), iters)
+PY
 
 "$CUCO" bench "$WL" --only nosuch --run-dir "$T/run3" >"$T/bench3.out" 2>&1
 check "unknown --only entry exits 2" test $? -eq 2

@@ -66,6 +66,18 @@ Machine MachineOf(const Toolchain& tc, const std::vector<int>& gpus, const std::
   return m;
 }
 
+// "n" or "fewest-most" of the timed iterations in `counts` (zeros left out); `fallback` when none.
+std::string IterationRange(const std::vector<int>& counts, int fallback) {
+  int fewest = 0, most = 0;
+  for (const int n : counts)
+    if (n > 0) {
+      fewest = fewest == 0 ? n : std::min(fewest, n);
+      most = std::max(most, n);
+    }
+  if (fewest == 0) return fmt::format("{}", fallback);
+  return fewest == most ? fmt::format("{}", most) : fmt::format("{}-{}", fewest, most);
+}
+
 // What the table's rates and timing line need: the first selected GPU's peaks, the workload's
 // [work] formulas, and how cuco's entries and the peers were timed.
 BenchContext ContextOf(const WorkloadConfig& wl, const Machine& machine, const std::vector<BenchEntry>& entries,
@@ -76,27 +88,27 @@ BenchContext ContextOf(const WorkloadConfig& wl, const Machine& machine, const s
   c.compute_flops = wl.work.compute_flops;
   c.comm_bytes = wl.work.comm_bytes;
   std::string method;
-  int fewest = 0, most = 0;  // timed iterations of the entries' records (sized per bench, or timed again)
+  std::vector<int> counts;  // timed iterations of the entries' records (sized per bench, or timed again)
   for (const auto& e : entries) {
     for (const auto& r : e.record.rank_metrics)
       if (method.empty() && r.is_object() && r.contains("timing") && r["timing"].is_object())
         method = r["timing"].value("method", std::string());
-    if (const int n = e.record.timing.iters; n > 0) {
-      fewest = fewest == 0 ? n : std::min(fewest, n);
-      most = std::max(most, n);
-    }
+    counts.push_back(e.record.timing.iters);
   }
-  const std::string count = fewest == 0      ? fmt::format("{}", wl.iters)
-                            : fewest == most ? fmt::format("{}", most)
-                                             : fmt::format("{}-{}", fewest, most);
+  const std::string count = IterationRange(counts, wl.iters);
   c.timing_note = fmt::format("cuco: {}, median of {} timed iterations (each entry's loop sized after its {} warm-up "
                               "to fill {} s), max over ranks",
                               method.empty() ? "the harness's windows" : method, count, wl.warmup,
                               kFirstBenchTimedSeconds);
   const nlohmann::json& out = peers.json.contains("output") ? peers.json["output"] : nlohmann::json();
-  if (out.is_object() && out.contains("timing") && out["timing"].is_string())
+  if (out.is_object() && out.contains("timing") && out["timing"].is_string()) {
+    std::vector<int> peer_counts;  // each entry's own loop (sized after its warm-up, bench/peers/README.md)
+    if (out.contains("entries") && out["entries"].is_array())
+      for (const auto& e : out["entries"])
+        if (e.is_object() && e.contains("iters") && e["iters"].is_number_integer()) peer_counts.push_back(e["iters"].get<int>());
     c.timing_note += fmt::format("; peers: {}, median of {} after {} warm-up", out["timing"].get<std::string>(),
-                                 out.value("iters", 0), out.value("warmup", 0));
+                                 IterationRange(peer_counts, out.value("iters", 0)), out.value("warmup", 0));
+  }
   return c;
 }
 

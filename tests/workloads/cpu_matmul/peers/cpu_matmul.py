@@ -123,7 +123,9 @@ def main():
         # A peer entry that cannot run here says why and is skipped, never failing the bench.
         entries.append({"name": "python optional library", "skipped": "a stand-in for a peer whose library is missing"})
         with open(a.out, "w") as f:
-            json.dump({"entries": entries, "torch": None, "python": sys.version.split()[0]}, f)
+            json.dump({"entries": entries, "torch": None, "python": sys.version.split()[0],
+                       "timing": "time.perf_counter per iteration, max over ranks", "warmup": a.warmup,
+                       "iters": a.iters}, f)
 
 
 if __name__ == "__main__":
