@@ -201,7 +201,8 @@ bool IsWorldName(const std::string& name, const std::set<std::string>& world_var
   const std::string l = Lower(name);
   if (world_vars.count(name)) return true;
   for (const char* w : {"world", "nranks", "n_ranks", "num_ranks", "numranks", "nprocs", "n_procs", "num_procs",
-                        "ngpus", "n_gpus", "num_gpus", "numgpus", "ndev", "num_devices", "comm_size"})
+                        "ngpu", "n_gpu", "num_gpu", "numgpu", "gpu_count", "gpucount", "ndev", "num_devices",
+                        "comm_size"})
     if (Contains(l, w)) return true;
   return false;
 }

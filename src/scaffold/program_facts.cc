@@ -199,7 +199,6 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   NoteProgramShape(f);
   GuessLibs(f);
   GuessOutputRegexes(f);
-  if (f.world.source.empty()) f.todos.push_back("workload.toml world_size: no rank count found in the program; 2 assumed");
 
   for (const auto& op : analysis.ops) {
     if (!IsCommOp(op)) continue;

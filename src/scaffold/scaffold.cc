@@ -18,9 +18,11 @@
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
 #include "scaffold/program_harness.h"
+#include "scaffold/program_text.h"
 #include "scaffold/program_toml.h"
 #include "scaffold/reference_cu.h"
 #include "scaffold/seed_cu.h"
+#include "scaffold/world_size.h"
 #include "util/files.h"
 #include "util/sha256.h"
 #include "util/source_text.h"
@@ -190,6 +192,12 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!more.ok()) return more.status();
   for (const ProgramFile& pf : *more)
     if (pf.source) f.build_sources.push_back(pf.name);
+  if (f.world.source.empty()) {  // main's file names no rank count: its other files and headers may
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (const ProgramFile& pf : *more) texts.push_back({pf.name, StripComments(pf.text)});
+    f.world = WorldSizeInOtherFiles(f.code, texts, f.world_vars);
+  }
+  if (f.world.source.empty()) f.todos.push_back("workload.toml world_size: no rank count found in the program; 2 assumed");
   const HarnessSizes sizes = SplitConstants(f.constants, f.world_vars, f.file);
 
   ScaffoldReport rep;

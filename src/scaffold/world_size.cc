@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <optional>
+#include <iterator>
 #include <regex>
 
 #include "scaffold/generated_text.h"
@@ -67,6 +68,23 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
       return {v, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0), 60))};
   }
   (void)raw;
+  return {};
+}
+
+WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector<std::pair<std::string, std::string>>& files,
+                                 const std::set<std::string>& world_vars) {
+  // Named somewhere besides its definition: a header's constant the program never reads is no guess.
+  auto used = [&](const std::string& constant) {
+    const std::regex word("\\b" + constant + "\\b");
+    size_t n = std::distance(std::sregex_iterator(main_code.begin(), main_code.end(), word), std::sregex_iterator());
+    for (const auto& [name, code] : files)
+      n += std::distance(std::sregex_iterator(code.begin(), code.end(), word), std::sregex_iterator());
+    return n >= 2;
+  };
+  for (const auto& [name, code] : files)
+    for (const auto& c : FindConstants(code))
+      if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096 && used(c.name))
+        return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", name, c.line, c.how, c.name, c.value), true};
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scaffold/constants.h"
@@ -28,6 +29,14 @@ std::set<std::string> WorldSizeVariables(const std::string& code);
 
 WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
                           const std::vector<FoundConstant>& constants, const std::set<std::string>& world_vars);
+
+// For a program whose main file names no rank count: a constant named like a world size in one of
+// its other files (`files`: name and comment-stripped text, the sources and own headers, in order),
+// such as a header's `#define GPU_COUNT 2`, that the program names besides its definition (in
+// `main_code` or `files`); the first found, fixed (the program runs at no other count). The
+// default (2, empty source) when none.
+WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector<std::pair<std::string, std::string>>& files,
+                                 const std::set<std::string>& world_vars);
 
 // The rank counts among `candidates` the program refuses itself, each with where: an `if` whose
 // condition is comparisons (==, !=, <, >, <=, >=; joined by ||) of integer expressions over

@@ -41,6 +41,22 @@ TEST(WorldSizeTest, NeitherACommentNorAnArithmeticOperandIsAWorldSize) {
   EXPECT_EQ(p.source, "p.cu:2: `mpirun -np 4`");
 }
 
+// jinho-choi123/nccl-tutorial's st_md: `int nDev = GPU_COUNT;` in main, `#define GPU_COUNT 2` in a header.
+TEST(WorldSizeTest, AConstantInTheProgramsHeaderWhenMainNamesNone) {
+  EXPECT_EQ(Guess("#include \"utils.hpp\"\nint main() { int nDev = GPU_COUNT; }\n").source, "");
+  const std::string main_code = "int main() { int nDev = GPU_COUNT; }\n";
+  const WorldGuess g = WorldSizeInOtherFiles(
+      main_code, {{"allReduce.cpp", "void allReduce() {}\n"},
+       {"include/utils.hpp", StripComments("#pragma once\n// the GPUs\n#define GPU_COUNT 2\n#define BUFFER_SIZE 32\n")}},
+      {});
+  EXPECT_EQ(g.size, 2);
+  EXPECT_TRUE(g.fixed);
+  EXPECT_EQ(g.source, "include/utils.hpp:3: #define GPU_COUNT = 2");
+  EXPECT_EQ(WorldSizeInOtherFiles(main_code, {{"a.h", "#define BUFFER_SIZE 32\n"}}, {}).source, "");
+  // Its mt_md: the header defines GPU_COUNT 4 and nothing reads it (MPI gives the ranks).
+  EXPECT_EQ(WorldSizeInOtherFiles("int main() {}\n", {{"utilsMPI.hpp", "#define GPU_COUNT 4\n"}}, {}).source, "");
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
