@@ -56,6 +56,13 @@ constexpr const char* kChunksLines =
     "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
     "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
+// Where the GEMMs overlap the collectives (chunks or gather): the SMs the device collectives take.
+constexpr const char* kCommCtasLines =
+    "// comm_ctas: with backend \"lsa\", at most this many blocks per kernel of cuco's collectives (\"all\":\n"
+    "// two per SM), leaving the other SMs to the GEMMs they overlap (cuco/program/impl/comm_ctas_knob.h).\n"
+    "constexpr const char* kCucoCommCtas = \"all\"; // cuco:knob comm_ctas\n"
+    "[[maybe_unused]] static const bool cuco_comm_ctas_knob = cuco_program::set_comm_ctas(kCucoCommCtas);\n";
+
 constexpr const char* kGatherLines =
     "// gather: \"on\" runs a GEMM reading what an all-gather just gathered per source rank, each part as\n"
     "// soon as it has arrived (cuco/program/impl/gather_overlap.h); \"off\": as written.\n"
@@ -100,6 +107,26 @@ constexpr const char* kChunksToml =
     "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
     "default = \"1\"\n";
+
+// The comm_ctas knob's [[knobs]] entry: it changes nothing but backend "lsa", so the other backends
+// at a limit are excluded (`reduces`: "ce" is offered).
+std::string CommCtasToml(bool reduces) {
+  std::string t =
+      "\n[[knobs]]\n"
+      "name = \"comm_ctas\"\n"
+      "description = \"backend lsa: at most this many blocks per kernel of cuco's device collectives (all: two per SM), "
+      "leaving the other SMs to the GEMMs they overlap, at the cost of slower communication "
+      "(cuco/program/impl/comm_ctas_knob.h)\"\n"
+      "values = [\"all\", \"64\", \"32\", \"16\"]\n"
+      "default = \"all\"\n";
+  for (const char* backend : {"nccl", "ce"}) {
+    if (std::string(backend) == "ce" && !reduces) continue;
+    for (const char* ctas : {"64", "32", "16"})
+      t += std::string("\n[[excluded]]\nknobs = { backend = \"") + backend + "\", comm_ctas = \"" + ctas +
+           "\" }\nwhy = \"comm_ctas limits cuco's device collectives (backend lsa) only: the same code as comm_ctas all\"\n";
+  }
+  return t;
+}
 
 constexpr const char* kGatherToml =
     "\n"
@@ -262,6 +289,7 @@ void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleT
   std::string defaults = "nccl, off";
   if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
   if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
+  if (gk.chunks || gk.gather) knobs += ", comm_ctas (\"all\" | \"64\" | \"32\" | \"16\")", defaults += ", all";
   const size_t last = knobs.rfind(", ");
   knobs.replace(last, 2, " and ");
   result->inserted.push_back(where + ": knobs " + knobs + ", at the program's own behaviour (" + defaults + ")");
@@ -280,7 +308,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   auto marks = FindKnobMarks(seed, seed_path);
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
-    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "gather" || k.name == "part")
+    if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "gather" || k.name == "part" ||
+        k.name == "comm_ctas")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 
@@ -316,7 +345,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
                               ") and of its set-up take the backend knob too");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
   edits.push_back({knobs_at, 0, std::string(kKnobLines) + (included.empty() ? "" : kIncludedLines) +
-                                    (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "")});
+                                    (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "") +
+                                    (gk.chunks || gk.gather ? kCommCtasLines : "")});
   bool reduces = false;
   for (const SeedCall& c : calls) reduces = reduces || ReducingCollective(c.name);
   for (const IncludedCall& c : included) reduces = reduces || ReducingCollective(c.name);
@@ -325,7 +355,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
   result.knobs_toml = BackendToml(reduces) + kGraphToml + (gk.chunks ? kChunksToml : "") +
-                      (gk.gather ? kGatherToml : "") + PartToml(gk.chunks || gk.gather) + (reduces ? kCeNotInGraphToml : "");
+                      (gk.gather ? kGatherToml : "") + (gk.chunks || gk.gather ? CommCtasToml(reduces) : "") +
+                      PartToml(gk.chunks || gk.gather) + (reduces ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

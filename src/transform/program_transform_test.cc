@@ -236,7 +236,8 @@ TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheGatherKnob) {
   EXPECT_EQ(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
   const std::string said = FormatRuleTransform(*r, "seed.cu");
   EXPECT_NE(said.find("the gather knob's consumer of `full`, which the call at line 10 reads"), std::string::npos) << said;
-  EXPECT_NE(said.find("graph (\"off\" | \"on\") and gather (\"off\" | \"on\"), at the program's own behaviour (nccl, off, off)"),
+  EXPECT_NE(said.find("graph (\"off\" | \"on\"), gather (\"off\" | \"on\") and comm_ctas (\"all\" | \"64\" | \"32\" | "
+                      "\"16\"), at the program's own behaviour (nccl, off, off, all)"),
             std::string::npos) << said;
 }
 
@@ -290,11 +291,16 @@ TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
   WorkloadConfig wl;
   Status set = SetGeneration0(dir / "workload.toml", "gen0_transformed.cc", r->knobs_toml, &wl);
   ASSERT_TRUE(set.ok()) << set.message() << "\n" << r->knobs_toml;
-  // The copy-engine backend (offered: the program all-reduces) never runs inside the graph knob's capture.
-  ASSERT_EQ(wl.excluded.size(), 1u) << r->knobs_toml;
-  EXPECT_EQ(wl.excluded[0].knobs, (std::map<std::string, std::string>{{"backend", "ce"}, {"graph", "on"}}));
+  // The copy-engine backend (offered: the program all-reduces) never runs inside the graph knob's capture;
+  // comm_ctas changes only backend lsa's code, so nccl and ce at a limit are left out.
+  ASSERT_EQ(wl.excluded.size(), 7u) << r->knobs_toml;
+  EXPECT_EQ(wl.excluded.back().knobs, (std::map<std::string, std::string>{{"backend", "ce"}, {"graph", "on"}}));
   EXPECT_NE(wl.ExclusionOf({{"backend", "ce"}, {"graph", "on"}, {"chunks", "2"}}), nullptr);
   EXPECT_EQ(wl.ExclusionOf({{"backend", "lsa"}, {"graph", "on"}}), nullptr);
+  EXPECT_NE(wl.ExclusionOf({{"backend", "nccl"}, {"comm_ctas", "32"}}), nullptr);
+  EXPECT_NE(wl.ExclusionOf({{"backend", "ce"}, {"comm_ctas", "16"}}), nullptr);
+  EXPECT_EQ(wl.ExclusionOf({{"backend", "lsa"}, {"comm_ctas", "16"}, {"chunks", "4"}}), nullptr);
+  EXPECT_EQ(wl.FindKnob("comm_ctas")->values, (std::vector<std::string>{"all", "64", "32", "16"}));
   const Knob* part = wl.FindKnob("part");
   ASSERT_NE(part, nullptr);
   EXPECT_FALSE(part->search) << "the builtin proposer never sets it";

@@ -114,7 +114,7 @@ ncclResult_t LaunchReduce(const char* op, const std::vector<const char*>& source
   a.count = count;
   for (size_t q = 0; q < sources.size(); ++q) a.src[q].local = const_cast<char*>(sources[q]);
   a.dst.local = static_cast<char*>(dst);
-  if (!cdd::launch_reduce_kernel<kLazy>(type, a, candidate_detail::S().ctx->sm_count, stream))
+  if (!cdd::launch_reduce_kernel<kLazy>(type, a, 2 * candidate_detail::S().ctx->sm_count, stream))
     return Fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : Fail(op, "the reduction's launch failed", ncclUnhandledCudaError);
 }

@@ -50,6 +50,12 @@ class ProgramCollectives {
       }
       ready_ = true;
     }
+    const int blocks = CommBlockBudget();  // the comm_ctas knob (comm_ctas_knob.h)
+    if (blocks < 0) {
+      std::fprintf(stderr, "cuco: comm_ctas knob \"%s\" is neither \"all\" nor a block count\n", CommCtas().value);
+      return nullptr;
+    }
+    dc_.limit_blocks(blocks);
     if (s.io == nullptr) {  // the program's own set-up or warm-up, before the harness's first iteration
       if (bound_iteration_ != kOutsideIterations) {
         dc_.unbind();

@@ -100,6 +100,10 @@ class BasicDeviceCollectives {
   // A symmetric buffer the candidate allocated itself (ctx.alloc_symmetric) that peers may read.
   void add(const Buffer& b) { owned_.push_back(b); }
 
+  // At most `blocks` blocks per kernel of the calls from now on (0: two per SM, the default), so
+  // that a collective overlapping compute leaves it the other SMs.
+  void limit_blocks(int blocks) { blocks_ = blocks; }
+
   // Whether [p, p + bytes) lies in one bound harness buffer or one of ours (peers can read it).
   bool holds(const void* p, size_t bytes) const {
     const Buffer* b = find(p);
@@ -306,6 +310,7 @@ class BasicDeviceCollectives {
   // Finds the symmetric buffer holding p (find), or fails naming op and what.
   bool symmetric(const char* op, const char* what, const void* p, coll_detail::Place* at);
   ncclResult_t barrier(cudaStream_t stream);
+  int block_budget() const { return blocks_ > 0 ? blocks_ : 2 * ctx_->sm_count; }
   template <class Body> ncclResult_t framed(cudaStream_t stream, Body body) {
     ncclResult_t r = barrier(stream);
     if (r == ncclSuccess) r = body();
@@ -329,6 +334,7 @@ class BasicDeviceCollectives {
   std::vector<Buffer> bound_, owned_;
   std::vector<coll_detail::PendingP2p> pending_;
   int group_depth_ = 0;
+  int blocks_ = 0;  // limit_blocks
   ncclResult_t error_ = ncclInvalidUsage;
 };
 

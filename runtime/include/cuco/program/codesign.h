@@ -52,6 +52,11 @@
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h). Inside the program's NCCL
 //                 group the chunks' calls go with the group closed, unless it holds a send or receive.
+// comm_ctas "all": cuco's device collectives (backend "lsa") take up to two blocks per SM.
+//         "64", "32", "16" (offered with chunks or gather, where GEMMs overlap the collectives):
+//                 at most that many blocks per collective kernel, leaving the other SMs to the GEMM
+//                 (cuco/program/impl/comm_ctas_knob.h). Nothing else changes: the other backends
+//                 at a limit are excluded from the search.
 // gather  "off":  as the program wrote it.
 //         "on" (offered where the call statement just after an all-gather reads its output, and
 //                 the blocks call a GEMM it can split):
@@ -86,6 +91,8 @@ namespace cuco_program {
 inline bool set_graph(const char* value);
 // Sets the part knob ("none" | "compute" | "comm"); returns true. Likewise.
 inline bool set_part(const char* value);
+// Sets the comm_ctas knob ("all" | a block count); returns true. Likewise.
+inline bool set_comm_ctas(const char* value);
 
 // The value of a candidate's index-th knob line (in the order of its lines), where the builder took
 // the values out of its code; defined by the unit of the values it compiles beside it.

@@ -169,12 +169,13 @@ template <int kLazy, class F> inline void for_each_reduce_kernel(F f) {
   f(ncclUint64, reduce_kernel<uint64_t, kLazy>);
 }
 
-// Launches reduce_kernel for `type` over `a` on `stream`, its grid sized for a.count on `sm_count`
-// SMs; false, launching nothing, for a type it cannot reduce (the fp8 kinds).
-template <int kLazy> inline bool launch_reduce_kernel(ncclDataType_t type, const ReduceArgs& a, int sm_count,
+// Launches reduce_kernel for `type` over `a` on `stream`, its grid sized for a.count, at most
+// `max_blocks` blocks (two per SM unless told fewer); false, launching nothing, for a type it cannot
+// reduce (the fp8 kinds).
+template <int kLazy> inline bool launch_reduce_kernel(ncclDataType_t type, const ReduceArgs& a, int max_blocks,
                                                       cudaStream_t stream) {
   const uint64_t want = (a.count + 4ull * kThreads * 8 - 1) / (4ull * kThreads * 8);
-  const uint64_t most = 2ull * static_cast<uint64_t>(sm_count < 0 ? 0 : sm_count);
+  const uint64_t most = static_cast<uint64_t>(max_blocks < 0 ? 0 : max_blocks);
   const uint64_t blocks = want < most ? want : most;
   const unsigned grid = static_cast<unsigned>(blocks < 1 ? 1 : blocks);
   bool launched = false;

@@ -113,7 +113,7 @@ inline ncclResult_t BasicDeviceCollectives<kLazy>::launch_copies(const std::vect
       most = std::max<uint64_t>(most, copies[i].bytes);
     }
     const uint64_t want = (most + 16ull * coll_detail::kThreads * 4 - 1) / (16ull * coll_detail::kThreads * 4);
-    const int cap = std::max(1, 2 * ctx_->sm_count / batch.count);
+    const int cap = std::max(1, block_budget() / batch.count);
     const dim3 grid(static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(want, cap))), batch.count);
     coll_detail::copy_kernel<kLazy><<<grid, coll_detail::kThreads, 0, stream>>>(batch);
     if (cudaGetLastError() != cudaSuccess) return fail("copy", "launch failed", ncclUnhandledCudaError);
@@ -134,7 +134,7 @@ inline ncclResult_t BasicDeviceCollectives<kLazy>::launch_reduce(const char* op,
   a.count = count;
   for (int q = 0; q < world(); ++q) a.src[q] = peer_at(from, q, offset);
   a.dst = dst;
-  if (!coll_detail::launch_reduce_kernel<kLazy>(type, a, ctx_->sm_count, stream))
+  if (!coll_detail::launch_reduce_kernel<kLazy>(type, a, block_budget(), stream))
     return fail(op, "this data type cannot be reduced here (fp8?)", ncclInvalidArgument);
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : fail(op, "launch failed", ncclUnhandledCudaError);
 }

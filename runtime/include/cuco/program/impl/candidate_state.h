@@ -18,6 +18,7 @@
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
 #include <cuco/program/impl/iteration_graph.h>
+#include <cuco/program/impl/comm_ctas_knob.h>
 #include <cuco/program/impl/part_knob.h>
 #include <cuco/program/impl/program_graphs.h>
 
