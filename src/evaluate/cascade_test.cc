@@ -232,6 +232,8 @@ TEST_F(CascadeTest, HangIsEndedByTheIterationWatchdog) {
   ASSERT_NE(st, nullptr);
   // The supervisor names the hung call and the limit.
   EXPECT_NE(r.reason.find("verify iteration 0 did not happen within 2 s"), std::string::npos) << r.reason;
+  // and what raises the limit, for an iteration that is only slow (a program's own, say)
+  EXPECT_NE(r.reason.find("workload.toml's [limits] iteration_s raises it"), std::string::npos) << r.reason;
   EXPECT_LT(s, 2 + 20) << "a hang with a 2 s iteration limit took " << s << " s to end";
 }
 

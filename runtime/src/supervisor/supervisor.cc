@@ -162,7 +162,9 @@ class Driver {
   CheckRecord Check(Rank& r, int iteration, const char* kind, uint64_t seed, const std::vector<int64_t>& rows,
                     const ScanFigures& scan, double ms);
   void CheckLate(Rank& r, int set, const std::string& phase, int iteration);
-  protocol::Received Expect(Rank& r, MsgType type, double limit_s, const std::string& what);
+  // `what` from `r` within limit_s, else a hang: `why` names what else it may be ("(a hang)" by default).
+  protocol::Received Expect(Rank& r, MsgType type, double limit_s, const std::string& what,
+                            const std::string& why = "(a hang)");
   // As Expect, but nothing (no failure) when no message came within limit_s.
   std::optional<protocol::Received> TryExpect(Rank& r, MsgType type, double limit_s, const std::string& what);
   void Send(Rank& r, const protocol::Message& m, const void* payload = nullptr, size_t bytes = 0,
@@ -231,12 +233,12 @@ void Driver::CandidateGone(Rank& r, const std::string& what) {
            (st != 0 ? " (" + CandidateProcess::Describe(st) + ")" : " (it exited without being told to)"));
 }
 
-protocol::Received Driver::Expect(Rank& r, MsgType type, double limit_s, const std::string& what) {
+protocol::Received Driver::Expect(Rank& r, MsgType type, double limit_s, const std::string& what, const std::string& why) {
   std::optional<protocol::Received> got = TryExpect(r, type, limit_s, what);
   if (!got)
     Fail(protocol::kExitHang, "candidate_hang",
          "candidate rank " + std::to_string(r.report.rank) + ": " + what + " did not happen within " +
-             std::to_string(static_cast<int64_t>(std::ceil(limit_s))) + " s (a hang)");
+             std::to_string(static_cast<int64_t>(std::ceil(limit_s))) + " s " + why);
   return std::move(*got);
 }
 
@@ -365,7 +367,10 @@ double Driver::Iterate(Rank& r, int set, uint64_t seed, const std::string& phase
   r.be->Begin(seed, set, serial);
   try {
     if (!enqueue_first) Send(r, protocol::MakeMessage(MsgType::kIter, serial, set));
-    const protocol::Received done = early ? std::move(*early) : Expect(r, MsgType::kIterDone, IterationLimit(), what);
+    const protocol::Received done =
+        early ? std::move(*early)
+              : Expect(r, MsgType::kIterDone, IterationLimit(), what,
+                       "(a hang, or an iteration slower than that: workload.toml's [limits] iteration_s raises it)");
     if (done.msg.a != serial)
       Fail(protocol::kExitProtocol, "protocol",
            "candidate rank " + std::to_string(r.report.rank) + " answered iteration " + std::to_string(done.msg.a) +

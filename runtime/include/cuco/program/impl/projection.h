@@ -156,13 +156,13 @@ bool ForeignCall(const A&... args) {
 // (a macro's name is not expanded again inside its own expansion: the inner `name` is the real one).
 #define CUCO_PROGRAM_GUARD(name, ...) \
   (cuco_program::proj::Own() ? name(__VA_ARGS__) : decltype(name(__VA_ARGS__))())
-// The same for an NCCL call: it runs unless its communicator is another GPU's (zero: ncclSuccess).
 // The same for a copy, set or free: it runs when it is the rank's by its pointers (OwnMemoryCall).
 #define CUCO_PROGRAM_GUARD_MEM(name, ...) \
   (cuco_program::proj::OwnMemoryCall(__VA_ARGS__) ? name(__VA_ARGS__) : decltype(name(__VA_ARGS__))())
-// The same for an allocation (cudaMalloc, cudaMallocAsync, cudaMallocManaged): another GPU's gets a
-// foreign handle (Allocate).
+// The same for an allocation (cudaMalloc, cudaMallocAsync, cudaMallocManaged, ncclMemAlloc): another
+// GPU's gets a foreign handle (Allocate).
 #define CUCO_PROGRAM_GUARD_ALLOC(name, ...) \
   cuco_program::proj::Allocate([&](auto... cuco_a) { return name(cuco_a...); }, __VA_ARGS__)
+// The same for an NCCL call: it runs unless its communicator is another GPU's (zero: ncclSuccess).
 #define CUCO_PROGRAM_GUARD_COMM(name, ...) \
   (cuco_program::proj::ForeignCall(__VA_ARGS__) ? decltype(name(__VA_ARGS__))() : name(__VA_ARGS__))
