@@ -59,6 +59,8 @@ struct HelperEffects {
   std::set<int> reads, writes;     // parameter indices
   bool comm = false;               // issues NCCL collectives / p2p
   std::set<std::string> streams;   // the streams its operations run on: "#i" = parameter i
+  bool syncs_device = false;       // waits on the host for the whole device (cudaDeviceSynchronize)
+  std::set<std::string> synced;    // the streams it waits for on the host (cudaStreamSynchronize): "#i" = parameter i
   // The elements of parameter i its one operation on it reads / writes, in the helper's names;
   // "" when not known (no range, or several operations).
   std::map<int, std::pair<std::string, std::string>> read_ranges, write_ranges;
@@ -99,6 +101,10 @@ void ApplyHelperEffects(const HelperEffects& g, const std::map<std::string, std:
                                                                                     SubstituteNames(r.second, names)};
     }
   op.contains_comm = g.comm;
+  op.helper_syncs_device = g.syncs_device;
+  for (const std::string& st : g.synced)
+    if (st[0] != '#') op.helper_synced_streams.push_back(st);
+    else if (const std::string arg = CallArgText(op, std::stoi(st.substr(1))); !arg.empty()) op.helper_synced_streams.push_back(arg);
   if (g.streams.size() == 1) {
     const std::string& st = *g.streams.begin();
     op.stream = st.rfind("#h", 0) == 0 ? handle_stream_of(op, CallArgText(op, std::stoi(st.substr(2))))
@@ -128,6 +134,11 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
   };
   std::map<std::string, HelperEffects> fx;
   for (const auto& op : a->ops) {
+    if (op.api == "cudaDeviceSynchronize") fx[op.function].syncs_device = true;
+    if (op.api == "cudaStreamSynchronize" && !op.stream.empty()) {
+      const int si = param_of(op.function, op.stream);
+      fx[op.function].synced.insert(si >= 0 ? "#" + std::to_string(si) : op.stream);
+    }
     if (op.kind == "call" || !IsDataOp(op)) continue;
     HelperEffects& e = fx[op.function];
     for (const auto& r : op.reads)
@@ -156,7 +167,18 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       if (call.kind != "call" || !fx.count(call.api)) continue;
       const HelperEffects g = fx[call.api];
       HelperEffects& e = fx[call.function];
-      const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm;
+      const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm + e.syncs_device + e.synced.size();
+      e.syncs_device |= g.syncs_device;
+      for (const std::string& st : g.synced) {  // in the caller's terms, as its streams below
+        if (st[0] != '#') {
+          e.synced.insert(st);
+          continue;
+        }
+        const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
+        const int i = param_of(call.function, arg);
+        if (i >= 0) e.synced.insert("#" + std::to_string(i));
+        else if (!arg.empty()) e.synced.insert(arg);
+      }
       for (int j : g.reads)
         if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.reads.insert(i);
       for (int j : g.writes)
@@ -175,7 +197,7 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
         }
         e.streams.insert(mine);
       }
-      changed |= e.reads.size() + e.writes.size() + e.streams.size() + e.comm != before;
+      changed |= e.reads.size() + e.writes.size() + e.streams.size() + e.comm + e.syncs_device + e.synced.size() != before;
     }
     if (!changed) break;
   }
@@ -187,7 +209,10 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       // A helper that touches none of the caller's variables adds nothing to the caller's graph,
       // unless it communicates: a method on its object's members or a function on globals
       // (`trainer.step()` reaching ncclAllReduce) is how the caller reaches the communication.
-      if (it == fx.end() || (it->second.reads.empty() && it->second.writes.empty() && !it->second.comm)) continue;
+      // A helper that waits on the host (`dev.sync()`) orders what comes before and after it.
+      const HelperEffects* h = it == fx.end() ? nullptr : &it->second;
+      if (h == nullptr || (h->reads.empty() && h->writes.empty() && !h->comm && !h->syncs_device && h->synced.empty()))
+        continue;
       ApplyHelperEffects(it->second, params, handle_stream_of, &op);
     }
     renumber[op.index] = static_cast<int>(kept.size());
@@ -268,6 +293,12 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
     if (both_blocking && enqueues && NormStream(op.stream) == "default")
       return "legacy default stream (" + op.api + ":" + std::to_string(op.line) + ")";
     if (op.api == "cudaDeviceSynchronize") return "host sync (cudaDeviceSynchronize)";
+    if (op.kind == "call" && op.helper_syncs_device)
+      return "host sync (cudaDeviceSynchronize in " + op.api + ":" + std::to_string(op.line) + ")";
+    if (op.kind == "call")
+      for (const std::string& st : op.helper_synced_streams)
+        if (same(st, from.stream))
+          return "host sync (cudaStreamSynchronize " + st + " in " + op.api + ":" + std::to_string(op.line) + ")";
     if (op.api == "cudaStreamSynchronize" && same(op.stream, from.stream)) return "host sync (cudaStreamSynchronize " + op.stream + ")";
     if ((op.api == "cudaEventRecord" || op.api == "cudaEventRecordWithFlags") && same(op.stream, from.stream))
       for (int j = i + 1; j < to.index; ++j) {

@@ -57,6 +57,10 @@ struct AnalyzedOp {
   // reads / writes are the caller's variables the helper's operations read / write; stream is the
   // caller's stream expression when every operation inside runs on one ("" when not known).
   bool contains_comm = false;
+  // kind call: the helper waits on the host for the whole device / for these streams (the caller's
+  // stream expressions), so it orders the work before it and after it.
+  bool helper_syncs_device = false;
+  std::vector<std::string> helper_synced_streams;
 };
 
 // ncclGroupStart ... ncclGroupEnd in one function: one grouped operation.

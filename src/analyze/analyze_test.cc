@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "analyze/analysis.h"
 
@@ -253,6 +254,22 @@ TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {
   }
   EXPECT_EQ(via_copy, "legacy default stream");
   EXPECT_EQ(via_fill, "unordered");
+  int races = 0;
+  for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
+  EXPECT_EQ(races, 1);
+}
+
+// A sync inside a helper or a method orders the kernel before the call and the collective after it,
+// through the helper's own helpers too; a helper that does not wait leaves the race.
+TEST_P(AnalyzeCorpus, SyncsInsideHelpersOrderTheirCallers) {
+  Analysis a = Analyze(CorpusFile("sync_in_helper.cu"), GetParam());
+  std::map<std::string, std::string> via;  // buffer -> what orders its kernel and its all-reduce
+  for (const auto& e : a.edges)
+    if (a.ops[e.from].api == "fill") via[e.buffer] = e.via;
+  EXPECT_EQ(via["a"].rfind("host sync (cudaDeviceSynchronize in wait:", 0), 0u) << via["a"];
+  EXPECT_EQ(via["b"].rfind("host sync (cudaStreamSynchronize work in wait_for:", 0), 0u) << via["b"];
+  EXPECT_EQ(via["c"].rfind("host sync (cudaDeviceSynchronize in settle:", 0), 0u) << via["c"];
+  EXPECT_EQ(via["e"], "unordered");
   int races = 0;
   for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
   EXPECT_EQ(races, 1);

@@ -1,0 +1,32 @@
+// Host syncs made inside helpers and methods (the habit of rodhuega/tfgMatrixNccl: its matrix
+// object's method waits for the device between a kernel and the collective reading what it wrote):
+// the call orders the work before and after it, as the sync written in place would. A helper that
+// does not wait leaves the race it is called between.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+__global__ void fill(float* x, int n) { x[n - 1] = n; }
+
+struct Device {
+  void wait() { cudaDeviceSynchronize(); }
+  void wait_for(cudaStream_t t) { cudaStreamSynchronize(t); }
+  void note() {}
+};
+
+void settle(Device& d) { d.wait(); }
+
+void step(Device& d, float* a, float* b, float* c, float* e, int n, ncclComm_t comm, cudaStream_t work,
+          cudaStream_t comm_stream) {
+  fill<<<1, 1, 0, work>>>(a, n);
+  d.wait();
+  ncclAllReduce(a, a, n, ncclFloat, ncclSum, comm, comm_stream);
+  fill<<<1, 1, 0, work>>>(b, n);
+  d.wait_for(work);
+  ncclAllReduce(b, b, n, ncclFloat, ncclSum, comm, comm_stream);
+  fill<<<1, 1, 0, work>>>(c, n);
+  settle(d);
+  ncclAllReduce(c, c, n, ncclFloat, ncclSum, comm, comm_stream);
+  fill<<<1, 1, 0, work>>>(e, n);
+  d.note();
+  ncclAllReduce(e, e, n, ncclFloat, ncclSum, comm, comm_stream);
+}
