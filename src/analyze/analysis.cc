@@ -285,6 +285,7 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
       IsBlockingStream(a, from.stream, per_thread_default) && IsBlockingStream(a, to.stream, per_thread_default);
   if (both_blocking && (NormStream(from.stream) == "default" || NormStream(to.stream) == "default"))
     return "legacy default stream";
+  std::string waits_elsewhere;  // a helper between them that waits for streams not known to be from's
   for (int i = from.index + 1; i < to.index; ++i) {
     const AnalyzedOp& op = a.ops[i];
     if (op.function != from.function) continue;
@@ -296,9 +297,11 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
     if (op.kind == "call" && op.helper_syncs_device)
       return "host sync (cudaDeviceSynchronize in " + op.api + ":" + std::to_string(op.line) + ")";
     if (op.kind == "call")
-      for (const std::string& st : op.helper_synced_streams)
+      for (const std::string& st : op.helper_synced_streams) {
         if (same(st, from.stream))
           return "host sync (cudaStreamSynchronize " + st + " in " + op.api + ":" + std::to_string(op.line) + ")";
+        if (waits_elsewhere.empty()) waits_elsewhere = op.api + ":" + std::to_string(op.line);
+      }
     if (op.api == "cudaStreamSynchronize" && same(op.stream, from.stream)) return "host sync (cudaStreamSynchronize " + op.stream + ")";
     if ((op.api == "cudaEventRecord" || op.api == "cudaEventRecordWithFlags") && same(op.stream, from.stream))
       for (int j = i + 1; j < to.index; ++j) {
@@ -308,6 +311,9 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
         if (w.api == "cudaEventSynchronize" && w.buffer == op.buffer) return "host sync (cudaEventSynchronize " + op.buffer + ")";
       }
   }
+  // Its streams may be from's (an object's own streams, `worker.waitAllStreams()`): no race is claimed.
+  if (!waits_elsewhere.empty())
+    return "not known (" + waits_elsewhere + " waits on the host for streams of its own, which may be " + from.stream + ")";
   return "unordered";
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "analyze/analysis.h"
+#include "analyze/frontend.h"
 
 namespace cuco {
 namespace {
@@ -260,19 +261,33 @@ TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {
 }
 
 // A sync inside a helper or a method orders the kernel before the call and the collective after it,
-// through the helper's own helpers too; a helper that does not wait leaves the race.
+// through the helper's own helpers and a class template's method too; a helper that does not wait
+// leaves the race.
 TEST_P(AnalyzeCorpus, SyncsInsideHelpersOrderTheirCallers) {
   Analysis a = Analyze(CorpusFile("sync_in_helper.cu"), GetParam());
   std::map<std::string, std::string> via;  // buffer -> what orders its kernel and its all-reduce
   for (const auto& e : a.edges)
-    if (a.ops[e.from].api == "fill") via[e.buffer] = e.via;
+    if (a.ops[e.from].api == "fill" || a.ops[e.from].api == "cudaMemsetAsync") via[e.buffer] = e.via;
   EXPECT_EQ(via["a"].rfind("host sync (cudaDeviceSynchronize in wait:", 0), 0u) << via["a"];
   EXPECT_EQ(via["b"].rfind("host sync (cudaStreamSynchronize work in wait_for:", 0), 0u) << via["b"];
   EXPECT_EQ(via["c"].rfind("host sync (cudaDeviceSynchronize in settle:", 0), 0u) << via["c"];
   EXPECT_EQ(via["e"], "unordered");
+  EXPECT_EQ(via["f"].rfind("host sync (cudaDeviceSynchronize in wait_all:", 0), 0u) << via["f"];
+  EXPECT_EQ(via["g"].rfind("host sync (cudaDeviceSynchronize in wait_all:", 0), 0u) << via["g"];
   int races = 0;
   for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
   EXPECT_EQ(races, 1);
+}
+
+// rodhuega/tfgMatrixNccl: `matrixA->waitAllStreamsOfAllWorkers();` in a class template's method, a
+// call clang left without a name, so its sync was not seen and two false races were reported.
+TEST(DependentCallee, TheNameBeforeTheCallsParenthesis) {
+  using analyze_internal::DependentCallee;
+  EXPECT_EQ(DependentCallee("matrixA->waitAllStreamsOfAllWorkers();", 0), "waitAllStreamsOfAllWorkers");
+  EXPECT_EQ(DependentCallee("workers[g(i)]->wait ();", 0), "wait");
+  EXPECT_EQ(DependentCallee("f<T>(x);", 0), "");
+  EXPECT_EQ(DependentCallee("(*fp)(x);", 0), "");
+  EXPECT_EQ(DependentCallee("x = y; g();", 0), "");
 }
 
 TEST_P(AnalyzeCorpus, ProducersAndCollectivesInsideHelpers) {

@@ -363,6 +363,9 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
   if (k == CXCursor_CallExpr && !st->function.empty()) {
     std::string name = Str(lc->clang_getCursorSpelling(c));
     unsigned line = 0, offset = 0;
+    // A member call clang cannot resolve in a template (`matrixA->wait()` on a MatrixMain<T>*) has
+    // no spelling: the name the source calls, after the object.
+    if (name.empty() && InMainFile(c, st->main_file, nullptr, &offset, true)) name = DependentCallee(*st->blank, offset);
     if (!name.empty() && name.rfind("__cuda", 0) != 0 && InMainFile(c, st->main_file, &line, nullptr, false) &&
         InMainFile(c, st->main_file, nullptr, &offset, true)) {
       std::string read_name;

@@ -54,6 +54,11 @@ bool IsKnownApi(const std::string& name);
 // Returns false when no call follows.
 bool ReadCallAt(const std::string& text, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end);
+// The function a call starting at `at` of `blank` (comments and literals blanked) names: the
+// identifier just before its first `(` outside brackets (`a[i]->step(` -> "step"); "" when that is
+// no identifier (`f<T>(`, `(*fp)(`) or no `(` comes within 256 characters. For calls clang leaves
+// without a name (a member of a type it cannot resolve).
+std::string DependentCallee(const std::string& blank, size_t at);
 using ::cuco::LineOf;  // util/source_text.h
 using ::cuco::BlankCommentsAndLiteralContents;  // util/source_text.h
 

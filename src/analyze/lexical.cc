@@ -65,6 +65,25 @@ std::vector<std::string> SplitArgsInternal(const std::string& text) {
   return out;
 }
 
+std::string DependentCallee(const std::string& blank, size_t at) {
+  int brackets = 0;
+  for (size_t i = at; i < blank.size() && i < at + 256; ++i) {
+    const char ch = blank[i];
+    if (ch == '[') ++brackets;
+    else if (ch == ']') --brackets;
+    else if (ch == ';' || ch == '{' || ch == '}') return "";
+    else if (ch == '(' && brackets == 0) {
+      size_t e = i;
+      while (e > at && std::isspace(static_cast<unsigned char>(blank[e - 1]))) --e;
+      size_t b = e;
+      while (b > at && (std::isalnum(static_cast<unsigned char>(blank[b - 1])) || blank[b - 1] == '_')) --b;
+      if (b == e || std::isdigit(static_cast<unsigned char>(blank[b]))) return "";
+      return blank.substr(b, e - b);
+    }
+  }
+  return "";
+}
+
 bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end) {
   if (pos >= t.size() || !IsCIdentStart(t[pos])) return false;
