@@ -80,6 +80,18 @@ std::string CallArgText(const AnalyzedOp& call, int j) {
   return j < static_cast<int>(call.args.size()) ? call.args[j] : std::string();
 }
 
+// A stream of a helper's effects ("#i": its parameter i; else a name) at `call`, in the caller's
+// terms: "#j" when the argument is the caller's parameter j, else the argument's text ("" if none).
+std::string InCallerTerms(const std::string& st, const AnalyzedOp& call,
+                          const std::function<int(const std::string&, const std::string&)>& param_of) {
+  if (st.empty() || st[0] != '#') return st;
+  const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
+  const int i = param_of(call.function, arg);
+  std::string mine = i >= 0 ? "#" : arg;  // appended piece by piece: GCC 12's false -Wrestrict
+  if (i >= 0) mine += std::to_string(i);
+  return mine;
+}
+
 // A call of a helper in the caller's terms: what the helper (`g`) reads and writes of its arguments,
 // the elements it touches, whether it communicates, and its one stream.
 void ApplyHelperEffects(const HelperEffects& g, const std::map<std::string, std::vector<std::string>>& params,
@@ -169,16 +181,8 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
       HelperEffects& e = fx[call.function];
       const size_t before = e.reads.size() + e.writes.size() + e.streams.size() + e.comm + e.syncs_device + e.synced.size();
       e.syncs_device |= g.syncs_device;
-      for (const std::string& st : g.synced) {  // in the caller's terms, as its streams below
-        if (st[0] != '#') {
-          e.synced.insert(st);
-          continue;
-        }
-        const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
-        const int i = param_of(call.function, arg);
-        if (i >= 0) e.synced.insert("#" + std::to_string(i));
-        else if (!arg.empty()) e.synced.insert(arg);
-      }
+      for (const std::string& st : g.synced)
+        if (std::string mine = InCallerTerms(st, call, param_of); !mine.empty()) e.synced.insert(mine);
       for (int j : g.reads)
         if (int i = param_of(call.function, CallArgText(call, j)); i >= 0) e.reads.insert(i);
       for (int j : g.writes)
@@ -189,11 +193,8 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
         if (st.rfind("#h", 0) == 0) {
           mine = handle_stream_of(call, CallArgText(call, std::stoi(st.substr(2))));
           if (mine.empty()) continue;
-        } else if (st[0] == '#') {
-          const std::string arg = CallArgText(call, std::stoi(st.substr(1)));
-          const int i = param_of(call.function, arg);
-          mine = i >= 0 ? "#" : arg;  // appended piece by piece: GCC 12's false -Wrestrict
-          if (i >= 0) mine += std::to_string(i);
+        } else {
+          mine = InCallerTerms(st, call, param_of);
         }
         e.streams.insert(mine);
       }
