@@ -115,7 +115,7 @@ void ApplyHelperEffects(const HelperEffects& g, const std::map<std::string, std:
   op.contains_comm = g.comm;
   op.helper_syncs_device = g.syncs_device;
   for (const std::string& st : g.synced)
-    if (st[0] != '#') op.helper_synced_streams.push_back(st);
+    if (st[0] != '#') op.helper_own_synced_streams.push_back(st);
     else if (const std::string arg = CallArgText(op, std::stoi(st.substr(1))); !arg.empty()) op.helper_synced_streams.push_back(arg);
   if (g.streams.size() == 1) {
     const std::string& st = *g.streams.begin();
@@ -297,12 +297,14 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
     if (op.api == "cudaDeviceSynchronize") return "host sync (cudaDeviceSynchronize)";
     if (op.kind == "call" && op.helper_syncs_device)
       return "host sync (cudaDeviceSynchronize in " + op.api + ":" + std::to_string(op.line) + ")";
-    if (op.kind == "call")
-      for (const std::string& st : op.helper_synced_streams) {
-        if (same(st, from.stream))
-          return "host sync (cudaStreamSynchronize " + st + " in " + op.api + ":" + std::to_string(op.line) + ")";
-        if (waits_elsewhere.empty()) waits_elsewhere = op.api + ":" + std::to_string(op.line);
-      }
+    if (op.kind == "call") {
+      for (const auto* list : {&op.helper_synced_streams, &op.helper_own_synced_streams})
+        for (const std::string& st : *list)
+          if (same(st, from.stream))
+            return "host sync (cudaStreamSynchronize " + st + " in " + op.api + ":" + std::to_string(op.line) + ")";
+      if (!op.helper_own_synced_streams.empty() && waits_elsewhere.empty())
+        waits_elsewhere = op.api + ":" + std::to_string(op.line);
+    }
     if (op.api == "cudaStreamSynchronize" && same(op.stream, from.stream)) return "host sync (cudaStreamSynchronize " + op.stream + ")";
     if ((op.api == "cudaEventRecord" || op.api == "cudaEventRecordWithFlags") && same(op.stream, from.stream))
       for (int j = i + 1; j < to.index; ++j) {

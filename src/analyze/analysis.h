@@ -58,9 +58,10 @@ struct AnalyzedOp {
   // caller's stream expression when every operation inside runs on one ("" when not known).
   bool contains_comm = false;
   // kind call: the helper waits on the host for the whole device / for these streams (the caller's
-  // stream expressions), so it orders the work before it and after it.
+  // stream expressions, its arguments), so it orders the work before it and after it; and for
+  // streams of its own (members, globals: the helper's names), which may be the caller's.
   bool helper_syncs_device = false;
-  std::vector<std::string> helper_synced_streams;
+  std::vector<std::string> helper_synced_streams, helper_own_synced_streams;
 };
 
 // ncclGroupStart ... ncclGroupEnd in one function: one grouped operation.

@@ -16,7 +16,7 @@ struct Device {
 
 void settle(Device& d) { d.wait(); }
 
-void step(Device& d, float* a, float* b, float* c, float* e, int n, ncclComm_t comm, cudaStream_t work,
+void step(Device& d, float* a, float* b, float* c, float* e, float* h, int n, ncclComm_t comm, cudaStream_t work,
           cudaStream_t comm_stream) {
   fill<<<1, 1, 0, work>>>(a, n);
   d.wait();
@@ -30,6 +30,9 @@ void step(Device& d, float* a, float* b, float* c, float* e, int n, ncclComm_t c
   fill<<<1, 1, 0, work>>>(e, n);
   d.note();
   ncclAllReduce(e, e, n, ncclFloat, ncclSum, comm, comm_stream);
+  fill<<<1, 1, 0, work>>>(h, n);
+  d.wait_for(comm_stream);  // waits for the collective's stream, not the kernel's
+  ncclAllReduce(h, h, n, ncclFloat, ncclSum, comm, comm_stream);
 }
 
 template <class T>
