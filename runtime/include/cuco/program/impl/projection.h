@@ -28,7 +28,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -83,6 +82,15 @@ void ForeignAllocation(T** p) {
   *p = reinterpret_cast<T*>(kForeignTag | (next.fetch_add(1) << 32));
 }
 
+// In `allocations` (base -> bytes): the bytes from `at` to the end of the allocation holding it; 0
+// when none holds it. (The reference's AllocationBytes and InOwnAllocation below.)
+inline size_t BytesFrom(const std::map<uintptr_t, size_t>& allocations, uintptr_t at) {
+  auto it = allocations.upper_bound(at);
+  if (it == allocations.begin()) return 0;
+  --it;
+  return at < it->first + it->second ? it->first + it->second - at : 0;
+}
+
 // The rank's own allocations, [begin, begin + bytes) by rank (both sides' cudaMalloc note them).
 struct OwnAllocations {
   std::mutex mu;
@@ -104,11 +112,8 @@ inline void ForgetOwn(int rank, const void* p) {
 template <class T>
 bool InOwnAllocation(int rank, const T& arg) {
   if constexpr (std::is_pointer_v<T>) {
-    const uintptr_t at = reinterpret_cast<uintptr_t>(arg);
     std::lock_guard<std::mutex> lock(Allocations().mu);
-    const auto& mine = Allocations().by_rank[rank];
-    auto it = mine.upper_bound(at);
-    return it != mine.begin() && at < std::prev(it)->first + std::prev(it)->second;
+    return BytesFrom(Allocations().by_rank[rank], reinterpret_cast<uintptr_t>(arg)) > 0;
   } else {
     return false;
   }

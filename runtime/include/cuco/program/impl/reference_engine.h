@@ -119,11 +119,7 @@ std::string RanksWhere(Waiting waiting) {
 inline size_t AllocationBytes(const void* p) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.alloc_mu);
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  auto it = e.allocations.upper_bound(a);
-  if (it == e.allocations.begin()) return 0;
-  --it;
-  return a < it->first + it->second ? it->first + it->second - a : 0;
+  return proj::BytesFrom(e.allocations, reinterpret_cast<uintptr_t>(p));
 }
 
 inline cuco_frozen::DType DTypeOf(Elem e) {
