@@ -32,6 +32,18 @@ if [ "${LAST_RC:-1}" != 0 ] || ! grep -q '"status":"ok"' "$out/seed_verify/metri
 fi
 run seed_bench "$seed" --stage bench --warmup 1 --iters 3
 [ "${LAST_RC:-1}" = 0 ] || { echo "FAIL seed_bench: exit ${LAST_RC:-?}"; failed=1; }
+# Every rank's timeline (METRICS.md) holds each moment of a bench once, in order of time.
+for r in 0 1; do
+  python3 - "$out/seed_bench/metrics/rank$r.json" <<'PY' || failed=1
+import json, sys
+t = json.load(open(sys.argv[1])).get("timeline", [])
+want = ["backend_ready", "calibrated", "candidate_started", "hello", "setup_done", "warmed_up",
+        "iterations_done", "bye", "candidate_ended", "after_checked"]
+at = [m["at_s"] for m in t]
+if [m["what"] for m in t] != want or at != sorted(at) or at[0] < 0:
+    sys.exit(f"FAIL seed_bench: {sys.argv[1]}'s timeline is {t}, want {want} in order of time")
+PY
+done
 # A long bench checks at most 32 of its timed iterations against the reference (supervisor.cc).
 run seed_bench_long "$seed" --stage bench --warmup 1 --iters 100 --verify-fraction 1
 checks=$(grep -o '"kind":"timed_sample"' "$out/seed_bench_long/metrics/rank0.json" 2>/dev/null | wc -l)

@@ -79,6 +79,9 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
   }
   j.end_array();
   j.kv("late_writes_total", late_total);
+  j.key("timeline").begin_array();
+  for (const auto& m : r.timeline) j.begin_object().kv("what", m.what).kv("at_s", m.at_s).end_object();
+  j.end_array();
   if (r.have_agreement) {
     j.kv("agreement_max_abs", r.agreement.max_abs).kv("agreement_mismatches", r.agreement.mismatches);
     j.kv("agreement_elements", r.agreement.elements);

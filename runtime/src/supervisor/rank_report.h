@@ -36,25 +36,12 @@ struct LateRecord {
   int64_t elements;
 };
 
-struct Rank {
-  int rank = 0;
-  std::unique_ptr<RankBackend> be;
-  std::vector<SeedRecord> seeds;
-  std::vector<CheckRecord> checks;
-  bool have_agreement = false;
-  AgreeFigures agreement;
-  std::vector<double> raw_ms, null_before, null_after;
-  std::vector<int64_t> scan_poison, scan_nonfinite;
-  int64_t scan_elements = 0;
-  std::vector<int> verified;
-  std::vector<LateRecord> late;
-  uint64_t poison[protocol::kMaxOutputSets] = {};
-  bool poisoned[protocol::kMaxOutputSets] = {};
-  std::string last_phase = "start";
-  int last_iteration = -1;
-  bool bench_done = false;
-  bool initialized = false;
-  int64_t serial = 0;  // the GO/DONE value of the latest iteration
+// A moment of the stage on one rank: seconds since the supervisor's driver began (the timeline
+// says where a stage's wall time goes: the backend's start, the candidate's start-up and set-up,
+// the iterations, the reference checks, the teardown).
+struct TimelineMark {
+  std::string what;
+  double at_s;
 };
 
 // Everything one rank's metrics file says.
@@ -72,6 +59,7 @@ struct RankReport {
   double scan_poison_expected = 0;                       // chance matches of an honest output (ScanFigures)
   std::vector<int> verified;                             // timed iterations checked on sampled rows
   std::vector<LateRecord> late;
+  std::vector<TimelineMark> timeline;                    // in order of time
   bool bench_done = false;
   bool initialized = false;                              // the backend's Init succeeded
 };

@@ -146,7 +146,8 @@ constexpr int kEnqueueMisses = 3;
 
 class Driver {
  public:
-  Driver(const Args& args, const SupervisorIdentity& id) : args_(args), id_(id), barrier_(args.world) {}
+  Driver(const Args& args, const SupervisorIdentity& id)
+      : args_(args), id_(id), barrier_(args.world), t0_(std::chrono::steady_clock::now()) {}
 
   int Run(const std::function<std::unique_ptr<RankBackend>()>& make_backend);
 
@@ -177,10 +178,16 @@ class Driver {
   }
   double IterationLimit() const { return args_.iteration_limit_s > 0 ? args_.iteration_limit_s : kDefaultIterationLimitS; }
   std::vector<uint64_t> DrawSeeds(int n);
+  // Appends `what`, now, to r's timeline (only r's own thread, or the main thread between them).
+  void Mark(Rank& r, const char* what) {
+    r.report.timeline.push_back(
+        {what, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count()});
+  }
 
   const Args& args_;
   SupervisorIdentity id_;
   Barrier barrier_;
+  std::chrono::steady_clock::time_point t0_;
   CandidateProcess candidate_;
   std::mutex mu_;
   std::optional<SupervisorError> error_;
@@ -276,8 +283,10 @@ std::vector<uint64_t> Driver::DrawSeeds(int n) {
 void Driver::RankInit(Rank& r) {
   r.be->Init(r.report.rank, args_.world, output_sets_);
   r.report.initialized = true;
+  Mark(r, "backend_ready");
   r.be->ReadDeviceState("before");  // no candidate process exists yet
   if (args_.stage == "bench") Calibrate(r, &r.report.null_before);
+  Mark(r, "calibrated");
 }
 
 // Null iterations run on every rank together, as the iterations do: a host barrier, then each
@@ -293,6 +302,7 @@ void Driver::Handshake(Rank& r) {
   r.last_phase = "start-up";
   const double limit = args_.setup_limit_s;
   const protocol::Received hello = Expect(r, MsgType::kHello, limit, "its hello (start-up)");
+  Mark(r, "hello");
   if (hello.msg.a != protocol::kVersion)
     Fail(protocol::kExitProtocol, "protocol",
          "candidate rank " + std::to_string(r.report.rank) + " speaks protocol version " + std::to_string(hello.msg.a) +
@@ -331,6 +341,7 @@ void Driver::Handshake(Rank& r) {
   }
   r.last_phase = "setup";
   const protocol::Received ready = Expect(r, MsgType::kReady, limit, "cuco_candidate_setup returning");
+  Mark(r, "setup_done");
   const std::string err = protocol::TextOf(ready.msg);
   if (!err.empty()) Fail(protocol::kExitCandidate, "candidate", "cuco_candidate_setup: " + err);
 }
@@ -430,6 +441,7 @@ void Driver::StageBench(Rank& r) {
   r.be->Poison(0, r.poison[0]);
   r.poisoned[0] = true;
   for (int w = 0; w < args_.warmup; ++w) r.report.warmup_ms.push_back(Iterate(r, 0, seeds_[w], "warmup", w));
+  Mark(r, "warmed_up");
   // Every rank times the same count: sized after the warm-up (--timed-seconds) from the slowest
   // rank's pace, which each rank publishes before the barrier and reads after it.
   int iters = args_.iters;
@@ -475,15 +487,18 @@ void Driver::StageBench(Rank& r) {
 
 void Driver::RankMain(Rank& r) {
   try {
+    Mark(r, "candidate_started");
     Handshake(r);
     if (Aborted()) return;
     if (args_.stage == "verify") StageVerify(r);
     else StageBench(r);
+    Mark(r, "iterations_done");
     for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, r.last_phase, r.last_iteration);
     r.last_phase = "teardown";
     r.last_iteration = -1;
     Send(r, protocol::MakeMessage(MsgType::kTeardown));
     const protocol::Received bye = Expect(r, MsgType::kBye, args_.setup_limit_s, "cuco_candidate_teardown returning");
+    Mark(r, "bye");
     const std::string err = protocol::TextOf(bye.msg);
     if (!err.empty()) Fail(protocol::kExitCandidate, "candidate", "cuco_candidate_teardown: " + err);
   } catch (const SupervisorError& e) {
@@ -569,6 +584,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
   // second calibration, with no candidate process left.
   const std::string ended = candidate_.WaitOrKill(Aborted() ? 0.5 : 10.0);
   Log("candidate processes ended: %s", ended.c_str());
+  for (auto& r : ranks) Mark(r, "candidate_ended");
   if (!Aborted()) {
     // Told to tear down, every rank said goodbye: anything but a clean exit now is the candidate's.
     const int st = candidate_.first_abnormal_status();
@@ -598,6 +614,7 @@ int Driver::Run(const std::function<std::unique_ptr<RankBackend>()>& make_backen
             for (int s = 0; s < output_sets_; ++s) CheckLate(r, s, "after_exit", -1);
             r.be->ReadDeviceState("after");  // every candidate process has ended
             if (args_.stage == "bench" && !Aborted()) Calibrate(r, &r.report.null_after);
+            Mark(r, "after_checked");
           } else {
             barrier_.Abort();  // (only after a failure) nobody waits for a rank that never started
           }
