@@ -401,6 +401,9 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     return why.ok() ? loop.status() : why;
   }
   r.loop = std::move(*loop);
+  r.captures_comm = GraphCapturesCommunication(r.all_code, r.comm);
+  if (r.captures_comm)
+    trace->Add("the program captures its communication into CUDA graphs: its reference asks CUDA for 32 hardware queues");
   DescribeLoop(f, &r);
   CUCO_RETURN_IF_ERROR(ArgumentsPassed(f, r.loop));
   for (const std::string& g : r.guesses) trace->Add(g);

@@ -30,6 +30,7 @@ struct FoundLoop {
   std::string loop_fn = "main";  // the function holding the iteration
   std::string gpu_count;         // projected: the variable holding the number of GPUs ("" when none)
   std::string all_code;          // every source file of the program, main's first
+  bool captures_comm = false;    // the program captures its communication into CUDA graphs
   TimedLoop loop;                // the iteration: host timing dropped, size_flags set
   std::set<std::string> comm;    // the names reaching the communication from loop_fn
   std::set<std::string> direct;  // the functions issuing NCCL calls themselves

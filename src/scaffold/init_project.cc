@@ -89,6 +89,8 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
   // A projected program: the flag before the harness's headers, the guards after them.
   p.defines = found.projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";
   if (found.threads) p.defines += "#define CUCO_PROGRAM_THREADS 1  // a thread per GPU: each rank's own does the work\n";
+  if (found.captures_comm)
+    p.defines += "#define CUCO_PROGRAM_CAPTURES_GRAPHS 1  // the reference asks CUDA for 32 hardware queues\n";
   if (found.projected) {
     p.seed_guards = "\n" + ProjectionGuards(found.all_code, false);
     p.reference_guards = "\n" + ProjectionGuards(found.all_code, true);

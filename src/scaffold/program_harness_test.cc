@@ -38,6 +38,7 @@ class ProgramHarnessTest : public ::testing::Test {
     return r.ok() ? *r : ScaffoldReport{};
   }
   std::string Seed() const { return *ReadFile(root_ / "wl" / "harness" / "seed.cu"); }
+  std::string Reference() const { return *ReadFile(root_ / "wl" / "harness" / "reference.cu"); }
   fs::path root_;
 };
 
@@ -92,6 +93,36 @@ int main() {
   EXPECT_NE(seed.find("cuco_bind.inout_copy(\"a_new\", a_new);"), std::string::npos) << seed;
   EXPECT_NE(seed.find("const auto cuco_pinned_iter = iter;"), std::string::npos) << seed;
   EXPECT_NE(seed.find("iter = cuco_pinned_iter;"), std::string::npos) << seed;
+  // Its communication is captured: the reference asks CUDA for more hardware queues
+  // (cuco/program/reference.h), before its header.
+  const std::string ref = Reference();
+  const size_t flag = ref.find("#define CUCO_PROGRAM_CAPTURES_GRAPHS 1");
+  EXPECT_NE(flag, std::string::npos) << ref;
+  EXPECT_LT(flag, ref.find("#include <cuco/program/reference.h>")) << ref;
+}
+
+// A program that captures nothing keeps CUDA's own hardware queues (each more costs every
+// context's creation).
+TEST_F(ProgramHarnessTest, AProgramCapturingNoGraphKeepsCudasHardwareQueues) {
+  const ScaffoldReport r = Init("plain.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  const int n = 1024;
+  float* a;
+  cudaMalloc(&a, n * sizeof(float));
+  for (int i = 0; i < 100; ++i) ncclAllReduce(a, a, n, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(Reference().find("CUCO_PROGRAM_CAPTURES_GRAPHS"), std::string::npos) << Reference();
 }
 
 }  // namespace

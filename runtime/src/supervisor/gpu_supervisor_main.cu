@@ -13,11 +13,8 @@ int main(int argc, char** argv) {
   using namespace cuco::supervisor;
   const std::string nonce = TakeNonce();
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
-  // A program's reference runs every rank's streams on one GPU, and its NCCL calls captured in CUDA
-  // graphs wait for each other in kernels (nccl_emulation_captured.h). With CUDA's default 8
-  // hardware queues two ranks' streams can share one, and a waiting kernel then holds up the kernel
-  // it waits for; 32, CUDA's most, before the first CUDA call.
-  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+  // CUDA_DEVICE_MAX_CONNECTIONS: a program's reference that captures graphs sets it during static
+  // initialization (cuco/program/reference.h); every other reference keeps the user's setting.
   Args args;
   std::string error;
   if (!ParseArgs(argc, argv, &args, &error)) {

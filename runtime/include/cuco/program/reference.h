@@ -31,6 +31,17 @@
 #include <cuco/program/mpi.h>
 #include <cuco/program/impl/program_exit.h>
 
+#ifdef CUCO_PROGRAM_CAPTURES_GRAPHS
+#include <cstdlib>
+// A program that captures CUDA graphs (cuco init defines the flag): its reference runs every rank's
+// streams in the supervisor, and its NCCL calls captured in graphs wait for each other in kernels
+// (impl/nccl_emulation_captured.h). With CUDA's default 8 hardware queues two ranks' streams can
+// share one, and a waiting kernel then holds up the kernel it waits for: 32, CUDA's most, set during
+// static initialization, before the supervisor's first CUDA call. Only here: more queues make every
+// CUDA context slower to create (about 1.2 s more per evaluation stage at W=2 under MPS).
+[[maybe_unused]] static const bool kCucoWideHardwareQueues = ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1) == 0;
+#endif
+
 namespace cuco_program::ref {
 
 constexpr int64_t kRowElements = 1024;
