@@ -20,7 +20,7 @@ s=$(date +%s)
 ONLY=graph_blocking_halo WORLD=2 OUT=$OUT/h timeout 110 bash bench/one-gpu/graph-habits-w1.sh >"$OUT/habits.log" 2>&1
 echo "graph_blocking_halo: rc=$? $(( $(date +%s) - s )) s" >>"$OUT/phases.txt"
 s=$(date +%s)
-EXT_PROGRAMS="mgpm_jacobi_nccl_graphs" EVAL_TIMEOUT=120 PHASES="ext" DEADLINE_S=175 OUT=$OUT/w2 \
+EXT_PROGRAMS="mgpm_jacobi_nccl_graphs" EVAL_TIMEOUT=120 PHASES="ext" DEADLINE_S=185 OUT=$OUT/w2 \
   bash bench/one-gpu/programs-w2.sh >"$OUT/ext.log" 2>&1
 echo "mgpm_jacobi_nccl_graphs: rc=$? $(( $(date +%s) - s )) s" >>"$OUT/phases.txt"
 (cd "$OUT" && tar czf /tmp/queues-w2.tgz t h w2 timeline.log habits.log ext.log 2>/dev/null && rm -rf t h w2 && mv /tmp/queues-w2.tgz .)
