@@ -88,6 +88,7 @@ struct AnalyzedFunction {
   std::string file;  // the file defining it (one of Analysis::files)
   int line = 0;
   std::vector<std::string> params;  // parameter names, in order ("" where unnamed)
+  std::string record;  // the class or struct it is a member of ("" for a free function; clang's parse only)
 };
 
 struct Analysis {
@@ -102,6 +103,9 @@ struct Analysis {
   // (`#ifdef MPI_SUPPORT` without -DMPI_SUPPORT), [first, last], 1-based; from clang's parse only.
   std::map<std::string, std::vector<std::pair<int, int>>> inactive_lines;
   std::vector<AnalyzedFunction> functions;
+  // The data members of each class or struct a member function of `functions` belongs to, by its name
+  // (clang's parse only).
+  std::map<std::string, std::vector<std::string>> record_fields;
   std::vector<AnalyzedOp> ops;
   std::vector<GroupedOp> groups;
   std::vector<DependencyEdge> edges;

@@ -66,6 +66,9 @@ const std::map<std::string, ApiSpec>& Specs() {
     strided.reads = {7, 10}, strided.writes = {14};
     for (const char* n : {"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched"})
       s[n] = strided;
+    ApiSpec axpy{"gemm"};  // y = alpha x + y on the handle's stream: reads x and y, writes y
+    axpy.reads = {3, 5}, axpy.writes = {5};
+    for (const char* n : {"cublasSaxpy", "cublasDaxpy"}) s[n] = axpy;
     ApiSpec lt{"gemm"};
     lt.reads = {3, 5, 8}, lt.writes = {10}, lt.stream = 15;
     s["cublasLtMatmul"] = lt;

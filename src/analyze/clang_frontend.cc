@@ -42,6 +42,7 @@ struct Libclang {
   decltype(&::clang_getCursorKind) clang_getCursorKind = nullptr;
   decltype(&::clang_getCursorLocation) clang_getCursorLocation = nullptr;
   decltype(&::clang_getCursorReferenced) clang_getCursorReferenced = nullptr;
+  decltype(&::clang_getCursorSemanticParent) clang_getCursorSemanticParent = nullptr;
   decltype(&::clang_getCursorSpelling) clang_getCursorSpelling = nullptr;
   decltype(&::clang_getCursorType) clang_getCursorType = nullptr;
   decltype(&::clang_getDiagnostic) clang_getDiagnostic = nullptr;
@@ -106,6 +107,7 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_getCursorKind);
     CUCO_LOAD(clang_getCursorLocation);
     CUCO_LOAD(clang_getCursorReferenced);
+    CUCO_LOAD(clang_getCursorSemanticParent);
     CUCO_LOAD(clang_getCursorSpelling);
     CUCO_LOAD(clang_getCursorType);
     CUCO_LOAD(clang_getDiagnostic);
@@ -336,6 +338,25 @@ void KernelParamTypes(CXCursor call, const VisitState& st, RawCall* out) {
   }
 }
 
+// The class or struct whose member function `fn` is (its name in *record, its data members in
+// (*fields)[record]); nothing for a free function.
+void RecordOf(CXCursor fn, std::string* record, std::map<std::string, std::vector<std::string>>* fields) {
+  const CXCursor parent = lc->clang_getCursorSemanticParent(fn);
+  const CXCursorKind k = lc->clang_getCursorKind(parent);
+  if (k != CXCursor_ClassDecl && k != CXCursor_StructDecl && k != CXCursor_ClassTemplate) return;
+  *record = Str(lc->clang_getCursorSpelling(parent));
+  if (record->empty() || fields->count(*record)) return;
+  std::vector<std::string>& names = (*fields)[*record];
+  lc->clang_visitChildren(
+      parent,
+      [](CXCursor m, CXCursor, CXClientData d) {
+        if (lc->clang_getCursorKind(m) == CXCursor_FieldDecl)
+          static_cast<std::vector<std::string>*>(d)->push_back(Str(lc->clang_getCursorSpelling(m)));
+        return CXChildVisit_Continue;
+      },
+      &names);
+}
+
 CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
   auto* st = static_cast<VisitState*>(data);
   CXCursorKind k = lc->clang_getCursorKind(c);
@@ -346,7 +367,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
     if (!InMainFile(c, st->main_file, &line, nullptr, false)) return CXChildVisit_Continue;
     std::string saved = st->function;
     st->function = Str(lc->clang_getCursorSpelling(c));
-    AnalyzedFunction fn{st->function, "", static_cast<int>(line), {}};
+    AnalyzedFunction fn{st->function, "", static_cast<int>(line), {}, ""};
     lc->clang_visitChildren(
         c,
         [](CXCursor p, CXCursor, CXClientData d) {
@@ -355,6 +376,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
           return CXChildVisit_Continue;
         },
         &fn.params);
+    RecordOf(c, &fn.record, &st->out->record_fields);
     st->out->functions.push_back(std::move(fn));
     lc->clang_visitChildren(c, Visit, data);
     st->function = saved;

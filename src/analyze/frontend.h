@@ -40,6 +40,7 @@ struct FrontEndResult {
   bool ok = false;
   std::string error;  // why not ok
   std::vector<AnalyzedFunction> functions;
+  std::map<std::string, std::vector<std::string>> record_fields;  // Analysis::record_fields
   std::vector<RawCall> calls;
   std::vector<std::string> warnings;
   // Byte ranges [begin, end) of the file the preprocessor skipped (an #if branch not taken).

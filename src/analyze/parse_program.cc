@@ -188,6 +188,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   std::string worst = "clang";
   std::vector<std::string> per_file, failures;
   std::map<std::string, std::vector<std::pair<int, int>>> inactive;
+  std::map<std::string, std::vector<std::string>> record_fields;
   for (size_t k = 0; k < paths.size(); ++k) {
     std::string used, failure;
     std::vector<std::string> file_warnings;
@@ -198,6 +199,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
       inactive[paths[k]].push_back({LineOf(texts[k], b), LineOf(texts[k], e > b ? e - 1 : b)});
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
+    record_fields.insert(r->record_fields.begin(), r->record_fields.end());
     for (AnalyzedFunction f : r->functions) {
       f.file = paths[k];
       functions.push_back(std::move(f));
@@ -216,6 +218,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   a.parse_path = worst;
   a.parse_failures = failures;
   a.inactive_lines = inactive;
+  a.record_fields = record_fields;
   if (paths.size() > 1 && worst != "clang")
     warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));
   warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());

@@ -15,6 +15,7 @@
 // and role and why, and the buffers left unbound.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@ struct BoundBuffers {
   // it launches) and main's lambdas it calls.
   std::vector<std::pair<int, int>> ranges;
   std::vector<std::string> guesses;          // for the harness's README, in order
+  std::set<std::string> member_records;      // the classes and structs a bound buffer is a member of
 };
 
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,

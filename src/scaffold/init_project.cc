@@ -46,9 +46,10 @@ Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& 
 }
 
 Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
-                             const RewrittenMain& main, InitPassTrace* trace) {
+                             const RewrittenMain& main, InitPassTrace* trace, const std::set<std::string>& open_records) {
   // A projected program's kernel launches run only while the rank's GPU is selected.
-  auto guarded = [&](const std::string& file, const std::string& text) -> ProjectedText {
+  auto guarded = [&](const std::string& file, const std::string& text0) -> ProjectedText {
+    const std::string text = OpenRecords(text0, open_records);
     if (!found.projected) return {file, text, Status::Ok()};
     Result<std::string> g = GuardLaunches(file, found.threads ? RenameStdThread(text) : text);
     if (!g.ok()) return {file, "", g.status()};
@@ -76,7 +77,7 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
     if (!pf.source) {
       const bool guard = one_unit && !IncludeGuarded(pf.text);
       p.headers.push_back({pf.name, (guard ? "#pragma once  // cuco init: the program's files are one unit in the harness\n"
-                                           : "") + RewriteMpiIncludes(pf.text)});
+                                           : "") + OpenRecords(RewriteMpiIncludes(pf.text), open_records)});
       trace->Add(fmt::format("{}: the program's own header, copied beside seed.cu{}", pf.name,
                              guard ? " (with `#pragma once`: it has no include guard, and the program's files are one "
                                      "unit in the harness)" : ""));
@@ -85,6 +86,8 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
     p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(pf.text)));
     trace->Add(fmt::format("{}: a source file of the program, in seed.cu and reference.cu before main's{}", pf.name, done));
   }
+  for (const std::string& r : open_records)
+    trace->Add(fmt::format("`{}`: its members made public in the harness's copies (main binds a member of one)", r));
   if (p.own_blocks) trace->Add("the program marks its own EVOLVE blocks: they are kept, and no others added");
   // A projected program: the flag before the harness's headers, the guards after them.
   p.defines = found.projected ? "#define CUCO_PROGRAM_PROJECTED 1  // one GPU of the program per rank\n" : "";

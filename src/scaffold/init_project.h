@@ -13,6 +13,7 @@
 // order it uses them). `trace` gets each file and what was done to it.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,7 +45,10 @@ struct ProjectFiles {
 
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code);
 
+// `open_records`: the classes and structs whose members main binds (BoundBuffers::member_records),
+// their members made public in every copied file (OpenRecords).
 Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
-                             const RewrittenMain& main, InitPassTrace* trace);
+                             const RewrittenMain& main, InitPassTrace* trace,
+                             const std::set<std::string>& open_records = {});
 
 }  // namespace cuco::scaffold_internal

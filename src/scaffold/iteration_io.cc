@@ -37,6 +37,10 @@ std::vector<int> IterationOps(const Analysis& a) {
   return out;
 }
 
+bool OutputReadOnlyForBeta(const AnalyzedOp& op) {
+  return op.kind == "gemm" && op.api.find("axpy") == std::string::npos;
+}
+
 IoGuess GuessIo(const Analysis& a, const std::vector<int>& ops) {
   std::vector<std::string> order;
   std::map<std::string, char> first, last;
@@ -48,7 +52,7 @@ IoGuess GuessIo(const Analysis& a, const std::vector<int>& ops) {
     const AnalyzedOp& op = a.ops[i];
     auto writes = [&](const std::string& b) { return std::find(op.writes.begin(), op.writes.end(), b) != op.writes.end(); };
     for (const auto& b : op.reads)
-      if (!(op.kind == "gemm" && writes(b))) touch(b, 'r');
+      if (!(OutputReadOnlyForBeta(op) && writes(b))) touch(b, 'r');
     for (const auto& b : op.writes) touch(b, 'w');
   }
   IoGuess g;

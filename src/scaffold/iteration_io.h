@@ -19,6 +19,10 @@ bool IsCommOp(const AnalyzedOp& op);
 // An op that moves or computes data: communication, kernels, GEMMs, copies, NCCL groups.
 bool IsDataOp(const AnalyzedOp& op);
 
+// A GEMM reads its output C only for beta: C counts as written, not read. Not so cublas<t>axpy,
+// whose y = alpha x + y reads y.
+bool OutputReadOnlyForBeta(const AnalyzedOp& op);
+
 // Ops of one iteration, per function holding communication: from the first producer (or comm op)
 // to the last consumer (or comm op), data ops only; calls of helpers stay out.
 std::vector<int> IterationOps(const Analysis& a);

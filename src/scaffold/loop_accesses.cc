@@ -66,7 +66,7 @@ std::string SourceFileName(const std::string& path) { return path.substr(path.fi
 void LoopAccesses::Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
                         const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out) {
   std::set<const AnalyzedOp*> used;
-  for (const auto& [name, args] : CallsIn(text)) {
+  for (const auto& [name, args, object] : CallSitesIn(text)) {
     const AnalyzedOp* op = nullptr;
     for (const AnalyzedOp* o : ops)
       if (o->api == name && !used.count(o)) {
@@ -84,12 +84,12 @@ void LoopAccesses::Walk(const std::string& text, const std::vector<const Analyze
     if (op == nullptr) continue;
     used.insert(op);
     if (depth == 0) site_line_ = op == &made ? 0 : op->line;
-    Op(*op, to_main, depth, out);
+    Op(*op, to_main, depth, out, object);
   }
 }
 
 void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth,
-                      std::vector<Access>* out) {
+                      std::vector<Access>* out, const std::string& object) {
   if (op.kind == "group") return;
   if (op.kind == "call") {
     const AnalyzedFunction* fn = FindFunction(a_, op.api);
@@ -101,6 +101,7 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
       const std::string second = SecondAlternative(op.args[i]);
       if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
     }
+    if (!fn->record.empty()) MemberNames(*fn, object, to_main, &callee);
     if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
       std::map<std::string, std::string> alt = callee;
       for (const auto& [param, expr] : other) alt[param] = expr;
@@ -111,6 +112,28 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
   }
   if (!IsDataOp(op)) return;
   OpAccess(op, to_main, out);
+}
+
+void LoopAccesses::MemberNames(const AnalyzedFunction& fn, const std::string& object,
+                               const std::map<std::string, std::string>& to_main,
+                               std::map<std::string, std::string>* callee) {
+  std::string self;  // `this` in the caller's terms: "&stressor" (an object) or "p" (a pointer)
+  if (object.empty() || object == "this->") {
+    const auto it = to_main.find("this");  // a method calling another of its object
+    if (it == to_main.end()) return;
+    self = it->second;
+  } else {
+    const bool arrow = object.size() >= 2 && object.compare(object.size() - 2, 2, "->") == 0;
+    const std::string base = Resolve(Trim(object.substr(0, object.size() - (arrow ? 2 : 1))), to_main);
+    if (base.empty()) return;
+    self = arrow ? base : "&" + base;
+  }
+  (*callee)["this"] = self;
+  const std::string prefix = self[0] == '&' ? self.substr(1) + "." : self + "->";
+  const auto fields = a_.record_fields.find(fn.record);
+  if (fields == a_.record_fields.end()) return;
+  for (const std::string& f : fields->second)
+    if (!callee->count(f)) (*callee)[f] = prefix + f;  // a parameter of the same name hides the member
 }
 
 void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth,
@@ -147,7 +170,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
     }
   };
   std::vector<std::string> reads = op.reads;
-  if (op.kind == "gemm")  // C read for beta and written: a write (iteration_io.h)
+  if (OutputReadOnlyForBeta(op))  // C read for beta and written: a write (iteration_io.h)
     reads.erase(
         std::remove_if(reads.begin(), reads.end(),
                        [&](const std::string& r) { return std::count(op.writes.begin(), op.writes.end(), r) > 0; }),

@@ -41,8 +41,10 @@ class LoopAccesses {
   void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
             const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
 
-  // Appends the accesses of `op` (a helper's call is followed into the helper).
-  void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
+  // Appends the accesses of `op` (a helper's call is followed into the helper). `object`: what a
+  // method is called on, with its accessor (CallSite::object), "" for none.
+  void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out,
+          const std::string& object = "");
 
  private:
   // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions.
@@ -50,6 +52,11 @@ class LoopAccesses {
                   std::vector<Access>* out);
   // Appends the reads and writes of data op `op`, in the loop's function's terms.
   void OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, std::vector<Access>* out);
+  // Method `fn`'s view of its object: "this", and each data member of its class as the object's
+  // member in the caller's terms (`stressor.step()`: `d_w` is `stressor.d_w`); nothing when the
+  // object cannot be named there.
+  void MemberNames(const AnalyzedFunction& fn, const std::string& object, const std::map<std::string, std::string>& to_main,
+                   std::map<std::string, std::string>* callee);
   // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
   void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m);
 

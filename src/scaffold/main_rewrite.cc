@@ -559,9 +559,80 @@ std::string RenameIdentifiers(const std::string& text, const std::vector<std::pa
   return out + text.substr(at);
 }
 
-std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text) {
+std::string OpenRecords(const std::string& text, const std::set<std::string>& records) {
+  if (records.empty()) return text;
   const std::vector<Tok> t = Scan(text);
+  std::vector<std::pair<size_t, std::pair<size_t, std::string>>> edits;  // at, (bytes replaced, with)
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].text == "class" || t[i].text == "struct") || !t[i + 1].ident || !records.count(t[i + 1].text)) continue;
+    size_t open = i + 2;  // the body's `{`, before any `;` (a declaration has none)
+    while (open < t.size() && t[open].text != "{" && t[open].text != ";") ++open;
+    if (open >= t.size() || t[open].text != "{") continue;
+    const size_t close = Match(t, open);
+    if (close >= t.size()) continue;
+    if (t[i].text == "class") edits.push_back({t[open].end, {0, " public: /* cuco init: members made public */"}});
+    for (size_t k = open + 1; k + 1 < close; ++k)
+      if ((t[k].text == "private" || t[k].text == "protected") && t[k + 1].text == ":" &&
+          !(k + 2 < t.size() && t[k + 2].text == ":" && t[k + 2].begin == t[k + 1].end))
+        edits.push_back({t[k].begin, {t[k].end - t[k].begin, "public /* cuco init: was " + t[k].text + " */"}});
+  }
+  std::sort(edits.begin(), edits.end());  // a nested record's labels are its outer one's too: once each
+  edits.erase(std::unique(edits.begin(), edits.end()), edits.end());
+  std::string out = text;
+  for (auto e = edits.rbegin(); e != edits.rend(); ++e) out.replace(e->first, e->second.first, e->second.second);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> out;
+  for (CallSite& c : CallSitesIn(text)) out.push_back({std::move(c.name), std::move(c.args)});
+  return out;
+}
+
+namespace {
+
+// The object a call named by t[i] is made on, with its `.` or `->`: a chain of names, members and
+// subscripts ending just before the call's name; "" when there is none.
+std::string CallObject(const std::string& text, const std::vector<Tok>& t, size_t i) {
+  size_t k;  // the object's last token
+  if (i >= 1 && t[i - 1].text == ".") {
+    k = i - 1;
+  } else if (i >= 2 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin) {
+    k = i - 2;
+  } else {
+    return "";
+  }
+  const size_t accessor = k;
+  size_t start = k;
+  while (k-- > 0) {
+    if (t[k].text == "]") {
+      int depth = 0;
+      for (; k < t.size(); --k) {
+        depth += t[k].text == "]" ? 1 : t[k].text == "[" ? -1 : 0;
+        if (depth == 0 || k == 0) break;
+      }
+      if (depth != 0) return "";
+      continue;
+    }
+    if (!t[k].ident) return "";
+    start = k;
+    if (k >= 1 && t[k - 1].text == ".") {
+      k -= 1;
+    } else if (k >= 2 && t[k - 1].text == ">" && t[k - 2].text == "-" && t[k - 2].end == t[k - 1].begin) {
+      k -= 2;
+    } else {
+      break;
+    }
+  }
+  if (start == accessor) return "";
+  return text.substr(t[start].begin, t[i].begin - t[start].begin);
+}
+
+}  // namespace
+
+std::vector<CallSite> CallSitesIn(const std::string& text) {
+  const std::vector<Tok> t = Scan(text);
+  std::vector<CallSite> out;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!t[i].ident) continue;
     size_t open = i + 1;
@@ -591,7 +662,7 @@ std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text
     if (open >= t.size() || t[open].text != "(") continue;
     const size_t close = Match(t, open);
     if (close >= t.size()) continue;
-    out.push_back({t[i].text, text.substr(t[open].end, t[close].begin - t[open].end)});
+    out.push_back({t[i].text, text.substr(t[open].end, t[close].begin - t[open].end), CallObject(text, t, i)});
   }
   return out;
 }

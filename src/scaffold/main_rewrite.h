@@ -111,6 +111,12 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
 
 std::string RewriteMpiIncludes(const std::string& text);
 
+// `text` with the members of every class or struct of `records` defined in it made public (the
+// harness's copies only: main binds a member of an object, `stressor.d_w[rank]`): each `private:`
+// and `protected:` of its body becomes `public:`, and a `class`'s body opens with `public:`.
+// Unchanged when it defines none of them.
+std::string OpenRecords(const std::string& text, const std::set<std::string>& records);
+
 // The definition of function `name` in `text` (a free function or kernel: `... name(...) {...}`),
 // from the start of its first line to the end of its closing brace's line; false when not defined.
 bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end);
@@ -125,5 +131,12 @@ std::string RenameIdentifiers(const std::string& text, const std::vector<std::pa
 // The calls `name(args)` in `text`, as (name, args text) in order; a name followed by `<<<` is a
 // kernel launch and is listed with the arguments after `>>>`.
 std::vector<std::pair<std::string, std::string>> CallsIn(const std::string& text);
+
+// A call of CallsIn with the object it is made on: `stressor.step(x)` -> {"step", "x", "stressor."},
+// `layers[i]->fwd()` -> {"fwd", "", "layers[i]->"}; object "" for a call on no object.
+struct CallSite {
+  std::string name, args, object;
+};
+std::vector<CallSite> CallSitesIn(const std::string& text);
 
 }  // namespace cuco::scaffold_internal

@@ -192,6 +192,39 @@ TEST(Calls, KernelsAndFunctions) {
   EXPECT_EQ(templated[1], (std::pair<std::string, std::string>{"cast", "z"}));
 }
 
+// A record whose member main binds is opened in the harness's copies; other records, a forward
+// declaration, a base clause and a qualified name stay as they are.
+TEST(Records, OpenedForMainToBindTheirMembers) {
+  const std::string text =
+      "class Fwd;\nclass Trainer : private Base { int n_;\n public:\n  void step();\n private:\n  float* w_;\n"
+      "  struct Inner { private: int k; };\n protected: std::string s = std::string(\"private:\");\n};\n"
+      "class Other { private: int x; };\nstruct Plain { private: float* p; };\n";
+  const std::string out = OpenRecords(text, {"Trainer", "Plain", "Fwd"});
+  EXPECT_EQ(out,
+            "class Fwd;\nclass Trainer : private Base { public: /* cuco init: members made public */ int n_;\n public:\n"
+            "  void step();\n public /* cuco init: was private */:\n  float* w_;\n"
+            "  struct Inner { public /* cuco init: was private */: int k; };\n public /* cuco init: was protected */: "
+            "std::string s = std::string(\"private:\");\n};\nclass Other { private: int x; };\n"
+            "struct Plain { public /* cuco init: was private */: float* p; };\n");
+  EXPECT_EQ(OpenRecords(text, {}), text);
+}
+
+// The object a call is made on, with its accessor; none for a free call or a call's result.
+TEST(Calls, TheObjectOfAMethodCall) {
+  const auto calls = CallSitesIn("{ stressor.step(a); layers[i + 1]->fwd(); run(x); s.at(0).go(); this->sync(); }");
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(calls[0].name, "step");
+  EXPECT_EQ(calls[0].object, "stressor.");
+  EXPECT_EQ(calls[1].name, "fwd");
+  EXPECT_EQ(calls[1].object, "layers[i + 1]->");
+  EXPECT_EQ(calls[2].object, "");
+  EXPECT_EQ(calls[3].name, "at");
+  EXPECT_EQ(calls[3].object, "s.");
+  EXPECT_EQ(calls[4].name, "go");
+  EXPECT_EQ(calls[4].object, "") << "a call's result is no object the harness can name";
+  EXPECT_EQ(calls[5].object, "this->");
+}
+
 TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
   std::vector<size_t> dropped;
   const std::string body =

@@ -27,7 +27,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   if (!bound.ok()) return stopped(bound.status());
   Result<RewrittenMain> main = RewriteProgramMain(f, *found, *bound, pass("rewrite main"));
   if (!main.ok()) return stopped(main.status());
-  Result<ProjectFiles> project = Project(f, other_files, *found, *main, pass("project"));
+  Result<ProjectFiles> project = Project(f, other_files, *found, *main, pass("project"), bound->member_records);
   if (!project.ok()) return stopped(project.status());
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());

@@ -225,10 +225,15 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
 }
 
 std::string DeviceIndexing::Normalize(const std::string& base, const std::string& index) const {
-  size_t head = 0;
-  while (head < base.size() && IdentChar(base[head])) ++head;
-  if (head == 0 || !arrays_.count(base.substr(0, head))) return base;
-  return base.substr(0, head) + "[" + index + "]" + base.substr(head);
+  // The first name of the chain (`d_w`, or an object's member: `stressor.d_w`, `t->d_w`) that is a
+  // per-GPU array and is not already subscripted.
+  static const std::regex part(R"((^|\.|->)([A-Za-z_]\w*))");
+  for (auto it = std::sregex_iterator(base.begin(), base.end(), part); it != std::sregex_iterator(); ++it) {
+    const size_t end = static_cast<size_t>(it->position(0) + it->length(0));
+    if (!arrays_.count((*it)[2].str()) || (end < base.size() && base[end] == '[')) continue;
+    return base.substr(0, end) + "[" + index + "]" + base.substr(end);
+  }
+  return base;
 }
 
 bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& code_in) const {
@@ -237,7 +242,8 @@ bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& co
   for (auto it = std::sregex_iterator(base.begin(), base.end(), part); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[2].str();
     const bool head = it->position(0) == 0;
-    if (head && arrays_.count(name)) continue;
+    const size_t end = static_cast<size_t>(it->position(0) + it->length(0));
+    if (arrays_.count(name) && (head || (end < base.size() && base[end] == '['))) continue;  // Normalize's
     const std::regex subscripted(head ? "\\b" + name + R"(\s*\[)" : R"((\.|->)\s*)" + name + R"(\s*\[)");
     if (std::regex_search(code, subscripted)) return true;
   }

@@ -50,9 +50,10 @@ class DeviceIndexing {
 
   const std::set<std::string>& arrays() const { return arrays_; }
   // A buffer as the analysis names it (subscripts dropped: `stages.out` for `stages[s - 1].out`)
-  // with `[index]` after a per-GPU array at its head (`stages[<index>].out`, `d_w[<index>]`).
+  // with `[index]` after the first per-GPU array of its chain (`stages[<index>].out`, `d_w[<index>]`,
+  // an object's member `stressor.d_w[<index>]`).
   std::string Normalize(const std::string& base, const std::string& index) const;
-  // Whether a part of `base` other than a per-GPU head is subscripted somewhere in `code`
+  // Whether a part of `base` other than a per-GPU array Normalize indexed is subscripted somewhere in `code`
   // (`st.tmp[l % 2]`): the analysis dropped that subscript, so `base` names an array, not a pointer.
   bool NamesAnArray(const std::string& base, const std::string& code) const;
 

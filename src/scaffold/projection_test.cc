@@ -90,6 +90,11 @@ TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
   EXPECT_EQ(idx.Normalize("d_w", "@"), "d_w[@]");
   EXPECT_EQ(idx.Normalize("stages.out", "@"), "stages[@].out");
   EXPECT_EQ(idx.Normalize("layer", "@"), "layer");  // a loop over layers, not GPUs
+  // An object's member that is a per-GPU array (its methods index it by GPU), indexed once.
+  EXPECT_EQ(idx.Normalize("trainer.d_w", "@"), "trainer.d_w[@]");
+  EXPECT_EQ(idx.Normalize("t->d_x", "@"), "t->d_x[@]");
+  EXPECT_EQ(idx.Normalize("d_w[@]", "@"), "d_w[@]");
+  EXPECT_FALSE(idx.NamesAnArray("trainer.d_w[@]", main_text + "trainer.d_w[0] = nullptr;\n"));
   EXPECT_TRUE(idx.NamesAnArray("stages.tmp", main_text));
   EXPECT_FALSE(idx.NamesAnArray("stages.out", main_text));
   EXPECT_TRUE(idx.NamesAnArray("layer", main_text));

@@ -403,14 +403,19 @@ int main(int argc, char** argv) {
   EXPECT_EQ(seed.find("cuco_bind.input(\"host\""), std::string::npos) << seed;
 }
 
-// A class's members are not main's to bind: the layer's weights stay the program's own.
-TEST_F(ScaffoldTest, AClassMemberIsNotBoundInMain) {
+// A private member of the object whose method the loop calls is bound through the object (the
+// layer's weights, `layer.w_`), its class's members made public in the harness's copies.
+TEST_F(ScaffoldTest, AClassMemberIsBoundThroughItsObject) {
   ScaffoldReport r = Scaffold(kSource + "/tests/analyze/class_layer.cu");
   ASSERT_TRUE(r.harness_ready) << r.harness_reason;
-  EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"layer_w", "x"}));
   EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
-  const std::string readme = Read(root_ / "wl" / "harness" / "README.md");
-  EXPECT_NE(readme.find("`w_`: a buffer of the iteration that main cannot bind"), std::string::npos) << readme;
+  for (const char* file : {"seed.cu", "reference.cu"}) {
+    const std::string text = Read(root_ / "wl" / "harness" / file);
+    EXPECT_NE(text.find("public /* cuco init: was private */:\n  int in_, out_;"), std::string::npos) << file;
+  }
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("cuco_bind.input(\"layer_w\", layer.w_);"), std::string::npos) << seed;
 }
 
 // main times nothing itself: the loop of the function it calls once to time the layer is the
