@@ -38,8 +38,11 @@ for wl0 in "$PREMADE"/*/; do
   sed -i "s/^world_size = [0-9]*/world_size = $WORLD/" "$wl/harness/workload.toml"
   start=$(date +%s)
   timeout "$T" "$CUCO" run "$wl/harness" --world-size "$WORLD" --max-candidates "$MAX" ${GPUS:+--gpus "$GPUS"} \
-    --run-dir "$R/$name" >"$D/$name.run.out" 2>&1
-  echo "cuco run rc=$? in $(( $(date +%s) - start )) s" >>"$D/$name.run.out"
+    --run-dir "$R/$name" >"$OUT/$name.run.out" 2>&1
+  echo "cuco run rc=$? in $(( $(date +%s) - start )) s" >>"$OUT/$name.run.out"
+  # Written at $OUT's top while it runs: a call cut before the table still brings it back (the
+  # device returns files at most two folders deep).
+  cp "$OUT/$name.run.out" "$D/$name.run.out"
   "$CUCO" best "$R/$name" --json >"$D/$name.best.json" 2>"$D/$name.best.err"
   "$CUCO" ls "$R/$name" >"$D/$name.ls.txt" 2>&1
   cp "$wl/harness/workload.toml" "$D/$name.workload.toml" 2>/dev/null
