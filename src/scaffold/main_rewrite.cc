@@ -565,8 +565,12 @@ std::string OpenRecords(const std::string& text, const std::set<std::string>& re
   std::vector<std::pair<size_t, std::pair<size_t, std::string>>> edits;  // at, (bytes replaced, with)
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!(t[i].text == "class" || t[i].text == "struct") || !t[i + 1].ident || !records.count(t[i + 1].text)) continue;
-    size_t open = i + 2;  // the body's `{`, before any `;` (a declaration has none)
-    while (open < t.size() && t[open].text != "{" && t[open].text != ";") ++open;
+    // The body's `{` after at most a base clause: a declaration (`;`) or a type named in a function's
+    // or variable's declaration (`class X* make() {`, `struct X x = {...}`) has none.
+    size_t open = i + 2;
+    while (open < t.size() && t[open].text != "{" && t[open].text != ";" && t[open].text != "(" &&
+           t[open].text != "*" && t[open].text != "&" && t[open].text != "=")
+      ++open;
     if (open >= t.size() || t[open].text != "{") continue;
     const size_t close = Match(t, open);
     if (close >= t.size()) continue;

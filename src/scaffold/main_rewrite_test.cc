@@ -207,6 +207,9 @@ TEST(Records, OpenedForMainToBindTheirMembers) {
             "std::string s = std::string(\"private:\");\n};\nclass Other { private: int x; };\n"
             "struct Plain { public /* cuco init: was private */: float* p; };\n");
   EXPECT_EQ(OpenRecords(text, {}), text);
+  // A type named in a declaration is no definition of it.
+  const std::string uses = "class Trainer* make() { return nullptr; }\nstruct Plain p = {nullptr};\n";
+  EXPECT_EQ(OpenRecords(uses, {"Trainer", "Plain"}), uses);
 }
 
 // The object a call is made on, with its accessor; none for a free call or a call's result.
