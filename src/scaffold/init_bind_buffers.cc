@@ -256,9 +256,9 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
       continue;
     }
     const std::string name = BindName(expr);
-    for (const auto& [record, fields] : f.analysis->record_fields)
-      for (const std::string& field : fields)
-        if (std::regex_search(expr, std::regex("(\\.|->)" + field + "\\b"))) h.member_records.insert(record);
+    for (const ChainName& n : ChainNames(expr))  // a member of a class: its class is opened
+      for (const auto& [record, fields] : f.analysis->record_fields)
+        if (!n.head && std::count(fields.begin(), fields.end(), n.name)) h.member_records.insert(record);
     // A projected program's output may be one some GPUs never write (a pipeline's first stage never
     // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
     // its input on both sides.

@@ -598,38 +598,32 @@ namespace {
 // The object a call named by t[i] is made on, with its `.` or `->`: a chain of names, members and
 // subscripts ending just before the call's name; "" when there is none.
 std::string CallObject(const std::string& text, const std::vector<Tok>& t, size_t i) {
-  size_t k;  // the object's last token
-  if (i >= 1 && t[i - 1].text == ".") {
-    k = i - 1;
-  } else if (i >= 2 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin) {
-    k = i - 2;
-  } else {
-    return "";
-  }
-  const size_t accessor = k;
-  size_t start = k;
-  while (k-- > 0) {
-    if (t[k].text == "]") {
+  // The tokens of a `.` or `->` (one token a character) just before t[at]: 1, 2, or 0 for none.
+  const auto accessor = [&](size_t at) -> size_t {
+    if (at >= 1 && t[at - 1].text == ".") return 1;
+    if (at >= 2 && t[at - 1].text == ">" && t[at - 2].text == "-" && t[at - 2].end == t[at - 1].begin) return 2;
+    return 0;
+  };
+  size_t a = accessor(i);
+  if (a == 0) return "";
+  size_t start = i;  // the chain's first token, once one is read
+  for (size_t k = i - a; k > 0;) {
+    --k;  // the chain's token before the accessor
+    if (t[k].text == "]") {  // a subscript: back to its `[`
       int depth = 0;
-      for (; k < t.size(); --k) {
+      for (;; --k) {
         depth += t[k].text == "]" ? 1 : t[k].text == "[" ? -1 : 0;
         if (depth == 0 || k == 0) break;
       }
-      if (depth != 0) return "";
+      if (depth != 0 || k == 0) return "";
       continue;
     }
     if (!t[k].ident) return "";
     start = k;
-    if (k >= 1 && t[k - 1].text == ".") {
-      k -= 1;
-    } else if (k >= 2 && t[k - 1].text == ">" && t[k - 2].text == "-" && t[k - 2].end == t[k - 1].begin) {
-      k -= 2;
-    } else {
-      break;
-    }
+    if ((a = accessor(k)) == 0) break;
+    k -= a;
   }
-  if (start == accessor) return "";
-  return text.substr(t[start].begin, t[i].begin - t[start].begin);
+  return start == i ? "" : text.substr(t[start].begin, t[i].begin - t[start].begin);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scaffold/init_pass_test_util.h"
 #include "scaffold/scaffold.h"
 #include "util/files.h"
 
@@ -104,23 +105,7 @@ int main() {
 // A program that captures nothing keeps CUDA's own hardware queues (each more costs every
 // context's creation).
 TEST_F(ProgramHarnessTest, AProgramCapturingNoGraphKeepsCudasHardwareQueues) {
-  const ScaffoldReport r = Init("plain.cu", R"(#include <nccl.h>
-#include <cuda_runtime.h>
-int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  const int n = 1024;
-  float* a;
-  cudaMalloc(&a, n * sizeof(float));
-  for (int i = 0; i < 100; ++i) ncclAllReduce(a, a, n, ncclFloat, ncclSum, comm, s);
-  cudaStreamSynchronize(s);
-  return 0;
-}
-)");
+  const ScaffoldReport r = Init("step.cu", scaffold_internal::kSmallStepProgram);
   ASSERT_TRUE(r.harness_ready) << r.harness_reason;
   EXPECT_EQ(Reference().find("CUCO_PROGRAM_CAPTURES_GRAPHS"), std::string::npos) << Reference();
 }

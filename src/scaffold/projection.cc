@@ -224,27 +224,29 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
   }
 }
 
+std::vector<ChainName> ChainNames(const std::string& expr) {
+  static const std::regex part(R"((^|\.|->)([A-Za-z_]\w*))");
+  std::vector<ChainName> out;
+  for (auto it = std::sregex_iterator(expr.begin(), expr.end(), part); it != std::sregex_iterator(); ++it)
+    out.push_back({(*it)[2].str(), static_cast<size_t>(it->position(0) + it->length(0)), it->position(0) == 0});
+  return out;
+}
+
 std::string DeviceIndexing::Normalize(const std::string& base, const std::string& index) const {
   // The first name of the chain (`d_w`, or an object's member: `stressor.d_w`, `t->d_w`) that is a
   // per-GPU array and is not already subscripted.
-  static const std::regex part(R"((^|\.|->)([A-Za-z_]\w*))");
-  for (auto it = std::sregex_iterator(base.begin(), base.end(), part); it != std::sregex_iterator(); ++it) {
-    const size_t end = static_cast<size_t>(it->position(0) + it->length(0));
-    if (!arrays_.count((*it)[2].str()) || (end < base.size() && base[end] == '[')) continue;
-    return base.substr(0, end) + "[" + index + "]" + base.substr(end);
+  for (const ChainName& n : ChainNames(base)) {
+    if (!arrays_.count(n.name) || (n.end < base.size() && base[n.end] == '[')) continue;
+    return base.substr(0, n.end) + "[" + index + "]" + base.substr(n.end);
   }
   return base;
 }
 
 bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& code_in) const {
-  static const std::regex part(R"((^|\.|->)([A-Za-z_]\w*))");
   const std::string code = BlankCommentsAndLiterals(code_in);
-  for (auto it = std::sregex_iterator(base.begin(), base.end(), part); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[2].str();
-    const bool head = it->position(0) == 0;
-    const size_t end = static_cast<size_t>(it->position(0) + it->length(0));
-    if (arrays_.count(name) && (head || (end < base.size() && base[end] == '['))) continue;  // Normalize's
-    const std::regex subscripted(head ? "\\b" + name + R"(\s*\[)" : R"((\.|->)\s*)" + name + R"(\s*\[)");
+  for (const ChainName& n : ChainNames(base)) {
+    if (arrays_.count(n.name) && (n.head || (n.end < base.size() && base[n.end] == '['))) continue;  // Normalize's
+    const std::regex subscripted(n.head ? "\\b" + n.name + R"(\s*\[)" : R"((\.|->)\s*)" + n.name + R"(\s*\[)");
     if (std::regex_search(code, subscripted)) return true;
   }
   return false;

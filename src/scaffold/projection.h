@@ -41,6 +41,15 @@ std::string QualifiedGuardedCall(const std::string& file, const std::string& tex
 // "file:line: cudaMemcpyPeer" for the first copy between GPUs outside NCCL in `text`, "" when none.
 std::string CrossGpuCopy(const std::string& file, const std::string& text);
 
+// The names of a buffer expression's chain, in order (`st.tmp[l]->x`: st, tmp, x; names inside a
+// subscript too), each with the offset just past it and whether it heads the expression.
+struct ChainName {
+  std::string name;
+  size_t end = 0;
+  bool head = false;
+};
+std::vector<ChainName> ChainNames(const std::string& expr);
+
 class DeviceIndexing {
  public:
   // `main_text`: main's text; `count`: the variable holding the number of GPUs (the ndev of
