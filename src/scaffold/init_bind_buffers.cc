@@ -11,7 +11,9 @@
 #include <set>
 
 #include "scaffold/loop_accesses.h"
+#include "scaffold/loop_choice.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/pointer_arrays.h"
 #include "scaffold/projection.h"
 #include "scaffold/swaps.h"
 #include "scaffold/tokens.h"
@@ -36,9 +38,20 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   if (m[2].length() > 0) return true;
   const std::string qualifiers = R"(\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)";
   const std::regex pointer(R"(\*)" + qualifiers + m[1].str() + "\\b");
-  const std::regex pointers(R"(\*\s*(?:const\s*)?\*)" + qualifiers + m[1].str() + R"(\b|\*)" + qualifiers + m[1].str() +
-                            R"(\s*\[)");
-  return std::regex_search(main_before_loop, pointer) && !std::regex_search(main_before_loop, pointers);
+  return std::regex_search(main_before_loop, pointer) && !IsPointerArray(main_before_loop, m[1].str());
+}
+
+// `expr` (`bufs`, or `bufs[i]` inside a per-GPU loop) names a host array of device pointers that
+// holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer;
+// nullopt otherwise.
+std::optional<std::string> OnlyEntry(const std::string& expr, const std::string& main_before_loop,
+                                     const ProgramDefaults& run) {
+  static const std::regex array_or_entry(R"(^([A-Za-z_]\w*)(\[[A-Za-z_0-9 +*-]+\])?$)");
+  std::smatch m;
+  if (!std::regex_match(expr, m, array_or_entry) || !IsPointerArray(main_before_loop, m[1].str())) return std::nullopt;
+  const std::string length = PointerArrayLength(main_before_loop, m[1].str());
+  if (length.empty() || ValueUnder(length, run) != 1) return std::nullopt;
+  return m[1].str() + "[0]";
 }
 
 // Where a graph program's iteration is captured: the loop statement around the first
@@ -220,6 +233,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   BufferUse u = UseOf(f, other_files, found, code, per_gpu);
   for (const std::string& g : h.guesses) trace->Add(g);  // the capture bound by copy
   const std::string before_loop = NameableBeforeLoop(f.raw, loop.begin, found.loop_fn);
+  const ProgramDefaults run = DefaultsOf(f.code, {}, f.program_args);  // as the harness starts it
   auto copied_of = [&](const std::string& e) {
     return u.last_write[e] || !u.written.count(e) ? u.copied_out.end() : u.copied_out.find(e);
   };
@@ -251,6 +265,14 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     std::string expr = marked_expr, probe = marked_expr;
     for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
     for (size_t at; (at = probe.find("[@]")) != std::string::npos;) probe.replace(at, 3, "[0]");
+    if (!found.projected)
+      if (std::optional<std::string> only = OnlyEntry(probe, before_loop, run)) {
+        trace->Add(fmt::format("`{}`: a host array of device pointers that holds one in this run (its length `{}`): "
+                               "its entry 0, `{}`, is the buffer",
+                               marked_expr, PointerArrayLength(before_loop, only->substr(0, only->find('['))),
+                               *only));
+        expr = probe = *only;
+      }
     if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);
       continue;

@@ -98,6 +98,54 @@ int main(int argc, char** argv) {
   EXPECT_TRUE(Traced(trace.lines, {"host array of device pointers"}));
 }
 
+// The same habit with the GPU count from the command line (`nDev = atoi(argv[1])`, the program
+// written to drive several GPUs per process): started with one (`cuco init --args 1`), each array
+// holds one pointer, and its entry 0 is the buffer; started with two, neither is bound.
+TEST(InitBindBuffers, AHostArrayHoldingOnePointerInTheRunIsItsEntry) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int nDev = atoi(argv[1]);
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float** send = (float**)malloc(nDev * sizeof(float*));
+  float** recv = (float**)malloc(nDev * sizeof(float*));
+  for (int i = 0; i < nDev; ++i) {
+    cudaMalloc(send + i, 256 * sizeof(float));
+    cudaMalloc(recv + i, 256 * sizeof(float));
+  }
+  for (int it = 0; it < 10; ++it) {
+    ncclGroupStart();
+    for (int i = 0; i < nDev; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comm, 0);
+    ncclGroupEnd();
+  }
+  MPI_Finalize();
+  return 0;
+}
+)";
+  for (const std::string given : {"1", "2"}) {
+    auto p = GatherSmallProgram("ndev.cu", text);
+    p->facts.program_args = {given};
+    InitPassTrace trace;
+    Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+    if (given == "1") {
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"send_0\", send[0]);",
+                                                    "cuco_bind.output(\"recv_0\", recv[0]);"}));
+      EXPECT_TRUE(Traced(trace.lines, {"`recv`", "holds one in this run", "`nDev`", "`recv[0]`"}));
+    } else {
+      EXPECT_FALSE(b.ok()) << "started with '" << given << "', bound: " << (b.ok() ? b->binds.front() : "");
+    }
+  }
+}
+
 TEST(InitBindBuffers, BindNames) {
   EXPECT_EQ(BindName("d_w[cuco_program::rank()]"), "d_w");
   EXPECT_EQ(BindName("l.out"), "l_out");

@@ -190,6 +190,24 @@ class Eval {
     }
     return {};
   }
+  // `atoi(argv[k])` (atol, stoi, strtol(argv[k], ...), ...) when the program is started with a
+  // whole number as its k-th argument: that number.
+  std::optional<int64_t> GivenArgument(const std::string& name, const std::vector<std::vector<ETok>>& args) const {
+    static const std::set<std::string> parsers = {"atoi", "atol", "atoll", "stoi", "stol", "stoll", "strtol", "strtoll"};
+    if (d_.args.empty() || !parsers.count(name) || args.empty()) return std::nullopt;
+    const std::vector<ETok>& a = args[0];
+    if (a.size() != 4 || a[0].s != "argv" || a[1].s != "[" || !a[2].number || a[3].s != "]") return std::nullopt;
+    const size_t k = std::strtoul(a[2].s.c_str(), nullptr, 10);
+    if (k < 1 || k > d_.args.size()) return std::nullopt;
+    const std::string& given = d_.args[k - 1];
+    static const std::regex whole(R"(-?[0-9]+)");
+    if (!std::regex_match(given, whole)) return std::nullopt;
+    try {
+      return static_cast<int64_t>(std::stoll(given));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
   Value Call(const std::string& name) {
     const std::vector<std::vector<ETok>> args = Args();
     if (name == "getenv" || name == "secure_getenv") {  // the harness sets no other variable
@@ -200,6 +218,7 @@ class Eval {
       if (args.size() != 1) return Unknown();
       return Eval(args[0], d_).All();
     }
+    if (auto given = GivenArgument(name, args)) return Known(*given);
     bool argv = false;  // an option or flag read from the command line: absent, so its default
     for (const auto& a : args)
       for (const ETok& x : a) argv |= x.ident && (x.s == "argv" || x.s == "argc");
@@ -258,7 +277,7 @@ class Eval {
       if (e == d_.enumerators.end()) e = d_.enumerators.find(name);
       return e != d_.enumerators.end() ? Known(e->second) : Unknown();
     }
-    if (name == "argc") return Known(1);
+    if (name == "argc") return Known(static_cast<int64_t>(d_.args.size()) + 1);
     if (d_.rank_vars.count(name)) return {Value::kPerRank, 0};
     if (auto it = d_.values.find(name); it != d_.values.end()) return Known(it->second);
     if (auto e = d_.enumerators.find(name); e != d_.enumerators.end()) return Known(e->second);
@@ -368,9 +387,11 @@ static std::set<std::string> Enumerations(const std::string& code, ProgramDefaul
   return types;
 }
 
-ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars) {
+ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars,
+                           const std::vector<std::string>& args) {
   ProgramDefaults d;
   d.rank_vars = rank_vars;
+  d.args = args;
   // The types a declaration of such a variable names: integers, booleans and the program's enums.
   std::string types = "(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char";
   for (const std::string& type : Enumerations(code, &d)) types += "|" + type;
@@ -406,6 +427,12 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
     it = other ? d.values.erase(it) : std::next(it);
   }
   return d;
+}
+
+std::optional<int64_t> ValueUnder(const std::string& expr, const ProgramDefaults& d) {
+  const Value v = Eval(Lex(expr), d).All();
+  if (v.kind != Value::kKnown) return std::nullopt;
+  return v.v;
 }
 
 Truth BranchTruth(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d) {

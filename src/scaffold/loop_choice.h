@@ -47,14 +47,21 @@ std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, siz
 // absent), `argc > 1 ? ... : d`, `getenv("X") ? ... : d`, or a literal; variables holding the rank.
 // Enumerations count as integers: a variable of an enum type the program declares, initialised with
 // one of its enumerators (`TimingMode mode = TimingMode::Throughput;`), holds that enumerator's value.
+// With `args` (`cuco init --args`, what the user starts it with), `atoi(argv[k])` and its kin read
+// the k-th of them when it is a whole number, and `argc` is their count plus one.
 struct ProgramDefaults {
   std::map<std::string, int64_t> values;
+  std::vector<std::string> args;  // empty: started without arguments
   std::set<std::string> rank_vars;
   // Enumerator -> value: `Enum::Name` for every enumerator, and `Name` too for an unscoped enum.
   std::map<std::string, int64_t> enumerators;
 };
 // Read from `code` (comment-stripped text, literals kept) with the program's rank variables.
-ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars);
+ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars,
+                           const std::vector<std::string>& args = {});
+
+// The value of the integer expression `expr` of the program under `d`; nullopt when not one value.
+std::optional<int64_t> ValueUnder(const std::string& expr, const ProgramDefaults& d);
 
 enum class Truth { kTrue, kFalse, kUnknown, kPerRank };
 // `text`[begin, end): a condition (or any integer expression) of the program.

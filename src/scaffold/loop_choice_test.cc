@@ -188,6 +188,20 @@ TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {
   EXPECT_EQ(BranchTruth(per_rank, 0, per_rank.size(), d), Truth::kPerRank);
 }
 
+// Started with arguments (`cuco init --args "1 big 7"`): `atoi(argv[k])` reads the k-th when it is
+// a whole number, and `argc` counts them.
+TEST(LoopChoice, DefaultsOfTheGivenArguments) {
+  const std::string code = "int nDev = atoi(argv[1]);\nint mode = std::stoi(argv[2]);\nint reps = strtol(argv[3], 0, 10);\n";
+  const ProgramDefaults d = DefaultsOf(code, {}, {"1", "big", "7"});
+  EXPECT_EQ(d.values.at("nDev"), 1);
+  EXPECT_EQ(d.values.count("mode"), 0u);  // not a number
+  EXPECT_EQ(d.values.at("reps"), 7);
+  EXPECT_EQ(ValueUnder("nDev * 4 + argc", d), 8);
+  const ProgramDefaults none = DefaultsOf(code, {});
+  EXPECT_EQ(none.values.count("nDev"), 0u);
+  EXPECT_EQ(ValueUnder("argc", none), 1);
+}
+
 // A stencil's swap at the end of its step: accesses before it keep their names, accesses after it
 // reach the other buffer.
 TEST(Swaps, NamesAtTheStartOfTheIteration) {
