@@ -1,0 +1,46 @@
+// cuco/program/impl/chunk_sizes.h: the chunk_sizes knob of cuco/program/codesign.h, how the chunks
+// knob cuts a GEMM's columns (chunk_overlap.h). "even" (the default): equal chunks. "tapered": chunk
+// p of `parts` holds a share parts - p of parts * (parts + 1) / 2 of the columns (4 chunks: 40%, 30%,
+// 20%, 10%), so the last chunk, whose collective no GEMM hides, is the smallest. Plain C++: the
+// candidate's file includes it through chunk_overlap.h, and runtime_test tests it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace cuco_program {
+namespace overlap::detail {
+
+struct ChunkSizesKnob {
+  const char* value = nullptr;  // as set_chunk_sizes kept it (a static initialiser may call nothing else)
+};
+inline ChunkSizesKnob& ChunkSizes() {
+  static ChunkSizesKnob knob;
+  return knob;
+}
+// 0: even (or no knob); 1: tapered; -1: anything else (refused by the Producer).
+inline int Tapered() {
+  const char* v = ChunkSizes().value;
+  if (v == nullptr || std::strcmp(v, "even") == 0) return 0;
+  return std::strcmp(v, "tapered") == 0 ? 1 : -1;
+}
+
+// Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. Tapered
+// needs at least parts * (parts + 1) / 2 columns, so that no part is empty; with fewer it is even.
+inline int PartBegin(int n, int parts, int p, bool tapered = false) {
+  const int64_t total = static_cast<int64_t>(parts) * (parts + 1) / 2;
+  if (!tapered || n < total) return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+  const int64_t before = static_cast<int64_t>(p) * parts - static_cast<int64_t>(p) * (p - 1) / 2;  // parts 0..p-1
+  return static_cast<int>(static_cast<int64_t>(n) * before / total);
+}
+
+}  // namespace overlap::detail
+
+// Sets the chunk_sizes knob ("even" | "tapered"); returns true. Called from a static initialiser of
+// generation 0.
+inline bool set_chunk_sizes(const char* value) {
+  overlap::detail::ChunkSizes().value = value;
+  return true;
+}
+
+}  // namespace cuco_program
