@@ -10,7 +10,8 @@
 # machines have none): <name>/ per program, made by bench/one-gpu/make-premade.sh. WORLD=2 on a
 # two-GPU machine; ONLY="a b" for some programs; MAX candidates per search (default 8); GPUS (e.g. 2,3)
 # and TAG (default w$WORLD, names the results and the run dirs) let several copies share a larger
-# machine at once, each on its own GPUs; T seconds per program's `cuco run` (default 420).
+# machine at once, each on its own GPUs; T seconds per program's `cuco run` (default 420); BUDGET
+# (e.g. 370s) its --time-budget, so that the search stops itself and re-times its best within T.
 # Usage (repo root, .carry/ as in bench/one-gpu/README.md):
 #   PREMADE=.carry/hwl-knobs WORLD=1 bash bench/one-gpu/programs-knobs.sh
 set -u
@@ -38,6 +39,7 @@ for wl0 in "$PREMADE"/*/; do
   sed -i "s/^world_size = [0-9]*/world_size = $WORLD/" "$wl/harness/workload.toml"
   start=$(date +%s)
   timeout "$T" "$CUCO" run "$wl/harness" --world-size "$WORLD" --max-candidates "$MAX" ${GPUS:+--gpus "$GPUS"} \
+    ${BUDGET:+--time-budget "$BUDGET"} \
     --run-dir "$R/$name" >"$OUT/$name.run.out" 2>&1
   echo "cuco run rc=$? in $(( $(date +%s) - start )) s" >>"$OUT/$name.run.out"
   # Written at $OUT's top while it runs: a call cut before the table still brings it back (the
