@@ -18,16 +18,18 @@ TEST(ChunkSizes, EvenOrTaperedElseRefused) {
   set_chunk_sizes(nullptr);
 }
 
-// 4 tapered parts of 1000 columns: 400, 300, 200, 100; even: 250 each. Too few columns to taper
-// without an empty part: even.
+// 4 tapered parts of 4096 columns: 40%, 30%, 20%, 10%, each boundary at a multiple of 128
+// (1638.4 -> 1664, 2867.2 -> 2816, 3686.4 -> 3712); even: 1024 each. Too few columns to taper
+// in aligned parts: even.
 TEST(ChunkSizes, PartBoundaries) {
   std::vector<int> tapered, even;
-  for (int p = 0; p <= 4; ++p) tapered.push_back(PartBegin(1000, 4, p, true)), even.push_back(PartBegin(1000, 4, p));
-  EXPECT_EQ(tapered, (std::vector<int>{0, 400, 700, 900, 1000}));
-  EXPECT_EQ(even, (std::vector<int>{0, 250, 500, 750, 1000}));
-  EXPECT_EQ(PartBegin(9, 4, 1, true), PartBegin(9, 4, 1));
+  for (int p = 0; p <= 4; ++p) tapered.push_back(PartBegin(4096, 4, p, true)), even.push_back(PartBegin(4096, 4, p));
+  EXPECT_EQ(tapered, (std::vector<int>{0, 1664, 2816, 3712, 4096}));
+  EXPECT_EQ(even, (std::vector<int>{0, 1024, 2048, 3072, 4096}));
+  EXPECT_EQ(PartBegin(1000, 4, 1, true), 416);  // 400, to the nearest multiple of 32 (1000 < 2 * 64 * 10)
+  EXPECT_EQ(PartBegin(100, 4, 1, true), PartBegin(100, 4, 1));
   for (int parts : {2, 4, 8})
-    for (int n : {36, 37, 1023, 4096}) {
+    for (int n : {36, 37, 1023, 1152, 4096, 5000, 16384}) {
       int last = 0;
       for (int p = 1; p <= parts; ++p) {
         const int b = PartBegin(n, parts, p, true);

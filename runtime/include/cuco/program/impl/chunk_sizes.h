@@ -25,13 +25,20 @@ inline int Tapered() {
   return std::strcmp(v, "tapered") == 0 ? 1 : -1;
 }
 
-// Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. Tapered
-// needs at least parts * (parts + 1) / 2 columns, so that no part is empty; with fewer it is even.
+// Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. A tapered
+// boundary is rounded to the nearest multiple of the largest power of two up to 128 that leaves
+// every part at least that many columns (so a GEMM's part starts where cuBLAS's tiles do: stop 51
+// measured unrounded tapered parts 0.26-0.33 ms slower than even ones on aicomm_tp_row); tapered
+// needs at least 16 * parts * (parts + 1) / 2 columns, and with fewer it is even.
 inline int PartBegin(int n, int parts, int p, bool tapered = false) {
   const int64_t total = static_cast<int64_t>(parts) * (parts + 1) / 2;
-  if (!tapered || n < total) return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+  int64_t align = 128;
+  while (align >= 8 && n < 2 * align * total) align /= 2;
+  if (!tapered || align < 8) return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+  if (p >= parts) return n;
   const int64_t before = static_cast<int64_t>(p) * parts - static_cast<int64_t>(p) * (p - 1) / 2;  // parts 0..p-1
-  return static_cast<int>(static_cast<int64_t>(n) * before / total);
+  const int64_t exact = static_cast<int64_t>(n) * before / total;
+  return static_cast<int>((exact + align / 2) / align * align);
 }
 
 }  // namespace overlap::detail
