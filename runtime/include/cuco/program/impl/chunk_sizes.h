@@ -27,8 +27,9 @@ inline int Tapered() {
 
 // Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. A tapered
 // boundary is rounded to the nearest multiple of the largest power of two up to 128 that leaves
-// every part at least that many columns (so a GEMM's part starts where cuBLAS's tiles do: stop 51
-// measured unrounded tapered parts 0.26-0.33 ms slower than even ones on aicomm_tp_row); tapered
+// every part at least that many columns (so that a part's operands stay aligned as cuBLAS's
+// vectorised kernels take them: stop 51 measured unrounded tapered parts 0.26-0.33 ms slower than
+// even ones on aicomm_tp_row, whose transposed B starts part c0 c0 floats in); tapered
 // needs at least 16 * parts * (parts + 1) / 2 columns, and with fewer it is even.
 inline int PartBegin(int n, int parts, int p, bool tapered = false) {
   const int64_t total = static_cast<int64_t>(parts) * (parts + 1) / 2;
