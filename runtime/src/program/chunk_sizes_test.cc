@@ -20,7 +20,7 @@ TEST(ChunkSizes, EvenOrTaperedElseRefused) {
 
 // 4 tapered parts of 4096 columns: 40%, 30%, 20%, 10%, each boundary at a multiple of 128
 // (1638.4 -> 1664, 2867.2 -> 2816, 3686.4 -> 3712); even: 1024 each. Too few columns to taper
-// in aligned parts: even.
+// in aligned parts: even. Even boundaries are rounded likewise where the columns allow.
 TEST(ChunkSizes, PartBoundaries) {
   std::vector<int> tapered, even;
   for (int p = 0; p <= 4; ++p) tapered.push_back(PartBegin(4096, 4, p, true)), even.push_back(PartBegin(4096, 4, p));
@@ -28,6 +28,10 @@ TEST(ChunkSizes, PartBoundaries) {
   EXPECT_EQ(even, (std::vector<int>{0, 1024, 2048, 3072, 4096}));
   EXPECT_EQ(PartBegin(1000, 4, 1, true), 416);  // 400, to the nearest multiple of 32 (1000 < 2 * 64 * 10)
   EXPECT_EQ(PartBegin(100, 4, 1, true), PartBegin(100, 4, 1));
+  EXPECT_EQ(PartBegin(1000, 4, 1), 256);  // 250, to the nearest multiple of 64 (1000 < 2 * 128 * 4)
+  EXPECT_EQ(PartBegin(40, 4, 1), 10);     // too few columns to round
+  for (int n : {7, 40, 100, 1000, 4096})
+    for (int p = 1; p <= 4; ++p) EXPECT_GT(PartBegin(n, 4, p), PartBegin(n, 4, p - 1)) << n << " columns, part " << p - 1;
   for (int parts : {2, 4, 8})
     for (int n : {36, 37, 1023, 1152, 4096, 5000, 16384}) {
       int last = 0;

@@ -55,8 +55,8 @@
 // chunk_sizes "even": the chunks knob's chunks are equal.
 //         "tapered" (offered with chunks): chunk p of n holds a share n - p of n(n+1)/2 of the columns
 //                 (4 chunks: 40%, 30%, 20%, 10%), so the last collective, which no GEMM hides, moves
-//                 the least; each boundary at a multiple of up to 128 columns. A GEMM with fewer
-//                 than 16 n(n+1)/2 columns splits evenly.
+//                 the least. A GEMM with fewer than 16 n(n+1)/2 columns splits evenly. Either way
+//                 each boundary is at a multiple of up to 128 columns where the columns allow.
 // comm_ctas "all": cuco's device collectives (backend "lsa") take up to two blocks per SM.
 //         "64", "32", "16" (offered with chunks or gather, where GEMMs overlap the collectives):
 //                 at most that many blocks per collective kernel, leaving the other SMs to the GEMM

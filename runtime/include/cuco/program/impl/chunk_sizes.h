@@ -25,20 +25,31 @@ inline int Tapered() {
   return std::strcmp(v, "tapered") == 0 ? 1 : -1;
 }
 
-// Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. A tapered
-// boundary is rounded to the nearest multiple of the largest power of two up to 128 that leaves
-// every part at least that many columns (so that a part's operands stay aligned as cuBLAS's
-// vectorised kernels take them: stop 51 measured unrounded tapered parts 0.26-0.33 ms slower than
-// even ones on aicomm_tp_row, whose transposed B starts part c0 c0 floats in); tapered
-// needs at least 16 * parts * (parts + 1) / 2 columns, and with fewer it is even.
+// Column c of n split `parts` ways, evenly or tapered: where part p (0..parts) begins. Each boundary
+// is rounded to the nearest multiple of the largest power of two up to 128 that leaves every part
+// at least that many columns, so that a part's operands stay aligned as cuBLAS's vectorised kernels
+// take them (stop 51 measured unrounded tapered parts 0.26-0.33 ms slower than even ones on
+// aicomm_tp_row, whose transposed B starts part c0 c0 floats in: 1638 floats, 8 bytes off 16).
+// Tapered needs at least 16 * parts * (parts + 1) / 2 columns, and with fewer it is even; with
+// fewer than 16 * parts columns, even is unrounded.
 inline int PartBegin(int n, int parts, int p, bool tapered = false) {
   const int64_t total = static_cast<int64_t>(parts) * (parts + 1) / 2;
-  int64_t align = 128;
-  while (align >= 8 && n < 2 * align * total) align /= 2;
-  if (!tapered || align < 8) return static_cast<int>(static_cast<int64_t>(n) * p / parts);
+  auto alignment = [n](int64_t shares) {  // the rounding that keeps the smallest of `shares` parts whole
+    int64_t align = 128;
+    while (align >= 8 && n < 2 * align * shares) align /= 2;
+    return align;
+  };
+  if (p <= 0) return 0;
   if (p >= parts) return n;
-  const int64_t before = static_cast<int64_t>(p) * parts - static_cast<int64_t>(p) * (p - 1) / 2;  // parts 0..p-1
-  const int64_t exact = static_cast<int64_t>(n) * before / total;
+  int64_t align = alignment(total), exact = 0;
+  if (tapered && align >= 8) {
+    const int64_t before = static_cast<int64_t>(p) * parts - static_cast<int64_t>(p) * (p - 1) / 2;  // parts 0..p-1
+    exact = static_cast<int64_t>(n) * before / total;
+  } else {
+    align = alignment(parts);
+    exact = static_cast<int64_t>(n) * p / parts;
+    if (align < 8) return static_cast<int>(exact);
+  }
   return static_cast<int>((exact + align / 2) / align * align);
 }
 
