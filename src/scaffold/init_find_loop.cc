@@ -69,6 +69,7 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
       TimedLoop::SizeFlag z;
       z.position = static_cast<int>(i) + 1;
       z.given = f.program_args[i];
+      z.world = z.position == f.world_argument;
       out.push_back(z);
     }
   }
@@ -96,7 +97,11 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
     }
   }
   for (const TimedLoop::SizeFlag& z : out) {
-    if (!z.given.empty())
+    if (z.world)
+      guesses->push_back(fmt::format("`{}`: the program's GPU count ({} given with --args): the harness passes its own "
+                                     "rank count there, so the program runs on as many GPUs as the harness has ranks",
+                                     z.Spelling(), z.given));
+    else if (!z.given.empty())
       guesses->push_back(fmt::format("`{}`: {}, as given with --args", z.Spelling(), z.given));
     else if (z.size.empty())
       guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));

@@ -430,6 +430,10 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     out += "  std::vector<char*> args = {argv[0]};\n";
     for (size_t i = 0; i < positional.size(); ++i) {
       const TimedLoop::SizeFlag& f = *positional[i];
+      if (f.world) {
+        out += "  args.push_back(cuco_world.data());\n";
+        continue;
+      }
       out += f.size.empty()
                  ? fmt::format("  static char arg{0}[] = \"{1}\";\n  args.push_back(arg{0});\n", i,
                                f.given.empty() ? std::to_string(f.value) : f.given)

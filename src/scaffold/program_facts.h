@@ -52,6 +52,8 @@ struct ProgramFacts {
   bool has_main = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
+  int world_argument = 0;  // > 0: argv[k] given is the GPU count of a program one process runs on
+                           // every GPU (WorldFromArguments): the harness passes its rank count there
 };
 
 // `others`: the program's other source files, (path as analysed, text).

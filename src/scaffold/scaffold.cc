@@ -183,6 +183,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   }
   std::string args_error;
   if (!SplitProgramArguments(options.args, &f.program_args, &args_error)) return Status::InvalidArgument(args_error);
+  if (f.launcher == "single")  // one process on every GPU: a GPU count given as an argument is the rank count
+    if (const ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars); w.position > 0)
+      f.world = w.guess, f.world_argument = w.position;
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -317,6 +317,42 @@ int main() {
             std::string::npos);
 }
 
+// The same habit with its GPU count from the command line (`--gpus N`-style positional, given with
+// `cuco init --args`): the rank count is the argument given, and the harness's entry passes its own
+// rank count in its place, so a rank count other than the one given still runs the program whole.
+TEST_F(ScaffoldTest, AGpuCountGivenAsAnArgumentIsTheHarnesssRankCount) {
+  const std::string program = Write("argn.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  int num_gpus = 1;
+  if (argc > 1) num_gpus = atoi(argv[1]);
+  ncclComm_t comms[8];
+  ncclCommInitAll(comms, num_gpus, nullptr);
+  float* buf[8];
+  for (int i = 0; i < num_gpus; ++i) {
+    cudaSetDevice(i);
+    cudaMalloc(&buf[i], 1024);
+  }
+  for (int it = 0; it < 10; ++it) {
+    ncclGroupStart();
+    for (int i = 0; i < num_gpus; ++i) ncclAllReduce(buf[i], buf[i], 256, ncclFloat, ncclSum, comms[i], 0);
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)");
+  ScaffoldOptions o;
+  o.args = "4";
+  ScaffoldReport r = Scaffold(program, "argn", o);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.world_size, 4);
+  EXPECT_EQ(r.world_size_source, "argn.cu:6: `num_gpus` from argv[1], given 4");
+  const std::string seed = Read(root_ / "argn" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("  args.push_back(cuco_world.data());\n  args.push_back(nullptr);"), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("\"4\""), std::string::npos) << "the given count is not passed as it is";
+}
+
 TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
   ScaffoldOptions o;
   o.name = "rs_layer";

@@ -71,6 +71,27 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   return {};
 }
 
+ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
+                                 const std::set<std::string>& world_vars) {
+  static const std::regex assigned(
+      R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:atoi|atol|atoll|stoi|stol|stoll|strtol|strtoll)\s*\(\s*argv\s*\[\s*(\d+)\s*\][^;]*;)");
+  static const std::regex whole(R"([0-9]+)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
+    const std::string var = (*it)[1].str();
+    const int k = SmallNumber((*it)[2].str());
+    if (!IsWorldName(var, world_vars) || k < 1 || k > static_cast<int>(args.size()) || !std::regex_match(args[k - 1], whole))
+      continue;
+    const int v = SmallNumber(args[k - 1]);
+    if (v < 1 || v > 4096) continue;
+    ArgumentWorld w;
+    w.position = k, w.size = v;
+    w.guess = {v, fmt::format("{}:{}: `{}` from argv[{}], given {}", file, LineOf(code, static_cast<size_t>(it->position(0))),
+                              var, k, v)};
+    return w;
+  }
+  return {};
+}
+
 WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector<std::pair<std::string, std::string>>& files,
                                  const std::set<std::string>& world_vars) {
   // Named somewhere besides its definition: a header's constant the program never reads is no guess.

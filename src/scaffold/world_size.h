@@ -38,6 +38,19 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
 WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector<std::pair<std::string, std::string>>& files,
                                  const std::set<std::string>& world_vars);
 
+// A rank count the program reads from its command line, given with `cuco init --args`: a variable
+// named like one (IsWorldName) assigned from `atoi(argv[k])` or its kin (`num_gpus = argc > 2 ?
+// atoi(argv[2]) : 3;`, `int ngpus = atoi(argv[1]);`), and the k-th argument given a whole number
+// 1..4096. `position` 0 when there is none. For a program one process runs on every GPU, where that
+// count is the harness's rank count: the harness passes its own there.
+struct ArgumentWorld {
+  int position = 0;  // k of argv[k]
+  int size = 0;      // the argument given
+  WorldGuess guess;  // size and where (`file:line: `num_gpus` from argv[2], given 2`)
+};
+ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
+                                 const std::set<std::string>& world_vars);
+
 // The rank counts among `candidates` the program refuses itself, each with where: an `if` whose
 // condition is comparisons (==, !=, <, >, <=, >=; joined by ||) of integer expressions over
 // world-size variables and literals (`nranks != 2`, `world % 2 != 0`), and whose statement ends the

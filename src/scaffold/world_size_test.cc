@@ -57,6 +57,22 @@ TEST(WorldSizeTest, AConstantInTheProgramsHeaderWhenMainNamesNone) {
   EXPECT_EQ(WorldSizeInOtherFiles("int main() {}\n", {{"utilsMPI.hpp", "#define GPU_COUNT 4\n"}}, {}).source, "");
 }
 
+// A GPU count read from the command line, given with `cuco init --args`: its position and value.
+// Not one: an argument that is no whole number, a position not given, a variable not named like
+// a rank count.
+TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
+  const std::string code = "int num_gpus = 1;\nint batch = atoi(argv[3]);\nif (fused) num_gpus = (argc > 2) ? atoi(argv[2]) : 3;\n";
+  const ArgumentWorld w = WorldFromArguments(code, "p.cu", {"--fused", "4", "512"}, {});
+  EXPECT_EQ(w.position, 2);
+  EXPECT_EQ(w.size, 4);
+  EXPECT_EQ(w.guess.size, 4);
+  EXPECT_EQ(w.guess.source, "p.cu:3: `num_gpus` from argv[2], given 4");
+  EXPECT_EQ(WorldFromArguments(code, "p.cu", {"--fused", "four"}, {}).position, 0);
+  EXPECT_EQ(WorldFromArguments(code, "p.cu", {"--fused"}, {}).position, 0);
+  EXPECT_EQ(WorldFromArguments("int batch = atoi(argv[1]);\n", "p.cu", {"4"}, {}).position, 0);
+  EXPECT_EQ(WorldFromArguments("int n = std::stoi(argv[1]);\n", "p.cu", {"4"}, {"n"}).position, 1);  // MPI_Comm_size's
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
