@@ -315,7 +315,9 @@ interrupt_mid_evaluation() {  # RUN_DIR SIGNALS: starts a search, sends SIGNALS 
   RC=$?
 }
 interrupt_mid_evaluation "$T/int1" 1
-check "first Ctrl-C answers at once" grep -qE "^cuco evolve: stopping: 1 candidates in flight; Ctrl-C again to abort them" "$T/int1.err-at-once"
+# The count is what is in flight at the signal: under load the candidate seen pending may have
+# finished just before it (0), which is as right; the answer at once is what is checked.
+check "first Ctrl-C answers at once" grep -qE "^cuco evolve: stopping: [01] candidates in flight; Ctrl-C again to abort them" "$T/int1.err-at-once"
 check "first Ctrl-C exits 5" test $RC -eq 5
 check "first Ctrl-C: the one in flight finished and stored" test "$(q "$T/int1" "select count(*) from candidates where status = 'pending'")" = 0
 check "first Ctrl-C: stopped early" test "$(q "$T/int1" "select count(*) from candidates")" -lt 5
