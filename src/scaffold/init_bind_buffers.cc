@@ -42,16 +42,18 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
 }
 
 // `expr` (`bufs`, or `bufs[i]` inside a per-GPU loop) names a host array of device pointers that
-// holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer;
-// nullopt otherwise.
-std::optional<std::string> OnlyEntry(const std::string& expr, const std::string& main_before_loop,
-                                     const ProgramDefaults& run) {
+// holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer,
+// with the length the program gives the array (`nDev`); nullopt otherwise.
+struct OneEntry {
+  std::string entry, length;
+};
+std::optional<OneEntry> OnlyEntry(const std::string& expr, const std::string& main_before_loop, const ProgramDefaults& run) {
   static const std::regex array_or_entry(R"(^([A-Za-z_]\w*)(\[[A-Za-z_0-9 +*-]+\])?$)");
   std::smatch m;
   if (!std::regex_match(expr, m, array_or_entry) || !IsPointerArray(main_before_loop, m[1].str())) return std::nullopt;
   const std::string length = PointerArrayLength(main_before_loop, m[1].str());
   if (length.empty() || ValueUnder(length, run) != 1) return std::nullopt;
-  return m[1].str() + "[0]";
+  return OneEntry{m[1].str() + "[0]", length};
 }
 
 // Where a graph program's iteration is captured: the loop statement around the first
@@ -266,12 +268,11 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
     for (size_t at; (at = probe.find("[@]")) != std::string::npos;) probe.replace(at, 3, "[0]");
     if (!found.projected)
-      if (std::optional<std::string> only = OnlyEntry(probe, before_loop, run)) {
+      if (std::optional<OneEntry> only = OnlyEntry(probe, before_loop, run)) {
         trace->Add(fmt::format("`{}`: a host array of device pointers that holds one in this run (its length `{}`): "
                                "its entry 0, `{}`, is the buffer",
-                               marked_expr, PointerArrayLength(before_loop, only->substr(0, only->find('['))),
-                               *only));
-        expr = probe = *only;
+                               marked_expr, only->length, only->entry));
+        expr = probe = only->entry;
       }
     if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);

@@ -84,7 +84,7 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
     const int v = SmallNumber(args[k - 1]);
     if (v < 1 || v > 4096) continue;
     ArgumentWorld w;
-    w.position = k, w.size = v;
+    w.position = k;
     w.guess = {v, fmt::format("{}:{}: `{}` from argv[{}], given {}", file, LineOf(code, static_cast<size_t>(it->position(0))),
                               var, k, v)};
     return w;

@@ -45,8 +45,7 @@ WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector
 // count is the harness's rank count: the harness passes its own there.
 struct ArgumentWorld {
   int position = 0;  // k of argv[k]
-  int size = 0;      // the argument given
-  WorldGuess guess;  // size and where (`file:line: `num_gpus` from argv[2], given 2`)
+  WorldGuess guess;  // the argument given, and where (`file:line: `num_gpus` from argv[2], given 2`)
 };
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars);

@@ -64,7 +64,6 @@ TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   const std::string code = "int num_gpus = 1;\nint batch = atoi(argv[3]);\nif (fused) num_gpus = (argc > 2) ? atoi(argv[2]) : 3;\n";
   const ArgumentWorld w = WorldFromArguments(code, "p.cu", {"--fused", "4", "512"}, {});
   EXPECT_EQ(w.position, 2);
-  EXPECT_EQ(w.size, 4);
   EXPECT_EQ(w.guess.size, 4);
   EXPECT_EQ(w.guess.source, "p.cu:3: `num_gpus` from argv[2], given 4");
   EXPECT_EQ(WorldFromArguments(code, "p.cu", {"--fused", "four"}, {}).position, 0);
