@@ -54,11 +54,7 @@ constexpr const char* kIncludedLines =
 constexpr const char* kChunksLines =
     "// chunks: a GEMM whose output the next collective reads runs in this many column chunks, and the\n"
     "// collective follows each chunk on a side stream (cuco/program/impl/chunk_overlap.h); 1: as written.\n"
-    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n"
-    "// chunk_sizes: \"tapered\" makes each chunk smaller than the one before (4: 40%, 30%, 20%, 10% of the\n"
-    "// columns), so the last collective, which no GEMM hides, moves the least; \"even\": equal chunks.\n"
-    "constexpr const char* kCucoChunkSizes = \"even\"; // cuco:knob chunk_sizes\n"
-    "[[maybe_unused]] static const bool cuco_chunk_sizes_knob = cuco_program::set_chunk_sizes(kCucoChunkSizes);\n";
+    "constexpr const char* kCucoChunks = \"1\";     // cuco:knob chunks\n";
 
 // Where the GEMMs overlap the collectives (chunks or gather): the SMs the device collectives take.
 constexpr const char* kCommCtasLines =
@@ -110,19 +106,7 @@ constexpr const char* kChunksToml =
     "description = \"how many column chunks a GEMM whose output the next collective reads runs in, the collective "
     "following each chunk on a side stream (1: the GEMM and the collective as the program wrote them)\"\n"
     "values = [\"1\", \"2\", \"4\", \"8\"]\n"
-    "default = \"1\"\n"
-    "\n"
-    "[[knobs]]\n"
-    "name = \"chunk_sizes\"\n"
-    "description = \"even: equal chunks; tapered: each chunk smaller than the one before (4 chunks: 40%, 30%, 20%, "
-    "10% of the columns), so the last collective, which no GEMM hides, moves the least "
-    "(cuco/program/impl/chunk_overlap.h)\"\n"
-    "values = [\"even\", \"tapered\"]\n"
-    "default = \"even\"\n"
-    "\n"
-    "[[excluded]]\n"
-    "knobs = { chunks = \"1\", chunk_sizes = \"tapered\" }\n"
-    "why = \"one chunk has no sizes to taper: the same code as chunk_sizes even\"\n";
+    "default = \"1\"\n";
 
 // The comm_ctas knob's [[knobs]] entry: it changes nothing but backend "lsa", so the other backends
 // at a limit are excluded (`reduces`: "ce" is offered).
@@ -303,8 +287,7 @@ size_t KnobsPlace(const SeedSource& src, const std::vector<SeedCall>& calls) {
 void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleTransformResult* result) {
   std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (reduces ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
   std::string defaults = "nccl, off";
-  if (gk.chunks)
-    knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\"), chunk_sizes (\"even\" | \"tapered\")", defaults += ", 1, even";
+  if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
   if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
   if (gk.chunks || gk.gather) knobs += ", comm_ctas (\"all\" | \"64\" | \"32\" | \"16\")", defaults += ", all";
   const size_t last = knobs.rfind(", ");
@@ -326,7 +309,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   if (!marks.ok()) return marks.status();
   for (const KnobMark& k : *marks)
     if (k.name == "backend" || k.name == "graph" || k.name == "chunks" || k.name == "gather" || k.name == "part" ||
-        k.name == "comm_ctas" || k.name == "chunk_sizes")
+        k.name == "comm_ctas")
       return Status::InvalidArgument(seed_path + ":" + std::to_string(k.line) + ": the seed already marks a knob `" +
                                      k.name + "`, which the transform adds: rename yours");
 

@@ -52,11 +52,8 @@
 //                 contiguous, or whose columns are fewer than the chunks, runs whole, and so does
 //                 its collective (cuco/program/impl/chunk_overlap.h). Inside the program's NCCL
 //                 group the chunks' calls go with the group closed, unless it holds a send or receive.
-// chunk_sizes "even": the chunks knob's chunks are equal.
-//         "tapered" (offered with chunks): chunk p of n holds a share n - p of n(n+1)/2 of the columns
-//                 (4 chunks: 40%, 30%, 20%, 10%), so the last collective, which no GEMM hides, moves
-//                 the least. A GEMM with fewer than 16 n(n+1)/2 columns splits evenly. Either way
-//                 each boundary is at a multiple of up to 128 columns where the columns allow.
+//                 The chunks are equal, each boundary at a multiple of up to 128 columns where the
+//                 columns allow (chunk_bounds.h).
 // comm_ctas "all": cuco's device collectives (backend "lsa") take up to two blocks per SM.
 //         "64", "32", "16" (offered with chunks or gather, where GEMMs overlap the collectives):
 //                 at most that many blocks per collective kernel, leaving the other SMs to the GEMM
@@ -98,8 +95,6 @@ inline bool set_graph(const char* value);
 inline bool set_part(const char* value);
 // Sets the comm_ctas knob ("all" | a block count); returns true. Likewise.
 inline bool set_comm_ctas(const char* value);
-// Sets the chunk_sizes knob ("even" | "tapered"); returns true. Likewise.
-inline bool set_chunk_sizes(const char* value);
 
 // The value of a candidate's index-th knob line (in the order of its lines), where the builder took
 // the values out of its code; defined by the unit of the values it compiles beside it.

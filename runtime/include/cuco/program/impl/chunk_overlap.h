@@ -30,7 +30,7 @@
 
 #include <cuco/harness.h>
 #include <cuco/program/impl/candidate_state.h>
-#include <cuco/program/impl/chunk_sizes.h>
+#include <cuco/program/impl/chunk_bounds.h>
 #include <cuco/program/impl/chunk_state.h>
 #include <cuco/program/impl/gather_overlap.h>
 #include <cuco/program/impl/projection.h>
@@ -72,9 +72,8 @@ cublasStatus_t SplitColumns(const void* out, size_t col_bytes, int n, int parts,
   c.buffer = out;
   c.bytes = col_bytes * static_cast<size_t>(n);
   c.stream = stream;
-  const bool tapered = Tapered() == 1;
   for (int p = 0; p < parts; ++p) {
-    const int c0 = PartBegin(n, parts, p, tapered), c1 = PartBegin(n, parts, p + 1, tapered);
+    const int c0 = PartBegin(n, parts, p), c1 = PartBegin(n, parts, p + 1);
     const cublasStatus_t st = part(c0, c1);
     if (st != CUBLAS_STATUS_SUCCESS) return st;
     candidate_detail::S().ctx->record_event(ChunkEvent(p), stream);
@@ -111,11 +110,6 @@ class Producer {
     } else {
       t.bad_value = true;
       std::fprintf(stderr, "cuco: chunks knob \"%s\" is none of \"1\", \"2\", \"4\", \"8\"\n", chunks ? chunks : "(null)");
-    }
-    if (detail::Tapered() < 0) {
-      t.bad_value = true;
-      std::fprintf(stderr, "cuco: chunk_sizes knob \"%s\" is neither \"even\" nor \"tapered\"\n",
-                   detail::ChunkSizes().value);
     }
   }
   // Arms the next GEMM writing `buffer` (the loop form: the chunks a GEMM made before stay for its
