@@ -4,6 +4,8 @@
 # (bench/ext_programs.py's) into .carry/ext-src/<name>/ on the development machine:
 #   mkdir -p .carry/ext-src && cp -r ROOT/ohm-neu-hpc-for-ai/week_11 .carry/ext-src/ohm_moe_mpi
 #   cp -r ROOT/nccl-tutorial/st_md .carry/ext-src/tut_st_md
+#   cp -r ROOT/ohm-neu-hpc-for-ai/week_07/bin .carry/ext-src/ohm_attn_single
+#   cp -r ROOT/ohm-neu-hpc-for-ai/week_11 .carry/ext-src/ohm_flashmoe_sym
 # then `bash bench/make-carry.sh`. ONLY picks programs (default: every one below whose folder is
 # carried). Each gets TIMEOUT seconds (default 90) to run. Results under $OUT: device.txt,
 # as-written.md (one row a program: build and run exit status, the run's last lines) and
@@ -19,6 +21,8 @@ MPIRUN="mpirun --allow-run-as-root --oversubscribe -np 2 -x NCCL_NVLS_ENABLE -x 
 # name | build line (in its folder) | run line (in its folder): bench/ext_programs.py's build lines.
 PROGRAMS=(
   "ohm_moe_mpi|nvcc -ccbin mpicxx -DUSE_MPI -O2 deepseek_v3_moe_complete.cu -o moe -lnccl|$MPIRUN ./moe"
+  "ohm_attn_single|nvcc -O2 main.cu -o main -lnccl|./main 2"
+  "ohm_flashmoe_sym|nvcc -O2 flashmoe_sym.cu -o flashmoe_sym -lnccl|./flashmoe_sym"
   "tut_st_md|c++ -std=gnu++17 -Iinclude -isystem /usr/local/cuda/include csrc/main.cpp csrc/allReduce.cpp csrc/sendRecv.cpp -o st_md_main -L/usr/local/cuda/lib64 -lcudart -lnccl|./st_md_main"
 )
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader >"$OUT/device.txt" 2>&1

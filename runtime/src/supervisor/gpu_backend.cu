@@ -300,9 +300,9 @@ double GpuBackend::NullIteration(uint64_t seed) {
     io.add(outputs_[i].spec.name.c_str(), true, cuco::Buffer{cal_outputs_[i], outputs_[i].bytes, nullptr});
   const auto go = reinterpret_cast<CUdeviceptr>(cal_flags_);
   start_line_->Enqueue(api_, reinterpret_cast<CUstream>(stream_), rank_, ++round_);  // as Begin
-  S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, io);
   start_line_->Enqueue(api_, reinterpret_cast<CUstream>(stream_), rank_, ++round_);
+  S_CUDA(cudaEventRecord(e0_, stream_));
   DrvOk(api_->StreamWriteValue32(reinterpret_cast<CUstream>(stream_), go, ++cal_serial_, CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32");
   DrvOk(api_->StreamWaitValue32(reinterpret_cast<CUstream>(stream_), go, cal_serial_, CU_STREAM_WAIT_VALUE_GEQ),
@@ -319,13 +319,16 @@ double GpuBackend::NullIteration(uint64_t seed) {
 void GpuBackend::Begin(uint64_t seed, int set, int64_t serial) {
   S_CUDA(cudaSetDevice(device_));
   const CUstream s = reinterpret_cast<CUstream>(stream_);
-  // The first line: every rank's stream is here before any opens its window, so when each rank's
-  // driver thread got here (it differs by the candidates' answers and the threads' wake-ups) stays
-  // out of the window. The second: every rank's inputs are written before any candidate is released.
+  // The first line: every rank's stream is here before any fills, so when each rank's driver thread
+  // got here (it differs by the candidates' answers and the threads' wake-ups) stays out. The
+  // second: every rank's inputs are written before any candidate is released, and the window opens
+  // there, so no rank times any fill (its own or a slower peer's): the supervisor's writes of large
+  // inputs took longer than the iteration they fed, and the calibration subtracting them was off by
+  // more than the iteration (stop 52: a 4 MB all-reduce at W=2 timed at the 0.001 ms floor).
   start_line_->Enqueue(api_, s, rank_, ++round_);
-  S_CUDA(cudaEventRecord(e0_, stream_));
   Fill(seed, SharedIO(set));
   start_line_->Enqueue(api_, s, rank_, ++round_);
+  S_CUDA(cudaEventRecord(e0_, stream_));
   DrvOk(api_->StreamWriteValue32(s, flags_.ptr + kGoOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WRITE_VALUE_DEFAULT),
         "cuStreamWriteValue32 (GO)");
   DrvOk(api_->StreamWaitValue32(s, flags_.ptr + kDoneOffset, static_cast<cuuint32_t>(serial), CU_STREAM_WAIT_VALUE_GEQ),

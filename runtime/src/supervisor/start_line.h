@@ -7,9 +7,11 @@
 // 2.4 ms of fill as transfer time (bench/results/2026-11-26-x4-h200: comm_alone 5.77 ms on rank 1,
 // 3.21 ms on rank 0). With the start line, each rank's stream, after its fill, marks its arrival in
 // host-mapped memory and waits until every rank has arrived; only then does it release its
-// candidate (GO). The null iteration that calibrates the window's overhead crosses the same line,
-// so the slowest rank's fill is in both and cancels: what remains is the candidate's time from the
-// common start, as the PyTorch peers measure theirs after a device-side barrier. Each window also
+// candidate (GO). The window opens there, after every fill (stop 52: with the fills inside and
+// subtracted by the calibration, a 4 MB all-reduce, shorter than its own 4 MB fill, timed at the
+// 0.001 ms floor), and the null iteration that calibrates the window's overhead opens at the same
+// line: what remains is the candidate's time from the common start, as the PyTorch peers measure
+// theirs after a device-side barrier. Each window also
 // crosses a line before it opens (gpu_backend.cu): without it a rank whose driver thread began its
 // window early timed its wait for the others (gemm_reducescatter's compute_alone, a local GEMM, at
 // W=4: 0.365 ms on one rank, 0.573 on another, 2026-11-28 bench/results/...-x4).

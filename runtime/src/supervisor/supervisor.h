@@ -18,9 +18,10 @@
 //   4. teardown; the candidate exits; a last late-write scan; bench: calibration again (together).
 // Reported time per iteration = window - overhead, where overhead = the smaller of the two
 // calibrations' medians (taken when no candidate process exists, so none can inflate it), and at
-// least the timer's resolution (0.001 ms). On GPUs a window opens for every rank at once (the
-// start line, start_line.h): a rank whose own input fill is short does not time its wait for a
-// slower peer's fill, and the calibration, crossing the same line, subtracts the slowest fill.
+// least the timer's resolution (0.001 ms). On GPUs a window opens for every rank at once, at the
+// start line (start_line.h) that every rank's stream crosses after writing its inputs: no rank
+// times any fill, its own or a slower peer's, and the calibration, crossing the same line, leaves
+// only the release, the snapshot copy and the timer to subtract.
 #pragma once
 
 #include <functional>

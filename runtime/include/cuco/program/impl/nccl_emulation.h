@@ -28,12 +28,11 @@
 #include <nccl.h>
 
 #include <cuco/impl/nccl_type_bytes.h>
+#include <cuco/program/impl/emulated_spans.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/reference_engine.h>
 
 namespace cuco_program::emu {
-
-enum class Kind { kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter, kAlltoAll, kGather, kScatter, kSend, kRecv };
 
 struct Op {
   Kind kind;
@@ -228,6 +227,10 @@ inline void Execute(const std::vector<Op>& ops) {
         (op.root < 0 || op.root >= ref::E().world))
       throw std::runtime_error("emulated NCCL: root " + std::to_string(op.root) + " of " + std::to_string(ref::E().world) +
                                " ranks");
+    const std::string small = TooSmall(op.kind, op.count, cuco::NcclTypeBytes(op.type), me, ref::E().world, op.root,
+                                       op.send ? ref::AllocationBytes(op.send) : 0,
+                                       op.recv ? ref::AllocationBytes(op.recv) : 0);
+    if (!small.empty()) throw std::runtime_error(small);
   }
   Mailboxes& m = Mail();
   for (size_t i = 0; i < ops.size(); ++i)
