@@ -3,8 +3,8 @@
 // as cuBLAS's vectorised kernels take them. Plain C++: the candidate's file includes it through
 // chunk_overlap.h, and runtime_test tests it.
 //
-// Unequal chunks were measured and dropped twice (docs/your-own-program.md, "Tried and dropped"):
-// on aicomm_tp_row, chunks shrinking so that the exposed last collective moves the least were
+// Unequal chunks were measured three times and dropped (docs/your-own-program.md, stops 49, 51 and
+// 52): on aicomm_tp_row, chunks shrinking so that the exposed last collective moves the least were
 // slower than equal ones at every backend and count, aligned or not.
 #pragma once
 
