@@ -299,6 +299,10 @@ void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& ex
   if (t.contains("times_ms") && t["times_ms"].is_array())
     for (const auto& x : t["times_ms"])
       if (x.is_number()) times.push_back(x.get<double>());
+  if (!times.empty()) {
+    const auto at_floor = std::count_if(times.begin(), times.end(), [](double x) { return x <= kTimerResolutionMs * 1.0001; });
+    v->timing.floor_share = std::max(v->timing.floor_share, static_cast<double>(at_floor) / static_cast<double>(times.size()));
+  }
   if (auto interval = MedianConfidenceInterval(times); interval && static_cast<int>(times.size()) == iters) {
     v->timing.median_lo_ms = std::max(v->timing.median_lo_ms, interval->lo);
     v->timing.median_hi_ms = std::max(v->timing.median_hi_ms, interval->hi);

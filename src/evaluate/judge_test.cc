@@ -82,6 +82,38 @@ TEST_F(JudgeTest, TheMediansIntervalComesFromEachRanksTimes) {
   EXPECT_FALSE(v.timing.Imprecise());
 }
 
+// stop 52: a 4 MB all-reduce whose windows were shorter than the calibration read 0.001 ms in 616
+// of 640 iterations. The record says the median is the floor, and how much of each rank sat there.
+TEST_F(JudgeTest, AMedianAtTheTimersFloorIsSaidSo) {
+  auto r0 = Rank(0), r1 = Rank(1);
+  r0["timing"]["median_ms"] = r1["timing"]["median_ms"] = kTimerResolutionMs;
+  for (int i = 0; i < 20; ++i) {
+    r0["timing"]["times_ms"].push_back(i < 18 ? kTimerResolutionMs : 0.2);
+    r1["timing"]["times_ms"].push_back(i < 15 ? kTimerResolutionMs : 0.2);
+  }
+  Write(r0);
+  Write(r1);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kOk) << v.reason;
+  EXPECT_TRUE(v.timing.AtResolutionFloor());
+  EXPECT_DOUBLE_EQ(v.timing.floor_share, 0.9);
+  EvalRecord rec;
+  rec.workload = "w";
+  rec.status = EvalStatus::kOk;
+  rec.timing = v.timing;
+  EXPECT_TRUE(rec.ToJson()["timing"]["at_resolution_floor"].get<bool>());
+  EXPECT_NE(rec.Summary().find("BELOW RESOLUTION: the median is the timer's floor (0.001 ms; 90% of the iterations)"),
+            std::string::npos)
+      << rec.Summary();
+  // Times above the floor: nothing said.
+  Write(Rank(0));
+  Write(Rank(1));
+  v = Judge();
+  EXPECT_FALSE(v.timing.AtResolutionFloor());
+  rec.timing = v.timing;
+  EXPECT_EQ(rec.Summary().find("BELOW RESOLUTION"), std::string::npos);
+}
+
 TEST_F(JudgeTest, MissingRankIsRuntimeError) {
   Write(Rank(0));
   StageVerdict v = Judge();

@@ -95,7 +95,8 @@ nlohmann::json EvalRecord::ToJson() const {
                    {"p90_ms", timing.p90_ms},                 {"tail_median_ms", timing.tail_median_ms},
                    {"iters", timing.iters},                   {"rank_median_ms", timing.rank_median_ms},
                    {"spread", timing.Spread()},               {"noisy", timing.Noisy()},
-                   {"retimed_from_iters", timing.retimed_from},  {"method", timing.method}};
+                   {"retimed_from_iters", timing.retimed_from},  {"method", timing.method},
+                   {"at_resolution_floor", timing.AtResolutionFloor()}, {"floor_share", timing.floor_share}};
   if (timing.median_ms >= 0 && timing.median_lo_ms > 0) {
     j["timing"]["median_interval_ms"] = {timing.median_lo_ms, timing.median_hi_ms};
     j["timing"]["precision"] = timing.Precision();
@@ -128,6 +129,11 @@ std::string EvalRecord::Summary() const {
     out += fmt::format("  IMPRECISE timing: the median is known only to +-{:.1f}%{}: a gain smaller than that is not "
                        "shown by this evaluation\n",
                        100 * timing.Precision(), timing.retimed_from > 0 ? " even over the longer run" : "");
+  if (timing.AtResolutionFloor())
+    out += fmt::format("  BELOW RESOLUTION: the median is the timer's floor ({} ms; {:.0f}% of the iterations): the "
+                       "iteration is shorter than the supervisor's own overhead varies, so this says only that it "
+                       "is too short to time\n",
+                       kTimerResolutionMs, 100 * timing.floor_share);
   if (timing.median_ms >= 0 && timing.Noisy())
     out += fmt::format("  NOISY timing: p90/p10 = {:.2f} (over {:.2f}): the iterations spread widely{}; rerun, or raise "
                        "[timing] iters, before trusting this time\n",

@@ -63,6 +63,10 @@ inline constexpr double kNoisySpread = 1.3;
 // How many times the iterations a noisy bench is timed again over (Cascade::RetimeNoisy).
 inline constexpr int kNoisyRetimeFactor = 4;
 
+// The supervisor's smallest time (runtime/src/supervisor/rank_report.cc, kResolutionMs): a window
+// no longer than its own calibrated overhead reads as this.
+inline constexpr double kTimerResolutionMs = 0.001;
+
 struct TimingFigures {
   double median_ms = -1;                  // max over ranks of each rank's median
   double p10_ms = -1, p90_ms = -1;        // of the slowest rank
@@ -76,6 +80,9 @@ struct TimingFigures {
   // the slowest rank's median); 0 when no rank reported its times.
   double median_lo_ms = 0, median_hi_ms = 0;
   std::vector<double> rank_median_ms;     // per rank
+  // The largest share over ranks of timed iterations at kTimerResolutionMs (0 when no rank
+  // reported its times).
+  double floor_share = 0;
 
   // p90 / p10 (1 when either is unknown).
   double Spread() const { return p10_ms > 0 && p90_ms > 0 ? p90_ms / p10_ms : 1; }
@@ -85,6 +92,9 @@ struct TimingFigures {
     return median_ms > 0 && median_hi_ms >= median_lo_ms && median_lo_ms > 0 ? (median_hi_ms - median_lo_ms) / (2 * median_ms) : 0;
   }
   bool Imprecise() const { return Precision() > kMedianPrecision; }
+  // The median is the timer's floor: the iteration is shorter than the supervisor can tell from
+  // its own overhead, and the figure says only that (never a speed to compare).
+  bool AtResolutionFloor() const { return median_ms >= 0 && median_ms <= kTimerResolutionMs * 1.0001; }
   // The whole interval is above `ms` (false when `ms` <= 0 or the interval is unknown).
   bool IntervalAbove(double ms) const { return ms > 0 && median_lo_ms > ms; }
 };
