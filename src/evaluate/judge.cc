@@ -300,7 +300,7 @@ void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& ex
     for (const auto& x : t["times_ms"])
       if (x.is_number()) times.push_back(x.get<double>());
   if (!times.empty()) {
-    const auto at_floor = std::count_if(times.begin(), times.end(), [](double x) { return x <= kTimerResolutionMs * 1.0001; });
+    const auto at_floor = std::count_if(times.begin(), times.end(), AtTimerFloor);
     v->timing.floor_share = std::max(v->timing.floor_share, static_cast<double>(at_floor) / static_cast<double>(times.size()));
   }
   if (auto interval = MedianConfidenceInterval(times); interval && static_cast<int>(times.size()) == iters) {

@@ -66,6 +66,8 @@ inline constexpr int kNoisyRetimeFactor = 4;
 // The supervisor's smallest time (runtime/src/supervisor/rank_report.cc, kResolutionMs): a window
 // no longer than its own calibrated overhead reads as this.
 inline constexpr double kTimerResolutionMs = 0.001;
+// A time the supervisor reported at that floor (its JSON's rounding allowed for).
+inline bool AtTimerFloor(double ms) { return ms <= kTimerResolutionMs * 1.0001; }
 
 struct TimingFigures {
   double median_ms = -1;                  // max over ranks of each rank's median
@@ -94,7 +96,7 @@ struct TimingFigures {
   bool Imprecise() const { return Precision() > kMedianPrecision; }
   // The median is the timer's floor: the iteration is shorter than the supervisor can tell from
   // its own overhead, and the figure says only that (never a speed to compare).
-  bool AtResolutionFloor() const { return median_ms >= 0 && median_ms <= kTimerResolutionMs * 1.0001; }
+  bool AtResolutionFloor() const { return median_ms >= 0 && AtTimerFloor(median_ms); }
   // The whole interval is above `ms` (false when `ms` <= 0 or the interval is unknown).
   bool IntervalAbove(double ms) const { return ms > 0 && median_lo_ms > ms; }
 };

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace cuco_program::overlap::detail {
 namespace {
 
