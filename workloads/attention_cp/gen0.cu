@@ -66,6 +66,10 @@
 //                   then releases the peer's flag; the attention stream waits on the flag
 //   wait_mode spin | wait_value (ce: how the attention stream waits for a flag)
 //   kernel    cudnn (cuDNN's fused SDPA, codesign/cudnn_attention.h) | cuco (attention.h's kernel)
+//   zig_first foreign | held (zigzag ce: which of a rank's chunks goes first after one whose keys
+//             are all local: the one whose output travels home, or the one whose queries are here)
+//   zig_pieces 1 | 2 | 4 (zigzag ce: a foreign chunk attended in that many query pieces, each
+//             pushed home once done, so only the last piece's push is left after the attention)
 //   comm_priority, block_m (attention CTA rows, kernel = cuco), part (bench only: compute alone =
 //   the ring's attention launches on the local block; comm alone = the strategy's transfers alone).
 namespace {
@@ -78,6 +82,8 @@ constexpr const char* kWaitMode = "spin";       // cuco:knob wait_mode
 constexpr const char* kCommPriority = "high";   // cuco:knob comm_priority
 constexpr int kBlockM = 128;                    // cuco:knob block_m
 constexpr const char* kKernel = "cudnn";        // cuco:knob kernel
+constexpr const char* kZigFirst = "foreign";    // cuco:knob zig_first
+constexpr int kZigPieces = 1;                   // cuco:knob zig_pieces
 constexpr const char* kPart = "none";           // cuco:knob part
 
 constexpr bool kSequential = cd::text_is(kStrategy, "sequential");
@@ -90,6 +96,9 @@ constexpr bool kViaCe = cd::text_is(kBackend, "ce");
 constexpr bool kCudnn = cd::text_is(kKernel, "cudnn");
 static_assert(kCudnn || cd::text_is(kKernel, "cuco"), "unknown kernel");
 static_assert(kViaNccl || kViaCe, "unknown backend");
+constexpr bool kZigHeldFirst = cd::text_is(kZigFirst, "held");
+static_assert(kZigHeldFirst || cd::text_is(kZigFirst, "foreign"), "unknown zig_first");
+static_assert(kZigPieces >= 1, "zig_pieces must be at least 1");
 constexpr cd::WaitMode kWait = cd::wait_mode_from(kWaitMode);
 constexpr int kD = 128;
 constexpr int kEvRecv = 0;    // + t: step t's block has arrived (nccl)
@@ -191,17 +200,28 @@ cd::AttentionArgs sequential_args(const State& s, const __nv_bfloat16* q, const 
   return a;
 }
 
-// zigzag: query chunk c (L/2 tokens at global position c L/2; q: its rows) over every key before
-// its end (k, v: the gathered [S][HKV][D]).
-cd::AttentionArgs zigzag_args(const State& s, int c, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-                              void* o) {
+// zigzag: rows [q0, q1) of query chunk c (L/2 tokens at global position c L/2; q, o: the chunk's
+// row 0) over every key before row q1 - 1 (k, v: the gathered [S][HKV][D]).
+cd::AttentionArgs zigzag_piece_args(const State& s, int c, int64_t q0, int64_t q1, const __nv_bfloat16* q,
+                                    const __nv_bfloat16* k, const __nv_bfloat16* v, void* o) {
   const int64_t h = s.l / 2;
-  cd::AttentionArgs a = args_for(s, q, k, v, (c + 1) * h, 0, true);
-  a.sq = h;
-  a.q_offset = c * h;
-  a.o = o;
+  const size_t row = static_cast<size_t>(s.hq) * kD;
+  cd::AttentionArgs a = args_for(s, q + q0 * row, k, v, c * h + q1, 0, true);
+  a.sq = q1 - q0;
+  a.q_offset = c * h + q0;
+  a.o = static_cast<__nv_bfloat16*>(o) + q0 * row;
   return a;
 }
+// zigzag: the whole query chunk c.
+cd::AttentionArgs zigzag_args(const State& s, int c, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                              void* o) {
+  return zigzag_piece_args(s, c, 0, s.l / 2, q, k, v, o);
+}
+// zigzag ce: the query pieces chunk c is attended in (zig_pieces when its output travels home,
+// else 1); piece p holds rows [h p / n, h (p+1) / n) of the chunk's h rows.
+int zig_pieces_of(bool foreign) { return foreign ? kZigPieces : 1; }
+// zigzag: the last rank whose keys query chunk c reads (its keys are [0, (c+1) L/2)).
+int zig_last_src(const State& s, int c) { return static_cast<int>(((c + 1) * (s.l / 2) - 1) / s.l); }
 
 // zigzag with backend = ce (see the top comment). The harness's barrier at the iteration start orders
 // every push after the peer's previous iteration. part = compute: the attention launches alone, on
@@ -236,38 +256,49 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
     }
     if (!st.ok()) return st;
   }
-  // 2. The own block into the gathered K/V, then this rank's two chunks (one whose keys are all
-  // local first), each foreign output pushed home as soon as it is done.
+  // 2. The own block into the gathered K/V, then this rank's two chunks: one whose keys are all
+  // local first, then foreign before held (zig_first = foreign: a foreign output travels home
+  // while the held chunk is attended) or held first (held: only K/V to wait for, no query chunk).
+  // Each chunk waits only for the K/V blocks its keys reach; a foreign chunk is attended in
+  // zig_pieces query pieces, each pushed home once done (the flag after the last).
   CUCO_CUDA_CHECK(cudaMemcpyAsync(s.k_all + static_cast<size_t>(r) * s.block, k_in, block_bytes,
                                   cudaMemcpyDeviceToDevice, ctx.stream));
   CUCO_CUDA_CHECK(cudaMemcpyAsync(s.v_all + static_cast<size_t>(r) * s.block, v_in, block_bytes,
                                   cudaMemcpyDeviceToDevice, ctx.stream));
-  bool have_kv = kPartCompute;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int i = 0; i < 2; ++i) {
-      const int c = mine[i];
-      const bool early = zig_early(s, c);
-      if (early != (pass == 0)) continue;
-      if (!early && !have_kv) {
-        for (int p = 0; p < w && st.ok(); ++p)
-          if (p != r) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_kv(p), e, kWait);
-        have_kv = true;
-      }
-      if (!held(c) && !kPartCompute && st.ok()) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_q(w, i), e, kWait);
-      if (!st.ok()) return st;
-      const __nv_bfloat16* qc = held(c) ? local_q(c) : s.zig_q[i];
-      void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s.zig_o[i];
+  auto turn = [&](int i) { return zig_early(s, mine[i]) ? 0 : held(mine[i]) == kZigHeldFirst ? 1 : 2; };
+  const int order[2] = {turn(1) < turn(0) ? 1 : 0, turn(1) < turn(0) ? 0 : 1};
+  std::vector<bool> have_kv(w, kPartCompute);  // rank p's K/V waited for
+  have_kv[r] = true;
+  const int64_t h = s.l / 2;
+  const size_t row_bytes = static_cast<size_t>(s.hq) * kD * sizeof(__nv_bfloat16);
+  for (const int i : order) {
+    const int c = mine[i];
+    const bool early = zig_early(s, c);
+    for (int p = 0; !early && p <= zig_last_src(s, c) && st.ok(); ++p)
+      if (!have_kv[p]) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_kv(p), e, kWait), have_kv[p] = true;
+    if (!held(c) && !kPartCompute && st.ok()) st = cd::wait_flag(ctx, ctx.stream, my_flags + zig_flag_q(w, i), e, kWait);
+    if (!st.ok()) return st;
+    const __nv_bfloat16* qc = held(c) ? local_q(c) : s.zig_q[i];
+    void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s.zig_o[i];
+    const int n = zig_pieces_of(!held(c));
+    for (int piece = 0; piece < n; ++piece) {
+      const int64_t q0 = h * piece / n, q1 = h * (piece + 1) / n;
       if (!kPartComm) {
-        st = forward(s, zigzag_args(s, c, qc, early ? k_in : s.k_all, early ? v_in : s.v_all, oc), ctx.stream);
+        st = forward(s, zigzag_piece_args(s, c, q0, q1, qc, early ? k_in : s.k_all, early ? v_in : s.v_all, oc),
+                     ctx.stream);
         if (!st.ok()) return st;
       }
       if (held(c) || kPartCompute) continue;
       const int owner = c / 2, j = c - 2 * owner;  // which of the owner's two chunks
       cd::follow(ctx, side, ctx.stream, kEvAttn + i);
-      st = cd::ce_copy_signal(ctx, side, s.slots.at(owner, s.zig_o_off + j * cb), s.zig_o[i], cb,
-                              peer_flag(owner, zig_flag_o(w, j)), e, kWait);
+      void* dst = s.slots.at(owner, s.zig_o_off + j * cb + q0 * row_bytes);
+      const void* src = reinterpret_cast<const char*>(s.zig_o[i]) + q0 * row_bytes;
+      const size_t bytes = (q1 - q0) * row_bytes;
+      st = piece + 1 < n ? cd::ce_copy(side, dst, src, bytes)
+                         : cd::ce_copy_signal(ctx, side, dst, src, bytes, peer_flag(owner, zig_flag_o(w, j)), e, kWait);
       if (!st.ok()) return st;
     }
+  }
   // 3. This rank's chunks computed elsewhere: wait for each, copy it into the output (not in
   // part = compute).
   for (int c = 2 * r; c < 2 * r + 2 && !kPartCompute; ++c) {
@@ -299,8 +330,11 @@ cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
     const int n_steps = s.causal ? s.rank + 1 : s.w;
     for (int t = 0; t < n_steps && st.ok(); ++t) st = attend(s, stream, q, k, v, (s.rank - t + s.w) % s.w, t, n_steps, o);
   } else if (zigzag_on(s)) {
-    for (int c : {s.rank, 2 * s.w - 1 - s.rank})
-      if (st.ok()) st = forward(s, zigzag_args(s, c, q, k, v, o), stream);
+    for (int c : {s.rank, 2 * s.w - 1 - s.rank}) {
+      const int n = kViaCe ? zig_pieces_of(c / 2 != s.rank) : 1;  // the shapes zigzag_ce launches
+      for (int piece = 0; piece < n && st.ok(); ++piece)
+        st = forward(s, zigzag_piece_args(s, c, s.l / 2 * piece / n, s.l / 2 * (piece + 1) / n, q, k, v, o), stream);
+    }
   } else {
     st = forward(s, sequential_args(s, q, k, v, o), stream);
   }
