@@ -116,6 +116,10 @@ cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& siz
   const size_t shard_bytes = static_cast<size_t>(s->m_local * s->k) * sizeof(__nv_bfloat16);
   if (!overlap || kViaNccl) {
     CUCO_CUDA_CHECK(cudaMalloc(&s->stage, shard_bytes * s->w));  // M x K, or chunks x (W x rows x K)
+    if (kPartCompute && !kSequential && s->w > 1) {  // the push's GEMM shapes
+      st = s->gemm.prepare(s->m_local, false);
+      return st.ok() ? s->gemm.prepare(s->rows, false) : st;
+    }
     if (!overlap) return s->gemm.prepare(s->m, false);
   } else {
     ncclDevCommRequirements reqs;
@@ -147,6 +151,16 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
   const void* B = io.in("B").ptr;
   auto* C = static_cast<__nv_bfloat16*>(io.out("C").ptr);
   const size_t shard_elems = static_cast<size_t>(s->m_local * s->k);
+  if (kPartCompute && !kSequential && s->w > 1) {  // the push's GEMMs alone: own rows, then each peer chunk
+    cuco::Status st = s->gemm.run(ctx.stream, A, B, C + row_offset(*s, s->rank, 0) * s->n, s->m_local);
+    for (int j = 0; j < s->chunks && st.ok(); ++j)
+      for (int i = 1; i < s->w && st.ok(); ++i) {
+        const int src = (s->rank + i) % s->w;
+        st = s->gemm.run(ctx.stream, static_cast<const __nv_bfloat16*>(s->stage) + row_offset(*s, src, j) * s->k, B,
+                         C + row_offset(*s, src, j) * s->n, s->rows);
+      }
+    return st;
+  }
   if (kSequential || kPartCompute || kPartComm || s->w == 1) {
     if (!kPartCompute)
       CUCO_NCCL_CHECK(ncclAllGather(A, s->stage, shard_elems, ncclBfloat16, ctx.comm, ctx.stream));
