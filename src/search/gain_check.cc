@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "evaluate/outcome.h"
 #include "util/quantile.h"
 
 namespace cuco {
@@ -50,14 +51,20 @@ int GainCheck::RoundsBestFaster() const {
   return n;
 }
 
+int GainCheck::RoundsBestAtFloor() const {
+  return static_cast<int>(std::count_if(rounds.begin(), rounds.end(), [](const GainCheckRound& x) { return AtTimerFloor(x.best_ms); }));
+}
+
 bool GainCheck::Confirmed() const {
-  return rounds_asked > 0 && static_cast<int>(rounds.size()) == rounds_asked && RoundsBestFaster() == rounds_asked;
+  return rounds_asked > 0 && static_cast<int>(rounds.size()) == rounds_asked && RoundsBestFaster() == rounds_asked &&
+         RoundsBestAtFloor() == 0;
 }
 
 nlohmann::json GainCheck::ToJson() const {
   nlohmann::json j = {{"rounds_asked", rounds_asked}, {"ratio", Ratio()},
                       {"min_ratio", MinRatio()},      {"max_ratio", MaxRatio()},
-                      {"best_faster_rounds", RoundsBestFaster()}, {"confirmed", Confirmed()}};
+                      {"best_faster_rounds", RoundsBestFaster()}, {"best_at_timer_floor_rounds", RoundsBestAtFloor()},
+                      {"confirmed", Confirmed()}};
   j["rounds"] = nlohmann::json::array();
   for (const auto& x : rounds) j["rounds"].push_back({{"reference_ms", x.reference_ms}, {"best_ms", x.best_ms}});
   if (!stopped.empty()) j["stopped"] = stopped;
@@ -70,6 +77,10 @@ std::string GainCheck::Line(const std::string& reference_name) const {
   std::string s = fmt::format("re-timed against the {} in {} alternating round(s): {:.2f}x (per round {:.2f}x-{:.2f}x)",
                               reference_name, rounds.size(), Ratio(), MinRatio(), MaxRatio());
   if (Confirmed()) return s + ", faster in every round: the gain holds";
+  if (const int floor = RoundsBestAtFloor(); floor > 0)
+    return s + fmt::format(", the best at the timer's floor ({} ms) in {} of {}: NOT a confirmed gain (its iteration is "
+                           "shorter than cuco can time; bench a larger size)",
+                           kTimerResolutionMs, floor, rounds.size());
   const int faster = RoundsBestFaster();
   s += fmt::format(", faster in {} of {}", faster, rounds.size());
   if (!stopped.empty()) s += " (" + stopped + ")";

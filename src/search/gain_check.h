@@ -36,9 +36,12 @@ struct GainCheck {
   double Ratio() const;
   double MinRatio() const;
   double MaxRatio() const;
-  // Every asked round done, and the best faster in each.
+  // Every asked round done, the best faster in each, and no round of it at the timer's floor.
   bool Confirmed() const;
   int RoundsBestFaster() const;
+  // Rounds whose best median is the supervisor's floor (AtTimerFloor): a time shorter than the
+  // supervisor can tell from its own overhead says nothing about speed, so no gain is claimed.
+  int RoundsBestAtFloor() const;
   nlohmann::json ToJson() const;
   // One line for the summary: "re-timed against the seed in 3 alternating rounds: 1.25x (per round
   // 1.22x-1.27x), faster in every round: the gain holds".

@@ -60,6 +60,21 @@ TEST(GainCheck, AGainOneEvaluationSawIsNotConfirmedWhenARoundDisagrees) {
   EXPECT_FALSE(g.ToJson()["confirmed"].get<bool>());
 }
 
+TEST(GainCheck, ABestAtTheTimersFloorIsNoGain) {
+  ScriptedEvaluator e;
+  e.times["seed code"] = {0.040, 0.041};
+  e.times["best code"] = {kTimerResolutionMs, 0.030};  // one round shorter than the supervisor can time
+  GainCheck g = CheckGain(e.Fn(), "seed code", "best code", "/run/gain-check", 2, nullptr);
+  ASSERT_EQ(g.rounds.size(), 2u);
+  EXPECT_EQ(g.RoundsBestFaster(), 2);
+  EXPECT_EQ(g.RoundsBestAtFloor(), 1);
+  EXPECT_FALSE(g.Confirmed());
+  EXPECT_NE(g.Line("seed").find("the best at the timer's floor (0.001 ms) in 1 of 2: NOT a confirmed gain"),
+            std::string::npos)
+      << g.Line("seed");
+  EXPECT_EQ(g.ToJson()["best_at_timer_floor_rounds"].get<int>(), 1);
+}
+
 TEST(GainCheck, AFailedRoundOrAnInterruptEndsItAndSaysWhy) {
   ScriptedEvaluator e;
   e.status["best code"] = EvalStatus::kTimeout;
