@@ -226,7 +226,22 @@ BenchSummary Summarize(std::vector<BenchRow> rows, BenchContext context) {
   return s;
 }
 
+bool PastBound(const BenchFigures& f) { return f.bound_over_t && *f.bound_over_t > 1 + kPastBoundMargin; }
+
 namespace {
+
+// One line per full entry faster than the bound by more than kPastBoundMargin ("" when none).
+std::string PastBoundLines(const BenchSummary& s) {
+  std::string out;
+  for (size_t i = 0; i < s.rows.size(); ++i)
+    if (PastBound(s.figures[i]))
+      out += fmt::format("PAST THE BOUND: {} ({}) took {:.4f} ms, {:.1f}% below the overlap bound {:.4f} ms: faster than its "
+                         "fastest parts allow. A part ran slower alone than it can, or some of the entry's work was not "
+                         "timed: check both before trusting either figure.\n",
+                         s.rows[i].name, s.rows[i].kind, s.rows[i].median_ms, 100 * (1 - s.rows[i].median_ms / s.bound.ms),
+                         s.bound.ms);
+  return out;
+}
 
 std::string BenchBoundLine(const char* label, const BenchBound& b) {
   if (!b.known) return fmt::format("{}: unknown ({})\n", label, b.why_unknown);
@@ -241,6 +256,7 @@ std::string BenchFooter(const BenchSummary& s) {
   std::string out = BenchBoundLine("overlap bound (fastest parts of every implementation timed)", s.bound);
   out += BenchBoundLine("  cuco's own parts", s.own_bound);
   if (s.peer_bound.known) out += BenchBoundLine("  peers' own parts", s.peer_bound);
+  out += PastBoundLines(s);
   if (s.seed_ms > 0)
     out += fmt::format("seed: {:.4f} ms [{}]{}\n", s.seed_ms, s.seed_entry,
                        s.bound.known ? fmt::format("; the bound is {:.2f}x faster", s.seed_ms / s.bound.ms) : "");
@@ -326,6 +342,7 @@ nlohmann::json BenchSummaryJson(const BenchSummary& s) {
                     {"speedup_vs_best_peer", Opt(f.speedup_vs_best_peer)},
                     {"to_bound", Opt(f.to_bound)},
                     {"bound_over_t", Opt(f.bound_over_t)},
+                    {"past_bound", PastBound(f)},
                     {"reason", r.reason},
                     {"detail", r.detail},
                     {"method", r.method},

@@ -73,6 +73,13 @@ struct BenchFigures {
   std::optional<double> of_peak;               // rate / the device's dense bf16 peak or NVLink one way
 };
 
+// How far below the overlap bound a full entry's median may fall before it is flagged: the bound
+// is made of the fastest parts, so an entry faster than it by more than the timing's noise means a
+// part ran slower alone than it can, or the entry's work was not all timed. Checked, never hidden.
+inline constexpr double kPastBoundMargin = 0.02;
+// A full entry whose bound/T exceeds 1 + kPastBoundMargin.
+bool PastBound(const BenchFigures& f);
+
 struct BenchSummary {
   std::vector<BenchRow> rows;
   std::vector<BenchFigures> figures;  // one per row

@@ -267,6 +267,26 @@ TEST(BenchTable, TextShowsEveryRowTheBoundAndFailures) {
   EXPECT_EQ(header.find("median ms") + 9, seed.find("1.0980") + 6) << t;
 }
 
+// An entry faster than the bound by more than the margin is said, in the text and the JSON; one
+// within the margin (timing noise around a well-hidden communication) is not.
+TEST(BenchTable, AnEntryPastTheBoundIsFlagged) {
+  auto rows = Gemm();           // bound 0.763
+  rows[1].median_ms = 0.750;    // gen0: 1.7% below, within the margin
+  rows[4].median_ms = 0.700;    // mine.cu: 8.3% below
+  BenchSummary s = Summarize(rows);
+  EXPECT_FALSE(PastBound(s.figures[1]));
+  EXPECT_TRUE(PastBound(s.figures[4]));
+  EXPECT_FALSE(PastBound(s.figures[0]));  // the seed, slower than the bound
+  const std::string t = FormatBenchTable(s);
+  EXPECT_NE(t.find("PAST THE BOUND: mine.cu (candidate) took 0.7000 ms, 8.3% below the overlap bound 0.7630 ms"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("PAST THE BOUND: gen0"), std::string::npos) << t;
+  const nlohmann::json j = BenchSummaryJson(s);
+  EXPECT_TRUE(j["rows"][4]["past_bound"].get<bool>());
+  EXPECT_FALSE(j["rows"][1]["past_bound"].get<bool>());
+}
+
 // Entries timed without MPS (the supervisor's and the candidate's contexts taking turns) never
 // stand beside a peer's time unlabelled: no "vs best peer", a TIME-SLICED column and a note.
 TEST(BenchTable, TimeSlicedEntriesAreLabelledAndNotComparedWithPeers) {
