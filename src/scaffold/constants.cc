@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <regex>
@@ -33,7 +34,11 @@ struct Hit {
 };
 
 // A call that reads a number from a string: atoi(, std::stoi(, static_cast<int>(strtol(, ...
-constexpr const char* kNumberFrom = R"((?:static_cast\s*<[\w:\s]+>\s*\(\s*)?(?:\(\s*[\w:]+\s*\)\s*)?(?:std\s*::\s*)?(?:atoi|atol|atoll|stoi|stol|stoll|stoul|stoull|strtol|strtoll|strtoul|strtoull)\s*\(\s*)";
+const std::string& NumberFrom() {
+  static const std::string pattern = R"((?:static_cast\s*<[\w:\s]+>\s*\(\s*)?(?:\(\s*[\w:]+\s*\)\s*)?(?:std\s*::\s*)?(?:)" +
+                                     IntegerParserAlternation() + R"()\s*\(\s*)";
+  return pattern;
+}
 // The variable or member assigned: M, cfg.M, cfg->M (group 1).
 constexpr const char* kAssigned = R"(([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)\s*=\s*)";
 
@@ -43,9 +48,9 @@ std::vector<Hit> ConstantHits(const std::string& code) {
   static const std::regex const_re(
       R"(\b(?:static\s+|inline\s+)*(?:constexpr|const)\s+(?:static\s+)?(?:(?:unsigned|signed)\s+)?(?:long\s+long|long|int|short|unsigned|auto|(?:std::)?size_t|(?:std::)?u?int(?:8|16|32|64)_t)(?:\s+int)?\s+(?=[A-Za-z_]))");
   static const std::regex option_re(R"xx("(-{1,2}[A-Za-z][\w-]*)"\s*,\s*([^,()";]+?)\s*\))xx");
-  static const std::regex argv_ternary_re(std::string(kAssigned) + R"(\(?\s*argc\s*>=?\s*\d+\s*\)?\s*\?\s*)" + kNumberFrom +
+  static const std::regex argv_ternary_re(std::string(kAssigned) + R"(\(?\s*argc\s*>=?\s*\d+\s*\)?\s*\?\s*)" + NumberFrom() +
                                           R"(argv\s*\[\s*(\d+)\s*\](?:::|[^:;])*:(?!:)\s*([^;,)}]+))");
-  static const std::regex argv_if_re(std::string(R"(\bif\s*\(\s*argc\s*>=?\s*\d+\s*\)\s*\{?\s*)") + kAssigned + kNumberFrom +
+  static const std::regex argv_if_re(std::string(R"(\bif\s*\(\s*argc\s*>=?\s*\d+\s*\)\s*\{?\s*)") + kAssigned + NumberFrom() +
                                      R"(argv\s*\[\s*(\d+)\s*\])");
   static const std::regex env_ternary_re(
       std::string(kAssigned) + R"xx(\(?\s*(?:std\s*::\s*)?getenv\s*\(\s*"([A-Za-z_]\w*)"\s*\)\s*(?:!=\s*(?:nullptr|NULL|0)\s*)?\)?\s*\?(?:::|[^:;])*:(?!:)\s*([^;,)}]+))xx");
@@ -224,6 +229,24 @@ ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& 
                         "priority", "mib", "kib"})
     if (Contains(l, t)) return ConstRole::kTuning;
   return ConstRole::kSize;
+}
+
+namespace {
+constexpr const char* kIntegerParsers[] = {"atoi", "atol",  "atoll", "stoi",    "stol",     "stoll",
+                                           "stoul", "stoull", "strtol", "strtoll", "strtoul", "strtoull"};
+}  // namespace
+
+bool IsIntegerParser(const std::string& name) {
+  return std::find(std::begin(kIntegerParsers), std::end(kIntegerParsers), name) != std::end(kIntegerParsers);
+}
+
+const std::string& IntegerParserAlternation() {
+  static const std::string alternation = [] {
+    std::string out;
+    for (const char* name : kIntegerParsers) out += (out.empty() ? "" : "|") + std::string(name);
+    return out;
+  }();
+  return alternation;
 }
 
 }  // namespace cuco::scaffold_internal

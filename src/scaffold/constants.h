@@ -39,6 +39,12 @@ bool Passed(const FoundConstant& c);
 
 std::vector<FoundConstant> FindConstants(const std::string& code);
 
+// The C and C++ functions a program reads a whole number from text with (atoi, std::stoi, strtol,
+// strtoull, ...): every place that recognises `n = atoi(argv[1])` takes them from here.
+bool IsIntegerParser(const std::string& name);
+// The same names as a regex alternation ("atoi|atol|..."), for patterns that match the call.
+const std::string& IntegerParserAlternation();
+
 // A name from an option ("--batch-size" -> "batch_size", "--m" -> "M") or a constant, usable as
 // a size name (C identifier, shorter than cuco::Sizes::kMaxName).
 std::string SizeName(const FoundConstant& c);

@@ -235,7 +235,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   BufferUse u = UseOf(f, other_files, found, code, per_gpu);
   for (const std::string& g : h.guesses) trace->Add(g);  // the capture bound by copy
   const std::string before_loop = NameableBeforeLoop(f.raw, loop.begin, found.loop_fn);
-  const ProgramDefaults run = DefaultsOf(f.code, {}, f.program_args);  // as the harness starts it
+  const ProgramDefaults& run = f.run_defaults;  // as the harness starts it
   auto copied_of = [&](const std::string& e) {
     return u.last_write[e] || !u.written.count(e) ? u.copied_out.end() : u.copied_out.find(e);
   };

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
 )";
   for (const std::string given : {"1", "2"}) {
     auto p = GatherSmallProgram("ndev.cu", text);
-    p->facts.program_args = {given};
+    SetProgramArguments(&p->facts, {given});
     InitPassTrace trace;
     Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
     ASSERT_TRUE(found.ok()) << found.status().ToString();

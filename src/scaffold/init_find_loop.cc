@@ -226,7 +226,7 @@ std::string Joined(const std::set<std::string>& names) {
 // reaches the communication, the statements of r->loop_fn that do. --loop (ProgramFacts::forced_loop_line)
 // names the loop instead, in whichever function of main's file holds it. Sets r->comm and r->direct.
 Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, FoundLoop* r, InitPassTrace* trace) {
-  const ProgramDefaults defaults = DefaultsOf(f.code, {}, f.program_args);  // as the harness starts it
+  const ProgramDefaults& defaults = f.run_defaults;  // as the harness starts it
   LoopSearch search;
   search.gpu_count = r->gpu_count;
   search.defaults = &defaults;

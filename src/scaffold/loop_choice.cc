@@ -193,8 +193,7 @@ class Eval {
   // `atoi(argv[k])` (atol, stoi, strtol(argv[k], ...), ...) when the program is started with a
   // whole number as its k-th argument: that number.
   std::optional<int64_t> GivenArgument(const std::string& name, const std::vector<std::vector<ETok>>& args) const {
-    static const std::set<std::string> parsers = {"atoi", "atol", "atoll", "stoi", "stol", "stoll", "strtol", "strtoll"};
-    if (d_.args.empty() || !parsers.count(name) || args.empty()) return std::nullopt;
+    if (d_.args.empty() || !IsIntegerParser(name) || args.empty()) return std::nullopt;
     const std::vector<ETok>& a = args[0];
     if (a.size() != 4 || a[0].s != "argv" || a[1].s != "[" || !a[2].number || a[3].s != "]") return std::nullopt;
     const size_t k = std::strtoul(a[2].s.c_str(), nullptr, 10);

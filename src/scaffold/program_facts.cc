@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
@@ -174,6 +175,11 @@ int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* whi
   return 0;
 }
 
+void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args) {
+  f->program_args = std::move(args);
+  f->run_defaults = DefaultsOf(f->code, {}, f->program_args);
+}
+
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
                          const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others) {
   ProgramFacts f;
@@ -208,6 +214,7 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   }
   f.iteration = IterationOps(analysis);
   f.io = GuessIo(analysis, f.iteration);
+  SetProgramArguments(&f, {});
   return f;
 }
 

@@ -19,6 +19,7 @@
 #include "analyze/analysis.h"
 #include "scaffold/constants.h"
 #include "scaffold/iteration_io.h"
+#include "scaffold/loop_choice.h"
 #include "scaffold/output_regex.h"
 #include "scaffold/prints.h"
 #include "scaffold/world_size.h"
@@ -52,6 +53,8 @@ struct ProgramFacts {
   bool has_main = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
+                                          // (set with SetProgramArguments, never alone)
+  ProgramDefaults run_defaults;  // DefaultsOf(code, {}, program_args): what main reads as the harness starts it
   int world_argument = 0;  // > 0: argv[k] given is the GPU count of a program one process runs on
                            // every GPU (WorldFromArguments): the harness passes its rank count there
 };
@@ -59,6 +62,9 @@ struct ProgramFacts {
 // `others`: the program's other source files, (path as analysed, text).
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
                          const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {});
+
+// Sets the arguments the program is started with and the defaults main reads under them.
+void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);
 
 // Adds to `libs` (GatherFacts' guess from the calls) each library of the user's build line that is
 // not there yet, except those the harness answers itself: MPI (cuco/program/mpi.h), NCCL (linked

@@ -182,7 +182,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     f.forced_loop_line = line;
   }
   std::string args_error;
-  if (!SplitProgramArguments(options.args, &f.program_args, &args_error)) return Status::InvalidArgument(args_error);
+  std::vector<std::string> program_args;
+  if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
+  SetProgramArguments(&f, std::move(program_args));
   if (f.launcher == "single")  // one process on every GPU: a GPU count given as an argument is the rank count
     if (const ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars); w.position > 0)
       f.world = w.guess, f.world_argument = w.position;

@@ -73,8 +73,8 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
 
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars) {
-  static const std::regex assigned(
-      R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:atoi|atol|atoll|stoi|stol|stoll|strtol|strtoll)\s*\(\s*argv\s*\[\s*(\d+)\s*\][^;]*;)");
+  static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +
+                                   R"()\s*\(\s*argv\s*\[\s*(\d+)\s*\][^;]*;)");
   static const std::regex whole(R"([0-9]+)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
     const std::string var = (*it)[1].str();

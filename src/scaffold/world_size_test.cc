@@ -70,6 +70,10 @@ TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   EXPECT_EQ(WorldFromArguments(code, "p.cu", {"--fused"}, {}).position, 0);
   EXPECT_EQ(WorldFromArguments("int batch = atoi(argv[1]);\n", "p.cu", {"4"}, {}).position, 0);
   EXPECT_EQ(WorldFromArguments("int n = std::stoi(argv[1]);\n", "p.cu", {"4"}, {"n"}).position, 1);  // MPI_Comm_size's
+  // Every parser the constants' analysis knows (IsIntegerParser), unsigned ones included.
+  EXPECT_EQ(WorldFromArguments("size_t ngpus = strtoul(argv[1], NULL, 10);\n", "p.cu", {"2"}, {}).position, 1);
+  EXPECT_TRUE(IsIntegerParser("strtoull"));
+  EXPECT_FALSE(IsIntegerParser("atof"));
 }
 
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
