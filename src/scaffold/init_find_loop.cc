@@ -17,6 +17,15 @@
 namespace cuco::scaffold_internal {
 namespace {
 
+// Adds to `names` every function of the analysis that calls one of them, and their callers.
+void AddCallers(const Analysis& a, std::set<std::string>* names) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& op : a.ops)
+      if (op.kind == "call" && names->count(op.api) && !op.function.empty() && names->insert(op.function).second) grew = true;
+  }
+}
+
 // The functions that issue NCCL communication (directly: `direct`) and every function that
 // reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
 // holding the timed loop) left out.
@@ -27,11 +36,7 @@ std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn,
       names.insert(op.api);
       if (!op.function.empty()) names.insert(op.function), direct->insert(op.function);
     }
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& op : a.ops)
-      if (op.kind == "call" && names.count(op.api) && !op.function.empty() && names.insert(op.function).second) grew = true;
-  }
+  AddCallers(a, &names);
   for (const std::string& outer : {std::string("main"), loop_fn}) {  // the loop's own function is not a block
     names.erase(outer);
     direct->erase(outer);
@@ -178,6 +183,24 @@ bool GraphCapturesCommunication(const std::string& raw, const std::set<std::stri
   return false;
 }
 
+}  // namespace
+
+std::set<std::string> GraphLaunchers(const ProgramFacts& f) {
+  std::set<std::string> names = {"cudaGraphLaunch", "cudaGraphExecLaunch"};
+  const std::string code = BlankCommentsAndLiterals(f.raw);
+  for (const auto& fn : f.analysis->functions) {
+    size_t b = 0, e = 0;
+    if (fn.name == "main" || SourceFileName(fn.file) != f.file || !DefinitionLines(code, fn.name, &b, &e)) continue;
+    const std::vector<Tok> t = Scan(code.substr(b, e - b));
+    if (!t.empty() && Calls(t, 0, t.size() - 1, {"cudaGraphLaunch", "cudaGraphExecLaunch"})) names.insert(fn.name);
+  }
+  AddCallers(*f.analysis, &names);
+  names.erase("main");
+  return names;
+}
+
+namespace {
+
 // The function of `file` whose definition holds `line` (the innermost), "" when none.
 std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line) {
   std::string best;
@@ -191,10 +214,13 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
   return best;
 }
 
-// The names reaching the communication from `fn` (a graph's launch too, when the program captures it).
+// The names reaching the communication from `fn` (a graph's launch too, when the program captures
+// it, and the program's functions that launch one: GraphLaunchers).
 std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, std::set<std::string>* direct) {
   std::set<std::string> names = CommNamesOf(*f.analysis, fn, direct);
-  if (GraphCapturesCommunication(f.raw, names)) names.insert({"cudaGraphLaunch", "cudaGraphExecLaunch"});
+  if (GraphCapturesCommunication(f.raw, names))
+    for (const std::string& n : GraphLaunchers(f))
+      if (n != fn) names.insert(n);
   return names;
 }
 
@@ -407,8 +433,10 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
   }
   r.loop = std::move(*loop);
   r.captures_comm = GraphCapturesCommunication(r.all_code, r.comm);
-  if (r.captures_comm)
+  if (r.captures_comm) {
     trace->Add("the program captures its communication into CUDA graphs: its reference asks CUDA for 32 hardware queues");
+    r.graph_launchers = GraphLaunchers(f);
+  }
   DescribeLoop(f, &r);
   CUCO_RETURN_IF_ERROR(ArgumentsPassed(f, r.loop));
   for (const std::string& g : r.guesses) trace->Add(g);

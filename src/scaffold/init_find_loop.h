@@ -31,11 +31,17 @@ struct FoundLoop {
   std::string gpu_count;         // projected: the variable holding the number of GPUs ("" when none)
   std::string all_code;          // every source file of the program, main's first
   bool captures_comm = false;    // the program captures its communication into CUDA graphs
+  std::set<std::string> graph_launchers;  // captures_comm: GraphLaunchers
   TimedLoop loop;                // the iteration: host timing dropped, size_flags set
   std::set<std::string> comm;    // the names reaching the communication from loop_fn
   std::set<std::string> direct;  // the functions issuing NCCL calls themselves
   std::vector<std::string> guesses;  // for the harness's README, in order
 };
+
+// cudaGraphLaunch, cudaGraphExecLaunch, and the functions of the program's main file that call one
+// of them, with their callers (main left out): where a program that captures its communication
+// launches it from.
+std::set<std::string> GraphLaunchers(const ProgramFacts& f);
 
 Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, InitPassTrace* trace);
 

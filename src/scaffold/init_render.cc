@@ -8,6 +8,7 @@
 
 #include "scaffold/generated_text.h"
 #include "scaffold/harness_sizes.h"
+#include "scaffold/host_clocks.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/world_size.h"
@@ -210,6 +211,9 @@ Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuf
   *seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;
   *reference += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + project.main_text;
   *seed = CandidateSpellings(*seed);
+  Result<std::string> ticking = TickingClocksInBlocks(*seed, "seed.cu");  // the program's own timing, in the blocks
+  if (!ticking.ok()) return ticking.status();
+  *seed = std::move(ticking).value();
   return Status::Ok();
 }
 

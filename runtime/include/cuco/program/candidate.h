@@ -13,6 +13,7 @@
 // the design space `cuco transform` gives the blocks (knobs backend, graph and chunks; the collectives
 // behind them are cuco's runtime/src/program/, linked into the candidate). exit() in the
 // program's code ends the iteration (or the setup) with an error, not the process (program_exit.h).
+// Host clocks read inside the EVOLVE blocks tick a millisecond a read (host_clock.h).
 #pragma once
 
 #include <cuco/harness.h>
@@ -21,4 +22,5 @@
 #include <cuco/program/codesign.h>
 #include <cuco/program/impl/chunk_overlap.h>
 #include <cuco/program/impl/candidate_shims.h>
+#include <cuco/program/impl/host_clock.h>
 #include <cuco/program/impl/program_exit.h>

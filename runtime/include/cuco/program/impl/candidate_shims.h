@@ -185,6 +185,10 @@ inline cudaError_t GraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, un
   if (e == cudaSuccess && exec != nullptr) S().program_graphs.NoteExec(*exec);
   return e;
 }
+// CUDA 11's form, which cuda_runtime.h keeps for C++ (the error node and log are not filled).
+inline cudaError_t GraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t*, char*, size_t) {
+  return GraphInstantiate(exec, graph, 0);
+}
 inline cudaError_t GraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0) {
   return GraphInstantiate(exec, graph, flags);
 }
