@@ -107,11 +107,10 @@ IterationCode IterationCodeOf(const ProgramFacts& f, const FoundLoop& found, std
   IterationCode c;
   c.begin = loop.begin, c.end = loop.end;
   std::string body = loop.body;
+  // (graph_launchers names cudaGraphLaunch and the program's functions reaching it whenever the
+  // program captures its communication, the only case CapturingLoop finds a capture for.)
   const std::vector<Tok> body_tokens = Scan(loop.body);
-  const bool launches = loop.body.find("cudaGraphLaunch") != std::string::npos ||
-                        loop.body.find("cudaGraphExecLaunch") != std::string::npos ||
-                        (!body_tokens.empty() && Calls(body_tokens, 0, body_tokens.size() - 1, found.graph_launchers));
-  if (launches)
+  if (!body_tokens.empty() && Calls(body_tokens, 0, body_tokens.size() - 1, found.graph_launchers))
     if (auto cap = CapturingLoop(f.raw, found.comm)) {
       c.begin = cap->first, c.end = cap->second, c.by_copy = true;
       body = f.raw.substr(c.begin, c.end - c.begin);

@@ -186,13 +186,14 @@ bool GraphCapturesCommunication(const std::string& raw, const std::set<std::stri
 }  // namespace
 
 std::set<std::string> GraphLaunchers(const ProgramFacts& f) {
-  std::set<std::string> names = {"cudaGraphLaunch", "cudaGraphExecLaunch"};
+  const std::set<std::string> launch_calls = {"cudaGraphLaunch", "cudaGraphExecLaunch"};
+  std::set<std::string> names = launch_calls;
   const std::string code = BlankCommentsAndLiterals(f.raw);
   for (const auto& fn : f.analysis->functions) {
     size_t b = 0, e = 0;
     if (fn.name == "main" || SourceFileName(fn.file) != f.file || !DefinitionLines(code, fn.name, &b, &e)) continue;
     const std::vector<Tok> t = Scan(code.substr(b, e - b));
-    if (!t.empty() && Calls(t, 0, t.size() - 1, {"cudaGraphLaunch", "cudaGraphExecLaunch"})) names.insert(fn.name);
+    if (!t.empty() && Calls(t, 0, t.size() - 1, launch_calls)) names.insert(fn.name);
   }
   AddCallers(*f.analysis, &names);
   names.erase("main");

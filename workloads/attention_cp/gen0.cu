@@ -141,9 +141,11 @@ int zig_flag_o(int w, int j) { return w + 2 + j; }
 // zigzag: the rank that computes query chunk c (of 2W), and the number of tokens in a chunk.
 int zig_rank(int c, int w) { return c < w ? c : 2 * w - 1 - c; }
 bool zigzag_on(const State& s) { return kZigzag && s.causal && s.w > 1; }
+// zigzag: chunk c's queries and output live on this rank (held), whichever rank computes it.
+bool zig_held(const State& s, int c) { return c / 2 == s.rank; }
 // zigzag: chunk c can be attended before any key arrives: held here, and its keys [0, (c+1) L/2)
 // all this rank's own (only rank 0's first chunk).
-bool zig_early(const State& s, int c) { return c / 2 == s.rank && (c + 1) * (s.l / 2) <= (s.rank + 1) * s.l && s.rank == 0; }
+bool zig_early(const State& s, int c) { return zig_held(s, c) && (c + 1) * (s.l / 2) <= (s.rank + 1) * s.l && s.rank == 0; }
 
 // One attention_forward with the chosen kernel.
 cuco::Status forward(const State& s, const cd::AttentionArgs& a, cudaStream_t stream) {
@@ -219,7 +221,7 @@ cd::AttentionArgs zigzag_args(const State& s, int c, const __nv_bfloat16* q, con
 }
 // zigzag ce: the query pieces chunk c is attended in (zig_pieces when its output travels home,
 // else 1); piece p holds rows [h p / n, h (p+1) / n) of the chunk's h rows.
-int zig_pieces_of(bool foreign) { return foreign ? kZigPieces : 1; }
+int zig_pieces_of(const State& s, int c) { return zig_held(s, c) ? 1 : kZigPieces; }
 // zigzag: the last rank whose keys query chunk c reads (its keys are [0, (c+1) L/2)).
 int zig_last_src(const State& s, int c) { return static_cast<int>(((c + 1) * (s.l / 2) - 1) / s.l); }
 
@@ -233,7 +235,7 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
   const size_t block_bytes = s.block * sizeof(__nv_bfloat16), cb = s.zig_chunk_bytes;
   const size_t chunk = cb / sizeof(__nv_bfloat16);
   const int mine[2] = {r, 2 * w - 1 - r};
-  auto held = [&](int c) { return c / 2 == r; };
+  auto held = [&](int c) { return zig_held(s, c); };
   auto local_q = [&](int c) { return q + static_cast<size_t>(c - 2 * r) * chunk; };
   auto peer_flag = [&](int p, int i) { return reinterpret_cast<uint32_t*>(s.flags.at(p)) + i; };
   const auto* my_flags = static_cast<const uint32_t*>(s.flags.local.ptr);
@@ -280,7 +282,7 @@ cuco::Status zigzag_ce(cuco::RankContext& ctx, State& s, const __nv_bfloat16* q,
     if (!st.ok()) return st;
     const __nv_bfloat16* qc = held(c) ? local_q(c) : s.zig_q[i];
     void* oc = held(c) ? static_cast<void*>(out + static_cast<size_t>(c - 2 * r) * chunk) : s.zig_o[i];
-    const int n = zig_pieces_of(!held(c));
+    const int n = zig_pieces_of(s, c);
     for (int piece = 0; piece < n; ++piece) {
       const int64_t q0 = h * piece / n, q1 = h * (piece + 1) / n;
       if (!kPartComm) {
@@ -331,7 +333,7 @@ cuco::Status warm_cudnn(const State& s, cudaStream_t stream) {
     for (int t = 0; t < n_steps && st.ok(); ++t) st = attend(s, stream, q, k, v, (s.rank - t + s.w) % s.w, t, n_steps, o);
   } else if (zigzag_on(s)) {
     for (int c : {s.rank, 2 * s.w - 1 - s.rank}) {
-      const int n = kViaCe ? zig_pieces_of(c / 2 != s.rank) : 1;  // the shapes zigzag_ce launches
+      const int n = kViaCe ? zig_pieces_of(s, c) : 1;  // the shapes zigzag_ce launches
       for (int piece = 0; piece < n && st.ok(); ++piece)
         st = forward(s, zigzag_piece_args(s, c, s.l / 2 * piece / n, s.l / 2 * (piece + 1) / n, q, k, v, o), stream);
     }
@@ -469,7 +471,7 @@ cuco::Status cuco_candidate_run(cuco::RankContext& ctx, void* state, const cuco:
     const int64_t h = s->l / 2;
     const size_t chunk = static_cast<size_t>(h * s->hq * kD);  // elements of one chunk's q (or o)
     const int mine[2] = {r, 2 * w - 1 - r};                     // the chunks this rank computes
-    auto held = [&](int c) { return c / 2 == r; };              // chunk c's queries and output live here
+    auto held = [&](int c) { return zig_held(*s, c); };
     auto local_q = [&](int c) { return q + static_cast<size_t>(c - 2 * r) * chunk; };
     auto* out = static_cast<__nv_bfloat16*>(o);
     cudaStream_t side = ctx.side_stream(0);
