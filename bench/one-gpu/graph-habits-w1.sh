@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# The CUDA-graph habits (tests/habits/graph_capture_allreduce, graph_capture_launch) through
-# `cuco eval` of the harness `cuco init` made of each, at W=1 (WORLD=2 on a two-GPU machine: their
-# global-mode captures in the reference's rank threads, d3e4878). Call 5 of
-# bench/results/2026-11-29-s38-h200 ran this loop as an inline command; kept here as that command.
-# .carry/habits/<name>: `cuco init <file> --out .carry/habits/<name> -- <its build line>` run here
-# (tests/habits/<name>/expect.toml names the file and the build line). Results under $OUT/h.
+# The habit programs (tests/habits: written here, with the habits of programs written elsewhere) through
+# `cuco eval` of the harness `cuco init` made of each, at W=1 (WORLD=2 on a two-GPU machine). By default
+# every .carry/habits/<name> holding a harness; ONLY names some (the CUDA-graph ones were the first:
+# call 5 of bench/results/2026-11-29-s38-h200, run inline, kept here as this script). Each evaluation is
+# cut at 200 s and the whole at DEADLINE_S (default 540).
+# .carry/habits/<name>: `python3 tests/habits/habits_check.py --no-compile --keep .carry/habits <cuco>`
+# here (each program's init through its own build line, as its expect.toml says).
+# Results under $OUT/h: <name>.json, <name>.err, times.txt, and summary.txt (status, reason, median ms).
 # Usage (repo root, .carry/ as in bench/one-gpu/README.md): bash bench/one-gpu/graph-habits-w1.sh
 set -u
 OUT=${OUT:-/tmp/graph-habits-out}
+DEADLINE_S=${DEADLINE_S:-540}
+start=$(date +%s)
 mkdir -p "$OUT/h"
 export LD_LIBRARY_PATH=$PWD/.carry/lib PATH=$PWD/.carry/bin:$PATH NCCL_NVLS_ENABLE=0 CUCO_CACHE_DIR=/tmp/cuco-cache
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/h/device.txt"
-for h in ${ONLY:-graph_capture_allreduce graph_capture_launch}; do
+all=$(for d in .carry/habits/*/harness; do basename "$(dirname "$d")"; done)
+for h in ${ONLY:-$all}; do
+  left=$((DEADLINE_S - ($(date +%s) - start)))
+  if [ "$left" -lt 30 ]; then echo "$h skipped: ${left} s left" >>"$OUT/h/times.txt"; continue; fi
   s=$(date +%s)
-  timeout 200 .carry/cuco eval ".carry/habits/$h/harness" --world-size "${WORLD:-1}" --json --run-dir "/tmp/h-$h" \
-    >"$OUT/h/$h.json" 2>"$OUT/h/$h.err"
+  timeout $((left < 200 ? left : 200)) .carry/cuco eval ".carry/habits/$h/harness" --world-size "${WORLD:-1}" --json \
+    --run-dir "/tmp/h-$h" >"$OUT/h/$h.json" 2>"$OUT/h/$h.err"
   echo "$h rc=$? $(( $(date +%s) - s )) s" >>"$OUT/h/times.txt"
+  python3 -c 'import json,sys
+try: r = json.load(open(sys.argv[1]))
+except Exception as e: print(sys.argv[2], "no JSON:", e); sys.exit()
+print(sys.argv[2], r["status"], (r.get("timing") or {}).get("median_ms"), r["reason"][:160])' "$OUT/h/$h.json" "$h" >>"$OUT/h/summary.txt"
 done
-cat "$OUT/h/times.txt"
+cat "$OUT/h/times.txt" "$OUT/h/summary.txt"

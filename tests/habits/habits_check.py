@@ -10,8 +10,9 @@ the program's expect.toml:
     `harness = false`, the skeleton, whose reason contains `reason` and names a file (what a user acts on);
   - the harnesses with `compile_check = true` (the classes no other test compiles; each expect.toml
     says why or why not) compiled with `cuco eval <harness> --stage compile-check`, two at a time.
-Usage: habits_check.py [--no-compile] <cuco binary> [program ...]. One line per program; exit 1 if
-any check fails."""
+Usage: habits_check.py [--no-compile] [--keep DIR] <cuco binary> [program ...]. One line per program;
+exit 1 if any check fails. --keep DIR: what init made stays in DIR/<program> (the device scripts' habits,
+bench/one-gpu/graph-habits-w1.sh)."""
 import concurrent.futures
 import json
 import pathlib
@@ -96,6 +97,9 @@ def main():
     args = sys.argv[1:]
     compile_too = "--no-compile" not in args
     args = [a for a in args if a != "--no-compile"]
+    keep = None
+    if args[:1] == ["--keep"] and len(args) > 1:
+        keep, args = pathlib.Path(args[1]).resolve(), args[2:]
     if not args:
         sys.exit(__doc__)
     cuco, names = str(pathlib.Path(args[0]).resolve()), set(args[1:])
@@ -110,7 +114,8 @@ def main():
 
     first = sorted(folders, key=lambda f: "compile_check = true" not in (f / "expect.toml").read_text())
     with tempfile.TemporaryDirectory(prefix="cuco-habits-") as t, concurrent.futures.ThreadPoolExecutor(2) as pool:
-        tmp = pathlib.Path(t)
+        tmp = keep or pathlib.Path(t)
+        tmp.mkdir(parents=True, exist_ok=True)
         results = dict(zip(first, pool.map(one, first)))
         for f in folders:
             problems, summary = results[f]
