@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <cuco/protocol.h>
 #include <nlohmann/json.hpp>
 
 #include "evaluate/timing_precision.h"
@@ -63,9 +64,9 @@ inline constexpr double kNoisySpread = 1.3;
 // How many times the iterations a noisy bench is timed again over (Cascade::RetimeNoisy).
 inline constexpr int kNoisyRetimeFactor = 4;
 
-// The supervisor's smallest time (runtime/src/supervisor/rank_report.cc, kResolutionMs): a window
-// no longer than its own calibrated overhead reads as this.
-inline constexpr double kTimerResolutionMs = 0.001;
+// The supervisor's smallest time (cuco/protocol.h): a window no longer than its own calibrated
+// overhead reads as this.
+using protocol::kTimerResolutionMs;
 // A time the supervisor reported at that floor (its JSON's rounding allowed for).
 inline bool AtTimerFloor(double ms) { return ms <= kTimerResolutionMs * 1.0001; }
 

@@ -56,27 +56,6 @@ std::optional<OneEntry> OnlyEntry(const std::string& expr, const std::string& ma
   return OneEntry{m[1].str() + "[0]", length};
 }
 
-// Where a graph program's iteration is captured: the loop statement around the first
-// cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture itself
-// when no loop holds it), as bytes [first, second) of `raw`; nullopt when there is none.
-std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm) {
-  const std::vector<Tok> t = Scan(raw);
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i].text != "cudaStreamBeginCapture") continue;
-    size_t j = i;
-    while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
-    if (j >= t.size() || !Calls(t, i, j, comm)) continue;
-    for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
-      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
-      const size_t end = StatementEnd(t, k);
-      if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
-    }
-    return std::make_pair(t[i].begin, t[j].end);
-  }
-  return std::nullopt;
-}
-
-
 // A buffer the loop swaps (`start`, its name when the iteration starts) is read by the next pass:
 // the name holding it when the iteration ends is first read in the iteration (a stencil's new grid,
 // read as `a` next), not first written (a ring's receive buffer, refilled every pass: scratch).

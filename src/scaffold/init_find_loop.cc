@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "scaffold/init_project.h"
@@ -169,21 +170,24 @@ Status CommunicatesFromTheHost(const ProgramFacts& f) {
                                              f.file, setup));
 }
 
-// The program captures its communication into a CUDA graph (cudaStreamBeginCapture ...
-// cudaStreamEndCapture around a call of `comm`): launching the graph is what reaches it.
-bool GraphCapturesCommunication(const std::string& raw, const std::set<std::string>& comm) {
-  const std::string code = BlankCommentsAndLiterals(raw);
-  for (size_t at = code.find("cudaStreamBeginCapture"); at != std::string::npos;
-       at = code.find("cudaStreamBeginCapture", at + 1)) {
-    const size_t end = code.find("cudaStreamEndCapture", at);
-    if (end == std::string::npos) break;
-    for (const auto& [name, args] : CallsIn(code.substr(at, end - at)))
-      if (comm.count(name)) return true;
-  }
-  return false;
-}
-
 }  // namespace
+
+std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm) {
+  const std::vector<Tok> t = Scan(raw);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text != "cudaStreamBeginCapture") continue;
+    size_t j = i;
+    while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
+    if (j >= t.size() || !Calls(t, i, j, comm)) continue;
+    for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
+      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
+      const size_t end = StatementEnd(t, k);
+      if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
+    }
+    return std::make_pair(t[i].begin, t[j].end);
+  }
+  return std::nullopt;
+}
 
 std::set<std::string> GraphLaunchers(const ProgramFacts& f) {
   const std::set<std::string> launch_calls = {"cudaGraphLaunch", "cudaGraphExecLaunch"};
@@ -219,7 +223,7 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
 // it, and the program's functions that launch one: GraphLaunchers).
 std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, std::set<std::string>* direct) {
   std::set<std::string> names = CommNamesOf(*f.analysis, fn, direct);
-  if (GraphCapturesCommunication(f.raw, names))
+  if (CapturingLoop(f.raw, names).has_value())
     for (const std::string& n : GraphLaunchers(f))
       if (n != fn) names.insert(n);
   return names;
@@ -433,7 +437,7 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     return why.ok() ? loop.status() : why;
   }
   r.loop = std::move(*loop);
-  r.captures_comm = GraphCapturesCommunication(r.all_code, r.comm);
+  r.captures_comm = CapturingLoop(r.all_code, r.comm).has_value();
   if (r.captures_comm) {
     trace->Add("the program captures its communication into CUDA graphs: its reference asks CUDA for 32 hardware queues");
     r.graph_launchers = GraphLaunchers(f);

@@ -12,8 +12,10 @@
 // loop, the candidates rejected and why.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scaffold/init_trace.h"
@@ -37,6 +39,12 @@ struct FoundLoop {
   std::set<std::string> direct;  // the functions issuing NCCL calls themselves
   std::vector<std::string> guesses;  // for the harness's README, in order
 };
+
+// Where the program captures its communication into a CUDA graph: the loop statement around the
+// first cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture
+// itself when no loop holds it), as bytes [first, second) of `raw`; nullopt when it captures none
+// (launching the graph is then not what reaches the communication).
+std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, const std::set<std::string>& comm);
 
 // cudaGraphLaunch, cudaGraphExecLaunch, and the functions of the program's main file that call one
 // of them, with their callers (main left out): where a program that captures its communication

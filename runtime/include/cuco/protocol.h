@@ -98,4 +98,8 @@ enum ExitCode : int {
   kExitProtocol = 8,         // the candidate broke the protocol (bad message, forged value, wrong fds)
 };
 
+// The supervisor's smallest time: a timed window no longer than its own calibrated overhead reads as
+// this, so a time is never zero or negative (the judge reads a time at it as the timer's floor).
+constexpr double kTimerResolutionMs = 0.001;
+
 }  // namespace cuco::protocol

@@ -92,9 +92,8 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     if (std::isnan(overhead)) overhead = 0;
     // A window no longer than the supervisor's own cost (noise, on a part far faster than it) reads
     // as the timer's resolution: a time is never zero or negative.
-    constexpr double kResolutionMs = 0.001;
     std::vector<double> times;
-    for (double ms : r.raw_ms) times.push_back(std::max(ms - overhead, kResolutionMs));
+    for (double ms : r.raw_ms) times.push_back(std::max(ms - overhead, protocol::kTimerResolutionMs));
     j.key("timing").begin_object();
     j.kv("complete", r.bench_done).kv("iters", static_cast<int64_t>(times.size()));
     j.kv("method", be != nullptr ? be->TimingMethod() : std::string("none"));
