@@ -27,11 +27,19 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/yianan261/Multi_GPU_TRAINING_OPTIMIZATION ROOT/Multi_GPU_TRAINING_OPTIMIZATION \
                                                                           && git -C ROOT/Multi_GPU_TRAINING_OPTIMIZATION checkout 9a45fa966bd16e201d6d807b083d930eade40428
   git clone https://github.com/rodhuega/tfgMatrixNccl ROOT/tfgMatrixNccl  && git -C ROOT/tfgMatrixNccl checkout 49df585a5d1fae01cf5eb38175843f72901753dc
+  git clone https://github.com/likejazz/mpi-nccl-examples ROOT/mpi-nccl-examples && git -C ROOT/mpi-nccl-examples checkout 1b2f032396f6f7f8f29a96e4a48858fff4ab4049
+  git clone https://github.com/Ryb7532/myNCCL ROOT/myNCCL                && git -C ROOT/myNCCL checkout cd862d8bfb52afb5391fc7790c34bf11e200a47a
+  git clone https://github.com/muriloboratto/NCCL ROOT/murilo-NCCL        && git -C ROOT/murilo-NCCL checkout 91ad1cce6cf35805ef6f6b6e1776c98a1164dedc
+  git clone https://github.com/muriloboratto/NCCL ROOT/murilo-NCCL-5f6a712 && git -C ROOT/murilo-NCCL-5f6a712 checkout 5f6a712186bc62aee490eda3d74984abfebed0f6
+  git clone https://github.com/UCBerkeley-Spring2022-CS267-project/blinkplus ROOT/blinkplus && git -C ROOT/blinkplus checkout 412353fcf3cef2062bfe3f9403675164a9d6b62f
+  git clone https://github.com/keyroog/multi-gpu-collectives ROOT/multi-gpu-collectives && git -C ROOT/multi-gpu-collectives checkout 1b6d99acf19aff15fb124eab9d69d1e8c1d9e446
+  git clone https://github.com/ParCoreLab/multi-GPU-comm-bench ROOT/multi-GPU-comm-bench && git -C ROOT/multi-GPU-comm-bench checkout ea24ef05c9b5d8693716b3c005287b1b94774a79
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
-`pip install mkl-include`, its folder as MKL_INCLUDE). Of these nine only FZJ-JSC's and yali state a licence (MIT): none
-is copied here, each is fetched.)
+`pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
+laplacian the later commit removed). Of these only FZJ-JSC's and yali state a licence (MIT): none is copied here, each
+is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
 CUDA = "/usr/local/cuda"
@@ -41,6 +49,7 @@ def mpicxx_flags():
 NX = "nccl/docs/examples"
 G = f"g++ -I{CUDA}/include"
 L = f"-L{CUDA}/lib64 -lcudart -lnccl"
+MPI_I = "-I/usr/lib/x86_64-linux-gnu/openmpi/include -I/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi"
 P = [
   # name, cwd (under ROOT), files, build line, extra init args (`--args`: the arguments it is run with)
   ("nccl_ex_single_process", f"{NX}/01_communicators/01_multiple_devices_single_process/c", ["main.cc"], f"{G} main.cc -o multiple_devices_single_process {L}", []),
@@ -83,6 +92,13 @@ P = [
   ("tut_mt_md", "nccl-tutorial/mt_md", ["csrc/main.cpp", "csrc/allGatherMPI.cpp", "csrc/allReduceMPI.cpp", "csrc/sendRecvMPI.cpp"], "mpicxx -std=gnu++17 -Wall -Wextra -Iinclude -isystem /usr/local/cuda/include csrc/main.cpp csrc/allGatherMPI.cpp csrc/allReduceMPI.cpp csrc/sendRecvMPI.cpp -o mt_md_main -L/usr/local/cuda/lib64 -lcudart -lnccl", []),
   ("logreg_fused", "Multi_GPU_TRAINING_OPTIMIZATION", ["logregv4check.cu"], "nvcc -o logregv4check logregv4check.cu -lnccl -lcuda -lcudart -Xcompiler -fopenmp", ["--args", "--fused 2"]),
   ("tfg_summa", "tfgMatrixNccl/ncclMatrixMultiplication", ["src/versus1Gpu/main.cpp", "src/cuda/NcclMultiplicationEnvironment.cu", "src/cuda/MatrixMain.cu", "src/cuda/CommSummaElement.cu", "src/cuda/GpuWorker.cu", "src/cuda/MatrixUtilitiesCuda.cu"], "nvcc -std=c++11 -Iinclude/cuda -Iinclude/cpp -Iinclude/c -I" + os.environ.get("MKL_INCLUDE", "/usr/include/mkl") + " src/versus1Gpu/main.cpp src/cuda/NcclMultiplicationEnvironment.cu src/cuda/MatrixMain.cu src/cuda/CommSummaElement.cu src/cuda/GpuWorker.cu src/cuda/MatrixUtilitiesCuda.cu src/c/ctimer.c -o versus1Gpu -lcublas -lcurand -lnccl", ["--args", "-rg 1024 -tf -g 2"]),
+  ("likejazz_test_nccl", "mpi-nccl-examples/src", ["test_nccl.cu"], f"nvcc -O2 test_nccl.cu -o test_nccl {MPI_I} -lnccl -lmpi", []),
+  ("ryb_mptomp", "myNCCL", ["mptomp.cu"], f"nvcc -O2 mptomp.cu -o mptomp {MPI_I} -lnccl -lmpi", []),
+  ("murilo_laplacian2d", "murilo-NCCL-5f6a712/seismic_benchmarks/laplacian/2D", ["laplacian-2d-multi-gpu.cu"], "nvcc laplacian-2d-multi-gpu.cu -o laplacian -lnccl -Xcompiler -fopenmp", []),
+  ("murilo_sendrecv", "murilo-NCCL/samples/p2p", ["ncclSendRecv.cu"], "nvcc ncclSendRecv.cu -o sendrecv -lnccl", []),
+  ("blinkplus_allreduce", "blinkplus", ["test_bandwidth/time_blinkplus_allreduce.cu", "src/blinkplus.cu"], "nvcc -O2 -std=c++11 -Iinclude test_bandwidth/time_blinkplus_allreduce.cu src/blinkplus.cu -o time_blinkplus_allreduce -lnccl", ["--args", "0 1 5 20 64"]),
+  ("keyroog_alltoall", "multi-gpu-collectives", ["src/nccl/alltoall/alltoall.cu"], f"nvcc {MPI_I} -Isrc/common/include src/nccl/alltoall/alltoall.cu -o alltoall -lmpi -lnccl", ["--args", "--dtype float --count 1048576"]),
+  ("parcore_a2a", "multi-GPU-comm-bench/nccl/single_thread_all_to_all", ["single_thread_all_to_all.c", "../../util/argparse.c", "../../cuda_util/random_fill.c"], f"nvcc single_thread_all_to_all.c ../../util/argparse.c ../../cuda_util/random_fill.c -o single_thread_all_to_all -I{CUDA}/include -lnccl -lcudart", ["--args", "-n 2 -i 20 -w 5 -d 1048576"]),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

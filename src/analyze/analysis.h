@@ -102,6 +102,9 @@ struct Analysis {
   // The lines of each file (by its path, as in `files`) that the preprocessor skipped in this build
   // (`#ifdef MPI_SUPPORT` without -DMPI_SUPPORT), [first, last], 1-based; from clang's parse only.
   std::map<std::string, std::vector<std::pair<int, int>>> inactive_lines;
+  // Each file's first error as clang parsed it as C++/CUDA (by its path; clang's message, with its
+  // place), for the files with one in their host code: a C file C++ does not take has one.
+  std::map<std::string, std::string> file_errors;
   std::vector<AnalyzedFunction> functions;
   // The data members of each class or struct a member function of `functions` belongs to, by its name
   // (clang's parse only).

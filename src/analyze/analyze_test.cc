@@ -446,6 +446,8 @@ TEST(Analyze, BufferBase) {
 TEST(Analyze, SplitArgs) {
   EXPECT_EQ(SplitArgs("a, f(b, c), d[1, 2]"), (std::vector<std::string>{"a", "f(b, c)", "d[1, 2]"}));
   EXPECT_EQ(SplitArgs("static_cast<size_t>(x), y"), (std::vector<std::string>{"static_cast<size_t>(x)", "y"}));
+  // Line splices (blinkplus's `comms[i], \` ending each line of a call) are not the arguments'.
+  EXPECT_EQ(SplitArgs("comms[i], \\\n    streams[i]"), (std::vector<std::string>{"comms[i]", "streams[i]"}));
   EXPECT_TRUE(SplitArgs("").empty());
 }
 

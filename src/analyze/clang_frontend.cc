@@ -495,7 +495,7 @@ std::string WriteStubDir(const std::string& prelude_full, std::string* dir_out) 
 // not: it is not analysed), the first fatal one and the first of all.
 struct ClangErrors {
   int errors = 0, fatals = 0, main_errors = 0;
-  std::string first_fatal, first_error;
+  std::string first_fatal, first_error, first_main_error;
 };
 
 ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
@@ -515,7 +515,7 @@ ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
     if (sev >= CXDiagnostic_Error) {
       std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
       ++r.errors;
-      if (in_main) ++r.main_errors;
+      if (in_main && r.main_errors++ == 0) r.first_main_error = msg;
       if (sev == CXDiagnostic_Fatal) {
         ++r.fatals;
         if (r.first_fatal.empty()) r.first_fatal = msg;
@@ -602,6 +602,7 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
         r.error = "clang found no function definition" + (first_error.empty() ? "" : " (first error: " + first_error + ")");
       } else {
         r.ok = true;
+        r.first_file_error = diag.first_main_error;
         if (errors > 0)
           r.warnings.push_back(fmt::format(
               "{}: {} clang error(s) in host code, {} in the analysed file; calls in statements clang could not "

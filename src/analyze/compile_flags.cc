@@ -153,6 +153,10 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
       out.libraries.push_back(a.substr(a[1] == '-' ? std::string("--library=").size() : 2));
       continue;
     }
+    if (a == "-fopenmp" || a == "-fopenmp=libgomp") {  // OpenMP (_OPENMP, `#pragma omp`; links its runtime)
+      out.flags.push_back("-fopenmp");
+      continue;
+    }
     if (a == "-std" || a == "--std") {
       if (i + 1 >= argv.size()) return Status::InvalidArgument("'" + a + "' needs a value");
       out.flags.push_back("-std=" + argv[++i]);

@@ -4,7 +4,7 @@
 // lexical scan.
 //
 // Three sources, merged in this order: flags given one by one (-I DIR, -D NAME[=V], -U NAME,
-// -std=X, -include FILE, -isystem DIR), the user's compiler command (everything after `--` on the
+// -std=X, -include FILE, -isystem DIR, -fopenmp), the user's compiler command (everything after `--` on the
 // command line: `nvcc -O2 -I../common main.cu -o prog -lnccl`), and a compile_commands.json (the
 // entry for the program's file). Only the flags that change how the source parses are kept;
 // relative folders are made absolute against the folder the command runs in (the current folder

@@ -19,7 +19,7 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
       "/work/p/app");
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->flags, (std::vector<std::string>{"-I/work/p/common", "-I/work/p/app/inc", "-I/opt/x", "-DUSE_BF16",
-                                                "-DN=4", "-std=c++17", "-DHOST_ONLY"}));
+                                                "-DN=4", "-std=c++17", "-fopenmp", "-DHOST_ONLY"}));
   EXPECT_EQ(f->include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc", "/opt/x"}));
   // The program's own include folders are those it names relatively (cuco init copies from them).
   EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc"}));

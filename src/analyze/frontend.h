@@ -43,6 +43,7 @@ struct FrontEndResult {
   std::map<std::string, std::vector<std::string>> record_fields;  // Analysis::record_fields
   std::vector<RawCall> calls;
   std::vector<std::string> warnings;
+  std::string first_file_error;  // clang's first error in the file itself (host code), "" when none
   // Byte ranges [begin, end) of the file the preprocessor skipped (an #if branch not taken).
   std::vector<std::pair<size_t, size_t>> skipped;
 };

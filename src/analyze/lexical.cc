@@ -49,6 +49,10 @@ std::vector<std::string> SplitArgsInternal(const std::string& text) {
   std::string cur;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+      cur += ' ';  // a line splice (`comms[i], \` at a line's end) is no part of an argument
+      continue;
+    }
     if (c == '(' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == ']' || c == '}') --depth;
     // template arguments of casts: static_cast<a, b> is rare; track <...> only right after *_cast

@@ -188,6 +188,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   std::string worst = "clang";
   std::vector<std::string> per_file, failures;
   std::map<std::string, std::vector<std::pair<int, int>>> inactive;
+  std::map<std::string, std::string> file_errors;
   std::map<std::string, std::vector<std::string>> record_fields;
   for (size_t k = 0; k < paths.size(); ++k) {
     std::string used, failure;
@@ -197,6 +198,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
     if (!failure.empty()) failures.push_back(failure);
     for (const auto& [b, e] : r->skipped)
       inactive[paths[k]].push_back({LineOf(texts[k], b), LineOf(texts[k], e > b ? e - 1 : b)});
+    if (!r->first_file_error.empty()) file_errors[paths[k]] = r->first_file_error;
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
     record_fields.insert(r->record_fields.begin(), r->record_fields.end());
@@ -218,6 +220,7 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
   a.parse_path = worst;
   a.parse_failures = failures;
   a.inactive_lines = inactive;
+  a.file_errors = file_errors;
   a.record_fields = record_fields;
   if (paths.size() > 1 && worst != "clang")
     warnings.push_back(fmt::format("parse paths per file: {}", fmt::join(per_file, ", ")));

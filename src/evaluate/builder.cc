@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -30,16 +31,24 @@ std::vector<std::string> SplitWords(const std::string& s) {
   return w;
 }
 
-// A [build] flag as nvcc takes it: the language standards nvcc knows by another name (CMake's
-// default -std=gnu++17, clang's c++2a) in its own spelling; any other flag as it is.
-std::string NvccSpelling(const std::string& flag) {
+// A [build] flag as the workload's units compile with it: a language standard cuco's headers cannot
+// build in (C++98-14, or a C standard from a C program's line: the harness is one C++ unit) as C++17,
+// the oldest they take; the standards nvcc knows by another name (CMake's default -std=gnu++17,
+// clang's c++2a) in its spelling (`cuda`), and -fopenmp as nvcc hands it to the host compiler; any
+// other flag as it is.
+std::string WorkloadSpelling(const std::string& flag, bool cuda) {
+  if (flag == "-fopenmp" && cuda) return "-Xcompiler=-fopenmp";  // a host-compiler flag: nvcc passes it on, linking too
   if (flag.rfind("-std=", 0) != 0) return flag;
   std::string v = flag.substr(5);
-  if (v.rfind("gnu++", 0) == 0) v = "c++" + v.substr(5);
-  static const std::map<std::string, std::string> kAliases = {
-      {"c++0x", "c++11"}, {"c++1y", "c++14"}, {"c++1z", "c++17"}, {"c++2a", "c++20"}};
+  const bool gnu = v.rfind("gnu", 0) == 0;
+  if (gnu) v = v.substr(3);
+  else if (v.rfind("c", 0) == 0) v = v.substr(1);
+  static const std::map<std::string, std::string> kAliases = {{"++0x", "++11"}, {"++1y", "++14"}, {"++1z", "++17"},
+                                                              {"++2a", "++20"}, {"++2b", "++23"}};
   if (auto it = kAliases.find(v); it != kAliases.end()) v = it->second;
-  return "-std=" + v;
+  static const std::set<std::string> kTooOld = {"++98", "++03", "++11", "++14"};
+  if (v.rfind("++", 0) != 0 || kTooOld.count(v)) v = "++17";
+  return "-std=" + std::string(gnu && !cuda ? "gnu" : "c") + v;
 }
 
 // Host-compiler flags from mpicc, translated for nvcc where needed.
@@ -114,7 +123,10 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   if (cuda && toolchain_.nccl.found) runtime_flags_.push_back("-I" + toolchain_.nccl.include_dir);
   if (cuda && toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include")
     runtime_flags_.push_back("-I" + toolchain_.cublas.include_dir);
-  for (const auto& f : workload_.build_flags) common_flags_.push_back(cuda ? NvccSpelling(f) : f);
+  for (const auto& f : workload_.build_flags) {
+    common_flags_.push_back(WorkloadSpelling(f, cuda));
+    if (f == "-fopenmp") link_flags_.push_back(WorkloadSpelling(f, cuda));  // its runtime (omp_get_wtime) links too
+  }
   // NVTX annotations compile to calls answered by runtime/src/common/nvtx_off.cc (no-ops), not to
   // NVTX's header implementation, whose dlopen the object check refuses in a candidate.
   if (cuda && workload_.mode == "harness") common_flags_.push_back("-DNVTX_NO_IMPL");

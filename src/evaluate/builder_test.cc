@@ -177,12 +177,16 @@ TEST_F(BuilderTest, CompileCheckTurnsOffDeviceOptimisationOnlyForTheCandidate) {
 }
 
 // A CUDA workload's [build] flags reach nvcc in its spelling: CMake's -std=gnu++17 (which nvcc refuses:
-// "Value 'gnu++17' is not defined for option 'std'") as -std=c++17; other flags as they are.
+// "Value 'gnu++17' is not defined for option 'std'") as -std=c++17; a standard older than cuco's
+// headers take (a program built -std=c++11, or a C program's -std=c99) as C++17; OpenMP as nvcc hands
+// it to the host compiler (a program's omp_get_wtime links); other flags as they are.
 TEST_F(BuilderTest, LanguageStandardsReachNvccInItsSpelling) {
-  const Toolchain tc = FakeNvcc("for a in \"$@\"; do case $a in -std=gnu*|-std=c++1z) exit 1;; esac; done\n");
+  const Toolchain tc = FakeNvcc("for a in \"$@\"; do case $a in -std=gnu*|-std=c++1z|-std=c++1[14]|-std=c9*|-fopenmp) exit 1;; esac; done\n");
   int n = 0;
   for (const auto& [given, want] : std::vector<std::pair<std::string, std::string>>{
-           {"-std=gnu++17", "-std=c++17"}, {"-std=c++1z", "-std=c++17"}, {"-std=c++20", "-std=c++20"}}) {
+           {"-std=gnu++17", "-std=c++17"}, {"-std=c++1z", "-std=c++17"}, {"-std=c++20", "-std=c++20"},
+           {"-std=c++11", "-std=c++17"}, {"-std=gnu++14", "-std=c++17"}, {"-std=c99", "-std=c++17"},
+           {"-fopenmp", "-Xcompiler=-fopenmp"}}) {
     WorkloadConfig wl = wl_;
     wl.language = "cuda";
     wl.build_flags = {given, "-DKEEP=1"};
@@ -195,6 +199,14 @@ TEST_F(BuilderTest, LanguageStandardsReachNvccInItsSpelling) {
       if (std::find(cmd.begin(), cmd.end(), "-DKEEP=1") != cmd.end())
         saw = saw || std::find(cmd.begin(), cmd.end(), want) != cmd.end();
     EXPECT_TRUE(saw) << given << " reached nvcc as " << want;
+    if (given != "-fopenmp") continue;
+    int links = 0;  // OpenMP's runtime: every link names it too
+    for (const auto& cmd : r->commands)
+      if (std::find(cmd.begin(), cmd.end(), "-c") == cmd.end()) {
+        ++links;
+        EXPECT_NE(std::find(cmd.begin(), cmd.end(), want), cmd.end()) << "a link without " << want;
+      }
+    EXPECT_GT(links, 0);
   }
 }
 

@@ -121,6 +121,41 @@ std::optional<int64_t> LastAssignedBefore(const std::string& code, size_t before
   return value;
 }
 
+// What the program does to the number it reads from argv[i] before assigning it, from `after` (just
+// past `argv[i]`): the parser call's other arguments and its closing parentheses skipped, then the
+// rest of the assigned expression (up to `;`, or a ternary's `:`): nothing is a scale of 1, `* K` or
+// `<< K` of constants the scale (the variable holds the argument times it: `size = atoi(argv[1]) *
+// 1024`); anything else nullopt (the argument is not the variable's value in any one unit).
+std::optional<int64_t> ArgumentScale(const std::string& code, size_t after, const std::map<std::string, int64_t>& known) {
+  size_t i = after;
+  int depth = 0;
+  for (; i < code.size(); ++i) {  // to the parser call's `)`
+    const char c = code[i];
+    if (c == '(' || c == '[') ++depth;
+    else if ((c == ')' || c == ']') && depth-- == 0) break;
+    else if (c == ';') return std::nullopt;
+  }
+  while (i < code.size() && (code[i] == ')' || std::isspace(static_cast<unsigned char>(code[i])))) ++i;
+  size_t end = i;
+  for (depth = 0; end < code.size(); ++end) {
+    const char c = code[end];
+    if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') { if (depth-- == 0) break; }
+    else if (depth == 0 && (c == ';' || c == ',' || c == '}' || (c == ':' && code.compare(end, 2, "::") != 0 &&
+                                                                  (end == 0 || code[end - 1] != ':')))) break;
+  }
+  const std::string tail = Trim(code.substr(i, end - i));
+  if (tail.empty()) return 1;
+  std::optional<int64_t> k;
+  if (tail.rfind("<<", 0) == 0) {
+    if (auto sh = EvalIntExpr(Trim(tail.substr(2)), known); sh && *sh >= 0 && *sh < 62) k = int64_t{1} << *sh;
+  } else if (tail[0] == '*') {
+    k = EvalIntExpr(Trim(tail.substr(1)), known);
+  }
+  if (k && *k > 0) return k;
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool Passed(const FoundConstant& c) { return c.option || c.argv_index > 0 || !c.env.empty(); }
@@ -132,8 +167,15 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
     if (!Passed(c)) known[c.name] = c.value;
     found.push_back(std::move(c));
   };
-  auto add_argv = [&](const std::string& assigned, const std::string& index, std::optional<int64_t> v, size_t at) {
+  // `v` the variable's default; `index_end` just past `argv[i`: the argument's default is v over the
+  // scale the program applies (none passed where it is not a whole number of the argument's units).
+  auto add_argv = [&](const std::string& assigned, const std::string& index, std::optional<int64_t> v, size_t at,
+                      size_t index_end) {
     const int i = std::atoi(index.c_str());
+    const size_t close = code.find(']', index_end);
+    const std::optional<int64_t> scale = close == std::string::npos ? std::nullopt : ArgumentScale(code, close + 1, known);
+    if (!scale || (v && *v % *scale != 0)) return;
+    if (v) v = *v / *scale;
     if (v && i > 0 && i < 64)
       add({LastComponent(assigned), *v, LineOf(code, at), "default of argv[" + index + "] (" + LastComponent(assigned) + ")", false, i,
            ""});
@@ -156,10 +198,13 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
         if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
         break;
       }
-      case kArgvTernary: add_argv(h.m[1].str(), h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
+      case kArgvTernary:
+        add_argv(h.m[1].str(), h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset,
+                 static_cast<size_t>(h.m.position(2) + h.m.length(2)));
+        break;
       case kArgvIf:
         add_argv(h.m[1].str(), h.m[2].str(), LastAssignedBefore(code, h.offset, LastComponent(h.m[1].str()), known),
-                 static_cast<size_t>(h.m.position(1)));
+                 static_cast<size_t>(h.m.position(1)), static_cast<size_t>(h.m.position(2) + h.m.length(2)));
         break;
       case kEnvTernary: add_env(h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
       case kEnvHelper: add_env(h.m[1].str(), EvalIntExpr(Trim(h.m[2].str()), known), h.offset); break;

@@ -65,6 +65,29 @@ TEST(ConstantsTest, PositionalAndEnvironmentDefaults) {
   EXPECT_EQ(ClassifyConstant({"MASTER_PORT", 29500, 1, "", false, 0, "MASTER_PORT"}, {}), ConstRole::kIgnored);
 }
 
+// A number the program scales after reading it (`size = atoi(argv[1]) * 1024`, Ryb7532/myNCCL's
+// mptomp.cu) is passed in the argument's units: the variable's default over the scale; one it
+// transforms otherwise, or whose default is no whole number of those units, is not passed at all.
+TEST(ConstantsTest, AnArgumentScaledBeforeItsAssignmentIsPassedInItsOwnUnits) {
+  const std::string code = StripComments(
+      "int main(int argc, char* argv[]) {\n"                                        // 1
+      "  int size = 32*1024*1024;\n"                                                // 2
+      "  if (argc>=2) {\n"                                                          // 3
+      "     size = atoi(argv[1])*1024;\n"                                           // 4
+      "  }\n"                                                                       // 5
+      "  long n = argc > 2 ? strtol(argv[2], NULL, 10) << 20 : 1 << 24;\n"         // 6
+      "  int iters = argc > 3 ? static_cast<int>(strtol(argv[3], nullptr, 10)) : 50;\n"  // 7
+      "  int odd = 1000;\n"                                                         // 8
+      "  if (argc > 4) odd = atoi(argv[4]) * 3;\n"                                  // 9
+      "  int shifted = 7;\n"                                                        // 10
+      "  if (argc > 5) shifted = atoi(argv[5]) + 1;\n"                              // 11
+      "}\n");
+  std::vector<std::string> got;
+  for (const auto& c : FindConstants(code))
+    if (c.argv_index > 0) got.push_back(c.name + "=" + std::to_string(c.value) + " argv" + std::to_string(c.argv_index));
+  EXPECT_EQ(got, (std::vector<std::string>{"size=32768 argv1", "n=16 argv2", "iters=50 argv3"}));
+}
+
 TEST(ConstantsTest, ParametersFunctionsAndCommentsAreNotConstants) {
   const std::string code = StripComments(
       "void f(const int n, const int m);\n"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -12,6 +13,8 @@
 #include "workload/evolve_blocks.h"
 
 namespace cuco::scaffold_internal {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -27,6 +30,24 @@ bool IncludeGuarded(const std::string& text) {
 
 }  // namespace
 
+Status CSourcesRefusal(const ProgramFacts& f) {
+  static const std::regex located(R"(^.*?:(\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(.*)$)");
+  for (const std::string& path : f.analysis->files) {  // main's file first
+    const auto it = f.analysis->file_errors.find(path);
+    if (it == f.analysis->file_errors.end() || fs::path(path).extension() != ".c") continue;
+    const std::string& error = it->second;
+    std::smatch m;
+    const std::string file = SourceFileName(path);
+    const bool at = std::regex_match(error, m, located);
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: C that C++ does not take ({}): the harness builds the program's files as one C++/CUDA unit; make {} "
+        "build as C++ too (cast what C converts by itself, such as malloc's void*; name enumerators of a struct's "
+        "enum through the struct) and give cuco that copy, named .cpp",
+        file, at ? m[1].str() : "1", at ? m[2].str() : error, file));
+  }
+  return Status::Ok();
+}
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code) {
   std::string peer = CrossGpuCopy(f.file, f.raw);
   for (const ProgramFile& pf : other_files)
@@ -34,6 +55,12 @@ Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& 
   if (!peer.empty())
     return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
                                    "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
+  std::string foreign = ForeignBufferCall(f.file, f.raw);
+  for (const ProgramFile& pf : other_files)
+    if (foreign.empty() && pf.source) foreign = ForeignBufferCall(pf.name, pf.text);
+  if (!foreign.empty())
+    return Status::InvalidArgument(foreign + ": the harness runs each GPU of this program as a rank of its own, which "
+                                   "holds only its own GPU's buffers");
   const std::set<std::string> guarded = GuardedNames(all_code, /*reference=*/true);  // both sides' (a superset)
   std::string qualified = QualifiedGuardedCall(f.file, f.raw, guarded);
   for (const ProgramFile& pf : other_files)
@@ -72,6 +99,8 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
   }
   // The program's source files are one unit in the harness (seed.cu, reference.cu): a header
   // that two of them include would be defined twice there unless it guards itself.
+  std::set<std::string> names;  // what a source's `#include "P"` beside it names, from seed.cu's folder
+  for (const ProgramFile& pf : other_files) names.insert(pf.name);
   const bool one_unit = std::any_of(other_files.begin(), other_files.end(), [](const ProgramFile& pf) { return pf.source; });
   for (const ProgramFile& pf : other_files) {
     if (!pf.source) {
@@ -83,7 +112,7 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
                                      "unit in the harness)" : ""));
       continue;
     }
-    p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(pf.text)));
+    p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(IncludesFromUnitRoot(pf.text, pf.name, names))));
     trace->Add(fmt::format("{}: a source file of the program, in seed.cu and reference.cu before main's{}", pf.name, done));
   }
   for (const std::string& r : open_records)

@@ -43,6 +43,11 @@ struct ProjectFiles {
   std::string seed_guards, reference_guards;  // the text after it, each side's (projected programs)
 };
 
+// A C file of the program (`.c`) that clang, parsing it as C++, found an error in (`int* p =
+// malloc(n)`, a struct's enumerators named bare): the harness is one C++/CUDA unit, where it does not
+// build. The reason names the file, the line and clang's message.
+Status CSourcesRefusal(const ProgramFacts& f);
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code);
 
 // `open_records`: the classes and structs whose members main binds (BoundBuffers::member_records),

@@ -48,7 +48,7 @@ TEST(InitProject, AProgramDrivingEveryGpuHasItsLaunchesGuarded) {
   Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   EXPECT_TRUE(found->projected);
-  const std::vector<ProgramFile> others = {{"util.h", "#include <mpi.h>\nint helper();\n", false}};
+  const std::vector<ProgramFile> others = {{"util.h", "#include <mpi.h>\nint helper();\n", false, "util.h"}};
   InitPassTrace project;
   Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -69,7 +69,7 @@ TEST(InitProject, AProcessPerRankIsNotProjected) {
   Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   const std::string own = "// EVOLVE-BLOCK-START\nvoid f() {}\n// EVOLVE-BLOCK-END\n";
-  const std::vector<ProgramFile> others = {{"more.cu", own, true}};
+  const std::vector<ProgramFile> others = {{"more.cu", own, true, "more.cu"}};
   InitPassTrace project;
   Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -89,10 +89,10 @@ TEST(InitProject, AnUnguardedHeaderOfSeveralFilesIsIncludedOnce) {
   InitPassTrace trace;
   Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
   ASSERT_TRUE(found.ok()) << found.status().ToString();
-  const std::vector<ProgramFile> others = {{"cfg.h", "// the sizes\nstruct Cfg { int n; };\n", false},
-                                           {"guarded.h", "/* x */\n#ifndef GUARDED_H\n#define GUARDED_H\nint g();\n#endif\n", false},
-                                           {"once.h", "#pragma once\nint o();\n", false},
-                                           {"more.cu", "#include \"cfg.h\"\nint more() { return 1; }\n", true}};
+  const std::vector<ProgramFile> others = {{"cfg.h", "// the sizes\nstruct Cfg { int n; };\n", false, "cfg.h"},
+                                           {"guarded.h", "/* x */\n#ifndef GUARDED_H\n#define GUARDED_H\nint g();\n#endif\n", false, "guarded.h"},
+                                           {"once.h", "#pragma once\nint o();\n", false, "once.h"},
+                                           {"more.cu", "#include \"cfg.h\"\nint more() { return 1; }\n", true, "more.cu"}};
   InitPassTrace project;
   Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -113,6 +113,24 @@ TEST(InitProject, ACopyBetweenGpusIsRefused) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("peer.cu:"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("a copy between GPUs outside NCCL"), std::string::npos) << s.message();
+}
+
+// ParCoreLab/multi-GPU-comm-bench's C helpers: a .c file clang found an error in as C++ is refused,
+// its file, line and clang's message named; a .c file without one, and a .cu file with one, are not.
+TEST(InitProject, ACFileCxxDoesNotTakeIsRefusedWithClangsReason) {
+  Analysis a;
+  a.file_errors["../../util/argparse.c"] =
+      "../../util/argparse.c:9: error: cannot initialize a variable of type 'struct options *' with an lvalue of type 'void *'";
+  a.file_errors["kernels.cu"] = "kernels.cu:3: error: unknown type name 'half8'";
+  a.files = {"main.cu", "kernels.cu", "../../util/argparse.c"};
+  ProgramFacts f;
+  f.analysis = &a;
+  const Status s = CSourcesRefusal(f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("argparse.c:9: C that C++ does not take (cannot initialize a variable of type 'struct options *' "
+                              "with an lvalue of type 'void *'): ", 0), 0u) << s.message();
+  a.file_errors.erase("../../util/argparse.c");
+  EXPECT_TRUE(CSourcesRefusal(f).ok());
 }
 
 }  // namespace

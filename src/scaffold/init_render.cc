@@ -96,6 +96,7 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_w
   const std::map<int, std::string> refused = RefusedWorldSizes(f.code, f.file, f.world_vars, ws);
   std::string wss, left_out;
   for (int w : ws) {
+    if (w < f.world.least) continue;  // a rank its calls name would not exist
     if (refused.count(w) && w != f.world.size) {
       left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", w, refused.at(w));
       continue;

@@ -24,6 +24,26 @@ std::map<std::string, int> CalledNames(const std::string& code) {
   return out;
 }
 
+// Whether `at` in `code` lies in a preprocessor conditional whose condition names MPI (`#ifdef
+// USE_MPI`, `#if defined(MPI_SUPPORT)`): a header's MPI code a build may leave out, which the analysis
+// (main's file only) cannot say it does; taken as left out.
+bool UnderMpiCondition(const std::string& code, size_t at) {
+  static const std::regex directive_re(R"((^|\n)[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b([^\n]*))");
+  std::vector<std::string> open;  // the conditions of the blocks `at` is in
+  const auto end = code.begin() + static_cast<std::ptrdiff_t>(std::min(at, code.size()));
+  for (auto it = std::sregex_iterator(code.begin(), end, directive_re); it != std::sregex_iterator(); ++it) {
+    const std::string kind = (*it)[2].str(), cond = (*it)[3].str();
+    if (kind == "endif") {
+      if (!open.empty()) open.pop_back();
+    } else if (kind == "else" || kind == "elif") {
+      if (!open.empty()) open.back() += " " + cond;
+    } else {
+      open.push_back(cond);
+    }
+  }
+  return std::any_of(open.begin(), open.end(), [](const std::string& c) { return c.find("MPI") != std::string::npos; });
+}
+
 // Launcher: MPI_Init means mpirun; one process driving every GPU means "single"; otherwise cuco's
 // launcher (a TODO when the program reads no rank from its environment), and the environment
 // variables the program reads that are not CUCO_*.
@@ -39,6 +59,17 @@ void GuessLauncher(ProgramFacts& f) {
   if (mpi_line > 0) {
     f.launcher = "mpirun";
     f.launcher_source = fmt::format("{}:{}: {}", f.file, mpi_line, mpi_init);
+    return;
+  }
+  // MPI started in one of the program's own headers (a context class's constructor, an inline
+  // `init_nccl()`), which the analysis of main's file does not list.
+  static const std::regex mpi_init_re(R"(\b(MPI_Init(?:_thread)?)\s*\()");
+  for (const auto& [name, code] : f.header_code) {
+    std::smatch m;
+    if (!std::regex_search(code, m, mpi_init_re) || UnderMpiCondition(code, static_cast<size_t>(m.position(0)))) continue;
+    f.launcher = "mpirun";
+    f.launcher_source = fmt::format("{}:{}: {} (the program's own header)", name, LineOf(code, static_cast<size_t>(m.position(0))),
+                                    m[1].str());
     return;
   }
   // One process driving every GPU: ncclCommInitAll, ncclCommInitRank inside a group (a loop over
@@ -181,13 +212,17 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args) {
 }
 
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others) {
+                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others,
+                         const std::vector<ProgramFile>& files) {
   ProgramFacts f;
-  for (const auto& [path, text] : others) {
+  auto active = [&](const std::string& path, const std::string& text) {
     std::string code = StripComments(text);
     if (auto it = analysis.inactive_lines.find(path); it != analysis.inactive_lines.end()) code = BlankLines(code, it->second);
-    f.other_code.push_back({std::filesystem::path(path).filename().string(), code});
-  }
+    return code;
+  };
+  for (const auto& [path, text] : others) f.other_code.push_back({std::filesystem::path(path).filename().string(), active(path, text)});
+  for (const ProgramFile& pf : files)
+    if (!pf.source) f.header_code.push_back({pf.name, active(pf.path, pf.text)});
   f.analysis = &analysis;
   f.file = file;
   f.name = name;
@@ -201,6 +236,14 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   f.world_vars = WorldSizeVariables(f.code);
   f.constants = FindConstants(f.code);
   f.world = GuessWorldSize(f.raw, f.code, f.file, f.constants, f.world_vars);
+  if (f.world.source.empty()) {  // no count named: the ranks its calls name may need more than 2
+    std::vector<NamedRank> ranks;
+    for (const auto& op : analysis.ops)
+      if (IsCommOp(op) && (op.file.empty() || op.file == analysis.path))
+        for (const std::string* t : {&op.peer, &op.root})
+          if (!t->empty()) ranks.push_back({*t, op.api, op.line});
+    f.world = LeastWorldForNamedRanks(f.code, f.file, f.constants, ranks);
+  }
   GuessLauncher(f);
   NoteProgramShape(f);
   GuessLibs(f);

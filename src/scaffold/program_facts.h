@@ -22,6 +22,7 @@
 #include "scaffold/loop_choice.h"
 #include "scaffold/output_regex.h"
 #include "scaffold/prints.h"
+#include "scaffold/program_files.h"
 #include "scaffold/world_size.h"
 
 namespace cuco::scaffold_internal {
@@ -32,6 +33,8 @@ struct ProgramFacts {
   std::string raw, code; // the program; the program without comments (nor what this build skips)
   // The program's other source files: (file name, text without comments nor what this build skips).
   std::vector<std::pair<std::string, std::string>> other_code;
+  // The program's own headers (program_files.h): (name, text without comments nor what this build skips).
+  std::vector<std::pair<std::string, std::string>> header_code;
   const Analysis* analysis = nullptr;
   std::map<std::string, int> called;  // identifiers called (`f(` or `k<<<`) -> first line
   WorldGuess world;
@@ -59,9 +62,11 @@ struct ProgramFacts {
                            // every GPU (WorldFromArguments): the harness passes its rank count there
 };
 
-// `others`: the program's other source files, (path as analysed, text).
+// `others`: the program's other source files, (path as analysed, text); `files`: its other files as
+// CollectProgramFiles found them (the headers among them are header_code).
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {});
+                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {},
+                         const std::vector<ProgramFile>& files = {});
 
 // Sets the arguments the program is started with and the defaults main reads under them.
 void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);

@@ -53,6 +53,24 @@ TEST(ProgramFacts, CodeThisBuildSkipsIsNotTheProgramsOwn) {
   EXPECT_EQ(GatherFacts(mpi, "main.cc", "p", text).launcher, "mpirun");
 }
 
+// MPI started in the program's own header (keyroog/multi-gpu-collectives: nccl_context.hpp's inline
+// init_nccl calls MPI_Init), which main's analysis does not list: mpirun, the header named; one
+// under `#ifdef USE_MPI` is code a build may leave out, and does not decide it.
+TEST(ProgramFacts, MpiStartedInTheProgramsOwnHeaderIsMpirun) {
+  const std::string text =
+      "#include \"ctx.hpp\"\nint main(int argc, char** argv) {\n  Ctx c = init_ctx(argc, argv);\n"
+      "  float* x = nullptr;\n  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c.comm, 0);\n  return 0;\n}\n";
+  const std::string header = "#pragma once\n#include <mpi.h>\ninline Ctx init_ctx(int argc, char** argv) {\n"
+                             "  // MPI_Init in a comment is none\n  MPI_Init(&argc, &argv);\n  return Ctx{};\n}\n";
+  const Analysis a = AnalyzeWith(text);
+  const ProgramFacts f = GatherFacts(a, "main.cu", "p", text, {}, {{"common/ctx.hpp", header, false, "common/ctx.hpp"}});
+  EXPECT_EQ(f.launcher, "mpirun");
+  EXPECT_EQ(f.launcher_source, "common/ctx.hpp:5: MPI_Init (the program's own header)");
+  const std::string optional = "#pragma once\n#ifdef USE_MPI\n#include <mpi.h>\ninline void up(int* c, char*** v) { MPI_Init(c, v); }\n"
+                               "#endif\n";
+  EXPECT_NE(GatherFacts(a, "main.cu", "p", text, {}, {{"ctx.hpp", optional, false, "ctx.hpp"}}).launcher, "mpirun");
+}
+
 // Communicators made for every GPU at once, then a thread per GPU doing its GPU's work with its
 // communicator (AIComm's moe.cu: ncclCommInitAll, then `threads.emplace_back(rank_thread, ...)`):
 // the threads' case, each rank's own thread working; without threads, one process drives every GPU.

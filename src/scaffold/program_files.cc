@@ -43,6 +43,23 @@ std::string WithWorkloadIncludes(const std::string& text, const std::string& pat
   return out + text.substr(last);
 }
 
+std::string IncludesFromUnitRoot(const std::string& text, const std::string& name, const std::set<std::string>& program_files) {
+  const fs::path here = fs::path(name).parent_path();
+  if (here.empty()) return text;
+  static const std::regex include_re(R"re((#\s*include\s*")([^"]+)("))re");
+  std::string out;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
+    const std::string spelled = (*it)[2].str();
+    const std::string placed = (here / spelled).lexically_normal().string();
+    if (spelled[0] == '/' || !program_files.count(placed)) continue;
+    const size_t at = static_cast<size_t>(it->position(2));
+    out += text.substr(last, at - last) + placed;
+    last = at + spelled.size();
+  }
+  return out + text.substr(last);
+}
+
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
                                                      const std::vector<std::string>& other_sources,
                                                      const std::vector<std::string>& own_include_dirs) {
@@ -53,14 +70,14 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");
     if (!seen.insert(WorkloadName(src, root)).second) continue;
-    out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root), true});
+    out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root), true, src});
   }
   std::vector<std::string> roots = {main_path};
   roots.insert(roots.end(), other_sources.begin(), other_sources.end());
   for (const OwnInclude& inc : OwnIncludes(roots, own_include_dirs)) {
     const std::string name = WorkloadName(inc.path, root);
     if (!seen.insert(name).second) continue;
-    out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root), false});
+    out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root), false, inc.path});
   }
   return out;
 }

@@ -25,6 +25,7 @@ struct ProgramFile {
   std::string name;  // relative to the main file's folder ("mlp.cu", "include/mlp.h", "_up/common/utils.h")
   std::string text;
   bool source = false;  // a compiled source (else a header)
+  std::string path;     // where it is in the user's tree (as found: relative to the current folder, or absolute)
 };
 
 // `path` as the workload names it: relative to `main_dir`, each leading `..` spelled `_up`.
@@ -42,6 +43,12 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
 // `#include "../common.cuh"` becomes `#include "_up/common.cuh"`. Other text is unchanged.
 std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
                                  const std::string& main_dir);
+
+// `text`, a source file the workload holds at `name` and pastes into the harness's one unit (seed.cu at
+// the workload's root), with each `#include "P"` that named a file of the program beside it
+// (`name`'s folder / P is one of `program_files`) spelled from the root: `_up/util/argparse.c`'s
+// `#include "argparse.h"` becomes `#include "_up/util/argparse.h"`. Other text is unchanged.
+std::string IncludesFromUnitRoot(const std::string& text, const std::string& name, const std::set<std::string>& program_files);
 
 // A compile flag with an own include folder (`-I/abs/common`, `-isystem/abs/x`) spelled as the
 // workload names the folder (`-I_up/common`); -isystem and -include spelled as nvcc takes them

@@ -80,6 +80,19 @@ TEST_F(ProgramFilesTest, IncludesThroughDotDotNameTheCopies) {
             "#include \"_up/common.cuh\"\n#include \"local.h\"\n// #include \"../missing.h\"\nint main() {}\n");
 }
 
+// A source file of another folder is pasted into seed.cu (one unit at the workload's root): its
+// `#include "argparse.h"` of the header beside it names the copy from the root; an include of a file
+// that is not the program's, or absolute, stays as written.
+TEST(ProgramFilesUnit, ASourcesIncludesBesideItAreSpelledFromTheRoot) {
+  const std::set<std::string> files = {"_up/util/argparse.c", "_up/util/argparse.h", "_up/common/log.h"};
+  const std::string text = "#include \"argparse.h\"\n#include \"../common/log.h\"\n#include \"nccl.h\"\n#include <stdio.h>\n"
+                           "#include \"/abs/x.h\"\n";
+  EXPECT_EQ(IncludesFromUnitRoot(text, "_up/util/argparse.c", files),
+            "#include \"_up/util/argparse.h\"\n#include \"_up/common/log.h\"\n#include \"nccl.h\"\n#include <stdio.h>\n"
+            "#include \"/abs/x.h\"\n");
+  EXPECT_EQ(IncludesFromUnitRoot(text, "helpers.cu", files), text) << "a source at the root resolves as before";
+}
+
 // Every NCCL example's main.cc sits in a folder called c/: each gets a workload of its own.
 TEST_F(ProgramFilesTest, ProgramsInFoldersOfOneNameGetDistinctNames) {
   const std::string a = DefaultWorkloadName(P("ex/03_collectives/01_allreduce/c/main.cc"));

@@ -21,6 +21,10 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     trace->back().Add("stopped: " + s.message());
     return s;
   };
+  if (Status c = CSourcesRefusal(f); !c.ok()) {
+    pass("find the loop");
+    return stopped(c);
+  }
   Result<FoundLoop> found = FindLoop(f, other_files, pass("find the loop"));
   if (!found.ok()) return stopped(found.status());
   Result<BoundBuffers> bound = BindBuffers(f, other_files, *found, pass("bind the buffers"));

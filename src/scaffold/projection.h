@@ -5,6 +5,7 @@
 //   GuardLaunches       `k<<<...>>>(...)` -> `if (!cuco_program::proj::Own()) {} else k<<<...>>>(...)`;
 //   ProjectionGuards    the guards of the CUDA, library and NCCL calls the program makes;
 //   CrossGpuCopy        a copy between GPUs outside NCCL, which has no per-rank meaning;
+//   ForeignBufferCall   an NCCL call for one GPU on a buffer of another, which its rank does not hold;
 //   DeviceIndexing      which of main's arrays hold one entry per GPU (`comms[i]`, `stages[s]`), so
 //                       that a buffer `d_w[i]` binds as `d_w[cuco_program::rank()]`;
 //   LocalAliases        `Stage& st = stages[s];` and `float* p = d_x[i] + off;` in a lambda's text;
@@ -41,6 +42,12 @@ std::string QualifiedGuardedCall(const std::string& file, const std::string& tex
 
 // "file:line: cudaMemcpyPeer" for the first copy between GPUs outside NCCL in `text`, "" when none.
 std::string CrossGpuCopy(const std::string& file, const std::string& text);
+
+// An NCCL call on one GPU's communicator of a per-GPU array (`comms[myid]`) whose buffer is a fixed
+// entry of a per-GPU array (`ncclSend(device_a[1] + off, ..., comms[myid], s[myid])`): every GPU
+// sends GPU 1's buffer, which a rank of its own does not hold. "file:line: what (the entry it would
+// be)", "" when none.
+std::string ForeignBufferCall(const std::string& file, const std::string& text);
 
 // The names of a buffer expression's chain, in order (`st.tmp[l]->x`: st, tmp, x; names inside a
 // subscript too), each with the offset just past it and whether it heads the expression.

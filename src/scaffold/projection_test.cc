@@ -79,6 +79,21 @@ TEST(ProjectionTest, FindsCopiesBetweenGpus) {
   EXPECT_EQ(CrossGpuCopy("m.cu", "x;\n  cudaMemcpyPeerAsync(a, 1, b, 0, n, s);\n"), "m.cu:2: cudaMemcpyPeerAsync");
 }
 
+// muriloboratto/NCCL's laplacian: every GPU's call on its own communicator sends GPU 1's buffer; the
+// per-GPU entries (`sendbuff[i]`), a root's number, and a single communicator are none.
+TEST(ProjectionTest, FindsCallsForOneGpuOnAnothersBuffer) {
+  const std::string text =
+      "for (int i = 0; i < n; ++i) ncclAllReduce(sendbuff[i], recvbuff[i], c, ncclFloat, ncclSum, comms[i], s[i]);\n"
+      "ncclBroadcast(buf[i], buf[i], c, ncclFloat, 0, comms[i], s[i]);\n"
+      "ncclSend(x[0], c, ncclFloat, 1, comm, s);\n"
+      "for (int myid = 0; myid < n; ++myid) {\n"
+      "  ncclSend(device_a[1]+(partition[0] + 0*n), n * n, ncclDouble, myid, comms[myid], s[myid]);\n}\n";
+  EXPECT_EQ(ForeignBufferCall("lap.cu", text),
+            "lap.cu:5: ncclSend on `comms[myid]` names `device_a[1]`, the entry of GPU 1 alone, from every GPU's call (for "
+            "the GPU it is for: `device_a[myid]`)");
+  EXPECT_EQ(ForeignBufferCall("lap.cu", text.substr(0, text.find("for (int myid"))), "");
+}
+
 TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
   const std::string main_text =
       "std::vector<float*> d_w(ngpus), d_x(ngpus);\n"

@@ -170,7 +170,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     Result<std::string> text = ReadFile(src);
     if (text.ok()) others.push_back({src, *text});
   }
-  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, others);
+  Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
+  if (!more.ok()) return more.status();
+  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, others, *more);
   if (!options.loop.empty()) {
     const size_t colon = options.loop.rfind(':');
     const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);
@@ -193,8 +195,6 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());
   for (const std::string& flag : options.compile_flags) f.build_flags.push_back(OwnIncludeFlag(flag, main_dir, own));
   AddBuildLineLibraries(options.link_libraries, &f.libs);
-  Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
-  if (!more.ok()) return more.status();
   for (const ProgramFile& pf : *more)
     if (pf.source) f.build_sources.push_back(pf.name);
   if (f.world.source.empty()) {  // main's file names no rank count: its other files and headers may

@@ -71,6 +71,34 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   return {};
 }
 
+WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
+                                   const std::vector<NamedRank>& ranks) {
+  std::map<std::string, int64_t> known;
+  for (const auto& c : constants)
+    if (!Passed(c)) known[c.name] = c.value;
+  // Variables set to a number exactly once in the program (`int root = 4;`): any other assignment
+  // (`root = rank - 1`, `root++`) and the name is not one rank.
+  static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
+  std::map<std::string, std::pair<int, int64_t>> sets;  // name -> (times set, value)
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {
+    auto& [times, value] = sets[(*it)[1].str()];
+    ++times;
+    const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
+    value = v ? *v : -1;
+  }
+  for (const auto& [name, tv] : sets)
+    if (tv.first == 1 && tv.second >= 0 && !known.count(name)) known[name] = tv.second;
+  WorldGuess best;
+  for (const NamedRank& r : ranks) {
+    const std::optional<int64_t> v = EvalIntExpr(Trim(r.text), known);
+    if (!v || *v + 1 <= best.size || *v + 1 > 4096) continue;
+    best = {static_cast<int>(*v + 1),
+            fmt::format("{}:{}: {} names rank {} (`{}`): at least {} ranks", file, r.line, r.call, *v, Trim(r.text), *v + 1),
+            false, static_cast<int>(*v + 1)};
+  }
+  return best;
+}
+
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars) {
   static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +

@@ -22,6 +22,7 @@ struct WorldGuess {
   int size = 2;
   std::string source;  // "program.cu:12: `world != 4`"; "" for the default
   bool fixed = false;  // from the program's own constant (`const int nranks = 2;`): it runs at no other count
+  int least = 1;       // the fewest ranks it runs at (LeastWorldForNamedRanks): fewer are not verified
 };
 
 // The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name).
@@ -37,6 +38,17 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
 // default (2, empty source) when none.
 WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector<std::pair<std::string, std::string>>& files,
                                  const std::set<std::string>& world_vars);
+
+// The least rank count the program's own calls need, where it names no count: a peer or root of an
+// NCCL call that is a number, a constant, or a variable main sets once to a number (`int root = 4;
+// ... ncclSend(buf, n, ncclFloat, root, comm, s)` needs 5 ranks). `ranks`: each call's peer or root
+// text, with the call's name and line. The default (2, empty source) when none needs more than 2.
+struct NamedRank {
+  std::string text, call;
+  int line = 0;
+};
+WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
+                                   const std::vector<NamedRank>& ranks);
 
 // A rank count the program reads from its command line, given with `cuco init --args`: a variable
 // named like one (IsWorldName) assigned from `atoi(argv[k])` or its kin (`num_gpus = argc > 2 ?

@@ -76,6 +76,26 @@ TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   EXPECT_FALSE(IsIntegerParser("atof"));
 }
 
+// A program that names no rank count but sends to rank 4 (Ryb7532/myNCCL's mptomp.cu: `int root = 4;`,
+// then `ncclSend(..., root, comm, s)`) needs 5 ranks; a peer computed from the rank, a variable set
+// more than once, and ranks 0 and 1 name nothing beyond the default.
+TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
+  const std::string code = StripComments(
+      "#define LAST 2\nint main() {\n  int root = 4;\n  int peer = 1;\n  peer = rank ^ 1;\n"
+      "  if (myRank == root) {}\n  for (int r = 0; r < root; r++) {}\n}\n");
+  const auto constants = FindConstants(code);
+  const WorldGuess w = LeastWorldForNamedRanks(code, "p.cu", constants,
+                                               {{"(rank + 1) % nranks", "ncclSend", 3}, {"root", "ncclSend", 7},
+                                                {"peer", "ncclRecv", 8}, {"LAST", "ncclBroadcast", 9}, {"1", "ncclSend", 10}});
+  EXPECT_EQ(w.size, 5);
+  EXPECT_EQ(w.least, 5);
+  EXPECT_EQ(w.source, "p.cu:7: ncclSend names rank 4 (`root`): at least 5 ranks");
+  const WorldGuess none = LeastWorldForNamedRanks(code, "p.cu", constants, {{"peer", "ncclSend", 3}, {"1", "ncclRecv", 4}});
+  EXPECT_EQ(none.size, 2);
+  EXPECT_TRUE(none.source.empty());
+  EXPECT_EQ(none.least, 1);
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
