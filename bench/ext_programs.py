@@ -34,11 +34,16 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/UCBerkeley-Spring2022-CS267-project/blinkplus ROOT/blinkplus && git -C ROOT/blinkplus checkout 412353fcf3cef2062bfe3f9403675164a9d6b62f
   git clone https://github.com/keyroog/multi-gpu-collectives ROOT/multi-gpu-collectives && git -C ROOT/multi-gpu-collectives checkout 1b6d99acf19aff15fb124eab9d69d1e8c1d9e446
   git clone https://github.com/ParCoreLab/multi-GPU-comm-bench ROOT/multi-GPU-comm-bench && git -C ROOT/multi-GPU-comm-bench checkout ea24ef05c9b5d8693716b3c005287b1b94774a79
+  git clone https://github.com/YconquestY/ncclAllReduce ROOT/yconq-ncclAllReduce && git -C ROOT/yconq-ncclAllReduce checkout 5a86a5389ee5c2f516ab48465d197d3a33486842
+  git clone https://github.com/Mustafa-cuda-dev/cuda-nccl-allreduce-benchmark ROOT/cuda-nccl-allreduce-benchmark \
+                                                                          && git -C ROOT/cuda-nccl-allreduce-benchmark checkout afcc077d7553ef7a8f013a864f1ac8b85192a8de
+  git clone https://github.com/aryanjain285/tensor-parallel-gemm ROOT/tensor-parallel-gemm \
+                                                                          && git -C ROOT/tensor-parallel-gemm checkout 45656c7e2ec3b48174a28d067b854f488caf4626
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
-laplacian the later commit removed). Of these only FZJ-JSC's and yali state a licence (MIT): none is copied here, each
+laplacian the later commit removed), and the last three found after them. Of these only FZJ-JSC's and yali state a licence (MIT): none is copied here, each
 is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
@@ -99,6 +104,9 @@ P = [
   ("blinkplus_allreduce", "blinkplus", ["test_bandwidth/time_blinkplus_allreduce.cu", "src/blinkplus.cu"], "nvcc -O2 -std=c++11 -Iinclude test_bandwidth/time_blinkplus_allreduce.cu src/blinkplus.cu -o time_blinkplus_allreduce -lnccl", ["--args", "0 1 5 20 64"]),
   ("keyroog_alltoall", "multi-gpu-collectives", ["src/nccl/alltoall/alltoall.cu"], f"nvcc {MPI_I} -Isrc/common/include src/nccl/alltoall/alltoall.cu -o alltoall -lmpi -lnccl", ["--args", "--dtype float --count 1048576"]),
   ("parcore_a2a", "multi-GPU-comm-bench/nccl/single_thread_all_to_all", ["single_thread_all_to_all.c", "../../util/argparse.c", "../../cuda_util/random_fill.c"], f"nvcc single_thread_all_to_all.c ../../util/argparse.c ../../cuda_util/random_fill.c -o single_thread_all_to_all -I{CUDA}/include -lnccl -lcudart", ["--args", "-n 2 -i 20 -w 5 -d 1048576"]),
+  ("yconq_allreduce", "yconq-ncclAllReduce", ["allreduce.cu"], f"nvcc {MPI_I} -std=c++17 -O3 --generate-line-info -lnccl -lmpi -lpthread -o allreduce allreduce.cu", []),
+  ("mustafa_allreduce", "cuda-nccl-allreduce-benchmark", ["nccl_allreduce.cu"], "nvcc -O3 -lineinfo -o nccl_allreduce nccl_allreduce.cu -lnccl", []),
+  ("tpgemm_multi", "tensor-parallel-gemm", ['src/benchmark/bench_multi_gpu.cu', 'src/tensor_parallel/tensor_parallel.cu', 'src/kernels/naive.cu', 'src/kernels/coalesced.cu', 'src/kernels/smem_tiling.cu', 'src/kernels/blocktile_1d.cu', 'src/kernels/blocktile_2d.cu', 'src/kernels/vectorized.cu', 'src/kernels/warptile.cu', 'src/kernels/cublas.cu'], "nvcc -std=c++17 -O3 --expt-relaxed-constexpr -Xcompiler -Wall -Isrc src/benchmark/bench_multi_gpu.cu src/tensor_parallel/tensor_parallel.cu src/kernels/naive.cu src/kernels/coalesced.cu src/kernels/smem_tiling.cu src/kernels/blocktile_1d.cu src/kernels/blocktile_2d.cu src/kernels/vectorized.cu src/kernels/warptile.cu src/kernels/cublas.cu -lcublas -lnccl -o bench_multi_gpu", []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

@@ -191,6 +191,16 @@ TEST_P(AnalyzeCorpus, HostMinAndMaxAreNvccsOwn) {
   }
 }
 
+// A kernel with launch bounds parses with the real headers: no fallback to the stub headers, no clang
+// error, the kernel and the all-reduce clang's own.
+TEST_P(AnalyzeCorpus, LaunchBoundsParseWithTheRealHeaders) {
+  Analysis a = Analyze(CorpusFile("launch_bounds.cu"), GetParam());
+  ASSERT_NE(Find(a, "ncclAllReduce"), nullptr);
+  if (GetParam() != Mode::kDefault) return;
+  EXPECT_EQ(a.parse_path, "clang");
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("clang error"), std::string::npos) << w;
+}
+
 // A helper defined before main GEMMs on the handle it is passed: at the call, the one stream main
 // gives that handle (the helper's own op: not known), so no race with the all-reduce on it.
 TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {

@@ -170,6 +170,14 @@ template <class A, class B> __attribute__((host, device)) auto max(A a, B b) -> 
 #define __host__ __attribute__((host))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
+// Kernel launch attributes host_defines.h defines only for nvcc (`__global__ void __launch_bounds__(256, 4)
+// k(...)` is otherwise a variable of type void): none changes what the host code calls.
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
+#ifndef __cluster_dims__
+#define __cluster_dims__(...)
+#endif
 )";
 
 std::string StubPrelude() {

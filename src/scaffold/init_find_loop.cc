@@ -124,7 +124,57 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
   return out;
 }
 
-// The function of `file` that main calls exactly once and that reaches the communication (`comm`),
+}  // namespace
+
+int CallsPerRun(const std::string& body, const std::string& name) {
+  const std::vector<Tok> t = Scan(body);
+  // Each if / else if / else chain not itself an else's: its branches, as token ranges [first, last].
+  std::vector<std::vector<std::pair<size_t, size_t>>> chains;
+  for (size_t c = 0; c < t.size(); ++c) {
+    if (t[c].text != "if" || !t[c].ident || (c > 0 && t[c - 1].text == "else")) continue;
+    std::vector<std::pair<size_t, size_t>> branches;
+    for (size_t k = c; k + 1 < t.size() && t[k + 1].text == "(";) {
+      const size_t close = Match(t, k + 1);
+      if (close + 1 >= t.size()) break;
+      const size_t end = StatementEnd(t, close + 1);
+      if (end >= t.size()) break;
+      branches.push_back({close + 1, end});
+      if (end + 1 >= t.size() || t[end + 1].text != "else") break;
+      if (end + 2 < t.size() && t[end + 2].text == "if") {
+        k = end + 2;
+        continue;
+      }
+      if (end + 2 < t.size()) branches.push_back({end + 2, StatementEnd(t, end + 2)});
+      break;
+    }
+    if (branches.size() > 1) chains.push_back(std::move(branches));
+  }
+  int alone = 0;
+  std::map<std::pair<size_t, size_t>, int> per_branch;  // (chain, branch) -> sites
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!t[i].ident || t[i].text != name || (t[i + 1].text != "(" && t[i + 1].text != "<")) continue;
+    for (size_t k = 0; k < i; ++k)  // a site in a loop runs more than once
+      if (t[k].ident && (t[k].text == "for" || t[k].text == "while" || t[k].text == "do") && StatementEnd(t, k) > i &&
+          StatementEnd(t, k) < t.size())
+        return 2;
+    std::optional<std::pair<size_t, size_t>> where;  // the innermost chain's branch holding it
+    size_t span = t.size();
+    for (size_t ch = 0; ch < chains.size(); ++ch)
+      for (size_t br = 0; br < chains[ch].size(); ++br)
+        if (chains[ch][br].first <= i && i <= chains[ch][br].second && chains[ch][br].second - chains[ch][br].first < span)
+          where = std::make_pair(ch, br), span = chains[ch][br].second - chains[ch][br].first;
+    if (where) ++per_branch[*where];
+    else ++alone;
+  }
+  std::map<size_t, int> per_chain;  // a chain runs one branch: its most sites in one
+  for (const auto& [at, n] : per_branch) per_chain[at.first] = std::max(per_chain[at.first], n);
+  for (const auto& [ch, n] : per_chain) alone += n;
+  return alone;
+}
+
+namespace {
+
+// The function of `file` that main calls once a run and that reaches the communication (`comm`),
 // the last such call in main: where a program that times in a helper (`benchmark(...)`) has its
 // timed loop. "" when there is none.
 std::string TimingFunction(const std::string& raw, const Analysis& a, const std::string& file,
@@ -132,13 +182,13 @@ std::string TimingFunction(const std::string& raw, const Analysis& a, const std:
   size_t b = 0, e = 0;
   if (!DefinitionLines(raw, "main", &b, &e)) return "";
   const std::string main_def = raw.substr(b, e - b);
-  std::map<std::string, int> times;
   std::vector<std::string> order;
   for (const auto& [name, args] : CallsIn(main_def))
-    if (name != "main" && comm.count(name) && ++times[name] == 1) order.push_back(name);
+    if (name != "main" && comm.count(name) && std::find(order.begin(), order.end(), name) == order.end())
+      order.push_back(name);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const AnalyzedFunction* fn = FindFunction(a, *it);
-    if (times[*it] == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
+    if (CallsPerRun(main_def, *it) == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
   }
   return "";
 }
@@ -318,10 +368,22 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
   }
   // A lambda: its body, inside main, holds the timed loop.
   const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
-  if (body == std::string::npos)
+  if (body == std::string::npos) {
+    // Started outside main (a benchmark template main calls): say where, not what they run.
+    static const std::regex start_at(R"(:(\d+): [^,]*\(a thread per GPU)");  // GuessLauncher's words
+    std::smatch m;
+    const int line = std::regex_search(f.launcher_source, m, start_at) ? std::atoi(m[1].str().c_str()) : 0;
+    const std::string holder = line > 0 ? FunctionAt(f.raw, *f.analysis, f.file, line) : "";
+    static const std::regex starts(R"(\bstd::j?thread\s*(?:\w+\s*)?[({]|\bpthread_create\s*\(|\bemplace_back\s*\()");
+    if ((!holder.empty() && holder != "main") || !std::regex_search(BlankCommentsAndLiterals(main_def), starts))
+      return Status::InvalidArgument(f.launcher_source + ": the threads start " +
+                                     (holder.empty() || holder == "main" ? std::string("outside main") : "in " + holder + ", not in main") +
+                                     ", so cuco init cannot find their timed loop (it follows a thread per GPU that main "
+                                     "starts, on a function of " + f.file + " or a lambda written there)");
     return Status::InvalidArgument(f.launcher_source + ": the threads run neither a function of " + f.file +
                                    " nor a lambda written where they start, so cuco init cannot find their timed "
                                    "loop: start them with `std::thread(fn, ...)` or a lambda");
+  }
   r->loop_fn = "main";
   *thread_lambda = main_b + body;
   // A lambda with no loop of its own that calls the program's function for a thread: that

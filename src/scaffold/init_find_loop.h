@@ -40,6 +40,11 @@ struct FoundLoop {
   std::vector<std::string> guesses;  // for the harness's README, in order
 };
 
+// How many times one run of `body` (a function's text) calls `name`: its call sites, those in different
+// branches of one if / else if / else chain counting once (a dispatch on a data type, `if (dtype ==
+// "int") run<int>(...); else if (dtype == "float") run<float>(...);`); 2 when a site is in a loop.
+int CallsPerRun(const std::string& body, const std::string& name);
+
 // Where the program captures its communication into a CUDA graph: the loop statement around the
 // first cudaStreamBeginCapture ... cudaStreamEndCapture that calls one of `comm` (or that capture
 // itself when no loop holds it), as bytes [first, second) of `raw`; nullopt when it captures none

@@ -84,5 +84,53 @@ int main() {
   EXPECT_NE(r.status().message().find("only sets"), std::string::npos) << r.status().message();
 }
 
+// keyroog/multi-gpu-collectives' main dispatches on a data type to a template that allocates, runs
+// and times the all-to-all: its three calls are one a run (each in a branch of one chain), so main
+// hands the timing to it; a call repeated in one branch, or in a loop, is more than one.
+TEST(InitFindLoop, CallsInTheBranchesOfOneChainAreOneARun) {
+  const std::string main_def =
+      "int main(int argc, char** argv) {\n  if (dtype == \"int\") {\n    run<int>(n, ctx);\n  } else if (dtype == \"float\")"
+      " {\n    run<float>(n, ctx);\n  } else if (dtype == \"double\")\n    run<double>(n, ctx);\n  else\n    abort();\n"
+      "  setup(ctx);\n  return 0;\n}\n";
+  EXPECT_EQ(CallsPerRun(main_def, "run"), 1);
+  EXPECT_EQ(CallsPerRun(main_def, "setup"), 1);
+  EXPECT_EQ(CallsPerRun(main_def, "absent"), 0);
+  EXPECT_EQ(CallsPerRun("{ if (a) { f(1); f(2); } else f(3); }", "f"), 2);
+  EXPECT_EQ(CallsPerRun("{ f(0); if (a) f(1); else f(2); }", "f"), 2);
+  EXPECT_EQ(CallsPerRun("{ for (int i = 0; i < 3; ++i) { if (a) f(i); } }", "f"), 2);
+  EXPECT_EQ(CallsPerRun("{ if (a) f(1); if (b) f(2); }", "f"), 2) << "two chains can both run";
+}
+
+// Threads per GPU started in a benchmark function main calls (Mustafa-cuda-dev's template
+// run_collective_benchmark), not in main: the reason says where they start, not that they run
+// neither a function nor a lambda (they run a lambda).
+TEST(InitFindLoop, ThreadsStartedOutsideMainAreSaidToBe) {
+  const std::string text = R"(#include <nccl.h>
+#include <thread>
+#include <vector>
+void bench(int n, ncclComm_t* comms) {
+  std::vector<std::thread> ts;
+  for (int g = 0; g < n; ++g)
+    ts.emplace_back([&, g]() {
+      float* x = nullptr;
+      for (int it = 0; it < 10; ++it) ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comms[g], 0);
+    });
+  for (auto& t : ts) t.join();
+}
+int main() {
+  ncclComm_t comms[2];
+  int devs[2] = {0, 1};
+  ncclCommInitAll(comms, 2, devs);
+  bench(2, comms);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("threads.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the threads start in bench, not in main"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -48,6 +48,14 @@ Status CSourcesRefusal(const ProgramFacts& f) {
   return Status::Ok();
 }
 
+Status RankThreadsRefusal(const ProgramFacts& f) {
+  if (f.rank_threads.empty()) return Status::Ok();
+  return Status::InvalidArgument(f.rank_threads + ", in each MPI process (" + f.launcher_source +
+                                 "): NCCL ranks in threads of several processes, which the harness does not run "
+                                 "(it runs a GPU a process under mpirun, or every GPU from one process); with one "
+                                 "thread a process, or one process for every GPU, it would be a harness");
+}
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code) {
   std::string peer = CrossGpuCopy(f.file, f.raw);
   for (const ProgramFile& pf : other_files)

@@ -48,6 +48,10 @@ struct ProjectFiles {
 // build. The reason names the file, the line and clang's message.
 Status CSourcesRefusal(const ProgramFacts& f);
 
+// An MPI program whose processes each start threads that make NCCL ranks (ProgramFacts::rank_threads):
+// refused, the start and the MPI_Init named.
+Status RankThreadsRefusal(const ProgramFacts& f);
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code);
 
 // `open_records`: the classes and structs whose members main binds (BoundBuffers::member_records),

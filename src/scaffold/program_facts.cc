@@ -44,6 +44,33 @@ bool UnderMpiCondition(const std::string& code, size_t at) {
   return std::any_of(open.begin(), open.end(), [](const std::string& c) { return c.find("MPI") != std::string::npos; });
 }
 
+// Threads main's file starts that each make an NCCL rank: a start (`std::thread(...)`,
+// `emplace_back(...)`, `pthread_create(...)`) whose arguments name a function calling ncclCommInitRank
+// (other than main) or hold that call (a lambda). "file:line: what", "" when none.
+std::string RankThreads(const ProgramFacts& f) {
+  std::set<std::string> makers;
+  for (const auto& op : f.analysis->ops)
+    if (op.api.rfind("ncclCommInitRank", 0) == 0 && !op.function.empty() && op.function != "main") makers.insert(op.function);
+  static const std::regex start_re(R"(\b(std::j?thread|emplace_back|pthread_create)\s*(?:\w+\s*)?\()");
+  const std::string code = BlankCommentsAndLiterals(f.code);
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), start_re); it != std::sregex_iterator(); ++it) {
+    const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
+    int depth = 0;
+    size_t close = open;
+    for (; close < code.size(); ++close)
+      if (code[close] == '(') ++depth;
+      else if (code[close] == ')' && --depth == 0) break;
+    const std::string args = code.substr(open, close - open);
+    std::string why = args.find("ncclCommInitRank") != std::string::npos ? "a lambda calling ncclCommInitRank" : "";
+    for (const std::string& fn : makers)
+      if (why.empty() && std::regex_search(args, std::regex("\\b" + fn + "\\b"))) why = fn + ", which calls ncclCommInitRank";
+    if (!why.empty())
+      return fmt::format("{}:{}: threads each making an NCCL rank ({} running {})", f.file,
+                         LineOf(code, static_cast<size_t>(it->position(0))), (*it)[1].str(), why);
+  }
+  return "";
+}
+
 // Launcher: MPI_Init means mpirun; one process driving every GPU means "single"; otherwise cuco's
 // launcher (a TODO when the program reads no rank from its environment), and the environment
 // variables the program reads that are not CUCO_*.
@@ -59,6 +86,7 @@ void GuessLauncher(ProgramFacts& f) {
   if (mpi_line > 0) {
     f.launcher = "mpirun";
     f.launcher_source = fmt::format("{}:{}: {}", f.file, mpi_line, mpi_init);
+    f.rank_threads = RankThreads(f);
     return;
   }
   // MPI started in one of the program's own headers (a context class's constructor, an inline
@@ -88,10 +116,12 @@ void GuessLauncher(ProgramFacts& f) {
       break;
     }
   }
-  // Threads started here or in another of the program's files (a shared utils.cc's pthread_create).
+  // Threads started here or in another of the program's files (a shared utils.cc's pthread_create),
+  // or held by a class of its own headers (`std::vector<std::thread> threads;` a member).
   static const std::regex thread_re(R"(\bstd::j?thread\b|\bpthread_create\b)");
   std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};
   for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, code] : f.header_code) texts.push_back({name, &code});
   for (const auto& [name, code] : texts) {
     std::smatch tm;
     if (!std::regex_search(*code, tm, thread_re)) continue;

@@ -40,6 +40,9 @@ struct ProgramFacts {
   WorldGuess world;
   std::string launcher, launcher_source;  // "mpirun" | "single" | "cuco", and why
   bool launcher_reads_rank = false;        // "cuco": the program reads RANK / CUCO_RANK & co.
+  // "mpirun" whose processes each start threads that make NCCL ranks ("file:line: what"), "" else:
+  // ranks in threads of several processes, which no launcher of the harness runs.
+  std::string rank_threads;
   std::vector<std::string> libs;
   std::vector<std::string> build_sources;  // program mode [build] sources: the program's other files
   std::vector<std::string> build_flags = {"-O3"};  // [build] flags: -O3, then the program's own (ScaffoldOptions)

@@ -71,6 +71,27 @@ TEST(ProgramFacts, MpiStartedInTheProgramsOwnHeaderIsMpirun) {
   EXPECT_NE(GatherFacts(a, "main.cu", "p", text, {}, {{"ctx.hpp", optional, false, "ctx.hpp"}}).launcher, "mpirun");
 }
 
+// MPI processes that each start a thread per GPU, each thread an NCCL rank (YconquestY/ncclAllReduce):
+// rank_threads names the start; threads that make no rank (a progress thread) are none.
+TEST(ProgramFacts, ThreadsMakingRanksInEachMpiProcessAreNamed) {
+  const std::string text =
+      "#include <mpi.h>\n#include <nccl.h>\n#include <thread>\n#include <vector>\n"
+      "void worker(int size, int rank, int i, ncclUniqueId* id) {\n  ncclComm_t c;\n"
+      "  ncclCommInitRank(&c, size * 4, *id, rank * 4 + i);\n  float* x = nullptr;\n"
+      "  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0);\n}\n"
+      "void progress() {}\n"
+      "int main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  int r = 0, s = 1;\n  ncclUniqueId id;\n"
+      "  std::thread p(progress);\n  std::vector<std::thread> w;\n"
+      "  for (int i = 0; i < 4; ++i) w.emplace_back(worker, s, r, i, &id);\n  for (auto& t : w) t.join();\n"
+      "  p.join();\n  MPI_Finalize();\n}\n";
+  const Analysis a = AnalyzeWith(text);
+  const ProgramFacts f = GatherFacts(a, "main.cc", "p", text);
+  EXPECT_EQ(f.launcher, "mpirun");
+  EXPECT_EQ(f.rank_threads, "main.cc:18: threads each making an NCCL rank (emplace_back running worker, which calls ncclCommInitRank)");
+  const std::string one_gpu_a_process = text.substr(0, text.find("  std::thread p")) + "  worker(s, r, 0, &id);\n}\n";
+  EXPECT_EQ(GatherFacts(AnalyzeWith(one_gpu_a_process), "main.cc", "p", one_gpu_a_process).rank_threads, "");
+}
+
 // Communicators made for every GPU at once, then a thread per GPU doing its GPU's work with its
 // communicator (AIComm's moe.cu: ncclCommInitAll, then `threads.emplace_back(rank_thread, ...)`):
 // the threads' case, each rank's own thread working; without threads, one process drives every GPU.

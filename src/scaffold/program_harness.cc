@@ -21,10 +21,11 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     trace->back().Add("stopped: " + s.message());
     return s;
   };
-  if (Status c = CSourcesRefusal(f); !c.ok()) {
-    pass("find the loop");
-    return stopped(c);
-  }
+  for (const Status& refused : {CSourcesRefusal(f), RankThreadsRefusal(f)})  // what no harness can be made of
+    if (!refused.ok()) {
+      pass("find the loop");
+      return stopped(refused);
+    }
   Result<FoundLoop> found = FindLoop(f, other_files, pass("find the loop"));
   if (!found.ok()) return stopped(found.status());
   Result<BoundBuffers> bound = BindBuffers(f, other_files, *found, pass("bind the buffers"));

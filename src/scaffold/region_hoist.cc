@@ -34,6 +34,20 @@ size_t DeclaredName(const std::vector<Tok>& t, size_t s, size_t e, size_t* eq) {
   return k - 1;
 }
 
+// The names when tokens [s, e] (e: the `;`) declare several variables with a plain type and no
+// initialiser (`cudaEvent_t a, b;`, `float *x, *y;`); empty otherwise.
+std::vector<size_t> DeclaredNames(const std::vector<Tok>& t, size_t s, size_t e) {
+  std::vector<size_t> names;
+  if (e < s + 4 || !t[s].ident || NotAPlainType(t[s].text)) return {};
+  for (size_t k = s; k < e; ++k) {
+    if (t[k].ident && NotAPlainType(t[k].text)) return {};
+    if (!(t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == ",")) return {};
+    if ((t[k + 1].text == "," || k + 1 == e) && t[k].ident) names.push_back(k);
+  }
+  if (names.size() < 2 || names.front() == s) return {};  // `a, b;` is no declaration
+  return names;
+}
+
 }  // namespace
 
 HoistedRegion HoistDeclarations(const std::string& region, const std::string& after) {
@@ -56,6 +70,14 @@ HoistedRegion HoistDeclarations(const std::string& region, const std::string& af
       const std::string type = region.substr(t[s].begin, t[name].begin - t[s].begin);
       out.declarations += type + t[name].text + "{};\n  ";
       edits.push_back(eq == e ? Edit{t[s].begin, t[e].end, ""} : Edit{t[s].begin, t[name].begin, ""});
+    } else if (name == 0 && t[e].text == ";") {  // several names, none initialised: moved as written
+      const std::vector<size_t> names = DeclaredNames(t, s, e);
+      bool used = false;
+      for (size_t n : names) used = used || used_after.count(t[n].text) > 0;
+      if (used) {
+        out.declarations += region.substr(t[s].begin, t[e].end - t[s].begin) + "\n  ";
+        edits.push_back(Edit{t[s].begin, t[e].end, ""});
+      }
     }
     s = e + 1;
   }

@@ -15,7 +15,9 @@ struct HoistedRegion {
 // `region`: the region's statements; `after`: the text that follows it (main's rest). A top-level
 // declaration of one variable with a plain type (identifiers, `::` and `*`: `ncclResult_t r = f();`,
 // `float* p;`; never auto, const or static) whose name `after` uses is hoisted: declared
-// value-initialised, and `name = value;` (or nothing) left where it stood. Others stay as written.
+// value-initialised, and `name = value;` (or nothing) left where it stood; one of several variables
+// with a plain type and no initialiser (`cudaEvent_t a, b;`) one of which `after` uses is moved in
+// front as written. Others stay as written.
 HoistedRegion HoistDeclarations(const std::string& region, const std::string& after);
 
 }  // namespace cuco::scaffold_internal

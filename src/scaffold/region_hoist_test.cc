@@ -17,6 +17,16 @@ TEST(HoistDeclarations, AVariableUsedAfterTheRegionIsDeclaredBeforeIt) {
                       "  r = ncclGroupEnd();");
 }
 
+// Events declared together in the region and read after it (`cudaEvent_t a, b;`, a benchmark's
+// timing): the declaration moves in front as written; one whose names the rest never uses stays, and
+// `x, y;` (an expression) is none.
+TEST(HoistDeclarations, SeveralNamesDeclaredTogetherMoveWhole) {
+  const std::string region = "cudaEvent_t a, b;\n  float *p, *q;\n  x, y;\n  cudaEventRecord(a, s);";
+  HoistedRegion h = HoistDeclarations(region, "\n  cudaEventElapsedTime(&ms, a, b);\n  x; y;\n");
+  EXPECT_EQ(h.declarations, "cudaEvent_t a, b;\n  ");
+  EXPECT_EQ(h.region, "\n  float *p, *q;\n  x, y;\n  cudaEventRecord(a, s);");
+}
+
 // Statements that only look like declarations, and declarations that cannot be split, stay.
 TEST(HoistDeclarations, OnlyPlainDeclarations) {
   const std::string region =
