@@ -370,10 +370,10 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
   const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
   if (body == std::string::npos) {
     // Started outside main (a benchmark template main calls): say where, not what they run.
-    static const std::regex start_at(R"(:(\d+): [^,]*\(a thread per GPU)");  // GuessLauncher's words
-    std::smatch m;
-    const int line = std::regex_search(f.launcher_source, m, start_at) ? std::atoi(m[1].str().c_str()) : 0;
-    const std::string holder = line > 0 ? FunctionAt(f.raw, *f.analysis, f.file, line) : "";
+    const auto& [start_file, line] = f.thread_start;
+    const std::string* text = start_file == f.file ? &f.raw : nullptr;
+    for (const auto& [name, code] : f.other_code) text = name == start_file ? &code : text;
+    const std::string holder = line > 0 && text != nullptr ? FunctionAt(*text, *f.analysis, start_file, line) : "";
     static const std::regex starts(R"(\bstd::j?thread\s*(?:\w+\s*)?[({]|\bpthread_create\s*\(|\bemplace_back\s*\()");
     if ((!holder.empty() && holder != "main") || !std::regex_search(BlankCommentsAndLiterals(main_def), starts))
       return Status::InvalidArgument(f.launcher_source + ": the threads start " +

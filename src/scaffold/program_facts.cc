@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 #include <utility>
@@ -44,15 +45,27 @@ bool UnderMpiCondition(const std::string& code, size_t at) {
   return std::any_of(open.begin(), open.end(), [](const std::string& c) { return c.find("MPI") != std::string::npos; });
 }
 
-// Threads main's file starts that each make an NCCL rank: a start (`std::thread(...)`,
+// Threads the program's files start that each make an NCCL rank: a start (`std::thread(...)`,
 // `emplace_back(...)`, `pthread_create(...)`) whose arguments name a function calling ncclCommInitRank
-// (other than main) or hold that call (a lambda). "file:line: what", "" when none.
-std::string RankThreads(const ProgramFacts& f) {
+// (other than main; a method by its own name) or hold that call (a lambda). "file:line: what", ""
+// when none.
+struct ThreadStart {
+  std::string file;
+  int line = 0;
+  std::string what;  // "emplace_back running worker, which calls ncclCommInitRank"
+  std::string Text() const { return fmt::format("{}:{}: threads each making an NCCL rank ({})", file, line, what); }
+};
+
+std::optional<ThreadStart> RankThreads(const ProgramFacts& f) {
   std::set<std::string> makers;
   for (const auto& op : f.analysis->ops)
-    if (op.api.rfind("ncclCommInitRank", 0) == 0 && !op.function.empty() && op.function != "main") makers.insert(op.function);
+    if (op.api.rfind("ncclCommInitRank", 0) == 0 && !op.function.empty() && op.function != "main")
+      makers.insert(op.function.substr(op.function.rfind(':') == std::string::npos ? 0 : op.function.rfind(':') + 1));
   static const std::regex start_re(R"(\b(std::j?thread|emplace_back|pthread_create)\s*(?:\w+\s*)?\()");
-  const std::string code = BlankCommentsAndLiterals(f.code);
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [file, text] : texts) {
+  const std::string code = BlankCommentsAndLiterals(*text);
   for (auto it = std::sregex_iterator(code.begin(), code.end(), start_re); it != std::sregex_iterator(); ++it) {
     const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
     int depth = 0;
@@ -64,11 +77,10 @@ std::string RankThreads(const ProgramFacts& f) {
     std::string why = args.find("ncclCommInitRank") != std::string::npos ? "a lambda calling ncclCommInitRank" : "";
     for (const std::string& fn : makers)
       if (why.empty() && std::regex_search(args, std::regex("\\b" + fn + "\\b"))) why = fn + ", which calls ncclCommInitRank";
-    if (!why.empty())
-      return fmt::format("{}:{}: threads each making an NCCL rank ({} running {})", f.file,
-                         LineOf(code, static_cast<size_t>(it->position(0))), (*it)[1].str(), why);
+    if (!why.empty()) return ThreadStart{file, LineOf(code, static_cast<size_t>(it->position(0))), (*it)[1].str() + " running " + why};
   }
-  return "";
+  }
+  return std::nullopt;
 }
 
 // Launcher: MPI_Init means mpirun; one process driving every GPU means "single"; otherwise cuco's
@@ -86,7 +98,7 @@ void GuessLauncher(ProgramFacts& f) {
   if (mpi_line > 0) {
     f.launcher = "mpirun";
     f.launcher_source = fmt::format("{}:{}: {}", f.file, mpi_line, mpi_init);
-    f.rank_threads = RankThreads(f);
+    if (const auto rt = RankThreads(f)) f.rank_threads = rt->Text();
     return;
   }
   // MPI started in one of the program's own headers (a context class's constructor, an inline
@@ -117,18 +129,24 @@ void GuessLauncher(ProgramFacts& f) {
     }
   }
   // Threads started here or in another of the program's files (a shared utils.cc's pthread_create),
-  // or held by a class of its own headers (`std::vector<std::thread> threads;` a member).
+  // or threads making NCCL ranks (a class's `threads.emplace_back(worker, ...)`, its vector declared
+  // in a header).
   static const std::regex thread_re(R"(\bstd::j?thread\b|\bpthread_create\b)");
   std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.code}};
   for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
-  for (const auto& [name, code] : f.header_code) texts.push_back({name, &code});
   for (const auto& [name, code] : texts) {
     std::smatch tm;
     if (!std::regex_search(*code, tm, thread_re)) continue;
     f.launcher = "single";
-    f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", name,
-                                    LineOf(*code, static_cast<size_t>(tm.position(0))), tm.str(0));
+    f.thread_start = {name, LineOf(*code, static_cast<size_t>(tm.position(0)))};
+    f.launcher_source = fmt::format("{}:{}: {} (a thread per GPU in one process)", name, f.thread_start.second, tm.str(0));
     if (!drives_all.empty()) f.launcher_source = drives_all + ", " + f.launcher_source;
+    return;
+  }
+  if (const auto rt = RankThreads(f)) {
+    f.launcher = "single";
+    f.thread_start = {rt->file, rt->line};
+    f.launcher_source = (drives_all.empty() ? "" : drives_all + ", ") + rt->Text() + " (a thread per GPU in one process)";
     return;
   }
   if (!drives_all.empty()) {

@@ -43,6 +43,7 @@ struct ProgramFacts {
   // "mpirun" whose processes each start threads that make NCCL ranks ("file:line: what"), "" else:
   // ranks in threads of several processes, which no launcher of the harness runs.
   std::string rank_threads;
+  std::pair<std::string, int> thread_start;  // "single" for its threads: where they start (file, line)
   std::vector<std::string> libs;
   std::vector<std::string> build_sources;  // program mode [build] sources: the program's other files
   std::vector<std::string> build_flags = {"-O3"};  // [build] flags: -O3, then the program's own (ScaffoldOptions)

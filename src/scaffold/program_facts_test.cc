@@ -92,6 +92,23 @@ TEST(ProgramFacts, ThreadsMakingRanksInEachMpiProcessAreNamed) {
   EXPECT_EQ(GatherFacts(AnalyzeWith(one_gpu_a_process), "main.cc", "p", one_gpu_a_process).rank_threads, "");
 }
 
+// A class starting a thread per GPU on its static method, which makes the GPU's NCCL rank, with no
+// `std::thread` spelled where it starts (whitelok/nccl_allreduce_demo_without_mpi declares the
+// vector in a header): one process for every GPU, the start named.
+TEST(ProgramFacts, ThreadsMakingRanksWithoutMpiAreAThreadPerGpu) {
+  const std::string text =
+      "#include <nccl.h>\n#include <thread>\n#include <vector>\nusing namespace std;\n"
+      "struct Pool {\n  vector<thread> ts;\n"
+      "  static void run(int g, int n, ncclUniqueId id) {\n    ncclComm_t c;\n    ncclCommInitRank(&c, n, id, g);\n"
+      "    float* x = nullptr;\n    ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0);\n  }\n"
+      "  void start(int n, ncclUniqueId id) { for (int g = 0; g < n; ++g) ts.emplace_back(run, g, n, id); }\n};\n"
+      "int main() {\n  ncclUniqueId id;\n  ncclGetUniqueId(&id);\n  Pool p;\n  p.start(2, id);\n  return 0;\n}\n";
+  const ProgramFacts f = GatherFacts(AnalyzeWith(text), "main.cc", "p", text);
+  EXPECT_EQ(f.launcher, "single");
+  EXPECT_EQ(f.launcher_source.rfind("main.cc:13: threads each making an NCCL rank (emplace_back running run, which calls "
+                                    "ncclCommInitRank)", 0), 0u) << f.launcher_source;
+}
+
 // Communicators made for every GPU at once, then a thread per GPU doing its GPU's work with its
 // communicator (AIComm's moe.cu: ncclCommInitAll, then `threads.emplace_back(rank_thread, ...)`):
 // the threads' case, each rank's own thread working; without threads, one process drives every GPU.
