@@ -1,0 +1,18 @@
+// How a program's processes and GPUs are launched, guessed from its text (ProgramFacts::launcher):
+// MPI_Init (in main's file, its other sources, or its own headers outside an `#ifdef` naming MPI)
+// means mpirun, and threads each MPI process starts that make NCCL ranks are noted
+// (ProgramFacts::rank_threads: no launcher of the harness runs them); one process driving every GPU
+// (ncclCommInitAll, ncclCommInitRank in a group, or a thread per GPU, wherever its sources start
+// the threads) means "single"; otherwise cuco's launcher, with a TODO when the program reads no rank
+// from its environment, and the environment variables it reads that are not CUCO_*.
+#pragma once
+
+#include "scaffold/program_facts.h"
+
+namespace cuco::scaffold_internal {
+
+// Sets f.launcher, launcher_source, launcher_reads_rank, rank_threads, thread_start, env_reads, and
+// the TODO; reads f.analysis, f.code, f.other_code, f.header_code, f.called.
+void GuessLauncher(ProgramFacts& f);
+
+}  // namespace cuco::scaffold_internal
