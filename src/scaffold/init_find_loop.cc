@@ -153,10 +153,11 @@ int CallsPerRun(const std::string& body, const std::string& name) {
   std::map<std::pair<size_t, size_t>, int> per_branch;  // (chain, branch) -> sites
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!t[i].ident || t[i].text != name || (t[i + 1].text != "(" && t[i + 1].text != "<")) continue;
-    for (size_t k = 0; k < i; ++k)  // a site in a loop runs more than once
-      if (t[k].ident && (t[k].text == "for" || t[k].text == "while" || t[k].text == "do") && StatementEnd(t, k) > i &&
-          StatementEnd(t, k) < t.size())
-        return 2;
+    for (size_t k = 0; k < i; ++k) {  // a site in a loop runs more than once
+      if (!t[k].ident || (t[k].text != "for" && t[k].text != "while" && t[k].text != "do")) continue;
+      const size_t loop_end = StatementEnd(t, k);
+      if (loop_end > i && loop_end < t.size()) return 2;
+    }
     std::optional<std::pair<size_t, size_t>> where;  // the innermost chain's branch holding it
     size_t span = t.size();
     for (size_t ch = 0; ch < chains.size(); ++ch)

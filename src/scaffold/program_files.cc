@@ -1,6 +1,7 @@
 #include "scaffold/program_files.h"
 
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -22,19 +23,15 @@ std::string WorkloadName(const std::string& path, const std::string& main_dir) {
   return out.string();
 }
 
-std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
-                                 const std::string& main_dir) {
-  static const std::regex include_re(R"re((#\s*include\s*")([^"]*\.\.[^"]*)("))re");
-  const fs::path from = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  const fs::path here = fs::path(name).parent_path();
+namespace {
+
+// `text` with each `#include "P"` whose `respelled(P)` is neither empty nor P written as that instead.
+std::string RespellQuotedIncludes(const std::string& text, const std::function<std::string(const std::string&)>& respelled) {
+  static const std::regex include_re(R"re((#\s*include\s*")([^"]+)("))re");
   std::string out;
   size_t last = 0;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
-    const std::string spelled = (*it)[2].str();
-    std::error_code ec;
-    const fs::path target = from / spelled;
-    if (!fs::is_regular_file(target, ec)) continue;
-    const std::string placed = fs::path(WorkloadName(target.string(), main_dir)).lexically_relative(here.empty() ? "." : here).string();
+    const std::string spelled = (*it)[2].str(), placed = respelled(spelled);
     if (placed.empty() || placed == spelled) continue;
     const size_t at = static_cast<size_t>(it->position(2));
     out += text.substr(last, at - last) + placed;
@@ -43,21 +40,27 @@ std::string WithWorkloadIncludes(const std::string& text, const std::string& pat
   return out + text.substr(last);
 }
 
+}  // namespace
+
+std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
+                                 const std::string& main_dir) {
+  const fs::path from = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  const fs::path here = fs::path(name).parent_path();
+  return RespellQuotedIncludes(text, [&](const std::string& spelled) -> std::string {
+    std::error_code ec;
+    const fs::path target = from / spelled;
+    if (spelled.find("..") == std::string::npos || !fs::is_regular_file(target, ec)) return "";
+    return fs::path(WorkloadName(target.string(), main_dir)).lexically_relative(here.empty() ? "." : here).string();
+  });
+}
+
 std::string IncludesFromUnitRoot(const std::string& text, const std::string& name, const std::set<std::string>& program_files) {
   const fs::path here = fs::path(name).parent_path();
   if (here.empty()) return text;
-  static const std::regex include_re(R"re((#\s*include\s*")([^"]+)("))re");
-  std::string out;
-  size_t last = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
-    const std::string spelled = (*it)[2].str();
+  return RespellQuotedIncludes(text, [&](const std::string& spelled) -> std::string {
     const std::string placed = (here / spelled).lexically_normal().string();
-    if (spelled[0] == '/' || !program_files.count(placed)) continue;
-    const size_t at = static_cast<size_t>(it->position(2));
-    out += text.substr(last, at - last) + placed;
-    last = at + spelled.size();
-  }
-  return out + text.substr(last);
+    return spelled[0] == '/' || !program_files.count(placed) ? "" : placed;
+  });
 }
 
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
