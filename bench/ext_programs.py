@@ -39,11 +39,13 @@ ROOT, each repository at the commit measured:
                                                                           && git -C ROOT/cuda-nccl-allreduce-benchmark checkout afcc077d7553ef7a8f013a864f1ac8b85192a8de
   git clone https://github.com/aryanjain285/tensor-parallel-gemm ROOT/tensor-parallel-gemm \
                                                                           && git -C ROOT/tensor-parallel-gemm checkout 45656c7e2ec3b48174a28d067b854f488caf4626
+  git clone https://github.com/hpcgroup/gpu-benchmarks ROOT/gpu-benchmarks && git -C ROOT/gpu-benchmarks checkout e31926601c66f87fcbe2d115f3b4bb53c9052652
+  git clone https://github.com/fasrc/User_Codes ROOT/fasrc-User_Codes   && git -C ROOT/fasrc-User_Codes checkout 7331c0ad576bf93886615d689cb0f6bb6526984c
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
-laplacian the later commit removed), and the last three found after them. Of these only FZJ-JSC's and yali state a licence (MIT): none is copied here, each
+laplacian the later commit removed), the last three found after them, and gpu-benchmarks found in stop 55. Of these only FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT): none is copied here, each
 is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
@@ -52,6 +54,7 @@ def mpicxx_flags():
     p = subprocess.run(["mpicxx", "--showme:compile"], capture_output=True, text=True)
     return p.stdout.split()
 NX = "nccl/docs/examples"
+FAS = "fasrc-User_Codes/GPU_Computing/Dist_GPU_Computing/NCCL_and_CUDA"
 G = f"g++ -I{CUDA}/include"
 L = f"-L{CUDA}/lib64 -lcudart -lnccl"
 MPI_I = "-I/usr/lib/x86_64-linux-gnu/openmpi/include -I/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi"
@@ -107,6 +110,17 @@ P = [
   ("yconq_allreduce", "yconq-ncclAllReduce", ["allreduce.cu"], f"nvcc {MPI_I} -std=c++17 -O3 --generate-line-info -lnccl -lmpi -lpthread -o allreduce allreduce.cu", []),
   ("mustafa_allreduce", "cuda-nccl-allreduce-benchmark", ["nccl_allreduce.cu"], "nvcc -O3 -lineinfo -o nccl_allreduce nccl_allreduce.cu -lnccl", []),
   ("tpgemm_multi", "tensor-parallel-gemm", ['src/benchmark/bench_multi_gpu.cu', 'src/tensor_parallel/tensor_parallel.cu', 'src/kernels/naive.cu', 'src/kernels/coalesced.cu', 'src/kernels/smem_tiling.cu', 'src/kernels/blocktile_1d.cu', 'src/kernels/blocktile_2d.cu', 'src/kernels/vectorized.cu', 'src/kernels/warptile.cu', 'src/kernels/cublas.cu'], "nvcc -std=c++17 -O3 --expt-relaxed-constexpr -Xcompiler -Wall -Isrc src/benchmark/bench_multi_gpu.cu src/tensor_parallel/tensor_parallel.cu src/kernels/naive.cu src/kernels/coalesced.cu src/kernels/smem_tiling.cu src/kernels/blocktile_1d.cu src/kernels/blocktile_2d.cu src/kernels/vectorized.cu src/kernels/warptile.cu src/kernels/cublas.cu -lcublas -lnccl -o bench_multi_gpu", []),
+  ("umd_allgather", "gpu-benchmarks", ["allgather.cu"], f"nvcc -std=c++11 -O2 -DUSE_CUDA -DUSE_NCCL allgather.cu -o allgather.x {MPI_I} -lnccl -lmpi", ["--args", "2 1048576 1048576 20"]),
+  ("fasrc_sn_allgather", FAS + "/SingleNode", ["ncclAllGather.cu"], "nvcc -o ncclAllGather.x ncclAllGather.cu -lnccl -Wno-deprecated-gpu-targets", []),
+  ("fasrc_sn_bcast", FAS + "/SingleNode", ["ncclBcast.cu"], "nvcc -o ncclBcast.x ncclBcast.cu -lnccl -Wno-deprecated-gpu-targets", []),
+  ("fasrc_sn_reduce", FAS + "/SingleNode", ["ncclReduce.cu"], "nvcc -o ncclReduce.x ncclReduce.cu -lnccl -Wno-deprecated-gpu-targets", []),
+  ("fasrc_sn_reducescatter", FAS + "/SingleNode", ["ncclReduceScatter.cu"], "nvcc -o ncclReduceScatter.x ncclReduceScatter.cu -lnccl -Wno-deprecated-gpu-targets", []),
+  ("fasrc_mn_allgather_mpi", FAS + "/MultiNode", ["ncclAllGather_mpi.cu"], f"nvcc -O3 -std=c++17 {MPI_I} -o ncclAllGather_mpi.x ncclAllGather_mpi.cu -lnccl -lmpi".strip(), []),
+  ("fasrc_mn_bcast_mpi", FAS + "/MultiNode", ["ncclBcast_mpi.cu"], f"nvcc -O3 -std=c++17 {MPI_I} -o ncclBcast_mpi.x ncclBcast_mpi.cu -lnccl -lmpi".strip(), []),
+  ("fasrc_mn_reduce_mpi", FAS + "/MultiNode", ["ncclReduce_mpi.cu"], f"nvcc -O3 -std=c++17 {MPI_I} -o ncclReduce_mpi.x ncclReduce_mpi.cu -lnccl -lmpi".strip(), []),
+  ("fasrc_mn_reducescatter_mpi", FAS + "/MultiNode", ["ncclReduceScatter_mpi.cu"], f"nvcc -O3 -std=c++17 {MPI_I} -o ncclReduceScatter_mpi.x ncclReduceScatter_mpi.cu -lnccl -lmpi".strip(), []),
+  ("fasrc_mn_allgather_nompi", FAS + "/MultiNode", ["ncclAllGather_nompi.cu"], f"nvcc -O3 -std=c++17 -o ncclAllGather_nompi.x ncclAllGather_nompi.cu -lnccl ".strip(), []),
+  ("fasrc_mn_allgather_pmix", FAS + "/MultiNode", ["ncclAllGather_pmix.cu"], f"nvcc -O3 -std=c++17 -o ncclAllGather_pmix.x ncclAllGather_pmix.cu -lnccl -lpmix".strip(), []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

@@ -201,6 +201,18 @@ TEST_P(AnalyzeCorpus, LaunchBoundsParseWithTheRealHeaders) {
   for (const auto& w : a.warnings) EXPECT_EQ(w.find("clang error"), std::string::npos) << w;
 }
 
+// Comments inside a call's arguments are not part of them: the all-gather's send and receive
+// buffers are named, and the kernels before and after it are its producer and consumer.
+TEST_P(AnalyzeCorpus, CommentsInsideACallsArgumentsAreNotArguments) {
+  Analysis a = Analyze(CorpusFile("commented_args.cu"), GetParam());
+  const AnalyzedOp* ag = Find(a, "ncclAllGather");
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(ag->send, "sendbuff + rank");
+  EXPECT_EQ(ag->recv, "recvbuff");
+  EXPECT_TRUE(HasEdge(a, "fill", "ncclAllGather", "sendbuff"));
+  EXPECT_TRUE(HasEdge(a, "ncclAllGather", "scale", "recvbuff"));
+}
+
 // A helper defined before main GEMMs on the handle it is passed: at the call, the one stream main
 // gives that handle (the helper's own op: not known), so no race with the all-reduce on it.
 TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {

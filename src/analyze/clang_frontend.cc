@@ -601,7 +601,8 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
         }
       VisitState st;
       st.main_file = main_file;
-      st.text = &text;
+      const std::string uncommented = BlankComments(text);  // a call's arguments: `/*send*/ buf` is `buf`
+      st.text = &uncommented;
       std::string blank = BlankCommentsAndLiteralContents(text);
       st.blank = &blank;
       st.out = &r;

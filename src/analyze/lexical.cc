@@ -153,6 +153,7 @@ FrontEndResult ParseLexically(const std::string& raw) {
   FrontEndResult r;
   // Preprocessor lines blanked (macro bodies are not program order).
   const std::string s = BlankPreprocessorLines(BlankCommentsAndLiteralContents(raw));
+  const std::string uncommented = BlankComments(raw);  // a call's arguments: `/*send*/ buf` is `buf`
   int depth = 0;
   std::string current;  // function whose body is open at depth current_depth+1
   int fn_depth = -1;
@@ -213,7 +214,7 @@ FrontEndResult ParseLexically(const std::string& raw) {
           if (config.empty() && open != std::string::npos && open < end) {
             std::string n2; std::vector<std::string> c2;
             size_t e2 = 0;
-            ReadCallAt(raw, i, &n2, &c2, &call.args, &e2);
+            ReadCallAt(uncommented, i, &n2, &c2, &call.args, &e2);
           } else {
             call.args = args;
           }

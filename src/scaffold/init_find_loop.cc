@@ -500,6 +500,12 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     return why.ok() ? loop.status() : why;
   }
   r.loop = std::move(*loop);
+  if (r.loop.world_flag.empty() && r.loop.main_takes_args && !f.world_option.empty()) {
+    r.loop.world_flag = f.world_option;
+    r.guesses.push_back(fmt::format("`{}`: the program's GPU count ({} by default, {}): the harness passes its own rank "
+                                    "count with it, so the program runs on as many GPUs as the harness has ranks",
+                                    f.world_option, f.world.size, f.world.source));
+  }
   r.captures_comm = CapturingLoop(r.all_code, r.comm).has_value();
   if (r.captures_comm) {
     trace->Add("the program captures its communication into CUDA graphs: its reference asks CUDA for 32 hardware queues");

@@ -63,7 +63,10 @@ struct ProgramFacts {
                                           // (set with SetProgramArguments, never alone)
   ProgramDefaults run_defaults;  // DefaultsOf(code, {}, program_args): what main reads as the harness starts it
   int world_argument = 0;  // > 0: argv[k] given is the GPU count of a program one process runs on
-                           // every GPU (WorldFromArguments): the harness passes its rank count there
+                           // every GPU (WorldFromArguments), or one an MPI program checks against its
+                           // rank count (ComparedWithTheRankCount): the harness passes its rank count there
+  std::string world_option;  // the GPU-count option such a program reads with a default and was not
+                             // given (`--ngpus`, WorldFromOption): the harness passes its rank count with it
 };
 
 // `others`: the program's other source files, (path as analysed, text); `files`: its other files as

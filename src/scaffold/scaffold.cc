@@ -187,9 +187,14 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   std::vector<std::string> program_args;
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
   SetProgramArguments(&f, std::move(program_args));
-  if (f.launcher == "single")  // one process on every GPU: a GPU count given as an argument is the rank count
-    if (const ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars); w.position > 0)
-      f.world = w.guess, f.world_argument = w.position;
+  if (f.launcher == "single") {  // one process on every GPU: a GPU count it reads as an argument is the rank count
+    ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
+    if (w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
+    if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
+  } else if (const ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
+             w.position > 0 && ComparedWithTheRankCount(f.code, w.variable, f.world_vars)) {
+    f.world = w.guess, f.world_argument = w.position;  // a process a GPU, checked against MPI's rank count
+  }
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

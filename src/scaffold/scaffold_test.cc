@@ -353,6 +353,105 @@ int main(int argc, char** argv) {
   EXPECT_EQ(seed.find("\"4\""), std::string::npos) << "the given count is not passed as it is";
 }
 
+// The same count as an option with a default, read by the program's own helper (`--ngpus`, 2):
+// the rank count is the default, and the harness's entry passes its own rank count with the option,
+// so the program runs on one GPU at W=1 and on four at W=4 (found on AIComm's MoE, which returned 1
+// at W=1: "Requested ngpus=2 but only 1 CUDA devices visible"). Given with --args, the value given.
+TEST_F(ScaffoldTest, AGpuCountOptionWithADefaultIsTheHarnesssRankCount) {
+  const std::string program = Write("optn.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <string>
+static int get_int_arg(int argc, char** argv, const std::string& key, int def) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (key == argv[i]) return std::atoi(argv[i + 1]);
+  return def;
+}
+int main(int argc, char** argv) {
+  int ngpus = get_int_arg(argc, argv, "--ngpus", 2);
+  int count = get_int_arg(argc, argv, "--count", 4096);
+  ncclComm_t comms[8];
+  ncclCommInitAll(comms, ngpus, nullptr);
+  float* buf[8];
+  for (int i = 0; i < ngpus; ++i) {
+    cudaSetDevice(i);
+    cudaMalloc(&buf[i], count * sizeof(float));
+  }
+  for (int it = 0; it < 10; ++it) {
+    ncclGroupStart();
+    for (int i = 0; i < ngpus; ++i) ncclAllReduce(buf[i], buf[i], count, ncclFloat, ncclSum, comms[i], 0);
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program, "optn", {});
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.world_size, 2);
+  EXPECT_EQ(r.world_size_source, "optn.cu:11: default of --ngpus = 2");
+  const std::string seed = Read(root_ / "optn" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("static char world_flag[] = \"--ngpus\";\n  args.push_back(world_flag);\n  args.push_back(cuco_world.data());"),
+            std::string::npos) << seed;
+  EXPECT_NE(seed.find("static char size_flag0[] = \"--count\";"), std::string::npos) << seed;
+  ScaffoldOptions o;
+  o.args = "--ngpus 4 --count 512";
+  o.force = true;
+  r = Scaffold(program, "optn", o);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.world_size, 4);
+  EXPECT_EQ(r.world_size_source, "optn.cu:11: `--ngpus 4`, given");
+  const std::string given = Read(root_ / "optn" / "harness" / "seed.cu");
+  EXPECT_NE(given.find("  args.push_back(cuco_world.data());\n"), std::string::npos) << given;
+  EXPECT_EQ(given.find("\"4\""), std::string::npos) << "the given count is not passed as it is";
+}
+
+// An MPI program (a process a GPU) taking its GPU count as an argument and ending when MPI's rank
+// count differs (hpcgroup's gpu-benchmarks): the count given is the rank count, and the harness
+// passes its own there, so the check holds at every rank count.
+TEST_F(ScaffoldTest, AnMpiProgramsGpuCountCheckedAgainstItsRanksIsTheHarnesssRankCount) {
+  const std::string program = Write("mpin.cu", R"(#include <nccl.h>
+#include <mpi.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  if (argc != 3) return 1;
+  int num_gpus = atoi(argv[1]);
+  int count = atoi(argv[2]);
+  int rank, num_pes;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &num_pes);
+  if (num_pes != num_gpus) { fprintf(stderr, "one process a GPU\\n"); MPI_Finalize(); return 1; }
+  ncclUniqueId id;
+  if (rank == 0) ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t comm;
+  cudaSetDevice(rank);
+  ncclCommInitRank(&comm, num_pes, id, rank);
+  float *in, *out;
+  cudaMalloc(&in, count * sizeof(float));
+  cudaMalloc(&out, count * num_pes * sizeof(float));
+  for (int i = 0; i < 10; ++i) {
+    ncclAllGather(in, out, count, ncclFloat, comm, 0);
+    cudaDeviceSynchronize();
+  }
+  MPI_Finalize();
+  return 0;
+}
+)");
+  ScaffoldOptions o;
+  o.args = "2 4096";
+  ScaffoldReport r = Scaffold(program, "mpin", o);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.launcher, "mpirun");
+  EXPECT_EQ(r.world_size, 2);
+  EXPECT_EQ(r.world_size_source, "mpin.cu:8: `num_gpus` from argv[1], given 2");
+  const std::string seed = Read(root_ / "mpin" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("  args.push_back(cuco_world.data());\n"), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("\"2\""), std::string::npos) << "the given count is not passed as it is";
+}
+
 TEST_F(ScaffoldTest, ProgramWithoutMpiOrConstants) {
   ScaffoldOptions o;
   o.name = "rs_layer";

@@ -113,8 +113,37 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
     if (v < 1 || v > 4096) continue;
     ArgumentWorld w;
     w.position = k;
+    w.variable = var;
     w.guess = {v, fmt::format("{}:{}: `{}` from argv[{}], given {}", file, LineOf(code, static_cast<size_t>(it->position(0))),
                               var, k, v)};
+    return w;
+  }
+  return {};
+}
+
+bool ComparedWithTheRankCount(const std::string& code, const std::string& variable, const std::set<std::string>& world_vars) {
+  for (const std::string& w : world_vars) {
+    const std::regex either("\\b" + variable + "\\s*[!=]=\\s*" + w + "\\b|\\b" + w + "\\s*[!=]=\\s*" + variable + "\\b");
+    if (w != variable && std::regex_search(code, either)) return true;
+  }
+  return false;
+}
+
+ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,
+                              const std::vector<std::string>& args, const std::set<std::string>& world_vars) {
+  static const std::regex whole(R"([0-9]+)");
+  for (const FoundConstant& c : constants) {
+    if (!c.option || !IsWorldName(c.name, world_vars) || c.value < 1 || c.value > 4096) continue;
+    ArgumentWorld w;
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == c.name && std::regex_match(args[i + 1], whole) && SmallNumber(args[i + 1]) >= 1 &&
+          SmallNumber(args[i + 1]) <= 4096) {
+        w.position = static_cast<int>(i) + 2;
+        w.guess = {SmallNumber(args[i + 1]), fmt::format("{}:{}: `{} {}`, given", file, c.line, c.name, args[i + 1])};
+        return w;
+      }
+    w.flag = c.name;
+    w.guess = {static_cast<int>(c.value), fmt::format("{}:{}: {} = {}", file, c.line, c.how, c.value)};
     return w;
   }
   return {};
@@ -139,24 +168,27 @@ WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector
 
 namespace {
 
-// `cond` for a world size of `w`: true, false, or nullopt when it is not comparisons over the
-// world-size variables and literals.
+// `cond` for a world size of `w`: true, false, or nullopt when that is not known. Its parts joined
+// by `||` are read alone: a part that is a comparison over the world-size variables and literals is
+// true or false at `w`; a part naming anything else (`min_msg_size <= 0`) is not known. True when a
+// part read is true (the whole is then true, whatever the others), false when every part is read.
 std::optional<bool> RefusesAt(const std::string& cond, int w, const std::set<std::string>& world_vars) {
   static const std::regex ident(R"([A-Za-z_][\w.]*(?:->\w+)?)");
-  std::map<std::string, int64_t> names;
-  for (auto it = std::sregex_iterator(cond.begin(), cond.end(), ident); it != std::sregex_iterator(); ++it) {
-    const std::string v = it->str();
-    const std::string last = LastComponent(v);
-    if (!IsWorldName(last, world_vars)) return std::nullopt;
-    names[v] = w;
-  }
-  if (names.empty()) return std::nullopt;
-  bool any = false;
+  bool unknown = false;
   size_t from = 0;
   while (from <= cond.size()) {
     const size_t bar = cond.find("||", from);
     const std::string part = Trim(cond.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
     from = bar == std::string::npos ? cond.size() + 1 : bar + 2;
+    std::map<std::string, int64_t> names;
+    bool other = false;
+    for (auto it = std::sregex_iterator(part.begin(), part.end(), ident); it != std::sregex_iterator(); ++it)
+      if (IsWorldName(LastComponent(it->str()), world_vars)) names[it->str()] = w;
+      else other = true;
+    if (other || names.empty()) {
+      unknown = true;
+      continue;
+    }
     static const std::regex cmp(R"(^\(?\s*([^<>=!]+?)\s*(==|!=|<=|>=|<|>)\s*([^<>=!]+?)\s*\)?$)");
     std::smatch m;
     std::optional<int64_t> a, b;
@@ -166,11 +198,16 @@ std::optional<bool> RefusesAt(const std::string& cond, int w, const std::set<std
     } else {
       a = EvalIntExpr(part, names), b = 0;  // `world % 2`: refused when non-zero
     }
-    if (!a || !b) return std::nullopt;
-    any |= op == "==" ? *a == *b : op == "!=" ? *a != *b : op == "<" ? *a < *b : op == ">" ? *a > *b
-         : op == "<=" ? *a <= *b : *a >= *b;
+    if (!a || !b) {
+      unknown = true;
+      continue;
+    }
+    if (op == "==" ? *a == *b : op == "!=" ? *a != *b : op == "<" ? *a < *b : op == ">" ? *a > *b
+        : op == "<=" ? *a <= *b : *a >= *b)
+      return true;
   }
-  return any;
+  if (unknown) return std::nullopt;
+  return false;
 }
 
 }  // namespace

@@ -58,9 +58,22 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
 struct ArgumentWorld {
   int position = 0;  // k of argv[k]
   WorldGuess guess;  // the argument given, and where (`file:line: `num_gpus` from argv[2], given 2`)
+  std::string flag;  // WorldFromOption, not given: the option the harness passes its rank count with
+  std::string variable;  // WorldFromArguments: the variable assigned (`num_gpus`)
 };
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars);
+
+// The same for a GPU count read as an option with a default (`get_int_arg(argc, argv, "--ngpus", 2)`:
+// a FoundConstant named like a rank count): given in `args` (`--ngpus 4`), the position of its value;
+// else its default as the guess and the option as `flag`. Nothing when the program has no such option.
+// `variable` is compared for equality with a rank count the program asks MPI or NCCL for
+// (`if (num_pes != num_gpus)`, world_vars): in a program of one process a GPU too, a GPU count from
+// the arguments is then the rank count as well.
+bool ComparedWithTheRankCount(const std::string& code, const std::string& variable, const std::set<std::string>& world_vars);
+
+ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,
+                              const std::vector<std::string>& args, const std::set<std::string>& world_vars);
 
 // The rank counts among `candidates` the program refuses itself, each with where: an `if` whose
 // condition is comparisons (==, !=, <, >, <=, >=; joined by ||) of integer expressions over

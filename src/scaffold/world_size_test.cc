@@ -60,6 +60,17 @@ TEST(WorldSizeTest, AConstantInTheProgramsHeaderWhenMainNamesNone) {
 // A GPU count read from the command line, given with `cuco init --args`: its position and value.
 // Not one: an argument that is no whole number, a position not given, a variable not named like
 // a rank count.
+// A GPU count an MPI program checks against MPI_Comm_size's count is that count (hpcgroup's
+// gpu-benchmarks: `if (num_pes != num_gpus)` ends the program). Not one: no equality with a rank
+// count the program asks for, or the variable compared with itself.
+TEST(WorldSizeTest, AGpuCountComparedWithTheRankCount) {
+  EXPECT_TRUE(ComparedWithTheRankCount("if (num_pes != num_gpus) {\n", "num_gpus", {"num_pes"}));
+  EXPECT_TRUE(ComparedWithTheRankCount("assert(nranks==ngpus);\n", "ngpus", {"nranks"}));
+  EXPECT_FALSE(ComparedWithTheRankCount("if (num_gpus < 2) {\n", "num_gpus", {"num_pes"}));
+  EXPECT_FALSE(ComparedWithTheRankCount("if (num_pes != num_gpus_per_node) {\n", "num_gpus", {"num_pes"}));
+  EXPECT_FALSE(ComparedWithTheRankCount("if (num_gpus != 2) {\n", "num_gpus", {"num_gpus"}));
+}
+
 TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   const std::string code = "int num_gpus = 1;\nint batch = atoi(argv[3]);\nif (fused) num_gpus = (argc > 2) ? atoi(argv[2]) : 3;\n";
   const ArgumentWorld w = WorldFromArguments(code, "p.cu", {"--fused", "4", "512"}, {});
@@ -108,6 +119,16 @@ TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   ASSERT_EQ(refused.size(), 2u);
   EXPECT_EQ(refused.at(1), "p.cu:4: `world_size % 2 != 0`");
   EXPECT_EQ(refused.at(8), "p.cu:8: `world_size > 4 || world_size < 1`");
+  // A part of an `||` over the rank count alone decides, whatever the other parts say (hpcgroup's
+  // gpu-benchmarks: `num_gpus < 2 || min_msg_size <= 0 || ...` ends the program at one GPU); the
+  // other parts alone decide nothing.
+  const std::string mixed = StripComments(
+      "int main(int argc, char** argv) {\n  int num_gpus = atoi(argv[1]);\n  int n = atoi(argv[2]);\n"
+      "  if (num_gpus < 2 || n <= 0) { return 1; }\n  if (n > 4 || num_gpus == 3) return 1;\n}\n");
+  const auto by_part = RefusedWorldSizes(mixed, "p.cu", {}, {1, 2, 3, 4});
+  ASSERT_EQ(by_part.size(), 2u) << (by_part.empty() ? "" : by_part.begin()->second);
+  EXPECT_EQ(by_part.at(1), "p.cu:4: `num_gpus < 2 || n <= 0`");
+  EXPECT_EQ(by_part.at(3), "p.cu:5: `n > 4 || num_gpus == 3`");
 }
 
 }  // namespace
