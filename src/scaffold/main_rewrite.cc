@@ -214,7 +214,9 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     return c;
   }
   Note(search, fmt::format("{}:{}: no loop of {} reaches the communication", file, fn_line, loop_function));
-  auto region = search.allow_region ? CommRegion(t, body_open, body_close, names) : std::nullopt;
+  // Each end extended to the group around it: two calls in one group (`CHECK(ncclGroupStart());
+  // CHECK(ncclReduce(x..)); CHECK(ncclReduce(y..)); CHECK(ncclGroupEnd());`) are one operation.
+  auto region = search.allow_region ? GroupedRegion(t, body_open, body_close, names) : std::nullopt;
   if (!region)
     return Status::NotFound(fmt::format(
         "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "
@@ -222,7 +224,6 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
         "such loop the harness's iteration",
         file, fn_line, loop_function));
   c.first = region->first, c.last = region->second, c.region = true;
-  if (auto g = GroupAround(t, body_open, c.first, c.last)) c.first = g->first, c.last = g->second;
   c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run whole "
                        "(no loop of {} does: the program communicates once)",
                        t[c.first].line, t[c.last].line, loop_function, loop_function);

@@ -106,6 +106,33 @@ TEST(TimedLoop, SeveralGroupedStepsAreOneIteration) {
   EXPECT_NE(group->what.find("ncclGroupStart ... ncclGroupEnd around the loop"), std::string::npos) << group->what;
 }
 
+// No loop, and two calls inside one group, each group call wrapped in the program's check macro
+// (FAS RC's ncclReduce_mpi.cu): the statements run whole are the group, from its start to its end.
+// Served inside the group, the reduces ran only at its end, after the harness had read the outputs.
+TEST(TimedLoop, TwoCallsInOneGroupAreServedWithTheirGroup) {
+  const std::string text =
+      "int main() {\n"
+      "  init(x_d, y_d);\n"
+      "  CHECK_NCCL(ncclGroupStart());\n"
+      "  CHECK_NCCL(ncclReduce(x_d, sx_d, n, ncclDouble, ncclSum, 0, comm, s));\n"
+      "  CHECK_NCCL(ncclReduce(y_d, sy_d, n, ncclDouble, ncclSum, 0, comm, s));\n"
+      "  CHECK_NCCL(ncclGroupEnd());\n"
+      "  cudaStreamSynchronize(s);\n"
+      "  return 0;\n"
+      "}\n";
+  LoopSearch search;
+  search.allow_region = true;
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, {"ncclReduce"}, "main", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  ASSERT_TRUE(loop->region);
+  const std::string served = text.substr(loop->begin, loop->end - loop->begin);
+  EXPECT_EQ(served.rfind("CHECK_NCCL(ncclGroupStart());", 0), 0u) << served;
+  EXPECT_NE(served.find("CHECK_NCCL(ncclGroupEnd());"), std::string::npos) << served;
+  EXPECT_EQ(served.find("cudaStreamSynchronize"), std::string::npos) << served;
+  EXPECT_EQ(loop->line, 3);
+  EXPECT_EQ(loop->end_line, 6);
+}
+
 TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
   Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step"});
   ASSERT_TRUE(loop.ok());

@@ -29,6 +29,22 @@ bool WholeComparison(const std::string& code, size_t begin, size_t end) {
   return e >= code.size() || std::string("+-*/%[(").find(code[e]) == std::string::npos;
 }
 
+// `known` and the variables set to a number exactly once in `code` (`int root = 4;`), each valued
+// through `known`: any other assignment (`root = rank - 1`, `root++`) and the name is not one number.
+std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::map<std::string, int64_t> known) {
+  static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
+  std::map<std::string, std::pair<int, int64_t>> sets;  // name -> (times set, value)
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {
+    auto& [times, value] = sets[(*it)[1].str()];
+    ++times;
+    const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
+    value = v ? *v : -1;
+  }
+  for (const auto& [name, tv] : sets)
+    if (tv.first == 1 && tv.second >= 0 && !known.count(name)) known[name] = tv.second;
+  return known;
+}
+
 }  // namespace
 
 std::set<std::string> WorldSizeVariables(const std::string& code) {
@@ -59,6 +75,24 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   for (const auto& c : constants)
     if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
       return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value), true};
+  // 2b. The rank count NCCL is given (`ncclCommInitAll(comms, nGPUs, devs)`, ncclCommInitRank's
+  // second argument): a number, or a variable set once to one whose address is never taken (not
+  // MPI_Comm_size's `&nranks`).
+  static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
+    const std::string n = (*it)[1].str();
+    std::optional<int64_t> v;
+    if (std::isdigit(static_cast<unsigned char>(n[0]))) {
+      v = SmallNumber(n);
+    } else if (!world_vars.count(n) && !std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {
+      const std::map<std::string, int64_t> once = WithValuesSetOnce(code, {});
+      if (auto f = once.find(n); f != once.end()) v = f->second;
+    }
+    if (v && *v >= 1 && *v <= 4096)
+      return {static_cast<int>(*v), fmt::format("{}:{}: `{}` ranks for NCCL", file, LineOf(code, static_cast<size_t>(it->position(0))),
+                                                CommentText(it->str(0) + "...)", 60)),
+              true};
+  }
   // 3. A launch line the program prints or runs (a string, never a comment): `mpirun -np 4`.
   static const std::regex np_re(R"(\b(mpirun|mpiexec|srun)\b[^\n]*?\s(?:-np|-n|--ntasks(?:=|\s+))\s*(\d+))");
   std::smatch m;
@@ -71,23 +105,13 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   return {};
 }
 
+
 WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
                                    const std::vector<NamedRank>& ranks) {
-  std::map<std::string, int64_t> known;
+  std::map<std::string, int64_t> constant_values;
   for (const auto& c : constants)
-    if (!Passed(c)) known[c.name] = c.value;
-  // Variables set to a number exactly once in the program (`int root = 4;`): any other assignment
-  // (`root = rank - 1`, `root++`) and the name is not one rank.
-  static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
-  std::map<std::string, std::pair<int, int64_t>> sets;  // name -> (times set, value)
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {
-    auto& [times, value] = sets[(*it)[1].str()];
-    ++times;
-    const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
-    value = v ? *v : -1;
-  }
-  for (const auto& [name, tv] : sets)
-    if (tv.first == 1 && tv.second >= 0 && !known.count(name)) known[name] = tv.second;
+    if (!Passed(c)) constant_values[c.name] = c.value;
+  const std::map<std::string, int64_t> known = WithValuesSetOnce(code, std::move(constant_values));
   WorldGuess best;
   for (const NamedRank& r : ranks) {
     const std::optional<int64_t> v = EvalIntExpr(Trim(r.text), known);

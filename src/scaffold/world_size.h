@@ -2,7 +2,9 @@
 //
 // Contract: GuessWorldSize tries, in order, (1) a check of a world-size variable against a number
 // (`world_size != 2`, `2 == nranks`, value 2..4096, each side a whole operand: not
-// `argc - 3 != nDev`), (2) a non-option constant named like a world size (value 1..4096), (3) a
+// `argc - 3 != nDev`), (2) a non-option constant named like a world size (value 1..4096), (2b) the
+// rank count NCCL is given, a number or a variable set once to one (`int nGPUs = 4;
+// ncclCommInitAll(comms, nGPUs, devs)`, value 1..4096; fixed, like (2)), (3) a
 // launch line in the program's code, a string it prints say (`mpirun -np 4`, `srun -n 4`, value
 // 1..4096), never in a comment; the first that fits wins. Otherwise 2 with an empty source. `code`
 // is the comment-stripped text (StripComments) of `raw`.

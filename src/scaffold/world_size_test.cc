@@ -107,6 +107,23 @@ TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
   EXPECT_EQ(none.least, 1);
 }
 
+// The rank count NCCL is given: a number, or a variable set once to one (FAS RC's single-node
+// examples, `int nGPUs = 4; ... ncclCommInitAll(comms, nGPUs, DeviceList);`). Not one: a count
+// MPI writes (`&nranks`), a variable set twice, a count from the arguments.
+TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
+  const std::string code = "int main() {\n  int size = 4;\n  int nGPUs = 4;\n  ncclComm_t* comms = f(nGPUs);\n"
+                           "  ncclCommInitAll(comms, nGPUs, DeviceList);\n}\n";
+  const WorldGuess w = GuessWorldSize(code, code, "p.cu", {}, {});
+  EXPECT_EQ(w.size, 4);
+  EXPECT_TRUE(w.fixed);
+  EXPECT_EQ(w.source, "p.cu:5: `ncclCommInitAll(comms, nGPUs,...)` ranks for NCCL");
+  EXPECT_EQ(GuessWorldSize("ncclCommInitRank(&c, 3, id, r);\n", "ncclCommInitRank(&c, 3, id, r);\n", "p.cu", {}, {}).size, 3);
+  for (const std::string other : {"int nranks = 1;\nMPI_Comm_size(MPI_COMM_WORLD, &nranks);\nncclCommInitRank(&c, nranks, id, r);\n",
+                                  "int n = 2;\nif (big) n = 4;\nncclCommInitAll(comms, n, devs);\n",
+                                  "int n = atoi(argv[1]);\nncclCommInitAll(comms, n, devs);\n"})
+    EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
