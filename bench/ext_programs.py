@@ -41,6 +41,7 @@ ROOT, each repository at the commit measured:
                                                                           && git -C ROOT/tensor-parallel-gemm checkout 45656c7e2ec3b48174a28d067b854f488caf4626
   git clone https://github.com/hpcgroup/gpu-benchmarks ROOT/gpu-benchmarks && git -C ROOT/gpu-benchmarks checkout e31926601c66f87fcbe2d115f3b4bb53c9052652
   git clone https://github.com/fasrc/User_Codes ROOT/fasrc-User_Codes   && git -C ROOT/fasrc-User_Codes checkout 7331c0ad576bf93886615d689cb0f6bb6526984c
+  git clone https://github.com/huangeg/NCCL-Sandbox ROOT/NCCL-Sandbox     && git -C ROOT/NCCL-Sandbox checkout 7403887827f5eb0fce18690c1dc660a3a4508c9a
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
@@ -121,6 +122,10 @@ P = [
   ("fasrc_mn_reducescatter_mpi", FAS + "/MultiNode", ["ncclReduceScatter_mpi.cu"], f"nvcc -O3 -std=c++17 {MPI_I} -o ncclReduceScatter_mpi.x ncclReduceScatter_mpi.cu -lnccl -lmpi".strip(), []),
   ("fasrc_mn_allgather_nompi", FAS + "/MultiNode", ["ncclAllGather_nompi.cu"], f"nvcc -O3 -std=c++17 -o ncclAllGather_nompi.x ncclAllGather_nompi.cu -lnccl ".strip(), []),
   ("fasrc_mn_allgather_pmix", FAS + "/MultiNode", ["ncclAllGather_pmix.cu"], f"nvcc -O3 -std=c++17 -o ncclAllGather_pmix.x ncclAllGather_pmix.cu -lnccl -lpmix".strip(), []),
+  ("sandbox_sendrecv_tcp", "NCCL-Sandbox", ["nccl_send_recv_2node.cu"], "nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 -o nccl_send_recv_2node nccl_send_recv_2node.cu -l:libnccl.so.2 -lcudart", []),
+  ("sandbox_rdma_bench", "NCCL-Sandbox", ["nccl_rdma_bench.cu"], "nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 -o nccl_rdma_bench nccl_rdma_bench.cu -l:libnccl.so.2 -lcudart", []),
+  ("sandbox_mpi_2node", "NCCL-Sandbox", ["nccl_mpi_2node.cu"], f"nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 {MPI_I} -o nccl_mpi_2node nccl_mpi_2node.cu -l:libnccl.so.2 -lcudart -lmpi", []),
+  ("sandbox_perf_test", "NCCL-Sandbox", ["nccl_perf_test.cu"], "nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 -o nccl_perf_test nccl_perf_test.cu -l:libnccl.so.2 -lcudart", []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

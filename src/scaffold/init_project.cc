@@ -63,9 +63,7 @@ Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& 
   if (!peer.empty())
     return Status::InvalidArgument(peer + ": a copy between GPUs outside NCCL; the harness runs each GPU of this program "
                                    "as a rank of its own, where such a copy has no meaning (use ncclSend/ncclRecv)");
-  std::string foreign = ForeignBufferCall(f.file, f.raw);
-  for (const ProgramFile& pf : other_files)
-    if (foreign.empty() && pf.source) foreign = ForeignBufferCall(pf.name, pf.text);
+  const std::string foreign = ForeignBufferCall(*f.analysis);  // every NCCL call of every source
   if (!foreign.empty())
     return Status::InvalidArgument(foreign + ": the harness runs each GPU of this program as a rank of its own, which "
                                    "holds only its own GPU's buffers");

@@ -58,12 +58,8 @@ std::optional<ThreadStart> RankThreads(const ProgramFacts& f) {
     const std::string code = BlankCommentsAndLiterals(*text);
     for (auto it = std::sregex_iterator(code.begin(), code.end(), start_re); it != std::sregex_iterator(); ++it) {
       const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
-      int depth = 0;
-      size_t close = open;
-      for (; close < code.size(); ++close)
-        if (code[close] == '(') ++depth;
-        else if (code[close] == ')' && --depth == 0) break;
-      const std::string args = code.substr(open, close - open);
+      const size_t close = MatchParen(code, open);  // npos when unbalanced: the rest of the file
+      const std::string args = code.substr(open, close == std::string::npos ? std::string::npos : close - open);
       std::string why = args.find("ncclCommInitRank") != std::string::npos ? "a lambda calling ncclCommInitRank" : "";
       for (const std::string& fn : makers)
         if (why.empty() && std::regex_search(args, std::regex("\\b" + fn + "\\b"))) why = fn + ", which calls ncclCommInitRank";

@@ -343,9 +343,11 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   if (!chosen.ok()) return chosen.status();
   const size_t best = chosen->first, best_end = chosen->last;
   const int sweep_line = chosen->sweep_line;
-  // Flags for the rank and the rank count: string literals in main such as "--rank", "--world".
+  // Flags for the rank and the rank count: string literals such as "--rank", "--world", in main or
+  // in the function of main's file that parses its arguments (`parseArgs(argc, argv)`); comments
+  // are not read.
   static const std::regex flag(R"re("(--?(rank|world|world[-_]size|nranks|nprocs|num[-_]ranks|local[-_]rank))")re");
-  const std::string main_text = text.substr(t[main_body].begin, t[Match(t, main_body)].end - t[main_body].begin);
+  const std::string main_text = BlankComments(text);
   for (auto it = std::sregex_iterator(main_text.begin(), main_text.end(), flag); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1].str();
     const bool local = name.find("local") != std::string::npos;

@@ -133,6 +133,34 @@ TEST(TimedLoop, TwoCallsInOneGroupAreServedWithTheirGroup) {
   EXPECT_EQ(loop->end_line, 6);
 }
 
+// The rank and the rank count as flags, parsed by a function of main's file (NCCL-Sandbox's TCP
+// bootstrap: `parseArgs(argc, argv)` reads "--rank" and "--nranks"): the harness's entry passes
+// its own rank and rank count with them. A flag named only in a comment is not one.
+TEST(TimedLoop, RankFlagsParsedOutsideMainArePassed) {
+  const std::string text =
+      "// run: prog \"--world\" 4 (a comment)\n"
+      "static Config parseArgs(int argc, char** argv) {\n"
+      "  Config c;\n"
+      "  for (int i = 1; i < argc; ++i) {\n"
+      "    if (!strcmp(argv[i], \"--rank\") && i + 1 < argc) c.rank = atoi(argv[++i]);\n"
+      "    else if (!strcmp(argv[i], \"--nranks\") && i + 1 < argc) c.nranks = atoi(argv[++i]);\n"
+      "  }\n"
+      "  return c;\n"
+      "}\n"
+      "int main(int argc, char** argv) {\n"
+      "  Config cfg = parseArgs(argc, argv);\n"
+      "  for (int it = 0; it < 10; ++it) ncclAllReduce(x, y, n, ncclFloat, ncclSum, comm, s);\n"
+      "  return 0;\n"
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->rank_flag, "--rank");
+  EXPECT_EQ(loop->world_flag, "--nranks");
+  const std::string out = RewriteMain(text, *loop, {});
+  EXPECT_NE(out.find("static char rank_flag[] = \"--rank\";"), std::string::npos) << out;
+  EXPECT_NE(out.find("static char world_flag[] = \"--nranks\";"), std::string::npos) << out;
+}
+
 TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
   Result<TimedLoop> loop = FindTimedLoop("main.cu", kProgram, {"step"});
   ASSERT_TRUE(loop.ok());

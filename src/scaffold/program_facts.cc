@@ -112,17 +112,16 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args) {
 }
 
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others,
-                         const std::vector<ProgramFile>& files) {
+                         const std::string& raw, const std::vector<ProgramFile>& files) {
   ProgramFacts f;
   auto active = [&](const std::string& path, const std::string& text) {
     std::string code = StripComments(text);
     if (auto it = analysis.inactive_lines.find(path); it != analysis.inactive_lines.end()) code = BlankLines(code, it->second);
     return code;
   };
-  for (const auto& [path, text] : others) f.other_code.push_back({std::filesystem::path(path).filename().string(), active(path, text)});
   for (const ProgramFile& pf : files)
-    if (!pf.source) f.header_code.push_back({pf.name, active(pf.path, pf.text)});
+    if (pf.source) f.other_code.push_back({std::filesystem::path(pf.path).filename().string(), active(pf.path, pf.text)});
+    else f.header_code.push_back({pf.name, active(pf.path, pf.text)});
   f.analysis = &analysis;
   f.file = file;
   f.name = name;

@@ -69,11 +69,10 @@ struct ProgramFacts {
                              // given (`--ngpus`, WorldFromOption): the harness passes its rank count with it
 };
 
-// `others`: the program's other source files, (path as analysed, text); `files`: its other files as
-// CollectProgramFiles found them (the headers among them are header_code).
+// `files`: the program's other files as CollectProgramFiles found them (the sources among them are
+// other_code, the headers header_code; each read through the analysis's inactive lines by its path).
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
-                         const std::string& raw, const std::vector<std::pair<std::string, std::string>>& others = {},
-                         const std::vector<ProgramFile>& files = {});
+                         const std::string& raw, const std::vector<ProgramFile>& files = {});
 
 // Sets the arguments the program is started with and the defaults main reads under them.
 void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);

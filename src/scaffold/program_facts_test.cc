@@ -63,12 +63,12 @@ TEST(ProgramFacts, MpiStartedInTheProgramsOwnHeaderIsMpirun) {
   const std::string header = "#pragma once\n#include <mpi.h>\ninline Ctx init_ctx(int argc, char** argv) {\n"
                              "  // MPI_Init in a comment is none\n  MPI_Init(&argc, &argv);\n  return Ctx{};\n}\n";
   const Analysis a = AnalyzeWith(text);
-  const ProgramFacts f = GatherFacts(a, "main.cu", "p", text, {}, {{"common/ctx.hpp", header, false, "common/ctx.hpp"}});
+  const ProgramFacts f = GatherFacts(a, "main.cu", "p", text, {{"common/ctx.hpp", header, false, "common/ctx.hpp"}});
   EXPECT_EQ(f.launcher, "mpirun");
   EXPECT_EQ(f.launcher_source, "common/ctx.hpp:5: MPI_Init (the program's own header)");
   const std::string optional = "#pragma once\n#ifdef USE_MPI\n#include <mpi.h>\ninline void up(int* c, char*** v) { MPI_Init(c, v); }\n"
                                "#endif\n";
-  EXPECT_NE(GatherFacts(a, "main.cu", "p", text, {}, {{"ctx.hpp", optional, false, "ctx.hpp"}}).launcher, "mpirun");
+  EXPECT_NE(GatherFacts(a, "main.cu", "p", text, {{"ctx.hpp", optional, false, "ctx.hpp"}}).launcher, "mpirun");
 }
 
 // MPI processes that each start a thread per GPU, each thread an NCCL rank (YconquestY/ncclAllReduce):

@@ -8,6 +8,8 @@
 
 #include "analyze/analysis.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/loop_accesses.h"
+#include "scaffold/program_text.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -204,32 +206,18 @@ std::string CrossGpuCopy(const std::string& file, const std::string& text) {
   return fmt::format("{}:{}: {}", file, LineOf(text, static_cast<size_t>(m.position(0))), m[1].str());
 }
 
-std::string ForeignBufferCall(const std::string& file, const std::string& text) {
-  const std::string code = BlankCommentsAndLiterals(text);
-  static const std::regex call(
-      R"(\b(ncclSend|ncclRecv|ncclAllReduce|ncclBroadcast|ncclBcast|ncclReduce|ncclAllGather|ncclReduceScatter)\s*\()");
+std::string ForeignBufferCall(const Analysis& analysis) {
   static const std::regex per_gpu(R"(^\s*[A-Za-z_][\w.]*\s*\[\s*([A-Za-z_]\w*)\s*\]\s*$)");  // comms[i]
   static const std::regex fixed_entry(R"(^\s*\(?\s*([A-Za-z_][\w.]*)\s*\[\s*(\d+)\s*\])");      // device_a[1] + ...
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
-    const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
-    int depth = 0;
-    size_t close = open;
-    for (; close < code.size(); ++close) {
-      if (code[close] == '(') ++depth;
-      else if (code[close] == ')' && --depth == 0) break;
-    }
-    if (close >= code.size()) continue;
-    const std::vector<std::string> args = SplitArgs(code.substr(open + 1, close - open - 1));
+  for (const AnalyzedOp& op : analysis.ops) {
     std::smatch gpu;
-    if (args.size() < 5 || !std::regex_match(args[args.size() - 2], gpu, per_gpu)) continue;
-    const std::string api = (*it)[1].str();
-    const size_t buffers = api == "ncclSend" || api == "ncclRecv" || api == "ncclBcast" ? 1 : 2;
-    for (size_t b = 0; b < buffers; ++b) {
+    if ((op.kind != "collective" && op.kind != "p2p") || !std::regex_match(op.comm, gpu, per_gpu)) continue;
+    for (const std::string* buffer : {&op.send, &op.recv}) {
       std::smatch m;
-      if (!std::regex_search(args[b], m, fixed_entry)) continue;
+      if (!std::regex_search(*buffer, m, fixed_entry)) continue;
       return fmt::format("{}:{}: {} on `{}` names `{}[{}]`, the entry of GPU {} alone, from every GPU's call (for the "
-                         "GPU it is for: `{}[{}]`)", file, LineOf(text, static_cast<size_t>(it->position(0))), api,
-                         Trim(args[args.size() - 2]), m[1].str(), m[2].str(), m[2].str(), m[1].str(), gpu[1].str());
+                         "GPU it is for: `{}[{}]`)", SourceFileName(op.file), op.line, op.api, Trim(op.comm), m[1].str(),
+                         m[2].str(), m[2].str(), m[1].str(), gpu[1].str());
     }
   }
   return "";

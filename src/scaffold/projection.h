@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/analysis.h"
 #include "util/status.h"
 
 namespace cuco::scaffold_internal {
@@ -43,11 +44,12 @@ std::string QualifiedGuardedCall(const std::string& file, const std::string& tex
 // "file:line: cudaMemcpyPeer" for the first copy between GPUs outside NCCL in `text`, "" when none.
 std::string CrossGpuCopy(const std::string& file, const std::string& text);
 
-// An NCCL call on one GPU's communicator of a per-GPU array (`comms[myid]`) whose buffer is a fixed
-// entry of a per-GPU array (`ncclSend(device_a[1] + off, ..., comms[myid], s[myid])`): every GPU
-// sends GPU 1's buffer, which a rank of its own does not hold. "file:line: what (the entry it would
-// be)", "" when none.
-std::string ForeignBufferCall(const std::string& file, const std::string& text);
+// An NCCL call of the analysis (any of the program's sources, any collective or send/recv) on one
+// GPU's communicator of a per-GPU array (`comms[myid]`) whose send or receive buffer is a fixed entry
+// of a per-GPU array (`ncclSend(device_a[1] + off, ..., comms[myid], s[myid])`): every GPU sends
+// GPU 1's buffer, which a rank of its own does not hold. "file:line: what (the entry it would be)",
+// "" when none.
+std::string ForeignBufferCall(const Analysis& analysis);
 
 // The names of a buffer expression's chain, in order (`st.tmp[l]->x`: st, tmp, x; names inside a
 // subscript too), each with the offset just past it and whether it heads the expression.

@@ -82,16 +82,26 @@ TEST(ProjectionTest, FindsCopiesBetweenGpus) {
 // muriloboratto/NCCL's laplacian: every GPU's call on its own communicator sends GPU 1's buffer; the
 // per-GPU entries (`sendbuff[i]`), a root's number, and a single communicator are none.
 TEST(ProjectionTest, FindsCallsForOneGpuOnAnothersBuffer) {
-  const std::string text =
-      "for (int i = 0; i < n; ++i) ncclAllReduce(sendbuff[i], recvbuff[i], c, ncclFloat, ncclSum, comms[i], s[i]);\n"
-      "ncclBroadcast(buf[i], buf[i], c, ncclFloat, 0, comms[i], s[i]);\n"
-      "ncclSend(x[0], c, ncclFloat, 1, comm, s);\n"
-      "for (int myid = 0; myid < n; ++myid) {\n"
-      "  ncclSend(device_a[1]+(partition[0] + 0*n), n * n, ncclDouble, myid, comms[myid], s[myid]);\n}\n";
-  EXPECT_EQ(ForeignBufferCall("lap.cu", text),
+  auto op = [](const char* api, const char* kind, const char* send, const char* recv, const char* comm, int line) {
+    AnalyzedOp o;
+    o.api = api, o.kind = kind, o.send = send, o.recv = recv, o.comm = comm, o.file = "src/lap.cu", o.line = line;
+    return o;
+  };
+  Analysis a;
+  a.ops = {op("ncclAllReduce", "collective", "sendbuff[i]", "recvbuff[i]", "comms[i]", 1),
+           op("ncclBroadcast", "collective", "buf[i]", "buf[i]", "comms[i]", 2),
+           op("ncclSend", "p2p", "x[0]", "", "comm", 3),
+           op("ncclCommInitAll", "comm_setup", "", "", "", 4)};
+  EXPECT_EQ(ForeignBufferCall(a), "");
+  a.ops.push_back(op("ncclSend", "p2p", "device_a[1]+(partition[0] + 0*n)", "", "comms[myid]", 5));
+  EXPECT_EQ(ForeignBufferCall(a),
             "lap.cu:5: ncclSend on `comms[myid]` names `device_a[1]`, the entry of GPU 1 alone, from every GPU's call (for "
             "the GPU it is for: `device_a[myid]`)");
-  EXPECT_EQ(ForeignBufferCall("lap.cu", text.substr(0, text.find("for (int myid"))), "");
+  // Any collective the analysis knows, by its receive buffer too (NCCL 2.28's ncclAlltoAll).
+  a.ops.back() = op("ncclAlltoAll", "collective", "in[g]", "(out[0])", "comms[g]", 6);
+  EXPECT_EQ(ForeignBufferCall(a),
+            "lap.cu:6: ncclAlltoAll on `comms[g]` names `out[0]`, the entry of GPU 0 alone, from every GPU's call (for "
+            "the GPU it is for: `out[g]`)");
 }
 
 TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {

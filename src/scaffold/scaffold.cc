@@ -165,14 +165,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!options.name.empty() && name != options.name)
     return Status::InvalidArgument("--name '" + options.name + "': a workload name may hold only letters, digits, '_', '-' and '.'");
 
-  std::vector<std::pair<std::string, std::string>> others;
-  for (const std::string& src : options.other_sources) {
-    Result<std::string> text = ReadFile(src);
-    if (text.ok()) others.push_back({src, *text});
-  }
   Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
   if (!more.ok()) return more.status();
-  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, others, *more);
+  ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
   if (!options.loop.empty()) {
     const size_t colon = options.loop.rfind(':');
     const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);
