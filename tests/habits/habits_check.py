@@ -5,7 +5,9 @@ the program's expect.toml:
   - `cuco analyze <sources> -- <build>` exits 0 and reports no race (`races`, default 0, says how many);
   - `cuco init --json <sources> -- <build>` (or, for a CMake project, `configure` first and its
     compile_commands.json through `init_args`) makes a harness where `harness = true`: the loop it
-    serves at `loop` (file:line), the launcher `launcher`, exactly the buffers of `buffers` bound as
+    serves at `loop` (file:line), the launcher `launcher`, the rank count `world_size` where given,
+    each text of `seed_contains` in the harness's seed.cu (what the harness passes the program),
+    exactly the buffers of `buffers` bound as
     they say (input, output, inout, or *_copy around graph launches), no TODO(cuco init) left; where
     `harness = false`, the skeleton, whose reason contains `reason` and names a file (what a user acts on);
   - the harnesses with `compile_check = true` (the classes no other test compiles; each expect.toml
@@ -83,6 +85,10 @@ def check(cuco, folder, tmp):
         return problems, "skeleton: " + reason[:90], None
     harness = out / "harness"
     problems += check_harness(e, r, harness)
+    seed = (harness / "seed.cu").read_text()
+    problems += [f"seed.cu lacks {want!r}" for want in e.get("seed_contains", []) if want not in seed]
+    if "world_size" in e and r["world_size"] != e["world_size"]:
+        problems.append(f"world size {r['world_size']} ({r['world_size_source'] or 'assumed'}), expected {e['world_size']}")
     summary = f"harness: {e['loop']}, " + ", ".join(f"{how} {b}" for b, how in e["buffers"].items())
     return problems, summary, harness if e.get("compile_check") else None
 
