@@ -42,11 +42,12 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/hpcgroup/gpu-benchmarks ROOT/gpu-benchmarks && git -C ROOT/gpu-benchmarks checkout e31926601c66f87fcbe2d115f3b4bb53c9052652
   git clone https://github.com/fasrc/User_Codes ROOT/fasrc-User_Codes   && git -C ROOT/fasrc-User_Codes checkout 7331c0ad576bf93886615d689cb0f6bb6526984c
   git clone https://github.com/huangeg/NCCL-Sandbox ROOT/NCCL-Sandbox     && git -C ROOT/NCCL-Sandbox checkout 7403887827f5eb0fce18690c1dc660a3a4508c9a
+  git clone https://github.com/RWTH-HPC/SPMD-IR-Paper-Code-Base ROOT/spmd-ir && git -C ROOT/spmd-ir checkout 2fe12c15863af1cfd1936388eec55d1a6a1d7027
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
-laplacian the later commit removed), the last three found after them, and gpu-benchmarks found in stop 55. Of these only FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT): none is copied here, each
+laplacian the later commit removed), the last three found after them, and gpu-benchmarks, fasrc/User_Codes, NCCL-Sandbox and spmd-ir found in stop 55. Of these FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT), spmd-ir Apache 2.0 with LLVM exceptions: none is copied here, each
 is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
@@ -126,6 +127,9 @@ P = [
   ("sandbox_rdma_bench", "NCCL-Sandbox", ["nccl_rdma_bench.cu"], "nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 -o nccl_rdma_bench nccl_rdma_bench.cu -l:libnccl.so.2 -lcudart", []),
   ("sandbox_mpi_2node", "NCCL-Sandbox", ["nccl_mpi_2node.cu"], f"nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 {MPI_I} -o nccl_mpi_2node nccl_mpi_2node.cu -l:libnccl.so.2 -lcudart -lmpi", []),
   ("sandbox_perf_test", "NCCL-Sandbox", ["nccl_perf_test.cu"], "nvcc -std=c++17 -O2 -gencode arch=compute_89,code=sm_89 -I/usr/local/cuda/include -Xcompiler \"-Wall -O2\" -L/usr/local/cuda/lib64 -o nccl_perf_test nccl_perf_test.cu -l:libnccl.so.2 -lcudart", []),
+  ("spmd_civl_allgather_reduce", "spmd-ir/Collectives-Verification-Benchmark-Suite/Microbenchmarks-PARCOACH/nccl", ["001-CIVL_allgatherReduce-yes.cpp"], f"nvcc {MPI_I} 001-CIVL_allgatherReduce-yes.cpp -o civl -lnccl -lmpi", []),
+  ("spmd_splitcomm", "spmd-ir/Collectives-Verification-Benchmark-Suite/ExtensionToMicrobenchSuite/nccl", ["010-splittedComm-no.cpp"], f"nvcc {MPI_I} 010-splittedComm-no.cpp -o split -lnccl -lmpi", []),
+  ("spmd_loop_barrier", "spmd-ir/Collectives-Verification-Benchmark-Suite/ExtensionToMicrobenchSuite/nccl", ["013-loop_barrier-no.cpp"], f"nvcc {MPI_I} 013-loop_barrier-no.cpp -o loopb -lnccl -lmpi", []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
 ]
 def run(cmd, cwd, timeout=900):

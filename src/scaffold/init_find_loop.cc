@@ -325,7 +325,20 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
   trace->Add(fmt::format("in {}, the communication is reached through: {} (issuing NCCL calls themselves: {})", r->loop_fn,
                          Joined(r->comm), Joined(r->direct)));
-  Result<TimedLoop> loop = FindTimedLoop(f.file, f.raw, r->comm, r->loop_fn, thread_lambda, search);
+  // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked):
+  // its statements are the file's as written where that choice holds no skipped line, else the
+  // choice is made on the file as written.
+  std::string active = f.raw;
+  if (auto it = f.analysis->inactive_lines.find(f.analysis->path); it != f.analysis->inactive_lines.end())
+    active = BlankLines(f.raw, it->second);
+  auto find = [&](const std::set<std::string>& comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
+    Result<TimedLoop> chosen = FindTimedLoop(f.file, active, comm, fn, lambda, s);
+    if (active == f.raw || (chosen.ok() && active.compare(chosen->begin, chosen->end - chosen->begin, f.raw,
+                                                          chosen->begin, chosen->end - chosen->begin) == 0))
+      return chosen;
+    return FindTimedLoop(f.file, f.raw, comm, fn, lambda, s);
+  };
+  Result<TimedLoop> loop = find(r->comm, r->loop_fn, thread_lambda, search);
   auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
   std::string callee;
   if (not_found() && !r->threads && f.forced_loop_line == 0) callee = CalleeTiming(f, r->comm);
@@ -337,7 +350,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   }
   auto try_callee = [&](const LoopSearch& s) {
     if (callee.empty() || !not_found()) return;
-    Result<TimedLoop> inner = FindTimedLoop(f.file, f.raw, callee_comm, callee, std::string::npos, s);
+    Result<TimedLoop> inner = find(callee_comm, callee, std::string::npos, s);
     if (inner.ok() || inner.status().code() != Status::Code::kNotFound)
       loop = std::move(inner), r->loop_fn = callee, r->comm = callee_comm, r->direct = callee_direct;
   };
@@ -345,10 +358,18 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
     trace->Add("no loop reaches the communication: the statements that do, run whole");
     search.allow_region = true;
-    loop = FindTimedLoop(f.file, f.raw, r->comm, r->loop_fn, thread_lambda, search);
+    loop = find(r->comm, r->loop_fn, thread_lambda, search);
     try_callee(search);
   }
   if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
+  // Served statements hold every conditional they touch whole (the EVOLVE block around them cannot
+  // hold half of one).
+  if (const int line = UnbalancedConditional(f.raw, loop->begin, loop->end); line > 0)
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: the iteration cuco init found ({}:{}-{}) holds part of a preprocessor conditional, the directive at line {} "
+        "belonging to one outside it; serve a loop that holds the whole #if ... #endif (`cuco init --loop FILE:LINE`) or "
+        "build with the definitions you run with (-D after `--`)",
+        f.file, loop->line, f.file, loop->line, loop->end_line, line));
   return loop;
 }
 

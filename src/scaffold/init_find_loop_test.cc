@@ -1,9 +1,11 @@
 // cuco init's first pass on small programs: the loop chosen, the candidates rejected and why.
 #include "scaffold/init_find_loop.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "scaffold/init_pass_test_util.h"
+#include "scaffold/program_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -27,6 +29,72 @@ TEST(InitFindLoop, TheLastLoopThatRunsWithTheOthersRejected) {
   EXPECT_TRUE(Traced(trace.lines, {"step.cu:" + std::to_string(warm), "rejected", "warm-up"}));
   EXPECT_TRUE(Traced(trace.lines, {"step.cu:" + std::to_string(verbose), "rejected", "without arguments"}));
   EXPECT_TRUE(Traced(r->guesses, {"the timed loop"}));
+}
+
+// Calls in both branches of an `#ifdef` the build does not define (PARCOACH's CIVL benchmarks): the
+// iteration is the branch compiled, not statements from the first branch's to the second's, which
+// held the `#else` and made an EVOLVE block the deny-list refused (cuco init exited 4).
+TEST(InitFindLoop, TheIterationIsChosenAmongTheCodeTheBuildCompiles) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float *x, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+#ifdef ORDER
+  ncclAllGather(x, y, 1, ncclFloat, comm, 0);  // ordered
+  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
+#else
+  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);  // compiled
+  ncclAllGather(x, y, 1, ncclFloat, comm, 0);
+#endif
+  cudaStreamSynchronize(0);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("order.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, LineWith(text, "// compiled"));
+  EXPECT_EQ(r->loop.end_line, LineWith(text, "// compiled") + 1);
+  EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
+}
+
+// Statements run whole that hold part of a conditional (the `#endif` of an `#if` before them) are
+// refused with the lines, never served half.
+TEST(InitFindLoop, ServedStatementsNeverHoldHalfAConditional) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float *x, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+#if 1
+  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
+#endif  // closes
+  ncclAllReduce(y, y, 1, ncclFloat, ncclSum, comm, 0);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("half.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(fmt::format("the directive at line {}", LineWith(text, "#endif  // closes"))),
+            std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("preprocessor conditional"), std::string::npos);
+  EXPECT_EQ(UnbalancedConditional("#if A\nx;\n#else\ny;\n#endif\n", 0, 30), 0);
+  EXPECT_EQ(UnbalancedConditional("x;\n#else\ny;\n", 0, 12), 2);
+  EXPECT_EQ(UnbalancedConditional("x;\n#  ifdef B\ny;\n", 0, 18), 2);
 }
 
 // --loop names another loop: that one is served, and the trace says --loop chose it.

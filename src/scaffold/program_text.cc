@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -88,6 +89,25 @@ std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>&
       if (line >= a && line <= b) c = ' ';
   }
   return text;
+}
+
+int UnbalancedConditional(const std::string& text, size_t begin, size_t end) {
+  static const std::regex directive(R"(^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)");
+  std::vector<int> open;  // the lines of the conditionals opened in the range, innermost last
+  for (size_t at = begin; at < end && at < text.size();) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    std::smatch m;
+    const std::string line = text.substr(at, eol - at);
+    if (std::regex_search(line, m, directive)) {
+      const std::string d = m[1].str();
+      const int n = LineOf(text, at);
+      if (d.rfind("if", 0) == 0) open.push_back(n);
+      else if (open.empty()) return n;  // #elif, #else or #endif of a conditional opened before the range
+      else if (d == "endif") open.pop_back();
+    }
+    at = eol + 1;
+  }
+  return open.empty() ? 0 : open.front();
 }
 
 }  // namespace cuco::scaffold_internal

@@ -24,6 +24,11 @@ inline std::string StripComments(const std::string& src) { return BlankComments(
 // preprocessor skips in this build (Analysis::inactive_lines) are not the program's.
 std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges);
 
+// The line of the first preprocessor conditional directive in text[begin, end) that the range does
+// not hold whole (`#else` or `#endif` of an `#if` before `begin`, an `#if` whose `#endif` lies past
+// `end`); 0 when every conditional there opens and closes inside it.
+int UnbalancedConditional(const std::string& text, size_t begin, size_t end);
+
 // (LineOf and Trim are util/source_text.h's, cuco::LineOf and cuco::Trim.)
 
 // Index just past the string or char literal starting at `i` (text[i] is the quote); a literal
