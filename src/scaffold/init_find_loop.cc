@@ -379,8 +379,26 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
   std::set<std::string> defined;
   for (const auto& fn : f.analysis->functions)
     if (SourceFileName(fn.file) == f.file) defined.insert(fn.name);
+  // The function the threads start in: main, or a function of main's file that main calls (a
+  // benchmark per message size, `run_collective_benchmark(...)` in a sweep), which then stands for
+  // main here: its thread function or its lambda holds the timed loop.
+  std::string starter = "main";
+  const auto& [start_file, start_line] = f.thread_start;
+  const std::string holder =
+      start_line > 0 && start_file == f.file ? FunctionAt(f.raw, *f.analysis, f.file, start_line) : "";
   size_t main_b = 0, main_e = 0;
-  const std::string main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
+  std::string main_def;
+  if (!holder.empty() && holder != "main" && defined.count(holder) && DefinitionLines(f.raw, holder, &main_b, &main_e)) {
+    main_def = f.raw.substr(main_b, main_e - main_b);
+    // A helper starting threads on a function it is handed (`pthread_create(&t, 0, fn, arg)`) names
+    // no thread function of its own: main, which hands it one, is read instead.
+    if (!ThreadFunction(main_def, defined).empty() || ThreadLambdaBody(main_def) != std::string::npos) {
+      starter = holder;
+      trace->Add(fmt::format("{}:{}: the threads start in {}, which the program calls", f.file, start_line, holder));
+    }
+  }
+  if (starter == "main")
+    main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
   r->loop_fn = ThreadFunction(main_def, defined);
   // The threads start in another file (a helper's pthread_create) with main's function by pointer.
   if (r->loop_fn.empty() && ThreadLambdaBody(main_def) == std::string::npos) r->loop_fn = PassedFunction(main_def, defined);
@@ -388,25 +406,25 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
     trace->Add("the threads run " + r->loop_fn + ": its loop is looked for");
     return Status::Ok();
   }
-  // A lambda: its body, inside main, holds the timed loop.
+  // A lambda: its body, inside the starter, holds the timed loop.
   const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
   if (body == std::string::npos) {
-    // Started outside main (a benchmark template main calls): say where, not what they run.
-    const auto& [start_file, line] = f.thread_start;
+    // Started outside main's file (a benchmark template another file defines): say where, not what they run.
     const std::string* text = start_file == f.file ? &f.raw : nullptr;
     for (const auto& [name, code] : f.other_code) text = name == start_file ? &code : text;
-    const std::string holder = line > 0 && text != nullptr ? FunctionAt(*text, *f.analysis, start_file, line) : "";
+    const std::string elsewhere = start_line > 0 && text != nullptr ? FunctionAt(*text, *f.analysis, start_file, start_line) : "";
     static const std::regex starts(R"(\bstd::j?thread\s*(?:\w+\s*)?[({]|\bpthread_create\s*\(|\bemplace_back\s*\()");
-    if ((!holder.empty() && holder != "main") || !std::regex_search(BlankCommentsAndLiterals(main_def), starts))
+    if ((!elsewhere.empty() && elsewhere != starter) || !std::regex_search(BlankCommentsAndLiterals(main_def), starts))
       return Status::InvalidArgument(f.launcher_source + ": the threads start " +
-                                     (holder.empty() || holder == "main" ? std::string("outside main") : "in " + holder + ", not in main") +
-                                     ", so cuco init cannot find their timed loop (it follows a thread per GPU that main "
-                                     "starts, on a function of " + f.file + " or a lambda written there)");
+                                     (elsewhere.empty() || elsewhere == "main" ? std::string("outside main") : "in " + elsewhere + ", not in main") +
+                                     ", so cuco init cannot find their timed loop (it follows a thread per GPU that main, "
+                                     "or a function of " + f.file + " it calls, starts on a function of " + f.file +
+                                     " or a lambda written there)");
     return Status::InvalidArgument(f.launcher_source + ": the threads run neither a function of " + f.file +
                                    " nor a lambda written where they start, so cuco init cannot find their timed "
                                    "loop: start them with `std::thread(fn, ...)` or a lambda");
   }
-  r->loop_fn = "main";
+  r->loop_fn = starter;
   *thread_lambda = main_b + body;
   // A lambda with no loop of its own that calls the program's function for a thread: that
   // function's loop (the text up to the first `}` is the whole body when it has no loop).

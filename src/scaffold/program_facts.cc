@@ -144,6 +144,8 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
     f.world = LeastWorldForNamedRanks(f.code, f.file, f.constants, ranks);
   }
   GuessLauncher(f);
+  if (f.launcher == "single")  // the harness tells it the rank count as its GPU count (projection.h)
+    for (const std::string& v : DeviceCountVariables(f.code)) f.world_vars.insert(v);
   NoteProgramShape(f);
   GuessLibs(f);
   GuessOutputRegexes(f);

@@ -77,6 +77,8 @@ TEST(ProjectionTest, ProgramsOwnHelpersNamedLikeCudaAreNotGuarded) {
 TEST(ProjectionTest, FindsCopiesBetweenGpus) {
   EXPECT_EQ(CrossGpuCopy("m.cu", "ncclSend(a);\n// cudaMemcpyPeer(a, 1, b, 0, n)\n"), "");
   EXPECT_EQ(CrossGpuCopy("m.cu", "x;\n  cudaMemcpyPeerAsync(a, 1, b, 0, n, s);\n"), "m.cu:2: cudaMemcpyPeerAsync");
+  // Enabling peer access copies nothing: each side answers it (cuco/program/impl/peer_access.h).
+  EXPECT_EQ(CrossGpuCopy("m.cu", "cudaDeviceCanAccessPeer(&can, i, j);\nif (can) cudaDeviceEnablePeerAccess(j, 0);\n"), "");
 }
 
 // muriloboratto/NCCL's laplacian: every GPU's call on its own communicator sends GPU 1's buffer; the

@@ -57,6 +57,14 @@ std::set<std::string> WorldSizeVariables(const std::string& code) {
   return vars;
 }
 
+std::set<std::string> DeviceCountVariables(const std::string& code) {
+  std::set<std::string> vars;
+  static const std::regex count_re(R"(\bcudaGetDeviceCount\s*\(\s*&\s*([A-Za-z_][\w.]*))");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), count_re); it != std::sregex_iterator(); ++it)
+    vars.insert(LastComponent((*it)[1].str()));
+  return vars;
+}
+
 WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
                           const std::vector<FoundConstant>& constants, const std::set<std::string>& world_vars) {
   // 1. A check such as `world_size != 2` or `2 == nranks`.

@@ -30,6 +30,10 @@ struct WorldGuess {
 // The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name).
 std::set<std::string> WorldSizeVariables(const std::string& code);
 
+// The variables cudaGetDeviceCount(&x) writes (members: the last name): rank counts of a program one
+// process runs on every GPU, which the harness tells the rank count there (impl/projection.h).
+std::set<std::string> DeviceCountVariables(const std::string& code);
+
 WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
                           const std::vector<FoundConstant>& constants, const std::set<std::string>& world_vars);
 

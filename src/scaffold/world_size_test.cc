@@ -124,6 +124,19 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
     EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
 }
 
+// cudaGetDeviceCount's variables (Mustafa-cuda-dev's `system_gpus`, refused below 2 GPUs): a rank
+// count of a program one process runs on every GPU, so its refusals are read.
+TEST(WorldSizeTest, TheDeviceCountOfAProgramDrivingEveryGpu) {
+  const std::string code = StripComments(
+      "int main() {\n  int system_gpus = 0;\n  CUDA_CHECK(cudaGetDeviceCount(&system_gpus));\n"
+      "  if (system_gpus < 2) {\n    return EXIT_FAILURE;\n  }\n}\n");
+  EXPECT_EQ(DeviceCountVariables(code), (std::set<std::string>{"system_gpus"}));
+  const auto refused = RefusedWorldSizes(code, "p.cu", DeviceCountVariables(code), {1, 2, 4});
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused.at(1), "p.cu:4: `system_gpus < 2`");
+  EXPECT_TRUE(RefusedWorldSizes(code, "p.cu", {}, {1, 2, 4}).empty()) << "not a rank count unless the launcher says";
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"

@@ -14,6 +14,7 @@
 #include <cuco/program/impl/included_calls.h>
 #include <cuco/program/impl/program_env.h>
 #include <cuco/program/impl/p2p_bounce.h>
+#include <cuco/program/impl/peer_access.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::shim {

@@ -23,6 +23,7 @@
 // of the GPU it selects (reference_engine.h), and its globals are one copy's.
 // Without CUCO_PROGRAM_PROJECTED every call is the rank's own (Own() is always true).
 // Copies between GPUs outside NCCL (cudaMemcpyPeer) cannot be split by rank: cuco init refuses them.
+// No GPU is another's peer (peer_access.h): enabling peer access does nothing.
 #pragma once
 
 #include <atomic>
