@@ -31,11 +31,8 @@ TEST(InitFindLoop, TheLastLoopThatRunsWithTheOthersRejected) {
   EXPECT_TRUE(Traced(r->guesses, {"the timed loop"}));
 }
 
-// Calls in both branches of an `#ifdef` the build does not define (PARCOACH's CIVL benchmarks): the
-// iteration is the branch compiled, not statements from the first branch's to the second's, which
-// held the `#else` and made an EVOLVE block the deny-list refused (cuco init exited 4).
-TEST(InitFindLoop, TheIterationIsChosenAmongTheCodeTheBuildCompiles) {
-  const std::string text = R"(#include <nccl.h>
+// A program of one rank with two buffers, x and y, up to main's next statement.
+const std::string kOneRankTwoBuffers = R"(#include <nccl.h>
 #include <cuda_runtime.h>
 int main() {
   ncclComm_t comm;
@@ -45,7 +42,13 @@ int main() {
   float *x, *y;
   cudaMalloc(&x, 256 * sizeof(float));
   cudaMalloc(&y, 256 * sizeof(float));
-#ifdef ORDER
+)";
+
+// Calls in both branches of an `#ifdef` the build does not define (PARCOACH's CIVL benchmarks): the
+// iteration is the branch compiled, not statements from the first branch's to the second's, which
+// held the `#else` and made an EVOLVE block the deny-list refused (cuco init exited 4).
+TEST(InitFindLoop, TheIterationIsChosenAmongTheCodeTheBuildCompiles) {
+  const std::string text = kOneRankTwoBuffers + R"(#ifdef ORDER
   ncclAllGather(x, y, 1, ncclFloat, comm, 0);  // ordered
   ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
 #else
@@ -68,17 +71,7 @@ int main() {
 // Statements run whole that hold part of a conditional (the `#endif` of an `#if` before them) are
 // refused with the lines, never served half.
 TEST(InitFindLoop, ServedStatementsNeverHoldHalfAConditional) {
-  const std::string text = R"(#include <nccl.h>
-#include <cuda_runtime.h>
-int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  float *x, *y;
-  cudaMalloc(&x, 256 * sizeof(float));
-  cudaMalloc(&y, 256 * sizeof(float));
-#if 1
+  const std::string text = kOneRankTwoBuffers + R"(#if 1
   ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
 #endif  // closes
   ncclAllReduce(y, y, 1, ncclFloat, ncclSum, comm, 0);

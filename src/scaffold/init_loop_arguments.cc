@@ -1,0 +1,110 @@
+#include "scaffold/init_loop_arguments.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "scaffold/constants.h"
+#include "scaffold/program_arguments.h"
+
+namespace cuco::scaffold_internal {
+
+// The sizes the program reads from its command line or environment, as the entry point passes
+// them (TimedLoop::SizeFlag), each with a guess: its options (`--batch 512`, not the rank's or
+// rank count's); its positional arguments, when every position up to the last is a number cuco
+// found that is neither a rank nor a rank count (the non-sizes among them passed as they are) and
+// it takes no flags; its environment variables. Sizes are unique by name.
+std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedLoop& loop, std::vector<std::string>* guesses) {
+  std::vector<TimedLoop::SizeFlag> out;
+  std::set<std::string> names;
+  auto size_of = [&](const FoundConstant& c) {
+    return ClassifyConstant(c, f.world_vars) == ConstRole::kSize && names.insert(SizeName(c)).second ? SizeName(c)
+                                                                                                       : std::string();
+  };
+  std::map<int, const FoundConstant*> positions;
+  for (const FoundConstant& c : f.constants) {
+    if (c.option && loop.main_takes_args && c.name != loop.rank_flag && c.name != loop.world_flag) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({c.name, size, c.value, 0, "", ""});
+    } else if (!c.env.empty()) {
+      const std::string size = size_of(c);
+      if (!size.empty()) out.push_back({"", size, c.value, 0, c.env, ""});
+    } else if (c.argv_index > 0 && loop.main_takes_args) {
+      positions.emplace(c.argv_index, &c);
+    }
+  }
+  if (!f.program_args.empty() && loop.main_takes_args) {  // `cuco init --args`: as the user runs it
+    positions.clear();
+    for (size_t i = 0; i < f.program_args.size(); ++i) {
+      TimedLoop::SizeFlag z;
+      z.position = static_cast<int>(i) + 1;
+      z.given = f.program_args[i];
+      z.world = z.position == f.world_argument;
+      out.push_back(z);
+    }
+  }
+  if (!positions.empty()) {
+    std::string why;
+    const bool flags = !loop.rank_flag.empty() || !loop.world_flag.empty() ||
+                       std::any_of(out.begin(), out.end(), [](const TimedLoop::SizeFlag& z) { return !z.flag.empty(); });
+    if (flags) why = "it also takes flags";
+    for (int p = 1; why.empty() && p <= positions.rbegin()->first; ++p) {
+      auto it = positions.find(p);
+      if (it == positions.end()) {
+        why = fmt::format("argv[{}] is not a number cuco found", p);
+      } else {
+        const ConstRole role = ClassifyConstant(*it->second, f.world_vars);
+        if (role == ConstRole::kWorld || role == ConstRole::kIgnored)
+          why = fmt::format("argv[{}] ({}) is not a size", p, it->second->name);
+      }
+    }
+    if (!why.empty()) {
+      guesses->push_back(fmt::format("{}:{}: the program's positional arguments are not passed ({}): it runs at their "
+                                     "defaults",
+                                     f.file, positions.begin()->second->line, why));
+    } else {
+      for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, "", ""});
+    }
+  }
+  for (const TimedLoop::SizeFlag& z : out) {
+    if (z.world)
+      guesses->push_back(fmt::format("`{}`: the program's GPU count ({} given with --args): the harness passes its own "
+                                     "rank count there, so the program runs on as many GPUs as the harness has ranks",
+                                     z.Spelling(), z.given));
+    else if (!z.given.empty())
+      guesses->push_back(fmt::format("`{}`: {}, as given with --args", z.Spelling(), z.given));
+    else if (z.size.empty())
+      guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));
+    else if (!z.env.empty())
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
+                                     z.Spelling(), z.size, z.value, z.env));
+    else if (z.position > 0)
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(),
+                                     z.size, z.value, z.position));
+    else
+      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
+                                     z.value, z.flag));
+  }
+  return out;
+}
+
+// kInvalidArgument when main reads an argument by position that the harness would not pass (past
+// those its entry point passes: loop.size_flags, set; none given with --args; no default the
+// analysis found), naming the line and saying how to give it.
+Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop) {
+  if (!f.program_args.empty() || !loop.main_takes_args) return Status::Ok();
+  int passed = 0;
+  for (const TimedLoop::SizeFlag& z : loop.size_flags) passed = std::max(passed, z.position);
+  std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
+  std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
+  if (reads.empty()) return Status::Ok();
+  const ArgumentRead& r = reads.back();
+  return Status::InvalidArgument(fmt::format(
+      "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
+      "give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args \"...\" ...)",
+      f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
+}
+
+}  // namespace cuco::scaffold_internal
