@@ -247,16 +247,16 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
   trace->Add(fmt::format("in {}, the communication is reached through: {} (issuing NCCL calls themselves: {})", r->loop_fn,
                          Joined(r->comm), Joined(r->direct)));
-  // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked):
-  // its statements are the file's as written where that choice holds no skipped line, else the
-  // choice is made on the file as written.
+  // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked,
+  // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
+  // the file as written, so that the served text keeps the conditional whole.
   std::string active = f.raw;
   if (auto it = f.analysis->inactive_lines.find(f.analysis->path); it != f.analysis->inactive_lines.end())
     active = BlankLines(f.raw, it->second);
   auto find = [&](const std::set<std::string>& comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
     Result<TimedLoop> chosen = FindTimedLoop(f.file, active, comm, fn, lambda, s);
-    if (active == f.raw || (chosen.ok() && active.compare(chosen->begin, chosen->end - chosen->begin, f.raw,
-                                                          chosen->begin, chosen->end - chosen->begin) == 0))
+    if (active == f.raw || !chosen.ok() ||
+        active.compare(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin) == 0)
       return chosen;
     return FindTimedLoop(f.file, f.raw, comm, fn, lambda, s);
   };
