@@ -250,9 +250,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked,
   // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
   // the file as written, so that the served text keeps the conditional whole.
-  std::string active = f.raw;
-  if (auto it = f.analysis->inactive_lines.find(f.analysis->path); it != f.analysis->inactive_lines.end())
-    active = BlankLines(f.raw, it->second);
+  const std::string active = WithoutInactiveLines(*f.analysis, f.analysis->path, f.raw);
   auto find = [&](const std::set<std::string>& comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
     Result<TimedLoop> chosen = FindTimedLoop(f.file, active, comm, fn, lambda, s);
     if (active == f.raw || !chosen.ok() ||
@@ -308,35 +306,35 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
   const auto& [start_file, start_line] = f.thread_start;
   const std::string holder =
       start_line > 0 && start_file == f.file ? FunctionAt(f.raw, *f.analysis, f.file, start_line) : "";
-  size_t main_b = 0, main_e = 0;
-  std::string main_def;
-  if (!holder.empty() && holder != "main" && defined.count(holder) && DefinitionLines(f.raw, holder, &main_b, &main_e)) {
-    main_def = f.raw.substr(main_b, main_e - main_b);
+  size_t starter_b = 0, starter_e = 0;
+  std::string starter_def;
+  if (!holder.empty() && holder != "main" && defined.count(holder) && DefinitionLines(f.raw, holder, &starter_b, &starter_e)) {
+    starter_def = f.raw.substr(starter_b, starter_e - starter_b);
     // A helper starting threads on a function it is handed (`pthread_create(&t, 0, fn, arg)`) names
     // no thread function of its own: main, which hands it one, is read instead.
-    if (!ThreadFunction(main_def, defined).empty() || ThreadLambdaBody(main_def) != std::string::npos) {
+    if (!ThreadFunction(starter_def, defined).empty() || ThreadLambdaBody(starter_def) != std::string::npos) {
       starter = holder;
       trace->Add(fmt::format("{}:{}: the threads start in {}, which the program calls", f.file, start_line, holder));
     }
   }
   if (starter == "main")
-    main_def = DefinitionLines(f.raw, "main", &main_b, &main_e) ? f.raw.substr(main_b, main_e - main_b) : "";
-  r->loop_fn = ThreadFunction(main_def, defined);
+    starter_def = DefinitionLines(f.raw, "main", &starter_b, &starter_e) ? f.raw.substr(starter_b, starter_e - starter_b) : "";
+  r->loop_fn = ThreadFunction(starter_def, defined);
   // The threads start in another file (a helper's pthread_create) with main's function by pointer.
-  if (r->loop_fn.empty() && ThreadLambdaBody(main_def) == std::string::npos) r->loop_fn = PassedFunction(main_def, defined);
+  if (r->loop_fn.empty() && ThreadLambdaBody(starter_def) == std::string::npos) r->loop_fn = PassedFunction(starter_def, defined);
   if (!r->loop_fn.empty()) {
     trace->Add("the threads run " + r->loop_fn + ": its loop is looked for");
     return Status::Ok();
   }
   // A lambda: its body, inside the starter, holds the timed loop.
-  const size_t body = main_def.empty() ? std::string::npos : ThreadLambdaBody(main_def);
+  const size_t body = starter_def.empty() ? std::string::npos : ThreadLambdaBody(starter_def);
   if (body == std::string::npos) {
     // Started outside main's file (a benchmark template another file defines): say where, not what they run.
     const std::string* text = start_file == f.file ? &f.raw : nullptr;
     for (const auto& [name, code] : f.other_code) text = name == start_file ? &code : text;
     const std::string elsewhere = start_line > 0 && text != nullptr ? FunctionAt(*text, *f.analysis, start_file, start_line) : "";
     static const std::regex starts(R"(\bstd::j?thread\s*(?:\w+\s*)?[({]|\bpthread_create\s*\(|\bemplace_back\s*\()");
-    if ((!elsewhere.empty() && elsewhere != starter) || !std::regex_search(BlankCommentsAndLiterals(main_def), starts))
+    if ((!elsewhere.empty() && elsewhere != starter) || !std::regex_search(BlankCommentsAndLiterals(starter_def), starts))
       return Status::InvalidArgument(f.launcher_source + ": the threads start " +
                                      (elsewhere.empty() || elsewhere == "main" ? std::string("outside main") : "in " + elsewhere + ", not in main") +
                                      ", so cuco init cannot find their timed loop (it follows a thread per GPU that main, "
@@ -347,20 +345,20 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
                                    "loop: start them with `std::thread(fn, ...)` or a lambda");
   }
   r->loop_fn = starter;
-  *thread_lambda = main_b + body;
+  *thread_lambda = starter_b + body;
   // A lambda with no loop of its own that calls the program's function for a thread: that
   // function's loop (the text up to the first `}` is the whole body when it has no loop).
-  const std::string lambda_text = main_def.substr(body, main_def.find('}', body) - body);
+  const std::string lambda_text = starter_def.substr(body, starter_def.find('}', body) - body);
   for (const auto& [name, args] : CallsIn(lambda_text))
     if (defined.count(name) && name != "main" && lambda_text.find("for") == std::string::npos &&
         lambda_text.find("while") == std::string::npos) {
       r->loop_fn = name;
       *thread_lambda = std::string::npos;
       trace->Add(fmt::format("the threads' lambda ({}:{}) has no loop and calls {}: its loop is looked for", f.file,
-                             LineOf(f.raw, main_b + body), name));
+                             LineOf(f.raw, starter_b + body), name));
       return Status::Ok();
     }
-  trace->Add(fmt::format("the threads run the lambda at {}:{}: its loop is looked for", f.file, LineOf(f.raw, main_b + body)));
+  trace->Add(fmt::format("the threads run the lambda at {}:{}: its loop is looked for", f.file, LineOf(f.raw, starter_b + body)));
   return Status::Ok();
 }
 

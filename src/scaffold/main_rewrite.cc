@@ -347,8 +347,8 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   // in the function of main's file that parses its arguments (`parseArgs(argc, argv)`); comments
   // are not read.
   static const std::regex flag(R"re("(--?(rank|world|world[-_]size|nranks|nprocs|num[-_]ranks|local[-_]rank))")re");
-  const std::string main_text = BlankComments(text);
-  for (auto it = std::sregex_iterator(main_text.begin(), main_text.end(), flag); it != std::sregex_iterator(); ++it) {
+  const std::string uncommented = BlankComments(text);
+  for (auto it = std::sregex_iterator(uncommented.begin(), uncommented.end(), flag); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1].str();
     const bool local = name.find("local") != std::string::npos;
     if ((*it)[2].str() == "rank" && !local && loop.rank_flag.empty()) loop.rank_flag = name;

@@ -111,13 +111,16 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args) {
   f->run_defaults = DefaultsOf(f->code, {}, f->program_args);
 }
 
+std::string WithoutInactiveLines(const Analysis& analysis, const std::string& path, std::string text) {
+  if (auto it = analysis.inactive_lines.find(path); it != analysis.inactive_lines.end()) return BlankLines(std::move(text), it->second);
+  return text;
+}
+
 ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, const std::string& name,
                          const std::string& raw, const std::vector<ProgramFile>& files) {
   ProgramFacts f;
   auto active = [&](const std::string& path, const std::string& text) {
-    std::string code = StripComments(text);
-    if (auto it = analysis.inactive_lines.find(path); it != analysis.inactive_lines.end()) code = BlankLines(code, it->second);
-    return code;
+    return WithoutInactiveLines(analysis, path, StripComments(text));
   };
   for (const ProgramFile& pf : files)
     if (pf.source) f.other_code.push_back({std::filesystem::path(pf.path).filename().string(), active(pf.path, pf.text)});
@@ -126,11 +129,9 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   f.file = file;
   f.name = name;
   f.raw = raw;
-  f.code = StripComments(f.raw);
   // What the preprocessor skipped in this build is not the program's (`#ifdef MPI_SUPPORT` without
   // it: no MPI_Init, so no mpirun).
-  if (auto it = analysis.inactive_lines.find(analysis.path); it != analysis.inactive_lines.end())
-    f.code = BlankLines(f.code, it->second);
+  f.code = WithoutInactiveLines(analysis, analysis.path, StripComments(f.raw));
   f.called = CalledNames(f.code);
   f.world_vars = WorldSizeVariables(f.code);
   f.constants = FindConstants(f.code);

@@ -82,6 +82,10 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);
 // always) and the CUDA runtime (nvcc's own).
 void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs);
 
+// `text`, the file `path` of the analysis, with the lines the preprocessor skips in this build
+// (Analysis::inactive_lines) blanked: they are not the program's.
+std::string WithoutInactiveLines(const Analysis& analysis, const std::string& path, std::string text);
+
 // Line of the first call of a name starting with `prefix` (the name in *which); 0 when none.
 int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* which = nullptr);
 

@@ -182,14 +182,13 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   std::vector<std::string> program_args;
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
   SetProgramArguments(&f, std::move(program_args));
-  if (f.launcher == "single") {  // one process on every GPU: a GPU count it reads as an argument is the rank count
-    ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
-    if (w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
-    if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
-  } else if (const ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
-             w.position > 0 && ComparedWithTheRankCount(f.code, w.variable, f.world_vars)) {
-    f.world = w.guess, f.world_argument = w.position;  // a process a GPU, checked against MPI's rank count
-  }
+  // A GPU count the program reads as an argument is the rank count: in one process on every GPU (or
+  // as an option with a default there), and in a process a GPU where the program checks it against
+  // MPI's rank count.
+  ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
+  if (f.launcher == "single" && w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
+  if (f.launcher != "single" && !ComparedWithTheRankCount(f.code, w.variable, f.world_vars)) w = {};
+  if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -87,14 +87,15 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   // second argument): a number, or a variable set once to one whose address is never taken (not
   // MPI_Comm_size's `&nranks`).
   static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  std::optional<std::map<std::string, int64_t>> once;  // WithValuesSetOnce, when a call names a variable
   for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
     const std::string n = (*it)[1].str();
     std::optional<int64_t> v;
     if (std::isdigit(static_cast<unsigned char>(n[0]))) {
       v = SmallNumber(n);
     } else if (!world_vars.count(n) && !std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {
-      const std::map<std::string, int64_t> once = WithValuesSetOnce(code, {});
-      if (auto f = once.find(n); f != once.end()) v = f->second;
+      if (!once) once = WithValuesSetOnce(code, {});
+      if (auto f = once->find(n); f != once->end()) v = f->second;
     }
     if (v && *v >= 1 && *v <= 4096)
       return {static_cast<int>(*v), fmt::format("{}:{}: `{}` ranks for NCCL", file, LineOf(code, static_cast<size_t>(it->position(0))),
@@ -112,7 +113,6 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   (void)raw;
   return {};
 }
-
 
 WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
                                    const std::vector<NamedRank>& ranks) {
