@@ -2,7 +2,7 @@
 # Where an evaluation that ends `timeout` waits: `cuco eval` of one harness in the background, and
 # after WAIT seconds, for every process of it still alive (cuco, the supervisor, the candidates,
 # found by their run dir in the command line or as cuco's descendants), each thread's name, state,
-# kernel wait channel and system call (/proc), and its user stack where gdb is installed. Results:
+# kernel wait channel and system call (/proc), and its user stack through gdb, or cuda-gdb where gdb is missing. Results:
 # $OUT/hang/<pid>.txt, eval.json, eval.err, logs/<stage>/ (the supervisor's and the ranks' logs). The eval ends at its verify limit (LIMIT, default 90 s).
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
 #   HARNESS=.carry/probes/a2a_initall_threads/harness WORLD=2 WAIT=60 bash bench/one-gpu/hang-stacks.sh
@@ -18,7 +18,9 @@ RUN=/tmp/hang-run-$$
 EVAL=$!
 sleep "$WAIT"
 descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
-{ command -v gdb || echo "no gdb"; } >"$D/tools.txt"
+# gdb where installed, else cuda-gdb (the GPU machines have only that; it attaches to host code too).
+DBG=$(command -v gdb || command -v cuda-gdb || true)
+echo "${DBG:-no gdb}" >"$D/tools.txt"
 for pid in $EVAL $(descendants $EVAL) $(pgrep -f "$RUN"); do
   [ -d /proc/$pid ] || continue
   f=$D/$pid.txt
@@ -27,7 +29,7 @@ for pid in $EVAL $(descendants $EVAL) $(pgrep -f "$RUN"); do
     for t in /proc/$pid/task/*; do
       echo "  thread $(basename "$t") $(cat "$t/comm") state=$(awk '{print $3}' "$t/stat") wchan=$(cat "$t/wchan" 2>/dev/null) syscall=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
     done
-    command -v gdb >/dev/null && timeout 30 gdb -p "$pid" -batch -ex "thread apply all bt 25" 2>&1 | grep -E '^#|^Thread' | head -300
+    [ -n "$DBG" ] && timeout 60 "$DBG" -p "$pid" -batch -ex "thread apply all bt 25" 2>&1 | grep -E '^#|^Thread' | head -300
   } >"$f" 2>&1
 done
 nvidia-smi >"$D/smi.txt" 2>&1

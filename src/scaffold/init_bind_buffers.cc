@@ -111,7 +111,8 @@ IterationCode IterationCodeOf(const ProgramFacts& f, const FoundLoop& found, std
 struct BufferUse {
   std::vector<std::string> order;  // first access first
   std::map<std::string, bool> first_read, last_write;
-  std::set<std::string> written, written_always;  // written at least once (outside every `if`)
+  std::set<std::string> written, written_always;  // written at least once (outside every `if`, on every rank)
+  std::set<std::string> written_by_root;          // written by a reduce, which only its root writes
   std::set<std::string> unnamed;
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
@@ -171,7 +172,9 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       u.last_write[b] = true;
       u.read_back.erase(b);
       u.written.insert(b);
-      if (!under_if(acc.line)) u.written_always.insert(b);
+      const bool root_only = std::count(acc.root_writes.begin(), acc.root_writes.end(), b0) > 0;
+      if (root_only) u.written_by_root.insert(b);
+      if (!under_if(acc.line) && !root_only) u.written_always.insert(b);
     }
     u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
@@ -186,6 +189,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
 // How one buffer is bound, and why (the README's line).
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
+  bool root_only = false;  // written by a reduce, which only its root writes
   std::string last;  // its last access, as the README says it
 };
 
@@ -197,6 +201,9 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
+                                                   : r.root_only ? "; bound as input and output: a reduce writes "
+                                                                   "it on its root only, the other ranks keep what "
+                                                                   "it held"
                                                    : "; bound as input and output: it is written only under an "
                                                      "`if`, which a rank may skip"
                      : r.swapped ? "; swapped with another pointer in the loop: bound by what it "
@@ -236,6 +243,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     r.in = u.first_read[marked_expr];
     const auto copied = copied_of(marked_expr);
     r.swapped = Swapped(marked_expr, u.swaps);
+    r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
     r.out = is_output(marked_expr);
     const auto back = u.read_back.find(marked_expr);
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();

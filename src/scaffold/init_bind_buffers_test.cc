@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   cudaEventCreate(&start);
   cudaEventRecord(start, 0);
   for (int i = 0; i < 10; ++i) {
-    if (rank == 0) ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
+    if (rank == 0) ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);
   }
   return 0;
 }
@@ -57,6 +57,42 @@ int main(int argc, char** argv) {
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
   EXPECT_EQ(b->outputs, std::vector<std::string>{"y_out"});
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "only under an `if`"}));
+}
+
+// A reduce writes its receive buffer on its root only; every other rank keeps what the buffer held
+// (fasrc's ncclReduce_mpi at two GPUs: rank 1's output was judged unwritten). Bound as input and
+// output, like a write under an `if`, and the guess says why.
+TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float *x, *y, *z;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  cudaMalloc(&z, 256 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) {
+    ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
+    ncclAllReduce(x, z, 256, ncclFloat, ncclSum, comm, 0);
+  }
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("reduce.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);",
+                                                "cuco_bind.output(\"z\", z);"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`y`", "a reduce writes it on its root only"}));
 }
 
 // A process driving its GPUs through host arrays of device pointers (`float** send`,

@@ -177,6 +177,10 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
         reads.end());
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
+  if (op.api == "ncclReduce" && !op.recv.empty()) {  // the other ranks' receive buffers keep what they held
+    const std::string r = Resolve(BufferBase(op.recv), to_main);
+    if (!r.empty()) acc.root_writes.push_back(r);
+  }
   acc.line = site_line_;
   acc.to_host = CopiesToHost(op);
   out->push_back(std::move(acc));

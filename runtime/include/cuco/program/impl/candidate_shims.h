@@ -15,6 +15,7 @@
 #include <cuco/program/impl/program_env.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/peer_access.h>
+#include <cuco/program/impl/program_gpu.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::shim {
@@ -212,8 +213,13 @@ inline cudaError_t SetDevice(int device) {
     proj::t_device = device;
     return device == S().ctx->rank ? ::cudaSetDevice(S().ctx->device) : cudaSuccess;
   }
-  if (device == S().ctx->device) return ::cudaSetDevice(device);
-  std::fprintf(stderr, "cuco: the program selects GPU %d; the harness gives this rank GPU %d\n", device, S().ctx->device);
+  // One GPU a process: the number the program first selects is the rank's GPU (program_gpu.h).
+  if (proj::SelectsOwnGpu(proj::g_program_gpu, device)) {
+    proj::t_device = device;  // cudaGetDevice answers the program's own number
+    return ::cudaSetDevice(S().ctx->device);
+  }
+  std::fprintf(stderr, "cuco: the program selects GPU %d after GPU %d: one process of it drives two GPUs, and the "
+               "harness gives each rank one\n", device, proj::g_program_gpu.load());
   return cudaErrorInvalidDevice;
 }
 
