@@ -41,6 +41,21 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   return std::regex_search(main_before_loop, pointer) && !IsPointerArray(main_before_loop, m[1].str());
 }
 
+// Whether every allocation the analysis gives `name` has no bytes under the run's defaults
+// (`cudaMalloc(&buf_d, 0 * sizeof(int))`, a zero-count all-gather standing for a barrier in
+// PARCOACH's benchmarks): a null pointer, nothing to fill or compare.
+bool AllocatedEmpty(const Analysis& a, const std::string& name, const ProgramDefaults& run) {
+  static const std::regex size_of(R"(\bsizeof\s*\([^()]*\))");  // positive: 1 decides the same
+  bool any = false;
+  for (const auto& op : a.ops) {
+    if (op.kind != "alloc" || op.assigns != name || op.args.size() < 2) continue;
+    const std::optional<int64_t> bytes = ValueUnder(std::regex_replace(op.args[1], size_of, "1"), run);
+    if (!bytes || *bytes != 0) return false;
+    any = true;
+  }
+  return any;
+}
+
 // `expr` (`bufs`, or `bufs[i]` inside a per-GPU loop) names a host array of device pointers that
 // holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer,
 // with the length the program gives the array (`nDev`); nullopt otherwise.
@@ -264,6 +279,12 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                                marked_expr, only->length, only->entry));
         expr = probe = only->entry;
       }
+    if (AllocatedEmpty(*f.analysis, probe, run)) {
+      h.guesses.push_back(fmt::format("`{}`: allocated with no bytes (a null pointer): nothing to fill or compare, the "
+                                      "program's own is used", marked_expr));
+      trace->Add(h.guesses.back());
+      continue;
+    }
     if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);
       continue;

@@ -95,6 +95,36 @@ int main(int argc, char** argv) {
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "a reduce writes it on its root only"}));
 }
 
+// A buffer allocated with no bytes (a zero-count all-gather standing for a barrier, PARCOACH's
+// splitted-communicator benchmark) is a null pointer: the reference found no size for it and
+// refused the program at W=2. It is not bound; the guess says why.
+TEST(InitBindBuffers, ABufferOfNoBytesIsNotBound) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  int *x, *y, *buf_d;
+  cudaMalloc(&x, 256 * sizeof(int));
+  cudaMalloc(&y, 256 * sizeof(int));
+  cudaMalloc(&buf_d, 0 * sizeof(int));
+  ncclAllGather(buf_d, buf_d, 0, ncclInt, comm, 0);
+  ncclAllReduce(x, y, 256, ncclInt, ncclSum, comm, 0);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("barrier.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`buf_d`", "allocated with no bytes"}));
+}
+
 // A process driving its GPUs through host arrays of device pointers (`float** send`,
 // `float* recv[2]`): neither array is one buffer, so neither is bound (the harness would take the
 // host array for device bytes), and with nothing else to check the program gets the skeleton.

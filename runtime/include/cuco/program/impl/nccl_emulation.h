@@ -28,6 +28,7 @@
 #include <nccl.h>
 
 #include <cuco/impl/nccl_type_bytes.h>
+#include <cuco/program/impl/emulated_matching.h>
 #include <cuco/program/impl/emulated_spans.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/reference_engine.h>
@@ -139,6 +140,17 @@ inline void Meet() {
                              " s for the other ranks (do all ranks call the same collectives in the same order?)");
 }
 
+// Each rank's call, read by every rank between a collective's two Meet()s (emulated_matching.h).
+inline CallKey g_calls[kMaxRanks];
+inline void NoteCall(const Op& op, int me) {
+  g_calls[me] = KeyOf(op.kind, op.count, static_cast<int>(op.type), static_cast<int>(op.red), op.root);
+}
+// After the first Meet(): throws on every rank alike where the ranks' calls differ.
+inline void CheckSameCalls(int n) {
+  const std::string why = MismatchedCalls(g_calls, n);
+  if (!why.empty()) throw std::runtime_error(why);
+}
+
 // What rank `me` of n stages for a collective: its whole send buffer (n blocks for a reduce-scatter,
 // all-to-all or scatter), or nothing where only the root's means anything (a broadcast's or a
 // scatter's other ranks, whose send buffer may be null).
@@ -197,7 +209,14 @@ inline void Collective(const Op& op) {
   const Staging staging = StagingOf(op, me, n);
   void* mine = Stage(staging.sends ? op.send : nullptr, staging.sends ? staging.bytes : 0);
   e.slots[static_cast<size_t>(me)] = mine;
+  NoteCall(op, me);
   Meet();
+  try {
+    CheckSameCalls(n);
+  } catch (...) {
+    cudaFree(mine);
+    throw;
+  }
   Ptrs in{};
   for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
   WriteOwnOutput(op, in, me, n, staging.elem_bytes, nullptr);

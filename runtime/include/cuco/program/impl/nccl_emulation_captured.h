@@ -110,7 +110,9 @@ inline void CapturedCollective(const Op& op) {
   void* mine = CapturedAlloc(staging.sends ? staging.bytes : 0, false);
   if (me == 0) SharedCounters() = static_cast<DeviceCounters*>(CapturedAlloc(sizeof(DeviceCounters), true));
   e.slots[static_cast<size_t>(me)] = mine;
+  NoteCall(op, me);
   Meet();
+  CheckSameCalls(n);
   Ptrs in{};
   for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
   DeviceCounters* c = SharedCounters();
