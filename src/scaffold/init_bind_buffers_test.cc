@@ -8,6 +8,25 @@
 namespace cuco::scaffold_internal {
 namespace {
 
+// The start of a one-rank MPI-less program the tests below complete: main up to its communicator.
+constexpr char kCommHead[] = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+)";
+
+// Program `text` (file `name`) through init's first two passes: its loop, then its buffers.
+Result<BoundBuffers> BindSmallProgram(const std::string& name, const std::string& text) {
+  auto p = GatherSmallProgram(name, text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  if (!found.ok()) return found.status();
+  return BindBuffers(p->facts, {}, *found, &trace);
+}
+
 // `x` is read first (an input), `y` written last by the all-reduce (an output), `tmp` written
 // then read (scratch, the program's own): two binds, and the trace says why for all three.
 TEST(InitBindBuffers, InputOutputAndScratch) {
@@ -28,14 +47,7 @@ TEST(InitBindBuffers, InputOutputAndScratch) {
 
 // An output written only under an `if` is bound as input and output: a rank may skip the write.
 TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
-  const std::string text = R"(#include <nccl.h>
-#include <cuda_runtime.h>
-int main(int argc, char** argv) {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  int rank = 0;
+  const std::string text = std::string(kCommHead) + R"(  int rank = 0;
   float *x, *y;
   cudaMalloc(&x, 256 * sizeof(float));
   cudaMalloc(&y, 256 * sizeof(float));
@@ -48,11 +60,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 )";
-  auto p = GatherSmallProgram("root.cu", text);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  Result<BoundBuffers> b = BindSmallProgram("root.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
   EXPECT_EQ(b->outputs, std::vector<std::string>{"y_out"});
@@ -63,14 +71,7 @@ int main(int argc, char** argv) {
 // (fasrc's ncclReduce_mpi at two GPUs: rank 1's output was judged unwritten). Bound as input and
 // output, like a write under an `if`, and the guess says why.
 TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
-  const std::string text = R"(#include <nccl.h>
-#include <cuda_runtime.h>
-int main(int argc, char** argv) {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  float *x, *y, *z;
+  const std::string text = std::string(kCommHead) + R"(  float *x, *y, *z;
   cudaMalloc(&x, 256 * sizeof(float));
   cudaMalloc(&y, 256 * sizeof(float));
   cudaMalloc(&z, 256 * sizeof(float));
@@ -84,11 +85,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 )";
-  auto p = GatherSmallProgram("reduce.cu", text);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);",
                                                 "cuco_bind.output(\"z\", z);"}));
@@ -99,14 +96,7 @@ int main(int argc, char** argv) {
 // splitted-communicator benchmark) is a null pointer: the reference found no size for it and
 // refused the program at W=2. It is not bound; the guess says why.
 TEST(InitBindBuffers, ABufferOfNoBytesIsNotBound) {
-  const std::string text = R"(#include <nccl.h>
-#include <cuda_runtime.h>
-int main(int argc, char** argv) {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  int *x, *y, *buf_d;
+  const std::string text = std::string(kCommHead) + R"(  int *x, *y, *buf_d;
   cudaMalloc(&x, 256 * sizeof(int));
   cudaMalloc(&y, 256 * sizeof(int));
   cudaMalloc(&buf_d, 0 * sizeof(int));
@@ -115,11 +105,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 )";
-  auto p = GatherSmallProgram("barrier.cu", text);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  Result<BoundBuffers> b = BindSmallProgram("barrier.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
   EXPECT_TRUE(Traced(b->guesses, {"`buf_d`", "allocated with no bytes"}));
