@@ -45,24 +45,25 @@ std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::m
   return known;
 }
 
-}  // namespace
-
-std::set<std::string> WorldSizeVariables(const std::string& code) {
+// The variables the calls `call_re` matches write through their `&x` argument (its group 1;
+// members: the last name).
+std::set<std::string> WrittenThrough(const std::string& code, const std::regex& call_re) {
   std::set<std::string> vars;
-  static const std::regex size_var_re(R"(\b(?:MPI_Comm_size|ncclCommCount)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), size_var_re); it != std::sregex_iterator(); ++it) {
-    std::string v = (*it)[1].str();
-    vars.insert(LastComponent(v));
-  }
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), call_re); it != std::sregex_iterator(); ++it)
+    vars.insert(LastComponent((*it)[1].str()));
   return vars;
 }
 
+}  // namespace
+
+std::set<std::string> WorldSizeVariables(const std::string& code) {
+  static const std::regex size_var_re(R"(\b(?:MPI_Comm_size|ncclCommCount)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
+  return WrittenThrough(code, size_var_re);
+}
+
 std::set<std::string> DeviceCountVariables(const std::string& code) {
-  std::set<std::string> vars;
   static const std::regex count_re(R"(\bcudaGetDeviceCount\s*\(\s*&\s*([A-Za-z_][\w.]*))");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), count_re); it != std::sregex_iterator(); ++it)
-    vars.insert(LastComponent((*it)[1].str()));
-  return vars;
+  return WrittenThrough(code, count_re);
 }
 
 WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const std::string& file,
