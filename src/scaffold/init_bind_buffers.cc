@@ -127,7 +127,7 @@ struct BufferUse {
   std::vector<std::string> order;  // first access first
   std::map<std::string, bool> first_read, last_write;
   std::set<std::string> written, written_always;  // written at least once (outside every `if`, on every rank)
-  std::set<std::string> written_by_root;          // written by a reduce, which only its root writes
+  std::set<std::string> written_by_root;          // written by a reduce or gather, which only its root writes
   std::set<std::string> unnamed;
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
@@ -204,7 +204,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
 // How one buffer is bound, and why (the README's line).
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
-  bool root_only = false;  // written by a reduce, which only its root writes
+  bool root_only = false;  // written by a reduce or gather, which only its root writes
   std::string last;  // its last access, as the README says it
 };
 
@@ -216,8 +216,8 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
-                                                   : r.root_only ? "; bound as input and output: a reduce writes "
-                                                                   "it on its root only, the other ranks keep what "
+                                                   : r.root_only ? "; bound as input and output: a reduce or "
+                                                                   "gather writes it on its root only, the other ranks keep what "
                                                                    "it held"
                                                    : "; bound as input and output: it is written only under an "
                                                      "`if`, which a rank may skip"

@@ -67,20 +67,22 @@ TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "only under an `if`"}));
 }
 
-// A reduce writes its receive buffer on its root only; every other rank keeps what the buffer held
+// A reduce or gather writes its receive buffer on its root only; every other rank keeps what it held
 // (fasrc's ncclReduce_mpi at two GPUs: rank 1's output was judged unwritten). Bound as input and
 // output, like a write under an `if`, and the guess says why.
 TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
-  const std::string text = std::string(kCommHead) + R"(  float *x, *y, *z;
+  const std::string text = std::string(kCommHead) + R"(  float *x, *y, *z, *g;
   cudaMalloc(&x, 256 * sizeof(float));
   cudaMalloc(&y, 256 * sizeof(float));
   cudaMalloc(&z, 256 * sizeof(float));
+  cudaMalloc(&g, 256 * sizeof(float));
   cudaEvent_t start;
   cudaEventCreate(&start);
   cudaEventRecord(start, 0);
   for (int i = 0; i < 10; ++i) {
     ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
     ncclAllReduce(x, z, 256, ncclFloat, ncclSum, comm, 0);
+    ncclGather(x, g, 256, ncclFloat, 0, comm, 0);
   }
   return 0;
 }
@@ -88,8 +90,9 @@ TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
   Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);",
-                                                "cuco_bind.output(\"z\", z);"}));
-  EXPECT_TRUE(Traced(b->guesses, {"`y`", "a reduce writes it on its root only"}));
+                                                "cuco_bind.output(\"z\", z);", "cuco_bind.inout(\"g\", g);"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`y`", "a reduce or gather writes it on its root only"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`g`", "a reduce or gather writes it on its root only"}));
 }
 
 // A buffer allocated with no bytes (a zero-count all-gather standing for a barrier, PARCOACH's

@@ -177,7 +177,8 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
         reads.end());
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
-  if (op.api == "ncclReduce" && !op.recv.empty()) {  // the other ranks' receive buffers keep what they held
+  // A reduce's or gather's receive buffer only its root writes: the other ranks' keep what they held.
+  if ((op.api == "ncclReduce" || op.api == "ncclGather") && !op.recv.empty()) {
     const std::string r = Resolve(BufferBase(op.recv), to_main);
     if (!r.empty()) acc.root_writes.push_back(r);
   }

@@ -16,7 +16,7 @@ namespace cuco::scaffold_internal {
 // One data access of the iteration, in the loop's function's terms.
 struct Access {
   std::vector<std::string> reads, writes;
-  std::vector<std::string> root_writes;  // of `writes`, those only one rank makes (ncclReduce's receive buffer: the root's)
+  std::vector<std::string> root_writes;  // of `writes`, those only one rank makes (ncclReduce's and ncclGather's receive buffer: the root's)
   std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
   int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
   bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result

@@ -242,7 +242,7 @@ inline void Execute(const std::vector<Op>& ops) {
     if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= ref::E().world))
       throw std::runtime_error("emulated NCCL: a send or receive with peer " + std::to_string(op.peer) + " of " +
                                std::to_string(ref::E().world) + " ranks");
-    if ((op.kind == Kind::kBroadcast || op.kind == Kind::kReduce || op.kind == Kind::kGather || op.kind == Kind::kScatter) &&
+    if (Rooted(op.kind) &&
         (op.root < 0 || op.root >= ref::E().world))
       throw std::runtime_error("emulated NCCL: root " + std::to_string(op.root) + " of " + std::to_string(ref::E().world) +
                                " ranks");
