@@ -3,7 +3,7 @@
 # tests/gpu/make_candidates.py, tests/gpu/candidates/wrong_results.py) through the
 # cascade; every one must end as wrong_result. World size 1 (one GPU) where the workload allows it:
 # WORLD=2 on a 2-GPU machine for the cross-GPU paths. Results under $OUT.
-# Usage (repo root): CUCO=.carry/cuco [WORLD=1] bash bench/device-planted.sh
+# Usage (repo root): CUCO=.carry/cuco [WORLD=1] [WORKLOADS=attention_cp] bash bench/device-planted.sh
 set -u
 OUT=${OUT:-/tmp/cuco-planted}
 CUCO=${CUCO:-build/src/cli/cuco}
@@ -18,8 +18,10 @@ CAND=/tmp/cuco-planted-candidates
 rm -rf "$CAND"
 python3 tests/gpu/make_candidates.py planted "$CAND" >/dev/null || exit 1
 extra_moe=""; [ "$WORLD" = 1 ] && extra_moe="--size E_PER_RANK=8"  # top-8 needs 8 experts at one rank
-WORKLOADS="moe_dispatch_combine attention_cp"
-[ "$WORLD" = 2 ] && WORKLOADS="$WORKLOADS kv_transfer"  # kv_transfer runs at world size 2 only
+if [ -z "${WORKLOADS:-}" ]; then  # WORKLOADS names some
+  WORKLOADS="moe_dispatch_combine attention_cp"
+  [ "$WORLD" = 2 ] && WORKLOADS="$WORKLOADS kv_transfer"  # kv_transfer runs at world size 2 only
+fi
 for wl in $WORKLOADS; do
   extra=""; [ "$wl" = moe_dispatch_combine ] && extra=$extra_moe
   "$CUCO" eval workloads/$wl "$CAND/$wl"/*.cu --world-size "$WORLD" $extra --jobs 1 \

@@ -167,10 +167,21 @@ void Fold(ErrorFigures* e, const nlohmann::json& c) {
   e->checks += 1;
 }
 
+// Output elements rank metrics `m`'s checks found the program itself leaves alone (the most of
+// any check: a program's own reference, cuco/program/impl/left_alone.h). Their poison is allowed.
+long long LeftAlone(const nlohmann::json& m) {
+  long long most = 0;
+  if (m.contains("checks") && m["checks"].is_array())
+    for (const auto& c : m["checks"])
+      if (c.is_object()) most = std::max(most, std::max(0LL, Int(c, "left_alone")));
+  return most;
+}
+
 // The supervisor scans every timed iteration's whole output (verified or not) for poison left and
-// NaN/Inf: the first iteration that shows either, as a reason; "" when all are clean. A rank whose
-// scans do not cover every timed iteration is the harness's failure (a cuco bug), said in *broken.
-std::string TimedScanFailure(const nlohmann::json& t, int rank, std::string* broken) {
+// NaN/Inf: the first iteration that shows either, as a reason; "" when all are clean. Poison is
+// allowed in `left_alone` elements. A rank whose scans do not cover every timed iteration is the
+// harness's failure (a cuco bug), said in *broken.
+std::string TimedScanFailure(const nlohmann::json& t, int rank, long long left_alone, std::string* broken) {
   const auto list = [&](const char* key) {
     std::vector<long long> v;
     auto it = t.find(key);
@@ -188,7 +199,7 @@ std::string TimedScanFailure(const nlohmann::json& t, int rank, std::string* bro
   std::set<long long> verified;
   for (const auto& x : t.value("verified_iterations", nlohmann::json::array()))
     if (x.is_number_integer()) verified.insert(x.get<long long>());
-  const long long allowance = PoisonAllowance(Num(t, "scan_poison_expected", 0));
+  const long long allowance = SatAdd(PoisonAllowance(Num(t, "scan_poison_expected", 0)), left_alone);
   for (long long i = 0; i < iters; ++i) {
     const std::string which = fmt::format("rank {} timed iteration {}{}", rank, i,
                                           verified.count(i) ? "" : " (not one of the sampled checks)");
@@ -230,7 +241,7 @@ ErrorFigures JudgeRankChecks(const nlohmann::json& m, int r, const StageExpectat
            fmt::format("rank {} reported {} checks, expected at least {}", r, rank_errors.checks, expect.min_checks));
     for (const auto& c : checks) {
       const long long left = Int(c, "poison_left");
-      if (left > PoisonAllowance(Num(c, "poison_expected", 0)))
+      if (left > SatAdd(PoisonAllowance(Num(c, "poison_expected", 0)), std::max(0LL, Int(c, "left_alone"))))
         fail(EvalStatus::kWrongResult,
              fmt::format("rank {} {} check {}: {} output elements still hold the poison written before the run "
                          "(outputs not fully written)",
@@ -288,7 +299,7 @@ void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& ex
   }
   if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: figures only
     std::string broken;
-    const std::string scan = TimedScanFailure(t, r, &broken);
+    const std::string scan = TimedScanFailure(t, r, LeftAlone(m), &broken);
     if (!broken.empty()) fail(EvalStatus::kRuntimeError, broken);
     if (!scan.empty()) fail(EvalStatus::kWrongResult, scan);
   }

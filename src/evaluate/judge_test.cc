@@ -197,6 +197,34 @@ TEST_F(JudgeTest, IntegerOutputsMayMatchTheirPoisonByChance) {
   EXPECT_EQ(PoisonAllowance(4096), 4096 + 512 + 16);
 }
 
+TEST_F(JudgeTest, PoisonIsAllowedWhereTheProgramItselfWritesNothing) {
+  // The reference found 1000 elements its own iteration leaves alone: the poison they hold passes,
+  // in the checks and in the timed scans; one more element does not.
+  auto m = Rank(0);
+  for (auto& c : m["checks"]) c["left_alone"] = 1000, c["poison_left"] = 1000;
+  m["timing"]["scan_poison_left"] = std::vector<int>(20, 1000);
+  Write(m);
+  Write(Rank(1));
+  EXPECT_EQ(Judge().status, EvalStatus::kOk) << Judge().reason;
+  m["timing"]["scan_poison_left"][7] = 1001;
+  Write(m);
+  StageVerdict v = Judge();
+  EXPECT_EQ(v.status, EvalStatus::kWrongResult);
+  EXPECT_NE(v.reason.find("rank 0 timed iteration 7"), std::string::npos) << v.reason;
+  m["timing"]["scan_poison_left"][7] = 1000;
+  m["checks"][1]["poison_left"] = 1001;
+  Write(m);
+  EXPECT_EQ(Judge().status, EvalStatus::kWrongResult);
+  // Another rank's allowance is its own, and a negative figure allows nothing.
+  auto r1 = Rank(1);
+  r1["timing"]["scan_poison_left"][0] = 10;
+  for (auto& c : r1["checks"]) c["left_alone"] = -5;
+  m["checks"][1]["poison_left"] = 1000;
+  Write(m);
+  Write(r1);
+  EXPECT_EQ(Judge().status, EvalStatus::kWrongResult);
+}
+
 TEST_F(JudgeTest, ScansMissingForATimedIterationAreTheHarnesss) {
   auto m = Rank(0);
   m["timing"]["scan_nonfinite"].erase(19);

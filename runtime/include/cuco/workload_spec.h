@@ -87,6 +87,16 @@ struct CheckResult {
   // candidate runs then compares it without its order too (a program's own reference only:
   // cuco/program/impl/output_order.h).
   uint64_t unordered_outputs = 0;
+  // Elements of this rank's outputs that the program's own iteration leaves alone on this seed, as
+  // runs [begin, end) of output `output` (in buffers()' order of outputs; a program's own reference
+  // only: cuco/program/impl/left_alone.h). They are not compared; the harness allows the poison
+  // they hold and leaves them out of the fresh-buffers agreement.
+  struct Run {
+    int output = 0;
+    int64_t begin = 0, end = 0;
+  };
+  std::vector<Run> left_alone;
+  int64_t left_alone_elements = 0;
 };
 
 // ---- Implemented by each workload's reference.cu ----

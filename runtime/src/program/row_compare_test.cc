@@ -1,5 +1,6 @@
 #include <cuco/program/impl/row_compare.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -15,11 +16,14 @@ struct TwoOutputs {
   std::vector<std::vector<double>> want{{1, 2, 3, 4, 5}, {6, 7, 8}};
   OutputSpans spans{{5, 3}};
   std::vector<std::pair<size_t, int64_t>> read;  // every element read, (output, index)
+  std::vector<std::pair<size_t, int64_t>> skipped;  // elements not compared (left alone)
   RowFigures Compare(const std::vector<int64_t>& rows) {
     return CompareRows(spans, rows, 2, [&](size_t k, int64_t j, double* g, double* w) {
+      if (std::find(skipped.begin(), skipped.end(), std::make_pair(k, j)) != skipped.end()) return false;
       read.emplace_back(k, j);
       *g = got[k][static_cast<size_t>(j)];
       *w = want[k][static_cast<size_t>(j)];
+      return true;
     });
   }
 };
@@ -63,6 +67,18 @@ TEST(RowCompare, AWrongElementOutsideTheRowsIsNotSeen) {
   t.got[0][0] = 100;
   EXPECT_EQ(t.Compare({1, 3}).d2, 0);
   EXPECT_GT(t.Compare({0}).d2, 0);
+}
+
+TEST(RowCompare, AnElementNotComparedCountsForNothing) {
+  TwoOutputs t;
+  t.got[0][1] = std::numeric_limits<double>::quiet_NaN();  // the program leaves it alone: poison stays
+  t.want[0][1] = std::numeric_limits<double>::quiet_NaN();
+  t.skipped = {{0, 1}};
+  const RowFigures f = t.Compare({0});
+  EXPECT_EQ(f.elements, 1);
+  EXPECT_EQ(f.nonfinite, 0);
+  EXPECT_EQ(f.want_nonfinite_at, -1);
+  EXPECT_DOUBLE_EQ(f.r2, 1);
 }
 
 TEST(RowCompare, TheLastRowStopsAtTheEnd) {

@@ -442,7 +442,9 @@ CheckFigures GpuBackend::CheckSnapshot(uint64_t seed, const std::vector<int64_t>
   f.nonfinite = r.nonfinite;
   f.elements = r.elements_checked;
   f.rows = r.rows_checked;
+  f.left_alone = r.left_alone_elements;
   unordered_outputs_ |= r.unordered_outputs;
+  left_alone_ = r.left_alone;
   return f;
 }
 
@@ -455,6 +457,17 @@ void GpuBackend::KeepSnapshot() {
 
 AgreeFigures GpuBackend::AgreeWithKept() {
   S_CUDA(cudaSetDevice(device_));
+  // What the program leaves alone holds each run's own poison: the same in both, as the check saw.
+  for (const auto& run : left_alone_) {
+    if (run.output < 0 || static_cast<size_t>(run.output) >= outputs_.size() ||
+        static_cast<size_t>(run.output) >= kept_.size() || run.begin < 0 || run.end < run.begin ||
+        run.end > outputs_[static_cast<size_t>(run.output)].spec.elements)
+      Fail(protocol::kExitSupervisor, "supervisor", "the reference's check named elements outside its outputs");
+    const size_t eb = cuco_frozen::dtype_bytes(outputs_[static_cast<size_t>(run.output)].spec.dtype);
+    S_CUDA(cudaMemcpyAsync(static_cast<char*>(snapshot_[static_cast<size_t>(run.output)]) + run.begin * eb,
+                           static_cast<const char*>(kept_[static_cast<size_t>(run.output)]) + run.begin * eb,
+                           static_cast<size_t>(run.end - run.begin) * eb, cudaMemcpyDeviceToDevice, stream_));
+  }
   AgreeFigures a;
   for (size_t i = 0; i < outputs_.size() && i < kept_.size(); ++i) {
     const Buf& b = outputs_[i];

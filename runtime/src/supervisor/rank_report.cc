@@ -66,6 +66,7 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     j.kv("rel_l2_finite", c.r.rel_l2).kv("max_abs_finite", c.r.max_abs);
     j.kv("nonfinite", nonfinite).kv("nonfinite_checked", c.r.nonfinite);
     j.kv("poison_left", c.scan.poison_left).kv("poison_expected", c.scan.poison_expected);
+    j.kv("left_alone", c.r.left_alone);
     j.kv("output_elements", c.scan.elements);
     j.kv("time_ms", c.time_ms).kv("check_s", c.check_s);
     j.end_object();

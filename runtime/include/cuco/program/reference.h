@@ -172,6 +172,39 @@ inline cuco::Status JudgeDeterminism(const std::vector<std::vector<std::vector<u
   return cuco::Status::Ok();
 }
 
+// E().left_alone for `seed` (left_alone.h): the iteration run again from outputs of 0xFF bytes,
+// against `from_zero`, its run from zeroed outputs. Where the first seed leaves nothing alone, no
+// later seed is probed (a program's output is its whole buffer, or it is not).
+inline cuco::Status FindLeftAlone(uint64_t seed, const std::vector<std::vector<std::vector<unsigned char>>>& from_zero) {
+  Engine& e = E();
+  for (int q = 0; q < e.world; ++q)
+    for (const Spec& s : Specs(q, true)) {
+      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
+      if (b.role == Role::kOutput && cudaMemset(b.buffer, 0xFF, b.bytes) != cudaSuccess)
+        return cuco::Status::Error("filling the reference's output '" + b.name + "' failed");
+    }
+  if (cuco::Status st = RunOnce(seed, &e.probe_outputs); !st.ok()) return st;
+  bool any = false;
+  e.left_alone.assign(static_cast<size_t>(e.world), {});
+  for (int q = 0; q < e.world; ++q) {
+    const auto specs = Specs(q, true);
+    for (size_t k = 0; k < specs.size(); ++k) {
+      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
+      const auto& z = from_zero[static_cast<size_t>(q)][k];
+      const auto& o = e.probe_outputs[static_cast<size_t>(q)][k];
+      e.left_alone[static_cast<size_t>(q)].push_back(LeftAlone(z.data(), o.data(), std::min(z.size(), o.size()), b.elem_bytes));
+      any = any || !e.left_alone[static_cast<size_t>(q)].back().empty();
+    }
+  }
+  const bool first = !e.left_alone_probed;
+  e.left_alone_probed = true;
+  if (first && !any) e.probe_left_alone = false;
+  if (first && any)
+    std::fprintf(stderr, "cuco reference: the iteration leaves part of its outputs alone (an output buffer larger than "
+                         "what the iteration writes): that part is not checked, and its poison is allowed\n");
+  return cuco::Status::Ok();
+}
+
 // Every rank's outputs for `seed`, in host memory (E().outputs). Call with E().mu held. The first
 // call runs the iteration twice and judges how the runs agree (JudgeDeterminism): a program whose
 // outputs are not a function of its inputs (atomics that decide which rows are kept, say) cannot be
@@ -181,12 +214,17 @@ inline cuco::Status RunAll(uint64_t seed) {
   if (e.cached && e.cached_seed == seed) return cuco::Status::Ok();
   e.cached = false;
   if (cuco::Status st = RunOnce(seed, &e.outputs); !st.ok()) return st;
+  // The run that began from zeroed outputs: the first began from what the program's set-up left.
+  const std::vector<std::vector<std::vector<unsigned char>>>* from_zero = &e.outputs;
+  std::vector<std::vector<std::vector<unsigned char>>> again;
   if (!e.determinism_checked) {
     e.determinism_checked = true;
-    std::vector<std::vector<std::vector<unsigned char>>> again;
     if (cuco::Status st = RunOnce(seed, &again); !st.ok()) return st;
     if (cuco::Status st = JudgeDeterminism(again); !st.ok()) return st;
+    from_zero = &again;
   }
+  if (e.probe_left_alone)
+    if (cuco::Status st = FindLeftAlone(seed, *from_zero); !st.ok()) return st;
   e.cached = true;
   e.cached_seed = seed;
   return cuco::Status::Ok();
@@ -295,16 +333,22 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
     SortValues(&got_sorted[k]);
     SortValues(&want_sorted[k]);
   }
+  // Elements the program itself leaves alone are not its output (left_alone.h): an output compared
+  // without its order is compared whole.
+  const std::vector<ElementRuns>* alone =
+      static_cast<size_t>(rank) < E().left_alone.size() ? &E().left_alone[static_cast<size_t>(rank)] : nullptr;
   const RowFigures f = CompareRows(spans, rows, kRowElements, [&](size_t k, int64_t j, double* g, double* w) {
     if (unordered[k]) {
       *g = got_sorted[k][static_cast<size_t>(j)];
       *w = want_sorted[k][static_cast<size_t>(j)];
-      return;
+      return true;
     }
+    if (alone && k < alone->size() && (*alone)[k].Contains(j)) return false;
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
     const size_t at = static_cast<size_t>(j) * b.elem_bytes;
     *g = ElementValue(got[k].data() + at, b.elem);
     *w = ElementValue(want[k].data() + at, b.elem);
+    return true;
   });
   if (f.want_nonfinite_at >= 0)
     return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
@@ -319,6 +363,12 @@ cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed,
   result->rows_checked = static_cast<int64_t>(rows.size());
   for (size_t k = 0; k < specs.size() && k < 64; ++k)
     if (unordered[k]) result->unordered_outputs |= uint64_t{1} << k;
+  for (size_t k = 0; alone && k < alone->size() && k < specs.size(); ++k) {
+    if (unordered[k]) continue;
+    for (const auto& [begin, end] : (*alone)[k].runs())
+      result->left_alone.push_back({static_cast<int>(k), begin, end});
+    result->left_alone_elements += (*alone)[k].elements();
+  }
   return cuco::Status::Ok();
 }
 

@@ -31,6 +31,7 @@
 #include <cuco/harness.h>
 #include <cuco/impl/host_value.h>
 #include <cuco/impl/random.h>
+#include <cuco/program/impl/left_alone.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
 #include <cuco/program/program.h>
@@ -84,6 +85,11 @@ struct Engine {
   // checked are current); kept so that no check allocates and faults in a whole output's memory.
   std::vector<std::vector<std::vector<unsigned char>>> candidate_outputs;
   std::set<std::string> unordered_outputs;  // compared without their order (output_order.h), by name
+  // [rank][output]: the elements the iteration left alone on the cached seed (left_alone.h), found
+  // on every seed while the first seed's run found any (probe_left_alone), on none after that.
+  std::vector<std::vector<ElementRuns>> left_alone;
+  bool probe_left_alone = true, left_alone_probed = false;
+  std::vector<std::vector<std::vector<unsigned char>>> probe_outputs;  // the run from 0xFF bytes
   int64_t iterations = 0;
   cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them
 };
