@@ -68,15 +68,17 @@ __global__ void poison_kernel(void* p, int64_t n, int bytes, int is_float, uint6
   }
 }
 
-// counters[0] += elements still equal to their poison; counters[1] += non-finite elements.
+// counters[0] += elements still equal to their poison; counters[1] += other non-finite elements (the
+// poison is a NaN: counted once, as poison, where the program itself leaves elements alone).
 __global__ void scan_kernel(const void* p, int64_t n, int bytes, int dtype, int is_float, uint64_t key,
                             unsigned long long* counters) {
   unsigned long long poison = 0, nonfinite = 0;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const uint64_t b = load_bits(p, i, bytes);
-    poison += (b == poison_pattern(key, static_cast<uint64_t>(i), bytes, is_float));
-    if (is_float) nonfinite += !isfinite(decode(b, dtype));
+    const bool poisoned = b == poison_pattern(key, static_cast<uint64_t>(i), bytes, is_float);
+    poison += poisoned;
+    if (is_float && !poisoned) nonfinite += !isfinite(decode(b, dtype));
   }
   for (int o = 16; o > 0; o >>= 1) {
     poison += __shfl_down_sync(0xffffffffu, poison, o);

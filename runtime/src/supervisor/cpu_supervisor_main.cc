@@ -130,10 +130,11 @@ class CpuBackend : public RankBackend {
       const size_t words = snapshot_[i].size() / 4;
       f.elements += static_cast<int64_t>(words);
       for (size_t k = 0; k < words; ++k) {
-        f.poison_left += w[k] == PoisonWord(seed, i, k);
+        const bool poisoned = w[k] == PoisonWord(seed, i, k);
+        f.poison_left += poisoned;
         float x;
         std::memcpy(&x, &w[k], sizeof x);
-        f.nonfinite += !std::isfinite(x);
+        f.nonfinite += !poisoned && !std::isfinite(x);
       }
     }
     return f;

@@ -47,7 +47,7 @@ struct SupervisorError {
 // chance (elements x 2^-(8 bytes), summed over integer outputs; 0 when every output is floating).
 struct ScanFigures {
   int64_t poison_left = 0;  // elements still equal to the iteration's poison
-  int64_t nonfinite = 0;    // NaN/Inf elements (float outputs)
+  int64_t nonfinite = 0;    // NaN/Inf elements (float outputs) other than the poison
   int64_t elements = 0;
   double poison_expected = 0;
 };
