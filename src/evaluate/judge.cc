@@ -163,6 +163,7 @@ void Fold(ErrorFigures* e, const nlohmann::json& c) {
   if (std::isnan(mx) || !(mx <= e->max_abs)) e->max_abs = std::isnan(e->max_abs) ? e->max_abs : mx;
   e->nonfinite = SatAdd(e->nonfinite, Int(c, "nonfinite"));
   e->poison_left = std::max(e->poison_left, Int(c, "poison_left"));
+  e->left_alone = std::max(e->left_alone, Int(c, "left_alone"));
   e->elements = SatAdd(e->elements, Int(c, "elements"));
   e->checks += 1;
 }
@@ -272,6 +273,7 @@ void FoldWorstRank(const ErrorFigures& rank_errors, ErrorFigures* e_out) {
   if (std::isnan(rank_errors.max_abs) || !(rank_errors.max_abs <= e.max_abs)) e.max_abs = std::isnan(e.max_abs) ? e.max_abs : rank_errors.max_abs;
   e.nonfinite = SatAdd(e.nonfinite, rank_errors.nonfinite);
   e.poison_left = std::max(e.poison_left, rank_errors.poison_left);
+  e.left_alone = std::max(e.left_alone, rank_errors.left_alone);
   e.elements = SatAdd(e.elements, rank_errors.elements);
   e.checks = SatAdd(e.checks, rank_errors.checks);
   if (rank_errors.has_agreement) {

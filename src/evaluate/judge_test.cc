@@ -206,6 +206,7 @@ TEST_F(JudgeTest, PoisonIsAllowedWhereTheProgramItselfWritesNothing) {
   Write(m);
   Write(Rank(1));
   EXPECT_EQ(Judge().status, EvalStatus::kOk) << Judge().reason;
+  EXPECT_EQ(Judge().errors.left_alone, 1000);
   m["timing"]["scan_poison_left"][7] = 1001;
   Write(m);
   StageVerdict v = Judge();

@@ -51,6 +51,7 @@ nlohmann::json ErrorsJson(const ErrorFigures& e) {
   nlohmann::json j = {{"rel_l2", Finite(e.rel_l2)},         {"max_abs", Finite(e.max_abs)},
                       {"nonfinite", e.nonfinite},            {"poison_left", e.poison_left},
                       {"elements_checked", e.elements},      {"checks", e.checks}};
+  if (e.left_alone > 0) j["left_alone"] = e.left_alone;
   if (e.has_agreement) j["agreement_max_abs"] = Finite(e.agreement_max_abs);
   return j;
 }

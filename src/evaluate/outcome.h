@@ -52,6 +52,7 @@ struct ErrorFigures {
   double max_abs = 0;
   long long nonfinite = 0;
   long long poison_left = 0;
+  long long left_alone = 0;  // of those, elements the program itself never writes (allowed; judge.cc)
   long long elements = 0;
   long long checks = 0;
   double agreement_max_abs = 0;
