@@ -465,6 +465,25 @@ TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("42"), "42");
 }
 
+// A call with explicit template arguments names its function, a kernel's or a host function's
+// (`time_it<float>(...)` two calls below main: its caller reached no communication); a comparison
+// that happens to read `a < b ... > (c)` is no call.
+TEST(Analyze, ExplicitTemplateArgumentsStillNameTheCall) {
+  std::string name;
+  std::vector<std::string> config, args;
+  size_t end = 0;
+  ASSERT_TRUE(analyze_internal::ReadCallAt("TimeIt<float, 4>(send, n);", 0, &name, &config, &args, &end));
+  EXPECT_EQ(name, "TimeIt");
+  EXPECT_TRUE(config.empty());
+  EXPECT_EQ(args, (std::vector<std::string>{"send", "n"}));
+  ASSERT_TRUE(analyze_internal::ReadCallAt("scale<T><<<g, b, 0, s>>>(x, n);", 0, &name, &config, &args, &end));
+  EXPECT_EQ(name, "scale");
+  EXPECT_EQ(config.size(), 4u);
+  EXPECT_FALSE(analyze_internal::ReadCallAt("a < b && c > (d)", 0, &name, &config, &args, &end));
+  EXPECT_FALSE(analyze_internal::ReadCallAt("a < b || c > (d)", 0, &name, &config, &args, &end));
+  EXPECT_FALSE(analyze_internal::ReadCallAt("i < n; j > (k)", 0, &name, &config, &args, &end));
+}
+
 TEST(Analyze, SplitArgs) {
   EXPECT_EQ(SplitArgs("a, f(b, c), d[1, 2]"), (std::vector<std::string>{"a", "f(b, c)", "d[1, 2]"}));
   EXPECT_EQ(SplitArgs("static_cast<size_t>(x), y"), (std::vector<std::string>{"static_cast<size_t>(x)", "y"}));

@@ -52,7 +52,8 @@ struct FrontEndResult {
 const std::vector<std::string>& KnownApis();
 bool IsKnownApi(const std::string& name);
 
-// From byte `pos` at an identifier: reads `name (args)` or `name<<<cfg>>>(args)`.
+// From byte `pos` at an identifier: reads `name (args)`, `name<targs>(args)` or
+// `name<targs><<<cfg>>>(args)` (template arguments holding no `=`, `||`, `&&`, `;`, `{` or `)`).
 // Returns false when no call follows.
 bool ReadCallAt(const std::string& text, size_t pos, std::string* name, std::vector<std::string>* config,
                 std::vector<std::string>* args, size_t* end);

@@ -98,17 +98,19 @@ bool ReadCallAt(const std::string& t, size_t pos, std::string* name, std::vector
   p = SkipSpace(t, p);
   config->clear();
   if (p < t.size() && t[p] == '<' && t.compare(p, 3, "<<<") != 0) {
-    // explicit template arguments: kernel<T, 4><<<...>>>
+    // explicit template arguments: kernel<T, 4><<<...>>>, or a function's, time_it<float>(...) (not
+    // a comparison: `a < b && c > (d)` holds an operator no template argument list does)
     int depth = 0;
     size_t q = p;
     for (; q < t.size(); ++q) {
       if (t[q] == '<') ++depth;
       if (t[q] == '>' && --depth == 0) break;
-      if (t[q] == ';' || t[q] == '{' || t[q] == ')') return false;
+      if (t[q] == ';' || t[q] == '{' || t[q] == ')' || t[q] == '=' || t[q] == '|' || (t[q] == '&' && q + 1 < t.size() && t[q + 1] == '&'))
+        return false;
     }
     if (q >= t.size()) return false;
     size_t r = SkipSpace(t, q + 1);
-    if (t.compare(r, 3, "<<<") != 0) return false;
+    if (t.compare(r, 3, "<<<") != 0 && (r >= t.size() || t[r] != '(')) return false;
     p = r;
   }
   if (t.compare(p, 3, "<<<") == 0) {

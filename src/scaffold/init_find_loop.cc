@@ -97,24 +97,28 @@ int CallsPerRun(const std::string& body, const std::string& name) {
 
 namespace {
 
-// The function of `file` that main calls once a run and that reaches the communication (`comm`),
-// the last such call in main: where a program that times in a helper (`benchmark(...)`) has its
-// timed loop. "" when there is none.
+// The function of `file` that `caller` calls once a run and that reaches the communication (`comm`,
+// as seen from `caller`), the last such call in `caller`: where a program that times in a helper
+// (`benchmark(...)`) has its timed loop. "" when there is none.
 std::string TimingFunction(const std::string& raw, const Analysis& a, const std::string& file,
-                           const std::set<std::string>& comm) {
+                           const std::set<std::string>& comm, const std::string& caller = "main") {
   size_t b = 0, e = 0;
-  if (!DefinitionLines(raw, "main", &b, &e)) return "";
-  const std::string main_def = raw.substr(b, e - b);
+  if (!DefinitionLines(raw, caller, &b, &e)) return "";
+  const std::string caller_def = raw.substr(b, e - b);
   std::vector<std::string> order;
-  for (const auto& [name, args] : CallsIn(main_def))
-    if (name != "main" && comm.count(name) && std::find(order.begin(), order.end(), name) == order.end())
+  for (const auto& [name, args] : CallsIn(caller_def))
+    if (name != "main" && name != caller && comm.count(name) && std::find(order.begin(), order.end(), name) == order.end())
       order.push_back(name);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const AnalyzedFunction* fn = FindFunction(a, *it);
-    if (CallsPerRun(main_def, *it) == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
+    if (CallsPerRun(caller_def, *it) == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
   }
   return "";
 }
+
+// How far below main a timed loop is looked for, one function called once at each step
+// (main -> run_benchmark -> time_all_reduce<T>).
+constexpr int kCalleeDepth = 4;
 
 // Why a program without an iteration has none, when it is not the loop: it communicates from its
 // kernels (NCCL's device API), which the reference cannot emulate, or only sets communicators up.
@@ -275,6 +279,22 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
       loop = std::move(inner), r->loop_fn = callee, r->comm = callee_comm, r->direct = callee_direct;
   };
   try_callee(search);
+  // Further down: the function main calls once calls the next once, and so on, to the timed loop.
+  std::set<std::string> seen = {r->loop_fn, callee};
+  std::string below = callee;
+  for (int depth = 1; depth < kCalleeDepth && not_found() && !below.empty(); ++depth) {
+    std::set<std::string> below_direct;
+    const std::set<std::string> below_comm = CommNamesIn(f, below, &below_direct);
+    const std::string next = TimingFunction(f.raw, *f.analysis, f.file, below_comm, below);
+    if (next.empty() || !seen.insert(next).second) break;
+    trace->Add(fmt::format("{} times nothing itself: looking in {}, which it calls once", below, next));
+    std::set<std::string> next_direct;
+    const std::set<std::string> next_comm = CommNamesIn(f, next, &next_direct);
+    Result<TimedLoop> inner = find(next_comm, next, std::string::npos, search);
+    if (inner.ok() || inner.status().code() != Status::Code::kNotFound)
+      loop = std::move(inner), r->loop_fn = next, r->comm = next_comm, r->direct = next_direct;
+    below = next;
+  }
   if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
     trace->Add("no loop reaches the communication: the statements that do, run whole");
     search.allow_region = true;

@@ -127,6 +127,44 @@ int main() {
   EXPECT_TRUE(Traced(trace.lines, {"no loop of main reaches the communication"}));
 }
 
+// main calls a function once, which calls a function template once (explicit arguments), which
+// holds the timed loop (NCCL 1's tests: RunTests<T> -> RunTest<T>): that loop is the iteration.
+TEST(InitFindLoop, ATimedLoopTwoCallsBelowMain) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+template <typename T>
+float TimeIt(const T* x, T* y, size_t n, ncclDataType_t type, ncclComm_t comm, int iters) {
+  for (int i = 0; i < iters; ++i) {  // timed
+    ncclAllReduce(x, y, n, type, ncclSum, comm, 0);
+  }
+  cudaStreamSynchronize(0);
+  return 0.f;
+}
+void Run(ncclComm_t comm) {
+  float *x, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  TimeIt<float>(x, y, 256, ncclFloat, comm, 20);
+}
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  Run(comm);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("down.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->loop.region);
+  EXPECT_EQ(r->loop.line, LineWith(text, "// timed"));
+  EXPECT_EQ(r->loop_fn, "TimeIt");
+  EXPECT_TRUE(Traced(trace.lines, {"Run times nothing itself", "TimeIt"}));
+}
+
 // A program that only sets communicators up has no iteration: the pass says so.
 TEST(InitFindLoop, NoCommunicationIsRefusedNamingTheFile) {
   auto p = GatherSmallProgram("setup.cu", R"(#include <nccl.h>
