@@ -475,6 +475,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     op.index = static_cast<int>(a.ops.size());
     op.api = c.callee;
     op.function = c.function;
+    op.record = c.record;
     op.file = c.file_index >= 0 && c.file_index < static_cast<int>(paths.size()) ? paths[c.file_index] : a.path;
     op.line = c.line;
     op.args = c.args;

@@ -39,6 +39,7 @@ struct AnalyzedOp {
                           // launches kernels, GEMMs, copies or NCCL ops on its arguments)
   std::string api;        // "ncclAllReduce", "cudaMalloc", kernel name for kind=kernel, ...
   std::string function;   // enclosing function definition
+  std::string record;     // the class `function` is a member of ("" for a free one, or unknown: clang only)
   std::string file;       // the file holding the call (one of Analysis::files)
   int line = 0;           // 1-based line in `file`
   std::vector<std::string> args;  // argument expressions as written

@@ -255,6 +255,7 @@ struct VisitState {
   const std::string* text = nullptr;
   const std::string* blank = nullptr;
   std::string function;
+  std::string record;  // the class `function` is a member of ("" for a free function)
   FrontEndResult* out = nullptr;
 };
 
@@ -385,9 +386,12 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         },
         &fn.params);
     RecordOf(c, &fn.record, &st->out->record_fields);
+    const std::string saved_record = st->record;
+    st->record = fn.record;
     st->out->functions.push_back(std::move(fn));
     lc->clang_visitChildren(c, Visit, data);
     st->function = saved;
+    st->record = saved_record;
     return CXChildVisit_Continue;
   }
   if (k == CXCursor_CallExpr && !st->function.empty()) {
@@ -421,6 +425,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         RawCall call;
         call.user_call = !IsKnownApi(name) && config.empty();
         call.function = st->function;
+        call.record = st->record;
         call.callee = name;
         call.line = static_cast<int>(line);
         call.offset = offset;

@@ -13,6 +13,7 @@ namespace cuco::analyze_internal {
 
 struct RawCall {
   std::string function;  // enclosing function definition
+  std::string record;    // the class `function` is a member of ("" for a free one, or unknown: clang only)
   std::string callee;
   int line = 0;
   size_t offset = 0;     // byte offset of the callee name in the file

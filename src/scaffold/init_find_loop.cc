@@ -206,6 +206,52 @@ std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, 
   return names;
 }
 
+// Member calls in `fn`'s definition (`fc1.forward(...)`, `p->forward(...)`) whose object is
+// declared with a class (`ColumnLinear fc1(...)`) whose own method of that name reaches none of
+// `comm`, though a method of that name in another class does: "object.method" for each, which
+// Calls() then reads as reaching nothing (tokens.h). Methods of one name in two classes are two
+// functions. Only where clang's parse gave every op of such a method its class.
+std::set<std::string> QuietMemberCalls(const ProgramFacts& f, const std::string& fn, const std::set<std::string>& comm) {
+  std::set<std::string> quiet;
+  const Analysis& a = *f.analysis;
+  std::map<std::string, std::set<std::string>> records;  // method name -> the classes defining it
+  for (const auto& d : a.functions)
+    if (!d.record.empty()) records[d.name].insert(d.record);
+  size_t b = 0, e = 0;
+  if (!DefinitionLines(f.raw, fn, &b, &e)) return quiet;
+  const std::string code = BlankCommentsAndLiterals(f.raw);
+  const std::string def = code.substr(b, e - b);
+  const std::vector<Tok> t = Scan(def);
+  for (size_t i = 2; i + 1 < t.size(); ++i) {
+    if (!t[i].ident || !comm.count(t[i].text) || t[i + 1].text != "(") continue;
+    const auto defining = records.find(t[i].text);
+    if (defining == records.end() || defining->second.size() < 2) continue;  // one class: no two methods to tell apart
+    size_t object = t.size();
+    if (t[i - 1].text == ".") object = i - 2;
+    if (i >= 3 && t[i - 1].text == ">" && t[i - 2].text == "-") object = i - 3;
+    if (object >= t.size() || !t[object].ident) continue;
+    const std::string& obj = t[object].text;
+    std::string type;
+    for (const std::string& r : defining->second) {  // `R obj`, `R* obj`, `R& obj`, in fn or anywhere (a global)
+      const std::regex decl("\\b" + r + "\\s*[*&]?\\s*\\b" + obj + "\\b\\s*[({;=,\\[]");
+      if (std::regex_search(def, decl) || std::regex_search(code, decl)) {
+        if (!type.empty() && type != r) type = "?";
+        else type = r;
+      }
+    }
+    if (type.empty() || type == "?") continue;
+    bool reaches = false, unknown = false;
+    for (const auto& op : a.ops) {
+      if (op.function != t[i].text) continue;
+      if (op.record.empty()) unknown = true;  // an op clang did not place (the lexical cross-check's)
+      if (op.record != type) continue;
+      if (IsCommOp(op) || (op.kind == "call" && op.api != t[i].text && comm.count(op.api))) reaches = true;
+    }
+    if (!reaches && !unknown) quiet.insert(obj + "." + t[i].text);
+  }
+  return quiet;
+}
+
 // The function main hands the timing to when it times nothing itself: the one it calls once to time
 // it, or the one it hands another file by pointer (`run_example(argc, argv, allreduce)`, called once
 // per rank); "" when none.
@@ -255,7 +301,12 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
   // the file as written, so that the served text keeps the conditional whole.
   const std::string active = WithoutInactiveLines(*f.analysis, f.analysis->path, f.raw);
-  auto find = [&](const std::set<std::string>& comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
+  auto find = [&](const std::set<std::string>& fn_comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
+    std::set<std::string> comm = fn_comm;
+    for (const std::string& q : QuietMemberCalls(f, fn, fn_comm)) {
+      comm.insert(q);
+      trace->Add(fmt::format("{}: reaches no communication (its class's method of that name does not; another class's does)", q));
+    }
     Result<TimedLoop> chosen = FindTimedLoop(f.file, active, comm, fn, lambda, s);
     if (active == f.raw || !chosen.ok() ||
         active.compare(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin) == 0)

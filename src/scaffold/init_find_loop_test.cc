@@ -6,6 +6,7 @@
 
 #include "scaffold/init_pass_test_util.h"
 #include "scaffold/program_text.h"
+#include "scaffold/tokens.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -163,6 +164,50 @@ int main() {
   EXPECT_EQ(r->loop.line, LineWith(text, "// timed"));
   EXPECT_EQ(r->loop_fn, "TimeIt");
   EXPECT_TRUE(Traced(trace.lines, {"Run times nothing itself", "TimeIt"}));
+}
+
+// Two classes with a method `forward`, only the second's communicating; a loop after the timed one
+// calls the first's alone. That loop reaches nothing: it is no candidate, and the timed loop is
+// served (the two methods were one function, and the later loop won as the last).
+TEST(InitFindLoop, MethodsOfOneNameInTwoClassesAreTwoFunctions) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+__global__ void k(float* y, int n) { if (threadIdx.x < n) y[threadIdx.x] *= 2.f; }
+struct Local {
+  void forward(float* y, int n) { k<<<1, 32>>>(y, n); }
+};
+struct Reduced {
+  ncclComm_t comm;
+  void forward(float* y, int n) { ncclAllReduce(y, y, n, ncclFloat, ncclSum, comm, 0); }
+};
+int main() {
+  Reduced red;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&red.comm, 1, id, 0);
+  Local local;
+  float* y;
+  cudaMalloc(&y, 32 * sizeof(float));
+  for (int i = 0; i < 20; ++i) {  // timed
+    local.forward(y, 32);
+    red.forward(y, 32);
+  }
+  for (int i = 0; i < 3; ++i) local.forward(y, 32);  // the first layer alone
+  cudaDeviceSynchronize();
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("layers.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, LineWith(text, "// timed"));
+  EXPECT_TRUE(Traced(trace.lines, {"local.forward: reaches no communication"}));
+  // A token-level call of the quiet object's method reaches nothing; the other object's does.
+  const std::vector<Tok> t = Scan("local.forward(y, 32); red->forward(y, 32);");
+  const std::set<std::string> names = {"forward", "local.forward"};
+  EXPECT_FALSE(Calls(t, 0, 6, names));
+  EXPECT_TRUE(Calls(t, 0, t.size() - 1, names));
 }
 
 // A program that only sets communicators up has no iteration: the pass says so.

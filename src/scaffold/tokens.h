@@ -29,7 +29,9 @@ size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor = 0);
 // their bodies and else, or up to its `;`); t.size() when it does not end.
 size_t StatementEnd(const std::vector<Tok>& t, size_t i);
 
-// Whether tokens [from, to] call one of `names` (`name(` or `name<`).
+// Whether tokens [from, to] call one of `names` (`name(` or `name<`). An entry "object.method"
+// says that object's method reaches none of them, whatever another class's method of that name does
+// (`fc1.forward(` then calls nothing of `names`, though "forward" is one).
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names);
 
 }  // namespace cuco::scaffold_internal

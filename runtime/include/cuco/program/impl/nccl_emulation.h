@@ -19,6 +19,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include <nccl.h>
 
 #include <cuco/impl/nccl_type_bytes.h>
+#include <cuco/program/impl/emulated_groups.h>
 #include <cuco/program/impl/emulated_matching.h>
 #include <cuco/program/impl/emulated_spans.h>
 #include <cuco/program/impl/projection.h>
@@ -44,6 +46,7 @@ struct Op {
   ncclRedOp_t red = ncclSum;
   int root = 0, peer = 0;
   cudaStream_t stream = nullptr;
+  ncclComm_t comm = nullptr;  // the call's communicator: the world's token, or a split's (emulated_groups.h)
 };
 
 constexpr int kMaxRanks = 64;
@@ -120,7 +123,8 @@ struct MailItem {
 struct Mailboxes {
   std::mutex mu;
   std::condition_variable cv;
-  std::map<std::pair<int, int>, std::deque<MailItem>> box;  // (from, to) -> staged copies
+  // (communicator: a split's group id or -1 for the world, from, to: world ranks) -> staged copies
+  std::map<std::tuple<int, int, int>, std::deque<MailItem>> box;
 };
 inline Mailboxes& Mail() {
   static Mailboxes m;
@@ -134,20 +138,41 @@ inline void* Stage(const void* src, size_t bytes) {
   return d;
 }
 
-inline void Meet() {
-  if (!ref::E().barrier.ArriveAndWait(ref::kWaitLimitS))
+// Each world rank's call, read by every rank between a collective's two Meet()s (emulated_matching.h).
+inline CallKey g_calls[kMaxRanks];
+
+// A call's communicator as the emulation runs it: its ranks (n), the caller's index in them (me),
+// and where they meet: the world's barrier, slots and calls, or a split's group's.
+struct Comm {
+  int n = 0, me = 0;
+  ref::RankBarrier* barrier = nullptr;
+  const void** slots = nullptr;
+  CallKey* calls = nullptr;
+  Group* group = nullptr;  // a split's; nullptr for the world
+  // The world rank of the communicator's rank r.
+  int World(int r) const { return group ? group->members[static_cast<size_t>(r)] : r; }
+};
+inline Comm CommOf(ncclComm_t c) {
+  int id = -1, index = 0;
+  if (IsGroupToken(reinterpret_cast<uintptr_t>(c), &id, &index))
+    if (Group* g = AllGroups().ById(id))
+      return {static_cast<int>(g->members.size()), index, &g->barrier, g->slots.data(), g->calls.data(), g};
+  ref::Engine& e = ref::E();
+  return {e.world, ref::t_rank, &e.barrier, e.slots.data(), g_calls, nullptr};
+}
+
+inline void Meet(const Comm& c) {
+  if (!c.barrier->ArriveAndWait(ref::kWaitLimitS))
     throw std::runtime_error("an emulated NCCL collective waited " + std::to_string(ref::kWaitLimitS) +
                              " s for the other ranks (do all ranks call the same collectives in the same order?)");
 }
 
-// Each rank's call, read by every rank between a collective's two Meet()s (emulated_matching.h).
-inline CallKey g_calls[kMaxRanks];
-inline void NoteCall(const Op& op, int me) {
-  g_calls[me] = KeyOf(op.kind, op.count, static_cast<int>(op.type), static_cast<int>(op.red), op.root);
+inline void NoteCall(const Op& op, const Comm& c) {
+  c.calls[c.me] = KeyOf(op.kind, op.count, static_cast<int>(op.type), static_cast<int>(op.red), op.root);
 }
 // After the first Meet(): throws on every rank alike where the ranks' calls differ.
-inline void CheckSameCalls(int n) {
-  const std::string why = MismatchedCalls(g_calls, n);
+inline void CheckSameCalls(const Comm& c) {
+  const std::string why = MismatchedCalls(c.calls, c.n);
   if (!why.empty()) throw std::runtime_error(why);
 }
 
@@ -204,23 +229,23 @@ inline void WriteOwnOutput(const Op& op, const Ptrs& in, int me, int n, size_t e
 }
 
 inline void Collective(const Op& op) {
-  ref::Engine& e = ref::E();
-  const int me = ref::t_rank, n = e.world;
+  const Comm c = CommOf(op.comm);
+  const int me = c.me, n = c.n;
   const Staging staging = StagingOf(op, me, n);
   void* mine = Stage(staging.sends ? op.send : nullptr, staging.sends ? staging.bytes : 0);
-  e.slots[static_cast<size_t>(me)] = mine;
-  NoteCall(op, me);
-  Meet();
+  c.slots[me] = mine;
+  NoteCall(op, c);
+  Meet(c);
   try {
-    CheckSameCalls(n);
+    CheckSameCalls(c);
   } catch (...) {
     cudaFree(mine);
     throw;
   }
   Ptrs in{};
-  for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
+  for (int q = 0; q < n; ++q) in.p[q] = c.slots[q];
   WriteOwnOutput(op, in, me, n, staging.elem_bytes, nullptr);
-  Meet();
+  Meet(c);
   cudaFree(mine);
 }
 
@@ -237,16 +262,18 @@ inline void Execute(const std::vector<Op>& ops) {
     throw std::runtime_error("emulated NCCL: a call from a thread that is not one of the program's ranks");
   std::vector<bool> captured;  // per op: its stream is being captured into a graph (decided once)
   for (const Op& op : ops) {
+    const Comm c = CommOf(op.comm);
     captured.push_back(Capturing(op.stream));
+    if (captured.back() && c.group)
+      throw std::runtime_error("emulated NCCL: a call on a communicator ncclCommSplit made, captured into a CUDA graph, "
+                               "is not emulated");
     if (!captured.back()) Check(cudaStreamSynchronize(op.stream), "waiting for the call's stream");
-    if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= ref::E().world))
+    if ((op.kind == Kind::kSend || op.kind == Kind::kRecv) && (op.peer < 0 || op.peer >= c.n))
       throw std::runtime_error("emulated NCCL: a send or receive with peer " + std::to_string(op.peer) + " of " +
-                               std::to_string(ref::E().world) + " ranks");
-    if (Rooted(op.kind) &&
-        (op.root < 0 || op.root >= ref::E().world))
-      throw std::runtime_error("emulated NCCL: root " + std::to_string(op.root) + " of " + std::to_string(ref::E().world) +
-                               " ranks");
-    const std::string small = TooSmall(op.kind, op.count, cuco::NcclTypeBytes(op.type), me, ref::E().world, op.root,
+                               std::to_string(c.n) + " ranks");
+    if (Rooted(op.kind) && (op.root < 0 || op.root >= c.n))
+      throw std::runtime_error("emulated NCCL: root " + std::to_string(op.root) + " of " + std::to_string(c.n) + " ranks");
+    const std::string small = TooSmall(op.kind, op.count, cuco::NcclTypeBytes(op.type), c.me, c.n, op.root,
                                        op.send ? ref::AllocationBytes(op.send) : 0,
                                        op.recv ? ref::AllocationBytes(op.recv) : 0);
     if (!small.empty()) throw std::runtime_error(small);
@@ -256,8 +283,9 @@ inline void Execute(const std::vector<Op>& ops) {
     if (const Op& op = ops[i]; op.kind == Kind::kSend) {
       const size_t bytes = op.count * cuco::NcclTypeBytes(op.type);
       MailItem item = captured[i] ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
+      const Comm c = CommOf(op.comm);
       std::lock_guard<std::mutex> lock(m.mu);
-      m.box[{me, op.peer}].push_back(item);
+      m.box[{c.group ? c.group->id : -1, me, c.World(op.peer)}].push_back(item);
       m.cv.notify_all();
     }
   for (size_t i = 0; i < ops.size(); ++i)
@@ -268,8 +296,9 @@ inline void Execute(const std::vector<Op>& ops) {
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind != Kind::kRecv) continue;
+    const Comm c = CommOf(op.comm);
     std::unique_lock<std::mutex> lock(m.mu);
-    auto& q = m.box[{op.peer, me}];
+    auto& q = m.box[{c.group ? c.group->id : -1, c.World(op.peer), me}];
     if (!m.cv.wait_for(lock, std::chrono::duration<double>(ref::kWaitLimitS), [&] { return !q.empty(); }))
       throw std::runtime_error("an emulated ncclRecv from rank " + std::to_string(op.peer) + " waited " +
                                std::to_string(ref::kWaitLimitS) + " s for its ncclSend");
@@ -296,7 +325,8 @@ inline void Execute(const std::vector<Op>& ops) {
 inline thread_local int t_group_depth = 0;
 inline thread_local std::vector<Op> t_pending;
 
-inline ncclResult_t Post(const Op& op) {
+inline ncclResult_t Post(Op op, ncclComm_t comm) {
+  op.comm = comm;
   if (t_group_depth > 0) {
     t_pending.push_back(op);
     return ncclSuccess;
@@ -320,39 +350,39 @@ inline ncclResult_t GroupEnd() {
 }
 // A call on another GPU's communicator (projection.h) does nothing.
 inline ncclResult_t AllReduce(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllReduce, s, r, n, t, op, 0, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllReduce, s, r, n, t, op, 0, 0, st}, comm);
 }
 inline ncclResult_t Broadcast(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kBroadcast, s, r, n, t, ncclSum, root, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kBroadcast, s, r, n, t, ncclSum, root, 0, st}, comm);
 }
 inline ncclResult_t Bcast(void* b, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
   return Broadcast(b, b, n, t, root, c, st);
 }
 inline ncclResult_t ReduceTo(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t comm,
                              cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduce, s, r, n, t, op, root, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduce, s, r, n, t, op, root, 0, st}, comm);
 }
 inline ncclResult_t AllGather(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllGather, s, r, n, t, ncclSum, 0, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAllGather, s, r, n, t, ncclSum, 0, 0, st}, comm);
 }
 inline ncclResult_t ReduceScatter(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
                                   cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kReduceScatter, s, r, n, t, op, 0, 0, st}, comm);
 }
 inline ncclResult_t AlltoAll(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAlltoAll, s, r, n, t, ncclSum, 0, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kAlltoAll, s, r, n, t, ncclSum, 0, 0, st}, comm);
 }
 inline ncclResult_t Gather(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kGather, s, r, n, t, ncclSum, root, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kGather, s, r, n, t, ncclSum, root, 0, st}, comm);
 }
 inline ncclResult_t Scatter(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kScatter, s, r, n, t, ncclSum, root, 0, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kScatter, s, r, n, t, ncclSum, root, 0, st}, comm);
 }
 inline ncclResult_t Send(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kSend, s, nullptr, n, t, ncclSum, 0, peer, st}, comm);
 }
 inline ncclResult_t Recv(void* r, size_t n, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
-  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kRecv, nullptr, r, n, t, ncclSum, 0, peer, st});
+  return cuco_program::proj::IsForeign(comm) ? ncclSuccess : Post({Kind::kRecv, nullptr, r, n, t, ncclSum, 0, peer, st}, comm);
 }
 
 }  // namespace cuco_program::emu

@@ -104,19 +104,19 @@ inline DeviceCounters*& SharedCounters() {
 }
 
 inline void CapturedCollective(const Op& op) {
-  ref::Engine& e = ref::E();
-  const int me = ref::t_rank, n = e.world;
+  const Comm world = CommOf(nullptr);  // a split's calls are not captured (Execute refuses them)
+  const int me = world.me, n = world.n;
   const Staging staging = StagingOf(op, me, n);
   void* mine = CapturedAlloc(staging.sends ? staging.bytes : 0, false);
   if (me == 0) SharedCounters() = static_cast<DeviceCounters*>(CapturedAlloc(sizeof(DeviceCounters), true));
-  e.slots[static_cast<size_t>(me)] = mine;
-  NoteCall(op, me);
-  Meet();
-  CheckSameCalls(n);
+  world.slots[me] = mine;
+  NoteCall(op, world);
+  Meet(world);
+  CheckSameCalls(world);
   Ptrs in{};
-  for (int q = 0; q < n; ++q) in.p[q] = e.slots[static_cast<size_t>(q)];
+  for (int q = 0; q < n; ++q) in.p[q] = world.slots[q];
   DeviceCounters* c = SharedCounters();
-  Meet();  // every rank has read the slots and the counters before a later call sets them
+  Meet(world);  // every rank has read the slots and the counters before a later call sets them
   const cudaStream_t s = op.stream;
   if (staging.sends) CopyOn(mine, op.send, staging.bytes, s, "staging copy");
   CapturedMeetKernel<<<1, 1, 0, s>>>(c, me, n);

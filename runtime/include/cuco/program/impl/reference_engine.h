@@ -31,6 +31,7 @@
 #include <cuco/harness.h>
 #include <cuco/impl/host_value.h>
 #include <cuco/impl/random.h>
+#include <cuco/program/impl/emulated_groups.h>
 #include <cuco/program/impl/left_alone.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
@@ -97,6 +98,12 @@ struct Engine {
 inline Engine& E() {
   static Engine engine;
   return engine;
+}
+
+// A rank failed: no rank waits for it, in the world's barrier or a split's (emulated_groups.h).
+inline void BreakBarriers(Engine& e) {
+  e.barrier.Break();
+  emu::AllGroups().BreakAll();
 }
 inline thread_local int t_rank = -1;
 constexpr double kWaitLimitS = 120;
@@ -212,7 +219,7 @@ inline void RankThread(int q) {
   } catch (...) {
     error = "the program threw an exception on rank " + std::to_string(q);
   }
-  if (!error.empty()) e.barrier.Break();
+  if (!error.empty()) BreakBarriers(e);
   std::lock_guard<std::mutex> lock(e.state_mu);
   if (!error.empty() && !e.refusal.empty()) error += " (after cuco refused a call: " + e.refusal + ")";
   Rank& r = *e.ranks[static_cast<size_t>(q)];
@@ -242,7 +249,7 @@ inline void DriverThread() {
   } catch (...) {
     error = "the program threw an exception";
   }
-  if (!error.empty()) e.barrier.Break();
+  if (!error.empty()) BreakBarriers(e);
   std::lock_guard<std::mutex> lock(e.state_mu);
   for (auto& r : e.ranks)
     if (!r->serving) {
@@ -341,7 +348,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
         e.thread_error = "the program reached its timed loop on a thread that is none of its ranks (one it started "
                          "some way cuco init did not see; cuco follows std::thread, its emplace_back and pthread_create)";
     }
-    e.barrier.Break();
+    BreakBarriers(e);
     e.cv.notify_all();
     // Only this thread ends (its destructors run): an exception would leave the program's thread
     // function uncaught, and std::terminate would take the supervisor down with it.
@@ -385,7 +392,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     } catch (...) {
       err = "the iteration threw an exception";
     }
-    if (!err.empty()) e.barrier.Break();
+    if (!err.empty()) BreakBarriers(e);
     lock.lock();
     if (!err.empty() && r.error.empty()) r.error = err + " (rank " + std::to_string(t_rank) + ")";
     r.done = r.requested;
@@ -401,7 +408,7 @@ inline bool program_stopping() {
 inline intptr_t thread_rank_token() { return ref::t_rank; }
 inline void thread_failed(const std::string& what) {
   ref::Engine& e = ref::E();
-  e.barrier.Break();
+  BreakBarriers(e);
   std::lock_guard<std::mutex> lock(e.state_mu);
   const int q = ref::t_rank >= 0 && ref::t_rank < e.world ? ref::t_rank : 0;
   if (q >= static_cast<int>(e.ranks.size())) return;

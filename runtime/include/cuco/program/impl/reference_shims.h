@@ -112,10 +112,21 @@ inline ncclResult_t CommInitAll(ncclComm_t* comms, int ndev, const int* devlist)
   return ncclSuccess;
 }
 inline ncclResult_t CommDestroy(ncclComm_t) { return ncclSuccess; }
-inline ncclResult_t CommCount(ncclComm_t, int* n) { return (*n = E().world), ncclSuccess; }
-// The rank a communicator is: another GPU's (foreign), or a token's own (CommToken), else the caller's.
+// A split's communicator (emulated_groups.h): its group, and the caller's index in it in *index.
+inline emu::Group* GroupOf(ncclComm_t c, int* index) {
+  int id = -1;
+  return emu::IsGroupToken(reinterpret_cast<uintptr_t>(c), &id, index) ? emu::AllGroups().ById(id) : nullptr;
+}
+inline ncclResult_t CommCount(ncclComm_t c, int* n) {
+  int index = 0;
+  const emu::Group* g = GroupOf(c, &index);
+  return (*n = g ? static_cast<int>(g->members.size()) : E().world), ncclSuccess;
+}
+// The rank a communicator is: another GPU's (foreign), a split's index, or a token's own
+// (CommToken), else the caller's.
 inline int RankOf(ncclComm_t c) {
   const uintptr_t v = reinterpret_cast<uintptr_t>(c);
+  if (int index = 0; GroupOf(c, &index) != nullptr) return index;
   if (proj::IsForeign(c)) return static_cast<int>(v & 0xFFFF);
   if (v >= 0x1000 && v < 0x1000 + static_cast<uintptr_t>(E().world)) return static_cast<int>(v - 0x1000);
   return t_rank;
@@ -143,19 +154,35 @@ inline ncclResult_t CommInitRankScalable(ncclComm_t* comm, int nranks, int r, in
   return CommInitRank(comm, nranks, ncclUniqueId{}, r);
 }
 // A split every rank makes with one color, ordered by rank, is the world again; another GPU's
-// communicator stays another GPU's. The emulation has no other communicator.
+// communicator stays another GPU's. Any other split of the world makes a group per colour
+// (emulated_groups.h), members ordered by key then rank; a rank of NCCL_SPLIT_NOCOLOR gets none.
+inline thread_local int t_splits = 0;  // this rank's ncclCommSplit calls so far (every rank's are in one order)
 inline ncclResult_t CommSplit(ncclComm_t c, int color, int key, ncclComm_t* out, ncclConfig_t*) {
   if (proj::IsForeign(c)) return (*out = c), ncclSuccess;
+  if (int index = 0; GroupOf(c, &index) != nullptr) {
+    Refuse("ncclCommSplit of a communicator a split made is not emulated: the reference splits the world's only");
+    return ncclInvalidUsage;
+  }
   const int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(E().world));
   host_allgather(mine, all.data(), sizeof mine);
-  for (int q = 0; q < E().world; ++q)
-    if (all[2 * q] != color || (q > 0 && all[2 * q + 1] < all[2 * q - 1])) {
-      Refuse("ncclCommSplit into several groups (or reordered) is not emulated: the reference runs one communicator "
-             "of every rank");
-      return ncclInvalidUsage;
-    }
-  *out = color == NCCL_SPLIT_NOCOLOR ? nullptr : c;
+  const int serial = t_splits++;
+  if (emu::SplitIsWorld(all)) {
+    *out = color == NCCL_SPLIT_NOCOLOR ? nullptr : c;
+    return ncclSuccess;
+  }
+  if (proj::kProjected) {
+    Refuse("ncclCommSplit into several groups in a program driving every GPU from one process is not emulated");
+    return ncclInvalidUsage;
+  }
+  if (color == NCCL_SPLIT_NOCOLOR) return (*out = nullptr), ncclSuccess;
+  const std::vector<int> members = emu::SplitMembers(all, color);
+  if (members.size() > static_cast<size_t>(emu::kGroupRanks)) {
+    Refuse("ncclCommSplit into a group of more than 64 ranks is not emulated");
+    return ncclInvalidUsage;
+  }
+  emu::Group* g = emu::AllGroups().Join(serial, color, members);
+  *out = reinterpret_cast<ncclComm_t>(emu::GroupToken(g->id, g->IndexOf(t_rank)));
   return ncclSuccess;
 }
 // What the emulation cannot do: said, and the program's own error check ends it.
