@@ -168,16 +168,6 @@ void Fold(ErrorFigures* e, const nlohmann::json& c) {
   e->checks += 1;
 }
 
-// Output elements rank metrics `m`'s checks found the program itself leaves alone (the most of
-// any check: a program's own reference, cuco/program/impl/left_alone.h). Their poison is allowed.
-long long LeftAlone(const nlohmann::json& m) {
-  long long most = 0;
-  if (m.contains("checks") && m["checks"].is_array())
-    for (const auto& c : m["checks"])
-      if (c.is_object()) most = std::max(most, std::max(0LL, Int(c, "left_alone")));
-  return most;
-}
-
 // The supervisor scans every timed iteration's whole output (verified or not) for poison left and
 // NaN/Inf: the first iteration that shows either, as a reason; "" when all are clean. Poison is
 // allowed in `left_alone` elements. A rank whose scans do not cover every timed iteration is the
@@ -282,10 +272,11 @@ void FoldWorstRank(const ErrorFigures& rank_errors, ErrorFigures* e_out) {
   }
 }
 
-// Rank r's timing block (metrics `m`): present and valid, the timed scan clean, nothing left running
+// Rank r's timing block (metrics `m`): present and valid, the timed scan clean (poison allowed in
+// the `left_alone` elements its checks found the program itself leaves alone), nothing left running
 // after the timed region; the verdict's timing is the slowest rank's. Failures go to *v.
-void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& expect, StageVerdict* v,
-                     std::vector<double>* medians) {
+void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& expect, long long left_alone,
+                     StageVerdict* v, std::vector<double>* medians) {
   auto fail = [&](EvalStatus s, std::string why) { NoteFirstFailure(v, s, std::move(why)); };
   if (!m.contains("timing") || !m["timing"].is_object()) {
     fail(EvalStatus::kRuntimeError, fmt::format("rank {} reported no timing", r));
@@ -301,7 +292,7 @@ void JudgeRankTiming(const nlohmann::json& m, int r, const StageExpectations& ex
   }
   if (!expect.timing_only) {  // a bound part's outputs are incomplete by design: figures only
     std::string broken;
-    const std::string scan = TimedScanFailure(t, r, LeftAlone(m), &broken);
+    const std::string scan = TimedScanFailure(t, r, left_alone, &broken);
     if (!broken.empty()) fail(EvalStatus::kRuntimeError, broken);
     if (!scan.empty()) fail(EvalStatus::kWrongResult, scan);
   }
@@ -409,7 +400,7 @@ StageVerdict JudgeMetricsTexts(const std::vector<RankMetricsText>& ranks, const 
     }
     const ErrorFigures rank_errors = JudgeRankChecks(m, r, expect, tol, &v);
     FoldWorstRank(rank_errors, &v.errors);
-    if (expect.expect_timing) JudgeRankTiming(m, r, expect, &v, &medians);
+    if (expect.expect_timing) JudgeRankTiming(m, r, expect, rank_errors.left_alone, &v, &medians);
   }
   v.timing.rank_median_ms = medians;
   if (expect.timing_only && v.status == EvalStatus::kOk) {
