@@ -226,15 +226,13 @@ std::set<std::string> QuietMemberCalls(const ProgramFacts& f, const std::string&
     if (!t[i].ident || !comm.count(t[i].text) || t[i + 1].text != "(") continue;
     const auto defining = records.find(t[i].text);
     if (defining == records.end() || defining->second.size() < 2) continue;  // one class: no two methods to tell apart
-    size_t object = t.size();
-    if (t[i - 1].text == ".") object = i - 2;
-    if (i >= 3 && t[i - 1].text == ">" && t[i - 2].text == "-") object = i - 3;
-    if (object >= t.size() || !t[object].ident) continue;
+    const size_t object = MemberObject(t, i);
+    if (object >= t.size()) continue;
     const std::string& obj = t[object].text;
     std::string type;
     for (const std::string& r : defining->second) {  // `R obj`, `R* obj`, `R& obj`, in fn or anywhere (a global)
       const std::regex decl("\\b" + r + "\\s*[*&]?\\s*\\b" + obj + "\\b\\s*[({;=,\\[]");
-      if (std::regex_search(def, decl) || std::regex_search(code, decl)) {
+      if (std::regex_search(code, decl)) {  // fn's definition is part of the code
         if (!type.empty() && type != r) type = "?";
         else type = r;
       }

@@ -110,15 +110,20 @@ size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
   return t.size();
 }
 
+size_t MemberObject(const std::vector<Tok>& t, size_t i) {
+  size_t object = t.size();
+  if (i >= 2 && i < t.size() && t[i - 1].text == ".") object = i - 2;
+  if (i >= 3 && i < t.size() && t[i - 1].text == ">" && t[i - 2].text == "-") object = i - 3;
+  return object < t.size() && t[object].ident ? object : t.size();
+}
+
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
   for (size_t i = from; i <= to && i < t.size(); ++i) {
     if (!(t[i].ident && names.count(t[i].text) && i + 1 < t.size() && (t[i + 1].text == "(" || t[i + 1].text == "<")))
       continue;
     // `object.method(` or `object->method(` listed as "object.method": that object's method reaches nothing.
-    size_t object = t.size();
-    if (i >= 2 && t[i - 1].text == ".") object = i - 2;
-    if (i >= 3 && t[i - 1].text == ">" && t[i - 2].text == "-") object = i - 3;
-    if (object < t.size() && t[object].ident && names.count(t[object].text + "." + t[i].text)) continue;
+    const size_t object = MemberObject(t, i);
+    if (object < t.size() && names.count(t[object].text + "." + t[i].text)) continue;
     return true;
   }
   return false;

@@ -29,6 +29,10 @@ size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor = 0);
 // their bodies and else, or up to its `;`); t.size() when it does not end.
 size_t StatementEnd(const std::vector<Tok>& t, size_t i);
 
+// The index of the object token `i` is a member of (`object.name`, `object->name`), when that token
+// is an identifier; t.size() otherwise.
+size_t MemberObject(const std::vector<Tok>& t, size_t i);
+
 // Whether tokens [from, to] call one of `names` (`name(` or `name<`). An entry "object.method"
 // says that object's method reaches none of them, whatever another class's method of that name does
 // (`fc1.forward(` then calls nothing of `names`, though "forward" is one).
