@@ -299,12 +299,15 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
   // the file as written, so that the served text keeps the conditional whole.
   const std::string active = WithoutInactiveLines(*f.analysis, f.analysis->path, f.raw);
+  std::map<std::string, std::set<std::string>> quiet_of;  // fn -> its QuietMemberCalls, found once (and traced once)
   auto find = [&](const std::set<std::string>& fn_comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
-    std::set<std::string> comm = fn_comm;
-    for (const std::string& q : QuietMemberCalls(f, fn, fn_comm)) {
-      comm.insert(q);
-      trace->Add(fmt::format("{}: reaches no communication (its class's method of that name does not; another class's does)", q));
+    if (!quiet_of.count(fn)) {
+      quiet_of[fn] = QuietMemberCalls(f, fn, fn_comm);
+      for (const std::string& q : quiet_of[fn])
+        trace->Add(fmt::format("{}: reaches no communication (its class's method of that name does not; another class's does)", q));
     }
+    std::set<std::string> comm = fn_comm;
+    comm.insert(quiet_of[fn].begin(), quiet_of[fn].end());
     Result<TimedLoop> chosen = FindTimedLoop(f.file, active, comm, fn, lambda, s);
     if (active == f.raw || !chosen.ok() ||
         active.compare(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin) == 0)
