@@ -228,8 +228,8 @@ inline void WriteOwnOutput(const Op& op, const Ptrs& in, int me, int n, size_t e
   }
 }
 
-inline void Collective(const Op& op) {
-  const Comm c = CommOf(op.comm);
+// `c`: the communicator op.comm is (CommOf).
+inline void Collective(const Op& op, const Comm& c) {
   const int me = c.me, n = c.n;
   const Staging staging = StagingOf(op, me, n);
   void* mine = Stage(staging.sends ? op.send : nullptr, staging.sends ? staging.bytes : 0);
@@ -261,8 +261,9 @@ inline void Execute(const std::vector<Op>& ops) {
   if (me < 0 || me >= ref::E().world)
     throw std::runtime_error("emulated NCCL: a call from a thread that is not one of the program's ranks");
   std::vector<bool> captured;  // per op: its stream is being captured into a graph (decided once)
+  std::vector<Comm> comms;     // per op: the communicator it is on (looked up once)
   for (const Op& op : ops) {
-    const Comm c = CommOf(op.comm);
+    const Comm& c = comms.emplace_back(CommOf(op.comm));
     captured.push_back(Capturing(op.stream));
     if (captured.back() && c.group)
       throw std::runtime_error("emulated NCCL: a call on a communicator ncclCommSplit made, captured into a CUDA graph, "
@@ -283,7 +284,7 @@ inline void Execute(const std::vector<Op>& ops) {
     if (const Op& op = ops[i]; op.kind == Kind::kSend) {
       const size_t bytes = op.count * cuco::NcclTypeBytes(op.type);
       MailItem item = captured[i] ? CapturedSendStart(op) : MailItem{Stage(op.send, bytes), bytes, nullptr};
-      const Comm c = CommOf(op.comm);
+      const Comm& c = comms[i];
       std::lock_guard<std::mutex> lock(m.mu);
       m.box[{c.group ? c.group->id : -1, me, c.World(op.peer)}].push_back(item);
       m.cv.notify_all();
@@ -291,12 +292,12 @@ inline void Execute(const std::vector<Op>& ops) {
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind != Kind::kSend && ops[i].kind != Kind::kRecv) {
       if (captured[i]) CapturedCollective(ops[i]);
-      else Collective(ops[i]);
+      else Collective(ops[i], comms[i]);
     }
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind != Kind::kRecv) continue;
-    const Comm c = CommOf(op.comm);
+    const Comm& c = comms[i];
     std::unique_lock<std::mutex> lock(m.mu);
     auto& q = m.box[{c.group ? c.group->id : -1, c.World(op.peer), me}];
     if (!m.cv.wait_for(lock, std::chrono::duration<double>(ref::kWaitLimitS), [&] { return !q.empty(); }))
