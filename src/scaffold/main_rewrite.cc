@@ -43,6 +43,22 @@ bool Timed(const std::vector<Tok>& t, size_t loop_tok) {
   return false;
 }
 
+// The loop at `loop_tok` reads a clock in its own body (not in a loop nested in it): it times each
+// pass itself (`start = now(); ncclBruck(...); stop = now();` inside `for (j < runs)`).
+bool TimedPerPass(const std::vector<Tok>& t, size_t loop_tok) {
+  if (loop_tok + 1 >= t.size() || t[loop_tok + 1].text != "(") return false;
+  const size_t end = StatementEnd(t, loop_tok);
+  for (size_t k = Match(t, loop_tok + 1) + 1; k < end && k < t.size(); ++k) {
+    if (t[k].ident && (t[k].text == "for" || t[k].text == "while" || t[k].text == "do")) {
+      k = StatementEnd(t, k);
+      continue;
+    }
+    if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
+      return true;
+  }
+  return false;
+}
+
 // What the harness serves: a loop (one iteration per pass) or statements run whole (`region`).
 struct Chosen {
   size_t first = 0, last = 0;
@@ -176,14 +192,15 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
     // A loop that is not timed itself but holds one that is (a sweep over message sizes around
-    // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`): the timed one is the iteration.
+    // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`, or around a loop timing each of
+    // its passes): the timed one is the iteration.
     while (search.forced_line == 0 && !Timed(t, c.first)) {
       size_t inner = t.size(), inner_end = t.size();
       const size_t body = Match(t, c.first + 1) + 1;
       for (size_t i = body; i < c.last; ++i)
         if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
           const size_t end = StatementEnd(t, i);
-          if (end < c.last && Calls(t, i, end, names) && Timed(t, i)) inner = i, inner_end = end;
+          if (end < c.last && Calls(t, i, end, names) && (Timed(t, i) || TimedPerPass(t, i))) inner = i, inner_end = end;
         }
       if (inner >= t.size()) break;
       // A clock started by the outer body's first statement times the whole pass (a step of

@@ -214,6 +214,39 @@ TEST(TimedLoop, ASweepsTimedInnerLoopIsTheIteration) {
   EXPECT_EQ(outer->line, 3);
 }
 
+TEST(TimedLoop, ASweepAroundALoopTimingEachPassServesThatLoop) {
+  // The timed loop reads the clock inside its body, around each pass; the sweep around it allocates
+  // per size and writes a log: the inner loop is the iteration, not the sweep, nor the warm-up.
+  const std::string text =
+      "int main() {\n"                                                             // 1
+      "  for (int i = 1000; i <= 80000; i += 1000) {\n"                             // 2
+      "    cudaMalloc(&d_send, bytes);\n"                                           // 3
+      "    for (int j = 0; j < 5; j++) ncclAllToAll(d_send, d_recv);\n"             // 4: warm-up
+      "    std::vector<float> times(runs);\n"                                       // 5
+      "    for (int j = 0; j < runs; j++) {\n"                                      // 6
+      "      auto start = std::chrono::high_resolution_clock::now();\n"             // 7
+      "      ncclAllToAll(d_send, d_recv);\n"                                       // 8
+      "      do { ncclCommGetAsyncError(comm, &state); } while (state == 7);\n"     // 9
+      "      auto stop = std::chrono::high_resolution_clock::now();\n"              // 10
+      "    }\n"                                                                     // 11
+      "    log << times[0];\n"                                                      // 12
+      "  }\n"                                                                       // 13
+      "}\n";
+  auto loop = FindTimedLoop("m.cu", text, {"ncclAllToAll"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 6);
+  EXPECT_EQ(loop->end_line, 11);
+  EXPECT_EQ(loop->sweep_line, 2);
+  // Without the clock in its body the inner loop is no timed loop: the sweep stays the iteration.
+  std::string untimed = text;
+  for (const char* clock : {"      auto start = std::chrono::high_resolution_clock::now();\n",
+                            "      auto stop = std::chrono::high_resolution_clock::now();\n"})
+    untimed.erase(untimed.find(clock), std::string(clock).size());
+  auto outer = FindTimedLoop("m.cu", untimed, {"ncclAllToAll"});
+  ASSERT_TRUE(outer.ok()) << outer.status().message();
+  EXPECT_EQ(outer->line, 2);
+}
+
 TEST(TimedLoop, AClockStartedFirstInTheOuterBodyTimesTheWholeStep) {
   // A step of micro-batches: the clock starts as the outer body's first statement, so the step is
   // the iteration, not a sweep around the micro-batch loop.
