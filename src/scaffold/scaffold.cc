@@ -77,6 +77,35 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
   return Status::Ok();
 }
 
+// Ok, or why the harness cannot be served: code in its EVOLVE blocks that candidates may not run
+// (a log file written in the iteration, `ofstream`), named at the program's own file:line where
+// the line is the program's as written (else at the harness file's), with what the user can do.
+Status ServedCodeAllowed(const ProgramHarness& ph, const ProgramFacts& f, const std::vector<ProgramFile>& more) {
+  for (const auto& [name, text] : ph.files) {
+    if (text.find("EVOLVE-BLOCK-START") == std::string::npos) continue;
+    Result<std::vector<DenyHit>> hits = ScanEvolveBlocks(text, "harness/" + name);
+    if (!hits.ok() || hits->empty()) continue;
+    const DenyHit& h = hits->front();
+    const std::vector<std::string> lines = SplitLines(text);
+    const std::string served = h.line >= 1 && h.line <= static_cast<int>(lines.size()) ? Trim(lines[h.line - 1]) : "";
+    std::string where = fmt::format("harness/{}:{}", name, h.line);
+    std::vector<std::pair<std::string, std::string>> own = {{f.file, f.raw}};
+    for (const ProgramFile& pf : more) own.push_back({pf.name, pf.text});
+    bool found = false;
+    for (const auto& [file, raw] : own) {
+      const std::vector<std::string> program_lines = SplitLines(raw);
+      for (size_t i = 0; i < program_lines.size() && !found && !served.empty(); ++i)
+        if (Trim(program_lines[i]) == served) where = fmt::format("{}:{}", file, i + 1), found = true;
+      if (found) break;
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{}: the iteration cuco init would serve uses '{}' ({}), which code inside EVOLVE blocks may not: candidates "
+        "could never run it; take it out of the timed loop, or name another loop with --loop file:line",
+        where, h.token, h.category));
+  }
+  return Status::Ok();
+}
+
 // The guesses as ScaffoldReport reports them (defaults where a regex was not guessed).
 void FillReport(const ProgramFacts& f, const HarnessSizes& sizes, ScaffoldReport* rep) {
   rep->world_size = f.world.size;
@@ -215,6 +244,8 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   };
   // harness/: the program itself as a harness-mode workload when init can make one, else a skeleton.
   Result<ProgramHarness> ph = MakeProgramHarness(f, *more, &rep.explain);
+  if (ph.ok())
+    if (Status served = ServedCodeAllowed(*ph, f, *more); !served.ok()) ph = served;
   if (ph.ok()) {
     for (const auto& [name, text] : ph->files) files.push_back({harness / name, text});
     rep.harness_ready = true;

@@ -538,6 +538,34 @@ int main(int argc, char** argv) {
   EXPECT_EQ(seed.find("cuco_bind.input(\"host\""), std::string::npos) << seed;
 }
 
+// A timed loop that writes a log file each pass cannot be served: candidates may not write files.
+// init says so at the program's own line, and writes the skeleton (never a seed its deny-list refuses).
+TEST_F(ScaffoldTest, AnIterationWritingAFileIsASkeletonSayingWhere) {
+  const std::string program = Write("logged.cu", R"(#include <fstream>
+#include <cuda_runtime.h>
+#include <nccl.h>
+int main(int argc, char** argv) {
+  const size_t n = 4096;
+)" + std::string(kOneRankSetup) + R"(  float *x, *y;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  for (int it = 0; it < 10; ++it) {
+    ncclAllReduce(x, y, n, ncclFloat, ncclSum, comm, s);
+    std::ofstream log("run.log", std::ios_base::app);
+    log << it << std::endl;
+  }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program);
+  EXPECT_FALSE(r.harness_ready);
+  EXPECT_NE(r.harness_reason.find("logged.cu:17: the iteration cuco init would serve uses 'ofstream'"), std::string::npos)
+      << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("--loop file:line"), std::string::npos) << r.harness_reason;
+  const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
+  EXPECT_TRUE(CheckDenyList(seed, "seed.cu").ok()) << CheckDenyList(seed, "seed.cu").message();
+}
+
 // A private member of the object whose method the loop calls is bound through the object (the
 // layer's weights, `layer.w_`), its class's members made public in the harness's copies.
 TEST_F(ScaffoldTest, AClassMemberIsBoundThroughItsObject) {
