@@ -56,6 +56,45 @@ bool AllocatedEmpty(const Analysis& a, const std::string& name, const ProgramDef
   return any;
 }
 
+// Whether main gives `name` host memory before the loop (`name = new int[n]`, `malloc(...)`,
+// `calloc(...)`, a std::vector): the host side of a copy whose direction the code does not spell
+// (`cudaMemcpy(d_x, name, bytes, cudaMemcpyDefault)`), never a device buffer to bind.
+// A host array of device pointers (pointer_arrays.h) is not such memory: its entries are buffers.
+bool HostAllocated(const std::string& name, const std::string& main_before_loop) {
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  if (!std::regex_match(name, identifier) || IsPointerArray(main_before_loop, name)) return false;
+  const std::regex allocated("\\b" + name +
+                             R"(\s*=\s*(?:\([^()]*\)\s*)?(?:new\b|(?:std::)?(?:malloc|calloc|aligned_alloc|realloc)\s*\())");
+  const std::regex vector(R"(\bstd::vector\s*<[^;{}]*>\s*)" + name + "\\b");
+  return std::regex_search(main_before_loop, allocated) || std::regex_search(main_before_loop, vector);
+}
+
+// Why main cannot bind the buffer `expr` of the iteration (Bindable said no), in words a user can
+// act on: a host array of device pointers holding several (the length the program gives it), a
+// name the loop's function does not declare before its loop, or neither; "" when `expr` is no
+// variable at all (a qualified name, a function the lexical scan took for one).
+std::string WhyUnbound(const std::string& expr, const std::string& main_before_loop, const ProgramDefaults& run,
+                       const std::string& loop_fn) {
+  static const std::regex head(R"(^([A-Za-z_]\w*))");
+  std::smatch m;
+  if (expr.find("::") != std::string::npos || !std::regex_search(expr, m, head)) return "";
+  const std::string base = m[1].str();
+  if (IsPointerArray(main_before_loop, base)) {
+    const std::string length = PointerArrayLength(main_before_loop, base);
+    const std::optional<int64_t> n = length.empty() ? std::nullopt : ValueUnder(length, run);
+    return fmt::format("a host array of device pointers (one per GPU the process drives, or per peer or layer; its "
+                       "length {}): the harness runs one GPU per rank, and binds such an array only when it holds one "
+                       "pointer (the program started to drive one GPU per process)",
+                       length.empty() ? "not found" : n ? fmt::format("`{}` = {}", length, *n)
+                                                                   : fmt::format("`{}`", length));
+  }
+  if (std::regex_search(main_before_loop, std::regex("\\b" + base + "\\s*\\("))) return "";  // called: a function
+  if (!std::regex_search(main_before_loop, std::regex("\\b" + base + "\\b")))
+    return fmt::format("`{}` is not declared in {} before its loop (a helper's local, or a member of an object made "
+                       "elsewhere)", base, loop_fn);
+  return fmt::format("`{}` is not a pointer {} declares (an element of a per-layer array, or a container)", base, loop_fn);
+}
+
 // `expr` (`bufs`, or `bufs[i]` inside a per-GPU loop) names a host array of device pointers that
 // holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer,
 // with the length the program gives the array (`nDev`); nullopt otherwise.
@@ -253,6 +292,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   // Where nothing else is an output, a buffer the iteration writes and last copies to the host is: the
   // result the program reads back (an all-reduce's receive buffer, copied out and printed).
   const bool any_output = std::any_of(u.order.begin(), u.order.end(), is_output);
+  std::string unbound_output;  // the first output main cannot bind, and why (the skeleton's reason)
   for (const auto& marked_expr : u.order) {
     Role r;
     r.in = u.first_read[marked_expr];
@@ -279,6 +319,11 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                                marked_expr, only->length, only->entry));
         expr = probe = only->entry;
       }
+    if (HostAllocated(probe, before_loop)) {
+      trace->Add(fmt::format("`{}`: host memory (main allocates it with new, malloc or a std::vector): the host side "
+                             "of a copy, not a device buffer; the program's own is used", marked_expr));
+      continue;
+    }
     if (AllocatedEmpty(*f.analysis, probe, run)) {
       h.guesses.push_back(fmt::format("`{}`: allocated with no bytes (a null pointer): nothing to fill or compare, the "
                                       "program's own is used", marked_expr));
@@ -287,6 +332,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     }
     if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);
+      if (r.out && unbound_output.empty()) {
+        const std::string why = WhyUnbound(probe, before_loop, run, found.loop_fn);
+        if (!why.empty()) unbound_output = fmt::format("`{}`, which it writes: {}", marked_expr, why);
+      }
       continue;
     }
     const std::string name = BindName(expr);
@@ -319,7 +368,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   }
   if (h.outputs.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "
-                                               "checked", f.file, loop.line));
+                                               "checked{}",
+                                               f.file, loop.line, unbound_output.empty() ? "" : ": " + unbound_output));
   if (h.inputs.size() + h.outputs.size() > 16)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size()));

@@ -114,6 +114,27 @@ TEST(InitBindBuffers, ABufferOfNoBytesIsNotBound) {
   EXPECT_TRUE(Traced(b->guesses, {"`buf_d`", "allocated with no bytes"}));
 }
 
+// A copy whose direction the code does not spell (cudaMemcpyDefault) from host memory the program
+// allocates with new[] (ComputingElevatedLab's benchmarks): the host array is no device buffer, so
+// it is not bound (the reference would find no device allocation for it); the device side is.
+TEST(InitBindBuffers, HostMemoryCopiedWithTheDefaultKindIsNotBound) {
+  const std::string text = std::string(kCommHead) + R"(  int* h_send = new int[256];
+  for (int j = 0; j < 256; ++j) h_send[j] = j;
+  int *d_send, *d_recv;
+  cudaMalloc((void**)&d_send, 256 * sizeof(int));
+  cudaMalloc((void**)&d_recv, 256 * sizeof(int));
+  for (int it = 0; it < 10; ++it) {
+    cudaMemcpy(d_send, h_send, 256 * sizeof(int), cudaMemcpyDefault);
+    ncclAllReduce(d_send, d_recv, 256, ncclInt, ncclSum, comm, 0);
+  }
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("hostcopy.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.output(\"d_recv\", d_recv);"}));
+}
+
 // A process driving its GPUs through host arrays of device pointers (`float** send`,
 // `float* recv[2]`): neither array is one buffer, so neither is bound (the harness would take the
 // host array for device bytes), and with nothing else to check the program gets the skeleton.
@@ -150,6 +171,11 @@ int main(int argc, char** argv) {
   Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
   ASSERT_FALSE(b.ok()) << "bound: " << (b.ok() && !b->binds.empty() ? b->binds.front() : "");
   EXPECT_NE(b.status().message().find("no output of the iteration could be named"), std::string::npos) << b.status().message();
+  // The reason names the output and why, in words the user can act on.
+  EXPECT_NE(b.status().message().find("`recv`, which it writes: a host array of device pointers (one per GPU the "
+                                      "process drives, or per peer or layer; its length `2` = 2)"),
+            std::string::npos)
+      << b.status().message();
   EXPECT_TRUE(Traced(trace.lines, {"host array of device pointers"}));
 }
 
