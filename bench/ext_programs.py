@@ -43,11 +43,23 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/fasrc/User_Codes ROOT/fasrc-User_Codes   && git -C ROOT/fasrc-User_Codes checkout 7331c0ad576bf93886615d689cb0f6bb6526984c
   git clone https://github.com/huangeg/NCCL-Sandbox ROOT/NCCL-Sandbox     && git -C ROOT/NCCL-Sandbox checkout 7403887827f5eb0fce18690c1dc660a3a4508c9a
   git clone https://github.com/RWTH-HPC/SPMD-IR-Paper-Code-Base ROOT/spmd-ir && git -C ROOT/spmd-ir checkout 2fe12c15863af1cfd1936388eec55d1a6a1d7027
+  git clone https://github.com/1duo/mpi-nccl-tests ROOT/mpi-nccl-tests  && git -C ROOT/mpi-nccl-tests checkout 068e6a826cf8033ad8a6d0ccffe035ee41d65e04
+  git clone https://github.com/ComputingElevatedLab/nccl-collectives ROOT/nccl-collectives && git -C ROOT/nccl-collectives checkout 0dd817aef5d315216441af4247b59e4e00ac4404
+  git clone https://github.com/lemoinep/NCCL-cuBLAS-Multi-GPU ROOT/NCCL-cuBLAS-Multi-GPU && git -C ROOT/NCCL-cuBLAS-Multi-GPU checkout 74d72a79ed883c0492fd7747fc2d7eb7bab28a50
+  git clone https://github.com/msimberg/nccl-halo-exchange-miniapp ROOT/nccl-halo-exchange-miniapp \
+                                                                          && git -C ROOT/nccl-halo-exchange-miniapp checkout 79c2a66a2335026b580d44f715e22d16bb32dd94
+  git clone https://github.com/hamid-ramezani/nccl-examples ROOT/nccl-examples && git -C ROOT/nccl-examples checkout 6dfc7620f80a6e1d4a18644beeabbe9c8c9daa6e
+  git clone https://github.com/whitelok/nccl_allreduce_demo_without_mpi ROOT/nccl_allreduce_demo_without_mpi \
+                                                                          && git -C ROOT/nccl_allreduce_demo_without_mpi checkout 71df698663f386daf4f3b61bdf1f5028374a21cc
+  git clone https://github.com/swathimshetty19/async-ring-allreduce ROOT/async-ring-allreduce \
+                                                                          && git -C ROOT/async-ring-allreduce checkout 2e684ea4d574d8875ab077785f8f8c2192f03009
+  git clone https://github.com/Camixxx/nccl_gemm_example ROOT/nccl_gemm_example && git -C ROOT/nccl_gemm_example checkout 4fa45afdf95c39079da876a2760fecdb151a3f8b
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
-laplacian the later commit removed), the last three found after them, and gpu-benchmarks, fasrc/User_Codes, NCCL-Sandbox and spmd-ir found in stop 55. Of these FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT), spmd-ir Apache 2.0 with LLVM exceptions: none is copied here, each
+laplacian the later commit removed), the last three found after them, and gpu-benchmarks, fasrc/User_Codes, NCCL-Sandbox and spmd-ir found in stop 55; the last eight, found in
+stop 58, held out: put through init before any change for them. Of these FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT), spmd-ir Apache 2.0 with LLVM exceptions: none is copied here, each
 is fetched.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
@@ -60,6 +72,7 @@ FAS = "fasrc-User_Codes/GPU_Computing/Dist_GPU_Computing/NCCL_and_CUDA"
 G = f"g++ -I{CUDA}/include"
 L = f"-L{CUDA}/lib64 -lcudart -lnccl"
 MPI_I = "-I/usr/lib/x86_64-linux-gnu/openmpi/include -I/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi"
+MPI_L = "-L/usr/lib/x86_64-linux-gnu/openmpi/lib"
 P = [
   # name, cwd (under ROOT), files, build line, extra init args (`--args`: the arguments it is run with)
   ("nccl_ex_single_process", f"{NX}/01_communicators/01_multiple_devices_single_process/c", ["main.cc"], f"{G} main.cc -o multiple_devices_single_process {L}", []),
@@ -131,6 +144,16 @@ P = [
   ("spmd_splitcomm", "spmd-ir/Collectives-Verification-Benchmark-Suite/ExtensionToMicrobenchSuite/nccl", ["010-splittedComm-no.cpp"], f"nvcc {MPI_I} 010-splittedComm-no.cpp -o split -lnccl -lmpi", []),
   ("spmd_loop_barrier", "spmd-ir/Collectives-Verification-Benchmark-Suite/ExtensionToMicrobenchSuite/nccl", ["013-loop_barrier-no.cpp"], f"nvcc {MPI_I} 013-loop_barrier-no.cpp -o loopb -lnccl -lmpi", []),
   ("llmc_train_gpt2", "llm.c", ["train_gpt2.cu"], "nvcc -O3 -t=0 --use_fast_math -std=c++17 -DMULTI_GPU -DUSE_MPI -DENABLE_BF16 train_gpt2.cu -lcublas -lcublasLt -lnccl -lmpi -o train_gpt2cu", []),
+  ("duo_allreduce", "mpi-nccl-tests/benchmark", ["nccl_allreduce.cxx"], f"nvcc -x cu nccl_allreduce.cxx -o nccl_allreduce {MPI_I} {MPI_L} -lmpi_cxx -lmpi -lcudart -lnccl", []),
+  ("duo_threads", "mpi-nccl-tests/experiments", ["nccl-two-communicators-diff-types-with-threads.cu"], f"nvcc nccl-two-communicators-diff-types-with-threads.cu -o t {MPI_I} {MPI_L} -lmpi_cxx -lmpi -lnccl", []),
+  ("cel_exchange", "nccl-collectives/nccl-exchange", ["nccl-exchange.cu"], f"nvcc -dlto -lineinfo nccl-exchange.cu -o nccl-exchange.out -lmpi -lnccl {MPI_I} {MPI_L}", []),
+  ("cel_ata_bruck", "nccl-collectives/nccl-ata-bruck", ["nccl-ata-bruck.cu"], f"nvcc -dlto -lineinfo nccl-ata-bruck.cu -o nccl-ata-bruck.out -lmpi -lnccl {MPI_I} {MPI_L}", []),
+  ("lemoinep_cholesky", "NCCL-cuBLAS-Multi-GPU/MatrixCholesky", ["src/main_c_mpi.cu", "src/gpu_utils.cpp", "src/nccl_utils.cpp", "src/linalg_utils.cu", "src/owner_utils.cpp", "src/task_scheduler.cpp", "src/validation.cpp"], f"nvcc -std=c++17 -Iinclude {MPI_I} src/main_c_mpi.cu src/gpu_utils.cpp src/nccl_utils.cpp src/linalg_utils.cu src/owner_utils.cpp src/task_scheduler.cpp src/validation.cpp -o nccl_cusolver_cholesky -lnccl -lcublas -lcusolver {MPI_L} -lmpi_cxx -lmpi", []),
+  ("msimberg_halo", "nccl-halo-exchange-miniapp", ["src/main.cpp", "src/buffer_pool.cpp", "src/log_parser.cpp", "src/log_validator.cpp", "src/mpi_backend.cpp", "src/nccl_backend.cpp"], f"mpicxx -std=c++17 -I{CUDA}/include src/main.cpp src/buffer_pool.cpp src/log_parser.cpp src/log_validator.cpp src/mpi_backend.cpp src/nccl_backend.cpp -o halo_replay -L{CUDA}/lib64 -lcudart -lnccl", []),
+  ("hamid_ex3", "nccl-examples/example3", ["example3.cu"], f"nvcc example3.cu -o example3 {MPI_I} {MPI_L} -lmpi_cxx -lmpi -lnccl", []),
+  ("whitelok_threads", "nccl_allreduce_demo_without_mpi", ["src/main.cpp", "src/gpu_worker.cpp", "src/tcp_socket.cpp"], "nvcc -std=c++14 -DDEBUG src/main.cpp src/gpu_worker.cpp src/tcp_socket.cpp -o nccl_multi_node_demo -lnccl -lcudart -lpthread", []),
+  ("swathi_ring", "async-ring-allreduce", ["src/benchmark.cu", "src/utils.cu", "src/naive_ring.cu", "src/pipelined_ring_nccl.cu", "src/naive_hd.cu", "src/pipelined_hd_nccl.cu", "src/naive_paard.cu", "src/pipelined_paard.cu"], f"nvcc -o benchmark src/benchmark.cu src/utils.cu src/naive_ring.cu src/pipelined_ring_nccl.cu src/naive_hd.cu src/pipelined_hd_nccl.cu src/naive_paard.cu src/pipelined_paard.cu {MPI_I} -lnccl {MPI_L} -lmpi_cxx -lmpi", []),
+  ("camixxx_gemm", "nccl_gemm_example", ["src/main.cpp", "src/gemm.cu"], f"nvcc src/main.cpp src/gemm.cu -o main -lcublas -lnccl -std=c++11 -I{CUDA}/include -L{CUDA}/lib64", []),
 ]
 def run(cmd, cwd, timeout=900):
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
