@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <regex>
+#include <set>
 #include <utility>
 
 #include "scaffold/loop_choice.h"
@@ -170,6 +173,38 @@ bool OnlyGroupedSteps(const std::vector<Tok>& t, size_t body_open, size_t body_c
   return region && (region->first < last->first || region->second > last->second);
 }
 
+// A host array the loop's passes read in a condition and then set (a task scheduler's flags:
+// `if (!done[k]) { ...; done[k] = true; }`, the array declared before the loop): its name, the line
+// of the first condition reading it and of the first pass setting it. Such passes are not
+// repetitions of one iteration (each later pass finds the flags the earlier ones set), so none of
+// them can stand for the iteration. nullopt when the loop [first, last] has none.
+struct PassSetFlag {
+  std::string name;
+  int read_line = 0, set_line = 0;
+};
+std::optional<PassSetFlag> FlagsThePassesSet(const std::vector<Tok>& t, size_t body_open, size_t first, size_t last) {
+  std::set<std::string> before;  // the names the function spells before the loop
+  for (size_t k = body_open; k < first && k < t.size(); ++k)
+    if (t[k].ident) before.insert(t[k].text);
+  std::map<std::string, int> read_in_condition;
+  for (size_t k = first + 1; k + 1 <= last && k + 1 < t.size(); ++k) {
+    if (t[k].ident && (t[k].text == "if" || t[k].text == "while") && t[k + 1].text == "(") {
+      const size_t close = Match(t, k + 1);
+      for (size_t m = k + 2; m < close && m + 1 < t.size(); ++m)
+        if (t[m].ident && before.count(t[m].text) && t[m + 1].text == "[" && MemberObject(t, m) >= t.size())
+          read_in_condition.emplace(t[m].text, t[m].line);
+    }
+    if (!t[k].ident || t[k + 1].text != "[" || !read_in_condition.count(t[k].text) || MemberObject(t, k) < t.size()) continue;
+    const size_t close = Match(t, k + 1);
+    if (close + 2 >= t.size() || close > last) continue;
+    const std::string& op = t[close + 1].text;
+    const bool assigns = (op == "=" && t[close + 2].text != "=") ||
+                         ((op == "+" || op == "-" || op == "|" || op == "&") && t[close + 2].text == "=");
+    if (assigns) return PassSetFlag{t[k].text, read_in_condition[t[k].text], t[k].line};
+  }
+  return std::nullopt;
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
@@ -213,6 +248,13 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       c.first = inner, c.last = inner_end;
     }
     const int loop_line = t[c.first].line;
+    if (search.forced_line == 0)
+      if (const auto flag = FlagsThePassesSet(t, body_open, c.first, c.last))
+        return Status::InvalidArgument(fmt::format(
+            "{}:{}: each pass of the loop at line {} decides what to do from `{}` (read at line {}), which the passes "
+            "themselves set (line {}): its passes are not repetitions of one iteration (a task scheduler), so no pass "
+            "can stand for the harness's iteration; name a loop whose passes repeat the same work with --loop file:line",
+            file, loop_line, loop_line, flag->name, flag->read_line, flag->set_line));
     // A loop over peers or GPUs inside ncclGroupStart/End is one grouped operation, and a loop over
     // the GPUs of a program driving them all is every GPU's part: run whole, never one pass of it.
     if (auto g = GroupAround(t, body_open, c.first, c.last)) {

@@ -247,6 +247,41 @@ TEST(TimedLoop, ASweepAroundALoopTimingEachPassServesThatLoop) {
   EXPECT_EQ(outer->line, 2);
 }
 
+TEST(TimedLoop, PassesDecidingFromFlagsTheyThemselvesSetAreNoIteration) {
+  // A task scheduler: each pass does the first task whose flag is unset, then sets it. The first
+  // pass factors, the next broadcasts, the last do nothing: no pass stands for the others.
+  const std::string text =
+      "int main() {\n"                                                          // 1
+      "  std::vector<bool> factored(n, false), sent(n, false);\n"              // 2
+      "  size_t done = 0;\n"                                                   // 3
+      "  while (done < n) {\n"                                                 // 4
+      "    for (int k = 0; k < n; ++k)\n"                                      // 5
+      "      if (!factored[k]) { potrf(a, k); factored[k] = true; break; }\n"  // 6
+      "    for (int k = 0; k < n; ++k) {\n"                                    // 7
+      "      if (!factored[k] || sent[k]) continue;\n"                         // 8
+      "      ncclBroadcast(a, a, nb, ncclDouble, 0, comm, s);\n"               // 9
+      "      sent[k] = true;\n"                                                // 10
+      "      ++done;\n"                                                        // 11
+      "    }\n"                                                                // 12
+      "  }\n"                                                                  // 13
+      "}\n";
+  auto loop = FindTimedLoop("sched.cu", text, {"ncclBroadcast"});
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("sched.cu:4: each pass of the loop at line 4 decides what to do from `factored` "
+                                         "(read at line 6), which the passes themselves set (line 6)"),
+            std::string::npos)
+      << loop.status().message();
+  // Flags a pass sets after reading what it computed, or per-pass results kept (times[i] = ...),
+  // leave the passes alike.
+  const std::string timed =
+      "int main() {\n  std::vector<float> times(iters);\n  for (int i = 0; i < iters; ++i) {\n"
+      "    ncclAllReduce(a, b, n, ncclFloat, ncclSum, comm, s);\n    times[i] = elapsed();\n"
+      "    if (times[i] > worst) worst = times[i];\n  }\n}\n";
+  auto alike = FindTimedLoop("m.cu", timed, {"ncclAllReduce"});
+  ASSERT_TRUE(alike.ok()) << alike.status().message();
+  EXPECT_EQ(alike->line, 3);
+}
+
 TEST(TimedLoop, AClockStartedFirstInTheOuterBodyTimesTheWholeStep) {
   // A step of micro-batches: the clock starts as the outer body's first statement, so the step is
   // the iteration, not a sweep around the micro-batch loop.
