@@ -24,6 +24,12 @@ bool HostClock(const Tok& t) {
   return t.ident && (t.text == "chrono" || t.text == "clock_gettime" || t.text == "gettimeofday");
 }
 
+// A token that starts or reads a clock a program times with: a host clock, `cudaEventRecord`,
+// `...::now()`, `MPI_Wtime`.
+bool ReadsClock(const Tok& t) {
+  return HostClock(t) || (t.ident && (t.text == "cudaEventRecord" || t.text == "now" || t.text == "MPI_Wtime"));
+}
+
 // The device or communication work a statement does: a CUDA/library/NCCL/MPI call or a launch.
 bool DoesWork(const std::vector<Tok>& t, size_t from, size_t to) {
   for (size_t i = from; i <= to && i < t.size(); ++i) {
@@ -41,8 +47,7 @@ bool Timed(const std::vector<Tok>& t, size_t loop_tok) {
   if (loop_tok == 0 || t[loop_tok - 1].text != ";") return false;
   const size_t b = StatementStart(t, loop_tok - 1);
   for (size_t k = b; k < loop_tok; ++k)
-    if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
-      return true;
+    if (ReadsClock(t[k])) return true;
   return false;
 }
 
@@ -56,8 +61,7 @@ bool TimedPerPass(const std::vector<Tok>& t, size_t loop_tok) {
       k = StatementEnd(t, k);
       continue;
     }
-    if (HostClock(t[k]) || (t[k].ident && (t[k].text == "cudaEventRecord" || t[k].text == "now" || t[k].text == "MPI_Wtime")))
-      return true;
+    if (ReadsClock(t[k])) return true;
   }
   return false;
 }
