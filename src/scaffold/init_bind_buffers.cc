@@ -95,6 +95,26 @@ std::string WhyUnbound(const std::string& expr, const std::string& main_before_l
   return fmt::format("`{}` is not a pointer {} declares (an element of a per-layer array, or a container)", base, loop_fn);
 }
 
+// The README's line for a buffer of the iteration that stays the program's own, unbound: host
+// memory (HostAllocated) or an allocation of no bytes (AllocatedEmpty); "" for any other.
+std::string OwnUnbound(const Analysis& a, const std::string& marked_expr, const std::string& probe,
+                       const std::string& main_before_loop, const ProgramDefaults& run) {
+  if (HostAllocated(probe, main_before_loop))
+    return fmt::format("`{}`: host memory (main allocates it with new, malloc or a std::vector): the host side of a "
+                       "copy, not a device buffer; the program's own is used", marked_expr);
+  if (AllocatedEmpty(a, probe, run))
+    return fmt::format("`{}`: allocated with no bytes (a null pointer): nothing to fill or compare, the program's own "
+                       "is used", marked_expr);
+  return "";
+}
+
+// The skeleton's words for an output main cannot bind (`probe`, as marked `marked_expr`), or "".
+std::string UnboundOutput(const std::string& marked_expr, const std::string& probe, const std::string& main_before_loop,
+                          const ProgramDefaults& run, const std::string& loop_fn) {
+  const std::string why = WhyUnbound(probe, main_before_loop, run, loop_fn);
+  return why.empty() ? "" : fmt::format("`{}`, which it writes: {}", marked_expr, why);
+}
+
 // `expr` (`bufs`, or `bufs[i]` inside a per-GPU loop) names a host array of device pointers that
 // holds one pointer in the run the harness starts (pointer_arrays.h): its entry 0, the one buffer,
 // with the length the program gives the array (`nDev`); nullopt otherwise.
@@ -319,23 +339,14 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                                marked_expr, only->length, only->entry));
         expr = probe = only->entry;
       }
-    if (HostAllocated(probe, before_loop)) {
-      trace->Add(fmt::format("`{}`: host memory (main allocates it with new, malloc or a std::vector): the host side "
-                             "of a copy, not a device buffer; the program's own is used", marked_expr));
-      continue;
-    }
-    if (AllocatedEmpty(*f.analysis, probe, run)) {
-      h.guesses.push_back(fmt::format("`{}`: allocated with no bytes (a null pointer): nothing to fill or compare, the "
-                                      "program's own is used", marked_expr));
-      trace->Add(h.guesses.back());
+    if (const std::string own = OwnUnbound(*f.analysis, marked_expr, probe, before_loop, run); !own.empty()) {
+      h.guesses.push_back(own);
+      trace->Add(own);
       continue;
     }
     if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);
-      if (r.out && unbound_output.empty()) {
-        const std::string why = WhyUnbound(probe, before_loop, run, found.loop_fn);
-        if (!why.empty()) unbound_output = fmt::format("`{}`, which it writes: {}", marked_expr, why);
-      }
+      if (r.out && unbound_output.empty()) unbound_output = UnboundOutput(marked_expr, probe, before_loop, run, found.loop_fn);
       continue;
     }
     const std::string name = BindName(expr);

@@ -27,6 +27,7 @@
 #include "util/sha256.h"
 #include "util/source_text.h"
 #include "workload/deny_list.h"
+#include "workload/evolve_blocks.h"
 #include "workload/workload_config.h"
 
 namespace cuco {
@@ -82,7 +83,7 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
 // the line is the program's as written (else at the harness file's), with what the user can do.
 Status ServedCodeAllowed(const ProgramHarness& ph, const ProgramFacts& f, const std::vector<ProgramFile>& more) {
   for (const auto& [name, text] : ph.files) {
-    if (text.find("EVOLVE-BLOCK-START") == std::string::npos) continue;
+    if (text.find(kEvolveBlockStart) == std::string::npos) continue;
     Result<std::vector<DenyHit>> hits = ScanEvolveBlocks(text, "harness/" + name);
     if (!hits.ok() || hits->empty()) continue;
     const DenyHit& h = hits->front();
