@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -56,7 +57,7 @@ Status CheckInput(const Analysis& analysis, const std::string& program_path, con
 }
 
 // Writes the files in order (recording each in rep->files), then loads both workload.toml files
-// back and runs the deny-list over the seed: a failure there is a cuco bug, named with the file.
+// back: a failure there is a cuco bug, named with the file.
 Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files, const fs::path& out_dir,
                      const fs::path& harness, ScaffoldReport* rep) {
   CUCO_RETURN_IF_ERROR(MakeDirs(harness));
@@ -70,12 +71,29 @@ Status WriteAndCheck(const std::vector<std::pair<fs::path, std::string>>& files,
     if (!loaded.ok()) return Status::Internal("cuco init wrote a workload.toml that does not load: " + loaded.status().message());
     if (dir == harness) rep->harness_workload = std::move(*loaded);
   }
-  std::string seed_text;
-  for (const auto& [path, text] : files)
-    if (path == harness / "seed.cu") seed_text = text;
-  if (Status st = CheckDenyList(seed_text, (harness / "seed.cu").string()); !st.ok())
-    return Status::Internal("cuco init wrote a seed.cu the deny-list refuses: " + st.message());
   return Status::Ok();
+}
+
+// The skeleton's seed.cu, checked against the deny-list (a refusal there is a cuco bug). A harness of
+// the program itself is checked before it is chosen (ServedCodeAllowed), where the user can be told.
+Result<std::string> SkeletonSeed(const ProgramFacts& f, const HarnessSizes& sizes, const fs::path& harness) {
+  std::string seed = SeedCu(f, sizes);
+  if (Status st = CheckDenyList(seed, (harness / "seed.cu").string()); !st.ok())
+    return Status::Internal("cuco init wrote a seed.cu the deny-list refuses: " + st.message());
+  return seed;
+}
+
+// "file:line" of the first line of the program's files (file name, text) reading `line` (trimmed),
+// or nullopt.
+std::optional<std::string> ProgramLineOf(const std::string& line,
+                                         const std::vector<std::pair<std::string, std::string>>& program_files) {
+  if (line.empty()) return std::nullopt;
+  for (const auto& [file, raw] : program_files) {
+    const std::vector<std::string> lines = SplitLines(raw);
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (Trim(lines[i]) == line) return fmt::format("{}:{}", file, i + 1);
+  }
+  return std::nullopt;
 }
 
 // Ok, or why the harness cannot be served: code in its EVOLVE blocks that candidates may not run
@@ -89,16 +107,9 @@ Status ServedCodeAllowed(const ProgramHarness& ph, const ProgramFacts& f, const 
     const DenyHit& h = hits->front();
     const std::vector<std::string> lines = SplitLines(text);
     const std::string served = h.line >= 1 && h.line <= static_cast<int>(lines.size()) ? Trim(lines[h.line - 1]) : "";
-    std::string where = fmt::format("harness/{}:{}", name, h.line);
     std::vector<std::pair<std::string, std::string>> own = {{f.file, f.raw}};
     for (const ProgramFile& pf : more) own.push_back({pf.name, pf.text});
-    bool found = false;
-    for (const auto& [file, raw] : own) {
-      const std::vector<std::string> program_lines = SplitLines(raw);
-      for (size_t i = 0; i < program_lines.size() && !found && !served.empty(); ++i)
-        if (Trim(program_lines[i]) == served) where = fmt::format("{}:{}", file, i + 1), found = true;
-      if (found) break;
-    }
+    const std::string where = ProgramLineOf(served, own).value_or(fmt::format("harness/{}:{}", name, h.line));
     return Status::InvalidArgument(fmt::format(
         "{}: the iteration cuco init would serve uses '{}' ({}), which code inside EVOLVE blocks may not: candidates "
         "could never run it; take it out of the timed loop, or name another loop with --loop file:line",
@@ -257,7 +268,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     f.todos.push_back("harness/: " + ph.status().message() + "; fill in every TODO(cuco init) in workload.toml, "
                       "reference.cu and seed.cu (harness/README.md)");
     files.push_back({harness / "workload.toml", HarnessToml(f, sizes)});
-    files.push_back({harness / "seed.cu", SeedCu(f, sizes)});
+    Result<std::string> seed = SkeletonSeed(f, sizes, harness);
+    if (!seed.ok()) return seed.status();
+    files.push_back({harness / "seed.cu", std::move(*seed)});
     files.push_back({harness / "reference.cu", ReferenceCu(f)});
     files.push_back({harness / "README.md", HarnessReadme(f)});
   }
