@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
 #include "util/source_text.h"

@@ -1,5 +1,6 @@
 #include "scaffold/program_harness.h"
 
+#include "scaffold/gpus_per_process.h"
 #include "scaffold/init_bind_buffers.h"
 #include "scaffold/init_find_loop.h"
 #include "scaffold/init_project.h"
@@ -8,7 +9,7 @@
 
 namespace cuco::scaffold_internal {
 
-Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,
+Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std::vector<ProgramFile>& other_files,
                                           std::vector<InitPassTrace>* trace) {
   std::vector<InitPassTrace> local;
   if (trace == nullptr) trace = &local;
@@ -21,12 +22,17 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
     trace->back().Add("stopped: " + s.message());
     return s;
   };
-  for (const Status& refused : {CSourcesRefusal(f), RankThreadsRefusal(f)})  // what no harness can be made of
+  for (const Status& refused : {CSourcesRefusal(program), RankThreadsRefusal(program)})  // what no harness can be made of
     if (!refused.ok()) {
       pass("find the loop");
       return stopped(refused);
     }
-  Result<FoundLoop> found = FindLoop(f, other_files, pass("find the loop"));
+  // The program as the harness starts it: with one GPU per process where it drives a fixed number.
+  const std::optional<GpusPerProcess> per_process = FixedGpusPerProcess(program);
+  const ProgramFacts f = per_process ? WithOneGpuPerProcess(program, *per_process) : program;
+  InitPassTrace* find = pass("find the loop");
+  if (per_process) find->Add(OneGpuPerProcessGuess(f, *per_process));
+  Result<FoundLoop> found = FindLoop(f, other_files, find);
   if (!found.ok()) return stopped(found.status());
   Result<BoundBuffers> bound = BindBuffers(f, other_files, *found, pass("bind the buffers"));
   if (!bound.ok()) return stopped(bound.status());
@@ -36,6 +42,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vect
   if (!project.ok()) return stopped(project.status());
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());
+  if (per_process) h->guesses.insert(h->guesses.begin(), OneGpuPerProcessGuess(f, *per_process));
   return h;
 }
 
