@@ -13,6 +13,7 @@
 #include "scaffold/loop_choice.h"
 #include "scaffold/program_arguments.h"
 #include "scaffold/projection.h"
+#include "scaffold/task_starts.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
 
@@ -483,6 +484,34 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
                                                                          loop->sweep_line)));
 }
 
+// kInvalidArgument, naming the line, when main (or r.loop_fn) starts a task (std::async, a thread)
+// running the iteration's function or one reaching the communication, other than inside the
+// iteration: the harness would serve the program without the task's communication (its warm-up
+// exchange as the program, say), or the task's loop without the work main does beside it. A task
+// started inside the iteration is served with it. Threads that are the ranks are not tasks.
+Status TasksOutsideTheIteration(const ProgramFacts& f, const FoundLoop& r) {
+  if (r.threads) return Status::Ok();
+  std::set<std::string> running = r.comm;
+  if (r.loop_fn != "main") running.insert(r.loop_fn);
+  for (const std::string& starter : std::set<std::string>{"main", r.loop_fn}) {
+    size_t b = 0, e = 0;
+    if (!DefinitionLines(f.raw, starter, &b, &e)) continue;
+    for (const TaskStart& t : TaskStarts(f.raw.substr(b, e - b), running)) {
+      const size_t at = b + t.offset;
+      if (starter == r.loop_fn && at >= r.loop.begin && at < r.loop.end) continue;
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: the communication runs in {}, which {} starts here as a task{}: cuco init serves an iteration the "
+          "program runs itself, which would leave out the task's communication or the work beside it; call {} from "
+          "the timed loop instead of starting it as a task",
+          f.file, LineOf(f.raw, at), t.function, t.api,
+          t.function == r.loop_fn ? fmt::format(" (its loop, {}:{}, would be served alone)", f.file, r.loop.line)
+                                  : fmt::format(", outside the iteration cuco init found ({}:{})", f.file, r.loop.line),
+          t.function));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, InitPassTrace* trace) {
@@ -514,6 +543,7 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     return why.ok() ? loop.status() : why;
   }
   r.loop = std::move(*loop);
+  CUCO_RETURN_IF_ERROR(TasksOutsideTheIteration(f, r));
   if (r.loop.world_flag.empty() && r.loop.main_takes_args && !f.world_option.empty()) {
     r.loop.world_flag = f.world_option;
     r.guesses.push_back(fmt::format("`{}`: the program's GPU count ({} by default, {}): the harness passes its own rank "
