@@ -250,6 +250,8 @@ std::string SizeName(const FoundConstant& c) {
 bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars) {
   const std::string l = Lower(name);
   if (world_vars.count(name)) return true;
+  // A rank of the world (`worldRank`, `world_rank`), never a count of ranks (`nranks`, `world_ranks`).
+  if (Contains(l, "rank") && !Contains(l, "ranks")) return false;
   for (const char* w : {"world", "nranks", "n_ranks", "num_ranks", "numranks", "nprocs", "n_procs", "num_procs",
                         "ngpu", "n_gpu", "num_gpu", "numgpu", "gpu_count", "gpucount", "ndev", "num_devices",
                         "comm_size"})

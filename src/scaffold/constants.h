@@ -50,7 +50,7 @@ const std::string& IntegerParserAlternation();
 std::string SizeName(const FoundConstant& c);
 
 // `name` holds the world size: one of `world_vars` (MPI_Comm_size's / ncclCommCount's outputs)
-// or named like a rank count (world, nranks, num_gpus, ...).
+// or named like a rank count (world, nranks, num_gpus, ...), never like a rank (`world_rank`).
 bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars);
 
 // kSize: a problem size ([sizes]); kTuning: a tuning constant that stays in the code (tile,

@@ -127,6 +127,11 @@ TEST(ConstantsTest, WorldNames) {
   EXPECT_TRUE(IsWorldName("numGpus", {}));
   EXPECT_TRUE(IsWorldName("p", {"p"}));
   EXPECT_FALSE(IsWorldName("rank", {}));
+  // A rank of the world is no count of its ranks (ReCCL-experiments' `worldRank == 2` was taken for 2 ranks).
+  EXPECT_FALSE(IsWorldName("worldRank", {}));
+  EXPECT_FALSE(IsWorldName("world_rank", {}));
+  EXPECT_TRUE(IsWorldName("world_ranks", {}));
+  EXPECT_TRUE(IsWorldName("nranks", {}));
 }
 
 }  // namespace

@@ -242,6 +242,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     for (const ProgramFile& pf : *more) texts.push_back({pf.name, StripComments(pf.text)});
     f.world = WorldSizeInOtherFiles(f.code, texts, f.world_vars);
   }
+  f.world = FewestNotRefused(f.code, f.file, f.world_vars, f.world);  // `if (worldSize < 3) return 1;`: 4
   if (f.world.source.empty()) f.todos.push_back("workload.toml world_size: no rank count found in the program; 2 assumed");
   const HarnessSizes sizes = SplitConstants(f.constants, f.world_vars, f.file);
 

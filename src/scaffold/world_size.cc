@@ -279,4 +279,19 @@ std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std:
   return out;
 }
 
+WorldGuess FewestNotRefused(const std::string& code, const std::string& file, const std::set<std::string>& world_vars,
+                            const WorldGuess& guess) {
+  if (!guess.source.empty()) return guess;
+  const std::map<int, std::string> refused = RefusedWorldSizes(code, file, world_vars, {guess.size, 4, 8});
+  if (!refused.count(guess.size)) return guess;
+  for (int w : {4, 8})
+    if (w > guess.size && !refused.count(w)) {
+      WorldGuess g = guess;
+      g.size = w;
+      g.source = fmt::format("{}, which refuses {} ranks: the fewer of 4 and 8 it runs at", refused.at(guess.size), guess.size);
+      return g;
+    }
+  return guess;
+}
+
 }  // namespace cuco::scaffold_internal

@@ -89,4 +89,10 @@ ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const
 std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std::string& file,
                                              const std::set<std::string>& world_vars, const std::vector<int>& candidates);
 
+// For a program naming no rank count (`guess`, the default 2 with no source): where the program
+// refuses 2 ranks itself (RefusedWorldSizes: `if (worldSize < 3) return 1;`), the fewer of 4 and 8
+// it does not refuse, the refusal its source; `guess` otherwise.
+WorldGuess FewestNotRefused(const std::string& code, const std::string& file, const std::set<std::string>& world_vars,
+                            const WorldGuess& guess);
+
 }  // namespace cuco::scaffold_internal

@@ -20,6 +20,25 @@ TEST(WorldSizeTest, ACheckOfTheSizeVariableWins) {
   EXPECT_EQ(g.source, "p.cu:4: `world != 4`");
 }
 
+// A check of the world's rank (`worldRank == 2`, a group of ranks 0 and 2) is no world size.
+TEST(WorldSizeTest, ACheckOfARankOfTheWorldIsNoWorldSize) {
+  const WorldGuess g = Guess("int main() {\n  int worldRank, worldSize;\n  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);\n"
+                             "  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);\n  int c = (worldRank == 0 || worldRank == 2) ? 0 : 1;\n}\n");
+  EXPECT_EQ(g.source, "");
+}
+
+// A program naming no rank count that refuses fewer than 3 (ReCCL-experiments' two groups, ranks 0
+// and 1 and ranks 0 and 2) runs at 4, said with the refusal; one refusing nothing keeps the default.
+TEST(WorldSizeTest, TheDefaultTheProgramRefusesGivesWayToTheFewerOfFourAndEight) {
+  const std::string code = "int main() {\n  int worldSize;\n  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);\n"
+                           "  if (worldSize < 3) {\n    return 1;\n  }\n}\n";
+  const WorldGuess g = FewestNotRefused(code, "p.cu", WorldSizeVariables(code), WorldGuess{});
+  EXPECT_EQ(g.size, 4);
+  EXPECT_EQ(g.source, "p.cu:4: `worldSize < 3`, which refuses 2 ranks: the fewer of 4 and 8 it runs at");
+  const std::string accepting = "int main() {\n  int w;\n  MPI_Comm_size(MPI_COMM_WORLD, &w);\n}\n";
+  EXPECT_EQ(FewestNotRefused(accepting, "p.cu", WorldSizeVariables(accepting), WorldGuess{}).size, 2);
+}
+
 TEST(WorldSizeTest, ANumberTooLongForAnIntIsNoWorldSize) {
   // Was an uncaught std::out_of_range from std::stoi: cuco init aborted.
   const WorldGuess g = Guess("int main() {\n  int world;\n  MPI_Comm_size(MPI_COMM_WORLD, &world);\n"
