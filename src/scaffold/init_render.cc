@@ -14,6 +14,7 @@
 #include "scaffold/world_size.h"
 #include "util/source_text.h"
 #include "util/text.h"
+#include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 #include "workload/program_seed.h"
 
@@ -144,9 +145,30 @@ std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
   return r;
 }
 
+// The first API the deny-list refuses in candidates that the definition of `fn` (in the program's
+// main file or another of its files) uses, as "file:line: fn uses 'clock' (timing and event
+// APIs)"; "" when none does or the definition is not found.
+std::string DeniedUse(const ProgramFacts& f, const std::string& fn) {
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.raw}};
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [file, text] : texts) {
+    size_t b = 0, e = 0;
+    if (!DefinitionLines(*text, fn, &b, &e)) continue;
+    const std::string block = std::string(kEvolveStartLine) + "\n" + text->substr(b, e - b) + "\n" + kEvolveEndLine + "\n";
+    Result<std::vector<DenyHit>> hits = ScanEvolveBlocks(block, file);
+    if (!hits.ok() || hits->empty()) return "";
+    const DenyHit& h = hits->front();
+    return fmt::format("{}:{}: {} uses '{}' ({})", file, LineOf(*text, b) + h.line - 2, fn, h.token, h.category);
+  }
+  return "";
+}
+
 // The functions inside EVOLVE blocks: those issuing the communication, the program's functions they
 // call and those the loop (and its lambdas) call directly: the compute around the communication.
-std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound) {
+// A function called that uses what candidates may not (DeniedUse: a kernel sleeping on clock())
+// stays frozen, outside the blocks, said in *frozen.
+std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,
+                                         std::vector<std::string>* frozen) {
   const Analysis& a = *f.analysis;
   std::vector<std::string> evolve(found.direct.begin(), found.direct.end());
   auto add = [&](const std::string& fn) {
@@ -160,7 +182,13 @@ std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop&
       for (const auto& [lo, hi] : bound.ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
-  return evolve;
+  std::vector<std::string> open;
+  for (const std::string& fn : evolve) {
+    const std::string denied = found.direct.count(fn) ? "" : DeniedUse(f, fn);
+    if (denied.empty()) open.push_back(fn);
+    else frozen->push_back(denied + ", which code inside EVOLVE blocks may not: it stays frozen, as the program wrote it");
+  }
+  return open;
 }
 
 // NCCL calls written in the loop itself (not in a lambda of main, which gets its own block).
@@ -180,10 +208,11 @@ bool CommInLoopBody(const ProgramFacts& f, const FoundLoop& found) {
 // The program's texts with their EVOLVE blocks (seed) and without (reference), main's file last; the
 // blocks marked go to *marked.
 Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound, const ProjectFiles& project,
-                   std::string* seed, std::string* reference, std::vector<std::string>* marked) {
+                   std::string* seed, std::string* reference, std::vector<std::string>* marked,
+                   std::vector<std::string>* frozen) {
   // A program that marks its own EVOLVE blocks keeps them, and gets no others.
   std::vector<std::string> evolve;
-  if (!project.own_blocks) evolve = EvolveFunctions(f, found, bound);
+  if (!project.own_blocks) evolve = EvolveFunctions(f, found, bound, frozen);
   std::string seed_main = MarkEvolve(project.main_text, evolve, marked);
   for (auto it = project.lambdas.rbegin(); it != project.lambdas.rend() && !project.own_blocks; ++it) {  // main's lambdas
     if (!it->status.ok()) return it->status;
@@ -227,8 +256,9 @@ Result<ProgramHarness> Render(const ProgramFacts& f, const FoundLoop& found, con
   h.guesses.insert(h.guesses.end(), bound.guesses.begin(), bound.guesses.end());
   h.inputs = bound.inputs, h.outputs = bound.outputs;
   std::string seed, reference;
-  std::vector<std::string> marked;
-  CUCO_RETURN_IF_ERROR(MarkedTexts(f, found, bound, project, &seed, &reference, &marked));
+  std::vector<std::string> marked, frozen;
+  CUCO_RETURN_IF_ERROR(MarkedTexts(f, found, bound, project, &seed, &reference, &marked, &frozen));
+  for (const std::string& why : frozen) h.guesses.push_back(why), trace->Add(why);
   h.evolve = marked;
   std::string evolved;
   for (size_t i = 0; i < marked.size(); ++i) evolved += (i ? ", " : "") + marked[i];

@@ -1,9 +1,13 @@
 // cuco init's last pass on a small program, after the four before it: the harness's files.
 #include "scaffold/init_render.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "scaffold/init_pass_test_util.h"
+#include "scaffold/program_harness.h"
+#include "workload/deny_list.h"
 #include "workload/evolve_blocks.h"
 
 namespace cuco::scaffold_internal {
@@ -109,6 +113,50 @@ TEST(InitRender, MakeProgramHarnessTracesEachPass) {
   ASSERT_FALSE(h.ok());
   ASSERT_EQ(trace.size(), 1u);
   EXPECT_EQ(trace[0].lines.back(), "stopped: " + h.status().message());
+}
+
+// A kernel the loop launches that reads the GPU's clock (a sleep emulating a straggler, found on
+// arjundevraj/stragglar: the whole program became a skeleton) stays frozen, outside the EVOLVE
+// blocks, which keep the rest of the compute and the communication; the seed passes the deny-list.
+TEST(InitRender, AKernelUsingWhatCandidatesMayNotStaysFrozen) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+__global__ void sleep_kernel(clock_t cycles) {
+  clock_t start = clock();
+  while (clock() - start < cycles);
+}
+__global__ void scale(float* y, const float* x) { y[threadIdx.x] = 2.f * x[threadIdx.x]; }
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float *x, *tmp, *y;
+  cudaMalloc(&x, 1024 * sizeof(float));
+  cudaMalloc(&tmp, 1024 * sizeof(float));
+  cudaMalloc(&y, 1024 * sizeof(float));
+  for (int it = 0; it < 20; ++it) {
+    sleep_kernel<<<1, 1, 0, s>>>(1000);
+    scale<<<1, 256, 0, s>>>(tmp, x);
+    ncclAllReduce(tmp, y, 256, ncclFloat, ncclSum, comm, s);
+  }
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("sleep.cu", text);
+  Result<ProgramHarness> h = MakeProgramHarness(p->facts, {});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(std::find(h->evolve.begin(), h->evolve.end(), "sleep_kernel"), h->evolve.end());
+  EXPECT_NE(std::find(h->evolve.begin(), h->evolve.end(), "scale"), h->evolve.end());
+  bool said = false;
+  for (const std::string& g : h->guesses)
+    said |= g.rfind("sleep.cu:" + std::to_string(LineWith(text, "clock_t start")) + ": sleep_kernel uses 'clock' (timing and "
+                    "event APIs), which code inside EVOLVE blocks may not: it stays frozen", 0) == 0;
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(CheckDenyList(h->files[0].second, "seed.cu").ok()) << CheckDenyList(h->files[0].second, "seed.cu").message();
 }
 
 }  // namespace
