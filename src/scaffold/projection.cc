@@ -236,9 +236,10 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
   std::string any;  // one of the loop variables, as a word (they are identifiers)
   for (const auto& v : vars) any += (any.empty() ? "" : "|") + v;
   const std::regex loop_var("\\b(" + any + ")\\b");
-  static const std::regex indexed(R"(\b([A-Za-z_]\w*)\s*\[([^\[\]]*)\])");
+  // `name[i]`, or a container's checked element `name.at(i)`.
+  static const std::regex indexed(R"(\b([A-Za-z_]\w*)\s*(?:\[([^\[\]]*)\]|\.\s*at\s*\(([^()]*)\)))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), indexed); it != std::sregex_iterator(); ++it) {
-    const std::string index = (*it)[2].str();
+    const std::string index = (*it)[2].matched ? (*it)[2].str() : (*it)[3].str();
     if (std::regex_search(index, loop_var)) arrays_.insert((*it)[1].str());
   }
 }

@@ -64,7 +64,8 @@ class DeviceIndexing {
  public:
   // `main_text`: main's text; `count`: the variable holding the number of GPUs (the ndev of
   // ncclCommInitAll, the nranks of ncclCommInitRank). An array is per GPU when main indexes it with
-  // the variable of a loop that runs to `count` (`for (int i = 0; i < count; ++i)`).
+  // the variable of a loop that runs to `count` (`for (int i = 0; i < count; ++i)`), as `a[i]` or
+  // a container's `a.at(i)`.
   DeviceIndexing(const std::string& main_text, const std::string& count);
 
   const std::set<std::string>& arrays() const { return arrays_; }

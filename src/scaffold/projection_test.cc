@@ -128,6 +128,17 @@ TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
   EXPECT_TRUE(DeviceIndexing(main_text, "").arrays().empty());
 }
 
+// A container's checked element, `bufs.at(i)` (guo-ran/CudaTest: no output could be named).
+TEST(ProjectionTest, AContainerIndexedWithAtByTheGpuLoopIsPerGpu) {
+  const std::string main_text =
+      "std::vector<float*> bufs(n_gpu);\n"
+      "for (int i = 0; i < n_gpu; ++i) { cudaSetDevice(i); cudaMalloc(&bufs.at(i), n); }\n"
+      "for (int s = 0; s < nsteps; ++s) log.at(s) = 0;\n";
+  DeviceIndexing idx(main_text, "n_gpu");
+  EXPECT_EQ(idx.arrays(), (std::set<std::string>{"bufs"}));
+  EXPECT_EQ(idx.Normalize("bufs", "@"), "bufs[@]");
+}
+
 TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
   const auto a = LocalAliases("Stage& st = stages[s];\nconst float* cur = d_x[i] + off;\nauto h = handles[i];\nint n = 4;\n");
   EXPECT_EQ(a.at("st"), "stages");
