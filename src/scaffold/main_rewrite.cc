@@ -441,7 +441,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds) {
   std::string binds_text;
   for (const auto& b : binds) binds_text += "\n        " + b;
-  std::string body = loop.body;
+  std::string body = ContinueAsReturn(loop.body);  // the served body is a function's: `continue` ends the pass
   std::string pin = loop.hoisted;
   if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
     const std::string held = "cuco_pinned_" + loop.pinned_counter;

@@ -372,3 +372,19 @@ TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
 
 }  // namespace
 }  // namespace cuco::scaffold_internal
+
+// A timed loop skipping its first pass's report (`if (iter == 0) continue;`, arjundevraj/stragglar):
+// served as the body of a function, its own `continue` ends the pass (`return`); a nested loop's
+// is left alone. Before, the harness did not compile ("a continue statement may only be used
+// within a loop").
+namespace cuco::scaffold_internal {
+namespace {
+TEST(TimedLoop, TheLoopsOwnContinueEndsTheServedPass) {
+  EXPECT_EQ(ContinueAsReturn("{ run(); if (iter == 0) continue; for (int j = 0; j < 2; ++j) { if (j) continue; } "
+                             "while (k) { continue; } report(); }"),
+            "{ run(); if (iter == 0) return; for (int j = 0; j < 2; ++j) { if (j) continue; } "
+            "while (k) { continue; } report(); }");
+  EXPECT_EQ(ContinueAsReturn("{ do { continue; } while (x); /* continue */ }"), "{ do { continue; } while (x); /* continue */ }");
+}
+}  // namespace
+}  // namespace cuco::scaffold_internal

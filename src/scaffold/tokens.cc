@@ -129,4 +129,19 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
   return false;
 }
 
+std::string ContinueAsReturn(const std::string& body) {
+  const std::vector<Tok> t = Scan(body);
+  std::vector<std::pair<size_t, size_t>> nested;  // the loops inside the body, as token spans
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].ident && (t[i].text == "for" || t[i].text == "while" || t[i].text == "do")) nested.push_back({i, StatementEnd(t, i)});
+  std::string out = body;
+  for (size_t i = t.size(); i-- > 0;) {
+    if (!t[i].ident || t[i].text != "continue") continue;
+    bool inner = false;
+    for (const auto& [first, last] : nested) inner |= i > first && i <= last;
+    if (!inner) out.replace(t[i].begin, t[i].end - t[i].begin, "return");
+  }
+  return out;
+}
+
 }  // namespace cuco::scaffold_internal

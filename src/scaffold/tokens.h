@@ -38,4 +38,8 @@ size_t MemberObject(const std::vector<Tok>& t, size_t i);
 // (`fc1.forward(` then calls nothing of `names`, though "forward" is one).
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names);
 
+// `body` (a loop's body, braces included) with each `continue` of that loop itself (not of a loop
+// nested in it) spelled `return`: served as a function's body, the pass ends there.
+std::string ContinueAsReturn(const std::string& body);
+
 }  // namespace cuco::scaffold_internal
