@@ -54,13 +54,25 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/swathimshetty19/async-ring-allreduce ROOT/async-ring-allreduce \
                                                                           && git -C ROOT/async-ring-allreduce checkout 2e684ea4d574d8875ab077785f8f8c2192f03009
   git clone https://github.com/Camixxx/nccl_gemm_example ROOT/nccl_gemm_example && git -C ROOT/nccl_gemm_example checkout 4fa45afdf95c39079da876a2760fecdb151a3f8b
+  git clone https://github.com/Melovan/teplo ROOT/teplo                 && git -C ROOT/teplo checkout 64646fe3f63c3a848427aea07e140f8da14625c9
+  git clone https://github.com/arjundevraj/stragglar ROOT/stragglar      && git -C ROOT/stragglar checkout 63ae36b42dc39a7cb17ed894459c4cb30c50b8bb
+  git clone https://github.com/SriramKatta/multi-gpu-ref ROOT/multi-gpu-ref && git -C ROOT/multi-gpu-ref checkout ca23b81bef25d2c6c273c2b4d014632e0f4594d7
+  git clone https://github.com/3429495086/Multi-GPU-Flashattention ROOT/Multi-GPU-Flashattention \
+                                                                          && git -C ROOT/Multi-GPU-Flashattention checkout d7a30ede3fa42a1c39d2d35b3535a2aa6bf93e27
+  git clone https://github.com/Healthcliff-Ding/cuda-nccl-overlap ROOT/cuda-nccl-overlap \
+                                                                          && git -C ROOT/cuda-nccl-overlap checkout 74988959d86db0ad7211c4b377ee107b4fffa3d1
+  git clone https://github.com/chuhan-ouyang/ReCCL-experiments ROOT/ReCCL-experiments \
+                                                                          && git -C ROOT/ReCCL-experiments checkout 48ed4303dc7f355bf48ab3572173e008c6e85eee
+  git clone https://github.com/guo-ran/CudaTest ROOT/CudaTest            && git -C ROOT/CudaTest checkout 7da66d5f7548bdf5d6a83ad9035b03837d5269bb
+  git clone https://github.com/skywxlker-ops/TensorParallelism ROOT/TensorParallelism \
+                                                                          && git -C ROOT/TensorParallelism checkout 7498012b70b7cb6f56e515cce47819fcd3d98035
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
 laplacian the later commit removed), the last three found after them, and gpu-benchmarks, fasrc/User_Codes, NCCL-Sandbox and spmd-ir found in stop 55; the last eight, found in
 stop 58, held out: put through init before any change for them. Of these FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT), spmd-ir Apache 2.0 with LLVM exceptions: none is copied here, each
-is fetched.)
+is fetched; the last eight, found in stop 59, held out.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
 CUDA = "/usr/local/cuda"
@@ -154,6 +166,15 @@ P = [
   ("whitelok_threads", "nccl_allreduce_demo_without_mpi", ["src/main.cpp", "src/gpu_worker.cpp", "src/tcp_socket.cpp"], "nvcc -std=c++14 -DDEBUG src/main.cpp src/gpu_worker.cpp src/tcp_socket.cpp -o nccl_multi_node_demo -lnccl -lcudart -lpthread", []),
   ("swathi_ring", "async-ring-allreduce", ["src/benchmark.cu", "src/utils.cu", "src/naive_ring.cu", "src/pipelined_ring_nccl.cu", "src/naive_hd.cu", "src/pipelined_hd_nccl.cu", "src/naive_paard.cu", "src/pipelined_paard.cu"], f"nvcc -o benchmark src/benchmark.cu src/utils.cu src/naive_ring.cu src/pipelined_ring_nccl.cu src/naive_hd.cu src/pipelined_hd_nccl.cu src/naive_paard.cu src/pipelined_paard.cu {MPI_I} -lnccl {MPI_L} -lmpi_cxx -lmpi", []),
   ("camixxx_gemm", "nccl_gemm_example", ["src/main.cpp", "src/gemm.cu"], f"nvcc src/main.cpp src/gemm.cu -o main -lcublas -lnccl -std=c++11 -I{CUDA}/include -L{CUDA}/lib64", []),
+  ("teplo_halo", "teplo", ["nccl.cu"], f"nvcc nccl.cu -o nccl {MPI_I} {MPI_L} -lmpi -lnccl", ["--args", "1e-6 128 1000"]),
+  ("stragglar_4gpu", "stragglar/stragglar", ["allreduce_4GPU.cu"], "nvcc -diag-suppress=177 -lnccl -o allreduce allreduce_4GPU.cu -std=c++17", ["--args", "1048576 stragglar 10 -1"]),
+  ("srk_jacobi_graph", "multi-gpu-ref/multigpujacobi/impl/nccl_overlap_graph", ["jacobi.cu"], f"nvcc -std=c++14 -O3 -DUSE_NCCL -DDISABLE_NVTX -DSKIP_CUDA_AWARENESS_CHECK -I../../headers jacobi.cu -o jacobi_NCCL_overlap_graph {MPI_I} {MPI_L} -lmpi -lnccl -lcudart", []),
+  ("srk_ncclbw", "multi-gpu-ref/multigpubandwidthtests/selfnccl/impl", ["main.cu"], f"nvcc -std=c++14 -O3 main.cu -o ncclsimplestream {MPI_I} {MPI_L} -lmpi -lnccl -lcudart", []),
+  ("mgfa_ring_attn", "Multi-GPU-Flashattention/ring/attention/bench", ["ring_attention_nccl_gpu_bench.cu"], f"nvcc -O3 -o ring_attention_nccl_gpu_bench ring_attention_nccl_gpu_bench.cu {MPI_I} {MPI_L} -lmpi -lnccl", ["--args", "262144 10 100"]),
+  ("hd_overlap", "cuda-nccl-overlap", ["src/main.cc"], f"mpicxx -std=c++20 -O3 -I{CUDA}/include src/main.cc -o nccl_overlap -L{CUDA}/lib64 -lcudart -lcublas -lnccl", []),
+  ("reccl_two_comms", "ReCCL-experiments/two-ccgs", ["nccl_test.cu"], f"nvcc nccl_test.cu -o nccl_test {MPI_I} {MPI_L} -lmpi -lnccl", []),
+  ("cudatest_evt", "CudaTest", ["test_event_record_nccl_time.cu"], "nvcc test_event_record_nccl_time.cu -o test_event_record_nccl_time -lnccl", []),
+  ("skyw_mesh", "TensorParallelism/backend", ["tests/test_task.cpp", "src/mesh.cu", "src/task.cu", "src/cudafunctions.cpp"], "nvcc -std=c++17 -Iinclude tests/test_task.cpp src/mesh.cu src/task.cu src/cudafunctions.cpp -o build/test_task -lnccl -lcudart -lpthread", []),
 ]
 def run(cmd, cwd, timeout=900):
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
