@@ -87,7 +87,8 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   // 2b. The rank count NCCL is given (`ncclCommInitAll(comms, nGPUs, devs)`, ncclCommInitRank's
   // second argument): a number, or a variable set once to one whose address is never taken (not
   // MPI_Comm_size's `&nranks`).
-  static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  // The first argument may call (`&comms.at(i)`).
+  static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*([A-Za-z_]\w*|\d+)\s*,)");
   std::optional<std::map<std::string, int64_t>> once;  // WithValuesSetOnce, when a call names a variable
   for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
     const std::string n = (*it)[1].str();

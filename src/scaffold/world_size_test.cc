@@ -39,6 +39,16 @@ TEST(WorldSizeTest, TheDefaultTheProgramRefusesGivesWayToTheFewerOfFourAndEight)
   EXPECT_EQ(FewestNotRefused(accepting, "p.cu", WorldSizeVariables(accepting), WorldGuess{}).size, 2);
 }
 
+// The GPU count a process gives NCCL for each of its GPUs' communicators, with the communicator a
+// container's element (`&comms.at(i)`, guo-ran/CudaTest: taken for no count, and run at 1 rank).
+TEST(WorldSizeTest, TheRankCountGivenToNcclBesideAContainersElement) {
+  const WorldGuess g = Guess("int main() {\n  int n_gpu = 2;\n  ncclGroupStart();\n"
+                             "  for (int i = 0; i < n_gpu; ++i) ncclCommInitRank(&comms.at(i), n_gpu, id, i);\n}\n");
+  EXPECT_EQ(g.size, 2);
+  EXPECT_TRUE(g.fixed);
+  EXPECT_NE(g.source.find("p.cu:4: `ncclCommInitRank(&comms.at(i), n_gpu,"), std::string::npos) << g.source;
+}
+
 TEST(WorldSizeTest, ANumberTooLongForAnIntIsNoWorldSize) {
   // Was an uncaught std::out_of_range from std::stoi: cuco init aborted.
   const WorldGuess g = Guess("int main() {\n  int world;\n  MPI_Comm_size(MPI_COMM_WORLD, &world);\n"
