@@ -115,37 +115,20 @@ TEST(InitRender, MakeProgramHarnessTracesEachPass) {
   EXPECT_EQ(trace[0].lines.back(), "stopped: " + h.status().message());
 }
 
-// A kernel the loop launches that reads the GPU's clock (a sleep emulating a straggler, found on
-// arjundevraj/stragglar: the whole program became a skeleton) stays frozen, outside the EVOLVE
+// A kernel the iteration launches that reads the GPU's clock (a sleep emulating a straggler, found
+// on arjundevraj/stragglar: the whole program became a skeleton) stays frozen, outside the EVOLVE
 // blocks, which keep the rest of the compute and the communication; the seed passes the deny-list.
 TEST(InitRender, AKernelUsingWhatCandidatesMayNotStaysFrozen) {
-  const std::string text = R"(#include <nccl.h>
-#include <cuda_runtime.h>
-__global__ void sleep_kernel(clock_t cycles) {
-  clock_t start = clock();
-  while (clock() - start < cycles);
-}
-__global__ void scale(float* y, const float* x) { y[threadIdx.x] = 2.f * x[threadIdx.x]; }
-int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  float *x, *tmp, *y;
-  cudaMalloc(&x, 1024 * sizeof(float));
-  cudaMalloc(&tmp, 1024 * sizeof(float));
-  cudaMalloc(&y, 1024 * sizeof(float));
-  for (int it = 0; it < 20; ++it) {
-    sleep_kernel<<<1, 1, 0, s>>>(1000);
-    scale<<<1, 256, 0, s>>>(tmp, x);
-    ncclAllReduce(tmp, y, 256, ncclFloat, ncclSum, comm, s);
-  }
-  cudaStreamSynchronize(s);
-  return 0;
-}
-)";
+  std::string text = kSmallStepProgram;  // its step(): scale, then the all-reduce
+  const std::string sleep = "__global__ void sleep_kernel(clock_t cycles) {\n  clock_t start = clock();\n"
+                            "  while (clock() - start < cycles);\n}\n";
+  const size_t step = text.find("void step(");
+  ASSERT_NE(step, std::string::npos);
+  text.insert(step, sleep);
+  const std::string launch = "  scale<<<1, 256, 0, s>>>(tmp, x, n);\n";
+  const size_t scale = text.find(launch);
+  ASSERT_NE(scale, std::string::npos);
+  text.insert(scale, "  sleep_kernel<<<1, 1, 0, s>>>(1000);\n");
   auto p = GatherSmallProgram("sleep.cu", text);
   Result<ProgramHarness> h = MakeProgramHarness(p->facts, {});
   ASSERT_TRUE(h.ok()) << h.status().ToString();
