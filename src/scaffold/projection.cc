@@ -272,16 +272,6 @@ bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& co
   return false;
 }
 
-std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions) {
-  const std::string code = BlankCommentsAndLiterals(main_text);
-  static const std::regex start(
-      R"((?:\bstd\s*::\s*thread\b\s*(?:[A-Za-z_]\w*)?\s*[({]|\bemplace_back\s*\(|\bpthread_create\s*\([^,;]*,[^,;]*,)\s*)"
-      R"(\(?\s*(?:void\s*\*\s*\(\s*\*\s*\)\s*\(\s*void\s*\*\s*\)\s*\))?\s*&?\s*([A-Za-z_][\w:]*)\s*[,)])");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), start); it != std::sregex_iterator(); ++it)
-    if (functions.count((*it)[1].str())) return (*it)[1].str();
-  return "";
-}
-
 std::string PassedFunction(const std::string& main_text, const std::set<std::string>& functions) {
   const std::string code = BlankCommentsAndLiterals(main_text);
   static const std::regex arg(R"([(,]\s*&?\s*([A-Za-z_]\w*)\s*(?=[,)]))");

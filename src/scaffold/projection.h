@@ -9,8 +9,8 @@
 //   DeviceIndexing      which of main's arrays hold one entry per GPU (`comms[i]`, `stages[s]`), so
 //                       that a buffer `d_w[i]` binds as `d_w[cuco_program::rank()]`;
 //   LocalAliases        `Stage& st = stages[s];` and `float* p = d_x[i] + off;` in a lambda's text;
-//   ThreadFunction, RenameStdThread  a program with a thread per GPU: the function its threads run,
-//                       and its threads made cuco_program::rank_thread (each knows its rank).
+//   RenameStdThread     a program with a thread per GPU (task_starts.h finds the function they run):
+//                       its threads made cuco_program::rank_thread (each knows its rank).
 // Scans skip comments and literals; offsets are bytes of the text given.
 #pragma once
 
@@ -80,11 +80,6 @@ class DeviceIndexing {
  private:
   std::set<std::string> arrays_;
 };
-
-// The function a program's threads run: the first argument of `std::thread t(fn, ...)`,
-// `std::thread(fn, ...)` or `threads.emplace_back(fn, ...)`, or the third of `pthread_create(&t,
-// attr, fn, arg)`, in `main_text` that is one of `functions`; "" when there is none (a lambda, say).
-std::string ThreadFunction(const std::string& main_text, const std::set<std::string>& functions);
 
 // One of `functions` that main passes by name to a call (`run_example(argc, argv, allreduce)`: a
 // function pointer another file calls, once per rank or from the threads it starts); "" when none.

@@ -30,6 +30,31 @@ TEST(TaskStarts, EachWayOfStartingAFunctionAsATask) {
   EXPECT_EQ(starts[3].api, "pthread_create");
 }
 
+TEST(TaskStarts, ACastFunctionPointerAndABraceInitialisedThread) {
+  const std::string text = R"(void f() {
+  pthread_create(&tid, NULL, (void* (*)(void*))rank_main, (void*)&args[r]);
+  std::thread t{worker, r};
+  auto w = new std::thread(&worker, 1);
+  std::thread u{(other)};
+})";
+  const std::vector<TaskStart> starts = TaskStarts(text, {"rank_main", "worker"});
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_EQ(starts[0].function, "rank_main");
+  EXPECT_EQ(starts[1].function, "worker");
+  EXPECT_EQ(starts[1].api, "std::thread");
+  EXPECT_EQ(starts[2].function, "worker");
+}
+
+TEST(TaskStarts, TheThreadFunctionIsTheFirstStartThatIsNoAsyncTask) {
+  const std::string text = R"(int main() {
+  auto a = std::async(std::launch::async, prefetch, buf);
+  for (int g = 0; g < n; ++g) threads.emplace_back(run_rank, g, &comms[g]);
+})";
+  EXPECT_EQ(ThreadFunction(text, {"prefetch", "run_rank"}), "run_rank");
+  EXPECT_EQ(ThreadFunction(text, {"prefetch"}), "");
+  EXPECT_EQ(ThreadFunction("int main() { run_rank(0); }", {"run_rank"}), "");
+}
+
 // An MPI program whose timed communication runs in a task std::async starts (found on
 // Healthcliff-Ding/cuda-nccl-overlap: its warm-up exchange was served as the program, which "communicates
 // once"): refused, naming the task's line, as is the same task started inside main's timed loop.
