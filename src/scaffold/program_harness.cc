@@ -1,5 +1,8 @@
 #include "scaffold/program_harness.h"
 
+#include <optional>
+#include <string>
+
 #include "scaffold/gpus_per_process.h"
 #include "scaffold/init_bind_buffers.h"
 #include "scaffold/init_find_loop.h"
@@ -29,9 +32,12 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
     }
   // The program as the harness starts it: with one GPU per process where it drives a fixed number.
   const std::optional<GpusPerProcess> per_process = FixedGpusPerProcess(program);
-  const ProgramFacts f = per_process ? WithOneGpuPerProcess(program, *per_process) : program;
+  std::optional<ProgramFacts> pinned;
+  if (per_process) pinned = WithOneGpuPerProcess(program, *per_process);
+  const ProgramFacts& f = pinned ? *pinned : program;
+  const std::string pinned_guess = per_process ? OneGpuPerProcessGuess(f, *per_process) : "";
   InitPassTrace* find = pass("find the loop");
-  if (per_process) find->Add(OneGpuPerProcessGuess(f, *per_process));
+  if (per_process) find->Add(pinned_guess);
   Result<FoundLoop> found = FindLoop(f, other_files, find);
   if (!found.ok()) return stopped(found.status());
   Result<BoundBuffers> bound = BindBuffers(f, other_files, *found, pass("bind the buffers"));
@@ -42,7 +48,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   if (!project.ok()) return stopped(project.status());
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());
-  if (per_process) h->guesses.insert(h->guesses.begin(), OneGpuPerProcessGuess(f, *per_process));
+  if (per_process) h->guesses.insert(h->guesses.begin(), pinned_guess);
   return h;
 }
 
