@@ -450,6 +450,26 @@ TEST(Analyze, AMissingHeaderIsNamedWhereItIsIncluded) {
   std::filesystem::remove(path);
 }
 
+// A program built with -std=c++14 that includes Thrust (HicrestLaboratory/Blink-GPU's gpu_ops.h):
+// CUDA 13's Thrust refuses anything older than C++17 (clang's first error, of 278 in its headers;
+// 198 are left, of CUDA builtins a host-only parse lacks). The analysis reads the standard as the
+// harness builds it, C++17.
+TEST(Analyze, AStandardOlderThanCpp17IsReadAsCpp17) {
+  if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers";
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_cpp14_thrust.cu";
+  std::ofstream(path) << "#include <nccl.h>\n#include <thrust/reduce.h>\n#include <thrust/execution_policy.h>\n"
+                         "void f(float* x, ncclComm_t c) { ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0); }\n"
+                         "float g(float* x) { return thrust::reduce(thrust::device, x, x + 4); }\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  o.program_flags = {"-std=c++14", "-isystem/usr/local/cuda/include/cccl"};  // as nvcc adds it (nvcc_includes.h)
+  Result<Analysis> a = AnalyzeFile(path, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->parse_path, "clang") << (a->parse_failures.empty() ? "" : a->parse_failures[0]);
+  for (const std::string& w : a->warnings) EXPECT_EQ(w.find("C++17"), std::string::npos) << w;
+  std::filesystem::remove(path);
+}
+
 TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("(char*)s.buf + off"), "s.buf");
   EXPECT_EQ(BufferBase("&comm"), "comm");
