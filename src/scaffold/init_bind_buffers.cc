@@ -187,6 +187,7 @@ struct BufferUse {
   std::map<std::string, bool> first_read, last_write;
   std::set<std::string> written, written_always;  // written at least once (outside every `if`, on every rank)
   std::set<std::string> written_by_root;          // written by a reduce or gather, which only its root writes
+  std::set<std::string> read, read_always;        // read at least once (outside every `if`)
   std::set<std::string> unnamed;
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
@@ -237,6 +238,8 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
       u.last_write[b] = false;
+      u.read.insert(b);
+      if (!under_if(acc.line) && !acc.helper_if) u.read_always.insert(b);
       if (acc.to_host) u.read_back[b] = acc.line;
       else u.read_back.erase(b);
     }
@@ -248,7 +251,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       u.written.insert(b);
       const bool root_only = std::count(acc.root_writes.begin(), acc.root_writes.end(), b0) > 0;
       if (root_only) u.written_by_root.insert(b);
-      if (!under_if(acc.line) && !root_only) u.written_always.insert(b);
+      if (!under_if(acc.line) && !acc.helper_if && !root_only) u.written_always.insert(b);
     }
     u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
   }
@@ -264,6 +267,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
   bool root_only = false;  // written by a reduce or gather, which only its root writes
+  bool either_side = false;  // written and read only under `if`s, which a rank may take or skip
   std::string last;  // its last access, as the README says it
 };
 
@@ -275,6 +279,10 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
+                                                   : r.either_side ? "; bound as input and output: it is written and read "
+                                                                     "only under `if`s, and a rank may skip the write "
+                                                                     "(reading what it held) or the read (keeping what "
+                                                                     "it wrote)"
                                                    : r.root_only ? "; bound as input and output: a reduce or "
                                                                    "gather writes it on its root only, the other ranks keep what "
                                                                    "it held"
@@ -320,6 +328,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     r.swapped = Swapped(marked_expr, u.swaps);
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
     r.out = is_output(marked_expr);
+    // `if (rank == 0) recv(b); else send(b);`: one rank's only access is the write, another's the read.
+    r.either_side = u.written.count(marked_expr) && !u.written_always.count(marked_expr) && !r.root_only &&
+                    u.read.count(marked_expr) && !u.read_always.count(marked_expr);
+    r.out = r.out || r.either_side;
     const auto back = u.read_back.find(marked_expr);
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();
     r.out = r.out || read_back;

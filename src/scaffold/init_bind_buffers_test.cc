@@ -67,6 +67,71 @@ TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "only under an `if`"}));
 }
 
+// An incast (HicrestLaboratory/Blink-GPU's inc_Nccl.cu): the root receives into `buf`, every other
+// rank sends from it, in the two sides of an `if`. Each rank's only access is the write or the read:
+// bound as input and output (before: "first written, last read", scratch, and nothing to check).
+TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
+  const std::string text = std::string(kCommHead) + R"(  int rank = 0, size = 1;
+  float* buf;
+  cudaMalloc(&buf, 256 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) {
+    ncclGroupStart();
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) ncclRecv(buf + r * 16, 16, ncclFloat, r, comm, 0);
+    } else {
+      ncclSend(buf, 16, ncclFloat, 0, comm, 0);
+    }
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, std::vector<std::string>{"cuco_bind.inout(\"buf\", buf);"});
+  EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written and read only under `if`s"}));
+}
+
+// A halo helper receives from a neighbour only where there is one (Blink-GPU's hlo_Nccl.cu:
+// `if (UpFlag > -1) { ncclRecv(...); ncclSend(...); }` in halo3d_run_axes): the `if` is the
+// helper's, not the loop's. Its receive buffer is bound as input and output (before: an output, which
+// a rank with no neighbour never writes).
+TEST(InitBindBuffers, AWriteUnderAHelpersIfIsInout) {
+  const std::string text = std::string(R"(#include <nccl.h>
+#include <cuda_runtime.h>
+void exchange(float* recv, const float* send, int peer, ncclComm_t comm) {
+  ncclGroupStart();
+  if (peer > -1) {
+    ncclRecv(recv, 16, ncclFloat, peer, comm, 0);
+    ncclSend(send, 16, ncclFloat, peer, comm, 0);
+  }
+  ncclGroupEnd();
+}
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  int up = -1;
+  float *r, *s;
+  cudaMalloc(&r, 16 * sizeof(float));
+  cudaMalloc(&s, 16 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) exchange(r, s, up, comm);
+  return 0;
+}
+)");
+  Result<BoundBuffers> b = BindSmallProgram("halo.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"r\", r);", "cuco_bind.input(\"s\", s);"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`r`", "only under an `if`"}));
+}
+
 // A reduce or gather writes its receive buffer on its root only; every other rank keeps what it held
 // (fasrc's ncclReduce_mpi at two GPUs: rank 1's output was judged unwritten). Bound as input and
 // output, like a write under an `if`, and the guess says why.

@@ -102,12 +102,15 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
       if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
     }
     if (!fn->record.empty()) MemberNames(*fn, object, to_main, &callee);
+    const bool conditional = UnderHelperIf(op);
+    conditional_calls_ += conditional;
     if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
       std::map<std::string, std::string> alt = callee;
       for (const auto& [param, expr] : other) alt[param] = expr;
       WalkHelper(*fn, alt, depth, out);
     }
     WalkHelper(*fn, callee, depth, out);
+    conditional_calls_ -= conditional;
     return;
   }
   if (!IsDataOp(op)) return;
@@ -147,10 +150,19 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
   if (it != texts_.end() && DefinitionLines(it->second, fn.name, &b, &e)) {
     const std::string def = it->second.substr(b, e - b);
     const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
+    helpers_.push_back({SourceFileName(fn.file), ConditionalLines(it->second, b, e)});
     Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
+    helpers_.pop_back();
   } else {
     for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
   }
+}
+
+bool LoopAccesses::UnderHelperIf(const AnalyzedOp& op) const {
+  if (helpers_.empty() || op.line <= 0 || SourceFileName(op.file) != helpers_.back().first) return false;
+  for (const auto& [a0, a1] : helpers_.back().second)
+    if (op.line >= a0 && op.line <= a1) return true;
+  return false;
 }
 
 bool CopiesToHost(const AnalyzedOp& op) {
@@ -184,6 +196,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   }
   acc.line = site_line_;
   acc.to_host = CopiesToHost(op);
+  acc.helper_if = conditional_calls_ > 0 || UnderHelperIf(op);
   out->push_back(std::move(acc));
 }
 

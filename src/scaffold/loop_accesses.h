@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct Access {
   std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
   int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
   bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result
+  bool helper_if = false;            // made under an `if` of a helper (or by a helper called under one)
 };
 
 // The program's function `name`, or null.
@@ -61,9 +63,15 @@ class LoopAccesses {
   // Local pointers of `fn` made from a buffer (`const float* w1 = w.w1 + off;`) name that buffer.
   void AddAliases(const AnalyzedFunction& fn, std::map<std::string, std::string>* m);
 
+  // Whether `op` (a helper's) sits under an `if` of the helper being walked.
+  bool UnderHelperIf(const AnalyzedOp& op) const;
+
   const Analysis& a_;
   const std::map<std::string, std::string>& texts_;
   int site_line_ = 0;  // the line of the loop function's op being walked
+  // The helpers being walked, innermost last: each one's file and the lines of its `if`s.
+  std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;
+  int conditional_calls_ = 0;  // helpers entered from under an `if` of another helper
 };
 
 }  // namespace cuco::scaffold_internal
