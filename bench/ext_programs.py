@@ -17,6 +17,7 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/OHMFOHS/neu-hpc-for-ai ROOT/ohm-neu-hpc-for-ai && git -C ROOT/ohm-neu-hpc-for-ai checkout 8c0d748ee22efa180a46a8af9c7cb1803f6704e2
   git clone https://github.com/huangnuan2022/neu-hpc-for-ai ROOT/hn-neu-hpc-for-ai && git -C ROOT/hn-neu-hpc-for-ai checkout 1f03bc000f8fa52d203cc2f79eec730454eb25d6
   git clone https://github.com/FZJ-JSC/tutorial-multi-gpu ROOT/tutorial-multi-gpu && git -C ROOT/tutorial-multi-gpu checkout 859b32b0ec2ab177e6b92e1080c6782a15383625
+  git clone https://github.com/HicrestLaboratory/Blink-GPU ROOT/Blink-GPU   && git -C ROOT/Blink-GPU checkout b9502e21f41862d3b1adb9196bb8d9d0cd0801d4
   git clone https://github.com/dcslin/nccl-all-reduce ROOT/nccl-all-reduce && git -C ROOT/nccl-all-reduce checkout 721889c57170ea8a163f19b7ec82f3b4ed1177e5
   git clone https://github.com/afanasyev-ilya/AIComm ROOT/AIComm          && git -C ROOT/AIComm checkout e3ca50527fec3377e3a5c663bd156b52f4b494d7
   git clone https://github.com/CalvinXKY/BasicCUDA ROOT/BasicCUDA          && git -C ROOT/BasicCUDA checkout 3a5c50ea72a4d98d181e5b081623d0c4ae7a4801
@@ -174,6 +175,16 @@ P = [
   ("hd_overlap", "cuda-nccl-overlap", ["src/main.cc"], f"mpicxx -std=c++20 -O3 -I{CUDA}/include src/main.cc -o nccl_overlap -L{CUDA}/lib64 -lcudart -lcublas -lnccl", []),
   ("reccl_two_comms", "ReCCL-experiments/two-ccgs", ["nccl_test.cu"], f"nvcc nccl_test.cu -o nccl_test {MPI_I} {MPI_L} -lmpi -lnccl", []),
   ("cudatest_evt", "CudaTest", ["test_event_record_nccl_time.cu"], "nvcc test_event_record_nccl_time.cu -o test_event_record_nccl_time -lnccl", []),
+  # stop 60, held out: HicrestLaboratory/Blink-GPU's NCCL benchmarks (MPI; Makefile.LEONARDO's line).
+  ("blink_pp", "Blink-GPU", ["src/pp_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/pp_Nccl src/pp_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_a2a", "Blink-GPU", ["src/a2a_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/a2a_Nccl src/a2a_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_ar", "Blink-GPU", ["src/ar_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/ar_Nccl src/ar_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_hlo", "Blink-GPU", ["src/hlo_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/hlo_Nccl src/hlo_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_mpp", "Blink-GPU", ["src/mpp_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/mpp_Nccl src/mpp_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_inc", "Blink-GPU", ["src/inc_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/inc_Nccl src/inc_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_otom", "Blink-GPU", ["src/otom_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/otom_Nccl src/otom_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_a2am", "Blink-GPU", ["src/a2am_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/a2am_Nccl src/a2am_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
+  ("blink_comm", "Blink-GPU", ["src/comm_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/comm_Nccl src/comm_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
   ("skyw_mesh", "TensorParallelism/backend", ["tests/test_task.cpp", "src/mesh.cu", "src/task.cu", "src/cudafunctions.cpp"], "nvcc -std=c++17 -Iinclude tests/test_task.cpp src/mesh.cu src/task.cu src/cudafunctions.cpp -o build/test_task -lnccl -lcudart -lpthread", []),
 ]
 def run(cmd, cwd, timeout=900):
