@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 #ifdef CUCO_CHECK_REFERENCE
 #define CUCO_PROGRAM_WORKLOAD "shims_check"
@@ -180,6 +181,32 @@ int main() {
   Expect(MPI_Get_version(&v, &sv) == MPI_SUCCESS && v >= 3, "MPI_Get_version");
   char host[MPI_MAX_PROCESSOR_NAME];
   Expect(MPI_Get_processor_name(host, &len) == MPI_SUCCESS && len > 0, "MPI_Get_processor_name");
+  // Groups (Blink-GPU's pp_Nccl.cu: a ping-pong communicator of ranks 0 and size-1, a first sender's
+  // of rank 0 alone): a group of every rank makes the world, a rank outside it gets MPI_COMM_NULL.
+  MPI_Group world_group, all, none;
+  MPI_Comm made = -7, left = -7;
+  std::vector<int> every(static_cast<size_t>(cuco_program::world()));
+  for (int r = 0; r < cuco_program::world(); ++r) every[static_cast<size_t>(r)] = r;
+  Expect(MPI_Comm_group(MPI_COMM_WORLD, &world_group) == MPI_SUCCESS &&
+             MPI_Group_incl(world_group, cuco_program::world(), every.data(), &all) == MPI_SUCCESS &&
+             MPI_Comm_create(MPI_COMM_WORLD, all, &made) == MPI_SUCCESS && made == MPI_COMM_WORLD,
+         "MPI_Comm_create of a group of every rank: the world");
+  Expect(MPI_Group_incl(world_group, 0, every.data(), &none) == MPI_SUCCESS &&
+             MPI_Comm_create(MPI_COMM_WORLD, none, &left) == MPI_SUCCESS && left == MPI_COMM_NULL,
+         "MPI_Comm_create of a group without this rank: MPI_COMM_NULL");
+  // A communicator of some ranks answers its rank and size, and refuses collectives with a message.
+  const MPI_Comm some = cuco_program::mpi::kGroupComm + cuco_program::mpi::NewGroup({cuco_program::rank()});
+  int some_rank = -1, some_size = -1;
+  Expect(MPI_Comm_rank(some, &some_rank) == MPI_SUCCESS && some_rank == 0 && MPI_Comm_size(some, &some_size) == MPI_SUCCESS &&
+             some_size == 1,
+         "a communicator of some ranks: its rank and size");
+  Expect(MPI_Barrier(some) == MPI_ERR_COMM, "a collective on a communicator of some ranks is refused");
+  // Point-to-point MPI compiles (a check after the timed loop) and fails when run.
+  int word = 0;
+  Expect(MPI_Send(&word, 1, MPI_INT, 0, 1, MPI_COMM_WORLD) == MPI_ERR_OTHER, "MPI_Send fails with a message");
+  // getenv as the harness answers it has getenv's type (Blink-GPU's otom_Nccl.cu: `char* s = getenv(...)`).
+  char* path = cuco_program::program_getenv("PATH");
+  Expect(path != nullptr, "program_getenv answers char*, as getenv does");
   std::string how;
   try {
     MPI_Abort(MPI_COMM_WORLD, 3);

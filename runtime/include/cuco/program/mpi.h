@@ -3,9 +3,12 @@
 // cuco_program::host_allgather, so it has MPI's meaning on both sides (a real exchange between the
 // candidate's ranks, or between the reference's rank threads). The error and version queries
 // error macros call are here (MPI_Error_string, MPI_Error_class, MPI_Get_processor_name, ...), and
-// MPI_Abort ends the program's thread like exit(). Point-to-point MPI, communicators other than
-// MPI_COMM_WORLD (a split by one color is the world) and MPI-IO are not here: a program that uses
-// them does not compile against this header, and cuco init says so.
+// MPI_Abort ends the program's thread like exit(). Groups and the communicators made of them
+// (MPI_Comm_group, MPI_Group_incl, MPI_Comm_create) are here (impl/mpi_groups.h): a group of every
+// rank makes the world, a rank outside the group gets MPI_COMM_NULL, and a communicator of some
+// ranks answers its rank and size but refuses collectives. Point-to-point MPI (MPI_Send, MPI_Recv,
+// MPI_Sendrecv) compiles and fails when run, with a message: a program checking its result with it
+// after the timed loop, which the harness never runs, builds. MPI-IO is not here.
 #pragma once
 
 #include <chrono>
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include <cuco/program/impl/mpi_groups.h>
 #include <cuco/program/program.h>
 
 #define OMPI_MPI_H 1  // a later #include <mpi.h> (Open MPI's) is empty
@@ -25,6 +29,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Info;
+typedef int MPI_Group;
 struct MPI_Status {
   int MPI_SOURCE, MPI_TAG, MPI_ERROR;
 };
@@ -45,6 +50,11 @@ typedef int MPI_Errhandler;
 #define MPI_ERRORS_RETURN 2
 #define MPI_COMM_WORLD 0
 #define MPI_COMM_NULL (-1)
+#define MPI_GROUP_NULL (-1)
+#define MPI_GROUP_EMPTY (-2)
+#define MPI_ANY_SOURCE (-1)
+#define MPI_ANY_TAG (-1)
+#define MPI_PROC_NULL (-3)
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_INFO_NULL 0
 #define MPI_IN_PLACE (reinterpret_cast<void*>(1))
@@ -131,8 +141,66 @@ inline int MPI_Init_thread(int*, char***, int required, int* provided) {
 inline int MPI_Initialized(int* flag) { return (*flag = 1), MPI_SUCCESS; }
 inline int MPI_Finalize() { return MPI_SUCCESS; }
 inline int MPI_Finalized(int* flag) { return (*flag = 0), MPI_SUCCESS; }
-inline int MPI_Comm_rank(MPI_Comm, int* r) { return (*r = cuco_program::rank()), MPI_SUCCESS; }
-inline int MPI_Comm_size(MPI_Comm, int* n) { return (*n = cuco_program::world()), MPI_SUCCESS; }
+inline int MPI_Comm_rank(MPI_Comm c, int* r) {
+  namespace m = cuco_program::mpi;
+  return (*r = m::OfSomeRanks(c) ? m::IndexIn(c - m::kGroupComm, cuco_program::rank()) : cuco_program::rank()), MPI_SUCCESS;
+}
+inline int MPI_Comm_size(MPI_Comm c, int* n) {
+  namespace m = cuco_program::mpi;
+  return (*n = m::OfSomeRanks(c) ? static_cast<int>(m::GroupRanks(c - m::kGroupComm).size()) : cuco_program::world()),
+         MPI_SUCCESS;
+}
+// A communicator's group: every rank, or the ranks it was made of.
+inline int MPI_Comm_group(MPI_Comm c, MPI_Group* g) {
+  namespace m = cuco_program::mpi;
+  if (m::OfSomeRanks(c)) return (*g = c - m::kGroupComm), MPI_SUCCESS;
+  std::vector<int> all(static_cast<size_t>(cuco_program::world()));
+  for (int r = 0; r < cuco_program::world(); ++r) all[static_cast<size_t>(r)] = r;
+  return (*g = m::NewGroup(all)), MPI_SUCCESS;
+}
+// The ranks of g at the n indices `ranks`.
+inline int MPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  const std::vector<int> from = cuco_program::mpi::GroupRanks(g);
+  std::vector<int> picked;
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= static_cast<int>(from.size())) return MPI_ERR_ARG;
+    picked.push_back(from[static_cast<size_t>(ranks[i])]);
+  }
+  return (*out = cuco_program::mpi::NewGroup(picked)), MPI_SUCCESS;
+}
+inline int MPI_Group_size(MPI_Group g, int* n) {
+  return (*n = static_cast<int>(cuco_program::mpi::GroupRanks(g).size())), MPI_SUCCESS;
+}
+inline int MPI_Group_rank(MPI_Group g, int* r) {
+  const int at = cuco_program::mpi::IndexIn(g, cuco_program::rank());
+  return (*r = at < 0 ? MPI_UNDEFINED : at), MPI_SUCCESS;
+}
+inline int MPI_Group_free(MPI_Group* g) { return (*g = MPI_GROUP_NULL), MPI_SUCCESS; }
+// Every rank in g: the world; this rank not in it: MPI_COMM_NULL; else a communicator of some ranks.
+inline int MPI_Comm_create(MPI_Comm, MPI_Group g, MPI_Comm* out) {
+  namespace m = cuco_program::mpi;
+  const std::vector<int> ranks = m::GroupRanks(g);
+  if (m::IndexIn(g, cuco_program::rank()) < 0) return (*out = MPI_COMM_NULL), MPI_SUCCESS;
+  *out = static_cast<int>(ranks.size()) == cuco_program::world() ? MPI_COMM_WORLD : m::kGroupComm + g;
+  return MPI_SUCCESS;
+}
+// Point-to-point: not in the stand-in. It compiles, and fails when a rank runs it.
+namespace cuco_program::mpi {
+inline int PointToPointRefused(const char* call) {
+  std::fprintf(stderr, "cuco: %s (point-to-point MPI) is not in cuco's MPI stand-in (cuco/program/mpi.h)\n", call);
+  return MPI_ERR_OTHER;
+}
+}  // namespace cuco_program::mpi
+inline int MPI_Send(const void*, int, MPI_Datatype, int, int, MPI_Comm) {
+  return cuco_program::mpi::PointToPointRefused("MPI_Send");
+}
+inline int MPI_Recv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*) {
+  return cuco_program::mpi::PointToPointRefused("MPI_Recv");
+}
+inline int MPI_Sendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int, int, MPI_Comm,
+                        MPI_Status*) {
+  return cuco_program::mpi::PointToPointRefused("MPI_Sendrecv");
+}
 inline int MPI_Get_processor_name(char* name, int* len) {
   *len = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "cuco-host");
   return MPI_SUCCESS;
@@ -173,13 +241,15 @@ inline double MPI_Wtick() { return 1e-9; }
 inline int MPI_Type_size(MPI_Datatype t, int* bytes) {
   return (*bytes = static_cast<int>(cuco_program::mpi::TypeBytes(t))), MPI_SUCCESS;
 }
-inline int MPI_Barrier(MPI_Comm) {
+inline int MPI_Barrier(MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Barrier");
   unsigned char one = 1;
   std::vector<unsigned char> all(static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(&one, all.data(), 1);
   return MPI_SUCCESS;
 }
-inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm) {
+inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Bcast");
   const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(buf, all.data(), bytes);
@@ -187,7 +257,8 @@ inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm) {
   return MPI_SUCCESS;
 }
 inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt,
-                         MPI_Comm) {
+                         MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allgather");
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);
   const unsigned char* mine = send == MPI_IN_PLACE
                                   ? static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(cuco_program::rank())
@@ -200,6 +271,7 @@ inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* re
 }
 inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
                       MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Gather");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * cuco_program::rank() : send,
@@ -207,10 +279,10 @@ inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv,
   if (cuco_program::rank() == root) std::memcpy(recv, all.data(), all.size());
   (void)rcount;
   (void)rt;
-  (void)c;
   return MPI_SUCCESS;
 }
-inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm) {
+inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Alltoall");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
@@ -223,7 +295,8 @@ inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* rec
   return MPI_SUCCESS;
 }
 inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
-                       MPI_Comm) {
+                       MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scatter");
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
@@ -236,6 +309,7 @@ inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv
 }
 // One communicator: a split every rank makes with one color is the world; others are refused.
 inline int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
+  if (cuco_program::mpi::OfSomeRanks(comm)) return cuco_program::mpi::NotOnSomeRanks("MPI_Comm_split");
   const int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(mine, all.data(), sizeof mine);
@@ -247,13 +321,15 @@ inline int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
   *out = color == MPI_UNDEFINED ? MPI_COMM_NULL : comm;
   return MPI_SUCCESS;
 }
-inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm) {
+inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allreduce");
   const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> mine(bytes);
   std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);
   return cuco_program::mpi::Allreduce(mine.data(), recv, count, t, op);
 }
-inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm) {
+inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Reduce");
   const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> mine(bytes), out(bytes);
   std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);

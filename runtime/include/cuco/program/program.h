@@ -230,8 +230,8 @@ void host_allgather(const void* send, void* recv, size_t bytes);
 
 // getenv as the program sees it: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and their MPI and
 // Slurm spellings answer this thread's rank, a variable given to env_size its size; anything else
-// is the process's environment.
-const char* program_getenv(const char* name);
+// is the process's environment. `char*`, as getenv's (`char* s = getenv(...)` builds); never written.
+char* program_getenv(const char* name);
 
 }  // namespace cuco_program
 

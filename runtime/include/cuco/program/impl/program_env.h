@@ -62,7 +62,8 @@ inline void env_size(const char* env, const char* size, int64_t fallback) {
   e.answers[env] = e.interned.insert(value).first->c_str();
 }
 
-inline const char* program_getenv(const char* name) {
+namespace env_detail {
+inline const char* Lookup(const char* name) {
   static const char* const kRank[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "CUCO_RANK",
                                       "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "CUCO_LOCAL_RANK"};
   static const char* const kWorld[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "CUCO_WORLD_SIZE",
@@ -73,14 +74,17 @@ inline const char* program_getenv(const char* name) {
   for (const char* k : kWorld)
     if (std::strcmp(name, k) == 0) return (answers[name] = std::to_string(world())).c_str();
   {
-    env_detail::EnvSizes& e = env_detail::Sizes();
+    EnvSizes& e = Sizes();
     std::lock_guard<std::mutex> lock(e.mu);
     if (auto it = e.answers.find(name); it != e.answers.end()) return it->second;
   }
   const char* v = std::getenv(name);
   if (v == nullptr && std::strcmp(name, "MASTER_ADDR") == 0) return "127.0.0.1";
-  if (v == nullptr && std::strcmp(name, "MASTER_PORT") == 0) return env_detail::FreePort();
+  if (v == nullptr && std::strcmp(name, "MASTER_PORT") == 0) return FreePort();
   return v;
 }
+}  // namespace env_detail
+
+inline char* program_getenv(const char* name) { return const_cast<char*>(env_detail::Lookup(name)); }
 
 }  // namespace cuco_program

@@ -233,7 +233,7 @@ inline cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
 }  // namespace cuco_program::ref
 
 // getenv as a rank thread sees it (std::getenv too).
-inline char* cuco_program_getenv(const char* name) { return const_cast<char*>(cuco_program::program_getenv(name)); }
+inline char* cuco_program_getenv(const char* name) { return cuco_program::program_getenv(name); }
 namespace std {
 using ::cuco_program_getenv;
 }
