@@ -192,6 +192,11 @@ struct BufferUse {
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
+  // Written and read only under `if`s (`if (rank == 0) recv(b); else send(b);`): one rank's only
+  // access may be the write, another's the read.
+  bool EitherSide(const std::string& b) const {
+    return written.count(b) && !written_always.count(b) && read.count(b) && !read_always.count(b);
+  }
 };
 
 BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
@@ -327,11 +332,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     const auto copied = copied_of(marked_expr);
     r.swapped = Swapped(marked_expr, u.swaps);
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
-    r.out = is_output(marked_expr);
-    // `if (rank == 0) recv(b); else send(b);`: one rank's only access is the write, another's the read.
-    r.either_side = u.written.count(marked_expr) && !u.written_always.count(marked_expr) && !r.root_only &&
-                    u.read.count(marked_expr) && !u.read_always.count(marked_expr);
-    r.out = r.out || r.either_side;
+    r.either_side = !r.root_only && u.EitherSide(marked_expr);
+    r.out = is_output(marked_expr) || r.either_side;
     const auto back = u.read_back.find(marked_expr);
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();
     r.out = r.out || read_back;
