@@ -187,15 +187,23 @@ struct BufferUse {
   std::map<std::string, bool> first_read, last_write;
   std::set<std::string> written, written_always;  // written at least once (outside every `if`, on every rank)
   std::set<std::string> written_by_root;          // written by a reduce or gather, which only its root writes
-  std::set<std::string> read, read_always;        // read at least once (outside every `if`)
+  std::map<std::string, std::vector<int>> read_lines, write_lines;  // the loop function's lines of each
+  std::vector<IfElseArms> arms;  // the loop's `if` ... `else`s
   std::set<std::string> unnamed;
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
-  // Written and read only under `if`s (`if (rank == 0) recv(b); else send(b);`): one rank's only
-  // access may be the write, another's the read.
+  // Written in one arm of an `if` ... `else` and read in the other (`if (rank == 0) recv(b); else
+  // send(b);`): one rank's only access may be the write, another's the read.
   bool EitherSide(const std::string& b) const {
-    return written.count(b) && !written_always.count(b) && read.count(b) && !read_always.count(b);
+    const auto w = write_lines.find(b), r = read_lines.find(b);
+    if (w == write_lines.end() || r == read_lines.end()) return false;
+    auto in = [](const std::pair<int, int>& range, int line) { return line >= range.first && line <= range.second; };
+    for (const IfElseArms& a : arms)
+      for (int wl : w->second)
+        for (int rl : r->second)
+          if ((in(a.then_lines, wl) && in(a.else_lines, rl)) || (in(a.else_lines, wl) && in(a.then_lines, rl))) return true;
+    return false;
   }
 };
 
@@ -226,8 +234,11 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
   // receives). A buffer written only there is an output some rank may not write.
   std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, code.begin, code.end);
-  for (const auto& l : loop.lambdas)
+  u.arms = IfElseArmsIn(f.raw, code.begin, code.end);
+  for (const auto& l : loop.lambdas) {
     for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
+    for (const IfElseArms& a : IfElseArmsIn(f.raw, l.begin, l.end)) u.arms.push_back(a);
+  }
   auto under_if = [&](int line) {
     for (const auto& [a0, a1] : conditional)
       if (line > 0 && line >= a0 && line <= a1) return true;
@@ -243,8 +254,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
       u.last_write[b] = false;
-      u.read.insert(b);
-      if (!under_if(acc.line) && !acc.helper_if) u.read_always.insert(b);
+      if (acc.line > 0) u.read_lines[b].push_back(acc.line);
       if (acc.to_host) u.read_back[b] = acc.line;
       else u.read_back.erase(b);
     }
@@ -254,6 +264,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       u.last_write[b] = true;
       u.read_back.erase(b);
       u.written.insert(b);
+      if (acc.line > 0) u.write_lines[b].push_back(acc.line);
       const bool root_only = std::count(acc.root_writes.begin(), acc.root_writes.end(), b0) > 0;
       if (root_only) u.written_by_root.insert(b);
       if (!under_if(acc.line) && !acc.helper_if && !root_only) u.written_always.insert(b);
@@ -272,7 +283,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
   bool root_only = false;  // written by a reduce or gather, which only its root writes
-  bool either_side = false;  // written and read only under `if`s, which a rank may take or skip
+  bool either_side = false;  // written in one arm of an `if` ... `else`, read in the other
   std::string last;  // its last access, as the README says it
 };
 
@@ -284,10 +295,9 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
-                                                   : r.either_side ? "; bound as input and output: it is written and read "
-                                                                     "only under `if`s, and a rank may skip the write "
-                                                                     "(reading what it held) or the read (keeping what "
-                                                                     "it wrote)"
+                                                   : r.either_side ? "; bound as input and output: it is written in one "
+                                                                     "arm of an `if` and read in the other, so a rank "
+                                                                     "may only read it (what it held) or only write it"
                                                    : r.root_only ? "; bound as input and output: a reduce or "
                                                                    "gather writes it on its root only, the other ranks keep what "
                                                                    "it held"

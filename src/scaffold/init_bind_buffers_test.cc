@@ -92,7 +92,34 @@ TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
   Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, std::vector<std::string>{"cuco_bind.inout(\"buf\", buf);"});
-  EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written and read only under `if`s"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written in one arm of an `if` and read in the other"}));
+}
+
+// Written and read in the same arm (a prefill rank fills its cache, then sends it; tests/programs'
+// kv_transfer_threads): the program's own scratch, as before.
+TEST(InitBindBuffers, ABufferWrittenAndReadInOneArmOfAnIfIsScratch) {
+  const std::string text = std::string(kCommHead) + R"(  int rank = 0;
+  float *x, *cache, *y;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&cache, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) {
+    if (rank == 0) {
+      cudaMemcpyAsync(cache, x, 256 * sizeof(float), cudaMemcpyDeviceToDevice, 0);
+      ncclSend(cache, 256, ncclFloat, 1, comm, 0);
+    } else {
+      ncclRecv(y, 256, ncclFloat, 0, comm, 0);
+    }
+  }
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("prefill.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
 }
 
 // A halo helper receives from a neighbour only where there is one (Blink-GPU's hlo_Nccl.cu:

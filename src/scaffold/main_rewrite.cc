@@ -593,6 +593,22 @@ std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_
   return out;
 }
 
+std::vector<IfElseArms> IfElseArmsIn(const std::string& text, size_t begin, size_t end) {
+  const std::vector<Tok> t = Scan(text);
+  std::vector<IfElseArms> out;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == "if" && t[i].begin >= begin && t[i].begin < end && t[i + 1].text == "(")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 >= t.size()) continue;
+    const size_t then_end = StatementEnd(t, close + 1);
+    if (then_end + 2 >= t.size() || t[then_end + 1].text != "else") continue;
+    const size_t else_end = StatementEnd(t, then_end + 2);
+    if (else_end >= t.size()) continue;
+    out.push_back({{t[close + 1].line, t[then_end].line}, {t[then_end + 2].line, t[else_end].line}});
+  }
+  return out;
+}
+
 bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end) {
   const std::vector<Tok> t = Scan(text);
   for (size_t i = 0; i + 1 < t.size(); ++i) {

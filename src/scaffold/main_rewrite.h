@@ -126,6 +126,14 @@ bool DefinitionLines(const std::string& text, const std::string& name, size_t* b
 // begin in bytes [begin, end) of `text`: code there runs only when a condition holds.
 std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_t begin, size_t end);
 
+// The two arms of an `if` with an `else`: their line ranges (first, last; 1-based). Code in one arm
+// never runs in the same pass as code in the other.
+struct IfElseArms {
+  std::pair<int, int> then_lines, else_lines;
+};
+// The arms of each `if` ... `else` that begins in bytes [begin, end) of `text`.
+std::vector<IfElseArms> IfElseArmsIn(const std::string& text, size_t begin, size_t end);
+
 // `text` with every identifier token of `renames` (not in comments or literals) replaced.
 std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
 
