@@ -193,16 +193,18 @@ struct BufferUse {
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
-  // Written in one arm of an `if` ... `else` and read in the other (`if (rank == 0) recv(b); else
-  // send(b);`): one rank's only access may be the write, another's the read.
+  // Written only in one arm of an `if` ... `else` and read only in the other (`if (rank == 0)
+  // recv(b); else send(b);`): one rank's only access is the write, another's the read.
   bool EitherSide(const std::string& b) const {
     const auto w = write_lines.find(b), r = read_lines.find(b);
     if (w == write_lines.end() || r == read_lines.end()) return false;
-    auto in = [](const std::pair<int, int>& range, int line) { return line >= range.first && line <= range.second; };
+    auto all_in = [](const std::vector<int>& lines, const std::pair<int, int>& range) {
+      return std::all_of(lines.begin(), lines.end(), [&](int l) { return l >= range.first && l <= range.second; });
+    };
     for (const IfElseArms& a : arms)
-      for (int wl : w->second)
-        for (int rl : r->second)
-          if ((in(a.then_lines, wl) && in(a.else_lines, rl)) || (in(a.else_lines, wl) && in(a.then_lines, rl))) return true;
+      if ((all_in(w->second, a.then_lines) && all_in(r->second, a.else_lines)) ||
+          (all_in(w->second, a.else_lines) && all_in(r->second, a.then_lines)))
+        return true;
     return false;
   }
 };
@@ -283,7 +285,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
   bool root_only = false;  // written by a reduce or gather, which only its root writes
-  bool either_side = false;  // written in one arm of an `if` ... `else`, read in the other
+  bool either_side = false;  // written only in one arm of an `if` ... `else`, read only in the other
   std::string last;  // its last access, as the README says it
 };
 
@@ -295,9 +297,10 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
-                                                   : r.either_side ? "; bound as input and output: it is written in one "
-                                                                     "arm of an `if` and read in the other, so a rank "
-                                                                     "may only read it (what it held) or only write it"
+                                                   : r.either_side ? "; bound as input and output: it is written only in "
+                                                                     "one arm of an `if` and read only in the other, so "
+                                                                     "a rank may only read it (what it held) or only "
+                                                                     "write it"
                                                    : r.root_only ? "; bound as input and output: a reduce or "
                                                                    "gather writes it on its root only, the other ranks keep what "
                                                                    "it held"

@@ -92,7 +92,7 @@ TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
   Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, std::vector<std::string>{"cuco_bind.inout(\"buf\", buf);"});
-  EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written in one arm of an `if` and read in the other"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written only in one arm of an `if` and read only in the other"}));
 }
 
 // Written and read in the same arm (a prefill rank fills its cache, then sends it; tests/programs'
