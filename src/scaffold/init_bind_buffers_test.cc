@@ -18,6 +18,17 @@ int main(int argc, char** argv) {
   ncclCommInitRank(&comm, 1, id, 0);
 )";
 
+// kCommHead, then `int rank = 0, size = 1;`, the float `buffers` of 256 each, a timing event, and a
+// loop of 10 passes around `body`.
+std::string SmallLoop(const std::vector<std::string>& buffers, const std::string& body) {
+  std::string text = std::string(kCommHead) + "  int rank = 0, size = 1;\n  float";
+  for (size_t i = 0; i < buffers.size(); ++i) text += (i ? ", *" : " *") + buffers[i];
+  text += ";\n";
+  for (const std::string& b : buffers) text += "  cudaMalloc(&" + b + ", 256 * sizeof(float));\n";
+  return text + "  cudaEvent_t start;\n  cudaEventCreate(&start);\n  cudaEventRecord(start, 0);\n" +
+         "  for (int i = 0; i < 10; ++i) {\n" + body + "  }\n  return 0;\n}\n";
+}
+
 // Program `text` (file `name`) through init's first two passes: its loop, then its buffers.
 Result<BoundBuffers> BindSmallProgram(const std::string& name, const std::string& text) {
   auto p = GatherSmallProgram(name, text);
@@ -47,19 +58,7 @@ TEST(InitBindBuffers, InputOutputAndScratch) {
 
 // An output written only under an `if` is bound as input and output: a rank may skip the write.
 TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
-  const std::string text = std::string(kCommHead) + R"(  int rank = 0;
-  float *x, *y;
-  cudaMalloc(&x, 256 * sizeof(float));
-  cudaMalloc(&y, 256 * sizeof(float));
-  cudaEvent_t start;
-  cudaEventCreate(&start);
-  cudaEventRecord(start, 0);
-  for (int i = 0; i < 10; ++i) {
-    if (rank == 0) ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);
-  }
-  return 0;
-}
-)";
+  const std::string text = SmallLoop({"x", "y"}, "    if (rank == 0) ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);\n");
   Result<BoundBuffers> b = BindSmallProgram("root.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
@@ -71,25 +70,14 @@ TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
 // rank sends from it, in the two sides of an `if`. Each rank's only access is the write or the read:
 // bound as input and output (before: "first written, last read", scratch, and nothing to check).
 TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
-  const std::string text = std::string(kCommHead) + R"(  int rank = 0, size = 1;
-  float* buf;
-  cudaMalloc(&buf, 256 * sizeof(float));
-  cudaEvent_t start;
-  cudaEventCreate(&start);
-  cudaEventRecord(start, 0);
-  for (int i = 0; i < 10; ++i) {
-    ncclGroupStart();
+  const std::string text = SmallLoop({"buf"}, R"(    ncclGroupStart();
     if (rank == 0) {
       for (int r = 1; r < size; ++r) ncclRecv(buf + r * 16, 16, ncclFloat, r, comm, 0);
     } else {
       ncclSend(buf, 16, ncclFloat, 0, comm, 0);
     }
     ncclGroupEnd();
-  }
-  return 0;
-}
-)";
-  Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
+)");  Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, std::vector<std::string>{"cuco_bind.inout(\"buf\", buf);"});
   EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written only in one arm of an `if` and read only in the other"}));
@@ -98,26 +86,13 @@ TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
 // Written and read in the same arm (a prefill rank fills its cache, then sends it; tests/programs'
 // kv_transfer_threads): the program's own scratch, as before.
 TEST(InitBindBuffers, ABufferWrittenAndReadInOneArmOfAnIfIsScratch) {
-  const std::string text = std::string(kCommHead) + R"(  int rank = 0;
-  float *x, *cache, *y;
-  cudaMalloc(&x, 256 * sizeof(float));
-  cudaMalloc(&cache, 256 * sizeof(float));
-  cudaMalloc(&y, 256 * sizeof(float));
-  cudaEvent_t start;
-  cudaEventCreate(&start);
-  cudaEventRecord(start, 0);
-  for (int i = 0; i < 10; ++i) {
-    if (rank == 0) {
+  const std::string text = SmallLoop({"x", "cache", "y"}, R"(    if (rank == 0) {
       cudaMemcpyAsync(cache, x, 256 * sizeof(float), cudaMemcpyDeviceToDevice, 0);
       ncclSend(cache, 256, ncclFloat, 1, comm, 0);
     } else {
       ncclRecv(y, 256, ncclFloat, 0, comm, 0);
     }
-  }
-  return 0;
-}
-)";
-  Result<BoundBuffers> b = BindSmallProgram("prefill.cu", text);
+)");  Result<BoundBuffers> b = BindSmallProgram("prefill.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
 }
@@ -163,23 +138,10 @@ int main(int argc, char** argv) {
 // (fasrc's ncclReduce_mpi at two GPUs: rank 1's output was judged unwritten). Bound as input and
 // output, like a write under an `if`, and the guess says why.
 TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
-  const std::string text = std::string(kCommHead) + R"(  float *x, *y, *z, *g;
-  cudaMalloc(&x, 256 * sizeof(float));
-  cudaMalloc(&y, 256 * sizeof(float));
-  cudaMalloc(&z, 256 * sizeof(float));
-  cudaMalloc(&g, 256 * sizeof(float));
-  cudaEvent_t start;
-  cudaEventCreate(&start);
-  cudaEventRecord(start, 0);
-  for (int i = 0; i < 10; ++i) {
-    ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
+  const std::string text = SmallLoop({"x", "y", "z", "g"}, R"(    ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
     ncclAllReduce(x, z, 256, ncclFloat, ncclSum, comm, 0);
     ncclGather(x, g, 256, ncclFloat, 0, comm, 0);
-  }
-  return 0;
-}
-)";
-  Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
+)");  Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);",
                                                 "cuco_bind.output(\"z\", z);", "cuco_bind.inout(\"g\", g);"}));
