@@ -241,11 +241,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
     for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
     for (const IfElseArms& a : IfElseArmsIn(f.raw, l.begin, l.end)) u.arms.push_back(a);
   }
-  auto under_if = [&](int line) {
-    for (const auto& [a0, a1] : conditional)
-      if (line > 0 && line >= a0 && line <= a1) return true;
-    return false;
-  };
+  auto under_if = [&](int line) { return InLineRanges(conditional, line); };
   // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
   // the buffer the other name held when the iteration started, which is what the binds name.
   u.swaps = SwapsIn(f.raw, code.begin, code.end);

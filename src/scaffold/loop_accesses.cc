@@ -150,7 +150,10 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
   if (it != texts_.end() && DefinitionLines(it->second, fn.name, &b, &e)) {
     const std::string def = it->second.substr(b, e - b);
     const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
-    helpers_.push_back({SourceFileName(fn.file), ConditionalLines(it->second, b, e)});
+    const std::string file = SourceFileName(fn.file);
+    auto ifs = if_lines_.find(file + ":" + fn.name);  // a helper walked again (another call) is not scanned again
+    if (ifs == if_lines_.end()) ifs = if_lines_.emplace(file + ":" + fn.name, ConditionalLines(it->second, b, e)).first;
+    helpers_.push_back({file, ifs->second});
     Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
     helpers_.pop_back();
   } else {
@@ -159,10 +162,8 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
 }
 
 bool LoopAccesses::UnderHelperIf(const AnalyzedOp& op) const {
-  if (helpers_.empty() || op.line <= 0 || SourceFileName(op.file) != helpers_.back().first) return false;
-  for (const auto& [a0, a1] : helpers_.back().second)
-    if (op.line >= a0 && op.line <= a1) return true;
-  return false;
+  return !helpers_.empty() && SourceFileName(op.file) == helpers_.back().first &&
+         InLineRanges(helpers_.back().second, op.line);
 }
 
 bool CopiesToHost(const AnalyzedOp& op) {

@@ -72,6 +72,7 @@ class LoopAccesses {
   // The helpers being walked, innermost last: each one's file and the lines of its `if`s.
   std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;
   int conditional_calls_ = 0;  // helpers entered from under an `if` of another helper
+  std::map<std::string, std::vector<std::pair<int, int>>> if_lines_;  // each helper's `if`s, by "file:name"
 };
 
 }  // namespace cuco::scaffold_internal

@@ -593,6 +593,12 @@ std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_
   return out;
 }
 
+bool InLineRanges(const std::vector<std::pair<int, int>>& ranges, int line) {
+  for (const auto& [first, last] : ranges)
+    if (line > 0 && line >= first && line <= last) return true;
+  return false;
+}
+
 std::vector<IfElseArms> IfElseArmsIn(const std::string& text, size_t begin, size_t end) {
   const std::vector<Tok> t = Scan(text);
   std::vector<IfElseArms> out;
