@@ -184,11 +184,19 @@ inline int MPI_Comm_create(MPI_Comm, MPI_Group g, MPI_Comm* out) {
   *out = static_cast<int>(ranks.size()) == cuco_program::world() ? MPI_COMM_WORLD : m::kGroupComm + g;
   return MPI_SUCCESS;
 }
-// Point-to-point: not in the stand-in. It compiles, and fails when a rank runs it.
+// What the stand-in refuses, with the reason on stderr: point-to-point MPI (it compiles, and fails
+// when a rank runs it), and a collective on a communicator of some ranks.
 namespace cuco_program::mpi {
 inline int PointToPointRefused(const char* call) {
   std::fprintf(stderr, "cuco: %s (point-to-point MPI) is not in cuco's MPI stand-in (cuco/program/mpi.h)\n", call);
   return MPI_ERR_OTHER;
+}
+inline int NotOnSomeRanks(const char* call) {
+  std::fprintf(stderr,
+               "cuco: %s on a communicator of some ranks (MPI_Comm_create of a group) is not in cuco's MPI "
+               "stand-in, whose collectives span every rank\n",
+               call);
+  return MPI_ERR_COMM;
 }
 }  // namespace cuco_program::mpi
 inline int MPI_Send(const void*, int, MPI_Datatype, int, int, MPI_Comm) {

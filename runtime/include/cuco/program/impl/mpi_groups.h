@@ -2,12 +2,11 @@
 // communicators made of them. A group is a list of world ranks, named by its index here (one table
 // per process: a candidate rank's own, or the reference's, which its rank threads share). A
 // communicator is the world (MPI_COMM_WORLD, a duplicate, a split by one color), MPI_COMM_NULL, or
-// kGroupComm + a group holding some ranks but not all: its rank and size are answered, and a
-// collective on it is refused with a message, since the stand-in's collectives span the world.
+// kGroupComm + a group holding some ranks but not all: its rank and size are answered, and mpi.h
+// refuses a collective on it with a message, since the stand-in's collectives span the world.
 #pragma once
 
 #include <algorithm>
-#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -42,13 +41,4 @@ inline int IndexIn(int g, int r) {
   return it == m.end() ? -1 : static_cast<int>(it - m.begin());
 }
 inline bool OfSomeRanks(int comm) { return comm >= kGroupComm; }
-// A collective `call` on a communicator of some ranks: refused, with the reason on stderr.
-inline int NotOnSomeRanks(const char* call) {
-  std::fprintf(stderr,
-               "cuco: %s on a communicator of some ranks (MPI_Comm_create of a group) is not in cuco's MPI "
-               "stand-in, whose collectives span every rank\n",
-               call);
-  return 5;  // MPI_ERR_COMM
-}
-
 }  // namespace cuco_program::mpi
