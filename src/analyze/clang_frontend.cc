@@ -9,13 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
 #include "analyze/ranges.h"
+#include "util/language_standard.h"
 
 namespace cuco::analyze_internal {
 namespace {
@@ -570,11 +570,9 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
     args.push_back("-include");
     args.push_back(dir + "/full_prelude.h");
   }
-  // A standard older than C++17 is read as C++17, as the harness builds it (evaluate/builder.cc):
-  // CUDA 13's CUB and Thrust refuse anything older, which left their headers untyped.
-  static const std::regex too_old(R"(-std=(gnu|c)\+\+(98|03|0x|11|1y|14))");
-  for (const auto& f : o.program_flags)
-    if (!std::regex_match(f, too_old)) args.push_back(f);
+  // A standard older than C++17 is read as C++17, as the harness builds it: CUDA 13's CUB and Thrust
+  // refuse anything older, which left their headers untyped.
+  for (const auto& f : o.program_flags) args.push_back(AtLeastCpp17(f, /*nvcc_spelling=*/false));
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   CXIndex index = lc->clang_createIndex(0, 0);

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +14,7 @@
 #include "launch/subprocess.h"
 #include "util/file_lock.h"
 #include "util/files.h"
+#include "util/language_standard.h"
 #include "util/runtime_dir.h"
 #include "util/sha256.h"
 #include "util/source_text.h"
@@ -31,24 +31,12 @@ std::vector<std::string> SplitWords(const std::string& s) {
   return w;
 }
 
-// A [build] flag as the workload's units compile with it: a language standard cuco's headers cannot
-// build in (C++98-14, or a C standard from a C program's line: the harness is one C++ unit) as C++17,
-// the oldest they take; the standards nvcc knows by another name (CMake's default -std=gnu++17,
-// clang's c++2a) in its spelling (`cuda`), and -fopenmp as nvcc hands it to the host compiler; any
-// other flag as it is.
+// A [build] flag as the workload's units compile with it: a language standard as AtLeastCpp17 makes
+// it (in nvcc's spelling when `cuda`), -fopenmp as nvcc hands it to the host compiler; any other flag
+// as it is.
 std::string WorkloadSpelling(const std::string& flag, bool cuda) {
   if (flag == "-fopenmp" && cuda) return "-Xcompiler=-fopenmp";  // a host-compiler flag: nvcc passes it on, linking too
-  if (flag.rfind("-std=", 0) != 0) return flag;
-  std::string v = flag.substr(5);
-  const bool gnu = v.rfind("gnu", 0) == 0;
-  if (gnu) v = v.substr(3);
-  else if (v.rfind("c", 0) == 0) v = v.substr(1);
-  static const std::map<std::string, std::string> kAliases = {{"++0x", "++11"}, {"++1y", "++14"}, {"++1z", "++17"},
-                                                              {"++2a", "++20"}, {"++2b", "++23"}};
-  if (auto it = kAliases.find(v); it != kAliases.end()) v = it->second;
-  static const std::set<std::string> kTooOld = {"++98", "++03", "++11", "++14"};
-  if (v.rfind("++", 0) != 0 || kTooOld.count(v)) v = "++17";
-  return "-std=" + std::string(gnu && !cuda ? "gnu" : "c") + v;
+  return AtLeastCpp17(flag, cuda);
 }
 
 // Host-compiler flags from mpicc, translated for nvcc where needed.

@@ -5,6 +5,7 @@
 #include "util/clock.h"
 #include "util/text.h"
 #include "util/files.h"
+#include "util/language_standard.h"
 #include "util/quantile.h"
 #include "util/sha256.h"
 #include "util/status.h"
@@ -17,6 +18,17 @@ TEST(Quantile, LinearBetweenTheNearestTwo) {
   EXPECT_DOUBLE_EQ(Quantile({1, 2, 3, 10}, 0.5), 2.5);  // an even count: the mean of the middle two
   EXPECT_DOUBLE_EQ(Quantile({0, 10}, 0.1), 1);
   EXPECT_DOUBLE_EQ(Quantile({7}, 0.9), 7);
+}
+
+// Older standards (and a C program's) become C++17; the GNU dialect stays for clang, not for nvcc.
+TEST(LanguageStandard, AtLeastCpp17) {
+  EXPECT_EQ(AtLeastCpp17("-std=c++11", false), "-std=c++17");
+  EXPECT_EQ(AtLeastCpp17("-std=gnu++1y", false), "-std=gnu++17");
+  EXPECT_EQ(AtLeastCpp17("-std=gnu++14", true), "-std=c++17");
+  EXPECT_EQ(AtLeastCpp17("-std=c99", false), "-std=c++17");
+  EXPECT_EQ(AtLeastCpp17("-std=c++2a", true), "-std=c++20");
+  EXPECT_EQ(AtLeastCpp17("-std=gnu++20", false), "-std=gnu++20");
+  EXPECT_EQ(AtLeastCpp17("-O2", true), "-O2");
 }
 
 TEST(Clock, FormatTimeInUtc) {
