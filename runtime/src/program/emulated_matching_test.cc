@@ -29,5 +29,16 @@ TEST(EmulatedMatching, TheSameCallMatches) {
   EXPECT_EQ(MismatchedCalls(one, 1), "");
 }
 
+// Blink-GPU's multi ping-pong at one rank: its peer is itself and it receives first, which real
+// NCCL never completes; the reference said nothing for 120 s and was cut. A send and a receive to
+// oneself in one group pair, as do calls to other ranks.
+TEST(EmulatedMatching, AReceiveFromItselfWithoutASendIsRefused) {
+  EXPECT_NE(UnpairedSelfCalls({Kind::kRecv}, {0}, 0).find("rank 0 receives from itself"), std::string::npos);
+  EXPECT_NE(UnpairedSelfCalls({Kind::kSend}, {1}, 1).find("sends to itself"), std::string::npos);
+  EXPECT_EQ(UnpairedSelfCalls({Kind::kSend, Kind::kRecv}, {0, 0}, 0), "");
+  EXPECT_EQ(UnpairedSelfCalls({Kind::kRecv, Kind::kSend}, {1, 1}, 0), "");
+  EXPECT_EQ(UnpairedSelfCalls({Kind::kAllReduce}, {0}, 0), "");
+}
+
 }  // namespace
 }  // namespace cuco_program::emu

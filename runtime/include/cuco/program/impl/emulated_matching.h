@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <cuco/program/impl/emulated_spans.h>
 
@@ -49,6 +50,26 @@ inline std::string MismatchedCalls(const CallKey* keys, int n) {
            "real NCCL hangs)";
   }
   return "";
+}
+
+// A rank's send to itself and its receive from itself meet only inside one call or one
+// ncclGroupStart/End (a receive from oneself with no send there hangs real NCCL: a ping-pong whose
+// peer is the rank itself when the world has one rank). "" when the group's sends to the calling
+// rank (`me`) and receives from it pair up; else the refusal, at once rather than after the
+// reference's wait. `kinds` and `peers` are the group's calls, in order.
+inline std::string UnpairedSelfCalls(const std::vector<Kind>& kinds, const std::vector<int>& peers, int me) {
+  int sends = 0, recvs = 0;
+  for (size_t i = 0; i < kinds.size(); ++i)
+    if (peers[i] == me) {
+      sends += kinds[i] == Kind::kSend;
+      recvs += kinds[i] == Kind::kRecv;
+    }
+  if (sends == recvs) return "";
+  const bool recv = recvs > sends;
+  return std::string("emulated NCCL: rank ") + std::to_string(me) + (recv ? " receives from" : " sends to") +
+         " itself with no " + (recv ? "ncclSend to" : "ncclRecv from") +
+         " itself in the same call or ncclGroupStart/End (real NCCL hangs there; a program that pairs ranks "
+         "may need a world of at least two)";
 }
 
 }  // namespace cuco_program::emu

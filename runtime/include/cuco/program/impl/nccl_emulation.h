@@ -279,6 +279,14 @@ inline void Execute(const std::vector<Op>& ops) {
                                        op.recv ? ref::AllocationBytes(op.recv) : 0);
     if (!small.empty()) throw std::runtime_error(small);
   }
+  std::vector<Kind> kinds;
+  std::vector<int> peers;  // world ranks
+  for (size_t i = 0; i < ops.size(); ++i) {
+    kinds.push_back(ops[i].kind);
+    peers.push_back(comms[i].World(ops[i].peer));
+  }
+  if (const std::string unpaired = UnpairedSelfCalls(kinds, peers, me); !unpaired.empty())
+    throw std::runtime_error(unpaired);
   Mailboxes& m = Mail();
   for (size_t i = 0; i < ops.size(); ++i)
     if (const Op& op = ops[i]; op.kind == Kind::kSend) {
