@@ -204,6 +204,23 @@ int main() {
   // Point-to-point MPI compiles (a check after the timed loop) and fails when run.
   int word = 0;
   Expect(MPI_Send(&word, 1, MPI_INT, 0, 1, MPI_COMM_WORLD) == MPI_ERR_OTHER, "MPI_Send fails with a message");
+  // So do nonblocking and one-sided MPI (ParRes Kernels' prk_mpi.h wraps them all); a refused
+  // request is MPI_REQUEST_NULL, which MPI_Wait and MPI_Waitall take.
+  MPI_Request req = 7, reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  Expect(MPI_Isend(&word, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &req) == MPI_ERR_OTHER && req == MPI_REQUEST_NULL &&
+             MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+         "MPI_Isend fails with a message; MPI_Wait of its null request succeeds");
+  MPI_Win window = 0;
+  void* base = nullptr;
+  Expect(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &window) == MPI_ERR_OTHER && window == MPI_WIN_NULL,
+         "MPI_Win_allocate fails with a message");
+#ifdef CUCO_CHECK_REFERENCE  // (a candidate's collectives need the harness's communicator, which is not here)
+  // Scans: this rank's own value (a world of one); an exclusive scan leaves rank 0's as it was.
+  int scanned = -1, exscanned = -1, mine = 5;
+  Expect(MPI_Scan(&mine, &scanned, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && scanned == 5 &&
+             MPI_Exscan(&mine, &exscanned, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && exscanned == -1,
+         "MPI_Scan and MPI_Exscan at rank 0 of one");
+#endif
   // getenv as the harness answers it has getenv's type (Blink-GPU's otom_Nccl.cu: `char* s = getenv(...)`).
   char* path = cuco_program::program_getenv("PATH");
   Expect(path != nullptr, "program_getenv answers char*, as getenv does");

@@ -6,9 +6,10 @@
 // MPI_Abort ends the program's thread like exit(). Groups and the communicators made of them
 // (MPI_Comm_group, MPI_Group_incl, MPI_Comm_create) are here (impl/mpi_groups.h): a group of every
 // rank makes the world, a rank outside the group gets MPI_COMM_NULL, and a communicator of some
-// ranks answers its rank and size but refuses collectives. Point-to-point MPI (MPI_Send, MPI_Recv,
-// MPI_Sendrecv) compiles and fails when run, with a message: a program checking its result with it
-// after the timed loop, which the harness never runs, builds. MPI-IO is not here.
+// ranks answers its rank and size but refuses collectives. Point-to-point MPI (blocking and
+// nonblocking) and one-sided MPI compile and fail when run, with a message (impl/mpi_refused.h): a
+// program checking its result with them after the timed loop, which the harness never runs, builds.
+// MPI_Scan and MPI_Exscan are here. MPI-IO is not.
 #pragma once
 
 #include <chrono>
@@ -64,6 +65,8 @@ typedef int MPI_Errhandler;
 #define MPI_THREAD_FUNNELED 1
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE 3
+#define MPI_REQUEST_NULL 0
+#define MPI_STATUSES_IGNORE (static_cast<MPI_Status*>(nullptr))
 
 // Datatypes: the value is the element size; the kind rides in the tens of thousands.
 #define MPI_DATATYPE_NULL 0
@@ -89,6 +92,8 @@ typedef int MPI_Errhandler;
 #define MPI_MIN 3
 #define MPI_PROD 4
 
+#include <cuco/program/impl/mpi_refused.h>
+
 namespace cuco_program::mpi {
 
 inline size_t TypeBytes(MPI_Datatype t) { return t == MPI_DATATYPE_NULL ? 0 : static_cast<size_t>(t % 10000); }
@@ -106,13 +111,15 @@ void ReduceInto(T* acc, const T* x, int count, MPI_Op op) {
   }
 }
 
-// Every rank's `count` values reduced with `op` into out (in rank order, as MPI does for sums).
-inline int Allreduce(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op) {
+// The `count` values of ranks 0 .. ranks-1 reduced with `op` into out (in rank order, as MPI does
+// for sums); out is left as it is when `ranks` is 0. Every rank calls it (the values are exchanged).
+inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op, int ranks) {
   const size_t bytes = TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(send, all.data(), bytes);
+  if (ranks <= 0) return MPI_SUCCESS;
   std::memcpy(out, all.data(), bytes);
-  for (int r = 1; r < cuco_program::world(); ++r) {
+  for (int r = 1; r < ranks; ++r) {
     const void* x = all.data() + bytes * static_cast<size_t>(r);
     switch (t) {
       case MPI_INT: ReduceInto(static_cast<int32_t*>(out), static_cast<const int32_t*>(x), count, op); break;
@@ -124,11 +131,14 @@ inline int Allreduce(const void* send, void* out, int count, MPI_Datatype t, MPI
       case MPI_FLOAT: ReduceInto(static_cast<float*>(out), static_cast<const float*>(x), count, op); break;
       case MPI_DOUBLE: ReduceInto(static_cast<double*>(out), static_cast<const double*>(x), count, op); break;
       default:
-        std::fprintf(stderr, "cuco: MPI_Allreduce/MPI_Reduce of this datatype (%d) is not supported\n", t);
+        std::fprintf(stderr, "cuco: an MPI reduction of this datatype (%d) is not supported\n", t);
         return MPI_ERR_OTHER;
     }
   }
   return MPI_SUCCESS;
+}
+inline int Allreduce(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op) {
+  return ReduceRanks(send, out, count, t, op, cuco_program::world());
 }
 
 }  // namespace cuco_program::mpi
@@ -184,13 +194,9 @@ inline int MPI_Comm_create(MPI_Comm, MPI_Group g, MPI_Comm* out) {
   *out = static_cast<int>(ranks.size()) == cuco_program::world() ? MPI_COMM_WORLD : m::kGroupComm + g;
   return MPI_SUCCESS;
 }
-// What the stand-in refuses, with the reason on stderr: point-to-point MPI (it compiles, and fails
-// when a rank runs it), and a collective on a communicator of some ranks.
+// What the stand-in refuses, with the reason on stderr: a collective on a communicator of some ranks
+// (point-to-point and one-sided MPI: impl/mpi_refused.h).
 namespace cuco_program::mpi {
-inline int PointToPointRefused(const char* call) {
-  std::fprintf(stderr, "cuco: %s (point-to-point MPI) is not in cuco's MPI stand-in (cuco/program/mpi.h)\n", call);
-  return MPI_ERR_OTHER;
-}
 inline int NotOnSomeRanks(const char* call) {
   std::fprintf(stderr,
                "cuco: %s on a communicator of some ranks (MPI_Comm_create of a group) is not in cuco's MPI "
@@ -199,16 +205,6 @@ inline int NotOnSomeRanks(const char* call) {
   return MPI_ERR_COMM;
 }
 }  // namespace cuco_program::mpi
-inline int MPI_Send(const void*, int, MPI_Datatype, int, int, MPI_Comm) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Send");
-}
-inline int MPI_Recv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Recv");
-}
-inline int MPI_Sendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int, int, MPI_Comm,
-                        MPI_Status*) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Sendrecv");
-}
 inline int MPI_Get_processor_name(char* name, int* len) {
   *len = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "cuco-host");
   return MPI_SUCCESS;
@@ -344,4 +340,18 @@ inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, M
   const int rc = cuco_program::mpi::Allreduce(mine.data(), out.data(), count, t, op);
   if (cuco_program::rank() == root) std::memcpy(recv, out.data(), bytes);
   return rc;
+}
+// MPI_Scan: ranks 0 .. this one reduced; MPI_Exscan: the ranks before this one (rank 0's recv is
+// left as it is, as MPI leaves it undefined).
+inline int MPI_Scan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scan");
+  std::vector<unsigned char> mine(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
+  return cuco_program::mpi::ReduceRanks(mine.data(), recv, count, t, op, cuco_program::rank() + 1);
+}
+inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Exscan");
+  std::vector<unsigned char> mine(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
+  return cuco_program::mpi::ReduceRanks(mine.data(), recv, count, t, op, cuco_program::rank());
 }
