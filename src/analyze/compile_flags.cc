@@ -117,6 +117,7 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
   const std::vector<std::string>& argv = *expanded;
   CompileFlags out;
   size_t i = (!argv.empty() && !argv[0].empty() && argv[0][0] != '-') ? 1 : 0;
+  out.nvcc = i == 1 && (argv[0] == "nvcc" || (argv[0].size() > 5 && argv[0].compare(argv[0].size() - 5, 5, "/nvcc") == 0));
   for (; i < argv.size(); ++i) {
     std::string a = argv[i];
     if (a == "-Xcompiler" || a == "--compiler-options") {  // nvcc: host-compiler flags, comma separated
@@ -238,6 +239,7 @@ CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
       if (seen_libs.insert(l).second) out.libraries.push_back(l);
   }
   out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
+  out.nvcc = a.nvcc || b.nvcc;
   return out;
 }
 

@@ -36,6 +36,9 @@ struct CompileFlags {
   // order, as named ("cublas", ":libfoo.so.1"): cuco init links the harness with them.
   std::vector<std::string> libraries;
   std::string source;                     // where they came from, for messages ("compile_commands.json:3")
+  // The command is nvcc's: its files see __NVCC__ (code written `#ifdef __NVCC__`), which clang's
+  // analysis is then given too (scaffold/program_analysis.cc).
+  bool nvcc = false;
 };
 
 // The parse-relevant flags of one compiler command line (argv[0] is the compiler, which is

@@ -23,6 +23,16 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_EQ(f->include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc", "/opt/x"}));
   // The program's own include folders are those it names relatively (cuco init copies from them).
   EXPECT_EQ(f->own_include_dirs, (std::vector<std::string>{"/work/p/common", "/work/p/app/inc"}));
+  EXPECT_TRUE(f->nvcc) << "nvcc's files see __NVCC__";
+}
+
+// Code written `#ifdef __NVCC__` (ParRes Kernels' transpose kernels) is seen by clang when nvcc
+// builds it, by any path; not when another compiler does.
+TEST(CompileFlags, KnowsWhenTheCommandIsNvccs) {
+  EXPECT_TRUE(FlagsFromCommand({"/usr/local/cuda/bin/nvcc", "x.cu"}, "/w")->nvcc);
+  EXPECT_FALSE(FlagsFromCommand({"mpicxx", "-I/usr/local/cuda/include", "x.cpp"}, "/w")->nvcc);
+  EXPECT_FALSE(FlagsFromCommand({"g++", "-Xcompiler", "-O2", "x.cpp"}, "/w")->nvcc);
+  EXPECT_TRUE(MergeFlags(*FlagsFromCommand({"g++", "x.cpp"}, "/w"), *FlagsFromCommand({"nvcc", "y.cu"}, "/w")).nvcc);
 }
 
 // The libraries a build line links (llm.c's `nvcc -lmpi -lnccl -L... -lcublas -lcublasLt x.cu`),

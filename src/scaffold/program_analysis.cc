@@ -20,6 +20,7 @@ Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, con
   if (tc.nccl.found && !tc.nccl.include_dir.empty()) add(tc.nccl.include_dir);
   for (const auto& d : DefaultIncludeDirs()) add(d);
   opts.program_flags = flags.flags;
+  if (flags.nvcc) opts.program_flags.insert(opts.program_flags.begin(), "-D__NVCC__");
   opts.own_include_dirs = flags.own_include_dirs;
   return AnalyzeProgram(paths, opts);
 }
