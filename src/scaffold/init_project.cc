@@ -57,6 +57,15 @@ Status RankThreadsRefusal(const ProgramFacts& f) {
                                  "thread a process, or one process for every GPU, it would be a harness");
 }
 
+Status UngroupedRankInitsRefusal(const ProgramFacts& f) {
+  if (f.ungrouped_rank_inits.empty()) return Status::Ok();
+  return Status::InvalidArgument(
+      f.ungrouped_rank_inits + " makes every GPU's communicator from one thread, outside ncclGroupStart/ncclGroupEnd: "
+      "real NCCL waits in the first call for the ranks this thread has not made yet, so the program hangs as written; "
+      "put the loop between ncclGroupStart() and ncclGroupEnd() (or call ncclCommInitAll), and cuco runs it as one "
+      "process driving every GPU");
+}
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code) {
   std::string peer = CrossGpuCopy(f.file, f.raw);
   for (const ProgramFile& pf : other_files)

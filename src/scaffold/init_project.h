@@ -52,6 +52,10 @@ Status CSourcesRefusal(const ProgramFacts& f);
 // refused, the start and the MPI_Init named.
 Status RankThreadsRefusal(const ProgramFacts& f);
 
+// One thread making every GPU's NCCL rank outside a group (ProgramFacts::ungrouped_rank_inits): the
+// program hangs as written; refused, saying how to write it so that it runs (and becomes a harness).
+Status UngroupedRankInitsRefusal(const ProgramFacts& f);
+
 Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const std::string& all_code);
 
 // `open_records`: the classes and structs whose members main binds (BoundBuffers::member_records),

@@ -142,6 +142,15 @@ void GuessLauncher(ProgramFacts& f) {
   }
   f.launcher = "cuco";
   f.launcher_source = "no MPI_Init in " + f.file;
+  static const std::regex per_gpu_comm(R"(\[\s*[A-Za-z_])");  // `&comms[r]`, not `&comm[0]`
+  for (const auto& op : f.analysis->ops)
+    if (op.api == "ncclCommInitRank" && op.group < 0 && !op.args.empty() && std::regex_search(op.args[0], per_gpu_comm)) {
+      const std::string file = op.file.empty() || op.file == f.analysis->path
+                                   ? f.file
+                                   : std::filesystem::path(op.file).filename().string();
+      f.ungrouped_rank_inits = fmt::format("{}:{}: ncclCommInitRank({}, ...)", file, op.line, op.args[0]);
+      break;
+    }
   static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
   for (auto it = std::sregex_iterator(f.code.begin(), f.code.end(), getenv_re); it != std::sregex_iterator(); ++it) {
     const std::string v = (*it)[1].str();

@@ -43,6 +43,10 @@ struct ProgramFacts {
   // "mpirun" whose processes each start threads that make NCCL ranks ("file:line: what"), "" else:
   // ranks in threads of several processes, which no launcher of the harness runs.
   std::string rank_threads;
+  // No MPI and no threads, and ncclCommInitRank making one GPU's communicator of several
+  // (`&comms[r]`) outside ncclGroupStart/End ("file:line: ..."), "" else: one thread making every
+  // rank, which real NCCL never completes (its first call waits for the ranks not made yet).
+  std::string ungrouped_rank_inits;
   std::pair<std::string, int> thread_start;  // "single" for its threads: where they start (file, line)
   std::vector<std::string> libs;
   std::vector<std::string> build_sources;  // program mode [build] sources: the program's other files

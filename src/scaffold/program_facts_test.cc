@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scaffold/init_project.h"
+
 namespace cuco::scaffold_internal {
 namespace {
 
@@ -90,6 +92,26 @@ TEST(ProgramFacts, ThreadsMakingRanksInEachMpiProcessAreNamed) {
   EXPECT_EQ(f.rank_threads, "main.cc:18: threads each making an NCCL rank (emplace_back running worker, which calls ncclCommInitRank)");
   const std::string one_gpu_a_process = text.substr(0, text.find("  std::thread p")) + "  worker(s, r, 0, &id);\n}\n";
   EXPECT_EQ(GatherFacts(AnalyzeWith(one_gpu_a_process), "main.cc", "p", one_gpu_a_process).rank_threads, "");
+}
+
+// One thread making every GPU's rank with ncclCommInitRank outside a group (KAOZUOI/rebuildCCL's
+// native.cu) hangs in real NCCL: named, so that init says so; in a group it is one process driving
+// every GPU.
+TEST(ProgramFacts, RanksMadeOneByOneFromOneThreadAreNamed) {
+  const std::string text =
+      "#include <nccl.h>\n#include <vector>\nint main() {\n  int n = 4;\n  ncclUniqueId id;\n  ncclGetUniqueId(&id);\n"
+      "  std::vector<ncclComm_t> comms(n);\n  for (int r = 0; r < n; r++) {\n    cudaSetDevice(r);\n"
+      "    ncclCommInitRank(&comms[r], n, id, r);\n  }\n  return 0;\n}\n";
+  const ProgramFacts f = GatherFacts(AnalyzeWith(text), "main.cu", "p", text);
+  EXPECT_EQ(f.ungrouped_rank_inits, "main.cu:10: ncclCommInitRank(&comms[r], ...)");
+  EXPECT_NE(UngroupedRankInitsRefusal(f).message().find("hangs as written"), std::string::npos);
+  std::string grouped = text;
+  grouped.replace(grouped.find("  for (int r"), 0, "  ncclGroupStart();\n");
+  grouped.replace(grouped.find("  return 0;"), 0, "  ncclGroupEnd();\n");
+  const ProgramFacts g = GatherFacts(AnalyzeWith(grouped), "main.cu", "p", grouped);
+  EXPECT_EQ(g.ungrouped_rank_inits, "");
+  EXPECT_EQ(g.launcher, "single");
+  EXPECT_TRUE(UngroupedRankInitsRefusal(g).ok());
 }
 
 // A class starting a thread per GPU on its static method, which makes the GPU's NCCL rank, with no

@@ -25,7 +25,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
     trace->back().Add("stopped: " + s.message());
     return s;
   };
-  for (const Status& refused : {CSourcesRefusal(program), RankThreadsRefusal(program)})  // what no harness can be made of
+  // What no harness can be made of.
+  for (const Status& refused : {CSourcesRefusal(program), RankThreadsRefusal(program), UngroupedRankInitsRefusal(program)})
     if (!refused.ok()) {
       pass("find the loop");
       return stopped(refused);
