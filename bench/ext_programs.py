@@ -67,13 +67,21 @@ ROOT, each repository at the commit measured:
   git clone https://github.com/guo-ran/CudaTest ROOT/CudaTest            && git -C ROOT/CudaTest checkout 7da66d5f7548bdf5d6a83ad9035b03837d5269bb
   git clone https://github.com/skywxlker-ops/TensorParallelism ROOT/TensorParallelism \
                                                                           && git -C ROOT/TensorParallelism checkout 7498012b70b7cb6f56e515cce47819fcd3d98035
+  git clone https://github.com/ParRes/Kernels ROOT/prk-kernels        && git -C ROOT/prk-kernels checkout 04248b66a03d7f5edba8d54c9ae7834dd718027a
+  git clone https://github.com/Willy-Chan/MultiGPU-Experiments ROOT/willy-multigpu-exp \
+                                                                          && git -C ROOT/willy-multigpu-exp checkout 3f55c1a1ef11ddf7ef8922421c9d2b8d8800c1f0
+  git clone https://github.com/alincnl/Task5Parallel ROOT/task5-heat    && git -C ROOT/task5-heat checkout 1e3517f76d049887c4ac1a846376dae094e9096f
+  git clone https://github.com/KAOZUOI/rebuildCCL ROOT/rebuildccl       && git -C ROOT/rebuildccl checkout 5f6920019835bc989eba9993c57291254d46948e
+  git clone https://github.com/ShreyasKudari/nccl-examples ROOT/shreyas-nccl-examples \
+                                                                          && git -C ROOT/shreyas-nccl-examples checkout 46889ca21f5e91c0dcf0e1df56af0a6ffc72ca45
 (nccl-v1 is NCCL 1's tree, test/single and test/mpi; the copy measured matches that commit's files.
 The four before AIComm are course and tutorial repositories found in stop 40, the next five
 repositories found in stop 43, the last three found in stop 48 (tfgMatrixNccl needs MKL's headers:
 `pip install mkl-include`, its folder as MKL_INCLUDE), the seven after it found in stop 54 (murilo-NCCL-5f6a712 holds the
 laplacian the later commit removed), the last three found after them, and gpu-benchmarks, fasrc/User_Codes, NCCL-Sandbox and spmd-ir found in stop 55; the last eight, found in
 stop 58, held out: put through init before any change for them. Of these FZJ-JSC's, yali and gpu-benchmarks state a licence (MIT), spmd-ir Apache 2.0 with LLVM exceptions: none is copied here, each
-is fetched; the last eight, found in stop 59, held out.)
+is fetched; the last eight, found in stop 59, held out; the last six (five repositories: ParRes/Kernels states a BSD-style
+licence, the others none), found in stop 61, held out.)
 nccl-tests' CMake build folder (its compile_commands.json) is configured here when missing."""
 import json, os, pathlib, re, shlex, subprocess, sys
 CUDA = "/usr/local/cuda"
@@ -186,6 +194,12 @@ P = [
   ("blink_a2am", "Blink-GPU", ["src/a2am_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/a2am_Nccl src/a2am_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
   ("blink_comm", "Blink-GPU", ["src/comm_Nccl.cu"], f"nvcc -std=c++14 -O3 -DSKIPCPUAFFINITY -DMICROBENCH_MAX_GPUS=4 -o bin/comm_Nccl src/comm_Nccl.cu {MPI_I} {MPI_L} -lmpi -lcudart -lcuda -lnccl -lstdc++ -lm -Wno-deprecated-gpu-targets", []),
   ("skyw_mesh", "TensorParallelism/backend", ["tests/test_task.cpp", "src/mesh.cu", "src/task.cu", "src/cudafunctions.cpp"], "nvcc -std=c++17 -Iinclude tests/test_task.cpp src/mesh.cu src/task.cu src/cudafunctions.cpp -o build/test_task -lnccl -lcudart -lpthread", []),
+  ("prk_transpose_a2a", "prk-kernels/Cxx11", ["transpose-a2a-mpi-nccl.cu"], f"nvcc -g -O3 -std=c++20 --extended-lambda -rdc=true -D_X86INTRIN_H_INCLUDED {MPI_I} transpose-a2a-mpi-nccl.cu {MPI_L} -lmpi -lnccl -o transpose-a2a-mpi-nccl", ["--args", "10 1024"]),
+  ("prk_transpose_p2p", "prk-kernels/Cxx11", ["transpose-p2p-mpi-nccl.cu"], f"nvcc -g -O3 -std=c++20 --extended-lambda -rdc=true -D_X86INTRIN_H_INCLUDED {MPI_I} transpose-p2p-mpi-nccl.cu {MPI_L} -lmpi -lnccl -o transpose-p2p-mpi-nccl", ["--args", "10 1024"]),
+  ("willy_jacobi", "willy-multigpu-exp/nvidia_libraries/nccl", ["jacobi_solver.cu"], f"nvcc -O3 jacobi_solver.cu -o nccl_app {MPI_I} {MPI_L} -lnccl -lmpi -lcudart", []),
+  ("task5_heat", "task5-heat", ["mpi_nccl.cu"], f"nvcc -O2 mpi_nccl.cu -o mpi_nccl {MPI_I} {MPI_L} -lmpi -lnccl", ["--args", "1e-6 128 1000"]),
+  ("rebuildccl_a2a_native", "rebuildccl", ["native.cu"], "nvcc -O3 -std=c++14 -o native native.cu -lcudart -lnccl", ["--args", "--num_ranks 2"]),
+  ("shreyas_allreduce_loop", "shreyas-nccl-examples", ["multi-process.c"], f"mpicc -O2 -I{CUDA}/include multi-process.c -o multi-process -L{CUDA}/lib64 -lcudart -lnccl", []),
 ]
 def run(cmd, cwd, timeout=900):
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
