@@ -117,7 +117,7 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
   const std::vector<std::string>& argv = *expanded;
   CompileFlags out;
   size_t i = (!argv.empty() && !argv[0].empty() && argv[0][0] != '-') ? 1 : 0;
-  out.nvcc = i == 1 && (argv[0] == "nvcc" || (argv[0].size() > 5 && argv[0].compare(argv[0].size() - 5, 5, "/nvcc") == 0));
+  out.nvcc = i == 1 && fs::path(argv[0]).filename() == "nvcc";
   for (; i < argv.size(); ++i) {
     std::string a = argv[i];
     if (a == "-Xcompiler" || a == "--compiler-options") {  // nvcc: host-compiler flags, comma separated

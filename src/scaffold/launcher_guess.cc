@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <set>
@@ -45,6 +46,11 @@ struct ThreadStart {
   std::string what;  // "emplace_back running worker, which calls ncclCommInitRank"
   std::string Text() const { return fmt::format("{}:{}: threads each making an NCCL rank ({})", file, line, what); }
 };
+
+// The name of the file that makes `op` (a class's set-up in another file), not main's.
+std::string CallFile(const ProgramFacts& f, const AnalyzedOp& op) {
+  return op.file.empty() || op.file == f.analysis->path ? f.file : std::filesystem::path(op.file).filename().string();
+}
 
 std::optional<ThreadStart> RankThreads(const ProgramFacts& f) {
   std::set<std::string> makers;
@@ -105,11 +111,7 @@ void GuessLauncher(ProgramFacts& f) {
   std::string drives_all;
   for (const auto& op : f.analysis->ops) {
     if (op.api == "ncclCommInitAll" || (op.api == "ncclCommInitRank" && op.group >= 0)) {
-      // The file that makes the call (a class's set-up in another file), not main's.
-      const std::string file = op.file.empty() || op.file == f.analysis->path
-                                   ? f.file
-                                   : std::filesystem::path(op.file).filename().string();
-      drives_all = fmt::format("{}:{}: {}{} (one process drives every GPU)", file, op.line, op.api,
+      drives_all = fmt::format("{}:{}: {}{} (one process drives every GPU)", CallFile(f, op), op.line, op.api,
                                op.api == "ncclCommInitRank" ? " in a group" : "");
       break;
     }
@@ -145,10 +147,7 @@ void GuessLauncher(ProgramFacts& f) {
   static const std::regex per_gpu_comm(R"(\[\s*[A-Za-z_])");  // `&comms[r]`, not `&comm[0]`
   for (const auto& op : f.analysis->ops)
     if (op.api == "ncclCommInitRank" && op.group < 0 && !op.args.empty() && std::regex_search(op.args[0], per_gpu_comm)) {
-      const std::string file = op.file.empty() || op.file == f.analysis->path
-                                   ? f.file
-                                   : std::filesystem::path(op.file).filename().string();
-      f.ungrouped_rank_inits = fmt::format("{}:{}: ncclCommInitRank({}, ...)", file, op.line, op.args[0]);
+      f.ungrouped_rank_inits = fmt::format("{}:{}: ncclCommInitRank({}, ...)", CallFile(f, op), op.line, op.args[0]);
       break;
     }
   static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
