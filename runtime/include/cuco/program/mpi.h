@@ -137,9 +137,6 @@ inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, M
   }
   return MPI_SUCCESS;
 }
-inline int Allreduce(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op) {
-  return ReduceRanks(send, out, count, t, op, cuco_program::world());
-}
 
 }  // namespace cuco_program::mpi
 
@@ -325,33 +322,32 @@ inline int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
   *out = color == MPI_UNDEFINED ? MPI_COMM_NULL : comm;
   return MPI_SUCCESS;
 }
+namespace cuco_program::mpi {
+// The reductions on a communicator: this rank's `count` values (recv's under MPI_IN_PLACE) reduced
+// with the other ranks' into out as ReduceRanks does, over ranks 0 .. ranks-1; refused (`call`
+// named) on a communicator of some ranks.
+inline int ReduceOnComm(const char* call, const void* send, void* recv, void* out, int count, MPI_Datatype t, MPI_Op op,
+                        MPI_Comm c, int ranks) {
+  if (OfSomeRanks(c)) return NotOnSomeRanks(call);
+  std::vector<unsigned char> mine(TypeBytes(t) * static_cast<size_t>(count));
+  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
+  return ReduceRanks(mine.data(), out, count, t, op, ranks);
+}
+}  // namespace cuco_program::mpi
 inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allreduce");
-  const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
-  std::vector<unsigned char> mine(bytes);
-  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);
-  return cuco_program::mpi::Allreduce(mine.data(), recv, count, t, op);
+  return cuco_program::mpi::ReduceOnComm("MPI_Allreduce", send, recv, recv, count, t, op, c, cuco_program::world());
 }
 inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
-  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Reduce");
-  const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
-  std::vector<unsigned char> mine(bytes), out(bytes);
-  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, bytes);
-  const int rc = cuco_program::mpi::Allreduce(mine.data(), out.data(), count, t, op);
-  if (cuco_program::rank() == root) std::memcpy(recv, out.data(), bytes);
+  std::vector<unsigned char> out(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
+  const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce", send, recv, out.data(), count, t, op, c, cuco_program::world());
+  if (rc == MPI_SUCCESS && cuco_program::rank() == root) std::memcpy(recv, out.data(), out.size());
   return rc;
 }
 // MPI_Scan: ranks 0 .. this one reduced; MPI_Exscan: the ranks before this one (rank 0's recv is
 // left as it is, as MPI leaves it undefined).
 inline int MPI_Scan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scan");
-  std::vector<unsigned char> mine(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
-  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
-  return cuco_program::mpi::ReduceRanks(mine.data(), recv, count, t, op, cuco_program::rank() + 1);
+  return cuco_program::mpi::ReduceOnComm("MPI_Scan", send, recv, recv, count, t, op, c, cuco_program::rank() + 1);
 }
 inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Exscan");
-  std::vector<unsigned char> mine(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
-  std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
-  return cuco_program::mpi::ReduceRanks(mine.data(), recv, count, t, op, cuco_program::rank());
+  return cuco_program::mpi::ReduceOnComm("MPI_Exscan", send, recv, recv, count, t, op, c, cuco_program::rank());
 }
