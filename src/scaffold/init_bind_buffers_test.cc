@@ -77,7 +77,8 @@ TEST(InitBindBuffers, ABufferWrittenOnOneSideOfAnIfAndReadOnTheOtherIsInout) {
       ncclSend(buf, 16, ncclFloat, 0, comm, 0);
     }
     ncclGroupEnd();
-)");  Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
+)");
+  Result<BoundBuffers> b = BindSmallProgram("incast.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, std::vector<std::string>{"cuco_bind.inout(\"buf\", buf);"});
   EXPECT_TRUE(Traced(b->guesses, {"`buf`", "written only in one arm of an `if` and read only in the other"}));
@@ -92,7 +93,8 @@ TEST(InitBindBuffers, ABufferWrittenAndReadInOneArmOfAnIfIsScratch) {
     } else {
       ncclRecv(y, 256, ncclFloat, 0, comm, 0);
     }
-)");  Result<BoundBuffers> b = BindSmallProgram("prefill.cu", text);
+)");
+  Result<BoundBuffers> b = BindSmallProgram("prefill.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
 }
@@ -141,7 +143,8 @@ TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
   const std::string text = SmallLoop({"x", "y", "z", "g"}, R"(    ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
     ncclAllReduce(x, z, 256, ncclFloat, ncclSum, comm, 0);
     ncclGather(x, g, 256, ncclFloat, 0, comm, 0);
-)");  Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
+)");
+  Result<BoundBuffers> b = BindSmallProgram("reduce.cu", text);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);",
                                                 "cuco_bind.output(\"z\", z);", "cuco_bind.inout(\"g\", g);"}));
