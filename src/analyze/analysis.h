@@ -106,6 +106,9 @@ struct Analysis {
   // Each file's first error as clang parsed it as C++/CUDA (by its path; clang's message, with its
   // place), for the files with one in their host code: a C file C++ does not take has one.
   std::map<std::string, std::string> file_errors;
+  // A C source's text with what C++ needs written in (analyze/c_as_cpp.h), by path, for each
+  // that needed any: what the analysis read for it, and what a harness builds.
+  std::map<std::string, std::string> cpp_texts;
   std::vector<AnalyzedFunction> functions;
   // The data members of each class or struct a member function of `functions` belongs to, by its name
   // (clang's parse only).
@@ -131,6 +134,9 @@ struct AnalyzeOptions {
   // and calls are read from that unit, where what it relies on (types, macros, other headers) is
   // declared as in the real build.
   std::map<std::string, std::string> included_from;
+  // Files clang reads from here, not from disk, by path: a C source with what C++ needs
+  // (analyze/c_as_cpp.h), as AnalyzeProgram made it.
+  std::map<std::string, std::string> unsaved;
 };
 
 // CUDA/NCCL/MPI include folders found without running anything (CUDA_HOME, /usr/local/cuda,

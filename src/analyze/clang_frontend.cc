@@ -47,6 +47,14 @@ struct Libclang {
   decltype(&::clang_getCursorSpelling) clang_getCursorSpelling = nullptr;
   decltype(&::clang_getCursorType) clang_getCursorType = nullptr;
   decltype(&::clang_getDiagnostic) clang_getDiagnostic = nullptr;
+  decltype(&::clang_getChildDiagnostics) clang_getChildDiagnostics = nullptr;
+  decltype(&::clang_getDiagnosticInSet) clang_getDiagnosticInSet = nullptr;
+  decltype(&::clang_getDiagnosticNumRanges) clang_getDiagnosticNumRanges = nullptr;
+  decltype(&::clang_getDiagnosticRange) clang_getDiagnosticRange = nullptr;
+  decltype(&::clang_getDiagnosticSpelling) clang_getDiagnosticSpelling = nullptr;
+  decltype(&::clang_getDiagnosticFixIt) clang_getDiagnosticFixIt = nullptr;
+  decltype(&::clang_getDiagnosticNumFixIts) clang_getDiagnosticNumFixIts = nullptr;
+  decltype(&::clang_getNumDiagnosticsInSet) clang_getNumDiagnosticsInSet = nullptr;
   decltype(&::clang_getDiagnosticLocation) clang_getDiagnosticLocation = nullptr;
   decltype(&::clang_getDiagnosticSeverity) clang_getDiagnosticSeverity = nullptr;
   decltype(&::clang_getExpansionLocation) clang_getExpansionLocation = nullptr;
@@ -112,6 +120,14 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_getCursorSpelling);
     CUCO_LOAD(clang_getCursorType);
     CUCO_LOAD(clang_getDiagnostic);
+    CUCO_LOAD(clang_getChildDiagnostics);
+    CUCO_LOAD(clang_getDiagnosticInSet);
+    CUCO_LOAD(clang_getDiagnosticNumRanges);
+    CUCO_LOAD(clang_getDiagnosticRange);
+    CUCO_LOAD(clang_getDiagnosticSpelling);
+    CUCO_LOAD(clang_getDiagnosticFixIt);
+    CUCO_LOAD(clang_getDiagnosticNumFixIts);
+    CUCO_LOAD(clang_getNumDiagnosticsInSet);
     CUCO_LOAD(clang_getDiagnosticLocation);
     CUCO_LOAD(clang_getDiagnosticSeverity);
     CUCO_LOAD(clang_getExpansionLocation);
@@ -541,23 +557,9 @@ ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
   return r;
 }
 
-}  // namespace
-
-FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o, bool stub,
-                              std::string* path_name) {
-  FrontEndResult r;
-  *path_name = stub ? "clang-stub" : "clang";
-  std::string tried;
-  lc = LoadLibclang(&tried);
-  if (!lc) {
-    r.error = "libclang-14 could not be loaded (install libclang-14-dev; tried " + (tried.empty() ? std::string("?") : tried) + ")";
-    return r;
-  }
-  std::string dir;
-  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) {
-    r.error = "cannot create a temporary folder";
-    return r;
-  }
+// libclang's arguments for parsing a file of the program: CUDA host code as C++17 at least, cuco's
+// prelude (the real headers, or the stubs of `dir`), then the program's own flags.
+std::vector<std::string> ClangArgs(const AnalyzeOptions& o, bool stub, const std::string& dir) {
   std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
                                    "--cuda-gpu-arch=sm_80", "-std=c++17", "-Wno-unknown-cuda-version",
                                    // what g++ and nvcc take and clang refuses by default: a constexpr function
@@ -576,16 +578,53 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   // A standard older than C++17 is read as C++17, as the harness builds it: CUDA 13's CUB and Thrust
   // refuse anything older, which left their headers untyped.
   for (const auto& f : o.program_flags) args.push_back(AtLeastCpp17(f, /*nvcc_spelling=*/false));
+  return args;
+}
+
+// The unit clang parses for `path` (its includer's where it is included: AnalyzeOptions::included_from),
+// and the files it reads from memory (AnalyzeOptions::unsaved).
+struct ClangUnit {
+  std::string path;
+  std::vector<CXUnsavedFile> unsaved;
+};
+ClangUnit UnitOf(const std::string& path, const AnalyzeOptions& o) {
+  ClangUnit u;
+  const auto includer = o.included_from.find(path);
+  u.path = includer == o.included_from.end() ? path : includer->second;
+  for (const auto& [name, text] : o.unsaved)
+    u.unsaved.push_back({name.c_str(), text.c_str(), static_cast<unsigned long>(text.size())});
+  return u;
+}
+
+}  // namespace
+
+FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o, bool stub,
+                              std::string* path_name) {
+  FrontEndResult r;
+  *path_name = stub ? "clang-stub" : "clang";
+  std::string tried;
+  lc = LoadLibclang(&tried);
+  if (!lc) {
+    r.error = "libclang-14 could not be loaded (install libclang-14-dev; tried " + (tried.empty() ? std::string("?") : tried) + ")";
+    return r;
+  }
+  std::string dir;
+  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) {
+    r.error = "cannot create a temporary folder";
+    return r;
+  }
+  const std::vector<std::string> args = ClangArgs(o, stub, dir);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   CXIndex index = lc->clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
   // The detailed record keeps what the preprocessor skipped (clang_getSkippedRanges).
   // A file another file includes is read from its includer's unit (AnalyzeOptions::included_from).
-  const auto includer = o.included_from.find(path);
-  const std::string& unit = includer == o.included_from.end() ? path : includer->second;
-  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, unit.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr,
-                                               0, CXTranslationUnit_DetailedPreprocessingRecord, &tu);
+  ClangUnit cu = UnitOf(path, o);
+  const std::string& unit = cu.path;
+  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, unit.c_str(), argv.data(), static_cast<int>(argv.size()),
+                                                   cu.unsaved.data(), static_cast<unsigned>(cu.unsaved.size()),
+                                                   CXTranslationUnit_DetailedPreprocessingRecord, &tu);
   if (ec != CXError_Success || !tu) {
     r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
   } else if (CXFile main_file = lc->clang_getFile(tu, path.c_str()); main_file == nullptr) {
@@ -636,6 +675,78 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
   std::error_code rm_ec;
   std::filesystem::remove_all(dir, rm_ec);
   return r;
+}
+
+namespace {
+
+// `r` as byte offsets [begin, end) of `file`; false where it lies elsewhere or is empty.
+bool InFile(CXSourceRange r, CXFile file, size_t* begin, size_t* end) {
+  CXFile f1 = nullptr, f2 = nullptr;
+  unsigned b = 0, e = 0;
+  lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
+  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
+  *begin = b, *end = e;
+  return f1 && f2 && lc->clang_File_isEqual(f1, file) && lc->clang_File_isEqual(f2, file) && e > b;
+}
+
+// `d` with its ranges and fixes that lie in `file` as byte offsets, and its notes the same way.
+FileDiagnostic InFile(CXDiagnostic d, CXFile file) {
+  FileDiagnostic out;
+  out.message = Str(lc->clang_getDiagnosticSpelling(d));
+  size_t b = 0, e = 0;
+  for (unsigned i = 0, n = lc->clang_getDiagnosticNumRanges(d); i < n; ++i)
+    if (InFile(lc->clang_getDiagnosticRange(d, i), file, &b, &e)) out.ranges.push_back({b, e});
+  for (unsigned i = 0, n = lc->clang_getDiagnosticNumFixIts(d); i < n; ++i) {
+    CXSourceRange r;
+    std::string text = Str(lc->clang_getDiagnosticFixIt(d, i, &r));
+    if (InFile(r, file, &b, &e)) out.fixits.push_back({b, e, std::move(text)});
+  }
+  if (CXDiagnosticSet notes = lc->clang_getChildDiagnostics(d))
+    for (unsigned i = 0, n = lc->clang_getNumDiagnosticsInSet(notes); i < n; ++i) {
+      CXDiagnostic note = lc->clang_getDiagnosticInSet(notes, i);
+      out.notes.push_back(InFile(note, file));
+      lc->clang_disposeDiagnostic(note);
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FileDiagnostic> ClangErrorsIn(const std::string& path, const std::string& text, const AnalyzeOptions& o) {
+  std::vector<FileDiagnostic> out;
+  std::string tried;
+  if (!(lc = LoadLibclang(&tried))) return out;
+  std::string dir;
+  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) return out;
+  std::vector<std::string> args = ClangArgs(o, /*stub=*/false, dir);
+  // "did you mean 'S::NAME'" (libclang leaves spell checking off), for every error: those in headers
+  // would use up the default's 50.
+  for (const char* a : {"-fspell-checking", "-fspell-checking-limit=0"}) args.push_back(a);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  AnalyzeOptions with_text = o;
+  with_text.unsaved[path] = text;
+  ClangUnit cu = UnitOf(path, with_text);
+  CXIndex index = lc->clang_createIndex(0, 0);
+  CXTranslationUnit tu = nullptr;
+  if (lc->clang_parseTranslationUnit2(index, cu.path.c_str(), argv.data(), static_cast<int>(argv.size()), cu.unsaved.data(),
+                                      static_cast<unsigned>(cu.unsaved.size()), CXTranslationUnit_None, &tu) == CXError_Success &&
+      tu) {
+    if (CXFile file = lc->clang_getFile(tu, path.c_str()))
+      for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
+        CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
+        CXFile at = nullptr;
+        lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &at, nullptr, nullptr, nullptr);
+        if (lc->clang_getDiagnosticSeverity(d) == CXDiagnostic_Error && at && lc->clang_File_isEqual(at, file))
+          out.push_back(InFile(d, file));
+        lc->clang_disposeDiagnostic(d);
+      }
+    lc->clang_disposeTranslationUnit(tu);
+  }
+  lc->clang_disposeIndex(index);
+  std::error_code rm_ec;
+  std::filesystem::remove_all(dir, rm_ec);
+  return out;
 }
 
 }  // namespace cuco::analyze_internal

@@ -70,6 +70,23 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
                               bool stub, std::string* path_name);
 FrontEndResult ParseLexically(const std::string& text);
 
+// An error clang reports in a file, with the byte ranges [begin, end) of that file it points at, the
+// fixes it offers there (a range's new text), and its notes (a call's candidate that was not viable,
+// with the argument's range).
+struct FileDiagnostic {
+  struct FixIt {
+    size_t begin = 0, end = 0;
+    std::string text;
+  };
+  std::string message;
+  std::vector<std::pair<size_t, size_t>> ranges;
+  std::vector<FixIt> fixits;
+  std::vector<FileDiagnostic> notes;
+};
+// The errors clang reports in `path` (read as `text`) parsed as CUDA C++ with the real headers, as
+// ParseWithClang parses it; empty when libclang cannot be loaded or the file does not parse.
+std::vector<FileDiagnostic> ClangErrorsIn(const std::string& path, const std::string& text, const AnalyzeOptions& o);
+
 // per_thread_default: the program is built with per-thread default streams (nvcc --default-stream
 // per-thread), so the legacy default stream's implicit ordering does not apply.
 Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,

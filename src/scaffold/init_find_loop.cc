@@ -532,7 +532,9 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     for (const auto& op : f.analysis->ops)
       if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && r.gpu_count.empty())
         r.gpu_count = Trim(op.args[1]);
-    if (r.threads || !std::regex_match(r.gpu_count, std::regex(R"([A-Za-z_]\w*)"))) r.gpu_count.clear();  // a thread's own
+    // A variable or a member (`opt.gpus`, a C benchmark's options); a thread's own count is not main's.
+    if (r.threads || !std::regex_match(r.gpu_count, std::regex(R"([A-Za-z_]\w*(\s*(\.|->)\s*[A-Za-z_]\w*)*)")))
+      r.gpu_count.clear();
     if (!r.gpu_count.empty()) trace->Add("the GPUs are counted by `" + r.gpu_count + "`: a loop up to it is run whole");
     CUCO_RETURN_IF_ERROR(ProjectionRefusal(f, other_files, r.all_code));
   }

@@ -471,11 +471,16 @@ std::optional<std::pair<size_t, size_t>> GroupAround(const std::vector<Tok>& t, 
 
 bool PerGpuLoop(const std::vector<Tok>& t, size_t loop, const std::string& gpu_count) {
   if (gpu_count.empty() || t[loop].text != "for" || loop + 1 >= t.size()) return false;
+  const std::vector<Tok> count = Scan(gpu_count);  // a name, or a member chain (`opt.gpus`, `o->gpus`)
   const size_t close = Match(t, loop + 1);
   int semis = 0;
   for (size_t i = loop + 2; i < close && i < t.size(); ++i) {
     if (t[i].text == ";") ++semis;
-    else if (semis == 1 && t[i].ident && t[i].text == gpu_count) return true;
+    if (semis != 1 || (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">"))) continue;  // not a member's tail
+    size_t k = 0;
+    while (k < count.size() && i + k < close && t[i + k].text == count[k].text) ++k;
+    const bool longer = i + k + 1 < close && (t[i + k].text == "." || (t[i + k].text == "-" && t[i + k + 1].text == ">"));
+    if (k == count.size() && !longer) return true;
   }
   return false;
 }

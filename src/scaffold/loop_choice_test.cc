@@ -37,6 +37,21 @@ TEST(LoopChoice, AGroupAroundAPerGpuLoopRunsWhole) {
   EXPECT_EQ(out.find("int i = static_cast<int>"), std::string::npos) << out;  // nothing pinned
 }
 
+// A C benchmark keeps its GPU count in its options struct: a loop up to `opt.gpus` (or `o->gpus`) is
+// one GPU a pass; a longer chain, or another struct's member of that name, is not.
+TEST(LoopChoice, TheGpuCountMayBeAMember) {
+  auto per_gpu = [](const std::string& loop, const std::string& count) {
+    return PerGpuLoop(Scan(loop), 0, count);
+  };
+  EXPECT_TRUE(per_gpu("for (int i = 0; i < opt.gpus; ++i) f(i);", "opt.gpus"));
+  EXPECT_TRUE(per_gpu("for (int i = 0; i < o -> gpus; ++i) f(i);", "o->gpus"));
+  EXPECT_TRUE(per_gpu("for (int i = 0; i < n; ++i) f(i);", "n"));
+  EXPECT_FALSE(per_gpu("for (int i = 0; i < opt.gpus.max; ++i) f(i);", "opt.gpus"));
+  EXPECT_FALSE(per_gpu("for (int i = 0; i < other.opt.gpus; ++i) f(i);", "opt.gpus"));
+  EXPECT_FALSE(per_gpu("for (int i = 0; i < x.n; ++i) f(i);", "n"));
+  EXPECT_FALSE(per_gpu("for (int i = 0; i < n2; ++i) f(i);", "n"));
+}
+
 // NCCL 1's tests: a timed loop over the GPUs of one process, no group. Each pass is one GPU's part.
 TEST(LoopChoice, ALoopOverTheGpusRunsWhole) {
   const std::string text =

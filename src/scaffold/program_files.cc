@@ -63,10 +63,14 @@ std::string IncludesFromUnitRoot(const std::string& text, const std::string& nam
   });
 }
 
+std::string ProgramRoot(const std::string& main_path) {
+  return fs::path(main_path).parent_path().empty() ? "." : fs::path(main_path).parent_path().string();
+}
+
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
                                                      const std::vector<std::string>& other_sources,
                                                      const std::vector<std::string>& own_include_dirs) {
-  const std::string root = fs::path(main_path).parent_path().empty() ? "." : fs::path(main_path).parent_path().string();
+  const std::string root = ProgramRoot(main_path);
   std::vector<ProgramFile> out;
   std::set<std::string> seen = {WorkloadName(main_path, root)};
   for (const auto& src : other_sources) {

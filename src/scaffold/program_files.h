@@ -31,6 +31,9 @@ struct ProgramFile {
 // `path` as the workload names it: relative to `main_dir`, each leading `..` spelled `_up`.
 std::string WorkloadName(const std::string& path, const std::string& main_dir);
 
+// The main file's folder, which names the program's files (WorkloadName's `main_dir`): "." for a bare name.
+std::string ProgramRoot(const std::string& main_path);
+
 // `own_include_dirs`: absolute folders (the program's own -I folders). Errors name the file: unreadable.
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
                                                      const std::vector<std::string>& other_sources,

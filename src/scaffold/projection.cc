@@ -227,8 +227,13 @@ DeviceIndexing::DeviceIndexing(const std::string& main_text, const std::string& 
   if (count.empty()) return;
   const std::string code = BlankCommentsAndLiterals(main_text);
   std::set<std::string> vars;
+  std::string chain;  // `count`, a name or a member chain, as a pattern: `opt.gpus`, `o -> gpus`
+  std::string spelled;
+  for (char c : count)
+    if (!std::isspace(static_cast<unsigned char>(c))) spelled += c;
+  for (const ChainName& n : ChainNames(spelled)) chain += (chain.empty() ? "" : R"(\s*(?:\.|->)\s*)") + n.name;
   const std::regex loop(
-      R"(\bfor\s*\(\s*(?:(?:int|unsigned|size_t|auto|long|int64_t)\s+)?([A-Za-z_]\w*)\s*=[^;]*;\s*\1\s*<\s*)" + count +
+      R"(\bfor\s*\(\s*(?:(?:int|unsigned|size_t|auto|long|int64_t)\s+)?([A-Za-z_]\w*)\s*=[^;]*;\s*\1\s*<\s*)" + chain +
       R"(\b)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), loop); it != std::sregex_iterator(); ++it)
     vars.insert((*it)[1].str());

@@ -128,6 +128,17 @@ TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
   EXPECT_TRUE(DeviceIndexing(main_text, "").arrays().empty());
 }
 
+// A C benchmark's GPU count is a member of its options (`opt.gpus`, `o->gpus`).
+TEST(ProjectionTest, TheGpuCountMayBeAMember) {
+  const std::string main_text =
+      "float** bufs = malloc(opt.gpus * sizeof(float*));\n"
+      "for (int i = 0; i < opt.gpus; ++i) cudaMalloc((void**)&bufs[i], n);\n"
+      "for (int j = 0; j < o -> gpus; ++j) streams[j] = 0;\n"
+      "for (int s = 0; s < opt.steps; ++s) log[s] = 0;\n";
+  EXPECT_EQ(DeviceIndexing(main_text, "opt.gpus").arrays(), (std::set<std::string>{"bufs"}));
+  EXPECT_EQ(DeviceIndexing(main_text, "o->gpus").arrays(), (std::set<std::string>{"streams"}));
+}
+
 // A container's checked element, `bufs.at(i)` (guo-ran/CudaTest: no output could be named).
 TEST(ProjectionTest, AContainerIndexedWithAtByTheGpuLoopIsPerGpu) {
   const std::string main_text =

@@ -135,6 +135,24 @@ void FillReport(const ProgramFacts& f, const HarnessSizes& sizes, ScaffoldReport
   rep->todos = f.todos;
 }
 
+// The program's files as the user wrote them (what program mode builds).
+struct AsWritten {
+  std::string main;
+  std::vector<ProgramFile> others;
+};
+
+// Makes `raw` (main's file) and `more` (its other files) what the harness builds: a C source as the
+// analysis read it, with what C++ needs written in (analyze/c_as_cpp.h). Returns them as they were.
+AsWritten ReadAsCpp(const Analysis& analysis, const std::string& program_path, std::string* raw,
+                    std::vector<ProgramFile>* more) {
+  AsWritten was{*raw, *more};
+  if (const auto cpp = analysis.cpp_texts.find(program_path); cpp != analysis.cpp_texts.end()) *raw = cpp->second;
+  for (ProgramFile& pf : *more)
+    if (const auto cpp = analysis.cpp_texts.find(pf.path); cpp != analysis.cpp_texts.end())
+      pf.text = WithWorkloadIncludes(cpp->second, pf.path, pf.name, ProgramRoot(program_path));
+  return was;
+}
+
 }  // namespace
 
 std::string DefaultWorkloadName(const std::string& program_path) {
@@ -208,6 +226,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
 
   Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
   if (!more.ok()) return more.status();
+  const AsWritten as_written = ReadAsCpp(analysis, program_path, &*raw, &*more);
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
   if (!options.loop.empty()) {
     const size_t colon = options.loop.rfind(':');
@@ -251,7 +270,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   rep.name = f.name;
   const fs::path harness = out_dir / "harness";
   std::vector<std::pair<fs::path, std::string>> files = {
-      {out_dir / f.file, f.raw},
+      {out_dir / f.file, as_written.main},
       {out_dir / "workload.toml", ProgramToml(f)},
       {out_dir / "analysis.txt", FormatAnalysis(analysis)},
   };
@@ -275,7 +294,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     files.push_back({harness / "reference.cu", ReferenceCu(f)});
     files.push_back({harness / "README.md", HarnessReadme(f)});
   }
-  for (const ProgramFile& pf : *more) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
+  for (const ProgramFile& pf : as_written.others) files.insert(files.begin() + 1, {out_dir / pf.name, pf.text});
   // The files at the workload's and the harness's top sit where the main file sat: their includes of
   // the program's files above it (`../common.cuh`) name the copies (`_up/common.cuh`).
   for (auto& [path, text] : files)
