@@ -17,6 +17,7 @@
 #include "scaffold/projection.h"
 #include "scaffold/swaps.h"
 #include "scaffold/tokens.h"
+#include "scaffold/unnamed_output.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -107,6 +108,9 @@ std::string OwnUnbound(const Analysis& a, const std::string& marked_expr, const 
                        "is used", marked_expr);
   return "";
 }
+
+// ": " and `why`, or "" when there is no why.
+std::string Clause(const std::string& why) { return why.empty() ? "" : ": " + why; }
 
 // The skeleton's words for an output main cannot bind (`probe`, as marked `marked_expr`), or "".
 std::string UnboundOutput(const std::string& marked_expr, const std::string& probe, const std::string& main_before_loop,
@@ -400,10 +404,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                                     "own buffer is used, not refilled with fresh inputs nor compared", un));
     trace->Add(h.guesses.back());
   }
-  if (h.outputs.empty())
-    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing would be "
-                                               "checked{}",
-                                               f.file, loop.line, unbound_output.empty() ? "" : ": " + unbound_output));
+  if (h.outputs.empty())  // why: the first output main cannot bind, or where the NCCL calls' output comes from
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: no output of the iteration could be named in main, so nothing would be checked{}", f.file, loop.line,
+        Clause(unbound_output.empty() ? UnnamedOutput(*f.analysis, found.loop_fn) : unbound_output)));
   if (h.inputs.size() + h.outputs.size() > 16)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size()));

@@ -1,0 +1,66 @@
+#include "scaffold/unnamed_output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace cuco::scaffold_internal {
+
+namespace {
+
+const AnalyzedFunction* FunctionNamed(const Analysis& a, const std::string& name) {
+  for (const AnalyzedFunction& f : a.functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string Place(const AnalyzedOp& op) {
+  return fmt::format("{}:{}", std::filesystem::path(op.file).filename().string(), op.line);
+}
+
+}  // namespace
+
+std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
+  const AnalyzedOp* written = nullptr;
+  for (const AnalyzedOp& op : a.ops)
+    if ((op.kind == "collective" || op.kind == "p2p") && !op.recv.empty() && op.function != loop_fn) {
+      written = &op;
+      break;
+    }
+  if (written == nullptr) return "";
+  std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {})", written->recv, written->api,
+                                   written->function, Place(*written));
+  // Up through the parameters: the one call of the function that passes the buffer, in a function
+  // other than the loop's (main's own names would have been bound).
+  std::string fn = written->function, base = BufferBase(written->recv);
+  for (int depth = 0; depth < 8; ++depth) {
+    const AnalyzedFunction* def = FunctionNamed(a, fn);
+    if (def == nullptr) break;
+    // The chain's head is what a parameter names (`pool` of `pool.buffers`); its tail stays.
+    const size_t tail = std::min(base.find('.'), base.find("->"));
+    const std::string head = base.substr(0, tail), rest = tail == std::string::npos ? "" : base.substr(tail);
+    const auto param = std::find(def->params.begin(), def->params.end(), head);
+    if (param == def->params.end()) {
+      return clause + fmt::format(", a local of {} (or a member or a global there), which main never names: the "
+                                  "harness binds the buffers main declares before its loop",
+                                  fn);
+    }
+    const size_t k = static_cast<size_t>(param - def->params.begin());
+    const AnalyzedOp* caller = nullptr;
+    int callers = 0;
+    for (const AnalyzedOp& op : a.ops)
+      if (op.kind == "call" && op.api == fn && op.args.size() > k) callers += 1, caller = &op;
+    if (callers != 1 || caller->function == loop_fn) {
+      return clause + fmt::format(", through {}'s parameter `{}`, which {} something cuco cannot follow to a name of "
+                                  "main (an object holding the buffers, or an expression)",
+                                  fn, head, callers == 1 ? caller->function + " passes" : "its callers pass");
+    }
+    base = BufferBase(caller->args[k]) + rest;
+    fn = caller->function;
+    clause += fmt::format(", {}'s `{}` ({})", fn, base, Place(*caller));
+  }
+  return clause;
+}
+
+}  // namespace cuco::scaffold_internal

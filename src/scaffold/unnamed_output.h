@@ -1,0 +1,18 @@
+// Why the iteration has no output main can name, where no buffer main binds was found at all: the
+// buffer its NCCL calls write, followed up through the helpers' parameters to where it is made.
+#pragma once
+
+#include <string>
+
+#include "analyze/analysis.h"
+
+namespace cuco::scaffold_internal {
+
+// For the first NCCL call that writes a buffer in a function other than `loop_fn` (which the iteration
+// reaches): where that buffer comes from, each parameter followed to the one call that passes it
+// (`buff[i]` in RunTest is RunTests's local `buff`), as a clause for the skeleton's reason:
+// "its NCCL calls write `buff[i]` (ncclBcast in RunTest, t.cu:70), RunTests's `buff` (t.cu:124), a
+// local of RunTests or a member or global there, which main never names". "" when there is none.
+std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn);
+
+}  // namespace cuco::scaffold_internal

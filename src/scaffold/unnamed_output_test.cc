@@ -1,0 +1,46 @@
+#include "scaffold/unnamed_output.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+AnalyzedOp Op(const std::string& kind, const std::string& api, const std::string& function, int line,
+              std::vector<std::string> args, const std::string& recv = "") {
+  AnalyzedOp op;
+  op.kind = kind, op.api = api, op.function = function, op.file = "/src/t.cu", op.line = line;
+  op.args = std::move(args), op.recv = recv;
+  return op;
+}
+
+// NCCL 1's broadcast test: main calls RunTests, whose local array RunTest broadcasts into.
+TEST(UnnamedOutput, TheBufferIsFollowedUpToTheFunctionThatMakesIt) {
+  Analysis a;
+  a.functions = {{"RunTest", "/src/t.cu", 23, {"buff", "N", "root"}, ""},
+                 {"RunTests", "/src/t.cu", 111, {"N", "type"}, ""},
+                 {"main", "/src/t.cu", 140, {"argc", "argv"}, ""}};
+  a.ops = {Op("collective", "ncclBcast", "RunTest", 70, {"(void*)buff[i]", "n"}, "buff[i]"),
+           Op("call", "RunTest", "RunTests", 124, {"buff", "N", "root"}),
+           Op("call", "RunTests", "main", 208, {"N", "ncclChar"})};
+  EXPECT_EQ(UnnamedOutput(a, "main"),
+            "its NCCL calls write `buff[i]` (ncclBcast in RunTest, t.cu:70), RunTests's `buff` (t.cu:124), a local of "
+            "RunTests (or a member or a global there), which main never names: the harness binds the buffers main "
+            "declares before its loop");
+}
+
+// A replay method reads its buffers from a pool object main passes: the parameter is where it stops.
+TEST(UnnamedOutput, AParameterMainFillsWithAnObjectIsNamed) {
+  Analysis a;
+  a.functions = {{"replay", "/src/t.cu", 37, {"log", "pool"}, "nccl_backend"}};
+  a.ops = {Op("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "pool.buffers[i]"),
+           Op("call", "replay", "main", 213, {"log", "*pool"})};
+  EXPECT_EQ(UnnamedOutput(a, "main"),
+            "its NCCL calls write `pool.buffers[i]` (ncclRecv in replay, t.cu:62), through replay's parameter `pool`, "
+            "which main passes something cuco cannot follow to a name of main (an object holding the buffers, or an "
+            "expression)");
+  a.ops[0].function = "main";  // main's own calls: nothing to say here
+  EXPECT_EQ(UnnamedOutput(a, "main"), "");
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
