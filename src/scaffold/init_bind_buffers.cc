@@ -112,6 +112,19 @@ std::string OwnUnbound(const Analysis& a, const std::string& marked_expr, const 
 // ": " and `why`, or "" when there is no why.
 std::string Clause(const std::string& why) { return why.empty() ? "" : ": " + why; }
 
+// Why the iteration has no output main can bind: the first output main cannot bind, or else where the
+// NCCL calls' output comes from; then the `--loop` that serves the timed loop of the function making
+// that output, where main's file defines that function (the buffer is named there).
+std::string NoOutputWhy(const ProgramFacts& f, const FoundLoop& found, const std::string& unbound_output) {
+  const UnnamedOutputWhy why = UnnamedOutput(*f.analysis, found.loop_fn);
+  const std::string clause = unbound_output.empty() ? why.clause : unbound_output;
+  if (why.made_in.empty() || why.made_in == found.loop_fn) return clause;
+  const Result<TimedLoop> there = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
+  if (!there.ok()) return clause;
+  return clause + fmt::format("; `cuco init --loop {}:{}` serves the loop of {} there, where it is named", f.file,
+                                  there->line, why.made_in);
+}
+
 // The skeleton's words for an output main cannot bind (`probe`, as marked `marked_expr`), or "".
 std::string UnboundOutput(const std::string& marked_expr, const std::string& probe, const std::string& main_before_loop,
                           const ProgramDefaults& run, const std::string& loop_fn) {
@@ -404,10 +417,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                                     "own buffer is used, not refilled with fresh inputs nor compared", un));
     trace->Add(h.guesses.back());
   }
-  if (h.outputs.empty())  // why: the first output main cannot bind, or where the NCCL calls' output comes from
-    return Status::InvalidArgument(fmt::format(
-        "{}:{}: no output of the iteration could be named in main, so nothing would be checked{}", f.file, loop.line,
-        Clause(unbound_output.empty() ? UnnamedOutput(*f.analysis, found.loop_fn) : unbound_output)));
+  if (h.outputs.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing "
+                                               "would be checked{}",
+                                               f.file, loop.line, Clause(NoOutputWhy(f, found, unbound_output))));
   if (h.inputs.size() + h.outputs.size() > 16)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size()));

@@ -236,6 +236,44 @@ int main(int argc, char** argv) {
   EXPECT_TRUE(Traced(trace.lines, {"host array of device pointers"}));
 }
 
+// NCCL 1's tests: main calls a helper, once per size, that allocates its buffers and loops over a
+// call that communicates; main names none of them. The reason follows the buffer to the helper making it and
+// names the `--loop` that serves the helper's loop, where the buffer is named.
+TEST(InitBindBuffers, AnOutputMadeInAHelperNamesTheLoopWhereItIsNamed) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+void RunTest(float* buff, int n, int root, ncclComm_t comm) {
+  ncclBroadcast(buff, buff, n, ncclFloat, root, comm, 0);
+  cudaStreamSynchronize(0);
+}
+void RunTests(int n, ncclComm_t comm) {
+  float* buff;
+  cudaMalloc(&buff, n * sizeof(float));
+  for (int root = 0; root < 1; ++root) {
+    RunTest(buff, n, root, comm);
+  }
+  cudaFree(buff);
+}
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  RunTests(256, comm);
+  RunTests(512, comm);
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("tests.cu", text);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("`buff`, which it writes: `buff` is not declared in main before its loop"),
+            std::string::npos)
+      << b.status().message();
+  EXPECT_NE(b.status().message().find("`cuco init --loop tests.cu:10` serves the loop of RunTests there"),
+            std::string::npos)
+      << b.status().message();
+}
+
 // The same habit with the GPU count from the command line (`nDev = atoi(argv[1])`, the program
 // written to drive several GPUs per process): started with one (`cuco init --args 1`), each array
 // holds one pointer, and its entry 0 is the buffer; started with two, neither is bound.

@@ -21,14 +21,14 @@ std::string Place(const AnalyzedOp& op) {
 
 }  // namespace
 
-std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
+UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
   const AnalyzedOp* written = nullptr;
   for (const AnalyzedOp& op : a.ops)
     if ((op.kind == "collective" || op.kind == "p2p") && !op.recv.empty() && op.function != loop_fn) {
       written = &op;
       break;
     }
-  if (written == nullptr) return "";
+  if (written == nullptr) return {};
   std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {})", written->recv, written->api,
                                    written->function, Place(*written));
   // Up through the parameters: the one call of the function that passes the buffer, in a function
@@ -42,9 +42,10 @@ std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
     const std::string head = base.substr(0, tail), rest = tail == std::string::npos ? "" : base.substr(tail);
     const auto param = std::find(def->params.begin(), def->params.end(), head);
     if (param == def->params.end()) {
-      return clause + fmt::format(", a local of {} (or a member or a global there), which main never names: the "
-                                  "harness binds the buffers main declares before its loop",
-                                  fn);
+      return {clause + fmt::format(", a local of {} (or a member or a global there), which main never names: the "
+                                   "harness binds the buffers main declares before its loop",
+                                   fn),
+              fn};
     }
     const size_t k = static_cast<size_t>(param - def->params.begin());
     const AnalyzedOp* caller = nullptr;
@@ -52,15 +53,16 @@ std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
     for (const AnalyzedOp& op : a.ops)
       if (op.kind == "call" && op.api == fn && op.args.size() > k) callers += 1, caller = &op;
     if (callers != 1 || caller->function == loop_fn) {
-      return clause + fmt::format(", through {}'s parameter `{}`, which {} something cuco cannot follow to a name of "
-                                  "main (an object holding the buffers, or an expression)",
-                                  fn, head, callers == 1 ? caller->function + " passes" : "its callers pass");
+      return {clause + fmt::format(", through {}'s parameter `{}`, which {} something cuco cannot follow to a name "
+                                   "of main (an object holding the buffers, or an expression)",
+                                   fn, head, callers == 1 ? caller->function + " passes" : "its callers pass"),
+              ""};
     }
     base = BufferBase(caller->args[k]) + rest;
     fn = caller->function;
     clause += fmt::format(", {}'s `{}` ({})", fn, base, Place(*caller));
   }
-  return clause;
+  return {clause, ""};
 }
 
 }  // namespace cuco::scaffold_internal

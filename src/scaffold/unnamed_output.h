@@ -8,11 +8,16 @@
 
 namespace cuco::scaffold_internal {
 
+struct UnnamedOutputWhy {
+  std::string clause;   // for the skeleton's reason; "" when there is none
+  std::string made_in;  // the function whose local (or member, or global) the buffer is; "" when not found
+};
+
 // For the first NCCL call that writes a buffer in a function other than `loop_fn` (which the iteration
 // reaches): where that buffer comes from, each parameter followed to the one call that passes it
 // (`buff[i]` in RunTest is RunTests's local `buff`), as a clause for the skeleton's reason:
 // "its NCCL calls write `buff[i]` (ncclBcast in RunTest, t.cu:70), RunTests's `buff` (t.cu:124), a
-// local of RunTests or a member or global there, which main never names". "" when there is none.
-std::string UnnamedOutput(const Analysis& a, const std::string& loop_fn);
+// local of RunTests (or a member or a global there), which main never names".
+UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn);
 
 }  // namespace cuco::scaffold_internal

@@ -22,7 +22,9 @@ TEST(UnnamedOutput, TheBufferIsFollowedUpToTheFunctionThatMakesIt) {
   a.ops = {Op("collective", "ncclBcast", "RunTest", 70, {"(void*)buff[i]", "n"}, "buff[i]"),
            Op("call", "RunTest", "RunTests", 124, {"buff", "N", "root"}),
            Op("call", "RunTests", "main", 208, {"N", "ncclChar"})};
-  EXPECT_EQ(UnnamedOutput(a, "main"),
+  const UnnamedOutputWhy why = UnnamedOutput(a, "main");
+  EXPECT_EQ(why.made_in, "RunTests");
+  EXPECT_EQ(why.clause,
             "its NCCL calls write `buff[i]` (ncclBcast in RunTest, t.cu:70), RunTests's `buff` (t.cu:124), a local of "
             "RunTests (or a member or a global there), which main never names: the harness binds the buffers main "
             "declares before its loop");
@@ -34,12 +36,13 @@ TEST(UnnamedOutput, AParameterMainFillsWithAnObjectIsNamed) {
   a.functions = {{"replay", "/src/t.cu", 37, {"log", "pool"}, "nccl_backend"}};
   a.ops = {Op("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "pool.buffers[i]"),
            Op("call", "replay", "main", 213, {"log", "*pool"})};
-  EXPECT_EQ(UnnamedOutput(a, "main"),
+  EXPECT_EQ(UnnamedOutput(a, "main").made_in, "");
+  EXPECT_EQ(UnnamedOutput(a, "main").clause,
             "its NCCL calls write `pool.buffers[i]` (ncclRecv in replay, t.cu:62), through replay's parameter `pool`, "
             "which main passes something cuco cannot follow to a name of main (an object holding the buffers, or an "
             "expression)");
   a.ops[0].function = "main";  // main's own calls: nothing to say here
-  EXPECT_EQ(UnnamedOutput(a, "main"), "");
+  EXPECT_EQ(UnnamedOutput(a, "main").clause, "");
 }
 
 }  // namespace
