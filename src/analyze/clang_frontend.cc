@@ -159,6 +159,16 @@ std::string Str(CXString s) {
   return out;
 }
 
+// `r` as byte offsets [begin, end) of `file`; false where it lies elsewhere or is empty.
+bool InFile(CXSourceRange r, CXFile file, size_t* begin, size_t* end) {
+  CXFile f1 = nullptr, f2 = nullptr;
+  unsigned b = 0, e = 0;
+  lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
+  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
+  *begin = b, *end = e;
+  return f1 && f2 && lc->clang_File_isEqual(f1, file) && lc->clang_File_isEqual(f2, file) && e > b;
+}
+
 // Defines what -nocudainc leaves out and the real headers do not declare.
 // The launch hook and built-in variables clang needs in both preludes.
 const char* kLaunchAndBuiltins = R"(
@@ -490,13 +500,9 @@ std::vector<std::pair<unsigned, unsigned>> DeviceCode(CXTranslationUnit tu, CXFi
             },
             &attrs);
         if (!(attrs & 2) && (attrs & 5) != 1) return CXChildVisit_Continue;
-        const CXSourceRange r = lc->clang_getCursorExtent(c);
-        CXFile f1 = nullptr, f2 = nullptr;
-        unsigned b = 0, e = 0;
-        lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
-        lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
-        if (f1 && f2 && lc->clang_File_isEqual(f1, w.main_file) && lc->clang_File_isEqual(f2, w.main_file))
-          w.ranges.push_back({b, e});
+        size_t b = 0, e = 0;
+        if (InFile(lc->clang_getCursorExtent(c), w.main_file, &b, &e))
+          w.ranges.push_back({static_cast<unsigned>(b), static_cast<unsigned>(e)});
         return CXChildVisit_Continue;
       },
       &w);
@@ -678,16 +684,6 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
 }
 
 namespace {
-
-// `r` as byte offsets [begin, end) of `file`; false where it lies elsewhere or is empty.
-bool InFile(CXSourceRange r, CXFile file, size_t* begin, size_t* end) {
-  CXFile f1 = nullptr, f2 = nullptr;
-  unsigned b = 0, e = 0;
-  lc->clang_getSpellingLocation(lc->clang_getRangeStart(r), &f1, nullptr, nullptr, &b);
-  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
-  *begin = b, *end = e;
-  return f1 && f2 && lc->clang_File_isEqual(f1, file) && lc->clang_File_isEqual(f2, file) && e > b;
-}
 
 // `d` with its ranges and fixes that lie in `file` as byte offsets, and its notes the same way.
 FileDiagnostic InFile(CXDiagnostic d, CXFile file) {

@@ -260,16 +260,15 @@ Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const An
     paths.push_back(std::move(inc.path));
     texts.push_back(std::move(inc.text));
   }
-  // A C source is read as a harness builds it, as C++, with what C++ needs written in (c_as_cpp.h).
-  std::map<std::string, std::string> cpp_texts;
+  // A C source is read as a harness builds it, as C++, with what C++ needs written in (c_as_cpp.h):
+  // clang reads that text (unsaved), and so do the analysis and the harness (cpp_texts).
   for (size_t k = 0; k < listed.size(); ++k) {
     if (std::filesystem::path(listed[k]).extension() != ".c" || !options.allow_clang || !options.allow_full) continue;
     std::string as_cpp = WithEdits(texts[k], EditsCppNeeds(ClangErrorsIn(listed[k], texts[k], with_includes)));
-    if (as_cpp == texts[k]) continue;
-    texts[k] = with_includes.unsaved[listed[k]] = cpp_texts[listed[k]] = std::move(as_cpp);
+    if (as_cpp != texts[k]) texts[k] = with_includes.unsaved[listed[k]] = std::move(as_cpp);
   }
   Result<Analysis> a = AnalyzeFiles(paths, texts, with_includes);
-  if (a.ok()) a->cpp_texts = std::move(cpp_texts);
+  if (a.ok()) a->cpp_texts = std::move(with_includes.unsaved);
   return a;
 }
 

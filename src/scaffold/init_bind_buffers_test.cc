@@ -237,8 +237,8 @@ int main(int argc, char** argv) {
 }
 
 // NCCL 1's tests: main calls a helper, once per size, that allocates its buffers and loops over a
-// call that communicates; main names none of them. The reason follows the buffer to the helper making it and
-// names the `--loop` that serves the helper's loop, where the buffer is named.
+// call that communicates; main names none of them. The reason names the `--loop` that serves the
+// loop of the helper making the buffer, where it is named.
 TEST(InitBindBuffers, AnOutputMadeInAHelperNamesTheLoopWhereItIsNamed) {
   const std::string text = R"(#include <nccl.h>
 #include <cuda_runtime.h>

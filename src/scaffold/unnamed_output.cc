@@ -3,23 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
+
+#include "scaffold/loop_accesses.h"
 
 namespace cuco::scaffold_internal {
-
-namespace {
-
-const AnalyzedFunction* FunctionNamed(const Analysis& a, const std::string& name) {
-  for (const AnalyzedFunction& f : a.functions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-std::string Place(const AnalyzedOp& op) {
-  return fmt::format("{}:{}", std::filesystem::path(op.file).filename().string(), op.line);
-}
-
-}  // namespace
 
 UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
   const AnalyzedOp* written = nullptr;
@@ -29,13 +16,13 @@ UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
       break;
     }
   if (written == nullptr) return {};
-  std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {})", written->recv, written->api,
-                                   written->function, Place(*written));
+  std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {}:{})", written->recv, written->api,
+                                   written->function, SourceFileName(written->file), written->line);
   // Up through the parameters: the one call of the function that passes the buffer, in a function
   // other than the loop's (main's own names would have been bound).
   std::string fn = written->function, base = BufferBase(written->recv);
   for (int depth = 0; depth < 8; ++depth) {
-    const AnalyzedFunction* def = FunctionNamed(a, fn);
+    const AnalyzedFunction* def = FindFunction(a, fn);
     if (def == nullptr) break;
     // The chain's head is what a parameter names (`pool` of `pool.buffers`); its tail stays.
     const size_t tail = std::min(base.find('.'), base.find("->"));
@@ -60,7 +47,7 @@ UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
     }
     base = BufferBase(caller->args[k]) + rest;
     fn = caller->function;
-    clause += fmt::format(", {}'s `{}` ({})", fn, base, Place(*caller));
+    clause += fmt::format(", {}'s `{}` ({}:{})", fn, base, SourceFileName(caller->file), caller->line);
   }
   return {clause, ""};
 }
