@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -602,40 +603,69 @@ ClangUnit UnitOf(const std::string& path, const AnalyzeOptions& o) {
   return u;
 }
 
+// A unit libclang parsed for a file of the program, with the folder of cuco's preludes its arguments
+// name; the unit, its index and the folder go with it. `error` says why there is no unit (`tu` null),
+// or why the unit lacks the file (`file` null).
+struct ParsedUnit {
+  CXIndex index = nullptr;
+  CXTranslationUnit tu = nullptr;
+  CXFile file = nullptr;  // the file asked for, in tu
+  std::string dir;        // the preludes' folder
+  std::string error;
+  ParsedUnit() = default;
+  ParsedUnit(const ParsedUnit&) = delete;
+  ParsedUnit& operator=(const ParsedUnit&) = delete;
+  ~ParsedUnit() {
+    if (tu) lc->clang_disposeTranslationUnit(tu);
+    if (index) lc->clang_disposeIndex(index);
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
+
+// `path` parsed by libclang (in its includer's unit where it is included: UnitOf), with cuco's
+// arguments (ClangArgs), then `extra_args`; `flags` are libclang's parse options.
+std::unique_ptr<ParsedUnit> ParseUnit(const std::string& path, const AnalyzeOptions& o, bool stub,
+                                      const std::vector<std::string>& extra_args, unsigned flags) {
+  auto u = std::make_unique<ParsedUnit>();
+  std::string tried;
+  if (!(lc = LoadLibclang(&tried))) {
+    u->error = "libclang-14 could not be loaded (install libclang-14-dev; tried " + (tried.empty() ? std::string("?") : tried) + ")";
+    return u;
+  }
+  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &u->dir).empty()) {
+    u->error = "cannot create a temporary folder";
+    return u;
+  }
+  std::vector<std::string> args = ClangArgs(o, stub, u->dir);
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  u->index = lc->clang_createIndex(0, 0);
+  ClangUnit cu = UnitOf(path, o);
+  const CXErrorCode ec = lc->clang_parseTranslationUnit2(u->index, cu.path.c_str(), argv.data(), static_cast<int>(argv.size()),
+                                                         cu.unsaved.data(), static_cast<unsigned>(cu.unsaved.size()), flags, &u->tu);
+  if (ec != CXError_Success || !u->tu) {
+    u->tu = nullptr;
+    u->error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
+  } else if (!(u->file = lc->clang_getFile(u->tu, path.c_str()))) {
+    u->error = cu.path + " does not include " + path + " in this build";
+  }
+  return u;
+}
+
 }  // namespace
 
 FrontEndResult ParseWithClang(const std::string& path, const std::string& text, const AnalyzeOptions& o, bool stub,
                               std::string* path_name) {
   FrontEndResult r;
   *path_name = stub ? "clang-stub" : "clang";
-  std::string tried;
-  lc = LoadLibclang(&tried);
-  if (!lc) {
-    r.error = "libclang-14 could not be loaded (install libclang-14-dev; tried " + (tried.empty() ? std::string("?") : tried) + ")";
-    return r;
-  }
-  std::string dir;
-  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) {
-    r.error = "cannot create a temporary folder";
-    return r;
-  }
-  const std::vector<std::string> args = ClangArgs(o, stub, dir);
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  CXIndex index = lc->clang_createIndex(0, 0);
-  CXTranslationUnit tu = nullptr;
   // The detailed record keeps what the preprocessor skipped (clang_getSkippedRanges).
-  // A file another file includes is read from its includer's unit (AnalyzeOptions::included_from).
-  ClangUnit cu = UnitOf(path, o);
-  const std::string& unit = cu.path;
-  CXErrorCode ec = lc->clang_parseTranslationUnit2(index, unit.c_str(), argv.data(), static_cast<int>(argv.size()),
-                                                   cu.unsaved.data(), static_cast<unsigned>(cu.unsaved.size()),
-                                                   CXTranslationUnit_DetailedPreprocessingRecord, &tu);
-  if (ec != CXError_Success || !tu) {
-    r.error = fmt::format("libclang could not parse (error code {})", static_cast<int>(ec));
-  } else if (CXFile main_file = lc->clang_getFile(tu, path.c_str()); main_file == nullptr) {
-    r.error = unit + " does not include " + path + " in this build";
-    lc->clang_disposeTranslationUnit(tu);
+  const std::unique_ptr<ParsedUnit> u = ParseUnit(path, o, stub, {}, CXTranslationUnit_DetailedPreprocessingRecord);
+  CXTranslationUnit tu = u->tu;
+  CXFile main_file = u->file;
+  if (!u->error.empty()) {
+    r.error = u->error;
   } else {
     const ClangErrors diag = CountClangErrors(tu, main_file);
     const int errors = diag.errors, fatals = diag.fatals, main_errors = diag.main_errors;
@@ -675,11 +705,7 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
               *path_name, errors, main_errors, first_error));
       }
     }
-    lc->clang_disposeTranslationUnit(tu);
   }
-  lc->clang_disposeIndex(index);
-  std::error_code rm_ec;
-  std::filesystem::remove_all(dir, rm_ec);
   return r;
 }
 
@@ -710,38 +736,21 @@ FileDiagnostic InFile(CXDiagnostic d, CXFile file) {
 
 std::vector<FileDiagnostic> ClangErrorsIn(const std::string& path, const std::string& text, const AnalyzeOptions& o) {
   std::vector<FileDiagnostic> out;
-  std::string tried;
-  if (!(lc = LoadLibclang(&tried))) return out;
-  std::string dir;
-  if (WriteStubDir(std::string(kFullPrelude) + kLaunchAndBuiltins, &dir).empty()) return out;
-  std::vector<std::string> args = ClangArgs(o, /*stub=*/false, dir);
-  // "did you mean 'S::NAME'" (libclang leaves spell checking off), for every error: those in headers
-  // would use up the default's 50.
-  for (const char* a : {"-fspell-checking", "-fspell-checking-limit=0"}) args.push_back(a);
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
   AnalyzeOptions with_text = o;
   with_text.unsaved[path] = text;
-  ClangUnit cu = UnitOf(path, with_text);
-  CXIndex index = lc->clang_createIndex(0, 0);
-  CXTranslationUnit tu = nullptr;
-  if (lc->clang_parseTranslationUnit2(index, cu.path.c_str(), argv.data(), static_cast<int>(argv.size()), cu.unsaved.data(),
-                                      static_cast<unsigned>(cu.unsaved.size()), CXTranslationUnit_None, &tu) == CXError_Success &&
-      tu) {
-    if (CXFile file = lc->clang_getFile(tu, path.c_str()))
-      for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
-        CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
-        CXFile at = nullptr;
-        lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &at, nullptr, nullptr, nullptr);
-        if (lc->clang_getDiagnosticSeverity(d) == CXDiagnostic_Error && at && lc->clang_File_isEqual(at, file))
-          out.push_back(InFile(d, file));
-        lc->clang_disposeDiagnostic(d);
-      }
-    lc->clang_disposeTranslationUnit(tu);
+  // "did you mean 'S::NAME'" (libclang leaves spell checking off), for every error: those in headers
+  // would use up the default's 50.
+  const std::unique_ptr<ParsedUnit> u =
+      ParseUnit(path, with_text, /*stub=*/false, {"-fspell-checking", "-fspell-checking-limit=0"}, CXTranslationUnit_None);
+  if (!u->error.empty()) return out;
+  for (unsigned i = 0, n = lc->clang_getNumDiagnostics(u->tu); i < n; ++i) {
+    CXDiagnostic d = lc->clang_getDiagnostic(u->tu, i);
+    CXFile at = nullptr;
+    lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &at, nullptr, nullptr, nullptr);
+    if (lc->clang_getDiagnosticSeverity(d) == CXDiagnostic_Error && at && lc->clang_File_isEqual(at, u->file))
+      out.push_back(InFile(d, u->file));
+    lc->clang_disposeDiagnostic(d);
   }
-  lc->clang_disposeIndex(index);
-  std::error_code rm_ec;
-  std::filesystem::remove_all(dir, rm_ec);
   return out;
 }
 

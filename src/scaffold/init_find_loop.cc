@@ -469,15 +469,19 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
                                      f.launcher_source,
                                      r->gpu_count.empty() ? "" : fmt::format("; `{}` GPUs, so arrays indexed per GPU bind "
                                                                              "their rank's entry", r->gpu_count)));
-  const std::string where = r->loop_fn == "main" ? "main" : r->threads ? r->loop_fn + " (each thread's function)"
-                                                                       : r->loop_fn + " (which main calls once)";
+  // A function --loop names may be called more than once (once per data type): the harness serves
+  // its first call.
+  const std::string where = r->loop_fn == "main" ? "main"
+                            : r->threads         ? r->loop_fn + " (each thread's function)"
+                            : f.forced_loop_line > 0 ? r->loop_fn + " (the harness serves main's first call of it)"
+                                                     : r->loop_fn + " (which main calls once)";
+  const std::string chosen = f.forced_loop_line > 0 ? "the loop --loop names, in " + where
+                                                    : "the last loop of " + where + " that reaches the communication";
   if (loop->region)
     r->guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line,
                                      where, loop->what));
   else
-    r->guesses.push_back(fmt::format("{}:{}: the timed loop (the last loop of {} that reaches the communication{}): one "
-                                     "harness iteration per pass",
-                                     f.file, loop->line, where,
+    r->guesses.push_back(fmt::format("{}:{}: the timed loop ({}{}): one harness iteration per pass", f.file, loop->line, chosen,
                                      loop->sweep_line == 0 ? ""
                                                            : fmt::format(", timed inside the untimed loop at line {}, whose "
                                                                          "first pass it runs in",

@@ -103,6 +103,34 @@ TEST(InitFindLoop, LoopNamedByTheFlag) {
   EXPECT_TRUE(Traced(trace.lines, {"--loop"}));
 }
 
+// --loop names the loop of a helper main calls once per data type: the guess says the harness
+// serves main's first call of it, not that main calls it once, nor that the rules chose its loop.
+TEST(InitFindLoop, ALoopNamedInAHelperCalledTwiceIsServedInTheFirstCall) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+void run(float* b, int n, ncclComm_t comm) {
+  for (int i = 0; i < 20; ++i)  // timed
+    ncclAllReduce(b, b, n, ncclFloat, ncclSum, comm, 0);
+}
+)" + std::string(kOneRankTwoBuffers).substr(std::string(kOneRankTwoBuffers).find("int main")) +
+                           R"(  run(x, 256, comm);
+  run(y, 256, comm);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("types.cu", text);
+  p->facts.forced_loop_line = LineWith(text, "// timed");
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop_fn, "run");
+  EXPECT_EQ(r->loop.line, p->facts.forced_loop_line);
+  EXPECT_TRUE(Traced(r->guesses, {"the loop --loop names, in run (the harness serves main's first call of it)"}))
+      << ::testing::PrintToString(r->guesses);
+  EXPECT_FALSE(Traced(r->guesses, {"calls once"}));
+  EXPECT_FALSE(Traced(r->guesses, {"the last loop"}));
+}
+
 // No loop: the statements reaching the communication are the iteration, run whole.
 TEST(InitFindLoop, NoLoopServesTheStatementsThatCommunicate) {
   const std::string text = R"(#include <nccl.h>
