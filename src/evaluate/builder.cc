@@ -423,7 +423,11 @@ std::vector<std::string> SupervisorSources(bool cuda) {
                                 "supervisor/candidate_process.cc", "supervisor/timed_loop.cc", "common/channel.cc"};
   if (cuda)
     s.insert(s.end(), {"supervisor/gpu_supervisor_main.cu", "supervisor/gpu_backend.cu", "supervisor/gpu_state.cu",
-                       "supervisor/agree_unordered.cc", "common/driver_api.cu", "common/nvtx_off.cc"});
+                       "supervisor/agree_unordered.cc", "common/driver_api.cu", "common/nvtx_off.cc",
+                       // A program's reference checks and emulated NCCL (cuco/program/impl/reference_check.h,
+                       // nccl_emulation.h): compiled once here, not in every program's reference; other
+                       // supervisors link them unused.
+                       "program/reference_check.cu", "program/nccl_emulation.cu"});
   else s.insert(s.end(), {"supervisor/cpu_supervisor_main.cc", "common/cpu_types.cc"});
   return s;
 }

@@ -9,7 +9,9 @@
 //                the rank's outputs in fp64. Rows are runs of kRowElements elements through the
 //                rank's outputs, one after the other. rel_l2 is ||out - ref|| / ||ref||; max_abs is
 //                max |out - ref| over the RMS of ref (relative, since the program's scale is its own).
-// Defines cuco_frozen's functions: include it once, from reference.cu only.
+// Defines cuco_frozen's functions: include it once, from reference.cu only. They start the engine
+// here (it runs the program's own main) and call impl/reference_check.h, which, with the NCCL
+// emulation's work (impl/nccl_emulation.h), is compiled once for every program (runtime/src/program/).
 #pragma once
 
 #ifndef CUCO_PROGRAM_WORKLOAD
@@ -24,10 +26,9 @@
 
 #include <cuco/workload_spec.h>
 #include <cuco/program/program.h>
-#include <cuco/program/impl/output_order.h>
+#include <cuco/program/impl/reference_check.h>
 #include <cuco/program/impl/reference_engine.h>
 #include <cuco/program/impl/reference_shims.h>
-#include <cuco/program/impl/row_compare.h>
 #include <cuco/program/mpi.h>
 #include <cuco/program/impl/program_exit.h>
 
@@ -42,196 +43,6 @@
 [[maybe_unused]] static const bool kCucoWideHardwareQueues = ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1) == 0;
 #endif
 
-namespace cuco_program::ref {
-
-constexpr int64_t kRowElements = 1024;
-
-struct Spec {
-  cuco_frozen::BufferSpec spec;
-  int bound = 0;  // index in Rank::bound
-};
-
-inline std::vector<Spec> Specs(int rank, bool outputs) {
-  std::vector<Spec> v;
-  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
-  for (size_t i = 0; i < bound.size(); ++i) {
-    const Bound& b = bound[i];
-    const int64_t n = static_cast<int64_t>(b.bytes / b.elem_bytes);
-    const bool in = b.role != Role::kOutput, out = b.role != Role::kInput;
-    if (!outputs && in) v.push_back({{b.name, cuco_frozen::Role::kInput, DTypeOf(b.elem), n}, static_cast<int>(i)});
-    if (outputs && out)
-      v.push_back({{b.role == Role::kInOut ? b.name + "_out" : b.name, cuco_frozen::Role::kOutput, DTypeOf(b.elem), n},
-                   static_cast<int>(i)});
-  }
-  return v;
-}
-
-template <class T>
-__global__ void FillKernel(T* p, size_t n, uint64_t key, float scale) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const float v = cuco_frozen::uniform_pm1(key, i) * scale;
-    if constexpr (std::is_same_v<T, __half>) p[i] = __float2half_rn(v);
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>) p[i] = __float2bfloat16_rn(v);
-    else p[i] = static_cast<T>(v);
-  }
-}
-
-// Writes rank `rank`'s input `b` for `seed` into dst (at least b.bytes), on `stream`.
-inline cudaError_t Fill(void* dst, const Bound& b, int index, int rank, uint64_t seed, cudaStream_t stream) {
-  if (!IsFloat(b.elem))
-    return cudaMemcpyAsync(dst, b.initial.data(), b.bytes, cudaMemcpyHostToDevice, stream);
-  const size_t n = b.bytes / b.elem_bytes;
-  const uint64_t key = cuco_frozen::stream_key(seed, static_cast<uint64_t>(index + 1), static_cast<uint64_t>(rank));
-  const unsigned blocks = static_cast<unsigned>(std::min<size_t>(n / 256 + 1, 4096));
-  const float s = static_cast<float>(b.scale);
-  switch (b.elem) {
-    case Elem::kF32: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<float*>(dst), n, key, s); break;
-    case Elem::kF64: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<double*>(dst), n, key, s); break;
-    case Elem::kF16: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__half*>(dst), n, key, s); break;
-    default: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), n, key, s); break;
-  }
-  return cudaGetLastError();
-}
-
-// One iteration of every rank on `seed`'s inputs; every rank's outputs into *outputs (host memory),
-// their device copies zeroed.
-inline cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned char>>>* outputs) {
-  Engine& e = E();
-  for (int q = 0; q < e.world; ++q) {
-    const auto& bound = e.ranks[static_cast<size_t>(q)]->bound;
-    for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i].role != Role::kOutput && Fill(bound[i].buffer, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
-        return cuco::Status::Error("filling the reference's inputs failed");
-  }
-  if (cudaDeviceSynchronize() != cudaSuccess) return cuco::Status::Error("filling the reference's inputs failed on the GPU");
-  {
-    std::unique_lock<std::mutex> lock(e.state_mu);
-    for (auto& r : e.ranks) ++r->requested;
-    e.cv.notify_all();
-    auto running = [](const Rank& r) { return r.done < r.requested && !r.ended; };
-    WaitSaying(
-        lock, "iteration " + std::to_string(e.iterations) + " of the program",
-        [&] { return RanksWhere(running).empty(); }, [&] { return RanksWhere(running); });
-    ++e.iterations;
-    const std::string err = FirstError();
-    if (!err.empty()) return cuco::Status::Error("the program, run as the reference: " + err);
-  }
-  // Into the host copies of the last run (their storage reused: no whole output allocated and
-  // faulted in per check).
-  outputs->resize(static_cast<size_t>(e.world));
-  for (int q = 0; q < e.world; ++q) {
-    const auto specs = Specs(q, true);
-    auto& mine = (*outputs)[static_cast<size_t>(q)];
-    mine.resize(specs.size());
-    for (size_t k = 0; k < specs.size(); ++k) {
-      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
-      mine[k].resize(b.bytes);
-      if (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-          cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
-        return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
-    }
-  }
-  return cuco::Status::Ok();
-}
-
-// An output's bytes (bound `b`), as values.
-inline std::vector<double> OutputValues(const std::vector<unsigned char>& bytes, const Bound& b) {
-  std::vector<double> v;
-  v.reserve(bytes.size() / b.elem_bytes);
-  for (size_t i = 0; i + b.elem_bytes <= bytes.size(); i += b.elem_bytes) v.push_back(ElementValue(bytes.data() + i, b.elem));
-  return v;
-}
-
-// Compares the two runs of the determinism check (RunAll): every output agrees in place, or holds
-// the same values in another order (then compared without its order on every rank, said once in the
-// supervisor's log), or the program cannot be checked.
-inline cuco::Status JudgeDeterminism(const std::vector<std::vector<std::vector<unsigned char>>>& again) {
-  Engine& e = E();
-  for (int q = 0; q < e.world; ++q) {
-    const auto specs = Specs(q, true);
-    for (size_t k = 0; k < specs.size(); ++k) {
-      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
-      const std::vector<double> x = OutputValues(e.outputs[static_cast<size_t>(q)][k], b);
-      size_t moved = 0;
-      const RunsAgree agree = CompareRuns(x, OutputValues(again[static_cast<size_t>(q)][k], b), IsFloat(b.elem), &moved);
-      const std::string counted = std::to_string(moved) + " of the " + std::to_string(x.size()) + " elements of output '" +
-                                  specs[k].spec.name + "' on rank " + std::to_string(q);
-      if (agree == RunsAgree::kDiffer)
-        return cuco::Status::Error(
-            "the program's iteration is not deterministic: run twice on the same inputs, " + counted +
-            " differ, and not only in their order, so no candidate can be checked against it (atomics that decide "
-            "which rows are kept, or a reduction whose order changes between runs, do this); make the iteration "
-            "deterministic");
-      if (agree == RunsAgree::kReordered && e.unordered_outputs.insert(specs[k].spec.name).second)
-        std::fprintf(stderr,
-                     "cuco reference: run twice on the same inputs, %s moved (the same values in another order, as "
-                     "atomics that hand out slots leave them): it is compared without its order on every rank\n",
-                     counted.c_str());
-    }
-  }
-  return cuco::Status::Ok();
-}
-
-// E().left_alone for `seed` (left_alone.h): the iteration run again from outputs of 0xFF bytes,
-// against `from_zero`, its run from zeroed outputs. Where the first seed leaves nothing alone, no
-// later seed is probed (a program's output is its whole buffer, or it is not).
-inline cuco::Status FindLeftAlone(uint64_t seed, const std::vector<std::vector<std::vector<unsigned char>>>& from_zero) {
-  Engine& e = E();
-  for (int q = 0; q < e.world; ++q)
-    for (const Spec& s : Specs(q, true)) {
-      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
-      if (b.role == Role::kOutput && cudaMemset(b.buffer, 0xFF, b.bytes) != cudaSuccess)
-        return cuco::Status::Error("filling the reference's output '" + b.name + "' failed");
-    }
-  if (cuco::Status st = RunOnce(seed, &e.probe_outputs); !st.ok()) return st;
-  bool any = false;
-  e.left_alone.assign(static_cast<size_t>(e.world), {});
-  for (int q = 0; q < e.world; ++q) {
-    const auto specs = Specs(q, true);
-    for (size_t k = 0; k < specs.size(); ++k) {
-      const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
-      const auto& z = from_zero[static_cast<size_t>(q)][k];
-      const auto& o = e.probe_outputs[static_cast<size_t>(q)][k];
-      e.left_alone[static_cast<size_t>(q)].push_back(LeftAlone(z.data(), o.data(), std::min(z.size(), o.size()), b.elem_bytes));
-      any = any || !e.left_alone[static_cast<size_t>(q)].back().empty();
-    }
-  }
-  const bool first = !e.left_alone_probed;
-  e.left_alone_probed = true;
-  if (first && !any) e.probe_left_alone = false;
-  if (first && any)
-    std::fprintf(stderr, "cuco reference: the iteration leaves part of its outputs alone (an output buffer larger than "
-                         "what the iteration writes): that part is not checked, and its poison is allowed\n");
-  return cuco::Status::Ok();
-}
-
-// Every rank's outputs for `seed`, in host memory (E().outputs). Call with E().mu held. The first
-// call runs the iteration twice and judges how the runs agree (JudgeDeterminism): a program whose
-// outputs are not a function of its inputs (atomics that decide which rows are kept, say) cannot be
-// checked.
-inline cuco::Status RunAll(uint64_t seed) {
-  Engine& e = E();
-  if (e.cached && e.cached_seed == seed) return cuco::Status::Ok();
-  e.cached = false;
-  if (cuco::Status st = RunOnce(seed, &e.outputs); !st.ok()) return st;
-  // The run that began from zeroed outputs: the first began from what the program's set-up left.
-  const std::vector<std::vector<std::vector<unsigned char>>>* from_zero = &e.outputs;
-  std::vector<std::vector<std::vector<unsigned char>>> again;
-  if (!e.determinism_checked) {
-    e.determinism_checked = true;
-    if (cuco::Status st = RunOnce(seed, &again); !st.ok()) return st;
-    if (cuco::Status st = JudgeDeterminism(again); !st.ok()) return st;
-    from_zero = &again;
-  }
-  if (e.probe_left_alone)
-    if (cuco::Status st = FindLeftAlone(seed, *from_zero); !st.ok()) return st;
-  e.cached = true;
-  e.cached_seed = seed;
-  return cuco::Status::Ok();
-}
-
-}  // namespace cuco_program::ref
-
 namespace cuco_frozen {
 
 const char* workload_name() { return CUCO_PROGRAM_WORKLOAD; }
@@ -242,134 +53,27 @@ cuco::Status validate_sizes(const cuco::Sizes& sizes, int world) {
 }
 
 std::vector<BufferSpec> buffers(const cuco::Sizes& sizes, int rank, int world) {
-  std::vector<BufferSpec> v;
   if (cuco::Status st = cuco_program::ref::EnsureStarted(world, sizes); !st.ok()) {
     std::fprintf(stderr, "cuco reference: %s\n", st.message().c_str());
-    return v;
+    return {};
   }
-  for (auto& s : cuco_program::ref::Specs(rank, false)) v.push_back(s.spec);
-  for (auto& s : cuco_program::ref::Specs(rank, true)) v.push_back(s.spec);
-  return v;
+  return cuco_program::ref::BufferSpecs(rank);
 }
 
 int64_t output_rows(const cuco::Sizes& sizes, int rank, int world) {
   if (!cuco_program::ref::EnsureStarted(world, sizes).ok()) return 0;
-  int64_t n = 0;
-  for (auto& s : cuco_program::ref::Specs(rank, true)) n += s.spec.elements;
-  return (n + cuco_program::ref::kRowElements - 1) / cuco_program::ref::kRowElements;
+  return cuco_program::ref::OutputRows(rank);
 }
 
 cuco::Status fill_inputs(const cuco::Sizes& sizes, int rank, int world, uint64_t seed, const cuco::IO& io, cudaStream_t stream) {
-  using namespace cuco_program::ref;
-  if (cuco::Status st = EnsureStarted(world, sizes); !st.ok()) return st;
-  std::lock_guard<std::mutex> lock(E().mu);
-  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
-  for (const Spec& s : Specs(rank, false)) {
-    const cuco::Buffer& dst = io.in(s.spec.name.c_str());
-    const Bound& b = bound[static_cast<size_t>(s.bound)];
-    if (dst.bytes < b.bytes) return cuco::Status::Error("input '" + b.name + "' is smaller than the program's");
-    if (Fill(dst.ptr, b, s.bound, rank, seed, stream) != cudaSuccess)
-      return cuco::Status::Error("filling input '" + b.name + "' failed");
-  }
-  return cuco::Status::Ok();
+  if (cuco::Status st = cuco_program::ref::EnsureStarted(world, sizes); !st.ok()) return st;
+  return cuco_program::ref::FillInputs(rank, seed, io, stream);
 }
 
 cuco::Status check(const cuco::Sizes& sizes, int rank, int world, uint64_t seed, const cuco::IO& io, const CheckPlan& plan,
                    cudaStream_t stream, CheckResult* result) {
-  using namespace cuco_program::ref;
-  if (cuco::Status st = EnsureStarted(world, sizes); !st.ok()) return st;
-  std::lock_guard<std::mutex> lock(E().mu);
-  int device = 0;
-  cudaGetDevice(&device);
-  cudaSetDevice(E().device);  // the reference's ranks and buffers live there
-  cuco::Status st = RunAll(seed);
-  cudaSetDevice(device);
-  if (!st.ok()) return st;
-  // This rank's outputs as the candidate left them and as the reference has them. An output whose
-  // order changes between runs of the program itself is read whole and compared sorted; any other
-  // is read only at the rows checked (row_compare.h).
-  const auto specs = Specs(rank, true);
-  const auto& bound = E().ranks[static_cast<size_t>(rank)]->bound;
-  const auto& want = E().outputs[static_cast<size_t>(rank)];
-  E().candidate_outputs.resize(static_cast<size_t>(E().world));
-  auto& got = E().candidate_outputs[static_cast<size_t>(rank)];
-  got.resize(specs.size());
-  std::vector<std::vector<double>> got_sorted(specs.size()), want_sorted(specs.size());
-  std::vector<int64_t> counts;
-  std::vector<bool> unordered;
-  for (size_t k = 0; k < specs.size(); ++k) {
-    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
-    got[k].resize(b.bytes);
-    counts.push_back(static_cast<int64_t>(b.bytes / b.elem_bytes));
-    unordered.push_back(E().unordered_outputs.count(specs[k].spec.name) > 0);
-  }
-  const OutputSpans spans(counts);
-  std::vector<int64_t> rows;
-  if (plan.all_rows) {
-    for (int64_t r = 0; r * kRowElements < spans.total(); ++r) rows.push_back(r);
-  } else {
-    rows = plan.rows;
-  }
-  auto read = [&](size_t k, int64_t j, int64_t n) {
-    const size_t eb = bound[static_cast<size_t>(specs[k].bound)].elem_bytes;
-    const auto* from = static_cast<const unsigned char*>(io.out(specs[k].spec.name.c_str()).ptr);
-    return cudaMemcpyAsync(got[k].data() + static_cast<size_t>(j) * eb, from + static_cast<size_t>(j) * eb,
-                           static_cast<size_t>(n) * eb, cudaMemcpyDeviceToHost, stream) == cudaSuccess;
-  };
-  bool read_ok = true;
-  for (size_t k = 0; k < specs.size(); ++k)
-    if (plan.all_rows || unordered[k]) read_ok = read(k, 0, counts[k]) && read_ok;
-  if (!plan.all_rows)
-    ForEachPiece(spans, rows, kRowElements, [&](size_t k, int64_t j, int64_t n) {
-      if (!unordered[k]) read_ok = read(k, j, n) && read_ok;
-    });
-  if (!read_ok || cudaStreamSynchronize(stream) != cudaSuccess)
-    return cuco::Status::Error("reading the candidate's outputs on rank " + std::to_string(rank) + " failed");
-  for (size_t k = 0; k < specs.size(); ++k) {
-    if (!unordered[k]) continue;
-    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
-    got_sorted[k] = OutputValues(got[k], b);
-    want_sorted[k] = OutputValues(want[k], b);
-    SortValues(&got_sorted[k]);
-    SortValues(&want_sorted[k]);
-  }
-  // Elements the program itself leaves alone are not its output (left_alone.h): an output compared
-  // without its order is compared whole.
-  const std::vector<ElementRuns>* alone =
-      static_cast<size_t>(rank) < E().left_alone.size() ? &E().left_alone[static_cast<size_t>(rank)] : nullptr;
-  const RowFigures f = CompareRows(spans, rows, kRowElements, [&](size_t k, int64_t j, double* g, double* w) {
-    if (unordered[k]) {
-      *g = got_sorted[k][static_cast<size_t>(j)];
-      *w = want_sorted[k][static_cast<size_t>(j)];
-      return true;
-    }
-    if (alone && k < alone->size() && (*alone)[k].Contains(j)) return false;
-    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
-    const size_t at = static_cast<size_t>(j) * b.elem_bytes;
-    *g = ElementValue(got[k].data() + at, b.elem);
-    *w = ElementValue(want[k].data() + at, b.elem);
-    return true;
-  });
-  if (f.want_nonfinite_at >= 0)
-    return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
-                               " at element " + std::to_string(f.want_nonfinite_at) +
-                               " of its outputs: the program overflows or has a bug");
-  *result = CheckResult{};
-  const double rms = f.elements ? std::sqrt(f.r2 / static_cast<double>(f.elements)) : 0;
-  result->rel_l2 = f.r2 > 0 ? std::sqrt(f.d2 / f.r2) : std::sqrt(f.d2);
-  result->max_abs = rms > 0 ? f.max_abs / rms : f.max_abs;
-  result->nonfinite = f.nonfinite;
-  result->elements_checked = f.elements;
-  result->rows_checked = static_cast<int64_t>(rows.size());
-  for (size_t k = 0; k < specs.size() && k < 64; ++k)
-    if (unordered[k]) result->unordered_outputs |= uint64_t{1} << k;
-  for (size_t k = 0; alone && k < alone->size() && k < specs.size(); ++k) {
-    if (unordered[k]) continue;
-    for (const auto& [begin, end] : (*alone)[k].runs())
-      result->left_alone.push_back({static_cast<int>(k), begin, end});
-    result->left_alone_elements += (*alone)[k].elements();
-  }
-  return cuco::Status::Ok();
+  if (cuco::Status st = cuco_program::ref::EnsureStarted(world, sizes); !st.ok()) return st;
+  return cuco_program::ref::Check(rank, seed, io, plan, stream, result);
 }
 
 }  // namespace cuco_frozen

@@ -13,7 +13,8 @@
 // The ranks meet through counters in device memory, added to and watched by one-thread kernels:
 // every rank's graph runs on the reference's one GPU. A wait longer than kCapturedWaitLimitS prints
 // what waited and traps (the reference fails, naming the call). Staging buffers and counters live as
-// long as the process (a graph may be launched until the end). Included by nccl_emulation.h only.
+// long as the process (a graph may be launched until the end). Included by
+// runtime/src/program/nccl_emulation.cu only.
 #pragma once
 
 #include <cstdio>

@@ -5,6 +5,9 @@
 // fresh float inputs, the values of integer ones). RunAll(seed) then fills every rank's inputs for
 // `seed`, runs one iteration on every rank at once (NCCL emulated between the threads:
 // nccl_emulation.h) and keeps every rank's outputs in host memory; the device copies are zeroed.
+// runtime/src/program/ (reference_check.cu, nccl_emulation.cu) include this too: what reads the
+// program's macros or calls its entry (NoteBinder, the rank threads, EnsureStarted, serve) is
+// compiled in the program's reference only, behind #ifndef CUCO_PROGRAM_RUNTIME_UNIT.
 #pragma once
 
 #include <chrono>
@@ -150,6 +153,7 @@ inline cuco_frozen::DType DTypeOf(Elem e) {
 inline double ElementValue(const unsigned char* p, Elem t) { return cuco_frozen::HostValue(p, DTypeOf(t)); }
 inline bool IsFloat(Elem t) { return t == Elem::kF32 || t == Elem::kF64 || t == Elem::kF16 || t == Elem::kBF16; }
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 // Notes the program's buffers at serve().
 class NoteBinder : public Binder {
  public:
@@ -191,6 +195,8 @@ class NoteBinder : public Binder {
   std::string* error_;
 };
 
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
+
 // A call of the program the reference cannot serve: said on stderr, and kept so that the error the
 // program's own check then makes (exit(1) after a failed NCCLCHECK) names it.
 inline void Refuse(const std::string& why) {
@@ -199,6 +205,7 @@ inline void Refuse(const std::string& why) {
   if (E().refusal.empty()) E().refusal = why;
 }
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 inline void RankThread(int q) {
   Engine& e = E();
   t_rank = q;
@@ -259,6 +266,8 @@ inline void DriverThread() {
   e.cv.notify_all();
 }
 
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
+
 // After every rank bound (projected programs): a buffer some ranks did not make (bytes 0) is made
 // for them, zeroed, at the size of the largest rank's, with its element scale. "" or the reason.
 inline std::string GiveMissingBuffers() {
@@ -298,6 +307,7 @@ inline std::string FirstError() {
   return "";
 }
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 // Starts the rank threads once; every later call must give the same world (and sizes).
 inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
   Engine& e = E();
@@ -334,10 +344,13 @@ inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
   return e.error.empty() ? cuco::Status::Ok() : cuco::Status::Error(e.error);
 }
 
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
+
 }  // namespace cuco_program::ref
 
 namespace cuco_program {
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& body) {
   using namespace ref;
   Engine& e = E();
@@ -399,6 +412,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     e.cv.notify_all();
   }
 }
+
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
 
 inline bool program_stopping() {
   ref::Engine& e = ref::E();
