@@ -675,16 +675,11 @@ FrontEndResult ParseWithClang(const std::string& path, const std::string& text, 
       r.error = "fatal: " + first_fatal;
     } else {
       // Code of the file the preprocessor skipped in this build (`#ifdef MPI_SUPPORT` without it).
-      if (main_file != nullptr)
-        if (CXSourceRangeList* skipped = lc->clang_getSkippedRanges(tu, main_file)) {
-          for (unsigned i = 0; i < skipped->count; ++i) {
-            unsigned b = 0, e = 0;
-            lc->clang_getSpellingLocation(lc->clang_getRangeStart(skipped->ranges[i]), nullptr, nullptr, nullptr, &b);
-            lc->clang_getSpellingLocation(lc->clang_getRangeEnd(skipped->ranges[i]), nullptr, nullptr, nullptr, &e);
-            if (e > b) r.skipped.push_back({b, e});
-          }
-          lc->clang_disposeSourceRangeList(skipped);
-        }
+      if (CXSourceRangeList* skipped = lc->clang_getSkippedRanges(tu, main_file)) {
+        for (unsigned i = 0; i < skipped->count; ++i)
+          if (size_t b = 0, e = 0; InFile(skipped->ranges[i], main_file, &b, &e)) r.skipped.push_back({b, e});
+        lc->clang_disposeSourceRangeList(skipped);
+      }
       VisitState st;
       st.main_file = main_file;
       const std::string uncommented = BlankComments(text);  // a call's arguments: `/*send*/ buf` is `buf`

@@ -436,9 +436,11 @@ std::vector<std::string> CandidateRuntimeSources(bool cuda) {
   if (cuda)
     return {"candidate/gpu_candidate_main.cu", "candidate/rank_context.cu", "common/channel.cc", "common/driver_api.cu",
             "common/nvtx_off.cc",
-            // A program's design space (cuco/program/codesign.h): compiled once here, not in every
-            // program candidate; other candidates link them unused.
-            "program/program_collectives.cu", "program/p2p_bounce.cu", "program/ce_collectives.cu"};
+            // A program's thread and iteration loop (cuco/program/impl/candidate_side.h) and design
+            // space (cuco/program/codesign.h): compiled once here, not in every program candidate;
+            // other candidates link them unused.
+            "program/candidate_side.cu", "program/program_collectives.cu", "program/p2p_bounce.cu",
+            "program/ce_collectives.cu"};
   return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
 }
 

@@ -24,6 +24,11 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cuco/impl/nccl_type_bytes.h>
+#include <cuco/program/impl/emulated_groups.h>
+#include <cuco/program/impl/emulated_matching.h>
+#include <cuco/program/impl/reference_engine.h>
+
 namespace cuco_program::emu {
 
 template <class T>

@@ -131,6 +131,26 @@ void enter_thread_rank(intptr_t token);
 // returning: each side records it for the thread's rank (never std::terminate of the process).
 void thread_failed(const std::string& what);
 
+// Runs the program's main (`entry`, started as the harness starts it: no arguments) on the calling
+// thread until it ends: "" when the harness stopped it (StopProgram), else what ended it, said with
+// `who` (" on rank 1", or "") and what it ended before (`before`: "reaching its timed loop").
+inline std::string RunProgramMain(int (*entry)(int, char**), const std::string& who, const char* before) {
+  static char arg0[] = "program";
+  static char* argv[] = {arg0, nullptr};
+  try {
+    const int code = entry(1, argv);
+    return "the program's main returned (" + std::to_string(code) + ")" + who + " before " + before;
+  } catch (const StopProgram&) {
+    return "";
+  } catch (const ProgramExit& x) {
+    return "the program called " + x.call() + who + " before " + before;
+  } catch (const std::exception& e) {
+    return "the program threw" + who + ": " + e.what();
+  } catch (...) {
+    return "the program threw an exception" + who;
+  }
+}
+
 namespace thread_detail {
 // Runs a program thread's function: a StopProgram ends it quietly, anything else is thread_failed.
 template <class F>

@@ -1,237 +1,55 @@
 // cuco/program/impl/candidate_side.h: the program's thread and the harness's three functions, on
 // the candidate side (cuco/program/candidate.h says what they do).
-// Defines cuco_candidate_setup/run/teardown: include it once, from the candidate file only.
+// Their work is runtime/src/program/candidate_side.cu, compiled once for every program; what reads
+// the program's macros or names its entry is here: serve's branch for another GPU's thread
+// (CUCO_PROGRAM_THREADS), thread_failed, and cuco_candidate_setup/run/teardown, which hand the
+// unit the program's entry. Defines those three: include it once, from the candidate file only.
 #pragma once
 
-#include <algorithm>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
-
-#include <cuda_runtime.h>
-#include <nccl.h>
 
 #include <cuco/harness.h>
 #include <cuco/program/program.h>
 #include <cuco/program/impl/candidate_state.h>
-#include <cuco/program/impl/iteration_graph.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program {
 namespace candidate_detail {
 
-// Points the bound variables at the harness's buffers of this iteration; key() is what it handed out.
-// A *_copy bind leaves the variable on the program's buffer: its input is copied in now, and its
-// output out by CopyOut() once the iteration's work is queued.
-class IoBinder : public Binder {
- public:
-  IoBinder(const cuco::IO& io, cuco::RankContext& ctx, std::string* error) : io_(io), ctx_(ctx), error_(error) {}
-  const std::vector<void*>& key() const { return key_; }
-  // Before the body: every stream the program made (`streams` side streams) waits for what the binds
-  // queued on ctx.stream (a *_copy input copied in, an inout's input copied to its output), as
-  // CopyOut joins them after. The harness orders the side streams after the iteration's start only,
-  // which comes before these copies: a loop whose work is on a stream other than the program's first
-  // (a helper made streams earlier) would read and write the bound buffers while they are copied.
-  void JoinIn(int streams) {
-    if (!queued_) return;
-    Side& s = S();
-    cudaError_t e = cudaSuccess;
-    if (s.binds_done == nullptr) e = ::cudaEventCreateWithFlags(&s.binds_done, cudaEventDisableTiming);
-    if (e == cudaSuccess) e = ::cudaEventRecord(s.binds_done, ctx_.stream);
-    for (int i = 0; e == cudaSuccess && i < streams && i < cuco::RankContext::kMaxSideStreams; ++i)
-      e = ::cudaStreamWaitEvent(ctx_.side_stream(i), s.binds_done, 0);
-    if (e != cudaSuccess && error_->empty()) *error_ = std::string("ordering the program's streams after its inputs: ") + cudaGetErrorString(e);
-  }
-  // After the iteration: the copied outputs into the harness's buffers, on ctx.stream once every
-  // stream the program made has joined it (`streams`: how many side streams it made).
-  void CopyOut(int streams) {
-    if (copies_.empty()) return;
-    Side& s = S();
-    for (int i = 0; i < streams && i < cuco::RankContext::kMaxSideStreams; ++i) {
-      if (s.join_events[i] == nullptr) ::cudaEventCreateWithFlags(&s.join_events[i], cudaEventDisableTiming);
-      ::cudaEventRecord(s.join_events[i], ctx_.side_stream(i));
-      ::cudaStreamWaitEvent(ctx_.stream, s.join_events[i], 0);
-    }
-    for (const auto& c : copies_) Copy(c.dst, c.src, c.bytes, c.name);
-  }
+// Starts the program's thread, which runs `entry` (the program's renamed main) until it reaches
+// serve(), and waits for that; an error if it ended first.
+cuco::Status Setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state, int (*entry)(int, char**));
+// One iteration: binds the harness's buffers of `io`, runs the loop's body once on the program's
+// thread, and waits for it.
+cuco::Status Run(void* state, const cuco::IO& io);
+// Ends the program's thread (the code after its loop does not run) and destroys the graphs it left.
+void Teardown(void* state);
 
- protected:
-  void Bind(const char* name, Role role, void** slot, size_t, Elem) override {
-    if (by_copy_) {
-      const cuco::Buffer* in = role == Role::kOutput ? nullptr : &io_.in(name);
-      const cuco::Buffer* out =
-          role == Role::kInput ? nullptr : &io_.out(role == Role::kInOut ? (std::string(name) + "_out").c_str() : name);
-      if (in != nullptr) Copy(*slot, in->ptr, in->bytes, name);
-      if (out != nullptr) copies_.push_back({out->ptr, *slot, out->bytes, name});
-      key_.push_back(*slot);
-      return;
-    }
-    if (role == Role::kInput) {
-      *slot = io_.in(name).ptr;
-    } else if (role == Role::kOutput) {
-      *slot = io_.out(name).ptr;
-    } else {
-      const cuco::Buffer& in = io_.in(name);
-      const cuco::Buffer& out = io_.out((std::string(name) + "_out").c_str());
-      const cudaError_t e = cudaMemcpyAsync(out.ptr, in.ptr, in.bytes < out.bytes ? in.bytes : out.bytes,
-                                            cudaMemcpyDeviceToDevice, ctx_.stream);
-      if (e != cudaSuccess && error_->empty()) *error_ = std::string("copying input ") + name + ": " + cudaGetErrorString(e);
-      queued_ = true;
-      *slot = out.ptr;
-    }
-    key_.push_back(*slot);
-  }
-
- private:
-  struct Pending {
-    void* dst;
-    const void* src;
-    size_t bytes;
-    std::string name;
-  };
-  void Copy(void* dst, const void* src, size_t bytes, const std::string& name) {
-    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream);
-    if (e != cudaSuccess && error_->empty()) *error_ = "copying " + name + ": " + cudaGetErrorString(e);
-    queued_ = true;
-  }
-  std::vector<Pending> copies_;
-  bool queued_ = false;  // the binds queued work on ctx.stream (JoinIn)
-  std::vector<void*> key_;
-  const cuco::IO& io_;
-  cuco::RankContext& ctx_;
-  std::string* error_;
-};
-
-inline void ProgramThread() {
-  Side& s = S();
-  cudaSetDevice(s.ctx->device);
-  static char arg0[] = "program";
-  static char* argv[] = {arg0, nullptr};
-  std::string error;
-  int code = 0;
-  try {
-    code = cuco_program_entry(1, argv);
-    error = "the program's main returned (" + std::to_string(code) + ") without reaching its timed loop";
-  } catch (const StopProgram&) {
-  } catch (const ProgramExit& x) {
-    error = "the program called " + x.call() + " before reaching its timed loop";
-  } catch (const std::exception& e) {
-    error = std::string("the program threw: ") + e.what();
-  } catch (...) {
-    error = "the program threw an exception";
-  }
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (!error.empty() && s.error.empty()) s.error = error;
-  s.ended = true;
-  s.cv.notify_all();
-}
-
-// The own thread's body, run with the other GPUs' threads mirroring it (a thread per GPU), or alone.
-inline void MirroredBody() {
-  Side& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
-  const int64_t run = ++s.body_runs;
-  s.cv.notify_all();
-  lock.unlock();
-  s.body();
-  lock.lock();
-  s.cv.wait(lock, [&] { return s.mirror_runs >= run * s.mirrors || s.stop_requested; });
-}
-
-// Another GPU's thread in serve(): for every run of the own thread's body, one run of its own
-// (`body`, every GPU call skipped since its GPU is not the rank's), until teardown. What the body
-// throws is its own thread's: the rank's verdict is the own thread's alone (thread_failed).
-inline void MirrorRuns(std::unique_lock<std::mutex>& lock, const std::function<void()>& body) {
-  Side& s = S();
-  ++s.mirrors;
-  int64_t done = 0;  // from the first run: a thread still in its set-up when the first run began catches up
-  for (;;) {
-    s.cv.wait(lock, [&] { return s.body_runs > done || s.stop_requested; });
-    if (s.stop_requested) return;
-    ++done;
-    lock.unlock();
-    try {
-      body();
-    } catch (const StopProgram&) {
-      lock.lock();
-      throw;
-    } catch (...) {
-    }
-    lock.lock();
-    ++s.mirror_runs;
-    s.cv.notify_all();
-  }
-}
+// serve() of the rank's own thread: runs an iteration whenever Run asks, until Teardown (then
+// throws Stop). Never returns.
+[[noreturn]] void Serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration_body);
+// serve() of another GPU's thread (lock: S().mu, held): for every run of the own thread's body, one
+// run of its own (`body`, every GPU call skipped since its GPU is not the rank's), until teardown.
+// What the body throws is its own thread's: the rank's verdict is the own thread's alone.
+void MirrorRuns(std::unique_lock<std::mutex>& lock, const std::function<void()>& body);
 
 }  // namespace candidate_detail
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 inline void serve(const std::function<void(Binder&)>& binds, const std::function<void()>& iteration_body) {
-  using namespace candidate_detail;
-  Side& s = S();
-  std::unique_lock<std::mutex> lock(s.mu);
 #ifdef CUCO_PROGRAM_THREADS
   if (!proj::Own()) {  // another GPU's thread (projection.h): it mirrors the own thread's runs
-    MirrorRuns(lock, iteration_body);
-    throw Stop{};
+    std::unique_lock<std::mutex> lock(candidate_detail::S().mu);
+    candidate_detail::MirrorRuns(lock, iteration_body);
+    throw candidate_detail::Stop{};
   }
 #endif
-  s.binds = binds;
-  s.body = iteration_body;
-  s.serving = true;
-  s.cv.notify_all();
-  for (;;) {
-    s.cv.wait(lock, [&] { return s.run_requested || s.stop_requested; });
-    if (s.stop_requested) throw Stop{};
-    s.run_requested = false;
-    lock.unlock();
-    std::string error;
-    if (s.setup_events < 0) s.setup_streams = s.streams_made, s.setup_events = s.events_made;
-    s.streams_made = s.setup_streams, s.events_made = s.setup_events;
-    try {
-      IoBinder b(*s.io, *s.ctx, &error);
-      s.binds(b);
-      b.JoinIn(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
-      const GraphKnob& graph = Graph();
-      if (error.empty() && !graph.unknown().empty())
-        error = "graph knob: unknown value \"" + graph.unknown() + "\" (the values are \"off\" and \"on\")";
-      s.iterating = error.empty();
-      if (s.iterating && graph.on())  // the program's streams after the first are ctx.side_stream(0, 1, ...)
-        error = s.graphs.Run(b.key(), *s.ctx,
-                             std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
-                             s.events_made, MirroredBody);
-      else if (s.iterating)
-        MirroredBody();
-      if (s.iterating) b.CopyOut(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
-    } catch (const Stop&) {
-      throw;
-    } catch (const ProgramExit& x) {
-      error = "the iteration called " + x.call() + " (the program's own error check)" + s.graphs.TakeInterruptedCapture();
-    } catch (const std::exception& e) {
-      error = std::string("the iteration threw: ") + e.what();
-    } catch (...) {
-      error = "the iteration threw an exception";
-    }
-    s.iterating = false;
-    lock.lock();
-    s.error = error;
-    ++s.iteration;
-    s.run_done = true;
-    s.cv.notify_all();
-  }
+  candidate_detail::Serve(binds, iteration_body);
 }
 
-inline bool program_stopping() {
-  candidate_detail::Side& s = candidate_detail::S();
-  std::lock_guard<std::mutex> lock(s.mu);
-  return s.stop_requested;
-}
 inline intptr_t thread_rank_token() { return 0; }  // one rank per process: nothing to carry
 // Another GPU's thread (whose calls are skipped) may fail its own checks: only the rank's own counts.
 inline void thread_failed(const std::string& what) {
@@ -243,72 +61,16 @@ inline void thread_failed(const std::string& what) {
   s.cv.notify_all();
 }
 inline void enter_thread_rank(intptr_t) {}
-
-// Over ctx.comm: a real exchange between the candidate's ranks.
-inline void host_allgather(const void* send, void* recv, size_t bytes) {
-  cuco::RankContext& ctx = *candidate_detail::S().ctx;
-  if (bytes == 0) return;
-  unsigned char* d = nullptr;
-  const size_t total = bytes * static_cast<size_t>(ctx.world_size);
-  bool ok = cudaMalloc(&d, total) == cudaSuccess;
-  ok = ok && cudaMemcpy(d + bytes * ctx.rank, send, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
-  ok = ok && ncclAllGather(d + bytes * ctx.rank, d, bytes, ncclUint8, ctx.comm, ctx.stream) == ncclSuccess;
-  ok = ok && cudaStreamSynchronize(ctx.stream) == cudaSuccess;
-  ok = ok && cudaMemcpy(recv, d, total, cudaMemcpyDeviceToHost) == cudaSuccess;
-  if (d != nullptr) cudaFree(d);
-  if (!ok) {
-    std::fprintf(stderr, "cuco: an MPI call of the program failed (its exchange over the harness's communicator)\n");
-    std::fflush(stderr);
-    std::exit(1);
-  }
-}
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT
 
 }  // namespace cuco_program
 
+#ifndef CUCO_PROGRAM_RUNTIME_UNIT
 cuco::Status cuco_candidate_setup(cuco::RankContext& ctx, const cuco::Sizes& sizes, void** state) {
-  using namespace cuco_program::candidate_detail;
-  Side& s = S();
-  s.ctx = &ctx;
-  s.sizes = sizes;
-  *state = &s;
-  // A program that reads its rank from the environment (torchrun, Open MPI, Slurm) finds the harness's.
-  const std::string r = std::to_string(ctx.rank), w = std::to_string(ctx.world_size);
-  const std::string lr = std::to_string(ctx.local_rank), lw = std::to_string(ctx.local_world_size);
-  for (const char* k : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) setenv(k, r.c_str(), 1);
-  for (const char* k : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) setenv(k, w.c_str(), 1);
-  for (const char* k : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) setenv(k, lr.c_str(), 1);
-  for (const char* k : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}) setenv(k, lw.c_str(), 1);
-  // Where a torchrun-style program meets (every rank alike; the ranks' sandbox has its own network).
-  setenv("MASTER_ADDR", "127.0.0.1", 0);
-  setenv("MASTER_PORT", "29500", 0);
-  s.thread = std::thread(ProgramThread);
-  std::unique_lock<std::mutex> lock(s.mu);
-  s.cv.wait(lock, [&] { return s.serving || s.ended; });
-  if (!s.serving) return cuco::Status::Error("program setup: " + s.error);
-  return cuco::Status::Ok();
+  return cuco_program::candidate_detail::Setup(ctx, sizes, state, &cuco_program_entry);
 }
-
 cuco::Status cuco_candidate_run(cuco::RankContext&, void* state, const cuco::IO& io) {
-  auto& s = *static_cast<cuco_program::candidate_detail::Side*>(state);
-  std::unique_lock<std::mutex> lock(s.mu);
-  s.io = &io;
-  s.run_done = false;
-  s.run_requested = true;
-  s.cv.notify_all();
-  s.cv.wait(lock, [&] { return s.run_done || s.ended; });
-  if (!s.run_done) return cuco::Status::Error("the program's thread ended: " + s.error);
-  if (!s.error.empty()) return cuco::Status::Error(s.error);
-  return cuco::Status::Ok();
+  return cuco_program::candidate_detail::Run(state, io);
 }
-
-void cuco_candidate_teardown(cuco::RankContext&, void* state) {
-  auto& s = *static_cast<cuco_program::candidate_detail::Side*>(state);
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.stop_requested = true;
-    s.cv.notify_all();
-  }
-  if (s.thread.joinable()) s.thread.join();
-  s.graphs.Clear();
-  s.program_graphs.DestroyAll();
-}
+void cuco_candidate_teardown(cuco::RankContext&, void* state) { cuco_program::candidate_detail::Teardown(state); }
+#endif  // CUCO_PROGRAM_RUNTIME_UNIT

@@ -12,29 +12,14 @@
 // runtime/src/program/nccl_emulation.cu, compiled once for every program.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <stdexcept>
-#include <string>
-#include <tuple>
-#include <utility>
 #include <vector>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <cuco/impl/nccl_type_bytes.h>
-#include <cuco/program/impl/emulated_groups.h>
-#include <cuco/program/impl/emulated_matching.h>
 #include <cuco/program/impl/emulated_spans.h>
 #include <cuco/program/impl/projection.h>
-#include <cuco/program/impl/reference_engine.h>
 
 namespace cuco_program::emu {
 

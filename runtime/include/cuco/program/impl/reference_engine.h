@@ -210,22 +210,7 @@ inline void RankThread(int q) {
   Engine& e = E();
   t_rank = q;
   cudaSetDevice(e.device);
-  static char arg0[] = "program";
-  static char* argv[] = {arg0, nullptr};
-  std::string error;
-  try {
-    const int code = cuco_program_entry(1, argv);
-    error = "the program's main returned (" + std::to_string(code) + ") on rank " + std::to_string(q) +
-            " without reaching its timed loop";
-  } catch (const StopProgram&) {
-  } catch (const ProgramExit& x) {
-    error = "the program called " + x.call() + " on rank " + std::to_string(q) +
-            " before reaching its timed loop";
-  } catch (const std::exception& ex) {
-    error = std::string("the program threw on rank ") + std::to_string(q) + ": " + ex.what();
-  } catch (...) {
-    error = "the program threw an exception on rank " + std::to_string(q);
-  }
+  std::string error = RunProgramMain(&cuco_program_entry, " on rank " + std::to_string(q), "reaching its timed loop");
   if (!error.empty()) BreakBarriers(e);
   std::lock_guard<std::mutex> lock(e.state_mu);
   if (!error.empty() && !e.refusal.empty()) error += " (after cuco refused a call: " + e.refusal + ")";
@@ -242,20 +227,7 @@ inline void DriverThread() {
   Engine& e = E();
   t_rank = 0;
   cudaSetDevice(e.device);
-  static char arg0[] = "program";
-  static char* argv[] = {arg0, nullptr};
-  std::string error;
-  try {
-    const int code = cuco_program_entry(1, argv);
-    error = "the program's main returned (" + std::to_string(code) + ") before every thread reached its timed loop";
-  } catch (const StopProgram&) {
-  } catch (const ProgramExit& x) {
-    error = "the program called " + x.call() + " before every thread reached its timed loop";
-  } catch (const std::exception& ex) {
-    error = std::string("the program threw: ") + ex.what();
-  } catch (...) {
-    error = "the program threw an exception";
-  }
+  const std::string error = RunProgramMain(&cuco_program_entry, "", "every thread reached its timed loop");
   if (!error.empty()) BreakBarriers(e);
   std::lock_guard<std::mutex> lock(e.state_mu);
   for (auto& r : e.ranks)
