@@ -160,6 +160,17 @@ TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   EXPECT_FALSE(FindTimedLoop("y.cu", changed, {"ncclAllReduce"}, "bench", std::string::npos, search).ok());
 }
 
+// main's loop of the rank-split programs below ("int main() { int rank; MPI_Comm_rank(...); " + rest),
+// over their own defaults; what the search said into *trace when given.
+Result<TimedLoop> RankProgramLoop(const std::string& rest, std::vector<std::string>* trace = nullptr) {
+  const std::string text = "int main() {\n  int rank;\n  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n" + rest;
+  const ProgramDefaults d = DefaultsOf(text, {});
+  LoopSearch search;
+  search.defaults = &d;
+  search.trace = trace;
+  return FindTimedLoop("p.cu", text, {"ncclSend", "ncclRecv"}, "main", std::string::npos, search);
+}
+
 // Two modes cuco cannot decide between, or decided by the rank: it asks, listing both, never guesses.
 TEST(LoopChoice, UndecidableBranchesAreAskedAbout) {
   const std::string text =
@@ -174,15 +185,44 @@ TEST(LoopChoice, UndecidableBranchesAreAskedAbout) {
   EXPECT_NE(m.find("p.cu:4 and p.cu:6"), std::string::npos) << m;
   EXPECT_NE(m.find("cannot decide"), std::string::npos) << m;
   EXPECT_NE(m.find("--loop FILE:LINE"), std::string::npos) << m;
-  const std::string by_rank =
-      "int main() {\n  int rank;\n  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
-      "  if (rank == 0) {\n    for (;;) ncclSend(a, n, t, 1, c, s);\n  } else {\n    for (;;) ncclRecv(a, n, t, 0, c, s);\n  }\n}\n";
-  const ProgramDefaults r = DefaultsOf(by_rank, {});
-  search.defaults = &r;
-  loop = FindTimedLoop("p.cu", by_rank, {"ncclSend", "ncclRecv"}, "main", std::string::npos, search);
+  loop = RankProgramLoop("  if (rank == 0) {\n    for (;;) ncclSend(a, n, t, 1, c, s);\n  } else {\n"
+                         "    for (;;) ncclRecv(a, n, t, 0, c, s);\n  }\n}\n");
+  ASSERT_TRUE(loop.ok()) << loop.status().message();  // alike headers: one loop (RankSplitLoops below)
+  // Headers that differ: two loops of their own, which the harness cannot serve as one.
+  loop = RankProgramLoop("  if (rank == 0) {\n    for (int i = 0; i < 8; ++i) ncclSend(a, n, t, 1, c, s);\n  } else {\n"
+                         "    for (int i = 0; i < 4; ++i) ncclRecv(a, n, t, 0, c, s);\n  }\n}\n");
   ASSERT_FALSE(loop.ok());
   EXPECT_NE(loop.status().message().find("each rank decides for itself"), std::string::npos) << loop.status().message();
+  EXPECT_NE(loop.status().message().find("the two loops' headers differ"), std::string::npos) << loop.status().message();
   EXPECT_NE(loop.status().message().find("write one loop whose body branches by rank"), std::string::npos);
+}
+
+// Two loops, one per branch of `if (rank == 0)`, each branch only its loop, headers alike: served as
+// `for (header) { if (rank == 0) <then> else <else> }`, the loop's variable held at its first value.
+TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
+  std::vector<std::string> trace;
+  Result<TimedLoop> loop = RankProgramLoop(
+      "  if (rank == 0) {\n    for (int c = 0; c < 16; ++c)\n      for (int p = 1; p < 4; ++p) ncclSend(b, n, t, p, m, s);\n"
+      "  } else\n    for (int c = 0; c < 16; ++c) { ncclRecv(b, n, t, 0, m, s); }\n  cudaStreamSynchronize(s);\n}\n",
+      &trace);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 4);  // the `if`
+  EXPECT_EQ(loop->end - loop->begin, std::string("if (rank == 0) {\n    for (int c = 0; c < 16; ++c)\n      for (int p = 1; "
+                                                 "p < 4; ++p) ncclSend(b, n, t, p, m, s);\n  } else\n    for (int c = 0; "
+                                                 "c < 16; ++c) { ncclRecv(b, n, t, 0, m, s); }").size());
+  EXPECT_EQ(loop->loop_var_decl, "int c");
+  EXPECT_EQ(loop->loop_var_init, "0");
+  EXPECT_NE(loop->body.find("if (rank == 0) { for (int p = 1; p < 4; ++p) ncclSend(b, n, t, p, m, s); }"), std::string::npos)
+      << loop->body;
+  EXPECT_NE(loop->body.find("else { ncclRecv(b, n, t, 0, m, s); }"), std::string::npos) << loop->body;
+  bool said = false;
+  for (const auto& l : trace) said |= l.find("served as one loop whose body branches by rank") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A branch holding more than its loop stays two loops.
+  loop = RankProgramLoop("  if (rank == 0) {\n    prepare(b);\n    for (;;) ncclSend(b, n, t, 1, m, s);\n  } else {\n"
+                         "    for (;;) ncclRecv(b, n, t, 0, m, s);\n  }\n}\n");
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("a branch holds more than its loop"), std::string::npos) << loop.status().message();
 }
 
 TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "scaffold/loop_choice.h"
+#include "scaffold/rank_split_loops.h"
 #include "scaffold/region_hoist.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
@@ -72,6 +73,7 @@ struct Chosen {
   int sweep_line = 0;
   bool region = false;
   std::string what;
+  std::optional<RankSplit> split;  // two loops, one per branch of a per-rank `if`, served as one
 };
 
 void Note(const LoopSearch& search, std::string line) {
@@ -88,9 +90,11 @@ std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops
 // Among the loops that reach the communication: the one the harness serves. Loops in branches the
 // program does not take when started without arguments are left out; of the others the last wins
 // (a warm-up loop comes before the timed one), unless it sits in a branch whose other side holds
-// another and cuco cannot tell which side runs: then it asks (--loop), listing them.
+// another and cuco cannot tell which side runs: then it asks (--loop), listing them. Two loops in
+// the branches of an `if` over the rank are served as one where they can be (*split, rank_split_loops.h).
 Result<const CommLoop*> PickLoop(const std::string& file, const std::string& text, const std::vector<Tok>& t,
-                                 const std::vector<CommLoop>& loops, const LoopSearch& search) {
+                                 const std::vector<CommLoop>& loops, const LoopSearch& search,
+                                 std::optional<RankSplit>* split) {
   if (search.forced_line > 0) {
     for (const CommLoop& l : loops)
       if (l.line == search.forced_line) {
@@ -137,12 +141,21 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
         if (a.open == b.open && a.then != b.then) {
           const Truth truth = BranchTruth(text, t[a.open].end, t[a.close].begin, d);
           const std::string cond = Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end));
-          if (truth == Truth::kPerRank)
+          std::string why;
+          if (truth == Truth::kPerRank) {
+            if ((*split = AsRankSplit(text, t, a, *other, *best, &why))) {
+              Note(search, fmt::format("{}:{}: chosen: the loops at {}:{} and {}:{}, one in each branch of `if ({})`, "
+                                       "which each rank decides for itself, served as one loop whose body branches by rank",
+                                       file, t[a.open].line, file, other->line, file, best->line, cond));
+              return best;
+            }
             return Status::InvalidArgument(fmt::format(
                 "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, "
-                "which each rank decides for itself, while the harness serves one loop every rank runs: write one loop "
-                "whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
-                file, t[a.open].line, file, other->line, file, best->line, cond, cond));
+                "which each rank decides for itself, while the harness serves one loop every rank runs, and cuco init "
+                "cannot make them one ({}; it can when each branch holds only its loop and their headers are alike): "
+                "write one loop whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
+                file, t[a.open].line, file, other->line, file, best->line, cond, why, cond));
+          }
           return Status::InvalidArgument(fmt::format(
               "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, which "
               "cuco cannot decide from the program's defaults; cuco init serves one loop: choose it with `cuco init --loop "
@@ -227,9 +240,13 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   }
   if (!loops.empty()) {
     Note(search, fmt::format("the loops of {} reaching the communication: {}", loop_function, LoopList(file, loops)));
-    Result<const CommLoop*> l = PickLoop(file, text, t, loops, search);
+    Result<const CommLoop*> l = PickLoop(file, text, t, loops, search, &c.split);
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
+    if (c.split) {  // the whole `if`: its two loops are one
+      c.first = c.split->if_token, c.last = c.split->last;
+      return c;
+    }
     // A loop that is not timed itself but holds one that is (a sweep over message sizes around
     // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`, or around a loop timing each of
     // its passes): the timed one is the iteration.
@@ -432,6 +449,13 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                               t[best_end].end < main_end ? text.substr(t[best_end].end, main_end - t[best_end].end) : "");
     loop.hoisted = h.declarations;
     loop.body = "{\n  " + h.region + "\n      }";
+    return loop;
+  }
+  if (const auto& s = chosen->split) {  // `for (header) { if (cond) <then-body> else <else-body> }`
+    TimedLoop other;
+    HoldLoopVariable(text, t, s->else_loop, s->else_last, &other);
+    HoldLoopVariable(text, t, s->then_loop, s->then_last, &loop);
+    loop.body = fmt::format("{{\n        if ({}) {}\n        else {}\n      }}", s->cond, loop.body, other.body);
     return loop;
   }
   HoldLoopVariable(text, t, best, best_end, &loop);
