@@ -481,7 +481,8 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
     r->guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line,
                                      where, loop->what));
   else
-    r->guesses.push_back(fmt::format("{}:{}: the timed loop ({}{}): one harness iteration per pass", f.file, loop->line, chosen,
+    r->guesses.push_back(fmt::format("{}:{}: the timed loop ({}{}): one harness iteration per pass", f.file, loop->line,
+                                     loop->what.empty() ? chosen : loop->what,
                                      loop->sweep_line == 0 ? ""
                                                            : fmt::format(", timed inside the untimed loop at line {}, whose "
                                                                          "first pass it runs in",

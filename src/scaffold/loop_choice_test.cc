@@ -207,6 +207,9 @@ TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
       &trace);
   ASSERT_TRUE(loop.ok()) << loop.status().message();
   EXPECT_EQ(loop->line, 4);  // the `if`
+  EXPECT_FALSE(loop->region);
+  EXPECT_NE(loop->what.find("the loops at lines 5 and 8 of main, one in each branch of `if (rank == 0)`"), std::string::npos)
+      << loop->what;
   EXPECT_EQ(loop->end - loop->begin, std::string("if (rank == 0) {\n    for (int c = 0; c < 16; ++c)\n      for (int p = 1; "
                                                  "p < 4; ++p) ncclSend(b, n, t, p, m, s);\n  } else\n    for (int c = 0; "
                                                  "c < 16; ++c) { ncclRecv(b, n, t, 0, m, s); }").size());

@@ -245,6 +245,9 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     c.first = (*l)->first, c.last = (*l)->last;
     if (c.split) {  // the whole `if`: its two loops are one
       c.first = c.split->if_token, c.last = c.split->last;
+      c.what = fmt::format("the loops at lines {} and {} of {}, one in each branch of `if ({})`, which each rank decides "
+                           "for itself, served as one loop whose body branches by rank",
+                           t[c.split->then_loop].line, t[c.split->else_loop].line, loop_function, c.split->cond);
       return c;
     }
     // A loop that is not timed itself but holds one that is (a sweep over message sizes around

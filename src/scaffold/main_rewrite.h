@@ -51,7 +51,8 @@ struct TimedLoop {
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
   // Statements served whole rather than a loop one pass at a time (a group around a per-peer loop,
   // a loop over the GPUs, or the statements of a program without a loop); `what` says which. body
-  // is then those statements, braced, and loop_var_decl is empty.
+  // is then those statements, braced, and loop_var_decl is empty. Not a region, `what` is set when
+  // the loop is two made one (rank_split_loops.h): [begin, end) is then their `if`.
   bool region = false;
   std::string what;
   // A region's declarations that main uses after it, declared before the serve call
