@@ -9,6 +9,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
@@ -210,6 +211,15 @@ struct BufferUse {
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
+  // Last written in an arm of an `if` ... `else` that no later code of the iteration touches it after:
+  // a rank taking that arm ends the iteration with that write (`if (rank == 0) { send(a); recv(b); }
+  // else { recv(b); send(b); }`: rank 0's `b` is what it received), whatever the other arm does last.
+  std::set<std::string> last_written_in_an_arm;
+  // Whether the iteration's last access of `b` is a write, on some rank.
+  bool LastWritten(const std::string& b) const {
+    const auto it = last_write.find(b);
+    return (it != last_write.end() && it->second) || last_written_in_an_arm.count(b);
+  }
   // Written only in one arm of an `if` ... `else` and read only in the other (`if (rank == 0)
   // recv(b); else send(b);`): one rank's only access is the write, another's the read.
   bool EitherSide(const std::string& b) const {
@@ -264,6 +274,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   u.swaps = SwapsIn(f.raw, code.begin, code.end);
   for (const auto& l : loop.lambdas)
     for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) u.swaps.push_back(w);
+  std::map<std::tuple<std::string, size_t, int>, bool> arm_last_write;  // (buffer, arm, then 0 / else 1): its last access a write
   for (const Access& acc : accesses) {
     for (const auto& b0 : acc.reads) {
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
@@ -285,6 +296,23 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       if (!under_if(acc.line) && !acc.helper_if && !root_only) u.written_always.insert(b);
     }
     u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
+    if (acc.line > 0)  // the last access so far of each buffer in each arm holding this line
+      for (size_t i = 0; i < u.arms.size(); ++i)
+        for (const int side : {0, 1}) {
+          const std::pair<int, int>& r = side == 0 ? u.arms[i].then_lines : u.arms[i].else_lines;
+          if (acc.line < r.first || acc.line > r.second) continue;
+          for (const auto& b0 : acc.reads) arm_last_write[{per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@"), i, side}] = false;
+          for (const auto& b0 : acc.writes) arm_last_write[{per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@"), i, side}] = true;
+        }
+  }
+  for (const auto& [key, write] : arm_last_write) {
+    const auto& [b, i, side] = key;
+    const int if_end = std::max(u.arms[i].then_lines.second, u.arms[i].else_lines.second);
+    auto after = [&](const std::map<std::string, std::vector<int>>& lines) {
+      const auto it = lines.find(b);
+      return it != lines.end() && std::any_of(it->second.begin(), it->second.end(), [&](int l) { return l > if_end; });
+    };
+    if (write && !after(u.read_lines) && !after(u.write_lines)) u.last_written_in_an_arm.insert(b);
   }
   // Buffers the loop's function copies to the host after the loop (its own check or checksum):
   // what the program consumes at the end, so an output of the iteration when the iteration writes it.
@@ -346,7 +374,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   // since the part it does not write (the boundary) is what the buffer held, on both sides.
   auto is_output = [&](const std::string& e) {
     return copied_of(e) != u.copied_out.end() ||
-           (Swapped(e, u.swaps) ? u.written.count(e) && FlowsOn(e, u.swaps, u.first_read) : u.last_write[e]);
+           (Swapped(e, u.swaps) ? u.written.count(e) && FlowsOn(e, u.swaps, u.first_read) : u.LastWritten(e));
   };
   // Where nothing else is an output, a buffer the iteration writes and last copies to the host is: the
   // result the program reads back (an all-reduce's receive buffer, copied out and printed).

@@ -99,6 +99,35 @@ TEST(InitBindBuffers, ABufferWrittenAndReadInOneArmOfAnIfIsScratch) {
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
 }
 
+// A ping and its pong: rank 0 sends `ping` and receives `pong` back, rank 1 receives `pong` and sends
+// it on. In text order `pong`'s last access is rank 1's send (a read: scratch before); on rank 0 it is
+// the receive, so it is an output (bound as input and output, since a rank may take neither arm).
+TEST(InitBindBuffers, ABufferLastWrittenInOneArmIsAnOutput) {
+  const std::string text = SmallLoop({"ping", "pong"}, R"(    if (rank == 0) {
+      ncclSend(ping, 256, ncclFloat, 1, comm, 0);
+      ncclRecv(pong, 256, ncclFloat, 1, comm, 0);
+    } else {
+      ncclRecv(pong, 256, ncclFloat, 0, comm, 0);
+      ncclSend(pong, 256, ncclFloat, 0, comm, 0);
+    }
+)");
+  Result<BoundBuffers> b = BindSmallProgram("pingpong.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"ping\", ping);", "cuco_bind.inout(\"pong\", pong);"}));
+  // Read again after the `if`: the arm's write is not the pass's last access, and `pong` stays scratch.
+  const std::string later = SmallLoop({"ping", "pong", "y"}, R"(    if (rank == 0) {
+      ncclSend(ping, 256, ncclFloat, 1, comm, 0);
+      ncclRecv(pong, 256, ncclFloat, 1, comm, 0);
+    } else {
+      ncclRecv(pong, 256, ncclFloat, 0, comm, 0);
+    }
+    ncclAllReduce(pong, y, 256, ncclFloat, ncclSum, comm, 0);
+)");
+  b = BindSmallProgram("pingpong.cu", later);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"ping\", ping);", "cuco_bind.output(\"y\", y);"}));
+}
+
 // A halo helper receives from a neighbour only where there is one (Blink-GPU's hlo_Nccl.cu:
 // `if (UpFlag > -1) { ncclRecv(...); ncclSend(...); }` in halo3d_run_axes): the `if` is the
 // helper's, not the loop's. Its receive buffer is bound as input and output (before: an output, which

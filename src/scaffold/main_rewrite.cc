@@ -130,10 +130,6 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
                                                "are not taken then); choose one with `cuco init --loop FILE:LINE`",
                                                file, loops.front().line, skipped));
   const CommLoop* best = live.back();
-  for (const CommLoop* other : live)
-    if (other != best)
-      Note(search, fmt::format("{}:{}: rejected: a loop that runs before the last one (a warm-up)", file, other->line));
-  Note(search, fmt::format("{}:{}: chosen: the last loop reaching the communication that runs", file, best->line));
   for (const CommLoop* other : live) {
     if (other == best) continue;
     for (const Branch& a : other->branches)
@@ -152,8 +148,9 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
             return Status::InvalidArgument(fmt::format(
                 "{}:{}: the loops at {}:{} and {}:{} reaching the communication sit in the two branches of `if ({})`, "
                 "which each rank decides for itself, while the harness serves one loop every rank runs, and cuco init "
-                "cannot make them one ({}; it can when each branch holds only its loop and their headers are alike): "
-                "write one loop whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
+                "cannot make them one ({}; it can when each branch holds only its loop, their headers are alike and no "
+                "loop sets what a condition reads): write one loop whose body branches by rank (`for (...) {{ if ({}) "
+                "... else ... }}`)",
                 file, t[a.open].line, file, other->line, file, best->line, cond, why, cond));
           }
           return Status::InvalidArgument(fmt::format(
@@ -163,6 +160,10 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
               file, t[a.open].line, file, other->line, file, best->line, cond));
         }
   }
+  for (const CommLoop* other : live)
+    if (other != best)
+      Note(search, fmt::format("{}:{}: rejected: a loop that runs before the last one (a warm-up)", file, other->line));
+  Note(search, fmt::format("{}:{}: chosen: the last loop reaching the communication that runs", file, best->line));
   return best;
 }
 
@@ -245,9 +246,13 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     c.first = (*l)->first, c.last = (*l)->last;
     if (c.split) {  // the whole `if`: its two loops are one
       c.first = c.split->if_token, c.last = c.split->last;
-      c.what = fmt::format("the loops at lines {} and {} of {}, one in each branch of `if ({})`, which each rank decides "
+      std::string lines;
+      for (size_t i = 0; i < c.split->arms.size(); ++i)
+        lines += fmt::format("{}{}", i == 0 ? "" : i + 1 == c.split->arms.size() ? " and " : ", ",
+                             t[c.split->arms[i].loop].line);
+      c.what = fmt::format("the loops at lines {} of {}, one in each branch of `if ({})`, which each rank decides "
                            "for itself, served as one loop whose body branches by rank",
-                           t[c.split->then_loop].line, t[c.split->else_loop].line, loop_function, c.split->cond);
+                           lines, loop_function, c.split->arms.front().cond);
       return c;
     }
     // A loop that is not timed itself but holds one that is (a sweep over message sizes around
@@ -454,11 +459,13 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     loop.body = "{\n  " + h.region + "\n      }";
     return loop;
   }
-  if (const auto& s = chosen->split) {  // `for (header) { if (cond) <then-body> else <else-body> }`
-    TimedLoop other;
-    HoldLoopVariable(text, t, s->else_loop, s->else_last, &other);
-    HoldLoopVariable(text, t, s->then_loop, s->then_last, &loop);
-    loop.body = fmt::format("{{\n        if ({}) {}\n        else {}\n      }}", s->cond, loop.body, other.body);
+  if (const auto& s = chosen->split) {  // `for (header) { if (c1) <body 1> else ... }`
+    std::vector<std::string> bodies;
+    for (auto arm = s->arms.rbegin(); arm != s->arms.rend(); ++arm) {  // the first arm's last: its loop variable is held
+      HoldLoopVariable(text, t, arm->loop, arm->last, &loop);
+      bodies.insert(bodies.begin(), loop.body);
+    }
+    loop.body = BranchingBody(*s, bodies);
     return loop;
   }
   HoldLoopVariable(text, t, best, best_end, &loop);

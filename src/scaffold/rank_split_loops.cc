@@ -1,6 +1,10 @@
 #include "scaffold/rank_split_loops.h"
 
 #include <cctype>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "util/source_text.h"
 
@@ -8,7 +12,7 @@ namespace cuco::scaffold_internal {
 namespace {
 
 // The loop a branch's statement at `first` is: the statement itself, or the one statement of its
-// block. t.size() when it is anything else.
+// block. t.size() when it is anything else. *last: the statement's last token.
 size_t OnlyLoop(const std::vector<Tok>& t, size_t first, size_t* last) {
   *last = StatementEnd(t, first);
   if (*last >= t.size()) return t.size();
@@ -31,6 +35,22 @@ std::string Header(const std::string& text, const std::vector<Tok>& t, size_t lo
   return h;
 }
 
+// Whether tokens [from, to] assign one of `names` (`x =`, `x +=`, `x++`, `++x`, `&x` handed on).
+bool Sets(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
+  for (size_t i = from; i <= to && i < t.size(); ++i) {
+    if (!t[i].ident || !names.count(t[i].text)) continue;
+    const std::string next = i + 1 < t.size() ? t[i + 1].text : "";
+    const std::string after = i + 2 < t.size() ? t[i + 2].text : "";
+    const std::string prev = i > 0 ? t[i - 1].text : "", before = i > 1 ? t[i - 2].text : "";
+    if ((next == "=" && after != "=") || ((next == "+" || next == "-") && after == next) || (prev == "&" && before != "&"))
+      return true;
+    if (after == "=" && (next == "+" || next == "-" || next == "*" || next == "/" || next == "|" || next == "&"))
+      return true;
+    if ((prev == "+" || prev == "-") && before == prev) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<Tok>& t, const Branch& branch,
@@ -41,31 +61,63 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
     return std::nullopt;
   }
   s.if_token = branch.open - 1;
-  s.cond = Trim(text.substr(t[branch.open].end, t[branch.close].begin - t[branch.open].end));
-  size_t then_end = 0, else_end = 0;
-  s.then_loop = OnlyLoop(t, branch.close + 1, &then_end);
-  if (then_end + 1 >= t.size() || t[then_end + 1].text != "else") {
-    *why = "the `if` has no else";
-    return std::nullopt;
+  std::set<std::string> read;  // what the conditions read
+  // The arm whose statement starts at `first` (its condition `cond`, "" for the last else): false
+  // when the statement is more than a loop; *end is its last token.
+  auto take_arm = [&](std::string cond, size_t first, size_t* end) {
+    RankSplit::Arm arm{std::move(cond)};
+    arm.loop = OnlyLoop(t, first, end);
+    if (arm.loop >= t.size()) return false;
+    arm.last = StatementEnd(t, arm.loop);
+    s.arms.push_back(arm);
+    s.last = *end;
+    return true;
+  };
+  for (size_t at = s.if_token;;) {  // `if (c) <loop>` at `at`, then `else if ...`, `else <loop>` or nothing
+    const size_t open = at + 1, close = Match(t, open);
+    for (size_t i = open + 1; i < close; ++i)
+      if (t[i].ident) read.insert(t[i].text);
+    size_t end = 0;
+    bool only_loops = take_arm(Trim(text.substr(t[open].end, t[close].begin - t[open].end)), close + 1, &end);
+    const bool more = only_loops && end + 2 < t.size() && t[end + 1].text == "else";
+    if (more && t[end + 2].text == "if" && end + 3 < t.size() && t[end + 3].text == "(") {
+      at = end + 2;
+      continue;
+    }
+    if (more) only_loops = take_arm("", end + 2, &end);
+    if (!only_loops) {
+      *why = "a branch holds more than its loop";
+      return std::nullopt;
+    }
+    break;  // no (further) else: a rank no branch takes runs nothing
   }
-  s.else_loop = OnlyLoop(t, then_end + 2, &else_end);
-  if (s.then_loop >= t.size() || s.else_loop >= t.size()) {
-    *why = "a branch holds more than its loop";
-    return std::nullopt;
+  bool has_x = false, has_y = false;
+  for (const RankSplit::Arm& a : s.arms) {
+    has_x |= a.loop == x.first, has_y |= a.loop == y.first;
+    if (Header(text, t, a.loop) != Header(text, t, s.arms.front().loop)) {
+      *why = "the loops' headers differ";
+      return std::nullopt;
+    }
+    if (Sets(t, a.loop, a.last, read)) {
+      *why = fmt::format("the loop at line {} sets what a condition reads", t[a.loop].line);
+      return std::nullopt;
+    }
   }
-  const bool ours = (s.then_loop == x.first && s.else_loop == y.first) || (s.then_loop == y.first && s.else_loop == x.first);
-  if (!ours) {
+  if (!has_x || !has_y) {
     *why = "a branch's loop is not the one that reaches the communication";
     return std::nullopt;
   }
-  if (Header(text, t, s.then_loop) != Header(text, t, s.else_loop)) {
-    *why = "the two loops' headers differ";
-    return std::nullopt;
-  }
-  s.then_last = StatementEnd(t, s.then_loop);
-  s.else_last = StatementEnd(t, s.else_loop);
-  s.last = else_end;
   return s;
+}
+
+std::string BranchingBody(const RankSplit& split, const std::vector<std::string>& bodies) {
+  std::string out = "{";
+  for (size_t i = 0; i < split.arms.size() && i < bodies.size(); ++i) {
+    const std::string& cond = split.arms[i].cond;
+    const std::string head = i == 0 ? "if (" + cond + ") " : cond.empty() ? "else " : "else if (" + cond + ") ";
+    out += "\n        " + head + bodies[i];
+  }
+  return out + "\n      }";
 }
 
 }  // namespace cuco::scaffold_internal

@@ -1,8 +1,10 @@
-// Two loops that reach the communication, one in each branch of an `if` each rank decides for
-// itself (`if (rank == 0) { for (c...) send(...); } else { for (c...) recv(...); }`: a producer and
-// its consumers, a ping and its pong). The harness serves one loop every rank runs; these two are
-// one when each branch holds nothing but its loop and the loops' headers are alike: cuco init then
-// serves `for (header) { if (cond) <then-body> else <else-body> }`, the same passes on every rank.
+// Loops that reach the communication, one in each branch of an `if` each rank decides for itself
+// (`if (rank == 0) { for (c...) send(...); } else { for (c...) recv(...); }`: a producer and its
+// consumers; `if (rank == 0) for (...) {ping} else if (rank == 1) for (...) {pong}`). The harness
+// serves one loop every rank runs; these are one when every branch of the chain holds nothing but
+// its loop, the loops' headers are alike, and no loop sets what a condition reads: cuco init then
+// serves `for (header) { if (c1) <body 1> else if (c2) <body 2> else <body 3> }`, the same passes on
+// every rank (a rank no branch takes runs empty passes).
 // Contract: a pure function of the tokens (tokens.h); indices are into the vector given.
 #pragma once
 
@@ -17,16 +19,22 @@
 namespace cuco::scaffold_internal {
 
 struct RankSplit {
-  size_t if_token = 0, last = 0;          // the `if` statement's first and last tokens
-  size_t then_loop = 0, else_loop = 0;    // the first token (`for` / `while`) of each branch's loop
-  size_t then_last = 0, else_last = 0;    // and their last tokens
-  std::string cond;                       // the condition's text, as written
+  struct Arm {
+    std::string cond;       // the branch's condition as written; "" for the last `else`
+    size_t loop = 0, last = 0;  // the branch's loop: its first (`for` / `while`) and last tokens
+  };
+  size_t if_token = 0, last = 0;  // the whole `if` statement's first and last tokens
+  std::vector<Arm> arms;          // in the order they stand, at least two
 };
 
-// `branch` is the `if` both loops sit in (`x` in one of its branches, `y` in the other). nullopt,
-// with the reason in *why, when they cannot be served as one loop: a branch holds more than its
-// loop, an `else if`, headers that differ.
+// `branch` is the `if` that loops `x` and `y` sit in, in different branches. nullopt, with the
+// reason in *why, when they cannot be served as one loop: a branch holds more than its loop,
+// headers that differ, a loop that sets what a condition reads.
 std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<Tok>& t, const Branch& branch,
                                      const CommLoop& x, const CommLoop& y, std::string* why);
+
+// What a split's arms become in the served body: `if (c1) <body 1> else if (c2) <body 2> ...`, given
+// each arm's loop body as held for serving (main_rewrite.cc's HoldLoopVariable), in arm order.
+std::string BranchingBody(const RankSplit& split, const std::vector<std::string>& bodies);
 
 }  // namespace cuco::scaffold_internal
