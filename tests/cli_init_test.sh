@@ -34,9 +34,10 @@ printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(null
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2
 check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/plain.out"
 # cuco run <program>: init says each step; a program it cannot make a harness of (here: a loop for
-# rank 0 and another for the others, each rank deciding its branch) is refused (exit 2) with the
-# line and the program-mode workload that runs it as it is.
-printf '#include <nccl.h>\nint main() {\n  ncclComm_t c;\n  int rank = 0;\n  ncclCommUserRank(c, &rank);\n  float* b = nullptr;\n  if (rank == 0) {\n    for (int i = 0; i < 4; ++i) ncclSend(b, 1, ncclFloat, 1, c, 0);\n  } else {\n    for (int i = 0; i < 4; ++i) ncclRecv(b, 1, ncclFloat, 0, c, 0);\n  }\n}\n' >"$T/all.cu"
+# rank 0 and another for the others, each rank deciding its branch, their headers unlike, so that they
+# are not one loop either) is refused (exit 2) with the line and the program-mode workload that runs it
+# as it is.
+printf '#include <nccl.h>\nint main() {\n  ncclComm_t c;\n  int rank = 0;\n  ncclCommUserRank(c, &rank);\n  float* b = nullptr;\n  if (rank == 0) {\n    for (int i = 0; i < 4; ++i) ncclSend(b, 1, ncclFloat, 1, c, 0);\n  } else {\n    for (int i = 0; i < 8; ++i) ncclRecv(b, 1, ncclFloat, 0, c, 0);\n  }\n}\n' >"$T/all.cu"
 "$CUCO" run "$T/all.cu" --out "$T/run-all" >"$T/run-all.out" 2>&1
 check "run of a program init cannot harness exits 2" test $? -eq 2
 check "run says step 1 (init)" grep -qF "cuco run: 1/3 init: wrote $T/run-all from $T/all.cu" "$T/run-all.out"
