@@ -274,10 +274,13 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   u.swaps = SwapsIn(f.raw, code.begin, code.end);
   for (const auto& l : loop.lambdas)
     for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) u.swaps.push_back(w);
-  std::map<std::tuple<std::string, size_t, int>, bool> arm_last_write;  // (buffer, arm, then 0 / else 1): its last access a write
+  // (buffer, arm, then 0 / else 1): whether its last access there so far is a write.
+  std::map<std::tuple<std::string, size_t, int>, bool> arm_last_write;
   for (const Access& acc : accesses) {
+    std::vector<std::pair<std::string, bool>> touched;  // (buffer, written), in the access's order
     for (const auto& b0 : acc.reads) {
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
+      touched.push_back({b, false});
       if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
       u.last_write[b] = false;
       if (acc.line > 0) u.read_lines[b].push_back(acc.line);
@@ -286,6 +289,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
     }
     for (const auto& b0 : acc.writes) {
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
+      touched.push_back({b, true});
       if (!u.first_read.count(b)) u.first_read[b] = false, u.order.push_back(b);
       u.last_write[b] = true;
       u.read_back.erase(b);
@@ -301,8 +305,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
         for (const int side : {0, 1}) {
           const std::pair<int, int>& r = side == 0 ? u.arms[i].then_lines : u.arms[i].else_lines;
           if (acc.line < r.first || acc.line > r.second) continue;
-          for (const auto& b0 : acc.reads) arm_last_write[{per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@"), i, side}] = false;
-          for (const auto& b0 : acc.writes) arm_last_write[{per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@"), i, side}] = true;
+          for (const auto& [b, written] : touched) arm_last_write[{b, i, side}] = written;
         }
   }
   for (const auto& [key, write] : arm_last_write) {

@@ -137,8 +137,8 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
         if (a.open == b.open && a.then != b.then) {
           const Truth truth = BranchTruth(text, t[a.open].end, t[a.close].begin, d);
           const std::string cond = Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end));
-          std::string why;
           if (truth == Truth::kPerRank) {
+            std::string why;
             if ((*split = AsRankSplit(text, t, a, *other, *best, &why))) {
               Note(search, fmt::format("{}:{}: chosen: the loops at {}:{} and {}:{}, one in each branch of `if ({})`, "
                                        "which each rank decides for itself, served as one loop whose body branches by rank",

@@ -105,6 +105,9 @@ class IoBinder : public Binder {
   std::string* error_;
 };
 
+// The side streams the program has made so far (its streams after the first: ctx.side_stream(0, 1, ...)).
+int SideStreamsMade(const Side& s) { return std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams); }
+
 void ProgramThread(int (*entry)(int, char**)) {
   Side& s = S();
   cudaSetDevice(s.ctx->device);
@@ -169,18 +172,16 @@ void Serve(const std::function<void(Binder&)>& binds, const std::function<void()
     try {
       IoBinder b(*s.io, *s.ctx, &error);
       s.binds(b);
-      b.JoinIn(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
+      b.JoinIn(SideStreamsMade(s));
       const GraphKnob& graph = Graph();
       if (error.empty() && !graph.unknown().empty())
         error = "graph knob: unknown value \"" + graph.unknown() + "\" (the values are \"off\" and \"on\")";
       s.iterating = error.empty();
       if (s.iterating && graph.on())  // the program's streams after the first are ctx.side_stream(0, 1, ...)
-        error = s.graphs.Run(b.key(), *s.ctx,
-                             std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams),
-                             s.events_made, MirroredBody);
+        error = s.graphs.Run(b.key(), *s.ctx, SideStreamsMade(s), s.events_made, MirroredBody);
       else if (s.iterating)
         MirroredBody();
-      if (s.iterating) b.CopyOut(std::min(std::max(s.streams_made - 1, 0), cuco::RankContext::kMaxSideStreams));
+      if (s.iterating) b.CopyOut(SideStreamsMade(s));
     } catch (const Stop&) {
       throw;
     } catch (const ProgramExit& x) {
