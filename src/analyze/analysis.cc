@@ -600,6 +600,15 @@ std::string BufferBase(const std::string& expr_in) {
       e = inside;
       continue;
     }
+    // A smart pointer's raw pointer (`thrust::raw_pointer_cast(v.data())`, `std::to_address(p)`): its argument.
+    for (const char* unwrap : {"thrust::raw_pointer_cast", "raw_pointer_cast", "std::to_address", "cuda::std::to_address"}) {
+      const std::string u = std::string(unwrap) + "(";
+      const size_t close = e.rfind(u, 0) == 0 ? match(e, u.size() - 1) : std::string::npos;
+      if (close != std::string::npos) {
+        e = e.substr(u.size(), close - u.size()) + e.substr(close + 1);
+        goto again;
+      }
+    }
     for (const char* cast : {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}) {
       std::string c = cast;
       if (e.rfind(c, 0) == 0) {

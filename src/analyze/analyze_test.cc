@@ -475,6 +475,9 @@ TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("&comm"), "comm");
   EXPECT_EQ(BufferBase("static_cast<const void*>(A)"), "A");
   EXPECT_EQ(BufferBase("reinterpret_cast<float*>(ws->out) + 4"), "ws->out");
+  EXPECT_EQ(BufferBase("thrust::raw_pointer_cast(recv.data())"), "recv");
+  EXPECT_EQ(BufferBase("raw_pointer_cast(v.data()) + 8"), "v");
+  EXPECT_EQ(BufferBase("std::to_address(p)"), "p");
   EXPECT_EQ(BufferBase("(s == 0 ? st.x : st.recv) + m * n"), "st.x");  // a ternary: its first alternative
   EXPECT_EQ(BufferBase("l == last ? out : tmp[l % 2]"), "out");
   EXPECT_EQ(BufferBase("flag ? ns::buf : other"), "ns::buf");

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "scaffold/held_accessors.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
 #include "scaffold/main_rewrite.h"
@@ -191,6 +192,7 @@ IterationCode IterationCodeOf(const ProgramFacts& f, const FoundLoop& found, std
                                      f.file, loop.line, LineOf(f.raw, c.begin), LineOf(f.raw, c.end)));
     }
   c.ranges = {{LineOf(f.raw, c.begin), LineOf(f.raw, c.end > c.begin ? c.end - 1 : c.end)}};
+  if (!c.by_copy && !loop.served_lines.empty()) c.ranges = loop.served_lines;  // two loops made one: theirs alone
   for (const auto& l : loop.lambdas) c.ranges.push_back({l.line, l.end_line});
   c.walked = body;
   for (const auto& l : loop.lambdas) c.walked = f.raw.substr(l.begin, l.end - l.begin) + "\n" + c.walked;
@@ -325,6 +327,30 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   return u;
 }
 
+// `probe`, an object main declared before the loop that the iteration reaches through an accessor
+// (`v.data()`: held_accessors.h), held in a pointer the harness can rebind; nullopt for a pointer
+// variable, a projected program's, an iteration bound by copy, or an object reached otherwise (said
+// in `trace`).
+std::optional<HeldAccessor> HeldByAccessor(const std::string& probe, const std::string& raw, const FoundLoop& found,
+                                           const IterationCode& code, const std::string& before_loop,
+                                           InitPassTrace* trace) {
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  if (found.projected || code.by_copy || !std::regex_match(probe, identifier) || Bindable(probe, before_loop) ||
+      !std::regex_search(before_loop, std::regex("\\b" + probe + "\\b")))
+    return std::nullopt;
+  std::string why;
+  std::optional<HeldAccessor> held = HoldAccessor(probe, found.loop.body, &why);
+  for (const auto& l : found.loop.lambdas)  // a lambda main defined before the loop keeps the object's accessor
+    if (held && std::regex_search(raw.substr(l.begin, l.end - l.begin), std::regex("\\b" + probe + "\\b"))) {
+      why = fmt::format("a lambda the loop calls (line {}) uses `{}`", l.line, probe);
+      held.reset();
+    }
+  trace->Add(held ? fmt::format("`{}`: reached through `{}`, held in `{}` before the loop (the bind rebinds that pointer)",
+                                probe, held->expr, held->local)
+                  : fmt::format("`{}`: an object, not a pointer, and not held: {}", probe, why));
+  return held;
+}
+
 // How one buffer is bound, and why (the README's line).
 struct Role {
   bool in = false, out = false, both = false, swapped = false;
@@ -353,6 +379,16 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                      : r.swapped ? "; swapped with another pointer in the loop: bound by what it "
                                    "holds when the iteration starts"
                                  : "");
+}
+
+// The README's and the trace's line for each buffer of the iteration main cannot bind.
+void NoteUnnamed(const std::set<std::string>& unnamed, BoundBuffers* h, InitPassTrace* trace) {
+  for (const auto& un : unnamed) {
+    h->guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's "
+                                     "member, a per-layer array's element, a host array of device pointers): the program's "
+                                     "own buffer is used, not refilled with fresh inputs nor compared", un));
+    trace->Add(h->guesses.back());
+  }
 }
 
 }  // namespace
@@ -415,12 +451,15 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
       trace->Add(own);
       continue;
     }
-    if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
+    if (std::optional<HeldAccessor> held = HeldByAccessor(probe, f.raw, found, code, before_loop, trace)) {
+      expr = held->local;
+      h.held.push_back(*held);
+    } else if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
       u.unnamed.insert(expr);
       if (r.out && unbound_output.empty()) unbound_output = UnboundOutput(marked_expr, probe, before_loop, run, found.loop_fn);
       continue;
     }
-    const std::string name = BindName(expr);
+    const std::string name = BindName(!h.held.empty() && h.held.back().local == expr ? probe : expr);
     for (const ChainName& n : ChainNames(expr))  // a member of a class: its class is opened
       for (const auto& [record, fields] : f.analysis->record_fields)
         if (!n.head && std::count(fields.begin(), fields.end(), n.name)) h.member_records.insert(record);
@@ -439,15 +478,11 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                  ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
                  : std::string(u.last_write[marked_expr] ? "a write" : "a read") +
                        (r.swapped && r.out ? ", and the next pass reads it through the swap" : "");
-    h.guesses.push_back(RoleGuess(expr, r, found.projected));
+    const bool held = !h.held.empty() && h.held.back().local == expr;  // named as the program writes it
+    h.guesses.push_back(RoleGuess(held ? h.held.back().expr : expr, r, found.projected));
     trace->Add(fmt::format("cuco_bind.{}{}(\"{}\"): {}", how, h.by_copy ? "_copy" : "", name, h.guesses.back()));
   }
-  for (const auto& un : u.unnamed) {
-    h.guesses.push_back(fmt::format("`{}`: a buffer of the iteration that main cannot bind (a helper's local, a class's "
-                                    "member, a per-layer array's element, a host array of device pointers): the program's "
-                                    "own buffer is used, not refilled with fresh inputs nor compared", un));
-    trace->Add(h.guesses.back());
-  }
+  NoteUnnamed(u.unnamed, &h, trace);
   if (h.outputs.empty())
     return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing "
                                                "would be checked{}",

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "scaffold/init_find_loop.h"
+#include "scaffold/held_accessors.h"
 #include "scaffold/init_trace.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
@@ -37,6 +38,7 @@ struct BoundBuffers {
   std::vector<std::pair<int, int>> ranges;
   std::vector<std::string> guesses;          // for the harness's README, in order
   std::set<std::string> member_records;      // the classes and structs a bound buffer is a member of
+  std::vector<HeldAccessor> held;            // objects reached through an accessor, held in a pointer (bound)
 };
 
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,

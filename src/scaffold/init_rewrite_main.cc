@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "scaffold/held_accessors.h"
 #include "scaffold/main_rewrite.h"
 #include "util/source_text.h"
 
@@ -11,7 +12,10 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
                                          InitPassTrace* trace) {
   const TimedLoop& loop = found.loop;
   RewrittenMain r;
-  const std::string rewritten = RewriteMain(f.raw, loop, bound.binds);
+  TimedLoop served = loop;  // objects reached through an accessor: held in pointers before the loop
+  served.body = UseHeld(loop.body, bound.held);
+  served.hoisted = HeldDeclarations(bound.held) + loop.hoisted;
+  const std::string rewritten = RewriteMain(f.raw, served, bound.binds);
   r.text = RewriteMpiIncludes(rewritten);
   trace->Add(fmt::format("{}:{}: main renamed cuco_program_main: it runs once, up to the iteration (the harness's setup)",
                          f.file, LineOf(f.raw, loop.main_name)));
@@ -19,6 +23,8 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
   trace->Add(fmt::format("{}:{}: {} replaced by cuco_program::serve(binds, body), with {} bind(s){}", f.file, lines,
                          loop.region ? "the statements served whole" : "the loop", bound.binds.size(),
                          bound.by_copy ? ", by copy" : ""));
+  for (const HeldAccessor& h : bound.held)
+    trace->Add(fmt::format("`{}` held in `{}` in front of the serve call; the loop's body uses the pointer", h.expr, h.local));
   if (!loop.loop_var_decl.empty())
     trace->Add(fmt::format("the loop's variable `{}` is held at {} in every harness iteration (each is the first pass)",
                            loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));

@@ -236,11 +236,22 @@ TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
                          "    for (;;) ncclRecv(b, n, t, 0, m, s);\n  }\n}\n");
   ASSERT_FALSE(loop.ok());
   EXPECT_NE(loop.status().message().find("sets what a condition reads"), std::string::npos) << loop.status().message();
-  // A branch holding more than its loop stays two loops.
-  loop = RankProgramLoop("  if (rank == 0) {\n    prepare(b);\n    for (;;) ncclSend(b, n, t, 1, m, s);\n  } else {\n"
+  // A branch's set-up before its loop runs before the serve call, under the same condition; its
+  // declaration the loop uses is declared in front; what follows a loop is never reached.
+  loop = RankProgramLoop("  if (rank == 0) {\n    prepare(b);\n    float* tmp = scratch(b);\n    for (;;) ncclSend(tmp, n, t, 1, m, s);\n"
+                         "  } else {\n    for (;;) ncclRecv(b, n, t, 0, m, s);\n    check(b);\n  }\n}\n");
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->hoisted, "float* tmp{};\n  if (rank == 0) {\n    prepare(b);\n    tmp = scratch(b);\n  } else {}\n  ");
+  EXPECT_NE(loop->body.find("if (rank == 0) { ncclSend(tmp, n, t, 1, m, s); }"), std::string::npos) << loop->body;
+  ASSERT_EQ(loop->served_lines.size(), 2u);
+  EXPECT_EQ(loop->served_lines[0], std::make_pair(7, 7));
+  EXPECT_EQ(loop->served_lines[1], std::make_pair(9, 9));
+  // ... unless the declaration cannot move (auto), or the branch holds no loop.
+  loop = RankProgramLoop("  if (rank == 0) {\n    auto tmp = scratch(b);\n    for (;;) ncclSend(tmp, n, t, 1, m, s);\n  } else {\n"
                          "    for (;;) ncclRecv(b, n, t, 0, m, s);\n  }\n}\n");
   ASSERT_FALSE(loop.ok());
-  EXPECT_NE(loop.status().message().find("a branch holds more than its loop"), std::string::npos) << loop.status().message();
+  EXPECT_NE(loop.status().message().find("declares `tmp` before its loop in a way cuco init cannot move"), std::string::npos)
+      << loop.status().message();
 }
 
 TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {

@@ -466,6 +466,8 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       bodies.insert(bodies.begin(), loop.body);
     }
     loop.body = BranchingBody(*s, bodies);
+    loop.hoisted = BranchingPrologue(*s);
+    for (const RankSplit::Arm& a : s->arms) loop.served_lines.push_back({t[a.loop].line, t[a.last].line});
     return loop;
   }
   HoldLoopVariable(text, t, best, best_end, &loop);
@@ -479,7 +481,7 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   std::string pin = loop.hoisted;
   if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
     const std::string held = "cuco_pinned_" + loop.pinned_counter;
-    pin = fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
+    pin += fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
     body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);
   }
   if (!loop.loop_var_decl.empty()) {

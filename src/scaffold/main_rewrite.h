@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/status.h"
@@ -56,8 +57,11 @@ struct TimedLoop {
   bool region = false;
   std::string what;
   // A region's declarations that main uses after it, declared before the serve call
-  // (region_hoist.h); body then assigns them.
+  // (region_hoist.h); body then assigns them. For two loops made one, the branches' statements
+  // before their loops (rank_split_loops.h's BranchingPrologue).
   std::string hoisted;
+  // Two loops made one: each loop's first and last lines, the code whose accesses are the iteration's.
+  std::vector<std::pair<int, int>> served_lines;
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
   // each statement's [begin, end) and its lines.
   struct Lambda {

@@ -6,24 +6,58 @@
 
 #include <fmt/format.h>
 
+#include "scaffold/region_hoist.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
 
-// The loop a branch's statement at `first` is: the statement itself, or the one statement of its
-// block. t.size() when it is anything else. *last: the statement's last token.
-size_t OnlyLoop(const std::vector<Tok>& t, size_t first, size_t* last) {
+// Whether the statement at `i` is a loop cuco can serve: `for (` or `while (`.
+bool ServableLoop(const std::vector<Tok>& t, size_t i) {
+  return t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(";
+}
+
+// The loop a branch's statement at `first` holds: the statement itself, or the last loop among the
+// statements of its block (the statements before it are its rank's set-up). t.size() when there is
+// none. *last: the branch statement's last token.
+size_t ArmLoop(const std::vector<Tok>& t, size_t first, size_t* last) {
   *last = StatementEnd(t, first);
   if (*last >= t.size()) return t.size();
-  size_t loop = first;
-  if (t[first].text == "{") {
-    loop = first + 1;
-    if (StatementEnd(t, loop) + 1 != *last) return t.size();  // more than one statement in the block
+  if (t[first].text != "{") return ServableLoop(t, first) ? first : t.size();
+  size_t loop = t.size();
+  for (size_t s = first + 1; s < *last;) {
+    const size_t e = StatementEnd(t, s);
+    if (e >= *last) return t.size();
+    if (ServableLoop(t, s)) loop = s;
+    s = e + 1;
   }
-  const bool is_loop = t[loop].ident && (t[loop].text == "for" || t[loop].text == "while") && loop + 1 < t.size() &&
-                       t[loop + 1].text == "(";
-  return is_loop ? loop : t.size();
+  return loop;
+}
+
+// The first name that `before` (a branch's statements before its loop, their movable declarations
+// hoisted) still declares and `loop` uses (`auto n = ...;`, `const int k = 4;`), "" when none.
+std::string UsedDeclaration(const std::string& before, const std::string& loop) {
+  std::set<std::string> used;
+  for (const Tok& k : Scan(loop))
+    if (k.ident) used.insert(k.text);
+  static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
+                                                    "switch", "do", "else", "case", "using", "typedef"};
+  const std::vector<Tok> t = Scan(before);
+  for (size_t s = 0; s < t.size();) {
+    const size_t e = StatementEnd(t, s);
+    if (e >= t.size()) break;
+    size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
+    while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||
+                     t[k].text == ">" || (t[k].text == "," && k > s && t[k - 1].text != ")")))
+      ++k;
+    const size_t name = k - 1;  // the last name before `=`, `(`, `{`, `[`, `;` or `,`
+    const bool declares = k > s + 1 && t[name].ident && !kStatements.count(t[s].text) && t[s].ident &&
+                          (t[k].text == "=" || t[k].text == "(" || t[k].text == "{" || t[k].text == "[" ||
+                           t[k].text == ";" || t[k].text == ",");
+    if (declares && used.count(t[name].text)) return t[name].text;
+    s = e + 1;
+  }
+  return "";
 }
 
 // The loop's header, `for (...)` or `while (...)`, without its white space (the scan keeps no numbers).
@@ -64,11 +98,33 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
   std::set<std::string> read;  // what the conditions read
   // The arm whose statement starts at `first` (its condition `cond`, "" for the last else): false
   // when the statement is more than a loop; *end is its last token.
+  std::set<std::string> declared;  // the hoisted declarations, one each
   auto take_arm = [&](std::string cond, size_t first, size_t* end) {
-    RankSplit::Arm arm{std::move(cond)};
-    arm.loop = OnlyLoop(t, first, end);
-    if (arm.loop >= t.size()) return false;
+    RankSplit::Arm arm;
+    arm.cond = std::move(cond);
+    arm.loop = ArmLoop(t, first, end);
+    if (arm.loop >= t.size()) {
+      *why = "a branch holds no loop";
+      return false;
+    }
     arm.last = StatementEnd(t, arm.loop);
+    if (arm.loop > first + 1) {  // set-up before the loop: run before the serve call
+      const std::string loop_text = text.substr(t[arm.loop].begin, t[arm.last].end - t[arm.loop].begin);
+      const HoistedRegion h = HoistDeclarations(text.substr(t[first + 1].begin, t[arm.loop].begin - t[first + 1].begin),
+                                                loop_text);
+      if (const std::string name = UsedDeclaration(h.region, loop_text); !name.empty()) {
+        *why = fmt::format("the branch at line {} declares `{}` before its loop in a way cuco init cannot move "
+                           "in front of the loop (auto, const, static, or several names)", t[first].line, name);
+        return false;
+      }
+      for (size_t at = 0, next; at < h.declarations.size(); at = next) {
+        next = h.declarations.find('\n', at);
+        next = next == std::string::npos ? h.declarations.size() : next + 1;
+        const std::string d = h.declarations.substr(at, next - at);
+        if (declared.insert(d).second) s.declarations += d;
+      }
+      arm.before = Trim(h.region);
+    }
     s.arms.push_back(arm);
     s.last = *end;
     return true;
@@ -85,10 +141,7 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
       continue;
     }
     if (more) only_loops = take_arm("", end + 2, &end);
-    if (!only_loops) {
-      *why = "a branch holds more than its loop";
-      return std::nullopt;
-    }
+    if (!only_loops) return std::nullopt;
     break;  // no (further) else: a rank no branch takes runs nothing
   }
   bool has_x = false, has_y = false;
@@ -118,6 +171,19 @@ std::string BranchingBody(const RankSplit& split, const std::vector<std::string>
     out += "\n        " + head + bodies[i];
   }
   return out + "\n      }";
+}
+
+std::string BranchingPrologue(const RankSplit& split) {
+  bool any = false;
+  for (const RankSplit::Arm& a : split.arms) any = any || !a.before.empty();
+  if (!any) return "";
+  std::string out = split.declarations;
+  for (size_t i = 0; i < split.arms.size(); ++i) {
+    const std::string& cond = split.arms[i].cond;
+    const std::string head = i == 0 ? "if (" + cond + ") " : cond.empty() ? " else " : " else if (" + cond + ") ";
+    out += head + (split.arms[i].before.empty() ? std::string("{}") : "{\n    " + split.arms[i].before + "\n  }");
+  }
+  return out + "\n  ";
 }
 
 }  // namespace cuco::scaffold_internal

@@ -1,0 +1,59 @@
+#include "scaffold/held_accessors.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+TEST(HeldAccessors, OneAccessorAndSizeQueriesAreHeld) {
+  const std::string body = "{ ncclAllGather(send.data(), recv.data(), send.size(), ncclFloat, comm, s); }";
+  std::string why;
+  const auto held = HoldAccessor("send", body, &why);
+  ASSERT_TRUE(held) << why;
+  EXPECT_EQ(held->expr, "send.data()");
+  EXPECT_EQ(held->local, "cuco_held_send");
+  EXPECT_EQ(UseHeld(body, {*held}), "{ ncclAllGather(cuco_held_send, recv.data(), send.size(), ncclFloat, comm, s); }");
+}
+
+TEST(HeldAccessors, ThrustRawPointerCastIsPartOfTheAccessor) {
+  const std::string body =
+      "{\n  ncclAllReduce(thrust::raw_pointer_cast(send.data()), thrust::raw_pointer_cast(recv.data()), n, t, o, c, s);\n"
+      "  k<<<1, 1>>>(thrust::raw_pointer_cast(recv.data()) + 4);\n}";
+  std::string why;
+  const auto recv = HoldAccessor("recv", body, &why);
+  ASSERT_TRUE(recv) << why;
+  EXPECT_EQ(recv->expr, "thrust::raw_pointer_cast(recv.data())");
+  const auto send = HoldAccessor("send", body, &why);
+  ASSERT_TRUE(send) << why;
+  EXPECT_EQ(UseHeld(body, {*send, *recv}),
+            "{\n  ncclAllReduce(cuco_held_send, cuco_held_recv, n, t, o, c, s);\n  k<<<1, 1>>>(cuco_held_recv + 4);\n}");
+  EXPECT_EQ(HeldDeclarations({*send}), "auto* cuco_held_send = thrust::raw_pointer_cast(send.data());\n  ");
+}
+
+TEST(HeldAccessors, ArrowAndUnqualifiedCast) {
+  std::string why;
+  const auto p = HoldAccessor("p", "{ f(raw_pointer_cast(p->get())); }", &why);
+  ASSERT_TRUE(p) << why;
+  EXPECT_EQ(p->expr, "raw_pointer_cast(p->get())");
+}
+
+TEST(HeldAccessors, AnObjectUsedOtherwiseIsNotHeld) {
+  std::string why;
+  EXPECT_FALSE(HoldAccessor("v", "{ v.resize(n); f(v.data()); }", &why));
+  EXPECT_NE(why.find("otherwise than through one accessor"), std::string::npos) << why;
+  EXPECT_FALSE(HoldAccessor("v", "{ f(v.data()); g(v.get()); }", &why));
+  EXPECT_NE(why.find("two accessors"), std::string::npos) << why;
+  EXPECT_FALSE(HoldAccessor("v", "{ f(v[0]); }", &why));
+  EXPECT_FALSE(HoldAccessor("v", "{ f(n); }", &why));
+  EXPECT_NE(why.find("no accessor"), std::string::npos) << why;
+}
+
+TEST(HeldAccessors, AMemberOfTheSameNameIsAnotherObject) {
+  std::string why;
+  const auto v = HoldAccessor("v", "{ f(v.data(), s.v, p->v); }", &why);
+  ASSERT_TRUE(v) << why;
+  EXPECT_EQ(UseHeld("{ f(v.data(), s.v.data()); }", {*v}), "{ f(cuco_held_v, s.v.data()); }");
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
