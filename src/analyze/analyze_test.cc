@@ -451,9 +451,10 @@ TEST(Analyze, AMissingHeaderIsNamedWhereItIsIncluded) {
 }
 
 // A program built with -std=c++14 that includes Thrust (HicrestLaboratory/Blink-GPU's gpu_ops.h):
-// CUDA 13's Thrust refuses anything older than C++17 (clang's first error, of 278 in its headers;
-// 198 are left, of CUDA builtins a host-only parse lacks). The analysis reads the standard as the
-// harness builds it, C++17.
+// CUDA 13's Thrust refuses anything older than C++17 (clang's first error, of 278 in its headers).
+// The analysis reads the standard as the harness builds it, C++17. What is left are errors in the
+// toolkit's own device code (CUB's PTX asm, cooperative_groups' intrinsics) that a host-only parse
+// cannot take: counted apart, they warn of nothing.
 TEST(Analyze, AStandardOlderThanCpp17IsReadAsCpp17) {
   if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers";
   std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_cpp14_thrust.cu";
@@ -467,6 +468,7 @@ TEST(Analyze, AStandardOlderThanCpp17IsReadAsCpp17) {
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->parse_path, "clang") << (a->parse_failures.empty() ? "" : a->parse_failures[0]);
   for (const std::string& w : a->warnings) EXPECT_EQ(w.find("C++17"), std::string::npos) << w;
+  for (const std::string& w : a->warnings) EXPECT_EQ(w.find("clang error(s)"), std::string::npos) << w;
   std::filesystem::remove(path);
 }
 

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -60,6 +62,7 @@ struct Libclang {
   decltype(&::clang_getDiagnosticSeverity) clang_getDiagnosticSeverity = nullptr;
   decltype(&::clang_getExpansionLocation) clang_getExpansionLocation = nullptr;
   decltype(&::clang_getFile) clang_getFile = nullptr;
+  decltype(&::clang_getFileName) clang_getFileName = nullptr;
   decltype(&::clang_getNumDiagnostics) clang_getNumDiagnostics = nullptr;
   decltype(&::clang_getPointeeType) clang_getPointeeType = nullptr;
   decltype(&::clang_getRangeStart) clang_getRangeStart = nullptr;
@@ -133,6 +136,7 @@ const Libclang* LoadLibclang(std::string* tried_out) {
     CUCO_LOAD(clang_getDiagnosticSeverity);
     CUCO_LOAD(clang_getExpansionLocation);
     CUCO_LOAD(clang_getFile);
+    CUCO_LOAD(clang_getFileName);
     CUCO_LOAD(clang_getNumDiagnostics);
     CUCO_LOAD(clang_getPointeeType);
     CUCO_LOAD(clang_getRangeStart);
@@ -529,11 +533,30 @@ std::string WriteStubDir(const std::string& prelude_full, std::string* dir_out) 
 }
 
 // The errors clang reported parsing a translation unit (those in the main file's device code are
-// not: it is not analysed), the first fatal one and the first of all.
+// not: it is not analysed), the first fatal one and the first of all. Errors in the CUDA toolkit's
+// own headers (thrust, CUB and libcu++ under include/cccl, cooperative_groups: device code, PTX asm
+// and intrinsics a host-only parse cannot take) are counted apart: they leave the program's calls typed.
 struct ClangErrors {
-  int errors = 0, fatals = 0, main_errors = 0;
+  int errors = 0, fatals = 0, main_errors = 0, toolkit_errors = 0;
   std::string first_fatal, first_error, first_main_error;
 };
+
+// Whether `file` lies in the CUDA toolkit's include folder: one of its folders up holds
+// cuda_runtime_api.h (`/usr/local/cuda/include/cccl/cub/util_ptx.cuh`).
+bool InCudaToolkit(CXFile file) {
+  if (!file) return false;
+  static std::mutex mu;
+  static std::map<std::string, bool> known;  // folder -> answer
+  const std::filesystem::path dir = std::filesystem::path(Str(lc->clang_getFileName(file))).parent_path();
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, added] = known.emplace(dir.string(), false);
+  if (!added) return it->second;
+  for (std::filesystem::path d = dir; !d.empty() && d != d.root_path(); d = d.parent_path()) {
+    std::error_code ec;
+    if (std::filesystem::exists(d / "cuda_runtime_api.h", ec)) return it->second = true;
+  }
+  return false;
+}
 
 ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
   ClangErrors r;
@@ -549,7 +572,9 @@ ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
     bool in_device = false;
     for (const auto& [b, e] : device) in_device |= in_main && at >= b && at <= e;
     if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
-    if (sev >= CXDiagnostic_Error) {
+    if (sev >= CXDiagnostic_Error && sev != CXDiagnostic_Fatal && InCudaToolkit(f)) {
+      ++r.toolkit_errors;
+    } else if (sev >= CXDiagnostic_Error) {
       std::string msg = Str(lc->clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation));
       ++r.errors;
       if (in_main && r.main_errors++ == 0) r.first_main_error = msg;
