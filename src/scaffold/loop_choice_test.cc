@@ -252,6 +252,15 @@ TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
   ASSERT_FALSE(loop.ok());
   EXPECT_NE(loop.status().message().find("declares `tmp` before its loop in a way cuco init cannot move"), std::string::npos)
       << loop.status().message();
+  // A loop inside its branch's ncclGroupStart/End is one grouped operation: never split (the group's
+  // end comes after the loop, which the harness never reaches).
+  loop = RankProgramLoop("  if (rank == 0) {\n    ncclGroupStart();\n    for (int p = 1; p < 4; ++p) ncclSend(b, n, t, p, m, s);\n"
+                         "    ncclGroupEnd();\n  } else {\n    for (int p = 1; p < 4; ++p) ncclRecv(b, n, t, 0, m, s);\n  }\n}\n");
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("p.cu:6: the loop at line 6, one of those in the branches of `if (rank == 0)`"),
+            std::string::npos)
+      << loop.status().message();
+  EXPECT_NE(loop.status().message().find("is inside ncclGroupStart/End"), std::string::npos) << loop.status().message();
 }
 
 TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {

@@ -223,6 +223,32 @@ std::optional<PassSetFlag> FlagsThePassesSet(const std::vector<Tok>& t, size_t b
   return std::nullopt;
 }
 
+// The checks a loop served alone gets, for each loop of a per-rank `if` made one (rank_split_loops.h):
+// passes that set the flags they read (a task scheduler) are no iteration, and a loop inside
+// ncclGroupStart/End (its arm's statements before and after it) or over the GPUs is one operation,
+// never served a pass at a time. kInvalidArgument naming the line, or Ok.
+Status SplitArmsServable(const std::string& file, const std::vector<Tok>& t, size_t body_open, const RankSplit& split,
+                         const LoopSearch& search) {
+  for (const RankSplit::Arm& a : split.arms) {
+    const int line = t[a.loop].line;
+    if (const auto flag = FlagsThePassesSet(t, body_open, a.loop, a.last))
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: each pass of the loop at line {} decides what to do from `{}` (read at line {}), which the passes "
+          "themselves set (line {}): its passes are not repetitions of one iteration (a task scheduler), so no pass "
+          "can stand for the harness's iteration; name a loop whose passes repeat the same work with --loop file:line",
+          file, line, line, flag->name, flag->read_line, flag->set_line));
+    if (GroupAround(t, body_open, a.loop, a.last) || PerGpuLoop(t, a.loop, search.gpu_count))
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: the loop at line {}, one of those in the branches of `if ({})` that each rank decides for itself, "
+          "is {}: one operation, which cuco init cannot serve a pass at a time beside the other branch's loop; write "
+          "one loop whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
+          file, line, line, split.arms.front().cond,
+          GroupAround(t, body_open, a.loop, a.last) ? "inside ncclGroupStart/End" : "a loop over the program's GPUs",
+          split.arms.front().cond));
+  }
+  return Status::Ok();
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
@@ -245,6 +271,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
     if (c.split) {  // the whole `if`: its two loops are one
+      if (Status why = SplitArmsServable(file, t, body_open, *c.split, search); !why.ok()) return why;
       c.first = c.split->if_token, c.last = c.split->last;
       std::string lines;
       for (size_t i = 0; i < c.split->arms.size(); ++i)
