@@ -259,7 +259,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (f.world.source.empty()) {  // main's file names no rank count: its other files and headers may
     std::vector<std::pair<std::string, std::string>> texts;
     for (const ProgramFile& pf : *more) texts.push_back({pf.name, StripComments(pf.text)});
+    const int least = f.world.least;  // what the calls' named ranks need stays needed
     f.world = WorldSizeInOtherFiles(f.code, texts, f.world_vars);
+    f.world.least = std::max(f.world.least, least);
   }
   f.world = FewestNotRefused(f.code, f.file, f.world_vars, f.world);  // `if (worldSize < 3) return 1;`: 4
   if (f.world.source.empty()) f.todos.push_back("workload.toml world_size: no rank count found in the program; 2 assumed");

@@ -125,7 +125,9 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
   WorldGuess best;
   for (const NamedRank& r : ranks) {
     const std::optional<int64_t> v = EvalIntExpr(Trim(r.text), known);
-    if (!v || *v + 1 <= best.size || *v + 1 > 4096) continue;
+    if (!v || *v + 1 > 4096) continue;
+    best.least = std::max(best.least, static_cast<int>(*v + 1));  // a ping to rank 1: not at one rank
+    if (*v + 1 <= best.size) continue;
     best = {static_cast<int>(*v + 1),
             fmt::format("{}:{}: {} names rank {} (`{}`): at least {} ranks", file, r.line, r.call, *v, Trim(r.text), *v + 1),
             false, static_cast<int>(*v + 1)};

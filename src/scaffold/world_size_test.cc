@@ -118,7 +118,7 @@ TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
 
 // A program that names no rank count but sends to rank 4 (Ryb7532/myNCCL's mptomp.cu: `int root = 4;`,
 // then `ncclSend(..., root, comm, s)`) needs 5 ranks; a peer computed from the rank, a variable set
-// more than once, and ranks 0 and 1 name nothing beyond the default.
+// more than once, and ranks 0 and 1 name nothing beyond the default size, though rank 1 is not at one rank.
 TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
   const std::string code = StripComments(
       "#define LAST 2\nint main() {\n  int root = 4;\n  int peer = 1;\n  peer = rank ^ 1;\n"
@@ -133,7 +133,9 @@ TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
   const WorldGuess none = LeastWorldForNamedRanks(code, "p.cu", constants, {{"peer", "ncclSend", 3}, {"1", "ncclRecv", 4}});
   EXPECT_EQ(none.size, 2);
   EXPECT_TRUE(none.source.empty());
-  EXPECT_EQ(none.least, 1);
+  EXPECT_EQ(none.least, 2);  // rank 1 named: a ping to it runs at no fewer than two
+  const WorldGuess only_zero = LeastWorldForNamedRanks(code, "p.cu", constants, {{"0", "ncclBroadcast", 3}});
+  EXPECT_EQ(only_zero.least, 1);
 }
 
 // The rank count NCCL is given: a number, or a variable set once to one (FAS RC's single-node
