@@ -60,6 +60,11 @@ std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::s
       if (i >= 5 && t[i - 3].text == ":" && t[i - 4].text == ":" && t[i - 5].ident) first = i - 5;
       last += 1;
     }
+    if (last + 1 < t.size() && (t[last + 1].text == "." || (t[last + 1].text == "-" && last + 2 < t.size() &&
+                                                              t[last + 2].text == ">"))) {
+      *why = fmt::format("the loop uses a member of what `{}`'s accessor returns (a thrust::device_ptr's `.get()`)", object);
+      return std::nullopt;
+    }
     const std::string here = body.substr(t[first].begin, t[last].end - t[first].begin);
     if (!expr.empty() && here != expr) {
       *why = fmt::format("the loop reaches `{}` through two accessors, `{}` and `{}`", object, expr, here);

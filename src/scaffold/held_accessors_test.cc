@@ -43,6 +43,8 @@ TEST(HeldAccessors, AnObjectUsedOtherwiseIsNotHeld) {
   EXPECT_NE(why.find("otherwise than through one accessor"), std::string::npos) << why;
   EXPECT_FALSE(HoldAccessor("v", "{ f(v.data()); g(v.get()); }", &why));
   EXPECT_NE(why.find("two accessors"), std::string::npos) << why;
+  EXPECT_FALSE(HoldAccessor("v", "{ f(v.data().get()); }", &why));  // a device_ptr's member: not a raw pointer
+  EXPECT_NE(why.find("a member of what `v`'s accessor returns"), std::string::npos) << why;
   EXPECT_FALSE(HoldAccessor("v", "{ f(v[0]); }", &why));
   EXPECT_FALSE(HoldAccessor("v", "{ f(n); }", &why));
   EXPECT_NE(why.find("no accessor"), std::string::npos) << why;
