@@ -1,17 +1,20 @@
 #include "scaffold/init_find_loop.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
 
+#include "scaffold/function_pointers.h"
 #include "scaffold/init_loop_arguments.h"
 #include "scaffold/init_project.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
 #include "scaffold/program_arguments.h"
+#include "scaffold/program_text.h"
 #include "scaffold/projection.h"
 #include "scaffold/task_starts.h"
 #include "scaffold/tokens.h"
@@ -199,8 +202,53 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
 
 // The names reaching the communication from `fn` (a graph's launch too, when the program captures
 // it, and the program's functions that launch one: GraphLaunchers).
+// The function pointers of every file of the program (function_pointers.h).
+std::map<std::string, std::vector<std::string>> PointerTargetsOf(const ProgramFacts& f) {
+  std::string every = f.code;  // headers too: a table's struct is often declared in one
+  for (const auto& files : {&f.other_code, &f.header_code})
+    for (const auto& [name, text] : *files) every += "\n" + text;
+  std::set<std::string> functions;
+  for (const AnalyzedFunction& fn : f.analysis->functions) functions.insert(fn.name);
+  return FunctionPointerTargets(every, functions);
+}
+
+// Where the program stores one of `names` in a function pointer: adds that pointer to `names` and,
+// through the text of the program's functions, every function calling one of `names` (a call through
+// the pointer, or one the analysis lacks), until nothing is added. Nothing without such a pointer.
+void AddPointerCallers(const ProgramFacts& f, const std::string& fn, std::set<std::string>* names) {
+  const std::map<std::string, std::vector<std::string>> pointers = PointerTargetsOf(f);
+  std::map<std::string, std::vector<Tok>> bodies;  // each function of the program: its definition's tokens
+  for (const AnalyzedFunction& g : f.analysis->functions) {
+    if (g.name == fn || g.name == "main") continue;
+    std::string text = f.code;
+    for (const auto& [name, code] : f.other_code)
+      if (name == SourceFileName(g.file)) text = code;
+    size_t b = 0, e = 0;
+    if (SourceFileName(g.file) == f.file || text != f.code)
+      if (DefinitionLines(text, g.name, &b, &e)) bodies[g.name] = Scan(text.substr(b, e - b));
+
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    bool held = false;  // a pointer holding one of `names`: it reaches the communication too
+    for (const auto& [pointer, stored] : pointers)
+      for (const std::string& target : stored)
+        if (names->count(target)) held = true, grew |= names->insert(pointer).second;
+    if (!held) return;
+    for (const auto& [name, t] : bodies)  // by their text: the analysis may lack a call a macro wraps
+      if (!names->count(name) && !t.empty() && Calls(t, 0, t.size() - 1, *names)) {
+        names->insert(name);
+        AddCallers(*f.analysis, names);
+        grew = true;
+      }
+  }
+}
+
 std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, std::set<std::string>* direct) {
   std::set<std::string> names = CommNamesOf(*f.analysis, fn, direct);
+  AddPointerCallers(f, fn, &names);
+  names.erase("main");  // (AddCallers may add them back)
+  names.erase(fn);
   if (CapturingLoop(f.raw, names).has_value())
     for (const std::string& n : GraphLaunchers(f))
       if (n != fn) names.insert(n);
@@ -363,6 +411,11 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
         "belonging to one outside it; serve a loop that holds the whole #if ... #endif (`cuco init --loop FILE:LINE`) or "
         "build with the definitions you run with (-D after `--`)",
         f.file, loop->line, f.file, loop->line, loop->end_line, line));
+  for (const auto& [pointer, stored] : r->pointer_targets)  // each call through one is followed into its first
+    for (const std::string& target : stored)
+      if (r->comm.count(pointer) && r->comm.count(target) && r->pointer_calls.emplace(pointer, target).second)
+        trace->Add(fmt::format("`{}` is a function pointer the program stores {} in: a call through it is followed into {}",
+                               pointer, fmt::join(stored, ", "), target));
   return loop;
 }
 
@@ -533,6 +586,7 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
   r.all_code = f.raw;
   for (const ProgramFile& pf : other_files)
     if (pf.source) r.all_code += "\n" + pf.text;
+  r.pointer_targets = PointerTargetsOf(f);
   if (r.projected) {
     for (const auto& op : f.analysis->ops)
       if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && r.gpu_count.empty())

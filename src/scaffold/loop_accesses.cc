@@ -74,9 +74,11 @@ void LoopAccesses::Walk(const std::string& text, const std::vector<const Analyze
         break;
       }
     AnalyzedOp made;
-    if (op == nullptr && FindFunction(a_, name) && name != function) {
+    const auto pointer = pointers_.find(name);  // a call through a function pointer: the function it holds
+    const std::string callee = pointer != pointers_.end() && !FindFunction(a_, name) ? pointer->second : name;
+    if (op == nullptr && FindFunction(a_, callee) && callee != function) {
       made.kind = "call";
-      made.api = name;
+      made.api = callee;
       made.function = function;
       made.args = SplitArgs(args);
       op = &made;

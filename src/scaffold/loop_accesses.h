@@ -44,6 +44,10 @@ class LoopAccesses {
   void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
             const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
 
+  // Calls through a function pointer (`test->run(...)`) are followed into the function given for its
+  // name (FoundLoop::pointer_calls: "run" -> "run_allreduce").
+  void FollowPointers(std::map<std::string, std::string> pointer_calls) { pointers_ = std::move(pointer_calls); }
+
   // Appends the accesses of `op` (a helper's call is followed into the helper). `object`: what a
   // method is called on, with its accessor (CallSite::object), "" for none.
   void Op(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out,
@@ -68,6 +72,7 @@ class LoopAccesses {
 
   const Analysis& a_;
   const std::map<std::string, std::string>& texts_;
+  std::map<std::string, std::string> pointers_;  // FollowPointers
   int site_line_ = 0;  // the line of the loop function's op being walked
   // The helpers being walked, innermost last: each one's file and the lines of its `if`s.
   std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;

@@ -214,6 +214,18 @@ std::string SanitizeWorkloadName(const std::string& text) {
   return out.empty() ? "workload" : out;
 }
 
+// `--loop FILE:LINE` (`loop`) into f->forced_loop_line: FILE must be main's.
+static Status SetForcedLoop(const std::string& loop, ProgramFacts* f) {
+  const size_t colon = loop.rfind(':');
+  const std::string file = colon == std::string::npos ? "" : loop.substr(0, colon);
+  const int line = colon == std::string::npos ? 0 : std::atoi(loop.c_str() + colon + 1);
+  if (line <= 0 || fs::path(file).filename() != f->file)
+    return Status::InvalidArgument("--loop '" + loop + "': want " + f->file + ":LINE, the line of a loop in the file "
+                                   "that defines main");
+  f->forced_loop_line = line;
+  return Status::Ok();
+}
+
 Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::string& program_path,
                                         const fs::path& out_dir, const ScaffoldOptions& options) {
   auto raw = ReadFile(program_path);
@@ -228,16 +240,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!more.ok()) return more.status();
   const AsWritten as_written = ReadAsCpp(analysis, program_path, &*raw, &*more);
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
-  if (!options.loop.empty()) {
-    const size_t colon = options.loop.rfind(':');
-    const std::string file = colon == std::string::npos ? "" : options.loop.substr(0, colon);
-    int line = 0;
-    if (colon != std::string::npos) line = std::atoi(options.loop.c_str() + colon + 1);
-    if (line <= 0 || fs::path(file).filename() != f.file)
-      return Status::InvalidArgument("--loop '" + options.loop + "': want " + f.file + ":LINE, the line of a loop in the file "
-                                     "that defines main");
-    f.forced_loop_line = line;
-  }
+  if (!options.loop.empty()) CUCO_RETURN_IF_ERROR(SetForcedLoop(options.loop, &f));
   std::string args_error;
   std::vector<std::string> program_args;
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
