@@ -40,6 +40,9 @@ std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::m
     const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
     value = v ? *v : -1;
   }
+  static const std::regex stepped_re(R"((?:\+\+|--)\s*([A-Za-z_]\w*)\b)");  // `++p`: a loop's variable, set again
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), stepped_re); it != std::sregex_iterator(); ++it)
+    ++sets[(*it)[1].str()].first;
   for (const auto& [name, tv] : sets)
     if (tv.first == 1 && tv.second >= 0 && !known.count(name)) known[name] = tv.second;
   return known;

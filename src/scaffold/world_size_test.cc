@@ -136,6 +136,9 @@ TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
   EXPECT_EQ(none.least, 2);  // rank 1 named: a ping to it runs at no fewer than two
   const WorldGuess only_zero = LeastWorldForNamedRanks(code, "p.cu", constants, {{"0", "ncclBroadcast", 3}});
   EXPECT_EQ(only_zero.least, 1);
+  // A loop's variable (`for (int p = 1; p < nranks; ++p) ncclSend(..., p, ...)`) is no constant: runs at one rank.
+  const std::string loop = StripComments("int main() {\n  for (int p = 1; p < nranks; ++p) send(p);\n}\n");
+  EXPECT_EQ(LeastWorldForNamedRanks(loop, "p.cu", FindConstants(loop), {{"p", "ncclSend", 2}}).least, 1);
 }
 
 // The rank count NCCL is given: a number, or a variable set once to one (FAS RC's single-node

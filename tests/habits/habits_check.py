@@ -5,7 +5,8 @@ the program's expect.toml:
   - `cuco analyze <sources> -- <build>` exits 0 and reports no race (`races`, default 0, says how many);
   - `cuco init --json <sources> -- <build>` (or, for a CMake project, `configure` first and its
     compile_commands.json through `init_args`) makes a harness where `harness = true`: the loop it
-    serves at `loop` (file:line), the launcher `launcher`, the rank count `world_size` where given,
+    serves at `loop` (file:line), the launcher `launcher`, the rank count `world_size` and the rank
+    counts harness/workload.toml verifies at `world_sizes` where given,
     each text of `seed_contains` in the harness's seed.cu (what the harness passes the program),
     exactly the buffers of `buffers` bound as
     they say (input, output, inout, or *_copy around graph launches), no TODO(cuco init) left; where
@@ -89,6 +90,11 @@ def check(cuco, folder, tmp):
     problems += [f"seed.cu lacks {want!r}" for want in e.get("seed_contains", []) if want not in seed]
     if "world_size" in e and r["world_size"] != e["world_size"]:
         problems.append(f"world size {r['world_size']} ({r['world_size_source'] or 'assumed'}), expected {e['world_size']}")
+    if "world_sizes" in e:  # the rank counts harness/workload.toml verifies at
+        wss = re.search(r"^world_sizes = \[([^\]]*)\]", (harness / "workload.toml").read_text(), re.M)
+        got = [int(w) for w in wss.group(1).split(",")] if wss else None
+        if got != e["world_sizes"]:
+            problems.append(f"world_sizes {got}, expected {e['world_sizes']}")
     summary = f"harness: {e['loop']}, " + ", ".join(f"{how} {b}" for b, how in e["buffers"].items())
     return problems, summary, harness if e.get("compile_check") else None
 
