@@ -200,8 +200,6 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
   return best;
 }
 
-// The names reaching the communication from `fn` (a graph's launch too, when the program captures
-// it, and the program's functions that launch one: GraphLaunchers).
 // The function pointers of every file of the program (function_pointers.h).
 std::map<std::string, std::vector<std::string>> PointerTargetsOf(const ProgramFacts& f) {
   std::string every = f.code;  // headers too: a table's struct is often declared in one
@@ -217,6 +215,7 @@ std::map<std::string, std::vector<std::string>> PointerTargetsOf(const ProgramFa
 // the pointer, or one the analysis lacks), until nothing is added. Nothing without such a pointer.
 void AddPointerCallers(const ProgramFacts& f, const std::string& fn, std::set<std::string>* names) {
   const std::map<std::string, std::vector<std::string>> pointers = PointerTargetsOf(f);
+  if (pointers.empty()) return;
   std::map<std::string, std::vector<Tok>> bodies;  // each function of the program: its definition's tokens
   for (const AnalyzedFunction& g : f.analysis->functions) {
     if (g.name == fn || g.name == "main") continue;
@@ -226,7 +225,6 @@ void AddPointerCallers(const ProgramFacts& f, const std::string& fn, std::set<st
     size_t b = 0, e = 0;
     if (SourceFileName(g.file) == f.file || text != f.code)
       if (DefinitionLines(text, g.name, &b, &e)) bodies[g.name] = Scan(text.substr(b, e - b));
-
   }
   for (bool grew = true; grew;) {
     grew = false;
@@ -244,6 +242,9 @@ void AddPointerCallers(const ProgramFacts& f, const std::string& fn, std::set<st
   }
 }
 
+// The names reaching the communication from `fn` (through the program's function pointers too, a
+// graph's launch when the program captures it, and the program's functions that launch one:
+// GraphLaunchers).
 std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, std::set<std::string>* direct) {
   std::set<std::string> names = CommNamesOf(*f.analysis, fn, direct);
   AddPointerCallers(f, fn, &names);

@@ -246,6 +246,12 @@ TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
   ASSERT_EQ(loop->served_lines.size(), 2u);
   EXPECT_EQ(loop->served_lines[0], std::make_pair(7, 7));
   EXPECT_EQ(loop->served_lines[1], std::make_pair(9, 9));
+  // Both branches declaring one name their loops use: declared once in front.
+  loop = RankProgramLoop("  if (rank == 0) {\n    int k = 1;\n    float* tmp = a(b);\n    for (;;) ncclSend(tmp, k, t, 1, m, s);\n"
+                         "  } else {\n    float* tmp = c(b);\n    for (;;) ncclRecv(tmp, n, t, 0, m, s);\n  }\n}\n");
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->hoisted, "int k{};\n  float* tmp{};\n  if (rank == 0) {\n    k = 1;\n    tmp = a(b);\n  } else {\n"
+                           "    tmp = c(b);\n  }\n  ");
   // ... unless the declaration cannot move (auto), or the branch holds no loop.
   loop = RankProgramLoop("  if (rank == 0) {\n    auto tmp = scratch(b);\n    for (;;) ncclSend(tmp, n, t, 1, m, s);\n  } else {\n"
                          "    for (;;) ncclRecv(b, n, t, 0, m, s);\n  }\n}\n");

@@ -96,8 +96,9 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
   }
   s.if_token = branch.open - 1;
   std::set<std::string> read;  // what the conditions read
-  // The arm whose statement starts at `first` (its condition `cond`, "" for the last else): false
-  // when the statement is more than a loop; *end is its last token.
+  // The arm whose statement starts at `first` (its condition `cond`, "" for the last else): false,
+  // with *why, when it holds no loop or declares what its loop uses in a way that cannot move; *end
+  // is its last token.
   std::set<std::string> declared;  // the hoisted declarations, one each
   auto take_arm = [&](std::string cond, size_t first, size_t* end) {
     RankSplit::Arm arm;
@@ -117,11 +118,11 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
                            "in front of the loop (auto, const, static, or several names)", t[first].line, name);
         return false;
       }
-      for (size_t at = 0, next; at < h.declarations.size(); at = next) {
+      for (size_t at = 0, next; at < h.declarations.size(); at = next) {  // one line each, once over the arms
         next = h.declarations.find('\n', at);
         next = next == std::string::npos ? h.declarations.size() : next + 1;
-        const std::string d = h.declarations.substr(at, next - at);
-        if (declared.insert(d).second) s.declarations += d;
+        const std::string d = Trim(h.declarations.substr(at, next - at));
+        if (!d.empty() && declared.insert(d).second) s.declarations += d + "\n  ";
       }
       arm.before = Trim(h.region);
     }
@@ -134,14 +135,14 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
     for (size_t i = open + 1; i < close; ++i)
       if (t[i].ident) read.insert(t[i].text);
     size_t end = 0;
-    bool only_loops = take_arm(Trim(text.substr(t[open].end, t[close].begin - t[open].end)), close + 1, &end);
-    const bool more = only_loops && end + 2 < t.size() && t[end + 1].text == "else";
+    bool taken = take_arm(Trim(text.substr(t[open].end, t[close].begin - t[open].end)), close + 1, &end);
+    const bool more = taken && end + 2 < t.size() && t[end + 1].text == "else";
     if (more && t[end + 2].text == "if" && end + 3 < t.size() && t[end + 3].text == "(") {
       at = end + 2;
       continue;
     }
-    if (more) only_loops = take_arm("", end + 2, &end);
-    if (!only_loops) return std::nullopt;
+    if (more) taken = take_arm("", end + 2, &end);
+    if (!taken) return std::nullopt;
     break;  // no (further) else: a rank no branch takes runs nothing
   }
   bool has_x = false, has_y = false;

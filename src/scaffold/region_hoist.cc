@@ -22,7 +22,8 @@ bool NotAPlainType(const std::string& word) {
 size_t DeclaredName(const std::vector<Tok>& t, size_t s, size_t e, size_t* eq) {
   size_t k = s;
   while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*")) ++k;
-  if (k != e && !(t[k].text == "=" && k + 1 < e && t[k + 1].text != "=")) return 0;
+  // (`= 4;`: the scan keeps no numbers, so the `=` may be the last token before the `;`.)
+  if (k != e && !(t[k].text == "=" && (k + 1 == e || t[k + 1].text != "="))) return 0;
   if (k < s + 2 || !t[k - 1].ident) return 0;  // a type and a name at least
   int idents = 0;
   for (size_t i = s; i < k; ++i) {

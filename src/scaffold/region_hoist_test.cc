@@ -17,6 +17,14 @@ TEST(HoistDeclarations, AVariableUsedAfterTheRegionIsDeclaredBeforeIt) {
                       "  r = ncclGroupEnd();");
 }
 
+// A number as the first value (`int iters = 20;`): the scan keeps no numbers, and it is hoisted all
+// the same.
+TEST(HoistDeclarations, ANumberAsTheFirstValue) {
+  HoistedRegion h = HoistDeclarations("int iters = 20;\n  run(iters);", "\n  report(iters);\n");
+  EXPECT_EQ(h.declarations, "int iters{};\n  ");
+  EXPECT_EQ(h.region, "iters = 20;\n  run(iters);");
+}
+
 // Events declared together in the region and read after it (`cudaEvent_t a, b;`, a benchmark's
 // timing): the declaration moves in front as written; one whose names the rest never uses stays, and
 // `x, y;` (an expression) is none.
