@@ -223,6 +223,19 @@ std::optional<PassSetFlag> FlagsThePassesSet(const std::vector<Tok>& t, size_t b
   return std::nullopt;
 }
 
+// Ok, or kInvalidArgument naming the line when the passes of the loop at tokens [first, last] set
+// the flags they read (FlagsThePassesSet: a task scheduler), so that no pass stands for the others.
+Status PassesRepeat(const std::string& file, const std::vector<Tok>& t, size_t body_open, size_t first, size_t last) {
+  const auto flag = FlagsThePassesSet(t, body_open, first, last);
+  if (!flag) return Status::Ok();
+  const int line = t[first].line;
+  return Status::InvalidArgument(fmt::format(
+      "{}:{}: each pass of the loop at line {} decides what to do from `{}` (read at line {}), which the passes "
+      "themselves set (line {}): its passes are not repetitions of one iteration (a task scheduler), so no pass "
+      "can stand for the harness's iteration; name a loop whose passes repeat the same work with --loop file:line",
+      file, line, line, flag->name, flag->read_line, flag->set_line));
+}
+
 // The checks a loop served alone gets, for each loop of a per-rank `if` made one (rank_split_loops.h):
 // passes that set the flags they read (a task scheduler) are no iteration, and a loop inside
 // ncclGroupStart/End (its arm's statements before and after it) or over the GPUs is one operation,
@@ -231,12 +244,7 @@ Status SplitArmsServable(const std::string& file, const std::vector<Tok>& t, siz
                          const LoopSearch& search) {
   for (const RankSplit::Arm& a : split.arms) {
     const int line = t[a.loop].line;
-    if (const auto flag = FlagsThePassesSet(t, body_open, a.loop, a.last))
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: each pass of the loop at line {} decides what to do from `{}` (read at line {}), which the passes "
-          "themselves set (line {}): its passes are not repetitions of one iteration (a task scheduler), so no pass "
-          "can stand for the harness's iteration; name a loop whose passes repeat the same work with --loop file:line",
-          file, line, line, flag->name, flag->read_line, flag->set_line));
+    CUCO_RETURN_IF_ERROR(PassesRepeat(file, t, body_open, a.loop, a.last));
     if (GroupAround(t, body_open, a.loop, a.last) || PerGpuLoop(t, a.loop, search.gpu_count))
       return Status::InvalidArgument(fmt::format(
           "{}:{}: the loop at line {}, one of those in the branches of `if ({})` that each rank decides for itself, "
@@ -304,13 +312,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       c.first = inner, c.last = inner_end;
     }
     const int loop_line = t[c.first].line;
-    if (search.forced_line == 0)
-      if (const auto flag = FlagsThePassesSet(t, body_open, c.first, c.last))
-        return Status::InvalidArgument(fmt::format(
-            "{}:{}: each pass of the loop at line {} decides what to do from `{}` (read at line {}), which the passes "
-            "themselves set (line {}): its passes are not repetitions of one iteration (a task scheduler), so no pass "
-            "can stand for the harness's iteration; name a loop whose passes repeat the same work with --loop file:line",
-            file, loop_line, loop_line, flag->name, flag->read_line, flag->set_line));
+    if (search.forced_line == 0) CUCO_RETURN_IF_ERROR(PassesRepeat(file, t, body_open, c.first, c.last));
     // A loop over peers or GPUs inside ncclGroupStart/End is one grouped operation, and a loop over
     // the GPUs of a program driving them all is every GPU's part: run whole, never one pass of it.
     if (auto g = GroupAround(t, body_open, c.first, c.last)) {
