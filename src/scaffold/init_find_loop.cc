@@ -8,7 +8,6 @@
 #include <optional>
 #include <regex>
 
-#include "scaffold/function_pointers.h"
 #include "scaffold/init_loop_arguments.h"
 #include "scaffold/init_project.h"
 #include "scaffold/loop_accesses.h"
@@ -200,21 +199,11 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
   return best;
 }
 
-// The function pointers of every file of the program (function_pointers.h).
-std::map<std::string, std::vector<std::string>> PointerTargetsOf(const ProgramFacts& f) {
-  std::string every = f.code;  // headers too: a table's struct is often declared in one
-  for (const auto& files : {&f.other_code, &f.header_code})
-    for (const auto& [name, text] : *files) every += "\n" + text;
-  std::set<std::string> functions;
-  for (const AnalyzedFunction& fn : f.analysis->functions) functions.insert(fn.name);
-  return FunctionPointerTargets(every, functions);
-}
-
 // Where the program stores one of `names` in a function pointer: adds that pointer to `names` and,
 // through the text of the program's functions, every function calling one of `names` (a call through
 // the pointer, or one the analysis lacks), until nothing is added. Nothing without such a pointer.
 void AddPointerCallers(const ProgramFacts& f, const std::string& fn, std::set<std::string>* names) {
-  const std::map<std::string, std::vector<std::string>> pointers = PointerTargetsOf(f);
+  const std::map<std::string, std::vector<std::string>>& pointers = f.pointer_targets;
   if (pointers.empty()) return;
   std::map<std::string, std::vector<Tok>> bodies;  // each function of the program: its definition's tokens
   for (const AnalyzedFunction& g : f.analysis->functions) {
@@ -412,7 +401,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
         "belonging to one outside it; serve a loop that holds the whole #if ... #endif (`cuco init --loop FILE:LINE`) or "
         "build with the definitions you run with (-D after `--`)",
         f.file, loop->line, f.file, loop->line, loop->end_line, line));
-  for (const auto& [pointer, stored] : r->pointer_targets)  // each call through one is followed into its first
+  for (const auto& [pointer, stored] : f.pointer_targets)  // each call through one is followed into its first
     for (const std::string& target : stored)
       if (r->comm.count(pointer) && r->comm.count(target) && r->pointer_calls.emplace(pointer, target).second)
         trace->Add(fmt::format("`{}` is a function pointer the program stores {} in: a call through it is followed into {}",
@@ -587,7 +576,6 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
   r.all_code = f.raw;
   for (const ProgramFile& pf : other_files)
     if (pf.source) r.all_code += "\n" + pf.text;
-  r.pointer_targets = PointerTargetsOf(f);
   if (r.projected) {
     for (const auto& op : f.analysis->ops)
       if ((op.api == "ncclCommInitAll" || op.api == "ncclCommInitRank") && op.args.size() > 1 && r.gpu_count.empty())

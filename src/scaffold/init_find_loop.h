@@ -38,9 +38,7 @@ struct FoundLoop {
   TimedLoop loop;                // the iteration: host timing dropped, size_flags set
   std::set<std::string> comm;    // the names reaching the communication from loop_fn
   std::set<std::string> direct;  // the functions issuing NCCL calls themselves
-  // Pointers the program stores its functions in (function_pointers.h), each with those stored.
-  std::map<std::string, std::vector<std::string>> pointer_targets;
-  // Those of them in `comm`: each with the first function stored that reaches the communication,
+  // The program's function pointers (ProgramFacts::pointer_targets) in `comm`: each with the first function stored that reaches the communication,
   // which a call through the pointer is followed into.
   std::map<std::string, std::string> pointer_calls;
   std::vector<std::string> guesses;  // for the harness's README, in order

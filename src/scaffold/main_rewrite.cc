@@ -245,13 +245,14 @@ Status SplitArmsServable(const std::string& file, const std::vector<Tok>& t, siz
   for (const RankSplit::Arm& a : split.arms) {
     const int line = t[a.loop].line;
     CUCO_RETURN_IF_ERROR(PassesRepeat(file, t, body_open, a.loop, a.last));
-    if (GroupAround(t, body_open, a.loop, a.last) || PerGpuLoop(t, a.loop, search.gpu_count))
+    const bool grouped = GroupAround(t, body_open, a.loop, a.last).has_value();
+    if (grouped || PerGpuLoop(t, a.loop, search.gpu_count))
       return Status::InvalidArgument(fmt::format(
           "{}:{}: the loop at line {}, one of those in the branches of `if ({})` that each rank decides for itself, "
           "is {}: one operation, which cuco init cannot serve a pass at a time beside the other branch's loop; write "
           "one loop whose body branches by rank (`for (...) {{ if ({}) ... else ... }}`)",
           file, line, line, split.arms.front().cond,
-          GroupAround(t, body_open, a.loop, a.last) ? "inside ncclGroupStart/End" : "a loop over the program's GPUs",
+          grouped ? "inside ncclGroupStart/End" : "a loop over the program's GPUs",
           split.arms.front().cond));
   }
   return Status::Ok();

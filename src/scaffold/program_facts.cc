@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "scaffold/function_pointers.h"
 #include "scaffold/launcher_guess.h"
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
@@ -157,6 +158,12 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
     f.collectives.push_back(fmt::format("{} ({}:{})", op.api, where, op.line));
     if (f.dtype == "kF32" && DTypeFor(op.datatype)) f.dtype = DTypeFor(op.datatype);
   }
+  std::string every = f.code;  // headers too: a table's struct is often declared in one
+  for (const auto& code : {&f.other_code, &f.header_code})
+    for (const auto& [file_name, text] : *code) every += "\n" + text;
+  std::set<std::string> functions;
+  for (const AnalyzedFunction& fn : analysis.functions) functions.insert(fn.name);
+  f.pointer_targets = FunctionPointerTargets(every, functions);
   f.iteration = IterationOps(analysis);
   f.io = GuessIo(analysis, f.iteration);
   SetProgramArguments(&f, {});

@@ -61,6 +61,9 @@ struct ProgramFacts {
   std::vector<std::string> collectives;  // "ncclReduceScatter (program.cu:145)"
   std::vector<std::string> env_reads;    // getenv names
   std::vector<std::string> todos;
+  // Pointers the program (headers too) stores its own functions in, each with those stored
+  // (function_pointers.h): a call through one is followed into them.
+  std::map<std::string, std::vector<std::string>> pointer_targets;
   bool has_main = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with

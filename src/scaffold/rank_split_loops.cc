@@ -34,32 +34,6 @@ size_t ArmLoop(const std::vector<Tok>& t, size_t first, size_t* last) {
   return loop;
 }
 
-// The first name that `before` (a branch's statements before its loop, their movable declarations
-// hoisted) still declares and `loop` uses (`auto n = ...;`, `const int k = 4;`), "" when none.
-std::string UsedDeclaration(const std::string& before, const std::string& loop) {
-  std::set<std::string> used;
-  for (const Tok& k : Scan(loop))
-    if (k.ident) used.insert(k.text);
-  static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
-                                                    "switch", "do", "else", "case", "using", "typedef"};
-  const std::vector<Tok> t = Scan(before);
-  for (size_t s = 0; s < t.size();) {
-    const size_t e = StatementEnd(t, s);
-    if (e >= t.size()) break;
-    size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
-    while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||
-                     t[k].text == ">" || (t[k].text == "," && k > s && t[k - 1].text != ")")))
-      ++k;
-    const size_t name = k - 1;  // the last name before `=`, `(`, `{`, `[`, `;` or `,`
-    const bool declares = k > s + 1 && t[name].ident && !kStatements.count(t[s].text) && t[s].ident &&
-                          (t[k].text == "=" || t[k].text == "(" || t[k].text == "{" || t[k].text == "[" ||
-                           t[k].text == ";" || t[k].text == ",");
-    if (declares && used.count(t[name].text)) return t[name].text;
-    s = e + 1;
-  }
-  return "";
-}
-
 // The loop's header, `for (...)` or `while (...)`, without its white space (the scan keeps no numbers).
 std::string Header(const std::string& text, const std::vector<Tok>& t, size_t loop) {
   const size_t close = Match(t, loop + 1);
@@ -113,7 +87,7 @@ std::optional<RankSplit> AsRankSplit(const std::string& text, const std::vector<
       const std::string loop_text = text.substr(t[arm.loop].begin, t[arm.last].end - t[arm.loop].begin);
       const HoistedRegion h = HoistDeclarations(text.substr(t[first + 1].begin, t[arm.loop].begin - t[first + 1].begin),
                                                 loop_text);
-      if (const std::string name = UsedDeclaration(h.region, loop_text); !name.empty()) {
+      if (const std::string& name = h.kept; !name.empty()) {
         *why = fmt::format("the branch at line {} declares `{}` before its loop in a way cuco init cannot move "
                            "in front of the loop (auto, const, static, or several names)", t[first].line, name);
         return false;

@@ -49,10 +49,27 @@ std::vector<size_t> DeclaredNames(const std::vector<Tok>& t, size_t s, size_t e)
   return names;
 }
 
+// The name when tokens [s, e] (e: the `;`, `{` or `)` ending a statement) declare one in any form
+// (`auto n = ...;`, `const int k = 4;`, `T a(1), b;`: the last name before `=`, `(`, `{`, `[`, `;`
+// or `,`), 0 when they declare nothing.
+size_t AnyDeclaredName(const std::vector<Tok>& t, size_t s, size_t e) {
+  static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
+                                                    "switch", "do", "else", "case", "using", "typedef"};
+  size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
+  while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||
+                   t[k].text == ">" || (t[k].text == "," && k > s && t[k - 1].text != ")")))
+    ++k;
+  const size_t name = k - 1;
+  const bool declares = k > s + 1 && t[name].ident && !kStatements.count(t[s].text) && t[s].ident &&
+                        (t[k].text == "=" || t[k].text == "(" || t[k].text == "{" || t[k].text == "[" ||
+                         t[k].text == ";" || t[k].text == ",");
+  return declares ? name : 0;
+}
+
 }  // namespace
 
 HoistedRegion HoistDeclarations(const std::string& region, const std::string& after) {
-  HoistedRegion out{"", region};
+  HoistedRegion out{"", region, ""};
   std::set<std::string> used_after;
   for (const Tok& tok : Scan(after))
     if (tok.ident) used_after.insert(tok.text);
@@ -78,7 +95,11 @@ HoistedRegion HoistDeclarations(const std::string& region, const std::string& af
       if (used) {
         out.declarations += region.substr(t[s].begin, t[e].end - t[s].begin) + "\n  ";
         edits.push_back(Edit{t[s].begin, t[e].end, ""});
+      } else if (const size_t any = AnyDeclaredName(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
+        out.kept = t[any].text;
       }
+    } else if (const size_t any = AnyDeclaredName(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
+      out.kept = t[any].text;
     }
     s = e + 1;
   }

@@ -43,6 +43,9 @@ TEST(HoistDeclarations, OnlyPlainDeclarations) {
   HoistedRegion h = HoistDeclarations(region, "x y z b w v q i k;");
   EXPECT_EQ(h.declarations, "");
   EXPECT_EQ(h.region, region);
+  EXPECT_EQ(h.kept, "x");  // the first declared name the rest uses, kept where it stood
+  EXPECT_EQ(HoistDeclarations(region, "y q;").kept, "y");
+  EXPECT_EQ(HoistDeclarations("int n = 4;\n auto m = n;", "n;").kept, "");  // n hoisted; m unused
 }
 
 }  // namespace
