@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "scaffold/array_entries.h"
 #include "scaffold/held_accessors.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
@@ -147,6 +148,24 @@ std::optional<OneEntry> OnlyEntry(const std::string& expr, const std::string& ma
   const std::string length = PointerArrayLength(main_before_loop, m[1].str());
   if (length.empty() || ValueUnder(length, run) != 1) return std::nullopt;
   return OneEntry{m[1].str() + "[0]", length};
+}
+
+// `expr` (`args->recvbuffs`) a member array of device pointers (pointer_arrays.h): its entry 0 where
+// it holds one pointer in the run the harness starts (nccl-tests' per-GPU arrays of one GPU a
+// process); nullopt for no such member. *why, where it holds several or its length is not found,
+// says why it cannot be bound (then `entry` is "").
+std::optional<OneEntry> OnlyMemberEntry(const std::string& expr, const std::string& program_code,
+                                        const ProgramDefaults& run, std::string* why) {
+  const std::optional<MemberPointerArray> arr = MemberPointerArrayOf(expr, program_code);
+  if (!arr) return std::nullopt;
+  const std::optional<int64_t> n = arr->length.empty() ? std::nullopt : ValueUnder(arr->length, run);
+  if (n == 1) return OneEntry{expr + "[0]", arr->length};
+  *why = fmt::format("a member array of device pointers (`{}`, its length {}): the harness binds one pointer per "
+                     "buffer, and an entry of such an array only when it holds one (a per-GPU array of a process "
+                     "driving one GPU)",
+                     arr->field, arr->length.empty() ? "not found" : n ? fmt::format("`{}` = {}", arr->length, *n)
+                                                                         : fmt::format("`{}`", arr->length));
+  return OneEntry{"", arr->length};
 }
 
 // A buffer the loop swaps (`start`, its name when the iteration starts) is read by the next pass:
@@ -357,6 +376,7 @@ struct Role {
   bool in = false, out = false, both = false, swapped = false;
   bool root_only = false;  // written by a reduce or gather, which only its root writes
   bool either_side = false;  // written only in one arm of an `if` ... `else`, read only in the other
+  bool array_entry = false;  // an entry of an array (array_entries.h): its role is the whole array's
   std::string last;  // its last access, as the README says it
 };
 
@@ -364,7 +384,10 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
   return fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                      r.in && r.out ? "an input and an output" : r.in ? "an input" : "an output", r.in ? "a read" : "a write",
                      r.last,
-                     r.both && !r.in ? projected ? "; bound as input and output, since a GPU may not write it"
+                     r.array_entry ? r.out ? "; an entry of an array the iteration reads and writes (its accesses "
+                                             "name the array, not the entry): bound as input and output"
+                                           : "; an entry of an array the iteration only reads"
+                     : r.both && !r.in ? projected ? "; bound as input and output, since a GPU may not write it"
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
@@ -392,6 +415,120 @@ void NoteUnnamed(const std::set<std::string>& unnamed, BoundBuffers* h, InitPass
   }
 }
 
+
+// What BindTarget and TargetsOf read: the program, its loop, the iteration's code and its names.
+struct BindContext {
+  const ProgramFacts& f;
+  const FoundLoop& found;
+  const IterationCode& code;
+  const DeviceIndexing& per_gpu;
+  std::string before_loop;   // NameableBeforeLoop
+  std::string program_code;  // every file of the program, headers too
+  bool one_comm = false;     // OneCommunicator
+};
+
+// Whether the program's NCCL calls name one communicator of the process (`comm`, `ctx->comm`), never
+// an entry of an array of them (`comms[i]`): its arrays of buffers are then per layer, per peer or
+// double buffers, not per GPU.
+bool OneCommunicator(const Analysis& a) {
+  bool any = false;
+  for (const auto& op : a.ops) {
+    if (!IsCommOp(op) || op.comm.empty()) continue;
+    if (op.comm.find('[') != std::string::npos || op.comm.find("at(") != std::string::npos) return false;
+    any = true;
+  }
+  return any;
+}
+
+// One expression a bind names for a buffer: `expr` as the bind writes it (`d_w[cuco_program::rank()]`)
+// and `probe` as main's text has it (`d_w[0]`).
+struct Target {
+  std::string expr, probe;
+};
+
+// The expressions the binds of buffer `marked_expr` name: the buffer itself (a projected program's
+// per-GPU array at the rank's entry); entry 0 of an array of device pointers that holds one in this
+// run (pointer_arrays.h), local or member; each entry of an array of a process with one communicator
+// (array_entries.h), *entries then set. Empty, with *why, where such an array cannot be bound.
+std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_expr, bool* entries, std::string* why,
+                              InitPassTrace* trace) {
+  const ProgramDefaults& run = c.f.run_defaults;  // as the harness starts it
+  // "@": the index of a per-GPU array (projected programs): this rank's entry.
+  Target t{marked_expr, marked_expr};
+  for (size_t at; (at = t.expr.find("[@]")) != std::string::npos;) t.expr.replace(at, 3, std::string("[") + kRankIndex + "]");
+  for (size_t at; (at = t.probe.find("[@]")) != std::string::npos;) t.probe.replace(at, 3, "[0]");
+  if (c.found.projected) return {t};
+  if (std::optional<OneEntry> only = OnlyEntry(t.probe, c.before_loop, run)) {
+    trace->Add(fmt::format("`{}`: a host array of device pointers that holds one in this run (its length `{}`): its entry "
+                           "0, `{}`, is the buffer",
+                           marked_expr, only->length, only->entry));
+    return {{only->entry, only->entry}};
+  }
+  std::string member_why;
+  if (std::optional<OneEntry> only = OnlyMemberEntry(t.probe, c.program_code, run, &member_why); only && !only->entry.empty()) {
+    trace->Add(fmt::format("`{}`: a member array of device pointers that holds one in this run (its length `{}`): its "
+                           "entry 0, `{}`, is the buffer",
+                           marked_expr, only->length, only->entry));
+    return {{only->entry, only->entry}};
+  }
+  std::string entries_why;
+  const std::optional<ArrayEntries> arr = c.one_comm ? EntriesOf(t.probe, c.program_code, run, 16, &entries_why)
+                                                     : std::nullopt;
+  if (arr && !arr->entries.empty()) {
+    trace->Add(fmt::format("`{}`: an array of {} buffers (`{}`, its length `{}`; the process makes one communicator, so "
+                           "they are per layer, per peer or double buffers, not per GPU): each entry bound, with the role "
+                           "of the array",
+                           marked_expr, arr->entries.size(), arr->array, arr->length));
+    std::vector<Target> out;
+    for (const std::string& e : arr->entries) out.push_back({e, e});
+    *entries = true;
+    return out;
+  }
+  if (!member_why.empty() || arr) {
+    *why = !member_why.empty() ? member_why : entries_why;
+    return {};
+  }
+  return {t};
+}
+
+// The bind of `t`, one expression of buffer `marked_expr` with role `r`, added to `h`; where main
+// cannot bind it (a helper's local, a class's member it cannot name) it is added to u->unnamed and,
+// an output, named in *unbound_output; host memory and empty allocations stay the program's own.
+void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, Role r, BufferUse* u, BoundBuffers* h,
+                std::string* unbound_output, InitPassTrace* trace) {
+  const ProgramDefaults& run = c.f.run_defaults;
+  if (const std::string own = OwnUnbound(*c.f.analysis, marked_expr, t.probe, c.before_loop, run); !own.empty()) {
+    h->guesses.push_back(own);
+    trace->Add(own);
+    return;
+  }
+  if (std::optional<HeldAccessor> held = HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, trace)) {
+    t.expr = held->local;
+    h->held.push_back(*held);
+  } else if (!Bindable(t.probe, c.before_loop) ||
+             (c.found.projected && c.per_gpu.NamesAnArray(marked_expr, c.found.all_code))) {
+    u->unnamed.insert(t.expr);
+    if (r.out && unbound_output->empty())
+      *unbound_output = UnboundOutput(marked_expr, t.probe, c.before_loop, run, c.found.loop_fn);
+    return;
+  }
+  const bool held = !h->held.empty() && h->held.back().local == t.expr;  // named as the program writes it
+  const std::string name = BindName(held ? t.probe : t.expr);
+  for (const ChainName& n : ChainNames(t.expr))  // a member of a class: its class is opened
+    for (const auto& [record, fields] : c.f.analysis->record_fields)
+      if (!n.head && std::count(fields.begin(), fields.end(), n.name)) h->member_records.insert(record);
+  // A projected program's output may be one some GPUs never write (a pipeline's first stage never
+  // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
+  // its input on both sides.
+  const bool maybe_unwritten = c.found.projected || !u->written_always.count(marked_expr) || r.swapped;
+  r.both = (r.in && r.out) || (maybe_unwritten && r.out);
+  const char* how = r.both ? "inout" : r.in ? "input" : "output";
+  h->binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, h->by_copy ? "_copy" : "", name, t.expr));
+  if (r.in || r.both) h->inputs.push_back(name);
+  if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
+  h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
+  trace->Add(fmt::format("cuco_bind.{}{}(\"{}\"): {}", how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
+}
 }  // namespace
 
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
@@ -404,8 +541,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   const DeviceIndexing per_gpu(found.projected ? f.raw.substr(0, loop.begin) + code.walked : std::string(), found.gpu_count);
   BufferUse u = UseOf(f, other_files, found, code, per_gpu);
   for (const std::string& g : h.guesses) trace->Add(g);  // the capture bound by copy
-  const std::string before_loop = NameableBeforeLoop(f.raw, loop.begin, found.loop_fn);
-  const ProgramDefaults& run = f.run_defaults;  // as the harness starts it
+  std::string program_code = f.raw;  // every file, headers too: where a struct declares its members
+  for (const ProgramFile& pf : other_files) program_code += "\n" + pf.text;
   auto copied_of = [&](const std::string& e) {
     return u.last_write[e] || !u.written.count(e) ? u.copied_out.end() : u.copied_out.find(e);
   };
@@ -419,6 +556,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   // Where nothing else is an output, a buffer the iteration writes and last copies to the host is: the
   // result the program reads back (an all-reduce's receive buffer, copied out and printed).
   const bool any_output = std::any_of(u.order.begin(), u.order.end(), is_output);
+  const BindContext c{f, found, code, per_gpu, NameableBeforeLoop(f.raw, loop.begin, found.loop_fn), program_code,
+                      OneCommunicator(*f.analysis)};
   std::string unbound_output;  // the first output main cannot bind, and why (the skeleton's reason)
   for (const auto& marked_expr : u.order) {
     Role r;
@@ -436,52 +575,27 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                              marked_expr));
       continue;
     }
-    // "@": the index of a per-GPU array (projected programs): this rank's entry.
-    std::string expr = marked_expr, probe = marked_expr;
-    for (size_t at; (at = expr.find("[@]")) != std::string::npos;) expr.replace(at, 3, std::string("[") + kRankIndex + "]");
-    for (size_t at; (at = probe.find("[@]")) != std::string::npos;) probe.replace(at, 3, "[0]");
-    if (!found.projected)
-      if (std::optional<OneEntry> only = OnlyEntry(probe, before_loop, run)) {
-        trace->Add(fmt::format("`{}`: a host array of device pointers that holds one in this run (its length `{}`): "
-                               "its entry 0, `{}`, is the buffer",
-                               marked_expr, only->length, only->entry));
-        expr = probe = only->entry;
-      }
-    if (const std::string own = OwnUnbound(*f.analysis, marked_expr, probe, before_loop, run); !own.empty()) {
-      h.guesses.push_back(own);
-      trace->Add(own);
-      continue;
-    }
-    if (std::optional<HeldAccessor> held = HeldByAccessor(probe, f.raw, found, code, before_loop, trace)) {
-      expr = held->local;
-      h.held.push_back(*held);
-    } else if (!Bindable(probe, before_loop) || (found.projected && per_gpu.NamesAnArray(marked_expr, found.all_code))) {
-      u.unnamed.insert(expr);
-      if (r.out && unbound_output.empty()) unbound_output = UnboundOutput(marked_expr, probe, before_loop, run, found.loop_fn);
-      continue;
-    }
-    const std::string name = BindName(!h.held.empty() && h.held.back().local == expr ? probe : expr);
-    for (const ChainName& n : ChainNames(expr))  // a member of a class: its class is opened
-      for (const auto& [record, fields] : f.analysis->record_fields)
-        if (!n.head && std::count(fields.begin(), fields.end(), n.name)) h.member_records.insert(record);
-    // A projected program's output may be one some GPUs never write (a pipeline's first stage never
-    // receives), and so may one written only under an `if`: bound as inout, such a rank's output is
-    // its input on both sides.
-    const bool maybe_unwritten = found.projected || !u.written_always.count(marked_expr) || r.swapped;
-    r.both = (r.in && r.out) || (maybe_unwritten && r.out);
-    const char* how = r.both ? "inout" : r.in ? "input" : "output";
-    h.binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, h.by_copy ? "_copy" : "", name, expr));
-    if (r.in || r.both) h.inputs.push_back(name);
-    if (r.out) h.outputs.push_back(r.both ? name + "_out" : name);
     r.last = read_back ? fmt::format("a copy to the host ({}:{}), the result the program reads back", f.file,
                                      back->second)
              : copied != u.copied_out.end()
                  ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
                  : std::string(u.last_write[marked_expr] ? "a write" : "a read") +
                        (r.swapped && r.out ? ", and the next pass reads it through the swap" : "");
-    const bool held = !h.held.empty() && h.held.back().local == expr;  // named as the program writes it
-    h.guesses.push_back(RoleGuess(held ? h.held.back().expr : expr, r, found.projected));
-    trace->Add(fmt::format("cuco_bind.{}{}(\"{}\"): {}", how, h.by_copy ? "_copy" : "", name, h.guesses.back()));
+    std::string why;
+    bool entries = false;
+    const std::vector<Target> targets = TargetsOf(c, marked_expr, &entries, &why, trace);
+    if (entries) {  // the array's accesses merged: an entry read first may be another's write
+      r.in = true;
+      r.out = u.written.count(marked_expr) > 0;
+      r.array_entry = true;
+    }
+    if (targets.empty()) {
+      u.unnamed.insert(marked_expr);
+      if (r.out && unbound_output.empty()) unbound_output = fmt::format("`{}`, which it writes: {}", marked_expr, why);
+      trace->Add(fmt::format("`{}`: not bound: {}", marked_expr, why));
+      continue;
+    }
+    for (const Target& t : targets) BindTarget(c, marked_expr, t, r, &u, &h, &unbound_output, trace);
   }
   NoteUnnamed(u.unnamed, &h, trace);
   if (h.outputs.empty())

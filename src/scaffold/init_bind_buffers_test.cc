@@ -38,6 +38,17 @@ Result<BoundBuffers> BindSmallProgram(const std::string& name, const std::string
   return BindBuffers(p->facts, {}, *found, &trace);
 }
 
+// Program `text` (file `name`) started with the one argument `given` (`cuco init --args`) through
+// init's first two passes; the second's trace in *trace.
+Result<BoundBuffers> BindStartedWith(const std::string& name, const std::string& text, const std::string& given,
+                                     InitPassTrace* trace) {
+  auto p = GatherSmallProgram(name, text);
+  SetProgramArguments(&p->facts, {given});
+  Result<FoundLoop> found = FindLoop(p->facts, {}, trace);
+  if (!found.ok()) return found.status();
+  return BindBuffers(p->facts, {}, *found, trace);
+}
+
 // `x` is read first (an input), `y` written last by the all-reduce (an output), `tmp` written
 // then read (scratch, the program's own): two binds, and the trace says why for all three.
 TEST(InitBindBuffers, InputOutputAndScratch) {
@@ -231,10 +242,12 @@ TEST(InitBindBuffers, AHostArrayOfDevicePointersIsNoBuffer) {
 #include <cstdlib>
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  ncclComm_t comm;
+  ncclComm_t comms[2];
   ncclUniqueId id;
   ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
+  ncclGroupStart();
+  for (int i = 0; i < 2; ++i) ncclCommInitRank(&comms[i], 2, id, i);
+  ncclGroupEnd();
   float** send = (float**)malloc(2 * sizeof(float*));
   float* recv[2];
   for (int i = 0; i < 2; ++i) {
@@ -243,7 +256,7 @@ int main(int argc, char** argv) {
   }
   for (int it = 0; it < 10; ++it) {
     ncclGroupStart();
-    for (int i = 0; i < 2; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comm, 0);
+    for (int i = 0; i < 2; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comms[i], 0);
     ncclGroupEnd();
   }
   MPI_Finalize();
@@ -318,6 +331,8 @@ int main(int argc, char** argv) {
   ncclUniqueId id;
   ncclGetUniqueId(&id);
   ncclCommInitRank(&comm, 1, id, 0);
+  ncclComm_t* comms = (ncclComm_t*)malloc(nDev * sizeof(ncclComm_t));
+  comms[0] = comm;
   float** send = (float**)malloc(nDev * sizeof(float*));
   float** recv = (float**)malloc(nDev * sizeof(float*));
   for (int i = 0; i < nDev; ++i) {
@@ -326,7 +341,7 @@ int main(int argc, char** argv) {
   }
   for (int it = 0; it < 10; ++it) {
     ncclGroupStart();
-    for (int i = 0; i < nDev; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comm, 0);
+    for (int i = 0; i < nDev; ++i) ncclAllReduce(send[i], recv[i], 256, ncclFloat, ncclSum, comms[i], 0);
     ncclGroupEnd();
   }
   MPI_Finalize();
@@ -334,12 +349,8 @@ int main(int argc, char** argv) {
 }
 )";
   for (const std::string given : {"1", "2"}) {
-    auto p = GatherSmallProgram("ndev.cu", text);
-    SetProgramArguments(&p->facts, {given});
     InitPassTrace trace;
-    Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-    ASSERT_TRUE(found.ok()) << found.status().ToString();
-    Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+    Result<BoundBuffers> b = BindStartedWith("ndev.cu", text, given, &trace);
     if (given == "1") {
       ASSERT_TRUE(b.ok()) << b.status().ToString();
       EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"send_0\", send[0]);",
@@ -349,6 +360,103 @@ int main(int argc, char** argv) {
       EXPECT_FALSE(b.ok()) << "started with '" << given << "', bound: " << (b.ok() ? b->binds.front() : "");
     }
   }
+}
+
+// The same arrays reached as members of a struct the loop's function is handed (nccl-tests'
+// `args->recvbuffs[i]`): entry 0 where the array assigned to the member holds one pointer in the
+// run; a member array of two is no buffer, and the skeleton's reason names it.
+TEST(InitBindBuffers, AMemberArrayHoldingOnePointerInTheRunIsItsEntry) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <cstdlib>
+#include <vector>
+struct Args { int n; void** sendbuffs; void** recvbuffs; ncclComm_t* comms; };
+void bench(Args* args) {
+  for (int it = 0; it < 10; ++it)
+    for (int i = 0; i < args->n; ++i)
+      ncclAllReduce(args->sendbuffs[i], args->recvbuffs[i], 256, ncclFloat, ncclSum, args->comms[i], 0);
+}
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int nGpus = atoi(argv[1]);
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  std::vector<void*> sendbuffs(nGpus);
+  std::vector<void*> recvbuffs(nGpus);
+  for (int i = 0; i < nGpus; ++i) {
+    cudaMalloc(&sendbuffs[i], 1024);
+    cudaMalloc(&recvbuffs[i], 1024);
+  }
+  Args args;
+  args.n = nGpus;
+  args.sendbuffs = sendbuffs.data();
+  args.recvbuffs = recvbuffs.data();
+  args.comms = &comm;
+  bench(&args);
+  MPI_Finalize();
+  return 0;
+}
+)";
+  for (const std::string given : {"1", "2"}) {
+    InitPassTrace trace;
+    Result<BoundBuffers> b = BindStartedWith("args.cu", text, given, &trace);
+    if (given == "1") {
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"args_sendbuffs_0\", args->sendbuffs[0]);",
+                                                    "cuco_bind.output(\"args_recvbuffs_0\", args->recvbuffs[0]);"}));
+      EXPECT_TRUE(Traced(trace.lines, {"`args->recvbuffs`", "holds one in this run", "`nGpus`"}));
+    } else {
+      ASSERT_FALSE(b.ok()) << "started with '" << given << "', bound: " << b->binds.front();
+      EXPECT_NE(b.status().message().find("a member array of device pointers (`recvbuffs`, its length `nGpus` = 2)"),
+                std::string::npos)
+          << b.status().ToString();
+    }
+  }
+}
+
+// Per-layer weights and activations of a process with one communicator: each entry is a buffer of
+// its own, bound with the array's role (the weights inputs; the activations, whose entry 0 is read
+// first and whose others are all-reduced in place, inputs and outputs). With an array of
+// communicators the same arrays would be per GPU, and stay unbound.
+TEST(InitBindBuffers, EachEntryOfAPerLayerArrayIsABuffer) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cublasHandle_t h;
+  cublasCreate(&h);
+  const int L = 2, d = 64;
+  const float one = 1.f, zero = 0.f;
+  float* w[L];
+  float* act[L + 1];
+  for (int l = 0; l < L; ++l) cudaMalloc(&w[l], d * d * sizeof(float));
+  for (int l = 0; l <= L; ++l) cudaMalloc(&act[l], d * sizeof(float));
+  for (int it = 0; it < 10; ++it) {
+    for (int l = 0; l < L; ++l) {
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, d, 1, d, &one, w[l], d, act[l], d, &zero, act[l + 1], d);
+      ncclAllReduce(act[l + 1], act[l + 1], d, ncclFloat, ncclSum, comm, 0);
+    }
+  }
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("layers.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"w_0\", w[0]);", "cuco_bind.input(\"w_1\", w[1]);",
+                                                "cuco_bind.inout(\"act_0\", act[0]);", "cuco_bind.inout(\"act_1\", act[1]);",
+                                                "cuco_bind.inout(\"act_2\", act[2]);"}));
+  EXPECT_TRUE(Traced(trace.lines, {"`act`", "an array of 3 buffers", "`L + 1`", "one communicator"}));
 }
 
 TEST(InitBindBuffers, BindNames) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "analyze/analysis.h"
 #include "scaffold/constants.h"
 #include "util/source_text.h"
 
@@ -401,16 +402,27 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
     d.rank_vars.insert(LastComponent((*it)[1].str()));
   const std::regex decl(R"(\b)" + types + R"((?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
   std::map<std::string, int> seen;
+  static const std::regex next_declarator(R"(^\s*([A-Za-z_]\w*)\s*=\s*([\s\S]+)$)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
-    if (++seen[name] > 1) {  // declared twice: which one a condition means is not known
-      d.values.erase(name);
-      continue;
+    // `int a = 4, b = 2 * a;`: each declarator with an initialiser, in order.
+    std::vector<std::pair<std::string, std::string>> declarators;
+    const std::vector<std::string> parts = SplitArgs((*it)[2].str());
+    if (parts.empty()) continue;
+    declarators.push_back({(*it)[1].str(), parts[0]});
+    for (size_t i = 1; i < parts.size(); ++i) {
+      std::smatch m;
+      if (std::regex_match(parts[i], m, next_declarator)) declarators.push_back({m[1].str(), m[2].str()});
     }
-    if (std::regex_search(rhs, std::regex(R"(getenv\s*\(\s*"[A-Z_]*RANK")"))) d.rank_vars.insert(name);
-    const Value v = Eval(Lex(rhs), d).All();
-    if (v.kind == Value::kKnown) d.values[name] = v.v;
-    if (v.kind == Value::kPerRank) d.rank_vars.insert(name);
+    for (const auto& [name, rhs] : declarators) {
+      if (++seen[name] > 1) {  // declared twice: which one a condition means is not known
+        d.values.erase(name);
+        continue;
+      }
+      if (std::regex_search(rhs, std::regex(R"(getenv\s*\(\s*"[A-Z_]*RANK")"))) d.rank_vars.insert(name);
+      const Value v = Eval(Lex(rhs), d).All();
+      if (v.kind == Value::kKnown) d.values[name] = v.v;
+      if (v.kind == Value::kPerRank) d.rank_vars.insert(name);
+    }
   }
   // A variable assigned again, other than while reading the command line, has no one value.
   for (auto it = d.values.begin(); it != d.values.end();) {

@@ -160,6 +160,16 @@ TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   EXPECT_FALSE(FindTimedLoop("y.cu", changed, {"ncclAllReduce"}, "bench", std::string::npos, search).ok());
 }
 
+// Several declarators in one declaration (`const int L = 4, d = L * 256, b;`): each with an
+// initialiser has its value, in order; a call's commas split nothing.
+TEST(LoopChoice, EachDeclaratorOfADeclarationHasItsValue) {
+  const ProgramDefaults d = DefaultsOf("const int L = 4, d = L * 256, b;\nint m = max(2, 3), k = 7;\n", {});
+  EXPECT_EQ(ValueUnder("L", d), 4);
+  EXPECT_EQ(ValueUnder("d", d), 1024);
+  EXPECT_EQ(ValueUnder("k", d), 7);
+  EXPECT_FALSE(ValueUnder("b", d).has_value());
+}
+
 // main's loop of the rank-split programs below ("int main() { int rank; MPI_Comm_rank(...); " + rest),
 // over their own defaults; what the search said into *trace when given.
 Result<TimedLoop> RankProgramLoop(const std::string& rest, std::vector<std::string>* trace = nullptr) {

@@ -3,17 +3,9 @@
 #include <regex>
 #include <set>
 
+#include "util/source_text.h"
+
 namespace cuco::scaffold_internal {
-namespace {
-
-// `text` without the spaces around it.
-std::string Trimmed(const std::string& text) {
-  const size_t b = text.find_first_not_of(" \t\n");
-  if (b == std::string::npos) return "";
-  return text.substr(b, text.find_last_not_of(" \t\n") - b + 1);
-}
-
-}  // namespace
 
 bool IsPointerArray(const std::string& code, const std::string& name) {
   const std::string qualifiers = R"(\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)";
@@ -44,8 +36,35 @@ std::string PointerArrayLength(const std::string& code, const std::string& name)
   std::set<std::string> found;
   for (const std::regex& form : forms)
     for (auto it = std::sregex_iterator(code.begin(), code.end(), form); it != std::sregex_iterator(); ++it)
-      found.insert(Trimmed((*it)[1].str()));
+      found.insert(Trim((*it)[1].str()));
   return found.size() == 1 ? *found.begin() : "";
+}
+
+std::optional<MemberPointerArray> MemberPointerArrayOf(const std::string& chain, const std::string& code) {
+  static const std::regex last_field(R"((?:\.|->)\s*([A-Za-z_]\w*)$)");
+  std::smatch m;
+  if (!std::regex_search(chain, m, last_field)) return std::nullopt;
+  const std::string field = m[1].str();
+  // Declared as a member: a pointer array not in a parameter list (the `;` or `[N];` ends it), its
+  // declaration starting a statement (`2.f * x[i];` multiplies).
+  const std::string qualifiers = R"(\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)";
+  const std::string start = R"((?:^|[;{}])\s*(?:(?:const|static|volatile)\s+)*[A-Za-z_][\w:<>]*\s*)";
+  const std::regex member(start + R"(\*\s*(?:const\s*)?\*)" + qualifiers + field + R"(\s*;|)" + start + R"(\*)" +
+                          qualifiers + field + R"(\s*\[[^\];]*\]\s*;|\bstd\s*::\s*(?:vector|array)\s*<[^<>;]*\*\s*(?:,[^<>;]*)?>\s*)" +
+                          field + R"(\s*[;{])");
+  if (!std::regex_search(code, member)) return std::nullopt;
+  std::set<std::string> found;
+  if (const std::string own = PointerArrayLength(code, field); !own.empty()) found.insert(own);
+  // `x.field = source;` or `x->field = source.data() + offset;`: the source's length.
+  const std::regex assigned(R"((?:\.|->)\s*)" + field +
+                            R"(\s*=\s*(?:\([^;()]*\)\s*)?([A-Za-z_]\w*)\s*(?:\.\s*data\s*\(\s*\))?\s*(?:\+[^;]*)?;)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
+    const std::string source = (*it)[1].str();
+    if (source == "nullptr" || source == "NULL" || !IsPointerArray(code, source)) continue;
+    const std::string length = PointerArrayLength(code, source);
+    found.insert(length);  // "" when the source's length is not found: then none is known
+  }
+  return MemberPointerArray{field, found.size() == 1 ? *found.begin() : ""};
 }
 
 }  // namespace cuco::scaffold_internal

@@ -31,5 +31,31 @@ TEST(PointerArrays, NoLengthOrTwoThatDisagree) {
   EXPECT_EQ(PointerArrayLength("float** t = (float**)malloc(n * sizeof(float*));", "s"), "");
 }
 
+TEST(PointerArrays, MemberArraysAndTheirLength) {
+  // nccl-tests' layout: the thread's argument struct holds the process's per-GPU arrays.
+  const std::string nccl_tests =
+      "struct threadArgs { int nGpus; void** sendbuffs; void** recvbuffs; };\n"
+      "std::vector<void*> sendbuffs(nGpus * nThreads);\nstd::vector<void*> recvbuffs(nGpus * nThreads);\n"
+      "threads[t].args.recvbuffs = recvbuffs.data() + t * nGpus;\n";
+  std::optional<MemberPointerArray> m = MemberPointerArrayOf("args->recvbuffs", nccl_tests);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->field, "recvbuffs");
+  EXPECT_EQ(m->length, "nGpus * nThreads");
+  // A member's own extent; one declared and assigned from an array of another length: none known.
+  m = MemberPointerArrayOf("pool.buffers", "struct Pool { float* buffers[2]; };");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->length, "2");
+  m = MemberPointerArrayOf("a.bufs", "struct A { float** bufs; }; float* mine[1]; float* two[2]; a.bufs = mine; b.bufs = two;");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->length, "");
+  m = MemberPointerArrayOf("s.parts", "struct S { std::vector<half*> parts; }; s.parts.resize(n);");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->length, "n");
+  // A pointer member, a bare name, a pointer-array parameter: no member array.
+  EXPECT_FALSE(MemberPointerArrayOf("b.recv", "struct Bufs { float* send; float* recv; };").has_value());
+  EXPECT_FALSE(MemberPointerArrayOf("bufs", "float** bufs;").has_value());
+  EXPECT_FALSE(MemberPointerArrayOf("c.recv", "struct C { float* recv; }; void f(float** recv);").has_value());
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -622,9 +622,9 @@ int main() {
             std::string::npos);
 }
 
-// Per-layer weights in a std::vector of device pointers, indexed by the layer loop: no one buffer
-// main can bind (binding the vector did not compile); they stay the program's own.
-TEST_F(ScaffoldTest, AVectorOfPerLayerPointersIsNotBound) {
+// Per-layer weights in a std::vector of device pointers, indexed by the layer loop, in a process with
+// one communicator: each entry is a buffer, bound on its own (binding the vector did not compile).
+TEST_F(ScaffoldTest, AVectorOfPerLayerPointersIsBoundEntryByEntry) {
   const std::string program = Write("layers.cu", R"(#include <vector>
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -649,9 +649,9 @@ int main() {
 )");
   ScaffoldReport r = Scaffold(program);
   ASSERT_TRUE(r.harness_ready) << r.harness_reason;
-  EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"x", "weights_0", "weights_1", "weights_2"}));
   EXPECT_EQ(r.outputs, std::vector<std::string>{"y"});
-  EXPECT_NE(Read(root_ / "wl" / "harness" / "README.md").find("`weights`: a buffer of the iteration that main cannot bind"),
+  EXPECT_NE(Read(root_ / "wl" / "harness" / "seed.cu").find("cuco_bind.input(\"weights_2\", weights[2]);"),
             std::string::npos);
 }
 
