@@ -14,16 +14,7 @@ set -eu
 P=${1:-.carry/hwl-knobs}
 mkdir -p .carry/planted-proj .carry/debug
 seed() { echo "$P/$1/harness/seed.cu"; }
-change() {  # change FILE OUT PYTHON-OLD PYTHON-NEW: one exact replacement, or fail
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
-import sys
-src, out, old, new = sys.argv[1:5]
-text = open(src).read()
-if old not in text:
-    sys.exit(f"{src}: the text to change is not there: {old[:60]}")
-open(out, "w").write(text.replace(old, new, 1))
-PY
-}
+change() { python3 "$(dirname "$0")/replace_once.py" "$@"; }  # change FILE OUT OLD NEW
 change "$(seed dp_broadcast_group)" .carry/planted-proj/dp_broadcast_group-no-allreduce.cu \
   'NCCLCHECK(ncclAllReduce(d_grad[i], d_grad[i], w_elems, ncclFloat, ncclSum, comms[i], streams[i]));' \
   '(void)0;  // planted: the gradients are not all-reduced'

@@ -21,6 +21,7 @@
 #include "scaffold/swaps.h"
 #include "scaffold/tokens.h"
 #include "scaffold/unnamed_output.h"
+#include "scaffold/untyped_buffers.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -232,6 +233,7 @@ struct BufferUse {
   std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
+  std::map<std::string, std::set<std::string>> datatypes;  // the NCCL datatypes the iteration's collectives move each as
   // Last written in an arm of an `if` ... `else` that no later code of the iteration touches it after:
   // a rank taking that arm ends the iteration with that write (`if (rank == 0) { send(a); recv(b); }
   // else { recv(b); send(b); }`: rank 0's `b` is what it received), whatever the other arm does last.
@@ -322,6 +324,8 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       if (!under_if(acc.line) && !acc.helper_if && !root_only) u.written_always.insert(b);
     }
     u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
+    if (!acc.datatype.empty())
+      for (const auto& [b, written] : touched) u.datatypes[b].insert(acc.datatype);
     if (acc.line > 0)  // the last access so far of each buffer in each arm holding this line
       for (size_t i = 0; i < u.arms.size(); ++i)
         for (const int side : {0, 1}) {
@@ -523,11 +527,18 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   const bool maybe_unwritten = c.found.projected || !u->written_always.count(marked_expr) || r.swapped;
   r.both = (r.in && r.out) || (maybe_unwritten && r.out);
   const char* how = r.both ? "inout" : r.in ? "input" : "output";
-  h->binds.push_back(fmt::format("cuco_bind.{}{}(\"{}\", {});", how, h->by_copy ? "_copy" : "", name, t.expr));
+  // An untyped pointer the collectives move as one floating type gets that type (untyped_buffers.h).
+  const auto moved_as = u->datatypes.find(marked_expr);
+  const std::string type = moved_as == u->datatypes.end() ? "" : FloatTypeOfDatatypes(moved_as->second);
+  const std::string as = !type.empty() && DeclaredUntyped(c.program_code, t.expr) ? fmt::format("as<{}>().", type) : "";
+  h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, h->by_copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
   if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
   h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
-  trace->Add(fmt::format("cuco_bind.{}{}(\"{}\"): {}", how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
+  if (!as.empty())
+    h->guesses.back() += fmt::format("; its pointer is untyped and the collectives move it as `{}`: bound as {}",
+                                     *moved_as->second.begin(), type);
+  trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace
 

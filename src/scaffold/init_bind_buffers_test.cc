@@ -405,8 +405,11 @@ int main(int argc, char** argv) {
     Result<BoundBuffers> b = BindStartedWith("args.cu", text, given, &trace);
     if (given == "1") {
       ASSERT_TRUE(b.ok()) << b.status().ToString();
-      EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"args_sendbuffs_0\", args->sendbuffs[0]);",
-                                                    "cuco_bind.output(\"args_recvbuffs_0\", args->recvbuffs[0]);"}));
+      // Untyped (`void**`) and moved as ncclFloat: bound as floats (untyped_buffers.h).
+      EXPECT_EQ(b->binds,
+                (std::vector<std::string>{"cuco_bind.as<float>().input(\"args_sendbuffs_0\", args->sendbuffs[0]);",
+                                          "cuco_bind.as<float>().output(\"args_recvbuffs_0\", args->recvbuffs[0]);"}));
+      EXPECT_TRUE(Traced(trace.lines, {"its pointer is untyped and the collectives move it as `ncclFloat`"}));
       EXPECT_TRUE(Traced(trace.lines, {"`args->recvbuffs`", "holds one in this run", "`nGpus`"}));
     } else {
       ASSERT_FALSE(b.ok()) << "started with '" << given << "', bound: " << b->binds.front();

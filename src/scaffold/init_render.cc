@@ -138,8 +138,9 @@ std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
        "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
        "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
   r += "- `reference.cu`: the same code, frozen: every rank a thread of the supervisor on one GPU, NCCL\n"
-       "  emulated between them. Inputs are fresh random values at the program's own scale (floats) or\n"
-       "  the program's own values (integers); outputs are compared on every rank.\n\n";
+       "  emulated between them. Inputs are fresh random values at the program's own scale (floats;\n"
+       "  uniform in [-1, 1) where the program zeroed them) or the program's own values (integers);\n"
+       "  outputs are compared on every rank.\n\n";
   r += "What cuco init decided (correct it here, or in the program, and run `cuco init` again):\n\n";
   for (const auto& g : h.guesses) r += "- " + g + "\n";
   return r;

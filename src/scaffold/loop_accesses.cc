@@ -200,6 +200,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   acc.line = site_line_;
   acc.to_host = CopiesToHost(op);
   acc.helper_if = conditional_calls_ > 0 || UnderHelperIf(op);
+  if (!op.datatype.empty()) acc.datatype = Resolve(Trim(op.datatype), to_main);
   out->push_back(std::move(acc));
 }
 

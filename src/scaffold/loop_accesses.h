@@ -22,6 +22,7 @@ struct Access {
   int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
   bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result
   bool helper_if = false;            // made under an `if` of a helper (or by a helper called under one)
+  std::string datatype;              // a communication op's NCCL datatype in main's terms (`ncclFloat`), else ""
 };
 
 // The program's function `name`, or null.

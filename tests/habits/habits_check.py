@@ -27,7 +27,7 @@ import tempfile
 import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
-BIND = re.compile(r'cuco_bind\.(input|output|inout|input_copy|output_copy|inout_copy)\("[^"]*", ([^;]+)\);')
+BIND = re.compile(r'cuco_bind\.(?:as<[^>]*>\(\)\.)?(input|output|inout|input_copy|output_copy|inout_copy)\("[^"]*", ([^;]+)\);')
 LOOP = re.compile(r"^(\S+:\d+): the (timed loop|iteration)")
 
 

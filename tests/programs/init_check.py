@@ -41,7 +41,7 @@ def check(cuco, folder, out, compile_too):
         if f.is_file() and "TODO(cuco init)" in f.read_text(errors="replace"):
             problems.append(f"TODO(cuco init) left in harness/{f.name}")
     roles = {b["name"]: b["role"] for b in t.get("buffers", [])}
-    binds = re.findall(r'cuco_bind\.(input|output|inout)\("[^"]*", ([^;]+)\);', (harness / "seed.cu").read_text())
+    binds = re.findall(r'cuco_bind\.(?:as<[^>]*>\(\)\.)?(input|output|inout)\("[^"]*", ([^;]+)\);', (harness / "seed.cu").read_text())
     def toml_name(expr):
         expr = expr.strip()
         for cand in (expr, expr.replace("[cuco_program::rank()]", "[s]"), expr.replace("[cuco_program::rank()]", "")):

@@ -87,6 +87,10 @@ struct CheckResult {
   // candidate runs then compares it without its order too (a program's own reference only:
   // cuco/program/impl/output_order.h).
   uint64_t unordered_outputs = 0;
+  // What max_abs was divided by: 1 where it is absolute; a program's own reference divides by the
+  // RMS of its outputs (the program's scale is its own). The supervisor judges the fresh-buffers
+  // agreement of two candidate runs on the same scale.
+  double max_abs_scale = 1;
   // Elements of this rank's outputs that the program's own iteration leaves alone on this seed, as
   // runs [begin, end) of output `output` (in buffers()' order of outputs; a program's own reference
   // only: cuco/program/impl/left_alone.h). They are not compared; the harness allows the poison

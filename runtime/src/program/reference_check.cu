@@ -212,6 +212,29 @@ cuco::Status RunAll(uint64_t seed) {
 }
 
 
+// True when every output element the program writes on `rank` (all but those it left alone) is
+// zero in the last run: a check of them would pass any candidate that writes zeros. False for a
+// rank the program gives no output (every element left alone).
+bool WrittenOutputsAllZero(int rank) {
+  Engine& e = E();
+  const auto specs = Specs(rank, true);
+  const auto& bound = e.ranks[static_cast<size_t>(rank)]->bound;
+  const auto& want = e.outputs[static_cast<size_t>(rank)];
+  const std::vector<ElementRuns>* alone =
+      static_cast<size_t>(rank) < e.left_alone.size() ? &e.left_alone[static_cast<size_t>(rank)] : nullptr;
+  bool written = false;
+  for (size_t k = 0; k < specs.size() && k < want.size(); ++k) {
+    const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
+    const int64_t n = static_cast<int64_t>(want[k].size() / b.elem_bytes);
+    for (int64_t j = 0; j < n; ++j) {
+      if (alone && k < alone->size() && (*alone)[k].Contains(j)) continue;
+      written = true;
+      if (ElementValue(want[k].data() + static_cast<size_t>(j) * b.elem_bytes, b.elem) != 0) return false;
+    }
+  }
+  return written;
+}
+
 }  // namespace
 
 std::vector<cuco_frozen::BufferSpec> BufferSpecs(int rank) {
@@ -318,10 +341,17 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
     return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
                                " at element " + std::to_string(f.want_nonfinite_at) +
                                " of its outputs: the program overflows or has a bug");
+  if (WrittenOutputsAllZero(rank))
+    return cuco::Status::Error(
+        "the program's outputs on rank " + std::to_string(rank) +
+        " are all zero for fresh random inputs: a check of them would pass any candidate that writes zeros. What "
+        "decides them is not among the bound inputs (README.md lists what cuco init bound): bind it, or give the "
+        "program's outputs a dependence on its inputs");
   *result = cuco_frozen::CheckResult{};
   const double rms = f.elements ? std::sqrt(f.r2 / static_cast<double>(f.elements)) : 0;
   result->rel_l2 = f.r2 > 0 ? std::sqrt(f.d2 / f.r2) : std::sqrt(f.d2);
   result->max_abs = rms > 0 ? f.max_abs / rms : f.max_abs;
+  result->max_abs_scale = rms > 0 ? rms : 1;
   result->nonfinite = f.nonfinite;
   result->elements_checked = f.elements;
   result->rows_checked = static_cast<int64_t>(rows.size());

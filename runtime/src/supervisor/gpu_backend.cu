@@ -445,6 +445,7 @@ CheckFigures GpuBackend::CheckSnapshot(uint64_t seed, const std::vector<int64_t>
   f.left_alone = r.left_alone_elements;
   unordered_outputs_ |= r.unordered_outputs;
   left_alone_ = r.left_alone;
+  max_abs_scale_ = r.max_abs_scale > 0 && std::isfinite(r.max_abs_scale) ? r.max_abs_scale : 1;
   return f;
 }
 
@@ -497,6 +498,7 @@ AgreeFigures GpuBackend::AgreeWithKept() {
     a.max_abs = std::max(a.max_abs, m);
     a.mismatches += static_cast<int64_t>(h[1]);
   }
+  a.max_abs /= max_abs_scale_;  // on the check's scale (CheckResult::max_abs_scale)
   return a;
 }
 

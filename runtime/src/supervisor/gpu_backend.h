@@ -75,6 +75,7 @@ class GpuBackend : public RankBackend {
   std::vector<void*> snapshot_, kept_, cal_inputs_, cal_outputs_;
   uint64_t unordered_outputs_ = 0;  // the reference's CheckResult::unordered_outputs, as seen so far
   std::vector<cuco_frozen::CheckResult::Run> left_alone_;  // the last check's CheckResult::left_alone
+  double max_abs_scale_ = 1;  // the last check's CheckResult::max_abs_scale: the agreement's scale too
   driver::Shareable flags_;
   int flags_fd_ = -1;
   void* cal_flags_ = nullptr;

@@ -64,12 +64,22 @@ class Binder {
  public:
   virtual ~Binder() = default;
   template <class T>
-  void input(const char* name, T*& var) { Bind(name, Role::kInput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  void input(const char* name, T*& var) { Typed(name, Role::kInput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
   template <class T>
-  void output(const char* name, T*& var) { Bind(name, Role::kOutput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  void output(const char* name, T*& var) { Typed(name, Role::kOutput, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
   // Read before written and consumed at the end: the harness's input `name` and output `name_out`.
   template <class T>
-  void inout(const char* name, T*& var) { Bind(name, Role::kInOut, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  void inout(const char* name, T*& var) { Typed(name, Role::kInOut, Slot(var), sizeof(Pointee<T>), ElemOf<T>()); }
+  // The next bind's element type where its pointer is untyped (void*, char*) and the program's
+  // collectives move it as E (`ncclFloat`: `cuco_bind.as<float>().input("x", args->sendbuff)`):
+  // fresh inputs are then values of E at the program's scale, not its own bytes. A typed
+  // pointer keeps its own type.
+  template <class E>
+  Binder& as() {
+    as_bytes_ = sizeof(E);
+    as_elem_ = ElemOf<E>();
+    return *this;
+  }
   // The same where the program's own buffer must stay the one it uses (its iteration launches CUDA
   // graphs captured on it): the harness copies the input into it before the iteration and the output
   // out of it after, instead of pointing the variable at the harness's buffer.
@@ -88,6 +98,16 @@ class Binder {
  private:
   template <class T>
   using Pointee = std::conditional_t<std::is_void_v<T>, unsigned char, T>;
+  size_t as_bytes_ = 0;  // as<E>()'s type for the next bind (0: none)
+  Elem as_elem_ = Elem::kOther;
+  void Typed(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) {
+    if (as_bytes_ != 0 && elem_bytes == 1) {  // bytes: void*, char*, uint8_t*
+      elem_bytes = as_bytes_;
+      elem = as_elem_;
+    }
+    as_bytes_ = 0;
+    Bind(name, role, slot, elem_bytes, elem);
+  }
   struct Copying {
     explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }
     ~Copying() { b_->by_copy_ = false; }

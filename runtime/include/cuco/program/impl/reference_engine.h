@@ -56,6 +56,10 @@ struct Bound {
   Elem elem = Elem::kU8;
   std::vector<unsigned char> initial;  // the program's own contents at serve()
   double scale = 0;                    // fresh float inputs: uniform in [-scale, scale)
+  // Floats that were all zero in the program at serve() (a cudaMemset, a fresh allocation): their
+  // RMS gives no scale, and zeros would make every check of what they feed vacuous (a skipped
+  // GEMM on zero weights still matches), so they are filled uniform in [-1, 1).
+  bool zero_in_program = false;
 };
 
 struct Rank {
@@ -186,6 +190,15 @@ class NoteBinder : public Binder {
       }
       const double rms = n ? std::sqrt(sum / static_cast<double>(n)) : 0;
       b.scale = rms * std::sqrt(3.0);  // uniform(-s, s) has the program's own RMS
+      if (n && b.scale == 0 && b.role != Role::kOutput) {
+        b.scale = 1.0;
+        b.zero_in_program = true;
+        if (t_rank == 0)
+          std::fprintf(stderr,
+                       "cuco reference: the input '%s' holds only zeros in the program at its timed loop: it is "
+                       "filled uniform in [-1, 1) (its own scale would make every check of what it feeds vacuous)\n",
+                       name);
+      }
     }
     r_.bound.push_back(std::move(b));
   }

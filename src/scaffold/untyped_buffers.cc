@@ -1,0 +1,47 @@
+#include "scaffold/untyped_buffers.h"
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+
+std::string FloatTypeOfDatatypes(const std::set<std::string>& datatypes) {
+  static const std::map<std::string, std::string> kFloat = {
+      {"ncclFloat", "float"},   {"ncclFloat32", "float"},  {"ncclDouble", "double"},
+      {"ncclFloat64", "double"}, {"ncclHalf", "__half"},    {"ncclFloat16", "__half"},
+      {"ncclBfloat16", "__nv_bfloat16"}};
+  std::string type;
+  for (const std::string& d : datatypes) {
+    const auto it = kFloat.find(Trim(d));
+    if (it == kFloat.end() || (!type.empty() && type != it->second)) return "";
+    type = it->second;
+  }
+  return type;
+}
+
+bool DeclaredUntyped(const std::string& code, const std::string& expr) {
+  static const std::regex last_name(R"(([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$)");
+  static const std::set<std::string> kBytes = {"void", "char", "uint8_t", "int8_t", "byte"};
+  static const std::set<std::string> kTyped = {"float",   "double",  "__half",   "half",     "__nv_bfloat16",
+                                               "nv_bfloat16", "int", "long",    "short",    "int16_t",
+                                               "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "size_t"};
+  std::smatch m;
+  if (!std::regex_search(expr, m, last_name)) return false;
+  // A type word and a pointer (or a container of them closing `>`), then the declarators before the
+  // name in one declaration (`void *a = nullptr, *name`, `std::vector<void*> name`).
+  const std::regex declared(R"(\b([A-Za-z_]\w*)\s*\*[\s\*&>]*(?:const\s+)?)"
+                            R"((?:[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)?(?:=\s*[^,;(){}]*)?,[\s\*&]*)*)" +
+                            m[1].str() + R"(\b)");
+  bool bytes = false;
+  for (auto i = std::sregex_iterator(code.begin(), code.end(), declared); i != std::sregex_iterator(); ++i) {
+    const std::string type = (*i)[1].str();
+    if (kTyped.count(type)) return false;  // also declared typed (main's `float* C`, a helper's `void* C`)
+    bytes = bytes || kBytes.count(type) > 0;
+  }
+  return bytes;
+}
+
+}  // namespace cuco::scaffold_internal

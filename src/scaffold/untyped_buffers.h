@@ -1,0 +1,25 @@
+// Buffers a program declares untyped (`void* sendbuff`, nccl-tests' `void** sendbuffs`, `char*`
+// byte buffers) that its collectives move as one floating type. Bound as they are, the harness
+// would treat them as bytes: fresh inputs would be the program's own values (often a cudaMemset's
+// zeros, which verify nothing). cuco init gives such a bind the type the collectives name
+// (`cuco_bind.as<float>().input(...)`, cuco/program/program.h), and the harness fills it with fresh
+// values of that type. Contract: pure functions of the text.
+#pragma once
+
+#include <set>
+#include <string>
+
+namespace cuco::scaffold_internal {
+
+// The C++ element type (`float`, `double`, `__half`, `__nv_bfloat16`) that every one of
+// `datatypes` (NCCL datatype expressions in main's terms: `ncclFloat`, `ncclFloat32`) names; ""
+// when one is not a floating type, they disagree, or there are none.
+std::string FloatTypeOfDatatypes(const std::set<std::string>& datatypes);
+
+// Whether `code` (the program's files) declares the last name of `expr` (`args->sendbuffs[0]`:
+// `sendbuffs`) as a pointer to bytes, or an array or container of them: `void* x`, `void *a, *x`,
+// `void** x`, `char* x`, `uint8_t* x`, `std::vector<void*> x`, and nowhere as a typed one (a
+// helper's `void* C` parameter beside main's `__nv_bfloat16* C` is typed).
+bool DeclaredUntyped(const std::string& code, const std::string& expr);
+
+}  // namespace cuco::scaffold_internal

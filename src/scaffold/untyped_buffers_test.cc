@@ -1,0 +1,37 @@
+#include "scaffold/untyped_buffers.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+TEST(UntypedBuffers, OneFloatingTypeNamedByEveryCollectiveIsTheType) {
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclFloat"}), "float");
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclFloat", "ncclFloat32"}), "float");
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclBfloat16"}), "__nv_bfloat16");
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclHalf"}), "__half");
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclFloat", "ncclHalf"}), "");  // two types: bytes stay bytes
+  EXPECT_EQ(FloatTypeOfDatatypes({"ncclInt32"}), "");              // integers keep the program's values
+  EXPECT_EQ(FloatTypeOfDatatypes({"type"}), "");                   // a variable: not known
+  EXPECT_EQ(FloatTypeOfDatatypes({}), "");
+}
+
+TEST(UntypedBuffers, BytePointersAndTheirArraysAreUntyped) {
+  const std::string code =
+      "struct threadArgs {\n  size_t nbytes;\n  void** sendbuffs;\n  float** typed;\n};\n"
+      "void *sendbuff, *recvbuff;\nchar* staging;\nstd::vector<void*> per_peer(4);\nfloat* grid;\n"
+      "void run(const char* label, float* x);\n";
+  EXPECT_TRUE(DeclaredUntyped(code, "args->sendbuffs[0]"));
+  EXPECT_TRUE(DeclaredUntyped(code, "sendbuff"));
+  EXPECT_TRUE(DeclaredUntyped(code, "recvbuff"));  // the second declarator of one declaration
+  EXPECT_TRUE(DeclaredUntyped(code, "staging"));
+  EXPECT_TRUE(DeclaredUntyped(code, "per_peer[1]"));
+  EXPECT_FALSE(DeclaredUntyped(code, "grid"));
+  EXPECT_FALSE(DeclaredUntyped(code, "args->typed[0]"));
+  EXPECT_FALSE(DeclaredUntyped(code, "x"));  // after a byte parameter, past its declaration
+  // A helper's untyped parameter of the name main declares typed: typed.
+  EXPECT_FALSE(DeclaredUntyped("void run(const void* A, void* C);\n__nv_bfloat16 *A = nullptr, *C = nullptr;\n", "C"));
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
