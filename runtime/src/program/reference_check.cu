@@ -337,10 +337,18 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
     *w = ElementValue(want[k].data() + at, b.elem);
     return true;
   });
-  if (f.want_nonfinite_at >= 0)
+  if (f.want_nonfinite_at >= 0) {
+    std::string zeroed;  // inputs the program left zero, filled uniform in [-1, 1): maybe past its range
+    for (const Bound& b : bound)
+      if (b.zero_in_program) zeroed += (zeroed.empty() ? "" : ", ") + b.name;
     return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
                                " at element " + std::to_string(f.want_nonfinite_at) +
-                               " of its outputs: the program overflows or has a bug");
+                               " of its outputs: the program overflows or has a bug" +
+                               (zeroed.empty() ? std::string()
+                                               : " (its inputs " + zeroed +
+                                                     " hold only zeros in the program and are filled uniform in [-1, 1): "
+                                                     "give them values at their real scale before the timed loop)"));
+  }
   if (WrittenOutputsAllZero(rank))
     return cuco::Status::Error(
         "the program's outputs on rank " + std::to_string(rank) +
