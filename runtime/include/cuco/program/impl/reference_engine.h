@@ -279,6 +279,7 @@ inline std::string GiveMissingBuffers() {
       b.bytes = widest->bytes;
       b.initial.assign(b.bytes, 0);
       b.scale = widest->scale;
+      b.zero_in_program = widest->zero_in_program;
     }
   }
   return "";
