@@ -529,7 +529,10 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   const char* how = r.both ? "inout" : r.in ? "input" : "output";
   // An untyped pointer the collectives move as one floating type gets that type (untyped_buffers.h).
   const auto moved_as = u->datatypes.find(marked_expr);
-  const std::string type = moved_as == u->datatypes.end() ? "" : FloatTypeOfDatatypes(moved_as->second);
+  std::set<std::string> datatypes;  // as constants where the program gives a datatype variable one
+  if (moved_as != u->datatypes.end())
+    for (const std::string& d : moved_as->second) datatypes.insert(DatatypeValue(c.program_code, d));
+  const std::string type = FloatTypeOfDatatypes(datatypes);
   const std::string as = !type.empty() && DeclaredUntyped(c.program_code, t.expr) ? fmt::format("as<{}>().", type) : "";
   h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, h->by_copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
@@ -537,7 +540,7 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
   if (!as.empty())
     h->guesses.back() += fmt::format("; its pointer is untyped and the collectives move it as `{}`: bound as {}",
-                                     *moved_as->second.begin(), type);
+                                     *datatypes.begin(), type);
   trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace

@@ -22,6 +22,18 @@ std::string FloatTypeOfDatatypes(const std::set<std::string>& datatypes) {
   return type;
 }
 
+std::string DatatypeValue(const std::string& code, const std::string& datatype) {
+  static const std::regex last_name(R"(([A-Za-z_]\w*)\s*$)");
+  const std::string d = Trim(datatype);
+  std::smatch m;
+  if (d.rfind("nccl", 0) == 0 || !std::regex_search(d, m, last_name)) return d;
+  const std::regex given(R"((?:^|\W))" + m[1].str() + R"(\s*(?:=|\{|\()\s*(nccl[A-Z]\w*)\b)");
+  std::set<std::string> values;
+  for (auto i = std::sregex_iterator(code.begin(), code.end(), given); i != std::sregex_iterator(); ++i)
+    values.insert((*i)[1].str());
+  return values.size() == 1 ? *values.begin() : d;
+}
+
 bool DeclaredUntyped(const std::string& code, const std::string& expr) {
   static const std::regex last_name(R"(([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$)");
   static const std::set<std::string> kBytes = {"void", "char", "uint8_t", "int8_t", "byte"};

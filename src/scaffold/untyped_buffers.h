@@ -16,6 +16,11 @@ namespace cuco::scaffold_internal {
 // when one is not a floating type, they disagree, or there are none.
 std::string FloatTypeOfDatatypes(const std::set<std::string>& datatypes);
 
+// `datatype` as an NCCL datatype constant: itself when it is one (`ncclFloat`), else the one
+// constant `code` ever gives the variable or member it names (`ncclDataType_t dtype = ncclBfloat16;`,
+// `args->type` from `.type = ncclFloat`); itself when `code` gives it none or several.
+std::string DatatypeValue(const std::string& code, const std::string& datatype);
+
 // Whether `code` (the program's files) declares the last name of `expr` (`args->sendbuffs[0]`:
 // `sendbuffs`) as a pointer to bytes, or an array or container of them: `void* x`, `void *a, *x`,
 // `void** x`, `char* x`, `uint8_t* x`, `std::vector<void*> x`, and nowhere as a typed one (a

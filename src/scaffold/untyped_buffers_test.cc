@@ -16,6 +16,17 @@ TEST(UntypedBuffers, OneFloatingTypeNamedByEveryCollectiveIsTheType) {
   EXPECT_EQ(FloatTypeOfDatatypes({}), "");
 }
 
+TEST(UntypedBuffers, ADatatypeVariableGivenOneConstantIsThatConstant) {
+  const std::string code =
+      "ncclDataType_t dtype = ncclBfloat16;\nstruct Args { ncclDataType_t type; };\nArgs a{};\na.type = ncclFloat;\n"
+      "ncclDataType_t mixed = ncclFloat;\nif (half) mixed = ncclHalf;\n";
+  EXPECT_EQ(DatatypeValue(code, "ncclInt8"), "ncclInt8");
+  EXPECT_EQ(DatatypeValue(code, "dtype"), "ncclBfloat16");
+  EXPECT_EQ(DatatypeValue(code, "args->type"), "ncclFloat");  // a member: its name's assignments
+  EXPECT_EQ(DatatypeValue(code, "mixed"), "mixed");           // two values: not known
+  EXPECT_EQ(DatatypeValue(code, "unset"), "unset");
+}
+
 TEST(UntypedBuffers, BytePointersAndTheirArraysAreUntyped) {
   const std::string code =
       "struct threadArgs {\n  size_t nbytes;\n  void** sendbuffs;\n  float** typed;\n};\n"
