@@ -381,6 +381,9 @@ struct Role {
   bool root_only = false;  // written by a reduce or gather, which only its root writes
   bool either_side = false;  // written only in one arm of an `if` ... `else`, read only in the other
   bool array_entry = false;  // an entry of an array (array_entries.h): its role is the whole array's
+  // The one floating type the iteration's collectives move it as (untyped_buffers.h), as C++ and as
+  // the datatype the program names; "" when not one.
+  std::string float_type, datatype;
   std::string last;  // its last access, as the README says it
 };
 
@@ -528,19 +531,16 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   r.both = (r.in && r.out) || (maybe_unwritten && r.out);
   const char* how = r.both ? "inout" : r.in ? "input" : "output";
   // An untyped pointer the collectives move as one floating type gets that type (untyped_buffers.h).
-  const auto moved_as = u->datatypes.find(marked_expr);
-  std::set<std::string> datatypes;  // as constants where the program gives a datatype variable one
-  if (moved_as != u->datatypes.end())
-    for (const std::string& d : moved_as->second) datatypes.insert(DatatypeValue(c.program_code, d));
-  const std::string type = FloatTypeOfDatatypes(datatypes);
-  const std::string as = !type.empty() && DeclaredUntyped(c.program_code, t.expr) ? fmt::format("as<{}>().", type) : "";
+  const std::string as = !r.float_type.empty() && DeclaredUntyped(c.program_code, t.expr)
+                             ? fmt::format("as<{}>().", r.float_type)
+                             : "";
   h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, h->by_copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
   if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
   h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
   if (!as.empty())
     h->guesses.back() += fmt::format("; its pointer is untyped and the collectives move it as `{}`: bound as {}",
-                                     *datatypes.begin(), type);
+                                     r.datatype, r.float_type);
   trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace
@@ -581,6 +581,12 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
     r.either_side = !r.root_only && u.EitherSide(marked_expr);
     r.out = is_output(marked_expr) || r.either_side;
+    if (const auto moved = u.datatypes.find(marked_expr); moved != u.datatypes.end()) {
+      std::set<std::string> constants;  // a datatype variable the program gives one constant: that constant
+      for (const std::string& d : moved->second) constants.insert(DatatypeValue(program_code, d));
+      r.float_type = FloatTypeOfDatatypes(constants);
+      r.datatype = r.float_type.empty() ? "" : *constants.begin();
+    }
     const auto back = u.read_back.find(marked_expr);
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();
     r.out = r.out || read_back;

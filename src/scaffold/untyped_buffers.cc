@@ -4,18 +4,19 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/iteration_io.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 
 std::string FloatTypeOfDatatypes(const std::set<std::string>& datatypes) {
+  // The floating ones of DTypeFor's datatypes, as C++ types.
   static const std::map<std::string, std::string> kFloat = {
-      {"ncclFloat", "float"},   {"ncclFloat32", "float"},  {"ncclDouble", "double"},
-      {"ncclFloat64", "double"}, {"ncclHalf", "__half"},    {"ncclFloat16", "__half"},
-      {"ncclBfloat16", "__nv_bfloat16"}};
+      {"kF32", "float"}, {"kF64", "double"}, {"kF16", "__half"}, {"kBF16", "__nv_bfloat16"}};
   std::string type;
   for (const std::string& d : datatypes) {
-    const auto it = kFloat.find(Trim(d));
+    const char* dtype = DTypeFor(Trim(d));
+    const auto it = dtype == nullptr ? kFloat.end() : kFloat.find(dtype);
     if (it == kFloat.end() || (!type.empty() && type != it->second)) return "";
     type = it->second;
   }

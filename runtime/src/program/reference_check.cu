@@ -212,16 +212,12 @@ cuco::Status RunAll(uint64_t seed) {
 }
 
 
-// True when every output element the program writes on `rank` (all but those it left alone) is
-// zero in the last run: a check of them would pass any candidate that writes zeros. False for a
-// rank the program gives no output (every element left alone).
-bool WrittenOutputsAllZero(int rank) {
-  Engine& e = E();
-  const auto specs = Specs(rank, true);
-  const auto& bound = e.ranks[static_cast<size_t>(rank)]->bound;
-  const auto& want = e.outputs[static_cast<size_t>(rank)];
-  const std::vector<ElementRuns>* alone =
-      static_cast<size_t>(rank) < e.left_alone.size() ? &e.left_alone[static_cast<size_t>(rank)] : nullptr;
+// True when every output element the program writes (all but those it left alone, `alone`) is zero
+// in `want`, a rank's outputs of the last run (specs: Specs(rank, true); bound: its Bound): a check
+// of them would pass any candidate that writes zeros. False for a rank the program gives no output
+// (every element left alone).
+bool WrittenOutputsAllZero(const std::vector<Spec>& specs, const std::vector<Bound>& bound,
+                           const std::vector<std::vector<unsigned char>>& want, const std::vector<ElementRuns>* alone) {
   bool written = false;
   for (size_t k = 0; k < specs.size() && k < want.size(); ++k) {
     const Bound& b = bound[static_cast<size_t>(specs[k].bound)];
@@ -349,7 +345,7 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
                                                      " hold only zeros in the program and are filled uniform in [-1, 1): "
                                                      "give them values at their real scale before the timed loop)"));
   }
-  if (WrittenOutputsAllZero(rank))
+  if (WrittenOutputsAllZero(specs, bound, want, alone))
     return cuco::Status::Error(
         "the program's outputs on rank " + std::to_string(rank) +
         " are all zero for fresh random inputs: a check of them would pass any candidate that writes zeros. What "
