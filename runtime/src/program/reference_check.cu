@@ -134,7 +134,7 @@ cuco::Status JudgeDeterminism(const std::vector<std::vector<std::vector<unsigned
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
       const std::vector<double> x = OutputValues(e.outputs[static_cast<size_t>(q)][k], b);
       size_t moved = 0;
-      const RunsAgree agree = CompareRuns(x, OutputValues(again[static_cast<size_t>(q)][k], b), IsFloat(b.elem), &moved);
+      const RunsAgree agree = CompareRuns(x, OutputValues(again[static_cast<size_t>(q)][k], b), RunsTolerance(b.elem), &moved);
       const std::string counted = std::to_string(moved) + " of the " + std::to_string(x.size()) + " elements of output '" +
                                   specs[k].spec.name + "' on rank " + std::to_string(q);
       if (agree == RunsAgree::kDiffer)

@@ -27,10 +27,10 @@ inline void SortValues(std::vector<double>* v) {
   });
 }
 
-// Whether `x` and `y` (the same length) agree element by element: exactly, or for floats to a
-// relative L2 of 1e-6 (a sum whose order float atomics change between runs). *differ: the elements
-// that are not equal.
-inline bool AgreeInPlace(const std::vector<double>& x, const std::vector<double>& y, bool floats, size_t* differ) {
+// Whether `x` and `y` (the same length) agree element by element: exactly, or to a relative L2 of
+// `rel` (floats: a sum whose order float atomics change between runs; 0 for integers). *differ: the
+// elements that are not equal.
+inline bool AgreeInPlace(const std::vector<double>& x, const std::vector<double>& y, double rel, size_t* differ) {
   size_t n = 0;
   double d2 = 0, r2 = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -40,18 +40,19 @@ inline bool AgreeInPlace(const std::vector<double>& x, const std::vector<double>
     d2 += (x[i] - y[i]) * (x[i] - y[i]);  // NaN when either is not finite: never close
   }
   *differ = n;
-  return n == 0 || (floats && std::isfinite(r2) && d2 <= 1e-12 * r2);
+  return n == 0 || (rel > 0 && std::isfinite(r2) && d2 <= rel * rel * r2);
 }
 
-// How two runs' values of one output agree. *moved: the elements that differ in place.
-inline RunsAgree CompareRuns(const std::vector<double>& x, const std::vector<double>& y, bool floats, size_t* moved) {
+// How two runs' values of one output agree, in place to a relative L2 of `rel` (AgreeInPlace).
+// *moved: the elements that differ in place.
+inline RunsAgree CompareRuns(const std::vector<double>& x, const std::vector<double>& y, double rel, size_t* moved) {
   if (x.size() != y.size()) return *moved = x.size(), RunsAgree::kDiffer;
-  if (AgreeInPlace(x, y, floats, moved)) return RunsAgree::kSame;
+  if (AgreeInPlace(x, y, rel, moved)) return RunsAgree::kSame;
   std::vector<double> xs = x, ys = y;
   SortValues(&xs);
   SortValues(&ys);
   size_t unsorted_differ = 0;
-  return AgreeInPlace(xs, ys, floats, &unsorted_differ) ? RunsAgree::kReordered : RunsAgree::kDiffer;
+  return AgreeInPlace(xs, ys, rel, &unsorted_differ) ? RunsAgree::kReordered : RunsAgree::kDiffer;
 }
 
 }  // namespace cuco_program::ref

@@ -156,6 +156,19 @@ inline cuco_frozen::DType DTypeOf(Elem e) {
 
 inline double ElementValue(const unsigned char* p, Elem t) { return cuco_frozen::HostValue(p, DTypeOf(t)); }
 inline bool IsFloat(Elem t) { return t == Elem::kF32 || t == Elem::kF64 || t == Elem::kF16 || t == Elem::kBF16; }
+// How far (relative L2) two runs of the program on the same inputs may differ in an output of type
+// `t` and still be one answer: a tenth of the check tolerance cuco init writes for that type
+// (src/scaffold/harness_toml.cc), room for a float sum whose order atomics change between runs;
+// integers exactly.
+inline double RunsTolerance(Elem t) {
+  switch (t) {
+    case Elem::kF32: return 1e-5;
+    case Elem::kF64: return 1e-10;
+    case Elem::kF16: return 5e-4;
+    case Elem::kBF16: return 1e-3;
+    default: return 0;
+  }
+}
 
 #ifndef CUCO_PROGRAM_RUNTIME_UNIT
 // Notes the program's buffers at serve().
