@@ -231,6 +231,26 @@ bool WrittenOutputsAllZero(const std::vector<Spec>& specs, const std::vector<Bou
   return written;
 }
 
+// Whether the program writes any element of a rank's outputs (`want`, as WrittenOutputsAllZero
+// takes them): a rank whose outputs are all left alone, or that has none, has nothing to check.
+bool WritesOutputs(const std::vector<Spec>& specs, const std::vector<Bound>& bound,
+                   const std::vector<std::vector<unsigned char>>& want, const std::vector<ElementRuns>* alone) {
+  for (size_t k = 0; k < specs.size() && k < want.size(); ++k) {
+    const int64_t n = static_cast<int64_t>(want[k].size() / bound[static_cast<size_t>(specs[k].bound)].elem_bytes);
+    if (n > (alone && k < alone->size() ? (*alone)[k].elements() : 0)) return true;
+  }
+  return false;
+}
+
+// Whether some rank's inputs are filled fresh for each seed (a float input): then outputs that stay
+// the same from seed to seed do not answer them. Integer inputs keep the program's own values.
+bool RandomInputs() {
+  for (const auto& r : E().ranks)
+    for (const Bound& b : r->bound)
+      if (b.role != Role::kOutput && IsFloat(b.elem)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<cuco_frozen::BufferSpec> BufferSpecs(int rank) {
@@ -351,6 +371,15 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
         " are all zero for fresh random inputs: a check of them would pass any candidate that writes zeros. What "
         "decides them is not among the bound inputs (README.md lists what cuco init bound): bind it, or give the "
         "program's outputs a dependence on its inputs");
+  if (RandomInputs() && WritesOutputs(specs, bound, want, alone)) {
+    E().first_outputs.resize(static_cast<size_t>(E().world));
+    if (SameForAnotherSeed(&E().first_outputs[static_cast<size_t>(rank)], seed, want))
+      return cuco::Status::Error(
+          "the program's outputs on rank " + std::to_string(rank) +
+          " are the same, byte for byte, for two sets of fresh random inputs: a check of them would pass a candidate "
+          "that computes them once and copies them every iteration. What decides them is not among the bound inputs "
+          "(README.md lists what cuco init bound): bind it, or give the program's outputs a dependence on its inputs");
+  }
   *result = cuco_frozen::CheckResult{};
   const double rms = f.elements ? std::sqrt(f.r2 / static_cast<double>(f.elements)) : 0;
   result->rel_l2 = f.r2 > 0 ? std::sqrt(f.d2 / f.r2) : std::sqrt(f.d2);

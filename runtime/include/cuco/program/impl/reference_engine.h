@@ -36,6 +36,7 @@
 #include <cuco/impl/random.h>
 #include <cuco/program/impl/emulated_groups.h>
 #include <cuco/program/impl/left_alone.h>
+#include <cuco/program/impl/output_digest.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
 #include <cuco/program/program.h>
@@ -98,6 +99,7 @@ struct Engine {
   std::vector<std::vector<ElementRuns>> left_alone;
   bool probe_left_alone = true, left_alone_probed = false;
   std::vector<std::vector<std::vector<unsigned char>>> probe_outputs;  // the run from 0xFF bytes
+  std::vector<FirstOutputs> first_outputs;  // [rank]: the first seed's outputs (output_digest.h)
   int64_t iterations = 0;
   cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them
 };
