@@ -160,7 +160,7 @@ std::optional<std::pair<size_t, size_t>> CapturingLoop(const std::string& raw, c
     while (j < t.size() && t[j].text != "cudaStreamEndCapture") ++j;
     if (j >= t.size() || !Calls(t, i, j, comm)) continue;
     for (size_t k = i; k-- > 0;) {  // the innermost loop holding both
-      if (!(t[k].ident && (t[k].text == "for" || t[k].text == "while"))) continue;
+      if (!IsLoopAt(t, k)) continue;
       const size_t end = StatementEnd(t, k);
       if (end < t.size() && end >= j) return std::make_pair(t[k].begin, t[end].end);
     }

@@ -29,7 +29,7 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
     trace->Add(fmt::format("the loop's variable `{}` is held at {} in every harness iteration (each is the first pass)",
                            loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));
   if (!loop.pinned_counter.empty())
-    trace->Add(fmt::format("the while loop's counter `{}` is held at its value when the loop starts", loop.pinned_counter));
+    trace->Add(fmt::format("the loop's counter `{}` is held at its value when the loop starts", loop.pinned_counter));
   if (!loop.rank_flag.empty() || !loop.world_flag.empty())
     trace->Add(fmt::format("the entry point passes the harness's rank and rank count as {} {}",
                            loop.rank_flag.empty() ? "-" : loop.rank_flag, loop.world_flag.empty() ? "-" : loop.world_flag));

@@ -13,10 +13,6 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-bool IsLoopAt(const std::vector<Tok>& t, size_t i) {
-  return t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(";
-}
-
 // The statements of the block whose `{` is `open`: each one's first and last token.
 std::vector<std::pair<size_t, size_t>> Statements(const std::vector<Tok>& t, size_t open) {
   std::vector<std::pair<size_t, size_t>> out;

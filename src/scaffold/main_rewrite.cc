@@ -55,9 +55,9 @@ bool Timed(const std::vector<Tok>& t, size_t loop_tok) {
 // The loop at `loop_tok` reads a clock in its own body (not in a loop nested in it): it times each
 // pass itself (`start = now(); ncclBruck(...); stop = now();` inside `for (j < runs)`).
 bool TimedPerPass(const std::vector<Tok>& t, size_t loop_tok) {
-  if (loop_tok + 1 >= t.size() || t[loop_tok + 1].text != "(") return false;
-  const size_t end = StatementEnd(t, loop_tok);
-  for (size_t k = Match(t, loop_tok + 1) + 1; k < end && k < t.size(); ++k) {
+  if (!IsLoopAt(t, loop_tok)) return false;
+  const size_t end = LoopBodyLast(t, loop_tok);
+  for (size_t k = LoopBodyFirst(t, loop_tok); k < end && k < t.size(); ++k) {
     if (t[k].ident && (t[k].text == "for" || t[k].text == "while" || t[k].text == "do")) {
       k = StatementEnd(t, k);
       continue;
@@ -296,9 +296,9 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     // its passes): the timed one is the iteration.
     while (search.forced_line == 0 && !Timed(t, c.first)) {
       size_t inner = t.size(), inner_end = t.size();
-      const size_t body = Match(t, c.first + 1) + 1;
+      const size_t body = LoopBodyFirst(t, c.first);
       for (size_t i = body; i < c.last; ++i)
-        if (t[i].ident && (t[i].text == "for" || t[i].text == "while") && i + 1 < t.size() && t[i + 1].text == "(") {
+        if (IsLoopAt(t, i)) {
           const size_t end = StatementEnd(t, i);
           if (end < c.last && Calls(t, i, end, names) && (Timed(t, i) || TimedPerPass(t, i))) inner = i, inner_end = end;
         }
@@ -352,11 +352,12 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
 // The body of the loop at tokens [best, best_end] and what every harness iteration holds at its first
 // value: a `for` loop's variable (its declaration and first value), a `while` loop's counter.
 void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t best, size_t best_end, TimedLoop* loop) {
-  const size_t header_close = Match(t, best + 1);
-  const size_t body_first = header_close + 1;
-  loop->body = text.substr(t[body_first].begin, t[best_end].end - t[body_first].begin);
+  const size_t body_first = LoopBodyFirst(t, best);
+  const size_t body_last = t[best].text == "do" ? LoopBodyLast(t, best) : best_end;
+  loop->body = text.substr(t[body_first].begin, t[body_last].end - t[body_first].begin);
   if (t[body_first].text != "{") loop->body = "{ " + loop->body + " }";
   if (t[best].text == "for") {
+    const size_t header_close = Match(t, best + 1);
     const std::string header = text.substr(t[best + 1].end, t[header_close].begin - t[best + 1].end);
     static const std::regex decl(R"(^\s*((?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*(=|\{))");
     std::smatch m;
@@ -369,14 +370,16 @@ void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t
       const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
       if (to != std::string::npos) loop->loop_var_init = Trim(header.substr(from, to - from));
     }
-  } else if (t[best].text == "while") {
-    // A counter the body steps at its top level (`iter++;`) and the condition tests: held at its value
-    // when the loop starts, as a for loop's variable is (every harness iteration is the first pass).
+  } else {
+    // A `while` or `do` loop: a counter the body steps at its top level (`iter++;`) and the condition
+    // tests, held at its value when the loop starts, as a for loop's variable is (every harness
+    // iteration is the first pass).
     std::set<std::string> in_condition;
-    for (size_t i = best + 2; i < header_close; ++i)
+    const size_t cond_open = LoopConditionOpen(t, best);
+    for (size_t i = cond_open + 1; cond_open < t.size() && i < Match(t, cond_open); ++i)
       if (t[i].ident) in_condition.insert(t[i].text);
     int depth = 0;
-    for (size_t i = body_first; i <= best_end && loop->pinned_counter.empty(); ++i) {
+    for (size_t i = body_first; i <= body_last && loop->pinned_counter.empty(); ++i) {
       if (t[i].text == "{") ++depth;
       if (t[i].text == "}") --depth;
       const bool top = depth == (t[body_first].text == "{" ? 1 : 0);

@@ -41,11 +41,11 @@ struct TimedLoop {
   size_t main_name = 0;          // offset of the identifier `main` in its definition (before or after the loop)
   bool main_takes_args = true;   // main(int argc, char** argv) rather than main() / main(void)
   size_t begin = 0, end = 0;     // the loop statement: [begin, end)
-  int line = 0;                  // 1-based line of `for` / `while`
+  int line = 0;                  // 1-based line of `for` / `while` / `do`
   std::string body;              // the body's text, braces included ("{ f(x); }" for a single statement)
   std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
   std::string loop_var_init;     // its first value ("0"): every harness iteration is the first pass
-  // A `while` loop's counter (`iter` of `while (... iter < n) { ...; iter++; }`): held at its value
+  // A `while` or `do` loop's counter (`iter` of `while (... iter < n) { ...; iter++; }`): held at its value
   // when the loop starts, in every harness iteration. "" when there is none.
   std::string pinned_counter;
   int end_line = 0;              // 1-based line of the loop's last character

@@ -48,6 +48,38 @@ TEST(TimedLoop, SingleStatementBodyAndNoArguments) {
   EXPECT_EQ(out.find("while (n--"), std::string::npos);
 }
 
+TEST(TimedLoop, ADoWhileLoopIsServedOnePassAnIteration) {
+  // An iterative solver's habit: the loop's condition after its body. Before, `do` was no loop, and
+  // the statements of main reaching the communication were run whole: every pass in one iteration.
+  const std::string text =
+      "int main() {\n"                                                   // 1
+      "  int it = 0;\n"                                                  // 2
+      "  cudaEventRecord(start, s);\n"                                   // 3
+      "  do {\n"                                                         // 4
+      "    scale<<<256, 256, 0, s>>>(x, y, n);\n"                        // 5
+      "    ncclAllReduce(y, z, n, ncclFloat, ncclSum, comm, s);\n"       // 6
+      "    ++it;\n"                                                      // 7
+      "  } while (it < iters);\n"                                        // 8
+      "  cudaEventRecord(stop, s);\n"                                    // 9
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("solver.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_FALSE(loop->region);
+  EXPECT_EQ(loop->line, 4);
+  EXPECT_EQ(loop->end_line, 8);
+  EXPECT_EQ(loop->pinned_counter, "it");  // the condition's counter, stepped by the body
+  EXPECT_EQ(loop->body.front(), '{');
+  EXPECT_EQ(loop->body.back(), '}');
+  EXPECT_EQ(loop->body.find("while"), std::string::npos);
+  const std::string out = RewriteMain(text, *loop, {"cuco_bind.output(\"z\", z);"});
+  EXPECT_EQ(out.find("do {"), std::string::npos);
+  EXPECT_EQ(out.find("while (it < iters)"), std::string::npos);
+  EXPECT_NE(out.find("it = cuco_pinned_it;"), std::string::npos);
+  // A `do` without its `while (...)` (a macro's, or cut text) is no loop.
+  const std::vector<Tok> t = Scan("do { f(); } g();");
+  EXPECT_FALSE(IsLoopAt(t, 0));
+}
+
 TEST(TimedLoop, ErrorsNameTheFileAndLine) {
   Result<TimedLoop> none = FindTimedLoop("p.cu", "void f() {}\n", {"step"});
   ASSERT_FALSE(none.ok());

@@ -110,6 +110,29 @@ size_t StatementEnd(const std::vector<Tok>& t, size_t i) {
   return t.size();
 }
 
+bool IsLoopAt(const std::vector<Tok>& t, size_t i) {
+  if (i + 1 >= t.size() || !t[i].ident) return false;
+  if (t[i].text == "for" || t[i].text == "while") return t[i + 1].text == "(";
+  return t[i].text == "do" && LoopConditionOpen(t, i) < t.size();
+}
+
+size_t LoopBodyFirst(const std::vector<Tok>& t, size_t loop) {
+  if (t[loop].text == "do") return loop + 1;
+  const size_t close = Match(t, loop + 1);
+  return close < t.size() ? close + 1 : t.size();
+}
+
+size_t LoopBodyLast(const std::vector<Tok>& t, size_t loop) {
+  return t[loop].text == "do" ? StatementEnd(t, loop + 1) : StatementEnd(t, loop);
+}
+
+size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop) {
+  if (t[loop].text != "do") return loop + 1 < t.size() && t[loop + 1].text == "(" ? loop + 1 : t.size();
+  const size_t body_last = StatementEnd(t, loop + 1);
+  if (body_last + 2 >= t.size() || t[body_last + 1].text != "while" || t[body_last + 2].text != "(") return t.size();
+  return body_last + 2;
+}
+
 size_t MemberObject(const std::vector<Tok>& t, size_t i) {
   size_t object = t.size();
   if (i >= 2 && i < t.size() && t[i - 1].text == ".") object = i - 2;

@@ -29,6 +29,18 @@ size_t StatementStart(const std::vector<Tok>& t, size_t p, size_t floor = 0);
 // their bodies and else, or up to its `;`); t.size() when it does not end.
 size_t StatementEnd(const std::vector<Tok>& t, size_t i);
 
+// Whether the statement at `i` is a loop: `for (...)`, `while (...)`, or `do` with its body and
+// `while (...);` after it.
+bool IsLoopAt(const std::vector<Tok>& t, size_t i);
+
+// The first and the last token of the body of the loop at `loop` (IsLoopAt): after a `for`/`while`
+// header, or between `do` and its `while`.
+size_t LoopBodyFirst(const std::vector<Tok>& t, size_t loop);
+size_t LoopBodyLast(const std::vector<Tok>& t, size_t loop);
+
+// The `(` of the loop's condition: a `for`/`while` header, or the `while (` after a `do` loop's body.
+size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop);
+
 // The index of the object token `i` is a member of (`object.name`, `object->name`), when that token
 // is an identifier; t.size() otherwise.
 size_t MemberObject(const std::vector<Tok>& t, size_t i);
