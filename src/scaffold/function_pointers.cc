@@ -9,6 +9,9 @@ namespace {
 
 // The data members of each `struct NAME { ... }` / `class NAME { ... }` in `t`, in order: a function
 // pointer's (`R (*name)(...)`) or the last name before `;`, `[`, `=` or `,` of each declaration.
+// Not Analysis::record_fields: that holds only the records with member functions, from clang's parse
+// alone, while a table of function pointers is a plain struct filled by a braced initialiser, its
+// element k the k-th field, read from the tokens whether or not clang parsed the file.
 std::map<std::string, std::vector<std::string>> RecordFields(const std::vector<Tok>& t) {
   std::map<std::string, std::vector<std::string>> out;
   for (size_t i = 0; i + 2 < t.size(); ++i) {
