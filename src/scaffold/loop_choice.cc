@@ -398,6 +398,12 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
     d.rank_vars.insert(LastComponent((*it)[1].str()));
   const std::regex decl(R"(\b)" + types + R"((?:\s+long)?(?:\s*\*\s*|\s+)([A-Za-z_]\w*)\s*=\s*([^;{}]+);)");
   std::map<std::string, int> seen;
+  // Nor has one whose address a call is handed (`MPI_Comm_size(MPI_COMM_WORLD, &world_size)` writes
+  // it), nor what is computed from it.
+  std::set<std::string> address_handed;
+  static const std::regex address_re(R"((?:^|[(,])\s*&\s*([A-Za-z_]\w*)\s*[,)])");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), address_re); it != std::sregex_iterator(); ++it)
+    address_handed.insert((*it)[1].str());
   static const std::regex next_declarator(R"(^\s*([A-Za-z_]\w*)\s*=\s*([\s\S]+)$)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
     // `int a = 4, b = 2 * a;`: each declarator with an initialiser, in order.
@@ -416,7 +422,7 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
       }
       if (std::regex_search(rhs, std::regex(R"(getenv\s*\(\s*"[A-Z_]*RANK")"))) d.rank_vars.insert(name);
       const Value v = Eval(Lex(rhs), d).All();
-      if (v.kind == Value::kKnown) d.values[name] = v.v;
+      if (v.kind == Value::kKnown && !address_handed.count(name)) d.values[name] = v.v;
       if (v.kind == Value::kPerRank) d.rank_vars.insert(name);
     }
   }

@@ -170,6 +170,21 @@ TEST(LoopChoice, EachDeclaratorOfADeclarationHasItsValue) {
   EXPECT_FALSE(ValueUnder("b", d).has_value());
 }
 
+// A variable a call writes through its address (MPI_Comm_size's out-parameter) has no one value:
+// `int world_rank = -1, world_size = 0;` then `MPI_Comm_size(..., &world_size)` is no world of 0
+// ranks (an all-gather's buffers, `world_size` floats each, were taken for empty allocations).
+TEST(LoopChoice, AVariableWrittenThroughItsAddressHasNoOneValue) {
+  const ProgramDefaults d = DefaultsOf(
+      "int world_rank = -1, world_size = 0;\nMPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
+      "const int size = world_size;\nint mask = 4, bits = 6;\nint low = g(bits & mask);\nint n = 8;\nf(x, & n);\n",
+      {});
+  EXPECT_FALSE(ValueUnder("world_size", d).has_value());
+  EXPECT_FALSE(ValueUnder("size", d).has_value());
+  EXPECT_FALSE(ValueUnder("n", d).has_value());
+  EXPECT_EQ(ValueUnder("mask", d), 4);  // `bits & mask` takes no address
+  EXPECT_EQ(ValueUnder("bits", d), 6);
+}
+
 // main's loop of the rank-split programs below ("int main() { int rank; MPI_Comm_rank(...); " + rest),
 // over their own defaults; what the search said into *trace when given.
 Result<TimedLoop> RankProgramLoop(const std::string& rest, std::vector<std::string>* trace = nullptr) {
