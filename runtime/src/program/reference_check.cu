@@ -377,8 +377,10 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
       return cuco::Status::Error(
           "the program's outputs on rank " + std::to_string(rank) +
           " are the same, byte for byte, for two sets of fresh random inputs: a check of them would pass a candidate "
-          "that computes them once and copies them every iteration. What decides them is not among the bound inputs "
-          "(README.md lists what cuco init bound): bind it, or give the program's outputs a dependence on its inputs");
+          "that computes them once and copies them every iteration. What the iteration leaves last does not depend on "
+          "its inputs (a buffer put back to its starting values at the end of every pass, or values from something "
+          "cuco init did not bind: README.md lists what it bound): serve the work whose result matters, or bind what "
+          "decides it");
   }
   *result = cuco_frozen::CheckResult{};
   const double rms = f.elements ? std::sqrt(f.r2 / static_cast<double>(f.elements)) : 0;
