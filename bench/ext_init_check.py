@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Whether `cuco init` still makes of each program written elsewhere what docs/your-own-program.md's
+"""Whether `cuco init` still makes of each program written elsewhere what docs/programs-written-elsewhere.md's
 table says (its "cuco init" column: harness or skeleton), from the summary.json that
 bench/ext_programs.py wrote. Catches a change that turns a harness into a skeleton (or the reverse)
 on programs that are not in this repository, and so not in CI.
-  ext_init_check.py SUMMARY_JSON [DOC]      (DOC: docs/your-own-program.md by default)
+  ext_init_check.py SUMMARY_JSON [DOC]      (DOC: docs/programs-written-elsewhere.md by default)
 Prints each disagreement with init's reason now; exit 1 when there is one, or when a program is on
 one side only."""
 import json, pathlib, re, sys
@@ -31,7 +31,7 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     summary = json.loads(pathlib.Path(argv[1]).read_text())
-    doc = pathlib.Path(argv[2]) if len(argv) == 3 else ROOT / "docs" / "your-own-program.md"
+    doc = pathlib.Path(argv[2]) if len(argv) == 3 else ROOT / "docs" / "programs-written-elsewhere.md"
     want = documented(doc.read_text())
     bad = 0
     for name in sorted(set(summary) | set(want)):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Programs written elsewhere through the commands a user types, never edited (issue 30; the table in
-docs/your-own-program.md, "Programs written elsewhere").
+docs/programs-written-elsewhere.md).
   ext_programs.py CUCO ROOT OUTDIR [--compile] [name...]
 For each program: cuco analyze, cuco init --json (into OUTDIR/<name>), and with --compile the
 harness's compile (cuco eval --stage compile) and cuco transform. Writes OUTDIR/<name>.txt (what

@@ -6,7 +6,7 @@ bench/one-gpu/late-stream-w1.sh (its "after" rows, W=1). The latest record of a 
 size wins (folders in date order, then the call's number), with the folder and call it came from.
   ext_results_table.py [--check FILE]
 Prints the markdown table. --check FILE: exit 1 unless FILE holds that table exactly (the ctest that
-keeps docs/your-own-program.md true)."""
+keeps docs/programs-written-elsewhere.md true)."""
 import pathlib, re, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
