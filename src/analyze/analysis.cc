@@ -460,12 +460,20 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
   std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) {
     return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
   });
-  std::map<std::string, std::string> handle_stream;  // cublasSetStream(handle, stream)
+  // A handle's stream named by a parameter of the function that sets it (a constructor's `st`, kept
+  // in a member) names nothing in another function: there it is not known ("").
+  auto is_param = [&](const std::string& fn, const std::string& name) {
+    for (const auto& f : functions)
+      if (f.name == fn && std::find(f.params.begin(), f.params.end(), BufferBase(name)) != f.params.end()) return true;
+    return false;
+  };
+  std::map<std::string, std::pair<std::string, std::string>> handle_stream;  // handle -> (setter, stream): cublasSetStream
   // Every stream each handle is ever given, anywhere: a global handle set in main after the
   // functions that use it are defined.
   std::map<std::string, std::set<std::string>> handle_streams;
   for (const auto& c : calls)
-    if (c.callee == "cublasSetStream" && c.args.size() > 1) handle_streams[BufferBase(Arg(c, 0))].insert(Arg(c, 1));
+    if (c.callee == "cublasSetStream" && c.args.size() > 1)
+      handle_streams[BufferBase(Arg(c, 0))].insert(is_param(c.function, Arg(c, 1)) ? std::string() : Arg(c, 1));
   std::map<std::string, int> open_group;             // function -> group index while open
   std::set<std::string> defined;
   for (const auto& f : functions) defined.insert(f.name);
@@ -492,8 +500,8 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       op.buffer = Arg(c, s.buffer);
       op.assigns = BufferBase(Arg(c, s.assigns));
       // A copy's host side is no device buffer: cudaMemcpyHostToDevice reads host memory,
-      // cudaMemcpyDeviceToHost writes it (the kind is the copy's fourth argument).
-      const std::string copy_kind = (c.callee == "cudaMemcpy" || c.callee == "cudaMemcpyAsync") ? Arg(c, 3) : "";
+      // cudaMemcpyDeviceToHost writes it.
+      const std::string copy_kind = Arg(c, s.direction);
       const bool host_src = copy_kind.find("HostToDevice") != std::string::npos ||
                             copy_kind.find("HostToHost") != std::string::npos;
       const bool host_dst = copy_kind.find("DeviceToHost") != std::string::npos ||
@@ -512,7 +520,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         if (!op.recv.empty() && (same_count || c.callee == "ncclReduceScatter"))
           if (auto r = RangeOfArgument(op.recv, op.count)) op.write_ranges[BufferBase(op.recv)] = {r->lo, r->hi};
       }
-      if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = op.stream;
+      if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = {c.function, op.stream};
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
         // The handle's stream: set in this file before, else the caller's when the handle is a
         // parameter (left empty: not known), else the one stream it is ever set to, else the default.
@@ -522,7 +530,9 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         for (const auto& f : functions)
           if (f.name == c.function) param |= std::find(f.params.begin(), f.params.end(), handle) != f.params.end();
         auto once = handle_streams.find(handle);
-        op.stream = it != handle_stream.end() ? it->second
+        const bool setter_param = it != handle_stream.end() && it->second.first != c.function &&
+                                  is_param(it->second.first, it->second.second);
+        op.stream = it != handle_stream.end() ? (setter_param ? std::string() : it->second.second)
                     : param                   ? ""
                     : once != handle_streams.end() && once->second.size() == 1 ? *once->second.begin()
                                                                                : "default";

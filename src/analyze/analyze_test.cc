@@ -223,6 +223,29 @@ TEST_P(AnalyzeCorpus, AHandleParameterRunsOnTheStreamItsCallerGivesIt) {
   for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
 }
 
+// cudaMemcpy2D(Async) writes its first argument and reads its third (a halo's strided rows); its
+// seventh says which side is the host's.
+TEST_P(AnalyzeCorpus, StridedCopiesReadAndWriteLikeCopies) {
+  Analysis a = Analyze(CorpusFile("halo_copy2d.cu"), GetParam());
+  EXPECT_TRUE(HasEdge(a, "cudaMemcpy2DAsync", "ncclSend", "send_left"));
+  EXPECT_TRUE(HasEdge(a, "ncclRecv", "cudaMemcpy2DAsync", "recv_left"));
+  const AnalyzedOp* back = Find(a, "cudaMemcpy2D");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->reads, std::vector<std::string>{"grid"});
+  EXPECT_TRUE(back->writes.empty()) << "the host array is no device buffer";
+}
+
+// A handle given its stream by the name of the setter's parameter (a constructor's `st`, kept in a
+// member too): in another function that name is not known, so no race is claimed against the member.
+TEST_P(AnalyzeCorpus, AHandlesStreamNamedByTheSettersParameterIsNotKnownElsewhere) {
+  if (GetParam() == Mode::kLexical) GTEST_SKIP() << "the lexical scan reads no constructor's parameters";
+  Analysis a = Analyze(CorpusFile("member_handle_stream.cu"), GetParam());
+  ASSERT_NE(Find(a, "cublasSaxpy"), nullptr);
+  EXPECT_EQ(Find(a, "cublasSaxpy")->stream, "");
+  EXPECT_TRUE(HasEdge(a, "cublasSaxpy", "ncclAllReduce", "y"));
+  for (const auto& w : a.warnings) EXPECT_EQ(w.find("a race"), std::string::npos) << w;
+}
+
 TEST_P(AnalyzeCorpus, EdgesSayHowTheyAreOrdered) {
   Analysis a = Analyze(CorpusFile("two_streams_event.cu"), GetParam());
   for (const auto& e : a.edges) {

@@ -76,18 +76,30 @@ const std::map<std::string, ApiSpec>& Specs() {
     setstream.stream = 1, setstream.buffer = 0;
     s["cublasSetStream"] = setstream;
     ApiSpec copy{"copy"};
-    copy.reads = {1}, copy.writes = {0}, copy.count = 2, copy.stream = 4;
+    copy.reads = {1}, copy.writes = {0}, copy.count = 2, copy.stream = 4, copy.direction = 3;
     s["cudaMemcpyAsync"] = copy;
     copy.stream = -1;
     s["cudaMemcpy"] = copy;
+    ApiSpec copy2d{"copy"};  // (dst, dpitch, src, spitch, width, height, kind[, stream]): a halo's strided rows
+    copy2d.reads = {2}, copy2d.writes = {0}, copy2d.stream = 7, copy2d.direction = 6;
+    s["cudaMemcpy2DAsync"] = copy2d;
+    copy2d.stream = -1;
+    s["cudaMemcpy2D"] = copy2d;
     ApiSpec peer{"copy"};
     peer.reads = {2}, peer.writes = {0}, peer.count = 4, peer.stream = 5;
     s["cudaMemcpyPeerAsync"] = peer;
+    peer.stream = -1;
+    s["cudaMemcpyPeer"] = peer;
     ApiSpec memset{"copy"};
     memset.writes = {0}, memset.count = 2, memset.stream = 3;
     s["cudaMemsetAsync"] = memset;
     memset.stream = -1;
     s["cudaMemset"] = memset;
+    ApiSpec memset2d{"copy"};  // (ptr, pitch, value, width, height[, stream])
+    memset2d.writes = {0}, memset2d.stream = 5;
+    s["cudaMemset2DAsync"] = memset2d;
+    memset2d.stream = -1;
+    s["cudaMemset2D"] = memset2d;
     ApiSpec sc{"stream"};
     sc.assigns = 0;
     for (const char* n : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"}) s[n] = sc;

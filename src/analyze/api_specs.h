@@ -15,6 +15,7 @@ struct ApiSpec {
   const char* kind;
   int send = -1, recv = -1, count = -1, datatype = -1, op = -1, root = -1, peer = -1, comm = -1, stream = -1;
   int assigns = -1, buffer = -1;
+  int direction = -1;  // a copy's cudaMemcpyKind
   std::vector<int> reads, writes;
 };
 

@@ -168,8 +168,10 @@ bool LoopAccesses::UnderHelperIf(const AnalyzedOp& op) const {
          InLineRanges(helpers_.back().second, op.line);
 }
 
-bool CopiesToHost(const AnalyzedOp& op) {
-  return op.kind == "copy" && op.args.size() > 3 && op.args[3].find("DeviceToHost") != std::string::npos;
+bool CopiesToHost(const AnalyzedOp& op) {  // the kind is the 4th argument of cudaMemcpy, the 7th of cudaMemcpy2D
+  return op.kind == "copy" && std::any_of(op.args.begin(), op.args.end(), [](const std::string& a) {
+           return a.find("DeviceToHost") != std::string::npos;
+         });
 }
 
 void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main,

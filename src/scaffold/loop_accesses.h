@@ -28,7 +28,7 @@ struct Access {
 // The program's function `name`, or null.
 const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name);
 
-// A copy of device memory to the host (cudaMemcpy / cudaMemcpyAsync with a DeviceToHost kind).
+// A copy of device memory to the host (cudaMemcpy, cudaMemcpy2D and their Async forms with a DeviceToHost kind).
 bool CopiesToHost(const AnalyzedOp& op);
 
 // "dir/mlp.cu" -> "mlp.cu": how the analysis's files and the program's texts are matched.
