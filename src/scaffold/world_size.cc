@@ -90,8 +90,10 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   // 2b. The rank count NCCL is given (`ncclCommInitAll(comms, nGPUs, devs)`, ncclCommInitRank's
   // second argument): a number, or a variable set once to one whose address is never taken (not
   // MPI_Comm_size's `&nranks`).
-  // The first argument may call (`&comms.at(i)`).
+  // The first argument may call (`&comms.at(i)`). A communicator of one rank beside another
+  // (`ncclCommInitRank(&self, 1, own_id, 0)`: each process its own) is not the world's.
   static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  const auto inits = std::distance(std::sregex_iterator(code.begin(), code.end(), init_re), std::sregex_iterator());
   std::optional<std::map<std::string, int64_t>> once;  // WithValuesSetOnce, when a call names a variable
   for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
     const std::string n = (*it)[1].str();
@@ -102,6 +104,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
       if (!once) once = WithValuesSetOnce(code, {});
       if (auto f = once->find(n); f != once->end()) v = f->second;
     }
+    if (v && *v == 1 && inits > 1) continue;
     if (v && *v >= 1 && *v <= 4096)
       return {static_cast<int>(*v), fmt::format("{}:{}: `{}` ranks for NCCL", file, LineOf(code, static_cast<size_t>(it->position(0))),
                                                 CommentText(it->str(0) + "...)", 60)),

@@ -158,6 +158,19 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
     EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
 }
 
+// A process's own communicator of one rank beside the world's (an MoE's expert-parallel world and
+// `ncclCommInitRank(&dp_comm, 1, dp_id, 0)`, a data-parallel group of one) says nothing of the
+// world's size; alone, one rank is the program's world.
+TEST(WorldSizeTest, ACommunicatorOfOneRankBesideAnotherIsNotTheWorld) {
+  const std::string two = "int main() {\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n  int ep = world_size;\n"
+                          "  ncclCommInitRank(&ep_comm, ep, id, rank);\n  ncclCommInitRank(&dp_comm, 1, dp_id, 0);\n}\n";
+  EXPECT_EQ(GuessWorldSize(two, two, "p.cu", {}, WorldSizeVariables(two)).source, "");
+  const std::string with_four = "ncclCommInitRank(&self, 1, own, 0);\nncclCommInitRank(&c, 4, id, r);\n";
+  EXPECT_EQ(GuessWorldSize(with_four, with_four, "p.cu", {}, {}).size, 4);
+  const std::string alone = "ncclCommInitRank(&c, 1, id, 0);\n";
+  EXPECT_EQ(GuessWorldSize(alone, alone, "p.cu", {}, {}).size, 1);
+}
+
 // cudaGetDeviceCount's variables (Mustafa-cuda-dev's `system_gpus`, refused below 2 GPUs): a rank
 // count of a program one process runs on every GPU, so its refusals are read.
 TEST(WorldSizeTest, TheDeviceCountOfAProgramDrivingEveryGpu) {
