@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <utility>
 
 #include "util/int_expr.h"
@@ -160,6 +161,29 @@ std::optional<int64_t> ArgumentScale(const std::string& code, size_t after, cons
 
 bool Passed(const FoundConstant& c) { return c.option || c.argv_index > 0 || !c.env.empty(); }
 
+namespace {
+
+// The call whose argument list holds byte `at` of `code` compares strings (strncmp, memcmp, ...).
+bool ComparesStrings(const std::string& code, size_t at) {
+  int depth = 0;
+  size_t open = std::string::npos;
+  for (size_t i = at; i-- > 0;) {
+    if (code[i] == ')') ++depth;
+    else if (code[i] == '(' && depth-- == 0) { open = i; break; }
+    else if (code[i] == ';' || code[i] == '{' || code[i] == '}') break;
+  }
+  if (open == std::string::npos) return false;
+  size_t e = open;
+  while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+  size_t b = e;
+  while (b > 0 && (std::isalnum(static_cast<unsigned char>(code[b - 1])) || code[b - 1] == '_')) --b;
+  static const std::set<std::string> compares = {"strcmp", "strncmp", "strcasecmp", "strncasecmp", "memcmp",
+                                                 "compare", "starts_with", "rfind", "find"};
+  return compares.count(code.substr(b, e - b)) > 0;
+}
+
+}  // namespace
+
 std::vector<FoundConstant> FindConstants(const std::string& code) {
   std::vector<FoundConstant> found;
   std::map<std::string, int64_t> known;
@@ -194,6 +218,7 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
       }
       case kOptionDefault: {
         std::string opt = h.m[1].str();
+        if (ComparesStrings(code, h.offset)) break;  // `strncmp(argv[i], "--help", 6)`: a length, no default
         auto v = EvalIntExpr(h.m[2].str(), known);
         if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
         break;

@@ -8,6 +8,23 @@
 namespace cuco::scaffold_internal {
 namespace {
 
+// A string comparison's length beside an option's spelling (`strncmp(argv[i], "--help", 6)`, a
+// parser of `--size=N` by prefix) is no option's default: passing `--help 6` would end the program.
+TEST(ConstantsTest, AComparisonsLengthIsNoOptionDefault) {
+  const std::string code = StripComments(
+      "int main(int argc, char** argv) {\n"
+      "  for (int i = 1; i < argc; i++) {\n"
+      "    if (strncmp(argv[i], \"--help\", 6) == 0) return 0;\n"
+      "    else if (std::string(argv[i]).rfind(\"--size=\", 0) == 0) size_mb = atoi(argv[i] + 7);\n"
+      "  }\n"
+      "  int iters = get_int_arg(argc, argv, \"--iters\", 20);\n"
+      "}\n");
+  const auto found = FindConstants(code);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].name, "--iters");
+  EXPECT_EQ(found[0].value, 20);
+}
+
 TEST(ConstantsTest, DefinesConstsAndOptionDefaultsInSourceOrder) {
   const std::string code = StripComments(
       "#define N 4096  // bench size\n"                                 // 1
