@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <regex>
 
 #include "scaffold/generated_text.h"
@@ -164,10 +166,40 @@ std::string DeniedUse(const ProgramFacts& f, const std::string& fn) {
   return "";
 }
 
+// The program's functions the served iteration calls (the lines of bound.ranges in main's file), and
+// those they call, by their texts (calls the analysis dropped, touching none of the caller's
+// variables, included).
+std::set<std::string> ServedFunctions(const ProgramFacts& f, const BoundBuffers& bound) {
+  std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.raw}};
+  for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  std::vector<std::string> todo;
+  for (const auto& [lo, hi] : bound.ranges) {
+    const size_t b = OffsetOfLine(f.raw, lo), e = OffsetOfLine(f.raw, hi + 1);
+    if (b < e) todo.push_back(f.raw.substr(b, e - b));
+  }
+  std::set<std::string> served;
+  while (!todo.empty()) {
+    const std::string text = std::move(todo.back());
+    todo.pop_back();
+    for (const auto& [name, args] : CallsIn(BlankCommentsAndLiterals(text))) {
+      if (served.count(name)) continue;
+      for (const auto& [file, code] : texts) {
+        size_t b = 0, e = 0;
+        if (!DefinitionLines(*code, name, &b, &e)) continue;
+        served.insert(name);
+        todo.push_back(code->substr(b, e - b));
+        break;
+      }
+    }
+  }
+  return served;
+}
+
 // The functions inside EVOLVE blocks: those issuing the communication, the program's functions they
 // call and those the loop (and its lambdas) call directly: the compute around the communication.
 // A function called that uses what candidates may not (DeniedUse: a kernel sleeping on clock())
-// stays frozen, outside the blocks, said in *frozen.
+// stays frozen, outside the blocks, said in *frozen; so does a function issuing communication that
+// the served iteration never calls (another mode's benchmark, making folders), where it uses such.
 std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,
                                          std::vector<std::string>* frozen) {
   const Analysis& a = *f.analysis;
@@ -183,11 +215,19 @@ std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop&
       for (const auto& [lo, hi] : bound.ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
+  std::optional<std::set<std::string>> served;  // ServedFunctions, found when a direct one is denied
   std::vector<std::string> open;
   for (const std::string& fn : evolve) {
-    const std::string denied = found.direct.count(fn) ? "" : DeniedUse(f, fn);
+    std::string denied = DeniedUse(f, fn);
+    std::string unserved;
+    if (!denied.empty() && found.direct.count(fn)) {
+      if (!served) served = ServedFunctions(f, bound);
+      if (served->count(fn)) denied.clear();  // its communication is the iteration's: the blocks' scan says why not
+      else unserved = "; the served iteration never calls it";
+    }
     if (denied.empty()) open.push_back(fn);
-    else frozen->push_back(denied + ", which code inside EVOLVE blocks may not: it stays frozen, as the program wrote it");
+    else frozen->push_back(denied + ", which code inside EVOLVE blocks may not" + unserved +
+                           ": it stays frozen, as the program wrote it");
   }
   return open;
 }

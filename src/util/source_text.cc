@@ -149,6 +149,15 @@ int LineOf(std::string_view text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
+size_t OffsetOfLine(std::string_view text, int line) {
+  size_t at = 0;
+  for (int l = 1; l < line && at < text.size(); ++l) {
+    const size_t nl = text.find('\n', at);
+    at = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  return at;
+}
+
 std::string NormalizeNewlines(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -41,6 +41,9 @@ std::string BlankCommentsAndLiterals(std::string_view text);
 // The 1-based line holding byte `offset` of `text` (an offset past the end: the last line).
 int LineOf(std::string_view text, size_t offset);
 
+// The byte offset where 1-based line `line` of `text` begins (text.size() past its last line; 0 below 1).
+size_t OffsetOfLine(std::string_view text, int line);
+
 // The characters std::isspace accepts in the "C" locale.
 inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";
 

@@ -63,6 +63,15 @@ TEST(SourceText, ClassifiesEveryByte) {
   EXPECT_EQ(k, want);
 }
 
+TEST(SourceText, OffsetOfLine) {
+  EXPECT_EQ(OffsetOfLine("a\nbb\nc", 1), 0u);
+  EXPECT_EQ(OffsetOfLine("a\nbb\nc", 2), 2u);
+  EXPECT_EQ(OffsetOfLine("a\nbb\nc", 3), 5u);
+  EXPECT_EQ(OffsetOfLine("a\nbb\nc", 4), 6u);
+  EXPECT_EQ(OffsetOfLine("a\nbb\nc", 0), 0u);
+  for (int l = 1; l <= 3; ++l) EXPECT_EQ(LineOf("a\nbb\nc", OffsetOfLine("a\nbb\nc", l)), l);
+}
+
 TEST(SourceText, LineOf) {
   EXPECT_EQ(LineOf("a\nb\nc", 0), 1);
   EXPECT_EQ(LineOf("a\nb\nc", 1), 1);
