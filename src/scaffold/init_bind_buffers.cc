@@ -28,6 +28,7 @@ namespace cuco::scaffold_internal {
 namespace {
 
 constexpr const char kRankIndex[] = "cuco_program::rank()";
+constexpr size_t kMaxBoundBuffers = 32;  // the harness's inputs and outputs: cuco/protocol.h kMaxBuffers
 
 // A buffer expression main can bind: an lvalue over names main's text declares before the loop.
 // A bare name must be declared a pointer there (`float *x`, `const half* y`): a std::vector of
@@ -38,8 +39,17 @@ bool Bindable(const std::string& expr, const std::string& main_before_loop) {
   static const std::regex lvalue(R"(^([A-Za-z_]\w*)((\.|->)[A-Za-z_]\w*|\[[A-Za-z_0-9 +*-]+\])*$)");
   std::smatch m;
   if (!std::regex_match(expr, m, lvalue)) return false;
-  const std::regex word("\\b" + m[1].str() + "\\b");
-  if (!std::regex_search(main_before_loop, word)) return false;
+  auto nameable = [&](const std::string& name) { return std::regex_search(main_before_loop, std::regex("\\b" + name + "\\b")); };
+  if (!nameable(m[1].str())) return false;
+  // Every name in a subscript too: `experts[local_e].w1` indexed by a variable of the iteration's own
+  // loop names nothing where the binds are.
+  static const std::regex subscript(R"(\[([^\]]*)\])"), word(R"(\b[A-Za-z_]\w*)");
+  const std::string rest = expr.substr(static_cast<size_t>(m.length(1)));
+  for (auto s = std::sregex_iterator(rest.begin(), rest.end(), subscript); s != std::sregex_iterator(); ++s) {
+    const std::string inside = (*s)[1].str();
+    for (auto w = std::sregex_iterator(inside.begin(), inside.end(), word); w != std::sregex_iterator(); ++w)
+      if (!nameable(w->str())) return false;
+  }
   if (m[2].length() > 0) return true;
   const std::string qualifiers = R"(\s*&?\s*(?:(?:const|volatile|__restrict__|__restrict)\s+)*)";
   const std::regex pointer(R"(\*)" + qualifiers + m[1].str() + "\\b");
@@ -282,7 +292,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   std::vector<Access> accesses;
   // Local pointers and references in the loop and its lambdas name the buffer they alias
   // (`__half* y_mb = out + off;`, a projected program's `Stage& st = stages[s];`).
-  flat.Walk(code.walked, in_range, found.loop_fn, LocalAliases(code.walked), 0, &accesses);
+  flat.Walk(code.walked, in_range, found.loop_fn, LocalAliases(code.walked, per_gpu.arrays()), 0, &accesses);
   BufferUse u;
   // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
   // receives). A buffer written only there is an output some rank may not write.
@@ -479,7 +489,7 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
     return {{only->entry, only->entry}};
   }
   std::string entries_why;
-  const std::optional<ArrayEntries> arr = c.one_comm ? EntriesOf(t.probe, c.program_code, run, 16, &entries_why)
+  const std::optional<ArrayEntries> arr = c.one_comm ? EntriesOf(t.probe, c.program_code, run, kMaxBoundBuffers, &entries_why)
                                                      : std::nullopt;
   if (arr && !arr->entries.empty()) {
     trace->Add(fmt::format("`{}`: an array of {} buffers (`{}`, its length `{}`; the process makes one communicator, so "
@@ -622,9 +632,9 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing "
                                                "would be checked{}",
                                                f.file, loop.line, Clause(NoOutputWhy(f, found, unbound_output))));
-  if (h.inputs.size() + h.outputs.size() > 16)
-    return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most 16", f.file,
-                                               loop.line, h.inputs.size() + h.outputs.size()));
+  if (h.inputs.size() + h.outputs.size() > kMaxBoundBuffers)
+    return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most {}", f.file,
+                                               loop.line, h.inputs.size() + h.outputs.size(), kMaxBoundBuffers));
   return h;
 }
 

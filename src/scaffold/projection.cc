@@ -321,12 +321,15 @@ std::string RenameStdThread(const std::string& text) {
                             {"pthread_join", "cuco_program::rank_pthread_join"}});
 }
 
-std::map<std::string, std::string> LocalAliases(const std::string& text) {
+std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays) {
   const std::string code = BlankCommentsAndLiterals(text);
-  static const std::regex alias(R"((?:[&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+);)");
+  static const std::regex alias(R"(([&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+);)");
+  static const std::regex entry(R"(^[A-Za-z_][\w.]*(?:->\w+)*(?:\s*\[[^\[\]]+\])+$)");
   std::map<std::string, std::string> out;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), alias); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].str(), base = BufferBase(Trim((*it)[2].str()));
+    const std::string name = (*it)[2].str(), init = Trim((*it)[3].str());
+    const bool keeps_entry = (*it)[1].str() == "&" && std::regex_match(init, entry) && !per_gpu_arrays.count(BufferBase(init));
+    const std::string base = keeps_entry ? init : BufferBase(init);
     if (!base.empty() && base != name && !out.count(name)) out[name] = base;
   }
   return out;

@@ -95,7 +95,10 @@ size_t ThreadLambdaBody(const std::string& main_text);
 std::string RenameStdThread(const std::string& text);
 
 // Local names of `text` that alias a buffer expression: `T& name = expr;`, `T* name = expr;`,
-// `auto name = expr;` -> {name: expr without an offset}.
-std::map<std::string, std::string> LocalAliases(const std::string& text);
+// `auto name = expr;` -> {name: expr without an offset}. A reference to an entry of an array
+// (`Expert& e = experts[k];`) is that entry (`e.w1` is `experts[k].w1`), except in the arrays of
+// `per_gpu_arrays` (a projected program's `Stage& st = stages[s];` is the array its rank's entry
+// binds: `stages`).
+std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays = {});
 
 }  // namespace cuco::scaffold_internal

@@ -151,8 +151,11 @@ TEST(ProjectionTest, AContainerIndexedWithAtByTheGpuLoopIsPerGpu) {
 }
 
 TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
-  const auto a = LocalAliases("Stage& st = stages[s];\nconst float* cur = d_x[i] + off;\nauto h = handles[i];\nint n = 4;\n");
-  EXPECT_EQ(a.at("st"), "stages");
+  const auto a = LocalAliases("Stage& st = stages[s];\nconst float* cur = d_x[i] + off;\nauto h = handles[i];\nint n = 4;\n"
+                              "Expert& e = layer->experts[k];\n");
+  EXPECT_EQ(a.at("st"), "stages[s]");  // a reference to an entry is the entry: `st.out` is `stages[s].out`
+  EXPECT_EQ(a.at("e"), "layer->experts[k]");
+  EXPECT_EQ(LocalAliases("Stage& st = stages[s];\n", {"stages"}).at("st"), "stages") << "a per-GPU array's entry: the array";
   EXPECT_EQ(a.at("cur"), "d_x");
   EXPECT_EQ(a.at("h"), "handles");
   EXPECT_EQ(a.count("n"), 0u);

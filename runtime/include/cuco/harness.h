@@ -139,7 +139,7 @@ struct Buffer {
 
 // The named buffers of one iteration: the workload's inputs and outputs.
 struct IO {
-  static constexpr int kMaxBuffers = 16;
+  static constexpr int kMaxBuffers = 32;  // protocol::kMaxBuffers
   static constexpr int kMaxName = 48;
   struct Named {
     char name[kMaxName];

@@ -39,7 +39,7 @@ constexpr int kSpawnFdBase = 10;
 constexpr int kSandboxLeftovers = 125;
 constexpr int kMaxName = 48;
 constexpr int kMaxSizes = 32;
-constexpr int kMaxBuffers = 16;           // inputs + outputs of one set
+constexpr int kMaxBuffers = 32;           // inputs + outputs of one set (a halo exchange of 8 neighbours, a BFS)
 constexpr int kMaxOutputSets = 2;         // the verify stage's fresh-buffer run uses a second set
 constexpr int kMaxText = 1024;
 
