@@ -28,7 +28,9 @@ struct CppEdit {
 //   "use of undeclared identifier 'X'; did you mean 'S::X'?" (its fix).
 // A type that cannot be written as a cast (an array, an unnamed or lambda type) is left alone, and so
 // is every other error.
-std::vector<CppEdit> EditsCppNeeds(const std::vector<FileDiagnostic>& errors);
+// `text`, the source the errors are of: where clang's note on a call's argument carries no range
+// (the candidate declared in a system header: cudaMalloc's), the argument is found in the call.
+std::vector<CppEdit> EditsCppNeeds(const std::vector<FileDiagnostic>& errors, const std::string& text = "");
 
 // `text` with each edit written in; an edit overlapping one before it is left out.
 std::string WithEdits(const std::string& text, std::vector<CppEdit> edits);

@@ -31,7 +31,7 @@ TEST(CAsCpp, EachConversionCIsAskedForIsCastToItsTarget) {
   EXPECT_EQ(CastType(casts[2]), "kind_t");
 }
 
-TEST(CAsCpp, AnArgumentIsCastOnlyWhereTheCallHasOneCandidate) {
+TEST(CAsCpp, AnArgumentIsCastOnlyWhereTheCallHasOneCandidateCCouldMean) {
   FileDiagnostic call = Error("no matching function for call to 'take'", 0, 4);
   call.notes.push_back(Error("candidate function not viable: cannot convert argument of incomplete type 'void *' to "
                              "'struct opt *' for 1st argument", 5, 14));
@@ -42,6 +42,31 @@ TEST(CAsCpp, AnArgumentIsCastOnlyWhereTheCallHasOneCandidate) {
   call.notes.push_back(Error("candidate function not viable: no known conversion from 'int' to 'float *' for 2nd "
                              "argument", 16, 17));  // an overload: which one C meant is not known
   EXPECT_TRUE(EditsCppNeeds({call}).empty());
+  // A template beside the one function is C++'s own overload, which C never meant: cudaMalloc's.
+  FileDiagnostic malloc_call = Error("no matching function for call to 'cudaMalloc'", 0, 10);
+  malloc_call.notes.push_back(Error("candidate function not viable: no known conversion from 'void *' to 'void **' for "
+                                    "1st argument; take the address of the argument with &", 11, 27));
+  malloc_call.notes.push_back(Error("candidate template ignored: could not match 'T **' against 'void *'", 40, 50));
+  casts = EditsCppNeeds({malloc_call});
+  ASSERT_EQ(casts.size(), 1u);
+  EXPECT_EQ(CastType(casts[0]), "void **");
+  EXPECT_EQ(casts[0].begin, 11u);
+  // Declared in a system header, the candidate's note carries no range: the argument is found in the call.
+  const std::string text = "cudaMalloc((void *)&buf, n * sizeof(float));";
+  FileDiagnostic in_header = Error("no matching function for call to 'cudaMalloc'", 0, 10);
+  in_header.notes.push_back({"candidate function not viable: cannot convert argument of incomplete type 'void *' to "
+                             "'void **' for 1st argument", {}, {}, {}});
+  in_header.notes.push_back(Error("candidate template ignored: could not match 'T *' against 'void'", 40, 50));
+  EXPECT_EQ(WithEdits(text, EditsCppNeeds({in_header}, text)), "cudaMalloc((void **)((void *)&buf), n * sizeof(float));");
+  // Inside a check macro, clang places the call (and the note's range) at the macro's name.
+  const std::string checked = "CHECK(cudaMalloc((void *)&buf, n * sizeof(float)));";
+  FileDiagnostic in_macro = Error("no matching function for call to 'cudaMalloc'", 0, 0);
+  in_macro.notes.push_back({"expanded from macro 'CHECK'", {}, {}, {}});
+  in_macro.notes.push_back(Error("candidate function not viable: cannot convert argument of incomplete type 'void *' to "
+                                 "'void **' for 1st argument", 0, 0));
+  in_macro.notes.push_back(Error("candidate template ignored: could not match 'T *' against 'void'", 40, 50));
+  EXPECT_EQ(WithEdits(checked, EditsCppNeeds({in_macro}, checked)),
+            "CHECK(cudaMalloc((void **)((void *)&buf), n * sizeof(float)));");
 }
 
 // C's enumerator of an enum inside a struct is named through the struct, as clang offers; any other

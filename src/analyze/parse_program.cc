@@ -264,7 +264,7 @@ Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const An
   // clang reads that text (unsaved), and so do the analysis and the harness (cpp_texts).
   for (size_t k = 0; k < listed.size(); ++k) {
     if (std::filesystem::path(listed[k]).extension() != ".c" || !options.allow_clang || !options.allow_full) continue;
-    std::string as_cpp = WithEdits(texts[k], EditsCppNeeds(ClangErrorsIn(listed[k], texts[k], with_includes)));
+    std::string as_cpp = WithEdits(texts[k], EditsCppNeeds(ClangErrorsIn(listed[k], texts[k], with_includes), texts[k]));
     if (as_cpp != texts[k]) texts[k] = with_includes.unsaved[listed[k]] = std::move(as_cpp);
   }
   Result<Analysis> a = AnalyzeFiles(paths, texts, with_includes);

@@ -10,6 +10,7 @@
 
 #include "scaffold/init_loop_arguments.h"
 #include "scaffold/init_project.h"
+#include "scaffold/handed_lambdas.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
 #include "scaffold/program_arguments.h"
@@ -323,6 +324,11 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   search.defaults = &defaults;
   search.forced_line = f.forced_loop_line;
   search.trace = &trace->lines;
+  std::set<std::string> repeaters = Repeaters(f.code);  // benchmark helpers, in any of the program's texts
+  for (const auto* texts : {&f.other_code, &f.header_code})
+    for (const auto& [name, code] : *texts)
+      for (const std::string& r : Repeaters(code)) repeaters.insert(r);
+  search.repeaters = &repeaters;
   if (f.forced_loop_line > 0) {
     const std::string holder = FunctionAt(f.raw, *f.analysis, f.file, f.forced_loop_line);
     if (holder.empty())

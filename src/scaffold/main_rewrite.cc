@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "scaffold/handed_lambdas.h"
 #include "scaffold/loop_choice.h"
 #include "scaffold/rank_split_loops.h"
 #include "scaffold/region_hoist.h"
@@ -258,11 +259,29 @@ Status SplitArmsServable(const std::string& file, const std::vector<Tok>& t, siz
   return Status::Ok();
 }
 
+// A lambda in tokens [from, to] handed to a helper that calls it once a pass (handed_lambdas.h):
+// its body is the iteration (*c), served from the helper's first call (its warm-up) on. False, and
+// *c untouched, when there is none.
+bool HandedIteration(const std::string& file, const std::vector<Tok>& t, size_t from, size_t to,
+                     const std::set<std::string>& names, const std::string& loop_function, const LoopSearch& search,
+                     Chosen* c) {
+  if (search.repeaters == nullptr || search.forced_line != 0) return false;
+  const auto l = LastHandedLambda(t, from, to, *search.repeaters, names);
+  if (!l || l->close <= l->open + 1) return false;
+  c->first = l->open + 1, c->last = l->close - 1, c->region = true;
+  c->what = fmt::format("lines {}-{}, the body of the lambda {} hands {} at line {}, which calls it once a pass (the "
+                        "harness takes over at the helper's first call)",
+                        t[c->first].line, t[c->last].line, loop_function, l->callee, t[l->open].line);
+  Note(search, file + ": " + c->what);
+  return true;
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
   const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
   Chosen c;
+  auto handed = [&](size_t from, size_t to) { return HandedIteration(file, t, from, to, names, loop_function, search, &c); };
   if (!loops.empty() && search.forced_line == 0 &&
       OnlyGroupedSteps(t, body_open, body_close, names, loops)) {
     const auto region = GroupedRegion(t, body_open, body_close, names);
@@ -302,7 +321,14 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
           const size_t end = StatementEnd(t, i);
           if (end < c.last && Calls(t, i, end, names) && (Timed(t, i) || TimedPerPass(t, i))) inner = i, inner_end = end;
         }
-      if (inner >= t.size()) break;
+      if (inner >= t.size()) {
+        const int outer_line = t[c.first].line;
+        if (handed(body, c.last)) {
+          if (c.sweep_line == 0) c.sweep_line = outer_line;
+          return c;
+        }
+        break;
+      }
       // A clock started by the outer body's first statement times the whole pass (a step of
       // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
       const size_t clock = StatementStart(t, inner - 1);
@@ -332,6 +358,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     return c;
   }
   Note(search, fmt::format("{}:{}: no loop of {} reaches the communication", file, fn_line, loop_function));
+  if (handed(body_open + 1, body_close - 1)) return c;
   // Each end extended to the group around it: two calls in one group (`CHECK(ncclGroupStart());
   // CHECK(ncclReduce(x..)); CHECK(ncclReduce(y..)); CHECK(ncclGroupEnd());`) are one operation.
   auto region = search.allow_region ? GroupedRegion(t, body_open, body_close, names) : std::nullopt;

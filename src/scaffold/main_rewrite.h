@@ -31,6 +31,9 @@ struct LoopSearch {
   int forced_line = 0;
   // When no loop reaches the communication: serve the statements that do (CommRegion).
   bool allow_region = false;
+  // The program's functions that call a function they are handed once a pass (handed_lambdas.h):
+  // a lambda handed to one, whose body reaches the communication, is the iteration.
+  const std::set<std::string>* repeaters = nullptr;
   // What the program's variables hold when it is started without arguments (branches it takes).
   const ProgramDefaults* defaults = nullptr;
   // When set: one line per loop considered, why it was chosen or rejected (`cuco init --explain`).

@@ -159,6 +159,11 @@ TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
   EXPECT_EQ(a.at("cur"), "d_x");
   EXPECT_EQ(a.at("h"), "handles");
   EXPECT_EQ(a.count("n"), 0u);
+  // A pointer declared null in the loop (allocated there) is its own buffer, not one named `nullptr`.
+  const auto null = LocalAliases("float* device_send = nullptr;\nint* idx = NULL;\nfloat* p = q;\n", {});
+  EXPECT_EQ(null.count("device_send"), 0u);
+  EXPECT_EQ(null.count("idx"), 0u);
+  EXPECT_EQ(null.at("p"), "q");
 }
 
 }  // namespace
