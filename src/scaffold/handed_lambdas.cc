@@ -95,7 +95,14 @@ std::optional<HandedLambda> LastHandedLambda(const std::vector<Tok>& t, size_t f
     size_t j = Match(t, i);
     if (j >= t.size()) continue;
     ++j;
-    if (j < t.size() && t[j].text == "(") j = Match(t, j) + 1;  // its parameters
+    // A body called as it is (`[&]()`, `[&]`): a lambda taking an index (`[&](int gpu)`) is a step of
+    // a loop over GPUs or peers, one part of the iteration, never the whole.
+    if (j < t.size() && t[j].text == "(") {
+      const size_t params_close = Match(t, j);
+      const bool none = params_close == j + 1 || (params_close == j + 2 && t[j + 1].text == "void");
+      if (!none) continue;
+      j = params_close + 1;
+    }
     while (j < t.size() && j <= to && t[j].text != "{" && t[j].text != ")" && t[j].text != ";" && t[j].text != ",") ++j;
     if (j > to || j >= t.size() || t[j].text != "{") continue;  // `mutable`, `-> T` skipped; anything else: no lambda
     const size_t close = Match(t, j);

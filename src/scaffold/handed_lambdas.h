@@ -25,8 +25,9 @@ struct HandedLambda {
   size_t open = 0, close = 0;  // the tokens `{` and `}` of the lambda's body
 };
 
-// Tokens [from, to]: the last lambda passed as an argument to one of `repeaters` whose body calls
-// one of `names` (the communication), outermost first; nullopt when none.
+// Tokens [from, to]: the last lambda taking no parameters passed as an argument to one of
+// `repeaters` whose body calls one of `names` (the communication), outermost first; nullopt when
+// none. A lambda taking one (`for_each_gpu(n, [&](int g) {...})`) is one GPU's part, not an iteration.
 std::optional<HandedLambda> LastHandedLambda(const std::vector<Tok>& t, size_t from, size_t to,
                                              const std::set<std::string>& repeaters, const std::set<std::string>& names);
 

@@ -40,6 +40,9 @@ TEST(HandedLambdasTest, TheLastLambdaHandedToARepeaterThatCommunicates) {
   const std::vector<Tok> stored = Scan("auto body = [&]() { ncclSend(x, n, ncclFloat, 1, comm, s); };\nrun_benchmark(1, 2, body);\n");
   EXPECT_FALSE(LastHandedLambda(stored, 0, stored.size() - 1, {"run_benchmark"}, {"ncclSend"}).has_value())
       << "a lambda stored in a variable is main's own lambda, not one written as an argument";
+  const std::vector<Tok> per_gpu = Scan("ncclGroupStart();\nfor_each_gpu(n, [&](int g) { ncclAllReduce(b[g], b[g], c, ncclFloat, ncclSum, comms[g], s[g]); });\nncclGroupEnd();\n");
+  EXPECT_FALSE(LastHandedLambda(per_gpu, 0, per_gpu.size() - 1, {"for_each_gpu"}, {"ncclAllReduce"}).has_value())
+      << "a lambda taking the GPU is one GPU's part of the iteration";
 }
 
 }  // namespace
