@@ -8,9 +8,9 @@
 #include <optional>
 #include <regex>
 
+#include "scaffold/handed_lambdas.h"
 #include "scaffold/init_loop_arguments.h"
 #include "scaffold/init_project.h"
-#include "scaffold/handed_lambdas.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
 #include "scaffold/program_arguments.h"
