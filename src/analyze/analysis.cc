@@ -28,7 +28,7 @@ std::string Arg(const RawCall& c, int i) {
 
 void AddBase(std::vector<std::string>* v, const std::string& expr) {
   std::string b = BufferBase(expr);
-  if (b.empty() || std::isdigit(static_cast<unsigned char>(b[0])) || b == "nullptr" || b == "NULL") return;
+  if (b.empty() || std::isdigit(static_cast<unsigned char>(b[0])) || IsNullPointerLiteral(b)) return;
   if (std::find(v->begin(), v->end(), b) == v->end()) v->push_back(b);
 }
 
@@ -240,7 +240,7 @@ namespace {
 
 std::string NormStream(const std::string& s) {
   // "default (synchronous)": a synchronous copy, which runs on the legacy default stream.
-  return s.empty() || s == "0" || s == "nullptr" || s == "NULL" || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0
+  return s.empty() || s == "0" || IsNullPointerLiteral(s) || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0
              ? std::string("default")
              : s;
 }

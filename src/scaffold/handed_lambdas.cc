@@ -8,12 +8,6 @@ bool Keyword(const std::string& s) {
   return k.count(s) > 0;
 }
 
-// Whether token i follows `.` or `->` (a member).
-bool Member(const std::vector<Tok>& t, size_t i) {
-  if (i > 0 && t[i - 1].text == ".") return true;
-  return i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
-}
-
 // The parameter names of the list whose `(` is token `open`: each parameter's last identifier
 // before its `,`, `)` or default `=` at the list's own depth.
 std::set<std::string> ParameterNames(const std::vector<Tok>& t, size_t open, size_t close) {
@@ -37,7 +31,7 @@ std::set<std::string> ParameterNames(const std::vector<Tok>& t, size_t open, siz
 bool CallsParameter(const std::vector<Tok>& t, size_t from, size_t to, const std::string& p) {
   for (size_t i = from; i + 1 <= to && i + 1 < t.size(); ++i) {
     if (!t[i].ident || t[i].text != p) continue;
-    if (Member(t, i)) continue;  // a member of that name
+    if (FollowsMemberAccess(t, i)) continue;  // a member of that name
     if (t[i + 1].text == "(") return true;
     if (t[i + 1].text == ")" && i + 2 < t.size() && t[i + 2].text == "(") return true;
   }
@@ -71,7 +65,7 @@ std::set<std::string> Repeaters(const std::string& text) {
   std::set<std::string> out;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!t[i].ident || Keyword(t[i].text) || t[i + 1].text != "(") continue;
-    if (Member(t, i)) continue;  // a call on an object, not a definition
+    if (FollowsMemberAccess(t, i)) continue;  // a call on an object, not a definition
     const size_t close = Match(t, i + 1);
     if (close + 1 >= t.size() || t[close + 1].text != "{") continue;
     const size_t body_close = Match(t, close + 1);

@@ -329,6 +329,8 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
     for (const auto& [name, code] : *texts)
       for (const std::string& r : Repeaters(code)) repeaters.insert(r);
   search.repeaters = &repeaters;
+  const std::map<int, LineWork> work = DeviceWorkByLine(*f.analysis, f.file);
+  search.work = &work;
   if (f.forced_loop_line > 0) {
     const std::string holder = FunctionAt(f.raw, *f.analysis, f.file, f.forced_loop_line);
     if (holder.empty())

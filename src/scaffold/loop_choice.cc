@@ -247,7 +247,7 @@ class Eval {
     if (x.string) return Unknown();
     if (!x.ident) return Unknown();
     if (x.s == "true") return Known(1);
-    if (x.s == "false" || x.s == "nullptr" || x.s == "NULL") return Known(0);
+    if (x.s == "false" || IsNullPointerLiteral(x.s)) return Known(0);
     std::string name = x.s, scope;
     while (Is("::") && pos_ + 1 < t_.size()) {  // std::getenv -> getenv; Mode::Fast: scope Mode
       scope = name;

@@ -276,6 +276,23 @@ bool HandedIteration(const std::string& file, const std::vector<Tok>& t, size_t 
   return true;
 }
 
+// When no loop communicates: the statements `region` holds, run whole, from the compute feeding them
+// (feeding_compute.h) where the search knows the program's device work.
+void ServeOnce(const std::vector<Tok>& t, size_t body_open, std::pair<size_t, size_t> region,
+               const std::string& loop_function, const LoopSearch& search, Chosen* c) {
+  const size_t feeding =
+      search.work ? FeedingComputeStart(t, body_open, region.first, region.second, *search.work) : region.first;
+  const std::string span =
+      feeding < region.first
+          ? fmt::format("from the compute at line {} that produces what the communication reads to the last statement of {} "
+                        "that reaches it",
+                        t[feeding].line, loop_function)
+          : fmt::format("from the first to the last statement of {} that reaches the communication", loop_function);
+  c->first = feeding, c->last = region.second, c->region = true;
+  c->what = fmt::format("lines {}-{}, {}, run whole (no loop of {} does: the program communicates once)", t[c->first].line,
+                        t[c->last].line, span, loop_function);
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
@@ -368,10 +385,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
         "step reaches an NCCL call, through calls cuco can follow: not function pointers); cuco init makes the last "
         "such loop the harness's iteration",
         file, fn_line, loop_function));
-  c.first = region->first, c.last = region->second, c.region = true;
-  c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run whole "
-                       "(no loop of {} does: the program communicates once)",
-                       t[c.first].line, t[c.last].line, loop_function, loop_function);
+  ServeOnce(t, body_open, *region, loop_function, search, &c);
   Note(search, file + ": " + c.what);
   return c;
 }

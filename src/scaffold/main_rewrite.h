@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "scaffold/feeding_compute.h"
 #include "util/status.h"
 
 namespace cuco::scaffold_internal {
@@ -34,6 +36,9 @@ struct LoopSearch {
   // The program's functions that call a function they are handed once a pass (handed_lambdas.h):
   // a lambda handed to one, whose body reaches the communication, is the iteration.
   const std::set<std::string>* repeaters = nullptr;
+  // The device work of the served file by line (feeding_compute.h): statements run whole because
+  // no loop communicates start at the compute feeding the communication.
+  const std::map<int, LineWork>* work = nullptr;
   // What the program's variables hold when it is started without arguments (branches it takes).
   const ProgramDefaults* defaults = nullptr;
   // When set: one line per loop considered, why it was chosen or rejected (`cuco init --explain`).

@@ -60,7 +60,7 @@ std::optional<MemberPointerArray> MemberPointerArrayOf(const std::string& chain,
                             R"(\s*=\s*(?:\([^;()]*\)\s*)?([A-Za-z_]\w*)\s*(?:\.\s*data\s*\(\s*\))?\s*(?:\+[^;]*)?;)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
     const std::string source = (*it)[1].str();
-    if (source == "nullptr" || source == "NULL" || !IsPointerArray(code, source)) continue;
+    if (IsNullPointerLiteral(source) || !IsPointerArray(code, source)) continue;
     const std::string length = PointerArrayLength(code, source);
     found.insert(length);  // "" when the source's length is not found: then none is known
   }

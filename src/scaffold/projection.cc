@@ -331,7 +331,7 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     const bool keeps_entry = (*it)[1].str() == "&" && std::regex_match(init, entry) && !per_gpu_arrays.count(BufferBase(init));
     const std::string base = keeps_entry ? init : BufferBase(init);
     // `float* p = nullptr;` stands for nothing yet: p is its own buffer (a cudaMalloc to come).
-    const bool null = base == "nullptr" || base == "NULL";
+    const bool null = IsNullPointerLiteral(base);
     if (!base.empty() && !null && base != name && !out.count(name)) out[name] = base;
   }
   return out;

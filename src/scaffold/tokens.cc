@@ -133,11 +133,18 @@ size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop) {
   return body_last + 2;
 }
 
+bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i) {
+  if (i == 0 || i > t.size()) return false;
+  if (t[i - 1].text == ".") return true;
+  return i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
+}
+
 size_t MemberObject(const std::vector<Tok>& t, size_t i) {
-  size_t object = t.size();
-  if (i >= 2 && i < t.size() && t[i - 1].text == ".") object = i - 2;
-  if (i >= 3 && i < t.size() && t[i - 1].text == ">" && t[i - 2].text == "-") object = i - 3;
-  return object < t.size() && t[object].ident ? object : t.size();
+  if (i >= t.size() || !FollowsMemberAccess(t, i)) return t.size();
+  const size_t operator_tokens = t[i - 1].text == "." ? 1 : 2;
+  if (i < operator_tokens + 1) return t.size();  // `.x` at the start: no object
+  const size_t object = i - operator_tokens - 1;
+  return t[object].ident ? object : t.size();
 }
 
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {

@@ -41,6 +41,9 @@ size_t LoopBodyLast(const std::vector<Tok>& t, size_t loop);
 // The `(` of the loop's condition: a `for`/`while` header, or the `while (` after a `do` loop's body.
 size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop);
 
+// Whether token `i` follows `.` or `->` (adjacent characters): a member of some object.
+bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i);
+
 // The index of the object token `i` is a member of (`object.name`, `object->name`), when that token
 // is an identifier; t.size() otherwise.
 size_t MemberObject(const std::vector<Tok>& t, size_t i);

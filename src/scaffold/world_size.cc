@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <iterator>
@@ -29,22 +30,38 @@ bool WholeComparison(const std::string& code, size_t begin, size_t end) {
   return e >= code.size() || std::string("+-*/%[(").find(code[e]) == std::string::npos;
 }
 
-// `known` and the variables set to a number exactly once in `code` (`int root = 4;`), each valued
-// through `known`: any other assignment (`root = rank - 1`, `root++`) and the name is not one number.
-std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::map<std::string, int64_t> known) {
+// Each variable `code` sets (not in `known`), with the numbers it is set to, each valued through
+// `known`: nullopt for a name set otherwise too (`root = rank - 1`, `root += 2`, `root++`, `++p`).
+std::map<std::string, std::optional<std::vector<int64_t>>> ValuesSet(const std::string& code,
+                                                                      const std::map<std::string, int64_t>& known) {
   static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
-  std::map<std::string, std::pair<int, int64_t>> sets;  // name -> (times set, value)
+  std::map<std::string, std::optional<std::vector<int64_t>>> sets;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {
-    auto& [times, value] = sets[(*it)[1].str()];
-    ++times;
+    auto [at, fresh] = sets.try_emplace((*it)[1].str(), std::vector<int64_t>{});
     const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
-    value = v ? *v : -1;
+    if (v && at->second) at->second->push_back(*v); else at->second.reset();
   }
   static const std::regex stepped_re(R"((?:\+\+|--)\s*([A-Za-z_]\w*)\b)");  // `++p`: a loop's variable, set again
   for (auto it = std::sregex_iterator(code.begin(), code.end(), stepped_re); it != std::sregex_iterator(); ++it)
-    ++sets[(*it)[1].str()].first;
-  for (const auto& [name, tv] : sets)
-    if (tv.first == 1 && tv.second >= 0 && !known.count(name)) known[name] = tv.second;
+    sets[(*it)[1].str()].reset();
+  for (auto it = sets.begin(); it != sets.end();) it = known.count(it->first) ? sets.erase(it) : std::next(it);
+  return sets;
+}
+
+// `known` and the variables set to a number exactly once in `code` (`int root = 4;`), each valued
+// through `known`: any other assignment (`root = rank - 1`, `root++`) and the name is not one number.
+std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::map<std::string, int64_t> known) {
+  for (const auto& [name, values] : ValuesSet(code, known))
+    if (values && values->size() == 1 && values->front() >= 0) known[name] = values->front();
+  return known;
+}
+
+// `known` and the variables set only to numbers in `code`, each valued as the largest of them: a
+// peer set in each branch by rank (`int peer = PEER1;` ... `int peer = PEER0;`) names each in turn.
+std::map<std::string, int64_t> WithLargestValueSet(const std::string& code, std::map<std::string, int64_t> known) {
+  for (const auto& [name, values] : ValuesSet(code, known))
+    if (values && !values->empty() && *std::max_element(values->begin(), values->end()) >= 0)
+      known[name] = *std::max_element(values->begin(), values->end());
   return known;
 }
 
@@ -127,7 +144,7 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
   std::map<std::string, int64_t> constant_values;
   for (const auto& c : constants)
     if (!Passed(c)) constant_values[c.name] = c.value;
-  const std::map<std::string, int64_t> known = WithValuesSetOnce(code, std::move(constant_values));
+  const std::map<std::string, int64_t> known = WithLargestValueSet(code, std::move(constant_values));
   WorldGuess best;
   for (const NamedRank& r : ranks) {
     const std::optional<int64_t> v = EvalIntExpr(Trim(r.text), known);

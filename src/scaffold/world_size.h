@@ -46,8 +46,9 @@ WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector
                                  const std::set<std::string>& world_vars);
 
 // The least rank count the program's own calls need, where it names no count: a peer or root of an
-// NCCL call that is a number, a constant, or a variable main sets once to a number (`int root = 4;
-// ... ncclSend(buf, n, ncclFloat, root, comm, s)` needs 5 ranks). `ranks`: each call's peer or root
+// NCCL call that is a number, a constant, or a variable main sets only to numbers, the largest
+// counting (`int root = 4; ... ncclSend(buf, n, ncclFloat, root, comm, s)` needs 5 ranks; a peer set
+// to 14 in one branch by rank and to 0 in the other needs 15). `ranks`: each call's peer or root
 // text, with the call's name and line. The default (2, empty source) when none needs more than 2;
 // `least` is the most any needs all the same (rank 1 named: 2, never verified at one rank).
 struct NamedRank {

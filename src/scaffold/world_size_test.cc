@@ -139,6 +139,15 @@ TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
   // A loop's variable (`for (int p = 1; p < nranks; ++p) ncclSend(..., p, ...)`) is no constant: runs at one rank.
   const std::string loop = StripComments("int main() {\n  for (int p = 1; p < nranks; ++p) send(p);\n}\n");
   EXPECT_EQ(LeastWorldForNamedRanks(loop, "p.cu", FindConstants(loop), {{"p", "ncclSend", 2}}).least, 1);
+  // A peer set in each branch by rank (willie82486/TEST_NCCL_with_MPI, stop 69): rank 0 sends to
+  // `PEER1`, 14, which receives from `PEER0`: at least 15 ranks, however many branches set it.
+  const std::string branches = StripComments(
+      "#define PEER0 0\n#define PEER1 14\nint main() {\n  if (r == PEER0) {\n    int peer = PEER1;\n    send(peer);\n"
+      "  } else if (r == PEER1) {\n    int peer = PEER0;\n    recv(peer);\n  }\n}\n");
+  const WorldGuess both = LeastWorldForNamedRanks(branches, "p.cu", FindConstants(branches),
+                                                  {{"peer", "ncclSend", 6}, {"peer", "ncclRecv", 9}});
+  EXPECT_EQ(both.least, 15);
+  EXPECT_EQ(both.source, "p.cu:6: ncclSend names rank 14 (`peer`): at least 15 ranks");
 }
 
 // The rank count NCCL is given: a number, or a variable set once to one (FAS RC's single-node

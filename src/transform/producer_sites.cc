@@ -146,6 +146,14 @@ bool CallNaming(const SeedSource& src, size_t first, size_t end, size_t coll_pos
   return false;
 }
 
+// Whether the statement `s` (masked) only waits for the device or a stream: cudaDeviceSynchronize()
+// or cudaStreamSynchronize(x), possibly inside the program's check macro.
+bool OnlyWaits(const std::string& s) {
+  static const std::regex wait(
+      R"(^\s*(?:[A-Za-z_]\w*\s*\(\s*)?(?:cudaDeviceSynchronize\s*\(\s*\)|cudaStreamSynchronize\s*\(\s*[A-Za-z_][\w.>\-\[\]]*\s*\))\s*\)?\s*$)");
+  return std::regex_match(s, wait);
+}
+
 // The statement-before form (producer_sites.h), for a collective whose statement follows the byte `stop`.
 std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
                                          std::string* why) {
@@ -155,14 +163,28 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
     return std::nullopt;
   }
   size_t prev_stop = 0;
-  const size_t prev = StatementStart(m, stop, &prev_stop);
+  size_t prev = StatementStart(m, stop, &prev_stop);
   if (prev == std::string::npos) {
     *why = "the statement before it is not a plain statement";
     return std::nullopt;
   }
-  const size_t first = SkipSpace(m, prev, stop);
-  if (!CallNaming(src, first, stop, coll_pos, buffer, "before", why)) return std::nullopt;
+  size_t first = SkipSpace(m, prev, stop);
   ProducerSite site;
+  // A wait between the GEMM and the collective (`CHECK(cudaDeviceSynchronize());`): the producer is
+  // the statement before it, and the wait runs only while nothing is split.
+  if (prev_stop != std::string::npos && m[prev_stop] == ';' && OnlyWaits(m.substr(first, stop - first)) &&
+      OneBlock(src, first, coll_pos)) {
+    site.wait_at = first;
+    stop = prev_stop;
+    prev = StatementStart(m, stop, &prev_stop);
+    if (prev == std::string::npos) {
+      *why = "the statement before its wait is not a plain statement";
+      return std::nullopt;
+    }
+    first = SkipSpace(m, prev, stop);
+  }
+  if (!CallNaming(src, first, stop, coll_pos, buffer, site.wait_at == std::string::npos ? "before" : "before the wait before", why))
+    return std::nullopt;
   site.buffer = buffer;
   site.producer_line = src.LineOf(first);
   site.insert_at = InsertBefore(src, prev, prev_stop, first, &site.indent);

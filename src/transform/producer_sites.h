@@ -9,7 +9,8 @@
 //   for (int r = 0; r < n; ++r) { cudaSetDevice(r); cublasSgemm(..., g[r].y, m); }
 //   ncclGroupStart();
 //   for (int r = 0; r < n; ++r) { cudaSetDevice(r); ncclAllReduce(g[r].y, g[r].y, ...); }
-// Both must be plain statements of one EVOLVE block (not the body of an if/for/while without
+// A wait for the device or a stream between the GEMM and the collective is stepped over (the GEMM
+// then the statement before it; split, the wait is skipped). Both must be plain statements of one EVOLVE block (not the body of an if/for/while without
 // braces, no kernel launch as the producer); the buffer a name or member chain, each part possibly
 // subscripted by a name or a number (`y`, `w.out`, `g->c`, `g[r].y`), so that naming it once more
 // before the producer reads the same pointer.
@@ -28,6 +29,10 @@ struct ProducerSite {
   std::string indent;    // the producer line's leading spaces (empty when not inserted at a line start)
   std::string buffer;    // the collective's first argument, as written
   int producer_line = 0;
+  // A wait statement between the producer and the collective (cudaDeviceSynchronize, or
+  // cudaStreamSynchronize, possibly in a check macro): its first byte, guarded to run only while the
+  // Producer split nothing (the chunks' events order each collective after its chunk). npos: none.
+  size_t wait_at = std::string::npos;
   // The loop form: the Producer goes before the GEMMs' loop (insert_at, indent: armed with no
   // buffer) and arms each pass's buffer just before its GEMM (arm_at, arm_indent).
   bool loop = false;

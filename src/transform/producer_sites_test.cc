@@ -46,6 +46,27 @@ TEST(ProducerSites, TheCallStatementBeforeTheCollectiveNamingItsBuffer) {
   EXPECT_EQ(f.text.substr(f.site->insert_at, 6), "  gemm");
 }
 
+// A wait for the device between the GEMM and the collective (a first tensor-parallel program's
+// habit): the GEMM is the producer, and the wait is where it begins, to be guarded.
+TEST(ProducerSites, AWaitBetweenTheGemmAndTheCollectiveIsSteppedOver) {
+  for (const std::string wait : {"CUDA_OK(cudaDeviceSynchronize());", "cudaStreamSynchronize(s);",
+                                 "check(cudaStreamSynchronize( o.s ) );"}) {
+    Found f = Site("  gemm(h, 8, z);\n  " + wait + "\n  NCCLCHECK(ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s));\n");
+    ASSERT_TRUE(f.site) << wait << ": " << f.why;
+    EXPECT_EQ(f.site->producer_line, 3);
+    EXPECT_EQ(f.text.substr(f.site->insert_at, 6), "  gemm");
+    ASSERT_NE(f.site->wait_at, std::string::npos);
+    EXPECT_EQ(f.text.substr(f.site->wait_at, wait.size()), wait);
+  }
+  // Not a wait alone: the statement before the collective is what it is.
+  Found other = Site("  gemm(h, 8, z);\n  cudaDeviceSynchronize(); log(x);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n");
+  EXPECT_FALSE(other.site);
+  EXPECT_NE(other.why.find("`z`"), std::string::npos) << other.why;
+  Found no_gemm = Site("  prep(x);\n  cudaDeviceSynchronize();\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n");
+  EXPECT_FALSE(no_gemm.site);
+  EXPECT_NE(no_gemm.why.find("before the wait before it (line 3) does not name `z`"), std::string::npos) << no_gemm.why;
+}
+
 TEST(ProducerSites, AMemberChainBufferAndAProducerSharingItsLine) {
   Found f = Site("  prep(); gemm(h, o . out);  ncclAllReduce(o.out, o.out, 8, ncclFloat, ncclSum, c, s);\n");
   ASSERT_TRUE(f.site) << f.why;

@@ -44,6 +44,9 @@ int LineOf(std::string_view text, size_t offset);
 // The byte offset where 1-based line `line` of `text` begins (text.size() past its last line; 0 below 1).
 size_t OffsetOfLine(std::string_view text, int line);
 
+// Whether the token `s` is a null pointer constant as programs spell one: `nullptr` or `NULL`.
+inline bool IsNullPointerLiteral(std::string_view s) { return s == "nullptr" || s == "NULL"; }
+
 // The characters std::isspace accepts in the "C" locale.
 inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";
 

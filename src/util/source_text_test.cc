@@ -131,5 +131,13 @@ TEST(SourceText, SkipSpaceStopsAtTheFirstNonSpace) {
   EXPECT_EQ(SkipSpace("ab", 5), 5u);    // already past the end
 }
 
+TEST(SourceText, NullPointerLiterals) {
+  EXPECT_TRUE(IsNullPointerLiteral("nullptr"));
+  EXPECT_TRUE(IsNullPointerLiteral("NULL"));
+  EXPECT_FALSE(IsNullPointerLiteral("0"));      // a null pointer constant too, but also a count or a stream
+  EXPECT_FALSE(IsNullPointerLiteral("null"));   // not C++
+  EXPECT_FALSE(IsNullPointerLiteral("NULLp"));  // an identifier
+}
+
 }  // namespace
 }  // namespace cuco

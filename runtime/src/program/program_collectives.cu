@@ -137,17 +137,23 @@ size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign:
 
 // The chunks knob (chunk_overlap.h): when the last split GEMM on `stream` made exactly `bytes` of
 // `send`, `part(begin, end, side)` issues the collective for each chunk's bytes on the side stream
-// once that chunk is made, and `stream` then waits for them all. Nullopt: the caller runs it whole.
+// once that chunk is made, and `stream` then waits for them all. Nullopt: the caller runs it whole,
+// after the program's wait for the device where that was skipped for the chunks (SkipsWait).
 template <class Part>
 std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t elem, ncclComm_t comm,
                                        cudaStream_t stream, Part part) {
-  if (proj::IsForeign(comm) || SkipCommunication()) return std::nullopt;
+  const bool deferred = overlap::TakeDeferredWait();
+  auto whole = [&]() -> std::optional<ncclResult_t> {
+    if (deferred && cudaDeviceSynchronize() != cudaSuccess) return ncclUnhandledCudaError;
+    return std::nullopt;
+  };
+  if (proj::IsForeign(comm) || SkipCommunication()) return whole();
   bool bad = false;
   const overlap::detail::Chunks* c = overlap::TakeChunks(send, bytes, stream, &bad);
   if (bad) return ncclInvalidArgument;
-  if (c == nullptr) return std::nullopt;
+  if (c == nullptr) return whole();
   for (const auto& [b0, b1] : c->ranges)
-    if (b0 % elem != 0 || b1 % elem != 0) return std::nullopt;  // the GEMM's columns split elements
+    if (b0 % elem != 0 || b1 % elem != 0) return whole();  // the GEMM's columns split elements
   const bool outside = overlap::ChunksOutsideGroup();
   auto parts = [&] {
     for (size_t i = 0; i < c->ranges.size(); ++i) {

@@ -118,6 +118,16 @@ class Producer {
     detail::ThreadState& t = detail::T();
     if (t.producer == id_) t.armed = buffer;
   }
+  // The program's wait for the device between the GEMM and its collective (cuco transform guards it
+  // with this): false when the GEMM it armed was split, so that each chunk's collective follows its
+  // chunk, ordered by the chunk's event; the collective then waits for the device itself if it runs
+  // whole after all (TakeDeferredWait), where the program waited.
+  bool SkipsWait() const {
+    detail::ThreadState& t = detail::T();
+    if (t.producer != id_ || t.made.buffer == nullptr || t.made.ranges.size() <= 1) return false;
+    t.wait_deferred = true;
+    return true;
+  }
   ~Producer() {
     detail::ThreadState& t = detail::T();
     if (t.producer == id_) {

@@ -45,6 +45,7 @@ struct ThreadState {
   uint64_t next_producer = 0;
   bool bad_value = false;       // the knob's value was not one of 1, 2, 4, 8
   Chunks made;                  // the last split GEMM's chunks, until a collective takes them
+  bool wait_deferred = false;   // the program's wait before the collective was skipped (Producer::SkipsWait)
   Chunks taken;                 // the chunks the last collective took (TakeChunks' answer)
   std::map<cudaStream_t, int> side;  // program stream -> its side's number (SideStreamIndex, JoinEvent)
   int group_depth = 0;               // the program's NCCL groups open on this thread (comm::GroupStart)
@@ -74,6 +75,14 @@ inline void SayOnce(int which, const char* what, int chunks) {
 }
 
 }  // namespace detail
+
+// Whether the program's wait before this collective was skipped (Producer::SkipsWait); cleared.
+inline bool TakeDeferredWait() {
+  detail::ThreadState& t = detail::T();
+  const bool deferred = t.wait_deferred;
+  t.wait_deferred = false;
+  return deferred;
+}
 
 // For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
 // exactly that (taken once), or null. Any collective reading the armed buffer disarms it; in the
