@@ -30,10 +30,12 @@ bool WholeComparison(const std::string& code, size_t begin, size_t end) {
   return e >= code.size() || std::string("+-*/%[(").find(code[e]) == std::string::npos;
 }
 
-// Each variable `code` sets (not in `known`), with the numbers it is set to, each valued through
+// Each variable `text` sets (not in `known`), with the numbers it is set to, each valued through
 // `known`: nullopt for a name set otherwise too (`root = rank - 1`, `root += 2`, `root++`, `++p`).
-std::map<std::string, std::optional<std::vector<int64_t>>> ValuesSet(const std::string& code,
+// String literals are not code (`printf("EP=%d", EP)` sets nothing).
+std::map<std::string, std::optional<std::vector<int64_t>>> ValuesSet(const std::string& text,
                                                                       const std::map<std::string, int64_t>& known) {
+  const std::string code = BlankCommentsAndLiterals(text);
   static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
   std::map<std::string, std::optional<std::vector<int64_t>>> sets;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {

@@ -161,6 +161,11 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
   EXPECT_TRUE(w.fixed);
   EXPECT_EQ(w.source, "p.cu:5: `ncclCommInitAll(comms, nGPUs,...)` ranks for NCCL");
   EXPECT_EQ(GuessWorldSize("ncclCommInitRank(&c, 3, id, r);\n", "ncclCommInitRank(&c, 3, id, r);\n", "p.cu", {}, {}).size, 3);
+  // A constant the program prints as `EP=%d` (charlespers/InferenceHackathon's ep_moe_sharded.cu,
+  // stop 69): the literal sets nothing, and the count stays 8.
+  const std::string printed = "constexpr int EP = 8;\nint main() {\n  printf(\"EP=%d; found %d\\n\", EP, n);\n"
+                              "  ncclCommInitAll(comms.data(), EP, devs.data());\n}\n";
+  EXPECT_EQ(GuessWorldSize(printed, printed, "p.cu", {}, {}).size, 8);
   for (const std::string other : {"int nranks = 1;\nMPI_Comm_size(MPI_COMM_WORLD, &nranks);\nncclCommInitRank(&c, nranks, id, r);\n",
                                   "int n = 2;\nif (big) n = 4;\nncclCommInitAll(comms, n, devs);\n",
                                   "int n = atoi(argv[1]);\nncclCommInitAll(comms, n, devs);\n"})
