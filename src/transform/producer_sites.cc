@@ -346,13 +346,21 @@ std::optional<ConsumerSite> FindConsumerSite(const SeedSource& src, const SeedCa
     return std::nullopt;
   }
   const size_t coll_end = StatementEnd(m, coll_first);
-  const size_t next = coll_end == std::string::npos ? coll_end : SkipSpace(m, coll_end + 1, m.size());
-  const size_t next_end = next == std::string::npos ? next : StatementEnd(m, next);
+  size_t next = coll_end == std::string::npos ? coll_end : SkipSpace(m, coll_end + 1, m.size());
+  size_t next_end = next == std::string::npos ? next : StatementEnd(m, next);
+  // A wait after it (`CHECK(cudaDeviceSynchronize());`): the GEMM is the statement after the wait.
+  // Armed, the all-gather is kept until that GEMM, so the wait no longer waits for it.
+  const bool waits = next_end != std::string::npos && OnlyWaits(m.substr(next, next_end - next));
+  if (waits) {
+    next = SkipSpace(m, next_end + 1, m.size());
+    next_end = StatementEnd(m, next);
+  }
   if (next_end == std::string::npos) {
-    *why = "the statement after it is not a call";
+    *why = waits ? "the statement after its wait is not a call" : "the statement after it is not a call";
     return std::nullopt;
   }
-  if (!CallNaming(src, next, next_end, coll_first, buffer, "after", why)) return std::nullopt;
+  if (!CallNaming(src, next, next_end, coll_first, buffer, waits ? "after the wait after" : "after", why))
+    return std::nullopt;
   ConsumerSite site;
   site.buffer = buffer;
   site.consumer_line = src.LineOf(next);

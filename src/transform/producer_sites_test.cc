@@ -145,6 +145,17 @@ TEST(ProducerSites, TheCallAfterTheAllGatherNamingWhatItGathered) {
   EXPECT_EQ(g.text.substr(g.consumer->insert_at, 14), " ncclAllGather");  // right after `prep();`
 }
 
+// A wait after the all-gather: the GEMM after the wait reads what it gathered (the Consumer keeps
+// the all-gather until that GEMM, so the wait no longer waits for it).
+TEST(ProducerSites, AWaitBetweenTheAllGatherAndTheGemmIsSteppedOver) {
+  Found f = ConsumerOf("  ncclAllGather(x, z, 8, ncclFloat, c, s);\n  CUDA_OK(cudaStreamSynchronize(s));\n  gemm(h, z);\n");
+  ASSERT_TRUE(f.consumer) << f.why;
+  EXPECT_EQ(f.consumer->consumer_line, 5);
+  Found g = ConsumerOf("  ncclAllGather(x, z, 8, ncclFloat, c, s);\n  cudaDeviceSynchronize();\n  gemm(h, y);\n");
+  EXPECT_FALSE(g.consumer);
+  EXPECT_NE(g.why.find("the statement after the wait after it (line 5) does not name `z`"), std::string::npos) << g.why;
+}
+
 TEST(ProducerSites, EachConsumerCaseWithoutOneSaysWhy) {
   const std::pair<const char*, const char*> kCases[] = {
       {"  if (b) ncclAllGather(x, z, 8, ncclFloat, c, s);\n  gemm(h, z);\n", "the body of `if` without braces"},
