@@ -21,7 +21,7 @@ for wl0 in "$PREMADE"/*/harness; do
   wl=$DEST/$name
   cp -r "$wl0" "$wl"
   "$CUCO" transform "$wl" --run-dir "/tmp/make-chunks-$name" >"$wl/transform.out" 2>&1 || true
-  gather=$(grep -c 'cuco:knob gather' "$wl/gen0_transformed.cu" 2>/dev/null)
+  gather=$(grep -c 'cuco:knob gather' "$wl/gen0_transformed.cu" 2>/dev/null || true)  # grep -c exits 1 on none
   if ! grep -q 'cuco:knob chunks' "$wl/gen0_transformed.cu" 2>/dev/null && [ "${gather:-0}" = 0 ]; then
     echo "$name: no chunks or gather knob"; rm -rf "$wl"; continue
   fi
