@@ -138,7 +138,9 @@ size_t Bytes(size_t count, ncclDataType_t type) { return count * cuco::codesign:
 // The chunks knob (chunk_overlap.h): when the last split GEMM on `stream` made exactly `bytes` of
 // `send`, `part(begin, end, side)` issues the collective for each chunk's bytes on the side stream
 // once that chunk is made, and `stream` then waits for them all. Nullopt: the caller runs it whole,
-// after the program's wait for the device where that was skipped for the chunks (SkipsWait).
+// after the program's wait for the device where that was skipped for the chunks (SkipsWait); a
+// collective the part knob skips ("compute": the program without its communication) needs no wait,
+// so that part is what the chunked GEMM costs alone.
 template <class Part>
 std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t elem, ncclComm_t comm,
                                        cudaStream_t stream, Part part) {
@@ -147,7 +149,8 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
     if (deferred && cudaDeviceSynchronize() != cudaSuccess) return ncclUnhandledCudaError;
     return std::nullopt;
   };
-  if (proj::IsForeign(comm) || SkipCommunication()) return whole();
+  if (SkipCommunication()) return std::nullopt;
+  if (proj::IsForeign(comm)) return whole();
   bool bad = false;
   const overlap::detail::Chunks* c = overlap::TakeChunks(send, bytes, stream, &bad);
   if (bad) return ncclInvalidArgument;
