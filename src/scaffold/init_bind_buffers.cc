@@ -629,9 +629,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   }
   NoteUnnamed(u.unnamed, &h, trace);
   if (h.outputs.empty())
-    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in main, so nothing "
+    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in {}, so nothing "
                                                "would be checked{}",
-                                               f.file, loop.line, Clause(NoOutputWhy(f, found, unbound_output))));
+                                               f.file, loop.line, found.loop_fn.empty() ? "main" : found.loop_fn,
+                                               Clause(NoOutputWhy(f, found, unbound_output))));
   if (h.inputs.size() + h.outputs.size() > kMaxBoundBuffers)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most {}", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size(), kMaxBoundBuffers));

@@ -316,6 +316,45 @@ int main(int argc, char** argv) {
       << b.status().message();
 }
 
+// The loop in a function main calls once to time (a benchmark method): the message names that
+// function, where the buffer would have to be declared (skywxlker-ops/TensorParallelismBeta's
+// nccl_benchmark.cpp, stop 69: its receive buffer is allocated and freed inside every pass).
+TEST(InitBindBuffersTest, NoOutputNamesTheFunctionHoldingTheLoop) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+float Bench(ncclComm_t comm, cudaStream_t s, float* send) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  cudaEventRecord(a, s);
+  for (int i = 0; i < 10; ++i) {
+    float* recv;
+    cudaMalloc(&recv, 64 * sizeof(float));
+    ncclAllGather(send, recv, 32, ncclFloat, comm, s);
+    cudaFree(recv);
+  }
+  cudaEventRecord(b, s);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  return ms;
+}
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float* send;
+  cudaMalloc(&send, 32 * sizeof(float));
+  return Bench(comm, 0, send) > 0 ? 0 : 1;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("bench.cu", text);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("no output of the iteration could be named in Bench, so nothing would be checked"),
+            std::string::npos)
+      << b.status().message();
+}
+
 // The same habit with the GPU count from the command line (`nDev = atoi(argv[1])`, the program
 // written to drive several GPUs per process): started with one (`cuco init --args 1`), each array
 // holds one pointer, and its entry 0 is the buffer; started with two, neither is bound.
