@@ -573,6 +573,14 @@ std::string FirstAlternativeOf(const std::string& s) {
 
 }  // namespace
 
+void AddCallers(const Analysis& a, std::set<std::string>* names) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& op : a.ops)
+      if (op.kind == "call" && names->count(op.api) && !op.function.empty() && names->insert(op.function).second) grew = true;
+  }
+}
+
 std::string BufferBase(const std::string& expr_in) {
   std::string e = expr_in;
   auto trim = [](const std::string& s) { return Trim(s, " \t\r\n"); };

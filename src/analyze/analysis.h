@@ -21,6 +21,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,6 +178,10 @@ struct LibclangStatus {
   std::string tried;
 };
 LibclangStatus DetectLibclang();
+
+// Adds to `names` every function of the analysis that calls one of them (a `call` op), and their
+// callers, transitively.
+void AddCallers(const Analysis& a, std::set<std::string>* names);
 
 // Internals shared by the front ends (exposed for tests).
 std::string BufferBase(const std::string& expr);            // "(char*)s.buf + off" -> "s.buf"

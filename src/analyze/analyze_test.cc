@@ -495,6 +495,22 @@ TEST(Analyze, AStandardOlderThanCpp17IsReadAsCpp17) {
   std::filesystem::remove(path);
 }
 
+// The callers of a set of functions, through the analysis's `call` ops, transitively.
+TEST(Analyze, AddCallersClosesOverCallOps) {
+  Analysis a;
+  auto call = [](const std::string& api, const std::string& fn) {
+    AnalyzedOp op;
+    op.kind = "call", op.api = api, op.function = fn;
+    return op;
+  };
+  AnalyzedOp kernel;
+  kernel.kind = "kernel", kernel.api = "k", kernel.function = "leaf";
+  a.ops = {call("mid", "top"), call("leaf", "mid"), kernel, call("other", "main"), call("leaf", "")};
+  std::set<std::string> names = {"leaf"};
+  AddCallers(a, &names);
+  EXPECT_EQ(names, (std::set<std::string>{"leaf", "mid", "top"}));  // not `main`, which calls `other`
+}
+
 TEST(Analyze, BufferBase) {
   EXPECT_EQ(BufferBase("(char*)s.buf + off"), "s.buf");
   EXPECT_EQ(BufferBase("&comm"), "comm");

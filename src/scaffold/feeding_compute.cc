@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scaffold/iteration_io.h"
 #include "scaffold/loop_accesses.h"
 
 namespace cuco::scaffold_internal {
@@ -13,17 +14,12 @@ std::set<std::string> ComputeFunctions(const Analysis& a) {
   std::set<std::string> out;
   for (const AnalyzedOp& op : a.ops)
     if ((op.kind == "kernel" || op.kind == "gemm") && !op.function.empty()) out.insert(op.function);
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const AnalyzedOp& op : a.ops)
-      if (op.kind == "call" && out.count(op.api) && !op.function.empty()) grew |= out.insert(op.function).second;
-  }
+  AddCallers(a, &out);
   return out;
 }
 
-bool IsComm(const AnalyzedOp& op) {
-  return op.kind == "collective" || op.kind == "p2p" || (op.kind == "call" && op.contains_comm);
-}
+// An NCCL call, or a call of the program's function that issues one (through its own calls too).
+bool IsComm(const AnalyzedOp& op) { return IsCommOp(op) || (op.kind == "call" && op.contains_comm); }
 
 // The statement [b, e] does nothing but wait for the device or read its last error (possibly
 // inside the program's check macro).
@@ -47,15 +43,11 @@ bool OnlySyncOrCheck(const std::vector<Tok>& t, size_t b, size_t e) {
 
 std::map<int, LineWork> DeviceWorkByLine(const Analysis& a, const std::string& file) {
   const std::set<std::string> compute = ComputeFunctions(a);
-  std::set<std::string> communicating;
-  for (const AnalyzedOp& op : a.ops)
-    if (IsComm(op) && !op.function.empty()) communicating.insert(op.function);
   std::map<int, LineWork> out;
   for (const AnalyzedOp& op : a.ops) {
     if (SourceFileName(op.file) != file) continue;
     const bool comm = IsComm(op);
-    const bool launches = op.kind == "kernel" || op.kind == "gemm" ||
-                          (op.kind == "call" && compute.count(op.api) && !communicating.count(op.api));
+    const bool launches = !comm && (op.kind == "kernel" || op.kind == "gemm" || (op.kind == "call" && compute.count(op.api)));
     if (!comm && !launches) continue;
     LineWork& w = out[op.line];
     w.comm |= comm;

@@ -23,15 +23,6 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-// Adds to `names` every function of the analysis that calls one of them, and their callers.
-void AddCallers(const Analysis& a, std::set<std::string>* names) {
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& op : a.ops)
-      if (op.kind == "call" && names->count(op.api) && !op.function.empty() && names->insert(op.function).second) grew = true;
-  }
-}
-
 // The functions that issue NCCL communication (directly: `direct`) and every function that
 // reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
 // holding the timed loop) left out.

@@ -39,7 +39,7 @@ std::map<std::string, std::optional<std::vector<int64_t>>> ValuesSet(const std::
   static const std::regex set_re(R"(\b([A-Za-z_]\w*)\s*(=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)\s*([^;]*);)");
   std::map<std::string, std::optional<std::vector<int64_t>>> sets;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), set_re); it != std::sregex_iterator(); ++it) {
-    auto [at, fresh] = sets.try_emplace((*it)[1].str(), std::vector<int64_t>{});
+    const auto at = sets.try_emplace((*it)[1].str(), std::vector<int64_t>{}).first;
     const auto v = (*it)[2].str() == "=" ? EvalIntExpr(Trim((*it)[3].str()), known) : std::nullopt;
     if (v && at->second) at->second->push_back(*v); else at->second.reset();
   }
@@ -61,9 +61,11 @@ std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::m
 // `known` and the variables set only to numbers in `code`, each valued as the largest of them: a
 // peer set in each branch by rank (`int peer = PEER1;` ... `int peer = PEER0;`) names each in turn.
 std::map<std::string, int64_t> WithLargestValueSet(const std::string& code, std::map<std::string, int64_t> known) {
-  for (const auto& [name, values] : ValuesSet(code, known))
-    if (values && !values->empty() && *std::max_element(values->begin(), values->end()) >= 0)
-      known[name] = *std::max_element(values->begin(), values->end());
+  for (const auto& [name, values] : ValuesSet(code, known)) {
+    if (!values || values->empty()) continue;
+    const int64_t largest = *std::max_element(values->begin(), values->end());
+    if (largest >= 0) known[name] = largest;
+  }
   return known;
 }
 
