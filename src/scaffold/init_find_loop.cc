@@ -21,11 +21,7 @@
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
-namespace {
 
-// The functions that issue NCCL communication (directly: `direct`) and every function that
-// reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
-// holding the timed loop) left out.
 std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn, std::set<std::string>* direct) {
   std::set<std::string> names;
   for (const auto& op : a.ops)
@@ -40,8 +36,6 @@ std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn,
   }
   return names;
 }
-
-}  // namespace
 
 int CallsPerRun(const std::string& body, const std::string& name) {
   const std::vector<Tok> t = Scan(body);
@@ -286,13 +280,14 @@ std::set<std::string> QuietMemberCalls(const ProgramFacts& f, const std::string&
 // per rank); "" when none.
 std::string CalleeTiming(const ProgramFacts& f, const std::set<std::string>& comm) {
   const Analysis& a = *f.analysis;
-  std::string callee = TimingFunction(f.raw, a, f.file, comm);
+  std::string callee = TimingFunction(f.raw, a, f.file, comm, f.entry);
   if (callee.empty()) {
     size_t b = 0, e = 0;
     std::set<std::string> reaching;
     for (const auto& fn : a.functions)
-      if (SourceFileName(fn.file) == f.file && fn.name != "main" && comm.count(fn.name)) reaching.insert(fn.name);
-    if (DefinitionLines(f.raw, "main", &b, &e)) callee = PassedFunction(f.raw.substr(b, e - b), reaching);
+      if (SourceFileName(fn.file) == f.file && fn.name != "main" && fn.name != f.entry && comm.count(fn.name))
+        reaching.insert(fn.name);
+    if (DefinitionLines(f.raw, f.entry, &b, &e)) callee = PassedFunction(f.raw.substr(b, e - b), reaching);
   }
   return callee;
 }
@@ -314,6 +309,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   search.gpu_count = r->gpu_count;
   search.defaults = &defaults;
   search.forced_line = f.forced_loop_line;
+  search.main_elsewhere = f.entry != "main";
   search.trace = &trace->lines;
   std::set<std::string> repeaters = Repeaters(f.code);  // benchmark helpers, in any of the program's texts
   for (const auto* texts : {&f.other_code, &f.header_code})
@@ -336,7 +332,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked,
   // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
   // the file as written, so that the served text keeps the conditional whole.
-  const std::string active = WithoutInactiveLines(*f.analysis, f.analysis->path, f.raw);
+  const std::string active = WithoutInactiveLines(*f.analysis, f.path.empty() ? f.analysis->path : f.path, f.raw);
   std::map<std::string, std::set<std::string>> quiet_of;  // fn -> its QuietMemberCalls, found once (and traced once)
   auto find = [&](const std::set<std::string>& fn_comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
     if (!quiet_of.count(fn)) {
@@ -563,6 +559,7 @@ Status TasksOutsideTheIteration(const ProgramFacts& f, const FoundLoop& r) {
 
 Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, InitPassTrace* trace) {
   FoundLoop r;
+  r.loop_fn = f.entry;
   // One process driving every GPU is run one GPU per rank (projection.h); with a thread per GPU,
   // every rank starts the threads and only its own GPU's thread works.
   r.projected = f.launcher == "single";
@@ -592,6 +589,7 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
     return why.ok() ? loop.status() : why;
   }
   r.loop = std::move(*loop);
+  if (f.entry != "main") r.loop.main_takes_args = f.main_takes_args;  // main is another file's
   CUCO_RETURN_IF_ERROR(TasksOutsideTheIteration(f, r));
   if (r.loop.world_flag.empty() && r.loop.main_takes_args && !f.world_option.empty()) {
     r.loop.world_flag = f.world_option;

@@ -44,6 +44,11 @@ struct FoundLoop {
   std::vector<std::string> guesses;  // for the harness's README, in order
 };
 
+// The functions that issue NCCL communication (directly: `direct`) and every function that
+// reaches one through its calls, with the NCCL calls themselves; main and `loop_fn` (the function
+// holding the timed loop) left out.
+std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn, std::set<std::string>* direct);
+
 // How many times one run of `body` (a function's text) calls `name`: its call sites, those in different
 // branches of one if / else if / else chain counting once (a dispatch on a data type, `if (dtype ==
 // "int") run<int>(...); else if (dtype == "float") run<float>(...);`); 2 when a site is in a loop.

@@ -102,10 +102,14 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
                      : found.threads  ? ", its launches guarded and std::thread spelled cuco_program::rank_thread"
                                       : ", its launches guarded";
   ProjectFiles p;
-  ProjectedText m = guarded(f.file, main.text);
+  std::set<std::string> names;  // what a source's `#include "P"` beside it names, from seed.cu's folder
+  for (const ProgramFile& pf : other_files) names.insert(pf.name);
+  // The served file of another folder than main's (served_file.h): its includes spelled from the root.
+  const std::string served = f.unit_name.empty() ? main.text : IncludesFromUnitRoot(main.text, f.unit_name, names);
+  ProjectedText m = guarded(f.file, served);
   if (!m.status.ok()) return m.status;
   p.main_text = std::move(m.text);
-  trace->Add(fmt::format("{}: main's file, rewritten{}", f.file, done));
+  trace->Add(fmt::format("{}: {}, rewritten{}", f.file, f.entry == "main" ? "main's file" : "the served file", done));
   p.own_blocks = HasEvolveMarker(p.main_text);
   for (const ProgramFile& pf : other_files) p.own_blocks |= HasEvolveMarker(pf.text);
   for (const auto& l : found.loop.lambdas) {
@@ -115,8 +119,6 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
   }
   // The program's source files are one unit in the harness (seed.cu, reference.cu): a header
   // that two of them include would be defined twice there unless it guards itself.
-  std::set<std::string> names;  // what a source's `#include "P"` beside it names, from seed.cu's folder
-  for (const ProgramFile& pf : other_files) names.insert(pf.name);
   const bool one_unit = std::any_of(other_files.begin(), other_files.end(), [](const ProgramFile& pf) { return pf.source; });
   for (const ProgramFile& pf : other_files) {
     if (!pf.source) {

@@ -17,8 +17,12 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
   served.hoisted = HeldDeclarations(bound.held) + loop.hoisted;
   const std::string rewritten = RewriteMain(f.raw, served, bound.binds);
   r.text = RewriteMpiIncludes(rewritten);
-  trace->Add(fmt::format("{}:{}: main renamed cuco_program_main: it runs once, up to the iteration (the harness's setup)",
-                         f.file, LineOf(f.raw, loop.main_name)));
+  if (loop.main_name == std::string::npos)  // served_file.h
+    trace->Add(fmt::format("main, in another file, renamed cuco_program_main: it runs once, up to the iteration in {} (the "
+                           "harness's setup)", f.entry));
+  else
+    trace->Add(fmt::format("{}:{}: main renamed cuco_program_main: it runs once, up to the iteration (the harness's setup)",
+                           f.file, LineOf(f.raw, loop.main_name)));
   const std::string lines = loop.end_line > loop.line ? fmt::format("{}-{}", loop.line, loop.end_line) : std::to_string(loop.line);
   trace->Add(fmt::format("{}:{}: {} replaced by cuco_program::serve(binds, body), with {} bind(s){}", f.file, lines,
                          loop.region ? "the statements served whole" : "the loop", bound.binds.size(),

@@ -476,12 +476,16 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   };
   size_t main_body = t.size();
   const size_t main_at = definition("main", &main_body);
-  if (main_at >= t.size())
+  if (main_at >= t.size() && !search.main_elsewhere)
     return Status::InvalidArgument(file + ": no `main` defined here; give the file that defines main first");
   TimedLoop loop;
-  loop.main_name = t[main_at].begin;
-  const size_t params_close = Match(t, main_at + 1);
-  loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
+  if (main_at < t.size()) {
+    loop.main_name = t[main_at].begin;
+    const size_t params_close = Match(t, main_at + 1);
+    loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
+  } else {
+    loop.main_name = std::string::npos;
+  }
   size_t body_open = main_body, fn_at = main_at;
   if (within != std::string::npos) {  // a lambda's body: the `{` at byte `within`
     body_open = t.size();
@@ -526,7 +530,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.region = chosen->region;
   loop.what = chosen->what;
   if (loop.region) {  // statements run whole: no loop variable to hold
-    const size_t main_end = t[Match(t, main_body)].begin;
+    const size_t main_end = t[main_body < t.size() ? Match(t, main_body) : body_close].begin;
     const HoistedRegion h = HoistDeclarations(text.substr(t[best].begin, t[best_end].end - t[best].begin),
                                               t[best_end].end < main_end ? text.substr(t[best_end].end, main_end - t[best_end].end) : "");
     loop.hoisted = h.declarations;
@@ -575,7 +579,9 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
                                         "      [&]() {});",
                                         binds_text, body);
   std::string out;  // main renamed and the loop replaced, in the order they stand in the text
-  if (loop.main_name < loop.begin)
+  if (loop.main_name == std::string::npos)  // main is another file's (renamed there)
+    out = text.substr(0, loop.begin) + serve + text.substr(loop.end);
+  else if (loop.main_name < loop.begin)
     out = text.substr(0, loop.main_name) + "cuco_program_main" +
           text.substr(loop.main_name + 4, loop.begin - loop.main_name - 4) + serve + text.substr(loop.end);
   else  // the loop is in a function defined before main (a thread per GPU's function)

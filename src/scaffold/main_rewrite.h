@@ -39,6 +39,9 @@ struct LoopSearch {
   // The device work of the served file by line (feeding_compute.h): statements run whole because
   // no loop communicates start at the compute feeding the communication.
   const std::map<int, LineWork>* work = nullptr;
+  // The function holding the loop stands for main, which another file defines (served_file.h):
+  // no main here, TimedLoop::main_name is then npos.
+  bool main_elsewhere = false;
   // What the program's variables hold when it is started without arguments (branches it takes).
   const ProgramDefaults* defaults = nullptr;
   // When set: one line per loop considered, why it was chosen or rejected (`cuco init --explain`).
@@ -46,7 +49,8 @@ struct LoopSearch {
 };
 
 struct TimedLoop {
-  size_t main_name = 0;          // offset of the identifier `main` in its definition (before or after the loop)
+  size_t main_name = 0;          // offset of the identifier `main` in its definition (before or after the loop);
+                                 // npos when another file defines main (LoopSearch::main_elsewhere)
   bool main_takes_args = true;   // main(int argc, char** argv) rather than main() / main(void)
   size_t begin = 0, end = 0;     // the loop statement: [begin, end)
   int line = 0;                  // 1-based line of `for` / `while` / `do`

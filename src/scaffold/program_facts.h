@@ -65,6 +65,13 @@ struct ProgramFacts {
   // (function_pointers.h): a call through one is followed into them.
   std::map<std::string, std::vector<std::string>> pointer_targets;
   bool has_main = true;
+  // The program seen from another of its source files, which holds the timed loop (served_file.h):
+  // the function there that main calls once stands for main, `file` is that file, whose path as the
+  // analysis names it is `path` and whose name in the harness's unit is `unit_name`, and
+  // main_takes_args says main's own signature. "main", "", "" where `file` is main's.
+  std::string entry = "main";
+  std::string path, unit_name;
+  bool main_takes_args = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
                                           // (set with SetProgramArguments, never alone)

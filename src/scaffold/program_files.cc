@@ -43,14 +43,24 @@ std::string RespellQuotedIncludes(const std::string& text, const std::function<s
 }  // namespace
 
 std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
-                                 const std::string& main_dir) {
+                                 const std::string& main_dir, const std::vector<std::string>& include_dirs) {
   const fs::path from = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   const fs::path here = fs::path(name).parent_path();
+  auto placed = [&](const fs::path& target) {
+    return fs::path(WorkloadName(target.string(), main_dir)).lexically_relative(here.empty() ? "." : here).string();
+  };
   return RespellQuotedIncludes(text, [&](const std::string& spelled) -> std::string {
     std::error_code ec;
+    if (spelled.empty() || spelled[0] == '/') return "";
     const fs::path target = from / spelled;
-    if (spelled.find("..") == std::string::npos || !fs::is_regular_file(target, ec)) return "";
-    return fs::path(WorkloadName(target.string(), main_dir)).lexically_relative(here.empty() ? "." : here).string();
+    if (fs::is_regular_file(target, ec)) return spelled.find("..") == std::string::npos ? "" : placed(target);
+    for (const std::string& dir : include_dirs) {  // a folder above main's holding a file below it
+      const fs::path found = fs::path(dir) / spelled;
+      if (!fs::is_regular_file(found, ec)) continue;
+      const bool dir_above = WorkloadName(dir, main_dir).rfind("_up", 0) == 0;
+      return dir_above && WorkloadName(found.string(), main_dir).rfind("_up", 0) != 0 ? placed(found) : "";
+    }
+    return "";
   });
 }
 
@@ -77,14 +87,15 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");
     if (!seen.insert(WorkloadName(src, root)).second) continue;
-    out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root), true, src});
+    out.push_back({WorkloadName(src, root), WithWorkloadIncludes(*text, src, WorkloadName(src, root), root, own_include_dirs),
+                   true, src});
   }
   std::vector<std::string> roots = {main_path};
   roots.insert(roots.end(), other_sources.begin(), other_sources.end());
   for (const OwnInclude& inc : OwnIncludes(roots, own_include_dirs)) {
     const std::string name = WorkloadName(inc.path, root);
     if (!seen.insert(name).second) continue;
-    out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root), false, inc.path});
+    out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root, own_include_dirs), false, inc.path});
   }
   return out;
 }

@@ -43,9 +43,12 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
 // harness file made from it, or a copy), which was `path` in the user's tree (the main file's folder
 // `main_dir`), with each `#include "P"` that reaches one of the program's own files through `..`
 // out of the workload's place for it spelled as the workload places the copy: the main file's
-// `#include "../common.cuh"` becomes `#include "_up/common.cuh"`. Other text is unchanged.
+// `#include "../common.cuh"` becomes `#include "_up/common.cuh"`. So is each found through one of
+// `include_dirs` (absolute: the program's own -I folders) above the main file's folder, where the
+// workload holds no such folder: `-I..` and src/main.cu's `#include "src/tp/runner.h"` become
+// `#include "tp/runner.h"`. Other text is unchanged.
 std::string WithWorkloadIncludes(const std::string& text, const std::string& path, const std::string& name,
-                                 const std::string& main_dir);
+                                 const std::string& main_dir, const std::vector<std::string>& include_dirs = {});
 
 // `text`, a source file the workload holds at `name` and pastes into the harness's one unit (seed.cu at
 // the workload's root), with each `#include "P"` that named a file of the program beside it

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "scaffold/scaffold.h"
+#include "util/files.h"
 
 namespace cuco::scaffold_internal {
 namespace {
@@ -78,6 +79,24 @@ TEST_F(ProgramFilesTest, IncludesThroughDotDotNameTheCopies) {
   const std::string main_text = "#include \"../common.cuh\"\n#include \"local.h\"\n// #include \"../missing.h\"\nint main() {}\n";
   EXPECT_EQ(WithWorkloadIncludes(main_text, P("src/tp/row_wise.cu"), "seed.cu", P("src/tp")),
             "#include \"_up/common.cuh\"\n#include \"local.h\"\n// #include \"../missing.h\"\nint main() {}\n");
+}
+
+// TensorParallelPTX builds src/main.cu from the repository's root with -I., and includes
+// "src/app/cli.h": the -I folder is above main's, where the workload holds no folder of that name.
+// Such an include names the copy (`app/cli.h`, beside seed.cu); one the folder beside it resolves,
+// or no -I folder, stays as written.
+TEST_F(ProgramFilesTest, IncludesThroughAnIncludeFolderAboveMainsNameTheCopies) {
+  Write("src/main.cu", "#include \"src/app/cli.h\"\n#include \"local.h\"\n#include \"src/none.h\"\nint main() {}\n");
+  Write("src/app/cli.h", "#pragma once\n");
+  Write("src/app/cli.cu", "#include \"src/app/cli.h\"\n");
+  Write("src/local.h", "#pragma once\n");
+  const std::vector<std::string> dirs = {P("")};
+  EXPECT_EQ(WithWorkloadIncludes(*ReadFile(P("src/main.cu")), P("src/main.cu"), "seed.cu", P("src"), dirs),
+            "#include \"app/cli.h\"\n#include \"local.h\"\n#include \"src/none.h\"\nint main() {}\n");
+  EXPECT_EQ(WithWorkloadIncludes(*ReadFile(P("src/app/cli.cu")), P("src/app/cli.cu"), "app/cli.cu", P("src"), dirs),
+            "#include \"cli.h\"\n");
+  EXPECT_EQ(WithWorkloadIncludes(*ReadFile(P("src/main.cu")), P("src/main.cu"), "seed.cu", P("src")),
+            *ReadFile(P("src/main.cu")));
 }
 
 // A source file of another folder is pasted into seed.cu (one unit at the workload's root): its

@@ -1,5 +1,7 @@
 #include "scaffold/program_harness.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 
@@ -9,8 +11,35 @@
 #include "scaffold/init_project.h"
 #include "scaffold/init_render.h"
 #include "scaffold/init_rewrite_main.h"
+#include "scaffold/served_file.h"
 
 namespace cuco::scaffold_internal {
+
+namespace {
+
+// Where no loop of main's file reaches the communication (*found failed, or serves statements run
+// whole) and main calls a function of another source file that holds such a loop: the program seen
+// from that file (served_file.h), *found its loop and *others its other files. nullopt otherwise,
+// *found unchanged.
+std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,
+                                            Result<FoundLoop>* found, std::vector<ProgramFile>* others,
+                                            InitPassTrace* trace) {
+  if (found->ok() && (!(*found)->loop.region || (*found)->threads)) return std::nullopt;
+  const std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
+  if (!s) return std::nullopt;
+  ProgramFacts g = ServingAnotherFile(f, other_files, *s, others);
+  InitPassTrace there;
+  Result<FoundLoop> loop = FindLoop(g, *others, &there);
+  if (!loop.ok() || loop->loop.region) return std::nullopt;
+  trace->Add(fmt::format("no loop of {} reaches the communication; main calls {} of {} once, whose loop does: {} is "
+                         "served, main's file being one of the program's other sources",
+                         f.file, s->function, other_files[s->file].name, g.file));
+  for (const std::string& line : there.lines) trace->Add(line);
+  *found = std::move(loop);
+  return g;
+}
+
+}  // namespace
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std::vector<ProgramFile>& other_files,
                                           std::vector<InitPassTrace>* trace) {
@@ -35,17 +64,21 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   const std::optional<GpusPerProcess> per_process = FixedGpusPerProcess(program);
   std::optional<ProgramFacts> pinned;
   if (per_process) pinned = WithOneGpuPerProcess(program, *per_process);
-  const ProgramFacts& f = pinned ? *pinned : program;
-  const std::string pinned_guess = per_process ? OneGpuPerProcessGuess(f, *per_process) : "";
+  const ProgramFacts& main_facts = pinned ? *pinned : program;
+  const std::string pinned_guess = per_process ? OneGpuPerProcessGuess(main_facts, *per_process) : "";
   InitPassTrace* find = pass("find the loop");
   if (per_process) find->Add(pinned_guess);
-  Result<FoundLoop> found = FindLoop(f, other_files, find);
+  Result<FoundLoop> found = FindLoop(main_facts, other_files, find);
+  std::vector<ProgramFile> served_others;
+  const std::optional<ProgramFacts> served = ServedElsewhere(main_facts, other_files, &found, &served_others, find);
+  const ProgramFacts& f = served ? *served : main_facts;
+  const std::vector<ProgramFile>& others = served ? served_others : other_files;
   if (!found.ok()) return stopped(found.status());
-  Result<BoundBuffers> bound = BindBuffers(f, other_files, *found, pass("bind the buffers"));
+  Result<BoundBuffers> bound = BindBuffers(f, others, *found, pass("bind the buffers"));
   if (!bound.ok()) return stopped(bound.status());
   Result<RewrittenMain> main = RewriteProgramMain(f, *found, *bound, pass("rewrite main"));
   if (!main.ok()) return stopped(main.status());
-  Result<ProjectFiles> project = Project(f, other_files, *found, *main, pass("project"), bound->member_records);
+  Result<ProjectFiles> project = Project(f, others, *found, *main, pass("project"), bound->member_records);
   if (!project.ok()) return stopped(project.status());
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());

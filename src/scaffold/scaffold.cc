@@ -143,13 +143,13 @@ struct AsWritten {
 
 // Makes `raw` (main's file) and `more` (its other files) what the harness builds: a C source as the
 // analysis read it, with what C++ needs written in (analyze/c_as_cpp.h). Returns them as they were.
-AsWritten ReadAsCpp(const Analysis& analysis, const std::string& program_path, std::string* raw,
-                    std::vector<ProgramFile>* more) {
+AsWritten ReadAsCpp(const Analysis& analysis, const std::string& program_path, const std::vector<std::string>& include_dirs,
+                    std::string* raw, std::vector<ProgramFile>* more) {
   AsWritten was{*raw, *more};
   if (const auto cpp = analysis.cpp_texts.find(program_path); cpp != analysis.cpp_texts.end()) *raw = cpp->second;
   for (ProgramFile& pf : *more)
     if (const auto cpp = analysis.cpp_texts.find(pf.path); cpp != analysis.cpp_texts.end())
-      pf.text = WithWorkloadIncludes(cpp->second, pf.path, pf.name, ProgramRoot(program_path));
+      pf.text = WithWorkloadIncludes(cpp->second, pf.path, pf.name, ProgramRoot(program_path), include_dirs);
   return was;
 }
 
@@ -238,7 +238,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
 
   Result<std::vector<ProgramFile>> more = CollectProgramFiles(program_path, options.other_sources, options.own_include_dirs);
   if (!more.ok()) return more.status();
-  const AsWritten as_written = ReadAsCpp(analysis, program_path, &*raw, &*more);
+  const AsWritten as_written = ReadAsCpp(analysis, program_path, options.own_include_dirs, &*raw, &*more);
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
   if (!options.loop.empty()) CUCO_RETURN_IF_ERROR(SetForcedLoop(options.loop, &f));
   std::string args_error;
@@ -304,7 +304,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   // the program's files above it (`../common.cuh`) name the copies (`_up/common.cuh`).
   for (auto& [path, text] : files)
     if (path.parent_path() == out_dir || path.parent_path() == harness)
-      text = WithWorkloadIncludes(text, program_path, path.filename().string(), main_dir);
+      text = WithWorkloadIncludes(text, program_path, path.filename().string(), main_dir, options.own_include_dirs);
   CUCO_RETURN_IF_ERROR(WriteAndCheck(files, out_dir, harness, &rep));
   // Which program this is, for `cuco run` (which reuses a workload only when made from this program).
   CUCO_RETURN_IF_ERROR(WriteFileAtomic(out_dir / kOriginFile, ProgramOrigin(program_path) + "\n"));
