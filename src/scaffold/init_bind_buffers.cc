@@ -508,6 +508,22 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
   return {t};
 }
 
+// The skeleton's words for an output the iteration itself allocates (`cudaMalloc(&d_recv, ...)` in
+// the loop, or in a lambda defined there, as a benchmark's per-call receive buffer): a buffer made
+// anew every pass, which nothing before the loop names; "" when the iteration allocates no `name`.
+std::string AllocatedEachPass(const BindContext& c, const std::string& marked_expr, const std::string& name) {
+  for (const auto& op : c.f.analysis->ops) {
+    if (op.kind != "alloc" || op.assigns != name || (op.file.empty() ? c.f.file : SourceFileName(op.file)) != c.f.file ||
+        !InLineRanges(c.code.ranges, op.line))
+      continue;
+    return fmt::format("`{}`, which it writes: allocated inside the iteration ({}:{}), a new buffer every pass that no "
+                       "name before the loop holds, so the harness cannot fill or compare it; allocate it once before "
+                       "the loop",
+                       marked_expr, c.f.file, op.line);
+  }
+  return "";
+}
+
 // The bind of `t`, one expression of buffer `marked_expr` with role `r`, added to `h`; where main
 // cannot bind it (a helper's local, a class's member it cannot name) it is added to u->unnamed and,
 // an output, named in *unbound_output; host memory and empty allocations stay the program's own.
@@ -525,6 +541,7 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   } else if (!Bindable(t.probe, c.before_loop) ||
              (c.found.projected && c.per_gpu.NamesAnArray(marked_expr, c.found.all_code))) {
     u->unnamed.insert(t.expr);
+    if (r.out && unbound_output->empty()) *unbound_output = AllocatedEachPass(c, marked_expr, t.probe);
     if (r.out && unbound_output->empty())
       *unbound_output = UnboundOutput(marked_expr, t.probe, c.before_loop, run, c.found.loop_fn);
     return;

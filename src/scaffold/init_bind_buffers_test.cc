@@ -353,6 +353,11 @@ int main(int argc, char** argv) {
   EXPECT_NE(b.status().message().find("no output of the iteration could be named in Bench, so nothing would be checked"),
             std::string::npos)
       << b.status().message();
+  // ... and says why, where the user acts: the buffer is made anew in every pass.
+  EXPECT_NE(b.status().message().find("`recv`, which it writes: allocated inside the iteration (bench.cu:10), a new "
+                                      "buffer every pass"),
+            std::string::npos)
+      << b.status().message();
 }
 
 // The same habit with the GPU count from the command line (`nDev = atoi(argv[1])`, the program
