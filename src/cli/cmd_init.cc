@@ -84,8 +84,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
   cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
-  cmd->add_option("--loop", *loop, "FILE:LINE of the loop the harness serves (its for/while line), when init cannot "
-                                   "decide or decides wrong");
+  cmd->add_option("--loop", *loop, "FILE:LINE of the loop the harness serves (its for/while line, in main's file or "
+                                   "another source given), when init cannot decide or decides wrong");
   cmd->add_option("--args", *args, "The arguments you run the program with (\"4 --seq 128\"), passed to it by the "
                                    "harness and in program mode (default: none)");
   cmd->add_flag("--explain", *explain, "Print what each pass of the harness decided and why: the loop chosen and those "

@@ -291,8 +291,17 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   }
   std::vector<Access> accesses;
   // Local pointers and references in the loop and its lambdas name the buffer they alias
-  // (`__half* y_mb = out + off;`, a projected program's `Stage& st = stages[s];`).
-  flat.Walk(code.walked, in_range, found.loop_fn, LocalAliases(code.walked, per_gpu.arrays()), 0, &accesses);
+  // (`__half* y_mb = out + off;`, a projected program's `Stage& st = stages[s];`). One aliasing either
+  // of two (`float* c = (buf == 0) ? ping : pong;`, double buffers) names both: the loop is walked
+  // once more with the other.
+  std::map<std::string, std::string> others;
+  const std::map<std::string, std::string> aliases = LocalAliases(code.walked, per_gpu.arrays(), &others);
+  flat.Walk(code.walked, in_range, found.loop_fn, aliases, 0, &accesses);
+  if (!others.empty()) {
+    std::map<std::string, std::string> alt = aliases;
+    for (const auto& [name, other] : others) alt[name] = other;
+    flat.Walk(code.walked, in_range, found.loop_fn, alt, 0, &accesses);
+  }
   BufferUse u;
   // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
   // receives). A buffer written only there is an output some rank may not write.

@@ -170,9 +170,6 @@ std::set<std::string> GraphLaunchers(const ProgramFacts& f) {
   return names;
 }
 
-namespace {
-
-// The function of `file` whose definition holds `line` (the innermost), "" when none.
 std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line) {
   std::string best;
   int best_span = 0;
@@ -184,6 +181,8 @@ std::string FunctionAt(const std::string& raw, const Analysis& a, const std::str
   }
   return best;
 }
+
+namespace {
 
 // Where the program stores one of `names` in a function pointer: adds that pointer to `names` and,
 // through the text of the program's functions, every function calling one of `names` (a call through

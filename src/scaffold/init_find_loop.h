@@ -49,6 +49,9 @@ struct FoundLoop {
 // holding the timed loop) left out.
 std::set<std::string> CommNamesOf(const Analysis& a, const std::string& loop_fn, std::set<std::string>* direct);
 
+// The function of `file` (text `raw`) whose definition holds `line` (the innermost), "" when none.
+std::string FunctionAt(const std::string& raw, const Analysis& a, const std::string& file, int line);
+
 // How many times one run of `body` (a function's text) calls `name`: its call sites, those in different
 // branches of one if / else if / else chain counting once (a dispatch on a data type, `if (dtype ==
 // "int") run<int>(...); else if (dtype == "float") run<float>(...);`); 2 when a site is in a loop.

@@ -31,8 +31,8 @@ std::string Resolve(const std::string& base, const std::map<std::string, std::st
   return head + rest;
 }
 
-// The other alternative of the first ternary in a call's argument (`(s == 0 ? st.x : st.recv) + off`
-// -> `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
+}  // namespace
+
 std::string SecondAlternative(const std::string& arg) {
   int depth = 0, q_depth = -1;
   size_t colon = std::string::npos;
@@ -52,8 +52,6 @@ std::string SecondAlternative(const std::string& arg) {
   }
   return colon == std::string::npos ? "" : arg.substr(colon + 1);
 }
-
-}  // namespace
 
 const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name) {
   for (const auto& fn : a.functions)

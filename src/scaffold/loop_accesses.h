@@ -28,6 +28,10 @@ struct Access {
 // The program's function `name`, or null.
 const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name);
 
+// The other alternative of the first ternary in an expression (`(s == 0 ? st.x : st.recv) + off` ->
+// `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
+std::string SecondAlternative(const std::string& arg);
+
 // A copy of device memory to the host (cudaMemcpy, cudaMemcpy2D and their Async forms with a DeviceToHost kind).
 bool CopiesToHost(const AnalyzedOp& op);
 

@@ -390,8 +390,33 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   return c;
 }
 
+// A counter of passes the loop's body [body_first, body_last] steps at its top level (`++pass;`,
+// `iter++;`) and reads elsewhere too, declared outside the body, other than the loop's variable
+// `loop_var`; "" when none. `in_condition`, when not empty: only one the loop's condition tests.
+std::string BodyCounter(const std::vector<Tok>& t, size_t body_first, size_t body_last, const std::string& loop_var,
+                        const std::set<std::string>& in_condition) {
+  int depth = 0;
+  for (size_t i = body_first; i <= body_last; ++i) {
+    if (t[i].text == "{") ++depth;
+    if (t[i].text == "}") --depth;
+    const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
+    if (!top || !t[i].ident || t[i].text == loop_var || i + 2 > body_last) continue;
+    if (!in_condition.empty() && !in_condition.count(t[i].text)) continue;
+    const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
+    const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
+    if (!post && !pre) continue;
+    int mentions = 0;
+    bool declared = false;  // `int pass = 0;` in the body: a variable of one pass
+    for (size_t j = body_first; j <= body_last; ++j)
+      if (t[j].ident && t[j].text == t[i].text) ++mentions, declared |= j > 0 && t[j - 1].ident && t[j - 1].text != "return";
+    if (!declared && (mentions > 1 || !in_condition.empty())) return t[i].text;
+  }
+  return "";
+}
+
 // The body of the loop at tokens [best, best_end] and what every harness iteration holds at its first
-// value: a `for` loop's variable (its declaration and first value), a `while` loop's counter.
+// value: a `for` loop's variable (its declaration and first value), a `while` loop's counter, and a
+// counter of passes the body steps and reads (`float* c = (pass & 1) ? pong : ping; ++pass;`).
 void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t best, size_t best_end, TimedLoop* loop) {
   const size_t body_first = LoopBodyFirst(t, best);
   const size_t body_last = t[best].text == "do" ? LoopBodyLast(t, best) : best_end;
@@ -411,6 +436,8 @@ void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t
       const size_t to = header.find(m[3].str() == "{" ? '}' : ';', from);
       if (to != std::string::npos) loop->loop_var_init = Trim(header.substr(from, to - from));
     }
+    const std::string var = loop->loop_var_decl.empty() ? "" : loop->loop_var_decl.substr(loop->loop_var_decl.rfind(' ') + 1);
+    loop->pinned_counter = BodyCounter(t, body_first, body_last, var, {});
   } else {
     // A `while` or `do` loop: a counter the body steps at its top level (`iter++;`) and the condition
     // tests, held at its value when the loop starts, as a for loop's variable is (every harness
@@ -419,16 +446,7 @@ void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t
     const size_t cond_open = LoopConditionOpen(t, best);
     for (size_t i = cond_open + 1; cond_open < t.size() && i < Match(t, cond_open); ++i)
       if (t[i].ident) in_condition.insert(t[i].text);
-    int depth = 0;
-    for (size_t i = body_first; i <= body_last && loop->pinned_counter.empty(); ++i) {
-      if (t[i].text == "{") ++depth;
-      if (t[i].text == "}") --depth;
-      const bool top = depth == (t[body_first].text == "{" ? 1 : 0);
-      if (!top || !t[i].ident || !in_condition.count(t[i].text) || i + 2 > best_end) continue;
-      const bool post = t[i + 1].text == "+" && t[i + 2].text == "+";
-      const bool pre = i >= 2 && t[i - 1].text == "+" && t[i - 2].text == "+";
-      if (post || pre) loop->pinned_counter = t[i].text;
-    }
+    if (!in_condition.empty()) loop->pinned_counter = BodyCounter(t, body_first, body_last, "", in_condition);
   }
 }
 
@@ -557,7 +575,7 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   for (const auto& b : binds) binds_text += "\n        " + b;
   std::string body = ContinueAsReturn(loop.body);  // the served body is a function's: `continue` ends the pass
   std::string pin = loop.hoisted;
-  if (!loop.pinned_counter.empty()) {  // the while loop's counter, at its value when the loop starts
+  if (!loop.pinned_counter.empty()) {  // the loop's counter, at its value when the loop starts
     const std::string held = "cuco_pinned_" + loop.pinned_counter;
     pin += fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
     body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);

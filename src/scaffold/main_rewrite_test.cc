@@ -48,6 +48,31 @@ TEST(TimedLoop, SingleStatementBodyAndNoArguments) {
   EXPECT_EQ(out.find("while (n--"), std::string::npos);
 }
 
+// Double buffers chosen by a counter of passes the body steps (`++pass;`): held at its value when
+// the loop starts, as the loop's variable is, so every harness iteration writes the same buffer. A
+// variable the body declares, or one only stepped (a count printed after the loop), is not held.
+TEST(TimedLoop, ACounterOfPassesTheBodyStepsAndReadsIsHeld) {
+  const std::string text =
+      "int main() {\n"                                                         // 1
+      "  int pass = 0, done = 0;\n"                                            // 2
+      "  for (int it = 0; it < 20; ++it) {\n"                                  // 3
+      "    float* c = (pass & 1) == 0 ? ping : pong;\n"                        // 4
+      "    ++pass;\n"                                                          // 5
+      "    done++;\n"                                                          // 6
+      "    ncclAllReduce(c, c, n, ncclFloat, ncclSum, comm, s);\n"             // 7
+      "  }\n"                                                                  // 8
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("double.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->loop_var_decl, "int it");
+  EXPECT_EQ(loop->pinned_counter, "pass");
+  const std::string local = "int main() {\n  for (int it = 0; it < 20; ++it) {\n    int k = 0;\n    ++k;\n"
+                            "    ncclAllReduce(x + k, y, n, ncclFloat, ncclSum, comm, s);\n  }\n}\n";
+  loop = FindTimedLoop("local.cu", local, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->pinned_counter, "");
+}
+
 TEST(TimedLoop, ADoWhileLoopIsServedOnePassAnIteration) {
   // An iterative solver's habit: the loop's condition after its body. Before, `do` was no loop, and
   // the statements of main reaching the communication were run whole: every pass in one iteration.

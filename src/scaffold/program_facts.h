@@ -72,7 +72,8 @@ struct ProgramFacts {
   std::string entry = "main";
   std::string path, unit_name;
   bool main_takes_args = true;
-  int forced_loop_line = 0;  // `cuco init --loop FILE:LINE` (FILE is `file`): the loop to serve
+  int forced_loop_line = 0;  // `cuco init --loop FILE:LINE`: the loop to serve, in `file` ...
+  std::string forced_loop_file;  // ... or in this other source file of the program (served_file.h)
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
                                           // (set with SetProgramArguments, never alone)
   ProgramDefaults run_defaults;  // DefaultsOf(code, {}, program_args): what main reads as the harness starts it

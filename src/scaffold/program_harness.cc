@@ -25,17 +25,35 @@ std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::ve
                                             Result<FoundLoop>* found, std::vector<ProgramFile>* others,
                                             InitPassTrace* trace) {
   if (found->ok() && (!(*found)->loop.region || (*found)->threads)) return std::nullopt;
-  const std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
+  std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
   if (!s) return std::nullopt;
-  ProgramFacts g = ServingAnotherFile(f, other_files, *s, others);
+  // The served file's loop: none where it holds no loop reaching the communication.
+  auto loop_there = [&](const ServedFile& served, ProgramFacts* g, InitPassTrace* there) -> std::optional<FoundLoop> {
+    *g = ServingAnotherFile(f, other_files, served, others);
+    Result<FoundLoop> loop = FindLoop(*g, *others, there);
+    if (!loop.ok() || loop->loop.region) return std::nullopt;
+    return std::move(*loop);
+  };
+  ProgramFacts g;
   InitPassTrace there;
-  Result<FoundLoop> loop = FindLoop(g, *others, &there);
-  if (!loop.ok() || loop->loop.region) return std::nullopt;
+  if (!s->other.empty()) {  // two by a condition: the user says which (--loop) where both hold one
+    ProgramFacts h;
+    InitPassTrace unused;
+    const bool other_has_one = loop_there(ServedFile(s->other, s->other_file), &h, &unused).has_value();
+    const bool this_has_one = loop_there(*s, &g, &unused).has_value();
+    if (other_has_one && this_has_one) {
+      *found = ChoiceBetweenFiles(f, other_files, *s);
+      return std::nullopt;
+    }
+    if (other_has_one) s = ServedFile(s->other, s->other_file);
+  }
+  std::optional<FoundLoop> loop = loop_there(*s, &g, &there);
+  if (!loop) return std::nullopt;
   trace->Add(fmt::format("no loop of {} reaches the communication; main calls {} of {} once, whose loop does: {} is "
                          "served, main's file being one of the program's other sources",
                          f.file, s->function, other_files[s->file].name, g.file));
   for (const std::string& line : there.lines) trace->Add(line);
-  *found = std::move(loop);
+  *found = std::move(*loop);
   return g;
 }
 
@@ -68,9 +86,20 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   const std::string pinned_guess = per_process ? OneGpuPerProcessGuess(main_facts, *per_process) : "";
   InitPassTrace* find = pass("find the loop");
   if (per_process) find->Add(pinned_guess);
-  Result<FoundLoop> found = FindLoop(main_facts, other_files, find);
   std::vector<ProgramFile> served_others;
-  const std::optional<ProgramFacts> served = ServedElsewhere(main_facts, other_files, &found, &served_others, find);
+  std::optional<ProgramFacts> served;
+  Result<FoundLoop> found = Status::NotFound("");
+  if (main_facts.forced_loop_file.empty()) {
+    found = FindLoop(main_facts, other_files, find);
+    served = ServedElsewhere(main_facts, other_files, &found, &served_others, find);
+  } else {  // --loop names another file's line: that file is served
+    Result<ProgramFacts> named = ServingTheFileLoopNames(main_facts, other_files, &served_others);
+    if (!named.ok()) return stopped(named.status());
+    served = std::move(*named);
+    find->Add(fmt::format("--loop names a line of {}: that file is served, main's file being one of the program's "
+                          "other sources", served->file));
+    found = FindLoop(*served, served_others, find);
+  }
   const ProgramFacts& f = served ? *served : main_facts;
   const std::vector<ProgramFile>& others = served ? served_others : other_files;
   if (!found.ok()) return stopped(found.status());

@@ -321,9 +321,11 @@ std::string RenameStdThread(const std::string& text) {
                             {"pthread_join", "cuco_program::rank_pthread_join"}});
 }
 
-std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays) {
+std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays,
+                                                std::map<std::string, std::string>* second) {
   const std::string code = BlankCommentsAndLiterals(text);
-  static const std::regex alias(R"(([&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+);)");
+  // (A ternary's condition may compare: `(buf == 0) ? ping : pong`.)
+  static const std::regex alias(R"(([&*]|\bauto)\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;=]+|[^;=]*[=!<>]=[^;]*\?[^;]*);)");
   static const std::regex entry(R"(^[A-Za-z_][\w.]*(?:->\w+)*(?:\s*\[[^\[\]]+\])+$)");
   std::map<std::string, std::string> out;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), alias); it != std::sregex_iterator(); ++it) {
@@ -332,7 +334,10 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     const std::string base = keeps_entry ? init : BufferBase(init);
     // `float* p = nullptr;` stands for nothing yet: p is its own buffer (a cudaMalloc to come).
     const bool null = IsNullPointerLiteral(base);
-    if (!base.empty() && !null && base != name && !out.count(name)) out[name] = base;
+    if (base.empty() || null || base == name || out.count(name)) continue;
+    out[name] = base;
+    const std::string other = keeps_entry ? "" : SecondAlternative(init);
+    if (second != nullptr && !other.empty() && !BufferBase(other).empty()) (*second)[name] = BufferBase(other);
   }
   return out;
 }

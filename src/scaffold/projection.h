@@ -98,7 +98,9 @@ std::string RenameStdThread(const std::string& text);
 // `auto name = expr;` -> {name: expr without an offset}. A reference to an entry of an array
 // (`Expert& e = experts[k];`) is that entry (`e.w1` is `experts[k].w1`), except in the arrays of
 // `per_gpu_arrays` (a projected program's `Stage& st = stages[s];` is the array its rank's entry
-// binds: `stages`).
-std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays = {});
+// binds: `stages`). An alias of one of two buffers (`float* c = (buf == 0) ? ping : pong;`, double
+// buffers) is the first; *second, when given, gets {name: the other} for each such alias.
+std::map<std::string, std::string> LocalAliases(const std::string& text, const std::set<std::string>& per_gpu_arrays = {},
+                                                std::map<std::string, std::string>* second = nullptr);
 
 }  // namespace cuco::scaffold_internal

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <optional>
@@ -214,15 +215,20 @@ std::string SanitizeWorkloadName(const std::string& text) {
   return out.empty() ? "workload" : out;
 }
 
-// `--loop FILE:LINE` (`loop`) into f->forced_loop_line: FILE must be main's.
-static Status SetForcedLoop(const std::string& loop, ProgramFacts* f) {
+// `--loop FILE:LINE` (`loop`) into f->forced_loop_line, and f->forced_loop_file where FILE is another
+// of the program's source files (`more`), not main's.
+static Status SetForcedLoop(const std::string& loop, const std::vector<ProgramFile>& more, ProgramFacts* f) {
   const size_t colon = loop.rfind(':');
-  const std::string file = colon == std::string::npos ? "" : loop.substr(0, colon);
+  const std::string file = colon == std::string::npos ? "" : fs::path(loop.substr(0, colon)).filename().string();
   const int line = colon == std::string::npos ? 0 : std::atoi(loop.c_str() + colon + 1);
-  if (line <= 0 || fs::path(file).filename() != f->file)
-    return Status::InvalidArgument("--loop '" + loop + "': want " + f->file + ":LINE, the line of a loop in the file "
-                                   "that defines main");
+  const bool other = std::any_of(more.begin(), more.end(), [&](const ProgramFile& pf) {
+    return pf.source && fs::path(pf.path).filename() == file;
+  });
+  if (line <= 0 || (file != f->file && !other))
+    return Status::InvalidArgument("--loop '" + loop + "': want FILE:LINE, the line of a loop in one of the program's "
+                                   "source files (" + f->file + " or another given to cuco init)");
   f->forced_loop_line = line;
+  if (file != f->file) f->forced_loop_file = file;
   return Status::Ok();
 }
 
@@ -240,7 +246,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!more.ok()) return more.status();
   const AsWritten as_written = ReadAsCpp(analysis, program_path, options.own_include_dirs, &*raw, &*more);
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
-  if (!options.loop.empty()) CUCO_RETURN_IF_ERROR(SetForcedLoop(options.loop, &f));
+  if (!options.loop.empty()) CUCO_RETURN_IF_ERROR(SetForcedLoop(options.loop, *more, &f));
   std::string args_error;
   std::vector<std::string> program_args;
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);

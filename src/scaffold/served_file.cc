@@ -1,5 +1,7 @@
 #include "scaffold/served_file.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -17,6 +19,37 @@ namespace {
 
 // How far below main the call into another file is looked for (main -> run -> run_profile).
 constexpr int kDepth = 4;
+
+// Whether `def` (a function's text) calls `a` and `b` as alternatives: in one statement holding a
+// ternary, or in the two arms of one if ... else.
+bool Alternatives(const std::string& def, const std::string& a, const std::string& b) {
+  std::smatch ma, mb;
+  if (!std::regex_search(def, ma, std::regex("\\b" + a + "\\s*\\(")) ||
+      !std::regex_search(def, mb, std::regex("\\b" + b + "\\s*\\(")))
+    return false;
+  const size_t pa = static_cast<size_t>(ma.position(0)), pb = static_cast<size_t>(mb.position(0));
+  auto statement = [&](size_t at) {
+    const size_t from = def.find_last_of(";{}", at);
+    return std::make_pair(from == std::string::npos ? 0 : from, def.find(';', at));
+  };
+  const auto sa = statement(pa), sb = statement(pb);
+  if (sa == sb && def.substr(sa.first, sa.second - sa.first).find('?') != std::string::npos) return true;
+  const int la = LineOf(def, pa), lb = LineOf(def, pb);
+  for (const IfElseArms& arms : IfElseArmsIn(def, 0, def.size())) {
+    const bool a_then = InLineRanges({arms.then_lines}, la), a_else = InLineRanges({arms.else_lines}, la);
+    const bool b_then = InLineRanges({arms.then_lines}, lb), b_else = InLineRanges({arms.else_lines}, lb);
+    if ((a_then && b_else) || (a_else && b_then)) return true;
+  }
+  return false;
+}
+
+// The index of the source file among `others` defining `fn` (by the analysis), npos when none.
+size_t SourceDefining(const Analysis& a, const std::vector<ProgramFile>& others, const std::string& fn) {
+  const AnalyzedFunction* d = FindFunction(a, fn);
+  for (size_t i = 0; d != nullptr && i < others.size(); ++i)
+    if (others[i].source && SourceFileName(others[i].path) == SourceFileName(d->file)) return i;
+  return std::string::npos;
+}
 
 }  // namespace
 
@@ -43,8 +76,16 @@ std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std
         next = *it;
         break;
       }
-      for (size_t i = 0; i < others.size(); ++i)
-        if (others[i].source && SourceFileName(others[i].path) == file) return ServedFile{*it, i};
+      const size_t i = SourceDefining(a, others, *it);
+      if (i == std::string::npos) continue;
+      ServedFile s(*it, i);
+      s.caller = caller;
+      for (const std::string& g : order)  // one called instead of it by a condition
+        if (g != *it && s.other.empty() && CallsPerRun(def, g) == 1 && Alternatives(def, g, *it)) {
+          const size_t j = SourceDefining(a, others, g);
+          if (j != std::string::npos) s.other = g, s.other_file = j;
+        }
+      return s;
     }
     if (next.empty()) return std::nullopt;
     seen.insert(next);
@@ -76,6 +117,42 @@ ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<Program
   for (size_t i = 0; i < others.size(); ++i)
     if (i != s.file) others_out->push_back(others[i]);
   return g;
+}
+
+Status ChoiceBetweenFiles(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s) {
+  auto loop_of = [&](const std::string& fn, size_t file) {
+    std::set<std::string> direct;
+    LoopSearch search;
+    search.main_elsewhere = true;
+    const std::string name = SourceFileName(others[file].path);
+    const Result<TimedLoop> loop = FindTimedLoop(name, others[file].text, CommNamesOf(*f.analysis, fn, &direct), fn,
+                                                 std::string::npos, search);
+    return loop.ok() ? fmt::format("{} ({}:{}; `cuco init --loop {}:{}`)", fn, name, loop->line, name, loop->line)
+                     : fmt::format("{} ({})", fn, name);
+  };
+  size_t b = 0, e = 0;
+  const int line = DefinitionLines(f.raw, s.caller, &b, &e) ? LineOf(f.raw, b) : 1;
+  return Status::InvalidArgument(fmt::format(
+      "{}:{}: {} calls {} or {} by a condition cuco init cannot decide, each in another file and holding a timed "
+      "loop; name the one the program runs with --loop",
+      f.file, line, s.caller, loop_of(s.other, s.other_file), loop_of(s.function, s.file)));
+}
+
+Result<ProgramFacts> ServingTheFileLoopNames(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                            std::vector<ProgramFile>* others_out) {
+  for (size_t i = 0; i < others.size(); ++i) {
+    if (!others[i].source || SourceFileName(others[i].path) != f.forced_loop_file) continue;
+    const std::string holder = FunctionAt(others[i].text, *f.analysis, f.forced_loop_file, f.forced_loop_line);
+    if (holder.empty())
+      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}",
+                                                 f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
+    ProgramFacts g = ServingAnotherFile(f, others, ServedFile(holder, i), others_out);
+    g.forced_loop_line = f.forced_loop_line;
+    g.forced_loop_file.clear();
+    return g;
+  }
+  return Status::InvalidArgument(fmt::format("--loop {}:{}: {} is none of the program's source files",
+                                             f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
 }
 
 bool MainTakesArguments(const std::string& text) {

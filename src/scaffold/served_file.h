@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,21 @@
 namespace cuco::scaffold_internal {
 
 struct ServedFile {
+  ServedFile(std::string fn, size_t in) : function(std::move(fn)), file(in) {}
   std::string function;  // the function main calls once ("run_profile")
   size_t file = 0;       // its file: an index into the program's other files
+  // A function of another file called instead by a condition cuco cannot decide (`mode == kSumma ?
+  // run_profile(...) : run_profile_1d(...)`, or the arms of an if ... else), "" when none: which one
+  // the program runs is the user's to say (--loop).
+  std::string other;
+  size_t other_file = 0;
+  std::string caller = "main";  // the function of main's file calling them
 };
 
 // The function of another source file that main (or a function of main's file that main calls
-// once, and so on) calls once a run and that reaches the communication: the last such call. nullopt
-// when main's file holds every function on the way, or when none reaches the communication.
+// once, and so on) calls once a run and that reaches the communication: the last such call, with
+// the one called instead of it by a condition, if any. nullopt when main's file holds every
+// function on the way, or when none reaches the communication.
 std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others);
 
 // The program seen from the served file: `f` with `file`, `raw` and `code` the served file's,
@@ -31,6 +40,17 @@ std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std
 // files with the served one replaced by main's, in which main is renamed cuco_program_main.
 ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s,
                                 std::vector<ProgramFile>* others_out);
+
+// Why the served file cannot be chosen when main calls two functions by a condition (s.other set):
+// both timed loops named, with the --loop that serves each.
+Status ChoiceBetweenFiles(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s);
+
+// `cuco init --loop FILE:LINE` naming a line of another source file (f.forced_loop_file): the program
+// seen from that file as ServingAnotherFile makes it, the function holding the line standing for main
+// (the harness serves main's first call of it) and f.forced_loop_line kept. kInvalidArgument naming
+// the file when the line is outside every function of it.
+Result<ProgramFacts> ServingTheFileLoopNames(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                            std::vector<ProgramFile>* others_out);
 
 // Whether `text`'s main takes its arguments (`main(int argc, char** argv)`), not `main()` or
 // `main(void)`; true when `text` defines no main.

@@ -66,8 +66,9 @@ class ServedFileTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
   // `cuco init src/main.cu src/tp/runner.cu -- nvcc -I. ...` in root_.
-  Result<ScaffoldReport> Init() {
-    const std::vector<std::string> paths = {(root_ / "src/main.cu").string(), (root_ / "src/tp/runner.cu").string()};
+  Result<ScaffoldReport> Init(const std::string& loop = "", bool second_runner = false) {
+    std::vector<std::string> paths = {(root_ / "src/main.cu").string(), (root_ / "src/tp/runner.cu").string()};
+    if (second_runner) paths.push_back((root_ / "src/tp/runner_1d.cu").string());
     AnalyzeOptions o;
     o.include_dirs = DefaultIncludeDirs();
     o.own_include_dirs = {root_.string()};
@@ -75,9 +76,10 @@ class ServedFileTest : public ::testing::Test {
     Result<Analysis> a = AnalyzeProgram(paths, o);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     ScaffoldOptions s;
-    s.other_sources = {paths[1]};
+    s.other_sources.assign(paths.begin() + 1, paths.end());
     s.own_include_dirs = {root_.string()};
     s.compile_flags = {"-I" + root_.string()};
+    s.loop = loop;
     return ScaffoldWorkload(a.ok() ? *a : Analysis{}, paths[0], root_ / "wl", s);
   }
   fs::path root_;
@@ -119,6 +121,63 @@ int main(int argc, char** argv) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->harness_ready);
   EXPECT_EQ(r->harness_reason.rfind("main.cu:4: no output of the iteration could be named in main", 0), 0u) << r->harness_reason;
+}
+
+// `--loop runner.cu:LINE` names another file's loop: that file is served even where main's own loop
+// would be chosen, from main's first call of the function holding it; a line outside every function
+// of it, or a file not of the program, is refused naming it.
+TEST_F(ServedFileTest, LoopNamesALoopOfAnotherFile) {
+  std::ofstream(root_ / "src" / "main.cu") << R"(#include <cstdio>
+#include "src/tp/runner.h"
+int main(int argc, char** argv) {
+  for (int i = 0; i < 3; ++i) run_profile(1024, 0, 1);
+  return 0;
+}
+)";
+  Result<ScaffoldReport> r = Init("src/tp/runner.cu:15");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->harness_ready) << r->harness_reason;
+  bool loop = false;
+  for (const std::string& g : r->harness_guesses) loop |= g.rfind("runner.cu:15: the timed loop (the loop --loop names", 0) == 0;
+  EXPECT_TRUE(loop) << ::testing::PrintToString(r->harness_guesses);
+  fs::remove_all(root_ / "wl");
+  r = Init("runner.cu:3");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->harness_ready);
+  EXPECT_EQ(r->harness_reason.rfind("runner.cu:3: --loop names a line outside every function of runner.cu", 0), 0u)
+      << r->harness_reason;
+  fs::remove_all(root_ / "wl");
+  EXPECT_FALSE(Init("other.cu:3").ok());
+}
+
+// main runs one of two runners of other files by a condition it does not decide (TensorParallelPTX's
+// `args.tp_mode == TpMode::Summa ? run_profile(args, dist) : run_profile_1d(args, dist)`): init
+// does not guess, it lists both loops and the --loop serving each; --loop then serves the one named.
+TEST_F(ServedFileTest, TwoRunnersByAConditionAreTheUsersToChoose) {
+  std::string one_d = kRunner;
+  one_d.replace(one_d.find("float run_profile("), 18, "float run_profile_1d(");
+  std::ofstream(root_ / "src" / "tp" / "runner_1d.cu") << one_d;
+  std::ofstream(root_ / "src" / "tp" / "runner.h") << std::string(kRunnerH) + "float run_profile_1d(int n, int rank, int ranks);\n";
+  std::ofstream(root_ / "src" / "main.cu") << R"(#include <cstdio>
+#include <cstdlib>
+#include "src/tp/runner.h"
+int main(int argc, char** argv) {
+  const int mode = argc > 1 ? std::atoi(argv[1]) : 0;
+  const float ms = mode == 0 ? run_profile(1024, 0, 1) : run_profile_1d(1024, 0, 1);
+  std::printf("%f ms\n", ms);
+  return 0;
+}
+)";
+  Result<ScaffoldReport> r = Init("", true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->harness_ready);
+  EXPECT_NE(r->harness_reason.find("main.cu:4: main calls run_profile"), std::string::npos) << r->harness_reason;
+  EXPECT_NE(r->harness_reason.find("`cuco init --loop runner.cu:15`"), std::string::npos) << r->harness_reason;
+  EXPECT_NE(r->harness_reason.find("`cuco init --loop runner_1d.cu:15`"), std::string::npos) << r->harness_reason;
+  fs::remove_all(root_ / "wl");
+  r = Init("runner_1d.cu:15", true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->harness_ready) << r->harness_reason;
 }
 
 }  // namespace
