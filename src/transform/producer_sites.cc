@@ -154,6 +154,18 @@ bool OnlyWaits(const std::string& s) {
   return std::regex_match(s, wait);
 }
 
+// Whether statement `s` is a stream's wait for an event (`CHECK(cudaStreamWaitEvent(comm, done, 0))`,
+// spelled as cuco init's shims spell it too): `*record` false; or an event's record
+// (`cudaEventRecord(done, compute)`): `*record` true.
+bool EventStep(const std::string& s, bool* record) {
+  static const std::regex step(
+      R"(^\s*(?:[A-Za-z_]\w*\s*\(\s*)?(?:cuda|cuco_program\s*::\s*shim\s*::\s*)(EventRecord|StreamWaitEvent)\s*\([^;]*\)\s*\)?\s*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, step)) return false;
+  *record = m[1].str() == "EventRecord";
+  return true;
+}
+
 // The statement-before form (producer_sites.h), for a collective whose statement follows the byte `stop`.
 std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos, size_t stop, const std::string& buffer,
                                          std::string* why) {
@@ -170,11 +182,16 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
   }
   size_t first = SkipSpace(m, prev, stop);
   ProducerSite site;
-  // A wait between the GEMM and the collective (`CHECK(cudaDeviceSynchronize());`): the producer is
-  // the statement before it, and the wait runs only while nothing is split.
-  if (prev_stop != std::string::npos && m[prev_stop] == ';' && OnlyWaits(m.substr(first, stop - first)) &&
-      OneBlock(src, first, coll_pos)) {
-    site.wait_at = first;
+  // Waits between the GEMM and the collective (`CHECK(cudaDeviceSynchronize());`, or an event the
+  // GEMM's stream records and the collective's waits for): the producer is the statement before
+  // them, and each wait runs only while nothing is split.
+  bool stepped = false, record = false;
+  for (int k = 0; k < 3 && prev_stop != std::string::npos && m[prev_stop] == ';' && OneBlock(src, first, coll_pos); ++k) {
+    const std::string statement = m.substr(first, stop - first);
+    const bool waits = OnlyWaits(statement), event = !waits && EventStep(statement, &record);
+    if (!waits && !event) break;
+    if (waits || !record) site.waits_at.insert(site.waits_at.begin(), first);
+    stepped = true;
     stop = prev_stop;
     prev = StatementStart(m, stop, &prev_stop);
     if (prev == std::string::npos) {
@@ -183,7 +200,7 @@ std::optional<ProducerSite> StraightSite(const SeedSource& src, size_t coll_pos,
     }
     first = SkipSpace(m, prev, stop);
   }
-  if (!CallNaming(src, first, stop, coll_pos, buffer, site.wait_at == std::string::npos ? "before" : "before the wait before", why))
+  if (!CallNaming(src, first, stop, coll_pos, buffer, stepped ? "before the wait before" : "before", why))
     return std::nullopt;
   site.buffer = buffer;
   site.producer_line = src.LineOf(first);

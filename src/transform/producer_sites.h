@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "transform/seed_source.h"
 
@@ -29,10 +30,11 @@ struct ProducerSite {
   std::string indent;    // the producer line's leading spaces (empty when not inserted at a line start)
   std::string buffer;    // the collective's first argument, as written
   int producer_line = 0;
-  // A wait statement between the producer and the collective (cudaDeviceSynchronize, or
-  // cudaStreamSynchronize, possibly in a check macro): its first byte, guarded to run only while the
-  // Producer split nothing (the chunks' events order each collective after its chunk). npos: none.
-  size_t wait_at = std::string::npos;
+  // The waits between the producer and the collective (cudaDeviceSynchronize, cudaStreamSynchronize,
+  // or cudaStreamWaitEvent on an event the GEMM's stream recorded there, possibly in a check macro):
+  // the first byte of each, guarded to run only while the Producer split nothing (the chunks' events
+  // order each collective after its chunk). Event records between them stay as written.
+  std::vector<size_t> waits_at;
   // The loop form: the Producer goes before the GEMMs' loop (insert_at, indent: armed with no
   // buffer) and arms each pass's buffer just before its GEMM (arm_at, arm_indent).
   bool loop = false;

@@ -55,8 +55,8 @@ TEST(ProducerSites, AWaitBetweenTheGemmAndTheCollectiveIsSteppedOver) {
     ASSERT_TRUE(f.site) << wait << ": " << f.why;
     EXPECT_EQ(f.site->producer_line, 3);
     EXPECT_EQ(f.text.substr(f.site->insert_at, 6), "  gemm");
-    ASSERT_NE(f.site->wait_at, std::string::npos);
-    EXPECT_EQ(f.text.substr(f.site->wait_at, wait.size()), wait);
+    ASSERT_EQ(f.site->waits_at.size(), 1u);
+    EXPECT_EQ(f.text.substr(f.site->waits_at[0], wait.size()), wait);
   }
   // Not a wait alone: the statement before the collective is what it is.
   Found other = Site("  gemm(h, 8, z);\n  cudaDeviceSynchronize(); log(x);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n");
@@ -65,6 +65,25 @@ TEST(ProducerSites, AWaitBetweenTheGemmAndTheCollectiveIsSteppedOver) {
   Found no_gemm = Site("  prep(x);\n  cudaDeviceSynchronize();\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n");
   EXPECT_FALSE(no_gemm.site);
   EXPECT_NE(no_gemm.why.find("before the wait before it (line 3) does not name `z`"), std::string::npos) << no_gemm.why;
+}
+
+// Two streams ordered by an event (overlap code's habit: the GEMM on a compute stream records an
+// event, the collective's stream waits for it): the GEMM is the producer; the wait is guarded, the
+// record kept (another wait may use the event).
+TEST(ProducerSites, AnEventBetweenTheGemmsStreamAndTheCollectivesIsSteppedOver) {
+  for (const std::string record : {"CUDA_OK(cudaEventRecord(done, compute));",
+                                   "CUDA_OK(cuco_program::shim::EventRecord(done, compute));"}) {
+    const std::string wait = "CUDA_OK(cudaStreamWaitEvent(comm_s, done, 0));";
+    Found f = Site("  gemm(h, 8, z);\n  " + record + "\n  " + wait +
+                   "\n  NCCLCHECK(ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, comm_s));\n");
+    ASSERT_TRUE(f.site) << record << ": " << f.why;
+    EXPECT_EQ(f.site->producer_line, 3);
+    ASSERT_EQ(f.site->waits_at.size(), 1u);
+    EXPECT_EQ(f.text.substr(f.site->waits_at[0], wait.size()), wait);
+  }
+  // A record alone before the collective, with no GEMM before it: no producer.
+  Found none = Site("  prep(x);\n  cudaEventRecord(done, s);\n  ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n");
+  EXPECT_FALSE(none.site);
 }
 
 TEST(ProducerSites, AMemberChainBufferAndAProducerSharingItsLine) {

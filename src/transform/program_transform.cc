@@ -229,7 +229,7 @@ void AddProducer(const SeedSource& src, const std::string& seed_path, const Seed
                               "cuco_program::overlap::Producer " + producer + "(kCucoChunks, " +
                                   (site->loop ? "nullptr" : site->buffer) + ");"));
   if (site->loop) edits->push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
-  if (site->wait_at != std::string::npos) edits->push_back({site->wait_at, 0, "if (!" + producer + ".SkipsWait()) "});
+  for (size_t at : site->waits_at) edits->push_back({at, 0, "if (!" + producer + ".SkipsWait()) "});
   result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
                              site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
                              (site->loop ? " in the loop after its loop" : ""));

@@ -159,6 +159,11 @@ std::optional<ncclResult_t> OverChunks(const void* send, size_t bytes, size_t el
     if (b0 % elem != 0 || b1 % elem != 0) return whole();  // the GEMM's columns split elements
   const bool outside = overlap::ChunksOutsideGroup();
   auto parts = [&] {
+    // The GEMM ran on another stream (the program's event orders the collective after it).
+    if (c->stream != stream && !overlap::SideAfterStream(stream)) {
+      std::fprintf(stderr, "cuco: chunks knob: no side stream left for the program's stream\n");
+      return ncclInvalidUsage;
+    }
     for (size_t i = 0; i < c->ranges.size(); ++i) {
       cudaStream_t side = overlap::SideAfter(stream, static_cast<int>(i));
       if (side == nullptr) {

@@ -12,7 +12,9 @@
 //   for (r ...) { ...; comm::AllReduce(..., g[r].y, ...); }  takes the chunks its GPU's GEMM made
 // A GEMM is split only when its output is contiguous (ldc == m, one batch, column order) with at
 // least as many columns as chunks; anything else runs whole, and so does every GEMM while no
-// Producer is armed. A collective that finds no chunks (another buffer, stream or size) runs whole.
+// Producer is armed. A collective that finds no chunks (another buffer or size) runs whole. One on
+// another stream than the GEMM's (ordered after it by the program's event, whose wait the transform
+// skips once the GEMM is split) takes them too, its side stream ordered after its own stream first.
 #pragma once
 
 #include <cstddef>

@@ -85,7 +85,8 @@ inline bool TakeDeferredWait() {
 }
 
 // For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
-// exactly that (taken once), or null. Any collective reading the armed buffer disarms it; in the
+// exactly that (taken once; on `stream` or another one, whose order the program gives the collective
+// by an event: SideAfterStream then orders the side stream after `stream` too), or null. Any collective reading the armed buffer disarms it; in the
 // loop form (chunk_overlap.h) a later pass may have armed another GPU's buffer since the split, so
 // the chunks are found by the buffer they were made of. Sets *bad when the current Producer was
 // given an invalid knob value.
@@ -97,9 +98,9 @@ inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaSt
   if (buffer == t.armed) t.armed = nullptr;
   *bad = t.bad_value;
   const detail::Chunks& c = t.made;
-  if (c.buffer != buffer || c.bytes != bytes || c.stream != stream || c.ranges.empty()) {
+  if (c.buffer != buffer || c.bytes != bytes || c.ranges.empty()) {
     if (t.chunks > 1)
-      detail::SayOnce(2, "the collective runs whole: no split GEMM on its stream made exactly the bytes it reads", t.chunks);
+      detail::SayOnce(2, "the collective runs whole: no split GEMM made exactly the bytes it reads", t.chunks);
     return nullptr;
   }
   t.taken = std::move(t.made);  // taken once: a later collective on the buffer runs whole
@@ -126,6 +127,21 @@ inline cudaStream_t SideAfter(cudaStream_t stream, int chunk) {
   cudaStream_t s = SideStream(stream);
   if (s != nullptr) candidate_detail::S().ctx->wait_event(s, detail::ChunkEvent(chunk));
   return s;
+}
+
+// The side stream of `stream` after what `stream` was given so far: where the split GEMM ran on
+// another stream, the chunks' events alone would not order the side after `stream`'s own earlier
+// work (a previous collective on the buffer). The side's join event is recorded on `stream` for it
+// (JoinSide records it again later: a wait takes the record made before it). False when `stream`
+// has no side stream left.
+inline bool SideAfterStream(cudaStream_t stream) {
+  cudaStream_t s = SideStream(stream);
+  if (s == nullptr) return false;
+  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const int side = detail::T().side.at(stream);
+  ctx.record_event(detail::JoinEvent(side), stream);
+  ctx.wait_event(s, detail::JoinEvent(side));
+  return true;
 }
 
 // `stream` waits for everything its side stream was given.
