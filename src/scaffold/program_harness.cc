@@ -17,14 +17,15 @@ namespace cuco::scaffold_internal {
 
 namespace {
 
-// Where no loop of main's file reaches the communication (*found failed, or serves statements run
-// whole) and main calls a function of another source file that holds such a loop: the program seen
-// from that file (served_file.h), *found its loop and *others its other files. nullopt otherwise,
-// *found unchanged.
+// Where no loop of main's file reaches the communication (*found serves statements run whole; an
+// error of main's file, such as two loops init cannot choose between, stands) and main calls a
+// function of another source file that holds such a loop: the program seen from that file
+// (served_file.h), *found its loop and *others its other files. nullopt otherwise, *found unchanged
+// (or, where main calls two such functions by a condition, the error asking which).
 std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,
                                             Result<FoundLoop>* found, std::vector<ProgramFile>* others,
                                             InitPassTrace* trace) {
-  if (found->ok() && (!(*found)->loop.region || (*found)->threads)) return std::nullopt;
+  if (!found->ok() || !(*found)->loop.region || (*found)->threads) return std::nullopt;
   std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
   if (!s) return std::nullopt;
   // The served file's loop: none where it holds no loop reaching the communication.
