@@ -472,35 +472,42 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
   return lambdas;
 }
 
+// A function's definition in `t`: `name (` ... `)` `{`; the token of its name (its body's `{` in
+// *body), or t.size(). A member (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending
+// in `>` (`std::vector<T> name(`) is.
+size_t Definition(const std::vector<Tok>& t, const std::string& name, size_t* body) {
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
+    const bool arrow = i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
+    if (i > 0 && (t[i - 1].text == "." || arrow || t[i - 1].text == ":")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 < t.size() && t[close + 1].text == "{") {
+      *body = close + 1;
+      return i;
+    }
+  }
+  return t.size();
+}
+
+// Whether the function whose name is token `at` of `t` takes parameters: not `()` nor `(void)`.
+bool TakesArguments(const std::vector<Tok>& t, size_t at) {
+  const size_t params_close = Match(t, at + 1);
+  return params_close > at + 2 && !(params_close == at + 3 && t[at + 2].text == "void");
+}
+
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
                                 const std::string& loop_function, size_t within, const LoopSearch& search) {
   const std::vector<Tok> t = Scan(text);
-  // A function's definition: `name (` ... `)` `{`; the token of its name, or t.size(). A member
-  // (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending in `>` (`std::vector<T> name(`) is.
-  auto definition = [&](const std::string& name, size_t* body) {
-    for (size_t i = 0; i + 1 < t.size(); ++i) {
-      if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
-      const bool arrow = i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
-      if (i > 0 && (t[i - 1].text == "." || arrow || t[i - 1].text == ":")) continue;
-      const size_t close = Match(t, i + 1);
-      if (close + 1 < t.size() && t[close + 1].text == "{") {
-        *body = close + 1;
-        return i;
-      }
-    }
-    return t.size();
-  };
   size_t main_body = t.size();
-  const size_t main_at = definition("main", &main_body);
+  const size_t main_at = Definition(t, "main", &main_body);
   if (main_at >= t.size() && !search.main_elsewhere)
     return Status::InvalidArgument(file + ": no `main` defined here; give the file that defines main first");
   TimedLoop loop;
   if (main_at < t.size()) {
     loop.main_name = t[main_at].begin;
-    const size_t params_close = Match(t, main_at + 1);
-    loop.main_takes_args = params_close > main_at + 2 && !(params_close == main_at + 3 && t[main_at + 2].text == "void");
+    loop.main_takes_args = TakesArguments(t, main_at);
   } else {
     loop.main_name = std::string::npos;
   }
@@ -513,7 +520,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       return Status::InvalidArgument(file + ": cuco init could not find the body of the threads' lambda");
     fn_at = body_open;
   } else if (loop_function != "main") {
-    fn_at = definition(loop_function, &body_open);
+    fn_at = Definition(t, loop_function, &body_open);
     if (fn_at >= t.size())
       return Status::InvalidArgument(fmt::format("{}: `{}` (the function that holds the iteration) is not defined in the "
                                                  "file that defines main; put them in one file",
@@ -709,6 +716,13 @@ std::string TimedLoop::SizeFlag::Spelling() const {
   if (!env.empty()) return "$" + env;
   if (position > 0) return "argv[" + std::to_string(position) + "]";
   return flag;
+}
+
+bool MainTakesArguments(const std::string& text) {
+  const std::vector<Tok> t = Scan(text);
+  size_t body = 0;
+  const size_t at = Definition(t, "main", &body);
+  return at >= t.size() || TakesArguments(t, at);
 }
 
 std::string RewriteMpiIncludes(const std::string& text) {

@@ -130,6 +130,10 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
 
 std::string RewriteMpiIncludes(const std::string& text);
 
+// Whether `text`'s main takes its arguments (`main(int argc, char** argv)`), not `main()` or
+// `main(void)`; true when `text` defines no main.
+bool MainTakesArguments(const std::string& text);
+
 // `text` with the members of every class or struct of `records` defined in it made public (the
 // harness's copies only: main binds a member of an object, `stressor.d_w[rank]`): each `private:`
 // and `protected:` of its body becomes `public:`, and a `class`'s body opens with `public:`.

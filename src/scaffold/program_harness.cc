@@ -28,34 +28,38 @@ std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::ve
   if (!found->ok() || !(*found)->loop.region || (*found)->threads) return std::nullopt;
   std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
   if (!s) return std::nullopt;
-  // The served file's loop: none where it holds no loop reaching the communication.
-  auto loop_there = [&](const ServedFile& served, ProgramFacts* g, InitPassTrace* there) -> std::optional<FoundLoop> {
-    *g = ServingAnotherFile(f, other_files, served, others);
-    Result<FoundLoop> loop = FindLoop(*g, *others, there);
-    if (!loop.ok() || loop->loop.region) return std::nullopt;
-    return std::move(*loop);
+  // The program seen from a served file, with its loop: none where it holds no loop reaching the
+  // communication.
+  struct There {
+    ProgramFacts facts;
+    std::vector<ProgramFile> others;
+    InitPassTrace trace;
+    std::optional<FoundLoop> loop;
   };
-  ProgramFacts g;
-  InitPassTrace there;
+  auto serve = [&](const ServedFile& served) {
+    There t;
+    t.facts = ServingAnotherFile(f, other_files, served, &t.others);
+    Result<FoundLoop> loop = FindLoop(t.facts, t.others, &t.trace);
+    if (loop.ok() && !loop->loop.region) t.loop = std::move(*loop);
+    return t;
+  };
+  There there = serve(*s);
   if (!s->other.empty()) {  // two by a condition: the user says which (--loop) where both hold one
-    ProgramFacts h;
-    InitPassTrace unused;
-    const bool other_has_one = loop_there(ServedFile(s->other, s->other_file), &h, &unused).has_value();
-    const bool this_has_one = loop_there(*s, &g, &unused).has_value();
-    if (other_has_one && this_has_one) {
-      *found = ChoiceBetweenFiles(f, other_files, *s);
+    There other = serve(ServedFile(s->other, s->other_file));
+    if (other.loop && there.loop) {
+      *found = ChoiceBetweenFiles(f, *s, there.loop->loop.line, other.loop->loop.line);
       return std::nullopt;
     }
-    if (other_has_one) s = ServedFile(s->other, s->other_file);
+    if (other.loop) s = ServedFile(s->other, s->other_file), there = std::move(other);
   }
-  std::optional<FoundLoop> loop = loop_there(*s, &g, &there);
-  if (!loop) return std::nullopt;
-  trace->Add(fmt::format("no loop of {} reaches the communication; main calls {} of {} once, whose loop does: {} is "
+  if (!there.loop) return std::nullopt;
+  trace->Add(fmt::format("no loop of {} reaches the communication; {} calls {} of {} once, whose loop does: {} is "
                          "served, main's file being one of the program's other sources",
-                         f.file, s->function, other_files[s->file].name, g.file));
-  for (const std::string& line : there.lines) trace->Add(line);
-  *found = std::move(*loop);
-  return g;
+                         f.file, s->caller, s->function, other_files[s->file].name, there.facts.file));
+  for (const std::string& line : there.trace.lines) trace->Add(line);
+  *found = std::move(*there.loop);
+  *others = std::move(there.others);
+  return std::move(there.facts);
 }
 
 }  // namespace

@@ -336,8 +336,8 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     const bool null = IsNullPointerLiteral(base);
     if (base.empty() || null || base == name || out.count(name)) continue;
     out[name] = base;
-    const std::string other = keeps_entry ? "" : SecondAlternative(init);
-    if (second != nullptr && !other.empty() && !BufferBase(other).empty()) (*second)[name] = BufferBase(other);
+    const std::string other = keeps_entry ? "" : BufferBase(SecondAlternative(init));
+    if (second != nullptr && !other.empty()) (*second)[name] = other;
   }
   return out;
 }

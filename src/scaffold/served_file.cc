@@ -43,12 +43,17 @@ bool Alternatives(const std::string& def, const std::string& a, const std::strin
   return false;
 }
 
+// The index of the source file among `others` named `file` (SourceFileName), npos when none.
+size_t SourceNamed(const std::vector<ProgramFile>& others, const std::string& file) {
+  for (size_t i = 0; i < others.size(); ++i)
+    if (others[i].source && SourceFileName(others[i].path) == file) return i;
+  return std::string::npos;
+}
+
 // The index of the source file among `others` defining `fn` (by the analysis), npos when none.
 size_t SourceDefining(const Analysis& a, const std::vector<ProgramFile>& others, const std::string& fn) {
   const AnalyzedFunction* d = FindFunction(a, fn);
-  for (size_t i = 0; d != nullptr && i < others.size(); ++i)
-    if (others[i].source && SourceFileName(others[i].path) == SourceFileName(d->file)) return i;
-  return std::string::npos;
+  return d == nullptr ? std::string::npos : SourceNamed(others, SourceFileName(d->file));
 }
 
 }  // namespace
@@ -119,45 +124,34 @@ ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<Program
   return g;
 }
 
-Status ChoiceBetweenFiles(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s) {
-  auto loop_of = [&](const std::string& fn, size_t file) {
-    std::set<std::string> direct;
-    LoopSearch search;
-    search.main_elsewhere = true;
-    const std::string name = SourceFileName(others[file].path);
-    const Result<TimedLoop> loop = FindTimedLoop(name, others[file].text, CommNamesOf(*f.analysis, fn, &direct), fn,
-                                                 std::string::npos, search);
-    return loop.ok() ? fmt::format("{} ({}:{}; `cuco init --loop {}:{}`)", fn, name, loop->line, name, loop->line)
-                     : fmt::format("{} ({})", fn, name);
+Status ChoiceBetweenFiles(const ProgramFacts& f, const ServedFile& s, int line, int other_line) {
+  auto loop_of = [&](const std::string& fn, int at) {
+    const AnalyzedFunction* d = FindFunction(*f.analysis, fn);
+    const std::string name = d == nullptr ? fn : SourceFileName(d->file);
+    return fmt::format("{} ({}:{}; `cuco init --loop {}:{}`)", fn, name, at, name, at);
   };
   size_t b = 0, e = 0;
-  const int line = DefinitionLines(f.raw, s.caller, &b, &e) ? LineOf(f.raw, b) : 1;
+  const int caller_line = DefinitionLines(f.raw, s.caller, &b, &e) ? LineOf(f.raw, b) : 1;
   return Status::InvalidArgument(fmt::format(
       "{}:{}: {} calls {} or {} by a condition cuco init cannot decide, each in another file and holding a timed "
       "loop; name the one the program runs with --loop",
-      f.file, line, s.caller, loop_of(s.other, s.other_file), loop_of(s.function, s.file)));
+      f.file, caller_line, s.caller, loop_of(s.other, other_line), loop_of(s.function, line)));
 }
 
 Result<ProgramFacts> ServingTheFileLoopNames(const ProgramFacts& f, const std::vector<ProgramFile>& others,
                                             std::vector<ProgramFile>* others_out) {
-  for (size_t i = 0; i < others.size(); ++i) {
-    if (!others[i].source || SourceFileName(others[i].path) != f.forced_loop_file) continue;
-    const std::string holder = FunctionAt(others[i].text, *f.analysis, f.forced_loop_file, f.forced_loop_line);
-    if (holder.empty())
-      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}",
-                                                 f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
-    ProgramFacts g = ServingAnotherFile(f, others, ServedFile(holder, i), others_out);
-    g.forced_loop_line = f.forced_loop_line;
-    g.forced_loop_file.clear();
-    return g;
-  }
-  return Status::InvalidArgument(fmt::format("--loop {}:{}: {} is none of the program's source files",
-                                             f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
-}
-
-bool MainTakesArguments(const std::string& text) {
-  static const std::regex bare(R"(\bmain\s*\(\s*(void\s*)?\)\s*\{)");
-  return !std::regex_search(BlankCommentsAndLiterals(text), bare);
+  const size_t i = SourceNamed(others, f.forced_loop_file);
+  if (i == std::string::npos)
+    return Status::InvalidArgument(fmt::format("--loop {}:{}: {} is none of the program's source files",
+                                               f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
+  const std::string holder = FunctionAt(others[i].text, *f.analysis, f.forced_loop_file, f.forced_loop_line);
+  if (holder.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}",
+                                               f.forced_loop_file, f.forced_loop_line, f.forced_loop_file));
+  ProgramFacts g = ServingAnotherFile(f, others, ServedFile(holder, i), others_out);
+  g.forced_loop_line = f.forced_loop_line;
+  g.forced_loop_file.clear();
+  return g;
 }
 
 }  // namespace cuco::scaffold_internal

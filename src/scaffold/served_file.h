@@ -41,9 +41,10 @@ std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std
 ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s,
                                 std::vector<ProgramFile>* others_out);
 
-// Why the served file cannot be chosen when main calls two functions by a condition (s.other set):
-// both timed loops named, with the --loop that serves each.
-Status ChoiceBetweenFiles(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s);
+// Why the served file cannot be chosen when main calls two functions by a condition (s.other set),
+// their timed loops at `line` of s.function's file and `other_line` of s.other's: both named, with
+// the --loop that serves each.
+Status ChoiceBetweenFiles(const ProgramFacts& f, const ServedFile& s, int line, int other_line);
 
 // `cuco init --loop FILE:LINE` naming a line of another source file (f.forced_loop_file): the program
 // seen from that file as ServingAnotherFile makes it, the function holding the line standing for main
@@ -51,9 +52,5 @@ Status ChoiceBetweenFiles(const ProgramFacts& f, const std::vector<ProgramFile>&
 // the file when the line is outside every function of it.
 Result<ProgramFacts> ServingTheFileLoopNames(const ProgramFacts& f, const std::vector<ProgramFile>& others,
                                             std::vector<ProgramFile>* others_out);
-
-// Whether `text`'s main takes its arguments (`main(int argc, char** argv)`), not `main()` or
-// `main(void)`; true when `text` defines no main.
-bool MainTakesArguments(const std::string& text);
 
 }  // namespace cuco::scaffold_internal

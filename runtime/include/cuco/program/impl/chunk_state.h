@@ -86,10 +86,10 @@ inline bool TakeDeferredWait() {
 
 // For a collective on `stream` reading `bytes` from `buffer`: the chunks the last split GEMM made of
 // exactly that (taken once; on `stream` or another one, whose order the program gives the collective
-// by an event: SideAfterStream then orders the side stream after `stream` too), or null. Any collective reading the armed buffer disarms it; in the
-// loop form (chunk_overlap.h) a later pass may have armed another GPU's buffer since the split, so
-// the chunks are found by the buffer they were made of. Sets *bad when the current Producer was
-// given an invalid knob value.
+// by an event: SideAfterStream then orders the side stream after `stream` too), or null. Any
+// collective reading the armed buffer disarms it; in the loop form (chunk_overlap.h) a later pass
+// may have armed another GPU's buffer since the split, so the chunks are found by the buffer they
+// were made of. Sets *bad when the current Producer was given an invalid knob value.
 inline const detail::Chunks* TakeChunks(const void* buffer, size_t bytes, cudaStream_t stream, bool* bad) {
   detail::ThreadState& t = detail::T();
   *bad = t.armed != nullptr && t.bad_value;
