@@ -273,7 +273,8 @@ TEST_F(SandboxTest, DaemonisedGrandchildDiesWithTheSandbox) {
   Ran r = Probe(spec, {"daemon", path("w"), token});
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.Get("daemon"), "started");
-  for (int i = 0; i < 100 && CountProcessesWith(token) > 0; ++i) usleep(10000);
+  // The namespace's processes die asynchronously after its init exits: wait, up to 10 s on a loaded host.
+  for (int i = 0; i < 1000 && CountProcessesWith(token) > 0; ++i) usleep(10000);
   EXPECT_EQ(CountProcessesWith(token), 0);
 
   // Control: without the sandbox the daemon outlives the run (so the check above can fail).

@@ -152,15 +152,14 @@ void Daemon(const char* dir, const char* token) {
     if (fork() == 0) {
       int null = open("/dev/null", O_RDWR);
       for (int fd = 0; fd < 3; ++fd) dup2(null, fd);  // a real daemon lets go of the caller's pipes
-      std::ofstream(std::string(dir) + "/daemon.started") << getpid() << "\n";
-      execl("/proc/self/exe", "cuco-sandbox-probe", "sleep", token, nullptr);
+      execl("/proc/self/exe", "cuco-sandbox-probe", "daemon-sleep", dir, token, nullptr);
       _exit(127);
     }
     _exit(0);
   }
   waitpid(child, nullptr, 0);
   std::string started = std::string(dir) + "/daemon.started";
-  for (int i = 0; i < 500 && access(started.c_str(), F_OK) != 0; ++i) usleep(10000);
+  for (int i = 0; i < 1000 && access(started.c_str(), F_OK) != 0; ++i) usleep(10000);
   std::printf("daemon=%s\n", access(started.c_str(), F_OK) == 0 ? "started" : "missing");
 }
 
@@ -251,6 +250,10 @@ int main(int argc, char** argv) {
     } else if (c == "daemon") {
       const char* dir = arg();
       Daemon(dir, arg());
+    } else if (c == "daemon-sleep") {  // the daemon after exec: its command line names the token
+      std::ofstream(std::string(arg()) + "/daemon.started") << getpid() << "\n";
+      arg();
+      sleep(60);
     } else if (c == "sleep") {
       arg();
       sleep(60);
