@@ -104,4 +104,39 @@ std::string HeldDeclarations(const std::vector<HeldAccessor>& held) {
   return out;
 }
 
+bool CapturesByReference(const std::string& statement) {
+  const std::vector<Tok> t = Scan(statement);
+  for (size_t i = 0; i + 2 < t.size(); ++i)
+    if (t[i].text == "=" && t[i + 1].text == "[")
+      return t[i + 2].text == "&" && i + 3 < t.size() && (t[i + 3].text == "]" || t[i + 3].text == ",");
+  return false;
+}
+
+HeldInLambdas UseHeldInLambdas(const std::string& text, const std::vector<std::pair<size_t, size_t>>& lambdas,
+                               const std::vector<HeldAccessor>& held) {
+  HeldInLambdas r;
+  size_t from = 0;
+  for (const auto& [begin, end] : lambdas) {
+    const std::string statement = text.substr(begin, end - begin);
+    std::string declarations;
+    const size_t line_start = text.rfind('\n', begin == 0 ? 0 : begin - 1);
+    const std::string indent = text.substr(line_start == std::string::npos ? 0 : line_start + 1,
+                                           begin - (line_start == std::string::npos ? 0 : line_start + 1));
+    std::vector<HeldAccessor> used;
+    for (const HeldAccessor& h : held) {
+      if (UseHeld(statement, {h}) == statement) continue;
+      used.push_back(h);
+      if (r.declared.insert(h.object).second)
+        declarations += fmt::format("auto* {} = {};\n{}", h.local, h.expr,
+                                    indent.find_first_not_of(" \t") == std::string::npos ? indent : "");
+    }
+    r.lambdas.push_back(UseHeld(statement, used));
+    r.text += text.substr(from, begin - from) + declarations + r.lambdas.back();
+    from = r.after = end;
+  }
+  r.text += text.substr(from);
+  r.shift = static_cast<long>(r.text.size()) - static_cast<long>(text.size());
+  return r;
+}
+
 }  // namespace cuco::scaffold_internal

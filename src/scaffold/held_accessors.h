@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,22 @@ std::string UseHeld(const std::string& body, const std::vector<HeldAccessor>& he
 
 // The pointers' declarations, for in front of the served loop: "auto* cuco_held_v = <expr>;\n  ".
 std::string HeldDeclarations(const std::vector<HeldAccessor>& held);
+
+// Whether the lambda of `statement` (`auto step = [&](int i) {...};`) captures by reference by
+// default (`[&]`, `[&, n]`): it then sees a pointer declared before it rebound by the harness.
+bool CapturesByReference(const std::string& statement);
+
+// main's lambdas the loop calls ([begin, end) of each statement in `text`, in the text's order, all
+// before the loop), each held accessor they use replaced by its pointer, the pointer declared in
+// front of the first lambda using it (the lambda captures it by reference: CapturesByReference).
+struct HeldInLambdas {
+  std::string text;                  // `text` so edited
+  std::vector<std::string> lambdas;  // each lambda's statement as `text` now holds it
+  std::set<std::string> declared;    // objects whose pointer is declared so (not again before the loop)
+  size_t after = 0;                  // offsets of `text` at or after this one (the last lambda's end) ...
+  long shift = 0;                    // ... move by this many bytes
+};
+HeldInLambdas UseHeldInLambdas(const std::string& text, const std::vector<std::pair<size_t, size_t>>& lambdas,
+                               const std::vector<HeldAccessor>& held);
 
 }  // namespace cuco::scaffold_internal

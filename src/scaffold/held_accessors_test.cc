@@ -37,6 +37,36 @@ TEST(HeldAccessors, ArrowAndUnqualifiedCast) {
   EXPECT_EQ(p->expr, "raw_pointer_cast(p->get())");
 }
 
+TEST(HeldAccessors, OnlyALambdaCapturingByReferenceByDefaultSeesARebind) {
+  EXPECT_TRUE(CapturesByReference("auto step = [&](int c) { f(a.get()); };"));
+  EXPECT_TRUE(CapturesByReference("auto step = [&, n]() { f(a.get(), n); };"));
+  EXPECT_FALSE(CapturesByReference("auto step = [=]() { f(a.get()); };"));
+  EXPECT_FALSE(CapturesByReference("auto step = [&a]() { f(a.get()); };"));
+  EXPECT_FALSE(CapturesByReference("auto step = []() {};"));
+}
+
+TEST(HeldAccessors, APointerALambdaUsesIsDeclaredInFrontOfTheFirstLambda) {
+  const std::string text =
+      "int main() {\n  Buf a(n), b(n);\n  auto fill = [&]() { k<<<1, 1>>>(a.get()); };\n"
+      "  auto step = [&](int c) { f(a.get() + c, b.get()); };\n  for (int i = 0; i < 9; ++i) step(i);\n}\n";
+  const size_t fill = text.find("auto fill"), fill_end = text.find('\n', fill);
+  const size_t step = text.find("auto step"), step_end = text.find('\n', step);
+  std::string why;
+  const auto a = HoldAccessor("a", "{ step(i); }\n" + text.substr(fill, step_end - fill), &why);
+  const auto b = HoldAccessor("b", "{ step(i); }\n" + text.substr(step, step_end - step), &why);
+  ASSERT_TRUE(a && b) << why;
+  const HeldInLambdas r = UseHeldInLambdas(text, {{fill, fill_end}, {step, step_end}}, {*a, *b});
+  EXPECT_EQ(r.text,
+            "int main() {\n  Buf a(n), b(n);\n  auto* cuco_held_a = a.get();\n  auto fill = [&]() { "
+            "k<<<1, 1>>>(cuco_held_a); };\n  auto* cuco_held_b = b.get();\n  auto step = [&](int c) { "
+            "f(cuco_held_a + c, cuco_held_b); };\n  for (int i = 0; i < 9; ++i) step(i);\n}\n");
+  EXPECT_EQ(r.declared, (std::set<std::string>{"a", "b"}));
+  ASSERT_EQ(r.lambdas.size(), 2u);
+  EXPECT_EQ(r.lambdas[1], "auto step = [&](int c) { f(cuco_held_a + c, cuco_held_b); };");
+  EXPECT_EQ(r.after, step_end);  // the loop, after the lambdas, moves by the declarations' bytes
+  EXPECT_EQ(r.text.substr(text.find("  for") + r.shift, 5), "  for");
+}
+
 TEST(HeldAccessors, AnObjectUsedOtherwiseIsNotHeld) {
   std::string why;
   EXPECT_FALSE(HoldAccessor("v", "{ v.resize(n); f(v.data()); }", &why));

@@ -381,13 +381,20 @@ std::optional<HeldAccessor> HeldByAccessor(const std::string& probe, const std::
   if (found.projected || code.by_copy || !std::regex_match(probe, identifier) || Bindable(probe, before_loop) ||
       !std::regex_search(before_loop, std::regex("\\b" + probe + "\\b")))
     return std::nullopt;
-  std::string why;
-  std::optional<HeldAccessor> held = HoldAccessor(probe, found.loop.body, &why);
-  for (const auto& l : found.loop.lambdas)  // a lambda main defined before the loop keeps the object's accessor
-    if (held && std::regex_search(raw.substr(l.begin, l.end - l.begin), std::regex("\\b" + probe + "\\b"))) {
-      why = fmt::format("a lambda the loop calls (line {}) uses `{}`", l.line, probe);
-      held.reset();
+  // The loop's body and main's lambdas it calls: a lambda capturing by reference sees the pointer
+  // declared in front of it (held_accessors.h's UseHeldInLambdas).
+  std::string reached = found.loop.body, why;
+  for (const auto& l : found.loop.lambdas) {
+    const std::string lambda = raw.substr(l.begin, l.end - l.begin);
+    if (!std::regex_search(lambda, std::regex("\\b" + probe + "\\b"))) continue;
+    if (!CapturesByReference(lambda)) {
+      trace->Add(fmt::format("`{}`: an object, not a pointer, and not held: a lambda the loop calls (line {}) uses it "
+                             "and captures otherwise than by reference by default (`[&]`)", probe, l.line));
+      return std::nullopt;
     }
+    reached += "\n" + lambda;
+  }
+  std::optional<HeldAccessor> held = HoldAccessor(probe, reached, &why);
   trace->Add(held ? fmt::format("`{}`: reached through `{}`, held in `{}` before the loop (the bind rebinds that pointer)",
                                 probe, held->expr, held->local)
                   : fmt::format("`{}`: an object, not a pointer, and not held: {}", probe, why));

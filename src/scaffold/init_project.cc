@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/file_local_names.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
@@ -112,14 +113,23 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
   trace->Add(fmt::format("{}: {}, rewritten{}", f.file, f.entry == "main" ? "main's file" : "the served file", done));
   p.own_blocks = HasEvolveMarker(p.main_text);
   for (const ProgramFile& pf : other_files) p.own_blocks |= HasEvolveMarker(pf.text);
-  for (const auto& l : found.loop.lambdas) {
-    ProjectedText t = guarded(f.file, f.raw.substr(l.begin, l.end - l.begin));
+  for (size_t i = 0; i < found.loop.lambdas.size(); ++i) {
+    const TimedLoop::Lambda& l = found.loop.lambdas[i];
+    ProjectedText t = guarded(f.file, i < main.lambdas.size() ? main.lambdas[i] : f.raw.substr(l.begin, l.end - l.begin));
     t.name = l.name;
     p.lambdas.push_back(std::move(t));
   }
   // The program's source files are one unit in the harness (seed.cu, reference.cu): a header
   // that two of them include would be defined twice there unless it guards itself.
   const bool one_unit = std::any_of(other_files.begin(), other_files.end(), [](const ProgramFile& pf) { return pf.source; });
+  // ... and a name two of them keep to themselves (`static`) would be defined twice: main's file
+  // keeps its names, each other source spells its own after an earlier file's.
+  std::vector<std::string> unit_texts = {main.text}, tags = {""};
+  for (const ProgramFile& pf : other_files)
+    if (pf.source) unit_texts.push_back(pf.text), tags.push_back(std::regex_replace(fs::path(pf.name).stem().string(),
+                                                                                    std::regex("\\W"), "_"));
+  const auto renames = FileLocalRenames(unit_texts, tags);
+  size_t source_index = 0;
   for (const ProgramFile& pf : other_files) {
     if (!pf.source) {
       const bool guard = one_unit && !IncludeGuarded(pf.text);
@@ -130,8 +140,13 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
                                      "unit in the harness)" : ""));
       continue;
     }
-    p.sources.push_back(guarded(pf.name, RewriteMpiIncludes(IncludesFromUnitRoot(pf.text, pf.name, names))));
+    const auto& own = renames[++source_index];
+    p.sources.push_back(
+        guarded(pf.name, RewriteMpiIncludes(IncludesFromUnitRoot(RenameFileLocal(pf.text, own), pf.name, names))));
     trace->Add(fmt::format("{}: a source file of the program, in seed.cu and reference.cu before main's{}", pf.name, done));
+    for (const auto& [from, to] : own)
+      trace->Add(fmt::format("{}: its own `{}` (static, or in an unnamed namespace) spelled `{}`: an earlier file of the "
+                             "unit keeps a name `{}` to itself too", pf.name, from, to, from));
   }
   for (const std::string& r : open_records)
     trace->Add(fmt::format("`{}`: its members made public in the harness's copies (main binds a member of one)", r));

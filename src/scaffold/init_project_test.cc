@@ -50,7 +50,7 @@ TEST(InitProject, AProgramDrivingEveryGpuHasItsLaunchesGuarded) {
   EXPECT_TRUE(found->projected);
   const std::vector<ProgramFile> others = {{"util.h", "#include <mpi.h>\nint helper();\n", false, "util.h"}};
   InitPassTrace project;
-  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw, {}}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_NE(r->main_text.find("if (!cuco_program::proj::Own()) {} else fill<<<"), std::string::npos) << r->main_text;
   EXPECT_NE(r->defines.find("#define CUCO_PROGRAM_PROJECTED 1"), std::string::npos);
@@ -71,7 +71,7 @@ TEST(InitProject, AProcessPerRankIsNotProjected) {
   const std::string own = "// EVOLVE-BLOCK-START\nvoid f() {}\n// EVOLVE-BLOCK-END\n";
   const std::vector<ProgramFile> others = {{"more.cu", own, true, "more.cu"}};
   InitPassTrace project;
-  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw, {}}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->main_text, p->facts.raw);
   EXPECT_TRUE(r->defines.empty());
@@ -94,7 +94,7 @@ TEST(InitProject, AnUnguardedHeaderOfSeveralFilesIsIncludedOnce) {
                                            {"once.h", "#pragma once\nint o();\n", false, "once.h"},
                                            {"more.cu", "#include \"cfg.h\"\nint more() { return 1; }\n", true, "more.cu"}};
   InitPassTrace project;
-  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw}, &project);
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw, {}}, &project);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->headers.size(), 3u);
   EXPECT_EQ(r->headers[0].second.rfind("#pragma once  // cuco init:", 0), 0u) << r->headers[0].second;
@@ -102,6 +102,27 @@ TEST(InitProject, AnUnguardedHeaderOfSeveralFilesIsIncludedOnce) {
   EXPECT_EQ(r->headers[1].second, others[1].text);
   EXPECT_EQ(r->headers[2].second, others[2].text);
   EXPECT_TRUE(Traced(project.lines, {"cfg.h", "no include guard"}));
+}
+
+// Two files keeping a helper of one name to themselves: main's file keeps its spelling, the other
+// source's own is respelled (its calls too), so the harness's one unit defines each once.
+TEST(InitProject, AStaticHelperOfTwoFilesIsSpelledApart) {
+  std::string text = kSmallStepProgram;
+  text.insert(0, "static int tile_count() { return 4; }\n");
+  auto p = GatherSmallProgram("step.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  const std::vector<ProgramFile> others = {
+      {"runner.cu", "static int tile_count() { return 8; }\nint runner_tiles() { return tile_count(); }\n", true, "runner.cu"}};
+  InitPassTrace project;
+  Result<ProjectFiles> r = Project(p->facts, others, *found, RewrittenMain{p->facts.raw, {}}, &project);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->main_text, p->facts.raw);
+  ASSERT_EQ(r->sources.size(), 1u);
+  EXPECT_EQ(r->sources[0].text, "static int tile_count_cuco_runner() { return 8; }\n"
+                                "int runner_tiles() { return tile_count_cuco_runner(); }\n");
+  EXPECT_TRUE(Traced(project.lines, {"runner.cu: its own `tile_count`", "`tile_count_cuco_runner`"}));
 }
 
 // A copy between GPUs outside NCCL has no meaning when each GPU is a rank of its own.

@@ -12,10 +12,21 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
                                          InitPassTrace* trace) {
   const TimedLoop& loop = found.loop;
   RewrittenMain r;
-  TimedLoop served = loop;  // objects reached through an accessor: held in pointers before the loop
+  // Objects reached through an accessor: held in pointers, declared in front of the first of main's
+  // lambdas the loop calls that uses them, or else in front of the loop.
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const TimedLoop::Lambda& l : loop.lambdas) spans.push_back({l.begin, l.end});
+  const HeldInLambdas in_lambdas = UseHeldInLambdas(f.raw, spans, bound.held);
+  r.lambdas = in_lambdas.lambdas;
+  std::vector<HeldAccessor> before_loop;
+  for (const HeldAccessor& h : bound.held)
+    if (!in_lambdas.declared.count(h.object)) before_loop.push_back(h);
+  TimedLoop served = loop;
+  auto shifted = [&](size_t at) { return at != std::string::npos && at >= in_lambdas.after ? at + in_lambdas.shift : at; };
+  served.begin = shifted(loop.begin), served.end = shifted(loop.end), served.main_name = shifted(loop.main_name);
   served.body = UseHeld(loop.body, bound.held);
-  served.hoisted = HeldDeclarations(bound.held) + loop.hoisted;
-  const std::string rewritten = RewriteMain(f.raw, served, bound.binds);
+  served.hoisted = HeldDeclarations(before_loop) + loop.hoisted;
+  const std::string rewritten = RewriteMain(in_lambdas.text, served, bound.binds);
   r.text = RewriteMpiIncludes(rewritten);
   if (loop.main_name == std::string::npos)  // served_file.h
     trace->Add(fmt::format("main, in another file, renamed cuco_program_main: it runs once, up to the iteration in {} (the "
@@ -28,7 +39,11 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
                          loop.region ? "the statements served whole" : "the loop", bound.binds.size(),
                          bound.by_copy ? ", by copy" : ""));
   for (const HeldAccessor& h : bound.held)
-    trace->Add(fmt::format("`{}` held in `{}` in front of the serve call; the loop's body uses the pointer", h.expr, h.local));
+    trace->Add(in_lambdas.declared.count(h.object)
+                   ? fmt::format("`{}` held in `{}` in front of main's first lambda using it, which captures it by "
+                                 "reference; the lambdas and the loop's body use the pointer", h.expr, h.local)
+                   : fmt::format("`{}` held in `{}` in front of the serve call; the loop's body uses the pointer", h.expr,
+                                 h.local));
   if (!loop.loop_var_decl.empty())
     trace->Add(fmt::format("the loop's variable `{}` is held at {} in every harness iteration (each is the first pass)",
                            loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "scaffold/init_bind_buffers.h"
 #include "scaffold/init_find_loop.h"
@@ -19,6 +20,7 @@ namespace cuco::scaffold_internal {
 
 struct RewrittenMain {
   std::string text;  // main's file, rewritten (not yet projected: init_project.h)
+  std::vector<std::string> lambdas;  // main's lambdas the loop calls (FoundLoop order), as `text` holds them
 };
 
 Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,

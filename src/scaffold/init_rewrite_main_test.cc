@@ -31,5 +31,56 @@ TEST(InitRewriteMain, MainRenamedTheLoopServedTheVariableHeld) {
   EXPECT_TRUE(Traced(rewrite.lines, {"no `#include <mpi.h>`"}));
 }
 
+// The iteration is a lambda main defines before its loop, reaching RAII buffers through `.get()`
+// (captured by reference): each pointer is declared in front of the lambda, which uses it, and the
+// bind rebinds it.
+TEST(InitRewriteMain, ALambdasAccessorsAreHeldInFrontOfIt) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+struct Buf {
+  explicit Buf(size_t n) { cudaMalloc(&p, n * sizeof(float)); }
+  float* get() const { return p; }
+  float* p = nullptr;
+};
+__global__ void scale(float* y, const float* x, int n) { y[threadIdx.x] = 2.f * x[threadIdx.x]; }
+int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  const int n = 1024;
+  Buf x(n), y(n), tmp(n);
+  auto run_chunk = [&](int c) {
+    scale<<<1, 256, 0, s>>>(tmp.get(), x.get() + c, n);
+    ncclAllReduce(tmp.get(), y.get(), n, ncclFloat, ncclSum, comm, s);
+  };
+  for (int i = 0; i < 100; ++i) run_chunk(0);
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("chunks.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> bound = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  InitPassTrace rewrite;
+  Result<RewrittenMain> m = RewriteProgramMain(p->facts, *found, *bound, &rewrite);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_NE(m->text.find("  auto* cuco_held_x = x.get();\n  auto* cuco_held_y = y.get();\n  auto run_chunk = [&](int c) {\n"
+                         "    scale<<<1, 256, 0, s>>>(tmp.get(), cuco_held_x + c, n);\n"
+                         "    ncclAllReduce(tmp.get(), cuco_held_y, n,"),
+            std::string::npos) << m->text;
+  EXPECT_NE(m->text.find("cuco_bind.input(\"x\", cuco_held_x);"), std::string::npos) << m->text;
+  EXPECT_NE(m->text.find("cuco_bind.output(\"y\", cuco_held_y);"), std::string::npos) << m->text;
+  EXPECT_EQ(m->text.find("for (int i = 0; i < 100; ++i)"), std::string::npos) << "the timed loop is served";
+  ASSERT_EQ(m->lambdas.size(), 1u);
+  EXPECT_EQ(m->text.find(m->lambdas[0]) != std::string::npos, true);
+  EXPECT_TRUE(Traced(rewrite.lines, {"`y.get()` held in `cuco_held_y` in front of main's first lambda using it"}));
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -339,6 +339,17 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     const std::string other = keeps_entry ? "" : BufferBase(SecondAlternative(init));
     if (second != nullptr && !other.empty()) (*second)[name] = other;
   }
+  // An alias of an alias (`const T* panel = own;` after `const T* own = d_a.get() + off;`) names
+  // what the first stands for.
+  static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
+  for (auto& [name, base] : out)
+    for (int hops = 0; hops < 8; ++hops) {
+      std::smatch m;
+      if (!std::regex_match(base, m, head_rest)) break;
+      const auto it = out.find(m[1].str());
+      if (it == out.end() || it->first == name || it->second == base) break;
+      base = it->second + m[2].str();
+    }
   return out;
 }
 

@@ -164,6 +164,12 @@ TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
   EXPECT_EQ(null.count("device_send"), 0u);
   EXPECT_EQ(null.count("idx"), 0u);
   EXPECT_EQ(null.at("p"), "q");
+  // An alias of an alias names the buffer the first stands for.
+  const auto chain = LocalAliases("const uint8_t* own = d_a.get() + (size_t)start * bytes;\n"
+                                  "const uint8_t* panel = own;\nauto* x = y;\nauto* y = x;\n");
+  EXPECT_EQ(chain.at("own"), "d_a");
+  EXPECT_EQ(chain.at("panel"), "d_a");
+  EXPECT_EQ(chain.at("x"), "x") << "a cycle ends";
 }
 
 }  // namespace

@@ -860,6 +860,43 @@ int main() {
   EXPECT_EQ(t->program->launcher, "single");
 }
 
+// torchrun's habit: the rank read from the environment by a helper of another file
+// (`env_to_int("RANK", -1)`, its getenv on a variable) runs under cuco's launcher as it is.
+TEST_F(ScaffoldTest, ARankReadThroughAnotherFilesHelperIsRead) {
+  const std::string main = Write("run.cu", R"(#include <nccl.h>
+int dist_rank();
+int dist_world();
+int main() {
+  ncclUniqueId id;
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, dist_world(), id, dist_rank());
+  float* buf = nullptr;
+  for (int i = 0; i < 10; ++i) ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, 0);
+  return 0;
+}
+)");
+  const std::string dist = Write("dist.cu", R"(#include <cstdlib>
+static int env_to_int(const char* name, int fallback) {
+  const char* v = getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+int dist_rank() { return env_to_int("RANK", -1); }
+int dist_world() { return env_to_int("WORLD_SIZE", -1); }
+)");
+  AnalyzeOptions o;
+  o.allow_full = false;
+  Result<Analysis> a = AnalyzeProgram({main, dist}, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ScaffoldOptions so;
+  so.other_sources = {dist};
+  Result<ScaffoldReport> r = ScaffoldWorkload(*a, main, root_ / "env", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  Result<WorkloadConfig> w = LoadWorkload(root_ / "env");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->program->launcher, "cuco");
+  for (const auto& t : r->todos) EXPECT_EQ(t.find("reads no rank"), std::string::npos) << t;
+}
+
 // A program over several files: the other sources and the headers in its folder are copied,
 // [build] sources names the sources, and the seed cites each op in its own file.
 TEST_F(ScaffoldTest, AProgramOverSeveralFilesIsCopiedWhole) {

@@ -1,0 +1,27 @@
+// Names a source file keeps to itself (internal linkage): at namespace scope, a `static` function or
+// variable, and what an unnamed namespace declares. Two of a program's files may each define one of
+// the same name (`static TpDataKind selected_data_kind()` in two runners); in the harness, where
+// the program's files are one unit (seed.cu, reference.cu), they would clash, so each file after
+// the first to define such a name gets its own spelling of it.
+// Contract: pure functions of the text (tokens.h); preprocessor lines are not read.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuco::scaffold_internal {
+
+std::set<std::string> FileLocalNames(const std::string& text);
+
+// For each of `texts` (a program's files, the one whose names stay first), the renames that keep
+// its file-local names apart from an earlier file's: `name` -> `name_cuco_<tag>`, `tags[i]` naming
+// file i (its stem).
+std::vector<std::vector<std::pair<std::string, std::string>>> FileLocalRenames(const std::vector<std::string>& texts,
+                                                                               const std::vector<std::string>& tags);
+
+// `text` with each name of `renames` replaced where it is not a member (`x.name`, `x->name`).
+std::string RenameFileLocal(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,49 @@
+#include "scaffold/file_local_names.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+TEST(FileLocalNames, StaticsAndTheUnnamedNamespacesNames) {
+  const std::string text = R"(#include "x.h"
+static TpDataKind selected_data_kind() { return TpDataKind::Fp16; }
+static int calls = 0;
+static const float kScale[] = {1.f, 2.f};
+static __device__ __forceinline__ float twice(float x) { return 2 * x; }
+namespace {
+struct Timer { int t; };
+int helper(int a) { static int inner = 0; return a + inner; }
+}
+namespace tp {
+static void setup(const std::vector<int>& v);
+void run(int n) { static int per_call = 0; }
+}
+int visible = 1;
+void exported() {}
+extern "C" { static int c_local; }
+)";
+  EXPECT_EQ(FileLocalNames(text), (std::set<std::string>{"selected_data_kind", "calls", "kScale", "twice", "Timer",
+                                                          "helper", "setup", "c_local"}));
+}
+
+TEST(FileLocalNames, AnEarlierFilesNameIsKeptAndALaterFilesRespelled) {
+  const std::vector<std::string> texts = {"static int pick() { return 1; }\nint main() { return pick(); }\n",
+                                          "static int pick() { return 2; }\nstatic int own() { return pick(); }\n",
+                                          "namespace { int pick() { return 3; } }\nint use(S s) { return pick() + s.pick; }\n"};
+  const auto renames = FileLocalRenames(texts, {"main", "summa_runner", "oned_runner"});
+  ASSERT_EQ(renames.size(), 3u);
+  EXPECT_TRUE(renames[0].empty());
+  EXPECT_EQ(renames[1], (std::vector<std::pair<std::string, std::string>>{{"pick", "pick_cuco_summa_runner"}}));
+  EXPECT_EQ(RenameFileLocal(texts[2], renames[2]),
+            "namespace { int pick_cuco_oned_runner() { return 3; } }\n"
+            "int use(S s) { return pick_cuco_oned_runner() + s.pick; }\n");  // a member of that name stays
+}
+
+TEST(FileLocalNames, NamesOfOneFileAloneAreNotRespelled) {
+  const auto renames = FileLocalRenames({"static int a;\n", "static int b;\nint a_user();\n"}, {"x", "y"});
+  EXPECT_TRUE(renames[0].empty() && renames[1].empty());
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
