@@ -76,6 +76,34 @@ std::optional<ThreadStart> RankThreads(const ProgramFacts& f) {
   return std::nullopt;
 }
 
+// Sets f.env_reads: getenv("NAME") in any of the program's files, and, where one calls getenv on a
+// variable (a helper such as `env_to_int("RANK", -1)`), the literals naming what cuco's launcher
+// gives. Whether the program reads its rank so (or CUCO_RANK).
+bool ReadsRankFromEnvironment(ProgramFacts& f, const std::vector<std::pair<std::string, const std::string*>>& texts) {
+  // cuco's launcher gives each rank CUCO_RANK ... and torchrun's RANK, WORLD_SIZE, LOCAL_RANK,
+  // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT: a program reading those runs as it is.
+  static const std::set<std::string> given = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
+  static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
+  static const std::regex getenv_of_variable(R"(\bgetenv\s*\(\s*[A-Za-z_])");
+  static const std::regex given_literal(R"xx("(RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE)")xx");
+  auto read = [&](const std::string& v) {
+    if (v.rfind("CUCO_", 0) != 0 && std::find(f.env_reads.begin(), f.env_reads.end(), v) == f.env_reads.end())
+      f.env_reads.push_back(v);
+  };
+  bool through_a_helper = false;
+  for (const auto& [name, code] : texts) {
+    for (auto it = std::sregex_iterator(code->begin(), code->end(), getenv_re); it != std::sregex_iterator(); ++it)
+      read((*it)[1].str());
+    through_a_helper |= std::regex_search(*code, getenv_of_variable);
+  }
+  if (through_a_helper)
+    for (const auto& [name, code] : texts)
+      for (auto it = std::sregex_iterator(code->begin(), code->end(), given_literal); it != std::sregex_iterator(); ++it)
+        read((*it)[1].str());
+  return std::any_of(f.env_reads.begin(), f.env_reads.end(), [](const std::string& v) { return given.count(v) > 0; }) ||
+         f.code.find("CUCO_RANK") != std::string::npos;
+}
+
 }  // namespace
 
 void GuessLauncher(ProgramFacts& f) {
@@ -150,30 +178,7 @@ void GuessLauncher(ProgramFacts& f) {
       f.ungrouped_rank_inits = fmt::format("{}:{}: ncclCommInitRank({}, ...)", CallFile(f, op), op.line, op.args[0]);
       break;
     }
-  // cuco's launcher gives each rank CUCO_RANK ... and torchrun's RANK, WORLD_SIZE, LOCAL_RANK,
-  // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT: a program reading those runs as it is.
-  static const std::set<std::string> given = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
-  // getenv("NAME") in any of the program's files; and where one calls getenv on a variable (a helper
-  // such as `env_to_int("RANK", -1)`), the literals naming what the launcher gives.
-  static const std::regex getenv_re(R"xx(\bgetenv\s*\(\s*"([^"]+)")xx");
-  static const std::regex getenv_of_variable(R"(\bgetenv\s*\(\s*[A-Za-z_])");
-  static const std::regex given_literal(R"xx("(RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE)")xx");
-  auto read = [&](const std::string& v) {
-    if (v.rfind("CUCO_", 0) != 0 && std::find(f.env_reads.begin(), f.env_reads.end(), v) == f.env_reads.end())
-      f.env_reads.push_back(v);
-  };
-  bool through_a_helper = false;
-  for (const auto& [name, code] : texts) {
-    for (auto it = std::sregex_iterator(code->begin(), code->end(), getenv_re); it != std::sregex_iterator(); ++it)
-      read((*it)[1].str());
-    through_a_helper |= std::regex_search(*code, getenv_of_variable);
-  }
-  if (through_a_helper)
-    for (const auto& [name, code] : texts)
-      for (auto it = std::sregex_iterator(code->begin(), code->end(), given_literal); it != std::sregex_iterator(); ++it)
-        read((*it)[1].str());
-  const bool reads_rank = std::any_of(f.env_reads.begin(), f.env_reads.end(), [](const std::string& v) { return given.count(v) > 0; }) ||
-                          f.code.find("CUCO_RANK") != std::string::npos;
+  const bool reads_rank = ReadsRankFromEnvironment(f, texts);
   f.launcher_reads_rank = reads_rank;
   if (!reads_rank)
     f.todos.push_back("workload.toml [program]: the program does not use MPI and reads no rank from its environment; "
