@@ -450,6 +450,26 @@ void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t
   }
 }
 
+// A counter of passes one of main's lambdas the loop calls steps at its top level and reads
+// (`const int buf = pass & 1; ++pass;`), declared before it: held as a counter of the loop's own body
+// is (BodyCounter). "" when none.
+std::string LambdaCounter(const std::vector<Tok>& t, const std::vector<TimedLoop::Lambda>& lambdas) {
+  for (const TimedLoop::Lambda& l : lambdas) {
+    size_t i = 0;
+    while (i + 1 < t.size() && (t[i].begin < l.begin || t[i].text != "=" || t[i + 1].text != "[")) ++i;
+    if (i + 1 >= t.size() || t[i].end > l.end) continue;
+    size_t k = Match(t, i + 1) + 1;
+    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
+    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
+    if (k >= t.size() || t[k].text != "{") continue;
+    const size_t close = Match(t, k);
+    if (close >= t.size()) continue;
+    const std::string counter = BodyCounter(t, k, close, "", {});
+    if (!counter.empty()) return counter;
+  }
+  return "";
+}
+
 // main's lambdas (in the body [body_open, body_close]) that reach the communication, counted as comm
 // names (added to *names): `name = [...](...) {...};`.
 std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t body_open, size_t body_close,
@@ -574,6 +594,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     return loop;
   }
   HoldLoopVariable(text, t, best, best_end, &loop);
+  if (loop.pinned_counter.empty()) loop.pinned_counter = LambdaCounter(t, loop.lambdas);
   return loop;
 }
 

@@ -58,8 +58,9 @@ struct TimedLoop {
   std::string loop_var_decl;     // "int i" from `for (int i = 0; ...)`, "" when there is none
   std::string loop_var_init;     // its first value ("0"): every harness iteration is the first pass
   // A `while` or `do` loop's counter (`iter` of `while (... iter < n) { ...; iter++; }`), or a counter of
-  // passes a `for` loop's body steps and reads (`++pass;` beside `(pass & 1) ? pong : ping`): held at
-  // its value when the loop starts, in every harness iteration. "" when there is none.
+  // passes a `for` loop's body (or a lambda of main it calls) steps and reads (`++pass;` beside
+  // `(pass & 1) ? pong : ping`): held at its value when the loop starts, in every harness iteration.
+  // "" when there is none.
   std::string pinned_counter;
   int end_line = 0;              // 1-based line of the loop's last character
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)

@@ -73,6 +73,33 @@ TEST(TimedLoop, ACounterOfPassesTheBodyStepsAndReadsIsHeld) {
   EXPECT_EQ(loop->pinned_counter, "");
 }
 
+// The counter stepped in a lambda the loop calls, declared before it (TensorParallelPTX's 1-D
+// runner alternates its output buffers so): held too; a lambda's own variable is not.
+TEST(TimedLoop, ACounterOfPassesALambdaStepsIsHeld) {
+  const std::string text =
+      "int main() {\n"
+      "  int pass = 0;\n"
+      "  auto run_chunk = [&](int c) {\n"
+      "    const int buf = pass & 1;\n"
+      "    ++pass;\n"
+      "    float* out = buf == 0 ? ping : pong;\n"
+      "    ncclAllReduce(out + c, out + c, n, ncclFloat, ncclSum, comm, s);\n"
+      "  };\n"
+      "  for (int it = 0; it < 20; ++it)\n"
+      "    for (int c = 0; c < 4; ++c) run_chunk(c);\n"
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("chunks.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  ASSERT_EQ(loop->lambdas.size(), 1u);
+  EXPECT_EQ(loop->pinned_counter, "pass");
+  std::string own = text;
+  own.replace(own.find("  int pass = 0;\n"), 16, "");
+  own.replace(own.find("const int buf"), 0, "int pass = 0;\n    ");
+  loop = FindTimedLoop("own.cu", own, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->pinned_counter, "");
+}
+
 TEST(TimedLoop, ADoWhileLoopIsServedOnePassAnIteration) {
   // An iterative solver's habit: the loop's condition after its body. Before, `do` was no loop, and
   // the statements of main reaching the communication were run whole: every pass in one iteration.

@@ -340,7 +340,7 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     if (second != nullptr && !other.empty()) (*second)[name] = other;
   }
   // An alias of an alias (`const T* panel = own;` after `const T* own = d_a.get() + off;`) names
-  // what the first stands for.
+  // what the first stands for, and its other alternative where the first is one of two buffers.
   static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
   for (auto& [name, base] : out)
     for (int hops = 0; hops < 8; ++hops) {
@@ -349,6 +349,9 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
       const auto it = out.find(m[1].str());
       if (it == out.end() || it->first == name || it->second == base) break;
       base = it->second + m[2].str();
+      if (second == nullptr || second->count(name)) continue;
+      if (const auto other = second->find(it->first); other != second->end())
+        (*second)[name] = other->second + m[2].str();  // `c_cols = c_out + off` after `c_out = b ? ping : pong`
     }
   return out;
 }

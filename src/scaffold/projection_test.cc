@@ -170,6 +170,11 @@ TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
   EXPECT_EQ(chain.at("own"), "d_a");
   EXPECT_EQ(chain.at("panel"), "d_a");
   EXPECT_EQ(chain.at("x"), "x") << "a cycle ends";
+  std::map<std::string, std::string> second;
+  const auto turns = LocalAliases("float* c_out = (buf == 0) ? ping.get() : pong.get();\nfloat* cols = c_out + c * m;\n", {},
+                                  &second);
+  EXPECT_EQ(turns.at("cols"), "ping");
+  EXPECT_EQ(second.at("cols"), "pong");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Habit of modern C++ TP programs (written here, not copied; TensorParallelPTX's SUMMA runner is one):
 // device buffers owned by an RAII class and reached through `.get()`, the work of one chunk in a
-// lambda defined before the timed loop (capturing by reference), and the timed loop calling it for
-// each chunk of every profile run.
+// lambda defined before the timed loop (capturing by reference), writing one of two output buffers
+// chosen by a counter of passes the lambda steps, and the timed loop calling it for each chunk of
+// every profile run.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
 
   const int m = 2048, n = 2048, k = 4096 / ranks, num_chunks = 4, profile_runs = 10;
   const int chunk_n = n / num_chunks;
-  DeviceBuffer<float> d_a(static_cast<size_t>(m) * k), d_b(static_cast<size_t>(k) * n), d_c(static_cast<size_t>(m) * n);
+  DeviceBuffer<float> d_a(static_cast<size_t>(m) * k), d_b(static_cast<size_t>(k) * n);
+  DeviceBuffer<float> d_c_ping(static_cast<size_t>(m) * n), d_c_pong(static_cast<size_t>(m) * n);
   fill<<<128, 256>>>(d_a.get(), static_cast<size_t>(m) * k, rank);
   fill<<<128, 256>>>(d_b.get(), static_cast<size_t>(k) * n, rank + 3);
   cudaStream_t stream;
@@ -55,10 +57,14 @@ int main(int argc, char** argv) {
   cublasSetStream(handle, stream);
   const float one = 1.0f, zero = 0.0f;
 
-  // One chunk of C's columns: its GEMM, then its all-reduce.
+  // One chunk of C's columns: its GEMM, then its all-reduce, into ping and pong by turns.
+  int pass = 0;
   auto run_chunk = [&](int chunk_idx) {
+    const int buf = pass & 1;
+    ++pass;
+    float* c_out = (buf == 0) ? d_c_ping.get() : d_c_pong.get();
     const float* b_cols = d_b.get() + static_cast<size_t>(chunk_idx) * chunk_n * k;
-    float* c_cols = d_c.get() + static_cast<size_t>(chunk_idx) * chunk_n * m;
+    float* c_cols = c_out + static_cast<size_t>(chunk_idx) * chunk_n * m;
     cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, chunk_n, k, &one, d_a.get(), m, b_cols, k, &zero, c_cols, m);
     CHECK_NCCL(ncclAllReduce(c_cols, c_cols, static_cast<size_t>(m) * chunk_n, ncclFloat, ncclSum, comm, stream));
   };
@@ -76,7 +82,7 @@ int main(int argc, char** argv) {
   float ms = 0.0f;
   CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
   float corner = 0.0f;
-  CHECK_CUDA(cudaMemcpy(&corner, d_c.get(), sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(&corner, d_c_ping.get(), sizeof(float), cudaMemcpyDeviceToHost));
   if (rank == 0) std::printf("C[0][0] = %f, %.3f ms a run\n", corner, ms / profile_runs);
   cublasDestroy(handle);
   ncclCommDestroy(comm);
