@@ -44,10 +44,10 @@ int main(int argc, char** argv) {
   ncclComm_t comm;
   CHECK_NCCL(ncclCommInitRank(&comm, ranks, id, rank));
 
-  const int m = 2048, n = 2048, k = 4096 / ranks, num_chunks = 4, profile_runs = 10;
+  const int m = 2048, n = 3072, k = 4096 / ranks, num_chunks = 3, profile_runs = 10;
   const int chunk_n = n / num_chunks;
   DeviceBuffer<float> d_a(static_cast<size_t>(m) * k), d_b(static_cast<size_t>(k) * n);
-  DeviceBuffer<float> d_c_ping(static_cast<size_t>(m) * n), d_c_pong(static_cast<size_t>(m) * n);
+  DeviceBuffer<float> d_c_ping(static_cast<size_t>(m) * chunk_n), d_c_pong(static_cast<size_t>(m) * chunk_n);
   fill<<<128, 256>>>(d_a.get(), static_cast<size_t>(m) * k, rank);
   fill<<<128, 256>>>(d_b.get(), static_cast<size_t>(k) * n, rank + 3);
   cudaStream_t stream;
@@ -57,16 +57,16 @@ int main(int argc, char** argv) {
   cublasSetStream(handle, stream);
   const float one = 1.0f, zero = 0.0f;
 
-  // One chunk of C's columns: its GEMM, then its all-reduce, into ping and pong by turns.
+  // One chunk of C's columns: its GEMM, then its all-reduce, into ping and pong by turns (the
+  // collective of one chunk overlaps the next chunk's GEMM, writing the other buffer).
   int pass = 0;
   auto run_chunk = [&](int chunk_idx) {
     const int buf = pass & 1;
     ++pass;
     float* c_out = (buf == 0) ? d_c_ping.get() : d_c_pong.get();
     const float* b_cols = d_b.get() + static_cast<size_t>(chunk_idx) * chunk_n * k;
-    float* c_cols = c_out + static_cast<size_t>(chunk_idx) * chunk_n * m;
-    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, chunk_n, k, &one, d_a.get(), m, b_cols, k, &zero, c_cols, m);
-    CHECK_NCCL(ncclAllReduce(c_cols, c_cols, static_cast<size_t>(m) * chunk_n, ncclFloat, ncclSum, comm, stream));
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, chunk_n, k, &one, d_a.get(), m, b_cols, k, &zero, c_out, m);
+    CHECK_NCCL(ncclAllReduce(c_out, c_out, static_cast<size_t>(m) * chunk_n, ncclFloat, ncclSum, comm, stream));
   };
 
   for (int chunk_idx = 0; chunk_idx < num_chunks; ++chunk_idx) run_chunk(chunk_idx);  // warm-up
