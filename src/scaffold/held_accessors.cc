@@ -89,8 +89,10 @@ std::string UseHeld(const std::string& body, const std::vector<HeldAccessor>& he
       if (!t[i].ident || out.compare(t[i].begin, h.expr.size(), h.expr) != 0) continue;
       size_t j = i;
       while (j < t.size() && t[j].end <= t[i].begin + h.expr.size()) ++j;
-      if (j > i && t[j - 1].end == t[i].begin + h.expr.size() && (i == 0 || (t[i - 1].text != "." && t[i - 1].text != ":" &&
-                                                                            t[i - 1].text != ">")))
+      // Not a member of another object (`s.v.data()`, `p->v.data()`) nor a name of another scope
+      // (`ns::v.data()`); after a ternary's `:` it is this one.
+      const bool qualified = i >= 2 && t[i - 1].text == ":" && t[i - 2].text == ":";
+      if (j > i && t[j - 1].end == t[i].begin + h.expr.size() && !FollowsMemberAccess(t, i) && !qualified)
         spans.push_back({t[i].begin, h.expr.size()}), i = j - 1;
     }
     for (auto it = spans.rbegin(); it != spans.rend(); ++it) out.replace(it->first, it->second, h.local);

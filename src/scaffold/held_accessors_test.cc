@@ -67,6 +67,17 @@ TEST(HeldAccessors, APointerALambdaUsesIsDeclaredInFrontOfTheFirstLambda) {
   EXPECT_EQ(r.text.substr(text.find("  for") + r.shift, 5), "  for");
 }
 
+// One of two buffers chosen by a ternary: the accessor after its `:` is held too (before, the
+// pointer was declared but the program's own buffer kept).
+TEST(HeldAccessors, TheAccessorAfterATernarysColonIsHeld) {
+  std::string why;
+  const auto pong = HoldAccessor("pong", "{ float* c = (b == 0) ? ping.get() : pong.get(); }", &why);
+  ASSERT_TRUE(pong) << why;
+  EXPECT_EQ(UseHeld("{ float* c = (b == 0) ? ping.get() : pong.get(); f(ns::pong.get(), s.pong.get(), q->pong.get()); }",
+                    {*pong}),
+            "{ float* c = (b == 0) ? ping.get() : cuco_held_pong; f(ns::pong.get(), s.pong.get(), q->pong.get()); }");
+}
+
 TEST(HeldAccessors, AnObjectUsedOtherwiseIsNotHeld) {
   std::string why;
   EXPECT_FALSE(HoldAccessor("v", "{ v.resize(n); f(v.data()); }", &why));
