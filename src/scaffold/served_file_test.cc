@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   std::printf("%f ms\n", ms);
   return 0;
 }
+struct Modes { int main = 1; };
+int main_mode() { return Modes{}.main; }
 )";
 
 class ServedFileTest : public ::testing::Test {
@@ -105,6 +107,8 @@ TEST_F(ServedFileTest, TheLoopOfAFunctionInAnotherFileIsServed) {
   EXPECT_NE(seed.find("#include \"tp/runner.h\""), std::string::npos);
   EXPECT_TRUE(fs::exists(root_ / "wl" / "harness" / "tp" / "runner.h"));
   EXPECT_LT(seed.find("int cuco_program_main("), seed.find("cuco_program::serve("));  // main's file first
+  EXPECT_NE(seed.find("struct Modes { int main = 1; };\nint main_mode() { return Modes{}.main; }"), std::string::npos)
+      << "only main's own name is respelled";
 }
 
 // main's own loop reaching the communication is the timed one, even through a function of another
