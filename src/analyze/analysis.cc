@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -269,6 +270,20 @@ bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thr
 // an event recorded after from and waited on by to's stream; and the legacy default stream, which
 // waits for all earlier work of blocking streams and holds back all later work of them: when both
 // ends are on blocking streams and either end, or an op between them, is on the default stream.
+// Whether events `x` and `y` may be one: the same text, or entries of one array whose indices are not
+// two different numbers (`ready[0]` recorded before a loop, `ready[buf]` waited for in it).
+bool MayBeOneEvent(const std::string& x, const std::string& y) {
+  if (x == y) return true;
+  const std::string base = BufferBase(x);
+  if (base.empty() || base != BufferBase(y)) return false;
+  static const std::regex entry(R"(^\s*[A-Za-z_][\w.>-]*\s*\[\s*([^\]]*?)\s*\]\s*$)");
+  static const std::regex number(R"(^\d+$)");
+  std::smatch mx, my;
+  if (!std::regex_match(x, mx, entry) || !std::regex_match(y, my, entry)) return false;
+  const std::string ix = mx[1].str(), iy = my[1].str();
+  return !(std::regex_match(ix, number) && std::regex_match(iy, number) && ix != iy);
+}
+
 std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const AnalyzedOp& to, bool per_thread_default) {
   auto same = [](const std::string& x, const std::string& y) { return NormStream(x) == NormStream(y); };
   for (const AnalyzedOp* op : {&from, &to}) {
@@ -310,8 +325,10 @@ std::string OrderingBetween(const Analysis& a, const AnalyzedOp& from, const Ana
       for (int j = i + 1; j < to.index; ++j) {
         const AnalyzedOp& w = a.ops[j];
         if (w.function != from.function) continue;
-        if (w.api == "cudaStreamWaitEvent" && same(w.stream, to.stream) && w.buffer == op.buffer) return "event " + op.buffer;
-        if (w.api == "cudaEventSynchronize" && w.buffer == op.buffer) return "host sync (cudaEventSynchronize " + op.buffer + ")";
+        if (w.api == "cudaStreamWaitEvent" && same(w.stream, to.stream) && MayBeOneEvent(w.buffer, op.buffer))
+          return "event " + op.buffer;
+        if (w.api == "cudaEventSynchronize" && MayBeOneEvent(w.buffer, op.buffer))
+          return "host sync (cudaEventSynchronize " + op.buffer + ")";
       }
   }
   // Its streams may be from's (an object's own streams, `worker.waitAllStreams()`): no race is claimed.

@@ -305,6 +305,16 @@ TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {
   EXPECT_EQ(races, 1);
 }
 
+// Events in an array: a wait for `ready[buf]` may be the record of `ready[0]` before it (a SUMMA's
+// primed panel: two false races were reported), never `ready[1]`'s for another number.
+TEST_P(AnalyzeCorpus, AnEventArraysEntryByAVariableMayBeTheOneRecorded) {
+  Analysis a = Analyze(CorpusFile("event_array_entries.cu"), GetParam());
+  std::map<std::string, std::string> via;  // the consumer -> what orders it after its collective
+  for (const auto& e : a.edges) via[a.ops[e.to].api] = e.via;
+  EXPECT_EQ(via["use"], "event ready[0]");
+  EXPECT_EQ(via["scale"], "unordered");
+}
+
 // A sync inside a helper or a method orders the kernel before the call and the collective after it,
 // through the helper's own helpers and a class template's method too; a helper that does not wait
 // leaves the race.

@@ -5,7 +5,7 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-AnalyzedOp Op(const std::string& kind, const std::string& api, const std::string& fn, int line,
+AnalyzedOp WorkOp(const std::string& kind, const std::string& api, const std::string& fn, int line,
               std::vector<std::string> reads, std::vector<std::string> writes, bool comm = false) {
   AnalyzedOp op;
   op.kind = kind, op.api = api, op.function = fn, op.file = "dir/main.cu", op.line = line;
@@ -22,13 +22,13 @@ size_t FirstOnLine(const std::vector<Tok>& t, int line) {
 
 TEST(FeedingComputeTest, HelpersLaunchingComputeAndNotCommunicatingAreCompute) {
   Analysis a;
-  a.ops = {Op("kernel", "matmul_kernel", "matmul", 3, {"A", "B"}, {"C"}),
-           Op("call", "matmul", "step", 9, {"A", "B"}, {"C"}),
-           Op("call", "step", "main", 20, {"A", "B"}, {"C"}),
-           Op("collective", "ncclAllReduce", "reduce", 12, {"C"}, {"C"}),
-           Op("kernel", "scale", "reduce", 13, {"C"}, {"C"}),
-           Op("call", "reduce", "main", 21, {"C"}, {"C"}, true),
-           Op("copy", "cudaMemcpy", "main", 19, {"h"}, {"A"})};
+  a.ops = {WorkOp("kernel", "matmul_kernel", "matmul", 3, {"A", "B"}, {"C"}),
+           WorkOp("call", "matmul", "step", 9, {"A", "B"}, {"C"}),
+           WorkOp("call", "step", "main", 20, {"A", "B"}, {"C"}),
+           WorkOp("collective", "ncclAllReduce", "reduce", 12, {"C"}, {"C"}),
+           WorkOp("kernel", "scale", "reduce", 13, {"C"}, {"C"}),
+           WorkOp("call", "reduce", "main", 21, {"C"}, {"C"}, true),
+           WorkOp("copy", "cudaMemcpy", "main", 19, {"h"}, {"A"})};
   const auto w = DeviceWorkByLine(a, "main.cu");
   EXPECT_TRUE(w.at(20).compute);  // through step, then matmul
   EXPECT_FALSE(w.at(20).comm);

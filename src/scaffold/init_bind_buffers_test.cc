@@ -110,6 +110,26 @@ TEST(InitBindBuffers, ABufferWrittenAndReadInOneArmOfAnIfIsScratch) {
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"y\", y);"}));
 }
 
+// A GEMM accumulating into its C (beta 1, a SUMMA's panels: rz-hpc's summa_gemm.cu) reads C before
+// writing it: C is an input and an output. With beta 0 it is an output, as before.
+TEST(InitBindBuffers, AGemmAccumulatingIntoCReadsIt) {
+  const std::string body = R"(    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &alpha, a, 16, b, 16, &beta, c, 16);
+    ncclAllReduce(c, c, 256, ncclFloat, ncclSum, comm, 0);
+)";
+  std::string text = SmallLoop({"a", "b", "c"}, body);
+  text.replace(text.find("#include <cuda_runtime.h>\n"), 0, "#include <cublas_v2.h>\n");
+  text.replace(text.find("  cudaEvent_t start;"), 0, "  cublasHandle_t h;\n  cublasCreate(&h);\n  float alpha = 1.0f, beta = 1.0f;\n");
+  Result<BoundBuffers> b = BindSmallProgram("summa.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"c\", c);", "cuco_bind.input(\"a\", a);",
+                                                "cuco_bind.input(\"b\", b);"}));
+  text.replace(text.find("beta = 1.0f"), 11, "beta = 0.0f");
+  b = BindSmallProgram("overwrite.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"a\", a);", "cuco_bind.input(\"b\", b);",
+                                                "cuco_bind.output(\"c\", c);"}));
+}
+
 // Double buffers chosen in the loop (TensorParallelPTX's `float* C_out = (buf == 0) ? d_C_ping.get() :
 // d_C_pong.get();`): the alias names either buffer, so both are bound as outputs. A harness iteration
 // writing one (its loop variable held at its first value) leaves the other alone, which the

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <regex>
 #include <utility>
+
+#include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 
@@ -39,6 +42,30 @@ std::vector<int> IterationOps(const Analysis& a) {
 
 bool OutputReadOnlyForBeta(const AnalyzedOp& op) {
   return op.kind == "gemm" && op.api.find("axpy") == std::string::npos;
+}
+
+bool GemmAccumulates(const AnalyzedOp& op, const std::string& code) {
+  static const std::map<std::string, int> beta_arg = {
+      {"cublasSgemm", 11}, {"cublasDgemm", 11}, {"cublasHgemm", 11}, {"cublasGemmEx", 13},
+      {"cublasSgemmStridedBatched", 13}, {"cublasDgemmStridedBatched", 13}, {"cublasHgemmStridedBatched", 13},
+      {"cublasGemmStridedBatchedEx", 15}};
+  const auto at = beta_arg.find(op.api);
+  if (at == beta_arg.end() || at->second >= static_cast<int>(op.args.size())) return false;
+  static const std::regex address(R"(^\s*&\s*([A-Za-z_]\w*)\s*$)");
+  std::smatch m;
+  if (!std::regex_match(op.args[at->second], m, address)) return false;
+  // Every `name = <number>` (or `name{<number>}`, `name(<number>)`) in the file.
+  const std::regex set(R"(\b)" + m[1].str() + R"(\s*(=|\{|\()\s*([^,;)}]*))");
+  static const std::regex number(R"(^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFlL]?\s*$)");
+  bool nonzero = false;
+  const std::string text = BlankComments(code);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), set); it != std::sregex_iterator(); ++it) {
+    const std::string value = (*it)[2].str();
+    if ((*it)[1].str() == "=" && value.rfind("=", 0) == 0) continue;  // `beta == 0`: a comparison
+    if (!std::regex_match(value, number)) return false;                  // set to what cannot be known here
+    nonzero |= std::stod(value) != 0.0;
+  }
+  return nonzero;
 }
 
 IoGuess GuessIo(const Analysis& a, const std::vector<int>& ops) {

@@ -185,11 +185,15 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
     }
   };
   std::vector<std::string> reads = op.reads;
-  if (OutputReadOnlyForBeta(op))  // C read for beta and written: a write (iteration_io.h)
+  const auto text = texts_.find(SourceFileName(op.file));
+  if (text != texts_.end() && GemmAccumulates(op, text->second)) {  // C += A B: read first (iteration_io.h)
+    reads.insert(reads.begin(), op.writes.begin(), op.writes.end());
+  } else if (OutputReadOnlyForBeta(op)) {  // C read for beta and written: a write
     reads.erase(
         std::remove_if(reads.begin(), reads.end(),
                        [&](const std::string& r) { return std::count(op.writes.begin(), op.writes.end(), r) > 0; }),
         reads.end());
+  }
   map(reads, &acc.reads);
   map(op.writes, &acc.writes);
   // A reduce's or gather's receive buffer only its root writes: the other ranks' keep what they held.

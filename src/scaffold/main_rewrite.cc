@@ -14,6 +14,7 @@
 #include "scaffold/loop_choice.h"
 #include "scaffold/rank_split_loops.h"
 #include "scaffold/region_hoist.h"
+#include "scaffold/stage_loop.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
 
@@ -293,6 +294,20 @@ void ServeOnce(const std::vector<Tok>& t, size_t body_open, std::pair<size_t, si
                         t[c->last].line, span, loop_function);
 }
 
+// The loop [c->first, c->last] whose passes are stages (stage_loop.h, its variable `stage`): run
+// whole, with the statements before it that prime it.
+void ServeStages(const std::string& file, const std::vector<Tok>& t, const std::string& stage,
+                 const std::set<std::string>& names, const LoopSearch& search, Chosen* c) {
+  const size_t prime = PrimingStart(t, c->first, names);
+  c->region = true;
+  c->what = fmt::format("lines {}-{}: the loop at line {} run whole, its passes the stages of one computation (each "
+                        "communicates with the root or peer its variable `{}` picks){}",
+                        t[prime].line, t[c->last].line, t[c->first].line, stage,
+                        prime < c->first ? ", with the statements before it that prime it" : "");
+  c->first = prime, c->sweep_line = 0;
+  Note(search, file + ": " + c->what);
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
@@ -359,6 +374,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     if (search.forced_line == 0) CUCO_RETURN_IF_ERROR(PassesRepeat(file, t, body_open, c.first, c.last));
     // A loop over peers or GPUs inside ncclGroupStart/End is one grouped operation, and a loop over
     // the GPUs of a program driving them all is every GPU's part: run whole, never one pass of it.
+    // So is a loop whose passes are stages of one computation (stage_loop.h), with what primes it.
+    const std::string stage = search.forced_line == 0 ? StageVariable(t, c.first, c.last) : "";
     if (auto g = GroupAround(t, body_open, c.first, c.last)) {
       c.region = true;
       c.what = fmt::format("the grouped NCCL calls of lines {}-{} (ncclGroupStart ... ncclGroupEnd around the loop at line "
@@ -371,6 +388,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       c.what = fmt::format("the loop over the program's GPUs at line {}, run whole: each pass is one GPU's part", loop_line);
       c.sweep_line = 0;
       Note(search, file + ": " + c.what);
+    } else if (!stage.empty()) {
+      ServeStages(file, t, stage, names, search, &c);
     }
     return c;
   }

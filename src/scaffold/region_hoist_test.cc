@@ -35,6 +35,19 @@ TEST(HoistDeclarations, SeveralNamesDeclaredTogetherMoveWhole) {
   EXPECT_EQ(h.region, "\n  float *p, *q;\n  x, y;\n  cudaEventRecord(a, s);");
 }
 
+// Several variables initialised together (`float alpha = 1.0f, beta = 1.0f;` before a SUMMA's panel
+// loop, both read by its check after): each declared in front, the statement their assignments.
+// Before, the first alone was hoisted and `beta` left undeclared.
+TEST(HoistDeclarations, SeveralInitialisedNamesAreEachDeclared) {
+  const std::string region = "float alpha = 1.0f, beta = 1.0f; // C = A B + C\n  float *p = q + 4, *r = f(a, b);\n  g(p, r);";
+  HoistedRegion h = HoistDeclarations(region, "\n  use(&beta, p);\n");
+  EXPECT_EQ(h.declarations, "float alpha{};\n  float beta{};\n  float *p{};\n  float *r{};\n  ");
+  EXPECT_EQ(h.region, "alpha = 1.0f, beta = 1.0f; // C = A B + C\n  p = q + 4, r = f(a, b);\n  g(p, r);");
+  HoistedRegion unused = HoistDeclarations(region, "\n  other();\n");
+  EXPECT_EQ(unused.declarations, "");
+  EXPECT_EQ(unused.region, region);
+}
+
 // Statements that only look like declarations, and declarations that cannot be split, stay.
 TEST(HoistDeclarations, OnlyPlainDeclarations) {
   const std::string region =

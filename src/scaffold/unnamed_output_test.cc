@@ -5,7 +5,7 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-AnalyzedOp Op(const std::string& kind, const std::string& api, const std::string& function, int line,
+AnalyzedOp CallOp(const std::string& kind, const std::string& api, const std::string& function, int line,
               std::vector<std::string> args, const std::string& recv = "") {
   AnalyzedOp op;
   op.kind = kind, op.api = api, op.function = function, op.file = "/src/t.cu", op.line = line;
@@ -19,9 +19,9 @@ TEST(UnnamedOutput, TheBufferIsFollowedUpToTheFunctionThatMakesIt) {
   a.functions = {{"RunTest", "/src/t.cu", 23, {"buff", "N", "root"}, ""},
                  {"RunTests", "/src/t.cu", 111, {"N", "type"}, ""},
                  {"main", "/src/t.cu", 140, {"argc", "argv"}, ""}};
-  a.ops = {Op("collective", "ncclBcast", "RunTest", 70, {"(void*)buff[i]", "n"}, "buff[i]"),
-           Op("call", "RunTest", "RunTests", 124, {"buff", "N", "root"}),
-           Op("call", "RunTests", "main", 208, {"N", "ncclChar"})};
+  a.ops = {CallOp("collective", "ncclBcast", "RunTest", 70, {"(void*)buff[i]", "n"}, "buff[i]"),
+           CallOp("call", "RunTest", "RunTests", 124, {"buff", "N", "root"}),
+           CallOp("call", "RunTests", "main", 208, {"N", "ncclChar"})};
   const UnnamedOutputWhy why = UnnamedOutput(a, "main");
   EXPECT_EQ(why.made_in, "RunTests");
   EXPECT_EQ(why.clause,
@@ -34,8 +34,8 @@ TEST(UnnamedOutput, TheBufferIsFollowedUpToTheFunctionThatMakesIt) {
 TEST(UnnamedOutput, AParameterMainFillsWithAnObjectIsNamed) {
   Analysis a;
   a.functions = {{"replay", "/src/t.cu", 37, {"log", "pool"}, "nccl_backend"}};
-  a.ops = {Op("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "pool.buffers[i]"),
-           Op("call", "replay", "main", 213, {"log", "*pool"})};
+  a.ops = {CallOp("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "pool.buffers[i]"),
+           CallOp("call", "replay", "main", 213, {"log", "*pool"})};
   EXPECT_EQ(UnnamedOutput(a, "main").made_in, "");
   EXPECT_EQ(UnnamedOutput(a, "main").clause,
             "its NCCL calls write `pool.buffers[i]` (ncclRecv in replay, t.cu:62), through replay's parameter `pool`, "

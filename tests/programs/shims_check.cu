@@ -47,6 +47,49 @@ void Expect(bool ok, const char* what) {
 }
 }  // namespace
 
+#if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
+// A SUMMA's 2-D grid (rz-hpc's summa_gemm.cu) at four ranks, the reference's rank threads: the grid,
+// each rank's coordinates, its row and column (MPI_Comm_split, MPI_Cart_sub) with their own ranks,
+// and an MPI_Bcast, an MPI_Allreduce and an MPI_Allgather each row makes at once.
+void CheckGridOfFourRanks() {
+  cuco_program::ref::E().world = 4;
+  cuco_program::ref::E().barrier.Reset(4);
+  cuco_program::ref::E().slots.assign(4, nullptr);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 4; ++r)
+    ranks.emplace_back([r, &wrong] {
+      cuco_program::ref::t_rank = r;
+      int dims[2] = {0, 0}, periods[2] = {0, 0}, coords[2] = {-1, -1};
+      MPI_Comm grid = MPI_COMM_NULL, row = MPI_COMM_NULL, col = MPI_COMM_NULL;
+      bool ok = MPI_Dims_create(4, 2, dims) == MPI_SUCCESS && dims[0] == 2 && dims[1] == 2;
+      ok = ok && MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &grid) == MPI_SUCCESS;
+      ok = ok && MPI_Cart_coords(grid, r, 2, coords) == MPI_SUCCESS && coords[0] == r / 2 && coords[1] == r % 2;
+      ok = ok && MPI_Comm_split(grid, coords[0], coords[1], &row) == MPI_SUCCESS;
+      const int keep_rows[2] = {1, 0};
+      ok = ok && MPI_Cart_sub(grid, keep_rows, &col) == MPI_SUCCESS;
+      int row_rank = -1, row_size = -1, col_rank = -1;
+      ok = ok && MPI_Comm_rank(row, &row_rank) == MPI_SUCCESS && MPI_Comm_size(row, &row_size) == MPI_SUCCESS &&
+           MPI_Comm_rank(col, &col_rank) == MPI_SUCCESS && row_rank == coords[1] && row_size == 2 && col_rank == coords[0];
+      int id = 100 + r;  // each row's root (its column 1) hands its own id to the row
+      ok = ok && MPI_Bcast(&id, 1, MPI_INT, 1, row) == MPI_SUCCESS && id == 100 + 2 * coords[0] + 1;
+      int sum = 0, one = r;
+      ok = ok && MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, col) == MPI_SUCCESS && sum == coords[1] + (2 + coords[1]);
+      int got[2] = {-1, -1};
+      ok = ok && MPI_Allgather(&one, 1, MPI_INT, got, 1, MPI_INT, row) == MPI_SUCCESS && got[0] == 2 * coords[0] &&
+           got[1] == 2 * coords[0] + 1;
+      int up = -2, down = -2;
+      ok = ok && MPI_Cart_shift(grid, 0, 1, &up, &down) == MPI_SUCCESS &&
+           down == (coords[0] == 0 ? r + 2 : MPI_PROC_NULL) && up == (coords[0] == 1 ? r - 2 : MPI_PROC_NULL);
+      if (!ok) ++wrong;
+    });
+  for (std::thread& t : ranks) t.join();
+  Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, and the collectives each row makes");
+  int dims3[2] = {0, 0};
+  Expect(MPI_Dims_create(12, 2, dims3) == MPI_SUCCESS && dims3[0] == 4 && dims3[1] == 3, "MPI_Dims_create(12, 2): 4 x 3");
+}
+#endif
+
 int main() {
 #ifdef CUCO_CHECK_REFERENCE
   // Rank 0 of one, as the reference's rank thread sees itself.
@@ -251,6 +294,9 @@ int main() {
   unlink(log_path);
   Expect(how == "exit(1)", "exit() ends the program's thread with ProgramExit");
   Expect(logged.find("invalid device ordinal") != std::string::npos, "the program's message before exit() is flushed");
+#if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
+  CheckGridOfFourRanks();
+#endif
   if (failed == 0) std::printf("every check passed\n");
   return failed == 0 ? 0 : 1;
 }

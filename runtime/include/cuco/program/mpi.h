@@ -9,14 +9,18 @@
 // ranks answers its rank and size but refuses collectives. Point-to-point MPI (blocking and
 // nonblocking) and one-sided MPI compile and fail when run, with a message (impl/mpi_refused.h): a
 // program checking its result with them after the timed loop, which the harness never runs, builds.
-// MPI_Scan and MPI_Exscan are here. MPI-IO is not.
+// MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
+// collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
+// every rank (impl/mpi_cart.h) are here. MPI-IO is not.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <cuco/program/impl/mpi_groups.h>
@@ -111,16 +115,17 @@ void ReduceInto(T* acc, const T* x, int count, MPI_Op op) {
   }
 }
 
-// The `count` values of ranks 0 .. ranks-1 reduced with `op` into out (in rank order, as MPI does
-// for sums); out is left as it is when `ranks` is 0. Every rank calls it (the values are exchanged).
-inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op, int ranks) {
+// The `count` values of the world ranks `ranks` reduced with `op` into out (in their order, as MPI
+// does for sums); out is left as it is when there are none. Every rank calls it (the values are
+// exchanged).
+inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, MPI_Op op, const std::vector<int>& ranks) {
   const size_t bytes = TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(send, all.data(), bytes);
-  if (ranks <= 0) return MPI_SUCCESS;
-  std::memcpy(out, all.data(), bytes);
-  for (int r = 1; r < ranks; ++r) {
-    const void* x = all.data() + bytes * static_cast<size_t>(r);
+  if (ranks.empty()) return MPI_SUCCESS;
+  std::memcpy(out, all.data() + bytes * static_cast<size_t>(ranks[0]), bytes);
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    const void* x = all.data() + bytes * static_cast<size_t>(ranks[i]);
     switch (t) {
       case MPI_INT: ReduceInto(static_cast<int32_t*>(out), static_cast<const int32_t*>(x), count, op); break;
       case MPI_UNSIGNED: ReduceInto(static_cast<uint32_t*>(out), static_cast<const uint32_t*>(x), count, op); break;
@@ -148,19 +153,30 @@ inline int MPI_Init_thread(int*, char***, int required, int* provided) {
 inline int MPI_Initialized(int* flag) { return (*flag = 1), MPI_SUCCESS; }
 inline int MPI_Finalize() { return MPI_SUCCESS; }
 inline int MPI_Finalized(int* flag) { return (*flag = 0), MPI_SUCCESS; }
+namespace cuco_program::mpi {
+// The group of a communicator of some ranks or of a split's part; -1 for the world.
+inline int GroupOf(MPI_Comm c) { return OfSomeRanks(c) ? c - kGroupComm : OfASplit(c) ? c - kSplitComm : -1; }
+// The world ranks of communicator c, in its rank order.
+inline std::vector<int> CommRanks(MPI_Comm c) {
+  if (GroupOf(c) >= 0) return GroupRanks(GroupOf(c));
+  std::vector<int> all(static_cast<size_t>(cuco_program::world()));
+  for (int r = 0; r < cuco_program::world(); ++r) all[static_cast<size_t>(r)] = r;
+  return all;
+}
+}  // namespace cuco_program::mpi
 inline int MPI_Comm_rank(MPI_Comm c, int* r) {
   namespace m = cuco_program::mpi;
-  return (*r = m::OfSomeRanks(c) ? m::IndexIn(c - m::kGroupComm, cuco_program::rank()) : cuco_program::rank()), MPI_SUCCESS;
+  return (*r = m::GroupOf(c) >= 0 ? m::IndexIn(m::GroupOf(c), cuco_program::rank()) : cuco_program::rank()), MPI_SUCCESS;
 }
 inline int MPI_Comm_size(MPI_Comm c, int* n) {
   namespace m = cuco_program::mpi;
-  return (*n = m::OfSomeRanks(c) ? static_cast<int>(m::GroupRanks(c - m::kGroupComm).size()) : cuco_program::world()),
+  return (*n = m::GroupOf(c) >= 0 ? static_cast<int>(m::GroupRanks(m::GroupOf(c)).size()) : cuco_program::world()),
          MPI_SUCCESS;
 }
 // A communicator's group: every rank, or the ranks it was made of.
 inline int MPI_Comm_group(MPI_Comm c, MPI_Group* g) {
   namespace m = cuco_program::mpi;
-  if (m::OfSomeRanks(c)) return (*g = c - m::kGroupComm), MPI_SUCCESS;
+  if (m::GroupOf(c) >= 0) return (*g = m::GroupOf(c)), MPI_SUCCESS;
   std::vector<int> all(static_cast<size_t>(cuco_program::world()));
   for (int r = 0; r < cuco_program::world(); ++r) all[static_cast<size_t>(r)] = r;
   return (*g = m::NewGroup(all)), MPI_SUCCESS;
@@ -194,12 +210,16 @@ inline int MPI_Comm_create(MPI_Comm, MPI_Group g, MPI_Comm* out) {
 // What the stand-in refuses, with the reason on stderr: a collective on a communicator of some ranks
 // (point-to-point and one-sided MPI: impl/mpi_refused.h).
 namespace cuco_program::mpi {
-inline int NotOnSomeRanks(const char* call) {
-  std::fprintf(stderr,
-               "cuco: %s on a communicator of some ranks (MPI_Comm_create of a group) is not in cuco's MPI "
-               "stand-in, whose collectives span every rank\n",
-               call);
+inline int RefusedOn(const char* call, const char* comm, const char* why) {
+  std::fprintf(stderr, "cuco: %s on %s is not in cuco's MPI stand-in, %s\n", call, comm, why);
   return MPI_ERR_COMM;
+}
+inline int NotOnSomeRanks(const char* call) {
+  return RefusedOn(call, "a communicator of some ranks (MPI_Comm_create of a group)", "whose collectives span every rank");
+}
+inline int NotOnASplit(const char* call) {
+  return RefusedOn(call, "a part of a split communicator", "which has MPI_Bcast, MPI_Barrier, MPI_Allgather and the "
+                                                            "reductions there");
 }
 }  // namespace cuco_program::mpi
 inline int MPI_Get_processor_name(char* name, int* len) {
@@ -251,28 +271,35 @@ inline int MPI_Barrier(MPI_Comm c) {
 }
 inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Bcast");
+  const std::vector<int> ranks = cuco_program::mpi::CommRanks(c);  // a split's part: its root among its ranks
+  if (root < 0 || root >= static_cast<int>(ranks.size())) return MPI_ERR_ARG;
   const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(buf, all.data(), bytes);
-  std::memcpy(buf, all.data() + bytes * static_cast<size_t>(root), bytes);
+  std::memcpy(buf, all.data() + bytes * static_cast<size_t>(ranks[static_cast<size_t>(root)]), bytes);
   return MPI_SUCCESS;
 }
 inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt,
                          MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allgather");
+  const std::vector<int> ranks = cuco_program::mpi::CommRanks(c);
+  int me = 0;
+  MPI_Comm_rank(c, &me);
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);
-  const unsigned char* mine = send == MPI_IN_PLACE
-                                  ? static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(cuco_program::rank())
-                                  : static_cast<const unsigned char*>(send);
+  const unsigned char* mine = send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(me)
+                                                   : static_cast<const unsigned char*>(send);
   (void)scount;
   (void)st;
-  std::vector<unsigned char> copy(mine, mine + bytes);
-  cuco_program::host_allgather(copy.data(), recv, bytes);
+  std::vector<unsigned char> copy(mine, mine + bytes), all(bytes * static_cast<size_t>(cuco_program::world()));
+  cuco_program::host_allgather(copy.data(), all.data(), bytes);
+  for (size_t i = 0; i < ranks.size(); ++i)  // the part's ranks, in its order
+    std::memcpy(static_cast<unsigned char*>(recv) + i * bytes, all.data() + static_cast<size_t>(ranks[i]) * bytes, bytes);
   return MPI_SUCCESS;
 }
 inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
                       MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Gather");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Gather");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * cuco_program::rank() : send,
@@ -284,6 +311,7 @@ inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv,
 }
 inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Alltoall");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Alltoall");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
@@ -298,6 +326,7 @@ inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* rec
 inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
                        MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scatter");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Scatter");
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
@@ -308,18 +337,29 @@ inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv
   (void)st;
   return MPI_SUCCESS;
 }
-// One communicator: a split every rank makes with one color is the world; others are refused.
+// A split every rank makes at once (of the world, or each of its own part of an earlier split): one
+// color everywhere is the communicator split; else this rank's part, its ranks ordered by key, then
+// by their rank in the communicator split (MPI's order).
 inline int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
-  if (cuco_program::mpi::OfSomeRanks(comm)) return cuco_program::mpi::NotOnSomeRanks("MPI_Comm_split");
+  namespace m = cuco_program::mpi;
+  if (m::OfSomeRanks(comm)) return m::NotOnSomeRanks("MPI_Comm_split");
   const int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(mine, all.data(), sizeof mine);
-  for (int q = 0; q < cuco_program::world(); ++q)
-    if (all[2 * static_cast<size_t>(q)] != color) {
-      std::fprintf(stderr, "cuco: MPI_Comm_split into several groups is not in cuco's MPI stand-in\n");
-      return MPI_ERR_COMM;
-    }
-  *out = color == MPI_UNDEFINED ? MPI_COMM_NULL : comm;
+  const std::vector<int> ranks = m::CommRanks(comm);
+  std::vector<std::pair<int, int>> part;  // (key, index in comm) of the ranks of this color
+  bool one_color = true;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const int q = ranks[i];
+    one_color &= all[2 * static_cast<size_t>(q)] == color;
+    if (all[2 * static_cast<size_t>(q)] == color) part.push_back({all[2 * static_cast<size_t>(q) + 1], static_cast<int>(i)});
+  }
+  if (color == MPI_UNDEFINED) return (*out = MPI_COMM_NULL), MPI_SUCCESS;
+  if (one_color) return (*out = comm), MPI_SUCCESS;
+  std::sort(part.begin(), part.end());
+  std::vector<int> members;
+  for (const auto& [k, i] : part) members.push_back(ranks[static_cast<size_t>(i)]);
+  *out = m::kSplitComm + m::NewGroup(members);
   return MPI_SUCCESS;
 }
 namespace cuco_program::mpi {
@@ -331,7 +371,9 @@ inline int ReduceOnComm(const char* call, const void* send, void* recv, void* ou
   if (OfSomeRanks(c)) return NotOnSomeRanks(call);
   std::vector<unsigned char> mine(TypeBytes(t) * static_cast<size_t>(count));
   std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
-  return ReduceRanks(mine.data(), out, count, t, op, ranks);
+  std::vector<int> members = CommRanks(c);
+  members.resize(static_cast<size_t>(std::max(0, std::min(ranks, static_cast<int>(members.size())))));
+  return ReduceRanks(mine.data(), out, count, t, op, members);
 }
 }  // namespace cuco_program::mpi
 inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
@@ -340,14 +382,22 @@ inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t
 inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   std::vector<unsigned char> out(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
   const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce", send, recv, out.data(), count, t, op, c, cuco_program::world());
-  if (rc == MPI_SUCCESS && cuco_program::rank() == root) std::memcpy(recv, out.data(), out.size());
+  int me = 0;
+  MPI_Comm_rank(c, &me);
+  if (rc == MPI_SUCCESS && me == root) std::memcpy(recv, out.data(), out.size());
   return rc;
 }
 // MPI_Scan: ranks 0 .. this one reduced; MPI_Exscan: the ranks before this one (rank 0's recv is
 // left as it is, as MPI leaves it undefined).
 inline int MPI_Scan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  return cuco_program::mpi::ReduceOnComm("MPI_Scan", send, recv, recv, count, t, op, c, cuco_program::rank() + 1);
+  int me = 0;
+  MPI_Comm_rank(c, &me);
+  return cuco_program::mpi::ReduceOnComm("MPI_Scan", send, recv, recv, count, t, op, c, me + 1);
 }
 inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  return cuco_program::mpi::ReduceOnComm("MPI_Exscan", send, recv, recv, count, t, op, c, cuco_program::rank());
+  int me = 0;
+  MPI_Comm_rank(c, &me);
+  return cuco_program::mpi::ReduceOnComm("MPI_Exscan", send, recv, recv, count, t, op, c, me);
 }
+
+#include <cuco/program/impl/mpi_cart.h>

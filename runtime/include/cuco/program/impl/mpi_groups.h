@@ -13,10 +13,19 @@
 namespace cuco_program::mpi {
 
 constexpr int kGroupComm = 1 << 20;  // a communicator of some ranks: kGroupComm + its group
+constexpr int kSplitComm = 1 << 21;  // a part of a split every rank made: kSplitComm + the group of its ranks
+constexpr int kCartComm = 1 << 22;   // the world given a Cartesian grid: kCartComm + the grid's index
+
+// A Cartesian grid of every rank (MPI_Cart_create): its extent and periodicity in each dimension,
+// ranks in row-major order.
+struct Grid {
+  std::vector<int> dims, periods;
+};
 
 struct GroupTable {
   std::mutex mu;
   std::vector<std::vector<int>> members;  // world ranks, by group
+  std::vector<Grid> grids;
 };
 inline GroupTable& Groups() {
   static GroupTable t;
@@ -40,5 +49,19 @@ inline int IndexIn(int g, int r) {
   const auto it = std::find(m.begin(), m.end(), r);
   return it == m.end() ? -1 : static_cast<int>(it - m.begin());
 }
-inline bool OfSomeRanks(int comm) { return comm >= kGroupComm; }
+inline bool OfSomeRanks(int comm) { return comm >= kGroupComm && comm < kSplitComm; }
+inline bool OfASplit(int comm) { return comm >= kSplitComm && comm < kCartComm; }
+inline int NewGrid(Grid g) {
+  GroupTable& t = Groups();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.grids.push_back(std::move(g));
+  return static_cast<int>(t.grids.size()) - 1;
+}
+// The grid of communicator c (a copy: another rank thread may add one); no dims when c has none.
+inline Grid GridOf(int c) {
+  GroupTable& t = Groups();
+  std::lock_guard<std::mutex> lock(t.mu);
+  const int i = c - kCartComm;
+  return c >= kCartComm && i < static_cast<int>(t.grids.size()) ? t.grids[static_cast<size_t>(i)] : Grid{};
+}
 }  // namespace cuco_program::mpi
