@@ -5,7 +5,8 @@
 # any held-out harness put beside them in .carry/habits; then `cuco run` of RUN: generation 0's knobs,
 # the best re-timed beside the program's overlap bound.
 # Results under $OUT: h/summary.txt, h/times.txt, run.txt (cuco run's output).
-# ONLY: the habits evaluated (default: every .carry/habits/<name>); RUN: the one `cuco run` searches.
+# ONLY: the habits evaluated (default: every .carry/habits/<name>); RUN: the one `cuco run` searches;
+# WORLD: the rank count of both (default 1; 2 or 4 on a machine of that many GPUs).
 # Usage (repo root, .carry/ as in bench/one-gpu/README.md): bash bench/one-gpu/lambda-raii-w1.sh
 set -u
 OUT=${OUT:-/tmp/lambda-raii-out}
@@ -15,7 +16,7 @@ DEADLINE_S=${DEADLINE_S:-220} OUT=$OUT bash bench/one-gpu/graph-habits-w1.sh >/d
 rm -f "$OUT"/h/*.json "$OUT"/h/*.err
 export LD_LIBRARY_PATH=$PWD/.carry/lib PATH=$PWD/.carry/bin:$PATH NCCL_NVLS_ENABLE=0 CUCO_CACHE_DIR=/tmp/cuco-cache
 if [ -n "$RUN" ]; then
-  timeout "${RUN_S:-170}" .carry/cuco run ".carry/habits/$RUN/harness" --world-size 1 --max-candidates 12 \
+  timeout "${RUN_S:-170}" .carry/cuco run ".carry/habits/$RUN/harness" --world-size "${WORLD:-1}" --max-candidates 12 \
     --run-dir /tmp/lambda-run >"$OUT/run.txt" 2>&1
   echo "rc=$?" >>"$OUT/run.txt"
 fi
