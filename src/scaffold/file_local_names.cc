@@ -7,24 +7,13 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-// The name a declaration of tokens [from, to) declares: the last identifier before its first `(`,
-// `=`, `[`, `{`, `;` or `:` (the function's or variable's name); "" for none, an operator's or a type's
-// alone (`static struct X;`).
+// The name the declaration of tokens [from, to] declares (`to`: its `;` or `{`); "" for none or
+// an operator.
 std::string DeclaredName(const std::vector<Tok>& t, size_t from, size_t to) {
-  std::string name;
-  int angle = 0;  // template arguments of the declared type
-  for (size_t i = from; i < to; ++i) {
-    const std::string& s = t[i].text;
-    if (s == "<") ++angle;
-    if (s == ">" && angle > 0) --angle;
-    if (angle > 0) continue;
-    if (s == "(" || s == "=" || s == "[" || s == "{" || s == ";" || (s == ":" && !(i + 1 < to && t[i + 1].text == ":") &&
-                                                                       !(i > from && t[i - 1].text == ":")))
-      break;
-    if (s == "operator") return "";
-    if (t[i].ident) name = s;
-  }
-  return name;
+  for (size_t i = from; i < to; ++i)
+    if (t[i].text == "operator") return "";
+  const size_t name = DeclaredNameToken(t, from, to);
+  return name == 0 ? "" : t[name].text;
 }
 
 // Whether the declaration of tokens [from, to) (at namespace scope) has internal linkage: it starts
@@ -78,7 +67,7 @@ std::set<std::string> FileLocalNames(const std::string& text) {
       continue;
     }
     // A function's body, a class's, or a braced initialiser: the declaration is named before it.
-    if (FileLocal(t, start, i, in_unnamed())) names.insert(DeclaredName(t, start, i + 1));
+    if (FileLocal(t, start, i, in_unnamed())) names.insert(DeclaredName(t, start, i));
     const bool runs_to_semicolon = [&] {
       for (size_t k = start; k < i; ++k)
         if (t[k].text == "=" || t[k].text == "struct" || t[k].text == "class" || t[k].text == "enum" ||
@@ -103,21 +92,6 @@ std::vector<std::vector<std::pair<std::string, std::string>>> FileLocalRenames(c
     for (const std::string& name : FileLocalNames(texts[i]))
       if (!taken.insert(name).second) renames[i].push_back({name, name + "_cuco_" + (i < tags.size() ? tags[i] : "")});
   return renames;
-}
-
-std::string RenameFileLocal(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames) {
-  if (renames.empty()) return text;
-  std::map<std::string, std::string> to(renames.begin(), renames.end());
-  const std::vector<Tok> t = Scan(text);
-  std::string out;
-  size_t at = 0;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const auto it = t[i].ident ? to.find(t[i].text) : to.end();
-    if (it == to.end() || FollowsMemberAccess(t, i)) continue;
-    out += text.substr(at, t[i].begin - at) + it->second;
-    at = t[i].end;
-  }
-  return out + text.substr(at);
 }
 
 }  // namespace cuco::scaffold_internal

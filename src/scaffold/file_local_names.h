@@ -17,11 +17,8 @@ std::set<std::string> FileLocalNames(const std::string& text);
 
 // For each of `texts` (a program's files, the one whose names stay first), the renames that keep
 // its file-local names apart from an earlier file's: `name` -> `name_cuco_<tag>`, `tags[i]` naming
-// file i (its stem).
+// file i (its stem). Applied with RenameTokens(text, renames, {.members = false}) (tokens.h).
 std::vector<std::vector<std::pair<std::string, std::string>>> FileLocalRenames(const std::vector<std::string>& texts,
                                                                                const std::vector<std::string>& tags);
-
-// `text` with each name of `renames` replaced where it is not a member (`x.name`, `x->name`).
-std::string RenameFileLocal(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
 
 }  // namespace cuco::scaffold_internal

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scaffold/tokens.h"
+
 namespace cuco::scaffold_internal {
 namespace {
 
@@ -35,7 +37,7 @@ TEST(FileLocalNames, AnEarlierFilesNameIsKeptAndALaterFilesRespelled) {
   ASSERT_EQ(renames.size(), 3u);
   EXPECT_TRUE(renames[0].empty());
   EXPECT_EQ(renames[1], (std::vector<std::pair<std::string, std::string>>{{"pick", "pick_cuco_summa_runner"}}));
-  EXPECT_EQ(RenameFileLocal(texts[2], renames[2]),
+  EXPECT_EQ(RenameTokens(texts[2], renames[2], {.members = false}),
             "namespace { int pick_cuco_oned_runner() { return 3; } }\n"
             "int use(S s) { return pick_cuco_oned_runner() + s.pick; }\n");  // a member of that name stays
 }

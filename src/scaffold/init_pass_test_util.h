@@ -12,6 +12,9 @@
 #include <gtest/gtest.h>
 
 #include "analyze/analysis.h"
+#include "scaffold/init_bind_buffers.h"
+#include "scaffold/init_find_loop.h"
+#include "scaffold/init_rewrite_main.h"
 #include "scaffold/program_facts.h"
 
 namespace cuco::scaffold_internal {
@@ -38,6 +41,35 @@ inline std::unique_ptr<SmallProgram> GatherSmallProgram(const std::string& name,
   EXPECT_EQ(p->analysis.parse_path, "clang");
   p->facts = GatherFacts(p->analysis, name, "small", text);
   return p;
+}
+
+// A small program through init's first three passes, with no flags: its loop, its buffers, main
+// rewritten.
+struct ThroughMain {
+  FoundLoop found;
+  BoundBuffers bound;
+  RewrittenMain main;
+  InitPassTrace trace;    // FindLoop's and BindBuffers'
+  InitPassTrace rewrite;  // RewriteProgramMain's
+};
+
+// `p` through FindLoop, BindBuffers and RewriteProgramMain; nullptr (the failure EXPECTed with its
+// status) when one of them fails.
+inline std::unique_ptr<ThroughMain> RunThroughMain(const SmallProgram& p) {
+  auto r = std::make_unique<ThroughMain>();
+  Result<FoundLoop> found = FindLoop(p.facts, {}, &r->trace);
+  EXPECT_TRUE(found.ok()) << found.status().ToString();
+  if (!found.ok()) return nullptr;
+  r->found = *found;
+  Result<BoundBuffers> bound = BindBuffers(p.facts, {}, r->found, &r->trace);
+  EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+  if (!bound.ok()) return nullptr;
+  r->bound = *bound;
+  Result<RewrittenMain> m = RewriteProgramMain(p.facts, r->found, r->bound, &r->rewrite);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return nullptr;
+  r->main = *m;
+  return r;
 }
 
 // The 1-based line of `text` holding `marker`.

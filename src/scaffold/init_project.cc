@@ -11,6 +11,7 @@
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/projection.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 #include "workload/evolve_blocks.h"
 
@@ -142,7 +143,7 @@ Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFil
     }
     const auto& own = renames[++source_index];
     p.sources.push_back(
-        guarded(pf.name, RewriteMpiIncludes(IncludesFromUnitRoot(RenameFileLocal(pf.text, own), pf.name, names))));
+        guarded(pf.name, RewriteMpiIncludes(IncludesFromUnitRoot(RenameTokens(pf.text, own, {.members = false}), pf.name, names))));
     trace->Add(fmt::format("{}: a source file of the program, in seed.cu and reference.cu before main's{}", pf.name, done));
     for (const auto& [from, to] : own)
       trace->Add(fmt::format("{}: its own `{}` (static, or in an unnamed namespace) spelled `{}`: an earlier file of the "

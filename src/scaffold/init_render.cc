@@ -13,6 +13,7 @@
 #include "scaffold/host_clocks.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/tokens.h"
 #include "scaffold/world_size.h"
 #include "util/source_text.h"
 #include "util/text.h"
@@ -36,7 +37,7 @@ std::string CandidateSpellings(const std::string& text) {
   renames.push_back({"getenv", "cuco_program::program_getenv"});
   renames.push_back({"exit", "cuco_program_exit"});
   renames.push_back({"abort", "cuco_program_abort"});
-  return RenameIdentifiers(plain, renames);
+  return RenameTokens(plain, renames);
 }
 
 

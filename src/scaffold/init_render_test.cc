@@ -15,16 +15,12 @@ namespace {
 
 TEST(InitRender, TheFilesWithTheStepInAnEvolveBlock) {
   auto p = GatherSmallProgram("step.cu", kSmallStepProgram);
-  InitPassTrace trace, render;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> bound = BindBuffers(p->facts, {}, *found, &trace);
-  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
-  Result<RewrittenMain> m = RewriteProgramMain(p->facts, *found, *bound, &trace);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  Result<ProjectFiles> project = Project(p->facts, {}, *found, *m, &trace);
+  InitPassTrace render;
+  auto r = RunThroughMain(*p);
+  ASSERT_NE(r, nullptr);
+  Result<ProjectFiles> project = Project(p->facts, {}, r->found, r->main, &r->trace);
   ASSERT_TRUE(project.ok()) << project.status().ToString();
-  Result<ProgramHarness> h = Render(p->facts, *found, *bound, *project, &render);
+  Result<ProgramHarness> h = Render(p->facts, r->found, r->bound, *project, &render);
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   std::vector<std::string> names;
   for (const auto& [name, text] : h->files) names.push_back(name);

@@ -10,14 +10,10 @@ namespace {
 
 TEST(InitRewriteMain, MainRenamedTheLoopServedTheVariableHeld) {
   auto p = GatherSmallProgram("step.cu", kSmallStepProgram);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> bound = BindBuffers(p->facts, {}, *found, &trace);
-  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
-  InitPassTrace rewrite;
-  Result<RewrittenMain> m = RewriteProgramMain(p->facts, *found, *bound, &rewrite);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto r = RunThroughMain(*p);
+  ASSERT_NE(r, nullptr);
+  const RewrittenMain* m = &r->main;
+  const InitPassTrace& rewrite = r->rewrite;
   EXPECT_NE(m->text.find("cuco_program_main("), std::string::npos) << m->text;
   EXPECT_EQ(m->text.find("int main("), std::string::npos) << m->text;
   EXPECT_NE(m->text.find("cuco_program::serve("), std::string::npos) << m->text;
@@ -62,14 +58,10 @@ int main() {
 }
 )";
   auto p = GatherSmallProgram("chunks.cu", text);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> bound = BindBuffers(p->facts, {}, *found, &trace);
-  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
-  InitPassTrace rewrite;
-  Result<RewrittenMain> m = RewriteProgramMain(p->facts, *found, *bound, &rewrite);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto r = RunThroughMain(*p);
+  ASSERT_NE(r, nullptr);
+  const RewrittenMain* m = &r->main;
+  const InitPassTrace& rewrite = r->rewrite;
   EXPECT_NE(m->text.find("  auto* cuco_held_x = x.get();\n  auto* cuco_held_y = y.get();\n  auto run_chunk = [&](int c) {\n"
                          "    scale<<<1, 256, 0, s>>>(tmp.get(), cuco_held_x + c, n);\n"
                          "    ncclAllReduce(tmp.get(), cuco_held_y, n,"),

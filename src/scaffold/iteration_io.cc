@@ -58,8 +58,7 @@ bool GemmAccumulates(const AnalyzedOp& op, const std::string& code) {
   const std::regex set(R"(\b)" + m[1].str() + R"(\s*(=|\{|\()\s*([^,;)}]*))");
   static const std::regex number(R"(^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFlL]?\s*$)");
   bool nonzero = false;
-  const std::string text = BlankComments(code);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), set); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), set); it != std::sregex_iterator(); ++it) {
     const std::string value = (*it)[2].str();
     if ((*it)[1].str() == "=" && value.rfind("=", 0) == 0) continue;  // `beta == 0`: a comparison
     if (!std::regex_match(value, number)) return false;                  // set to what cannot be known here

@@ -25,7 +25,8 @@ bool OutputReadOnlyForBeta(const AnalyzedOp& op);
 
 // Whether a GEMM of `op` accumulates into its C (`C = alpha A B + beta C` with beta not zero, as a
 // SUMMA's or a K-split's panels do): its beta argument (`&beta`) names a variable that `code` (its
-// file's text) sets only to numbers, one of them not zero. Then C is read as well as written.
+// file's text, comments blanked: BlankComments) sets only to numbers, one of them not zero. Then C is
+// read as well as written.
 // False for another op, or where the value is not known.
 bool GemmAccumulates(const AnalyzedOp& op, const std::string& code);
 

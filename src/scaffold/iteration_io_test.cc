@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/source_text.h"
+
 namespace cuco::scaffold_internal {
 namespace {
 
@@ -22,7 +24,7 @@ TEST(IterationIo, AGemmWithBetaNotZeroAccumulatesIntoC) {
   EXPECT_FALSE(GemmAccumulates(Sgemm("&zero"), "const float one = 1.f, zero = 0.f;\nif (zero == 0) {}\n"));
   EXPECT_TRUE(GemmAccumulates(Sgemm("&b"), "float b{1.0f};\n"));
   EXPECT_FALSE(GemmAccumulates(Sgemm("&beta"), "float beta = cfg.accumulate ? 1.0f : 0.0f;\n"));
-  EXPECT_FALSE(GemmAccumulates(Sgemm("&beta"), "// beta = 1 would add to C\nfloat beta = 0.0f;\n"));
+  EXPECT_FALSE(GemmAccumulates(Sgemm("&beta"), BlankComments("// beta = 1 would add to C\nfloat beta = 0.0f;\n")));
   EXPECT_FALSE(GemmAccumulates(Sgemm("&p.beta"), "p.beta = 1.0f;\n"));
   AnalyzedOp kernel = Sgemm("&beta");
   kernel.api = "scale";

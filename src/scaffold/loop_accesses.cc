@@ -186,7 +186,8 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   };
   std::vector<std::string> reads = op.reads;
   const auto text = texts_.find(SourceFileName(op.file));
-  if (text != texts_.end() && GemmAccumulates(op, text->second)) {  // C += A B: read first (iteration_io.h)
+  if (text != texts_.end() && !blanked_.count(text->first)) blanked_[text->first] = BlankComments(text->second);
+  if (text != texts_.end() && GemmAccumulates(op, blanked_[text->first])) {  // C += A B: read first (iteration_io.h)
     reads.insert(reads.begin(), op.writes.begin(), op.writes.end());
   } else if (OutputReadOnlyForBeta(op)) {  // C read for beta and written: a write
     reads.erase(

@@ -78,6 +78,7 @@ class LoopAccesses {
   const Analysis& a_;
   const std::map<std::string, std::string>& texts_;
   std::map<std::string, std::string> pointers_;  // FollowPointers
+  std::map<std::string, std::string> blanked_;   // texts_ with comments blanked, as OpAccess needs them
   int site_line_ = 0;  // the line of the loop function's op being walked
   // The helpers being walked, innermost last: each one's file and the lines of its `if`s.
   std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;

@@ -474,16 +474,7 @@ void HoldLoopVariable(const std::string& text, const std::vector<Tok>& t, size_t
 // is (BodyCounter). "" when none.
 std::string LambdaCounter(const std::vector<Tok>& t, const std::vector<TimedLoop::Lambda>& lambdas) {
   for (const TimedLoop::Lambda& l : lambdas) {
-    size_t i = 0;
-    while (i + 1 < t.size() && (t[i].begin < l.begin || t[i].text != "=" || t[i + 1].text != "[")) ++i;
-    if (i + 1 >= t.size() || t[i].end > l.end) continue;
-    size_t k = Match(t, i + 1) + 1;
-    if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
-    while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
-    if (k >= t.size() || t[k].text != "{") continue;
-    const size_t close = Match(t, k);
-    if (close >= t.size()) continue;
-    const std::string counter = BodyCounter(t, k, close, "", {});
+    const std::string counter = BodyCounter(t, l.body_open, l.body_close, "", {});
     if (!counter.empty()) return counter;
   }
   return "";
@@ -506,7 +497,7 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
     size_t last = close;
     while (last + 1 < t.size() && t[last].text != ";") ++last;
     names->insert(t[i].text);
-    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line});
+    lambdas.push_back({t[i].text, t[first].begin, t[last].end, t[first].line, t[last].line, k, close});
   }
   return lambdas;
 }
@@ -822,21 +813,6 @@ bool DefinitionLines(const std::string& text, const std::string& name, size_t* b
     return true;
   }
   return false;
-}
-
-std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames) {
-  std::string out;
-  size_t at = 0;
-  for (const Tok& tok : Scan(text)) {
-    if (!tok.ident) continue;
-    for (const auto& [from, to] : renames)
-      if (tok.text == from) {
-        out += text.substr(at, tok.begin - at) + to;
-        at = tok.end;
-        break;
-      }
-  }
-  return out + text.substr(at);
 }
 
 std::string OpenRecords(const std::string& text, const std::set<std::string>& records) {

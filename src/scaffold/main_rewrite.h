@@ -77,11 +77,13 @@ struct TimedLoop {
   // Two loops made one: each loop's first and last lines, the code whose accesses are the iteration's.
   std::vector<std::pair<int, int>> served_lines;
   // main's local lambdas the loop calls that reach the communication (`auto step = [&]() {...};`):
-  // each statement's [begin, end) and its lines.
+  // each statement's [begin, end) and its lines; body_open/body_close: the tokens of its body's
+  // braces in the scan of main's file (tokens.h's Scan of the text FindTimedLoop was given).
   struct Lambda {
     std::string name;
     size_t begin = 0, end = 0;
     int line = 0, end_line = 0;
+    size_t body_open = 0, body_close = 0;
   };
   std::vector<Lambda> lambdas;
   // Command-line flags main reads its rank and rank count from (`"--rank"`, `"--world"`), "" when
@@ -158,9 +160,6 @@ struct IfElseArms {
 };
 // The arms of each `if` ... `else` that begins in bytes [begin, end) of `text`.
 std::vector<IfElseArms> IfElseArmsIn(const std::string& text, size_t begin, size_t end);
-
-// `text` with every identifier token of `renames` (not in comments or literals) replaced.
-std::string RenameIdentifiers(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames);
 
 // The calls `name(args)` in `text`, as (name, args text) in order; a name followed by `<<<` is a
 // kernel launch and is listed with the arguments after `>>>`.

@@ -10,6 +10,7 @@
 #include "scaffold/main_rewrite.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/program_text.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -316,7 +317,7 @@ size_t ThreadLambdaBody(const std::string& main_text) {
 
 std::string RenameStdThread(const std::string& text) {
   static const std::regex thread(R"(\bstd\s*::\s*thread\b)");
-  return RenameIdentifiers(std::regex_replace(text, thread, "cuco_program::rank_thread"),
+  return RenameTokens(std::regex_replace(text, thread, "cuco_program::rank_thread"),
                            {{"pthread_create", "cuco_program::rank_pthread_create"},
                             {"pthread_join", "cuco_program::rank_pthread_join"}});
 }

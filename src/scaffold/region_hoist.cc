@@ -19,7 +19,7 @@ bool NotAPlainType(const std::string& word) {
 
 // The token of the declared name when tokens [s, e] (e: the `;`) declare one variable with a plain
 // type; 0 otherwise. *eq: its `=`, or e when it has no initialiser.
-size_t DeclaredName(const std::vector<Tok>& t, size_t s, size_t e, size_t* eq) {
+size_t PlainDeclaredVariable(const std::vector<Tok>& t, size_t s, size_t e, size_t* eq) {
   size_t k = s;
   while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*")) ++k;
   // (`= 4;`: the scan keeps no numbers, so the `=` may be the last token before the `;`.)
@@ -84,23 +84,6 @@ std::vector<size_t> DeclaredNames(const std::vector<Tok>& t, size_t s, size_t e)
   return names;
 }
 
-// The name when tokens [s, e] (e: the `;`, `{` or `)` ending a statement) declare one in any form
-// (`auto n = ...;`, `const int k = 4;`, `T a(1), b;`: the last name before `=`, `(`, `{`, `[`, `;`
-// or `,`), 0 when they declare nothing.
-size_t AnyDeclaredName(const std::vector<Tok>& t, size_t s, size_t e) {
-  static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
-                                                    "switch", "do", "else", "case", "using", "typedef"};
-  size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
-  while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||
-                   t[k].text == ">" || (t[k].text == "," && k > s && t[k - 1].text != ")")))
-    ++k;
-  const size_t name = k - 1;
-  const bool declares = k > s + 1 && t[name].ident && !kStatements.count(t[s].text) && t[s].ident &&
-                        (t[k].text == "=" || t[k].text == "(" || t[k].text == "{" || t[k].text == "[" ||
-                         t[k].text == ";" || t[k].text == ",");
-  return declares ? name : 0;
-}
-
 }  // namespace
 
 HoistedRegion HoistDeclarations(const std::string& region, const std::string& after) {
@@ -118,7 +101,7 @@ HoistedRegion HoistDeclarations(const std::string& region, const std::string& af
     const size_t e = StatementEnd(t, s);
     if (e >= t.size()) break;
     size_t eq = 0;
-    const size_t name = t[e].text == ";" ? DeclaredName(t, s, e, &eq) : 0;
+    const size_t name = t[e].text == ";" ? PlainDeclaredVariable(t, s, e, &eq) : 0;
     if (name != 0 && used_after.count(t[name].text) > 0) {
       const std::string type = region.substr(t[s].begin, t[name].begin - t[s].begin);
       out.declarations += type + t[name].text + "{};\n  ";
@@ -143,10 +126,10 @@ HoistedRegion HoistDeclarations(const std::string& region, const std::string& af
       if (used) {
         out.declarations += region.substr(t[s].begin, t[e].end - t[s].begin) + "\n  ";
         edits.push_back(Edit{t[s].begin, t[e].end, ""});
-      } else if (const size_t any = AnyDeclaredName(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
+      } else if (const size_t any = DeclaredNameToken(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
         out.kept = t[any].text;
       }
-    } else if (const size_t any = AnyDeclaredName(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
+    } else if (const size_t any = DeclaredNameToken(t, s, e); any != 0 && used_after.count(t[any].text) && out.kept.empty()) {
       out.kept = t[any].text;
     }
     s = e + 1;

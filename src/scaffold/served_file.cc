@@ -18,20 +18,6 @@ namespace cuco::scaffold_internal {
 
 namespace {
 
-// `text` with main's name, where it is declared or defined (`main(`, not a member's `x.main` nor a
-// variable of that name), spelled `cuco_program_main`.
-std::string RenameMain(const std::string& text) {
-  const std::vector<Tok> t = Scan(text);
-  std::string out;
-  size_t at = 0;
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (t[i].text != "main" || t[i + 1].text != "(" || FollowsMemberAccess(t, i)) continue;
-    out += text.substr(at, t[i].begin - at) + "cuco_program_main";
-    at = t[i].end;
-  }
-  return out + text.substr(at);
-}
-
 // How far below main the call into another file is looked for (main -> run -> run_profile).
 constexpr int kDepth = 4;
 
@@ -130,7 +116,7 @@ ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<Program
   g.other_code.push_back({f.file, f.code});
   for (const auto& [name, code] : f.other_code)
     if (name != g.file) g.other_code.push_back({name, code});
-  ProgramFile main_file{f.file, RenameMain(f.raw), true,
+  ProgramFile main_file{f.file, RenameTokens(f.raw, {{"main", "cuco_program_main"}}, {.members = false, .calls_only = true}), true,
                         f.analysis->path.empty() ? f.file : f.analysis->path};
   others_out->clear();
   others_out->push_back(std::move(main_file));

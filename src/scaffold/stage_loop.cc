@@ -45,13 +45,11 @@ bool HasCallOf(const std::vector<Tok>& t, size_t first, size_t last, const std::
   return false;
 }
 
-// The name a declaration of tokens [first, last] (`int k = ...;`, `float* src = ...;`) declares: the
-// identifier before its first `=` after a type of identifiers, `*`, `&` and `::`; "" for none.
+// The name the declaration of tokens [first, last] (`int k = ...;`, `float* src = ...;`; last: its
+// `;`) initialises with `=`; "" for none.
 std::string Declared(const std::vector<Tok>& t, size_t first, size_t last) {
-  size_t i = first;
-  while (i <= last && (t[i].ident || t[i].text == "*" || t[i].text == "&" || t[i].text == ":")) ++i;
-  if (i > last || t[i].text != "=" || i < first + 2 || !t[i - 1].ident) return "";
-  return t[i - 1].text;
+  const size_t name = DeclaredNameToken(t, first, last);
+  return name != 0 && t[name + 1].text == "=" ? t[name].text : "";
 }
 
 }  // namespace

@@ -159,6 +159,41 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
   return false;
 }
 
+size_t DeclaredNameToken(const std::vector<Tok>& t, size_t s, size_t e) {
+  static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
+                                                    "switch", "do", "else", "case", "using", "typedef"};
+  if (s >= e || e >= t.size()) return 0;
+  size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
+  while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||
+                   t[k].text == ">" || (t[k].text == "," && k > s && t[k - 1].text != ")")))
+    ++k;
+  const size_t name = k - 1;
+  const bool declares = k > s + 1 && t[name].ident && t[name - 1].text != ":" && !kStatements.count(t[s].text) && t[s].ident &&
+                        (t[k].text == "=" || t[k].text == "(" || t[k].text == "{" || t[k].text == "[" ||
+                         t[k].text == ";" || t[k].text == ",");
+  return declares ? name : 0;
+}
+
+std::string RenameTokens(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames,
+                         RenameScope scope) {
+  if (renames.empty()) return text;
+  const std::vector<Tok> t = Scan(text);
+  std::string out;
+  size_t at = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!t[i].ident || (!scope.members && FollowsMemberAccess(t, i)) ||
+        (scope.calls_only && !(i + 1 < t.size() && t[i + 1].text == "(")))
+      continue;
+    for (const auto& [from, to] : renames)
+      if (t[i].text == from) {
+        out += text.substr(at, t[i].begin - at) + to;
+        at = t[i].end;
+        break;
+      }
+  }
+  return out + text.substr(at);
+}
+
 std::string ContinueAsReturn(const std::string& body) {
   const std::vector<Tok> t = Scan(body);
   std::vector<std::pair<size_t, size_t>> nested;  // the loops inside the body, as token spans

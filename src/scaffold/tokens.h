@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuco::scaffold_internal {
@@ -52,6 +53,23 @@ size_t MemberObject(const std::vector<Tok>& t, size_t i);
 // says that object's method reaches none of them, whatever another class's method of that name does
 // (`fc1.forward(` then calls nothing of `names`, though "forward" is one).
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names);
+
+// The index of the name tokens [s, e) declare, in any form, e being the `;`, `{` or `)` that ends
+// the statement (`auto n = ...;`, `const int k = 4;`, `static void f(int);`, `T a(1), b;`: the last
+// name before `=`, `(`, `{`, `[`, `;` or `,`, after a type of names, `::`, `*`, `&` and `<...>`); 0
+// when they declare nothing (`return x;`, `a = b;`, `a::b = c;`, `f(x);`).
+size_t DeclaredNameToken(const std::vector<Tok>& t, size_t s, size_t e);
+
+// Which tokens RenameTokens renames.
+struct RenameScope {
+  bool members = true;      // also a member's name (`x.name`, `x->name`)
+  bool calls_only = false;  // only a name that `(` follows (`main(`)
+};
+
+// `text` with each identifier token of `renames` (not in comments, literals or preprocessor lines)
+// replaced, where `scope` allows.
+std::string RenameTokens(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames,
+                         RenameScope scope = {});
 
 // `body` (a loop's body, braces included) with each `continue` of that loop itself (not of a loop
 // nested in it) spelled `return`: served as a function's body, the pass ends there.

@@ -33,5 +33,40 @@ TEST(Tokens, MemberObjectOnlyWhenTheObjectIsAName) {
   EXPECT_EQ(MemberObject(t, At(t, "a")), t.size());
 }
 
+// The name of one statement's declaration (its `;`, `{` or `)` ending the range), or 0.
+std::string NameDeclared(const std::string& statement) {
+  const auto t = Scan(statement);
+  const size_t name = DeclaredNameToken(t, 0, t.size() - 1);
+  return name == 0 ? "(none)" : t[name].text;
+}
+
+TEST(Tokens, TheNameADeclarationDeclaresInAnyForm) {
+  EXPECT_EQ(NameDeclared("auto n = rows * cols;"), "n");
+  EXPECT_EQ(NameDeclared("const int k = 4;"), "k");
+  EXPECT_EQ(NameDeclared("float* src = a + off;"), "src");
+  EXPECT_EQ(NameDeclared("static void helper(int x);"), "helper");
+  EXPECT_EQ(NameDeclared("static std::map<std::string, int> kTable = {};"), "kTable");
+  EXPECT_EQ(NameDeclared("template <typename T> static T twice(T x) {"), "twice");
+  EXPECT_EQ(NameDeclared("static __device__ float scratch[64];"), "scratch");
+  EXPECT_EQ(NameDeclared("int a, b;"), "b");
+  EXPECT_EQ(NameDeclared("T a(1), b;"), "a");
+  EXPECT_EQ(NameDeclared("a::b = c;"), "(none)");  // assigns a qualified name
+  EXPECT_EQ(NameDeclared("x = y;"), "(none)");  // one name is no declaration
+  EXPECT_EQ(NameDeclared("return x;"), "(none)");
+  EXPECT_EQ(NameDeclared("f(x);"), "(none)");
+  EXPECT_EQ(NameDeclared("if (x) {"), "(none)");
+  EXPECT_EQ(NameDeclared("using T = float;"), "(none)");
+}
+
+TEST(Tokens, RenameTokensWithinItsScope) {
+  const std::string text = "int main(int c) { s.main = main; // main(\n  return p->x + x(\"x\"); }\n";
+  EXPECT_EQ(RenameTokens(text, {{"x", "y"}}), "int main(int c) { s.main = main; // main(\n  return p->y + y(\"x\"); }\n");
+  EXPECT_EQ(RenameTokens(text, {{"x", "y"}}, {.members = false}),
+            "int main(int c) { s.main = main; // main(\n  return p->x + y(\"x\"); }\n");
+  EXPECT_EQ(RenameTokens(text, {{"main", "m2"}}, {.members = false, .calls_only = true}),
+            "int m2(int c) { s.main = main; // main(\n  return p->x + x(\"x\"); }\n");
+  EXPECT_EQ(RenameTokens(text, {}), text);
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

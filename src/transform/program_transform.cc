@@ -188,6 +188,7 @@ std::string DispatchName(const std::string& nccl_name) { return "cuco_program::c
 // Which of the knobs that restructure the program's GEMMs apply (AddGemmKnobs).
 struct GemmKnobs {
   bool chunks = false, gather = false;
+  bool stand_ins = false;  // the blocks' GEMMs call cuco's stand-ins: part "comm" can skip them
 };
 
 // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
@@ -239,7 +240,9 @@ void AddProducer(const SeedSource& src, const std::string& seed_path, const Seed
 // split: chunks, where a collective reads what the call just before it wrote (or the loop form),
 // and gather, where the call after an all-gather reads what it gathered (producer_sites.h). Their
 // Producers, Consumers and the GEMMs' stand-ins go into *edits, what was done and why not into
-// *result.
+// *result. The blocks' GEMMs get their stand-ins whenever the blocks communicate, knobs or not: the
+// stand-in is the call itself unless a knob splits it, and part "comm" (comm_alone, the
+// communication's side of the program's overlap bound) skips it.
 GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
                        RuleTransformResult* result, std::vector<Edit>* edits) {
   std::vector<SeedCall> gemms;
@@ -256,7 +259,8 @@ GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, cons
   if ((!producers.empty() || !consumers.empty()) && gemms.empty())
     result->warnings.push_back(seed_path + ": no chunks or gather knob: the EVOLVE blocks call none of " +
                                "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split");
-  if (k.chunks || k.gather) {
+  k.stand_ins = !gemms.empty() && !calls.empty();
+  if (k.stand_ins) {
     for (const SeedCall& g : gemms) {
       const std::string& to = GemmStandIns().at(g.name);
       edits->push_back({g.name_pos, g.name_end - g.name_pos, to});
@@ -294,7 +298,7 @@ void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleT
   const size_t last = knobs.rfind(", ");
   knobs.replace(last, 2, " and ");
   result->inserted.push_back(where + ": knobs " + knobs + ", at the program's own behaviour (" + defaults + ")");
-  const bool gemms = gk.chunks || gk.gather;
+  const bool gemms = gk.stand_ins;
   result->inserted.push_back(where + ": knob part (never searched) and workload.toml's [[variants]] compute_alone" +
                              (gemms ? " and comm_alone" : "") + " (each also with graph on: _graph)" +
                              ": `cuco bench` times the program without its communication" +
@@ -357,7 +361,7 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
   result.knobs_toml = BackendToml(reduces) + kGraphToml + (gk.chunks ? kChunksToml : "") +
                       (gk.gather ? kGatherToml : "") + (gk.chunks || gk.gather ? CommCtasToml(reduces) : "") +
-                      PartToml(gk.chunks || gk.gather) + (reduces ? kCeNotInGraphToml : "");
+                      PartToml(gk.stand_ins) + (reduces ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

@@ -327,5 +327,25 @@ TEST(ProgramTransform, ThePartKnobGivesTheBoundsVariants) {
   EXPECT_EQ(plain->knobs_toml.find("comm_alone"), std::string::npos);
 }
 
+// A GEMM that no knob splits (here fed by a broadcast, as in SUMMA's panel loop) still calls its
+// stand-in, so that the communication can be timed without it: the bound's comm_alone part.
+TEST(ProgramTransform, AGemmNoKnobSplitsStillGivesTheCommAlonePart) {
+  const std::string blocks =
+      "// EVOLVE-BLOCK-START\n"
+      "static void panel(cublasHandle_t h, const float* a, float* b, float* c, ncclComm_t comm, cudaStream_t s) {\n"
+      "  const float one = 1.0f;\n"
+      "  ncclBroadcast(b, b, 64, ncclFloat, 0, comm, s);\n"
+      "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, a, 8, b, 8, &one, c, 8);\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n";
+  Result<RuleTransformResult> r = Transform(ProgramSeed(blocks));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "cuco_program::overlap::Sgemm(h, CUBLAS_OP_N,"), 1) << r->code;
+  EXPECT_EQ(r->code.find("kCucoChunks"), std::string::npos);
+  EXPECT_EQ(r->knobs_toml.find("name = \"chunks\""), std::string::npos) << r->knobs_toml;
+  EXPECT_NE(r->knobs_toml.find("name = \"comm_alone\""), std::string::npos) << r->knobs_toml;
+  EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("compute_alone and comm_alone"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cuco

@@ -71,7 +71,9 @@
 //                 gets the all-gather whole first.
 // part    "none": the program. "compute" / "comm" (workload.toml's [[variants]] compute_alone and
 //                 comm_alone, never searched): its communication skipped / the GEMMs cuco stands in
-//                 for skipped, timed alone for the program's overlap bound (part_knob.h):
+//                 for skipped (every cuBLAS/cublasLt GEMM of blocks that communicate calls its
+//                 stand-in, split by a knob or not), timed alone for the program's overlap bound
+//                 (part_knob.h):
 //                     constexpr const char* kCucoPart = "none";      // cuco:knob part
 //                     [[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);
 // An unknown knob value fails the call (or, for graph, every iteration) with a message naming it.
