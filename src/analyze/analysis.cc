@@ -241,9 +241,10 @@ namespace {
 
 std::string NormStream(const std::string& s) {
   // "default (synchronous)": a synchronous copy, which runs on the legacy default stream.
-  return s.empty() || s == "0" || IsNullPointerLiteral(s) || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0
-             ? std::string("default")
-             : s;
+  if (s.empty() || s == "0" || IsNullPointerLiteral(s) || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0)
+    return "default";
+  static const std::regex self(R"(^this\s*->\s*)");  // a member as its class names it, with or without `this->`
+  return std::regex_replace(s, self, "");
 }
 
 // True when `stream` synchronises with the legacy default stream: the default stream itself, or
@@ -467,6 +468,28 @@ void ListAnalysisStreams(Analysis* a_out) {
 
 bool IsKnownApi(const std::string& name) { return Specs().count(name) > 0; }
 
+// Each getter's name and the member it returns (AnalyzedFunction::returns_member); "" for a name
+// two classes give different members.
+std::map<std::string, std::string> GetterMembers(const std::vector<AnalyzedFunction>& functions) {
+  std::map<std::string, std::string> getters;
+  for (const auto& f : functions)
+    if (!f.returns_member.empty()) {
+      auto [it, added] = getters.emplace(f.name, f.returns_member);
+      if (!added && it->second != f.returns_member) it->second.clear();
+    }
+  return getters;
+}
+
+// A stream named by a getter's call (`link->stream()`, `comm.getStream()`) is the member it returns
+// (`stream_`), as the getter's class's own ops name it; any other stream as written.
+std::string ThroughGetter(const std::map<std::string, std::string>& getters, const std::string& stream) {
+  static const std::regex call(R"(^.*?(?:->|\.)\s*([A-Za-z_]\w*)\s*\(\s*\)$)");
+  std::smatch m;
+  if (!std::regex_match(stream, m, call)) return stream;
+  const auto it = getters.find(m[1].str());
+  return it == getters.end() || it->second.empty() ? stream : it->second;
+}
+
 Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,
                        const std::vector<RawCall>& raw_calls, bool per_thread_default) {
   Analysis a;
@@ -484,13 +507,14 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       if (f.name == fn && std::find(f.params.begin(), f.params.end(), BufferBase(name)) != f.params.end()) return true;
     return false;
   };
+  const std::map<std::string, std::string> getters = GetterMembers(functions);
   std::map<std::string, std::pair<std::string, std::string>> handle_stream;  // handle -> (setter, stream): cublasSetStream
   // Every stream each handle is ever given, anywhere: a global handle set in main after the
   // functions that use it are defined.
   std::map<std::string, std::set<std::string>> handle_streams;
   for (const auto& c : calls)
     if (c.callee == "cublasSetStream" && c.args.size() > 1)
-      handle_streams[BufferBase(Arg(c, 0))].insert(is_param(c.function, Arg(c, 1)) ? std::string() : Arg(c, 1));
+      handle_streams[BufferBase(Arg(c, 0))].insert(is_param(c.function, Arg(c, 1)) ? std::string() : ThroughGetter(getters, Arg(c, 1)));
   std::map<std::string, int> open_group;             // function -> group index while open
   std::set<std::string> defined;
   for (const auto& f : functions) defined.insert(f.name);
@@ -513,7 +537,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
       op.kind = s.kind;
       op.send = Arg(c, s.send), op.recv = Arg(c, s.recv), op.count = Arg(c, s.count);
       op.datatype = Arg(c, s.datatype), op.red_op = Arg(c, s.op), op.root = Arg(c, s.root);
-      op.peer = Arg(c, s.peer), op.comm = Arg(c, s.comm), op.stream = Arg(c, s.stream);
+      op.peer = Arg(c, s.peer), op.comm = Arg(c, s.comm), op.stream = ThroughGetter(getters, Arg(c, s.stream));
       op.buffer = Arg(c, s.buffer);
       op.assigns = BufferBase(Arg(c, s.assigns));
       // A copy's host side is no device buffer: cudaMemcpyHostToDevice reads host memory,

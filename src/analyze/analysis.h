@@ -91,6 +91,10 @@ struct AnalyzedFunction {
   int line = 0;
   std::vector<std::string> params;  // parameter names, in order ("" where unnamed)
   std::string record;  // the class or struct it is a member of ("" for a free function; clang's parse only)
+  // A getter's member: the name a method without parameters returns as its one statement
+  // (`cudaStream_t stream() const { return stream_; }`; clang's parse only), "" otherwise. A stream
+  // named by a call of it (`link->stream()`) is that member's, as the method's own ops name it.
+  std::string returns_member{};
 };
 
 struct Analysis {

@@ -315,6 +315,19 @@ TEST_P(AnalyzeCorpus, AnEventArraysEntryByAVariableMayBeTheOneRecorded) {
   EXPECT_EQ(via["scale"], "unordered");
 }
 
+// A stream a getter hands out (`link.stream()`) is the member it returns, which the class's method
+// names as `this->stream_`: one stream, no race (clang's parse: the getter's body is read).
+TEST(GetterStream, AStreamFromAGetterIsTheMemberItReturns) {
+  Analysis a = Analyze(CorpusFile("getter_stream.cu"), Mode::kDefault);
+  std::map<std::string, std::string> via;  // buffer -> what orders its producer and its all-reduce
+  for (const auto& e : a.edges) via[e.buffer] = e.via;
+  EXPECT_EQ(via["c"], "stream");
+  EXPECT_EQ(via["a"], "unordered");  // the kernel on `other`: a race all the same
+  int races = 0;
+  for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
+  EXPECT_EQ(races, 1);
+}
+
 // A sync inside a helper or a method orders the kernel before the call and the collective after it,
 // through the helper's own helpers and a class template's method too; a helper that does not wait
 // leaves the race.

@@ -12,6 +12,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <regex>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -398,6 +400,20 @@ void RecordOf(CXCursor fn, std::string* record, std::map<std::string, std::vecto
       &names);
 }
 
+// The member a method's body returns as its one statement (`{ return stream_; }`, `{ return
+// this->m_stream; }`), from the main file's blanked text; "" for any other body.
+std::string GetterMember(CXCursor def, const VisitState& st) {
+  const CXSourceRange ext = lc->clang_getCursorExtent(def);
+  unsigned b = 0, e = 0;
+  lc->clang_getSpellingLocation(lc->clang_getRangeStart(ext), nullptr, nullptr, nullptr, &b);
+  lc->clang_getSpellingLocation(lc->clang_getRangeEnd(ext), nullptr, nullptr, nullptr, &e);
+  if (e <= b || e > st.blank->size()) return "";
+  const std::string text = st.blank->substr(b, e - b);
+  static const std::regex getter(R"(\{\s*return\s+(?:this\s*->\s*)?([A-Za-z_]\w*)\s*;\s*\}\s*$)");
+  std::smatch m;
+  return std::regex_search(text, m, getter) ? m[1].str() : "";
+}
+
 CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
   auto* st = static_cast<VisitState*>(data);
   CXCursorKind k = lc->clang_getCursorKind(c);
@@ -408,7 +424,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
     if (!InMainFile(c, st->main_file, &line, nullptr, false)) return CXChildVisit_Continue;
     std::string saved = st->function;
     st->function = Str(lc->clang_getCursorSpelling(c));
-    AnalyzedFunction fn{st->function, "", static_cast<int>(line), {}, ""};
+    AnalyzedFunction fn{st->function, "", static_cast<int>(line), {}, "", ""};
     lc->clang_visitChildren(
         c,
         [](CXCursor p, CXCursor, CXClientData d) {
@@ -418,6 +434,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         },
         &fn.params);
     RecordOf(c, &fn.record, &st->out->record_fields);
+    if (k == CXCursor_CXXMethod && fn.params.empty()) fn.returns_member = GetterMember(c, *st);
     const std::string saved_record = st->record;
     st->record = fn.record;
     st->out->functions.push_back(std::move(fn));

@@ -173,7 +173,7 @@ FrontEndResult ParseLexically(const std::string& raw) {
         if (ok && !Keywords().count(last_call_name)) {
           current = last_call_name;
           fn_depth = depth;
-          AnalyzedFunction fn{current, "", LineOf(s, i), {}, ""};
+          AnalyzedFunction fn{current, "", LineOf(s, i), {}, "", ""};
           for (const std::string& decl : last_params) fn.params.push_back(ParamName(decl));
           if (fn.params.size() == 1 && (fn.params[0].empty() || fn.params[0] == "void")) fn.params.clear();
           r.functions.push_back(std::move(fn));

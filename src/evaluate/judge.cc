@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "evaluate/stage_logs.h"
 #include "evaluate/timing_precision.h"
 #include "launch/interrupts.h"
 #include "util/files.h"
+#include "util/text.h"
 
 #include <cuco/protocol.h>
 
@@ -84,9 +86,16 @@ StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_d
     return v;
   }
   if (o.signal != 0) {
+    // Its log's last line says what ended it (glibc's "*** buffer overflow detected ***", an assert).
+    std::string said;
+    if (auto log = ReadFile(job.ranks.front().log_path); log.ok()) said = LastLines(*log, 1);
+    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
     v.status = EvalStatus::kRuntimeError;
-    v.reason = fmt::format("the supervisor died by signal {} ({}): a cuco bug, not the candidate's", o.signal,
-                           strsignal(o.signal));
+    v.reason = fmt::format(
+        "the supervisor died by signal {} ({}){}: not the candidate's. The supervisor runs cuco's code and, in a "
+        "program's harness, the program's own code as the reference (each rank a thread of it): an abort there (an "
+        "assert, a buffer check of glibc's) is the program's or cuco's stand-in's; otherwise a cuco bug",
+        o.signal, strsignal(o.signal), said.empty() ? "" : "; its log ends \"" + TailChars(said, 200) + "\"");
     return v;
   }
   if (o.exit_code == protocol::kExitOk) return v;

@@ -433,5 +433,24 @@ TEST(TimingFigures, AWideSpreadIsFlaggedNoisyInTheRecord) {
   EXPECT_FALSE(r.timing.Noisy());
 }
 
+// The supervisor killed by a signal: its log's last line is in the reason (a program's reference
+// code runs in it: glibc's buffer check ended mmb.c's, held out in stop 72), and never a pass.
+TEST_F(JudgeTest, ASupervisorKilledByASignalSaysWhatItsLogEndsWith) {
+  const fs::path log = dir_ / "rank0.log";
+  ASSERT_TRUE(WriteFileAtomic(log, "cuco reference: rank 0 starts\n*** buffer overflow detected ***: terminated\n").ok());
+  JobOutcome j;
+  RankOutcome r;
+  r.outcome.started = true;
+  r.outcome.signal = 6;
+  r.log_path = log.string();
+  j.ranks.push_back(r);
+  j.first_failed_rank = 0;
+  StageVerdict v = JudgeSupervisor(j, dir_.string());
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("the supervisor died by signal 6"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("its log ends \"*** buffer overflow detected ***: terminated\""), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("the program's own code as the reference"), std::string::npos) << v.reason;
+}
+
 }  // namespace
 }  // namespace cuco

@@ -42,6 +42,7 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
       z.position = static_cast<int>(i) + 1;
       z.given = f.program_args[i];
       z.world = z.position == f.world_argument;
+      z.rank = z.position == f.rank_argument;
       out.push_back(z);
     }
   }
@@ -69,7 +70,10 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
     }
   }
   for (const TimedLoop::SizeFlag& z : out) {
-    if (z.world)
+    if (z.rank)
+      guesses->push_back(fmt::format("`{}`: the program's rank ({} given with --args): the harness passes each rank's own",
+                                     z.Spelling(), z.given));
+    else if (z.world)
       guesses->push_back(fmt::format("`{}`: the program's GPU count ({} given with --args): the harness passes its own "
                                      "rank count there, so the program runs on as many GPUs as the harness has ranks",
                                      z.Spelling(), z.given));

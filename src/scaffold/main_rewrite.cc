@@ -611,7 +611,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds) {
   std::string binds_text;
   for (const auto& b : binds) binds_text += "\n        " + b;
-  std::string body = ContinueAsReturn(loop.body);  // the served body is a function's: `continue` ends the pass
+  std::string body = LoopJumpsAsReturn(loop.body);  // the served body is a function's: `continue`, `break` end the pass
   std::string pin = loop.hoisted;
   if (!loop.pinned_counter.empty()) {  // the loop's counter, at its value when the loop starts
     const std::string held = "cuco_pinned_" + loop.pinned_counter;
@@ -668,8 +668,8 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     out += "  std::vector<char*> args = {argv[0]};\n";
     for (size_t i = 0; i < positional.size(); ++i) {
       const TimedLoop::SizeFlag& f = *positional[i];
-      if (f.world) {
-        out += "  args.push_back(cuco_world.data());\n";
+      if (f.world || f.rank) {
+        out += f.world ? "  args.push_back(cuco_world.data());\n" : "  args.push_back(cuco_rank.data());\n";
         continue;
       }
       out += f.size.empty()

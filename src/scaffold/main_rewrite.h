@@ -102,6 +102,7 @@ struct TimedLoop {
     std::string env;
     std::string given;  // an argument given with `cuco init --args` (position > 0): passed as it is
     bool world = false;  // ... unless it is the program's GPU count: the harness's rank count instead
+    bool rank = false;   // ... or the program's rank: each rank's own
     std::string Spelling() const;  // "--batch", "argv[1]", "$SEQ"
   };
   std::vector<SizeFlag> size_flags;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <set>
 #include <sstream>
 
+#include "scaffold/constants.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/tokens.h"
 #include "util/source_text.h"
@@ -67,6 +69,23 @@ std::vector<ArgumentRead> ArgumentsWithoutDefault(const std::string& raw, const 
   }
   std::sort(out.begin(), out.end(), [](const ArgumentRead& x, const ArgumentRead& y) { return x.index < y.index; });
   return out;
+}
+
+int RankFromArguments(const std::string& code, const std::vector<std::string>& args) {
+  static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +
+                                   R"()\s*\(\s*argv\s*\[\s*(\d+)\s*\])");
+  static const std::regex whole(R"([0-9]{1,4})");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
+    std::string var = (*it)[1].str();
+    std::transform(var.begin(), var.end(), var.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string digits = (*it)[2].str();
+    const int k = digits.size() > 3 ? 0 : std::stoi(digits);
+    if (var.find("rank") == std::string::npos || var.find("ranks") != std::string::npos ||
+        var.find("local") != std::string::npos || var.find("root") != std::string::npos)
+      continue;
+    if (k >= 1 && k <= static_cast<int>(args.size()) && std::regex_match(args[k - 1], whole)) return k;
+  }
+  return 0;
 }
 
 bool SplitProgramArguments(const std::string& line, std::vector<std::string>* out, std::string* error) {

@@ -23,6 +23,12 @@ struct ArgumentRead {
 // analysis found). In index order.
 std::vector<ArgumentRead> ArgumentsWithoutDefault(const std::string& raw, const std::vector<FoundConstant>& constants);
 
+// The position k of a rank the program reads from its command line (`int rank = atoi(argv[3]);`: a
+// variable named like one rank, `rank`, `myRank`, `world_rank`, not a count of them nor a local
+// rank), where `args` (`cuco init --args`) gives argv[k] a whole number: each of the harness's ranks
+// is then started with its own rank there. 0 when none. `code`: main's file, comments stripped.
+int RankFromArguments(const std::string& code, const std::vector<std::string>& args);
+
 // `--args "4 128"` split at whitespace; an error naming the flag when an argument holds a quote,
 // a backslash or a control character (the entry point writes each as a C string).
 bool SplitProgramArguments(const std::string& line, std::vector<std::string>* out, std::string* error);

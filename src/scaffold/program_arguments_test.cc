@@ -41,5 +41,19 @@ TEST(SplitProgramArguments, WordsAndRefusals) {
   EXPECT_NE(error.find("--args"), std::string::npos);
 }
 
+// A rank read by position (`int rank = atoi(argv[3]);`), given a number: the harness passes each
+// rank's own there. A count of ranks, a local rank, a root or an argument given as a word is not one.
+TEST(RankFromArguments, ARankReadByPositionAndGivenANumber) {
+  const std::vector<std::string> args = {"127.0.0.1", "10000", "0"};
+  EXPECT_EQ(RankFromArguments("int nrank = 2;\nint rank = atoi(argv[3]);\n", args), 3);
+  EXPECT_EQ(RankFromArguments("myRank = std::stoi(argv[3]);\n", args), 3);
+  EXPECT_EQ(RankFromArguments("int nranks = atoi(argv[3]);\n", args), 0);
+  EXPECT_EQ(RankFromArguments("int local_rank = atoi(argv[3]);\n", args), 0);
+  EXPECT_EQ(RankFromArguments("int root_rank = atoi(argv[3]);\n", args), 0);
+  EXPECT_EQ(RankFromArguments("int rank = atoi(argv[1]);\n", args), 0);  // given "127.0.0.1"
+  EXPECT_EQ(RankFromArguments("int rank = atoi(argv[4]);\n", args), 0);  // not given
+  EXPECT_EQ(RankFromArguments("int port = atoi(argv[2]);\n", args), 0);
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -80,6 +80,8 @@ struct ProgramFacts {
   int world_argument = 0;  // > 0: argv[k] given is the GPU count of a program one process runs on
                            // every GPU (WorldFromArguments), or one an MPI program checks against its
                            // rank count (ComparedWithTheRankCount): the harness passes its rank count there
+  int rank_argument = 0;  // > 0: argv[k] given is the program's rank (RankFromArguments): the
+                          // harness passes each rank's own there
   std::string world_option;  // the GPU-count option such a program reads with a default and was not
                              // given (`--ngpus`, WorldFromOption): the harness passes its rank count with it
 };

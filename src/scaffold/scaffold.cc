@@ -258,6 +258,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (f.launcher == "single" && w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
   if (f.launcher != "single" && !ComparedWithTheRankCount(f.code, w.variable, f.world_vars)) w = {};
   if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
+  f.rank_argument = RankFromArguments(f.code, f.program_args);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

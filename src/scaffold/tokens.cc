@@ -194,17 +194,24 @@ std::string RenameTokens(const std::string& text, const std::vector<std::pair<st
   return out + text.substr(at);
 }
 
-std::string ContinueAsReturn(const std::string& body) {
+std::string LoopJumpsAsReturn(const std::string& body) {
   const std::vector<Tok> t = Scan(body);
-  std::vector<std::pair<size_t, size_t>> nested;  // the loops inside the body, as token spans
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t[i].ident && (t[i].text == "for" || t[i].text == "while" || t[i].text == "do")) nested.push_back({i, StatementEnd(t, i)});
+  // The loops inside the body, and its switches (whose `break` is theirs), as token spans.
+  std::vector<std::pair<size_t, size_t>> loops, switches;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].ident && (t[i].text == "for" || t[i].text == "while" || t[i].text == "do")) loops.push_back({i, StatementEnd(t, i)});
+    if (t[i].ident && t[i].text == "switch") switches.push_back({i, StatementEnd(t, i)});
+  }
+  auto inside = [](const std::vector<std::pair<size_t, size_t>>& spans, size_t i) {
+    for (const auto& [first, last] : spans)
+      if (i > first && i <= last) return true;
+    return false;
+  };
   std::string out = body;
   for (size_t i = t.size(); i-- > 0;) {
-    if (!t[i].ident || t[i].text != "continue") continue;
-    bool inner = false;
-    for (const auto& [first, last] : nested) inner |= i > first && i <= last;
-    if (!inner) out.replace(t[i].begin, t[i].end - t[i].begin, "return");
+    if (!t[i].ident || (t[i].text != "continue" && t[i].text != "break") || inside(loops, i)) continue;
+    if (t[i].text == "break" && inside(switches, i)) continue;
+    out.replace(t[i].begin, t[i].end - t[i].begin, "return");
   }
   return out;
 }

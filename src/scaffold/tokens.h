@@ -71,8 +71,10 @@ struct RenameScope {
 std::string RenameTokens(const std::string& text, const std::vector<std::pair<std::string, std::string>>& renames,
                          RenameScope scope = {});
 
-// `body` (a loop's body, braces included) with each `continue` of that loop itself (not of a loop
-// nested in it) spelled `return`: served as a function's body, the pass ends there.
-std::string ContinueAsReturn(const std::string& body);
+// `body` (a loop's body, braces included) with each `continue` and `break` of that loop itself (not
+// of a loop nested in it, nor a `break` of a switch in it) spelled `return`: served as a function's
+// body, the pass ends there (a loop that ends early, a solver's `break` once it converges, ends
+// that pass; the harness decides how many passes run).
+std::string LoopJumpsAsReturn(const std::string& body);
 
 }  // namespace cuco::scaffold_internal

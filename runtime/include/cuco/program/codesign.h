@@ -31,7 +31,9 @@
 //         "on":   per binding of the harness's buffers (the harness rotates output sets), the body
 //                 runs eagerly the first time (so lazy set-ups happen outside a capture), is captured
 //                 into a CUDA graph the second time (ctx.stream, with every stream the program was
-//                 given forked into the capture and joined back) and replayed from then on. A body
+//                 given forked into the capture and joined back) and replayed from then on. In the
+//                 capture, a wait for an event recorded only in an earlier pass (a double buffer's)
+//                 is dropped: the graph's launch follows that pass already. A body
 //                 that cannot be captured (a host synchronisation, a launch on the legacy stream)
 //                 fails its iteration with CUDA's reason. A replay repeats the host decisions of the
 //                 captured iteration: a body whose work changes with the iteration gives other

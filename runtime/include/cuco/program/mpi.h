@@ -221,11 +221,17 @@ inline int NotOnASplit(const char* call) {
   return RefusedOn(call, "a part of a split communicator", "which has MPI_Bcast, MPI_Barrier, MPI_Allgather and the "
                                                             "reductions there");
 }
-}  // namespace cuco_program::mpi
-inline int MPI_Get_processor_name(char* name, int* len) {
-  *len = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "cuco-host");
+// `text` and its NUL into `out`, no byte more: a program's buffer may be shorter than the
+// MPI_MAX_* the standard asks for (`char name[50]` for the processor's name), which a write of
+// MPI_MAX_* bytes overruns (glibc's fortified snprintf aborts the process on it).
+inline int WriteText(char* out, const char* text, int* len) {
+  const size_t n = std::strlen(text);
+  std::memcpy(out, text, n + 1);
+  *len = static_cast<int>(n);
   return MPI_SUCCESS;
 }
+}  // namespace cuco_program::mpi
+inline int MPI_Get_processor_name(char* name, int* len) { return cuco_program::mpi::WriteText(name, "cuco-host", len); }
 // One host: the ranks sharing memory are all of them, so the split (and a duplicate) is the world.
 inline int MPI_Comm_split_type(MPI_Comm comm, int, int, MPI_Info, MPI_Comm* out) { return (*out = comm), MPI_SUCCESS; }
 inline int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) { return (*out = comm), MPI_SUCCESS; }
@@ -240,9 +246,7 @@ inline double MPI_Wtime() {
 inline int MPI_Error_string(int code, char* text, int* len) {
   const char* what = code == MPI_SUCCESS ? "MPI_SUCCESS: no error"
                                          : "an MPI call failed in cuco's stand-in (cuco/program/mpi.h; its message is above)";
-  *len = std::snprintf(text, MPI_MAX_ERROR_STRING, "%s", what);
-  if (*len >= MPI_MAX_ERROR_STRING) *len = MPI_MAX_ERROR_STRING - 1;
-  return MPI_SUCCESS;
+  return cuco_program::mpi::WriteText(text, what, len);
 }
 inline int MPI_Error_class(int code, int* cls) { return (*cls = code), MPI_SUCCESS; }
 inline int MPI_Get_version(int* version, int* subversion) {
@@ -251,8 +255,7 @@ inline int MPI_Get_version(int* version, int* subversion) {
   return MPI_SUCCESS;
 }
 inline int MPI_Get_library_version(char* text, int* len) {
-  *len = std::snprintf(text, MPI_MAX_LIBRARY_VERSION_STRING, "cuco's MPI stand-in (cuco/program/mpi.h)");
-  return MPI_SUCCESS;
+  return cuco_program::mpi::WriteText(text, "cuco's MPI stand-in (cuco/program/mpi.h)", len);
 }
 inline int MPI_Query_thread(int* provided) { return (*provided = MPI_THREAD_MULTIPLE), MPI_SUCCESS; }
 inline int MPI_Is_thread_main(int* flag) { return (*flag = 1), MPI_SUCCESS; }

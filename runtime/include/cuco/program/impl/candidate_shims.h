@@ -150,6 +150,7 @@ inline cudaError_t EventRecord(cudaEvent_t e, cudaStream_t stream = nullptr) {
   if (i < 0 || i >= cuco::RankContext::kMaxEvents) return cudaErrorInvalidResourceHandle;
   S().ctx->record_event(i, Own(stream));
   S().event_stream[i] = Own(stream);
+  S().graphs.NoteRecord(i);
   return cudaSuccess;
 }
 inline cudaError_t EventRecordWithFlags(cudaEvent_t e, cudaStream_t stream = nullptr, unsigned int = 0) {
@@ -160,6 +161,7 @@ inline cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned 
   if (!proj::Own() || proj::IsForeign(e) || proj::IsForeign(stream)) return cudaSuccess;
   const int i = EventIndex(e);
   if (i < 0 || i >= cuco::RankContext::kMaxEvents) return cudaErrorInvalidResourceHandle;
+  if (S().graphs.WaitsOutsideCapture(i)) return cudaSuccess;  // an earlier pass's: ordered already (iteration_graph.h)
   S().ctx->wait_event(Own(stream), i);
   return cudaSuccess;
 }

@@ -2,6 +2,7 @@
 // body captured into a CUDA graph per binding of the harness's buffers, and replayed.
 #pragma once
 
+#include <bitset>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -70,6 +71,18 @@ class IterationGraphs {
            "): a synchronous cudaMemcpy or cudaMemset, a host synchronisation or a launch on the legacy default "
            "stream cannot be captured into a CUDA graph; keep graph = \"off\"";
   }
+  // The program's events while a capture runs (the shims of cudaEventRecord and cudaStreamWaitEvent,
+  // candidate_shims.h): a wait for an event not recorded since the capture began is a wait for an
+  // earlier pass, which the graph's launch on ctx.stream follows already (the harness joins every
+  // stream into ctx.stream after each pass). The shim drops it: a capture cannot wait for work
+  // outside it (a double buffer's `cudaStreamWaitEvent(comm, used[next])` of the pass before).
+  void NoteRecord(int event) {
+    if (capturing_ && event >= 0 && event < cuco::RankContext::kMaxEvents) recorded_.set(event);
+  }
+  bool WaitsOutsideCapture(int event) const {
+    return capturing_ && event >= 0 && event < cuco::RankContext::kMaxEvents && !recorded_.test(event);
+  }
+
   // A collective of cuco's own that cannot be captured (the backend knob's "ce") says so before it
   // fails the program's call: the capture's error then names it, not the program.
   void NoteCaptureRefused(std::string what) { refused_ = std::move(what); }
@@ -90,6 +103,8 @@ class IterationGraphs {
     int visits = 0;
     cudaGraphExec_t exec = nullptr;
   };
+  bool capturing_ = false;                               // the body runs inside Capture
+  std::bitset<cuco::RankContext::kMaxEvents> recorded_;  // the program's events recorded since
 
   std::string Capture(cuco::RankContext& ctx, int side_streams, int events_used,
                              const std::function<void()>& body, cudaGraphExec_t* exec) {
@@ -102,9 +117,13 @@ class IterationGraphs {
     refused_.clear();
     ctx.record_event(fork, ctx.stream);
     for (int i = 0; i < side_streams; ++i) ctx.wait_event(ctx.side_stream(i), fork);
+    capturing_ = true;
+    recorded_.reset();
     try {
       body();
+      capturing_ = false;
     } catch (...) {
+      capturing_ = false;
       // The program's own check ended the capture (a call in it returned an error): what the
       // capture made of that call, for the iteration's error (TakeInterruptedCapture).
       const cudaError_t last = cudaPeekAtLastError();
