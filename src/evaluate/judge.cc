@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "evaluate/stage_logs.h"
 #include "evaluate/timing_precision.h"
 #include "launch/interrupts.h"
 #include "util/files.h"
@@ -88,8 +87,11 @@ StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_d
   if (o.signal != 0) {
     // Its log's last line says what ended it (glibc's "*** buffer overflow detected ***", an assert).
     std::string said;
-    if (auto log = ReadFile(job.ranks.front().log_path); log.ok()) said = LastLines(*log, 1);
-    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+    if (auto log = ReadFile(job.ranks.front().log_path); log.ok()) {
+      said = *log;
+      while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+      if (const size_t nl = said.rfind('\n'); nl != std::string::npos) said = said.substr(nl + 1);
+    }
     v.status = EvalStatus::kRuntimeError;
     v.reason = fmt::format(
         "the supervisor died by signal {} ({}){}: not the candidate's. The supervisor runs cuco's code and, in a "

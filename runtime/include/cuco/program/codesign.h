@@ -33,7 +33,8 @@
 //                 into a CUDA graph the second time (ctx.stream, with every stream the program was
 //                 given forked into the capture and joined back) and replayed from then on. In the
 //                 capture, a wait for an event recorded only in an earlier pass (a double buffer's)
-//                 is dropped: the graph's launch follows that pass already. A body
+//                 is dropped, and so is a wait outside one for an event a capture recorded last:
+//                 what follows on ctx.stream comes after that pass already. A body
 //                 that cannot be captured (a host synchronisation, a launch on the legacy stream)
 //                 fails its iteration with CUDA's reason. A replay repeats the host decisions of the
 //                 captured iteration: a body whose work changes with the iteration gives other

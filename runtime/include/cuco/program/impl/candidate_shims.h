@@ -161,7 +161,7 @@ inline cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned 
   if (!proj::Own() || proj::IsForeign(e) || proj::IsForeign(stream)) return cudaSuccess;
   const int i = EventIndex(e);
   if (i < 0 || i >= cuco::RankContext::kMaxEvents) return cudaErrorInvalidResourceHandle;
-  if (S().graphs.WaitsOutsideCapture(i)) return cudaSuccess;  // an earlier pass's: ordered already (iteration_graph.h)
+  if (S().graphs.SkipsWait(i)) return cudaSuccess;  // an earlier pass's: ordered already (iteration_graph.h)
   S().ctx->wait_event(Own(stream), i);
   return cudaSuccess;
 }

@@ -71,16 +71,22 @@ class IterationGraphs {
            "): a synchronous cudaMemcpy or cudaMemset, a host synchronisation or a launch on the legacy default "
            "stream cannot be captured into a CUDA graph; keep graph = \"off\"";
   }
-  // The program's events while a capture runs (the shims of cudaEventRecord and cudaStreamWaitEvent,
-  // candidate_shims.h): a wait for an event not recorded since the capture began is a wait for an
-  // earlier pass, which the graph's launch on ctx.stream follows already (the harness joins every
-  // stream into ctx.stream after each pass). The shim drops it: a capture cannot wait for work
-  // outside it (a double buffer's `cudaStreamWaitEvent(comm, used[next])` of the pass before).
+  // The program's events across captures (the shims of cudaEventRecord and cudaStreamWaitEvent,
+  // candidate_shims.h). A wait the shim drops, because it waits for an earlier pass, which what
+  // comes next on ctx.stream follows already (the harness joins every stream into ctx.stream after
+  // each pass, and a graph's launch is one piece of work on it):
+  //   - in a capture, for an event not recorded since the capture began: a capture cannot wait for
+  //     work outside it (a double buffer's `cudaStreamWaitEvent(comm, used[next])`);
+  //   - outside one, for an event last recorded inside a capture (the graph holds that record; CUDA
+  //     refuses the wait: "invalid argument"), as the next binding's eager pass after a replay does.
   void NoteRecord(int event) {
-    if (capturing_ && event >= 0 && event < cuco::RankContext::kMaxEvents) recorded_.set(event);
+    if (event < 0 || event >= cuco::RankContext::kMaxEvents) return;
+    if (capturing_) recorded_.set(event);
+    captured_[event] = capturing_;
   }
-  bool WaitsOutsideCapture(int event) const {
-    return capturing_ && event >= 0 && event < cuco::RankContext::kMaxEvents && !recorded_.test(event);
+  bool SkipsWait(int event) const {
+    if (event < 0 || event >= cuco::RankContext::kMaxEvents) return false;
+    return capturing_ ? !recorded_.test(event) : captured_.test(event);
   }
 
   // A collective of cuco's own that cannot be captured (the backend knob's "ce") says so before it
@@ -104,7 +110,8 @@ class IterationGraphs {
     cudaGraphExec_t exec = nullptr;
   };
   bool capturing_ = false;                               // the body runs inside Capture
-  std::bitset<cuco::RankContext::kMaxEvents> recorded_;  // the program's events recorded since
+  std::bitset<cuco::RankContext::kMaxEvents> recorded_;  // the program's events recorded since the capture began
+  std::bitset<cuco::RankContext::kMaxEvents> captured_;  // the program's events last recorded in a capture
 
   std::string Capture(cuco::RankContext& ctx, int side_streams, int events_used,
                              const std::function<void()>& body, cudaGraphExec_t* exec) {
