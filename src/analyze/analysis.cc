@@ -243,6 +243,7 @@ std::string NormStream(const std::string& s) {
   // "default (synchronous)": a synchronous copy, which runs on the legacy default stream.
   if (s.empty() || s == "0" || IsNullPointerLiteral(s) || s == "cudaStreamLegacy" || s.rfind("default", 0) == 0)
     return "default";
+  if (s.rfind("this", 0) != 0) return s;
   static const std::regex self(R"(^this\s*->\s*)");  // a member as its class names it, with or without `this->`
   return std::regex_replace(s, self, "");
 }

@@ -87,11 +87,7 @@ StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_d
   if (o.signal != 0) {
     // Its log's last line says what ended it (glibc's "*** buffer overflow detected ***", an assert).
     std::string said;
-    if (auto log = ReadFile(job.ranks.front().log_path); log.ok()) {
-      said = *log;
-      while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
-      if (const size_t nl = said.rfind('\n'); nl != std::string::npos) said = said.substr(nl + 1);
-    }
+    if (auto log = ReadFile(job.ranks.front().log_path); log.ok()) said = LastLine(*log);
     v.status = EvalStatus::kRuntimeError;
     v.reason = fmt::format(
         "the supervisor died by signal {} ({}){}: not the candidate's. The supervisor runs cuco's code and, in a "

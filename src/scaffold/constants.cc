@@ -321,4 +321,15 @@ const std::string& IntegerParserAlternation() {
   return alternation;
 }
 
+std::vector<ArgvInteger> ArgvIntegers(const std::string& code) {
+  static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +
+                                   R"()\s*\(\s*argv\s*\[\s*(\d+)\s*\][^;]*;)");
+  std::vector<ArgvInteger> out;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
+    const std::string digits = (*it)[2].str();
+    if (digits.size() <= 4) out.push_back({(*it)[1].str(), std::stoi(digits), static_cast<size_t>(it->position(0))});
+  }
+  return out;
+}
+
 }  // namespace cuco::scaffold_internal

@@ -45,6 +45,15 @@ bool IsIntegerParser(const std::string& name);
 // The same names as a regex alternation ("atoi|atol|..."), for patterns that match the call.
 const std::string& IntegerParserAlternation();
 
+// Each variable `code` assigns a whole number parsed from argv[k] (`int n = atoi(argv[2]);`,
+// `num_gpus = argc > 2 ? atoi(argv[2]) : 3;`): its name, k, and the byte offset of the assignment.
+struct ArgvInteger {
+  std::string variable;
+  int index = 0;
+  size_t at = 0;
+};
+std::vector<ArgvInteger> ArgvIntegers(const std::string& code);
+
 // A name from an option ("--batch-size" -> "batch_size", "--m" -> "M") or a constant, usable as
 // a size name (C identifier, shorter than cuco::Sizes::kMaxName).
 std::string SizeName(const FoundConstant& c);

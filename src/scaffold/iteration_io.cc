@@ -7,7 +7,6 @@
 #include <regex>
 #include <utility>
 
-#include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 

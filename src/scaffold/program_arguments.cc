@@ -72,14 +72,11 @@ std::vector<ArgumentRead> ArgumentsWithoutDefault(const std::string& raw, const 
 }
 
 int RankFromArguments(const std::string& code, const std::vector<std::string>& args) {
-  static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +
-                                   R"()\s*\(\s*argv\s*\[\s*(\d+)\s*\])");
   static const std::regex whole(R"([0-9]{1,4})");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
-    std::string var = (*it)[1].str();
+  for (const ArgvInteger& read : ArgvIntegers(code)) {
+    std::string var = read.variable;
     std::transform(var.begin(), var.end(), var.begin(), [](unsigned char c) { return std::tolower(c); });
-    const std::string digits = (*it)[2].str();
-    const int k = digits.size() > 3 ? 0 : std::stoi(digits);
+    const int k = read.index;
     if (var.find("rank") == std::string::npos || var.find("ranks") != std::string::npos ||
         var.find("local") != std::string::npos || var.find("root") != std::string::npos)
       continue;

@@ -47,6 +47,7 @@ TEST(RankFromArguments, ARankReadByPositionAndGivenANumber) {
   const std::vector<std::string> args = {"127.0.0.1", "10000", "0"};
   EXPECT_EQ(RankFromArguments("int nrank = 2;\nint rank = atoi(argv[3]);\n", args), 3);
   EXPECT_EQ(RankFromArguments("myRank = std::stoi(argv[3]);\n", args), 3);
+  EXPECT_EQ(RankFromArguments("int rank = argc > 3 ? atoi(argv[3]) : 0;\n", args), 3);  // as a GPU count is read
   EXPECT_EQ(RankFromArguments("int nranks = atoi(argv[3]);\n", args), 0);
   EXPECT_EQ(RankFromArguments("int local_rank = atoi(argv[3]);\n", args), 0);
   EXPECT_EQ(RankFromArguments("int root_rank = atoi(argv[3]);\n", args), 0);

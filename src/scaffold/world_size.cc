@@ -164,12 +164,10 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
 
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars) {
-  static const std::regex assigned(R"(\b([A-Za-z_]\w*)\s*=\s*[^;=]*?\b(?:std\s*::\s*)?(?:)" + IntegerParserAlternation() +
-                                   R"()\s*\(\s*argv\s*\[\s*(\d+)\s*\][^;]*;)");
   static const std::regex whole(R"([0-9]+)");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
-    const std::string var = (*it)[1].str();
-    const int k = SmallNumber((*it)[2].str());
+  for (const ArgvInteger& read : ArgvIntegers(code)) {
+    const std::string& var = read.variable;
+    const int k = read.index;
     if (!IsWorldName(var, world_vars) || k < 1 || k > static_cast<int>(args.size()) || !std::regex_match(args[k - 1], whole))
       continue;
     const int v = SmallNumber(args[k - 1]);
@@ -177,7 +175,7 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
     ArgumentWorld w;
     w.position = k;
     w.variable = var;
-    w.guess = {v, fmt::format("{}:{}: `{}` from argv[{}], given {}", file, LineOf(code, static_cast<size_t>(it->position(0))),
+    w.guess = {v, fmt::format("{}:{}: `{}` from argv[{}], given {}", file, LineOf(code, read.at),
                               var, k, v)};
     return w;
   }
