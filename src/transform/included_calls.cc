@@ -8,7 +8,7 @@
 
 namespace cuco::transform_internal {
 
-std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, const std::vector<std::string>& build_flags) {
+std::vector<IncludedFile> IncludedFiles(const std::string& seed_path, const std::vector<std::string>& build_flags) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path seed = fs::absolute(seed_path, ec);
@@ -20,11 +20,16 @@ std::vector<IncludedCall> IncludedCommunication(const std::string& seed_path, co
       const std::string rel = fs::path(d).lexically_normal().lexically_relative(dir).string();
       if (!rel.empty() && rel.rfind("..", 0) != 0) dirs.push_back(d);
     }
+  std::vector<IncludedFile> out;
+  for (OwnInclude& inc : OwnIncludes({seed.string()}, dirs))
+    out.push_back({fs::path(inc.path).lexically_normal().lexically_relative(dir).string(), std::move(inc.text)});
+  return out;
+}
+
+std::vector<IncludedCall> IncludedCommunication(const std::vector<IncludedFile>& files) {
   std::vector<IncludedCall> out;
-  for (const OwnInclude& inc : OwnIncludes({seed.string()}, dirs)) {
-    const std::string rel = fs::path(inc.path).lexically_normal().lexically_relative(dir).string();
-    for (const CallSite& c : FindCalls(inc.text, HostCommunicationApis())) out.push_back({rel, c.line, c.name});
-  }
+  for (const IncludedFile& f : files)
+    for (const CallSite& c : FindCalls(f.text, HostCommunicationApis())) out.push_back({f.file, c.line, c.name});
   return out;
 }
 

@@ -83,24 +83,13 @@ bool CallStatement(const std::string& m, size_t first, size_t end) {
          code.find("<<<") == std::string::npos && code.find('(') != std::string::npos;
 }
 
-// The '(' or '{' that the ')' or '}' at `close` closes, or npos.
-size_t MatchingOpen(const std::string& m, size_t close) {
-  const char closer = m[close], opener = closer == ')' ? '(' : '{';
-  int depth = 0;
-  for (size_t i = close + 1; i-- > 0;) {
-    if (m[i] == closer) ++depth;
-    else if (m[i] == opener && --depth == 0) return i;
-  }
-  return std::string::npos;
-}
-
 // Where the `for` whose braced body opens at `open` begins (its word), or npos when `open` opens
 // no `for` body.
 size_t ForOfBody(const std::string& m, size_t open) {
   size_t e = open;
   while (e > 0 && Space(m[e - 1])) --e;
   if (e == 0 || m[e - 1] != ')') return std::string::npos;
-  size_t b = MatchingOpen(m, e - 1);
+  size_t b = OpenerOf(m, e - 1);
   if (b == std::string::npos) return std::string::npos;
   while (b > 0 && Space(m[b - 1])) --b;
   return b >= 3 && FirstWord(m, b - 3) == "for" && (b == 3 || !IsCIdentChar(m[b - 4])) ? b - 3 : std::string::npos;
@@ -230,7 +219,7 @@ std::optional<ProducerSite> LoopSiteFrom(const SeedSource& src, size_t coll_pos,
     if (s == std::string::npos || m.substr(s, before - s).find("ncclGroupStart") == std::string::npos) break;
     before = earlier;
   }
-  const size_t open_a = before == std::string::npos || m[before] != '}' ? std::string::npos : MatchingOpen(m, before);
+  const size_t open_a = before == std::string::npos || m[before] != '}' ? std::string::npos : OpenerOf(m, before);
   const size_t for_a = open_a == std::string::npos ? open_a : ForOfBody(m, open_a);
   if (for_a == std::string::npos) {
     *why = "the code before its loop (line " + std::to_string(src.LineOf(for_b)) +
@@ -315,10 +304,11 @@ size_t StatementEnd(const std::string& m, size_t first) {
 
 }  // namespace
 
-std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
+std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why,
+                                             size_t buffer_arg) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
-  const std::string buffer = args.empty() ? "" : Trim(args[0]);
+  const std::string buffer = args.size() <= buffer_arg ? "" : Trim(args[buffer_arg]);
   if (!PlainBuffer(buffer, why)) return std::nullopt;
   size_t stop = 0;
   const size_t coll = StatementStart(m, c.name_pos, &stop);

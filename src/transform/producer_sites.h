@@ -43,7 +43,10 @@ struct ProducerSite {
 };
 
 // The producer site of collective call `c` of `src`, or nullopt with *why saying what is missing.
-std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why);
+// `buffer_arg`: the argument naming the buffer the collective reads (a wrapper's call,
+// collective_wrappers.h, names it where its parameter is).
+std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCall& c, std::string* why,
+                                             size_t buffer_arg = 0);
 
 // The consumer form (cuco/program/impl/gather_overlap.h): an all-gather whose output, its second
 // argument, the statement after it names, a call of the same EVOLVE block:

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "transform/collective_wrappers.h"
 #include "transform/host_calls.h"
 #include "transform/included_calls.h"
 #include "transform/producer_sites.h"
@@ -17,6 +19,7 @@ namespace cuco {
 namespace {
 
 using transform_internal::ApplyEdits;
+using transform_internal::CollectiveWrapper;
 using transform_internal::ConsumerSite;
 using transform_internal::FindConsumerSite;
 using transform_internal::FindProducerSite;
@@ -189,6 +192,10 @@ std::string DispatchName(const std::string& nccl_name) { return "cuco_program::c
 struct GemmKnobs {
   bool chunks = false, gather = false;
   bool stand_ins = false;  // the blocks' GEMMs call cuco's stand-ins: part "comm" can skip them
+  // A producer feeds a wrapper whose collective lies outside the blocks: the program's NCCL calls
+  // there must take the backend knob (RouteIncluded) for the collective to take the chunks.
+  const CollectiveWrapper* routed_wrapper = nullptr;
+  bool wrapped = false;  // the blocks call a wrapper of a collective (they communicate through it)
 };
 
 // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
@@ -214,15 +221,19 @@ void AddConsumer(const SeedSource& src, const std::string& seed_path, const Seed
                              " reads after " + c.name + " gathers it");
 }
 
-// The chunks knob's Producer for collective `c` (producer_sites.h) into *edits, or a warning
-// saying why not.
-void AddProducer(const SeedSource& src, const std::string& seed_path, const SeedCall& c, RuleTransformResult* result,
-                 std::vector<Edit>* edits) {
+// The chunks knob's Producer for collective `c` (producer_sites.h) into *edits; false where it has
+// none, and then a warning saying why unless `quiet`. `w`: the wrapper `c` calls, whose parameter
+// names the buffer (collective_wrappers.h), or null when `c` is the collective itself.
+bool AddProducer(const SeedSource& src, const std::string& seed_path, const SeedCall& c, const CollectiveWrapper* w,
+                 bool quiet, RuleTransformResult* result, std::vector<Edit>* edits) {
   std::string why;
-  const std::optional<ProducerSite> site = FindProducerSite(src, c, &why);
+  const std::optional<ProducerSite> site = FindProducerSite(src, c, &why, w == nullptr ? 0 : w->param);
+  const std::string through = w == nullptr ? "" : "; " + w->collective + " at " + w->where;
   if (!site) {
-    result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name + " gets no chunks knob: " + why);
-    return;
+    if (!quiet)
+      result->warnings.push_back(seed_path + ":" + std::to_string(c.line) + ": " + c.name +
+                                 (w == nullptr ? "" : " (" + through.substr(2) + ")") + " gets no chunks knob: " + why);
+    return false;
   }
   const std::string producer = "cuco_producer_" + std::to_string(c.line);
   // The loop form arms each pass's buffer just before its GEMM (producer_sites.h).
@@ -232,8 +243,38 @@ void AddProducer(const SeedSource& src, const std::string& seed_path, const Seed
   if (site->loop) edits->push_back(LineBefore(site->arm_at, site->arm_indent, producer + ".Arm(" + site->buffer + ");"));
   for (size_t at : site->waits_at) edits->push_back({at, 0, "if (!" + producer + ".SkipsWait()) "});
   result->inserted.push_back(seed_path + ":" + std::to_string(site->producer_line) + ": the chunks knob's producer of `" +
-                             site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + ") reads" +
+                             site->buffer + "`, which " + c.name + " (line " + std::to_string(c.line) + through + ") reads" +
                              (site->loop ? " in the loop after its loop" : ""));
+  return true;
+}
+
+// The Producers of the blocks' calls of `wrappers` into *producers; *covered gets the wrappers'
+// collectives ("file:line") that one was made for. The routed wrapper, if any, into *k.
+void AddWrapperProducers(const SeedSource& src, const std::string& seed_path,
+                         const std::vector<CollectiveWrapper>& wrappers, RuleTransformResult* result,
+                         std::vector<Edit>* producers, std::set<std::string>* covered, GemmKnobs* k) {
+  for (const CollectiveWrapper& w : wrappers)
+    for (const SeedCall& call : transform_internal::WrapperCalls(src, w)) {
+      k->wrapped = true;
+      if (AddProducer(src, seed_path, call, &w, false, result, producers)) {
+        covered->insert(w.where);
+        if (!w.in_blocks && k->routed_wrapper == nullptr) k->routed_wrapper = &w;
+      }
+    }
+}
+
+// The program's functions running a collective the chunks knob splits on a parameter: the seed's
+// (in the blocks or not) and those of the files it includes (collective_wrappers.h).
+std::vector<CollectiveWrapper> ChunkedWrappers(const std::string& seed, const std::string& seed_path,
+                                               const SeedSource& src,
+                                               const std::vector<transform_internal::IncludedFile>& files) {
+  const std::set<std::string> chunked = {"ncclAllReduce", "ncclReduceScatter"};
+  std::vector<CollectiveWrapper> out = transform_internal::FindCollectiveWrappers(
+      seed, std::filesystem::path(seed_path).filename().string(), chunked, [&](size_t p) { return src.InBlock(p); });
+  for (const transform_internal::IncludedFile& f : files)
+    for (CollectiveWrapper& w : transform_internal::FindCollectiveWrappers(f.text, f.file, chunked, [](size_t) { return false; }))
+      out.push_back(std::move(w));
+  return out;
 }
 
 // The knobs that restructure the program's GEMMs, where the blocks hold a GEMM the runtime can
@@ -244,22 +285,27 @@ void AddProducer(const SeedSource& src, const std::string& seed_path, const Seed
 // stand-in is the call itself unless a knob splits it, and part "comm" (comm_alone, the
 // communication's side of the program's overlap bound) skips it.
 GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
-                       RuleTransformResult* result, std::vector<Edit>* edits) {
+                       const std::vector<CollectiveWrapper>& wrappers, RuleTransformResult* result,
+                       std::vector<Edit>* edits) {
   std::vector<SeedCall> gemms;
   for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
     if (g.in_block) gemms.push_back(g);
+  GemmKnobs k;
   std::vector<Edit> producers, consumers;
+  std::set<std::string> covered;  // wrappers' collectives fed through their calls: no warning of their own
+  AddWrapperProducers(src, seed_path, wrappers, result, &producers, &covered, &k);
+  const std::string file = std::filesystem::path(seed_path).filename().string();
   for (const SeedCall& c : calls) {
     if (c.name == "ncclAllGather") AddConsumer(src, seed_path, c, result, &consumers);
-    else if (ChunkedCollective(c.name)) AddProducer(src, seed_path, c, result, &producers);
+    else if (ChunkedCollective(c.name))
+      AddProducer(src, seed_path, c, nullptr, covered.count(file + ":" + std::to_string(c.line)) > 0, result, &producers);
   }
-  GemmKnobs k;
   k.chunks = !producers.empty() && !gemms.empty();
   k.gather = !consumers.empty() && !gemms.empty();
   if ((!producers.empty() || !consumers.empty()) && gemms.empty())
     result->warnings.push_back(seed_path + ": no chunks or gather knob: the EVOLVE blocks call none of " +
                                "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split");
-  k.stand_ins = !gemms.empty() && !calls.empty();
+  k.stand_ins = !gemms.empty() && (!calls.empty() || k.wrapped);
   if (k.stand_ins) {
     for (const SeedCall& g : gemms) {
       const std::string& to = GemmStandIns().at(g.name);
@@ -331,9 +377,12 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
-  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, &result, &edits);
+  const std::vector<transform_internal::IncludedFile> files = transform_internal::IncludedFiles(seed_path, build_flags);
+  const std::vector<CollectiveWrapper> wrappers = ChunkedWrappers(seed, seed_path, src, files);
+  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, wrappers, &result, &edits);
   // Communication in the files the harness keeps as they are: routed through the knob from its lines.
-  const std::vector<IncludedCall> included = IncludedCommunication(seed_path, build_flags);
+  const std::vector<IncludedCall> included = IncludedCommunication(files);
+  const bool routes = !included.empty() || gk.routed_wrapper != nullptr;
   if (result.collectives == 0 && included.empty())
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks or in the "
                                    "files the program includes: nothing to transform");
@@ -348,8 +397,13 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
                               ": the NCCL calls of the files the program includes (" + IncludedCallList(included) +
                               ") and of its set-up take the backend knob too");
+  else if (routes)
+    result.inserted.push_back(seed_path + ":" + std::to_string(src.LineOf(knobs_at)) +
+                              ": the NCCL calls outside the EVOLVE blocks (" + gk.routed_wrapper->collective + " at " +
+                              gk.routed_wrapper->where + ", in " + gk.routed_wrapper->name +
+                              ", which the blocks call) take the backend knob too");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
-  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (included.empty() ? "" : kIncludedLines) +
+  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (routes ? kIncludedLines : "") +
                                     (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "") +
                                     (gk.chunks || gk.gather ? kCommCtasLines : "")});
   bool reduces = false;

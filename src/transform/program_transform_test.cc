@@ -347,5 +347,72 @@ TEST(ProgramTransform, AGemmNoKnobSplitsStillGivesTheCommAlonePart) {
   EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("compute_alone and comm_alone"), std::string::npos);
 }
 
+// The collective behind a function of the program: a class's method all-reducing its parameter, in a
+// header the harness keeps as it is (qingyunqu/Learn-Programming's NCCLOverlap, held out in stop 72),
+// called right after the GEMM writing what it reads. The GEMM gets the Producer; the header's call
+// takes the chunks once routed through the knob.
+TEST(ProgramTransform, AGemmBeforeAWrapperOfTheCollectiveGivesTheChunksKnob) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuco_pt_wrap_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteFileAtomic(dir / "comm.h", "#pragma once\n"
+                                             "class Comm {\n public:\n"
+                                             "  void allReduce(void* data, size_t count, ncclDataType_t t, ncclRedOp_t op) {\n"
+                                             "    NCCLCHECK(ncclAllReduce(data, data, count, t, op, m_comm, m_stream));\n"
+                                             "  }\n  ncclComm_t m_comm;\n  cudaStream_t m_stream;\n};\n").ok());
+  const std::string seed = ProgramSeed(
+      "#include \"comm.h\"\n"
+      "// EVOLVE-BLOCK-START\n"
+      "static void layer(cublasHandle_t h, Comm* comm, float* z) {\n"
+      "  const float one = 1.f, zero = 0.f;\n"
+      "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, z, 8, z, 8, &zero, z, 8);\n"
+      "  comm->allReduce(z, 64, ncclFloat, ncclSum);\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n");
+  ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", seed).ok());
+  Result<RuleTransformResult> r = RuleTransform(seed, (dir / "seed.cu").string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "  cuco_program::overlap::Producer cuco_producer_11(kCucoChunks, z);\n"
+                           "  cuco_program::overlap::Sgemm(h,"), 1) << r->code;
+  EXPECT_EQ(Count(r->code, "RouteIncluded(kCucoBackend)"), 1);
+  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+  const std::string said = FormatRuleTransform(*r, (dir / "seed.cu").string());
+  EXPECT_NE(said.find("the chunks knob's producer of `z`, which allReduce (line 11; ncclAllReduce at comm.h:5) reads"),
+            std::string::npos) << said;
+  // The same call with the GEMM's output not its argument: no knob, and the reason names the wrapper.
+  std::string other = seed;
+  other.replace(other.find("comm->allReduce(z,"), 18, "comm->allReduce(w,");
+  other.replace(other.find("float* z)"), 9, "float* z, float* w)");
+  ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", other).ok());
+  Result<RuleTransformResult> o = RuleTransform(other, (dir / "seed.cu").string());
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->code.find("kCucoChunks"), std::string::npos);
+  bool said_why = false;
+  for (const std::string& w : o->warnings)
+    said_why |= w.find("seed.cu:11: allReduce (ncclAllReduce at comm.h:5) gets no chunks knob: the statement before it "
+                       "(line 10) does not name `w`") != std::string::npos;
+  EXPECT_TRUE(said_why) << FormatRuleTransform(*o, "seed.cu");
+  std::filesystem::remove_all(dir);
+}
+
+// A lambda of the blocks wrapping the all-reduce: its call after the GEMM takes the chunks; the
+// lambda's own all-reduce (the blocks', rewritten) needs no routing and says no warning.
+TEST(ProgramTransform, ALambdaWrappingTheCollectiveInTheBlocks) {
+  const std::string blocks =
+      "// EVOLVE-BLOCK-START\n"
+      "static void layer(cublasHandle_t h, float* z, ncclComm_t comm, cudaStream_t s) {\n"
+      "  const float one = 1.f, zero = 0.f;\n"
+      "  auto all_reduce = [&](float* y) { NCCLCHECK(ncclAllReduce(y, y, 64, ncclFloat, ncclSum, comm, s)); };\n"
+      "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, z, 8, z, 8, &zero, z, 8);\n"
+      "  all_reduce(z);\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n";
+  Result<RuleTransformResult> r = Transform(ProgramSeed(blocks));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "cuco_program::overlap::Producer cuco_producer_11(kCucoChunks, z);"), 1) << r->code;
+  EXPECT_EQ(r->code.find("RouteIncluded"), std::string::npos);
+  for (const std::string& w : r->warnings) EXPECT_EQ(w.find("gets no chunks knob"), std::string::npos) << w;
+}
+
 }  // namespace
 }  // namespace cuco

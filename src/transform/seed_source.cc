@@ -30,6 +30,17 @@ SeedSource::SeedSource(const std::string& text, const std::string& path, const S
   for (const EvolveBlock& b : split.blocks) blocks_.push_back({LineStart(b.start_line + 1), LineStart(b.end_line)});
 }
 
+size_t OpenerOf(const std::string& m, size_t close) {
+  const char closer = m[close];
+  const char opener = closer == ')' ? '(' : closer == ']' ? '[' : '{';
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (m[i] == closer) ++depth;
+    else if (m[i] == opener && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
 int SeedSource::BraceDepth(size_t pos) const {
   int depth = 0;
   for (size_t i = 0; i < pos && i < masked_.size(); ++i) {

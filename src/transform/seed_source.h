@@ -33,6 +33,9 @@ struct Edit {
 // later in `edits` comes first in the text).
 std::string ApplyEdits(const std::string& text, std::vector<Edit> edits);
 
+// The '(', '[' or '{' that the closer at `close` of masked text `m` closes, scanning back; npos when none.
+size_t OpenerOf(const std::string& m, size_t close);
+
 // One identifier followed by '(' in the masked text (a call of the seed; host_calls.h's CallSite is a host API call).
 struct SeedCall {
   std::string name;
