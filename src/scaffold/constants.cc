@@ -21,6 +21,7 @@ enum HitKind {
   kDefine,          // #define N 4096
   kConstDecl,       // const int M = ..., K = ...;
   kOptionDefault,   // get_arg(argc, argv, "--m", 4096)
+  kOptionCompared,  // if (strcmp(argv[i], "--m") == 0) M = atoi(argv[++i]);   (default: M's last `= value` before it)
   kArgvTernary,     // M = argc > 1 ? atoi(argv[1]) : 4096
   kArgvIf,          // if (argc > 1) M = atoi(argv[1]);   (default: M's last `= value` before it)
   kEnvTernary,      // S = getenv("SEQ") ? atoi(getenv("SEQ")) : 2048
@@ -49,6 +50,11 @@ std::vector<Hit> ConstantHits(const std::string& code) {
   static const std::regex const_re(
       R"(\b(?:static\s+|inline\s+)*(?:constexpr|const)\s+(?:static\s+)?(?:(?:unsigned|signed)\s+)?(?:long\s+long|long|int|short|unsigned|auto|(?:std::)?size_t|(?:std::)?u?int(?:8|16|32|64)_t)(?:\s+int)?\s+(?=[A-Za-z_]))");
   static const std::regex option_re(R"xx("(-{1,2}[A-Za-z][\w-]*)"\s*,\s*([^,()";]+?)\s*\))xx");
+  // An option loop comparing the argument with the option's name, then parsing the next one into a
+  // variable: `strcmp(argv[i], "--m") == 0) M = atoi(argv[++i])`, `arg == "--tp") tp = std::stoi(next(...))`.
+  static const std::regex option_compared_re(
+      std::string(R"xx((?:\b(?:std\s*::\s*)?strn?cmp\s*\(\s*argv\s*\[\s*\w+\s*\]\s*,\s*|\b[A-Za-z_]\w*\s*==\s*)")xx") +
+      R"xx((-{1,2}[A-Za-z][\w-]*)"[^;{}"]*?\)\s*\{?\s*)xx" + kAssigned + NumberFrom());
   static const std::regex argv_ternary_re(std::string(kAssigned) + R"(\(?\s*argc\s*>=?\s*\d+\s*\)?\s*\?\s*)" + NumberFrom() +
                                           R"(argv\s*\[\s*(\d+)\s*\](?:::|[^:;])*:(?!:)\s*([^;,)}]+))");
   static const std::regex argv_if_re(std::string(R"(\bif\s*\(\s*argc\s*>=?\s*\d+\s*\)\s*\{?\s*)") + kAssigned + NumberFrom() +
@@ -60,6 +66,7 @@ std::vector<Hit> ConstantHits(const std::string& code) {
   static const std::regex env_variable_re(
       R"xx(\bchar\s*(?:const\s*)?\*\s*([A-Za-z_]\w*)\s*=\s*(?:std\s*::\s*)?getenv\s*\(\s*"([A-Za-z_]\w*)"\s*\))xx");
   for (auto [re, kind] : {std::pair{&define_re, kDefine}, std::pair{&const_re, kConstDecl}, std::pair{&option_re, kOptionDefault},
+                          std::pair{&option_compared_re, kOptionCompared},
                           std::pair{&argv_ternary_re, kArgvTernary}, std::pair{&argv_if_re, kArgvIf},
                           std::pair{&env_ternary_re, kEnvTernary}, std::pair{&env_helper_re, kEnvHelper},
                           std::pair{&env_variable_re, kEnvVariable}})
@@ -223,6 +230,14 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
         if (v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
         break;
       }
+      case kOptionCompared: {
+        const std::string opt = h.m[1].str();
+        bool seen = false;
+        for (const FoundConstant& c : found) seen = seen || (c.option && c.name == opt);
+        const std::optional<int64_t> v = LastAssignedBefore(code, h.offset, LastComponent(h.m[2].str()), known);
+        if (!seen && v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
+        break;
+      }
       case kArgvTernary:
         add_argv(h.m[1].str(), h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset,
                  static_cast<size_t>(h.m.position(2) + h.m.length(2)));
@@ -273,7 +288,12 @@ std::string SizeName(const FoundConstant& c) {
 }
 
 bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars) {
-  const std::string l = Lower(name);
+  std::string l = Lower(name);
+  std::replace(l.begin(), l.end(), '-', '_');  // an option's name: `--num-gpus`
+  // A tensor-parallel degree (`--tp`, `tp_size`): the rank count of a program that is tensor-parallel only.
+  const std::string bare = l.substr(std::min(l.find_first_not_of('_'), l.size()));
+  if (bare == "tp" || bare == "tp_size" || bare == "tp_degree" || bare == "tp_world_size" || bare == "tensor_parallel_size")
+    return true;
   if (world_vars.count(name)) return true;
   // A rank of the world (`worldRank`, `world_rank`), never a count of ranks (`nranks`, `world_ranks`).
   if (Contains(l, "rank") && !Contains(l, "ranks")) return false;

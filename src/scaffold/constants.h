@@ -1,6 +1,7 @@
 // The integer constants of a program, and what each is for: `#define N 4096`,
 // `const int M = 8192, K = 2 * M;` (constexpr, static, integer types), and the defaults of
-// `--m`-style options (`get_arg(argc, argv, "--m", 4096)`), of positional arguments
+// `--m`-style options (`get_arg(argc, argv, "--m", 4096)`, or an option loop's `if (strcmp(argv[i],
+// "--m") == 0) M = atoi(argv[++i]);` after `int M = 4096;`), of positional arguments
 // (`M = argc > 1 ? atoi(argv[1]) : 4096`, `if (argc > 1) M = atoi(argv[1]);` after `int M = 4096;`)
 // and of environment variables (`getenv("SEQ") ? atoi(getenv("SEQ")) : 2048`, a helper
 // `env_int("SEQ", 2048)`, `const char* s = getenv("SEQ"); ... s ? atoi(s) : 2048`). Values are evaluated with

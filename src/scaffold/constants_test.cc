@@ -25,6 +25,37 @@ TEST(ConstantsTest, AComparisonsLengthIsNoOptionDefault) {
   EXPECT_EQ(found[0].value, 20);
 }
 
+// An option loop comparing each argument with an option's name and parsing the next one: the
+// variable's value before it is the option's default (marcusalenius/15-418-project's `--tp`, held
+// out in stop 73), each option once.
+TEST(ConstantsTest, AnOptionLoopsDefaults) {
+  const std::string code = StripComments(
+      "int main(int argc, char** argv) {\n"                                                        // 1
+      "  int num_gpus = 1, tokens = 1024;\n"                                                       // 2
+      "  int tp = 2;\n"                                                                            // 3
+      "  for (int i = 1; i + 1 < argc; i += 2) {\n"                                               // 4
+      "    if (std::strcmp(argv[i], \"--num-gpus\") == 0) num_gpus = std::atoi(argv[i + 1]);\n"   // 5
+      "    else if (!strcmp(argv[i], \"--tokens\")) { tokens = atoi(argv[++i]); }\n"              // 6
+      "    else if (strcmp(argv[i], \"--num-gpus\") == 0) num_gpus = atoi(argv[++i]);\n"          // 7
+      "    else if (strcmp(argv[i], \"--name\") == 0) name = argv[++i];\n"                        // 8
+      "  }\n"
+      "  std::string arg = argv[1];\n"
+      "  if (arg == \"--tp\") {\n    tp = std::stoi(require_arg(argc, argv, 2, arg));\n  }\n"   // 10-12
+      "}\n");
+  const auto found = FindConstants(code);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].name, "--num-gpus");
+  EXPECT_EQ(found[0].value, 1);
+  EXPECT_EQ(found[0].line, 5);
+  EXPECT_TRUE(found[0].option);
+  EXPECT_EQ(found[1].name, "--tokens");
+  EXPECT_EQ(found[1].value, 1024);
+  EXPECT_EQ(found[2].name, "--tp");
+  EXPECT_EQ(found[2].value, 2);
+  EXPECT_EQ(found[2].line, 11);
+  EXPECT_TRUE(IsWorldName(found[0].name, {}));  // `--num-gpus`: a GPU count
+}
+
 TEST(ConstantsTest, DefinesConstsAndOptionDefaultsInSourceOrder) {
   const std::string code = StripComments(
       "#define N 4096  // bench size\n"                                 // 1
@@ -149,6 +180,12 @@ TEST(ConstantsTest, WorldNames) {
   EXPECT_FALSE(IsWorldName("world_rank", {}));
   EXPECT_TRUE(IsWorldName("world_ranks", {}));
   EXPECT_TRUE(IsWorldName("nranks", {}));
+  // Options, and a tensor-parallel degree (the rank count of a program parallel in nothing else).
+  EXPECT_TRUE(IsWorldName("--num-gpus", {}));
+  EXPECT_TRUE(IsWorldName("--tp", {}));
+  EXPECT_TRUE(IsWorldName("tp_size", {}));
+  EXPECT_FALSE(IsWorldName("tpb", {}));
+  EXPECT_FALSE(IsWorldName("output", {}));
 }
 
 }  // namespace

@@ -62,6 +62,30 @@ std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::ve
   return std::move(there.facts);
 }
 
+// Where no thread function or lambda of main's file holds the timed loop (*found: why) because the
+// threads per GPU start in a function of another source file: the program seen from that file,
+// the function standing for main (served_file.h), *found its loop and *others its other files.
+// nullopt, *found unchanged, where they start elsewhere or that file holds no such loop either.
+std::optional<ProgramFacts> ServedWhereThreadsStart(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,
+                                                    Result<FoundLoop>* found, std::vector<ProgramFile>* others,
+                                                    InitPassTrace* trace) {
+  if (found->ok()) return std::nullopt;
+  const std::optional<ServedFile> s = ThreadsStartInAnotherFile(f, other_files);
+  if (!s) return std::nullopt;
+  std::vector<ProgramFile> there_others;
+  ProgramFacts there = ServingAnotherFile(f, other_files, *s, &there_others);
+  InitPassTrace there_trace;
+  Result<FoundLoop> loop = FindLoop(there, there_others, &there_trace);
+  if (!loop.ok()) return std::nullopt;
+  trace->Add(fmt::format("{}:{}: the threads start in {}, which main reaches: {} is served (the harness serves main's "
+                         "first call of {}), main's file being one of the program's other sources",
+                         there.file, f.thread_start.second, s->function, there.file, s->function));
+  for (const std::string& line : there_trace.lines) trace->Add(line);
+  *found = std::move(loop);
+  *others = std::move(there_others);
+  return there;
+}
+
 }  // namespace
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std::vector<ProgramFile>& other_files,
@@ -97,6 +121,7 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   if (main_facts.forced_loop_file.empty()) {
     found = FindLoop(main_facts, other_files, find);
     served = ServedElsewhere(main_facts, other_files, &found, &served_others, find);
+    if (!served) served = ServedWhereThreadsStart(main_facts, other_files, &found, &served_others, find);
   } else {  // --loop names another file's line: that file is served
     Result<ProgramFacts> named = ServingTheFileLoopNames(main_facts, other_files, &served_others);
     if (!named.ok()) return stopped(named.status());

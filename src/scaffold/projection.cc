@@ -70,6 +70,24 @@ bool NcclCommCall(const std::string& name) {
   return names.count(name) > 0;
 }
 
+// `code` (comments and literals blanked) with the bodies of its device functions (`__global__`,
+// `__device__`) blanked, newlines kept: a kernel's `x[i]` indexes its own parameter, never a host
+// array of the program's.
+std::string WithoutDeviceBodies(std::string code) {
+  static const std::regex device(R"(\b__(?:global|device)__\b)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), device); it != std::sregex_iterator(); ++it) {
+    const size_t open = code.find_first_of("{;", static_cast<size_t>(it->position(0)));
+    if (open == std::string::npos || code[open] != '{') continue;  // a declaration
+    int depth = 0;
+    for (size_t i = open; i < code.size(); ++i) {
+      if (code[i] == '{') ++depth;
+      else if (code[i] == '}' && --depth == 0) break;
+      if (code[i] != '\n' && depth > 0) code[i] = ' ';
+    }
+  }
+  return code;
+}
+
 }  // namespace
 
 Result<std::string> GuardLaunches(const std::string& file, const std::string& text) {
@@ -269,7 +287,7 @@ std::string DeviceIndexing::Normalize(const std::string& base, const std::string
 }
 
 bool DeviceIndexing::NamesAnArray(const std::string& base, const std::string& code_in) const {
-  const std::string code = BlankCommentsAndLiterals(code_in);
+  const std::string code = WithoutDeviceBodies(BlankCommentsAndLiterals(code_in));
   for (const ChainName& n : ChainNames(base)) {
     if (arrays_.count(n.name) && (n.head || (n.end < base.size() && base[n.end] == '['))) continue;  // Normalize's
     const std::regex subscripted(n.head ? "\\b" + n.name + R"(\s*\[)" : R"((\.|->)\s*)" + n.name + R"(\s*\[)");

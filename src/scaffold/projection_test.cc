@@ -126,6 +126,12 @@ TEST(ProjectionTest, PerGpuArraysAreThoseIndexedByALoopOverTheGpus) {
   EXPECT_FALSE(idx.NamesAnArray("stages.out", main_text));
   EXPECT_TRUE(idx.NamesAnArray("layer", main_text));
   EXPECT_TRUE(DeviceIndexing(main_text, "").arrays().empty());
+  // A kernel indexing its own parameter of that name names no array of the host code (a thread's
+  // `float *x, *w, *y;` beside `__global__ void fill(float* x, ...) { x[i] = ...; }`, stop 73).
+  const std::string kernels = "__global__ void fill(float* x, int n) {\n  for (int i = 0; i < n; ++i) { x[i] = 0; }\n}\n"
+                              "__device__ float get(const float* w);\n";
+  EXPECT_FALSE(idx.NamesAnArray("x", kernels + main_text));
+  EXPECT_TRUE(idx.NamesAnArray("x", kernels + main_text + "void host(float** x) { x[0] = nullptr; }\n"));
 }
 
 // A C benchmark's GPU count is a member of its options (`opt.gpus`, `o->gpus`).

@@ -100,6 +100,17 @@ std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std
   return std::nullopt;
 }
 
+std::optional<ServedFile> ThreadsStartInAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others) {
+  const auto& [file, line] = f.thread_start;
+  if (line <= 0 || file == f.file) return std::nullopt;
+  const size_t i = SourceNamed(others, file);
+  if (i == std::string::npos) return std::nullopt;
+  const std::string holder = FunctionAt(others[i].text, *f.analysis, file, line);
+  std::set<std::string> direct;
+  if (holder.empty() || holder == "main" || !CommNamesOf(*f.analysis, "main", &direct).count(holder)) return std::nullopt;
+  return ServedFile(holder, i);
+}
+
 ProgramFacts ServingAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others, const ServedFile& s,
                                 std::vector<ProgramFile>* others_out) {
   const ProgramFile& served = others[s.file];

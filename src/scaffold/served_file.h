@@ -35,6 +35,12 @@ struct ServedFile {
 // function on the way, or when none reaches the communication.
 std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others);
 
+// A program running a thread per GPU whose threads start in a function of another source file
+// (bench_ar.cu's `bench_ar_decode_tp`, which main reaches, starting a std::thread per GPU on a
+// lambda): that function and its file. nullopt where they start in main's file, outside every
+// function, or in a function main does not reach the communication through.
+std::optional<ServedFile> ThreadsStartInAnotherFile(const ProgramFacts& f, const std::vector<ProgramFile>& others);
+
 // The program seen from the served file: `f` with `file`, `raw` and `code` the served file's,
 // `entry` the function main calls, and main's file among the other sources. *others_out: the other
 // files with the served one replaced by main's, in which main is renamed cuco_program_main.

@@ -127,6 +127,51 @@ int main(int argc, char** argv) {
   EXPECT_EQ(r->harness_reason.rfind("main.cu:4: no output of the iteration could be named in main", 0), 0u) << r->harness_reason;
 }
 
+// A thread per GPU started by the runner of another file (a std::thread per GPU on a lambda, each
+// making its NCCL rank): that file is served, the lambda's loop the iteration (marcusalenius's
+// bench_ar.cu, held out in stop 73, was the skeleton "the threads start in ..., not in main").
+TEST_F(ServedFileTest, ThreadsStartedByAFunctionOfAnotherFile) {
+  std::ofstream(root_ / "src" / "tp" / "runner.cu") << R"(#include "src/tp/runner.h"
+#include <nccl.h>
+#include <cuda_runtime.h>
+#include <thread>
+#include <vector>
+__global__ void scale(float* y, const float* x, int n) { y[threadIdx.x] = 2.0f * x[threadIdx.x]; }
+float run_profile(int n, int rank, int ranks) {
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  std::vector<std::thread> threads;
+  for (int g = 0; g < ranks; ++g)
+    threads.emplace_back([&, g]() {
+      cudaSetDevice(g);
+      ncclComm_t comm;
+      ncclCommInitRank(&comm, ranks, id, g);
+      float *d_x, *d_y;
+      cudaMalloc(&d_x, n * sizeof(float));
+      cudaMalloc(&d_y, n * sizeof(float));
+      for (int i = 0; i < 10; ++i) {
+        scale<<<1, 32>>>(d_y, d_x, n);
+        ncclAllReduce(d_y, d_y, n, ncclFloat, ncclSum, comm, 0);
+      }
+      cudaDeviceSynchronize();
+    });
+  for (auto& t : threads) t.join();
+  return 0.0f;
+}
+)";
+  Result<ScaffoldReport> r = Init();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->harness_ready) << r->harness_reason;
+  bool loop = false;
+  for (const std::string& g : r->harness_guesses) loop |= g.rfind("runner.cu:19: the timed loop", 0) == 0;
+  EXPECT_TRUE(loop) << ::testing::PrintToString(r->harness_guesses);
+  // d_y as well: bound in and out, since a GPU of a projected program may not write it.
+  EXPECT_EQ(r->inputs, (std::vector<std::string>{"d_x", "d_y"}));
+  const std::string seed = *ReadFile(root_ / "wl" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("cuco_program::rank_thread"), std::string::npos);
+  EXPECT_LT(seed.find("int cuco_program_main("), seed.find("cuco_program::serve("));  // main's file first
+}
+
 // `--loop runner.cu:LINE` names another file's loop: that file is served even where main's own loop
 // would be chosen, from main's first call of the function holding it; a line outside every function
 // of it, or a file not of the program, is refused naming it.

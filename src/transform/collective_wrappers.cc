@@ -1,5 +1,6 @@
 #include "transform/collective_wrappers.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <regex>
@@ -103,7 +104,38 @@ std::string WithoutCasts(std::string e) {
 struct Enclosing {
   std::string name;
   std::vector<std::string> params;
+  size_t body = 0;  // its `{`
 };
+
+// Whether the body at `open` (masked) only communicates: it launches no kernel and calls nothing but
+// NCCL, the CUDA runtime, MPI, check macros (upper case) and members (`this->stream()`), so a layer
+// function computing before its collective is no wrapper of it.
+bool OnlyCommunicates(const std::string& m, size_t open) {
+  int depth = 0;
+  size_t close = open;
+  for (; close < m.size(); ++close) {
+    if (m[close] == '{') ++depth;
+    else if (m[close] == '}' && --depth == 0) break;
+  }
+  const std::string body = m.substr(open, close - open);
+  if (body.find("<<<") != std::string::npos) return false;
+  static const std::regex kCall(R"(([A-Za-z_]\w*)\s*\()");
+  static const std::set<std::string> kAllowed = {"if", "for", "while", "switch", "return", "sizeof", "static_cast",
+                                                 "reinterpret_cast", "const_cast", "printf", "fprintf", "exit",
+                                                 "abort", "assert", "throw"};
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), kCall); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str();
+    const size_t at = static_cast<size_t>(it->position(1));
+    const size_t before = SpaceBack(body, at);
+    const bool member = (before >= 1 && body[before - 1] == '.') || (before >= 2 && body.compare(before - 2, 2, "->") == 0);
+    const bool macro = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    if (member || macro || kAllowed.count(name) || name.rfind("nccl", 0) == 0 || name.rfind("cuda", 0) == 0 ||
+        name.rfind("MPI_", 0) == 0)
+      continue;
+    return false;
+  }
+  return true;
+}
 
 // The innermost function or named lambda (`auto f = [&](float* y) {`) whose body holds `pos` (`m`: the
 // text, comments and literals blanked).
@@ -124,6 +156,7 @@ std::optional<Enclosing> EnclosingFunction(const std::string& m, size_t pos) {
     const size_t open = OpenerOf(m, e - 1);
     if (open == std::string::npos) return std::nullopt;
     Enclosing f;
+    f.body = i;
     for (const std::string& p : SplitArgs(m.substr(open + 1, e - 2 - open))) f.params.push_back(ParamName(p));
     const size_t before = SpaceBack(m, open);
     if (before > 0 && m[before - 1] == ']') {  // a lambda: named by the variable it initialises
@@ -209,7 +242,7 @@ std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, c
     const std::vector<std::string> args = SplitArgs(text.substr(open + 1, close - open - 1));
     const std::string first = args.empty() ? "" : WithoutCasts(args[0]);
     const std::optional<Enclosing> f = first.empty() ? std::nullopt : EnclosingFunction(m, i);
-    if (f) {
+    if (f && OnlyCommunicates(m, f->body)) {
       for (size_t k = 0; k < f->params.size(); ++k) {
         if (f->params[k] != first) continue;
         bool known = false;

@@ -32,7 +32,8 @@ struct CollectiveWrapper {
 // The wrappers of `collectives` that `text` defines (`file`: its name in `where`; `in_block(pos)`:
 // whether byte `pos` lies in an EVOLVE block). A wrapper's collective reads the parameter itself,
 // possibly cast (`(const void*)data`, `static_cast<float*>(data)`); one reading a member or a
-// local is none.
+// local is none, and so is a function that computes too (a kernel launch, a call other than NCCL's,
+// the CUDA runtime's, MPI's, a check macro's or a member's: a layer all-reducing its output).
 std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, const std::string& file,
                                                       const std::set<std::string>& collectives,
                                                       const std::function<bool(size_t)>& in_block);

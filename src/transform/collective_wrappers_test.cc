@@ -51,7 +51,8 @@ TEST(CollectiveWrappers, CastsBranchesLaterParametersAndLambdas) {
   EXPECT_EQ(w[1].param, 0u);
 }
 
-// A collective reading a member or a local is no wrapper; nor is an unnamed lambda handed on.
+// A collective reading a member or a local is no wrapper; nor is an unnamed lambda handed on, nor a
+// function computing too.
 TEST(CollectiveWrappers, MembersLocalsAndUnnamedLambdasAreNone) {
   const std::vector<CollectiveWrapper> w = Wrappers(
       "struct L {\n"
@@ -59,7 +60,12 @@ TEST(CollectiveWrappers, MembersLocalsAndUnnamedLambdasAreNone) {
       "  void reduce(size_t n) { ncclAllReduce(y, y, n, ncclFloat, ncclSum, c, s); }\n"
       "};\n"
       "void step(size_t n) { float* t = pool(); ncclAllReduce(t, t, n, ncclFloat, ncclSum, c, s); }\n"
-      "void run(float* x) { time_it([&](float* y) { ncclAllReduce(y, y, 4, ncclFloat, ncclSum, c, s); }); }\n");
+      "void run(float* x) { time_it([&](float* y) { ncclAllReduce(y, y, 4, ncclFloat, ncclSum, c, s); }); }\n"
+      // A layer computing its output before all-reducing it (marcusalenius/15-418-project's
+      // forward_layer_tp, held out in stop 73) is no wrapper: the GEMM inside it is the producer.
+      "void layer(cublasHandle_t h, __half* x, __half* w) {\n"
+      "  hgemm(h, w, x, x);\n  norm<<<4, 256>>>(x);\n"
+      "  NCCL_CHECK(ncclAllReduce(x, x, 64, ncclHalf, ncclSum, c, s));\n}\n");
   EXPECT_TRUE(w.empty()) << w[0].name;
 }
 

@@ -354,16 +354,24 @@ cuco::Status Check(int rank, uint64_t seed, const cuco::IO& io, const cuco_froze
     return true;
   });
   if (f.want_nonfinite_at >= 0) {
-    std::string zeroed;  // inputs the program left zero, filled uniform in [-1, 1): maybe past its range
-    for (const Bound& b : bound)
+    // Inputs the program left zero, or had overflowed before its timed loop (no finite value), filled
+    // uniform in [-1, 1): maybe past its range.
+    std::string zeroed, overflowed;
+    for (const Bound& b : bound) {
       if (b.zero_in_program) zeroed += (zeroed.empty() ? "" : ", ") + b.name;
+      if (b.nonfinite_in_program) overflowed += (overflowed.empty() ? "" : ", ") + b.name;
+    }
+    std::string why;
+    if (!zeroed.empty())
+      why += " (its inputs " + zeroed + " hold only zeros in the program and are filled uniform in [-1, 1): give them "
+             "values at their real scale before the timed loop)";
+    if (!overflowed.empty())
+      why += " (its inputs " + overflowed + " hold no finite value in the program at its timed loop: it overflows "
+             "already in its set-up or warm-up, so its outputs say nothing a candidate could be checked against; give "
+             "its data a scale its passes keep finite)";
     return cuco::Status::Error("the program's own output (the reference) is not finite on rank " + std::to_string(rank) +
                                " at element " + std::to_string(f.want_nonfinite_at) +
-                               " of its outputs: the program overflows or has a bug" +
-                               (zeroed.empty() ? std::string()
-                                               : " (its inputs " + zeroed +
-                                                     " hold only zeros in the program and are filled uniform in [-1, 1): "
-                                                     "give them values at their real scale before the timed loop)"));
+                               " of its outputs: the program overflows or has a bug" + why);
   }
   if (WrittenOutputsAllZero(specs, bound, want, alone))
     return cuco::Status::Error(

@@ -61,6 +61,9 @@ struct Bound {
   // RMS gives no scale, and zeros would make every check of what they feed vacuous (a skipped
   // GEMM on zero weights still matches), so they are filled uniform in [-1, 1).
   bool zero_in_program = false;
+  // Floats that held no finite value there (the program overflowed in its set-up or warm-up): filled
+  // the same way, and said so where the program's output is then not finite.
+  bool nonfinite_in_program = false;
 };
 
 struct Rank {
@@ -198,21 +201,22 @@ class NoteBinder : public Binder {
       *error_ = std::string("reading the program's buffer '") + name + "' failed";
     if (IsFloat(b.elem)) {
       double sum = 0;
+      size_t finite = 0;
       const size_t n = b.bytes / b.elem_bytes;
       for (size_t i = 0; i < n; ++i) {
         const double v = ElementValue(b.initial.data() + i * b.elem_bytes, b.elem);
-        if (std::isfinite(v)) sum += v * v;
+        if (std::isfinite(v)) sum += v * v, ++finite;
       }
       const double rms = n ? std::sqrt(sum / static_cast<double>(n)) : 0;
       b.scale = rms * std::sqrt(3.0);  // uniform(-s, s) has the program's own RMS
       if (n && b.scale == 0 && b.role != Role::kOutput) {
         b.scale = 1.0;
-        b.zero_in_program = true;
+        (finite == 0 ? b.nonfinite_in_program : b.zero_in_program) = true;
         if (t_rank == 0)
           std::fprintf(stderr,
-                       "cuco reference: the input '%s' holds only zeros in the program at its timed loop: it is "
+                       "cuco reference: the input '%s' holds %s in the program at its timed loop: it is "
                        "filled uniform in [-1, 1) (its own scale would make every check of what it feeds vacuous)\n",
-                       name);
+                       name, finite == 0 ? "no finite value (it overflowed before)" : "only zeros");
       }
     }
     r_.bound.push_back(std::move(b));
@@ -295,6 +299,7 @@ inline std::string GiveMissingBuffers() {
       b.initial.assign(b.bytes, 0);
       b.scale = widest->scale;
       b.zero_in_program = widest->zero_in_program;
+      b.nonfinite_in_program = widest->nonfinite_in_program;
     }
   }
   return "";
