@@ -152,10 +152,11 @@ Result<Analysis> AnalyzeFile(const std::string& path, const AnalyzeOptions& opti
 // A program split over several files (main.cu model.cu ...): each is parsed on its own, then one
 // analysis is built over all of them, so helpers defined in one file and called in another carry
 // their effects; ops are in file order, then source order. Errors name the file.
-// The program's own headers and included .cu files (util/own_includes.h) that communicate join the
-// analysis after the listed files, each parsed in its includer's translation unit: those that call
-// an NCCL collective or send/recv, and those that call a function defined in one that does
-// (transitively; found by the lexical scan). A listed file that another listed file includes is
+// The program's own headers and included .cu files (util/own_includes.h) that communicate or compute
+// join the analysis after the listed files, each parsed in its includer's translation unit: those
+// that call an NCCL collective or send/recv, a cuBLAS or cublasLt GEMM or launch a kernel (a GEMM
+// helper's reads and writes reach its callers), and those that call a function defined in one that
+// does (transitively; found by the lexical scan). A listed file that another listed file includes is
 // parsed in that file's unit too.
 Result<Analysis> AnalyzeProgram(const std::vector<std::string>& paths, const AnalyzeOptions& options = {});
 Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::vector<std::string>& texts,

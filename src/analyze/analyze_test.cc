@@ -433,7 +433,11 @@ TEST_P(AnalyzeCorpus, CommunicationInIncludedFilesIsAnalysed) {
   EXPECT_EQ(send->function, "exchange");
   EXPECT_EQ(std::filesystem::path(send->file).filename(), "comm.h");
   EXPECT_EQ(send->send, "r.send");
-  for (const auto& f : a.files) EXPECT_NE(std::filesystem::path(f).filename(), "math.h");
+  // A header that computes on its arguments (a kernel launch helper) joins too (stop 73: a GEMM
+  // helper's writes were invisible to its callers).
+  bool math = false;
+  for (const auto& f : a.files) math |= std::filesystem::path(f).filename() == "math.h";
+  EXPECT_TRUE(math);
   // Read from main's unit, the header has no error of its own (parsed alone, `Ring` is unknown).
   for (const auto& w : a.warnings) EXPECT_FALSE(w.rfind("comm.h: clang", 0) == 0 && w.find("error") != std::string::npos) << w;
 }

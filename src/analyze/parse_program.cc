@@ -154,10 +154,19 @@ bool CommunicationCall(const std::string& callee) {
   return it != Specs().end() && (std::string(it->second.kind) == "collective" || std::string(it->second.kind) == "p2p");
 }
 
+// A GEMM (cuBLAS, cublasLt) or a kernel launch: a helper making it computes on its arguments (a
+// header's `hgemm(handle, w, x, y)`), whose reads and writes the analysis must carry to its callers.
+bool ComputeCall(const RawCall& c) {
+  if (c.kernel_launch) return true;
+  const auto it = Specs().find(c.callee);
+  return it != Specs().end() && std::string(it->second.kind) == "gemm";
+}
+
 // Of `found` (the own includes of the program's files), those that join the analysis (analysis.h,
 // AnalyzeProgram), in the order found, from the lexical scan of each: those that call an NCCL
-// collective or send/recv, then, to a fixed point, those that call a function one of those defines.
-std::vector<OwnInclude> CommunicatingIncludes(const std::vector<OwnInclude>& found) {
+// collective or send/recv or compute (ComputeCall), then, to a fixed point, those that call a
+// function one of those defines.
+std::vector<OwnInclude> JoiningIncludes(const std::vector<OwnInclude>& found) {
   std::vector<FrontEndResult> scans;
   for (const OwnInclude& inc : found) scans.push_back(ParseLexically(inc.text));
   std::vector<bool> joins(found.size(), false);
@@ -166,7 +175,8 @@ std::vector<OwnInclude> CommunicatingIncludes(const std::vector<OwnInclude>& fou
     grew = false;
     for (size_t i = 0; i < found.size(); ++i) {
       if (joins[i]) continue;
-      for (const RawCall& c : scans[i].calls) joins[i] = joins[i] || CommunicationCall(c.callee) || defined.count(c.callee) > 0;
+      for (const RawCall& c : scans[i].calls)
+        joins[i] = joins[i] || CommunicationCall(c.callee) || ComputeCall(c) || defined.count(c.callee) > 0;
       if (!joins[i]) continue;
       grew = true;
       for (const AnalyzedFunction& f : scans[i].functions) defined.insert(f.name);
@@ -255,7 +265,7 @@ Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const An
     unit_of[listed[k]] = units[k];
     if (units[k] != listed[k]) with_includes.included_from[listed[k]] = units[k];
   }
-  for (OwnInclude& inc : CommunicatingIncludes(found)) {
+  for (OwnInclude& inc : JoiningIncludes(found)) {
     with_includes.included_from[inc.path] = unit_of[inc.includer];
     paths.push_back(std::move(inc.path));
     texts.push_back(std::move(inc.text));

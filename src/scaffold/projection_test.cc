@@ -36,15 +36,20 @@ TEST(ProjectionTest, GuardsTheCallsTheProgramMakes) {
       "ncclAllReduce(a, b, n, ncclFloat, ncclSum, comms[i], s); ncclGroupStart(); cudaStreamCreate(&s);\n"
       "// cudaMemset(p, 0, n) in a comment is not a call\n";
   const std::string candidate = ProjectionGuards(code, false);
-  EXPECT_NE(candidate.find("#include <cublas_v2.h>"), std::string::npos) << candidate;
-  EXPECT_NE(candidate.find("#include <cublasLt.h>"), std::string::npos) << candidate;
-  EXPECT_NE(candidate.find("#ifdef cublasSgemm\n#define cublasSgemm_v2(...) CUCO_PROGRAM_GUARD(cublasSgemm_v2, __VA_ARGS__)"),
+  // The candidate side's GEMMs are cuco's stand-ins (candidate_shims.h), which guard themselves; the
+  // reference's are cuBLAS's own, guarded.
+  EXPECT_EQ(candidate.find("cublasSgemm"), std::string::npos) << candidate;
+  EXPECT_EQ(candidate.find("cublasLtMatmul"), std::string::npos) << candidate;
+  const std::string reference = ProjectionGuards(code, true);
+  EXPECT_NE(reference.find("#include <cublas_v2.h>"), std::string::npos) << reference;
+  EXPECT_NE(reference.find("#include <cublasLt.h>"), std::string::npos) << reference;
+  EXPECT_NE(reference.find("#ifdef cublasSgemm\n#define cublasSgemm_v2(...) CUCO_PROGRAM_GUARD(cublasSgemm_v2, __VA_ARGS__)"),
             std::string::npos)
-      << candidate;
+      << reference;
+  EXPECT_NE(reference.find("#define cublasLtMatmul(...) CUCO_PROGRAM_GUARD(cublasLtMatmul,"), std::string::npos);
   // Memory is the GPU's it was allocated for: allocations and copies have guards of their own.
   EXPECT_NE(candidate.find("#define cudaMalloc(...) CUCO_PROGRAM_GUARD_ALLOC(cudaMalloc, __VA_ARGS__)"), std::string::npos);
   EXPECT_NE(candidate.find("#define cudaMemcpy(...) CUCO_PROGRAM_GUARD_MEM(cudaMemcpy, __VA_ARGS__)"), std::string::npos);
-  EXPECT_NE(candidate.find("#define cublasLtMatmul(...) CUCO_PROGRAM_GUARD(cublasLtMatmul,"), std::string::npos);
   EXPECT_NE(candidate.find("#define ncclAllReduce(...) CUCO_PROGRAM_GUARD_COMM(ncclAllReduce,"), std::string::npos);
   for (const char* stand_in : {"cudaSetDevice(...)", "ncclGroupStart(...)", "cudaStreamCreate(...)", "cudaMemset("})
     EXPECT_EQ(candidate.find(stand_in), std::string::npos) << stand_in;
@@ -71,7 +76,8 @@ TEST(ProjectionTest, ProgramsOwnHelpersNamedLikeCudaAreNotGuarded) {
       "static inline void cublasCheck(cublasStatus_t s) { if (s) abort(); }\n"
       "#define cudaCheck(x) cuda_check((x), #x)\n"
       "int main() { cudaCheck(cudaMalloc(&p, n)); cublasCheck(cublasSgemm(h, a, b)); cuda_check(cudaFree(p), \"\"); }\n";
-  EXPECT_EQ(GuardedNames(code, false), (std::set<std::string>{"cudaFree", "cudaMalloc", "cublasSgemm"}));
+  EXPECT_EQ(GuardedNames(code, true), (std::set<std::string>{"cudaFree", "cudaMalloc", "cublasSgemm"}));
+  EXPECT_EQ(GuardedNames(code, false), (std::set<std::string>{"cudaFree", "cudaMalloc"}));  // cuco's stand-in guards itself
 }
 
 TEST(ProjectionTest, FindsCopiesBetweenGpus) {

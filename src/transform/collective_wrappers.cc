@@ -256,6 +256,24 @@ std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, c
   return out;
 }
 
+std::vector<std::string> FunctionsCalling(const std::string& text, const std::set<std::string>& names) {
+  const std::string m = BlankCommentsAndLiteralContents(text);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!IsCIdentStart(m[i]) || (i > 0 && IsCIdentChar(m[i - 1]))) continue;
+    size_t e = i;
+    while (e < m.size() && IsCIdentChar(m[e])) ++e;
+    size_t open = e;
+    while (open < m.size() && Blank(m[open])) ++open;
+    if (names.count(m.substr(i, e - i)) && open < m.size() && m[open] == '(')
+      if (const std::optional<Enclosing> f = EnclosingFunction(m, i);
+          f && std::find(out.begin(), out.end(), f->name) == out.end())
+        out.push_back(f->name);
+    i = e - 1;
+  }
+  return out;
+}
+
 std::vector<SeedCall> WrapperCalls(const SeedSource& src, const CollectiveWrapper& w) {
   const std::string& m = src.masked();
   std::vector<SeedCall> out;

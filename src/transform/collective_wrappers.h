@@ -38,6 +38,10 @@ std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, c
                                                       const std::set<std::string>& collectives,
                                                       const std::function<bool(size_t)>& in_block);
 
+// The functions and named lambdas of `text` whose bodies call one of `names` (the program's GEMM
+// helpers: `hgemm` in gemm.h calling cublasHgemm), each once, in the order found.
+std::vector<std::string> FunctionsCalling(const std::string& text, const std::set<std::string>& names);
+
 // The calls of `w` in the EVOLVE blocks of `src`, member calls (`obj->f(`, `obj.f(`) included,
 // definitions and declarations (`void f(float* y) {`, `void f(float* y);`) not.
 std::vector<SeedCall> WrapperCalls(const SeedSource& src, const CollectiveWrapper& w);

@@ -188,6 +188,12 @@ bool ReducingCollective(const std::string& name) { return ChunkedCollective(name
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
 
+// The program's own functions the knobs see through (ProgramFunctionsOf).
+struct ProgramFunctions {
+  std::vector<CollectiveWrapper> wrappers;  // running a collective on a parameter
+  std::vector<std::string> gemm_helpers;    // calling a cuBLAS or cublasLt GEMM
+};
+
 // Which of the knobs that restructure the program's GEMMs apply (AddGemmKnobs).
 struct GemmKnobs {
   bool chunks = false, gather = false;
@@ -196,6 +202,9 @@ struct GemmKnobs {
   // there must take the backend knob (RouteIncluded) for the collective to take the chunks.
   const CollectiveWrapper* routed_wrapper = nullptr;
   bool wrapped = false;  // the blocks call a wrapper of a collective (they communicate through it)
+  // The blocks call a GEMM helper of the program outside them (`hgemm` in gemm.h): its cuBLAS call is
+  // cuco's stand-in there too (candidate_shims.h), so the knobs can split it.
+  std::string gemm_helper;
 };
 
 // A line before the statement at `at`: its own line when it starts one (`indent`), else on its line.
@@ -263,17 +272,23 @@ void AddWrapperProducers(const SeedSource& src, const std::string& seed_path,
     }
 }
 
-// The program's functions running a collective the chunks knob splits on a parameter: the seed's
-// (in the blocks or not) and those of the files it includes (collective_wrappers.h).
-std::vector<CollectiveWrapper> ChunkedWrappers(const std::string& seed, const std::string& seed_path,
-                                               const SeedSource& src,
-                                               const std::vector<transform_internal::IncludedFile>& files) {
+// The program's functions running a collective the chunks knob splits on a parameter, and those
+// calling a GEMM cuco stands in for: the seed's (in the blocks or not) and those of the files it
+// includes (collective_wrappers.h).
+ProgramFunctions ProgramFunctionsOf(const std::string& seed, const std::string& seed_path, const SeedSource& src,
+                                    const std::vector<transform_internal::IncludedFile>& files) {
   const std::set<std::string> chunked = {"ncclAllReduce", "ncclReduceScatter"};
-  std::vector<CollectiveWrapper> out = transform_internal::FindCollectiveWrappers(
+  std::set<std::string> gemm_names;
+  for (const auto& [name, stand_in] : GemmStandIns()) gemm_names.insert(name);
+  ProgramFunctions out;
+  out.wrappers = transform_internal::FindCollectiveWrappers(
       seed, std::filesystem::path(seed_path).filename().string(), chunked, [&](size_t p) { return src.InBlock(p); });
-  for (const transform_internal::IncludedFile& f : files)
+  out.gemm_helpers = transform_internal::FunctionsCalling(seed, gemm_names);
+  for (const transform_internal::IncludedFile& f : files) {
     for (CollectiveWrapper& w : transform_internal::FindCollectiveWrappers(f.text, f.file, chunked, [](size_t) { return false; }))
-      out.push_back(std::move(w));
+      out.wrappers.push_back(std::move(w));
+    for (std::string& h : transform_internal::FunctionsCalling(f.text, gemm_names)) out.gemm_helpers.push_back(std::move(h));
+  }
   return out;
 }
 
@@ -285,12 +300,16 @@ std::vector<CollectiveWrapper> ChunkedWrappers(const std::string& seed, const st
 // stand-in is the call itself unless a knob splits it, and part "comm" (comm_alone, the
 // communication's side of the program's overlap bound) skips it.
 GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, const std::vector<SeedCall>& calls,
-                       const std::vector<CollectiveWrapper>& wrappers, RuleTransformResult* result,
-                       std::vector<Edit>* edits) {
+                       const ProgramFunctions& fns, RuleTransformResult* result, std::vector<Edit>* edits) {
+  const std::vector<CollectiveWrapper>& wrappers = fns.wrappers;
   std::vector<SeedCall> gemms;
   for (const SeedCall& g : src.Calls([&](const std::string& n) { return GemmStandIns().count(n) > 0; }))
     if (g.in_block) gemms.push_back(g);
   GemmKnobs k;
+  for (const std::string& helper : fns.gemm_helpers)
+    if (k.gemm_helper.empty() && !transform_internal::WrapperCalls(src, {helper, 0, "", "", false}).empty())
+      k.gemm_helper = helper;
+  const bool splits = !gemms.empty() || !k.gemm_helper.empty();
   std::vector<Edit> producers, consumers;
   std::set<std::string> covered;  // wrappers' collectives fed through their calls: no warning of their own
   AddWrapperProducers(src, seed_path, wrappers, result, &producers, &covered, &k);
@@ -300,12 +319,16 @@ GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, cons
     else if (ChunkedCollective(c.name))
       AddProducer(src, seed_path, c, nullptr, covered.count(file + ":" + std::to_string(c.line)) > 0, result, &producers);
   }
-  k.chunks = !producers.empty() && !gemms.empty();
-  k.gather = !consumers.empty() && !gemms.empty();
-  if ((!producers.empty() || !consumers.empty()) && gemms.empty())
+  k.chunks = !producers.empty() && splits;
+  k.gather = !consumers.empty() && splits;
+  if ((!producers.empty() || !consumers.empty()) && !splits)
     result->warnings.push_back(seed_path + ": no chunks or gather knob: the EVOLVE blocks call none of " +
-                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split");
-  k.stand_ins = !gemms.empty() && (!calls.empty() || k.wrapped);
+                               "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split, nor a " +
+                               "function of the program that does");
+  if (!k.gemm_helper.empty() && (k.chunks || k.gather))
+    result->inserted.push_back(seed_path + ": the GEMMs of " + k.gemm_helper + ", which the blocks call, are cuco's " +
+                               "stand-ins where they are (cuco/program/impl/candidate_shims.h): the knobs split them");
+  k.stand_ins = splits && (!calls.empty() || k.wrapped);
   if (k.stand_ins) {
     for (const SeedCall& g : gemms) {
       const std::string& to = GemmStandIns().at(g.name);
@@ -378,8 +401,8 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
   const std::vector<transform_internal::IncludedFile> files = transform_internal::IncludedFiles(seed_path, build_flags);
-  const std::vector<CollectiveWrapper> wrappers = ChunkedWrappers(seed, seed_path, src, files);
-  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, wrappers, &result, &edits);
+  const ProgramFunctions fns = ProgramFunctionsOf(seed, seed_path, src, files);
+  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, fns, &result, &edits);
   // Communication in the files the harness keeps as they are: routed through the knob from its lines.
   const std::vector<IncludedCall> included = IncludedCommunication(files);
   const bool routes = !included.empty() || gk.routed_wrapper != nullptr;

@@ -414,5 +414,37 @@ TEST(ProgramTransform, ALambdaWrappingTheCollectiveInTheBlocks) {
   for (const std::string& w : r->warnings) EXPECT_EQ(w.find("gets no chunks knob"), std::string::npos) << w;
 }
 
+// The GEMM in a helper of the program's own header (`hgemm` in gemm.h, marcusalenius/15-418-project's
+// layout, held out in stop 73), called by the blocks before the all-reduce of what it wrote: the
+// chunks knob, its cuBLAS call being cuco's stand-in there (candidate_shims.h).
+TEST(ProgramTransform, AGemmHelperOfAHeaderGivesTheChunksKnob) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuco_pt_helper_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteFileAtomic(dir / "gemm.h", "#pragma once\n"
+                                             "inline void gemm(cublasHandle_t h, const float* a, float* c) {\n"
+                                             "  const float one = 1.f, zero = 0.f;\n"
+                                             "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, a, 8, a, 8, &zero, c, 8);\n"
+                                             "}\n").ok());
+  const std::string blocks =
+      "#include \"gemm.h\"\n"
+      "// EVOLVE-BLOCK-START\n"
+      "static void layer(cublasHandle_t h, float* z, ncclComm_t comm, cudaStream_t s) {\n"
+      "  gemm(h, z, z);\n"
+      "  NCCLCHECK(ncclAllReduce(z, z, 64, ncclFloat, ncclSum, comm, s));\n"
+      "}\n"
+      "// EVOLVE-BLOCK-END\n";
+  const std::string seed = ProgramSeed(blocks);
+  ASSERT_TRUE(WriteFileAtomic(dir / "seed.cu", seed).ok());
+  Result<RuleTransformResult> r = RuleTransform(seed, (dir / "seed.cu").string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "  cuco_program::overlap::Producer cuco_producer_10(kCucoChunks, z);\n  gemm(h, z, z);"), 1) << r->code;
+  EXPECT_NE(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  EXPECT_NE(r->knobs_toml.find("name = \"comm_alone\""), std::string::npos);
+  const std::string said = FormatRuleTransform(*r, "seed.cu");
+  EXPECT_NE(said.find("the GEMMs of gemm, which the blocks call, are cuco's stand-ins where they are"), std::string::npos)
+      << said;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cuco

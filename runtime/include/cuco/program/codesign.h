@@ -74,8 +74,8 @@
 //                 gets the all-gather whole first.
 // part    "none": the program. "compute" / "comm" (workload.toml's [[variants]] compute_alone and
 //                 comm_alone, never searched): its communication skipped / the GEMMs cuco stands in
-//                 for skipped (every cuBLAS/cublasLt GEMM of blocks that communicate calls its
-//                 stand-in, split by a knob or not), timed alone for the program's overlap bound
+//                 for skipped (every cuBLAS/cublasLt GEMM of the program calls its stand-in,
+//                 candidate_shims.h, split by a knob or not), timed alone for the program's overlap bound
 //                 (part_knob.h):
 //                     constexpr const char* kCucoPart = "none";      // cuco:knob part
 //                     [[maybe_unused]] static const bool cuco_part_knob = cuco_program::set_part(kCucoPart);

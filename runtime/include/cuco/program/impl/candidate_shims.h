@@ -290,6 +290,15 @@ inline cudaError_t GetDeviceCount(int* count) {
 #define ncclAlltoAll cuco_program::included::AlltoAll
 #define ncclGather cuco_program::included::Gather
 #define ncclScatter cuco_program::included::Scatter
+// The program's cuBLAS and cublasLt GEMMs wherever they are (a helper in its own header, `hgemm` in
+// gemm.h, that the blocks call, as well as the blocks' own): cuco's stand-ins (chunk_overlap.h),
+// each the call itself unless generation 0's chunks knob armed a Producer naming its output, or the
+// part knob skips GEMMs. Function-like, after chunk_overlap.h (whose stand-ins call cuBLAS's own):
+// `cublasSgemm(` is cublas_v2.h's `cublasSgemm_v2(`, which then expands.
+#define cublasSgemm_v2(...) cuco_program::overlap::Sgemm(__VA_ARGS__)
+#define cublasHgemm(...) cuco_program::overlap::Hgemm(__VA_ARGS__)
+#define cublasGemmEx(...) cuco_program::overlap::GemmEx(__VA_ARGS__)
+#define cublasLtMatmul(...) cuco_program::overlap::LtMatmul(__VA_ARGS__)
 #ifdef CUCO_PROGRAM_PROJECTED
 #define cudaGetDevice cuco_program::shim::GetDevice
 #define cudaGetDeviceCount cuco_program::shim::GetDeviceCount
