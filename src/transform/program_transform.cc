@@ -325,7 +325,7 @@ GemmKnobs AddGemmKnobs(const SeedSource& src, const std::string& seed_path, cons
     result->warnings.push_back(seed_path + ": no chunks or gather knob: the EVOLVE blocks call none of " +
                                "cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul, which they split, nor a " +
                                "function of the program that does");
-  if (!k.gemm_helper.empty() && (k.chunks || k.gather))
+  if (gemms.empty() && !k.gemm_helper.empty() && (k.chunks || k.gather))  // said where it decides
     result->inserted.push_back(seed_path + ": the GEMMs of " + k.gemm_helper + ", which the blocks call, are cuco's " +
                                "stand-ins where they are (cuco/program/impl/candidate_shims.h): the knobs split them");
   k.stand_ins = splits && (!calls.empty() || k.wrapped);
