@@ -80,8 +80,10 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   auto explain = std::make_shared<bool>(false);
   auto args = std::make_shared<std::string>();
   cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one with main first")->required();
-  cmd->add_option("--out", *out, "The folder to create (default: workloads/<program stem>)");
-  cmd->add_option("--name", *name, "Workload name (default: the program's file stem)");
+  cmd->add_option("--out", *out, "The folder to create (default: workloads/<name>)");
+  cmd->add_option("--name", *name, "Workload name (default: the program's file stem; for main.*, its folder's name, or, where the "
+                  "folder is named for a role (src, c, cuda, ...), its parent's and its own with a short hash of "
+                  "the path)");
   cmd->add_flag("--force", *force, "Write into a folder that is not empty (files of the same name are replaced)");
   cmd->add_flag("--json", *json, "Print what was written as JSON (schema cuco.init/1)");
   cmd->add_option("--loop", *loop, "FILE:LINE of the loop the harness serves (its for/while line, in main's file or "
