@@ -17,6 +17,21 @@ namespace cuco::scaffold_internal {
 
 namespace {
 
+// The program seen from a served file (served_file.h), with the loop FindLoop finds there, if any.
+struct There {
+  ProgramFacts facts;
+  std::vector<ProgramFile> others;
+  InitPassTrace trace;
+  std::optional<FoundLoop> loop;
+};
+There SeenFrom(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const ServedFile& served) {
+  There t;
+  t.facts = ServingAnotherFile(f, other_files, served, &t.others);
+  Result<FoundLoop> loop = FindLoop(t.facts, t.others, &t.trace);
+  if (loop.ok()) t.loop = std::move(*loop);
+  return t;
+}
+
 // Where no loop of main's file reaches the communication (*found serves statements run whole; an
 // error of main's file, such as two loops init cannot choose between, stands) and main calls a
 // function of another source file that holds such a loop: the program seen from that file
@@ -28,19 +43,10 @@ std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::ve
   if (!found->ok() || !(*found)->loop.region || (*found)->threads) return std::nullopt;
   std::optional<ServedFile> s = FunctionInAnotherFile(f, other_files);
   if (!s) return std::nullopt;
-  // The program seen from a served file, with its loop: none where it holds no loop reaching the
-  // communication.
-  struct There {
-    ProgramFacts facts;
-    std::vector<ProgramFile> others;
-    InitPassTrace trace;
-    std::optional<FoundLoop> loop;
-  };
+  // Its loop: none where the file holds no loop reaching the communication (only statements).
   auto serve = [&](const ServedFile& served) {
-    There t;
-    t.facts = ServingAnotherFile(f, other_files, served, &t.others);
-    Result<FoundLoop> loop = FindLoop(t.facts, t.others, &t.trace);
-    if (loop.ok() && !loop->loop.region) t.loop = std::move(*loop);
+    There t = SeenFrom(f, other_files, served);
+    if (t.loop && t.loop->loop.region) t.loop.reset();
     return t;
   };
   There there = serve(*s);
@@ -72,18 +78,15 @@ std::optional<ProgramFacts> ServedWhereThreadsStart(const ProgramFacts& f, const
   if (found->ok()) return std::nullopt;
   const std::optional<ServedFile> s = ThreadsStartInAnotherFile(f, other_files);
   if (!s) return std::nullopt;
-  std::vector<ProgramFile> there_others;
-  ProgramFacts there = ServingAnotherFile(f, other_files, *s, &there_others);
-  InitPassTrace there_trace;
-  Result<FoundLoop> loop = FindLoop(there, there_others, &there_trace);
-  if (!loop.ok()) return std::nullopt;
+  There there = SeenFrom(f, other_files, *s);
+  if (!there.loop) return std::nullopt;
   trace->Add(fmt::format("{}:{}: the threads start in {}, which main reaches: {} is served (the harness serves main's "
                          "first call of {}), main's file being one of the program's other sources",
-                         there.file, f.thread_start.second, s->function, there.file, s->function));
-  for (const std::string& line : there_trace.lines) trace->Add(line);
-  *found = std::move(loop);
-  *others = std::move(there_others);
-  return there;
+                         there.facts.file, f.thread_start.second, s->function, there.facts.file, s->function));
+  for (const std::string& line : there.trace.lines) trace->Add(line);
+  *found = std::move(*there.loop);
+  *others = std::move(there.others);
+  return std::move(there.facts);
 }
 
 }  // namespace

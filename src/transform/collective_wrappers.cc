@@ -211,6 +211,27 @@ bool IsCall(const SeedSource& src, size_t at, size_t open) {
   return m[e - 1] != '*' && m[e - 1] != '&' && m[e - 1] != '>';  // `float* f(`, `vector<int> f(`: declarations
 }
 
+// A call in masked text: its name, the name's first byte and its `(`.
+struct NamedCall {
+  std::string name;
+  size_t at = 0, open = 0;
+};
+
+// Each call in `m` (masked) of one of `names`.
+std::vector<NamedCall> CallsOf(const std::string& m, const std::set<std::string>& names) {
+  std::vector<NamedCall> out;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!IsCIdentStart(m[i]) || (i > 0 && IsCIdentChar(m[i - 1]))) continue;
+    size_t e = i;
+    while (e < m.size() && IsCIdentChar(m[e])) ++e;
+    size_t open = e;
+    while (open < m.size() && Blank(m[open])) ++open;
+    if (names.count(m.substr(i, e - i)) && open < m.size() && m[open] == '(') out.push_back({m.substr(i, e - i), i, open});
+    i = e - 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, const std::string& file,
@@ -218,40 +239,25 @@ std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, c
                                                       const std::function<bool(size_t)>& in_block) {
   const std::string m = BlankCommentsAndLiteralContents(text);
   std::vector<CollectiveWrapper> out;
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (!IsCIdentStart(m[i]) || (i > 0 && IsCIdentChar(m[i - 1]))) continue;
-    size_t e = i;
-    while (e < m.size() && IsCIdentChar(m[e])) ++e;
-    const std::string name = m.substr(i, e - i);
-    size_t open = e;
-    while (open < m.size() && Blank(m[open])) ++open;
-    if (collectives.count(name) == 0 || open >= m.size() || m[open] != '(') {
-      i = e - 1;
-      continue;
-    }
+  for (const auto& [name, i, open] : CallsOf(m, collectives)) {
     int depth = 0;
     size_t close = std::string::npos;
-    for (size_t k = open; k < m.size(); ++k) {
+    for (size_t k = open; k < m.size() && close == std::string::npos; ++k) {
       if (m[k] == '(') ++depth;
-      else if (m[k] == ')' && --depth == 0) {
-        close = k;
-        break;
-      }
+      else if (m[k] == ')' && --depth == 0) close = k;
     }
     if (close == std::string::npos) break;
     const std::vector<std::string> args = SplitArgs(text.substr(open + 1, close - open - 1));
     const std::string first = args.empty() ? "" : WithoutCasts(args[0]);
     const std::optional<Enclosing> f = first.empty() ? std::nullopt : EnclosingFunction(m, i);
-    if (f && OnlyCommunicates(m, f->body)) {
-      for (size_t k = 0; k < f->params.size(); ++k) {
-        if (f->params[k] != first) continue;
-        bool known = false;
-        for (const CollectiveWrapper& w : out) known = known || (w.name == f->name && w.param == k);
-        if (!known) out.push_back({f->name, k, name, file + ":" + std::to_string(LineOf(text, i)), in_block(i)});
-        break;
-      }
+    if (!f || !OnlyCommunicates(m, f->body)) continue;
+    for (size_t k = 0; k < f->params.size(); ++k) {
+      if (f->params[k] != first) continue;
+      bool known = false;
+      for (const CollectiveWrapper& w : out) known = known || (w.name == f->name && w.param == k);
+      if (!known) out.push_back({f->name, k, name, file + ":" + std::to_string(LineOf(text, i)), in_block(i)});
+      break;
     }
-    i = e - 1;
   }
   return out;
 }
@@ -259,18 +265,10 @@ std::vector<CollectiveWrapper> FindCollectiveWrappers(const std::string& text, c
 std::vector<std::string> FunctionsCalling(const std::string& text, const std::set<std::string>& names) {
   const std::string m = BlankCommentsAndLiteralContents(text);
   std::vector<std::string> out;
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (!IsCIdentStart(m[i]) || (i > 0 && IsCIdentChar(m[i - 1]))) continue;
-    size_t e = i;
-    while (e < m.size() && IsCIdentChar(m[e])) ++e;
-    size_t open = e;
-    while (open < m.size() && Blank(m[open])) ++open;
-    if (names.count(m.substr(i, e - i)) && open < m.size() && m[open] == '(')
-      if (const std::optional<Enclosing> f = EnclosingFunction(m, i);
-          f && std::find(out.begin(), out.end(), f->name) == out.end())
-        out.push_back(f->name);
-    i = e - 1;
-  }
+  for (const auto& [name, i, open] : CallsOf(m, names))
+    if (const std::optional<Enclosing> f = EnclosingFunction(m, i);
+        f && std::find(out.begin(), out.end(), f->name) == out.end())
+      out.push_back(f->name);
   return out;
 }
 
