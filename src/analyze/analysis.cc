@@ -248,20 +248,30 @@ std::string NormStream(const std::string& s) {
   return std::regex_replace(s, self, "");
 }
 
-// True when `stream` synchronises with the legacy default stream: the default stream itself, or
-// a stream this file creates without cudaStreamNonBlocking (cudaStreamCreate,
-// cudaStreamCreateWithFlags/WithPriority with cudaStreamDefault). Streams from elsewhere are not
-// known to be blocking. A build with per-thread default streams has no legacy semantics.
-bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thread_default) {
-  if (per_thread_default) return false;
-  if (NormStream(stream) == "default") return true;
-  for (const AnalyzedOp& op : a.ops) {
-    if (op.kind != "stream" || op.assigns != BufferBase(stream) || op.api.rfind("cudaStreamCreate", 0) != 0) continue;
-    for (const auto& arg : op.args)
-      if (arg.find("NonBlocking") != std::string::npos) return false;
-    return true;
-  }
+bool CreatesNonBlocking(const AnalyzedOp& op) {
+  for (const auto& arg : op.args)
+    if (arg.find("NonBlocking") != std::string::npos) return true;
   return false;
+}
+
+// True when `stream` synchronises with the legacy default stream: the default stream itself, or
+// a stream the program creates without cudaStreamNonBlocking (cudaStreamCreate,
+// cudaStreamCreateWithFlags/WithPriority with cudaStreamDefault). A stream whose creation the
+// analysis cannot tie to it (held in an array entry reached through a pointer, `*cur = &streams[k]`;
+// a member set elsewhere) blocks too when the program creates streams and every one it creates
+// blocks; without that, it is not known to. A build with per-thread default streams has no legacy
+// semantics, and cudaStreamPerThread none either.
+bool IsBlockingStream(const Analysis& a, const std::string& stream, bool per_thread_default) {
+  if (per_thread_default || stream.find("cudaStreamPerThread") != std::string::npos) return false;
+  if (NormStream(stream) == "default") return true;
+  bool creates = false, all_block = true;
+  for (const AnalyzedOp& op : a.ops) {
+    if (op.kind != "stream" || op.api.rfind("cudaStreamCreate", 0) != 0) continue;
+    creates = true;
+    all_block = all_block && !CreatesNonBlocking(op);
+    if (op.assigns == BufferBase(stream)) return !CreatesNonBlocking(op);
+  }
+  return creates && all_block;
 }
 
 }  // namespace
@@ -491,6 +501,38 @@ std::string ThroughGetter(const std::map<std::string, std::string>& getters, con
   return it == getters.end() || it->second.empty() ? stream : it->second;
 }
 
+namespace {
+
+// A warning for each NCCL buffer that is the address of a variable (`ncclAllReduce(&val, &sum, ...)` on
+// host scalars): NCCL moves device memory (or memory registered with it), which `&name` is not.
+void WarnVariableAddressBuffers(Analysis* a) {
+  static const std::regex address(R"(^\s*&\s*([A-Za-z_][\w.]*)\s*$)");
+  for (const AnalyzedOp& op : a->ops) {
+    if (op.kind != "collective" && op.kind != "p2p") continue;
+    for (const auto& [role, buffer] : {std::pair<const char*, const std::string*>{"send", &op.send}, {"receive", &op.recv}}) {
+      std::smatch m;
+      if (std::regex_match(*buffer, m, address))
+        a->warnings.push_back(fmt::format("line {}: {}'s {} buffer `{}` is the address of the variable `{}`, not device "
+                                          "memory: NCCL reads and writes device memory (cudaMalloc, ncclMemAlloc), so "
+                                          "this call fails or corrupts memory",
+                                          op.line, op.api, role, Trim(*buffer, " \t"), m[1].str()));
+    }
+  }
+}
+
+// What the ops imply once all are read: helpers' effects at their call sites, NCCL buffers that are
+// no device memory, group patterns, the dependency edges and the streams.
+void FinishAnalysis(Analysis* a, const std::map<std::string, std::set<std::string>>& handle_streams,
+                    bool per_thread_default) {
+  CarryHelperEffects(a, handle_streams);
+  WarnVariableAddressBuffers(a);
+  ClassifyGroupPatterns(a);
+  BuildDependencyEdges(a, per_thread_default);
+  ListAnalysisStreams(a);
+}
+
+}  // namespace
+
 Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,
                        const std::vector<RawCall>& raw_calls, bool per_thread_default) {
   Analysis a;
@@ -585,10 +627,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     TrackNcclGroup(&op, &open_group, &a);
     a.ops.push_back(std::move(op));
   }
-  CarryHelperEffects(&a, handle_streams);
-  ClassifyGroupPatterns(&a);
-  BuildDependencyEdges(&a, per_thread_default);
-  ListAnalysisStreams(&a);
+  FinishAnalysis(&a, handle_streams, per_thread_default);
   return a;
 }
 

@@ -305,6 +305,36 @@ TEST_P(AnalyzeCorpus, TheLegacyDefaultStreamOrdersBlockingStreams) {
   EXPECT_EQ(races, 1);
 }
 
+// A stream reached through a pointer to an array entry (`*cur`, `cur = &streams[k]`) blocks when
+// every stream the program creates does: the kernels on the legacy default stream order the send
+// and the receive (a Cannon GEMM's false races); one non-blocking creation anywhere and it is not
+// known to.
+TEST_P(AnalyzeCorpus, AStreamOfUnknownCreationBlocksWhenEveryCreatedOneDoes) {
+  for (const char* file : {"stream_through_pointer.cu", "stream_through_pointer_nonblocking.cu"}) {
+    Analysis a = Analyze(CorpusFile(file), GetParam());
+    const bool blocking = std::string(file) == "stream_through_pointer.cu";
+    int races = 0;
+    for (const auto& w : a.warnings) races += w.find("a race") != std::string::npos;
+    EXPECT_EQ(races, blocking ? 0 : 1) << file;
+    bool legacy = false;
+    for (const auto& e : a.edges) legacy |= e.via.rfind("legacy default stream", 0) == 0;
+    EXPECT_EQ(legacy, blocking) << file;
+  }
+}
+
+// An NCCL buffer that is the address of a variable (`&val`) is no device memory: a warning for each;
+// `&d[off]`, an element of a device array, is none.
+TEST_P(AnalyzeCorpus, AVariablesAddressAsAnNcclBufferIsFlagged) {
+  Analysis a = Analyze(CorpusFile("variable_address_buffers.cu"), GetParam());
+  std::vector<std::string> flagged;
+  for (const auto& w : a.warnings)
+    if (w.find("is the address of the variable") != std::string::npos) flagged.push_back(w);
+  ASSERT_EQ(flagged.size(), 2u) << (flagged.empty() ? "" : flagged[0]);
+  EXPECT_EQ(flagged[0].rfind("line 9: ncclAllReduce's send buffer `&val` is the address of the variable `val`", 0), 0u)
+      << flagged[0];
+  EXPECT_NE(flagged[1].find("receive buffer `&sum`"), std::string::npos) << flagged[1];
+}
+
 // Events in an array: a wait for `ready[buf]` may be the record of `ready[0]` before it (a SUMMA's
 // primed panel: two false races were reported), never `ready[1]`'s for another number.
 TEST_P(AnalyzeCorpus, AnEventArraysEntryByAVariableMayBeTheOneRecorded) {

@@ -240,7 +240,7 @@ struct BufferUse {
   std::map<std::string, std::vector<int>> read_lines, write_lines;  // the loop function's lines of each
   std::vector<IfElseArms> arms;  // the loop's `if` ... `else`s
   std::set<std::string> unnamed;
-  std::map<std::string, int> copied_out;  // copied to the host after the loop, at that line
+  std::map<std::string, int> copied_out;  // copied to the host after the loop (or to a host array read after it), at that line
   std::map<std::string, int> read_back;   // last accessed by a copy to the host in the iteration, at that line
   std::vector<Swap> swaps;
   std::map<std::string, std::set<std::string>> datatypes;  // the NCCL datatypes the iteration's collectives move each as
@@ -268,6 +268,28 @@ struct BufferUse {
     return false;
   }
 };
+
+// Buffers the loop's function copies to the host after the loop (its own check or checksum): what the
+// program consumes at the end, so an output of the iteration when the iteration writes it. So are
+// those the iteration copies to a host array the function reads after the loop (a result copied back
+// every pass and written to a file at the end). Each with the line of the copy.
+std::map<std::string, int> CopiedOut(const ProgramFacts& f, const FoundLoop& found, const DeviceIndexing& per_gpu) {
+  const TimedLoop& loop = found.loop;
+  std::map<std::string, int> copied;
+  size_t fn_begin = 0, fn_end = 0;
+  const bool fn_known = DefinitionLines(f.raw, found.loop_fn, &fn_begin, &fn_end) && fn_end > loop.end;
+  const std::string after = fn_known ? BlankCommentsAndLiterals(f.raw.substr(loop.end, fn_end - loop.end)) : "";
+  for (const auto& op : f.analysis->ops) {
+    if (op.function != found.loop_fn || SourceFileName(op.file) != f.file || !CopiesToHost(op)) continue;
+    const bool later = op.line > loop.end_line;
+    const std::string host = op.args.empty() ? "" : BufferBase(op.args[0]);
+    const bool kept = op.line >= loop.line && !later && !host.empty() &&
+                      std::regex_search(after, std::regex("\\b" + host + "\\b"));
+    if (later || kept)
+      for (const auto& r : op.reads) copied.emplace(per_gpu.Normalize(r, "@"), op.line);
+  }
+  return copied;
+}
 
 BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                 const IterationCode& code, const DeviceIndexing& per_gpu) {
@@ -362,11 +384,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
     };
     if (write && !after(u.read_lines) && !after(u.write_lines)) u.last_written_in_an_arm.insert(b);
   }
-  // Buffers the loop's function copies to the host after the loop (its own check or checksum):
-  // what the program consumes at the end, so an output of the iteration when the iteration writes it.
-  for (const auto& op : a.ops)
-    if (op.function == found.loop_fn && SourceFileName(op.file) == f.file && op.line > loop.end_line && CopiesToHost(op))
-      for (const auto& r : op.reads) u.copied_out.emplace(per_gpu.Normalize(r, "@"), op.line);
+  u.copied_out = CopiedOut(f, found, per_gpu);
   return u;
 }
 
@@ -641,7 +659,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     r.last = read_back ? fmt::format("a copy to the host ({}:{}), the result the program reads back", f.file,
                                      back->second)
              : copied != u.copied_out.end()
-                 ? fmt::format("a read, and {}:{} copies it to the host after the loop", f.file, copied->second)
+                 ? fmt::format("a read, and {}:{} copies it to the host {}", f.file, copied->second,
+                               copied->second > found.loop.end_line ? "after the loop" : "for the code after the loop")
                  : std::string(u.last_write[marked_expr] ? "a write" : "a read") +
                        (r.swapped && r.out ? ", and the next pass reads it through the swap" : "");
     std::string why;

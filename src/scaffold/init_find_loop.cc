@@ -18,6 +18,7 @@
 #include "scaffold/projection.h"
 #include "scaffold/task_starts.h"
 #include "scaffold/tokens.h"
+#include "scaffold/unreached_comm.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -297,6 +298,30 @@ std::string Joined(const std::set<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
+// The program's function pointers reaching the communication: each call through one is followed into
+// the first function stored in it that does (r->pointer_calls), said in the trace.
+void FollowPointerCalls(const ProgramFacts& f, FoundLoop* r, InitPassTrace* trace) {
+  for (const auto& [pointer, stored] : f.pointer_targets)
+    for (const std::string& target : stored)
+      if (r->comm.count(pointer) && r->comm.count(target) && r->pointer_calls.emplace(pointer, target).second)
+        trace->Add(fmt::format("`{}` is a function pointer the program stores {} in: a call through it is followed into {}",
+                               pointer, fmt::join(stored, ", "), target));
+}
+
+// The trace's line naming what reaches the communication from r.loop_fn, and those of the program's
+// own functions among them that no call cuco can follow from it reaches (function pointers, threads,
+// code main never runs).
+void TraceCommunicationReached(const ProgramFacts& f, const FoundLoop& r, InitPassTrace* trace) {
+  std::set<std::string> unreached;
+  const std::set<std::string> called = CalledFrom(*f.analysis, r.loop_fn);
+  for (const AnalyzedFunction& d : f.analysis->functions)  // the program's own functions, not the APIs
+    if (r.comm.count(d.name) && !called.count(d.name)) unreached.insert(d.name);
+  trace->Add(fmt::format("in {}, the communication is reached through: {} (issuing NCCL calls themselves: {}){}", r.loop_fn,
+                         Joined(r.comm), Joined(r.direct),
+                         unreached.empty() ? "" : "; of these, no call cuco can follow from " + r.loop_fn + " reaches " +
+                                                      Joined(unreached)));
+}
+
 // The iteration the harness serves, and where: the loop of r->loop_fn the rules choose (main_rewrite.h,
 // loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
 // or the timed loop of the function main calls once to time (r->loop_fn becomes it), or, when no loop
@@ -326,8 +351,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
     trace->Add(fmt::format("{}:{}: named by --loop, in {}", f.file, f.forced_loop_line, holder));
   }
   r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
-  trace->Add(fmt::format("in {}, the communication is reached through: {} (issuing NCCL calls themselves: {})", r->loop_fn,
-                         Joined(r->comm), Joined(r->direct)));
+  TraceCommunicationReached(f, *r, trace);
   // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked,
   // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
   // the file as written, so that the served text keeps the conditional whole.
@@ -386,6 +410,11 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
     loop = find(r->comm, r->loop_fn, thread_lambda, search);
     try_callee(search);
   }
+  if (not_found() && f.forced_loop_line == 0)
+    if (auto unreached = UnreachedCommunication(f, r->loop_fn, r->direct)) {
+      trace->Add(*unreached);
+      return Status::InvalidArgument(*unreached);
+    }
   if (!loop.ok()) return Status::InvalidArgument(loop.status().message());
   // Served statements hold every conditional they touch whole (the EVOLVE block around them cannot
   // hold half of one).
@@ -395,11 +424,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
         "belonging to one outside it; serve a loop that holds the whole #if ... #endif (`cuco init --loop FILE:LINE`) or "
         "build with the definitions you run with (-D after `--`)",
         f.file, loop->line, f.file, loop->line, loop->end_line, line));
-  for (const auto& [pointer, stored] : f.pointer_targets)  // each call through one is followed into its first
-    for (const std::string& target : stored)
-      if (r->comm.count(pointer) && r->comm.count(target) && r->pointer_calls.emplace(pointer, target).second)
-        trace->Add(fmt::format("`{}` is a function pointer the program stores {} in: a call through it is followed into {}",
-                               pointer, fmt::join(stored, ", "), target));
+  FollowPointerCalls(f, r, trace);
   return loop;
 }
 
@@ -524,6 +549,16 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
                                                            : fmt::format(", timed inside the untimed loop at line {}, whose "
                                                                          "first pass it runs in",
                                                                          loop->sweep_line)));
+  if (!loop->earlier_other.empty())
+  {
+    const bool one = loop->earlier_other.size() == 1;
+    r->guesses.push_back(fmt::format("{}: {} at {} {} before it and {} other NCCL calls: {}, run once in the harness's "
+                                     "set-up and not timed (`cuco init --loop FILE:LINE` serves {} instead)",
+                                     f.file, one ? "the loop" : "the loops", fmt::join(loop->earlier_other, ", "),
+                                     one ? "runs" : "run", one ? "issues" : "issue",
+                                     one ? "a step before it, not a warm-up" : "steps before it, not warm-ups",
+                                     one ? "it" : "one of them"));
+  }
 }
 
 // kInvalidArgument, naming the line, when main (or r.loop_fn) starts a task (std::async, a thread)

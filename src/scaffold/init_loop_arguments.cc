@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -37,14 +38,33 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
   }
   if (!f.program_args.empty() && loop.main_takes_args) {  // `cuco init --args`: as the user runs it
     positions.clear();
+    std::vector<TimedLoop::SizeFlag> given;
     for (size_t i = 0; i < f.program_args.size(); ++i) {
       TimedLoop::SizeFlag z;
       z.position = static_cast<int>(i) + 1;
       z.given = f.program_args[i];
       z.world = z.position == f.world_argument;
       z.rank = z.position == f.rank_argument;
-      out.push_back(z);
+      given.push_back(z);
     }
+    // A size option given too (`-nx 4096`): its value there is the size the harness sets, not an
+    // option appended after it, which a parser taking the first match would never read.
+    std::erase_if(out, [&](const TimedLoop::SizeFlag& o) {
+      if (o.flag.empty() || o.size.empty()) return false;
+      for (size_t i = 0; i + 1 < given.size(); ++i)
+        if (given[i].given == o.flag && !given[i + 1].world && !given[i + 1].rank) {
+          TimedLoop::SizeFlag& v = given[i + 1];
+          v.size = o.size;
+          const bool number = !v.given.empty() && v.given.size() < 12 &&
+                              std::all_of(v.given.begin(), v.given.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+          v.value = number ? std::stoll(v.given) : o.value;
+          v.flag = o.flag;  // where it was given: said in the guess
+          v.given.clear();
+          return true;
+        }
+      return false;
+    });
+    out.insert(out.end(), given.begin(), given.end());
   }
   if (!positions.empty()) {
     std::string why;
@@ -84,6 +104,9 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
     else if (!z.env.empty())
       guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
                                      z.Spelling(), z.size, z.value, z.env));
+    else if (z.position > 0 && !z.flag.empty())
+      guesses->push_back(fmt::format("`{} {}`, given with --args: the size {}, which the harness sets there", z.flag,
+                                     z.value, z.size));
     else if (z.position > 0)
       guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(),
                                      z.size, z.value, z.position));

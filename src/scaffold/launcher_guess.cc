@@ -104,6 +104,24 @@ bool ReadsRankFromEnvironment(ProgramFacts& f, const std::vector<std::pair<std::
          f.code.find("CUCO_RANK") != std::string::npos;
 }
 
+// One thread driving every GPU: a TODO at its first collective or send/recv issued for one GPU's
+// communicator (`comms[i]`) outside ncclGroupStart/End, which NCCL may block in until the other
+// GPUs' calls arrive (NCCL-1-era examples loop over the GPUs without a group).
+void NoteUngroupedPerGpuCalls(ProgramFacts& f) {
+  static const std::regex per_gpu_comm(R"(\bcomms?\w*\s*\[\s*[A-Za-z_])");
+  for (const auto& op : f.analysis->ops) {
+    if ((op.kind != "collective" && op.kind != "p2p") || op.group >= 0) continue;
+    if (std::none_of(op.args.begin(), op.args.end(), [](const std::string& a) { return std::regex_search(a, per_gpu_comm); }))
+      continue;
+    f.todos.push_back(fmt::format("{}:{}: {} is called for each GPU from one thread outside ncclGroupStart/ncclGroupEnd: "
+                                  "NCCL may block in such a call until the other GPUs' calls arrive, so the program can "
+                                  "hang as written (program mode); put the loop between ncclGroupStart() and "
+                                  "ncclGroupEnd(). The harness runs each GPU as a rank of its own, where it does not",
+                                  CallFile(f, op), op.line, op.api));
+    return;
+  }
+}
+
 }  // namespace
 
 void GuessLauncher(ProgramFacts& f) {
@@ -168,6 +186,7 @@ void GuessLauncher(ProgramFacts& f) {
   if (!drives_all.empty()) {
     f.launcher = "single";
     f.launcher_source = drives_all;
+    NoteUngroupedPerGpuCalls(f);
     return;
   }
   f.launcher = "cuco";

@@ -340,5 +340,21 @@ TEST(Swaps, NamesAtTheStartOfTheIteration) {
   EXPECT_FALSE(Swapped("p", swaps));
 }
 
+// The swap written out through a temporary (a ring's K/V double buffer in C style) is a swap too;
+// an assignment chain that does not come back to its start is none.
+TEST(Swaps, ThroughATemporary) {
+  const std::string text =
+      "for (;;) {\n  send(cur);\n  recv(nxt);\n  float *tmp = cur;\n  cur = nxt;\n  nxt    = tmp;\n}\n"
+      "x = y; y = z; z = w;\n";
+  const std::vector<Swap> swaps = SwapsIn(text, 0, text.size());
+  ASSERT_EQ(swaps.size(), 1u);
+  EXPECT_EQ(swaps[0].line, 5);
+  EXPECT_EQ(swaps[0].a, "cur");
+  EXPECT_EQ(swaps[0].b, "nxt");
+  EXPECT_EQ(NameAtStart("cur", 6, swaps), "nxt");
+  EXPECT_EQ(NameAtStart("nxt", 3, swaps), "nxt");
+  EXPECT_FALSE(Swapped("x", swaps));
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

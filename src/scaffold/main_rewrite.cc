@@ -1,8 +1,10 @@
 #include "scaffold/main_rewrite.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -69,10 +71,40 @@ bool TimedPerPass(const std::vector<Tok>& t, size_t loop_tok) {
   return false;
 }
 
+// `--loop` naming a loop inside one of `loops` (the warm-up solves inside a loop over modes) that
+// reaches the communication itself: that loop joins `loops`, in the branches of its outer one.
+void AddNamedInnerLoop(const std::vector<Tok>& t, const std::set<std::string>& names, int line, std::vector<CommLoop>* loops) {
+  if (line <= 0 || std::any_of(loops->begin(), loops->end(), [&](const CommLoop& l) { return l.line == line; })) return;
+  for (const CommLoop& outer : *loops)
+    for (size_t i = outer.first + 1; i < outer.last; ++i)
+      if (t[i].line == line && IsLoopAt(t, i)) {
+        const size_t end = StatementEnd(t, i);
+        if (end <= outer.last && Calls(t, i, end, names)) {
+          loops->push_back({i, end, line, outer.branches});
+          return;
+        }
+      }
+}
+
+// Tokens (from, to] up to the first that reads a clock: the line of the first holding device work
+// or communication (`work`, DeviceWorkByLine), 0 when none does, no clock is read there, or no
+// work is known.
+int WorkBeforeTheNextClock(const std::vector<Tok>& t, size_t from, size_t to, const std::map<int, LineWork>* work) {
+  if (work == nullptr) return 0;
+  int first = 0;
+  for (size_t k = from + 1; k <= to && k < t.size(); ++k) {
+    if (ReadsClock(t[k])) return first;
+    const auto w = work->find(t[k].line);
+    if (first == 0 && w != work->end() && (w->second.compute || w->second.comm)) first = t[k].line;
+  }
+  return 0;
+}
+
 // What the harness serves: a loop (one iteration per pass) or statements run whole (`region`).
 struct Chosen {
   size_t first = 0, last = 0;
   int sweep_line = 0;
+  std::vector<std::string> earlier_other;  // TimedLoop::earlier_other
   bool region = false;
   std::string what;
   std::optional<RankSplit> split;  // two loops, one per branch of a per-rank `if`, served as one
@@ -81,6 +113,16 @@ struct Chosen {
 void Note(const LoopSearch& search, std::string line) {
   if (search.trace != nullptr && (search.trace->empty() || search.trace->back() != line))  // a second search repeats
     search.trace->push_back(std::move(line));
+}
+
+// The NCCL calls tokens [first, last] make themselves (ncclGroupStart/End left out).
+std::set<std::string> OwnNcclCalls(const std::vector<Tok>& t, size_t first, size_t last) {
+  std::set<std::string> calls;
+  for (size_t i = first; i < last && i + 1 < t.size(); ++i)
+    if (t[i].ident && t[i].text.rfind("nccl", 0) == 0 && t[i + 1].text == "(" && t[i].text != "ncclGroupStart" &&
+        t[i].text != "ncclGroupEnd")
+      calls.insert(t[i].text);
+  return calls;
 }
 
 std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops) {
@@ -96,7 +138,7 @@ std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops
 // the branches of an `if` over the rank are served as one where they can be (*split, rank_split_loops.h).
 Result<const CommLoop*> PickLoop(const std::string& file, const std::string& text, const std::vector<Tok>& t,
                                  const std::vector<CommLoop>& loops, const LoopSearch& search,
-                                 std::optional<RankSplit>* split) {
+                                 std::optional<RankSplit>* split, std::vector<std::string>* earlier_other) {
   if (search.forced_line > 0) {
     for (const CommLoop& l : loops)
       if (l.line == search.forced_line) {
@@ -162,9 +204,24 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
               file, t[a.open].line, file, other->line, file, best->line, cond));
         }
   }
-  for (const CommLoop* other : live)
-    if (other != best)
+  const std::set<std::string> best_calls = OwnNcclCalls(t, best->first, best->last);
+  for (const CommLoop* other : live) {
+    if (other == best) continue;
+    // Loops each issuing NCCL calls themselves, none the same (a broadcast, then a gather of what
+    // it sent): the earlier is a step before the timed one, not its warm-up.
+    const std::set<std::string> own = OwnNcclCalls(t, other->first, other->last);
+    const bool other_calls = !own.empty() && !best_calls.empty() &&
+                             std::none_of(own.begin(), own.end(), [&](const std::string& c) { return best_calls.count(c); });
+    if (!other_calls) {
       Note(search, fmt::format("{}:{}: rejected: a loop that runs before the last one (a warm-up)", file, other->line));
+      continue;
+    }
+    earlier_other->push_back(fmt::format("line {} ({})", other->line, fmt::join(own, ", ")));
+    Note(search, fmt::format("{}:{}: not served: it runs before the last loop and issues other NCCL calls ({}) than it "
+                             "({}): a step before it, not a warm-up, which the harness runs once in its set-up; "
+                             "`cuco init --loop {}:{}` serves it instead",
+                             file, other->line, fmt::join(own, ", "), fmt::join(best_calls, ", "), file, other->line));
+  }
   Note(search, fmt::format("{}:{}: chosen: the last loop reaching the communication that runs", file, best->line));
   return best;
 }
@@ -308,10 +365,53 @@ void ServeStages(const std::string& file, const std::vector<Tok>& t, const std::
   Note(search, file + ": " + c->what);
 }
 
+// A loop that is not timed itself but holds one that is (a sweep over message sizes around
+// `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`, or around a loop timing each of its
+// passes): the timed one becomes the iteration, [c->first, c->last]. True when a lambda handed to a
+// repeater inside it is the iteration instead (`handed` set *c: it is complete).
+bool DescendIntoSweeps(const std::string& file, const std::vector<Tok>& t, const std::set<std::string>& names,
+                       const LoopSearch& search, const std::function<bool(size_t, size_t)>& handed, Chosen* c) {
+  while (search.forced_line == 0 && !Timed(t, c->first)) {
+    size_t inner = t.size(), inner_end = t.size();
+    const size_t body = LoopBodyFirst(t, c->first);
+    for (size_t i = body; i < c->last; ++i)
+      if (IsLoopAt(t, i)) {
+        const size_t end = StatementEnd(t, i);
+        if (end < c->last && Calls(t, i, end, names) && (Timed(t, i) || TimedPerPass(t, i))) inner = i, inner_end = end;
+      }
+    if (inner >= t.size()) {
+      const int outer_line = t[c->first].line;
+      if (handed(body, c->last)) {
+        if (c->sweep_line == 0) c->sweep_line = outer_line;
+        return true;
+      }
+      break;
+    }
+    // A clock started by the outer body's first statement times the whole pass (a step of
+    // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
+    const size_t clock = StatementStart(t, inner - 1);
+    if (t[body].text == "{" && clock == body + 1) break;
+    // So does a clock started before the inner loop and read next only past more device work of
+    // the pass (a ring's steps, then its final merge, timed together with MPI_Wtime).
+    if (const int past = WorkBeforeTheNextClock(t, inner_end, c->last, search.work); Timed(t, inner) && past > 0) {
+      Note(search, fmt::format("{}:{}: the clock started before the loop at line {} is read next only after the "
+                               "device work at line {}: each pass of the loop at line {} is the timed unit, not a sweep",
+                               file, t[inner].line, t[inner].line, past, t[c->first].line));
+      break;
+    }
+    if (c->sweep_line == 0) c->sweep_line = t[c->first].line;
+    Note(search, fmt::format("{}:{}: not timed itself; the timed loop inside it, at line {}, is the iteration (a sweep)",
+                             file, t[c->first].line, t[inner].line));
+    c->first = inner, c->last = inner_end;
+  }
+  return false;
+}
+
 Result<Chosen> ChooseIteration(const std::string& file, const std::string& text, const std::vector<Tok>& t, size_t body_open,
                                size_t body_close, const std::set<std::string>& names, const std::string& loop_function,
                                const LoopSearch& search, int fn_line) {
-  const std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
+  std::vector<CommLoop> loops = CommLoops(t, body_open, body_close, names);
+  AddNamedInnerLoop(t, names, search.forced_line, &loops);
   Chosen c;
   auto handed = [&](size_t from, size_t to) { return HandedIteration(file, t, from, to, names, loop_function, search, &c); };
   if (!loops.empty() && search.forced_line == 0 &&
@@ -327,7 +427,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   }
   if (!loops.empty()) {
     Note(search, fmt::format("the loops of {} reaching the communication: {}", loop_function, LoopList(file, loops)));
-    Result<const CommLoop*> l = PickLoop(file, text, t, loops, search, &c.split);
+    Result<const CommLoop*> l = PickLoop(file, text, t, loops, search, &c.split, &c.earlier_other);
     if (!l.ok()) return l.status();
     c.first = (*l)->first, c.last = (*l)->last;
     if (c.split) {  // the whole `if`: its two loops are one
@@ -342,34 +442,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
                            lines, loop_function, c.split->arms.front().cond);
       return c;
     }
-    // A loop that is not timed itself but holds one that is (a sweep over message sizes around
-    // `cudaEventRecord(start); for (i < iters) ncclAllReduce(...);`, or around a loop timing each of
-    // its passes): the timed one is the iteration.
-    while (search.forced_line == 0 && !Timed(t, c.first)) {
-      size_t inner = t.size(), inner_end = t.size();
-      const size_t body = LoopBodyFirst(t, c.first);
-      for (size_t i = body; i < c.last; ++i)
-        if (IsLoopAt(t, i)) {
-          const size_t end = StatementEnd(t, i);
-          if (end < c.last && Calls(t, i, end, names) && (Timed(t, i) || TimedPerPass(t, i))) inner = i, inner_end = end;
-        }
-      if (inner >= t.size()) {
-        const int outer_line = t[c.first].line;
-        if (handed(body, c.last)) {
-          if (c.sweep_line == 0) c.sweep_line = outer_line;
-          return c;
-        }
-        break;
-      }
-      // A clock started by the outer body's first statement times the whole pass (a step of
-      // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
-      const size_t clock = StatementStart(t, inner - 1);
-      if (t[body].text == "{" && clock == body + 1) break;
-      if (c.sweep_line == 0) c.sweep_line = t[c.first].line;
-      Note(search, fmt::format("{}:{}: not timed itself; the timed loop inside it, at line {}, is the iteration (a sweep)",
-                               file, t[c.first].line, t[inner].line));
-      c.first = inner, c.last = inner_end;
-    }
+    if (DescendIntoSweeps(file, t, names, search, handed, &c)) return c;
     const int loop_line = t[c.first].line;
     if (search.forced_line == 0) CUCO_RETURN_IF_ERROR(PassesRepeat(file, t, body_open, c.first, c.last));
     // A loop over peers or GPUs inside ncclGroupStart/End is one grouped operation, and a loop over
@@ -580,6 +653,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.line = t[best].line;
   loop.end_line = t[best_end].line;
   loop.sweep_line = sweep_line;
+  loop.earlier_other = chosen->earlier_other;
   for (const auto& l : lambdas)
     if (Calls(t, best, best_end, {l.name})) loop.lambdas.push_back(l);
   loop.region = chosen->region;

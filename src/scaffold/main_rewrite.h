@@ -64,6 +64,9 @@ struct TimedLoop {
   std::string pinned_counter;
   int end_line = 0;              // 1-based line of the loop's last character
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
+  // Loops before it that issue other NCCL calls than it does (a broadcast loop before a gather
+  // loop): not warm-ups, run once in the harness's set-up; "line N (ncclBcast)" each.
+  std::vector<std::string> earlier_other;
   // Statements served whole rather than a loop one pass at a time (a group around a per-peer loop,
   // a loop over the GPUs, or the statements of a program without a loop); `what` says which. body
   // is then those statements, braced, and loop_var_decl is empty. Not a region, `what` is set when

@@ -190,6 +190,54 @@ TEST(TimedLoop, SeveralGroupedStepsAreOneIteration) {
   EXPECT_NE(group->what.find("ncclGroupStart ... ncclGroupEnd around the loop"), std::string::npos) << group->what;
 }
 
+// --loop naming a loop inside the loop that reaches the communication (a solver's warm-up solves
+// inside its loop over modes): that inner loop is served; unnamed, the outer one is.
+TEST(TimedLoop, LoopNamesALoopInsideTheOuterOne) {
+  const std::string text =
+      "int main() {\n"                                               // 1
+      "  for (int mode = 0; mode < modes; ++mode) {\n"               // 2
+      "    setup(mode);\n"                                           // 3
+      "    for (int w = 0; w < 5; ++w) solve(x, mode);\n"            // 4
+      "    bench(x, mode);\n"                                        // 5
+      "  }\n"                                                        // 6
+      "}\n";
+  LoopSearch search;
+  search.forced_line = 4;
+  auto inner = FindTimedLoop("m.cu", text, {"solve", "bench"}, "main", std::string::npos, search);
+  ASSERT_TRUE(inner.ok()) << inner.status().message();
+  EXPECT_EQ(inner->line, 4);
+  search.forced_line = 0;
+  auto outer = FindTimedLoop("m.cu", text, {"solve", "bench"}, "main", std::string::npos, search);
+  ASSERT_TRUE(outer.ok()) << outer.status().message();
+  EXPECT_EQ(outer->line, 2);
+}
+
+// Two timed phases of different collectives (a broadcast loop, then a gather loop): the last is
+// served, and the first is said to be a step before it, not its warm-up. A loop of the same
+// collective before it stays a warm-up.
+TEST(TimedLoop, ALoopOfOtherCollectivesBeforeTheLastIsNoWarmUp) {
+  const std::string text =
+      "int main() {\n"
+      "  for (int i = 0; i < 5; ++i) ncclAllGather(x, y, n, ncclFloat, comm, s);\n"
+      "  for (int i = 0; i < 20; ++i) ncclBroadcast(x, x, n, ncclFloat, 0, comm, s);\n"
+      "  for (int i = 0; i < 20; ++i) ncclAllGather(x, y, n, ncclFloat, comm, s);\n"
+      "  return 0;\n"
+      "}\n";
+  const std::set<std::string> names = {"ncclBroadcast", "ncclAllGather"};
+  std::vector<std::string> trace;
+  LoopSearch search;
+  search.trace = &trace;
+  Result<TimedLoop> loop = FindTimedLoop("p.cu", text, names, "main", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 4);
+  EXPECT_EQ(loop->earlier_other, std::vector<std::string>{"line 3 (ncclBroadcast)"});
+  std::string all;
+  for (const std::string& line : trace) all += line + "\n";
+  EXPECT_NE(all.find("p.cu:2: rejected: a loop that runs before the last one (a warm-up)"), std::string::npos) << all;
+  EXPECT_NE(all.find("p.cu:3: not served: it runs before the last loop and issues other NCCL calls (ncclBroadcast)"),
+            std::string::npos) << all;
+}
+
 // No loop, and two calls inside one group, each group call wrapped in the program's check macro
 // (FAS RC's ncclReduce_mpi.cu): the statements run whole are the group, from its start to its end.
 // Served inside the group, the reduces ran only at its end, after the harness had read the outputs.
@@ -296,6 +344,36 @@ TEST(TimedLoop, ASweepsTimedInnerLoopIsTheIteration) {
   auto outer = FindTimedLoop("m.cu", layers, {"ncclAllReduce"});
   ASSERT_TRUE(outer.ok()) << outer.status().message();
   EXPECT_EQ(outer->line, 3);
+}
+
+// A clock started before the inner loop and read next only after more device work of the pass (a
+// ring's steps, then its final merge, timed together: a ring-attention benchmark's MPI_Wtime) times
+// the outer pass: that loop is the iteration. Read right after the inner loop, it is a sweep's.
+TEST(TimedLoop, AClockSpanningMoreThanTheInnerLoopTimesTheOuterPass) {
+  const std::string text =
+      "int main() {\n"                                                            // 1
+      "  for (int iter = 0; iter < 10; ++iter) {\n"                               // 2
+      "    reset(acc);\n"                                                         // 3
+      "    double t0 = MPI_Wtime();\n"                                            // 4
+      "    for (int step = 0; step < size - 1; ++step) ncclSend(kv, n);\n"        // 5
+      "    merge(acc, kv);\n"                                                     // 6
+      "    double t1 = MPI_Wtime();\n"                                            // 7
+      "  }\n"                                                                     // 8
+      "}\n";
+  std::map<int, LineWork> work;
+  work[5].comm = true;
+  work[6].compute = true;
+  LoopSearch search;
+  search.work = &work;
+  auto loop = FindTimedLoop("m.cu", text, {"ncclSend"}, "main", std::string::npos, search);
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 2);
+  EXPECT_EQ(loop->sweep_line, 0);
+  work.erase(6);  // nothing between the inner loop and the clock's read: a sweep
+  auto sweep = FindTimedLoop("m.cu", text, {"ncclSend"}, "main", std::string::npos, search);
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  EXPECT_EQ(sweep->line, 5);
+  EXPECT_EQ(sweep->sweep_line, 2);
 }
 
 TEST(TimedLoop, ASweepAroundALoopTimingEachPassServesThatLoop) {

@@ -1,5 +1,6 @@
 #include "scaffold/output_regex.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <regex>
@@ -37,7 +38,23 @@ std::string RegexFor(const std::string& text) {
   return out;
 }
 
-std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints) {
+namespace {
+
+// How many floating conversions of `format` a time unit follows.
+int TimesIn(const std::string& format) {
+  static const std::regex unit_after(R"(^\s*(ms|msec|milliseconds?|us|usec|microseconds?|ns|nsec|s|sec|seconds?)\b)");
+  int n = 0;
+  for (auto it = std::sregex_iterator(format.begin(), format.end(), ConversionRe()); it != std::sregex_iterator(); ++it)
+    if (std::strchr("eEfFgG", (*it)[1].str()[0]) &&
+        std::regex_search(format.substr(static_cast<size_t>(it->position(0) + it->length(0))), unit_after))
+      ++n;
+  return n;
+}
+
+// The first floating conversion of `prints` labelled by a time word (Time, Elapsed, ...); with
+// `by_unit`, instead the first followed by a time unit, labelled by the text before it since the
+// previous conversion (`ring step: %.3f ms`).
+std::optional<RegexGuess> TimeConversion(const std::vector<PrintCall>& prints, bool by_unit) {
   static const std::regex word_re(R"([A-Za-z_]*(?:[Tt]ime|TIME|[Ee]lapsed|ELAPSED|[Ll]atency|LATENCY|[Dd]uration|[Tt]ook)[A-Za-z_]*)");
   static const std::regex unit_re(R"(^\s*(ms|msec|milliseconds?|us|usec|microseconds?|ns|nsec|s|sec|seconds?)\b)");
   for (const auto& p : prints) {
@@ -47,17 +64,26 @@ std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints) {
       const std::string segment = p.format.substr(prev_end, at - prev_end);
       prev_end = at + static_cast<size_t>(it->length(0));
       if (!std::strchr("eEfFgG", (*it)[1].str()[0])) continue;
-      std::smatch last;
-      bool found = false;
-      for (auto wi = std::sregex_iterator(segment.begin(), segment.end(), word_re); wi != std::sregex_iterator(); ++wi)
-        last = *wi, found = true;
-      if (!found) continue;
-      const std::string label = segment.substr(static_cast<size_t>(last.position(0)));
-      RegexGuess g;
-      g.regex = RegexFor(label) + "([0-9.eE+-]+)";
       const std::string after = p.format.substr(prev_end);
       std::smatch u;
-      if (std::regex_search(after, u, unit_re)) {
+      const bool unit_follows = std::regex_search(after, u, unit_re);
+      std::string label;
+      if (by_unit) {
+        // One number a unit follows in the print: of several (`1 GPU: %f s, %d GPUs: %f s`), which is the
+        // program's time is not known.
+        if (!unit_follows || TimesIn(p.format) != 1) continue;
+        label = segment.substr(std::min(segment.size(), segment.find_first_not_of(" \t")));
+      } else {
+        std::smatch last;
+        bool found = false;
+        for (auto wi = std::sregex_iterator(segment.begin(), segment.end(), word_re); wi != std::sregex_iterator(); ++wi)
+          last = *wi, found = true;
+        if (!found) continue;
+        label = segment.substr(static_cast<size_t>(last.position(0)));
+      }
+      RegexGuess g;
+      g.regex = RegexFor(label) + "([0-9.eE+-]+)";
+      if (unit_follows) {
         const std::string unit = u[1].str();
         g.unit = unit.rfind("ms", 0) == 0 || unit.rfind("milli", 0) == 0 ? "ms"
                  : unit[0] == 'u' || unit.rfind("micro", 0) == 0     ? "us"
@@ -71,6 +97,13 @@ std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints) {
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints) {
+  if (auto by_word = TimeConversion(prints, false)) return by_word;
+  return TimeConversion(prints, true);
 }
 
 std::optional<RegexGuess> GuessVerdictRegex(const std::vector<PrintCall>& prints, bool want_pass) {

@@ -25,6 +25,9 @@ struct RegexGuess {
 
 // A floating conversion (%f, %g, %e) after a word such as Time, Elapsed, Latency, Duration or
 // Took; the unit printed right after it, when there is one, is matched too and named in `unit`.
+// Where no print has such a word: the first floating conversion a time unit follows (`ring step:
+// %.3f ms`), labelled by the text before it, in a print with no other such number (`1 GPU: %f s, %d
+// GPUs: %f s` names two times, and which is the program's is not known).
 std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints);
 
 // The pass (want_pass) or fail pattern.

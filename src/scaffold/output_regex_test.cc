@@ -52,6 +52,24 @@ TEST(OutputRegexTest, TimeUnitsAndNoTime) {
   EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"bandwidth %f GB/s\\n\", b);")).has_value());
 }
 
+// No time word: a floating conversion a time unit follows is the time, labelled by what comes
+// before it; a line with a time word wins wherever it is.
+TEST(OutputRegexTest, AUnitAloneMarksTheTime) {
+  auto g = GuessTimeRegex(Prints("printf(\"%.1f GB/s\\n\", bw);\nprintf(\"ring step: %.3f ms\\n\", t);"));
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->unit, "ms");
+  EXPECT_EQ(g->line, 2);
+  std::smatch m;
+  const std::string line = "ring step: 0.412 ms";
+  ASSERT_TRUE(std::regex_search(line, m, std::regex(g->regex))) << g->regex;
+  EXPECT_EQ(m[1].str(), "0.412");
+  auto word = GuessTimeRegex(Prints("printf(\"step: %.3f ms\\n\", t);\nprintf(\"time %f s\\n\", t);"));
+  ASSERT_TRUE(word.has_value());
+  EXPECT_EQ(word->line, 2);
+  // Two times in one print, neither labelled by a time word: which is the program's is not known.
+  EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"%dx%d: 1 GPU: %8.4f s, %d GPUs: %8.4f s\\n\", nx, ny, t1, n, tn);")));
+}
+
 TEST(OutputRegexTest, VerdictInTheFormatOrThroughPercentS) {
   auto in_format = GuessVerdictRegex(Prints("puts(\"Check: PASSED\");"), true);
   ASSERT_TRUE(in_format.has_value());

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "scaffold/function_pointers.h"
 #include "scaffold/launcher_guess.h"
+#include "scaffold/loop_accesses.h"
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
 
@@ -35,6 +37,25 @@ void NoteProgramShape(ProgramFacts& f) {
   if (!f.has_main)
     f.todos.push_back(fmt::format("{} defines no main(): program mode runs the program as it is, so it must be a "
                                   "complete program", f.file));
+}
+
+// A TODO for each of the program's files where clang, reading it with the build line's flags, finds
+// an error in the file's own host code that nvcc would make too (NvccWouldFailToo: a call the
+// installed MPI or NCCL lacks, an argument order of an older API, a call no overload takes): the
+// user's build line most likely fails there, and so would the harness.
+void NoteClangErrors(ProgramFacts& f) {
+  for (const std::string& path : f.analysis->files) {  // main's file first
+    const auto it = f.analysis->file_errors.find(path);
+    if (it == f.analysis->file_errors.end()) continue;
+    const std::string name = SourceFileName(path);
+    const std::string* text = name == f.file ? &f.raw : nullptr;
+    for (const auto& [other, code] : f.other_code) text = other == name ? &code : text;
+    if (!NvccWouldFailToo(it->second, text != nullptr ? *text : std::string())) continue;
+    f.todos.push_back(fmt::format("{}: clang, given the build line's flags, finds an error in the program itself: {}; "
+                                  "if the build line fails there too, fix the program or the line (-D, -I after `--`) "
+                                  "before compiling the harness",
+                                  name, it->second));
+  }
 }
 
 // Libraries, in the order the builder is usually given them.
@@ -87,6 +108,21 @@ void GuessOutputRegexes(ProgramFacts& f) {
 }
 
 }  // namespace
+
+bool NvccWouldFailToo(const std::string& error, const std::string& text) {
+  static const std::regex located(R"(^.*?:(\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(.*)$)");
+  static const std::regex undeclared(R"(undeclared identifier '([^']*)')");
+  static const std::regex api(R"(^(cuda|cu[A-Z]|nccl|NCCL_|MPI_|MPIX_|cublas|CUBLAS_|cudnn|CUDNN_|nvshmem|curand|cusparse|cufft))");
+  if (error.find("namespace 'std'") != std::string::npos) return false;
+  std::smatch m, u;
+  if (!std::regex_match(error, m, located)) return true;
+  const std::string message = m[2].str();
+  if (std::regex_search(message, u, undeclared) && !std::regex_search(u[1].str(), api)) return false;
+  std::istringstream lines(text);
+  std::string that;
+  for (int l = std::stoi(m[1].str()); l > 0 && std::getline(lines, that);) --l;
+  return that.find("<<<") == std::string::npos;
+}
 
 void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs) {
   auto starts = [](const std::string& s, const char* p) { return s.rfind(p, 0) == 0; };
@@ -149,6 +185,7 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
   if (f.launcher == "single")  // the harness tells it the rank count as its GPU count (projection.h)
     for (const std::string& v : DeviceCountVariables(f.code)) f.world_vars.insert(v);
   NoteProgramShape(f);
+  NoteClangErrors(f);
   GuessLibs(f);
   GuessOutputRegexes(f);
 

@@ -97,6 +97,13 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);
 // Adds to `libs` (GatherFacts' guess from the calls) each library of the user's build line that is
 // not there yet, except those the harness answers itself: MPI (cuco/program/mpi.h), NCCL (linked
 // always) and the CUDA runtime (nvcc's own).
+// Whether clang's first error in one of the program's files (`error`, "path:line: error: ...", `text`
+// that file) is one nvcc would make too, so that the user's build line fails: not a name clang finds
+// undeclared that is no CUDA, NCCL, MPI or library API (nvcc's implicit cuda_runtime.h brings C's
+// headers, `strstr` say), not in namespace std, not on a line launching a kernel (`<<<grid, {bx, by,
+// 1}>>>`, which clang refuses). ProgramFacts' todos name each file with such an error.
+bool NvccWouldFailToo(const std::string& error, const std::string& text);
+
 void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs);
 
 // `text`, the file `path` of the analysis, with the lines the preprocessor skips in this build

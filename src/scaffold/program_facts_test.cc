@@ -164,5 +164,43 @@ TEST(ProgramFacts, CommunicatorsForEveryGpuHandedToThreadsAreAThreadPerGpu) {
       << other.launcher_source;
 }
 
+// One thread driving every GPU, its per-GPU all-reduces outside a group (NCCL-1-era examples): a
+// TODO says the program can hang as written; inside ncclGroupStart/End, nothing is said.
+TEST(ProgramFacts, PerGpuCallsFromOneThreadOutsideAGroupAreFlagged) {
+  const std::string grouped =
+      "#include <nccl.h>\n"
+      "int main() {\n  int devs[2] = {0, 1};\n  ncclComm_t comms[2];\n  ncclCommInitAll(comms, 2, devs);\n"
+      "  float* x[2] = {nullptr, nullptr};\n  ncclGroupStart();\n"
+      "  for (int g = 0; g < 2; ++g) ncclAllReduce(x[g], x[g], 1, ncclFloat, ncclSum, comms[g], 0);\n"
+      "  ncclGroupEnd();\n  return 0;\n}\n";
+  auto flagged = [](const ProgramFacts& f) {
+    std::string hit;
+    for (const std::string& t : f.todos)
+      if (t.find("outside ncclGroupStart/ncclGroupEnd") != std::string::npos) hit = t;
+    return hit;
+  };
+  const ProgramFacts in_group = GatherFacts(AnalyzeWith(grouped), "main.cc", "p", grouped);
+  EXPECT_EQ(in_group.launcher, "single");
+  EXPECT_EQ(flagged(in_group), "");
+  std::string ungrouped = grouped;
+  ungrouped.replace(ungrouped.find("  ncclGroupStart();\n"), 20, "");
+  ungrouped.replace(ungrouped.find("  ncclGroupEnd();\n"), 18, "");
+  const ProgramFacts bare = GatherFacts(AnalyzeWith(ungrouped), "main.cc", "p", ungrouped);
+  EXPECT_EQ(flagged(bare).rfind("main.cc:7: ncclAllReduce is called for each GPU from one thread", 0), 0u) << flagged(bare);
+}
+
+// clang's errors that mean the build line fails (an MPI 4 call against MPI 3.1, a CUDA call CUDA 13
+// removed, a call no overload takes) and those it makes alone (C's functions nvcc's implicit
+// cuda_runtime.h declares, names of namespace std, a braced launch configuration).
+TEST(ProgramFacts, ClangErrorsNvccMakesToo) {
+  const std::string text = "int main() {\n  k<<<g, {bx, by, 1}, 0, s>>>(x);\n  go();\n}\n";
+  EXPECT_TRUE(NvccWouldFailToo("../25DCannon.cpp:305: error: use of undeclared identifier 'MPI_Isendrecv_replace'", text));
+  EXPECT_TRUE(NvccWouldFailToo("nccl.cu:91: error: use of undeclared identifier 'cudaThreadSynchronize'", text));
+  EXPECT_TRUE(NvccWouldFailToo("jacobi.cpp:3: error: no matching function for call to 'get_argval'", text));
+  EXPECT_FALSE(NvccWouldFailToo("io.cu:3: error: use of undeclared identifier 'strstr'", text));
+  EXPECT_FALSE(NvccWouldFailToo("bench.cu:3: error: no type named 'string' in namespace 'std'", text));
+  EXPECT_FALSE(NvccWouldFailToo("k.cu:2: error: expected expression", text));  // the launch's line
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

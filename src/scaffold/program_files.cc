@@ -1,7 +1,10 @@
 #include "scaffold/program_files.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -83,6 +86,17 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
   const std::string root = ProgramRoot(main_path);
   std::vector<ProgramFile> out;
   std::set<std::string> seen = {WorkloadName(main_path, root)};
+  // Source files are told apart by their file names (the analysis's ops, --loop, the served file):
+  // two of one name in different folders would be taken for one.
+  std::map<std::string, std::string> by_file_name = {{fs::path(main_path).filename().string(), main_path}};
+  for (const auto& src : other_sources) {
+    const auto [it, added] = by_file_name.emplace(fs::path(src).filename().string(), src);
+    if (!added && WorkloadName(it->second, root) != WorkloadName(src, root))
+      return Status::InvalidArgument(fmt::format(
+          "{}: named like {} ({}): cuco tells the program's source files apart by their file names, so it would take "
+          "the two for one; give cuco a copy of one under another name (as a Makefile's object names often do)",
+          src, it->second, it->first));
+  }
   for (const auto& src : other_sources) {
     auto text = ReadFile(src);
     if (!text.ok()) return Status::InvalidArgument(src + ": cannot read (" + text.status().message() + ")");

@@ -34,7 +34,8 @@ std::string WorkloadName(const std::string& path, const std::string& main_dir);
 // The main file's folder, which names the program's files (WorkloadName's `main_dir`): "." for a bare name.
 std::string ProgramRoot(const std::string& main_path);
 
-// `own_include_dirs`: absolute folders (the program's own -I folders). Errors name the file: unreadable.
+// `own_include_dirs`: absolute folders (the program's own -I folders). Errors name the file: unreadable,
+// or a source named like another in another folder (the two would be taken for one).
 Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_path,
                                                      const std::vector<std::string>& other_sources,
                                                      const std::vector<std::string>& own_include_dirs = {});

@@ -59,6 +59,19 @@ TEST_F(ProgramFilesTest, SourcesAndIncludeFoldersOutsideMainsFolder) {
   EXPECT_EQ(WorkloadName(P("ex/ring/c/include/a.h"), P("ex/ring/c")), "include/a.h");
 }
 
+// A CG solver's src/main/cg_solver_mgpu.cu beside its library's src/solvers/cg_solver_mgpu.cu: two
+// sources of one file name, which cuco would take for one, are refused naming both; one given twice
+// is one.
+TEST_F(ProgramFilesTest, TwoSourcesOfOneFileNameAreRefused) {
+  Write("src/main/cg.cu", "int main() { return 0; }\n");
+  Write("src/solvers/cg.cu", "void solve() {}\n");
+  Result<std::vector<ProgramFile>> files = CollectProgramFiles(P("src/main/cg.cu"), {P("src/solvers/cg.cu")});
+  ASSERT_FALSE(files.ok());
+  EXPECT_NE(files.status().message().find("src/solvers/cg.cu: named like "), std::string::npos) << files.status().message();
+  EXPECT_NE(files.status().message().find("src/main/cg.cu (cg.cu)"), std::string::npos) << files.status().message();
+  EXPECT_TRUE(CollectProgramFiles(P("src/main/cg.cu"), {P("src/main/cg.cu")}).ok());
+}
+
 // afanasyev-ilya/AIComm: src/tensor_parallel/row_wise.cu includes "../common.cuh" by its own path.
 // The copy is _up/common.cuh; the files at the workload's top name it so, and a copy's include of
 // another copy keeps its spelling where the two keep their places.

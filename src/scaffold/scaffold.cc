@@ -256,7 +256,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   // MPI's rank count.
   ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
   if (f.launcher == "single" && w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
-  if (f.launcher != "single" && !ComparedWithTheRankCount(f.code, w.variable, f.world_vars)) w = {};
+  if (f.launcher != "single" && !ComparedWithTheRankCount(f.code, w.variable, f.world_vars) &&
+      !GivenToNcclAsTheRankCount(f.code, w.variable))
+    w = {};
   if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
   f.rank_argument = RankFromArguments(f.code, f.program_args);
   // The program's own include folders are named relative to the workload, which holds copies.

@@ -241,7 +241,7 @@ TEST_F(ScaffoldTest, AThreadPerGpuStartedWithPthreadCreate) {
 }
 
 // A program init cannot make a harness of (its threads' function never communicates) gets the
-// skeleton, and the reason names the line.
+// skeleton, and the reason names the line and where the communication it never reaches is.
 TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
   std::string text = kThreads;
   text.replace(text.find("#include <vector>"), std::string("#include <vector>").size(), "#include <vector>\n#include <pthread.h>");
@@ -255,7 +255,8 @@ TEST_F(ScaffoldTest, HarnessSkeletonWhereTheThreadsAreNotFound) {
                "void* start(void*) { return nullptr; }\nint main() {");
   ScaffoldReport r = Scaffold(Write("threads.cu", text), "threads");
   EXPECT_FALSE(r.harness_ready);
-  EXPECT_NE(r.harness_reason.find("threads.cu:14: no loop in start"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("threads.cu:14: start reaches no NCCL call"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("in worker (threads.cu:12), which nothing start calls reaches"), std::string::npos);
   const fs::path h = root_ / "threads" / "harness";
   Result<WorkloadConfig> w = LoadWorkload(h);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -403,6 +404,10 @@ int main(int argc, char** argv) {
   const std::string given = Read(root_ / "optn" / "harness" / "seed.cu");
   EXPECT_NE(given.find("  args.push_back(cuco_world.data());\n"), std::string::npos) << given;
   EXPECT_EQ(given.find("\"4\""), std::string::npos) << "the given count is not passed as it is";
+  // The size option given: the harness sets its value where it was given, and appends no second
+  // `--count`, which a parser taking the first match would never read.
+  EXPECT_NE(given.find("cuco_program::size_or(\"count\", 512)"), std::string::npos) << given;
+  EXPECT_EQ(given.find("size_flag0"), std::string::npos) << given;
 }
 
 // An MPI program (a process a GPU) taking its GPU count as an argument and ending when MPI's rank

@@ -13,8 +13,8 @@ struct Swap {
   std::string a, b;
 };
 
-// The swaps (`swap(x, y)`, `std::swap(x, y)`) in bytes [begin, end) of `text`, in order; comments and
-// literals skipped.
+// The swaps (`swap(x, y)`, `std::swap(x, y)`, and `t = x; x = y; y = t;` through a temporary, its line
+// the second statement's) in bytes [begin, end) of `text`, in line order; comments and literals skipped.
 std::vector<Swap> SwapsIn(const std::string& text, size_t begin, size_t end);
 
 // The name of the buffer `name` holds at `line`, as named when the iteration started: the swaps

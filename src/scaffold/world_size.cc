@@ -190,6 +190,12 @@ bool ComparedWithTheRankCount(const std::string& code, const std::string& variab
   return false;
 }
 
+bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable) {
+  if (variable.empty()) return false;
+  const std::regex count(R"(\bncclCommInitRank\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*)" + variable + R"(\s*,)");
+  return std::regex_search(code, count);
+}
+
 ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,
                               const std::vector<std::string>& args, const std::set<std::string>& world_vars) {
   static const std::regex whole(R"([0-9]+)");

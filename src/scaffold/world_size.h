@@ -80,6 +80,11 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
 // the arguments is then the rank count as well.
 bool ComparedWithTheRankCount(const std::string& code, const std::string& variable, const std::set<std::string>& world_vars);
 
+// Whether `variable` is the rank count the program gives ncclCommInitRank (its second argument): a
+// count read from the arguments of a program bootstrapping without MPI (`int nranks = atoi(argv[2]);`)
+// is then the rank count, which the harness passes.
+bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable);
+
 ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,
                               const std::vector<std::string>& args, const std::set<std::string>& world_vars);
 

@@ -100,6 +100,17 @@ TEST(WorldSizeTest, AGpuCountComparedWithTheRankCount) {
   EXPECT_FALSE(ComparedWithTheRankCount("if (num_gpus != 2) {\n", "num_gpus", {"num_gpus"}));
 }
 
+// A rank count read from the arguments and handed to ncclCommInitRank (a program bootstrapping
+// without MPI: `./prog <rank> <nranks>`) is the rank count; a count handed to a communicator of its
+// own position is not another variable's.
+TEST(WorldSizeTest, ARankCountGivenToNcclCommInitRank) {
+  const std::string code = "int nranks = atoi(argv[2]);\nncclCommInitRank(&comm, nranks, id, rank);\n";
+  EXPECT_TRUE(GivenToNcclAsTheRankCount(code, "nranks"));
+  EXPECT_TRUE(GivenToNcclAsTheRankCount("CHECK(ncclCommInitRank(&comms.at(i), n, id, r));", "n"));
+  EXPECT_FALSE(GivenToNcclAsTheRankCount(code, "rank"));
+  EXPECT_FALSE(GivenToNcclAsTheRankCount(code, ""));
+}
+
 TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   const std::string code = "int num_gpus = 1;\nint batch = atoi(argv[3]);\nif (fused) num_gpus = (argc > 2) ? atoi(argv[2]) : 3;\n";
   const ArgumentWorld w = WorldFromArguments(code, "p.cu", {"--fused", "4", "512"}, {});

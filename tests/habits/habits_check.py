@@ -74,6 +74,9 @@ def check(cuco, folder, tmp):
     if rc != 0:
         return problems + [f"cuco init exited {rc}: {se.strip()[-400:]}"], "", None
     r = json.loads(so)
+    errors = [t for t in r["todos"] if "finds an error in the program itself" in t]  # the build line would fail
+    if len(errors) != e.get("clang_errors", 0):
+        problems.append(f"{len(errors)} file(s) with clang errors in init's TODOs, expected {e.get('clang_errors', 0)}: {errors[:2]}")
     if r["harness_ready"] != e["harness"]:
         what = "a harness" if r["harness_ready"] else "the skeleton: " + r["harness_reason"]
         return problems + [f"made {what}; expected {'a harness' if e['harness'] else 'the skeleton'}"], "", None

@@ -18,6 +18,7 @@
 //   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE [-DCUCO_CHECK_THREADS]] shims_check.cu -lnccl
 #include <cstdio>
 #include <atomic>
+#include <cstddef>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -81,10 +82,28 @@ void CheckGridOfFourRanks() {
       int up = -2, down = -2;
       ok = ok && MPI_Cart_shift(grid, 0, 1, &up, &down) == MPI_SUCCESS &&
            down == (coords[0] == 0 ? r + 2 : MPI_PROC_NULL) && up == (coords[0] == 1 ? r - 2 : MPI_PROC_NULL);
+      // A struct of parameters broadcast as a derived datatype (a CG solver's): its extent is the C
+      // struct's, padding included, so an array of two moves whole.
+      struct Params {
+        int n;
+        double tol;
+        float scale;
+      };
+      const int lengths[3] = {1, 1, 1};
+      const MPI_Aint at[3] = {offsetof(Params, n), offsetof(Params, tol), offsetof(Params, scale)};
+      const MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_FLOAT};
+      MPI_Datatype params = MPI_DATATYPE_NULL;
+      MPI_Aint lb = -1, extent = -1;
+      ok = ok && MPI_Type_create_struct(3, lengths, at, types, &params) == MPI_SUCCESS && MPI_Type_commit(&params) == MPI_SUCCESS &&
+           MPI_Type_get_extent(params, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent == sizeof(Params);
+      Params p[2] = {{r, 0.5 * r, 2.0f * r}, {r + 10, 1.0, 3.0f}};
+      ok = ok && MPI_Bcast(p, 2, params, 0, MPI_COMM_WORLD) == MPI_SUCCESS && p[0].n == 0 && p[0].tol == 0.0 && p[1].n == 10;
+      ok = ok && MPI_Type_free(&params) == MPI_SUCCESS && params == MPI_DATATYPE_NULL;
       if (!ok) ++wrong;
     });
   for (std::thread& t : ranks) t.join();
-  Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, and the collectives each row makes");
+  Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, the collectives each row makes, and a "
+                     "struct broadcast as a derived datatype");
   int dims3[2] = {0, 0};
   Expect(MPI_Dims_create(12, 2, dims3) == MPI_SUCCESS && dims3[0] == 4 && dims3[1] == 3, "MPI_Dims_create(12, 2): 4 x 3");
 }

@@ -11,7 +11,8 @@
 // program checking its result with them after the timed loop, which the harness never runs, builds.
 // MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
-// every rank (impl/mpi_cart.h) are here. MPI-IO is not.
+// every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
+// types and structs: impl/mpi_datatypes.h). MPI-IO is not.
 #pragma once
 
 #include <algorithm>
@@ -404,3 +405,4 @@ inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, M
 }
 
 #include <cuco/program/impl/mpi_cart.h>
+#include <cuco/program/impl/mpi_datatypes.h>

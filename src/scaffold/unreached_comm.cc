@@ -1,0 +1,74 @@
+#include "scaffold/unreached_comm.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <regex>
+#include <vector>
+
+#include "scaffold/iteration_io.h"
+#include "scaffold/loop_accesses.h"
+#include "scaffold/main_rewrite.h"
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+
+std::set<std::string> CalledFrom(const Analysis& a, const std::string& fn) {
+  std::set<std::string> reached = {fn};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const AnalyzedOp& op : a.ops)
+      if (op.kind == "call" && !op.api.empty() && reached.count(op.function) && reached.insert(op.api).second) grew = true;
+  }
+  return reached;
+}
+
+std::optional<std::string> UnreachedCommunication(const ProgramFacts& f, const std::string& fn,
+                                                  const std::set<std::string>& direct) {
+  const Analysis& a = *f.analysis;
+  std::set<std::string> reached = CalledFrom(a, fn);
+  for (bool grew = true; grew;) {  // through the program's function pointers, to what they are given
+    grew = false;
+    for (const auto& [pointer, stored] : f.pointer_targets)
+      if (reached.count(pointer))
+        for (const std::string& target : stored)
+          if (!reached.count(target)) {
+            for (const std::string& g : CalledFrom(a, target)) reached.insert(g);
+            grew = true;
+          }
+  }
+  std::vector<std::string> issuers;  // "name (file:line)"
+  std::set<std::string> names;
+  for (const AnalyzedOp& op : a.ops) {
+    if (!IsCommOp(op)) continue;
+    if (reached.count(op.function)) return std::nullopt;
+    if (!op.function.empty() && direct.count(op.function) && names.insert(op.function).second)
+      issuers.push_back(fmt::format("{} ({}:{})", op.function, SourceFileName(op.file), op.line));
+  }
+  if (issuers.empty()) return std::nullopt;
+  std::set<std::string> reaching = names;  // the issuers and their callers
+  AddCallers(a, &reaching);
+  std::string commented;  // fn's lines calling one of them in a comment: a call commented out
+  size_t b = 0, e = 0;
+  if (DefinitionLines(f.raw, fn, &b, &e)) {
+    const std::string blank = BlankCommentsAndLiterals(f.raw);
+    static const std::regex call(R"(\b([A-Za-z_]\w*)\s*\()");
+    for (auto it = std::sregex_iterator(f.raw.begin() + static_cast<std::ptrdiff_t>(b),
+                                        f.raw.begin() + static_cast<std::ptrdiff_t>(e), call);
+         it != std::sregex_iterator(); ++it) {
+      const size_t at = b + static_cast<size_t>(it->position(1));
+      if (reaching.count((*it)[1].str()) && blank.compare(at, (*it)[1].length(), (*it)[1].str()) != 0)
+        commented += fmt::format("{}{}:{} calls {} in a comment", commented.empty() ? "" : "; ", f.file,
+                                 LineOf(f.raw, at), (*it)[1].str());
+    }
+  }
+  int line = 1;
+  for (const AnalyzedFunction& d : a.functions)
+    if (d.name == fn && SourceFileName(d.file) == f.file && d.line > 0) line = d.line;
+  return fmt::format("{}:{}: {} reaches no NCCL call through the calls cuco can follow: the program's "
+                     "NCCL calls are in {}, which nothing {} calls reaches{}; call that code from {} as the program runs "
+                     "(or build the program with the definitions that make it do so, -D after `--`)",
+                     f.file, line, fn, fmt::join(issuers, ", "), fn, commented.empty() ? "" : " (" + commented + ")", fn);
+}
+
+}  // namespace cuco::scaffold_internal
