@@ -283,7 +283,8 @@ std::map<std::string, int> CopiedOut(const ProgramFacts& f, const FoundLoop& fou
     if (op.function != found.loop_fn || SourceFileName(op.file) != f.file || !CopiesToHost(op)) continue;
     const bool later = op.line > loop.end_line;
     const std::string host = op.args.empty() ? "" : BufferBase(op.args[0]);
-    const bool kept = op.line >= loop.line && !later && !host.empty() &&
+    static const std::regex plain(R"([A-Za-z_]\w*)");
+    const bool kept = op.line >= loop.line && !later && std::regex_match(host, plain) &&
                       std::regex_search(after, std::regex("\\b" + host + "\\b"));
     if (later || kept)
       for (const auto& r : op.reads) copied.emplace(per_gpu.Normalize(r, "@"), op.line);
@@ -626,7 +627,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   // since the part it does not write (the boundary) is what the buffer held, on both sides.
   auto is_output = [&](const std::string& e) {
     return copied_of(e) != u.copied_out.end() ||
-           (Swapped(e, u.swaps) ? u.written.count(e) && FlowsOn(e, u.swaps, u.first_read) : u.LastWritten(e));
+           (Swapped(e, u.swaps) ? u.written.count(e) && FlowsOn(e, u.swaps, u.first_read)
+                                : u.LastWritten(e) || (u.first_read.at(e) && u.written.count(e)));
   };
   // Where nothing else is an output, a buffer the iteration writes and last copies to the host is: the
   // result the program reads back (an all-reduce's receive buffer, copied out and printed).

@@ -67,6 +67,17 @@ TEST(InitBindBuffers, InputOutputAndScratch) {
   EXPECT_TRUE(Traced(trace.lines, {"`tmp`", "scratch"}));
 }
 
+// A buffer read first and then written (scaled in place, then all-reduced from; all-reduced in place,
+// then read): input and output, so that what the pass leaves in it is checked, not only its effect
+// on the others.
+TEST(InitBindBuffers, ABufferReadThenWrittenIsInout) {
+  const std::string text = SmallLoop({"x", "y"}, "    ncclAllReduce(x, x, 256, ncclFloat, ncclMax, comm, 0);\n"
+                                                 "    ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);\n");
+  Result<BoundBuffers> b = BindSmallProgram("inplace.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
+}
+
 // An output written only under an `if` is bound as input and output: a rank may skip the write.
 TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
   const std::string text = SmallLoop({"x", "y"}, "    if (rank == 0) ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);\n");

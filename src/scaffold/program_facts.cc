@@ -120,6 +120,7 @@ bool NvccWouldFailToo(const std::string& error, const std::string& text) {
   if (std::regex_search(message, u, undeclared) && !std::regex_search(u[1].str(), api)) return false;
   std::istringstream lines(text);
   std::string that;
+  if (m[1].length() > 9) return true;
   for (int l = std::stoi(m[1].str()); l > 0 && std::getline(lines, that);) --l;
   return that.find("<<<") == std::string::npos;
 }

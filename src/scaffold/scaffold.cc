@@ -154,6 +154,27 @@ AsWritten ReadAsCpp(const Analysis& analysis, const std::string& program_path, c
   return was;
 }
 
+// The rank count and the rank the program reads from its arguments (f->program_args): a GPU count
+// is the rank count in one process on every GPU (or as an option with a default there), and in a
+// process a GPU where the program checks it against MPI's rank count or hands it to
+// ncclCommInitRank; a rank read by position makes program mode's TODO say so.
+void ReadRankArguments(ProgramFacts* f) {
+  ArgumentWorld w = WorldFromArguments(f->code, f->file, f->program_args, f->world_vars);
+  if (f->launcher == "single" && w.position == 0) w = WorldFromOption(f->constants, f->file, f->program_args, f->world_vars);
+  if (f->launcher != "single" && !ComparedWithTheRankCount(f->code, w.variable, f->world_vars) &&
+      !GivenToNcclAsTheRankCount(f->code, w.variable))
+    w = {};
+  if (w.position > 0 || !w.flag.empty()) f->world = w.guess, f->world_argument = w.position, f->world_option = w.flag;
+  f->rank_argument = RankFromArguments(f->code, f->program_args);
+  if (f->rank_argument > 0)  // program mode gives every process the same arguments; the harness, each its own rank
+    for (std::string& todo : f->todos)
+      if (todo.rfind("workload.toml [program]: the program does not use MPI and reads no rank", 0) == 0)
+        todo = fmt::format("workload.toml [program]: the program reads its rank from argv[{}], which program mode gives "
+                           "every process alike (the harness gives each its own); for program mode, make it read RANK "
+                           "/ WORLD_SIZE (or CUCO_RANK / CUCO_WORLD_SIZE), which cuco's launcher sets",
+                           f->rank_argument);
+}
+
 }  // namespace
 
 std::string DefaultWorkloadName(const std::string& program_path) {
@@ -251,16 +272,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   std::vector<std::string> program_args;
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
   SetProgramArguments(&f, std::move(program_args));
-  // A GPU count the program reads as an argument is the rank count: in one process on every GPU (or
-  // as an option with a default there), and in a process a GPU where the program checks it against
-  // MPI's rank count.
-  ArgumentWorld w = WorldFromArguments(f.code, f.file, f.program_args, f.world_vars);
-  if (f.launcher == "single" && w.position == 0) w = WorldFromOption(f.constants, f.file, f.program_args, f.world_vars);
-  if (f.launcher != "single" && !ComparedWithTheRankCount(f.code, w.variable, f.world_vars) &&
-      !GivenToNcclAsTheRankCount(f.code, w.variable))
-    w = {};
-  if (w.position > 0 || !w.flag.empty()) f.world = w.guess, f.world_argument = w.position, f.world_option = w.flag;
-  f.rank_argument = RankFromArguments(f.code, f.program_args);
+  ReadRankArguments(&f);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -410,6 +410,45 @@ int main(int argc, char** argv) {
   EXPECT_EQ(given.find("size_flag0"), std::string::npos) << given;
 }
 
+// Two processes started by hand, `./prog <rank> <nranks>`, the NCCL id passed through a file (a
+// minimal all-reduce test): given with --args, the rank is each rank's own and the rank count the
+// harness's, and program mode's TODO says why it cannot tell its processes apart.
+TEST_F(ScaffoldTest, ARankAndARankCountReadByPositionAreTheHarnesss) {
+  const std::string program = Write("twoproc.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  if (argc != 3) return 1;
+  int rank = atoi(argv[1]);
+  int nranks = atoi(argv[2]);
+  ncclUniqueId id;
+  FILE* f = fopen("/tmp/uid.bin", rank == 0 ? "wb" : "rb");
+  if (rank == 0) { ncclGetUniqueId(&id); fwrite(&id, sizeof id, 1, f); } else { fread(&id, sizeof id, 1, f); }
+  fclose(f);
+  cudaSetDevice(rank);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, nranks, id, rank);
+  float *send, *recv;
+  cudaMalloc(&send, 1024 * sizeof(float));
+  cudaMalloc(&recv, 1024 * sizeof(float));
+  ncclAllReduce(send, recv, 1024, ncclFloat, ncclSum, comm, 0);
+  cudaDeviceSynchronize();
+  return 0;
+}
+)");
+  ScaffoldOptions o;
+  o.args = "0 2";
+  ScaffoldReport r = Scaffold(program, "twoproc", o);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  EXPECT_EQ(r.world_size_source, "twoproc.cu:8: `nranks` from argv[2], given 2");
+  const std::string seed = Read(root_ / "twoproc" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("  args.push_back(cuco_rank.data());\n  args.push_back(cuco_world.data());"), std::string::npos) << seed;
+  bool said = false;
+  for (const auto& t : r.todos) said |= t.find("reads its rank from argv[1], which program mode gives every process alike") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // An MPI program (a process a GPU) taking its GPU count as an argument and ending when MPI's rank
 // count differs (hpcgroup's gpu-benchmarks): the count given is the rank count, and the harness
 // passes its own there, so the check holds at every rank count.

@@ -9,6 +9,7 @@
 #include "scaffold/iteration_io.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -27,6 +28,17 @@ std::optional<std::string> UnreachedCommunication(const ProgramFacts& f, const s
                                                   const std::set<std::string>& direct) {
   const Analysis& a = *f.analysis;
   std::set<std::string> reached = CalledFrom(a, fn);
+  size_t b = 0, e = 0;
+  const bool defined = DefinitionLines(f.raw, fn, &b, &e);
+  // A function fn names without calling it (`std::thread(worker, ...)`, `pthread_create(&t, 0, worker,
+  // ...)`, a callback) runs from it too.
+  std::set<std::string> named;
+  if (defined)
+    for (const Tok& t : Scan(BlankCommentsAndLiterals(f.raw).substr(b, e - b)))
+      if (t.ident) named.insert(t.text);
+  for (const AnalyzedFunction& d : a.functions)
+    if (!reached.count(d.name) && named.count(d.name))
+      for (const std::string& g : CalledFrom(a, d.name)) reached.insert(g);
   for (bool grew = true; grew;) {  // through the program's function pointers, to what they are given
     grew = false;
     for (const auto& [pointer, stored] : f.pointer_targets)
@@ -49,8 +61,7 @@ std::optional<std::string> UnreachedCommunication(const ProgramFacts& f, const s
   std::set<std::string> reaching = names;  // the issuers and their callers
   AddCallers(a, &reaching);
   std::string commented;  // fn's lines calling one of them in a comment: a call commented out
-  size_t b = 0, e = 0;
-  if (DefinitionLines(f.raw, fn, &b, &e)) {
+  if (defined) {
     const std::string blank = BlankCommentsAndLiterals(f.raw);
     static const std::regex call(R"(\b([A-Za-z_]\w*)\s*\()");
     for (auto it = std::sregex_iterator(f.raw.begin() + static_cast<std::ptrdiff_t>(b),

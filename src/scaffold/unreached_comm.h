@@ -17,8 +17,9 @@ namespace cuco::scaffold_internal {
 // UnreachedCommunication follows the program's function pointers too (ProgramFacts::pointer_targets).
 std::set<std::string> CalledFrom(const Analysis& a, const std::string& fn);
 
-// When `fn` (a function of main's file, f.raw) issues no NCCL call itself and calls none of the
-// functions issuing one (`direct`, CommNamesOf's): why, in one line starting with fn's `file:line:`,
+// When `fn` (a function of main's file, f.raw) issues no NCCL call itself and reaches none of the
+// functions issuing one (`direct`, CommNamesOf's) through its calls, the functions it names without
+// calling them (a thread's, a callback) and the program's function pointers: why, in one line starting with fn's `file:line:`,
 // naming those functions with their file:line and each line of fn's definition calling one of
 // them, or a function reaching one, in a comment (a call commented out). nullopt when fn reaches
 // one, or the program issues none.

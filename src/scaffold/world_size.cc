@@ -78,6 +78,34 @@ std::set<std::string> WrittenThrough(const std::string& code, const std::regex& 
   return vars;
 }
 
+// The number `name` is declared with (`int tp_rows = 2;`, `size_t cols{2};` not: only `= N`), nullopt when
+// none; a variable an option may set later still declares its default so.
+std::optional<int> DeclaredNumber(const std::string& code, const std::string& name) {
+  const std::regex declared("\\b(?:int|long|unsigned|size_t|int32_t|int64_t|auto)\\s+(?:[A-Za-z_]\\w*\\s*=\\s*\\d+\\s*,\\s*)*" +
+                            name + "\\s*=\\s*(\\d+)\\s*[;,]");
+  std::smatch m;
+  if (!std::regex_search(code, m, declared)) return std::nullopt;
+  return SmallNumber(m[1].str());
+}
+
+std::optional<WorldGuess> MeshProduct(const std::string& code, const std::string& file, const std::set<std::string>& world_vars) {
+  static const std::regex product_re(
+      R"(\b([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\s*(?:==|!=)\s*([A-Za-z_][\w.]*(?:->\w+)?)\b|\b([A-Za-z_][\w.]*(?:->\w+)?)\s*(?:==|!=)\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\b)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), product_re); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    const bool left = m[1].matched;
+    const std::string world = left ? m[3].str() : m[4].str(), a = left ? m[1].str() : m[5].str(), b = left ? m[2].str() : m[6].str();
+    if (!IsWorldName(LastComponent(world), world_vars) || IsWorldName(a, world_vars) || IsWorldName(b, world_vars)) continue;
+    const auto va = DeclaredNumber(code, a), vb = DeclaredNumber(code, b);
+    if (!va || !vb || *va < 1 || *vb < 1 || *va > 4096 || *vb > 4096 || *va * *vb < 2 || *va * *vb > 4096) continue;
+    return WorldGuess{*va * *vb,
+                      fmt::format("{}:{}: `{}` ({} = {}, {} = {}, as declared)", file,
+                                  LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)), a, *va, b, *vb),
+                      true};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::set<std::string> WorldSizeVariables(const std::string& code) {
@@ -104,6 +132,9 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
     if (!WholeComparison(code, static_cast<size_t>(m.position(0)), static_cast<size_t>(m.position(0) + m.length(0)))) continue;
     return {value, fmt::format("{}:{}: `{}`", file, LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)))};
   }
+  // 1b. A check of the rank count against a product of two variables each declared with a number (a
+  // process mesh: `if (tp_rows * tp_cols != world_size)`, options with defaults): their product, fixed.
+  if (auto mesh = MeshProduct(code, file, world_vars)) return *mesh;
   // 2. A constant named like a world size.
   for (const auto& c : constants)
     if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
@@ -191,7 +222,8 @@ bool ComparedWithTheRankCount(const std::string& code, const std::string& variab
 }
 
 bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable) {
-  if (variable.empty()) return false;
+  static const std::regex name(R"([A-Za-z_][\w.]*)");
+  if (!std::regex_match(variable, name)) return false;
   const std::regex count(R"(\bncclCommInitRank\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*)" + variable + R"(\s*,)");
   return std::regex_search(code, count);
 }

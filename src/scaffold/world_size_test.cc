@@ -103,6 +103,23 @@ TEST(WorldSizeTest, AGpuCountComparedWithTheRankCount) {
 // A rank count read from the arguments and handed to ncclCommInitRank (a program bootstrapping
 // without MPI: `./prog <rank> <nranks>`) is the rank count; a count handed to a communicator of its
 // own position is not another variable's.
+// A process mesh checked against the rank count (`if (tp_rows * tp_cols != world_size)`, both
+// options declared with their defaults): the product, fixed. Undeclared factors say nothing.
+TEST(WorldSizeTest, AMeshOfTwoDefaultsCheckedAgainstTheRankCount) {
+  const std::string code =
+      "int main(int argc, char** argv) {\n  int tp_rows = 2, tp_cols = 2;\n"
+      "  for (int i = 1; i < argc; ++i) if (!strcmp(argv[i], \"--tp-rows\")) tp_rows = atoi(argv[++i]);\n"
+      "  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
+      "  if (tp_rows * tp_cols != world_size) return 1;\n}\n";
+  const WorldGuess g = GuessWorldSize(code, code, "mesh.cu", {}, {"world_size"});
+  EXPECT_EQ(g.size, 4);
+  EXPECT_TRUE(g.fixed);
+  EXPECT_EQ(g.source, "mesh.cu:5: `tp_rows * tp_cols != world_size` (tp_rows = 2, tp_cols = 2, as declared)");
+  std::string unknown = code;
+  unknown.replace(unknown.find("int tp_rows = 2, tp_cols = 2;"), 29, "int tp_rows = rows(), tp_cols = 2;");
+  EXPECT_EQ(GuessWorldSize(unknown, unknown, "mesh.cu", {}, {"world_size"}).source, "");
+}
+
 TEST(WorldSizeTest, ARankCountGivenToNcclCommInitRank) {
   const std::string code = "int nranks = atoi(argv[2]);\nncclCommInitRank(&comm, nranks, id, rank);\n";
   EXPECT_TRUE(GivenToNcclAsTheRankCount(code, "nranks"));
