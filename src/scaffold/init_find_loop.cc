@@ -465,8 +465,7 @@ Status ThreadsLoopFunction(const ProgramFacts& f, FoundLoop* r, size_t* thread_l
   const size_t body = starter_def.empty() ? std::string::npos : ThreadLambdaBody(starter_def);
   if (body == std::string::npos) {
     // Started outside main's file (a benchmark template another file defines): say where, not what they run.
-    const std::string* text = start_file == f.file ? &f.raw : nullptr;
-    for (const auto& [name, code] : f.other_code) text = name == start_file ? &code : text;
+    const std::string* text = SourceText(f, start_file);
     const std::string elsewhere = start_line > 0 && text != nullptr ? FunctionAt(*text, *f.analysis, start_file, start_line) : "";
     static const std::regex starts(R"(\bstd::j?thread\s*(?:\w+\s*)?[({]|\bpthread_create\s*\(|\bemplace_back\s*\()");
     if ((!elsewhere.empty() && elsewhere != starter) || !std::regex_search(BlankCommentsAndLiterals(starter_def), starts))

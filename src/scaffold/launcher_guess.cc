@@ -199,9 +199,16 @@ void GuessLauncher(ProgramFacts& f) {
     }
   const bool reads_rank = ReadsRankFromEnvironment(f, texts);
   f.launcher_reads_rank = reads_rank;
-  if (!reads_rank)
-    f.todos.push_back("workload.toml [program]: the program does not use MPI and reads no rank from its environment; "
-                      "make it read RANK / WORLD_SIZE (or CUCO_RANK / CUCO_WORLD_SIZE), which cuco's launcher sets");
+  if (!reads_rank) f.todos.push_back(ProgramModeRankTodo(0));
+}
+
+std::string ProgramModeRankTodo(int rank_argument) {
+  const std::string how = "make it read RANK / WORLD_SIZE (or CUCO_RANK / CUCO_WORLD_SIZE), which cuco's launcher sets";
+  if (rank_argument == 0)
+    return "workload.toml [program]: the program does not use MPI and reads no rank from its environment; " + how;
+  return fmt::format("workload.toml [program]: the program reads its rank from argv[{}], which program mode gives every "
+                     "process alike (the harness gives each its own); for program mode, {}",
+                     rank_argument, how);
 }
 
 }  // namespace cuco::scaffold_internal

@@ -7,6 +7,8 @@
 // from its environment, and the environment variables it reads that are not CUCO_*.
 #pragma once
 
+#include <string>
+
 #include "scaffold/program_facts.h"
 
 namespace cuco::scaffold_internal {
@@ -14,5 +16,11 @@ namespace cuco::scaffold_internal {
 // Sets f.launcher, launcher_source, launcher_reads_rank, rank_threads, thread_start, env_reads, and
 // the TODO; reads f.analysis, f.code, f.other_code, f.header_code, f.called.
 void GuessLauncher(ProgramFacts& f);
+
+// The TODO of a program cuco's launcher starts that reads no rank from its environment: that it
+// does not (`rank_argument` 0), or that it reads its rank from argv[rank_argument], which program
+// mode gives every process alike. GuessLauncher writes the first; once the program's arguments are
+// read, the second replaces it.
+std::string ProgramModeRankTodo(int rank_argument);
 
 }  // namespace cuco::scaffold_internal

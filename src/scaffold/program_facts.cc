@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "scaffold/function_pointers.h"
@@ -48,8 +47,7 @@ void NoteClangErrors(ProgramFacts& f) {
     const auto it = f.analysis->file_errors.find(path);
     if (it == f.analysis->file_errors.end()) continue;
     const std::string name = SourceFileName(path);
-    const std::string* text = name == f.file ? &f.raw : nullptr;
-    for (const auto& [other, code] : f.other_code) text = other == name ? &code : text;
+    const std::string* text = SourceText(f, name);
     if (!NvccWouldFailToo(it->second, text != nullptr ? *text : std::string())) continue;
     f.todos.push_back(fmt::format("{}: clang, given the build line's flags, finds an error in the program itself: {}; "
                                   "if the build line fails there too, fix the program or the line (-D, -I after `--`) "
@@ -109,6 +107,12 @@ void GuessOutputRegexes(ProgramFacts& f) {
 
 }  // namespace
 
+const std::string* SourceText(const ProgramFacts& f, const std::string& file) {
+  const std::string* text = file == f.file ? &f.raw : nullptr;
+  for (const auto& [name, code] : f.other_code) text = name == file ? &code : text;
+  return text;
+}
+
 bool NvccWouldFailToo(const std::string& error, const std::string& text) {
   static const std::regex located(R"(^.*?:(\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(.*)$)");
   static const std::regex undeclared(R"(undeclared identifier '([^']*)')");
@@ -118,11 +122,9 @@ bool NvccWouldFailToo(const std::string& error, const std::string& text) {
   if (!std::regex_match(error, m, located)) return true;
   const std::string message = m[2].str();
   if (std::regex_search(message, u, undeclared) && !std::regex_search(u[1].str(), api)) return false;
-  std::istringstream lines(text);
-  std::string that;
   if (m[1].length() > 9) return true;
-  for (int l = std::stoi(m[1].str()); l > 0 && std::getline(lines, that);) --l;
-  return that.find("<<<") == std::string::npos;
+  const size_t at = OffsetOfLine(text, std::stoi(m[1].str()));
+  return text.substr(at, text.find('\n', at) - at).find("<<<") == std::string::npos;
 }
 
 void AddBuildLineLibraries(const std::vector<std::string>& build_line_libs, std::vector<std::string>* libs) {

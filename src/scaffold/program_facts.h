@@ -97,6 +97,10 @@ void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args);
 // Adds to `libs` (GatherFacts' guess from the calls) each library of the user's build line that is
 // not there yet, except those the harness answers itself: MPI (cuco/program/mpi.h), NCCL (linked
 // always) and the CUDA runtime (nvcc's own).
+// The text of the program's source file `file` (a file name, as SourceFileName gives it): main's
+// file as written (f.raw), another source without its comments (f.other_code); nullptr for neither.
+const std::string* SourceText(const ProgramFacts& f, const std::string& file);
+
 // Whether clang's first error in one of the program's files (`error`, "path:line: error: ...", `text`
 // that file) is one nvcc would make too, so that the user's build line fails: not a name clang finds
 // undeclared that is no CUDA, NCCL, MPI or library API (nvcc's implicit cuda_runtime.h brings C's

@@ -16,6 +16,7 @@
 #include "scaffold/harness_sizes.h"
 #include "scaffold/harness_toml.h"
 #include "scaffold/iteration_io.h"
+#include "scaffold/launcher_guess.h"
 #include "scaffold/program_arguments.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
@@ -167,12 +168,7 @@ void ReadRankArguments(ProgramFacts* f) {
   if (w.position > 0 || !w.flag.empty()) f->world = w.guess, f->world_argument = w.position, f->world_option = w.flag;
   f->rank_argument = RankFromArguments(f->code, f->program_args);
   if (f->rank_argument > 0)  // program mode gives every process the same arguments; the harness, each its own rank
-    for (std::string& todo : f->todos)
-      if (todo.rfind("workload.toml [program]: the program does not use MPI and reads no rank", 0) == 0)
-        todo = fmt::format("workload.toml [program]: the program reads its rank from argv[{}], which program mode gives "
-                           "every process alike (the harness gives each its own); for program mode, make it read RANK "
-                           "/ WORLD_SIZE (or CUCO_RANK / CUCO_WORLD_SIZE), which cuco's launcher sets",
-                           f->rank_argument);
+    std::replace(f->todos.begin(), f->todos.end(), ProgramModeRankTodo(0), ProgramModeRankTodo(f->rank_argument));
 }
 
 }  // namespace

@@ -78,6 +78,13 @@ std::set<std::string> WrittenThrough(const std::string& code, const std::regex& 
   return vars;
 }
 
+// The rank count a program gives NCCL: `ncclCommInitAll(comms, N, devs)` or ncclCommInitRank's second
+// argument, a number or a name (group 1); the first argument may call (`&comms.at(i)`).
+const std::regex& NcclRankCountRe() {
+  static const std::regex re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  return re;
+}
+
 // The number `name` is declared with (`int tp_rows = 2;`, `size_t cols{2};` not: only `= N`), nullopt when
 // none; a variable an option may set later still declares its default so.
 std::optional<int> DeclaredNumber(const std::string& code, const std::string& name) {
@@ -142,9 +149,9 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   // 2b. The rank count NCCL is given (`ncclCommInitAll(comms, nGPUs, devs)`, ncclCommInitRank's
   // second argument): a number, or a variable set once to one whose address is never taken (not
   // MPI_Comm_size's `&nranks`).
-  // The first argument may call (`&comms.at(i)`). A communicator of one rank beside another
+  // A communicator of one rank beside another
   // (`ncclCommInitRank(&self, 1, own_id, 0)`: each process its own) is not the world's.
-  static const std::regex init_re(R"(\bncclCommInit(?:All|Rank)\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*([A-Za-z_]\w*|\d+)\s*,)");
+  const std::regex& init_re = NcclRankCountRe();
   const auto inits = std::distance(std::sregex_iterator(code.begin(), code.end(), init_re), std::sregex_iterator());
   std::optional<std::map<std::string, int64_t>> once;  // WithValuesSetOnce, when a call names a variable
   for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
@@ -222,10 +229,9 @@ bool ComparedWithTheRankCount(const std::string& code, const std::string& variab
 }
 
 bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable) {
-  static const std::regex name(R"([A-Za-z_][\w.]*)");
-  if (!std::regex_match(variable, name)) return false;
-  const std::regex count(R"(\bncclCommInitRank\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*)" + variable + R"(\s*,)");
-  return std::regex_search(code, count);
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), NcclRankCountRe()); it != std::sregex_iterator(); ++it)
+    if ((*it)[1].str() == variable && it->str(0).find("ncclCommInitRank") != std::string::npos) return true;
+  return false;
 }
 
 ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,
