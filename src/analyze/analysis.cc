@@ -15,6 +15,7 @@
 
 #include "analyze/api_specs.h"
 #include "analyze/frontend.h"
+#include "analyze/id_bootstrap.h"
 #include "analyze/ranges.h"
 #include "util/files.h"
 #include "util/source_text.h"
@@ -628,6 +629,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     a.ops.push_back(std::move(op));
   }
   FinishAnalysis(&a, handle_streams, per_thread_default);
+  for (std::string& w : IdOnlyInOwnEnvironment(calls, paths)) a.warnings.push_back(std::move(w));
   return a;
 }
 

@@ -131,7 +131,10 @@ std::string Clause(const std::string& why) { return why.empty() ? "" : ": " + wh
 // that output, where main's file defines that function (the buffer is named there).
 std::string NoOutputWhy(const ProgramFacts& f, const FoundLoop& found, const std::string& unbound_output) {
   const UnnamedOutputWhy why = UnnamedOutput(*f.analysis, found.loop_fn);
-  const std::string clause = unbound_output.empty() ? why.clause : unbound_output;
+  std::string clause = unbound_output.empty() ? why.clause : unbound_output;
+  const std::string host = HostOnlyResult(*f.analysis, found.loop_fn.empty() ? "main" : found.loop_fn, f.file,
+                                          found.loop.line, found.loop.end_line);
+  if (!host.empty()) clause = clause.empty() ? host : clause + "; " + host;
   if (why.made_in.empty() || why.made_in == found.loop_fn) return clause;
   const Result<TimedLoop> there = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
   if (!there.ok()) return clause;
@@ -654,7 +657,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();
     r.out = r.out || read_back;
     if (!r.in && !r.out) {  // scratch: the program's own buffer
-      trace->Add(fmt::format("`{}`: scratch (first written, last read, not copied out): the program's own, not bound",
+      trace->Add(fmt::format("`{}`: scratch (first written, last read, not copied out in the loop's function): the program's own, not bound",
                              marked_expr));
       continue;
     }

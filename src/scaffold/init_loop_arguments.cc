@@ -117,21 +117,33 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
   return out;
 }
 
-// kInvalidArgument when main reads an argument by position that the harness would not pass (past
-// those its entry point passes: loop.size_flags, set; none given with --args; no default the
+// kInvalidArgument when main stops without arguments the harness would not pass (ArgumentsMainRequires:
+// fewer than a count, an option called required), or reads one by position that it would not pass
+// (past those its entry point passes: loop.size_flags, set; none given with --args; no default the
 // analysis found), naming the line and saying how to give it.
 Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop) {
-  if (!f.program_args.empty() || !loop.main_takes_args) return Status::Ok();
+  if (!loop.main_takes_args) return Status::Ok();
+  // What the entry point passes: --args as given, else the size options it sets and its positions.
   int passed = 0;
-  for (const TimedLoop::SizeFlag& z : loop.size_flags) passed = std::max(passed, z.position);
-  std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
-  std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
-  if (reads.empty()) return Status::Ok();
-  const ArgumentRead& r = reads.back();
-  return Status::InvalidArgument(fmt::format(
-      "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
-      "give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args \"...\" ...)",
-      f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
+  std::vector<std::string> started = f.program_args;
+  for (const TimedLoop::SizeFlag& z : loop.size_flags) {
+    passed = std::max(passed, z.position);
+    if (f.program_args.empty() && z.position == 0 && z.env.empty() && !z.flag.empty()) started.insert(started.end(), {z.flag, z.size});
+  }
+  if (f.program_args.empty()) {  // an argument read by position first: the most exact words
+    std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
+    std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
+    if (!reads.empty()) {
+      const ArgumentRead& r = reads.back();
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
+          "give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args \"...\" ...)",
+          f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
+    }
+  }
+  const std::vector<std::string> missing = ArgumentsMissing(ArgumentsMainRequires(f.raw), f.file, started,
+                                                            std::max(passed, static_cast<int>(started.size())));
+  return missing.empty() ? Status::Ok() : Status::InvalidArgument(missing.front());
 }
 
 }  // namespace cuco::scaffold_internal

@@ -19,8 +19,9 @@ namespace cuco::scaffold_internal {
 // it takes no flags; its environment variables. Sizes are unique by name.
 std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedLoop& loop, std::vector<std::string>* guesses);
 
-// kInvalidArgument when main reads an argument by position that the harness would not pass (past
-// those its entry point passes: loop.size_flags, set; none given with --args; no default the
+// kInvalidArgument when main stops without arguments the harness would not pass (ArgumentsMainRequires:
+// fewer than a count, an option called required), or reads one by position that it would not pass
+// (past those its entry point passes: loop.size_flags, set; none given with --args; no default the
 // analysis found), naming the line and saying how to give it.
 Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop);
 

@@ -23,6 +23,31 @@ struct ArgumentRead {
 // analysis found). In index order.
 std::vector<ArgumentRead> ArgumentsWithoutDefault(const std::string& raw, const std::vector<FoundConstant>& constants);
 
+// What main stops without: fewer arguments than `count` (`if (argc < 3) { usage(); return 1; }`:
+// 2), or an option a message calls required (`if (engine.empty()) { cerr << "--engine required"; return 1; }`).
+// A test of argc or a message counts only where its block returns, exits or throws.
+struct ArgumentsRequired {
+  int count = 0;  // 0: none
+  int count_line = 0;
+  std::string count_test;  // "argc < 3"
+  struct Option {
+    std::string name;  // "--engine"
+    int line = 0;
+    std::string message;  // the literal naming it, as written
+  };
+  std::vector<Option> options;
+};
+ArgumentsRequired ArgumentsMainRequires(const std::string& raw);
+
+// A line each for what `required` asks that a start with `args` lacks (fewer than its count of
+// words; an option `args` does not give), naming `file`'s line and how to give it with --args.
+// `words`: how many arguments that start passes (args.size(), or more where the harness adds sizes).
+std::vector<std::string> ArgumentsMissing(const ArgumentsRequired& required, const std::string& file,
+                                          const std::vector<std::string>& args, int words);
+
+// Whether `args` gives `option` (`--engine x`, `--engine=x`).
+bool GivesOption(const std::vector<std::string>& args, const std::string& option);
+
 // The position k of a rank the program reads from its command line (`int rank = atoi(argv[3]);`: a
 // variable named like one rank, `rank`, `myRank`, `world_rank`, not a count of them nor a local
 // rank), where `args` (`cuco init --args`) gives argv[k] a whole number: each of the harness's ranks

@@ -31,6 +31,47 @@ TEST(ArgumentsWithoutDefault, TheReadsNothingGuardsOrBacks) {
   EXPECT_EQ(reads[1].line, 8);
 }
 
+// What main stops without: a test of argc whose arm returns or exits, and an option a message in
+// such a block calls required. A test that does not stop main, or that argc shares with another
+// condition by `&&`, asks for nothing; neither does a message outside a block.
+TEST(ArgumentsMainRequires, ArgcTestsThatStopAndRequiredOptions) {
+  const std::string trt =
+      "int main(int argc, char** argv) {\n"
+      "  if (argc < 2) {\n"
+      "    std::cerr << \"Usage: \" << argv[0] << \" --engine <path> [--batch 32]\\n\";\n"
+      "    return 1;\n"
+      "  }\n"
+      "  std::string engine;\n"
+      "  for (int i = 1; i < argc; i++) if (std::string(argv[i]) == \"--engine\") engine = argv[++i];\n"
+      "  if (engine.empty()) { std::cerr << \"--engine required\\n\"; return 1; }\n"
+      "  printf(\"--batch is required for nothing\\n\");\n"
+      "}\n";
+  const ArgumentsRequired r = ArgumentsMainRequires(trt);
+  EXPECT_EQ(r.count, 1);
+  EXPECT_EQ(r.count_line, 2);
+  EXPECT_EQ(r.count_test, "argc < 2");
+  ASSERT_EQ(r.options.size(), 1u);
+  EXPECT_EQ(r.options[0].name, "--engine");
+  EXPECT_EQ(r.options[0].line, 8);
+
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (argc != 4 || !ok) { usage(); exit(1); }\n}\n").count, 3);
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (3 > argc) throw 1;\n}\n").count, 2);
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (argc <= 1) return 2;\n}\n").count, 1);
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (argc < 2) { n = 4; } else { return 1; }\n}\n").count, 0);
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (argc < 2 && rank == 0) return 1;\n}\n").count, 0);
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (argc > 1) n = atoi(argv[1]);\n}\n").count, 0);
+  const ArgumentsRequired model = ArgumentsMainRequires(
+      "int main(int argc, char** argv) {\n  if (!model) {\n    fprintf(stderr, \"missing required argument: -model\\n\");\n"
+      "    MPI_Abort(MPI_COMM_WORLD, 1);\n  }\n}\n");
+  ASSERT_EQ(model.options.size(), 1u);
+  EXPECT_EQ(model.options[0].name, "-model");
+  EXPECT_EQ(model.options[0].line, 3);
+
+  EXPECT_TRUE(GivesOption({"--engine", "x.plan"}, "--engine"));
+  EXPECT_TRUE(GivesOption({"--engine=x.plan"}, "--engine"));
+  EXPECT_FALSE(GivesOption({"--engines", "x"}, "--engine"));
+}
+
 TEST(SplitProgramArguments, WordsAndRefusals) {
   std::vector<std::string> args;
   std::string error;

@@ -76,6 +76,8 @@ struct ProgramFacts {
   std::string forced_loop_file;  // ... or in this other source file of the program (served_file.h)
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
                                           // (set with SetProgramArguments, never alone)
+  std::vector<std::string> arguments_missing;  // what main stops without that program_args lacks
+                                              // (ArgumentsMissing), a line each; program mode's TODOs
   ProgramDefaults run_defaults;  // DefaultsOf(code, {}, program_args): what main reads as the harness starts it
   int world_argument = 0;  // > 0: argv[k] given is the GPU count of a program one process runs on
                            // every GPU (WorldFromArguments), or one an MPI program checks against its

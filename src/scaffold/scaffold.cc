@@ -269,6 +269,9 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
   SetProgramArguments(&f, std::move(program_args));
   ReadRankArguments(&f);
+  f.arguments_missing = ArgumentsMissing(ArgumentsMainRequires(f.raw), f.file, f.program_args,
+                                         static_cast<int>(f.program_args.size()));
+  for (const std::string& m : f.arguments_missing) f.todos.push_back("workload.toml [program] args: " + m);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

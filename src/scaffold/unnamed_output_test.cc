@@ -45,5 +45,27 @@ TEST(UnnamedOutput, AParameterMainFillsWithAnObjectIsNamed) {
   EXPECT_EQ(UnnamedOutput(a, "main").clause, "");
 }
 
+// A solver that allocates its device buffers on every call and copies its solution into the host
+// array it is given: main's `x`, passed by the call in the loop (a benchmark helper calls it too).
+// The same copy reached only from outside the loop, or into a local, says nothing.
+TEST(HostOnlyResult, AHelpersCopyToTheHostIsFollowedToMainsArray) {
+  Analysis a;
+  a.functions = {{"solve", "/src/solver.cu", 170, {"op", "mat", "b", "x", "config"}, ""},
+                 {"bench", "/src/bench.cu", 60, {"op", "mat", "b", "x"}, ""},
+                 {"main", "/src/t.cu", 30, {"argc", "argv"}, ""}};
+  AnalyzedOp copy = CallOp("copy", "cudaMemcpy", "solve", 773, {"x", "d_x", "n * sizeof(double)", "cudaMemcpyDeviceToHost"});
+  copy.file = "/src/solver.cu";
+  AnalyzedOp from_bench = CallOp("call", "solve", "bench", 81, {"op", "mat", "b", "x", "config"});
+  from_bench.file = "/src/bench.cu";
+  a.ops = {copy, from_bench, CallOp("call", "solve", "main", 204, {"spmv_op", "&mat", "b", "x", "warm"})};
+  EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 202, 205),
+            "its result reaches main only in host memory: cudaMemcpy in solve (solver.cu:773) copies it into `x`, main's "
+            "`x` (t.cu:204); the harness checks device buffers main holds before its loop: have solve write its result "
+            "to a device buffer main allocates there and passes in");
+  EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 210, 220), "");  // the call is outside the loop
+  a.ops[0].args[0] = "h_local";
+  EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 202, 205), "");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
