@@ -167,7 +167,7 @@ Result<Analysis> AnalyzeText(const std::string& path, const std::string& text, c
 
 // The readable report of `cuco analyze`.
 std::string FormatAnalysis(const Analysis& a);
-// `cuco analyze --json` (schema in docs comment of analysis.cc: AnalysisToJson). Its strings are
+// `cuco analyze --json` (schema in the comment of analysis_format.cc: AnalysisToJson). Its strings are
 // valid UTF-8 (source bytes that are not become U+FFFD), so dump() never throws.
 nlohmann::json AnalysisToJson(const Analysis& a);
 // Compact text for LLM prompts: one line per op, then the graph.
