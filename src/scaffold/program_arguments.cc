@@ -97,12 +97,18 @@ ArgumentsRequired ArgumentsMainRequires(const std::string& raw) {
   }
   // Literals calling an option required or missing, in a block that stops main.
   static const std::regex literal(R"re("((?:[^"\\\n]|\\.)*)")re");
-  static const std::regex named(R"((?:^|[\s'`(])(--?[A-Za-z][\w-]*)(?=[\s'`:,.)=\\]|$))");
-  static const std::regex says(R"(\b(required|missing|must be given|must be specified)\b)", std::regex::icase);
+  // The option beside the words: `--engine required`, `-model is required`, `missing --engine`,
+  // `missing required argument: -model`, `required option --engine` (not "the required by -p flag").
+  static const std::regex before(
+      R"((?:^|[\s'`(])(--?[A-Za-z][\w-]*)['`)]?:?\s+(?:(?:is|are)\s+)?(?:required|mandatory|must be (?:given|specified|set))\b)",
+      std::regex::icase);
+  static const std::regex after(
+      R"(\b(?:missing|required)\s+(?:required\s+)?(?:(?:argument|option|flag|parameter)s?\s*)?:?\s*['`]?(--?[A-Za-z][\w-]*))",
+      std::regex::icase);
   for (auto it = std::sregex_iterator(main_text.begin(), main_text.end(), literal); it != std::sregex_iterator(); ++it) {
     const std::string text = (*it)[1].str();
     std::smatch m;
-    if (!std::regex_search(text, says) || !std::regex_search(text, m, named)) continue;
+    if (!std::regex_search(text, m, before) && !std::regex_search(text, m, after)) continue;
     const size_t at = static_cast<size_t>(it->position(0));
     // The block around the literal: from its `{` to the matching `}`.
     size_t tok = 0;

@@ -67,6 +67,13 @@ TEST(ArgumentsMainRequires, ArgcTestsThatStopAndRequiredOptions) {
   EXPECT_EQ(model.options[0].name, "-model");
   EXPECT_EQ(model.options[0].line, 3);
 
+  // "required" beside no option (Blink-GPU's check of its GPU count) names none.
+  EXPECT_TRUE(ArgumentsMainRequires(
+                  "int main(int argc, char** argv) {\n  if (nodesize < ncouples) {\n    fprintf(stderr, \"Error: mynode (%s) has "
+                  "less gpus (%d) then the required by -p flag (%d)\\n\", h, a, b);\n    MPI_Abort(MPI_COMM_WORLD, 1);\n  }\n}\n")
+                  .options.empty());
+  EXPECT_EQ(ArgumentsMainRequires("int main(int argc, char** argv) {\n  if (!p) { puts(\"required option --plan\"); exit(1); }\n}\n")
+                .options.at(0).name, "--plan");
   EXPECT_TRUE(GivesOption({"--engine", "x.plan"}, "--engine"));
   EXPECT_TRUE(GivesOption({"--engine=x.plan"}, "--engine"));
   EXPECT_FALSE(GivesOption({"--engines", "x"}, "--engine"));
