@@ -174,7 +174,9 @@ EvalRecord Cascade::EvaluateStages(const std::string& code, const std::string& l
   const std::string& exe = built.executable;
   if (options_.compile_only || call.compile_only) {
     rec.status = EvalStatus::kSkipped;
-    rec.reason = options_.compile_only ? "compile only (--stage compile)" : "compile only";
+    rec.reason = !options_.compile_only ? "compile only"
+                 : options_.unoptimized ? "compile only (--stage compile-check, device code unoptimised)"
+                                        : "compile only (--stage compile)";
     return rec;
   }
   if (workload_.mode == "program") {

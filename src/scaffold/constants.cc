@@ -235,7 +235,7 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
         bool seen = false;
         for (const FoundConstant& c : found) seen = seen || (c.option && c.name == opt);
         const std::optional<int64_t> v = LastAssignedBefore(code, h.offset, LastComponent(h.m[2].str()), known);
-        if (!seen && v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, ""});
+        if (!seen && v) add({opt, *v, LineOf(code, h.offset), "default of " + opt, true, 0, "", LastComponent(h.m[2].str())});
         break;
       }
       case kArgvTernary:
@@ -304,9 +304,13 @@ bool IsWorldName(const std::string& name, const std::set<std::string>& world_var
   return false;
 }
 
+bool NamesTheWorld(const FoundConstant& c, const std::set<std::string>& world_vars) {
+  return IsWorldName(c.name, world_vars) || (!c.variable.empty() && IsWorldName(c.variable, world_vars));
+}
+
 ConstRole ClassifyConstant(const FoundConstant& c, const std::set<std::string>& world_vars) {
   const std::string l = Lower(SizeName(c));
-  if (IsWorldName(c.name, world_vars)) return ConstRole::kWorld;
+  if (NamesTheWorld(c, world_vars)) return ConstRole::kWorld;
   if (Contains(l, "warm")) return ConstRole::kWarmup;
   if (Contains(l, "iter") || l == "reps" || l == "nreps" || l == "repeat" || l == "repeats" || l == "trials" ||
       l == "runs" || l == "nruns" || l == "steps" || l == "nsteps" || l == "num_steps")

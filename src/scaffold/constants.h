@@ -29,6 +29,7 @@ struct FoundConstant {
   bool option = false;
   int argv_index = 0;  // > 0: the default of argv[argv_index]
   std::string env;     // non-empty: the default of this environment variable
+  std::string variable{};  // an option parsed in a loop: the variable it sets (`-g` -> "NG"), else ""
 };
 
 // M from cfg.M or cfg->M: the name a member chain is known by.
@@ -62,6 +63,9 @@ std::string SizeName(const FoundConstant& c);
 // `name` holds the world size: one of `world_vars` (MPI_Comm_size's / ncclCommCount's outputs)
 // or named like a rank count (world, nranks, num_gpus, ...), never like a rank (`world_rank`).
 bool IsWorldName(const std::string& name, const std::set<std::string>& world_vars);
+// IsWorldName of the constant's name, or of the variable an option sets (`-g` setting `NG`, a
+// variable the program gives ncclCommInitAll as its rank count).
+bool NamesTheWorld(const FoundConstant& c, const std::set<std::string>& world_vars);
 
 // kSize: a problem size ([sizes]); kTuning: a tuning constant that stays in the code (tile,
 // block, chunk, ...); kWarmup / kIters: the timing loop's counts; kIgnored: seeds, flags, device

@@ -238,6 +238,8 @@ struct Role {
   // The one floating type the iteration's collectives move it as (untyped_buffers.h), as C++ and as
   // the datatype the program names; "" when not one.
   std::string float_type, datatype;
+  // Where there is no such type: a datatype the program chooses at run time (`dt.ncclType`), "" when none.
+  std::string chosen_datatype;
   std::string last;  // its last access, as the README says it
 };
 
@@ -412,6 +414,12 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   if (!as.empty())
     h->guesses.back() += fmt::format("; its pointer is untyped and the collectives move it as `{}`: bound as {}",
                                      r.datatype, r.float_type);
+  else if (!r.chosen_datatype.empty() && (r.in || r.both) && DeclaredUntyped(c.program_code, t.expr))
+    h->guesses.back() += fmt::format(
+        "; its pointer is untyped and its collectives' type, `{}`, is chosen at run time: bound as bytes, its fresh "
+        "inputs are the program's own bytes (write `cuco_bind.as<T>()` in front of the bind, T the type the run "
+        "moves, for fresh values of it)",
+        r.chosen_datatype);
   trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace
@@ -458,6 +466,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
       for (const std::string& d : moved->second) constants.insert(DatatypeValue(program_code, d));
       r.float_type = FloatTypeOfDatatypes(constants);
       r.datatype = r.float_type.empty() ? "" : *constants.begin();
+      for (const std::string& d : constants)
+        if (r.float_type.empty() && d.rfind("nccl", 0) != 0) r.chosen_datatype = d;
     }
     const auto back = u.read_back.find(marked_expr);
     const bool read_back = !any_output && !r.in && !r.out && u.written.count(marked_expr) && back != u.read_back.end();

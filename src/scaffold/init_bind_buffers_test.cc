@@ -18,6 +18,13 @@ int main(int argc, char** argv) {
   ncclCommInitRank(&comm, 1, id, 0);
 )";
 
+// kCommHead with the program's own functions `helpers` in front of main.
+std::string CommHeadAfter(const std::string& helpers) {
+  const std::string head = kCommHead;
+  const size_t main_at = head.find("int main");
+  return head.substr(0, main_at) + helpers + head.substr(main_at);
+}
+
 // kCommHead, then `int rank = 0, size = 1;`, the float `buffers` of 256 each, a timing event, and a
 // loop of 10 passes around `body`.
 std::string SmallLoop(const std::vector<std::string>& buffers, const std::string& body) {
@@ -220,6 +227,73 @@ int main(int argc, char** argv) {
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"r\", r);", "cuco_bind.input(\"s\", s);"}));
   EXPECT_TRUE(Traced(b->guesses, {"`r`", "only under an `if`"}));
+}
+
+// A helper handed an object's address (`step(&model)`, llm.c's `gpt2_forward(&model, ...)`) and a
+// helper it hands the pointer on to: the object's members are main's `model.out`, never
+// `model->out`, which does not compile where main's `model` is an object.
+TEST(InitBindBuffers, AMemberReachedThroughAnObjectsAddressIsMainsMember) {
+  const std::string text = CommHeadAfter(R"(struct Model { float* in; float* out; };
+void reduce(Model* m, ncclComm_t comm) { ncclAllReduce(m->in, m->out, 16, ncclFloat, ncclSum, comm, 0); }
+void step(Model* model, ncclComm_t comm) { reduce(model, comm); }
+)") + R"(  Model model;
+  cudaMalloc(&model.in, 16 * sizeof(float));
+  cudaMalloc(&model.out, 16 * sizeof(float));
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) step(&model, comm);
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("model.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"model_in\", model.in);",
+                                                "cuco_bind.output(\"model_out\", model.out);"}));
+}
+
+// `void*` buffers whose collective's type the program picks at run time (a sweep over data types,
+// nccl-nvfp4-comm's `dtypeCase.ncclType`): bound as bytes, and the guess says how to give the type.
+TEST(InitBindBuffers, AnUntypedBufferOfATypeChosenAtRunTimeSaysSo) {
+  const std::string text = std::string(kCommHead) + R"(  ncclDataType_t dt = argc > 1 ? ncclHalf : ncclFloat;
+  void *send, *recv;
+  cudaMalloc(&send, 64);
+  cudaMalloc(&recv, 64);
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) ncclAllReduce(send, recv, 16, dt, ncclSum, comm, 0);
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("types.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"send\", send);", "cuco_bind.output(\"recv\", recv);"}));
+  EXPECT_TRUE(Traced(b->guesses, {"`send`", "`dt`, is chosen at run time: bound as bytes", "cuco_bind.as<T>()"}));
+}
+
+// A helper's buffer declared null and then allocated (`void* recv = nullptr; cudaMalloc(&recv, n);`,
+// nccl-nvfp4-comm's runCase) is the helper's own, never a buffer named `nullptr`: the reason names it.
+TEST(InitBindBuffers, AHelpersBufferDeclaredNullIsNamedByItsName) {
+  const std::string text = CommHeadAfter(R"(void run_case(const float* x, ncclComm_t comm) {
+  float* recv = nullptr;
+  cudaMalloc(&recv, 64);
+  ncclAllReduce(x, recv, 16, ncclFloat, ncclSum, comm, 0);
+  cudaFree(recv);
+}
+)") + R"(  float* x;
+  cudaMalloc(&x, 64);
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) run_case(x, comm);
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("null.cu", text);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message().find("nullptr"), std::string::npos) << b.status().message();
+  EXPECT_NE(b.status().message().find("`recv`"), std::string::npos) << b.status().message();
 }
 
 // A reduce or gather writes its receive buffer on its root only; every other rank keeps what it held

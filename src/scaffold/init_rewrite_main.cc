@@ -49,9 +49,12 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
                            loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));
   if (!loop.pinned_counter.empty())
     trace->Add(fmt::format("the loop's counter `{}` is held at its value when the loop starts", loop.pinned_counter));
-  if (!loop.rank_flag.empty() || !loop.world_flag.empty())
-    trace->Add(fmt::format("the entry point passes the harness's rank and rank count as {} {}",
-                           loop.rank_flag.empty() ? "-" : loop.rank_flag, loop.world_flag.empty() ? "-" : loop.world_flag));
+  if (!loop.rank_flag.empty() && !loop.world_flag.empty())
+    trace->Add(fmt::format("the entry point passes the harness's rank and rank count as {} and {}", loop.rank_flag,
+                           loop.world_flag));
+  else if (!loop.rank_flag.empty() || !loop.world_flag.empty())
+    trace->Add(fmt::format("the entry point passes the harness's {} as {}", loop.rank_flag.empty() ? "rank count" : "rank",
+                           loop.rank_flag.empty() ? loop.world_flag : loop.rank_flag));
   for (const TimedLoop::SizeFlag& z : loop.size_flags)
     if (!z.size.empty()) trace->Add(fmt::format("the entry point passes the size {} as {}", z.size, z.Spelling()));
   trace->Add(rewritten == r.text ? "no `#include <mpi.h>` to rewrite"

@@ -85,16 +85,30 @@ void AddNamedInnerLoop(const std::vector<Tok>& t, const std::set<std::string>& n
 
 // Tokens (from, to] up to the first that reads a clock: the line of the first holding device work
 // or communication (`work`, DeviceWorkByLine), 0 when none does, no clock is read there, or no
-// work is known.
-int WorkBeforeTheNextClock(const std::vector<Tok>& t, size_t from, size_t to, const std::map<int, LineWork>* work) {
+// work is known; *read_at, then, the token reading the clock.
+int WorkBeforeTheNextClock(const std::vector<Tok>& t, size_t from, size_t to, const std::map<int, LineWork>* work,
+                           size_t* read_at) {
   if (work == nullptr) return 0;
   int first = 0;
   for (size_t k = from + 1; k <= to && k < t.size(); ++k) {
-    if (ReadsClock(t[k])) return first;
+    if (ReadsClock(t[k])) {
+      *read_at = k;
+      return first;
+    }
     const auto w = work->find(t[k].line);
     if (first == 0 && w != work->end() && (w->second.compute || w->second.comm)) first = t[k].line;
   }
   return 0;
+}
+
+// Whether tokens [from, to) hold whole brace pairs only: statements of one block.
+bool Balanced(const std::vector<Tok>& t, size_t from, size_t to) {
+  int depth = 0;
+  for (size_t k = from; k < to && k < t.size(); ++k) {
+    depth += t[k].text == "{" ? 1 : t[k].text == "}" ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth == 0 && to > from;
 }
 
 void Note(const LoopSearch& search, std::string line) {
@@ -378,9 +392,26 @@ bool DescendIntoSweeps(const std::string& file, const std::vector<Tok>& t, const
     // micro-batches): the outer loop is the iteration, not a sweep around a timed one.
     const size_t clock = StatementStart(t, inner - 1);
     if (t[body].text == "{" && clock == body + 1) break;
-    // So does a clock started before the inner loop and read next only past more device work of
-    // the pass (a ring's steps, then its final merge, timed together with MPI_Wtime).
-    if (const int past = WorkBeforeTheNextClock(t, inner_end, c->last, search.work); Timed(t, inner) && past > 0) {
+    // A clock started before the inner loop and read next only past more device work of the pass
+    // (a ring's steps, then its final merge, timed together with MPI_Wtime; a training step's
+    // micro-batches, then its optimizer) times what lies between: those statements are the
+    // iteration, run in the outer loop's first pass. Where they are not one block's statements,
+    // the whole pass is.
+    size_t read = t.size();
+    if (const int past = WorkBeforeTheNextClock(t, inner_end, c->last, search.work, &read); Timed(t, inner) && past > 0) {
+      const size_t read_statement = StatementStart(t, read, inner_end + 1);
+      if (Balanced(t, inner, read_statement)) {
+        c->region = true;
+        c->sweep_line = t[c->first].line;
+        c->what = fmt::format("lines {}-{}, what the clock started before the loop at line {} times up to its read at line "
+                              "{} (that loop, then the device work from line {}), run whole in the first pass of the "
+                              "loop at line {}",
+                              t[inner].line, t[read_statement - 1].line, t[inner].line, t[read].line, past,
+                              t[c->first].line);
+        c->first = inner, c->last = read_statement - 1;
+        Note(search, file + ":" + std::to_string(t[inner].line) + ": " + c->what);
+        return true;
+      }
       Note(search, fmt::format("{}:{}: the clock started before the loop at line {} is read next only after the "
                                "device work at line {}: each pass of the loop at line {} is the timed unit, not a sweep",
                                file, t[inner].line, t[inner].line, past, t[c->first].line));

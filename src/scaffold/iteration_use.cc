@@ -112,6 +112,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   for (const Access& acc : accesses) {
     std::vector<std::pair<std::string, bool>> touched;  // (buffer, written), in the access's order
     for (const auto& b0 : acc.reads) {
+      if (IsNullPointerLiteral(b0)) continue;  // `ncclAllReduce(nullptr, ...)`, a kernel's null argument: no buffer
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       touched.push_back({b, false});
       if (!u.first_read.count(b)) u.first_read[b] = true, u.order.push_back(b);
@@ -121,6 +122,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       else u.read_back.erase(b);
     }
     for (const auto& b0 : acc.writes) {
+      if (IsNullPointerLiteral(b0)) continue;
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       touched.push_back({b, true});
       if (!u.first_read.count(b)) u.first_read[b] = false, u.order.push_back(b);
@@ -132,7 +134,8 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       if (root_only) u.written_by_root.insert(b);
       if (!under_if(acc.line) && !acc.helper_if && !root_only) u.written_always.insert(b);
     }
-    u.unnamed.insert(acc.unnamed.begin(), acc.unnamed.end());
+    for (const std::string& b : acc.unnamed)
+      if (!IsNullPointerLiteral(b)) u.unnamed.insert(b);
     if (!acc.datatype.empty())
       for (const auto& [b, written] : touched) u.datatypes[b].insert(acc.datatype);
     if (acc.line > 0)  // the last access so far of each buffer in each arm holding this line

@@ -12,9 +12,11 @@ namespace cuco::scaffold_internal {
 namespace {
 
 // `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
-// (that function's parameters and local aliases -> the caller's expressions); "" when a parameter
-// maps to nothing the caller can name.
-std::string Resolve(const std::string& base, const std::map<std::string, std::string>& to_outer) {
+// (that function's parameters and local aliases -> the caller's expressions, `&model` where the
+// caller passes an object's address); "" when a parameter maps to nothing the caller can name. A
+// parameter standing for an object's address stays one where `base` is the parameter alone and
+// `keep_address` (an argument handed on: `model` inside a helper given `&model`).
+std::string Resolve(const std::string& base, const std::map<std::string, std::string>& to_outer, bool keep_address = false) {
   static const std::regex head_rest(R"(^([A-Za-z_]\w*)(.*)$)");
   std::smatch m;
   if (!std::regex_match(base, m, head_rest)) return "";
@@ -23,12 +25,25 @@ std::string Resolve(const std::string& base, const std::map<std::string, std::st
     std::string arg = Trim(it->second);
     if (arg.empty()) return "";
     if (arg[0] == '&') {
+      if (rest.empty() && keep_address) return arg;
       arg = Trim(arg.substr(1));
       if (rest.rfind("->", 0) == 0) rest = "." + rest.substr(2);
     }
     head = arg;
   }
   return head + rest;
+}
+
+// A call's argument in the caller's terms, for the callee's parameter: `&model` stays an address
+// (the callee's `model->acts` is the caller's `model.acts`).
+std::string ArgumentInCallerTerms(const std::string& arg, const std::map<std::string, std::string>& to_main) {
+  static const std::regex address(R"(^\s*&\s*([A-Za-z_]\w*(?:\.\w+)*)\s*$)");
+  std::smatch m;
+  if (std::regex_match(arg, m, address)) {
+    const std::string object = Resolve(m[1].str(), to_main);
+    return object.empty() ? "" : "&" + object;
+  }
+  return Resolve(BufferBase(arg), to_main, true);
 }
 
 }  // namespace
@@ -97,7 +112,7 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
     std::map<std::string, std::string> callee, other;  // other: an argument's second alternative
     for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i) {
       if (fn->params[i].empty()) continue;
-      callee[fn->params[i]] = Resolve(BufferBase(op.args[i]), to_main);
+      callee[fn->params[i]] = ArgumentInCallerTerms(op.args[i], to_main);
       const std::string second = SecondAlternative(op.args[i]);
       if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
     }

@@ -432,8 +432,10 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
     bool other = false;
     for (auto m = std::sregex_iterator(code.begin(), code.end(), assigned); m != std::sregex_iterator() && !other; ++m) {
       const size_t at = static_cast<size_t>(m->position(0));
-      const size_t line_start = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
-      const std::string before = code.substr(line_start, at - line_start);
+      // Its statement up to the name (one line may hold several: `int n=0; for(...){ n+=c[p]; }`).
+      const size_t boundary = code.find_last_of(";{}\n", at);
+      const size_t statement_start = boundary == std::string::npos ? 0 : boundary + 1;
+      const std::string before = code.substr(statement_start, at - statement_start);
       if (std::regex_search(before, declared_type)) continue;  // its declaration
       other = !ReadingArguments(code, at);
     }

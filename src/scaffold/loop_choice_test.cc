@@ -160,6 +160,16 @@ TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   EXPECT_FALSE(FindTimedLoop("y.cu", changed, {"ncclAllReduce"}, "bench", std::string::npos, search).ok());
 }
 
+// A sum begun at 0 and added to on the line that declares it (hn_moe_nccl's one-line
+// `int send_tot=0,recv_tot=0; ... for(...){ send_tot+=sendc[p]; }`): no one value, never 0.
+TEST(LoopChoice, AVariableAddedToOnItsDeclarationsLineHasNoOneValue) {
+  const ProgramDefaults d = DefaultsOf(
+      "int main() {\n  int send_tot=0,recv_tot=0; for(int p=0;p<size;p++){ send_tot+=sendc[p]; }\n  int k = 3;\n}\n", {});
+  EXPECT_EQ(d.values.count("send_tot"), 0u);
+  EXPECT_EQ(d.values.at("recv_tot"), 0);
+  EXPECT_EQ(d.values.at("k"), 3);
+}
+
 // Several declarators in one declaration (`const int L = 4, d = L * 256, b;`): each with an
 // initialiser has its value, in order; a call's commas split nothing.
 TEST(LoopChoice, EachDeclaratorOfADeclarationHasItsValue) {

@@ -347,9 +347,12 @@ TEST(TimedLoop, ASweepsTimedInnerLoopIsTheIteration) {
 }
 
 // A clock started before the inner loop and read next only after more device work of the pass (a
-// ring's steps, then its final merge, timed together: a ring-attention benchmark's MPI_Wtime) times
-// the outer pass: that loop is the iteration. Read right after the inner loop, it is a sweep's.
-TEST(TimedLoop, AClockSpanningMoreThanTheInnerLoopTimesTheOuterPass) {
+// ring's steps, then its final merge, timed together: a ring-attention benchmark's MPI_Wtime; a
+// training step's micro-batches, then its optimizer: llm.c) times what lies between: those
+// statements are the iteration, in the outer loop's first pass, without the pass's own set-up (its
+// resets, an evaluation every k steps). Where the clock is read in a block of its own, the whole
+// pass is. Read right after the inner loop, the clock is a sweep's.
+TEST(TimedLoop, AClockSpanningMoreThanTheInnerLoopTimesWhatItSpans) {
   const std::string text =
       "int main() {\n"                                                            // 1
       "  for (int iter = 0; iter < 10; ++iter) {\n"                               // 2
@@ -367,8 +370,18 @@ TEST(TimedLoop, AClockSpanningMoreThanTheInnerLoopTimesTheOuterPass) {
   search.work = &work;
   auto loop = FindTimedLoop("m.cu", text, {"ncclSend"}, "main", std::string::npos, search);
   ASSERT_TRUE(loop.ok()) << loop.status().message();
-  EXPECT_EQ(loop->line, 2);
-  EXPECT_EQ(loop->sweep_line, 0);
+  EXPECT_TRUE(loop->region);
+  EXPECT_EQ(loop->line, 5);
+  EXPECT_EQ(loop->end_line, 6);
+  EXPECT_EQ(loop->sweep_line, 2);
+  EXPECT_NE(loop->what.find("run whole in the first pass of the loop at line 2"), std::string::npos) << loop->what;
+  std::string nested = text;  // the clock read inside a block of its own: the pass
+  nested.replace(nested.find("    double t1 = MPI_Wtime();"), 28, "    if (rank == 0) { double t1 = MPI_Wtime(); }");
+  auto pass = FindTimedLoop("m.cu", nested, {"ncclSend"}, "main", std::string::npos, search);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_FALSE(pass->region);
+  EXPECT_EQ(pass->line, 2);
+  EXPECT_EQ(pass->sweep_line, 0);
   work.erase(6);  // nothing between the inner loop and the clock's read: a sweep
   auto sweep = FindTimedLoop("m.cu", text, {"ncclSend"}, "main", std::string::npos, search);
   ASSERT_TRUE(sweep.ok()) << sweep.status().message();

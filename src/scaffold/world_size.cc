@@ -117,7 +117,11 @@ std::optional<WorldGuess> MeshProduct(const std::string& code, const std::string
 
 std::set<std::string> WorldSizeVariables(const std::string& code) {
   static const std::regex size_var_re(R"(\b(?:MPI_Comm_size|ncclCommCount)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
-  return WrittenThrough(code, size_var_re);
+  std::set<std::string> vars = WrittenThrough(code, size_var_re);
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), NcclRankCountRe()); it != std::sregex_iterator(); ++it)
+    if (it->str(0).find("ncclCommInitAll") != std::string::npos && !std::isdigit(static_cast<unsigned char>((*it)[1].str()[0])))
+      vars.insert((*it)[1].str());
+  return vars;
 }
 
 std::set<std::string> DeviceCountVariables(const std::string& code) {
@@ -144,7 +148,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   if (auto mesh = MeshProduct(code, file, world_vars)) return *mesh;
   // 2. A constant named like a world size.
   for (const auto& c : constants)
-    if (!Passed(c) && IsWorldName(c.name, world_vars) && c.value >= 1 && c.value <= 4096)
+    if (!Passed(c) && NamesTheWorld(c, world_vars) && c.value >= 1 && c.value <= 4096)
       return {static_cast<int>(c.value), fmt::format("{}:{}: {} {} = {}", file, c.line, c.how, c.name, c.value), true};
   // 2b. The rank count NCCL is given (`ncclCommInitAll(comms, nGPUs, devs)`, ncclCommInitRank's
   // second argument): a number, or a variable set once to one whose address is never taken (not
@@ -159,7 +163,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
     std::optional<int64_t> v;
     if (std::isdigit(static_cast<unsigned char>(n[0]))) {
       v = SmallNumber(n);
-    } else if (!world_vars.count(n) && !std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {
+    } else if (!std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {  // (MPI_Comm_size(c, &n) takes it)
       if (!once) once = WithValuesSetOnce(code, {});
       if (auto f = once->find(n); f != once->end()) v = f->second;
     }
@@ -238,7 +242,7 @@ ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const
                               const std::vector<std::string>& args, const std::set<std::string>& world_vars) {
   static const std::regex whole(R"([0-9]+)");
   for (const FoundConstant& c : constants) {
-    if (!c.option || !IsWorldName(c.name, world_vars) || c.value < 1 || c.value > 4096) continue;
+    if (!c.option || !NamesTheWorld(c, world_vars) || c.value < 1 || c.value > 4096) continue;
     ArgumentWorld w;
     for (size_t i = 0; i + 1 < args.size(); ++i)
       if (args[i] == c.name && std::regex_match(args[i + 1], whole) && SmallNumber(args[i + 1]) >= 1 &&

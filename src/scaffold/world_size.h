@@ -27,7 +27,9 @@ struct WorldGuess {
   int least = 1;       // the fewest ranks it runs at (LeastWorldForNamedRanks): fewer are not verified
 };
 
-// The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name).
+// The variables MPI_Comm_size(c, &x) and ncclCommCount(c, &x) write (members: the last name), and
+// the one a program driving every GPU gives ncclCommInitAll as its rank count (`ncclCommInitAll(comms,
+// NG, devs)`: its GPU count, which an option may set).
 std::set<std::string> WorldSizeVariables(const std::string& code);
 
 // The variables cudaGetDeviceCount(&x) writes (members: the last name): rank counts of a program one

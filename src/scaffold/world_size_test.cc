@@ -184,7 +184,7 @@ TEST(WorldSizeTest, TheRanksACallNamesNeedThatManyRanks) {
 TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
   const std::string code = "int main() {\n  int size = 4;\n  int nGPUs = 4;\n  ncclComm_t* comms = f(nGPUs);\n"
                            "  ncclCommInitAll(comms, nGPUs, DeviceList);\n}\n";
-  const WorldGuess w = GuessWorldSize(code, code, "p.cu", {}, {});
+  const WorldGuess w = GuessWorldSize(code, code, "p.cu", {}, WorldSizeVariables(code));  // nGPUs among them
   EXPECT_EQ(w.size, 4);
   EXPECT_TRUE(w.fixed);
   EXPECT_EQ(w.source, "p.cu:5: `ncclCommInitAll(comms, nGPUs,...)` ranks for NCCL");
@@ -198,6 +198,26 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
                                   "int n = 2;\nif (big) n = 4;\nncclCommInitAll(comms, n, devs);\n",
                                   "int n = atoi(argv[1]);\nncclCommInitAll(comms, n, devs);\n"})
     EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
+}
+
+// A GPU count held in a file-scope global that an option sets and ncclCommInitAll is given
+// (kopernik278/nccl-network-benchmark: `static int NG = 4;`, `if (a == "-g") NG = std::stoi(nx());`):
+// the option is the program's rank count, never a size, and the harness passes its own with it.
+TEST(WorldSizeTest, AnOptionSettingTheCountNcclCommInitAllIsGivenIsTheWorld) {
+  const std::string code = StripComments(
+      "static int NG = 4;\nint main(int argc, char** argv) {\n  for (int i = 1; i < argc; ++i) {\n"
+      "    std::string a = argv[i];\n    auto nx = [&]() { return std::string(argv[++i]); };\n"
+      "    if (a == \"-g\") NG = std::stoi(nx());\n  }\n  ncclCommInitAll(c.comm.data(), NG, DEV.data());\n}\n");
+  const std::set<std::string> world_vars = WorldSizeVariables(code);
+  EXPECT_EQ(world_vars.count("NG"), 1u);
+  const std::vector<FoundConstant> constants = FindConstants(code);
+  const ArgumentWorld w = WorldFromOption(constants, "p.cu", {}, world_vars);
+  EXPECT_EQ(w.flag, "-g");
+  EXPECT_EQ(w.guess.size, 4);
+  for (const FoundConstant& c : constants)
+    if (c.name == "-g") {
+      EXPECT_EQ(ClassifyConstant(c, world_vars), ConstRole::kWorld);
+    }
 }
 
 // A process's own communicator of one rank beside the world's (an MoE's expert-parallel world and
