@@ -15,6 +15,7 @@
 #include "scaffold/harness_readme.h"
 #include "scaffold/harness_sizes.h"
 #include "scaffold/harness_toml.h"
+#include "scaffold/input_files.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/launcher_guess.h"
 #include "scaffold/program_arguments.h"
@@ -272,6 +273,8 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   f.arguments_missing = ArgumentsMissing(ArgumentsMainRequires(f.raw), f.file, f.program_args,
                                          static_cast<int>(f.program_args.size()));
   for (const std::string& m : f.arguments_missing) f.todos.push_back("workload.toml [program] args: " + m);
+  std::error_code cwd_error;
+  for (const std::string& m : RelativeInputPaths(f, fs::current_path(cwd_error).string())) f.todos.push_back(m);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());

@@ -1,0 +1,74 @@
+#include "scaffold/input_files.h"
+
+#include <filesystem>
+#include <regex>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "util/source_text.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kEmptyFolder[] = "cuco runs the program in an empty folder of each run, where it finds nothing";
+
+// `arg`'s path part: after `--name=` where it has one.
+std::string PathPart(const std::string& arg) {
+  if (arg.rfind("-", 0) != 0) return arg;
+  const size_t eq = arg.find('=');
+  return eq == std::string::npos ? "" : arg.substr(eq + 1);
+}
+
+// The first relative path literal in `code` outside a print, with its line; {"", 0} when none.
+std::pair<std::string, int> RelativePathLiteral(const std::string& code) {
+  static const std::regex literal(
+      R"re("((?:\.{1,2}/)?[A-Za-z0-9_][\w.-]*(?:/[\w.-]+)+/?|[\w-]+\.(?:bin|txt|mtx|dat|csv|npy|raw|h5|json|mm))")re");
+  static const std::regex print(R"(\b(?:printf|fprintf|puts|cout|cerr|clog|perror|sprintf|snprintf)\b)");
+  const std::string blanked = BlankComments(code);
+  for (auto it = std::sregex_iterator(blanked.begin(), blanked.end(), literal); it != std::sregex_iterator(); ++it) {
+    const size_t at = static_cast<size_t>(it->position(0));
+    const size_t line_start = blanked.rfind('\n', at) == std::string::npos ? 0 : blanked.rfind('\n', at) + 1;
+    const size_t statement = blanked.find_last_of(";{}", at);
+    const size_t from = statement == std::string::npos ? 0 : statement + 1;
+    const std::string before = blanked.substr(from, at - from);
+    if (Trim(blanked.substr(line_start, at - line_start)).rfind("#", 0) == 0 || std::regex_search(before, print)) continue;
+    return {(*it)[1].str(), LineOf(blanked, at)};
+  }
+  return {"", 0};
+}
+
+}  // namespace
+
+std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::string& from_dir) {
+  std::vector<std::string> out;
+  for (const std::string& arg : f.program_args) {
+    const std::string path = PathPart(arg);
+    std::error_code ec;
+    if (path.empty() || path[0] == '/' || (path.find('/') == std::string::npos && path.find('.') == std::string::npos) ||
+        !fs::exists(fs::path(from_dir) / path, ec))
+      continue;
+    out.push_back(fmt::format("--args gives `{}`, a path relative to where cuco init ran: {}; give `{}`", path,
+                              kEmptyFolder, fs::weakly_canonical(fs::absolute(fs::path(from_dir) / path), ec).string()));
+  }
+  if (!out.empty()) return out;
+  static const std::regex opens(R"(\b(?:fopen|freopen|open)\s*\(|\bifstream\b)");
+  std::vector<std::pair<std::string, const std::string*>> files = {{f.file, &f.code}};
+  for (const auto& [name, code] : f.other_code) files.push_back({name, &code});
+  bool reads = false;
+  for (const auto& [name, code] : files) reads = reads || std::regex_search(*code, opens);
+  if (!reads) return out;
+  for (const auto& [name, code] : files) {
+    const auto [path, line] = RelativePathLiteral(*code);
+    if (path.empty()) continue;
+    out.push_back(fmt::format("{}:{}: the program opens files, and `{}` is a path relative to where it runs: {}; "
+                              "make it absolute (an argument with --args, where the program takes one)",
+                              name, line, path, kEmptyFolder));
+    break;
+  }
+  return out;
+}
+
+}  // namespace cuco::scaffold_internal

@@ -1,0 +1,54 @@
+#include "scaffold/input_files.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A matrix given with --args by a path relative to where init ran (the CG solver's
+// `matrix/example.mtx`): its absolute path is named. An option's `--file=rel` too; a word that is no
+// file, an absolute path and a flag are not.
+TEST(RelativeInputPaths, AnArgumentNamingAFileHereGetsItsAbsolutePath) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_input_files_test";
+  fs::create_directories(dir / "matrix");
+  std::ofstream(dir / "matrix" / "a.mtx") << "%%MatrixMarket\n";
+  ProgramFacts f;
+  f.file = "cg.cu";
+  f.code = "int main(int argc, char** argv) { FILE* m = fopen(argv[1], \"r\"); }\n";
+  f.program_args = {"matrix/a.mtx", "--mode=csr", "/etc/hostname", "--in=matrix/a.mtx", "4096"};
+  const std::vector<std::string> todos = RelativeInputPaths(f, dir.string());
+  ASSERT_EQ(todos.size(), 2u);
+  EXPECT_EQ(todos[0], "--args gives `matrix/a.mtx`, a path relative to where cuco init ran: cuco runs the program in an "
+                      "empty folder of each run, where it finds nothing; give `" + (dir / "matrix" / "a.mtx").string() + "`");
+  fs::remove_all(dir);
+}
+
+// A program that opens files and spells a relative path outside its prints (a case folder's
+// `std::string dir = "cases/case1";`, hn_moe_nccl): one TODO naming the line. A path in a print or an
+// #include, or a program that opens nothing, says nothing.
+TEST(RelativeInputPaths, ARelativePathOfAProgramThatOpensFiles) {
+  ProgramFacts f;
+  f.file = "moe.cu";
+  f.code =
+      "#include \"common/util.h\"\n"
+      "static void read_bin(const std::string& p) { FILE* f = fopen(p.c_str(), \"rb\"); }\n"
+      "int main() {\n"
+      "  printf(\"usage: moe --case data/case1\\n\");\n"
+      "  std::string dir = \"cases/case1\";\n"
+      "  read_bin(dir + \"/Wg.bin\");\n"
+      "}\n";
+  const std::vector<std::string> todos = RelativeInputPaths(f, "/nonexistent");
+  ASSERT_EQ(todos.size(), 1u);
+  EXPECT_EQ(todos[0].rfind("moe.cu:5: the program opens files, and `cases/case1` is a path relative to where it runs", 0), 0u)
+      << todos[0];
+  f.code = "int main() {\n  std::string dir = \"cases/case1\";\n}\n";
+  EXPECT_TRUE(RelativeInputPaths(f, "/nonexistent").empty());
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
