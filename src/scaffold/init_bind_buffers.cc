@@ -127,6 +127,15 @@ std::string OwnUnbound(const Analysis& a, const std::string& marked_expr, const 
 // ": " and `why`, or "" when there is no why.
 std::string Clause(const std::string& why) { return why.empty() ? "" : ": " + why; }
 
+// LoopWhereOutputIsNamed's.
+std::optional<int> HelperLoopNamingOutput(const ProgramFacts& f, const FoundLoop& found) {
+  const UnnamedOutputWhy why = UnnamedOutput(*f.analysis, found.loop_fn);
+  if (why.made_in.empty() || why.made_in == found.loop_fn) return std::nullopt;
+  const Result<TimedLoop> there = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
+  if (!there.ok()) return std::nullopt;
+  return there->line;
+}
+
 // Why the iteration has no output main can bind: the first output main cannot bind, or else where the
 // NCCL calls' output comes from; then the `--loop` that serves the timed loop of the function making
 // that output, where main's file defines that function (the buffer is named there).
@@ -136,11 +145,10 @@ std::string NoOutputWhy(const ProgramFacts& f, const FoundLoop& found, const std
   const std::string host = HostOnlyResult(*f.analysis, found.loop_fn.empty() ? "main" : found.loop_fn, f.file,
                                           found.loop.line, found.loop.end_line);
   if (!host.empty()) clause = clause.empty() ? host : clause + "; " + host;
-  if (why.made_in.empty() || why.made_in == found.loop_fn) return clause;
-  const Result<TimedLoop> there = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
-  if (!there.ok()) return clause;
+  const std::optional<int> there = HelperLoopNamingOutput(f, found);
+  if (!there) return clause;
   return clause + fmt::format("; `cuco init --loop {}:{}` serves the loop of {} there, where it is named", f.file,
-                                  there->line, why.made_in);
+                              *there, why.made_in);
 }
 
 // The skeleton's words for an output main cannot bind (`probe`, as marked `marked_expr`), or "".
@@ -424,6 +432,10 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
 }
 }  // namespace
 
+std::optional<int> LoopWhereOutputIsNamed(const ProgramFacts& f, const FoundLoop& found) {
+  return HelperLoopNamingOutput(f, found);
+}
+
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                                  InitPassTrace* trace) {
   const TimedLoop& loop = found.loop;
@@ -502,10 +514,10 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   }
   NoteUnnamed(u.unnamed, &h, trace);
   if (h.outputs.empty())
-    return Status::InvalidArgument(fmt::format("{}:{}: no output of the iteration could be named in {}, so nothing "
-                                               "would be checked{}",
-                                               f.file, loop.line, found.loop_fn.empty() ? "main" : found.loop_fn,
-                                               Clause(NoOutputWhy(f, found, unbound_output))));
+    return Status::NotFound(fmt::format("{}:{}: no output of the iteration could be named in {}, so nothing would be "
+                                        "checked{}",
+                                        f.file, loop.line, found.loop_fn.empty() ? "main" : found.loop_fn,
+                                        Clause(NoOutputWhy(f, found, unbound_output))));
   if (h.inputs.size() + h.outputs.size() > kMaxBoundBuffers)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most {}", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size(), kMaxBoundBuffers));

@@ -15,6 +15,7 @@
 // and role and why, and the buffers left unbound.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -41,8 +42,15 @@ struct BoundBuffers {
   std::vector<HeldAccessor> held;            // objects reached through an accessor, held in a pointer (bound)
 };
 
+// kNotFound (naming file:line) where the iteration has no output main can bind, kInvalidArgument for
+// any other reason no harness can bind the iteration.
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                                  InitPassTrace* trace);
+
+// Where the NCCL calls the iteration reaches write a buffer that a function of `f.file` other than the
+// loop's makes (a local of the helper main calls in a sweep), and that function holds a timed loop: the
+// line of that loop, which `cuco init --loop` serves (the buffer is named there); nullopt otherwise.
+std::optional<int> LoopWhereOutputIsNamed(const ProgramFacts& f, const FoundLoop& found);
 
 // The name a bind gives expression `expr`: `d_w[cuco_program::rank()]` -> "d_w", `l.out` -> "l_out"
 // (non-alphanumerics one '_', at most 40 characters).

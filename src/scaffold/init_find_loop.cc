@@ -322,6 +322,11 @@ void TraceCommunicationReached(const ProgramFacts& f, const FoundLoop& r, InitPa
                                                       Joined(unreached)));
 }
 
+// Why the forced loop is served: `by_option` where --loop named it, else init's own reason.
+std::string WhyForced(const ProgramFacts& f, const char* by_option) {
+  return f.forced_loop_why.empty() ? by_option : f.forced_loop_why;
+}
+
 // The iteration the harness serves, and where: the loop of r->loop_fn the rules choose (main_rewrite.h,
 // loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
 // or the timed loop of the function main calls once to time (r->loop_fn becomes it), or, when no loop
@@ -348,7 +353,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
       return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
                                                  f.forced_loop_line, f.file));
     if (holder != r->loop_fn) r->loop_fn = holder, thread_lambda = std::string::npos;
-    trace->Add(fmt::format("{}:{}: named by --loop, in {}", f.file, f.forced_loop_line, holder));
+    trace->Add(fmt::format("{}:{}: {}, in {}", f.file, f.forced_loop_line, WhyForced(f, "named by --loop"), holder));
   }
   r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
   TraceCommunicationReached(f, *r, trace);
@@ -536,7 +541,7 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
                             : r->threads         ? r->loop_fn + " (each thread's function)"
                             : f.forced_loop_line > 0 ? r->loop_fn + " (the harness serves main's first call of it)"
                                                      : r->loop_fn + " (which main calls once)";
-  const std::string chosen = f.forced_loop_line > 0 ? "the loop --loop names, in " + where
+  const std::string chosen = f.forced_loop_line > 0 ? WhyForced(f, "the loop --loop names") + ", in " + where
                                                     : "the last loop of " + where + " that reaches the communication";
   if (loop->region)
     r->guesses.push_back(fmt::format("{}:{}: the iteration, in {}: {}; one harness iteration runs it", f.file, loop->line,

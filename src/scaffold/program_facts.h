@@ -74,6 +74,7 @@ struct ProgramFacts {
   bool main_takes_args = true;
   int forced_loop_line = 0;  // `cuco init --loop FILE:LINE`: the loop to serve, in `file` ...
   std::string forced_loop_file;  // ... or in this other source file of the program (served_file.h)
+  std::string forced_loop_why;   // why init served forced_loop_line itself; "" where --loop named it
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
                                           // (set with SetProgramArguments, never alone)
   std::vector<std::string> arguments_missing;  // what main stops without that program_args lacks

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "scaffold/clock_counts.h"
 #include "scaffold/gpus_per_process.h"
 #include "scaffold/init_bind_buffers.h"
 #include "scaffold/init_find_loop.h"
@@ -91,6 +92,38 @@ std::optional<ProgramFacts> ServedWhereThreadsStart(const ProgramFacts& f, const
 
 }  // namespace
 
+// Where the iteration has no output main can bind (BindBuffers' kNotFound) and the function making it
+// holds a timed loop (LoopWhereOutputIsNamed): the program with that loop served, as `cuco init --loop`
+// would serve it, *found and *bound that loop's. nullopt where there is none; where serving it stops
+// too, nullopt with *bound's message saying so. Each pass run is traced (the caller adds the stop).
+std::optional<ProgramFacts> ServingTheLoopNamingTheOutput(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                          Result<FoundLoop>* found, Result<BoundBuffers>* bound,
+                                                          std::vector<InitPassTrace>* trace) {
+  if (bound->ok() || bound->status().code() != Status::Code::kNotFound || f.forced_loop_line > 0) return std::nullopt;
+  const std::optional<int> line = LoopWhereOutputIsNamed(f, **found);
+  if (!line) return std::nullopt;
+  ProgramFacts there = f;
+  there.forced_loop_line = *line;
+  there.forced_loop_why = "the loop where the iteration's output is named, as `--loop " + f.file + ":" +
+                          std::to_string(*line) + "` would serve";
+  trace->push_back({"find the loop", {}});
+  trace->back().Add(fmt::format("{}: so {}:{} is served instead", bound->status().message(), f.file, *line));
+  Result<FoundLoop> again = FindLoop(there, others, &trace->back());
+  Result<BoundBuffers> bound_again = Status::NotFound("");
+  if (again.ok()) {
+    trace->push_back({"bind the buffers", {}});
+    bound_again = BindBuffers(there, others, *again, &trace->back());
+  }
+  const Status& stop = again.ok() ? bound_again.status() : again.status();
+  if (!stop.ok()) {
+    *bound = Status::InvalidArgument(bound->status().message() + "; serving that loop stops too: " + stop.message());
+    return std::nullopt;
+  }
+  *found = std::move(again);
+  *bound = std::move(bound_again);
+  return there;
+}
+
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std::vector<ProgramFile>& other_files,
                                           std::vector<InitPassTrace>* trace) {
   std::vector<InitPassTrace> local;
@@ -133,11 +166,14 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
                           "other sources", served->file));
     found = FindLoop(*served, served_others, find);
   }
-  const ProgramFacts& f = served ? *served : main_facts;
+  const ProgramFacts& chosen = served ? *served : main_facts;
   const std::vector<ProgramFile>& others = served ? served_others : other_files;
   if (!found.ok()) return stopped(found.status());
-  Result<BoundBuffers> bound = BindBuffers(f, others, *found, pass("bind the buffers"));
+  Result<BoundBuffers> bound = BindBuffers(chosen, others, *found, pass("bind the buffers"));
+  const std::optional<ProgramFacts> helper_loop =
+      served ? std::nullopt : ServingTheLoopNamingTheOutput(chosen, others, &found, &bound, trace);
   if (!bound.ok()) return stopped(bound.status());
+  const ProgramFacts& f = helper_loop ? *helper_loop : chosen;
   Result<RewrittenMain> main = RewriteProgramMain(f, *found, *bound, pass("rewrite main"));
   if (!main.ok()) return stopped(main.status());
   Result<ProjectFiles> project = Project(f, others, *found, *main, pass("project"), bound->member_records);
@@ -145,6 +181,8 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());
   if (per_process) h->guesses.insert(h->guesses.begin(), pinned_guess);
+  for (const std::string& count : ClockDerivedCounts(f.file, f.code, found->loop_fn, found->loop.line, found->loop.body))
+    h->todos.push_back("harness/: " + count);
   return h;
 }
 

@@ -31,6 +31,7 @@ struct ProgramHarness {
   std::vector<std::string> guesses;                        // each decision with its file:line
   std::vector<std::string> inputs, outputs;                // the bound names (inout in both)
   std::vector<std::string> evolve;                         // the functions inside EVOLVE blocks
+  std::vector<std::string> todos;                          // what the user must still decide (made anyway)
 };
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& f, const std::vector<ProgramFile>& other_files,

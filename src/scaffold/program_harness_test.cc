@@ -110,5 +110,66 @@ TEST_F(ProgramHarnessTest, AProgramCapturingNoGraphKeepsCudasHardwareQueues) {
   EXPECT_EQ(Reference().find("CUCO_PROGRAM_CAPTURES_GRAPHS"), std::string::npos) << Reference();
 }
 
+// main of a benchmark sweeping sizes, each case a call of its helper `runCase`.
+const char* kSweepMain = R"(int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  for (size_t n = 1024; n <= 4096; n *= 2) runCase(n, comm, s);
+  return 0;
+}
+)";
+
+// A benchmark's sweep in main calls a helper, once per case, that allocates its buffers and times a
+// loop of collectives (mz687/nccl-nvfp4-comm's dtype scaling example): main names none of its
+// buffers. The helper's loop, where they are named, is served, as `--loop` would serve it, and the
+// README says why.
+TEST_F(ProgramHarnessTest, AHelpersTimedLoopIsServedWhereMainNamesNoOutput) {
+  const ScaffoldReport r = Init("sweep.cu", std::string(R"(#include <nccl.h>
+#include <cuda_runtime.h>
+void runCase(size_t n, ncclComm_t comm, cudaStream_t s) {
+  float *send = nullptr, *recv = nullptr;
+  cudaMalloc(&send, n * sizeof(float));
+  cudaMalloc(&recv, n * sizeof(float));
+  for (int it = 0; it < 20; ++it) {
+    ncclAllReduce(send, recv, n, ncclFloat, ncclSum, comm, s);
+  }
+  cudaStreamSynchronize(s);
+  cudaFree(send);
+  cudaFree(recv);
+}
+)") + kSweepMain);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool served = false;
+  for (const std::string& g : r.harness_guesses)
+    served |= g.rfind("sweep.cu:7: the timed loop (the loop where the iteration's output is named, as `--loop "
+                      "sweep.cu:7` would serve, in runCase", 0) == 0;
+  EXPECT_TRUE(served) << ::testing::PrintToString(r.harness_guesses);
+  EXPECT_NE(Seed().find("\"recv\""), std::string::npos) << Seed();
+}
+
+// A helper's loop that cannot be bound either (more buffers than the harness takes): the skeleton
+// says why main names no output, and why serving the helper's loop stops too.
+TEST_F(ProgramHarnessTest, AHelpersLoopThatCannotBeBoundEitherSaysBoth) {
+  std::string decls, calls;
+  for (int k = 0; k < 17; ++k) {
+    decls += "  float *s" + std::to_string(k) + ", *r" + std::to_string(k) + ";\n  cudaMalloc(&s" + std::to_string(k) +
+             ", n * 4);\n  cudaMalloc(&r" + std::to_string(k) + ", n * 4);\n";
+    calls += "    ncclAllReduce(s" + std::to_string(k) + ", r" + std::to_string(k) + ", n, ncclFloat, ncclSum, comm, s);\n";
+  }
+  const ScaffoldReport r = Init("sweep.cu", "#include <nccl.h>\n#include <cuda_runtime.h>\n"
+                                            "void runCase(size_t n, ncclComm_t comm, cudaStream_t s) {\n" + decls +
+                                                "  for (int it = 0; it < 20; ++it) {\n" + calls + "  }\n}\n" + kSweepMain);
+  EXPECT_FALSE(r.harness_ready);
+  EXPECT_NE(r.harness_reason.find("no output of the iteration could be named in main"), std::string::npos)
+      << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("; serving that loop stops too: sweep.cu:"), std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("the iteration has 34 buffers; the harness takes at most 32"), std::string::npos)
+      << r.harness_reason;
+}
+
 }  // namespace
 }  // namespace cuco

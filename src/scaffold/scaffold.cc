@@ -310,6 +310,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
     for (const auto& [name, text] : ph->files) files.push_back({harness / name, text});
     rep.harness_ready = true;
     rep.harness_guesses = ph->guesses;
+    for (const std::string& todo : ph->todos) f.todos.push_back(todo);
   } else {
     rep.harness_ready = false;
     rep.harness_reason = ph.status().message();
