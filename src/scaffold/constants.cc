@@ -24,6 +24,7 @@ enum HitKind {
   kOptionCompared,  // if (strcmp(argv[i], "--m") == 0) M = atoi(argv[++i]);   (default: M's last `= value` before it)
   kArgvTernary,     // M = argc > 1 ? atoi(argv[1]) : 4096
   kArgvIf,          // if (argc > 1) M = atoi(argv[1]);   (default: M's last `= value` before it)
+  kArgvTemporary,   // long t = strtol(argv[1], &e, 10); ... M = (int)t;   (M's default as kArgvIf's)
   kEnvTernary,      // S = getenv("SEQ") ? atoi(getenv("SEQ")) : 2048
   kEnvHelper,       // env_int("SEQ", 2048)
   kEnvVariable,     // const char* s = getenv("SEQ");   (default: a later `S = s ? ... : 2048`)
@@ -59,6 +60,7 @@ std::vector<Hit> ConstantHits(const std::string& code) {
                                           R"(argv\s*\[\s*(\d+)\s*\](?:::|[^:;])*:(?!:)\s*([^;,)}]+))");
   static const std::regex argv_if_re(std::string(R"(\bif\s*\(\s*argc\s*>=?\s*\d+\s*\)\s*\{?\s*)") + kAssigned + NumberFrom() +
                                      R"(argv\s*\[\s*(\d+)\s*\])");
+  static const std::regex argv_temporary_re(std::string(kAssigned) + NumberFrom() + R"(argv\s*\[\s*(\d+)\s*\])");
   static const std::regex env_ternary_re(
       std::string(kAssigned) + R"xx(\(?\s*(?:std\s*::\s*)?getenv\s*\(\s*"([A-Za-z_]\w*)"\s*\)\s*(?:!=\s*(?:nullptr|NULL|0)\s*)?\)?\s*\?(?:::|[^:;])*:(?!:)\s*([^;,)}]+))xx");
   static const std::regex env_helper_re(
@@ -68,6 +70,7 @@ std::vector<Hit> ConstantHits(const std::string& code) {
   for (auto [re, kind] : {std::pair{&define_re, kDefine}, std::pair{&const_re, kConstDecl}, std::pair{&option_re, kOptionDefault},
                           std::pair{&option_compared_re, kOptionCompared},
                           std::pair{&argv_ternary_re, kArgvTernary}, std::pair{&argv_if_re, kArgvIf},
+                          std::pair{&argv_temporary_re, kArgvTemporary},
                           std::pair{&env_ternary_re, kEnvTernary}, std::pair{&env_helper_re, kEnvHelper},
                           std::pair{&env_variable_re, kEnvVariable}})
     for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
@@ -189,6 +192,22 @@ bool ComparesStrings(const std::string& code, size_t at) {
   return compares.count(code.substr(b, e - b)) > 0;
 }
 
+// The first `X = t;` (a cast allowed: `X = (int) t;`, `X = static_cast<int>(t);`) from byte `from` of
+// `code` to the end of the block holding it: X and the assignment's offset; nullopt when none.
+std::optional<std::pair<std::string, size_t>> CopiedInto(const std::string& code, size_t from, const std::string& t) {
+  int depth = 0;
+  size_t end = from;
+  for (; end < code.size() && depth >= 0; ++end) depth += code[end] == '{' ? 1 : code[end] == '}' ? -1 : 0;
+  const std::regex copy(std::string(kAssigned) + R"((?:\(\s*[\w:\s]+\)\s*|static_cast\s*<[\w:\s]+>\s*\(\s*)?)" + t +
+                        R"(\s*\)?\s*;)");
+  std::smatch m;
+  if (!std::regex_search(code.begin() + static_cast<std::ptrdiff_t>(from), code.begin() + static_cast<std::ptrdiff_t>(end),
+                         m, copy) ||
+      LastComponent(m[1].str()) == t)
+    return std::nullopt;
+  return std::make_pair(m[1].str(), from + static_cast<size_t>(m.position(0)));
+}
+
 }  // namespace
 
 std::vector<FoundConstant> FindConstants(const std::string& code) {
@@ -246,6 +265,16 @@ std::vector<FoundConstant> FindConstants(const std::string& code) {
         add_argv(h.m[1].str(), h.m[2].str(), LastAssignedBefore(code, h.offset, LastComponent(h.m[1].str()), known),
                  static_cast<size_t>(h.m.position(1)), static_cast<size_t>(h.m.position(2) + h.m.length(2)));
         break;
+      case kArgvTemporary: {  // the variable the parsed number is then copied into, in the same block
+        const size_t after = h.offset + static_cast<size_t>(h.m.length(0));
+        const std::optional<std::pair<std::string, size_t>> copy = CopiedInto(code, after, LastComponent(h.m[1].str()));
+        const int index = std::atoi(h.m[2].str().c_str());
+        const bool read = std::any_of(found.begin(), found.end(), [&](const FoundConstant& c) { return c.argv_index == index; });
+        if (copy && !read)
+          add_argv(copy->first, h.m[2].str(), LastAssignedBefore(code, h.offset, LastComponent(copy->first), known),
+                   copy->second, static_cast<size_t>(h.m.position(2) + h.m.length(2)));
+        break;
+      }
       case kEnvTernary: add_env(h.m[2].str(), EvalIntExpr(Trim(h.m[3].str()), known), h.offset); break;
       case kEnvHelper: add_env(h.m[1].str(), EvalIntExpr(Trim(h.m[2].str()), known), h.offset); break;
       case kEnvVariable: {  // the first `X = var ? ... : default` after it

@@ -113,6 +113,29 @@ TEST(ConstantsTest, PositionalAndEnvironmentDefaults) {
   EXPECT_EQ(ClassifyConstant({"MASTER_PORT", 29500, 1, "", false, 0, "MASTER_PORT"}, {}), ConstRole::kIgnored);
 }
 
+// A number parsed into a temporary, then copied into the size (formidablefrank/nccl-test's
+// allreduce.c: `long parsedSize = strtol(argv[1], &endptr, 10); ... size = (int) parsedSize;`): the
+// size's default is the argument's.
+TEST(ConstantsTest, AnArgumentParsedIntoATemporaryIsTheVariableItIsCopiedInto) {
+  const std::string code = StripComments(
+      "int main(int argc, char* argv[]) {\n"                          // 1
+      "  int size = 32*1024*1024;\n"                                  // 2
+      "  if (argc > 1) {\n"                                           // 3
+      "    char *endptr = NULL;\n"                                    // 4
+      "    long parsedSize = strtol(argv[1], &endptr, 10);\n"         // 5
+      "    if (parsedSize <= 0) exit(1);\n"                           // 6
+      "    size = (int) parsedSize;\n"                                // 7
+      "  }\n"                                                         // 8
+      "  long unused = strtol(argv[2], NULL, 10);\n"                  // 9
+      "}\n");
+  const auto found = FindConstants(code);
+  std::vector<std::string> got;
+  for (const auto& c : found)
+    if (c.argv_index > 0) got.push_back(c.name + "=" + std::to_string(c.value) + "@" + std::to_string(c.line) + " argv" +
+                                        std::to_string(c.argv_index));
+  EXPECT_EQ(got, (std::vector<std::string>{"size=33554432@7 argv1"}));
+}
+
 // A number the program scales after reading it (`size = atoi(argv[1]) * 1024`, Ryb7532/myNCCL's
 // mptomp.cu) is passed in the argument's units: the variable's default over the scale; one it
 // transforms otherwise, or whose default is no whole number of those units, is not passed at all.
