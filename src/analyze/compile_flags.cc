@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/language_standard.h"
+
 namespace cuco {
 namespace {
 
@@ -44,6 +46,28 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
     out->include_dirs.push_back(v);
     if (!value.empty() && value[0] != '/') out->own_include_dirs.push_back(v);
   }
+}
+
+// A flag whose matter cuco's own build decides (the output, optimisation, debug info, the GPU
+// architecture, the host compiler, linking, warnings): the number of words after it that are its
+// value (0 or 1); -1 for any other flag.
+int DecidedByCuco(const std::string& a) {
+  static const std::set<std::string> with_value = {"-o", "-ccbin", "--compiler-bindir", "-arch", "--gpu-architecture",
+                                                   "-gencode", "--generate-code", "-code", "--gpu-code", "-L",
+                                                   "--library-path", "-Xlinker", "--linker-options", "-MF", "-MT",
+                                                   "-x", "-Xptxas", "-maxrregcount", "-t", "--threads", "-Xcudafe"};
+  static const std::vector<std::string> prefixes = {"-O", "-g", "-W", "-L", "-arch=", "--gpu-architecture=",
+                                                    "-gencode=", "--generate-code=", "-code=", "-ccbin=", "-Wl,", "-f",
+                                                    "-m", "-M", "-Xptxas=", "-maxrregcount=", "--threads=", "-t=",
+                                                    "-diag-suppress", "--diag-suppress", "-Xcudafe="};
+  static const std::set<std::string> bare = {"-c", "-lineinfo", "-G", "-shared", "-rdynamic", "-pthread", "-v",
+                                             "--use_fast_math", "-use_fast_math", "-pipe", "-static",
+                                             "--generate-line-info", "-dlto", "--dlto"};
+  if (with_value.count(a)) return 1;
+  if (bare.count(a)) return 0;
+  for (const std::string& p : prefixes)
+    if (a.rfind(p, 0) == 0) return 0;
+  return -1;
 }
 
 // A file of more arguments, named by nvcc's `--options-file FILE` / `-optf FILE` or a compiler's
@@ -163,6 +187,10 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
       out.flags.push_back("-std=" + argv[++i]);
       continue;
     }
+    if (IsNvccLanguageFlag(a)) {
+      out.nvcc_flags.push_back(a);
+      continue;
+    }
     bool matched = false;
     for (const ValueFlag& f : ValueFlags()) {
       std::vector<std::string> names = {f.clang};
@@ -182,6 +210,11 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
         if (matched) break;
       }
       if (matched) break;
+    }
+    if (!matched && a.size() > 1 && a[0] == '-') {
+      const int values = DecidedByCuco(a);
+      if (values < 0) out.unused.push_back(a);
+      i += static_cast<size_t>(std::max(values, 0));
     }
   }
   return out;
@@ -227,8 +260,12 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
 
 CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
   CompileFlags out;
-  std::set<std::string> seen, seen_dirs, seen_own, seen_libs;
+  std::set<std::string> seen, seen_dirs, seen_own, seen_libs, seen_nvcc, seen_unused;
   for (const CompileFlags* c : {&a, &b}) {
+    for (const auto& f : c->nvcc_flags)
+      if (seen_nvcc.insert(f).second) out.nvcc_flags.push_back(f);
+    for (const auto& f : c->unused)
+      if (seen_unused.insert(f).second) out.unused.push_back(f);
     for (const auto& f : c->flags)
       if (seen.insert(f).second) out.flags.push_back(f);
     for (const auto& d : c->include_dirs)

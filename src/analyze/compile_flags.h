@@ -39,6 +39,12 @@ struct CompileFlags {
   // The command is nvcc's: its files see __NVCC__ (code written `#ifdef __NVCC__`), which clang's
   // analysis is then given too (scaffold/program_analysis.cc).
   bool nvcc = false;
+  // nvcc's language flags (--expt-relaxed-constexpr, --extended-lambda): what the program's device code
+  // means depends on them, so the harness is built with them; clang's analysis is not given them.
+  std::vector<std::string> nvcc_flags;
+  // The command's flags none of the above takes, less those cuco's build decides itself (-o, -c, -O,
+  // -g, -lineinfo, the GPU architecture, -ccbin, linking): said to the user, who may need them.
+  std::vector<std::string> unused;
 };
 
 // The parse-relevant flags of one compiler command line (argv[0] is the compiler, which is

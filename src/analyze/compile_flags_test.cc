@@ -26,6 +26,20 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_TRUE(f->nvcc) << "nvcc's files see __NVCC__";
 }
 
+// nvcc's language flags (jihwan01/nccl_Imp's `--expt-relaxed-constexpr`: its kernels call std::min)
+// are kept apart for the harness's nvcc build; a flag no build of cuco's takes is named, and the ones
+// cuco's builds decide themselves (architecture, optimisation, output, host compiler) are not.
+TEST(CompileFlags, KeepsNvccsLanguageFlagsAndNamesTheUnused) {
+  Result<CompileFlags> f = FlagsFromCommand({"nvcc", "-arch=sm_90a", "-O3", "-ccbin", "mpicxx", "--expt-relaxed-constexpr",
+                                             "-Xptxas", "-v", "-rdc=true", "-gencode", "arch=compute_90,code=sm_90",
+                                             "x.cu", "-o", "x", "-lnccl"},
+                                            "/w");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->nvcc_flags, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
+  EXPECT_TRUE(f->flags.empty()) << "clang's analysis is not given nvcc's flags";
+  EXPECT_EQ(f->unused, (std::vector<std::string>{"-rdc=true"}));
+}
+
 // Code written `#ifdef __NVCC__` (ParRes Kernels' transpose kernels) is seen by clang when nvcc
 // builds it, by any path; not when another compiler does.
 TEST(CompileFlags, KnowsWhenTheCommandIsNvccs) {

@@ -115,6 +115,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
     so.name = *name;
     so.force = *force;
     so.compile_flags = f->flags;
+    so.nvcc_flags = f->nvcc_flags;
+    so.unused_flags = f->unused;
     so.link_libraries = f->libraries;
     so.own_include_dirs = f->own_include_dirs;
     so.loop = *loop;

@@ -112,6 +112,7 @@ Builder::Builder(fs::path cache_dir, const WorkloadConfig& workload, const Toolc
   if (cuda && toolchain_.cublas.found && toolchain_.cublas.include_dir != toolchain_.cuda_home + "/include")
     runtime_flags_.push_back("-I" + toolchain_.cublas.include_dir);
   for (const auto& f : workload_.build_flags) {
+    if (!cuda && IsNvccLanguageFlag(f)) continue;  // a host compiler's build of the program's code
     common_flags_.push_back(WorkloadSpelling(f, cuda));
     if (f == "-fopenmp") link_flags_.push_back(WorkloadSpelling(f, cuda));  // its runtime (omp_get_wtime) links too
   }

@@ -7,6 +7,7 @@
 
 #include "scaffold/clock_counts.h"
 #include "scaffold/gpus_per_process.h"
+#include "scaffold/helper_loop.h"
 #include "scaffold/init_bind_buffers.h"
 #include "scaffold/init_find_loop.h"
 #include "scaffold/init_project.h"
@@ -92,6 +93,30 @@ std::optional<ProgramFacts> ServedWhereThreadsStart(const ProgramFacts& f, const
 
 }  // namespace
 
+// Where main's own statements would be served, no loop of main reaching the communication, and one
+// helper it calls times a loop that does (HelperTimedLoop): the program with that loop served, as
+// `cuco init --loop` would serve it, *found that loop's. nullopt, *found unchanged, where there is
+// none or the loop cannot be found again (said in the new pass's trace).
+template <typename Pass>
+std::optional<ProgramFacts> ServingTheHelpersTimedLoop(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                       Result<FoundLoop>* found, InitPassTrace* find, Pass pass) {
+  const std::optional<int> line = HelperTimedLoop(f, **found, find);
+  if (!line) return std::nullopt;
+  ProgramFacts there = f;
+  there.forced_loop_line = *line;
+  there.forced_loop_why = "the loop of a function main calls, no loop of main reaching the communication (as `--loop " +
+                          f.file + ":" + std::to_string(*line) + "` would serve)";
+  InitPassTrace* again = pass("find the loop");
+  again->Add(fmt::format("{}:{}: served instead of main's statements: {}", f.file, *line, there.forced_loop_why));
+  Result<FoundLoop> helper = FindLoop(there, others, again);
+  if (!helper.ok()) {
+    again->Add("not served: " + helper.status().message());
+    return std::nullopt;
+  }
+  *found = std::move(helper);
+  return there;
+}
+
 // Where the iteration has no output main can bind (BindBuffers' kNotFound) and the function making it
 // holds a timed loop (LoopWhereOutputIsNamed): the program with that loop served, as `cuco init --loop`
 // would serve it, *found and *bound that loop's. nullopt where there is none; where serving it stops
@@ -166,10 +191,25 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
                           "other sources", served->file));
     found = FindLoop(*served, served_others, find);
   }
-  const ProgramFacts& chosen = served ? *served : main_facts;
   const std::vector<ProgramFile>& others = served ? served_others : other_files;
   if (!found.ok()) return stopped(found.status());
-  Result<BoundBuffers> bound = BindBuffers(chosen, others, *found, pass("bind the buffers"));
+  const Result<FoundLoop> mains = found;
+  std::optional<ProgramFacts> helper_timed =
+      served ? std::nullopt : ServingTheHelpersTimedLoop(main_facts, others, &found, find, pass);
+  Result<BoundBuffers> bound = BindBuffers(helper_timed ? *helper_timed : served ? *served : main_facts, others, *found,
+                                           pass("bind the buffers"));
+  if (helper_timed && !bound.ok()) {  // main's statements, as before, and both reasons where they fail too
+    Result<BoundBuffers> main_bound = BindBuffers(main_facts, others, *mains, pass("bind the buffers"));
+    const std::string helper_stop = fmt::format("; serving the loop at {}:{} instead stops too: {}", main_facts.file,
+                                                helper_timed->forced_loop_line, bound.status().message());
+    found = mains;
+    helper_timed.reset();
+    bound = main_bound.ok() ? std::move(main_bound)
+                            : Result<BoundBuffers>(main_bound.status().code() == Status::Code::kNotFound
+                                                       ? Status::NotFound(main_bound.status().message() + helper_stop)
+                                                       : Status::InvalidArgument(main_bound.status().message() + helper_stop));
+  }
+  const ProgramFacts& chosen = helper_timed ? *helper_timed : served ? *served : main_facts;
   const std::optional<ProgramFacts> helper_loop =
       served ? std::nullopt : ServingTheLoopNamingTheOutput(chosen, others, &found, &bound, trace);
   if (!bound.ok()) return stopped(bound.status());

@@ -171,5 +171,50 @@ TEST_F(ProgramHarnessTest, AHelpersLoopThatCannotBeBoundEitherSaysBoth) {
       << r.harness_reason;
 }
 
+// main has no loop and calls a helper once per message size that times a loop of collectives
+// (Healthcliff-Ding/nccl-test, jihwan01/nccl_Imp's run_nccl_allgather): the helper's loop is served,
+// not main's statements run whole; two such helpers, each called more than once, leave main's statements.
+TEST_F(ProgramHarnessTest, AHelpersTimedLoopIsServedWhereMainHasNoLoop) {
+  const std::string helper = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+float *sendbuf, *recvbuf;
+void bench(size_t n, ncclComm_t comm, cudaStream_t s) {
+  for (int it = 0; it < 20; ++it) {
+    ncclAllReduce(sendbuf, recvbuf, n, ncclFloat, ncclSum, comm, s);
+  }
+  cudaStreamSynchronize(s);
+}
+)";
+  const std::string main_text = R"(int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaMalloc(&sendbuf, 4096 * sizeof(float));
+  cudaMalloc(&recvbuf, 4096 * sizeof(float));
+  bench(1024, comm, s);
+  bench(4096, comm, s);
+  return 0;
+}
+)";
+  const ScaffoldReport r = Init("bench.cu", helper + main_text);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool served = false;
+  for (const std::string& g : r.harness_guesses) served |= g.rfind("bench.cu:5: the timed loop (the loop of a function main calls", 0) == 0;
+  EXPECT_TRUE(served) << ::testing::PrintToString(r.harness_guesses);
+
+  fs::remove_all(root_ / "wl");
+  std::string two = helper;
+  two.replace(two.find("void bench("), 11, "void other(");
+  const ScaffoldReport both = Init("bench.cu", helper + two.substr(two.find("void other(")) +
+                                                   std::string(main_text).replace(main_text.find("  return 0;"), 0,
+                                                                                  "  other(1024, comm, s);\n  other(4096, comm, s);\n"));
+  bool region = false;
+  for (const std::string& g : both.harness_guesses) region |= g.find("run whole") != std::string::npos;
+  EXPECT_TRUE(region) << ::testing::PrintToString(both.harness_guesses);
+}
+
 }  // namespace
 }  // namespace cuco

@@ -4,6 +4,7 @@
 #include "scaffold/scaffold.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -279,6 +280,13 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());
   for (const std::string& flag : options.compile_flags) f.build_flags.push_back(OwnIncludeFlag(flag, main_dir, own));
+  for (const std::string& flag : options.nvcc_flags) f.build_flags.push_back(flag);
+  if (!options.unused_flags.empty())
+    f.todos.push_back(fmt::format("workload.toml [build] flags: the build line's {} `{}` {} not used by cuco's builds "
+                                  "(which choose the GPU architecture, optimisation and linking themselves); add any the "
+                                  "program needs to both workload.toml files",
+                                  options.unused_flags.size() == 1 ? "flag" : "flags",
+                                  fmt::join(options.unused_flags, " "), options.unused_flags.size() == 1 ? "is" : "are"));
   AddBuildLineLibraries(options.link_libraries, &f.libs);
   for (const ProgramFile& pf : *more)
     if (pf.source) f.build_sources.push_back(pf.name);

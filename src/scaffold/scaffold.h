@@ -41,6 +41,10 @@ struct ScaffoldOptions {
   // The program's own compile flags (-I, -D, -std, ...: analyze/compile_flags.h), written into both
   // workload.toml files' [build] flags so the program builds as the user builds it.
   std::vector<std::string> compile_flags;
+  // nvcc's language flags on the build line (CompileFlags::nvcc_flags): the harness's build gets them.
+  std::vector<std::string> nvcc_flags;
+  // The build line's flags no build of cuco's uses (CompileFlags::unused): a TODO names them.
+  std::vector<std::string> unused_flags;
   // The libraries the user's build line links (CompileFlags::libraries): added to what init
   // guesses from the program's calls, except those the harness answers itself (MPI, NCCL, the CUDA
   // runtime): a library called only from a header (llm.c's cuBLAS) is still linked.

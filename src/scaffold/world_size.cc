@@ -319,6 +319,16 @@ std::optional<bool> RefusesAt(const std::string& cond, int w, const std::set<std
   return false;
 }
 
+// The condition in the parentheses `m` (`if (`, `assert(`) opens in `blank`: *open and *close its
+// parentheses, *cond its text; false where they do not close or it joins parts with `&&`.
+bool ConditionOf(const std::string& blank, const std::smatch& m, size_t* open, size_t* close, std::string* cond) {
+  *open = static_cast<size_t>(m.position(0) + m.length(0)) - 1;
+  *close = MatchParen(blank, *open);
+  if (*close == std::string::npos || *close >= blank.size()) return false;
+  *cond = blank.substr(*open + 1, *close - *open - 1);
+  return cond->find("&&") == std::string::npos;
+}
+
 }  // namespace
 
 std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std::string& file,
@@ -327,11 +337,9 @@ std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std:
   std::map<int, std::string> out;
   static const std::regex if_re(R"(\bif\s*\()");
   for (auto it = std::sregex_iterator(blank.begin(), blank.end(), if_re); it != std::sregex_iterator(); ++it) {
-    const size_t open = static_cast<size_t>(it->position(0) + it->length(0)) - 1;
-    const size_t close = MatchParen(blank, open);
-    if (close == std::string::npos || close >= blank.size()) continue;
-    const std::string cond = blank.substr(open + 1, close - open - 1);
-    if (cond.find("&&") != std::string::npos) continue;
+    size_t open = 0, close = 0;
+    std::string cond;
+    if (!ConditionOf(blank, *it, &open, &close, &cond)) continue;
     // The statement it guards: to its `;`, or its block.
     size_t end = close + 1;
     while (end < blank.size() && std::isspace(static_cast<unsigned char>(blank[end]))) ++end;
@@ -351,6 +359,16 @@ std::map<int, std::string> RefusedWorldSizes(const std::string& code, const std:
     for (int w : candidates)
       if (!out.count(w) && RefusesAt(cond, w, world_vars).value_or(false))
         out[w] = fmt::format("{}:{}: `{}`", file, LineOf(code, open), CommentText(Trim(code.substr(open + 1, close - open - 1))));
+  }
+  // `assert(world_size == 2)`: refused where its condition does not hold.
+  static const std::regex assert_re(R"(\bassert\s*\()");
+  for (auto it = std::sregex_iterator(blank.begin(), blank.end(), assert_re); it != std::sregex_iterator(); ++it) {
+    size_t open = 0, close = 0;
+    std::string cond;
+    if (!ConditionOf(blank, *it, &open, &close, &cond)) continue;
+    for (int w : candidates)
+      if (const std::optional<bool> holds = RefusesAt(cond, w, world_vars); !out.count(w) && holds && !*holds)
+        out[w] = fmt::format("{}:{}: `assert({})`", file, LineOf(code, open), CommentText(Trim(code.substr(open + 1, close - open - 1))));
   }
   return out;
 }

@@ -246,6 +246,18 @@ TEST(WorldSizeTest, TheDeviceCountOfAProgramDrivingEveryGpu) {
   EXPECT_TRUE(RefusedWorldSizes(code, "p.cu", {}, {1, 2, 4}).empty()) << "not a rank count unless the launcher says";
 }
 
+// An assertion on the rank count (Healthcliff-Ding/nccl-test's `assert(world_size == 2)`) refuses
+// every count where it does not hold; one naming something else decides nothing.
+TEST(WorldSizeTest, AnAssertionOnTheRankCountRefusesTheOthers) {
+  const std::string code = StripComments(
+      "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
+      "  assert(world_size == 2);\n  assert(n > 0);\n}\n");
+  const auto refused = RefusedWorldSizes(code, "p.cu", WorldSizeVariables(code), {1, 2, 4, 8});
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_EQ(refused.at(1), "p.cu:4: `assert(world_size == 2)`");
+  EXPECT_FALSE(refused.count(2));
+}
+
 TEST(WorldSizeTest, RankCountsTheProgramRefuses) {
   const std::string code = StripComments(
       "int main() {\n  int world_size;\n  MPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"

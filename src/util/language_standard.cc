@@ -19,4 +19,10 @@ std::string AtLeastCpp17(const std::string& std_flag, bool nvcc_spelling) {
   return "-std=" + std::string(gnu && !nvcc_spelling ? "gnu" : "c") + v;
 }
 
+bool IsNvccLanguageFlag(const std::string& flag) {
+  static const std::set<std::string> k = {"--expt-relaxed-constexpr", "-expt-relaxed-constexpr", "--expt-extended-lambda",
+                                          "-expt-extended-lambda", "--extended-lambda", "-extended-lambda"};
+  return k.count(flag) > 0;
+}
+
 }  // namespace cuco

@@ -1,4 +1,5 @@
-// The language standard cuco builds a program's code in, from the program's own -std= flag.
+// The language standard cuco builds a program's code in, from the program's own -std= flag, and
+// nvcc's language flags.
 #pragma once
 
 #include <string>
@@ -11,5 +12,9 @@ namespace cuco {
 // `nvcc_spelling`, which writes every standard as nvcc names it (c++17, never gnu++17 or c++1z).
 // Any other flag comes back as it is.
 std::string AtLeastCpp17(const std::string& std_flag, bool nvcc_spelling);
+
+// nvcc's language flags (--expt-relaxed-constexpr, --extended-lambda and their spellings): what a
+// program's device code means depends on them; a host compiler and clang know none of them.
+bool IsNvccLanguageFlag(const std::string& flag);
 
 }  // namespace cuco

@@ -1,0 +1,45 @@
+#include "scaffold/helper_loop.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "scaffold/loop_accesses.h"
+#include "scaffold/main_rewrite.h"
+#include "scaffold/unreached_comm.h"
+
+namespace cuco::scaffold_internal {
+
+std::optional<int> HelperTimedLoop(const ProgramFacts& f, const FoundLoop& found, InitPassTrace* trace) {
+  if (!found.loop.region || found.loop_fn != f.entry || f.forced_loop_line > 0 || found.threads)
+    return std::nullopt;
+  std::map<std::string, int> loops;  // function -> the line of its loop reaching the communication
+  for (const std::string& fn : CalledFrom(*f.analysis, found.loop_fn)) {
+    if (fn == found.loop_fn || !found.comm.count(fn)) continue;
+    const AnalyzedFunction* d = FindFunction(*f.analysis, fn);
+    if (d == nullptr || SourceFileName(d->file) != f.file) continue;
+    const Result<TimedLoop> l = FindTimedLoop(f.file, f.raw, found.comm, fn);
+    if (l.ok() && !l->region) loops[fn] = l->line;
+  }
+  // A function whose loop calls another's (a loop over variants around a variant's timed loop) gives way.
+  std::map<std::string, int> innermost;
+  for (const auto& [fn, line] : loops) {
+    bool outer = false;
+    for (const std::string& below : CalledFrom(*f.analysis, fn)) outer |= below != fn && loops.count(below) > 0;
+    if (!outer) innermost[fn] = line;
+  }
+  if (innermost.size() == 1) return innermost.begin()->second;
+  if (innermost.size() > 1) {
+    std::vector<std::string> each;
+    for (const auto& [fn, line] : innermost) each.push_back(fmt::format("{} (`--loop {}:{}`)", fn, f.file, line));
+    trace->Add(fmt::format("the functions main calls hold loops reaching the communication, {}: which one the program "
+                           "times is not clear, so main's statements are served; --loop names one",
+                           fmt::join(each, ", ")));
+  }
+  return std::nullopt;
+}
+
+}  // namespace cuco::scaffold_internal
