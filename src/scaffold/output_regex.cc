@@ -51,6 +51,14 @@ int TimesIn(const std::string& format) {
   return n;
 }
 
+// "ms", "us", "ns" or "s" for a unit as printed (msec, microseconds, sec, ...).
+std::string Unit(const std::string& printed) {
+  return printed.rfind("ms", 0) == 0 || printed.rfind("milli", 0) == 0 ? "ms"
+         : printed[0] == 'u' || printed.rfind("micro", 0) == 0        ? "us"
+         : printed[0] == 'n'                                          ? "ns"
+                                                                      : "s";
+}
+
 // The first floating conversion of `prints` labelled by a time word (Time, Elapsed, ...); with
 // `by_unit`, instead the first followed by a time unit, labelled by the text before it since the
 // previous conversion (`ring step: %.3f ms`).
@@ -83,12 +91,14 @@ std::optional<RegexGuess> TimeConversion(const std::vector<PrintCall>& prints, b
       }
       RegexGuess g;
       g.regex = RegexFor(label) + "([0-9.eE+-]+)";
+      // A unit in the label (`time-ms=%f`, `elapsed_us: %f`, `Time (s): %f`) where none follows.
+      static const std::regex in_label(R"((?:[-_]|\(|\[)\s*(ms|msec|us|usec|ns|nsec|sec|s)\s*(?:\)|\]|=|:|\s|$))");
+      std::smatch lu;
+      const bool labelled = !unit_follows && std::regex_search(label, lu, in_label);
+      if (labelled) g.unit = Unit(lu[1].str());
       if (unit_follows) {
         const std::string unit = u[1].str();
-        g.unit = unit.rfind("ms", 0) == 0 || unit.rfind("milli", 0) == 0 ? "ms"
-                 : unit[0] == 'u' || unit.rfind("micro", 0) == 0     ? "us"
-                 : unit[0] == 'n'                                     ? "ns"
-                                                                      : "s";
+        g.unit = Unit(unit);
         g.regex += "\\s*" + RegexFor(unit);
       }
       g.line = p.line;

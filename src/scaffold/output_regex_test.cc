@@ -52,6 +52,15 @@ TEST(OutputRegexTest, TimeUnitsAndNoTime) {
   EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"bandwidth %f GB/s\\n\", b);")).has_value());
 }
 
+// A unit in the time's label (teju85/nccl-bench's `time-ms=%f`, `elapsed_us: %f`, `Time (s): %f`)
+// is the time's unit; a label that only ends in a letter is not one.
+TEST(OutputRegexTest, AUnitInTheLabelIsTheTimesUnit) {
+  EXPECT_EQ(GuessTimeRegex(Prints("printf(\"Result: rank=%d time-ms=%f\\n\", r, et);"))->unit, "ms");
+  EXPECT_EQ(GuessTimeRegex(Prints("printf(\"elapsed_us: %f\\n\", t);"))->unit, "us");
+  EXPECT_EQ(GuessTimeRegex(Prints("printf(\"Time (s): %f\\n\", t);"))->unit, "s");
+  EXPECT_EQ(GuessTimeRegex(Prints("printf(\"times: %f\\n\", t);"))->unit, "");
+}
+
 // No time word: a floating conversion a time unit follows is the time, labelled by what comes
 // before it; a line with a time word wins wherever it is.
 TEST(OutputRegexTest, AUnitAloneMarksTheTime) {

@@ -84,8 +84,9 @@ void GuessOutputRegexes(ProgramFacts& f) {
   if (!f.time) f.todos.push_back("workload.toml [program] time_regex: no timing line found in the program's output; "
                                  "the default expects \"Time: <ms> ms\"");
   else if (f.time->unit != "ms")
-    f.todos.push_back(fmt::format("workload.toml [program] time_regex: {}:{} prints {} time; cuco reads milliseconds",
-                                  f.file, f.time->line, f.time->unit.empty() ? "a unitless" : f.time->unit));
+    f.todos.push_back(fmt::format("workload.toml [program] time_regex: {}:{} prints {}; cuco reads milliseconds",
+                                  f.file, f.time->line,
+                                  f.time->unit.empty() ? "a time without a unit" : "a time in " + f.time->unit));
   if (!f.pass) {  // no verdict printed: the checksum line, when there is one, says the program ran to its end
     for (const auto& p : f.prints) {
       std::string lower = p.format;
