@@ -30,7 +30,9 @@ std::shared_ptr<ProgramFlagOptions> AddProgramFlagOptions(CLI::App* cmd) {
   cmd->add_option("--compile-commands", o->compile_commands,
                   "A compile_commands.json (or its folder) holding your program's compile command");
   cmd->footer("After `--`: the command you build the program with (-- nvcc -I../common main.cu -o prog); its -I, "
-              "-D, -U, -std, -include and --default-stream are used.");
+              "-D, -U, -std, -include and --default-stream are used, and nvcc's language flags "
+              "(--expt-relaxed-constexpr, --extended-lambda) reach the harness's nvcc builds. A flag cuco's "
+              "builds decide themselves (-O, -arch, -g) is dropped; any other is named in a TODO.");
   return o;
 }
 

@@ -322,6 +322,15 @@ void TraceCommunicationReached(const ProgramFacts& f, const FoundLoop& r, InitPa
                                                       Joined(unreached)));
 }
 
+// The benchmark helpers of any of the program's texts (Repeaters).
+std::set<std::string> ProgramRepeaters(const ProgramFacts& f) {
+  std::set<std::string> repeaters = Repeaters(f.code);
+  for (const auto* texts : {&f.other_code, &f.header_code})
+    for (const auto& [name, code] : *texts)
+      for (const std::string& r : Repeaters(code)) repeaters.insert(r);
+  return repeaters;
+}
+
 // Why the forced loop is served: `by_option` where --loop named it, else init's own reason.
 std::string WhyForced(const ProgramFacts& f, const char* by_option) {
   return f.forced_loop_why.empty() ? by_option : f.forced_loop_why;
@@ -338,12 +347,10 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   search.gpu_count = r->gpu_count;
   search.defaults = &defaults;
   search.forced_line = f.forced_loop_line;
+  search.forced_why = WhyForced(f, "--loop names it");
   search.main_elsewhere = f.entry != "main";
   search.trace = &trace->lines;
-  std::set<std::string> repeaters = Repeaters(f.code);  // benchmark helpers, in any of the program's texts
-  for (const auto* texts : {&f.other_code, &f.header_code})
-    for (const auto& [name, code] : *texts)
-      for (const std::string& r : Repeaters(code)) repeaters.insert(r);
+  const std::set<std::string> repeaters = ProgramRepeaters(f);
   search.repeaters = &repeaters;
   const std::map<int, LineWork> work = DeviceWorkByLine(*f.analysis, f.file);
   search.work = &work;

@@ -91,9 +91,18 @@ inline bool Traced(const std::vector<std::string>& trace, std::initializer_list<
   return false;
 }
 
+// main's first statements in the tests' programs: one rank's communicator `comm` and a stream `s`.
+inline const std::string kOneRankCommAndStream = R"(  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+)";
+
 // A program with a warm-up loop, a loop in a branch not taken by default, and its timed loop; `x`
 // read, `tmp` scratch, `y` written by the all-reduce.
-inline const char* kSmallStepProgram = R"(#include <nccl.h>
+inline const std::string kSmallStepProgram = R"(#include <nccl.h>
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdlib>
@@ -103,13 +112,7 @@ void step(float* y, const float* x, float* tmp, int n, ncclComm_t comm, cudaStre
   ncclAllReduce(tmp, y, n, ncclFloat, ncclSum, comm, s);
 }
 int main(int argc, char** argv) {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  const int n = 1024;
+)" + kOneRankCommAndStream + R"(  const int n = 1024;
   float *x, *y, *tmp;
   cudaMalloc(&x, n * sizeof(float));
   cudaMalloc(&y, n * sizeof(float));

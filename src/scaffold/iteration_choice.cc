@@ -143,7 +143,7 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
   if (search.forced_line > 0) {
     for (const CommLoop& l : loops)
       if (l.line == search.forced_line) {
-        Note(search, fmt::format("{}:{}: chosen: --loop names it", file, l.line));
+        Note(search, fmt::format("{}:{}: chosen: {}", file, l.line, search.forced_why));
         return &l;
       }
     return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "

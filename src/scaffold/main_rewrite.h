@@ -31,6 +31,8 @@ struct LoopSearch {
   std::string gpu_count;
   // `cuco init --loop FILE:LINE`: the line of the loop to serve (0: chosen by the rules).
   int forced_line = 0;
+  // Why forced_line is served, for the trace: "--loop names it", or init's own reason.
+  std::string forced_why = "--loop names it";
   // When no loop reaches the communication: serve the statements that do (CommRegion).
   bool allow_region = false;
   // The program's functions that call a function they are handed once a pass (handed_lambdas.h):

@@ -91,63 +91,71 @@ std::optional<ProgramFacts> ServedWhereThreadsStart(const ProgramFacts& f, const
   return std::move(there.facts);
 }
 
-}  // namespace
+// The program with `line` of its file served for `why`, as `cuco init --loop FILE:LINE` would serve
+// it: the loop found there and, where one is, its buffers bound. Each pass is traced, the first
+// opening with `intro`; found holds the stop where no loop is found (bound is then unset).
+struct ServedLine {
+  ProgramFacts facts;
+  Result<FoundLoop> found = Status::NotFound("");
+  Result<BoundBuffers> bound = Status::NotFound("");
+};
+ServedLine ServingLine(const ProgramFacts& f, const std::vector<ProgramFile>& others, int line, std::string why,
+                       const std::string& intro, std::vector<InitPassTrace>* trace) {
+  ServedLine s{f};
+  s.facts.forced_loop_line = line;
+  s.facts.forced_loop_why = std::move(why);
+  trace->push_back({"find the loop", {}});
+  trace->back().Add(intro);
+  s.found = FindLoop(s.facts, others, &trace->back());
+  if (!s.found.ok()) return s;
+  trace->push_back({"bind the buffers", {}});
+  s.bound = BindBuffers(s.facts, others, *s.found, &trace->back());
+  return s;
+}
+
+// `stop` with `more` said after it, a missing output staying kNotFound.
+Status Extended(const Status& stop, const std::string& more) {
+  return stop.code() == Status::Code::kNotFound ? Status::NotFound(stop.message() + more)
+                                                : Status::InvalidArgument(stop.message() + more);
+}
 
 // Where main's own statements would be served, no loop of main reaching the communication, and one
-// helper it calls times a loop that does (HelperTimedLoop): the program with that loop served, as
-// `cuco init --loop` would serve it, *found that loop's. nullopt, *found unchanged, where there is
-// none or the loop cannot be found again (said in the new pass's trace).
-template <typename Pass>
-std::optional<ProgramFacts> ServingTheHelpersTimedLoop(const ProgramFacts& f, const std::vector<ProgramFile>& others,
-                                                       Result<FoundLoop>* found, InitPassTrace* find, Pass pass) {
-  const std::optional<int> line = HelperTimedLoop(f, **found, find);
+// helper it calls times a loop that does (HelperTimedLoop, `find` tracing it): the program with that
+// loop served. nullopt where there is none or it cannot be found again (said in the trace).
+std::optional<ServedLine> ServingTheHelpersTimedLoop(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                     const FoundLoop& mains, InitPassTrace* find,
+                                                     std::vector<InitPassTrace>* trace) {
+  const std::optional<int> line = HelperTimedLoop(f, mains, find);
   if (!line) return std::nullopt;
-  ProgramFacts there = f;
-  there.forced_loop_line = *line;
-  there.forced_loop_why = "the loop of a function main calls, no loop of main reaching the communication (as `--loop " +
+  const std::string why = "the loop of a function main calls, no loop of main reaching the communication (as `--loop " +
                           f.file + ":" + std::to_string(*line) + "` would serve)";
-  InitPassTrace* again = pass("find the loop");
-  again->Add(fmt::format("{}:{}: served instead of main's statements: {}", f.file, *line, there.forced_loop_why));
-  Result<FoundLoop> helper = FindLoop(there, others, again);
-  if (!helper.ok()) {
-    again->Add("not served: " + helper.status().message());
-    return std::nullopt;
-  }
-  *found = std::move(helper);
-  return there;
+  ServedLine s = ServingLine(f, others, *line, why,
+                             fmt::format("{}:{}: served instead of main's statements: {}", f.file, *line, why), trace);
+  if (s.found.ok()) return s;
+  trace->back().Add("not served: " + s.found.status().message());
+  return std::nullopt;
 }
 
-// Where the iteration has no output main can bind (BindBuffers' kNotFound) and the function making it
-// holds a timed loop (LoopWhereOutputIsNamed): the program with that loop served, as `cuco init --loop`
-// would serve it, *found and *bound that loop's. nullopt where there is none; where serving it stops
-// too, nullopt with *bound's message saying so. Each pass run is traced (the caller adds the stop).
-std::optional<ProgramFacts> ServingTheLoopNamingTheOutput(const ProgramFacts& f, const std::vector<ProgramFile>& others,
-                                                          Result<FoundLoop>* found, Result<BoundBuffers>* bound,
-                                                          std::vector<InitPassTrace>* trace) {
+// Where the iteration has no output main can bind (*bound is BindBuffers' kNotFound) and the function
+// making it holds a timed loop (LoopWhereOutputIsNamed): the program with that loop served. nullopt
+// where there is none; where serving it stops too, nullopt with *bound saying so.
+std::optional<ServedLine> ServingTheLoopNamingTheOutput(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                        const FoundLoop& found, Result<BoundBuffers>* bound,
+                                                        std::vector<InitPassTrace>* trace) {
   if (bound->ok() || bound->status().code() != Status::Code::kNotFound || f.forced_loop_line > 0) return std::nullopt;
-  const std::optional<int> line = LoopWhereOutputIsNamed(f, **found);
+  const std::optional<int> line = LoopWhereOutputIsNamed(f, found);
   if (!line) return std::nullopt;
-  ProgramFacts there = f;
-  there.forced_loop_line = *line;
-  there.forced_loop_why = "the loop where the iteration's output is named, as `--loop " + f.file + ":" +
-                          std::to_string(*line) + "` would serve";
-  trace->push_back({"find the loop", {}});
-  trace->back().Add(fmt::format("{}: so {}:{} is served instead", bound->status().message(), f.file, *line));
-  Result<FoundLoop> again = FindLoop(there, others, &trace->back());
-  Result<BoundBuffers> bound_again = Status::NotFound("");
-  if (again.ok()) {
-    trace->push_back({"bind the buffers", {}});
-    bound_again = BindBuffers(there, others, *again, &trace->back());
-  }
-  const Status& stop = again.ok() ? bound_again.status() : again.status();
-  if (!stop.ok()) {
-    *bound = Status::InvalidArgument(bound->status().message() + "; serving that loop stops too: " + stop.message());
-    return std::nullopt;
-  }
-  *found = std::move(again);
-  *bound = std::move(bound_again);
-  return there;
+  ServedLine s = ServingLine(
+      f, others, *line, "the loop where the iteration's output is named, as `--loop " + f.file + ":" +
+                            std::to_string(*line) + "` would serve",
+      fmt::format("{}: so {}:{} is served instead", bound->status().message(), f.file, *line), trace);
+  const Status& stop = s.found.ok() ? s.bound.status() : s.found.status();
+  if (stop.ok()) return s;
+  *bound = Status::InvalidArgument(bound->status().message() + "; serving that loop stops too: " + stop.message());
+  return std::nullopt;
 }
+
+}  // namespace
 
 Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std::vector<ProgramFile>& other_files,
                                           std::vector<InitPassTrace>* trace) {
@@ -193,27 +201,23 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   }
   const std::vector<ProgramFile>& others = served ? served_others : other_files;
   if (!found.ok()) return stopped(found.status());
-  const Result<FoundLoop> mains = found;
-  std::optional<ProgramFacts> helper_timed =
-      served ? std::nullopt : ServingTheHelpersTimedLoop(main_facts, others, &found, find, pass);
-  Result<BoundBuffers> bound = BindBuffers(helper_timed ? *helper_timed : served ? *served : main_facts, others, *found,
-                                           pass("bind the buffers"));
-  if (helper_timed && !bound.ok()) {  // main's statements, as before, and both reasons where they fail too
-    Result<BoundBuffers> main_bound = BindBuffers(main_facts, others, *mains, pass("bind the buffers"));
-    const std::string helper_stop = fmt::format("; serving the loop at {}:{} instead stops too: {}", main_facts.file,
-                                                helper_timed->forced_loop_line, bound.status().message());
-    found = mains;
-    helper_timed.reset();
-    bound = main_bound.ok() ? std::move(main_bound)
-                            : Result<BoundBuffers>(main_bound.status().code() == Status::Code::kNotFound
-                                                       ? Status::NotFound(main_bound.status().message() + helper_stop)
-                                                       : Status::InvalidArgument(main_bound.status().message() + helper_stop));
+  // Main's statements, where served whole, give way to a helper's timed loop (both reasons where
+  // neither binds); an iteration whose output main cannot name, to the loop that names it.
+  std::optional<ServedLine> retry =
+      served ? std::nullopt : ServingTheHelpersTimedLoop(main_facts, others, *found, find, trace);
+  std::string helper_stop;
+  if (retry && !retry->bound.ok()) {
+    helper_stop = fmt::format("; serving the loop at {}:{} instead stops too: {}", main_facts.file,
+                              retry->facts.forced_loop_line, retry->bound.status().message());
+    retry.reset();
   }
-  const ProgramFacts& chosen = helper_timed ? *helper_timed : served ? *served : main_facts;
-  const std::optional<ProgramFacts> helper_loop =
-      served ? std::nullopt : ServingTheLoopNamingTheOutput(chosen, others, &found, &bound, trace);
+  const ProgramFacts& chosen = served ? *served : main_facts;
+  Result<BoundBuffers> bound = retry ? retry->bound : BindBuffers(chosen, others, *found, pass("bind the buffers"));
+  if (!bound.ok() && !helper_stop.empty()) bound = Extended(bound.status(), helper_stop);
+  if (!retry && !served) retry = ServingTheLoopNamingTheOutput(chosen, others, *found, &bound, trace);
+  if (retry) found = retry->found, bound = retry->bound;
   if (!bound.ok()) return stopped(bound.status());
-  const ProgramFacts& f = helper_loop ? *helper_loop : chosen;
+  const ProgramFacts& f = retry ? retry->facts : chosen;
   Result<RewrittenMain> main = RewriteProgramMain(f, *found, *bound, pass("rewrite main"));
   if (!main.ok()) return stopped(main.status());
   Result<ProjectFiles> project = Project(f, others, *found, *main, pass("project"), bound->member_records);

@@ -53,13 +53,7 @@ TEST_F(ProgramHarnessTest, AGraphProgramsLaunchLoopWithItsCapturedBuffersByCopy)
 #include <utility>
 __global__ void step(float* out, const float* in, int n) { out[threadIdx.x] = in[threadIdx.x] * 0.5f; }
 int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  const int n = 1024;
+)" + scaffold_internal::kOneRankCommAndStream + R"(  const int n = 1024;
   float *a, *a_new;
   cudaMalloc(&a, n * sizeof(float));
   cudaMalloc(&a_new, n * sizeof(float));
@@ -111,14 +105,7 @@ TEST_F(ProgramHarnessTest, AProgramCapturingNoGraphKeepsCudasHardwareQueues) {
 }
 
 // main of a benchmark sweeping sizes, each case a call of its helper `runCase`.
-const char* kSweepMain = R"(int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  for (size_t n = 1024; n <= 4096; n *= 2) runCase(n, comm, s);
+const std::string kSweepMain = "int main() {\n" + scaffold_internal::kOneRankCommAndStream + R"(  for (size_t n = 1024; n <= 4096; n *= 2) runCase(n, comm, s);
   return 0;
 }
 )";
@@ -185,14 +172,7 @@ void bench(size_t n, ncclComm_t comm, cudaStream_t s) {
   cudaStreamSynchronize(s);
 }
 )";
-  const std::string main_text = R"(int main() {
-  ncclComm_t comm;
-  ncclUniqueId id;
-  ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
-  cudaStream_t s;
-  cudaStreamCreate(&s);
-  cudaMalloc(&sendbuf, 4096 * sizeof(float));
+  const std::string main_text = "int main() {\n" + scaffold_internal::kOneRankCommAndStream + R"(  cudaMalloc(&sendbuf, 4096 * sizeof(float));
   cudaMalloc(&recvbuf, 4096 * sizeof(float));
   bench(1024, comm, s);
   bench(4096, comm, s);
