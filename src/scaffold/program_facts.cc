@@ -12,6 +12,7 @@
 #include "scaffold/function_pointers.h"
 #include "scaffold/launcher_guess.h"
 #include "scaffold/loop_accesses.h"
+#include "scaffold/print_condition.h"
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
 
@@ -75,6 +76,24 @@ void GuessLibs(ProgramFacts& f) {
   if (f.launcher == "mpirun" || calls_prefix("MPI_")) f.libs.push_back("mpi");
 }
 
+// Where the pass line is printed under no condition and nothing but an error-checking macro prints a
+// failure (NCCL's examples' closing "Success"): a TODO saying that it shows the program ran to its
+// end, not that its results are right.
+void UnconditionalPassTodo(ProgramFacts& f) {
+  std::vector<PrintCall> outside_macros;
+  for (const PrintCall& p : f.prints)
+    if (!InDirective(f.code, p.line)) outside_macros.push_back(p);
+  if (GuessVerdictRegex(outside_macros, false)) return;
+  for (const PrintCall& p : f.prints)
+    if (p.line == f.pass->line && !PrintedUnderACondition(f.code, p)) {
+      f.todos.push_back(fmt::format("workload.toml [program] pass_regex: {}:{} prints its pass line under no condition, "
+                                    "and nothing outside the program's error-checking macros prints a failure: the line "
+                                    "says the program ran to its end, not that its results are right, so program mode "
+                                    "passes whenever it does (harness/ checks its outputs)", f.file, p.line));
+      return;
+    }
+}
+
 // The output regexes, and a TODO for each that is missing or not in milliseconds.
 void GuessOutputRegexes(ProgramFacts& f) {
   f.prints = FindPrints(f.code);
@@ -104,6 +123,7 @@ void GuessOutputRegexes(ProgramFacts& f) {
     }
   }
   if (!f.pass) f.todos.push_back("workload.toml [program] pass_regex: no pass line found; the default expects \"PASS\"");
+  else UnconditionalPassTodo(f);
 }
 
 }  // namespace

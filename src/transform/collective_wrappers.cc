@@ -74,33 +74,6 @@ std::string ParamName(const std::string& param) {
   return b > 0 || p.find(' ') != std::string::npos ? p.substr(b) : "";  // a lone word is a type
 }
 
-// `e` without the casts around it: `(const void*)data`, `static_cast<float*>(data)`, `(data)`.
-std::string WithoutCasts(std::string e) {
-  static const std::regex kNamedCast(R"(^(?:static|reinterpret|const)_cast\s*<[^;]*>\s*\(([\s\S]*)\)$)");
-  for (int k = 0; k < 4; ++k) {
-    e = Trim(e);
-    std::smatch mm;
-    if (std::regex_match(e, mm, kNamedCast)) {
-      e = mm[1].str();
-      continue;
-    }
-    if (e.empty() || e[0] != '(') break;
-    const std::string masked = BlankCommentsAndLiteralContents(e);
-    int depth = 0;
-    size_t close = std::string::npos;
-    for (size_t i = 0; i < masked.size(); ++i) {
-      if (masked[i] == '(') ++depth;
-      else if (masked[i] == ')' && --depth == 0) {
-        close = i;
-        break;
-      }
-    }
-    if (close == std::string::npos) break;
-    e = close + 1 == e.size() ? e.substr(1, close - 1) : e.substr(close + 1);  // `(x)` or `(T*)x`
-  }
-  return Trim(e);
-}
-
 struct Enclosing {
   std::string name;
   std::vector<std::string> params;

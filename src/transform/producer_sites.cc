@@ -279,13 +279,16 @@ std::optional<ProducerSite> LoopSite(const SeedSource& src, size_t coll_pos, siz
   return LoopSiteFrom(src, coll_pos, for_b, buffer, why);
 }
 
-// Whether `buffer` names the same pointer when written once more before the call: a name or member
-// chain, each part possibly subscripted by a name or number (else *why says so).
-bool PlainBuffer(const std::string& buffer, std::string* why) {
+// The buffer a collective's argument `written` names, without the casts around it (`(const void *)
+// sendbuff[i]` is `sendbuff[i]`: the knobs' Producer and Consumer take its address as `const void*`),
+// where it names the same pointer when written once more before the call: a name or member chain,
+// each part possibly subscripted by a name or number. "" where not (*why says so).
+std::string PlainBuffer(const std::string& written, std::string* why) {
   static const std::regex kPlain(R"(^[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?(\s*(\.|->)\s*[A-Za-z_]\w*(\s*\[\s*\w+\s*\])?)*$)");
-  if (std::regex_match(buffer, kPlain)) return true;
-  *why = "its buffer `" + buffer + "` is not a name, a member chain, or one of them subscripted by a name or number";
-  return false;
+  const std::string buffer = WithoutCasts(written);
+  if (std::regex_match(buffer, kPlain)) return buffer;
+  *why = "its buffer `" + written + "` is not a name, a member chain, or one of them subscripted by a name or number";
+  return "";
 }
 
 // The `;` ending the statement that begins at `first`, outside parentheses and brackets; npos when
@@ -308,8 +311,8 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
                                              size_t buffer_arg) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
-  const std::string buffer = args.size() <= buffer_arg ? "" : Trim(args[buffer_arg]);
-  if (!PlainBuffer(buffer, why)) return std::nullopt;
+  const std::string buffer = PlainBuffer(args.size() <= buffer_arg ? "" : Trim(args[buffer_arg]), why);
+  if (buffer.empty()) return std::nullopt;
   size_t stop = 0;
   const size_t coll = StatementStart(m, c.name_pos, &stop);
   if (coll == std::string::npos || stop == std::string::npos) {
@@ -339,8 +342,8 @@ std::optional<ProducerSite> FindProducerSite(const SeedSource& src, const SeedCa
 std::optional<ConsumerSite> FindConsumerSite(const SeedSource& src, const SeedCall& c, std::string* why) {
   const std::string& m = src.masked();
   const auto args = src.Args(c);
-  const std::string buffer = args.size() < 2 ? "" : Trim(args[1]);
-  if (!PlainBuffer(buffer, why)) return std::nullopt;
+  const std::string buffer = PlainBuffer(args.size() < 2 ? "" : Trim(args[1]), why);
+  if (buffer.empty()) return std::nullopt;
   size_t stop = 0;
   const size_t coll = StatementStart(m, c.name_pos, &stop);
   if (coll == std::string::npos) {

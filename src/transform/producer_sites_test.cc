@@ -122,6 +122,20 @@ TEST(ProducerSites, TheLoopOfGemmsBeforeTheLoopOfCollectives) {
   EXPECT_EQ(g.site->buffer, "w[k]");
 }
 
+// A cast around the buffer, as NVIDIA's examples write it (`(const void *) sendbuff[i]`), names the
+// same pointer: the knobs' sites are the buffer's, uncast.
+TEST(ProducerSites, ACastAroundTheBufferNamesTheBufferItself) {
+  Found f = Site("  gemm(h, 8, w[i]);\n  ncclAllReduce((const void *) w[i], (void*)w[i], 8, ncclFloat, ncclSum, c, s);\n");
+  ASSERT_TRUE(f.site) << f.why;
+  EXPECT_EQ(f.site->buffer, "w[i]");
+  Found g = ConsumerOf("  ncclAllGather(x, static_cast<float*>(z), 8, ncclFloat, c, s);\n  gemm(h, z);\n");
+  ASSERT_TRUE(g.consumer) << g.why;
+  EXPECT_EQ(g.consumer->buffer, "z");
+  Found h = Site("  gemm(h, w);\n  ncclAllReduce((char*)w + 8, w, 8, ncclFloat, ncclSum, c, s);\n");
+  EXPECT_FALSE(h.site);
+  EXPECT_NE(h.why.find("its buffer `(char*)w + 8` is not a name"), std::string::npos) << h.why;
+}
+
 TEST(ProducerSites, EachCaseWithoutOneSaysWhy) {
   const std::pair<const char*, const char*> kCases[] = {
       {"  gemm(h, z);\n  if (b) ncclAllReduce(z, z, 8, ncclFloat, ncclSum, c, s);\n", "the body of `if` without braces"},

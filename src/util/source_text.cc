@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace cuco {
 namespace {
@@ -212,6 +213,32 @@ std::string Trim(std::string_view s, std::string_view chars) {
 std::string TrimRight(std::string_view s, std::string_view chars) {
   const size_t e = s.find_last_not_of(chars);
   return e == std::string_view::npos ? "" : std::string(s.substr(0, e + 1));
+}
+
+std::string WithoutCasts(std::string e) {
+  static const std::regex kNamedCast(R"(^(?:static|reinterpret|const)_cast\s*<[^;]*>\s*\(([\s\S]*)\)$)");
+  for (int k = 0; k < 4; ++k) {
+    e = Trim(e);
+    std::smatch mm;
+    if (std::regex_match(e, mm, kNamedCast)) {
+      e = mm[1].str();
+      continue;
+    }
+    if (e.empty() || e[0] != '(') break;
+    const std::string masked = BlankCommentsAndLiteralContents(e);
+    int depth = 0;
+    size_t close = std::string::npos;
+    for (size_t i = 0; i < masked.size(); ++i) {
+      if (masked[i] == '(') ++depth;
+      else if (masked[i] == ')' && --depth == 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close == std::string::npos) break;
+    e = close + 1 == e.size() ? e.substr(1, close - 1) : e.substr(close + 1);  // `(x)` or `(T*)x`
+  }
+  return Trim(e);
 }
 
 }  // namespace cuco

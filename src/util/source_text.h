@@ -54,6 +54,10 @@ inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";
 std::string Trim(std::string_view s, std::string_view chars = kSpaceChars);
 std::string TrimRight(std::string_view s, std::string_view chars = kSpaceChars);
 
+// The expression `e` without the casts and parentheses around it: `(const void*)data`,
+// `static_cast<float*>(data)` and `(data)` are `data`; `(T*)x + 1` is `x + 1`.
+std::string WithoutCasts(std::string e);
+
 // `text` with every "\r\n" as "\n" (a lone '\r' stays).
 std::string NormalizeNewlines(std::string_view text);
 

@@ -139,5 +139,13 @@ TEST(SourceText, NullPointerLiterals) {
   EXPECT_FALSE(IsNullPointerLiteral("NULLp"));  // an identifier
 }
 
+TEST(SourceText, WithoutCastsKeepsTheExpressionCastOrParenthesised) {
+  EXPECT_EQ(WithoutCasts("(const void *) sendbuff[i]"), "sendbuff[i]");
+  EXPECT_EQ(WithoutCasts("reinterpret_cast<const void*>( (float*)x )"), "x");
+  EXPECT_EQ(WithoutCasts("(x)"), "x");
+  EXPECT_EQ(WithoutCasts("(char*)x + 8"), "x + 8");
+  EXPECT_EQ(WithoutCasts("f(x)"), "f(x)");
+}
+
 }  // namespace
 }  // namespace cuco
