@@ -76,18 +76,22 @@ Tolerance ToleranceFor(const std::string& dtype) {
   return {1e-4, 1e-2, "fp32 outputs: a change of summation order moves them by ~1e-7 relative; TF32 (~1e-3) fails"};
 }
 
-std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_where,
-                                const std::vector<TimedLoop::SizeFlag>& sizes) {
+std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop) {
   const Tolerance tol = ToleranceFor(f.dtype);
+  const std::vector<TimedLoop::SizeFlag>& sizes = loop.size_flags;
   std::string t;
   t += fmt::format("# {}_harness: the program {} run by the harness, written by `cuco init`.\n", f.name, f.file);
-  t += "# seed.cu is the program's own code (its timed loop is the iteration); reference.cu is the same code,\n";
+  t += fmt::format("# seed.cu is the program's own code ({} the iteration); reference.cu is the same code,\n",
+                   loop.region ? "the statements served whole are" : "its timed loop is");
   t += "# frozen, with every rank a thread of the supervisor and NCCL emulated (cuco/program/reference.h).\n";
   t += KeyLine("name = " + TomlQuoted(f.name + "_harness"));
   std::string colls;
   for (size_t i = 0; i < f.collectives.size(); ++i) colls += (i ? ", " : "") + f.collectives[i];
-  t += KeyLine("description = " + TomlLiteralOrQuoted(fmt::format("{}, one harness iteration per pass of its timed loop ({}): {}",
-                                                         f.file, loop_where, colls.empty() ? "no collective" : colls)));
+  t += KeyLine("description = " +
+               TomlLiteralOrQuoted(fmt::format("{}, one harness iteration per {} ({}:{}): {}", f.file,
+                                               loop.region ? "run of the statements served whole"
+                                                           : "pass of its timed loop",
+                                               f.file, loop.line, colls.empty() ? "no collective" : colls)));
   t += KeyLine("mode = \"harness\"");
   t += KeyLine("language = \"cuda\"");
   t += KeyLine("seed = \"seed.cu\"");
@@ -135,11 +139,14 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const std::string& loop_w
   return t;
 }
 
-std::string Readme(const ProgramFacts& f, const ProgramHarness& h) {
+std::string Readme(const ProgramFacts& f, const ProgramHarness& h, bool region) {
   std::string r = fmt::format("# {}_harness\n\nThe program `{}` as a harness-mode workload, written by `cuco init`.\n\n", f.name, f.file);
-  r += "- `seed.cu`: the program's files one after the other; `main` runs once up to its timed loop (the\n"
-       "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
-       "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
+  r += region ? "- `seed.cu`: the program's files one after the other; `main` runs once up to the statements it\n"
+                "  serves whole (the harness's setup), then each harness iteration runs them once on the harness's\n"
+                "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n"
+              : "- `seed.cu`: the program's files one after the other; `main` runs once up to its timed loop (the\n"
+                "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
+                "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
   r += "- `reference.cu`: the same code, frozen: every rank a thread of the supervisor on one GPU, NCCL\n"
        "  emulated between them. Inputs are fresh random values at the program's own scale (floats;\n"
        "  uniform in [-1, 1) where the program zeroed them) or the program's own values (integers);\n"
@@ -312,7 +319,11 @@ Result<ProgramHarness> Render(const ProgramFacts& f, const FoundLoop& found, con
                        f.name, what);
   };
   h.files.push_back({"seed.cu", head("the candidate file") +
-                                    "// Frozen outside the EVOLVE blocks; main's timed loop is the harness's iteration.\n" +
+                                    (found.loop.region
+                                         ? "// Frozen outside the EVOLVE blocks; the program's statements served whole are "
+                                           "the harness's iteration.\n"
+                                         : "// Frozen outside the EVOLVE blocks; the program's timed loop is the harness's "
+                                           "iteration.\n") +
                                     project.defines + std::string(kProgramSeedInclude) + "\n" + project.seed_guards + "\n" +
                                     seed});
   h.files.push_back({"reference.cu", head("the frozen reference") +
@@ -321,9 +332,9 @@ Result<ProgramHarness> Render(const ProgramFacts& f, const FoundLoop& found, con
                                          "\n#include <cuco/program/reference.h>\n" + project.reference_guards + "\n" +
                                          reference});
   h.files.push_back(
-      {"workload.toml", HarnessWorkloadToml(f, fmt::format("{}:{}", f.file, found.loop.line), found.loop.size_flags)});
+      {"workload.toml", HarnessWorkloadToml(f, found.loop)});
   for (const auto& [name, text] : project.headers) h.files.push_back({name, text});
-  h.files.push_back({"README.md", Readme(f, h)});
+  h.files.push_back({"README.md", Readme(f, h, found.loop.region)});
   for (const auto& [name, text] : h.files)
     trace->Add(fmt::format("harness/{}: {} lines", name, std::count(text.begin(), text.end(), '\n')));
   return h;

@@ -111,6 +111,24 @@ TEST(InitRender, MakeProgramHarnessTracesEachPass) {
   EXPECT_EQ(trace[0].lines.back(), "stopped: " + h.status().message());
 }
 
+// A program with no loop reaching the communication has its statements served whole: what the
+// harness's files say of its iteration says so, never "timed loop" (teju85/nccl-bench, one timed call).
+TEST(InitRender, StatementsServedWholeAreNotCalledATimedLoop) {
+  auto p = GatherSmallProgram("once.cu", "#include <nccl.h>\n#include <cuda_runtime.h>\nint main() {\n" +
+                                             kOneRankCommAndStream +
+                                             "  float *x, *y;\n  cudaMalloc(&x, 1024);\n  cudaMalloc(&y, 1024);\n"
+                                             "  ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, s);\n"
+                                             "  cudaStreamSynchronize(s);\n  return 0;\n}\n");
+  Result<ProgramHarness> h = MakeProgramHarness(p->facts, {});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  for (const auto& [name, text] : h->files) {
+    EXPECT_EQ(text.find("timed loop"), std::string::npos) << name << ":\n" << text;
+    if (name != "README.md") {
+      EXPECT_NE(text.find("served whole"), std::string::npos) << name;
+    }
+  }
+}
+
 // A kernel the iteration launches that reads the GPU's clock (a sleep emulating a straggler, found
 // on arjundevraj/stragglar: the whole program became a skeleton) stays frozen, outside the EVOLVE
 // blocks, which keep the rest of the compute and the communication; the seed passes the deny-list.

@@ -240,7 +240,10 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     body = fmt::format("{{\n        {} = static_cast<{}>({});\n        (void){};\n        {}\n      }}",
                        loop.loop_var_decl, type, first, var, body);
   }
-  const std::string serve = "/* cuco init: the program's timed loop, one harness iteration per call of the body */\n  " +
+  const std::string serve = std::string(loop.region ? "/* cuco init: the program's statements served whole, one "
+                                                      "harness iteration per call of the body */\n  "
+                                                    : "/* cuco init: the program's timed loop, one harness iteration "
+                                                      "per call of the body */\n  ") +
                             pin +
                             fmt::format("cuco_program::serve(\n"
                                         "      [&](cuco_program::Binder& cuco_bind) {{{}\n      }},\n"
