@@ -28,7 +28,7 @@ std::string CommHeadAfter(const std::string& helpers) {
 // kCommHead, then `int rank = 0, size = 1;`, the float `buffers` of 256 each, a timing event, and a
 // loop of 10 passes around `body`.
 std::string SmallLoop(const std::vector<std::string>& buffers, const std::string& body) {
-  std::string text = std::string(kCommHead) + "  int rank = 0, size = 1;\n  float";
+  std::string text = std::string(kCommHead) + "  int rank = 0, size = 1; ncclCommUserRank(comm, &rank);\n  float";
   for (size_t i = 0; i < buffers.size(); ++i) text += (i ? ", *" : " *") + buffers[i];
   text += ";\n";
   for (const std::string& b : buffers) text += "  cudaMalloc(&" + b + ", 256 * sizeof(float));\n";
@@ -310,6 +310,22 @@ TEST(InitBindBuffers, AReducesReceiveBufferIsInout) {
                                                 "cuco_bind.output(\"z\", z);", "cuco_bind.inout(\"g\", g);"}));
   EXPECT_TRUE(Traced(b->guesses, {"`y`", "a reduce or gather writes it on its root only"}));
   EXPECT_TRUE(Traced(b->guesses, {"`g`", "a reduce or gather writes it on its root only"}));
+}
+
+// A mode chosen by a string (teju85/nccl-bench's `-op`, "allReduce" by default): the harness starts
+// the program without arguments, so only the default mode's call runs. Its output is written on
+// every rank, an output; the reduce of a mode that never runs makes it no root-only buffer.
+TEST(InitBindBuffers, OnlyTheModeTheProgramRunsDecidesTheRoles) {
+  const std::string text = SmallLoop({"x", "y"}, R"(    const char* op = "allReduce";
+    if (!strcmp(op, "allReduce")) {
+      ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);
+    } else if (!strcmp(op, "reduce")) {
+      ncclReduce(x, y, 256, ncclFloat, ncclSum, 0, comm, 0);
+    }
+)");
+  Result<BoundBuffers> b = BindSmallProgram("modes.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
 }
 
 // A buffer allocated with no bytes (a zero-count all-gather standing for a barrier, PARCOACH's

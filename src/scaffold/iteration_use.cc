@@ -6,6 +6,7 @@
 #include <regex>
 #include <tuple>
 
+#include "scaffold/branches_run.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/tokens.h"
@@ -59,6 +60,25 @@ std::map<std::string, int> CopiedOut(const ProgramFacts& f, const FoundLoop& fou
   return copied;
 }
 
+namespace {
+
+// The branches of the iteration's code and of the lambdas it calls (branches_run.h), under the
+// harness's start; *arms their `if` ... `else` arms.
+BranchLines IterationBranches(const ProgramFacts& f, const IterationCode& code, const TimedLoop& loop,
+                              std::vector<IfElseArms>* arms) {
+  BranchLines branches = BranchLinesIn(f.raw, code.begin, code.end, f.run_defaults);
+  *arms = IfElseArmsIn(f.raw, code.begin, code.end);
+  for (const auto& l : loop.lambdas) {
+    const BranchLines in_lambda = BranchLinesIn(f.raw, l.begin, l.end, f.run_defaults);
+    branches.conditional.insert(branches.conditional.end(), in_lambda.conditional.begin(), in_lambda.conditional.end());
+    branches.not_run.insert(branches.not_run.end(), in_lambda.not_run.begin(), in_lambda.not_run.end());
+    for (const IfElseArms& a : IfElseArmsIn(f.raw, l.begin, l.end)) arms->push_back(a);
+  }
+  return branches;
+}
+
+}  // namespace
+
 BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                 const IterationCode& code, const DeviceIndexing& per_gpu) {
   const Analysis& a = *f.analysis;
@@ -93,14 +113,12 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
     flat.Walk(code.walked, in_range, found.loop_fn, alt, 0, &accesses);
   }
   BufferUse u;
-  // Code of the loop (and its lambdas) under an `if`: a rank may skip it (a prefill rank never
-  // receives). A buffer written only there is an output some rank may not write.
-  std::vector<std::pair<int, int>> conditional = ConditionalLines(f.raw, code.begin, code.end);
-  u.arms = IfElseArmsIn(f.raw, code.begin, code.end);
-  for (const auto& l : loop.lambdas) {
-    for (const auto& r : ConditionalLines(f.raw, l.begin, l.end)) conditional.push_back(r);
-    for (const IfElseArms& a : IfElseArmsIn(f.raw, l.begin, l.end)) u.arms.push_back(a);
-  }
+  // Code of the loop (and its lambdas) under a condition the harness's start does not decide: a
+  // rank may skip it (a prefill rank never receives). A buffer written only there is an output some
+  // rank may not write. What the start decides against never runs: its accesses are none.
+  const BranchLines branches = IterationBranches(f, code, loop, &u.arms);
+  const std::vector<std::pair<int, int>>& conditional = branches.conditional;
+  std::erase_if(accesses, [&](const Access& acc) { return InLineRanges(branches.not_run, acc.line); });
   auto under_if = [&](int line) { return InLineRanges(conditional, line); };
   // Pointers the loop swaps (`std::swap(a, a_new)`, double buffers): an access after a swap reaches
   // the buffer the other name held when the iteration started, which is what the binds name.

@@ -1,11 +1,8 @@
 // Which code of the function holding it becomes the harness's iteration (cuco init; FindTimedLoop in
 // main_rewrite.h puts these together). On the function's tokens (tokens.h):
 //   CommLoops      every outermost loop of the function that reaches the communication, with the
-//                  `if` branches it sits in (a loop inside a loop is its outer loop's);
-//   BranchTruth    whether such a branch runs when the program is started as cuco's harness starts
-//                  it, without arguments: its condition evaluated over what the program's own
-//                  options, arguments and environment variables default to (ProgramDefaults); a
-//                  condition over the rank, or over what cannot be known, is said so;
+//                  `if` branches it sits in (a loop inside a loop is its outer loop's; whether
+//                  such a branch runs is program_defaults.h's BranchTruth);
 //   GroupAround    the ncclGroupStart ... ncclGroupEnd statements around a loop (its per-peer or
 //                  per-GPU loop is one grouped operation, never an iteration);
 //   PerGpuLoop     a loop over the program's GPUs (one process driving every GPU): each pass is one
@@ -22,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "scaffold/program_defaults.h"
 #include "scaffold/tokens.h"
 
 namespace cuco::scaffold_internal {
@@ -40,32 +38,6 @@ struct CommLoop {
 
 std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, size_t body_close,
                                 const std::set<std::string>& names);
-
-// The values a program started without arguments gives its variables, as far as its text says:
-// integer and boolean variables initialised from an option's default (`get_argval(argv, ..., "-nx",
-// 16384)`, `arg_int(argc, argv, "--batch", 512)`), a flag query (`get_arg(argv, ..., "-csv")`:
-// absent), `argc > 1 ? ... : d`, `getenv("X") ? ... : d`, or a literal; variables holding the rank.
-// Enumerations count as integers: a variable of an enum type the program declares, initialised with
-// one of its enumerators (`TimingMode mode = TimingMode::Throughput;`), holds that enumerator's value.
-// With `args` (`cuco init --args`, what the user starts it with), `atoi(argv[k])` and its kin read
-// the k-th of them when it is a whole number, and `argc` is their count plus one.
-struct ProgramDefaults {
-  std::map<std::string, int64_t> values;
-  std::vector<std::string> args;  // empty: started without arguments
-  std::set<std::string> rank_vars;
-  // Enumerator -> value: `Enum::Name` for every enumerator, and `Name` too for an unscoped enum.
-  std::map<std::string, int64_t> enumerators;
-};
-// Read from `code` (comment-stripped text, literals kept) with the program's rank variables.
-ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars,
-                           const std::vector<std::string>& args = {});
-
-// The value of the integer expression `expr` of the program under `d`; nullopt when not one value.
-std::optional<int64_t> ValueUnder(const std::string& expr, const ProgramDefaults& d);
-
-enum class Truth { kTrue, kFalse, kUnknown, kPerRank };
-// `text`[begin, end): a condition (or any integer expression) of the program.
-Truth BranchTruth(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d);
 
 // The first and last tokens of the statements `ncclGroupStart` ... `ncclGroupEnd` in the block
 // holding tokens [first, last], when a group started before them ends after them; nullopt when not.

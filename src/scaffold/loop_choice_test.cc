@@ -160,41 +160,6 @@ TEST(LoopChoice, AnEnumModeDecidesTheBranch) {
   EXPECT_FALSE(FindTimedLoop("y.cu", changed, {"ncclAllReduce"}, "bench", std::string::npos, search).ok());
 }
 
-// A sum begun at 0 and added to on the line that declares it (hn_moe_nccl's one-line
-// `int send_tot=0,recv_tot=0; ... for(...){ send_tot+=sendc[p]; }`): no one value, never 0.
-TEST(LoopChoice, AVariableAddedToOnItsDeclarationsLineHasNoOneValue) {
-  const ProgramDefaults d = DefaultsOf(
-      "int main() {\n  int send_tot=0,recv_tot=0; for(int p=0;p<size;p++){ send_tot+=sendc[p]; }\n  int k = 3;\n}\n", {});
-  EXPECT_EQ(d.values.count("send_tot"), 0u);
-  EXPECT_EQ(d.values.at("recv_tot"), 0);
-  EXPECT_EQ(d.values.at("k"), 3);
-}
-
-// Several declarators in one declaration (`const int L = 4, d = L * 256, b;`): each with an
-// initialiser has its value, in order; a call's commas split nothing.
-TEST(LoopChoice, EachDeclaratorOfADeclarationHasItsValue) {
-  const ProgramDefaults d = DefaultsOf("const int L = 4, d = L * 256, b;\nint m = max(2, 3), k = 7;\n", {});
-  EXPECT_EQ(ValueUnder("L", d), 4);
-  EXPECT_EQ(ValueUnder("d", d), 1024);
-  EXPECT_EQ(ValueUnder("k", d), 7);
-  EXPECT_FALSE(ValueUnder("b", d).has_value());
-}
-
-// A variable a call writes through its address (MPI_Comm_size's out-parameter) has no one value:
-// `int world_rank = -1, world_size = 0;` then `MPI_Comm_size(..., &world_size)` is no world of 0
-// ranks (an all-gather's buffers, `world_size` floats each, were taken for empty allocations).
-TEST(LoopChoice, AVariableWrittenThroughItsAddressHasNoOneValue) {
-  const ProgramDefaults d = DefaultsOf(
-      "int world_rank = -1, world_size = 0;\nMPI_Comm_size(MPI_COMM_WORLD, &world_size);\n"
-      "const int size = world_size;\nint mask = 4, bits = 6;\nint low = g(bits & mask);\nint n = 8;\nf(x, & n);\n",
-      {});
-  EXPECT_FALSE(ValueUnder("world_size", d).has_value());
-  EXPECT_FALSE(ValueUnder("size", d).has_value());
-  EXPECT_FALSE(ValueUnder("n", d).has_value());
-  EXPECT_EQ(ValueUnder("mask", d), 4);  // `bits & mask` takes no address
-  EXPECT_EQ(ValueUnder("bits", d), 6);
-}
-
 // main's loop of the rank-split programs below ("int main() { int rank; MPI_Comm_rank(...); " + rest),
 // over their own defaults; what the search said into *trace when given.
 Result<TimedLoop> RankProgramLoop(const std::string& rest, std::vector<std::string>* trace = nullptr) {
@@ -302,38 +267,6 @@ TEST(LoopChoice, RankSplitLoopsAreServedAsOneLoopBranchingByRank) {
             std::string::npos)
       << loop.status().message();
   EXPECT_NE(loop.status().message().find("is inside ncclGroupStart/End"), std::string::npos) << loop.status().message();
-}
-
-TEST(LoopChoice, DefaultsOfArgumentsAndEnvironment) {
-  const ProgramDefaults d = DefaultsOf(
-      "int n = argc > 1 ? atoi(argv[1]) : 4096;\nconst char* e = getenv(\"MODE\");\nint mode = e ? atoi(e) : 3;\n"
-      "bool csv = false;\nint rank = atoi(getenv(\"RANK\"));\nint later = 1;\nlater = compute();\n",
-      {});
-  EXPECT_EQ(d.values.at("n"), 4096);
-  EXPECT_EQ(d.values.at("mode"), 3);
-  EXPECT_EQ(d.values.at("csv"), 0);
-  EXPECT_EQ(d.values.count("later"), 0u);  // assigned again: no one value
-  EXPECT_EQ(d.rank_vars.count("rank"), 1u);
-  const std::string cond = "mode == 3 && !csv && n >= 1024";
-  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), d), Truth::kTrue);
-  const std::string unknown = "later > 0";
-  EXPECT_EQ(BranchTruth(unknown, 0, unknown.size(), d), Truth::kUnknown);
-  const std::string per_rank = "rank % 2 == 0 || csv";
-  EXPECT_EQ(BranchTruth(per_rank, 0, per_rank.size(), d), Truth::kPerRank);
-}
-
-// Started with arguments (`cuco init --args "1 big 7"`): `atoi(argv[k])` reads the k-th when it is
-// a whole number, and `argc` counts them.
-TEST(LoopChoice, DefaultsOfTheGivenArguments) {
-  const std::string code = "int nDev = atoi(argv[1]);\nint mode = std::stoi(argv[2]);\nint reps = strtol(argv[3], 0, 10);\n";
-  const ProgramDefaults d = DefaultsOf(code, {}, {"1", "big", "7"});
-  EXPECT_EQ(d.values.at("nDev"), 1);
-  EXPECT_EQ(d.values.count("mode"), 0u);  // not a number
-  EXPECT_EQ(d.values.at("reps"), 7);
-  EXPECT_EQ(ValueUnder("nDev * 4 + argc", d), 8);
-  const ProgramDefaults none = DefaultsOf(code, {});
-  EXPECT_EQ(none.values.count("nDev"), 0u);
-  EXPECT_EQ(ValueUnder("argc", none), 1);
 }
 
 // A stencil's swap at the end of its step: accesses before it keep their names, accesses after it

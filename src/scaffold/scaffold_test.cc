@@ -710,8 +710,8 @@ __global__ void attend(const float* kv, float* out, int n) {
   if (i < n) out[i] = 0.5f * kv[i];
 }
 int main(int argc, char** argv) {
-  const int n = 4096, rank = 0, world = 2;
-)" + std::string(kOneRankSetup) + R"(  float *kv, *out;
+  const int n = 4096, world = 2;
+)" + std::string(kOneRankSetup) + R"(  int rank = 0; ncclCommUserRank(comm, &rank); float *kv, *out;
   cudaMalloc(&kv, n * sizeof(float));
   cudaMalloc(&out, n * sizeof(float));
   for (int step = 0; step < 10; ++step) {
