@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
   ncclUniqueId id;
   ncclGetUniqueId(&id);
   ncclCommInitRank(&comm, 1, id, 0);
-  int up = -1;
+  int rank = 0; ncclCommUserRank(comm, &rank); int up = rank - 1;
   float *r, *s;
   cudaMalloc(&r, 16 * sizeof(float));
   cudaMalloc(&s, 16 * sizeof(float));
@@ -227,6 +227,43 @@ int main(int argc, char** argv) {
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"r\", r);", "cuco_bind.input(\"s\", s);"}));
   EXPECT_TRUE(Traced(b->guesses, {"`r`", "only under an `if`"}));
+}
+
+// A helper's mode given by its parameter's default (kopernik278's `launchCompute(c, reps)` with
+// `Workload wl = WL_COMPUTE` and a `switch (wl)` over its kernels): only the case that runs counts,
+// so the other case's buffer is no buffer of the iteration.
+TEST(InitBindBuffers, AHelpersDefaultArgumentDecidesItsSwitch) {
+  const std::string text = std::string(R"(#include <nccl.h>
+#include <cuda_runtime.h>
+enum Workload { WL_COMPUTE, WL_MEMORY };
+__global__ void scale(float* y, const float* x) { y[threadIdx.x] = 2.f * x[threadIdx.x]; }
+void compute(float* y, const float* x, float* m, Workload wl = WL_COMPUTE) {
+  switch (wl) {
+    case WL_COMPUTE:
+      scale<<<1, 256>>>(y, x);
+      break;
+    case WL_MEMORY:
+      scale<<<1, 256>>>(m, x);
+      break;
+  }
+}
+)") + "int main(int argc, char** argv) {\n" + kOneRankCommAndStream + R"(  float *x, *y, *m;
+  cudaMalloc(&x, 1024);
+  cudaMalloc(&y, 1024);
+  cudaMalloc(&m, 1024);
+  cudaEvent_t start;
+  cudaEventCreate(&start);
+  cudaEventRecord(start, 0);
+  for (int i = 0; i < 10; ++i) {
+    compute(y, x, m);
+    ncclAllReduce(y, y, 256, ncclFloat, ncclSum, comm, 0);
+  }
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("modes.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
 }
 
 // A helper handed an object's address (`step(&model)`, llm.c's `gpt2_forward(&model, ...)`) and a

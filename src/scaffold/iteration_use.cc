@@ -88,6 +88,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
   std::map<std::string, std::string> texts = {{f.file, f.raw}};
   for (const ProgramFile& pf : other_files) texts[SourceFileName(pf.name)] = pf.text;
   LoopAccesses flat(a, texts);
+  flat.UseDefaults(f.run_defaults);
   flat.FollowPointers(found.pointer_calls);
   // main's ops in the loop (and in the lambdas it calls), walked in the text's order.
   std::vector<const AnalyzedOp*> in_range;

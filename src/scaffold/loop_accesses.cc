@@ -4,12 +4,54 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/branches_run.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 namespace {
+
+// What the helper `fn` (defined by `def`) knows at a call passing `args`, as `caller` knows them:
+// each parameter holds the value of its argument, or of its default where the call passes none, and
+// the enumerators keep theirs. Nothing else: a name the helper reaches otherwise (a member through a
+// pointer it is handed, a global) may not be the program's variable of that name.
+ProgramDefaults CalleeDefaults(const std::string& def, const AnalyzedFunction& fn, const std::vector<std::string>& args,
+                               const ProgramDefaults& caller) {
+  ProgramDefaults d;
+  d.enumerators = caller.enumerators;
+  const size_t name = def.find(fn.name + "(") != std::string::npos ? def.find(fn.name + "(") : def.find(fn.name);
+  const size_t open = name == std::string::npos ? name : def.find('(', name);
+  if (open == std::string::npos) return d;
+  size_t close = std::string::npos;
+  int depth = 0;
+  for (size_t k = open; k < def.size() && close == std::string::npos; ++k) {
+    if (def[k] == '(') ++depth;
+    if (def[k] == ')' && --depth == 0) close = k;
+  }
+  if (close == std::string::npos) return d;
+  const std::vector<std::string> params = SplitArgs(def.substr(open + 1, close - open - 1));
+  for (size_t i = 0; i < fn.params.size() && i < params.size(); ++i) {
+    if (fn.params[i].empty()) continue;
+    const size_t eq = params[i].find('=');
+    const std::string given = i < args.size() ? args[i] : eq == std::string::npos ? "" : params[i].substr(eq + 1);
+    if (given.empty()) continue;
+    if (const std::optional<int64_t> v = ValueUnder(given, caller)) d.values[fn.params[i]] = *v;
+    else if (BranchTruth(given, 0, given.size(), caller) == Truth::kPerRank) d.rank_vars.insert(fn.params[i]);
+  }
+  return d;
+}
+
+// `text` (whose first line is `first_line` of its file) with the code of `lines` blanked, newlines kept.
+std::string WithoutLines(std::string text, int first_line, const std::vector<std::pair<int, int>>& lines) {
+  int line = first_line;
+  for (char& c : text) {
+    if (c == '\n') ++line;
+    else if (InLineRanges(lines, line)) c = ' ';
+  }
+  return text;
+}
+
 
 // `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
 // (that function's parameters and local aliases -> the caller's expressions, `&model` where the
@@ -122,9 +164,9 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
     if (!other.empty()) {  // the helper is walked once more with those: it touches either buffer
       std::map<std::string, std::string> alt = callee;
       for (const auto& [param, expr] : other) alt[param] = expr;
-      WalkHelper(*fn, alt, depth, out);
+      WalkHelper(*fn, alt, op.args, depth, out);
     }
-    WalkHelper(*fn, callee, depth, out);
+    WalkHelper(*fn, callee, op.args, depth, out);
     conditional_calls_ -= conditional;
     return;
   }
@@ -154,8 +196,8 @@ void LoopAccesses::MemberNames(const AnalyzedFunction& fn, const std::string& ob
     if (!callee->count(f)) (*callee)[f] = prefix + f;  // a parameter of the same name hides the member
 }
 
-void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth,
-                              std::vector<Access>* out) {
+void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee,
+                              const std::vector<std::string>& args, int depth, std::vector<Access>* out) {
   AddAliases(fn, &callee);
   std::vector<const AnalyzedOp*> ops;
   for (const auto& inner : a_.ops)
@@ -166,10 +208,21 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
     const std::string def = it->second.substr(b, e - b);
     const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
     const std::string file = SourceFileName(fn.file);
-    auto ifs = if_lines_.find(file + ":" + fn.name);  // a helper walked again (another call) is not scanned again
-    if (ifs == if_lines_.end()) ifs = if_lines_.emplace(file + ":" + fn.name, ConditionalLines(it->second, b, e)).first;
-    helpers_.push_back({file, ifs->second});
-    Walk(open == std::string::npos ? def : def.substr(open), ops, fn.name, callee, depth + 1, out);
+    ProgramDefaults d;
+    if (!defaults_.empty()) d = CalleeDefaults(def, fn, args, defaults_.back());
+    // A helper walked again with the same values (another call) is not scanned again.
+    std::string key = file + ":" + fn.name;
+    for (const auto& [name, v] : d.values) key += ";" + name + "=" + std::to_string(v);
+    auto branches = branches_.find(key);
+    if (branches == branches_.end()) {
+      const BranchLines lines = BranchLinesIn(it->second, b, e, d);
+      branches = branches_.emplace(key, std::make_pair(lines.conditional, lines.not_run)).first;
+    }
+    helpers_.push_back({file, branches->second.first});
+    if (!defaults_.empty()) defaults_.push_back(d);
+    const std::string walked = WithoutLines(def, LineOf(it->second, b), branches->second.second);
+    Walk(open == std::string::npos ? walked : walked.substr(open), ops, fn.name, callee, depth + 1, out);
+    if (!defaults_.empty()) defaults_.pop_back();
     helpers_.pop_back();
   } else {
     for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "scaffold/program_defaults.h"
 
 namespace cuco::scaffold_internal {
 
@@ -49,6 +50,12 @@ class LoopAccesses {
   void Walk(const std::string& text, const std::vector<const AnalyzedOp*>& ops, const std::string& function,
             const std::map<std::string, std::string>& to_main, int depth, std::vector<Access>* out);
 
+  // What the program's variables hold as the harness starts it: a helper's arms that do not run then
+  // (branches_run.h; its parameters hold what each call passes, or their defaults: kopernik278's
+  // `launchCompute(c, reps)` with `Workload wl = WL_COMPUTE` runs one case of its `switch (wl)`) are
+  // not walked. Without it every arm is.
+  void UseDefaults(const ProgramDefaults& d) { defaults_ = {d}; }
+
   // Calls through a function pointer (`test->run(...)`) are followed into the function given for its
   // name (FoundLoop::pointer_calls: "run" -> "run_allreduce").
   void FollowPointers(std::map<std::string, std::string> pointer_calls) { pointers_ = std::move(pointer_calls); }
@@ -59,9 +66,10 @@ class LoopAccesses {
           const std::string& object = "");
 
  private:
-  // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions.
-  void WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee, int depth,
-                  std::vector<Access>* out);
+  // The accesses of helper `fn`'s body, its parameters naming `callee`'s expressions; `args`: the
+  // call's arguments, as written.
+  void WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee,
+                  const std::vector<std::string>& args, int depth, std::vector<Access>* out);
   // Appends the reads and writes of data op `op`, in the loop's function's terms.
   void OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main, std::vector<Access>* out);
   // Method `fn`'s view of its object: "this", and each data member of its class as the object's
@@ -80,10 +88,13 @@ class LoopAccesses {
   std::map<std::string, std::string> pointers_;  // FollowPointers
   std::map<std::string, std::string> blanked_;   // texts_ with comments blanked, as OpAccess needs them
   int site_line_ = 0;  // the line of the loop function's op being walked
-  // The helpers being walked, innermost last: each one's file and the lines of its `if`s.
+  // The helpers being walked, innermost last: each one's file and its conditional lines.
   std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;
   int conditional_calls_ = 0;  // helpers entered from under an `if` of another helper
-  std::map<std::string, std::vector<std::pair<int, int>>> if_lines_;  // each helper's `if`s, by "file:name"
+  // Each helper's branches (BranchLinesIn), by "file:name" and its parameters' values.
+  std::map<std::string, std::pair<std::vector<std::pair<int, int>>, std::vector<std::pair<int, int>>>> branches_;
+  // UseDefaults's, then each helper's being walked, innermost last: empty without UseDefaults.
+  std::vector<ProgramDefaults> defaults_;
 };
 
 }  // namespace cuco::scaffold_internal
