@@ -21,7 +21,7 @@ struct BranchLines {
   // its code lies there.
   std::vector<std::pair<int, int>> not_run;
   // Code that runs only when a condition holds: each `if` (else included) whose condition is not
-  // known, each `switch` over a value that is not (ConditionalLines, less what `d` decides).
+  // known, each `switch` over a value that is not.
   std::vector<std::pair<int, int>> conditional;
 };
 

@@ -141,12 +141,10 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop) {
 
 std::string Readme(const ProgramFacts& f, const ProgramHarness& h, bool region) {
   std::string r = fmt::format("# {}_harness\n\nThe program `{}` as a harness-mode workload, written by `cuco init`.\n\n", f.name, f.file);
-  r += region ? "- `seed.cu`: the program's files one after the other; `main` runs once up to the statements it\n"
-                "  serves whole (the harness's setup), then each harness iteration runs them once on the harness's\n"
-                "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n"
-              : "- `seed.cu`: the program's files one after the other; `main` runs once up to its timed loop (the\n"
-                "  harness's setup), then each harness iteration runs the loop's body once on the harness's\n"
-                "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n";
+  r += fmt::format("- `seed.cu`: the program's files one after the other; `main` runs once up to {} (the\n"
+                   "  harness's setup), then each harness iteration runs {} once on the harness's\n"
+                   "  buffers (`cuco/program/program.h`). Only the EVOLVE blocks may change in candidates.\n",
+                   region ? "the statements it serves whole" : "its timed loop", region ? "them" : "the loop's body");
   r += "- `reference.cu`: the same code, frozen: every rank a thread of the supervisor on one GPU, NCCL\n"
        "  emulated between them. Inputs are fresh random values at the program's own scale (floats;\n"
        "  uniform in [-1, 1) where the program zeroed them) or the program's own values (integers);\n"

@@ -7,6 +7,8 @@
 #include "scaffold/branches_run.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
+#include "scaffold/program_text.h"
+#include "scaffold/tokens.h"
 #include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
@@ -20,17 +22,13 @@ ProgramDefaults CalleeDefaults(const std::string& def, const AnalyzedFunction& f
                                const ProgramDefaults& caller) {
   ProgramDefaults d;
   d.enumerators = caller.enumerators;
-  const size_t name = def.find(fn.name + "(") != std::string::npos ? def.find(fn.name + "(") : def.find(fn.name);
-  const size_t open = name == std::string::npos ? name : def.find('(', name);
-  if (open == std::string::npos) return d;
-  size_t close = std::string::npos;
-  int depth = 0;
-  for (size_t k = open; k < def.size() && close == std::string::npos; ++k) {
-    if (def[k] == '(') ++depth;
-    if (def[k] == ')' && --depth == 0) close = k;
-  }
-  if (close == std::string::npos) return d;
-  const std::vector<std::string> params = SplitArgs(def.substr(open + 1, close - open - 1));
+  const std::vector<Tok> t = Scan(def);
+  size_t open = t.size();
+  for (size_t i = 0; i + 1 < t.size() && open == t.size(); ++i)
+    if (t[i].ident && t[i].text == fn.name && t[i + 1].text == "(") open = i + 1;
+  const size_t close = open < t.size() ? Match(t, open) : t.size();
+  if (close >= t.size()) return d;
+  const std::vector<std::string> params = SplitArgs(def.substr(t[open].end, t[close].begin - t[open].end));
   for (size_t i = 0; i < fn.params.size() && i < params.size(); ++i) {
     if (fn.params[i].empty()) continue;
     const size_t eq = params[i].find('=');
@@ -41,17 +39,6 @@ ProgramDefaults CalleeDefaults(const std::string& def, const AnalyzedFunction& f
   }
   return d;
 }
-
-// `text` (whose first line is `first_line` of its file) with the code of `lines` blanked, newlines kept.
-std::string WithoutLines(std::string text, int first_line, const std::vector<std::pair<int, int>>& lines) {
-  int line = first_line;
-  for (char& c : text) {
-    if (c == '\n') ++line;
-    else if (InLineRanges(lines, line)) c = ' ';
-  }
-  return text;
-}
-
 
 // `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
 // (that function's parameters and local aliases -> the caller's expressions, `&model` where the
@@ -220,7 +207,7 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
     }
     helpers_.push_back({file, branches->second.first});
     if (!defaults_.empty()) defaults_.push_back(d);
-    const std::string walked = WithoutLines(def, LineOf(it->second, b), branches->second.second);
+    const std::string walked = BlankLines(def, branches->second.second, LineOf(it->second, b));
     Walk(open == std::string::npos ? walked : walked.substr(open), ops, fn.name, callee, depth + 1, out);
     if (!defaults_.empty()) defaults_.pop_back();
     helpers_.pop_back();

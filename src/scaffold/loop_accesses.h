@@ -53,7 +53,7 @@ class LoopAccesses {
   // What the program's variables hold as the harness starts it: a helper's arms that do not run then
   // (branches_run.h; its parameters hold what each call passes, or their defaults: kopernik278's
   // `launchCompute(c, reps)` with `Workload wl = WL_COMPUTE` runs one case of its `switch (wl)`) are
-  // not walked. Without it every arm is.
+  // not walked. Without it only conditions of literals (`if (0)`) are decided.
   void UseDefaults(const ProgramDefaults& d) { defaults_ = {d}; }
 
   // Calls through a function pointer (`test->run(...)`) are followed into the function given for its

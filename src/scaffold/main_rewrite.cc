@@ -376,17 +376,6 @@ std::string RewriteMpiIncludes(const std::string& text) {
   return std::regex_replace(text, inc, "$1$2<cuco/program/mpi.h>");
 }
 
-std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_t begin, size_t end) {
-  const std::vector<Tok> t = Scan(text);
-  std::vector<std::pair<int, int>> out;
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t[i].ident && t[i].text == "if" && t[i].begin >= begin && t[i].begin < end) {
-      const size_t e = StatementEnd(t, i);
-      out.push_back({t[i].line, e < t.size() ? t[e].line : t.back().line});
-    }
-  return out;
-}
-
 bool InLineRanges(const std::vector<std::pair<int, int>>& ranges, int line) {
   for (const auto& [first, last] : ranges)
     if (line > 0 && line >= first && line <= last) return true;

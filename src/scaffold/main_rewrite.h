@@ -153,10 +153,8 @@ std::string OpenRecords(const std::string& text, const std::set<std::string>& re
 // from the start of its first line to the end of its closing brace's line; false when not defined.
 bool DefinitionLines(const std::string& text, const std::string& name, size_t* begin, size_t* end);
 
-// The line ranges (first, last; 1-based) of the `if` statements, else branches included, that
-// begin in bytes [begin, end) of `text`: code there runs only when a condition holds.
-std::vector<std::pair<int, int>> ConditionalLines(const std::string& text, size_t begin, size_t end);
-// Whether `line` (> 0) lies in one of `ranges` (ConditionalLines').
+// Whether `line` (> 0) lies in one of `ranges` (line ranges (first, last; 1-based), as
+// branches_run.h's).
 bool InLineRanges(const std::vector<std::pair<int, int>>& ranges, int line);
 
 // The two arms of an `if` with an `else`: their line ranges (first, last; 1-based). Code in one arm

@@ -78,8 +78,8 @@ std::string Lower(std::string s) {
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges) {
-  int line = 1;
+std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges, int first_line) {
+  int line = first_line;
   for (char& c : text) {
     if (c == '\n') {
       ++line;

@@ -21,8 +21,9 @@ namespace cuco::scaffold_internal {
 inline std::string StripComments(const std::string& src) { return BlankComments(src); }
 
 // `text` with the lines of `ranges` ([first, last], 1-based) blanked, newlines kept: the lines the
-// preprocessor skips in this build (Analysis::inactive_lines) are not the program's.
-std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges);
+// preprocessor skips in this build (Analysis::inactive_lines) are not the program's. `first_line`:
+// the line of its file `text` starts at (a function's definition cut from it).
+std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>& ranges, int first_line = 1);
 
 // The line of the first preprocessor conditional directive in text[begin, end) that the range does
 // not hold whole (`#else` or `#endif` of an `#if` before `begin`, an `#if` whose `#endif` lies past
