@@ -40,6 +40,17 @@ TEST(CompileFlags, KeepsNvccsLanguageFlagsAndNamesTheUnused) {
   EXPECT_EQ(f->unused, (std::vector<std::string>{"-rdc=true"}));
 }
 
+// `-include FILE` names a file of the compiler's folder when there is one, else a header found along
+// the include search: janilbols-w/dl_distribution_examples builds with `nvcc -include cstdio`.
+TEST(CompileFlags, APreIncludedHeaderNotInTheFolderIsSearchedFor) {
+  const fs::path dir = fs::temp_directory_path() / "cuco_cc_pre_include";
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.h") << "#define X 1\n";
+  Result<CompileFlags> f = FlagsFromCommand({"nvcc", "-include", "cstdio", "-include", "config.h", "x.cu"}, dir.string());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->flags, (std::vector<std::string>{"-includecstdio", "-include" + (dir / "config.h").string()}));
+}
+
 // Code written `#ifdef __NVCC__` (ParRes Kernels' transpose kernels) is seen by clang when nvcc
 // builds it, by any path; not when another compiler does.
 TEST(CompileFlags, KnowsWhenTheCommandIsNvccs) {

@@ -7,11 +7,33 @@
 #include <set>
 #include <vector>
 
+#include "scaffold/callee_defaults.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/unreached_comm.h"
 
 namespace cuco::scaffold_internal {
+
+namespace {
+
+ProgramDefaults DefaultsBelowMain(const ProgramFacts& f, const std::string& fn, int depth) {
+  const AnalyzedFunction* d = FindFunction(*f.analysis, fn);
+  if (d == nullptr || SourceFileName(d->file) != f.file) return {};
+  return DefaultsOverCalls(f.code, *d, [&](int line) {
+    const std::string caller = FunctionAt(f.raw, *f.analysis, f.file, line);
+    if (caller.empty() || caller == f.entry) return f.run_defaults;
+    if (caller == fn || depth >= 4) {  // a recursion, or calls too deep to follow: nothing known
+      ProgramDefaults none;
+      none.enumerators = f.run_defaults.enumerators;
+      return none;
+    }
+    return DefaultsBelowMain(f, caller, depth + 1);
+  });
+}
+
+}  // namespace
+
+ProgramDefaults HelperDefaults(const ProgramFacts& f, const std::string& fn) { return DefaultsBelowMain(f, fn, 0); }
 
 std::optional<int> HelperTimedLoop(const ProgramFacts& f, const FoundLoop& found, InitPassTrace* trace) {
   if (!found.loop.region || found.loop_fn != f.entry || f.forced_loop_line > 0 || found.threads)
@@ -21,8 +43,13 @@ std::optional<int> HelperTimedLoop(const ProgramFacts& f, const FoundLoop& found
     if (fn == found.loop_fn || !found.comm.count(fn)) continue;
     const AnalyzedFunction* d = FindFunction(*f.analysis, fn);
     if (d == nullptr || SourceFileName(d->file) != f.file) continue;
-    const Result<TimedLoop> l = FindTimedLoop(f.file, f.raw, found.comm, fn);
-    if (l.ok() && !l->region) loops[fn] = l->line;
+    const ProgramDefaults defaults = HelperDefaults(f, fn);
+    LoopSearch search;
+    search.defaults = &defaults;
+    const Result<TimedLoop> l = FindTimedLoop(f.file, f.raw, found.comm, fn, std::string::npos, search);
+    // Two loops made one (rank_split_loops.h) stand at their `if`: named by the first loop's line,
+    // as --loop would name it.
+    if (l.ok() && !l->region) loops[fn] = l->served_lines.empty() ? l->line : l->served_lines.front().first;
   }
   // A function whose loop calls another's (a loop over variants around a variant's timed loop) gives way.
   std::map<std::string, int> innermost;

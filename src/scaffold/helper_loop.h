@@ -13,6 +13,12 @@
 
 namespace cuco::scaffold_internal {
 
+// What the helper `fn` of main's file is read under when its loop is chosen (callee_defaults.h):
+// its parameters hold what the calls reaching it from main pass (a `benchmark_inner<RANK>` called
+// `<0>` on rank 0 and `<1>` elsewhere has a rank for RANK); main's own calls are read under
+// f.run_defaults.
+ProgramDefaults HelperDefaults(const ProgramFacts& f, const std::string& fn);
+
 // Where `found` serves statements of main run whole (no loop of main reaches the communication) and
 // exactly one function of main's file that main calls holds a loop reaching it (among several, the
 // innermost: one that calls none of the others): that loop's line, which `cuco init --loop` would

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "scaffold/handed_lambdas.h"
+#include "scaffold/helper_loop.h"
 #include "scaffold/init_loop_arguments.h"
 #include "scaffold/init_project.h"
 #include "scaffold/loop_accesses.h"
@@ -336,6 +337,21 @@ std::string WhyForced(const ProgramFacts& f, const char* by_option) {
   return f.forced_loop_why.empty() ? by_option : f.forced_loop_why;
 }
 
+// The function holding the loop --loop names (ProgramFacts::forced_loop_line), which r->loop_fn
+// becomes, and what a helper's code is read under there: what main's calls give its parameters (a
+// send loop and a receive loop in the arms of `if (RANK == 0)` of a `benchmark_inner<RANK>`).
+Status ForcedLoopHolder(const ProgramFacts& f, FoundLoop* r, size_t* thread_lambda, ProgramDefaults* helper_defaults,
+                        InitPassTrace* trace) {
+  const std::string holder = FunctionAt(f.raw, *f.analysis, f.file, f.forced_loop_line);
+  if (holder.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
+                                               f.forced_loop_line, f.file));
+  if (holder != r->loop_fn) r->loop_fn = holder, *thread_lambda = std::string::npos;
+  trace->Add(fmt::format("{}:{}: {}, in {}", f.file, f.forced_loop_line, WhyForced(f, "named by --loop"), holder));
+  if (holder != f.entry) *helper_defaults = HelperDefaults(f, holder);
+  return Status::Ok();
+}
+
 // The iteration the harness serves, and where: the loop of r->loop_fn the rules choose (main_rewrite.h,
 // loop_choice.h: the branches the program takes without arguments, a group or the GPUs run whole),
 // or the timed loop of the function main calls once to time (r->loop_fn becomes it), or, when no loop
@@ -354,19 +370,16 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   search.repeaters = &repeaters;
   const std::map<int, LineWork> work = DeviceWorkByLine(*f.analysis, f.file);
   search.work = &work;
+  ProgramDefaults helper_defaults;
   if (f.forced_loop_line > 0) {
-    const std::string holder = FunctionAt(f.raw, *f.analysis, f.file, f.forced_loop_line);
-    if (holder.empty())
-      return Status::InvalidArgument(fmt::format("{}:{}: --loop names a line outside every function of {}", f.file,
-                                                 f.forced_loop_line, f.file));
-    if (holder != r->loop_fn) r->loop_fn = holder, thread_lambda = std::string::npos;
-    trace->Add(fmt::format("{}:{}: {}, in {}", f.file, f.forced_loop_line, WhyForced(f, "named by --loop"), holder));
+    CUCO_RETURN_IF_ERROR(ForcedLoopHolder(f, r, &thread_lambda, &helper_defaults, trace));
+    if (r->loop_fn != f.entry && !r->threads) search.defaults = &helper_defaults;
   }
   r->comm = CommNamesIn(f, r->loop_fn, &r->direct);
   TraceCommunicationReached(f, *r, trace);
   // The iteration is chosen among the code this build compiles (what the preprocessor skips blanked,
-  // never served). A choice holding skipped lines (a conditional inside the loop) is made again on
-  // the file as written, so that the served text keeps the conditional whole.
+  // never served). A choice holding skipped lines (a conditional inside the loop) is made again with
+  // its own lines as written, so that the served text keeps the conditional whole.
   const std::string active = WithoutInactiveLines(*f.analysis, f.path.empty() ? f.analysis->path : f.path, f.raw);
   std::map<std::string, std::set<std::string>> quiet_of;  // fn -> its QuietMemberCalls, found once (and traced once)
   auto find = [&](const std::set<std::string>& fn_comm, const std::string& fn, size_t lambda, const LoopSearch& s) {
@@ -381,7 +394,12 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
     if (active == f.raw || !chosen.ok() ||
         active.compare(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin) == 0)
       return chosen;
-    return FindTimedLoop(f.file, f.raw, comm, fn, lambda, s);
+    // Only the chosen code is read as written (the offsets are the same): the code around it stays as
+    // this build compiles it, so that a skipped `#ifdef FLAG ncclGroupStart() #endif` before it does
+    // not become part of it.
+    std::string as_written = active;
+    as_written.replace(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin);
+    return FindTimedLoop(f.file, as_written, comm, fn, lambda, s);
   };
   Result<TimedLoop> loop = find(r->comm, r->loop_fn, thread_lambda, search);
   auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };

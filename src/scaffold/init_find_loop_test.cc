@@ -69,10 +69,11 @@ TEST(InitFindLoop, TheIterationIsChosenAmongTheCodeTheBuildCompiles) {
   EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
 }
 
-// Statements run whole that hold part of a conditional (the `#endif` of an `#if` before them) are
-// refused with the lines, never served half.
+// Statements run whole that hold part of a conditional (the `#endif` of an `#if` before them) whose
+// other part holds set-up (a call that is no print) are refused with the lines, never served half.
 TEST(InitFindLoop, ServedStatementsNeverHoldHalfAConditional) {
   const std::string text = kOneRankTwoBuffers + R"(#if 1
+  cudaMemset(x, 0, sizeof(float));
   ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
 #endif  // closes
   ncclAllReduce(y, y, 1, ncclFloat, ncclSum, comm, 0);
@@ -89,6 +90,34 @@ TEST(InitFindLoop, ServedStatementsNeverHoldHalfAConditional) {
   EXPECT_EQ(UnbalancedConditional("#if A\nx;\n#else\ny;\n#endif\n", 0, 30), 0);
   EXPECT_EQ(UnbalancedConditional("x;\n#else\ny;\n", 0, 12), 2);
   EXPECT_EQ(UnbalancedConditional("x;\n#  ifdef B\ny;\n", 0, 18), 2);
+}
+
+// A group whose ncclGroupStart and ncclGroupEnd each sit in a conditional of their own, with the
+// prints beside them (janilbols-w/dl_distribution_examples' `#ifdef FLAG_REDUCE_GROUP`): the
+// statements are served with both conditionals whole.
+TEST(InitFindLoop, ConditionalsAtTheEndsOfServedStatementsAreServedWhole) {
+  const std::string text = "#include <cstdio>\n#define GROUPED\n" + kOneRankTwoBuffers + R"(#ifdef GROUPED  // opens
+  printf("group start\n");
+  ncclGroupStart();
+#endif
+  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);
+  ncclAllReduce(y, y, 1, ncclFloat, ncclSum, comm, 0);
+#ifdef GROUPED
+  ncclGroupEnd();
+  printf("group end\n");
+#endif  // closes
+  cudaStreamSynchronize(0);
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("grouped.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, LineWith(text, "#ifdef GROUPED  // opens"));
+  EXPECT_EQ(r->loop.end_line, LineWith(text, "#endif  // closes"));
+  EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
+  EXPECT_EQ(WithConditionalsWhole("a;\n#if A\nb;\n#endif\nc;\n", 12, 15), (std::pair<size_t, size_t>{3, 18}));
 }
 
 // --loop names another loop: that one is served, and the trace says --loop chose it.

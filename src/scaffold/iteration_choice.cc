@@ -13,6 +13,7 @@
 #include "scaffold/feeding_compute.h"
 #include "scaffold/handed_lambdas.h"
 #include "scaffold/loop_choice.h"
+#include "scaffold/program_text.h"
 #include "scaffold/stage_loop.h"
 #include "util/source_text.h"
 
@@ -132,6 +133,33 @@ std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops
   return out;
 }
 
+// The loop --loop names (search.forced_line), with its twin in the other arm of an `if` each rank
+// decides (a send loop and a receive loop) made one with it where the two can be (*split).
+Result<const CommLoop*> ForcedLoop(const std::string& file, const std::string& text, const std::vector<Tok>& t,
+                                   const std::vector<CommLoop>& loops, const LoopSearch& search, const ProgramDefaults& d,
+                                   std::optional<RankSplit>* split) {
+  for (const CommLoop& l : loops)
+    if (l.line == search.forced_line) {
+      Note(search, fmt::format("{}:{}: chosen: {}", file, l.line, search.forced_why));
+      for (const CommLoop& other : loops)
+        for (const Branch& a : other.branches)
+          for (const Branch& b : l.branches)
+            if (&other != &l && a.open == b.open && a.then != b.then && !*split &&
+                BranchTruth(text, t[a.open].end, t[a.close].begin, d) == Truth::kPerRank) {
+              std::string why;
+              if ((*split = AsRankSplit(text, t, a, other, l, &why)))
+                Note(search, fmt::format("{}:{}: with the loop at {}:{}, in the other branch of `if ({})`, which each rank "
+                                         "decides for itself: served as one loop whose body branches by rank",
+                                         file, l.line, file, other.line,
+                                         Trim(text.substr(t[a.open].end, t[a.close].begin - t[a.open].end))));
+            }
+      return &l;
+    }
+  return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "
+                                             "do: {}", file, search.forced_line,
+                                             loops.empty() ? std::string("none") : LoopList(file, loops)));
+}
+
 // Among the loops that reach the communication: the one the harness serves. Loops in branches the
 // program does not take when started without arguments are left out; of the others the last wins
 // (a warm-up loop comes before the timed one), unless it sits in a branch whose other side holds
@@ -140,18 +168,9 @@ std::string LoopList(const std::string& file, const std::vector<CommLoop>& loops
 Result<const CommLoop*> PickLoop(const std::string& file, const std::string& text, const std::vector<Tok>& t,
                                  const std::vector<CommLoop>& loops, const LoopSearch& search,
                                  std::optional<RankSplit>* split, std::vector<std::string>* earlier_other) {
-  if (search.forced_line > 0) {
-    for (const CommLoop& l : loops)
-      if (l.line == search.forced_line) {
-        Note(search, fmt::format("{}:{}: chosen: {}", file, l.line, search.forced_why));
-        return &l;
-      }
-    return Status::InvalidArgument(fmt::format("{}:{}: --loop names no loop that reaches the communication here; those that "
-                                               "do: {}", file, search.forced_line,
-                                               loops.empty() ? std::string("none") : LoopList(file, loops)));
-  }
   static const ProgramDefaults kNone;
   const ProgramDefaults& d = search.defaults != nullptr ? *search.defaults : kNone;
+  if (search.forced_line > 0) return ForcedLoop(file, text, t, loops, search, d, split);
   std::vector<const CommLoop*> live;
   std::string skipped;
   for (const CommLoop& l : loops) {
@@ -227,27 +246,55 @@ Result<const CommLoop*> PickLoop(const std::string& file, const std::string& tex
   return best;
 }
 
+// Statements [first, last] of the block [body_open, body_close] taken out to the preprocessor
+// conditionals they hold part of (`#ifdef FLAG printf(...); ncclGroupStart(); #endif` at an end),
+// where what that adds are whole statements of the same block that call nothing but prints; as they
+// were where not (set-up in the conditional stays set-up, and the choice is refused).
+std::pair<size_t, size_t> ConditionalsWhole(const std::string& text, const std::vector<Tok>& t, size_t body_open,
+                                            size_t body_close, std::pair<size_t, size_t> region) {
+  const auto [b, e] = WithConditionalsWhole(text, t[region.first].begin, t[region.second].end);
+  size_t first = region.first, last = region.second;
+  while (first > body_open + 1 && t[first - 1].begin >= b) --first;
+  while (last + 1 < body_close && t[last + 1].end <= e) ++last;
+  static const std::set<std::string> kPrints = {"printf", "fprintf", "puts", "fputs", "fflush"};
+  static const std::set<std::string> kNoCalls = {"if", "for", "while", "switch", "sizeof", "return"};
+  auto whole = [&](size_t from, size_t to) {  // tokens [from, to): statements of one block, printing at most
+    int depth = 0;
+    for (size_t i = from; i < to; ++i) {
+      depth += t[i].text == "{" ? 1 : t[i].text == "}" ? -1 : 0;
+      const bool call = t[i].ident && i + 1 < t.size() && t[i + 1].text == "(" && !kNoCalls.count(t[i].text);
+      if (depth < 0 || (call && !kPrints.count(t[i].text))) return false;
+    }
+    return depth == 0;
+  };
+  if (StatementStart(t, first, body_open + 1) != first || !whole(first, region.first) || !whole(region.second + 1, last + 1) ||
+      (last > region.second && t[last].text != ";" && t[last].text != "}"))
+    return region;
+  return {first, last};
+}
+
 // The statements from the function's first to its last that reach the communication, every
-// ncclGroupStart/End around either end included; nullopt when none does.
-std::optional<std::pair<size_t, size_t>> GroupedRegion(const std::vector<Tok>& t, size_t body_open, size_t body_close,
-                                                       const std::set<std::string>& names) {
+// ncclGroupStart/End around either end included, and every preprocessor conditional they hold part
+// of where it can be; nullopt when none does.
+std::optional<std::pair<size_t, size_t>> GroupedRegion(const std::string& text, const std::vector<Tok>& t, size_t body_open,
+                                                       size_t body_close, const std::set<std::string>& names) {
   auto region = CommRegion(t, body_open, body_close, names);
   if (!region) return std::nullopt;
   if (auto g = GroupAround(t, body_open, region->first, region->first)) region->first = std::min(region->first, g->first);
   if (auto g = GroupAround(t, body_open, region->second, region->second)) region->second = std::max(region->second, g->second);
-  return region;
+  return ConditionalsWhole(text, t, body_open, body_close, *region);
 }
 
 // Whether every loop reaching the communication is one grouped operation (a loop over peers or
 // GPUs inside ncclGroupStart/End) and the function communicates beyond the last one's group
 // (several one-shot steps, such as two grouped all-reduces with a kernel between): then no loop
 // is an iteration, and the iteration is all the steps (the earlier groups are no warm-up).
-bool OnlyGroupedSteps(const std::vector<Tok>& t, size_t body_open, size_t body_close, const std::set<std::string>& names,
+bool OnlyGroupedSteps(const std::string& text, const std::vector<Tok>& t, size_t body_open, size_t body_close, const std::set<std::string>& names,
                       const std::vector<CommLoop>& loops) {
   for (const CommLoop& l : loops)
     if (!GroupAround(t, body_open, l.first, l.last)) return false;
   const auto last = GroupAround(t, body_open, loops.back().first, loops.back().last);
-  const auto region = GroupedRegion(t, body_open, body_close, names);
+  const auto region = GroupedRegion(text, t, body_open, body_close, names);
   return region && (region->first < last->first || region->second > last->second);
 }
 
@@ -435,8 +482,8 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   Chosen c;
   auto handed = [&](size_t from, size_t to) { return HandedIteration(file, t, from, to, names, loop_function, search, &c); };
   if (!loops.empty() && search.forced_line == 0 &&
-      OnlyGroupedSteps(t, body_open, body_close, names, loops)) {
-    const auto region = GroupedRegion(t, body_open, body_close, names);
+      OnlyGroupedSteps(text, t, body_open, body_close, names, loops)) {
+    const auto region = GroupedRegion(text, t, body_open, body_close, names);
     c.first = region->first, c.last = region->second, c.region = true;
     c.what = fmt::format("lines {}-{}, from the first to the last statement of {} that reaches the communication, run "
                          "whole (the loops reaching it, {}, each run inside ncclGroupStart/End: grouped steps, not "
@@ -490,7 +537,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
   if (handed(body_open + 1, body_close - 1)) return c;
   // Each end extended to the group around it: two calls in one group (`CHECK(ncclGroupStart());
   // CHECK(ncclReduce(x..)); CHECK(ncclReduce(y..)); CHECK(ncclGroupEnd());`) are one operation.
-  auto region = search.allow_region ? GroupedRegion(t, body_open, body_close, names) : std::nullopt;
+  auto region = search.allow_region ? GroupedRegion(text, t, body_open, body_close, names) : std::nullopt;
   if (!region)
     return Status::NotFound(fmt::format(
         "{}:{}: no loop in {} calls the program's communication (a timed loop such as `for (...) step(...);` whose "

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "scaffold/branches_run.h"
+#include "scaffold/callee_defaults.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/program_text.h"
@@ -13,32 +14,6 @@
 
 namespace cuco::scaffold_internal {
 namespace {
-
-// What the helper `fn` (defined by `def`) knows at a call passing `args`, as `caller` knows them:
-// each parameter holds the value of its argument, or of its default where the call passes none, and
-// the enumerators keep theirs. Nothing else: a name the helper reaches otherwise (a member through a
-// pointer it is handed, a global) may not be the program's variable of that name.
-ProgramDefaults CalleeDefaults(const std::string& def, const AnalyzedFunction& fn, const std::vector<std::string>& args,
-                               const ProgramDefaults& caller) {
-  ProgramDefaults d;
-  d.enumerators = caller.enumerators;
-  const std::vector<Tok> t = Scan(def);
-  size_t open = t.size();
-  for (size_t i = 0; i + 1 < t.size() && open == t.size(); ++i)
-    if (t[i].ident && t[i].text == fn.name && t[i + 1].text == "(") open = i + 1;
-  const size_t close = open < t.size() ? Match(t, open) : t.size();
-  if (close >= t.size()) return d;
-  const std::vector<std::string> params = SplitArgs(def.substr(t[open].end, t[close].begin - t[open].end));
-  for (size_t i = 0; i < fn.params.size() && i < params.size(); ++i) {
-    if (fn.params[i].empty()) continue;
-    const size_t eq = params[i].find('=');
-    const std::string given = i < args.size() ? args[i] : eq == std::string::npos ? "" : params[i].substr(eq + 1);
-    if (given.empty()) continue;
-    if (const std::optional<int64_t> v = ValueUnder(given, caller)) d.values[fn.params[i]] = *v;
-    else if (BranchTruth(given, 0, given.size(), caller) == Truth::kPerRank) d.rank_vars.insert(fn.params[i]);
-  }
-  return d;
-}
 
 // `base` (a buffer as a function of the program writes it: "w.w1", "y") in the terms of `to_outer`
 // (that function's parameters and local aliases -> the caller's expressions, `&model` where the
@@ -196,7 +171,7 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
     const size_t open = def.find('{');  // the body: calls in the parameter list are not calls
     const std::string file = SourceFileName(fn.file);
     ProgramDefaults d;
-    if (!defaults_.empty()) d = CalleeDefaults(def, fn, args, defaults_.back());
+    if (!defaults_.empty()) d = CalleeDefaults(def, fn, {{}, args}, defaults_.back());
     // A helper walked again with the same values (another call) is not scanned again.
     std::string key = file + ":" + fn.name;
     for (const auto& [name, v] : d.values) key += ";" + name + "=" + std::to_string(v);

@@ -25,6 +25,23 @@ size_t BlockOf(const std::vector<Tok>& t, size_t first, size_t last) {
 
 }  // namespace
 
+std::vector<Branch> BranchesHolding(const std::vector<Tok>& t, size_t from, size_t to, size_t first, size_t last) {
+  std::vector<Branch> out;
+  for (size_t i = from; i < to && i < first; ++i) {
+    if (!(t[i].ident && t[i].text == "if" && i + 1 < t.size() && t[i + 1].text == "(")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close >= t.size()) continue;
+    const size_t then_last = StatementEnd(t, close + 1);
+    if (first > close && last <= then_last) {
+      out.push_back({i + 1, close, true});
+    } else if (then_last + 1 < t.size() && t[then_last + 1].text == "else") {
+      const size_t else_first = then_last + 2;
+      if (first >= else_first && last <= StatementEnd(t, else_first)) out.push_back({i + 1, close, false});
+    }
+  }
+  return out;
+}
+
 std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, size_t body_close,
                                 const std::set<std::string>& names) {
   std::vector<CommLoop> out;
@@ -39,22 +56,7 @@ std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, siz
     }
     ++i;
   }
-  // The `if` branches each one sits in, outermost first.
-  for (size_t i = body_open + 1; i < body_close; ++i) {
-    if (!(t[i].ident && t[i].text == "if" && i + 1 < t.size() && t[i + 1].text == "(")) continue;
-    const size_t close = Match(t, i + 1);
-    if (close >= t.size()) continue;
-    const size_t then_last = StatementEnd(t, close + 1);
-    size_t else_first = t.size(), else_last = t.size();
-    if (then_last + 1 < t.size() && t[then_last + 1].text == "else") {
-      else_first = then_last + 2;
-      else_last = StatementEnd(t, else_first);
-    }
-    for (CommLoop& l : out) {
-      if (l.first > close && l.last <= then_last) l.branches.push_back({i + 1, close, true});
-      else if (else_first < t.size() && l.first >= else_first && l.last <= else_last) l.branches.push_back({i + 1, close, false});
-    }
-  }
+  for (CommLoop& l : out) l.branches = BranchesHolding(t, body_open + 1, body_close, l.first, l.last);
   return out;
 }
 

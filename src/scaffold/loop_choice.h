@@ -36,6 +36,9 @@ struct CommLoop {
   std::vector<Branch> branches;  // outermost first
 };
 
+// The `if` branches that begin in tokens [from, to) and hold tokens [first, last], outermost first.
+std::vector<Branch> BranchesHolding(const std::vector<Tok>& t, size_t from, size_t to, size_t first, size_t last);
+
 std::vector<CommLoop> CommLoops(const std::vector<Tok>& t, size_t body_open, size_t body_close,
                                 const std::set<std::string>& names);
 

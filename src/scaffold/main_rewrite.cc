@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "scaffold/iteration_choice.h"
+#include "scaffold/program_text.h"
 #include "scaffold/rank_split_loops.h"
 #include "scaffold/region_hoist.h"
 #include "scaffold/tokens.h"
@@ -198,7 +199,12 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.what = chosen->what;
   if (loop.region) {  // statements run whole: no loop variable to hold
     const size_t main_end = t[main_body < t.size() ? Match(t, main_body) : body_close].begin;
-    const HoistedRegion h = HoistDeclarations(text.substr(t[best].begin, t[best_end].end - t[best].begin),
+    // A conditional's directives just outside its statements (`#ifdef FLAG` before them, `#endif`
+    // after) are served with them: only directive lines lie between.
+    const auto [b, e] = WithConditionalsWhole(text, loop.begin, loop.end);
+    if ((best == 0 || t[best - 1].end <= b) && (best_end + 1 >= t.size() || t[best_end + 1].begin >= e))
+      loop.begin = b, loop.end = e, loop.line = LineOf(text, b), loop.end_line = LineOf(text, e > b ? e - 1 : b);
+    const HoistedRegion h = HoistDeclarations(text.substr(loop.begin, loop.end - loop.begin),
                                               t[best_end].end < main_end ? text.substr(t[best_end].end, main_end - t[best_end].end) : "");
     loop.hoisted = h.declarations;
     loop.body = "{\n  " + h.region + "\n      }";

@@ -196,5 +196,63 @@ void bench(size_t n, ncclComm_t comm, cudaStream_t s) {
   EXPECT_TRUE(region) << ::testing::PrintToString(both.harness_guesses);
 }
 
+// Healthcliff-Ding/nccl-test: `benchmark_inner<RANK>` sends in a loop where RANK is 0 and receives
+// in another where it is not, and is called `<0>` on rank 0 and `<1>` on the others: RANK is a
+// rank, so the two loops are one served loop whose body branches by it. Called `<0>` then `<1>` on
+// every rank, ROLE has no one value, and main's statements are served.
+TEST_F(ProgramHarnessTest, LoopsInTheArmsOfATemplatesRankParameterAreServedAsOne) {
+  const std::string helper = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+static char* buf;
+static ncclComm_t comm;
+static cudaStream_t s;
+template <int ROLE>
+static void bench(size_t chunk) {
+  if (ROLE == 0) {
+    for (size_t i = 0; i < (1 << 20) / chunk; i++) ncclSend(buf, chunk, ncclChar, 1, comm, s);
+  } else {
+    for (size_t i = 0; i < (1 << 20) / chunk; i++) ncclRecv(buf, chunk, ncclChar, 0, comm, s);
+  }
+  cudaStreamSynchronize(s);
+}
+)";
+  const std::string by_rank = R"(void run(int rank, size_t chunk) {
+  if (rank == 0) {
+    bench<0>(chunk);
+  } else {
+    bench<1>(chunk);
+  }
+}
+)";
+  const std::string main_text = R"(int main() {
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 2, id, 0);
+  int rank;
+  ncclCommUserRank(comm, &rank);
+  cudaStreamCreate(&s);
+  cudaMalloc(&buf, 1 << 20);
+  run(rank, 4096);
+  run(rank, 65536);
+  return 0;
+}
+)";
+  const ScaffoldReport r = Init("role.cu", helper + by_rank + main_text);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool split = false, inout = false;
+  for (const std::string& g : r.harness_guesses) {
+    split |= g.find("one in each branch of `if (ROLE == 0)`") != std::string::npos;
+    inout |= g.rfind("`buf`: an input and an output", 0) == 0;
+  }
+  EXPECT_TRUE(split && inout) << ::testing::PrintToString(r.harness_guesses);
+
+  fs::remove_all(root_ / "wl");
+  const std::string in_turn = "void run(int rank, size_t chunk) {\n  bench<0>(chunk);\n  bench<1>(chunk);\n}\n";
+  const ScaffoldReport turn = Init("role.cu", helper + in_turn + main_text);
+  bool whole = false;
+  for (const std::string& g : turn.harness_guesses) whole |= g.find("run whole") != std::string::npos;
+  EXPECT_TRUE(whole) << ::testing::PrintToString(turn.harness_guesses);
+}
+
 }  // namespace
 }  // namespace cuco

@@ -110,4 +110,37 @@ int UnbalancedConditional(const std::string& text, size_t begin, size_t end) {
   return open.empty() ? 0 : open.front();
 }
 
+std::pair<size_t, size_t> WithConditionalsWhole(const std::string& text, size_t begin, size_t end) {
+  static const std::regex directive(R"(^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)");
+  std::vector<std::vector<std::pair<size_t, size_t>>> conditionals;  // each: its directives' lines [start, end)
+  std::vector<size_t> open;                                           // indices into conditionals
+  for (size_t at = 0; at < text.size();) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    std::smatch m;
+    const std::string line = text.substr(at, eol - at);
+    if (std::regex_search(line, m, directive)) {
+      const std::string d = m[1].str();
+      if (d.rfind("if", 0) == 0) {
+        open.push_back(conditionals.size());
+        conditionals.push_back({});
+      }
+      if (!open.empty()) conditionals[open.back()].push_back({at, eol});
+      if (d == "endif" && !open.empty()) open.pop_back();
+    }
+    at = eol + 1;
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& lines : conditionals) {
+      bool in = false, out = false;
+      for (const auto& [s, e] : lines) (s >= begin && s < end ? in : out) = true;
+      if (in && out && (lines.front().first < begin || lines.back().second > end)) {
+        begin = std::min(begin, lines.front().first), end = std::max(end, lines.back().second);
+        grew = true;
+      }
+    }
+  }
+  return {begin, end};
+}
+
 }  // namespace cuco::scaffold_internal

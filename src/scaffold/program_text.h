@@ -30,6 +30,11 @@ std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>&
 // `end`); 0 when every conditional there opens and closes inside it.
 int UnbalancedConditional(const std::string& text, size_t begin, size_t end);
 
+// The smallest byte range holding [begin, end) whose preprocessor conditionals are whole: a
+// conditional with a directive in the range and another outside it (`#ifdef FLAG` before the range,
+// its `#endif` in it) takes the range out to its `#if` line's start and its `#endif` line's end.
+std::pair<size_t, size_t> WithConditionalsWhole(const std::string& text, size_t begin, size_t end);
+
 // (LineOf and Trim are util/source_text.h's, cuco::LineOf and cuco::Trim.)
 
 // Index just past the string or char literal starting at `i` (text[i] is the quote); a literal

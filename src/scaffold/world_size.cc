@@ -210,7 +210,8 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
   for (const ArgvInteger& read : ArgvIntegers(code)) {
     const std::string& var = read.variable;
     const int k = read.index;
-    if (!IsWorldName(var, world_vars) || k < 1 || k > static_cast<int>(args.size()) || !std::regex_match(args[k - 1], whole))
+    if ((!IsWorldName(var, world_vars) && !GivenToNcclAsTheRankCount(code, var)) || k < 1 ||
+        k > static_cast<int>(args.size()) || !std::regex_match(args[k - 1], whole))
       continue;
     const int v = SmallNumber(args[k - 1]);
     if (v < 1 || v > 4096) continue;
@@ -233,6 +234,17 @@ bool ComparedWithTheRankCount(const std::string& code, const std::string& variab
 }
 
 bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable) {
+  if (variable.empty()) return false;
+  // The count stored in a member (`gInfo.nDev = nThreads;`, the struct a thread is started with) is
+  // given as that member of whichever object holds it there.
+  static const std::regex stored(R"(\b[A-Za-z_]\w*\s*(?:\.|->)\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
+  std::set<std::string> members;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), stored); it != std::sregex_iterator(); ++it)
+    if ((*it)[2].str() == variable) members.insert((*it)[1].str());
+  static const std::regex member_count(
+      R"(\bncclCommInitRank\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*[A-Za-z_]\w*\s*(?:\.|->)\s*([A-Za-z_]\w*)\s*,)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), member_count); it != std::sregex_iterator(); ++it)
+    if (members.count((*it)[1].str())) return true;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), NcclRankCountRe()); it != std::sregex_iterator(); ++it)
     if ((*it)[1].str() == variable && it->str(0).find("ncclCommInitRank") != std::string::npos) return true;
   return false;

@@ -61,7 +61,8 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
                                    const std::vector<NamedRank>& ranks);
 
 // A rank count the program reads from its command line, given with `cuco init --args`: a variable
-// named like one (IsWorldName) assigned from `atoi(argv[k])` or its kin (`num_gpus = argc > 2 ?
+// named like one (IsWorldName), or given to ncclCommInitRank as its rank count (GivenToNcclAsTheRankCount:
+// `nThreads`, a thread's `gInfo.nDev`), assigned from `atoi(argv[k])` or its kin (`num_gpus = argc > 2 ?
 // atoi(argv[2]) : 3;`, `int ngpus = atoi(argv[1]);`), and the k-th argument given a whole number
 // 1..4096. `position` 0 when there is none. For a program one process runs on every GPU, where that
 // count is the harness's rank count: the harness passes its own there.
@@ -82,9 +83,10 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
 // the arguments is then the rank count as well.
 bool ComparedWithTheRankCount(const std::string& code, const std::string& variable, const std::set<std::string>& world_vars);
 
-// Whether `variable` is the rank count the program gives ncclCommInitRank (its second argument): a
-// count read from the arguments of a program bootstrapping without MPI (`int nranks = atoi(argv[2]);`)
-// is then the rank count, which the harness passes.
+// Whether `variable` is the rank count the program gives ncclCommInitRank (its second argument),
+// itself or stored in a member given there (`gInfo.nDev = nThreads;`): a count read from the
+// arguments of a program bootstrapping without MPI (`int nranks = atoi(argv[2]);`) is then the rank
+// count, which the harness passes.
 bool GivenToNcclAsTheRankCount(const std::string& code, const std::string& variable);
 
 ArgumentWorld WorldFromOption(const std::vector<FoundConstant>& constants, const std::string& file,

@@ -128,6 +128,26 @@ TEST(WorldSizeTest, ARankCountGivenToNcclCommInitRank) {
   EXPECT_FALSE(GivenToNcclAsTheRankCount(code, ""));
 }
 
+// janilbols-w/dl_distribution_examples starts `nThreads` threads, one a GPU, its count read from argv[1]
+// and handed to each thread in a struct whose member is the communicator's rank count: whatever its
+// name, it is the rank count, which the harness passes there.
+TEST(WorldSizeTest, ACountStoredInAMemberGivenToNcclIsTheWorld) {
+  const std::string code = R"(void run(Info gInfo) {
+  ncclCommInitRank(&comm, gInfo.nDev, *(gInfo.ncclId), gInfo.rank);
+}
+int main(int argc, char* argv[]) {
+  int nThreads = 2;
+  if (argc > 1) nThreads = (int)strtol(argv[1], NULL, 10);
+  for (int t = 0; t < nThreads; ++t) { Info gInfo; gInfo.nDev = nThreads; ths[t] = std::thread(run, gInfo); }
+}
+)";
+  EXPECT_TRUE(GivenToNcclAsTheRankCount(code, "nThreads"));
+  EXPECT_FALSE(GivenToNcclAsTheRankCount(code, "t"));
+  const ArgumentWorld w = WorldFromArguments(code, "t.cu", {"2", "0"}, {});
+  EXPECT_EQ(w.position, 1);
+  EXPECT_EQ(w.variable, "nThreads");
+}
+
 TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   const std::string code = "int num_gpus = 1;\nint batch = atoi(argv[3]);\nif (fused) num_gpus = (argc > 2) ? atoi(argv[2]) : 3;\n";
   const ArgumentWorld w = WorldFromArguments(code, "p.cu", {"--fused", "4", "512"}, {});

@@ -262,14 +262,16 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
 
 std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& flags, const std::filesystem::path& dir) {
   std::vector<std::string> out;
-  auto absolute = [&](const std::string& p) {
-    return p.empty() || p[0] == '/' ? p : (dir / p).lexically_normal().string();
-  };
   for (size_t i = 0; i < flags.size(); ++i) {
     const std::string& f = flags[i];
     bool done = false;
     for (const char* name : {"-isystem", "-iquote", "-include", "-I"}) {
       const std::string n = name;
+      auto absolute = [&](const std::string& p) {
+        std::error_code ec;
+        if (p.empty() || p[0] == '/' || (n == "-include" && !std::filesystem::exists(dir / p, ec))) return p;
+        return (dir / p).lexically_normal().string();
+      };
       if (f == n && i + 1 < flags.size()) {
         out.push_back(f);
         out.push_back(absolute(flags[++i]));

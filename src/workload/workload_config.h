@@ -143,7 +143,8 @@ Result<WorkloadConfig> LoadWorkload(const std::filesystem::path& workload_dir_or
 Result<WorkloadConfig> LoadWorkloadText(const std::string& text, const std::filesystem::path& toml_path);
 
 // `flags` with the path of each -I, -isystem, -iquote and -include (joined, `-Idir`, or the next
-// word) made absolute against `dir` when it is relative; every other flag as it is.
+// word) made absolute against `dir` when it is relative; every other flag as it is. A pre-included
+// header not in `dir` (`-include=cstdio`) stays a name, for the compiler's include search.
 std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& flags, const std::filesystem::path& dir);
 // Parses TOML text as if read from `path` (for tests and error messages).
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& path);

@@ -67,7 +67,19 @@ TEST(WorkloadConfig, IncludeFlagsRelativeToTheWorkload) {
   auto c = Parse(text);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->build_flags, (std::vector<std::string>{"-O3", "-I/x/include", "-I", "/x/_up/common", "-isystem=/x/sys",
-                                                      "-I/abs/inc", "-DX=1", "-include", "/x/pre.h"}));
+                                                      "-I/abs/inc", "-DX=1", "-include", "pre.h"}))
+      << "/x holds no pre.h: the compiler looks for it along the include search";
+}
+
+// A pre-included header is the workload's file where it has one (a program's config.h copied in),
+// else a name the compiler searches for (`-include=cstdio`, janilbols-w/dl_distribution_examples).
+TEST(WorkloadConfig, APreIncludedHeaderIsTheWorkloadsFileOrASearchedName) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuco-pre-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.h") << "#define X 1\n";
+  EXPECT_EQ(AbsoluteIncludeFlags({"-include=config.h", "-include=cstdio", "-include", "stdio.h"}, dir),
+            (std::vector<std::string>{"-include=" + (dir / "config.h").string(), "-include=cstdio", "-include", "stdio.h"}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(WorkloadConfig, AWorldSizeFlagMustBeListed) {
