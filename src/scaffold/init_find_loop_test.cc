@@ -116,6 +116,7 @@ TEST(InitFindLoop, ConditionalsAtTheEndsOfServedStatementsAreServedWhole) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->loop.line, LineWith(text, "#ifdef GROUPED  // opens"));
   EXPECT_EQ(r->loop.end_line, LineWith(text, "#endif  // closes"));
+  EXPECT_EQ(r->loop.what.rfind(fmt::format("lines {}-{}", r->loop.line, r->loop.end_line), 0), 0u) << r->loop.what;
   EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
   EXPECT_EQ(WithConditionalsWhole("a;\n#if A\nb;\n#endif\nc;\n", 12, 15), (std::pair<size_t, size_t>{3, 18}));
 }

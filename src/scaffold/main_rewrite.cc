@@ -202,8 +202,11 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
     // A conditional's directives just outside its statements (`#ifdef FLAG` before them, `#endif`
     // after) are served with them: only directive lines lie between.
     const auto [b, e] = WithConditionalsWhole(text, loop.begin, loop.end);
-    if ((best == 0 || t[best - 1].end <= b) && (best_end + 1 >= t.size() || t[best_end + 1].begin >= e))
+    if ((best == 0 || t[best - 1].end <= b) && (best_end + 1 >= t.size() || t[best_end + 1].begin >= e)) {
+      const std::string lines = fmt::format("lines {}-{}", loop.line, loop.end_line);
       loop.begin = b, loop.end = e, loop.line = LineOf(text, b), loop.end_line = LineOf(text, e > b ? e - 1 : b);
+      if (loop.what.rfind(lines, 0) == 0) loop.what.replace(0, lines.size(), fmt::format("lines {}-{}", loop.line, loop.end_line));
+    }
     const HoistedRegion h = HoistDeclarations(text.substr(loop.begin, loop.end - loop.begin),
                                               t[best_end].end < main_end ? text.substr(t[best_end].end, main_end - t[best_end].end) : "");
     loop.hoisted = h.declarations;
