@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "scaffold/loop_accesses.h"
+#include "util/source_text.h"
 
 namespace cuco::scaffold_internal {
 
@@ -17,7 +18,7 @@ UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
       break;
     }
   if (written == nullptr) return {};
-  std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {}:{})", written->recv, written->api,
+  std::string clause = fmt::format("its NCCL calls write `{}` ({} in {}, {}:{})", WithoutCasts(written->recv), written->api,
                                    written->function, SourceFileName(written->file), written->line);
   // Up through the parameters: the one call of the function that passes the buffer, in a function
   // other than the loop's (main's own names would have been bound).

@@ -31,10 +31,11 @@ TEST(UnnamedOutput, TheBufferIsFollowedUpToTheFunctionThatMakesIt) {
 }
 
 // A replay method reads its buffers from a pool object main passes: the parameter is where it stops.
+// The buffer is named without the cast the call writes around it (dftfe's `(void *)recv`).
 TEST(UnnamedOutput, AParameterMainFillsWithAnObjectIsNamed) {
   Analysis a;
   a.functions = {{"replay", "/src/t.cu", 37, {"log", "pool"}, "nccl_backend"}};
-  a.ops = {CallOp("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "pool.buffers[i]"),
+  a.ops = {CallOp("p2p", "ncclRecv", "replay", 62, {"pool.buffers[i]", "n"}, "(void *)pool.buffers[i]"),
            CallOp("call", "replay", "main", 213, {"log", "*pool"})};
   EXPECT_EQ(UnnamedOutput(a, "main").made_in, "");
   EXPECT_EQ(UnnamedOutput(a, "main").clause,
