@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/files.h"
 #include "util/language_standard.h"
 
 namespace cuco {
@@ -38,16 +39,12 @@ const std::vector<ValueFlag>& ValueFlags() {
   return k;
 }
 
-// A pre-included header (`-include cstdio`) is looked for in the compiler's folder first, then
-// along the include search (gcc's and nvcc's rule): one that is not there stays a name to search.
-bool SearchedHeader(const std::string& clang, const std::string& value, const std::string& directory) {
-  std::error_code ec;
-  return clang == "-include" && fs::path(value).is_relative() && !fs::exists(Absolute(value, directory), ec);
-}
-
 void Add(CompileFlags* out, const std::string& clang, const std::string& value, bool is_path,
          const std::string& directory) {
-  const std::string v = is_path && !SearchedHeader(clang, value, directory) ? Absolute(value, directory) : value;
+  std::string v = is_path ? Absolute(value, directory) : value;
+  // A pre-included header that is not in the folder stays a name, for the include search.
+  if (clang == "-include" && fs::path(value).is_relative() && PreIncludedFile(value, Absolute(".", directory)) == value)
+    v = value;
   out->flags.push_back(clang + v);
   if (clang == "-I" || clang == "-isystem") {
     out->include_dirs.push_back(v);

@@ -101,12 +101,13 @@ ProgramDefaults DefaultsOverCalls(const std::string& text, const AnalyzedFunctio
       args.template_args = Between(text, t, open, close);
       open = close + 1;
     }
-    if (t[open].text != "(" || Match(t, open) >= t.size()) continue;
-    args.args = Between(text, t, open, Match(t, open));
+    const size_t close = t[open].text == "(" ? Match(t, open) : t.size();
+    if (close >= t.size()) continue;
+    args.args = Between(text, t, open, close);
     const ProgramDefaults caller = caller_defaults(t[i].line);
     out.enumerators = caller.enumerators;
     Call c{CalleeDefaults(def, fn, args, caller)};
-    for (const Branch& b : BranchesHolding(t, 0, t.size(), i, Match(t, open)))
+    for (const Branch& b : BranchesHolding(t, 0, t.size(), i, close))
       c.in_rank_arm |= BranchTruth(text, t[b.open].end, t[b.close].begin, caller) == Truth::kPerRank;
     calls.push_back(std::move(c));
   }

@@ -3,11 +3,6 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-bool Keyword(const std::string& s) {
-  static const std::set<std::string> k = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype"};
-  return k.count(s) > 0;
-}
-
 // The parameter names of the list whose `(` is token `open`: each parameter's last identifier
 // before its `,`, `)` or default `=` at the list's own depth.
 std::set<std::string> ParameterNames(const std::vector<Tok>& t, size_t open, size_t close) {
@@ -64,7 +59,7 @@ std::set<std::string> Repeaters(const std::string& text) {
   const std::vector<Tok> t = Scan(text);
   std::set<std::string> out;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!t[i].ident || Keyword(t[i].text) || t[i + 1].text != "(") continue;
+    if (!t[i].ident || KeywordBeforeParen(t[i].text) || t[i + 1].text != "(") continue;
     if (FollowsMemberAccess(t, i)) continue;  // a call on an object, not a definition
     const size_t close = Match(t, i + 1);
     if (close + 1 >= t.size() || t[close + 1].text != "{") continue;

@@ -121,6 +121,34 @@ TEST(InitFindLoop, ConditionalsAtTheEndsOfServedStatementsAreServedWhole) {
   EXPECT_EQ(WithConditionalsWhole("a;\n#if A\nb;\n#endif\nc;\n", 12, 15), (std::pair<size_t, size_t>{3, 18}));
 }
 
+// Statements holding code the build skips are chosen again with their own lines as written (the
+// `#else` kept whole), while a group call the build skips around them stays out: the iteration
+// starts at the first all-reduce, not at a skipped `ncclGroupStart`.
+TEST(InitFindLoop, SkippedCodeAroundTheChosenStatementsStaysOut) {
+  const std::string text = kOneRankTwoBuffers + R"(#ifdef NOT_DEFINED
+  ncclGroupStart();
+#endif
+  ncclAllReduce(x, x, 1, ncclFloat, ncclSum, comm, 0);  // first
+#ifdef NOT_DEFINED
+  ncclAllReduce(y, y, 2, ncclFloat, ncclSum, comm, 0);
+#else
+  ncclAllReduce(y, y, 1, ncclFloat, ncclSum, comm, 0);
+#endif  // closes
+#ifdef NOT_DEFINED
+  ncclGroupEnd();
+#endif
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("skipped.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, LineWith(text, "// first"));
+  EXPECT_EQ(r->loop.end_line, LineWith(text, "#endif  // closes"));
+  EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
+}
+
 // --loop names another loop: that one is served, and the trace says --loop chose it.
 TEST(InitFindLoop, LoopNamedByTheFlag) {
   const std::string text = kSmallStepProgram;

@@ -257,12 +257,11 @@ std::pair<size_t, size_t> ConditionalsWhole(const std::string& text, const std::
   while (first > body_open + 1 && t[first - 1].begin >= b) --first;
   while (last + 1 < body_close && t[last + 1].end <= e) ++last;
   static const std::set<std::string> kPrints = {"printf", "fprintf", "puts", "fputs", "fflush"};
-  static const std::set<std::string> kNoCalls = {"if", "for", "while", "switch", "sizeof", "return"};
   auto whole = [&](size_t from, size_t to) {  // tokens [from, to): statements of one block, printing at most
     int depth = 0;
     for (size_t i = from; i < to; ++i) {
       depth += t[i].text == "{" ? 1 : t[i].text == "}" ? -1 : 0;
-      const bool call = t[i].ident && i + 1 < t.size() && t[i + 1].text == "(" && !kNoCalls.count(t[i].text);
+      const bool call = t[i].ident && i + 1 < t.size() && t[i + 1].text == "(" && !KeywordBeforeParen(t[i].text);
       if (depth < 0 || (call && !kPrints.count(t[i].text))) return false;
     }
     return depth == 0;

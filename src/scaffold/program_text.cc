@@ -21,6 +21,12 @@ std::string DecodeEscapes(const std::string& body) {
   return out;
 }
 
+// A preprocessor conditional's directive at a line's start; group 1 its name (`ifdef`, `endif`).
+const std::regex& ConditionalDirective() {
+  static const std::regex directive(R"(^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)");
+  return directive;
+}
+
 }  // namespace
 
 size_t SkipLiteral(const std::string& t, size_t i) {
@@ -92,13 +98,12 @@ std::string BlankLines(std::string text, const std::vector<std::pair<int, int>>&
 }
 
 int UnbalancedConditional(const std::string& text, size_t begin, size_t end) {
-  static const std::regex directive(R"(^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)");
   std::vector<int> open;  // the lines of the conditionals opened in the range, innermost last
   for (size_t at = begin; at < end && at < text.size();) {
     const size_t eol = std::min(text.find('\n', at), text.size());
     std::smatch m;
     const std::string line = text.substr(at, eol - at);
-    if (std::regex_search(line, m, directive)) {
+    if (std::regex_search(line, m, ConditionalDirective())) {
       const std::string d = m[1].str();
       const int n = LineOf(text, at);
       if (d.rfind("if", 0) == 0) open.push_back(n);
@@ -111,14 +116,13 @@ int UnbalancedConditional(const std::string& text, size_t begin, size_t end) {
 }
 
 std::pair<size_t, size_t> WithConditionalsWhole(const std::string& text, size_t begin, size_t end) {
-  static const std::regex directive(R"(^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)");
   std::vector<std::vector<std::pair<size_t, size_t>>> conditionals;  // each: its directives' lines [start, end)
   std::vector<size_t> open;                                           // indices into conditionals
   for (size_t at = 0; at < text.size();) {
     const size_t eol = std::min(text.find('\n', at), text.size());
     std::smatch m;
     const std::string line = text.substr(at, eol - at);
-    if (std::regex_search(line, m, directive)) {
+    if (std::regex_search(line, m, ConditionalDirective())) {
       const std::string d = m[1].str();
       if (d.rfind("if", 0) == 0) {
         open.push_back(conditionals.size());

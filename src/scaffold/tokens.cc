@@ -133,6 +133,11 @@ size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop) {
   return body_last + 2;
 }
 
+bool KeywordBeforeParen(const std::string& word) {
+  static const std::set<std::string> k = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype"};
+  return k.count(word) > 0;
+}
+
 bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i) {
   if (i == 0 || i > t.size()) return false;
   if (t[i - 1].text == ".") return true;

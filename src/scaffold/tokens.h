@@ -42,6 +42,9 @@ size_t LoopBodyLast(const std::vector<Tok>& t, size_t loop);
 // The `(` of the loop's condition: a `for`/`while` header, or the `while (` after a `do` loop's body.
 size_t LoopConditionOpen(const std::vector<Tok>& t, size_t loop);
 
+// Whether `word`, followed by `(`, is a keyword's parenthesis rather than a call (`if (`, `sizeof (`).
+bool KeywordBeforeParen(const std::string& word);
+
 // Whether token `i` follows `.` or `->` (adjacent characters): a member of some object.
 bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i);
 

@@ -47,6 +47,13 @@ std::filesystem::path ResolvedPath(const std::filesystem::path& path) {
   return ec ? std::filesystem::absolute(path, ec).lexically_normal() : resolved;
 }
 
+std::string PreIncludedFile(const std::string& name, const std::filesystem::path& dir) {
+  if (name.empty() || std::filesystem::path(name).is_absolute()) return name;
+  const std::filesystem::path in_dir = (dir / name).lexically_normal();
+  std::error_code ec;
+  return std::filesystem::exists(in_dir, ec) ? in_dir.string() : name;
+}
+
 bool IsSourceFile(const std::filesystem::path& path) {
   static const std::array<std::string, 7> kSource = {".h", ".hpp", ".cuh", ".cu", ".cc", ".cpp", ".inl"};
   const std::string ext = path.extension().string();

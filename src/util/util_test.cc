@@ -124,6 +124,17 @@ TEST(Files, AtomicWriteThenRead) {
   std::filesystem::remove_all(dir);
 }
 
+// `-include name`: the folder's file where there is one, else the name for the include search.
+TEST(Files, PreIncludedFileIsTheFoldersOrASearchedName) {
+  auto dir = std::filesystem::temp_directory_path() / ("cuco_util_pre_" + std::to_string(::getpid()));
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "config.h", "#define X 1\n").ok());
+  EXPECT_EQ(PreIncludedFile("config.h", dir), (dir / "config.h").string());
+  EXPECT_EQ(PreIncludedFile("cstdio", dir), "cstdio");
+  EXPECT_EQ(PreIncludedFile("/abs/pre.h", dir), "/abs/pre.h");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cuco
 

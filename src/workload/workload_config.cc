@@ -268,9 +268,8 @@ std::vector<std::string> AbsoluteIncludeFlags(const std::vector<std::string>& fl
     for (const char* name : {"-isystem", "-iquote", "-include", "-I"}) {
       const std::string n = name;
       auto absolute = [&](const std::string& p) {
-        std::error_code ec;
-        if (p.empty() || p[0] == '/' || (n == "-include" && !std::filesystem::exists(dir / p, ec))) return p;
-        return (dir / p).lexically_normal().string();
+        if (n == "-include") return PreIncludedFile(p, dir);
+        return p.empty() || p[0] == '/' ? p : (dir / p).lexically_normal().string();
       };
       if (f == n && i + 1 < flags.size()) {
         out.push_back(f);
