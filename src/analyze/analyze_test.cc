@@ -191,14 +191,21 @@ TEST_P(AnalyzeCorpus, HostMinAndMaxAreNvccsOwn) {
   }
 }
 
-// A kernel with launch bounds parses with the real headers: no fallback to the stub headers, no clang
-// error, the kernel and the all-reduce clang's own.
-TEST_P(AnalyzeCorpus, LaunchBoundsParseWithTheRealHeaders) {
-  Analysis a = Analyze(CorpusFile("launch_bounds.cu"), GetParam());
+// Habits nvcc takes that clang's host-only parse did not (nvcc_habits.cu: launch bounds, the symbol
+// and kernel overloads of cuda_runtime.h, __noinline__, device_launch_parameters.h, a header's device
+// builtin, a launch with its chevrons apart): the kernel is a launch producing what the all-reduce
+// sends, both clang's own, with no fallback to the stub headers and no clang error.
+TEST_P(AnalyzeCorpus, HabitsNvccTakesParseWithTheRealHeaders) {
+  Analysis a = Analyze(CorpusFile("nvcc_habits.cu"), GetParam());
   ASSERT_NE(Find(a, "ncclAllReduce"), nullptr);
+  ASSERT_NE(Find(a, "scale"), nullptr);
+  EXPECT_TRUE(HasEdge(a, "scale", "ncclAllReduce", "x"));
   if (GetParam() != Mode::kDefault) return;
   EXPECT_EQ(a.parse_path, "clang");
-  for (const auto& w : a.warnings) EXPECT_EQ(w.find("clang error"), std::string::npos) << w;
+  for (const auto& w : a.warnings) {
+    EXPECT_EQ(w.find("clang error"), std::string::npos) << w;
+    EXPECT_EQ(w.find("lexical cross-check"), std::string::npos) << w;
+  }
 }
 
 // Comments inside a call's arguments are not part of them: the all-gather's send and receive

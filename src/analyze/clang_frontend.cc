@@ -188,7 +188,31 @@ extern const __device__ int warpSize;
 )";
 
 const char* kFullPrelude = R"(#pragma once
+// device_launch_parameters.h declares the built-in variables for a host compiler (C linkage, no
+// __device__), clashing with the prelude's: its guard keeps it out, as clang's own CUDA wrapper does.
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 #include <cuda_runtime.h>
+// cuda_runtime.h's C++ overloads taking a kernel or a __device__ symbol by its own type, declared
+// only for nvcc (__CUDACC__): `cudaMemcpyToSymbol(table, h, n)`, `cudaFuncSetAttribute(kernel, ...)`.
+template <class T> cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                                                  cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+template <class T> cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0);
+template <class T> cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                                    cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+template <class T> cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0);
+template <class T> cudaError_t cudaGetSymbolAddress(void** devPtr, const T& symbol);
+template <class T> cudaError_t cudaGetSymbolSize(size_t* size, const T& symbol);
+template <class T> cudaError_t cudaFuncSetAttribute(T* entry, cudaFuncAttribute attr, int value);
+template <class T> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* entry);
+template <class T> cudaError_t cudaFuncSetCacheConfig(T* func, cudaFuncCache cacheConfig);
+template <class T> cudaError_t cudaFuncGetName(const char** name, T* func);
+// nvcc's front end knows __noinline__ (no header defines it); empty here, since libstdc++ writes
+// __attribute__((__noinline__)) itself, and inlining changes nothing the analysis reads.
+#ifndef __noinline__
+#define __noinline__
+#endif
 // nvcc's crt/math_functions.hpp gives host code min and max of two arithmetic values (`max(n, 4)`);
 // without __CUDACC__ the real headers leave them out. (std::min/max stay the better match.)
 template <class A, class B> __attribute__((host, device)) auto min(A a, B b) -> decltype(a < b ? a : b);
@@ -224,7 +248,7 @@ std::string StubPrelude() {
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+#define __noinline__
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 struct uint3 { unsigned x, y, z; };
@@ -493,14 +517,17 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
   return CXChildVisit_Recurse;
 }
 
-// The main file's device code, as byte ranges: functions marked __global__, or __device__ and not
-// __host__. Parsed host-only without CUDA's device headers, their calls to device builtins
+// The unit's device code, as byte ranges of their files (the program's headers too): functions
+// marked __global__, or __device__ and not __host__. Parsed host-only without CUDA's device headers, their calls to device builtins
 // (fmaxf, __expf, __half2float) are errors that say nothing of the host code cuco analyses.
-std::vector<std::pair<unsigned, unsigned>> DeviceCode(CXTranslationUnit tu, CXFile main_file) {
+struct FileRange {
+  CXFile file = nullptr;
+  unsigned begin = 0, end = 0;
+};
+std::vector<FileRange> DeviceCode(CXTranslationUnit tu) {
   struct Walk {
-    CXFile main_file;
-    std::vector<std::pair<unsigned, unsigned>> ranges;
-  } w{main_file, {}};
+    std::vector<FileRange> ranges;
+  } w;
   lc->clang_visitChildren(
       lc->clang_getTranslationUnitCursor(tu),
       [](CXCursor c, CXCursor, CXClientData d) {
@@ -522,9 +549,12 @@ std::vector<std::pair<unsigned, unsigned>> DeviceCode(CXTranslationUnit tu, CXFi
             },
             &attrs);
         if (!(attrs & 2) && (attrs & 5) != 1) return CXChildVisit_Continue;
+        const CXSourceRange extent = lc->clang_getCursorExtent(c);
+        CXFile file = nullptr;
+        lc->clang_getSpellingLocation(lc->clang_getRangeStart(extent), &file, nullptr, nullptr, nullptr);
         size_t b = 0, e = 0;
-        if (InFile(lc->clang_getCursorExtent(c), w.main_file, &b, &e))
-          w.ranges.push_back({static_cast<unsigned>(b), static_cast<unsigned>(e)});
+        if (file && InFile(extent, file, &b, &e))
+          w.ranges.push_back({file, static_cast<unsigned>(b), static_cast<unsigned>(e)});
         return CXChildVisit_Continue;
       },
       &w);
@@ -577,8 +607,7 @@ bool InCudaToolkit(CXFile file) {
 
 ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
   ClangErrors r;
-  const std::vector<std::pair<unsigned, unsigned>> device = main_file ? DeviceCode(tu, main_file)
-                                                                      : std::vector<std::pair<unsigned, unsigned>>{};
+  const std::vector<FileRange> device = DeviceCode(tu);
   for (unsigned i = 0, n = lc->clang_getNumDiagnostics(tu); i < n; ++i) {
     CXDiagnostic d = lc->clang_getDiagnostic(tu, i);
     CXDiagnosticSeverity sev = lc->clang_getDiagnosticSeverity(d);
@@ -587,7 +616,8 @@ ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
     lc->clang_getSpellingLocation(lc->clang_getDiagnosticLocation(d), &f, nullptr, nullptr, &at);
     const bool in_main = f && main_file && lc->clang_File_isEqual(f, main_file);
     bool in_device = false;
-    for (const auto& [b, e] : device) in_device |= in_main && at >= b && at <= e;
+    for (const FileRange& range : device)
+      in_device |= f && at >= range.begin && at <= range.end && lc->clang_File_isEqual(f, range.file);
     if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
     if (sev >= CXDiagnostic_Error && sev != CXDiagnostic_Fatal && InCudaToolkit(f)) {
       ++r.toolkit_errors;

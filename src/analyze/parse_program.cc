@@ -16,6 +16,7 @@
 #include "analyze/frontend.h"
 #include "analyze/param_access.h"
 #include "analyze/ranges.h"
+#include "analyze/spaced_launches.h"
 #include "analyze/api_specs.h"
 #include "util/own_includes.h"
 
@@ -270,6 +271,11 @@ Result<Analysis> AnalyzeProgram(const std::vector<std::string>& listed, const An
     paths.push_back(std::move(inc.path));
     texts.push_back(std::move(inc.text));
   }
+  // Launches written with their chevrons apart are read joined (spaced_launches.h), by clang
+  // (unsaved), the analysis and the harness (cpp_texts), headers of the program's own included.
+  for (size_t k = 0; k < texts.size(); ++k)
+    if (std::string joined = WithLaunchChevronsJoined(texts[k]); joined != texts[k])
+      texts[k] = with_includes.unsaved[paths[k]] = std::move(joined);
   // A C source is read as a harness builds it, as C++, with what C++ needs written in (c_as_cpp.h):
   // clang reads that text (unsaved), and so do the analysis and the harness (cpp_texts).
   for (size_t k = 0; k < listed.size(); ++k) {

@@ -1,5 +1,7 @@
 #include "scaffold/branches_run.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 #include "scaffold/tokens.h"
@@ -116,6 +118,24 @@ BranchLines BranchLinesIn(const std::string& text, size_t begin, size_t end, con
     else if (has_else) AddWholeLines(t, then_last + 2, StatementEnd(t, then_last + 2), &out.not_run);
   }
   return out;
+}
+
+std::set<std::string> CalledOnlyWhereNeverRun(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d) {
+  const std::vector<std::pair<int, int>> not_run = BranchLinesIn(text, begin, end, d).not_run;
+  auto never = [&](int line) {
+    return std::any_of(not_run.begin(), not_run.end(), [&](const auto& r) { return line >= r.first && line <= r.second; });
+  };
+  std::map<std::string, bool> only_never;  // function -> whether each of its calls so far never runs
+  const std::vector<Tok> t = Scan(text);
+  for (size_t i = 0; i + 1 < t.size(); ++i)
+    if (t[i].ident && t[i].begin >= begin && t[i].begin < end && (t[i + 1].text == "(" || t[i + 1].text == "<")) {
+      auto [it, fresh] = only_never.emplace(t[i].text, true);
+      it->second = it->second && never(t[i].line);
+    }
+  std::set<std::string> names;
+  for (const auto& [name, only] : only_never)
+    if (only) names.insert(name);
+  return names;
 }
 
 }  // namespace cuco::scaffold_internal

@@ -7,6 +7,7 @@
 // Contract: pure functions of the text; lines are 1-based, ranges (first, last) inclusive.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,5 +28,10 @@ struct BranchLines {
 
 // The branches that begin in bytes [begin, end) of `text`.
 BranchLines BranchLinesIn(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d);
+
+// The functions whose every call in bytes [begin, end) of `text` lies in code that never runs
+// (BranchLines::not_run): `run_decode_benchmark` of `if (cfg.run == "decode") run_decode_benchmark();`
+// where `run` is "prefill" unless an option says otherwise.
+std::set<std::string> CalledOnlyWhereNeverRun(const std::string& text, size_t begin, size_t end, const ProgramDefaults& d);
 
 }  // namespace cuco::scaffold_internal

@@ -17,8 +17,9 @@ std::string DeclaredName(const std::vector<Tok>& t, size_t from, size_t to) {
 }
 
 // Whether the declaration of tokens [from, to) (at namespace scope) has internal linkage: it starts
-// `static` (after `inline`, `constexpr`, `__host__` or `__device__`), or `in_unnamed` holds.
+// (past its attributes) `static` (after `inline`, `constexpr`, `__host__` or `__device__`), or `in_unnamed` holds.
 bool FileLocal(const std::vector<Tok>& t, size_t from, size_t to, bool in_unnamed) {
+  from = AfterAttributes(t, from, to);
   if (from >= to) return false;
   if (in_unnamed) return t[from].text != "using" && t[from].text != "typedef" && t[from].text != "template";
   for (size_t i = from; i < to && t[i].ident; ++i) {

@@ -29,6 +29,17 @@ extern "C" { static int c_local; }
                                                           "helper", "setup", "c_local"}));
 }
 
+// Declarations led by attributes (h1ppox99/ring-attention's `[[noreturn]] void mpi_die(...)` in an
+// unnamed namespace of two files) are named as any other.
+TEST(FileLocalNames, ADeclarationLedByAttributesIsNamed) {
+  const std::string text =
+      "namespace {\n[[noreturn]] void mpi_die(const char* msg) { abort(); }\n}\n"
+      "[[nodiscard]] static int checked() { return 0; }\n"
+      "__attribute__((unused)) static int spare = 0;\n"
+      "[[maybe_unused]] int visible = 1;\n";
+  EXPECT_EQ(FileLocalNames(text), (std::set<std::string>{"mpi_die", "checked", "spare"}));
+}
+
 TEST(FileLocalNames, AnEarlierFilesNameIsKeptAndALaterFilesRespelled) {
   const std::vector<std::string> texts = {"static int pick() { return 1; }\nint main() { return pick(); }\n",
                                           "static int pick() { return 2; }\nstatic int own() { return pick(); }\n",

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "scaffold/branches_run.h"
 #include "scaffold/callee_defaults.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
@@ -31,6 +32,19 @@ ProgramDefaults DefaultsBelowMain(const ProgramFacts& f, const std::string& fn, 
   });
 }
 
+// The functions main reaches, its calls on lines its default arguments never run left out (the
+// arm of `if (cfg.run == "decode")` where `run` is "prefill" unless an option says otherwise).
+std::set<std::string> ReachedWhenRun(const ProgramFacts& f) {
+  size_t b = 0, e = 0;
+  if (!DefinitionLines(f.raw, f.entry, &b, &e)) return CalledFrom(*f.analysis, f.entry);
+  const std::set<std::string> never = CalledOnlyWhereNeverRun(f.raw, b, e, f.run_defaults);
+  std::set<std::string> reached = {f.entry};
+  for (const AnalyzedOp& op : f.analysis->ops)
+    if (op.kind == "call" && !op.api.empty() && op.function == f.entry && !never.count(op.api))
+      for (const std::string& fn : CalledFrom(*f.analysis, op.api)) reached.insert(fn);
+  return reached;
+}
+
 }  // namespace
 
 ProgramDefaults HelperDefaults(const ProgramFacts& f, const std::string& fn) { return DefaultsBelowMain(f, fn, 0); }
@@ -39,7 +53,7 @@ std::optional<int> HelperTimedLoop(const ProgramFacts& f, const FoundLoop& found
   if (!found.loop.region || found.loop_fn != f.entry || f.forced_loop_line > 0 || found.threads)
     return std::nullopt;
   std::map<std::string, int> loops;  // function -> the line of its loop reaching the communication
-  for (const std::string& fn : CalledFrom(*f.analysis, found.loop_fn)) {
+  for (const std::string& fn : ReachedWhenRun(f)) {
     if (fn == found.loop_fn || !found.comm.count(fn)) continue;
     const AnalyzedFunction* d = FindFunction(*f.analysis, fn);
     if (d == nullptr || SourceFileName(d->file) != f.file) continue;

@@ -21,7 +21,8 @@ ProgramDefaults HelperDefaults(const ProgramFacts& f, const std::string& fn);
 
 // Where `found` serves statements of main run whole (no loop of main reaches the communication) and
 // exactly one function of main's file that main calls holds a loop reaching it (among several, the
-// innermost: one that calls none of the others): that loop's line, which `cuco init --loop` would
+// innermost: one that calls none of the others; a call main makes only in an arm its default
+// arguments never run does not count): that loop's line, which `cuco init --loop` would
 // serve. nullopt otherwise; where several remain, *trace lists each with its --loop.
 std::optional<int> HelperTimedLoop(const ProgramFacts& f, const FoundLoop& found, InitPassTrace* trace);
 

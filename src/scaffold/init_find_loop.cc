@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 
+#include "scaffold/branches_run.h"
 #include "scaffold/handed_lambdas.h"
 #include "scaffold/helper_loop.h"
 #include "scaffold/init_loop_arguments.h"
@@ -89,22 +90,53 @@ int CallsPerRun(const std::string& body, const std::string& name) {
 namespace {
 
 // The function of `file` that `caller` calls once a run and that reaches the communication (`comm`,
-// as seen from `caller`), the last such call in `caller`: where a program that times in a helper
-// (`benchmark(...)`) has its timed loop. "" when there is none.
+// as seen from `caller`), the last such call in `caller` that runs under `defaults` (what caller's
+// variables hold as the program is started): where a program that times in a helper (`benchmark(...)`)
+// has its timed loop. "" when there is none, or when that call is made only under a condition the
+// defaults do not decide and others reach the communication too (a `switch (cfg.mode)` over modes
+// read from a string): which one runs is not known, and *why (when given) says so.
 std::string TimingFunction(const std::string& raw, const Analysis& a, const std::string& file,
-                           const std::set<std::string>& comm, const std::string& caller = "main") {
+                           const std::set<std::string>& comm, const std::string& caller, const ProgramDefaults& defaults,
+                           std::string* why = nullptr) {
   size_t b = 0, e = 0;
   if (!DefinitionLines(raw, caller, &b, &e)) return "";
   const std::string caller_def = raw.substr(b, e - b);
+  const std::set<std::string> never = CalledOnlyWhereNeverRun(raw, b, e, defaults);
   std::vector<std::string> order;
   for (const auto& [name, args] : CallsIn(caller_def))
-    if (name != "main" && name != caller && comm.count(name) && std::find(order.begin(), order.end(), name) == order.end())
+    if (name != "main" && name != caller && comm.count(name) && !never.count(name) &&
+        std::find(order.begin(), order.end(), name) == order.end())
       order.push_back(name);
+  std::vector<std::string> once;  // last first
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const AnalyzedFunction* fn = FindFunction(a, *it);
-    if (CallsPerRun(caller_def, *it) == 1 && fn != nullptr && SourceFileName(fn->file) == file) return *it;
+    if (CallsPerRun(caller_def, *it) == 1 && fn != nullptr && SourceFileName(fn->file) == file) once.push_back(*it);
   }
+  if (once.empty()) return "";
+  const std::vector<std::pair<int, int>> conditional = BranchLinesIn(raw, b, e, defaults).conditional;
+  const std::vector<Tok> t = Scan(raw);
+  bool undecided = once.size() > 1;
+  for (size_t i = 0; undecided && i + 1 < t.size(); ++i)
+    if (t[i].ident && t[i].text == once.front() && t[i].begin >= b && t[i].begin < e &&
+        (t[i + 1].text == "(" || t[i + 1].text == "<"))
+      undecided = std::any_of(conditional.begin(), conditional.end(),
+                              [&](const auto& r) { return t[i].line >= r.first && t[i].line <= r.second; });
+  if (!undecided) return once.front();
+  if (why != nullptr)
+    *why = fmt::format("{} calls {} each under a condition its values as the program starts do not decide: which one "
+                       "runs is not known, so none is looked in; `cuco init --loop FILE:LINE` names the loop to serve",
+                       caller, fmt::join(once.rbegin(), once.rend(), ", "));
   return "";
+}
+
+// TimingFunction below `caller`, a function main reaches, read under what its callers pass it
+// (HelperDefaults); where which one runs is not known, the trace says so.
+std::string TimingFunctionTraced(const ProgramFacts& f, const std::set<std::string>& comm, const std::string& caller,
+                                 InitPassTrace* trace) {
+  std::string undecided;
+  std::string fn = TimingFunction(f.raw, *f.analysis, f.file, comm, caller, HelperDefaults(f, caller), &undecided);
+  if (!undecided.empty()) trace->Add(undecided);
+  return fn;
 }
 
 // How far below main a timed loop is looked for, one function called once at each step
@@ -279,9 +311,14 @@ std::set<std::string> QuietMemberCalls(const ProgramFacts& f, const std::string&
 // The function main hands the timing to when it times nothing itself: the one it calls once to time
 // it, or the one it hands another file by pointer (`run_example(argc, argv, allreduce)`, called once
 // per rank); "" when none.
-std::string CalleeTiming(const ProgramFacts& f, const std::set<std::string>& comm) {
+std::string CalleeTiming(const ProgramFacts& f, const std::set<std::string>& comm, InitPassTrace* trace) {
   const Analysis& a = *f.analysis;
-  std::string callee = TimingFunction(f.raw, a, f.file, comm, f.entry);
+  std::string undecided;
+  std::string callee = TimingFunction(f.raw, a, f.file, comm, f.entry, f.run_defaults, &undecided);
+  if (!undecided.empty()) {
+    trace->Add(undecided);
+    return "";
+  }
   if (callee.empty()) {
     size_t b = 0, e = 0;
     std::set<std::string> reaching;
@@ -404,7 +441,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   Result<TimedLoop> loop = find(r->comm, r->loop_fn, thread_lambda, search);
   auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
   std::string callee;
-  if (not_found() && !r->threads && f.forced_loop_line == 0) callee = CalleeTiming(f, r->comm);
+  if (not_found() && !r->threads && f.forced_loop_line == 0) callee = CalleeTiming(f, r->comm, trace);
   std::set<std::string> callee_direct, callee_comm;
   if (!callee.empty()) {
     callee_comm = CommNamesIn(f, callee, &callee_direct);
@@ -424,7 +461,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   for (int depth = 1; depth < kCalleeDepth && not_found() && !below.empty(); ++depth) {
     std::set<std::string> below_direct;
     const std::set<std::string> below_comm = CommNamesIn(f, below, &below_direct);
-    const std::string next = TimingFunction(f.raw, *f.analysis, f.file, below_comm, below);
+    const std::string next = TimingFunctionTraced(f, below_comm, below, trace);
     if (next.empty() || !seen.insert(next).second) break;
     trace->Add(fmt::format("{} times nothing itself: looking in {}, which it calls once", below, next));
     std::set<std::string> next_direct;

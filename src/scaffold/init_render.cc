@@ -173,11 +173,12 @@ std::string DeniedUse(const ProgramFacts& f, const std::string& fn) {
 }
 
 // The program's functions the served iteration calls (the lines of bound.ranges in main's file), and
-// those they call, by their texts (calls the analysis dropped, touching none of the caller's
-// variables, included).
+// those they call, by their texts in the program's files and headers (calls the analysis dropped,
+// touching none of the caller's variables, included).
 std::set<std::string> ServedFunctions(const ProgramFacts& f, const BoundBuffers& bound) {
   std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.raw}};
   for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
+  for (const auto& [name, code] : f.header_code) texts.push_back({name, &code});  // llm.c's zero.cuh
   std::vector<std::string> todo;
   for (const auto& [lo, hi] : bound.ranges) {
     const size_t b = OffsetOfLine(f.raw, lo), e = OffsetOfLine(f.raw, hi + 1);
@@ -188,7 +189,7 @@ std::set<std::string> ServedFunctions(const ProgramFacts& f, const BoundBuffers&
     const std::string text = std::move(todo.back());
     todo.pop_back();
     for (const auto& [name, args] : CallsIn(BlankCommentsAndLiterals(text))) {
-      if (served.count(name)) continue;
+      if (served.count(name) || KeywordBeforeParen(name)) continue;  // `switch (` is no call of a function
       for (const auto& [file, code] : texts) {
         size_t b = 0, e = 0;
         if (!DefinitionLines(*code, name, &b, &e)) continue;
@@ -205,30 +206,47 @@ std::set<std::string> ServedFunctions(const ProgramFacts& f, const BoundBuffers&
 // call and those the loop (and its lambdas) call directly: the compute around the communication.
 // A function called that uses what candidates may not (DeniedUse: a kernel sleeping on clock())
 // stays frozen, outside the blocks, said in *frozen; so does a function issuing communication that
-// the served iteration never calls (another mode's benchmark, making folders), where it uses such.
+// the served iteration never calls (another mode's benchmark), where the iteration's own is known.
 std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound,
                                          std::vector<std::string>* frozen) {
   const Analysis& a = *f.analysis;
-  std::vector<std::string> evolve(found.direct.begin(), found.direct.end());
+  // A function issuing communication the served iteration never calls (another mode's benchmark)
+  // stays frozen where the iteration's own communication is known to be in the blocks without it:
+  // one declaration of the knobs then reaches every call the blocks hold.
+  const std::set<std::string> served_fns = ServedFunctions(f, bound);
+  static const std::regex comm_call(
+      R"(\bnccl(AllReduce|AllGather|ReduceScatter|Reduce|Broadcast|Bcast|Send|Recv|AlltoAll|AllToAll|Gather|Scatter)\s*\()");
+  bool own_known = found.direct.count(found.loop_fn) > 0 ||
+                   std::any_of(found.direct.begin(), found.direct.end(),
+                               [&](const std::string& fn) { return served_fns.count(fn) > 0; });
+  for (const auto& [lo, hi] : bound.ranges) {  // the loop's own calls (its lambdas' included)
+    const size_t b = OffsetOfLine(f.raw, lo), e = OffsetOfLine(f.raw, hi + 1);
+    own_known = own_known || (b < e && std::regex_search(BlankCommentsAndLiterals(f.raw.substr(b, e - b)), comm_call));
+  }
+  std::vector<std::string> evolve;
+  std::set<std::string> kept;  // the functions issuing communication in the blocks
+  for (const std::string& fn : found.direct) {
+    if (!own_known || served_fns.count(fn) || fn == found.loop_fn) evolve.push_back(fn), kept.insert(fn);
+    else frozen->push_back(fmt::format("{} issues communication the served iteration never calls: it stays frozen, as "
+                                       "the program wrote it", fn));
+  }
   auto add = [&](const std::string& fn) {
     if (fn != "main" && fn != found.loop_fn && FindFunction(a, fn) && std::find(evolve.begin(), evolve.end(), fn) == evolve.end())
       evolve.push_back(fn);
   };
   for (const auto& op : a.ops) {
     if (op.kind != "kernel" && op.kind != "call") continue;
-    if (found.direct.count(op.function)) add(op.api);
+    if (kept.count(op.function)) add(op.api);
     if (op.function == found.loop_fn && SourceFileName(op.file) == f.file)
       for (const auto& [lo, hi] : bound.ranges)
         if (op.line >= lo && op.line <= hi) add(op.api);
   }
-  std::optional<std::set<std::string>> served;  // ServedFunctions, found when a direct one is denied
   std::vector<std::string> open;
   for (const std::string& fn : evolve) {
     std::string denied = DeniedUse(f, fn);
     std::string unserved;
     if (!denied.empty() && found.direct.count(fn)) {
-      if (!served) served = ServedFunctions(f, bound);
-      if (served->count(fn)) denied.clear();  // its communication is the iteration's: the blocks' scan says why not
+      if (served_fns.count(fn)) denied.clear();  // its communication is the iteration's: the blocks' scan says why not
       else unserved = "; the served iteration never calls it";
     }
     if (denied.empty()) open.push_back(fn);

@@ -398,6 +398,52 @@ void ServeOnce(const std::vector<Tok>& t, size_t body_open, std::pair<size_t, si
                         t[c->last].line, span, loop_function);
 }
 
+// The calls of `names` tokens [from, to] make.
+std::set<std::string> NamesCalled(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names) {
+  std::set<std::string> called;
+  for (size_t i = from; i <= to && i < t.size(); ++i)
+    if (Calls(t, i, i, names)) called.insert(t[i].text);
+  return called;
+}
+
+// A statement that only waits (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
+// MPI_Barrier, in a checking macro or not): tokens [from, to].
+bool OnlyWaits(const std::vector<Tok>& t, size_t from, size_t to) {
+  for (size_t i = from; i <= to && i < t.size(); ++i)
+    if (t[i].ident && (t[i].text == "cudaDeviceSynchronize" || t[i].text == "cudaStreamSynchronize" ||
+                       t[i].text == "cudaEventSynchronize" || t[i].text == "MPI_Barrier"))
+      return true;
+  return false;
+}
+
+// In `region`, the statements of a function whose loops reach no communication: a clock started
+// after the same calls ran once untimed (a warm-up) and read right after the calls again, past waits
+// only (`warmup(...); cudaEventRecord(start); warmup(...); cudaEventRecord(stop);`). The clocked
+// statements, tokens [first, region's last], are what the program times; nullopt where there is no
+// such clock, or other calls ran before it.
+std::optional<std::pair<size_t, size_t>> ClockedAfterAWarmUp(const std::vector<Tok>& t, std::pair<size_t, size_t> region,
+                                                             const std::set<std::string>& names) {
+  size_t clock_end = t.size();  // the last statement starting a clock inside the region
+  for (size_t k = region.first; k <= region.second && k < t.size(); ++k)
+    if (ReadsClock(t[k])) clock_end = StatementEnd(t, StatementStart(t, k, region.first));
+  if (clock_end >= region.second) return std::nullopt;
+  const size_t first = clock_end + 1;
+  const std::set<std::string> before = NamesCalled(t, region.first, clock_end, names);
+  const std::set<std::string> timed = NamesCalled(t, first, region.second, names);
+  if (before.empty() || !std::includes(timed.begin(), timed.end(), before.begin(), before.end()) ||
+      !Balanced(t, first, region.second + 1))
+    return std::nullopt;
+  for (size_t k = region.second + 1; k < t.size() && t[k].text != "}";) {
+    const size_t end = StatementEnd(t, k);
+    if (end >= t.size()) return std::nullopt;
+    for (size_t i = k; i <= end; ++i)
+      if (ReadsClock(t[i])) return std::make_pair(first, region.second);
+    if (!OnlyWaits(t, k, end)) return std::nullopt;
+    k = end + 1;
+  }
+  return std::nullopt;
+}
+
 // The loop [c->first, c->last] whose passes are stages (stage_loop.h, its variable `stage`): run
 // whole, with the statements before it that prime it.
 void ServeStages(const std::string& file, const std::vector<Tok>& t, const std::string& stage,
@@ -543,7 +589,14 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
         "step reaches an NCCL call, through calls cuco can follow: not function pointers); cuco init makes the last "
         "such loop the harness's iteration",
         file, fn_line, loop_function));
-  ServeOnce(t, body_open, *region, loop_function, search, &c);
+  if (auto clocked = ClockedAfterAWarmUp(t, *region, names)) {
+    c.first = clocked->first, c.last = clocked->second, c.region = true;
+    c.what = fmt::format("lines {}-{}, what the program's clock times after running the same calls once untimed "
+                         "at line {} (a warm-up), run whole (no loop of {} reaches the communication)",
+                         t[c.first].line, t[c.last].line, t[region->first].line, loop_function);
+  } else {
+    ServeOnce(t, body_open, *region, loop_function, search, &c);
+  }
   Note(search, file + ": " + c.what);
   return c;
 }

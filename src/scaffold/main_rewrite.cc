@@ -102,6 +102,8 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
     size_t k = Match(t, i + 2) + 1;
     if (k < t.size() && t[k].text == "(") k = Match(t, k) + 1;
     while (k < t.size() && t[k].ident) ++k;  // mutable, noexcept
+    if (k + 1 < t.size() && t[k].text == "-" && t[k + 1].text == ">")  // a trailing return type, up to the body
+      while (k < t.size() && t[k].text != "{" && t[k].text != ";" && t[k].text != "(") ++k;
     if (k >= t.size() || t[k].text != "{") continue;
     const size_t close = Match(t, k);
     if (close >= t.size() || !Calls(t, k, close, comm_names)) continue;

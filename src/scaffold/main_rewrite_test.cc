@@ -73,6 +73,28 @@ TEST(TimedLoop, ACounterOfPassesTheBodyStepsAndReadsIsHeld) {
   EXPECT_EQ(loop->pinned_counter, "");
 }
 
+// A lambda with a trailing return type (`auto one_pass = [&]() -> std::tuple<double, double> {`,
+// h1ppox99/ring-attention) reaches the communication as any other: the loop calling it is the
+// iteration, the lambda its code.
+TEST(TimedLoop, ALambdaWithATrailingReturnTypeIsOneTheLoopCalls) {
+  const std::string text =
+      "int main() {\n"
+      "  auto one_pass = [&]() mutable -> std::tuple<double, double> {\n"
+      "    ncclAllReduce(x, y, n, ncclFloat, ncclSum, comm, s);\n"
+      "    return {0.0, 0.0};\n"
+      "  };\n"
+      "  one_pass();\n"
+      "  for (int it = 0; it < 20; ++it) {\n"
+      "    const auto [c, w] = one_pass();\n"
+      "  }\n"
+      "}\n";
+  Result<TimedLoop> loop = FindTimedLoop("pass.cu", text, {"ncclAllReduce"});
+  ASSERT_TRUE(loop.ok()) << loop.status().message();
+  EXPECT_EQ(loop->line, 7);
+  ASSERT_EQ(loop->lambdas.size(), 1u);
+  EXPECT_EQ(loop->lambdas[0].name, "one_pass");
+}
+
 // The counter stepped in a lambda the loop calls, declared before it (TensorParallelPTX's 1-D
 // runner alternates its output buffers so): held too; a lambda's own variable is not.
 TEST(TimedLoop, ACounterOfPassesALambdaStepsIsHeld) {
@@ -263,6 +285,44 @@ TEST(TimedLoop, TwoCallsInOneGroupAreServedWithTheirGroup) {
   EXPECT_EQ(served.find("cudaStreamSynchronize"), std::string::npos) << served;
   EXPECT_EQ(loop->line, 3);
   EXPECT_EQ(loop->end_line, 6);
+}
+
+// No loop, and the same call run once untimed (a warm-up) before the clock: the clocked call is
+// the iteration (Kui2ei/NTT_multiGPUs: `warmup(...)`, then events around `warmup(...)` again).
+// Another call before the clock, or no clock read right after, leaves every statement in.
+TEST(TimedLoop, NoLoopTheClockedStatementsAfterTheirWarmUpAreTheIteration) {
+  const std::string text =
+      "int main() {\n"                        // 1
+      "  setup(a);\n"                         // 2
+      "  step(a, b);\n"                       // 3: warm-up
+      "  float ms;\n"                         // 4
+      "  cudaEventRecord(start, 0);\n"        // 5
+      "  step(a, b);\n"                       // 6
+      "  cudaEventRecord(stop, 0);\n"         // 7
+      "  cudaEventSynchronize(stop);\n"       // 8
+      "  check(b);\n"                         // 9
+      "}\n";
+  LoopSearch search;
+  search.allow_region = true;
+  Result<TimedLoop> timed = FindTimedLoop("m.cu", text, {"step"}, "main", std::string::npos, search);
+  ASSERT_TRUE(timed.ok()) << timed.status().message();
+  EXPECT_TRUE(timed->region);
+  EXPECT_EQ(timed->line, 6);
+  EXPECT_EQ(timed->end_line, 6);
+  EXPECT_NE(timed->what.find("warm-up"), std::string::npos) << timed->what;
+  std::string other = text;  // another call before the clock: not a warm-up of the timed one
+  other.replace(other.find("  step(a, b);\n  float"), 13, "  prime(a, b);");
+  Result<TimedLoop> both = FindTimedLoop("m.cu", other, {"step", "prime"}, "main", std::string::npos, search);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->line, 3);
+  EXPECT_EQ(both->end_line, 6);
+  std::string unread = text;  // the clock read only after the check: it times more than the call
+  unread.replace(unread.find("  cudaEventRecord(stop, 0);\n"), 28, "");
+  unread.replace(unread.find("  check(b);\n"), 13, "  check(b);\n  cudaEventRecord(stop, 0);\n");
+  Result<TimedLoop> whole = FindTimedLoop("m.cu", unread, {"step"}, "main", std::string::npos, search);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ(whole->line, 3);
+  EXPECT_EQ(whole->end_line, 6);
 }
 
 // The rank and the rank count as flags, parsed by a function of main's file (NCCL-Sandbox's TCP

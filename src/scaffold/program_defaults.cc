@@ -306,6 +306,24 @@ bool ReadingArguments(const std::string& code, size_t at) {
   return false;
 }
 
+// Whether the statement at `at`, which runs while the program reads its command line, runs with
+// `args`: it names no option (`x = argv[1];`), or one of them (`if (!strcmp(argv[i], "--run")) run =
+// argv[++i];` with "--run" given; an option written `--run=<v>` counts where it starts so).
+bool RunsWithTheGivenArguments(const std::string& code, size_t at, const std::vector<std::string>& args) {
+  size_t b = at;
+  while (b > 0 && code[b - 1] != ';' && code[b - 1] != '{' && code[b - 1] != '}') --b;
+  static const std::regex option(R"re("(-{1,2}[A-Za-z][\w-]*)=?")re");
+  const std::string condition = code.substr(b, at - b);
+  bool names_one = false;
+  for (auto m = std::sregex_iterator(condition.begin(), condition.end(), option); m != std::sregex_iterator(); ++m) {
+    names_one = true;
+    const std::string name = (*m)[1].str();
+    for (const std::string& a : args)
+      if (a == name || a.rfind(name + "=", 0) == 0) return true;
+  }
+  return !names_one;
+}
+
 // The program's enumerations: each enumerator's value into d->enumerators (`Enum::Name`, and `Name`
 // for an unscoped enum); the enum types' names are returned. An enumerator whose value is not a
 // literal integer ends its enum's list (the values after it are not known).
@@ -415,24 +433,29 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
   }
   StringDefaults(code, &d);
   // A variable assigned again, other than while reading the command line, has no one value. A
-  // string read there has none either where the program is given arguments.
+  // string read there has none either where the program is given the option that sets it.
   const std::string bare = BlankCommentsAndLiterals(code);  // `"op=%s"` assigns nothing
-  auto assigned_again = [&](const std::string& name, const std::regex& declaration, bool reading_counts) {
-    const std::regex assigned("(^|[^=!<>+\\-*/%&|^\\w.])" + name + R"(\s*(?:[-+*/|&]?=(?!=)|\+\+|--))" +
+  auto assigned_again = [&](const std::string& name, const std::regex& declaration, bool reading_counts,
+                            bool members) {
+    // With `members`, a member's assignment too (`c.run = argv[++i]`): conditions read `cfg.run` as
+    // `run`. (An integer member set from a global of its name, `args.nGpus = nGpus;`, leaves the global.)
+    const std::regex assigned(std::string(members ? "(^|->|[^=!<>+\\-*/%&|^\\w])" : "(^|[^=!<>+\\-*/%&|^\\w.])") + name + R"(\s*(?:[-+*/|&]?=(?!=)|\+\+|--))" +
                               "|(?:\\+\\+|--)\\s*" + name + "\\b");  // `++iter` too
     for (auto m = std::sregex_iterator(bare.begin(), bare.end(), assigned); m != std::sregex_iterator(); ++m) {
-      const size_t at = static_cast<size_t>(m->position(0));
+      const size_t at = static_cast<size_t>(m->position(0) + (*m)[1].length());  // the name (or the `++`)
       // Its statement up to the name (one line may hold several: `int n=0; for(...){ n+=c[p]; }`).
       const size_t boundary = code.find_last_of(";{}\n", at);
       const size_t statement_start = boundary == std::string::npos ? 0 : boundary + 1;
       const std::string before = code.substr(statement_start, at - statement_start);
       if (std::regex_search(before, declaration)) continue;  // its declaration
-      if (reading_counts || !ReadingArguments(code, at)) return true;
+      if (!ReadingArguments(code, at)) return true;
+      if (reading_counts && RunsWithTheGivenArguments(code, at, d.args)) return true;
     }
     return false;
   };
-  std::erase_if(d.values, [&](const auto& v) { return assigned_again(v.first, declared_type, false); });
-  std::erase_if(d.strings, [&](const auto& v) { return assigned_again(v.first, StringDeclaration(), !d.args.empty()); });
+  std::erase_if(d.values, [&](const auto& v) { return assigned_again(v.first, declared_type, false, false); });
+  std::erase_if(d.strings,
+                [&](const auto& v) { return assigned_again(v.first, StringDeclaration(), !d.args.empty(), true); });
   return d;
 }
 

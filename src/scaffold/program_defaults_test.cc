@@ -98,6 +98,26 @@ TEST(ProgramDefaults, AStringModeDecidesTheBranch) {
   EXPECT_EQ(DefaultsOf(code, {}, {"-op", "reduce"}).strings.count("op"), 0u);
 }
 
+// A string member's default (`struct Config { std::string run = "prefill"; }`), set from the command
+// line through the object (`c.run = argv[++i]`), read as `cfg.run`: the default without arguments or
+// with arguments that do not set it; not known where `--run` is given, or the member is set elsewhere.
+TEST(ProgramDefaults, AStringMembersDefaultReadThroughItsObject) {
+  const std::string code =
+      "struct Config {\n  std::string run = \"prefill\";\n};\n"
+      "Config parse(int argc, char** argv) {\n  Config c;\n  for (int i = 1; i < argc; ++i)\n"
+      "    if (!strcmp(argv[i], \"--run\")) c.run = argv[++i];\n  return c;\n}\n";
+  const std::string cond = "cfg.run == \"decode\"";
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(code, {})), Truth::kFalse);
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(code, {}, {"--seq", "4"})), Truth::kFalse);
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(code, {}, {"--seq", "4", "--run", "decode"})), Truth::kUnknown);
+  const std::string set = code + "void decode_mode(Config& c) { c.run = \"decode\"; }\n";
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(set, {})), Truth::kUnknown);
+  // An integer member set from a global of its name (nccl-tests' `args.nGpus = nGpus;`) leaves the global.
+  const ProgramDefaults globals = DefaultsOf("int nGpus = 1;\nint main() {\n  args.nGpus = nGpus;\n}\n", {});
+  ASSERT_EQ(globals.values.count("nGpus"), 1u);
+  EXPECT_EQ(globals.values.at("nGpus"), 1);
+}
+
 // A counter stepped with `++` (teplo's `if (iter % 100 == 0)` every hundredth step) has no one
 // value, and the rank a communicator is made with is per rank whatever it was initialised with
 // (NCCL-Sandbox's `struct Config { int rank = -1; }` then `ncclCommInitRank(&comm, 2, uid, cfg.rank)`).

@@ -60,7 +60,12 @@ std::optional<ProgramFacts> ServedElsewhere(const ProgramFacts& f, const std::ve
     }
     if (other.loop) s = ServedFile(s->other, s->other_file), there = std::move(other);
   }
-  if (!there.loop) return std::nullopt;
+  if (!there.loop) {  // why that file's loop is not served either, where the choice is the user's
+    for (const std::string& line : there.trace.lines)
+      if (line.find("--loop FILE:LINE") != std::string::npos)
+        trace->Add(fmt::format("{} calls {} of {} once: {}", s->caller, s->function, other_files[s->file].name, line));
+    return std::nullopt;
+  }
   trace->Add(fmt::format("no loop of {} reaches the communication; {} calls {} of {} once, whose loop does: {} is "
                          "served, main's file being one of the program's other sources",
                          f.file, s->caller, s->function, other_files[s->file].name, there.facts.file));

@@ -196,6 +196,150 @@ void bench(size_t n, ncclComm_t comm, cudaStream_t s) {
   EXPECT_TRUE(region) << ::testing::PrintToString(both.harness_guesses);
 }
 
+// h1ppox99/ring-attention: main calls its file's decode benchmark, which times a loop, only under
+// `if (cfg.run == "decode")`, where `run` is "prefill" unless `--run` says otherwise; the default path
+// reaches the communication through another call. The decode loop is not served.
+TEST_F(ProgramHarnessTest, AHelpersLoopInAnArmTheDefaultsNeverRunIsNotServed) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstring>
+#include <string>
+struct Config {
+  std::string run = "prefill";
+  int n = 1024;
+};
+Config parse(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--run") && i + 1 < argc) c.run = argv[++i];
+  return c;
+}
+float *sendbuf, *recvbuf;
+void decode(size_t n, ncclComm_t comm, cudaStream_t s) {
+  for (int t = 0; t < 8; ++t) ncclAllReduce(sendbuf, recvbuf, n, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+}
+void prefill(size_t n, ncclComm_t comm, cudaStream_t s) {
+  ncclAllReduce(sendbuf, recvbuf, n, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+}
+int main(int argc, char** argv) {
+  const Config cfg = parse(argc, argv);
+)" + scaffold_internal::kOneRankCommAndStream + R"(  cudaMalloc(&sendbuf, 4096 * sizeof(float));
+  cudaMalloc(&recvbuf, 4096 * sizeof(float));
+  if (cfg.run == "decode") {
+    decode(cfg.n, comm, s);
+    return 0;
+  }
+  prefill(cfg.n, comm, s);
+  return 0;
+}
+)";
+  for (const std::string& program : {text, std::string(text).replace(text.find("  prefill(cfg.n, comm, s);\n"), 0,
+                                                                     "  prefill(cfg.n, comm, s);\n")}) {
+    // Called twice, prefill is no function main hands its timing to: decode, called once, was.
+    fs::remove_all(root_ / "wl");
+    const ScaffoldReport r = Init("ring.cu", program);
+    for (const std::string& g : r.harness_guesses) {
+      EXPECT_EQ(g.find("the loop of a function main calls"), std::string::npos) << g;
+      EXPECT_EQ(g.find("in decode"), std::string::npos) << g;
+    }
+    bool region = false;
+    for (const std::string& g : r.harness_guesses) region |= g.find("run whole") != std::string::npos;
+    EXPECT_TRUE(region) << r.harness_reason << ::testing::PrintToString(r.harness_guesses);
+  }
+}
+
+// A mode read from a string picks, in a `switch`, which of two functions of main's file runs its
+// timed loop (h1ppox99/ring-attention's run_ring_attention): which one runs is not known, so neither
+// loop is served in silence (the last, run_ring_2d, was); the trace says why and names --loop.
+TEST_F(ProgramHarnessTest, HelpersPickedByAModeNotKnownAreNotGuessed) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstring>
+enum class Mode { Blocking, Overlap };
+Mode mode_from(const char* name) { return std::strcmp(name, "overlap") == 0 ? Mode::Overlap : Mode::Blocking; }
+float *sendbuf, *recvbuf;
+void blocking(ncclComm_t comm, cudaStream_t s) {
+  for (int it = 0; it < 10; ++it) {
+    ncclAllReduce(sendbuf, recvbuf, 1024, ncclFloat, ncclSum, comm, s);
+    cudaStreamSynchronize(s);
+  }
+}
+void overlap(ncclComm_t comm, cudaStream_t s) {
+  for (int it = 0; it < 10; ++it) ncclAllReduce(sendbuf, recvbuf, 1024, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+}
+int main(int argc, char** argv) {
+  const Mode mode = mode_from(argc > 1 ? argv[1] : "blocking");
+)" + scaffold_internal::kOneRankCommAndStream + R"(  cudaMalloc(&sendbuf, 1024 * sizeof(float));
+  cudaMalloc(&recvbuf, 1024 * sizeof(float));
+  switch (mode) {
+    case Mode::Blocking: blocking(comm, s); break;
+    case Mode::Overlap: overlap(comm, s); break;
+  }
+  return 0;
+}
+)";
+  const ScaffoldReport r = Init("modes.cu", text);
+  for (const std::string& g : r.harness_guesses) {
+    EXPECT_EQ(g.find("in overlap"), std::string::npos) << g;
+    EXPECT_EQ(g.find("in blocking"), std::string::npos) << g;
+  }
+  bool region = false;
+  for (const std::string& g : r.harness_guesses) region |= g.find("run whole") != std::string::npos;
+  EXPECT_TRUE(region) << r.harness_reason << ::testing::PrintToString(r.harness_guesses);
+}
+
+// A function issuing communication that the served loop never calls (another mode's, h1ppox99/
+// ring-attention's run_ring_blocking_fp16 beside the overlap loop served) stays out of the EVOLVE
+// blocks: its NCCL calls and the iteration's would be two blocks no one declaration of the knobs
+// reaches, and cuco transform stopped there. The loop's `switch` is no call: the first `switch` of
+// the file (dispatch's, calling blocking) was read as its definition.
+TEST_F(ProgramHarnessTest, CommunicationTheIterationNeverCallsStaysFrozen) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+float *sendbuf, *recvbuf;
+void blocking(ncclComm_t comm, cudaStream_t s) {
+  ncclAllReduce(sendbuf, recvbuf, 1024, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+}
+void overlap(ncclComm_t comm, cudaStream_t s) {
+  ncclAllReduce(sendbuf, recvbuf, 1024, ncclFloat, ncclSum, comm, s);
+}
+void dispatch(int mode, ncclComm_t comm, cudaStream_t s) {
+  switch (mode) {
+    case 0: blocking(comm, s); break;
+    default: overlap(comm, s);
+  }
+}
+int main(int argc, char** argv) {
+)" + scaffold_internal::kOneRankCommAndStream + R"(  cudaMalloc(&sendbuf, 1024 * sizeof(float));
+  cudaMalloc(&recvbuf, 1024 * sizeof(float));
+  if (argc > 5) dispatch(argc, comm, s);
+  for (int it = 0; it < 10; ++it) {
+    switch (it % 2) {
+      default: overlap(comm, s);
+    }
+  }
+  cudaStreamSynchronize(s);
+  return 0;
+}
+)";
+  const ScaffoldReport r = Init("modes.cu", text);
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool frozen = false, blocks = false;
+  for (const std::string& g : r.harness_guesses) {
+    frozen |= g.rfind("blocking issues communication the served iteration never calls", 0) == 0;
+    if (g.rfind("EVOLVE blocks", 0) == 0) {
+      blocks = true;
+      EXPECT_EQ(g.find("blocking"), std::string::npos) << g;
+      EXPECT_NE(g.find("overlap"), std::string::npos) << g;
+    }
+  }
+  EXPECT_TRUE(frozen && blocks) << ::testing::PrintToString(r.harness_guesses);
+}
+
 // Healthcliff-Ding/nccl-test: `benchmark_inner<RANK>` sends in a loop where RANK is 0 and receives
 // in another where it is not, and is called `<0>` on rank 0 and `<1>` on the others: RANK is a
 // rank, so the two loops are one served loop whose body branches by it. Called `<0>` then `<1>` on

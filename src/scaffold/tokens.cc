@@ -164,9 +164,19 @@ bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std
   return false;
 }
 
+size_t AfterAttributes(const std::vector<Tok>& t, size_t s, size_t e) {
+  while (s + 1 < e && s + 1 < t.size()) {
+    if (t[s].text == "[" && t[s + 1].text == "[") s = Match(t, s) + 1;
+    else if ((t[s].text == "__attribute__" || t[s].text == "alignas") && t[s + 1].text == "(") s = Match(t, s + 1) + 1;
+    else break;
+  }
+  return s;
+}
+
 size_t DeclaredNameToken(const std::vector<Tok>& t, size_t s, size_t e) {
   static const std::set<std::string> kStatements = {"return", "delete", "throw", "goto", "if", "for", "while",
                                                     "switch", "do", "else", "case", "using", "typedef"};
+  s = AfterAttributes(t, s, e);
   if (s >= e || e >= t.size()) return 0;
   size_t k = s;  // the type's tokens: names, `::`, `*`, `&`, `<...>`, `,` inside them
   while (k < e && (t[k].ident || t[k].text == ":" || t[k].text == "*" || t[k].text == "&" || t[k].text == "<" ||

@@ -58,10 +58,14 @@ size_t MemberObject(const std::vector<Tok>& t, size_t i);
 bool Calls(const std::vector<Tok>& t, size_t from, size_t to, const std::set<std::string>& names);
 
 // The index of the name tokens [s, e) declare, in any form, e being the `;`, `{` or `)` that ends
-// the statement (`auto n = ...;`, `const int k = 4;`, `static void f(int);`, `T a(1), b;`: the last
+// the statement (its leading attributes passed: AfterAttributes) (`auto n = ...;`, `const int k = 4;`, `static void f(int);`, `T a(1), b;`: the last
 // name before `=`, `(`, `{`, `[`, `;` or `,`, after a type of names, `::`, `*`, `&` and `<...>`); 0
 // when they declare nothing (`return x;`, `a = b;`, `a::b = c;`, `f(x);`).
 size_t DeclaredNameToken(const std::vector<Tok>& t, size_t s, size_t e);
+
+// The first token at or after `s` (before `e`) past the attribute specifiers that lead a declaration:
+// `[[noreturn]]`, `[[nodiscard]]`, `__attribute__((unused))`, `alignas(16)`.
+size_t AfterAttributes(const std::vector<Tok>& t, size_t s, size_t e);
 
 // Which tokens RenameTokens renames.
 struct RenameScope {

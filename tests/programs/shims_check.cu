@@ -79,6 +79,17 @@ void CheckGridOfFourRanks() {
       int got[2] = {-1, -1};
       ok = ok && MPI_Allgather(&one, 1, MPI_INT, got, 1, MPI_INT, row) == MPI_SUCCESS && got[0] == 2 * coords[0] &&
            got[1] == 2 * coords[0] + 1;
+      // The v variants (multi-gpu-sparse-la's halo plan): rank r sends r + 1 ints to each rank q, each
+      // 10 r + q, and gives r + 1 copies of r to everyone.
+      int sc[4], sd[4], rc[4], rd[4], sbuf[16], rbuf[10], gathered[10], mine[4] = {r, r, r, r};
+      for (int q = 0; q < 4; ++q) {
+        sc[q] = r + 1, sd[q] = q * (r + 1), rc[q] = q + 1, rd[q] = q * (q + 1) / 2;
+        for (int k = 0; k <= r; ++k) sbuf[sd[q] + k] = 10 * r + q;
+      }
+      ok = ok && MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS;
+      ok = ok && MPI_Allgatherv(mine, r + 1, MPI_INT, gathered, rc, rd, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS;
+      for (int p = 0; p < 4; ++p)
+        for (int k = 0; k <= p; ++k) ok = ok && rbuf[rd[p] + k] == 10 * p + r && gathered[rd[p] + k] == p;
       int up = -2, down = -2;
       ok = ok && MPI_Cart_shift(grid, 0, 1, &up, &down) == MPI_SUCCESS &&
            down == (coords[0] == 0 ? r + 2 : MPI_PROC_NULL) && up == (coords[0] == 1 ? r - 2 : MPI_PROC_NULL);
@@ -102,8 +113,8 @@ void CheckGridOfFourRanks() {
       if (!ok) ++wrong;
     });
   for (std::thread& t : ranks) t.join();
-  Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, the collectives each row makes, and a "
-                     "struct broadcast as a derived datatype");
+  Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, the collectives each row makes, "
+                     "MPI_Alltoallv and MPI_Allgatherv, and a struct broadcast as a derived datatype");
   int dims3[2] = {0, 0};
   Expect(MPI_Dims_create(12, 2, dims3) == MPI_SUCCESS && dims3[0] == 4 && dims3[1] == 3, "MPI_Dims_create(12, 2): 4 x 3");
 }

@@ -327,6 +327,58 @@ inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* rec
   (void)rt;
   return MPI_SUCCESS;
 }
+// The v variants of the world: blocks of each rank's own length, gathered padded to the longest.
+inline int MPI_Alltoallv(const void* send, const int scounts[], const int sdispls[], MPI_Datatype st, void* recv,
+                         const int rcounts[], const int rdispls[], MPI_Datatype rt, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Alltoallv");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Alltoallv");
+  if (send == MPI_IN_PLACE) send = recv, scounts = rcounts, sdispls = rdispls, st = rt;
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  const size_t sbytes = cuco_program::mpi::TypeBytes(st), rbytes = cuco_program::mpi::TypeBytes(rt);
+  std::vector<int> counts(scounts, scounts + world), all_counts(world * world);  // [p * world + q]: p sends q
+  cuco_program::host_allgather(counts.data(), all_counts.data(), world * sizeof(int));
+  size_t longest = 0;
+  for (size_t p = 0; p < world; ++p) {
+    size_t total = 0;
+    for (size_t q = 0; q < world; ++q) total += static_cast<size_t>(all_counts[p * world + q]) * sbytes;
+    longest = std::max(longest, total);
+  }
+  std::vector<unsigned char> mine(longest), all(longest * world);
+  for (size_t q = 0, at = 0; q < world; at += static_cast<size_t>(scounts[q]) * sbytes, ++q)
+    std::memcpy(mine.data() + at, static_cast<const unsigned char*>(send) + static_cast<size_t>(sdispls[q]) * sbytes,
+                static_cast<size_t>(scounts[q]) * sbytes);
+  cuco_program::host_allgather(mine.data(), all.data(), longest);
+  for (size_t p = 0; p < world; ++p) {
+    size_t at = 0;  // p's block for this rank, after those for the ranks before it
+    for (size_t q = 0; q < me; ++q) at += static_cast<size_t>(all_counts[p * world + q]) * sbytes;
+    const size_t bytes = std::min(static_cast<size_t>(all_counts[p * world + me]) * sbytes,
+                                  static_cast<size_t>(rcounts[p]) * rbytes);
+    std::memcpy(static_cast<unsigned char*>(recv) + static_cast<size_t>(rdispls[p]) * rbytes,
+                all.data() + p * longest + at, bytes);
+  }
+  return MPI_SUCCESS;
+}
+inline int MPI_Allgatherv(const void* send, int scount, MPI_Datatype st, void* recv, const int rcounts[],
+                          const int displs[], MPI_Datatype rt, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allgatherv");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Allgatherv");
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  const size_t rbytes = cuco_program::mpi::TypeBytes(rt);
+  size_t longest = 0;
+  for (size_t p = 0; p < world; ++p) longest = std::max(longest, static_cast<size_t>(rcounts[p]) * rbytes);
+  const unsigned char* own = send == MPI_IN_PLACE
+                                 ? static_cast<const unsigned char*>(recv) + static_cast<size_t>(displs[me]) * rbytes
+                                 : static_cast<const unsigned char*>(send);
+  const size_t own_bytes = send == MPI_IN_PLACE ? static_cast<size_t>(rcounts[me]) * rbytes
+                                                : static_cast<size_t>(scount) * cuco_program::mpi::TypeBytes(st);
+  std::vector<unsigned char> mine(longest), all(longest * world);
+  std::memcpy(mine.data(), own, std::min(own_bytes, longest));
+  cuco_program::host_allgather(mine.data(), all.data(), longest);
+  for (size_t p = 0; p < world; ++p)
+    std::memcpy(static_cast<unsigned char*>(recv) + static_cast<size_t>(displs[p]) * rbytes, all.data() + p * longest,
+                static_cast<size_t>(rcounts[p]) * rbytes);
+  return MPI_SUCCESS;
+}
 inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, int root,
                        MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scatter");
