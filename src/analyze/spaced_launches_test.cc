@@ -21,7 +21,7 @@ TEST(SpacedLaunches, ChevronsApartAreJoinedInPlace) {
 // What is no launch stays: a shift, `operator<< <T>`, a stream, chevrons in a comment or a string,
 // nested templates closed with `>> >`, spaced chevrons not followed by the arguments' `(`.
 TEST(SpacedLaunches, WhatIsNoLaunchStays) {
-  for (const std::string text : {
+  for (const std::string& text : {
            std::string("int y = x << 2;\n"),
            std::string("friend std::ostream& operator<< <T>(std::ostream&, const V<T>&);\n"),
            std::string("std::cout << n << std::endl;\n"),
