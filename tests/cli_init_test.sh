@@ -65,6 +65,12 @@ check "run's message says how to give them" grep -qF -- '--args "..."' "$T/run-a
 check "run --args makes the program's workload (exit 0 with no GPU)" test $? -eq 0
 check "run --args makes the workload again: the arguments changed" grep -qF "changed since $T/run-args was made from it" "$T/run-args2.out"
 check "run --args passes the arguments" grep -qF '`argv[2]`: 20, as given with --args' "$T/run-args2.out"
+# With --json, stdout is for the search's summary alone: what init and generation 0 say goes to stderr.
+(cd "$T/ra" && "$CUCO" run main.cu --out "$T/run-args" --args "4096 20" --json -- nvcc main.cu -o sum -lnccl -lmpi) \
+  >"$T/run-json.out" 2>"$T/run-json.err"
+check "run --json exits 0 with no GPU" test $? -eq 0
+check "run --json keeps its progress off stdout" bash -c "! grep -q 'cuco run:' '$T/run-json.out'"
+check "run --json says its progress on stderr" grep -qF "cuco run: 1/3 init: reusing $T/run-args" "$T/run-json.err"
 
 
 

@@ -208,6 +208,21 @@ TEST_P(AnalyzeCorpus, HabitsNvccTakesParseWithTheRealHeaders) {
   }
 }
 
+// A group opened and closed in a macro's replacement around its argument (`NCCL_GROUP({ ... });`):
+// clang's parse places ncclGroupStart before the argument's reduce-scatter and ncclGroupEnd after it,
+// so the reduce-scatter is grouped.
+TEST_P(AnalyzeCorpus, AGroupWrittenInAMacroHoldsItsArgumentsCalls) {
+  Analysis a = Analyze(CorpusFile("group_macro.cu"), GetParam());
+  if (GetParam() != Mode::kDefault) return;
+  const AnalyzedOp* rs = Find(a, "ncclReduceScatter");
+  ASSERT_NE(rs, nullptr);
+  ASSERT_EQ(a.groups.size(), 1u);
+  EXPECT_EQ(rs->group, 0);
+  EXPECT_EQ(a.groups[0].pattern, "collectives");
+  EXPECT_EQ(a.groups[0].start_line, 22);
+  EXPECT_EQ(a.groups[0].end_line, 22);
+}
+
 // Comments inside a call's arguments are not part of them: the all-gather's send and receive
 // buffers are named, and the kernels before and after it are its producer and consumer.
 TEST_P(AnalyzeCorpus, CommentsInsideACallsArgumentsAreNotArguments) {

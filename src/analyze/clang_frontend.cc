@@ -317,6 +317,40 @@ struct VisitState {
   FrontEndResult* out = nullptr;
 };
 
+// Where to place a call of `name` with no arguments that the macro used at `use` of `text` (comments
+// blanked) makes: its definition in `text` (`#define NCCL_GROUP(body) ncclGroupStart(); body
+// ncclGroupEnd()`) calls it in its replacement, before any parameter (at `use`) or after one (at the
+// use's closing parenthesis, after the calls its arguments make). npos when it does not. libclang
+// places such a call at the macro's use, whose text is not the call.
+size_t MacroBodyCallWithoutArguments(const std::string& text, size_t use, const std::string& name) {
+  size_t e = use;
+  while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+  if (e == use) return std::string::npos;
+  const std::string macro = text.substr(use, e - use);
+  const std::regex define("#[ \\t]*define[ \\t]+" + macro + "(\\(([^)]*)\\))?((?:[^\\n]*\\\\\\n)*[^\\n]*)");
+  const std::regex call("\\b" + name + "\\s*\\(\\s*\\)");
+  std::smatch m, c;
+  if (!std::regex_search(text, m, define)) return std::string::npos;
+  const std::string body = m[3].str();
+  if (!std::regex_search(body, c, call)) return std::string::npos;
+  const std::string before = body.substr(0, static_cast<size_t>(c.position(0)));
+  bool after_a_parameter = false;
+  const std::string params = m[2].str();
+  static const std::regex word("[A-Za-z_]\\w*");
+  for (auto it = std::sregex_iterator(params.begin(), params.end(), word); it != std::sregex_iterator(); ++it)
+    after_a_parameter |= std::regex_search(before, std::regex("\\b" + it->str() + "\\b"));
+  if (!after_a_parameter) return use;
+  size_t open = e;
+  while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+  if (open >= text.size() || text[open] != '(') return use;
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    else if (text[i] == ')' && --depth == 0) return i;
+  }
+  return use;
+}
+
 bool InMainFile(CXCursor c, CXFile main_file, unsigned* line, unsigned* offset, bool spelling) {
   CXSourceLocation loc = spelling ? lc->clang_getRangeStart(lc->clang_getCursorExtent(c)) : lc->clang_getCursorLocation(c);
   CXFile f = nullptr;
@@ -493,6 +527,10 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
           break;
         }
       }
+      if (!read) {  // `NCCL_GROUP({ ... });`: the group's start and end in the macro's replacement
+        const size_t at = MacroBodyCallWithoutArguments(*st->blank, offset, name);
+        if (at != std::string::npos) read = true, read_name = name, config.clear(), args.clear(), offset = static_cast<unsigned>(at), end = at;
+      }
       if (read) {
         name = read_name;
         RawCall call;
@@ -605,6 +643,15 @@ bool InCudaToolkit(CXFile file) {
   return false;
 }
 
+// Whether clang's error `spelling` is one g++ and nvcc do not make: GNU extensions they accept
+// (`int devs[nDev] = {0, 1};`, an initialised variable-length array, in NCCL's examples' habits).
+bool AcceptedByGccAndNvcc(const std::string& spelling) {
+  static const char* const kAccepted[] = {"variable-sized object may not be initialized"};
+  for (const char* a : kAccepted)
+    if (spelling.find(a) != std::string::npos) return true;
+  return false;
+}
+
 ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
   ClangErrors r;
   const std::vector<FileRange> device = DeviceCode(tu);
@@ -619,6 +666,7 @@ ClangErrors CountClangErrors(CXTranslationUnit tu, CXFile main_file) {
     for (const FileRange& range : device)
       in_device |= f && at >= range.begin && at <= range.end && lc->clang_File_isEqual(f, range.file);
     if (sev == CXDiagnostic_Error && in_device) sev = CXDiagnostic_Warning;  // device code: not analysed
+    if (sev == CXDiagnostic_Error && AcceptedByGccAndNvcc(Str(lc->clang_getDiagnosticSpelling(d)))) sev = CXDiagnostic_Warning;
     if (sev >= CXDiagnostic_Error && sev != CXDiagnostic_Fatal && InCudaToolkit(f)) {
       ++r.toolkit_errors;
     } else if (sev >= CXDiagnostic_Error) {

@@ -15,10 +15,11 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
                                             "the producer -> collective -> consumer graph");
   auto files = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("program", *files, "The program's files (.cu, .cc), the one with main first")->required();
+  cmd->add_option("program", *files, "The program's files (.cu, .cc), the one defining main first (else it is found among them)")->required();
   cmd->add_flag("--json", *json, "Print the analysis as JSON (schema cuco.analysis/1)");
   auto flags = AddProgramFlagOptions(cmd);
   cmd->callback([files, json, flags, exit_code] {
+    if (const std::string moved = MainFileFirst(files.get()); !moved.empty()) std::cerr << "cuco analyze: " << moved << "\n";
     Result<CompileFlags> f = ResolveProgramFlags(*flags, files->front());
     if (!f.ok()) {
       std::cerr << "cuco analyze: " << f.status().message() << "\n";

@@ -79,7 +79,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
   auto loop = std::make_shared<std::string>();
   auto explain = std::make_shared<bool>(false);
   auto args = std::make_shared<std::string>();
-  cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one with main first")->required();
+  cmd->add_option("program", *files, "The program's files (.cu, .cc, .cpp), the one defining main first (else it is found among them)")->required();
   cmd->add_option("--out", *out, "The folder to create (default: workloads/<name>)");
   cmd->add_option("--name", *name, "Workload name (default: the program's file stem; for main.*, its folder's name, or, where the "
                   "folder is named for a role (src, c, cuda, ...), its parent's and its own with a short hash of "
@@ -94,6 +94,7 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
                                        "rejected, each buffer's binding, main's rewrite, the files, what was rendered");
   auto flags = AddProgramFlagOptions(cmd);
   cmd->callback([files, out, name, force, json, loop, explain, args, flags, exit_code] {
+    if (const std::string moved = MainFileFirst(files.get()); !moved.empty()) std::cerr << "cuco init: " << moved << "\n";
     const auto file = std::make_shared<std::string>(files->front());
     Result<CompileFlags> f = ResolveProgramFlags(*flags, *file);
     if (!f.ok()) {

@@ -14,6 +14,7 @@
 #include "cli/launcher_option.h"
 #include "cli/program_flags.h"
 #include "cli/workload_options.h"
+#include "scaffold/program_analysis.h"
 #include "scaffold/program_workload.h"
 #include "search/run_start.h"
 #include "toolchain/toolchain.h"
@@ -38,6 +39,7 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
   if (from_program) {
     ProgramWorkloadRequest r;
     r.files = a->targets;
+    if (const std::string moved = MainFileFirst(&r.files); !moved.empty()) std::cout << "cuco run: " << moved << "\n";
     r.dir = a->out;
     r.loop = a->loop;
     r.args = a->args;
@@ -98,9 +100,25 @@ int SearchThenBound(const EvolveArgs& evolve) {
   return rc;
 }
 
+// While alive, what is written to std::cout goes to std::cerr: with --json, stdout holds the
+// search's summary alone, and what init and generation 0 say is for the person watching.
+class ProgressToStderr {
+ public:
+  explicit ProgressToStderr(bool on) : saved_(on ? std::cout.rdbuf(std::cerr.rdbuf()) : nullptr) {}
+  ~ProgressToStderr() {
+    if (saved_) std::cout.rdbuf(saved_);
+  }
+  ProgressToStderr(const ProgressToStderr&) = delete;
+  ProgressToStderr& operator=(const ProgressToStderr&) = delete;
+
+ private:
+  std::streambuf* saved_;
+};
+
 int Run(const RunArgs& args) {
   if (!args.evolve.resume.empty()) return SearchThenBound(args.evolve);
   RunArgs a = args;
+  auto progress = std::make_unique<ProgressToStderr>(a.evolve.json);
   std::error_code ec;  // a program's file, not a workload folder
   const bool from_program = !a.targets.empty() && std::filesystem::is_regular_file(a.targets.front(), ec);
   // Detected once for the whole command (init, generation 0, the search); for a workload folder,
@@ -122,6 +140,7 @@ int Run(const RunArgs& args) {
     case RunStartEnd::kNoFit: return kExitEnvironment;
   }
   if (from_program) std::cout << "cuco run: 3/3 search\n";
+  progress.reset();
   const int rc = SearchThenBound(a.evolve);
   if (start->short_of_gpus && rc == kExitOk) {
     std::cerr << "cuco run: searched at world size " << a.evolve.world_size << ", not the workload's "

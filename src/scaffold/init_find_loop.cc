@@ -686,7 +686,14 @@ Result<FoundLoop> FindLoop(const ProgramFacts& f, const std::vector<ProgramFile>
   Result<TimedLoop> loop = LocateIteration(f, thread_lambda, &r, trace);
   if (!loop.ok()) {  // no iteration: a program communicating from its kernels or not at all says so
     Status why = CommunicatesFromTheHost(f);
-    return why.ok() ? loop.status() : why;
+    if (!why.ok()) return why;
+    // A loop chosen by arguments the program was not given (the branches its defaults do not decide, or
+    // those it does not take without arguments): what it reads without a default first.
+    const std::string& m = loop.status().message();
+    const bool by_arguments = m.find("program's defaults") != std::string::npos ||
+                              m.find("started without arguments") != std::string::npos;
+    const std::string unread = f.main_takes_args && by_arguments ? ArgumentNotGiven(f, 0) : "";
+    return unread.empty() ? loop.status() : Status::InvalidArgument(unread + "; without them: " + loop.status().message());
   }
   r.loop = std::move(*loop);
   if (f.entry != "main") r.loop.main_takes_args = f.main_takes_args;  // main is another file's

@@ -12,6 +12,36 @@
 
 namespace cuco::scaffold_internal {
 
+namespace {
+
+// What the harness passes for `z`, in a sentence of its guesses.
+std::string SizeGuess(const TimedLoop::SizeFlag& z, const ProgramFacts& f) {
+  if (z.rank && f.rank_alone_arguments)
+    return fmt::format("`{}`: the program's rank, the one argument it reads with no default: the harness passes each "
+                       "rank's own",
+                       z.Spelling());
+  if (z.rank)
+    return fmt::format("`{}`: the program's rank ({} given with --args): the harness passes each rank's own", z.Spelling(),
+                       z.given);
+  if (z.world)
+    return fmt::format("`{}`: the program's GPU count ({} given with --args): the harness passes its own rank count "
+                       "there, so the program runs on as many GPUs as the harness has ranks",
+                       z.Spelling(), z.given);
+  if (!z.given.empty()) return fmt::format("`{}`: {}, as given with --args", z.Spelling(), z.given);
+  if (z.size.empty()) return fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value);
+  if (!z.env.empty())
+    return fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers", z.Spelling(),
+                       z.size, z.value, z.env);
+  if (z.position > 0 && !z.flag.empty())
+    return fmt::format("`{} {}`, given with --args: the size {}, which the harness sets there", z.flag, z.value, z.size);
+  if (z.position > 0)
+    return fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(), z.size,
+                       z.value, z.position);
+  return fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size, z.value, z.flag);
+}
+
+}  // namespace
+
 // The sizes the program reads from its command line or environment, as the entry point passes
 // them (TimedLoop::SizeFlag), each with a guess: its options (`--batch 512`, not the rank's or
 // rank count's); its positional arguments, when every position up to the last is a number cuco
@@ -89,32 +119,20 @@ std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedL
       for (const auto& [p, c] : positions) out.push_back({"", size_of(*c), c->value, p, "", ""});
     }
   }
-  for (const TimedLoop::SizeFlag& z : out) {
-    if (z.rank)
-      guesses->push_back(fmt::format("`{}`: the program's rank ({} given with --args): the harness passes each rank's own",
-                                     z.Spelling(), z.given));
-    else if (z.world)
-      guesses->push_back(fmt::format("`{}`: the program's GPU count ({} given with --args): the harness passes its own "
-                                     "rank count there, so the program runs on as many GPUs as the harness has ranks",
-                                     z.Spelling(), z.given));
-    else if (!z.given.empty())
-      guesses->push_back(fmt::format("`{}`: {}, as given with --args", z.Spelling(), z.given));
-    else if (z.size.empty())
-      guesses->push_back(fmt::format("`{}`: not a size, passed as the program's default, {}", z.Spelling(), z.value));
-    else if (!z.env.empty())
-      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), what the program's getenv(\"{}\") answers",
-                                     z.Spelling(), z.size, z.value, z.env));
-    else if (z.position > 0 && !z.flag.empty())
-      guesses->push_back(fmt::format("`{} {}`, given with --args: the size {}, which the harness sets there", z.flag,
-                                     z.value, z.size));
-    else if (z.position > 0)
-      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as its argument {}", z.Spelling(),
-                                     z.size, z.value, z.position));
-    else
-      guesses->push_back(fmt::format("`{}`: the size {} ({} in the program), passed to it as `{} <size>`", z.flag, z.size,
-                                     z.value, z.flag));
-  }
+  for (const TimedLoop::SizeFlag& z : out) guesses->push_back(SizeGuess(z, f));
   return out;
+}
+
+std::string ArgumentNotGiven(const ProgramFacts& f, int passed) {
+  if (!f.program_args.empty()) return "";
+  std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
+  std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
+  if (reads.empty()) return "";
+  const ArgumentRead& r = reads.back();
+  return fmt::format("{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without "
+                     "arguments: give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args "
+                     "\"...\" ...)",
+                     f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file);
 }
 
 // kInvalidArgument when main stops without arguments the harness would not pass (ArgumentsMainRequires:
@@ -130,17 +148,8 @@ Status ArgumentsPassed(const ProgramFacts& f, const TimedLoop& loop) {
     passed = std::max(passed, z.position);
     if (f.program_args.empty() && z.position == 0 && z.env.empty() && !z.flag.empty()) started.insert(started.end(), {z.flag, z.size});
   }
-  if (f.program_args.empty()) {  // an argument read by position first: the most exact words
-    std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(f.raw, f.constants);
-    std::erase_if(reads, [&](const ArgumentRead& r) { return r.index <= passed; });
-    if (!reads.empty()) {
-      const ArgumentRead& r = reads.back();
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: the program reads argv[{}] (`{}`) with no default, and the harness would start it without arguments: "
-          "give the arguments you run it with, `--args \"...\"` (cuco init or cuco run {} --args \"...\" ...)",
-          f.file, r.line, r.index, r.statement.size() > 80 ? r.statement.substr(0, 77) + "..." : r.statement, f.file));
-    }
-  }
+  // An argument read by position first: the most exact words.
+  if (const std::string unread = ArgumentNotGiven(f, passed); !unread.empty()) return Status::InvalidArgument(unread);
   const std::vector<std::string> missing = ArgumentsMissing(ArgumentsMainRequires(f.raw), f.file, started,
                                                             std::max(passed, static_cast<int>(started.size())));
   return missing.empty() ? Status::Ok() : Status::InvalidArgument(missing.front());

@@ -19,6 +19,11 @@ namespace cuco::scaffold_internal {
 // it takes no flags; its environment variables. Sizes are unique by name.
 std::vector<TimedLoop::SizeFlag> PassedSizes(const ProgramFacts& f, const TimedLoop& loop, std::vector<std::string>* guesses);
 
+// Where no --args were given and main reads an argument by position past `passed` (those its entry
+// point passes) with no default: the sentence naming the last such read's line and how to give it.
+// "" otherwise.
+std::string ArgumentNotGiven(const ProgramFacts& f, int passed);
+
 // kInvalidArgument when main stops without arguments the harness would not pass (ArgumentsMainRequires:
 // fewer than a count, an option called required), or reads one by position that it would not pass
 // (past those its entry point passes: loop.size_flags, set; none given with --args; no default the

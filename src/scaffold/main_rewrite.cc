@@ -139,6 +139,21 @@ bool TakesArguments(const std::vector<Tok>& t, size_t at) {
   return params_close > at + 2 && !(params_close == at + 3 && t[at + 2].text == "void");
 }
 
+// Why `file` cannot be served: it defines no main. A file of GoogleTest tests (`TEST(Suite, Name) {`)
+// runs from GoogleTest's main (gtest_main), which holds none of the program: that is said, with the first test.
+Status NoMainHere(const std::string& file, const std::string& text) {
+  static const std::regex test(R"(\b(TEST|TEST_F|TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{)");
+  const std::string code = StripComments(text);
+  std::smatch m;
+  if (std::regex_search(code, m, test))
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: no `main` defined here: the file holds GoogleTest tests (`{}({}, {})` first), which GoogleTest's own "
+        "main runs; cuco init serves a program's main: write a main that runs the test's body and give its file first",
+        file, LineOf(code, static_cast<size_t>(m.position(0))), m[1].str(), m[2].str(), m[3].str()));
+  return Status::InvalidArgument(file + ": no `main` defined here, nor in the other files given; give the file that "
+                                        "defines main");
+}
+
 }  // namespace
 
 Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text, const std::set<std::string>& comm_names,
@@ -146,8 +161,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   const std::vector<Tok> t = Scan(text);
   size_t main_body = t.size();
   const size_t main_at = Definition(t, "main", &main_body);
-  if (main_at >= t.size() && !search.main_elsewhere)
-    return Status::InvalidArgument(file + ": no `main` defined here; give the file that defines main first");
+  if (main_at >= t.size() && !search.main_elsewhere) return NoMainHere(file, text);
   TimedLoop loop;
   if (main_at < t.size()) {
     loop.main_name = t[main_at].begin;

@@ -1,9 +1,14 @@
 #include "scaffold/program_analysis.h"
 
 #include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
 
 #include "evaluate/builder.h"
 #include "toolchain/nvcc_includes.h"
+#include "util/files.h"
+#include "util/source_text.h"
 
 namespace cuco {
 
@@ -23,6 +28,22 @@ Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, con
   if (flags.nvcc) opts.program_flags.insert(opts.program_flags.begin(), "-D__NVCC__");
   opts.own_include_dirs = flags.own_include_dirs;
   return AnalyzeProgram(paths, opts);
+}
+
+std::string MainFileFirst(std::vector<std::string>* paths) {
+  // A definition: `main(...)` then its body, not a call nor a member (`app.main(`).
+  static const std::regex defines_main(R"((^|[^\w.>:])main\s*\([^;{()]*\)\s*\{)");
+  auto defines = [&](const std::string& path) {
+    Result<std::string> text = ReadFile(path);
+    return text.ok() && std::regex_search(BlankComments(*text), defines_main);
+  };
+  if (paths->size() < 2 || defines(paths->front())) return "";
+  std::vector<size_t> with_main;
+  for (size_t i = 1; i < paths->size(); ++i)
+    if (defines((*paths)[i])) with_main.push_back(i);
+  if (with_main.size() != 1) return "";
+  std::rotate(paths->begin(), paths->begin() + static_cast<long>(with_main[0]), paths->begin() + static_cast<long>(with_main[0]) + 1);
+  return fmt::format("{} defines no main; {}, which does, is taken as the program's main file", (*paths)[1], paths->front());
 }
 
 }  // namespace cuco

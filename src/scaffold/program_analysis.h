@@ -17,4 +17,10 @@ namespace cuco {
 // `tc` (the command's toolchain, detected once) plus `flags`.
 Result<Analysis> AnalyzeOnThisMachine(const std::vector<std::string>& paths, const CompileFlags& flags, const Toolchain& tc);
 
+// `paths` (the files a user gave `cuco analyze|init|run`) with the one defining `main` moved first, where
+// the first defines none and exactly one other does (nccl-tests' `hypercube.cu common.cu`, main in
+// common.cu); returns the sentence saying so, or "" when `paths` is left as it is. An unreadable file
+// defines nothing here: the analysis names it.
+std::string MainFileFirst(std::vector<std::string>* paths);
+
 }  // namespace cuco

@@ -198,6 +198,18 @@ int RankFromArguments(const std::string& code, const std::vector<std::string>& a
   return 0;
 }
 
+std::vector<std::string> RankAloneArguments(const std::string& raw, const std::string& code,
+                                            const std::vector<FoundConstant>& constants) {
+  const std::vector<ArgumentRead> reads = ArgumentsWithoutDefault(raw, constants);
+  if (reads.empty()) return {};
+  const std::vector<std::string> zeros(8, "0");
+  const int k = RankFromArguments(code, zeros);
+  if (k == 0 || std::any_of(reads.begin(), reads.end(), [&](const ArgumentRead& r) { return r.index != k; })) return {};
+  for (int j = 1; j < k; ++j)
+    if (std::regex_search(code, std::regex("argv\\s*\\[\\s*" + std::to_string(j) + "\\s*\\]"))) return {};
+  return std::vector<std::string>(k, "0");
+}
+
 bool SplitProgramArguments(const std::string& line, std::vector<std::string>* out, std::string* error) {
   std::istringstream in(line);
   for (std::string word; in >> word;) {

@@ -54,6 +54,13 @@ bool GivesOption(const std::vector<std::string>& args, const std::string& option
 // is then started with its own rank there. 0 when none. `code`: main's file, comments stripped.
 int RankFromArguments(const std::string& code, const std::vector<std::string>& args);
 
+// The arguments to start a program with when none were given and the only one main reads with no
+// default (ArgumentsWithoutDefault) is its rank (RankFromArguments): "0" at that position and at every
+// one before it, which main does not read (`int rank = atoi(argv[1]);` of a program started once per
+// rank with its rank as argument: {"0"}). Empty otherwise. `raw`: main's file; `code`: without comments.
+std::vector<std::string> RankAloneArguments(const std::string& raw, const std::string& code,
+                                            const std::vector<FoundConstant>& constants);
+
 // `--args "4 128"` split at whitespace; an error naming the flag when an argument holds a quote,
 // a backslash or a control character (the entry point writes each as a C string).
 bool SplitProgramArguments(const std::string& line, std::vector<std::string>* out, std::string* error);

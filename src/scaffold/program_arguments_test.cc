@@ -104,5 +104,24 @@ TEST(RankFromArguments, ARankReadByPositionAndGivenANumber) {
   EXPECT_EQ(RankFromArguments("int port = atoi(argv[2]);\n", args), 0);
 }
 
+// The rank the only argument read with no default: "0" there and at each position before it that
+// main does not read. Not where another argument is read with no default, nor where the one read is
+// not a rank, nor where an earlier position is read at all.
+TEST(RankAloneArguments, OnlyWhereTheRankIsAllMainNeeds) {
+  const std::string one = "int main(int argc, char** argv) {\n  if (argc != 2) return 1;\n  int rank = atoi(argv[1]);\n}\n";
+  EXPECT_EQ(RankAloneArguments(one, one, {}), std::vector<std::string>({"0"}));
+  const std::string second = "int main(int argc, char** argv) {\n  int myRank = atoi(argv[2]);\n}\n";
+  EXPECT_EQ(RankAloneArguments(second, second, {}), std::vector<std::string>({"0", "0"}));
+  const std::string both = "int main(int argc, char** argv) {\n  int rank = atoi(argv[1]);\n  int n = atoi(argv[2]);\n}\n";
+  EXPECT_TRUE(RankAloneArguments(both, both, {}).empty());
+  const std::string size = "int main(int argc, char** argv) {\n  int n = atoi(argv[1]);\n}\n";
+  EXPECT_TRUE(RankAloneArguments(size, size, {}).empty());
+  const std::string earlier =
+      "int main(int argc, char** argv) {\n  const char* host = argc > 1 ? argv[1] : \"x\";\n  int rank = atoi(argv[2]);\n}\n";
+  EXPECT_TRUE(RankAloneArguments(earlier, earlier, {}).empty());
+  const std::string none = "int main(int argc, char** argv) {\n  int rank = argc > 1 ? atoi(argv[1]) : 0;\n}\n";
+  EXPECT_TRUE(RankAloneArguments(none, none, {}).empty());
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -76,6 +76,8 @@ struct ProgramFacts {
   std::string forced_loop_file;  // ... or in this other source file of the program (served_file.h)
   std::string forced_loop_why;   // why init served forced_loop_line itself; "" where --loop named it
   std::vector<std::string> program_args;  // `cuco init --args`: what the program is started with
+  bool rank_alone_arguments = false;  // program_args are RankAloneArguments', not --args: the program
+                                      // reads only its rank from the command line, with no default
                                           // (set with SetProgramArguments, never alone)
   std::vector<std::string> arguments_missing;  // what main stops without that program_args lacks
                                               // (ArgumentsMissing), a line each; program mode's TODOs

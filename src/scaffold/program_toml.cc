@@ -53,7 +53,9 @@ std::string ProgramToml(const ProgramFacts& f) {
   std::string args;
   for (const std::string& a : f.program_args) args += (args.empty() ? "" : ", ") + TomlQuoted(a);
   for (const std::string& m : f.arguments_missing) t += "# TODO(cuco init): " + CommentText(m) + "\n";
-  t += KeyLine("args = [" + args + "]", !f.program_args.empty() ? "cuco init --args"
+  t += KeyLine("args = [" + args + "]", f.rank_alone_arguments ? fmt::format("argv[{}], the program's rank, which it reads "
+                                                                           "with no default", f.rank_argument)
+                                        : !f.program_args.empty() ? "cuco init --args"
                                         : defaults.empty() || !f.arguments_missing.empty() ? "extra arguments to the program"
                                                                 : "the program's defaults:" + defaults);
   auto regex_line = [&](const char* key, const std::optional<RegexGuess>& g, const std::string& fallback,

@@ -173,6 +173,25 @@ void ReadRankArguments(ProgramFacts* f) {
     std::replace(f->todos.begin(), f->todos.end(), ProgramModeRankTodo(0), ProgramModeRankTodo(f->rank_argument));
 }
 
+// The arguments the program is started with (`given`: --args; where none are, its rank alone when
+// that is all it reads: RankAloneArguments), what it reads from them, and what main stops without
+// that they lack (a TODO each). An error names --args when it cannot be split.
+Status ReadArguments(const std::string& given, ProgramFacts* f) {
+  std::string args_error;
+  std::vector<std::string> program_args;
+  if (!SplitProgramArguments(given, &program_args, &args_error)) return Status::InvalidArgument(args_error);
+  if (program_args.empty()) {  // a program started once per rank with its rank as its argument
+    program_args = RankAloneArguments(f->raw, f->code, f->constants);
+    f->rank_alone_arguments = !program_args.empty();
+  }
+  SetProgramArguments(f, std::move(program_args));
+  ReadRankArguments(f);
+  f->arguments_missing = ArgumentsMissing(ArgumentsMainRequires(f->raw), f->file, f->program_args,
+                                          static_cast<int>(f->program_args.size()));
+  for (const std::string& m : f->arguments_missing) f->todos.push_back("workload.toml [program] args: " + m);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string DefaultWorkloadName(const std::string& program_path) {
@@ -266,14 +285,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   const AsWritten as_written = ReadAsCpp(analysis, program_path, options.own_include_dirs, &*raw, &*more);
   ProgramFacts f = GatherFacts(analysis, fs::path(program_path).filename().string(), name, *raw, *more);
   if (!options.loop.empty()) CUCO_RETURN_IF_ERROR(SetForcedLoop(options.loop, *more, &f));
-  std::string args_error;
-  std::vector<std::string> program_args;
-  if (!SplitProgramArguments(options.args, &program_args, &args_error)) return Status::InvalidArgument(args_error);
-  SetProgramArguments(&f, std::move(program_args));
-  ReadRankArguments(&f);
-  f.arguments_missing = ArgumentsMissing(ArgumentsMainRequires(f.raw), f.file, f.program_args,
-                                         static_cast<int>(f.program_args.size()));
-  for (const std::string& m : f.arguments_missing) f.todos.push_back("workload.toml [program] args: " + m);
+  CUCO_RETURN_IF_ERROR(ReadArguments(options.args, &f));
   std::error_code cwd_error;
   for (const std::string& m : RelativeInputPaths(f, fs::current_path(cwd_error).string())) f.todos.push_back(m);
   // The program's own include folders are named relative to the workload, which holds copies.

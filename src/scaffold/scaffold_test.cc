@@ -410,33 +410,34 @@ int main(int argc, char** argv) {
   EXPECT_EQ(given.find("size_flag0"), std::string::npos) << given;
 }
 
+// A minimal all-reduce test of processes started by hand, the NCCL id passed through a file: main
+// reads its arguments as `reads` says (main's first statements), sets GPU `device` and makes a
+// communicator of `nranks` ranks.
+std::string HandStartedProgram(const std::string& reads, const std::string& device, const std::string& nranks) {
+  return "#include <nccl.h>\n#include <cuda_runtime.h>\n#include <cstdio>\n#include <cstdlib>\n"
+         "int main(int argc, char** argv) {\n" + reads +
+         "  ncclUniqueId id;\n"
+         "  FILE* f = fopen(\"/tmp/uid.bin\", rank == 0 ? \"wb\" : \"rb\");\n"
+         "  if (rank == 0) { ncclGetUniqueId(&id); fwrite(&id, sizeof id, 1, f); } else { fread(&id, sizeof id, 1, f); }\n"
+         "  fclose(f);\n"
+         "  cudaSetDevice(" + device + ");\n"
+         "  ncclComm_t comm;\n"
+         "  ncclCommInitRank(&comm, " + nranks + ", id, rank);\n"
+         "  float *send, *recv;\n"
+         "  cudaMalloc(&send, 1024 * sizeof(float));\n"
+         "  cudaMalloc(&recv, 1024 * sizeof(float));\n"
+         "  ncclAllReduce(send, recv, 1024, ncclFloat, ncclSum, comm, 0);\n"
+         "  cudaDeviceSynchronize();\n"
+         "  return 0;\n}\n";
+}
+
 // Two processes started by hand, `./prog <rank> <nranks>`, the NCCL id passed through a file (a
 // minimal all-reduce test): given with --args, the rank is each rank's own and the rank count the
 // harness's, and program mode's TODO says why it cannot tell its processes apart.
 TEST_F(ScaffoldTest, ARankAndARankCountReadByPositionAreTheHarnesss) {
-  const std::string program = Write("twoproc.cu", R"(#include <nccl.h>
-#include <cuda_runtime.h>
-#include <cstdio>
-#include <cstdlib>
-int main(int argc, char** argv) {
-  if (argc != 3) return 1;
-  int rank = atoi(argv[1]);
-  int nranks = atoi(argv[2]);
-  ncclUniqueId id;
-  FILE* f = fopen("/tmp/uid.bin", rank == 0 ? "wb" : "rb");
-  if (rank == 0) { ncclGetUniqueId(&id); fwrite(&id, sizeof id, 1, f); } else { fread(&id, sizeof id, 1, f); }
-  fclose(f);
-  cudaSetDevice(rank);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, nranks, id, rank);
-  float *send, *recv;
-  cudaMalloc(&send, 1024 * sizeof(float));
-  cudaMalloc(&recv, 1024 * sizeof(float));
-  ncclAllReduce(send, recv, 1024, ncclFloat, ncclSum, comm, 0);
-  cudaDeviceSynchronize();
-  return 0;
-}
-)");
+  const std::string program = Write("twoproc.cu", HandStartedProgram("  if (argc != 3) return 1;\n  int rank = atoi(argv[1]);\n"
+                                                                    "  int nranks = atoi(argv[2]);\n",
+                                                                    "rank", "nranks"));
   ScaffoldOptions o;
   o.args = "0 2";
   ScaffoldReport r = Scaffold(program, "twoproc", o);
@@ -447,6 +448,75 @@ int main(int argc, char** argv) {
   bool said = false;
   for (const auto& t : r.todos) said |= t.find("reads its rank from argv[1], which program mode gives every process alike") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// A program started once per rank by hand, `./prog 0` and `./prog 1` (pwhMass/nccl_test's two-process
+// test): its rank is the one argument it reads, with no default. Without --args the harness passes
+// each rank's own there, and says so; with an argument read besides it, --args is still asked for.
+TEST_F(ScaffoldTest, ARankTheOnlyArgumentIsPassedWithoutArgs) {
+  const std::string text = HandStartedProgram(
+      "  if (argc != 2) { printf(\"Usage: %s <rank>\\n\", argv[0]); return 1; }\n  int rank = atoi(argv[1]);\n", "0", "2");
+  ScaffoldReport r = Scaffold(Write("rankarg.cu", text), "rankarg", {});
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "rankarg" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("args.push_back(cuco_rank.data());"), std::string::npos) << seed;
+  std::string guesses;
+  for (const auto& g : r.harness_guesses) guesses += g + "\n";
+  EXPECT_NE(guesses.find("the program's rank, the one argument it reads with no default"), std::string::npos) << guesses;
+  const std::string read = "  int rank = atoi(argv[1]);\n";
+  std::string with_size = text;
+  with_size.replace(with_size.find(read), read.size(), read + "  int n = atoi(argv[2]);\n");
+  ScaffoldReport asks = Scaffold(Write("rankarg2.cu", with_size), "rankarg2", {});
+  EXPECT_FALSE(asks.harness_ready);
+  EXPECT_NE(asks.harness_reason.find("reads argv[2] (`int n = atoi(argv[2]);`) with no default"), std::string::npos)
+      << asks.harness_reason;
+}
+
+// A mode read from the command line with no default (`int choice = atoi(argv[1]);`, yichez16's
+// nccl_test) picks between two loops: the harness's reason names the argument to give first, then
+// the loops it would otherwise ask about. A file of GoogleTest tests, which has no main of its own,
+// is named as such.
+TEST_F(ScaffoldTest, ALoopPickedByAnArgumentNotGivenAsksForTheArgument) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  int choice = atoi(argv[1]);
+  int nDev = 2, devs[2] = {0, 1};
+  ncclComm_t comms[2];
+  float* buf[2];
+  cudaStream_t s[2];
+  ncclCommInitAll(comms, nDev, devs);
+  ncclGroupStart();
+  if (choice == 0) {
+    for (int i = 0; i < nDev; ++i) ncclAllReduce(buf[i], buf[i], 1024, ncclFloat, ncclSum, comms[i], s[i]);
+  } else {
+    for (int i = 0; i < nDev; ++i) ncclBroadcast(buf[i], buf[i], 1024, ncclFloat, 0, comms[i], s[i]);
+  }
+  ncclGroupEnd();
+  return 0;
+}
+)";
+  ScaffoldReport r = Scaffold(Write("modearg.cu", text), "modearg", {});
+  ASSERT_FALSE(r.harness_ready);
+  EXPECT_NE(r.harness_reason.find("modearg.cu:5: the program reads argv[1] (`int choice = atoi(argv[1]);`) with no default"),
+            std::string::npos) << r.harness_reason;
+  EXPECT_NE(r.harness_reason.find("; without them: "), std::string::npos) << r.harness_reason;
+  ScaffoldOptions o;
+  o.args = "0";
+  EXPECT_TRUE(Scaffold(Write("modearg2.cu", text), "modearg2", o).harness_ready);
+  ScaffoldReport tests = Scaffold(Write("gtests.cu", R"(#include <nccl.h>
+#include <gtest/gtest.h>
+TEST(NCCL, AllReduce) {
+  ncclComm_t comm;
+  float* buf;
+  ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, 0);
+}
+)"), "gtests", {});
+  ASSERT_FALSE(tests.harness_ready);
+  EXPECT_NE(tests.harness_reason.find("gtests.cu:3: no `main` defined here: the file holds GoogleTest tests (`TEST(NCCL, "
+                                      "AllReduce)` first)"),
+            std::string::npos) << tests.harness_reason;
 }
 
 // An MPI program (a process a GPU) taking its GPU count as an argument and ending when MPI's rank

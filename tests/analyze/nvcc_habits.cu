@@ -8,7 +8,9 @@
 //     (Kui2ei/NTT_multiGPUs);
 //   - a header's device function calling a builtin the host-only parse does not declare (warp_sum.cuh);
 //   - a launch with its chevrons apart, as Visual Studio's formatter leaves it
-//     (terryye/cuda_FlashAttention: `init_array << <grid, 256 >> > (M, n, -INFINITY);`).
+//     (terryye/cuda_FlashAttention: `init_array << <grid, 256 >> > (M, n, -INFINITY);`);
+//   - an initialised variable-length array, a GNU extension g++ and nvcc take
+//     (harp-lab/GPUJoin's NCCL test: `int devs[nDev] = { 0, 1, 2, 3};`).
 #include <cuda_runtime.h>
 #include <device_launch_parameters.h>
 #include <memory>
@@ -28,10 +30,12 @@ __noinline__ void fill_table(float* h) {
 }
 
 int main() {
+  int nDev = 1;
+  int devs[nDev] = {0};
   ncclComm_t comm;
   ncclUniqueId id;
   ncclGetUniqueId(&id);
-  ncclCommInitRank(&comm, 1, id, 0);
+  ncclCommInitRank(&comm, nDev, id, devs[0]);
   auto owner = std::make_shared<int>(0);
   float h[16];
   fill_table(h);
