@@ -70,6 +70,8 @@ check "run --args passes the arguments" grep -qF '`argv[2]`: 20, as given with -
   >"$T/run-json.out" 2>"$T/run-json.err"
 check "run --json exits 0 with no GPU" test $? -eq 0
 check "run --json keeps its progress off stdout" bash -c "! grep -q 'cuco run:' '$T/run-json.out'"
+check "run --json ends with JSON saying the run stopped before its search" \
+  python3 -c "import json,sys; j = json.load(open(sys.argv[1])); assert j['end'] == 'compiled_only' and 'no GPU here' in j['why'], j" "$T/run-json.out"
 check "run --json says its progress on stderr" grep -qF "cuco run: 1/3 init: reusing $T/run-args" "$T/run-json.err"
 
 

@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/bench_run.h"
 #include "bench/bound_bench.h"
 #include "cli/commands.h"
@@ -132,6 +134,15 @@ int Run(const RunArgs& args) {
   if (!start.ok()) {
     std::cerr << "cuco run: " << start.status().message() << "\n";
     return start.status().code() == Status::Code::kUnavailable ? kExitEnvironment : kExitUsage;
+  }
+  if (start->end != RunStartEnd::kSearch && a.evolve.json) {  // stdout's JSON says the run ended before its search
+    progress.reset();
+    static const char* const kEnds[] = {"search", "compiled_only", "not_accepted", "no_fit"};
+    nlohmann::json j = {{"end", kEnds[static_cast<int>(start->end)]},
+                        {"why", start->why},
+                        {"workload_dir", a.evolve.workload},
+                        {"candidates", 0}};
+    std::cout << j.dump(2) << "\n";
   }
   switch (start->end) {
     case RunStartEnd::kSearch: break;

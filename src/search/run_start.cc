@@ -36,7 +36,10 @@ Status SettleWorldSize(const std::string& me, WorkloadConfig* wl, SessionOptions
   r->workload_world_size = wl->world_size;
   if (wl->language != "cuda") return Status::Ok();
   const int fits = WorldSizeForThisMachine(me, *wl, s->world_size, s->gpus, *s->toolchain);
-  if (fits == 0) r->end = RunStartEnd::kNoFit;
+  if (fits == 0) {
+    r->end = RunStartEnd::kNoFit;
+    r->why = "this machine has fewer GPUs than every world size of " + wl->name;
+  }
   if (fits > 0) {
     s->world_size = fits;
     wl->world_size = fits;
@@ -81,13 +84,16 @@ Status MakeGeneration0(const std::string& me, const WorkloadConfig& wl, const Ru
   std::cout << FormatGeneration0(*report);
   if (report->attempts.empty()) {
     r->end = RunStartEnd::kNotAccepted;
+    r->why = "generation 0 made no attempt";
   } else if (report->attempts.back().record.status == EvalStatus::kSkipped) {
     std::cout << me << "no GPU here: generation 0 compiled; on a GPU machine `cuco run` verifies it, then "
                  "searches from it.\n";
     r->end = RunStartEnd::kCompiledOnly;
+    r->why = "no GPU here: generation 0 compiled, not verified";
   } else if (!report->accepted) {
     std::cerr << me << "generation 0 was not accepted, so there is nothing to search from: " << report->note << "\n";
     r->end = RunStartEnd::kNotAccepted;
+    r->why = "generation 0 was not accepted: " + report->note;
   } else if (report->accepted_workload) {
     s->workload_config = std::move(*report->accepted_workload);  // workload.toml as it now reads: not read again
   } else {

@@ -17,6 +17,8 @@
 // does not list, a transform that refuses it), kUnavailable for what this machine lacks.
 #pragma once
 
+#include <string>
+
 #include "search/session.h"
 #include "util/status.h"
 #include "workload/workload_config.h"
@@ -39,6 +41,7 @@ struct RunStart {
   RunStartEnd end = RunStartEnd::kSearch;
   bool short_of_gpus = false;   // the search runs at a smaller world size than the workload's
   int workload_world_size = 0;  // the workload's (or --world-size's) world size
+  std::string why;              // where end is not kSearch: why, in a sentence (what stderr said)
 };
 
 // Settles `session` for Session::Open: toolchain, workload_config, world_size and, for a seed
