@@ -340,15 +340,10 @@ size_t MacroBodyCallWithoutArguments(const std::string& text, size_t use, const 
   for (auto it = std::sregex_iterator(params.begin(), params.end(), word); it != std::sregex_iterator(); ++it)
     after_a_parameter |= std::regex_search(before, std::regex("\\b" + it->str() + "\\b"));
   if (!after_a_parameter) return use;
-  size_t open = e;
-  while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
-  if (open >= text.size() || text[open] != '(') return use;
-  int depth = 0;
-  for (size_t i = open; i < text.size(); ++i) {
-    if (text[i] == '(') ++depth;
-    else if (text[i] == ')' && --depth == 0) return i;
-  }
-  return use;
+  std::string used;
+  std::vector<std::string> config, args;
+  size_t past = 0;  // just past the use's closing parenthesis
+  return ReadCallAt(text, use, &used, &config, &args, &past) ? past - 1 : use;
 }
 
 bool InMainFile(CXCursor c, CXFile main_file, unsigned* line, unsigned* offset, bool spelling) {

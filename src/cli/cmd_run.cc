@@ -102,6 +102,17 @@ int SearchThenBound(const EvolveArgs& evolve) {
   return rc;
 }
 
+// How `--json` names a run's end before its search.
+const char* EndName(RunStartEnd end) {
+  switch (end) {
+    case RunStartEnd::kSearch: return "search";
+    case RunStartEnd::kCompiledOnly: return "compiled_only";
+    case RunStartEnd::kNotAccepted: return "not_accepted";
+    case RunStartEnd::kNoFit: return "no_fit";
+  }
+  return "unknown";
+}
+
 // While alive, what is written to std::cout goes to std::cerr: with --json, stdout holds the
 // search's summary alone, and what init and generation 0 say is for the person watching.
 class ProgressToStderr {
@@ -137,8 +148,7 @@ int Run(const RunArgs& args) {
   }
   if (start->end != RunStartEnd::kSearch && a.evolve.json) {  // stdout's JSON says the run ended before its search
     progress.reset();
-    static const char* const kEnds[] = {"search", "compiled_only", "not_accepted", "no_fit"};
-    nlohmann::json j = {{"end", kEnds[static_cast<int>(start->end)]},
+    nlohmann::json j = {{"end", EndName(start->end)},
                         {"why", start->why},
                         {"workload_dir", a.evolve.workload},
                         {"candidates", 0}};
