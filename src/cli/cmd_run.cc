@@ -160,7 +160,7 @@ int Run(const RunArgs& args) {
     case RunStartEnd::kNotAccepted: return kExitCandidateFailed;
     case RunStartEnd::kNoFit: return kExitEnvironment;
   }
-  if (from_program) std::cout << "cuco run: 3/3 search\n";
+  if (from_program) std::cout << "cuco run: 3/3 search\n";  // with --json, still to stderr
   progress.reset();
   const int rc = SearchThenBound(a.evolve);
   if (start->short_of_gpus && rc == kExitOk) {

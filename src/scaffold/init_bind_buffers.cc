@@ -364,18 +364,37 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
 
 // The skeleton's words for an output the iteration itself allocates (`cudaMalloc(&d_recv, ...)` in
 // the loop, or in a lambda defined there, as a benchmark's per-call receive buffer): a buffer made
-// anew every pass, which nothing before the loop names; "" when the iteration allocates no `name`.
-std::string AllocatedEachPass(const BindContext& c, const std::string& marked_expr, const std::string& name) {
+// anew every pass, which nothing before the loop names (or, `declared`, which a pointer declared there
+// holds only once the pass has allocated it); "" when the iteration allocates no `name`.
+std::string AllocatedEachPass(const BindContext& c, const std::string& marked_expr, const std::string& name,
+                              bool declared = false) {
   for (const auto& op : c.f.analysis->ops) {
     if (op.kind != "alloc" || op.assigns != name || (op.file.empty() ? c.f.file : SourceFileName(op.file)) != c.f.file ||
         !InLineRanges(c.code.ranges, op.line))
       continue;
-    return fmt::format("`{}`, which it writes: allocated inside the iteration ({}:{}), a new buffer every pass that no "
-                       "name before the loop holds, so the harness cannot fill or compare it; allocate it once before "
-                       "the loop",
-                       marked_expr, c.f.file, op.line);
+    return fmt::format("`{}`, which it writes: allocated inside the iteration ({}:{}), a new buffer every pass {}, so "
+                       "the harness cannot fill or compare it; allocate it once before the loop",
+                       marked_expr, c.f.file, op.line,
+                       declared ? "(its pointer is declared before the loop, but holds no buffer until the pass "
+                                  "allocates one)"
+                                : "that no name before the loop holds");
   }
   return "";
+}
+
+// Whether `name` (declared before the loop) gets its memory only inside the iteration: every allocation
+// of it in the loop's file lies in the iteration's lines (`char *d_recv;` before a loop whose body
+// cudaMallocs and frees it, bruck-steps' one-pass sweep). Bound, it would point at nothing the
+// harness can size before the first pass, and the body would replace the harness's buffer anyway.
+bool AllocatedOnlyInIteration(const BindContext& c, const std::string& name) {
+  bool inside = false;
+  for (const auto& op : c.f.analysis->ops) {
+    if (op.kind != "alloc" || op.assigns != name || (op.file.empty() ? c.f.file : SourceFileName(op.file)) != c.f.file)
+      continue;
+    if (!InLineRanges(c.code.ranges, op.line)) return false;
+    inside = true;
+  }
+  return inside;
 }
 
 // The bind of `t`, one expression of buffer `marked_expr` with role `r`, added to `h`; where main
@@ -387,6 +406,11 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   if (const std::string own = OwnUnbound(*c.f.analysis, marked_expr, t.probe, c.before_loop, run); !own.empty()) {
     h->guesses.push_back(own);
     trace->Add(own);
+    return;
+  }
+  if (AllocatedOnlyInIteration(c, t.probe)) {  // nameable, but made anew by every pass
+    u->unnamed.insert(t.expr);
+    if (r.out && unbound_output->empty()) *unbound_output = AllocatedEachPass(c, marked_expr, t.probe, true);
     return;
   }
   if (std::optional<HeldAccessor> held = HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, trace)) {

@@ -533,6 +533,41 @@ int main(int argc, char** argv) {
       << b.status().message();
 }
 
+// The same, with the buffer declared before the loop (`char *d_recv;`) and allocated in every pass,
+// as ComputingElevatedLab/bruck-steps' one-pass sweep writes it: nameable, but bound it would point at
+// no allocation the harness could size before the first pass (stop 81: the reference's setup failed).
+TEST(InitBindBuffersTest, AnOutputDeclaredBeforeTheLoopButAllocatedInEveryPassIsNotBound) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  char* d_send;
+  char* d_recv;
+  for (int count = 1024; count <= 1024; count *= 2) {
+    cudaMalloc((void**)&d_send, count);
+    cudaMalloc((void**)&d_recv, count);
+    cudaMemset(d_send, 1, count);
+    ncclAllReduce(d_send, d_recv, count, ncclChar, ncclSum, comm, s);
+    cudaStreamSynchronize(s);
+    cudaFree(d_send);
+    cudaFree(d_recv);
+  }
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("bruck.cu", text);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("`d_recv`, which it writes: allocated inside the iteration (bruck.cu:14), a new "
+                                      "buffer every pass (its pointer is declared before the loop, but holds no buffer"),
+            std::string::npos)
+      << b.status().message();
+}
+
 // The same habit with the GPU count from the command line (`nDev = atoi(argv[1])`, the program
 // written to drive several GPUs per process): started with one (`cuco init --args 1`), each array
 // holds one pointer, and its entry 0 is the buffer; started with two, neither is bound.
