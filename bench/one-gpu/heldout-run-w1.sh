@@ -4,7 +4,8 @@
 # RUN: the names (default: every ho_*); MAXC, BUDGET_S: each run's --max-candidates and --time-budget.
 # Results under $OUT: summary.txt (per run: exit, whether stdout parsed as JSON, candidates, wall seconds,
 # candidates per minute) and runs.tgz: runs/<name>-run.json (stdout: the JSON alone), <name>-run.err (the
-# progress) and <name>.tgz (the run folder's files under 1 MB, no executables).
+# progress), <name>-export.json (`cuco export`: every candidate, its verdict and reason) and <name>.tgz (the
+# run folder's files under 1 MB).
 # Usage (repo root, .carry/ as in bench/one-gpu/README.md): RUN="ho_qcu" bash bench/one-gpu/heldout-run-w1.sh
 set -u
 OUT=${OUT:-/tmp/heldout-run-out}
@@ -30,7 +31,8 @@ per_min = n * 60.0 / wall if wall else 0
 print(name, "rc=" + rc, "json ok", "end=" + str(r.get("end", "search")), f"candidates={n}", f"{wall} s",
       f"{per_min:.1f}/min", "best=" + str(r.get("best_ms") or r.get("best")))
 EOF
-  (cd /tmp && find "run-$n" -type f -size -1M ! -perm -u+x) | tar czf "$OUT/runs/$n.tgz" -C /tmp -T - 2>/dev/null
+  .carry/cuco export "/tmp/run-$n" --json -o "$OUT/runs/$n-export.json" 2>>"$OUT/runs/$n-run.err"  # every candidate's reason
+  (cd /tmp && find "run-$n" -type f -size -1M) | tar czf "$OUT/runs/$n.tgz" -C /tmp -T - 2>/dev/null
 done
 tar czf "$OUT/runs.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"
 cat "$OUT/summary.txt"

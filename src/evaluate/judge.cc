@@ -64,6 +64,32 @@ StageVerdict JudgeJob(const JobOutcome& job) {
   return v;
 }
 
+namespace {
+
+// Where the program's own code ended the supervisor's run (exit() in its error macro after a perror, a
+// return from main: `message` says "the program called" or "the program's main returned"), the last
+// line of the supervisor's log that is not the supervisor's own ("[cuco-supervisor] ..."): what the
+// program said last, often the reason (a missing input file); "" otherwise.
+std::string ProgramsLastWords(const std::string& message, const std::string& log_path) {
+  if (message.find("the program called") == std::string::npos &&
+      message.find("the program's main returned") == std::string::npos)
+    return "";
+  auto log = ReadFile(log_path);
+  if (!log.ok()) return "";
+  std::string last;
+  size_t begin = 0;
+  while (begin < log->size()) {
+    size_t end = log->find('\n', begin);
+    if (end == std::string::npos) end = log->size();
+    const std::string line = log->substr(begin, end - begin);
+    if (line.find_first_not_of(" \t\r") != std::string::npos && line.rfind("[cuco-supervisor]", 0) != 0) last = line;
+    begin = end + 1;
+  }
+  return last.empty() ? "" : "; the program's last line of output: \"" + TailChars(last, 200) + "\"";
+}
+
+}  // namespace
+
 StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_dir) {
   StageVerdict v;
   if (job.timed_out) {
@@ -104,6 +130,7 @@ StageVerdict JudgeSupervisor(const JobOutcome& job, const std::string& metrics_d
     if (m.is_object() && m.contains("error") && m["error"].is_string()) message = m["error"].get<std::string>();
   }
   if (message.empty()) message = "no message (see the supervisor's log)";
+  message += ProgramsLastWords(message, job.ranks.front().log_path);
   switch (o.exit_code) {
     case protocol::kExitHang:
       v.status = EvalStatus::kTimeout;

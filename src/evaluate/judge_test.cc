@@ -452,5 +452,32 @@ TEST_F(JudgeTest, ASupervisorKilledByASignalSaysWhatItsLogEndsWith) {
   EXPECT_NE(v.reason.find("the program's own code as the reference"), std::string::npos) << v.reason;
 }
 
+// The program's own code ended the reference before its timed loop (deepseekmoe-labs' moe_nccl.cu:
+// `perror(p.c_str()); exit(1);` on a missing input file, stop 81 on one H100): the reason carries what
+// the program said last, not the supervisor's own lines after it.
+TEST_F(JudgeTest, AProgramExitingBeforeItsLoopSaysWhatItLastPrinted) {
+  const fs::path log = dir_ / "rank0.log";
+  ASSERT_TRUE(WriteFileAtomic(log, "[cuco-supervisor] reference: 1 rank\ncases/case1/meta.txt: No such file or directory\n"
+                                   "[cuco-supervisor] the program called exit(1) on rank 0\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "rank0.json",
+                              R"({"error": "the program, run as the reference: the program called exit(1) on rank 0 before )"
+                              R"(reaching its timed loop"})")
+                  .ok());
+  JobOutcome j;
+  RankOutcome r;
+  r.outcome.started = true;
+  r.outcome.exit_code = protocol::kExitUsage;
+  r.log_path = log.string();
+  j.ranks.push_back(r);
+  j.first_failed_rank = 0;
+  StageVerdict v = JudgeSupervisor(j, dir_.string());
+  EXPECT_EQ(v.status, EvalStatus::kRuntimeError);
+  EXPECT_NE(v.reason.find("before reaching its timed loop; the program's last line of output: "
+                          "\"cases/case1/meta.txt: No such file or directory\""),
+            std::string::npos)
+      << v.reason;
+}
+
 }  // namespace
 }  // namespace cuco

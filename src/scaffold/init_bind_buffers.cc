@@ -317,6 +317,34 @@ struct Target {
   std::string expr, probe;
 };
 
+// A projected program's per-GPU array of arrays of device pointers (`float *d_x[MAX_GPUS][DEPTH]`, a
+// pipeline's buffers on each GPU, used as `d_x[g][buf]`): `t` names the rank's row, which is no
+// pointer; its targets are the row's entries (`d_x[cuco_program::rank()][0]` ...). nullopt where `t`
+// names no such array; empty, with *why, where the row's length is not one number under the run.
+std::optional<std::vector<Target>> PerGpuRowEntries(const BindContext& c, const Target& t, std::string* why) {
+  const std::string rank_index = std::string("[") + kRankIndex + "]";
+  if (t.expr.size() <= rank_index.size() || t.expr.compare(t.expr.size() - rank_index.size(), rank_index.size(), rank_index))
+    return std::nullopt;
+  const std::string base = t.expr.substr(0, t.expr.size() - rank_index.size());
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  if (!std::regex_match(base, identifier)) return std::nullopt;
+  std::smatch m;
+  if (!std::regex_search(c.program_code, m, std::regex(R"(\*\s*)" + base + R"(\s*\[[^\[\]]+\]\s*\[([^\[\]]+)\])")))
+    return std::nullopt;
+  const std::string length = m[1].str();
+  std::optional<int64_t> n = ValueUnder(length, c.f.run_defaults);
+  for (const FoundConstant& k : c.f.constants)  // a `#define DEPTH 3` or a `const int`, which the run's defaults lack
+    if (!n && k.name == length && !Passed(k)) n = k.value;
+  if (!n || *n < 1 || *n > static_cast<int64_t>(kMaxBoundBuffers)) {
+    *why = fmt::format("each GPU's entry of `{}` is itself an array of device pointers, of length `{}`{}", base, length,
+                       n ? fmt::format(" = {}, more than the harness binds", *n) : ", not a number cuco can read");
+    return std::vector<Target>{};
+  }
+  std::vector<Target> out;
+  for (int64_t k = 0; k < *n; ++k) out.push_back({fmt::format("{}[{}]", t.expr, k), fmt::format("{}[0][{}]", base, k)});
+  return out;
+}
+
 // The expressions the binds of buffer `marked_expr` name: the buffer itself (a projected program's
 // per-GPU array at the rank's entry); entry 0 of an array of device pointers that holds one in this
 // run (pointer_arrays.h), local or member; each entry of an array of a process with one communicator
@@ -328,7 +356,16 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
   Target t{marked_expr, marked_expr};
   for (size_t at; (at = t.expr.find("[@]")) != std::string::npos;) t.expr.replace(at, 3, std::string("[") + kRankIndex + "]");
   for (size_t at; (at = t.probe.find("[@]")) != std::string::npos;) t.probe.replace(at, 3, "[0]");
-  if (c.found.projected) return {t};
+  if (c.found.projected) {
+    if (std::optional<std::vector<Target>> row = PerGpuRowEntries(c, t, why)) {
+      if (!row->empty())
+        trace->Add(fmt::format("`{}`: each GPU's entry is an array of {} device pointers: each of the rank's bound",
+                               marked_expr, row->size()));
+      *entries = !row->empty();
+      return *row;
+    }
+    return {t};
+  }
   if (std::optional<OneEntry> only = OnlyEntry(t.probe, c.before_loop, run)) {
     trace->Add(fmt::format("`{}`: a host array of device pointers that holds one in this run (its length `{}`): its entry "
                            "0, `{}`, is the buffer",

@@ -264,6 +264,44 @@ std::set<std::string> CommNamesIn(const ProgramFacts& f, const std::string& fn, 
   return names;
 }
 
+// The functions among `comm` that are barriers: named so (`nccl_barrier`, `ncclBarrier`), each NCCL call
+// of theirs moving at most one element (an all-reduce of a token). Empty where the program communicates
+// through nothing else. A loop reaching only them orders the ranks (`for (r ...) { nccl_barrier(...);
+// if (rank == r) print(...); }`) and is not the program's work (fasrc's ncclAllGather_nompi.cu, whose
+// all-gather runs once before such a loop).
+std::set<std::string> BarrierHelpers(const ProgramFacts& f, const std::set<std::string>& comm) {
+  static const std::regex named(R"(barrier)", std::regex::icase);
+  std::set<std::string> barriers;
+  bool other = false;  // communication outside them
+  std::map<std::string, bool> small;  // function -> every NCCL call of it moves at most one element
+  for (const auto& op : f.analysis->ops) {
+    if (!IsCommOp(op)) continue;
+    const bool tiny = op.count == "0" || op.count == "1";
+    if (std::regex_search(op.function, named) && comm.count(op.function)) {
+      auto [it, added] = small.emplace(op.function, tiny);
+      if (!added) it->second = it->second && tiny;
+    } else {
+      other = true;
+    }
+  }
+  for (const auto& [fn, tiny] : small)
+    if (tiny) barriers.insert(fn);
+    else other = true;
+  return other ? barriers : std::set<std::string>{};
+}
+
+// `comm` less its barriers (BarrierHelpers), each traced: what makes a loop the iteration.
+std::set<std::string> WithoutBarriers(const ProgramFacts& f, const std::set<std::string>& comm, InitPassTrace* trace) {
+  std::set<std::string> out = comm;
+  for (const std::string& b : BarrierHelpers(f, comm)) {
+    out.erase(b);
+    trace->Add(fmt::format("{}: a barrier (its NCCL calls move one element at most): a loop reaching only it orders the "
+                           "ranks, and is not chosen for that",
+                           b));
+  }
+  return out;
+}
+
 // Member calls in `fn`'s definition (`fc1.forward(...)`, `p->forward(...)`) whose object is
 // declared with a class (`ColumnLinear fc1(...)`) whose own method of that name reaches none of
 // `comm`, though a method of that name in another class does: "object.method" for each, which
@@ -395,10 +433,9 @@ Status ForcedLoopHolder(const ProgramFacts& f, FoundLoop* r, size_t* thread_lamb
 // reaches the communication, the statements of r->loop_fn that do. --loop (ProgramFacts::forced_loop_line)
 // names the loop instead, in whichever function of main's file holds it. Sets r->comm and r->direct.
 Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, FoundLoop* r, InitPassTrace* trace) {
-  const ProgramDefaults& defaults = f.run_defaults;  // as the harness starts it
   LoopSearch search;
   search.gpu_count = r->gpu_count;
-  search.defaults = &defaults;
+  search.defaults = &f.run_defaults;  // as the harness starts it
   search.forced_line = f.forced_loop_line;
   search.forced_why = WhyForced(f, "--loop names it");
   search.main_elsewhere = f.entry != "main";
@@ -438,7 +475,8 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
     as_written.replace(chosen->begin, chosen->end - chosen->begin, f.raw, chosen->begin, chosen->end - chosen->begin);
     return FindTimedLoop(f.file, as_written, comm, fn, lambda, s);
   };
-  Result<TimedLoop> loop = find(r->comm, r->loop_fn, thread_lambda, search);
+  const std::set<std::string> choice_comm = WithoutBarriers(f, r->comm, trace);
+  Result<TimedLoop> loop = find(choice_comm, r->loop_fn, thread_lambda, search);
   auto not_found = [&] { return !loop.ok() && loop.status().code() == Status::Code::kNotFound; };
   std::string callee;
   if (not_found() && !r->threads && f.forced_loop_line == 0) callee = CalleeTiming(f, r->comm, trace);
@@ -474,7 +512,7 @@ Result<TimedLoop> LocateIteration(const ProgramFacts& f, size_t thread_lambda, F
   if (not_found()) {  // no loop communicates: the statements that do, in main or else in that function
     trace->Add("no loop reaches the communication: the statements that do, run whole");
     search.allow_region = true;
-    loop = find(r->comm, r->loop_fn, thread_lambda, search);
+    loop = find(choice_comm, r->loop_fn, thread_lambda, search);
     try_callee(search);
   }
   if (not_found() && f.forced_loop_line == 0)

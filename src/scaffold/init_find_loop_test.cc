@@ -69,6 +69,63 @@ TEST(InitFindLoop, TheIterationIsChosenAmongTheCodeTheBuildCompiles) {
   EXPECT_EQ(UnbalancedConditional(text, r->loop.begin, r->loop.end), 0);
 }
 
+// A loop whose only communication is a barrier (an all-reduce of a one-element token in a function
+// named so) orders the ranks' prints; the program's work is its all-gather before it, run once
+// (fasrc/User_Codes' ncclAllGather_nompi.cu, stop 81 on one H100: the print loop was served, and
+// refused, its outputs the same for any inputs). A barrier-only program keeps its loop.
+TEST(InitFindLoop, ALoopReachingOnlyABarrierIsNotTheIteration) {
+  const std::string barrier = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+static void nccl_barrier(ncclComm_t comm, int* token) {
+  ncclAllReduce(token, token, 1, ncclInt, ncclSum, comm, 0);
+  cudaStreamSynchronize(0);
+}
+)";
+  const std::string text = barrier + R"(int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  float *x, *y;
+  int* token;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaMalloc(&y, 256 * sizeof(float));
+  cudaMalloc(&token, sizeof(int));
+  ncclAllGather(x, y, 256, ncclFloat, comm, 0);  // the work
+  cudaStreamSynchronize(0);
+  for (int r = 0; r < 1; ++r) {
+    nccl_barrier(comm, token);
+    if (r == 0) printf("rank %d\n", r);
+    nccl_barrier(comm, token);
+  }
+  return 0;
+}
+)";
+  auto p = GatherSmallProgram("ordered.cu", text);
+  InitPassTrace trace;
+  Result<FoundLoop> r = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->loop.line, LineWith(text, "// the work"));
+  EXPECT_TRUE(r->loop.region);
+  EXPECT_TRUE(Traced(trace.lines, {"nccl_barrier: a barrier"}));
+  const std::string only = barrier + R"(int main() {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  int* token;
+  cudaMalloc(&token, sizeof(int));
+  for (int r = 0; r < 4; ++r) nccl_barrier(comm, token);  // timed
+  return 0;
+}
+)";
+  auto q = GatherSmallProgram("only.cu", only);
+  Result<FoundLoop> o = FindLoop(q->facts, {}, &trace);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->loop.line, LineWith(only, "// timed"));
+}
+
 // Statements run whole that hold part of a conditional (the `#endif` of an `#if` before them) whose
 // other part holds set-up (a call that is no print) are refused with the lines, never served half.
 TEST(InitFindLoop, ServedStatementsNeverHoldHalfAConditional) {

@@ -92,10 +92,20 @@ Status ProjectionRefusal(const ProgramFacts& f, const std::vector<ProgramFile>& 
 
 Result<ProjectFiles> Project(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                              const RewrittenMain& main, InitPassTrace* trace, const std::set<std::string>& open_records) {
+  // A program of one GPU a rank that starts threads of its own (an MPI rank's helper threads calling NCCL,
+  // 1duo's two communicators each driven by a std::thread) has them spelled cuco_program::rank_thread
+  // too: in the reference every rank is a thread, and a thread the program starts must carry its
+  // creator's rank into the emulated NCCL (stop 81 on one H100: "a call from a thread that is not one
+  // of the program's ranks").
+  static const std::regex starts_threads(R"(\bstd\s*::\s*thread\b|\bpthread_create\s*\()");
+  bool own_threads = !found.projected && std::regex_search(f.raw, starts_threads);
+  for (const ProgramFile& pf : other_files) own_threads |= !found.projected && pf.source && std::regex_search(pf.text, starts_threads);
+  if (own_threads) trace->Add("the program starts threads of its own: std::thread and pthread_create spelled as "
+                              "cuco_program's, so that each thread keeps its creator's rank");
   // A projected program's kernel launches run only while the rank's GPU is selected.
   auto guarded = [&](const std::string& file, const std::string& text0) -> ProjectedText {
     const std::string text = OpenRecords(text0, open_records);
-    if (!found.projected) return {file, text, Status::Ok()};
+    if (!found.projected) return {file, own_threads ? RenameStdThread(text) : text, Status::Ok()};
     Result<std::string> g = GuardLaunches(file, found.threads ? RenameStdThread(text) : text);
     if (!g.ok()) return {file, "", g.status()};
     return {file, *g, Status::Ok()};

@@ -203,7 +203,7 @@ ProgramFacts GatherFacts(const Analysis& analysis, const std::string& file, cons
       if (IsCommOp(op) && (op.file.empty() || op.file == analysis.path))
         for (const std::string* t : {&op.peer, &op.root})
           if (!t->empty()) ranks.push_back({*t, op.api, op.line});
-    f.world = LeastWorldForNamedRanks(f.code, f.file, f.constants, ranks);
+    f.world = LeastWorldForNamedRanks(f.code, f.file, f.constants, ranks, f.world_vars);
   }
   GuessLauncher(f);
   if (f.launcher == "single")  // the harness tells it the rank count as its GPU count (projection.h)

@@ -318,6 +318,45 @@ int main() {
             std::string::npos);
 }
 
+// The same habit with a pipeline's buffers on each GPU, an array of arrays (`float* stage[8][DEPTH]`,
+// used `stage[i][b]`, yianan261's logregv4check.cu): the rank's row is no pointer (binding it did not
+// compile, stop 81 on one H100), so each of its entries is bound.
+TEST_F(ScaffoldTest, APerGpuArrayOfBufferArraysBindsEachOfTheRanksEntries) {
+  const std::string init_all = Write("rows.cu", R"(#include <nccl.h>
+#include <cuda_runtime.h>
+#define DEPTH 2
+__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }
+int main() {
+  int n = 0;
+  cudaGetDeviceCount(&n);
+  ncclComm_t comms[8];
+  ncclCommInitAll(comms, n, nullptr);
+  float* stage[8][DEPTH];
+  for (int i = 0; i < n; ++i) {
+    cudaSetDevice(i);
+    for (int b = 0; b < DEPTH; ++b) cudaMalloc(&stage[i][b], 1024);
+  }
+  for (int it = 0; it < 10; ++it) {
+    int b = it % DEPTH;
+    for (int i = 0; i < n; ++i) {
+      cudaSetDevice(i);
+      scale<<<1, 256>>>(stage[i][b]);
+    }
+    ncclGroupStart();
+    for (int i = 0; i < n; ++i) ncclAllReduce(stage[i][b], stage[i][b], 256, ncclFloat, ncclSum, comms[i], 0);
+    ncclGroupEnd();
+  }
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(init_all, "rows");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  const std::string seed = Read(root_ / "rows" / "harness" / "seed.cu");
+  EXPECT_NE(seed.find("stage[cuco_program::rank()][0]);"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("stage[cuco_program::rank()][1]);"), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("stage[cuco_program::rank()]);"), std::string::npos) << seed;
+}
+
 // The same habit with its GPU count from the command line (`--gpus N`-style positional, given with
 // `cuco init --args`): the rank count is the argument given, and the harness's entry passes its own
 // rank count in its place, so a rank count other than the one given still runs the program whole.
@@ -517,6 +556,58 @@ TEST(NCCL, AllReduce) {
   EXPECT_NE(tests.harness_reason.find("gtests.cu:3: no `main` defined here: the file holds GoogleTest tests (`TEST(NCCL, "
                                       "AllReduce)` first)"),
             std::string::npos) << tests.harness_reason;
+}
+
+// An MPI program (a process a GPU) whose loop starts a thread of its own that calls NCCL (1duo's
+// mpi-nccl-tests, two communicators each driven by a std::thread): in the reference every rank is a
+// thread, so the program's thread is spelled cuco_program::rank_thread and keeps its creator's rank
+// (stop 81 on one H100: the emulated NCCL aborted on "a call from a thread that is not one of the
+// program's ranks").
+TEST_F(ScaffoldTest, AnMpiRanksOwnThreadCallingNcclKeepsItsRank) {
+  const std::string program = Write("helper.cu", R"(#include <nccl.h>
+#include <mpi.h>
+#include <cuda_runtime.h>
+#include <thread>
+void reduce(float* x, int n, ncclComm_t comm, cudaStream_t s) {
+  ncclAllReduce(x, x, n, ncclFloat, ncclSum, comm, s);
+  cudaStreamSynchronize(s);
+}
+int main(int argc, char** argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ncclUniqueId id;
+  if (rank == 0) ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclUniqueId id2;
+  if (rank == 0) ncclGetUniqueId(&id2);
+  MPI_Bcast(&id2, sizeof id2, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t comm, comm2;
+  ncclCommInitRank(&comm, size, id, rank);
+  ncclCommInitRank(&comm2, size, id2, rank);
+  cudaStream_t s, s2;
+  cudaStreamCreate(&s);
+  cudaStreamCreate(&s2);
+  float *x, *y;
+  cudaMalloc(&x, 1024 * sizeof(float));
+  cudaMalloc(&y, 1024 * sizeof(float));
+  for (int i = 0; i < 10; ++i) {
+    std::thread t(&reduce, y, 1024, comm2, s2);
+    reduce(x, 1024, comm, s);
+    t.join();
+  }
+  MPI_Finalize();
+  return 0;
+}
+)");
+  ScaffoldReport r = Scaffold(program, "helper");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  for (const char* side : {"seed.cu", "reference.cu"}) {
+    const std::string text = Read(root_ / "helper" / "harness" / side);
+    EXPECT_NE(text.find("cuco_program::rank_thread t(&reduce, y, 1024, comm2, s2);"), std::string::npos) << text;
+    EXPECT_EQ(text.find("#define CUCO_PROGRAM_PROJECTED"), std::string::npos) << text;
+  }
 }
 
 // An MPI program (a process a GPU) taking its GPU count as an argument and ending when MPI's rank

@@ -185,8 +185,31 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   return {};
 }
 
+namespace {
+
+// Whether `peer` is the last rank: `W - 1` for W one of `world_vars`, or a variable `code` sets only to that.
+bool NamesTheLastRank(const std::string& code, const std::string& peer, const std::set<std::string>& world_vars) {
+  auto last = [&](const std::string& text) {
+    for (const std::string& w : world_vars)
+      if (std::regex_match(text, std::regex("\\s*\\(?\\s*" + w + "\\s*-\\s*1\\s*\\)?\\s*"))) return true;
+    return false;
+  };
+  if (last(peer)) return true;
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  if (!std::regex_match(peer, identifier)) return false;
+  const std::regex set("\\b" + peer + "\\s*=(?!=)\\s*([^;,]+)[;,]");
+  bool any = false;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), set); it != std::sregex_iterator(); ++it) {
+    if (!last((*it)[1].str())) return false;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
 WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
-                                   const std::vector<NamedRank>& ranks) {
+                                   const std::vector<NamedRank>& ranks, const std::set<std::string>& world_vars) {
   std::map<std::string, int64_t> constant_values;
   for (const auto& c : constants)
     if (!Passed(c)) constant_values[c.name] = c.value;
@@ -194,6 +217,7 @@ WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& f
   WorldGuess best;
   for (const NamedRank& r : ranks) {
     const std::optional<int64_t> v = EvalIntExpr(Trim(r.text), known);
+    if (!v && NamesTheLastRank(code, Trim(r.text), world_vars)) best.least = std::max(best.least, 2);
     if (!v || *v + 1 > 4096) continue;
     best.least = std::max(best.least, static_cast<int>(*v + 1));  // a ping to rank 1: not at one rank
     if (*v + 1 <= best.size) continue;

@@ -52,13 +52,15 @@ WorldGuess WorldSizeInOtherFiles(const std::string& main_code, const std::vector
 // counting (`int root = 4; ... ncclSend(buf, n, ncclFloat, root, comm, s)` needs 5 ranks; a peer set
 // to 14 in one branch by rank and to 0 in the other needs 15). `ranks`: each call's peer or root
 // text, with the call's name and line. The default (2, empty source) when none needs more than 2;
-// `least` is the most any needs all the same (rank 1 named: 2, never verified at one rank).
+// `least` is the most any needs all the same (rank 1 named: 2, never verified at one rank). The last
+// rank (`size - 1`, or a variable set only to it, with `size` one of `world_vars`) needs 2 as well:
+// at one rank it is rank 0 itself (Blink-GPU's ping-pong, `rank2 = size - 1`, sent to from rank 0).
 struct NamedRank {
   std::string text, call;
   int line = 0;
 };
 WorldGuess LeastWorldForNamedRanks(const std::string& code, const std::string& file, const std::vector<FoundConstant>& constants,
-                                   const std::vector<NamedRank>& ranks);
+                                   const std::vector<NamedRank>& ranks, const std::set<std::string>& world_vars = {});
 
 // A rank count the program reads from its command line, given with `cuco init --args`: a variable
 // named like one (IsWorldName), or given to ncclCommInitRank as its rank count (GivenToNcclAsTheRankCount:

@@ -164,6 +164,21 @@ TEST(WorldSizeTest, AGpuCountFromTheArgumentsGiven) {
   EXPECT_FALSE(IsIntegerParser("atof"));
 }
 
+// A ping-pong between rank 0 and the last rank (HicrestLaboratory/Blink-GPU's pp_Nccl.cu: `int rank2 =
+// size-1;`, rank 0 sending to it): at one rank the last rank is rank 0, which would send to itself with
+// no receive posted (stop 81 on one H100: the emulation said so), so it runs at two at least. A peer
+// computed otherwise from the size (`size - 1 - rank`) is no last rank.
+TEST(WorldSizeTest, TheLastRankNamedAsAPeerNeedsTwoRanks) {
+  const std::string code = StripComments(
+      "int main() {\n  int size;\n  MPI_Comm_size(MPI_COMM_WORLD, &size);\n  int rank2 = size-1;\n"
+      "  if (rank == 0) send(rank2);\n  else if (rank == rank2) recv(0);\n}\n");
+  const auto constants = FindConstants(code);
+  EXPECT_EQ(LeastWorldForNamedRanks(code, "pp.cu", constants, {{"rank2", "ncclSend", 5}, {"0", "ncclRecv", 6}}, {"size"}).least, 2);
+  EXPECT_EQ(LeastWorldForNamedRanks(code, "pp.cu", constants, {{"size - 1", "ncclSend", 5}}, {"size"}).least, 2);
+  EXPECT_EQ(LeastWorldForNamedRanks(code, "pp.cu", constants, {{"size - 1 - rank", "ncclSend", 5}}, {"size"}).least, 1);
+  EXPECT_EQ(LeastWorldForNamedRanks(code, "pp.cu", constants, {{"rank2", "ncclSend", 5}}, {}).least, 1);  // no world size known
+}
+
 // A program that names no rank count but sends to rank 4 (Ryb7532/myNCCL's mptomp.cu: `int root = 4;`,
 // then `ncclSend(..., root, comm, s)`) needs 5 ranks; a peer computed from the rank, a variable set
 // more than once, and ranks 0 and 1 name nothing beyond the default size, though rank 1 is not at one rank.
