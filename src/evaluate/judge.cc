@@ -66,13 +66,15 @@ StageVerdict JudgeJob(const JobOutcome& job) {
 
 namespace {
 
-// Where the program's own code ended the supervisor's run (exit() in its error macro after a perror, a
-// return from main: `message` says "the program called" or "the program's main returned"), the last
-// line of the supervisor's log that is not the supervisor's own ("[cuco-supervisor] ..."): what the
-// program said last, often the reason (a missing input file); "" otherwise.
+// Where the program's own code, run as the reference, ended the supervisor's run (exit() in its error
+// macro after a perror, a return from main: `message` says "the program called" or "the program's main
+// returned"), the last line of the supervisor's log that is not cuco's own ("[cuco-supervisor] ...",
+// "cuco reference: ..."): what the program said last, often the reason (a missing input file); ""
+// otherwise.
 std::string ProgramsLastWords(const std::string& message, const std::string& log_path) {
-  if (message.find("the program called") == std::string::npos &&
-      message.find("the program's main returned") == std::string::npos)
+  if (message.find("run as the reference") == std::string::npos ||  // the candidate's output is in its own log
+      (message.find("the program called") == std::string::npos &&
+       message.find("the program's main returned") == std::string::npos))
     return "";
   auto log = ReadFile(log_path);
   if (!log.ok()) return "";
@@ -82,7 +84,8 @@ std::string ProgramsLastWords(const std::string& message, const std::string& log
     size_t end = log->find('\n', begin);
     if (end == std::string::npos) end = log->size();
     const std::string line = log->substr(begin, end - begin);
-    if (line.find_first_not_of(" \t\r") != std::string::npos && line.rfind("[cuco-supervisor]", 0) != 0) last = line;
+    const bool cucos = line.rfind("[cuco-supervisor]", 0) == 0 || line.rfind("cuco reference:", 0) == 0;
+    if (line.find_first_not_of(" \t\r") != std::string::npos && !cucos) last = line;
     begin = end + 1;
   }
   return last.empty() ? "" : "; the program's last line of output: \"" + TailChars(last, 200) + "\"";

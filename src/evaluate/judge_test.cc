@@ -458,6 +458,7 @@ TEST_F(JudgeTest, ASupervisorKilledByASignalSaysWhatItsLogEndsWith) {
 TEST_F(JudgeTest, AProgramExitingBeforeItsLoopSaysWhatItLastPrinted) {
   const fs::path log = dir_ / "rank0.log";
   ASSERT_TRUE(WriteFileAtomic(log, "[cuco-supervisor] reference: 1 rank\ncases/case1/meta.txt: No such file or directory\n"
+                                   "cuco reference: the program, run as the reference: the program called exit(1)\n"
                                    "[cuco-supervisor] the program called exit(1) on rank 0\n")
                   .ok());
   ASSERT_TRUE(WriteFileAtomic(dir_ / "rank0.json",
@@ -477,6 +478,14 @@ TEST_F(JudgeTest, AProgramExitingBeforeItsLoopSaysWhatItLastPrinted) {
                           "\"cases/case1/meta.txt: No such file or directory\""),
             std::string::npos)
       << v.reason;
+  // The candidate's own exit: what it printed is in its log, not the supervisor's (whose lines are the
+  // reference's run of the program), so nothing is quoted.
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "rank0.json",
+                              R"({"error": "the program called exit(1) before reaching its timed loop"})")
+                  .ok());
+  j.ranks[0].outcome.exit_code = protocol::kExitCandidateExited;
+  v = JudgeSupervisor(j, dir_.string());
+  EXPECT_EQ(v.reason.find("last line of output"), std::string::npos) << v.reason;
 }
 
 }  // namespace
