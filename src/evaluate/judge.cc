@@ -10,6 +10,7 @@
 #include "evaluate/timing_precision.h"
 #include "launch/interrupts.h"
 #include "util/files.h"
+#include "util/source_text.h"
 #include "util/text.h"
 
 #include <cuco/protocol.h>
@@ -79,14 +80,9 @@ std::string ProgramsLastWords(const std::string& message, const std::string& log
   auto log = ReadFile(log_path);
   if (!log.ok()) return "";
   std::string last;
-  size_t begin = 0;
-  while (begin < log->size()) {
-    size_t end = log->find('\n', begin);
-    if (end == std::string::npos) end = log->size();
-    const std::string line = log->substr(begin, end - begin);
+  for (const std::string& line : SplitLines(*log)) {
     const bool cucos = line.rfind("[cuco-supervisor]", 0) == 0 || line.rfind("cuco reference:", 0) == 0;
     if (line.find_first_not_of(" \t\r") != std::string::npos && !cucos) last = line;
-    begin = end + 1;
   }
   return last.empty() ? "" : "; the program's last line of output: \"" + TailChars(last, 200) + "\"";
 }

@@ -399,6 +399,11 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
   return {t};
 }
 
+// Whether `op` allocates `name` in the loop's file (the iteration's code, or main's before it).
+bool AllocatesInLoopFile(const BindContext& c, const AnalyzedOp& op, const std::string& name) {
+  return op.kind == "alloc" && op.assigns == name && (op.file.empty() ? c.f.file : SourceFileName(op.file)) == c.f.file;
+}
+
 // The skeleton's words for an output the iteration itself allocates (`cudaMalloc(&d_recv, ...)` in
 // the loop, or in a lambda defined there, as a benchmark's per-call receive buffer): a buffer made
 // anew every pass, which nothing before the loop names (or, `declared`, which a pointer declared there
@@ -406,9 +411,7 @@ std::vector<Target> TargetsOf(const BindContext& c, const std::string& marked_ex
 std::string AllocatedEachPass(const BindContext& c, const std::string& marked_expr, const std::string& name,
                               bool declared = false) {
   for (const auto& op : c.f.analysis->ops) {
-    if (op.kind != "alloc" || op.assigns != name || (op.file.empty() ? c.f.file : SourceFileName(op.file)) != c.f.file ||
-        !InLineRanges(c.code.ranges, op.line))
-      continue;
+    if (!AllocatesInLoopFile(c, op, name) || !InLineRanges(c.code.ranges, op.line)) continue;
     return fmt::format("`{}`, which it writes: allocated inside the iteration ({}:{}), a new buffer every pass {}, so "
                        "the harness cannot fill or compare it; allocate it once before the loop",
                        marked_expr, c.f.file, op.line,
@@ -426,8 +429,7 @@ std::string AllocatedEachPass(const BindContext& c, const std::string& marked_ex
 bool AllocatedOnlyInIteration(const BindContext& c, const std::string& name) {
   bool inside = false;
   for (const auto& op : c.f.analysis->ops) {
-    if (op.kind != "alloc" || op.assigns != name || (op.file.empty() ? c.f.file : SourceFileName(op.file)) != c.f.file)
-      continue;
+    if (!AllocatesInLoopFile(c, op, name)) continue;
     if (!InLineRanges(c.code.ranges, op.line)) return false;
     inside = true;
   }
