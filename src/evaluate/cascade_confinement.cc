@@ -72,6 +72,11 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
   spec.gpus = DeviceMinors(gpus);
   spec.hidden_dirs = {fs::absolute(stage_dir.parent_path()).string()};  // this candidate's metrics and logs
   spec.readonly_dirs = {fs::absolute(fs::path(executable).parent_path()).string()};  // may lie under /tmp
+  // The program's data files (workload.toml's reads): read-only; one missing is the program's to report.
+  for (const std::string& read : workload_.reads) {
+    std::error_code ec;
+    if (fs::exists(read, ec)) spec.readonly_dirs.push_back(read);
+  }
   // MPS: cuco's own pipe folder for this evaluation, and nothing else (never its log folder, never
   // the default /tmp/nvidia-mps); without cuco's daemon, none.
   if (gpu != nullptr) gpu->ConfineSandbox(&spec);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <set>
 
 #include "scaffold/tokens.h"
@@ -10,7 +11,7 @@ namespace cuco::scaffold_internal {
 namespace {
 
 const std::set<std::string>& PointerAccessors() {
-  static const std::set<std::string> names = {"data", "get", "ptr", "data_ptr", "device_data"};
+  static const std::set<std::string> names = {"data", "get", "ptr", "data_ptr", "device_data", "begin"};
   return names;
 }
 
@@ -38,7 +39,13 @@ bool MethodCall(const std::vector<Tok>& t, size_t i, size_t* last, std::string* 
 
 }  // namespace
 
-std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::string& body, std::string* why) {
+bool DeclaresPointerBegin(const std::string& program_code) {
+  static const std::regex pointer_begin(R"(\*\s*begin\s*\(\s*\)\s*(?:const\s*)?(?:noexcept\s*)?[{;])");
+  return std::regex_search(program_code, pointer_begin);
+}
+
+std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::string& body, std::string* why,
+                                         const std::string& program_code) {
   const std::vector<Tok> t = Scan(body);
   std::string expr;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -52,6 +59,11 @@ std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::s
       return std::nullopt;
     }
     if (SizeQueries().count(method)) continue;
+    if (method == "begin" && !DeclaresPointerBegin(program_code)) {
+      *why = fmt::format("the loop reaches `{}` through `{}.begin()`, an iterator (the program declares no `begin()` "
+                         "returning a pointer)", object, object);
+      return std::nullopt;
+    }
     size_t first = i;
     // thrust::raw_pointer_cast( <accessor> ): the raw pointer of a thrust::device_ptr.
     if (i >= 2 && t[i - 1].text == "(" && t[i - 2].text == "raw_pointer_cast" && last + 1 < t.size() &&

@@ -24,8 +24,14 @@ struct HeldAccessor {
 // How `body` (the loop's body) reaches `object`: every mention one accessor, the same text each
 // time (`object.M()` or `object->M()` for M of data, get, ptr, data_ptr, device_data, optionally
 // inside `thrust::raw_pointer_cast(...)`), besides size queries (`object.size()`, `.bytes()`,
-// `.count()`, `.numel()`, `.length()`). nullopt, with *why in words a user can act on, otherwise.
-std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::string& body, std::string* why);
+// `.count()`, `.numel()`, `.length()`). `begin()` is an accessor too where `program_code` declares
+// one returning a pointer (`T* begin() const { return ptr_.get(); }`, DeepBench's Tensor), not an
+// iterator (a container's). nullopt, with *why in words a user can act on, otherwise.
+std::optional<HeldAccessor> HoldAccessor(const std::string& object, const std::string& body, std::string* why,
+                                         const std::string& program_code = "");
+
+// Whether `program_code` declares a method `begin()` returning a pointer (`T* begin() const {`).
+bool DeclaresPointerBegin(const std::string& program_code);
 
 // `body` with each held accessor's text replaced by its pointer (outside comments and literals).
 std::string UseHeld(const std::string& body, const std::vector<HeldAccessor>& held);

@@ -30,6 +30,20 @@ TEST(HeldAccessors, ThrustRawPointerCastIsPartOfTheAccessor) {
   EXPECT_EQ(HeldDeclarations({*send}), "auto* cuco_held_send = thrust::raw_pointer_cast(send.data());\n  ");
 }
 
+// DeepBench's Tensor hands out its device pointer as `begin()` (`T* begin() const`): an accessor. A
+// container's begin() is an iterator: no pointer to hold.
+TEST(HeldAccessors, ABeginReturningAPointerIsAnAccessorAnIteratorIsNot) {
+  const std::string body = "{ ncclAllReduce((void*)data.begin(), (void*)(data.begin() + n), n, t, o, c, s); }";
+  const std::string tensor = "template <typename T> class Tensor {\n  T* begin() const { return ptr_.get(); }\n};";
+  std::string why;
+  const auto held = HoldAccessor("data", body, &why, tensor);
+  ASSERT_TRUE(held) << why;
+  EXPECT_EQ(UseHeld(body, {*held}),
+            "{ ncclAllReduce((void*)cuco_held_data, (void*)(cuco_held_data + n), n, t, o, c, s); }");
+  EXPECT_FALSE(HoldAccessor("data", body, &why, "thrust::device_vector<float> data(n);"));
+  EXPECT_NE(why.find("an iterator"), std::string::npos) << why;
+}
+
 TEST(HeldAccessors, ArrowAndUnqualifiedCast) {
   std::string why;
   const auto p = HoldAccessor("p", "{ f(raw_pointer_cast(p->get())); }", &why);

@@ -212,7 +212,7 @@ bool FlowsOn(const std::string& start, const std::vector<Swap>& swaps, const std
 // in `trace`).
 std::optional<HeldAccessor> HeldByAccessor(const std::string& probe, const std::string& raw, const FoundLoop& found,
                                            const IterationCode& code, const std::string& before_loop,
-                                           InitPassTrace* trace) {
+                                           const std::string& program_code, InitPassTrace* trace) {
   static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
   if (found.projected || code.by_copy || !std::regex_match(probe, identifier) || Bindable(probe, before_loop) ||
       !std::regex_search(before_loop, std::regex("\\b" + probe + "\\b")))
@@ -230,7 +230,7 @@ std::optional<HeldAccessor> HeldByAccessor(const std::string& probe, const std::
     }
     reached += "\n" + lambda;
   }
-  std::optional<HeldAccessor> held = HoldAccessor(probe, reached, &why);
+  std::optional<HeldAccessor> held = HoldAccessor(probe, reached, &why, program_code);
   trace->Add(held ? fmt::format("`{}`: reached through `{}`, held in `{}` before the loop (the bind rebinds that pointer)",
                                 probe, held->expr, held->local)
                   : fmt::format("`{}`: an object, not a pointer, and not held: {}", probe, why));
@@ -452,7 +452,8 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
     if (r.out && unbound_output->empty()) *unbound_output = AllocatedEachPass(c, marked_expr, t.probe, true);
     return;
   }
-  if (std::optional<HeldAccessor> held = HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, trace)) {
+  if (std::optional<HeldAccessor> held =
+          HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, c.program_code, trace)) {
     t.expr = held->local;
     h->held.push_back(*held);
   } else if (!Bindable(t.probe, c.before_loop) ||

@@ -622,10 +622,19 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
     std::vector<size_t> dropped;
     const std::string body = DropHostTiming(loop->body, &dropped);
     const size_t body_at = f.raw.find(loop->body, loop->begin);
-    for (size_t at : dropped)
-      r->guesses.push_back(fmt::format("{}:{}: the program's own timing (a host clock) is left out of the iteration: the "
-                                       "harness times it",
-                                       f.file, body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + at)));
+    for (size_t at : dropped) {
+      const std::string statement = loop->body.substr(at, loop->body.find(';', at) - at);
+      const bool profiler = statement.find("ProfilerSt") != std::string::npos;
+      const bool clock = !profiler && statement.find("sleep") == std::string::npos;
+      r->guesses.push_back(fmt::format("{}:{}: {} is left out of the iteration: {}", f.file,
+                                       body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + at),
+                                       clock      ? "the program's own timing (a host clock)"
+                                       : profiler ? "the program's profiler start or stop"
+                                                  : "the program's pause (a host sleep)",
+                                       clock      ? "the harness times it"
+                                       : profiler ? "it changes no result, and candidates may not call it"
+                                                  : "it changes no result, and the harness would time it as work"));
+    }
     loop->body = body;
   }
   loop->size_flags = PassedSizes(f, *loop, &r->guesses);

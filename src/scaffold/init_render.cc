@@ -11,6 +11,7 @@
 #include "scaffold/generated_text.h"
 #include "scaffold/harness_sizes.h"
 #include "scaffold/host_clocks.h"
+#include "scaffold/input_files.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
 #include "scaffold/tokens.h"
@@ -113,6 +114,8 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop) {
   }
   if (!left_out.empty()) t += "# Left out, refused by the program: " + left_out + "\n";
   t += KeyLine("world_sizes = [" + wss + "]", "the rank counts to verify at; remove those the program refuses");
+  if (const std::vector<std::string> reads = AbsoluteInputPaths(f.program_args); !reads.empty())
+    t += KeyLine("reads = " + TomlList(reads), "paths the program's arguments name: read-only in candidates' sandboxes");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), "-O3 and the program's own flags");
   std::vector<std::string> libs;

@@ -1,5 +1,6 @@
 #include "scaffold/input_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <system_error>
@@ -69,6 +70,17 @@ std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::st
     break;
   }
   return out;
+}
+
+std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args) {
+  std::vector<std::string> paths;
+  for (const std::string& a : args) {
+    const size_t eq = a.rfind('=', a.find('/'));
+    const std::string value = a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(eq + 1) : a;
+    if (value.size() > 1 && value[0] == '/' && std::find(paths.begin(), paths.end(), value) == paths.end())
+      paths.push_back(value);
+  }
+  return paths;
 }
 
 }  // namespace cuco::scaffold_internal

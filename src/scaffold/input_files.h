@@ -16,4 +16,9 @@ namespace cuco::scaffold_internal {
 // it opens files (fopen, an ifstream, open): "FILE:LINE: ...".
 std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::string& from_dir);
 
+// The absolute paths among `args` (`/data/train.csv`, an option's `--data=/data`), each once: what
+// the program reads from outside its run folder, which candidates' sandboxes (whose /tmp is their
+// own) must show, read-only: workload.toml's `reads`.
+std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args);
+
 }  // namespace cuco::scaffold_internal

@@ -50,5 +50,14 @@ TEST(RelativeInputPaths, ARelativePathOfAProgramThatOpensFiles) {
   EXPECT_TRUE(RelativeInputPaths(f, "/nonexistent").empty());
 }
 
+// An absolute path given with --args (a training set under /tmp, SadreevAmir/hpc_final_project's
+// `train_vit /tmp/vitdata/train.csv 200 8 0.05`) is listed once for the sandboxes to show; an
+// option's value too; numbers, relative paths and flags are not.
+TEST(AbsoluteInputPaths, EachAbsolutePathAnArgumentNames) {
+  EXPECT_EQ(AbsoluteInputPaths({"/tmp/vitdata/train.csv", "200", "--out=/data/o", "-o", "/tmp/vitdata/train.csv",
+                                "rel/a.bin", "--mode=csr", "/"}),
+            (std::vector<std::string>{"/tmp/vitdata/train.csv", "/data/o"}));
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

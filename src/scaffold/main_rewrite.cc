@@ -338,13 +338,28 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   return out;
 }
 
+bool ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to) {
+  static const std::set<std::string> calls = {"cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart",
+                                              "cuProfilerStop", "sleep_for", "sleep_until", "usleep", "nanosleep"};
+  bool any = false;
+  for (size_t k = from; k <= to && k < t.size(); ++k) {
+    if (!t[k].ident) continue;
+    if (calls.count(t[k].text) || (t[k].text == "sleep" && k + 1 <= to && t[k + 1].text == "(")) {
+      any = true;
+    } else if (DoesWork(t, k, k)) {
+      return false;  // other device or library work in the same statement
+    }
+  }
+  return any;
+}
+
 std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped) {
   const std::vector<Tok> t = Scan(body);
   if (t.empty() || t.front().text != "{") return body;
   const size_t close = Match(t, 0);
   struct Statement {
     size_t first, last;
-    bool timing;
+    bool timing, profiler;
     std::string declares;  // `auto start = ...`: start
   };
   std::vector<Statement> statements;
@@ -352,7 +367,7 @@ std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped
     const size_t e = std::min(StatementEnd(t, i), close - 1);
     bool clock = false;
     for (size_t k = i; k <= e; ++k) clock |= HostClock(t[k]);
-    Statement st{i, e, clock && !DoesWork(t, i, e), ""};
+    Statement st{i, e, clock && !DoesWork(t, i, e), ProfilerOrPause(t, i, e), ""};
     int depth = 0;
     for (size_t k = i; k <= e && st.timing; ++k) {
       if (t[k].text == "(" || t[k].text == "[" || t[k].text == "{") ++depth;
@@ -365,17 +380,18 @@ std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped
     statements.push_back(st);
     i = e + 1;
   }
-  // A variable a timing statement declares must not be used by a statement that stays.
+  // A variable a timing statement declares must not be used by a statement that stays: the clock
+  // then stays whole (a profiler's start or stop, or a pause, leaves regardless).
+  bool clock_stays = false;
   for (const Statement& d : statements) {
     if (!d.timing || d.declares.empty()) continue;
     for (const Statement& k : statements)
       if (!k.timing)
-        for (size_t x = k.first; x <= k.last; ++x)
-          if (t[x].ident && t[x].text == d.declares) return body;
+        for (size_t x = k.first; x <= k.last; ++x) clock_stays |= t[x].ident && t[x].text == d.declares;
   }
   std::string out = body;
   for (const Statement& st : statements) {
-    if (!st.timing) continue;
+    if (!st.profiler && (!st.timing || clock_stays)) continue;
     for (size_t c = t[st.first].begin; c < t[st.last].end; ++c)
       if (out[c] != '\n') out[c] = ' ';
     if (dropped != nullptr) dropped->push_back(t[st.first].begin);

@@ -127,11 +127,18 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                 const std::string& loop_function = "main", size_t within = std::string::npos,
                                 const LoopSearch& search = {});
 
+// Whether tokens [from, to] (one statement) start or stop a profiler (`cudaProfilerStop();`,
+// `checkCudaErrors(cuProfilerStart());`) or pause the host (`std::this_thread::sleep_for(...)`,
+// `usleep(...)`) and do no other device, library, NCCL or MPI work. Neither changes a result; a
+// candidate may not control the profiler (the deny list's timing APIs), and a pause would be timed
+// as the iteration's work.
+bool ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to);
+
 // `body` ("{ ... }", a timed loop's) without the statements at its top level that read a host
 // clock (std::chrono, clock_gettime, gettimeofday) and do no device, library, NCCL or MPI work:
-// the program's own timing, which the harness does itself. Each is blanked (lines kept) and its
-// offset in `body` added to *dropped. `body` unchanged when a statement that stays uses a variable
-// one of them declares.
+// the program's own timing, which the harness does itself; nor those that start or stop a profiler
+// or pause (ProfilerOrPause). Each is blanked (lines kept) and its offset in `body` added to *dropped. The
+// clock's statements stay when a statement that stays uses a variable one of them declares.
 std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped);
 
 // `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).

@@ -605,6 +605,29 @@ TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
   EXPECT_EQ(DropHostTiming(work, &dropped), work);
 }
 
+// A profiler's start or stop in the iteration (Learn-CUDA-Programming's NCCL sweep calls
+// cudaProfilerStop() after each size) changes no result and is denied to candidates: left out, like
+// the program's clock, checked through its error macro too; so is a pause. Work beside it in one
+// statement stays.
+TEST(Timing, AProfilersStartAndStopAndAPauseLeaveTheLoop) {
+  std::vector<size_t> dropped;
+  const std::string body =
+      "{\n  cudaProfilerStart();\n  ncclAllReduce(a, b, n, t, o, c, s);\n  checkCudaErrors(cudaProfilerStop());\n}";
+  const std::string out = DropHostTiming(body, &dropped);
+  EXPECT_EQ(dropped.size(), 2u);
+  EXPECT_EQ(out.find("Profiler"), std::string::npos) << out;
+  EXPECT_NE(out.find("ncclAllReduce(a, b, n, t, o, c, s);"), std::string::npos) << out;
+  // A pause between passes (the same sweep sleeps 100 ms after each size) leaves too.
+  const std::string paused = "{ run(); std::this_thread::sleep_for(std::chrono::milliseconds(100)); usleep(10); }";
+  EXPECT_EQ(DropHostTiming(paused, &dropped).find("sleep"), std::string::npos);
+  const std::string mixed = "{ f(cudaProfilerStop(), cudaDeviceSynchronize()); }";
+  EXPECT_EQ(DropHostTiming(mixed, &dropped), mixed);
+  // A clock whose reading stays (printed) stays with it; the profiler's stop still leaves.
+  const std::string printed = "{ auto t0 = std::chrono::steady_clock::now(); run(); cudaProfilerStop(); print(t0); }";
+  EXPECT_EQ(DropHostTiming(printed, &dropped),
+            "{ auto t0 = std::chrono::steady_clock::now(); run(); " + std::string(19, ' ') + " print(t0); }");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
 

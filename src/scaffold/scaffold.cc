@@ -167,7 +167,12 @@ void ReadRankArguments(ProgramFacts* f) {
   if (f->launcher != "single" && !ComparedWithTheRankCount(f->code, w.variable, f->world_vars) &&
       !GivenToNcclAsTheRankCount(f->code, w.variable))
     w = {};
-  if (w.position > 0 || !w.flag.empty()) f->world = w.guess, f->world_argument = w.position, f->world_option = w.flag;
+  if (w.position > 0 || !w.flag.empty()) {
+    f->world = w.guess, f->world_argument = w.position, f->world_option = w.flag;
+  } else if (WorldGuess mesh = WorldFromArgumentMesh(f->code, f->file, f->program_args, f->world_vars);
+             !mesh.source.empty()) {
+    f->world = mesh;
+  }
   f->rank_argument = RankFromArguments(f->code, f->program_args);
   if (f->rank_argument > 0)  // program mode gives every process the same arguments; the harness, each its own rank
     std::replace(f->todos.begin(), f->todos.end(), ProgramModeRankTodo(0), ProgramModeRankTodo(f->rank_argument));

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
+#include <functional>
 #include <iterator>
 #include <regex>
 
@@ -58,6 +60,21 @@ std::map<std::string, int64_t> WithValuesSetOnce(const std::string& code, std::m
   return known;
 }
 
+// WithValuesSetOnce, members read by their name alone (`nRanks = args->num_threads;` after
+// `data.num_threads = num_dev;`, a thread per GPU handed its count in a struct) and names set from
+// names valued so (`constexpr int num_dev = 8;`), each round valuing what the last one found.
+std::map<std::string, int64_t> ValuesSetOnceThroughMembers(const std::string& code) {
+  static const std::regex member(R"(\b[A-Za-z_]\w*\s*(?:->|\.)\s*([A-Za-z_]\w*)\b(?!\s*\())");
+  const std::string flat = std::regex_replace(code, member, "$1");
+  std::map<std::string, int64_t> known;
+  for (int round = 0; round < 4; ++round) {
+    std::map<std::string, int64_t> more = WithValuesSetOnce(flat, known);
+    if (more.size() == known.size()) break;
+    known = std::move(more);
+  }
+  return known;
+}
+
 // `known` and the variables set only to numbers in `code`, each valued as the largest of them: a
 // peer set in each branch by rank (`int peer = PEER1;` ... `int peer = PEER0;`) names each in turn.
 std::map<std::string, int64_t> WithLargestValueSet(const std::string& code, std::map<std::string, int64_t> known) {
@@ -95,7 +112,13 @@ std::optional<int> DeclaredNumber(const std::string& code, const std::string& na
   return SmallNumber(m[1].str());
 }
 
-std::optional<WorldGuess> MeshProduct(const std::string& code, const std::string& file, const std::set<std::string>& world_vars) {
+// The first check of the rank count against a product of two names (`if (a * b != world)`, either
+// side), each valued by `value_of` within [1, 4096] and neither a rank count itself: their product,
+// at least `least`, fixed, said with the names' values and `how` they were found.
+std::optional<WorldGuess> ProductChecked(const std::string& code, const std::string& file,
+                                         const std::set<std::string>& world_vars,
+                                         const std::function<std::optional<int64_t>(const std::string&)>& value_of,
+                                         int64_t least, const char* how) {
   static const std::regex product_re(
       R"(\b([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\s*(?:==|!=)\s*([A-Za-z_][\w.]*(?:->\w+)?)\b|\b([A-Za-z_][\w.]*(?:->\w+)?)\s*(?:==|!=)\s*([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\b)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), product_re); it != std::sregex_iterator(); ++it) {
@@ -103,14 +126,19 @@ std::optional<WorldGuess> MeshProduct(const std::string& code, const std::string
     const bool left = m[1].matched;
     const std::string world = left ? m[3].str() : m[4].str(), a = left ? m[1].str() : m[5].str(), b = left ? m[2].str() : m[6].str();
     if (!IsWorldName(LastComponent(world), world_vars) || IsWorldName(a, world_vars) || IsWorldName(b, world_vars)) continue;
-    const auto va = DeclaredNumber(code, a), vb = DeclaredNumber(code, b);
-    if (!va || !vb || *va < 1 || *vb < 1 || *va > 4096 || *vb > 4096 || *va * *vb < 2 || *va * *vb > 4096) continue;
-    return WorldGuess{*va * *vb,
-                      fmt::format("{}:{}: `{}` ({} = {}, {} = {}, as declared)", file,
-                                  LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)), a, *va, b, *vb),
+    const auto va = value_of(a), vb = value_of(b);
+    if (!va || !vb || *va < 1 || *vb < 1 || *va > 4096 || *vb > 4096 || *va * *vb < least || *va * *vb > 4096) continue;
+    return WorldGuess{static_cast<int>(*va * *vb),
+                      fmt::format("{}:{}: `{}` ({} = {}, {} = {}, {})", file,
+                                  LineOf(code, static_cast<size_t>(m.position(0))), CommentText(m.str(0)), a, *va, b, *vb, how),
                       true};
   }
   return std::nullopt;
+}
+
+std::optional<WorldGuess> MeshProduct(const std::string& code, const std::string& file, const std::set<std::string>& world_vars) {
+  auto declared = [&](const std::string& name) -> std::optional<int64_t> { return DeclaredNumber(code, name); };
+  return ProductChecked(code, file, world_vars, declared, 2, "as declared");
 }
 
 }  // namespace
@@ -164,7 +192,7 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
     if (std::isdigit(static_cast<unsigned char>(n[0]))) {
       v = SmallNumber(n);
     } else if (!std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {  // (MPI_Comm_size(c, &n) takes it)
-      if (!once) once = WithValuesSetOnce(code, {});
+      if (!once) once = ValuesSetOnceThroughMembers(code);
       if (auto f = once->find(n); f != once->end()) v = f->second;
     }
     if (v && *v == 1 && inits > 1) continue;
@@ -247,6 +275,20 @@ ArgumentWorld WorldFromArguments(const std::string& code, const std::string& fil
     return w;
   }
   return {};
+}
+
+WorldGuess WorldFromArgumentMesh(const std::string& code, const std::string& file, const std::vector<std::string>& args,
+                                 const std::set<std::string>& world_vars) {
+  static const std::regex whole(R"([0-9]+)");
+  std::map<std::string, int64_t> given;  // each variable read from a numeric argument, its value
+  for (const ArgvInteger& read : ArgvIntegers(code))
+    if (read.index >= 1 && read.index <= static_cast<int>(args.size()) && std::regex_match(args[read.index - 1], whole))
+      given.emplace(read.variable, SmallNumber(args[read.index - 1]));
+  auto as_given = [&](const std::string& name) -> std::optional<int64_t> {
+    const auto it = given.find(name);
+    return it == given.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  };
+  return ProductChecked(code, file, world_vars, as_given, 1, "as given").value_or(WorldGuess{});
 }
 
 bool ComparedWithTheRankCount(const std::string& code, const std::string& variable, const std::set<std::string>& world_vars) {

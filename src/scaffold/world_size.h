@@ -77,6 +77,12 @@ struct ArgumentWorld {
 ArgumentWorld WorldFromArguments(const std::string& code, const std::string& file, const std::vector<std::string>& args,
                                  const std::set<std::string>& world_vars);
 
+// A mesh of two arguments checked against the rank count (`if (gridWidth * gridHeight != numRanks)`,
+// both read as `atoi(argv[k])`, HALO_NCCL_lib's halo test), given as numbers in `args`: their
+// product is the only rank count the program runs at (fixed). Nothing where either is not given so.
+WorldGuess WorldFromArgumentMesh(const std::string& code, const std::string& file, const std::vector<std::string>& args,
+                                 const std::set<std::string>& world_vars);
+
 // The same for a GPU count read as an option with a default (`get_int_arg(argc, argv, "--ngpus", 2)`:
 // a FoundConstant named like a rank count): given in `args` (`--ngpus 4`), the position of its value;
 // else its default as the guess and the option as `flag`. Nothing when the program has no such option.

@@ -235,6 +235,41 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
     EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
 }
 
+// A grid of ranks read from the arguments and checked against MPI's count (luckychen/HALO_NCCL_lib:
+// `gridWidth * gridHeight != numRanks`, each `atoi(argv[k])`): as given, the only count it runs at.
+TEST(WorldSizeTest, AGridOfRanksGivenAsArguments) {
+  const std::string code =
+      "int main(int argc, char* argv[]) {\n  int gridWidth = atoi(argv[3]);\n  int gridHeight = atoi(argv[4]);\n"
+      "  MPI_Comm_size(MPI_COMM_WORLD, &numRanks);\n  if (gridWidth * gridHeight != numRanks) return 1;\n}\n";
+  const WorldGuess w = WorldFromArgumentMesh(code, "main.cu", {"1024", "1024", "2", "2", "2"}, {"numRanks"});
+  EXPECT_EQ(w.size, 4);
+  EXPECT_TRUE(w.fixed);
+  EXPECT_EQ(w.source, "main.cu:5: `gridWidth * gridHeight != numRanks` (gridWidth = 2, gridHeight = 2, as given)");
+  EXPECT_EQ(WorldFromArgumentMesh(code, "main.cu", {"1024", "1024", "2"}, {"numRanks"}).source, "");  // one not given
+  std::string cells = code;  // a product compared with something else is no rank count
+  cells.replace(cells.find("!= numRanks"), 11, "!= cells");
+  EXPECT_EQ(WorldFromArgumentMesh(cells, "main.cu", {"1024", "1024", "2", "2"}, {"numRanks"}).source, "");
+}
+
+// A thread per GPU handed the rank count in a struct (jeng1220/cuda_examples' nccl_multithread:
+// `data.num_threads = num_dev;` after `constexpr int num_dev = 8;`, each thread's
+// `int nRanks = thread_ptr->num_threads;` given to ncclCommInitRank): 8, read through the member.
+TEST(WorldSizeTest, ARankCountHandedToEachThreadInAStructMember) {
+  const std::string code =
+      "struct ThreadData { int num_threads; int thread_id; };\nvoid foo(void* ptr) {\n"
+      "  auto* thread_ptr = reinterpret_cast<ThreadData*>(ptr);\n  int nRanks = thread_ptr->num_threads;\n"
+      "  ncclCommInitRank(&comm, nRanks, id, thread_ptr->thread_id);\n}\nint main() {\n  constexpr int num_dev = 8;\n"
+      "  std::vector<ThreadData> thread_data(num_dev);\n  for (int i = 0; i < num_dev; ++i) {\n"
+      "    auto& data = thread_data[i];\n    data.num_threads = num_dev;\n    data.thread_id = i;\n  }\n}\n";
+  const WorldGuess w = GuessWorldSize(code, code, "main.cpp", {}, {});
+  EXPECT_EQ(w.size, 8);
+  EXPECT_EQ(w.source, "main.cpp:5: `ncclCommInitRank(&comm, nRanks,...)` ranks for NCCL");
+  // A member set twice is no one count.
+  std::string twice = code;
+  twice.replace(twice.find("data.thread_id = i;"), 19, "data.num_threads = 2;");
+  EXPECT_EQ(GuessWorldSize(twice, twice, "main.cpp", {}, {}).source, "");
+}
+
 // A GPU count held in a file-scope global that an option sets and ncclCommInitAll is given
 // (kopernik278/nccl-network-benchmark: `static int NG = 4;`, `if (a == "-g") NG = std::stoi(nx());`):
 // the option is the program's rank count, never a size, and the harness passes its own with it.

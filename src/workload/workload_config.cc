@@ -203,6 +203,11 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     c.world_sizes = {c.world_size};
   }
 
+  CUCO_RETURN_IF_ERROR(r.StringArray("reads", &c.reads));
+  for (const std::string& read : c.reads)
+    if (read.empty() || read[0] != '/')
+      return r.Error(*r.Get("reads"), "'reads' holds absolute paths (the files the program reads), not '" + read + "'");
+
   CUCO_RETURN_IF_ERROR(ParseBuildTable(r, path, &c));
 
   const toml::table* sizes = nullptr;

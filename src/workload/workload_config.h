@@ -79,6 +79,9 @@ struct WorkloadConfig {
   std::string generation0_file;    // relative to dir; the search's start (defaults to seed_file)
   int world_size = 1;
   std::vector<int> world_sizes;    // supported sizes; contains world_size
+  // Absolute paths of the files or folders the program reads that its arguments name (a training
+  // set): bound read-only into every candidate's sandbox, whose /tmp is its own.
+  std::vector<std::string> reads;
   // As loaded: an include folder or file named relative to the workload folder (`-Iinclude`,
   // `-I _up/common`, as cuco init writes a program's own) is made absolute against dir.
   std::vector<std::string> build_flags;

@@ -126,7 +126,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"M = 64", "M = \"big\"", "/x/workload.toml:12: size 'sizes.verify.M' must be an integer"},
         BadCase{"seed = \"seed.cu\"\n", "", "/x/workload.toml:1: missing required key 'seed'"},
         BadCase{"name = \"chunks\"", "name = \"backend\"", "/x/workload.toml:24: knob 'backend' is declared twice"},
-        BadCase{"[timing]", "[timing", "/x/workload.toml:18:"}));
+        BadCase{"[timing]", "[timing", "/x/workload.toml:18:"},
+        BadCase{"world_sizes = [2, 4]", "world_sizes = [2, 4]\nreads = [\"data/train.csv\"]",
+                "/x/workload.toml:8: 'reads' holds absolute paths (the files the program reads), not 'data/train.csv'"}));
+
+// The files a program's arguments name (SadreevAmir/hpc_final_project's training set,
+// `train_vit /data/train.csv 200 8`): listed, absolute, for the candidates' sandboxes to show.
+TEST(WorkloadConfig, TheFilesTheProgramReads) {
+  std::string text = kGood;
+  text.replace(text.find("world_sizes = [2, 4]"), 20, "world_sizes = [2, 4]\nreads = [\"/data/train.csv\"]");
+  auto c = Parse(text);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->reads, (std::vector<std::string>{"/data/train.csv"}));
+  EXPECT_TRUE(Parse(kGood)->reads.empty());
+}
 
 TEST(WorkloadConfig, ProgramModeNeedsRegexes) {
   const char* text = R"(name = "p"
