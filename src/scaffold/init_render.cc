@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,6 +25,8 @@
 
 namespace cuco::scaffold_internal {
 namespace {
+
+namespace fs = std::filesystem;
 
 // The seed's spelling of the calls the harness owns (the stand-ins of cuco/program/candidate.h),
 // so that the text inside the EVOLVE blocks names no stream, event, device, environment or exit call.
@@ -273,8 +276,62 @@ bool CommInLoopBody(const ProgramFacts& f, const FoundLoop& found) {
   return comm_in_loop_body;
 }
 
+// Whether a header of `headers` other than `name` includes `name` (by its file name).
+bool IncludedByAnotherHeader(const std::vector<std::pair<std::string, std::string>>& headers, const std::string& name) {
+  static const std::regex include(R"re(#\s*include\s*"([^"]+)")re");
+  const std::string file = fs::path(name).filename().string();
+  for (const auto& [other, text] : headers)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include); other != name && it != std::sregex_iterator(); ++it)
+      if (fs::path((*it)[1].str()).filename() == file) return true;
+  return false;
+}
+
+// `text`, the header `name`'s, with each `#include "X"` it resolves beside itself (`name`'s folder
+// holds X among `headers`: llm.c's `llmc/encoder.cuh` including "cuda_common.h") spelled from the
+// harness's folder ("llmc/cuda_common.h"), where the inlined text is compiled.
+std::string IncludesFromHarnessRoot(const std::string& name, const std::string& text,
+                                    const std::vector<std::pair<std::string, std::string>>& headers) {
+  const fs::path dir = fs::path(name).parent_path();
+  if (dir.empty()) return text;
+  static const std::regex include(R"re((#[ \t]*include[ \t]*")([^"]+)("))re");
+  std::string out;
+  size_t at = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
+    const std::string beside = (dir / (*it)[2].str()).lexically_normal().string();
+    if (std::none_of(headers.begin(), headers.end(), [&](const auto& h) { return h.first == beside; })) continue;
+    out += text.substr(at, static_cast<size_t>(it->position(0)) - at) + (*it)[1].str() + beside + (*it)[3].str();
+    at = static_cast<size_t>(it->position(0) + it->length(0));
+  }
+  return out + text.substr(at);
+}
+
+// `unit` with the header `name`'s first `#include "..."` (by file name) replaced by `text` (its
+// `#pragma once` lines dropped) and its others by a comment; false, `unit` unchanged, where it has none.
+bool InlineHeader(const std::string& name, const std::string& text, std::string* unit) {
+  static const std::regex include(R"re(#[ \t]*include[ \t]*"([^"]+)"[^\n]*)re");
+  static const std::regex once(R"((^|\n)[ \t]*#[ \t]*pragma[ \t]+once[^\n]*)");
+  const std::string file = fs::path(name).filename().string();
+  std::string out;
+  size_t at = 0;
+  bool first = true;
+  for (auto it = std::sregex_iterator(unit->begin(), unit->end(), include); it != std::sregex_iterator(); ++it) {
+    if (fs::path((*it)[1].str()).filename() != file) continue;
+    out += unit->substr(at, static_cast<size_t>(it->position(0)) - at);
+    out += first ? "// cuco init: " + name + ", the program's header, inlined: a function of it is in the EVOLVE blocks\n" +
+                       std::regex_replace(text, once, "$1") + "\n// cuco init: the end of " + name
+                 : "// cuco init: " + name + " is inlined above";
+    at = static_cast<size_t>(it->position(0) + it->length(0));
+    first = false;
+  }
+  if (first) return false;
+  *unit = out + unit->substr(at);
+  return true;
+}
+
 // The program's texts with their EVOLVE blocks (seed) and without (reference), main's file last; the
-// blocks marked go to *marked.
+// blocks marked go to *marked. A header of the program defining a function of the blocks (its
+// communication: HALO_NCCL_lib's exchangeHalo in halo_lib.hpp) is inlined into both at its first
+// #include, so that candidates may change it, unless another header includes it.
 Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuffers& bound, const ProjectFiles& project,
                    std::string* seed, std::string* reference, std::vector<std::string>* marked,
                    std::vector<std::string>* frozen) {
@@ -308,6 +365,15 @@ Status MarkedTexts(const ProgramFacts& f, const FoundLoop& found, const BoundBuf
   }
   *seed += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + seed_main;
   *reference += "// ==== " + f.file + " (the program's file; main rewritten by cuco init) ====\n" + project.main_text;
+  for (const auto& [name, text] : project.headers) {
+    std::vector<std::string> in_header;
+    const std::string rooted = IncludesFromHarnessRoot(name, text, project.headers);
+    const std::string marked_text = project.own_blocks ? rooted : MarkEvolve(rooted, evolve, &in_header);
+    if (in_header.empty() || IncludedByAnotherHeader(project.headers, name) || !InlineHeader(name, marked_text, seed))
+      continue;
+    InlineHeader(name, rooted, reference);
+    for (const std::string& fn : in_header) marked->push_back(fn + " (" + name + ")");
+  }
   *seed = CandidateSpellings(*seed);
   Result<std::string> ticking = TickingClocksInBlocks(*seed, "seed.cu");  // the program's own timing, in the blocks
   if (!ticking.ok()) return ticking.status();

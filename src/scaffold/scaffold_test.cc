@@ -1144,6 +1144,57 @@ TEST_F(ScaffoldTest, AProgramOverSeveralFilesIsCopiedWhole) {
   EXPECT_TRUE(fs::exists(root_ / "tp" / "harness" / "mlp.h"));
 }
 
+// A program whose communication is a function of its own header (HALO_NCCL_lib's exchangeHalo in
+// halo_lib.hpp): the header is inlined into seed.cu and reference.cu at its #include, the function an
+// EVOLVE block in the seed, so that candidates and cuco transform's knobs reach the communication.
+// Before, the header was only copied beside seed.cu, and its communication stayed frozen.
+TEST_F(ScaffoldTest, ACommunicatingFunctionOfTheProgramsHeaderIsInTheBlocks) {
+  fs::create_directories(root_ / "halo");
+  const fs::path src = root_ / "halo" / "main.cu";
+  std::ofstream(root_ / "halo" / "halo.h")
+      << "#pragma once\n#include <nccl.h>\ninline void exchange(float* x, size_t n, ncclComm_t c, cudaStream_t s) {\n"
+         "  ncclAllReduce(x, x, n, ncclFloat, ncclSum, c, s);\n}\n";
+  std::ofstream(src) << "#include <mpi.h>\n#include <nccl.h>\n#include <cuda_runtime.h>\n#include \"halo.h\"\n"
+                        "__global__ void scale(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 0.5f; }\n"
+                        "int main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  int rank, size;\n"
+                        "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+                        "  ncclUniqueId id;\n  if (rank == 0) ncclGetUniqueId(&id);\n"
+                        "  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);\n  cudaSetDevice(rank);\n"
+                        "  ncclComm_t comm;\n  ncclCommInitRank(&comm, size, id, rank);\n  cudaStream_t s;\n"
+                        "  cudaStreamCreate(&s);\n  const int n = 1 << 20;\n  float* d_x;\n"
+                        "  cudaMalloc(&d_x, n * sizeof(float));\n  for (int it = 0; it < 10; ++it) {\n"
+                        "    scale<<<(n + 255) / 256, 256, 0, s>>>(d_x, n);\n    exchange(d_x, n, comm, s);\n  }\n"
+                        "  cudaStreamSynchronize(s);\n  MPI_Finalize();\n}\n";
+  Result<ScaffoldReport> r = ScaffoldWorkload(Analyze(src.string()), src.string(), root_ / "halo_wl", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string seed = Read(root_ / "halo_wl" / "harness" / "seed.cu");
+  const std::string reference = Read(root_ / "halo_wl" / "harness" / "reference.cu");
+  EXPECT_NE(seed.find("// EVOLVE-BLOCK-START\ninline void exchange("), std::string::npos) << seed;
+  EXPECT_EQ(seed.find("#include \"halo.h\""), std::string::npos) << seed;
+  EXPECT_NE(reference.find("inline void exchange("), std::string::npos);
+  EXPECT_EQ(reference.find("#include \"halo.h\""), std::string::npos);
+  EXPECT_EQ(seed.find("#pragma once"), std::string::npos) << "the inlined header's own guard is dropped";
+
+  // In a folder of its own, including a header beside it (llm.c's `llmc/encoder.cuh` and
+  // "cuda_common.h"): that include is spelled from the harness's folder, where the seed compiles.
+  fs::create_directories(root_ / "halo" / "lib");
+  std::ofstream(root_ / "halo" / "lib" / "defs.h") << "#pragma once\nconstexpr int kPeers = 1;\n";
+  std::ofstream(root_ / "halo" / "lib" / "halo.h")
+      << "#pragma once\n#include <nccl.h>\n#include \"defs.h\"\n"
+         "inline void exchange(float* x, size_t n, ncclComm_t c, cudaStream_t s) {\n"
+         "  ncclAllReduce(x, x, n * kPeers, ncclFloat, ncclSum, c, s);\n}\n";
+  std::string in_lib = Read(src);
+  in_lib.replace(in_lib.find("#include \"halo.h\""), 17, "#include \"lib/halo.h\"");
+  fs::remove(root_ / "halo" / "halo.h");
+  std::ofstream(src) << in_lib;
+  Result<ScaffoldReport> lib = ScaffoldWorkload(Analyze(src.string()), src.string(), root_ / "halo_lib_wl", {});
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  const std::string lib_seed = Read(root_ / "halo_lib_wl" / "harness" / "seed.cu");
+  EXPECT_NE(lib_seed.find("// EVOLVE-BLOCK-START\ninline void exchange("), std::string::npos) << lib_seed;
+  EXPECT_NE(lib_seed.find("#include \"lib/defs.h\""), std::string::npos) << lib_seed;
+  EXPECT_TRUE(fs::exists(root_ / "halo_lib_wl" / "harness" / "lib" / "defs.h"));
+}
+
 // `cuco run <program>` reuses a workload made from the same files, flags and libraries only: init
 // records their hash (.cuco-inputs), and an edit, a flag or a library makes it "changed".
 TEST_F(ScaffoldTest, AWorkloadRecordsWhatItWasMadeFrom) {
