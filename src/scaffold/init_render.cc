@@ -308,15 +308,16 @@ std::string IncludesFromHarnessRoot(const std::string& name, const std::string& 
 // `unit` with the header `name`'s first `#include "..."` (by file name) replaced by `text` (its
 // `#pragma once` lines dropped) and its others by a comment; false, `unit` unchanged, where it has none.
 bool InlineHeader(const std::string& name, const std::string& text, std::string* unit) {
-  static const std::regex include(R"re(#[ \t]*include[ \t]*"([^"]+)"[^\n]*)re");
+  // At a line's start only: `// #include "halo.h"`, a comment, is none.
+  static const std::regex include(R"re((^|\n)[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*)re");
   static const std::regex once(R"((^|\n)[ \t]*#[ \t]*pragma[ \t]+once[^\n]*)");
   const std::string file = fs::path(name).filename().string();
   std::string out;
   size_t at = 0;
   bool first = true;
   for (auto it = std::sregex_iterator(unit->begin(), unit->end(), include); it != std::sregex_iterator(); ++it) {
-    if (fs::path((*it)[1].str()).filename() != file) continue;
-    out += unit->substr(at, static_cast<size_t>(it->position(0)) - at);
+    if (fs::path((*it)[2].str()).filename() != file) continue;
+    out += unit->substr(at, static_cast<size_t>(it->position(0)) - at) + (*it)[1].str();
     out += first ? "// cuco init: " + name + ", the program's header, inlined: a function of it is in the EVOLVE blocks\n" +
                        std::regex_replace(text, once, "$1") + "\n// cuco init: the end of " + name
                  : "// cuco init: " + name + " is inlined above";
