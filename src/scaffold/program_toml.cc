@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "scaffold/generated_text.h"
+#include "scaffold/input_files.h"
 #include "util/text.h"
 
 namespace cuco::scaffold_internal {
@@ -24,6 +25,8 @@ std::string ProgramToml(const ProgramFacts& f) {
   t += KeyLine(fmt::format("world_size = {}", f.world.size),
                f.world.source.empty() ? "TODO(cuco init): no rank count found in the program; 2 assumed" : f.world.source);
   t += KeyLine(fmt::format("world_sizes = [{}]", f.world.size), "add the other rank counts the program supports");
+  if (const std::vector<std::string> reads = AbsoluteInputPaths(f.program_args); !reads.empty())
+    t += KeyLine("reads = " + TomlList(reads), "paths the program's arguments name: read-only in its sandbox");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), f.build_flags.size() > 1 ? "-O3 and the program's own flags" : "");
   t += KeyLine("libs = " + TomlList(f.libs), "from the program's calls");
