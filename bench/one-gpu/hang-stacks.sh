@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where an evaluation that ends `timeout` waits: `cuco eval` of one harness in the background, and
 # after WAIT seconds, for every process of it still alive (cuco, the supervisor, the candidates,
-# found by their run dir in the command line or as cuco's descendants), each thread's name, state,
+# found by their run dir in the command line, as cuco's descendants, or as started after it; `ps` and
+# `free` of the machine beside them), each thread's name, state,
 # kernel wait channel and system call (/proc), and its user stack through gdb, or cuda-gdb where gdb is missing. Results:
 # $OUT/hang/<pid>.txt, eval.json, eval.err, logs/<stage>/ (the supervisor's and the ranks' logs). The eval ends at its verify limit (LIMIT, default 90 s).
 # Usage (repo root on the GPU machine, .carry/ as in bench/one-gpu/README.md):
@@ -21,7 +22,14 @@ descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$
 # gdb where installed, else cuda-gdb (the GPU machines have only that; it attaches to host code too).
 DBG=$(command -v gdb || command -v cuda-gdb || true)
 echo "${DBG:-no gdb}" >"$D/tools.txt"
-for pid in $EVAL $(descendants $EVAL) $(pgrep -f "$RUN"); do
+# Every process started since the eval too: a sandbox's processes outlive their bwrap parent and
+# are not found as its descendants, nor by the run dir (bound elsewhere inside).
+started() { local t0 p; t0=$(awk '{print $22}' /proc/$EVAL/stat 2>/dev/null || echo 0)
+  for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue
+    [ "$(awk '{print $22}' /proc/$p/stat 2>/dev/null || echo 0)" -ge "$t0" ] 2>/dev/null && echo "$p"; done; }
+ps -eo pid,ppid,pgid,stat,etimes,rss,args --sort=pid >"$D/ps.txt" 2>&1
+free -g >"$D/free.txt" 2>&1
+for pid in $EVAL $(descendants $EVAL) $(pgrep -f "$RUN") $(started); do
   [ -d /proc/$pid ] || continue
   f=$D/$pid.txt
   [ -e "$f" ] && continue

@@ -619,15 +619,13 @@ Status ParsedByClang(const ProgramFacts& f) {
 void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
   TimedLoop* loop = &r->loop;
   {  // the program's own host timing in the loop: the harness times the iteration itself
-    std::vector<size_t> dropped;
+    std::vector<DroppedStatement> dropped;
     const std::string body = DropHostTiming(loop->body, &dropped);
     const size_t body_at = f.raw.find(loop->body, loop->begin);
-    for (size_t at : dropped) {
-      const std::string statement = loop->body.substr(at, loop->body.find(';', at) - at);
-      const bool profiler = statement.find("ProfilerSt") != std::string::npos;
-      const bool clock = !profiler && statement.find("sleep") == std::string::npos;
+    for (const DroppedStatement& d : dropped) {
+      const bool clock = d.kind == HostOnly::kClock, profiler = d.kind == HostOnly::kProfiler;
       r->guesses.push_back(fmt::format("{}:{}: {} is left out of the iteration: {}", f.file,
-                                       body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + at),
+                                       body_at == std::string::npos ? loop->line : LineOf(f.raw, body_at + d.at),
                                        clock      ? "the program's own timing (a host clock)"
                                        : profiler ? "the program's profiler start or stop"
                                                   : "the program's pause (a host sleep)",

@@ -49,6 +49,12 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
                            loop.loop_var_decl, loop.loop_var_init.empty() ? "cuco_program::iteration()" : loop.loop_var_init));
   if (!loop.pinned_counter.empty())
     trace->Add(fmt::format("the loop's counter `{}` is held at its value when the loop starts", loop.pinned_counter));
+  for (const std::string& g : loop.random_state.generators)
+    trace->Add(fmt::format("the random generator `{}` the iteration draws from is held at its state when the loop starts "
+                           "(each harness iteration draws the same numbers)", g));
+  for (const std::string& r : loop.random_state.restarts)
+    trace->Add(fmt::format("the iteration calls the C library's generator without seeding it: `{};` restarts it in every "
+                           "harness iteration", r));
   if (!loop.rank_flag.empty() && !loop.world_flag.empty())
     trace->Add(fmt::format("the entry point passes the harness's rank and rank count as {} and {}", loop.rank_flag,
                            loop.world_flag));

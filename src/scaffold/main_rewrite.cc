@@ -211,6 +211,9 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   loop.earlier_other = chosen->earlier_other;
   for (const auto& l : lambdas)
     if (Calls(t, best, best_end, {l.name})) loop.lambdas.push_back(l);
+  std::vector<std::pair<size_t, size_t>> lambda_bodies;
+  for (const auto& l : loop.lambdas) lambda_bodies.push_back({l.body_open, l.body_close});
+  loop.random_state = RandomStateDrawn(t, body_open, best, best_end, lambda_bodies);
   loop.region = chosen->region;
   loop.what = chosen->what;
   if (loop.region) {  // statements run whole: no loop variable to hold
@@ -255,6 +258,7 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     pin += fmt::format("const auto {} = {};\n  ", held, loop.pinned_counter);
     body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);
   }
+  body = HoldRandomState(loop.random_state, body, &pin);
   if (!loop.loop_var_decl.empty()) {
     const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
     const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));
@@ -338,28 +342,32 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
   return out;
 }
 
-bool ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to) {
-  static const std::set<std::string> calls = {"cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart",
-                                              "cuProfilerStop", "sleep_for", "sleep_until", "usleep", "nanosleep"};
-  bool any = false;
+HostOnly ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to) {
+  static const std::set<std::string> profiler = {"cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart",
+                                                 "cuProfilerStop"};
+  static const std::set<std::string> pause = {"sleep_for", "sleep_until", "usleep", "nanosleep"};
+  HostOnly kind = HostOnly::kNone;
   for (size_t k = from; k <= to && k < t.size(); ++k) {
     if (!t[k].ident) continue;
-    if (calls.count(t[k].text) || (t[k].text == "sleep" && k + 1 <= to && t[k + 1].text == "(")) {
-      any = true;
+    if (profiler.count(t[k].text)) {
+      kind = HostOnly::kProfiler;
+    } else if (pause.count(t[k].text) || (t[k].text == "sleep" && k + 1 <= to && t[k + 1].text == "(")) {
+      if (kind == HostOnly::kNone) kind = HostOnly::kPause;
     } else if (DoesWork(t, k, k)) {
-      return false;  // other device or library work in the same statement
+      return HostOnly::kNone;  // other device or library work in the same statement
     }
   }
-  return any;
+  return kind;
 }
 
-std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped) {
+std::string DropHostTiming(const std::string& body, std::vector<DroppedStatement>* dropped) {
   const std::vector<Tok> t = Scan(body);
   if (t.empty() || t.front().text != "{") return body;
   const size_t close = Match(t, 0);
   struct Statement {
     size_t first, last;
-    bool timing, profiler;
+    bool timing;
+    HostOnly host_only;  // a profiler's start or stop, or a pause
     std::string declares;  // `auto start = ...`: start
   };
   std::vector<Statement> statements;
@@ -391,10 +399,11 @@ std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped
   }
   std::string out = body;
   for (const Statement& st : statements) {
-    if (!st.profiler && (!st.timing || clock_stays)) continue;
+    const bool profiler_or_pause = st.host_only != HostOnly::kNone;
+    if (!profiler_or_pause && (!st.timing || clock_stays)) continue;
     for (size_t c = t[st.first].begin; c < t[st.last].end; ++c)
       if (out[c] != '\n') out[c] = ' ';
-    if (dropped != nullptr) dropped->push_back(t[st.first].begin);
+    if (dropped != nullptr) dropped->push_back({t[st.first].begin, profiler_or_pause ? st.host_only : HostOnly::kClock});
   }
   return out;
 }

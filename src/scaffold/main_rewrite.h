@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scaffold/feeding_compute.h"
+#include "scaffold/held_random_state.h"
 #include "util/status.h"
 
 namespace cuco::scaffold_internal {
@@ -64,6 +65,9 @@ struct TimedLoop {
   // `(pass & 1) ? pong : ping`): held at its value when the loop starts, in every harness iteration.
   // "" when there is none.
   std::string pinned_counter;
+  // The random generators the loop draws from, held at their state when it starts
+  // (held_random_state.h).
+  HeldRandomState random_state;
   int end_line = 0;              // 1-based line of the loop's last character
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
   // Loops before it that issue other NCCL calls than it does (a broadcast loop before a gather
@@ -127,19 +131,32 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                 const std::string& loop_function = "main", size_t within = std::string::npos,
                                 const LoopSearch& search = {});
 
-// Whether tokens [from, to] (one statement) start or stop a profiler (`cudaProfilerStop();`,
-// `checkCudaErrors(cuProfilerStart());`) or pause the host (`std::this_thread::sleep_for(...)`,
-// `usleep(...)`) and do no other device, library, NCCL or MPI work. Neither changes a result; a
-// candidate may not control the profiler (the deny list's timing APIs), and a pause would be timed
-// as the iteration's work.
-bool ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to);
+// What a statement of the loop does that is not the iteration's work.
+enum class HostOnly {
+  kNone,
+  kClock,     // reads a host clock (std::chrono, clock_gettime, gettimeofday): the program's own timing
+  kProfiler,  // starts or stops a profiler (`cudaProfilerStop();`, `checkCudaErrors(cuProfilerStart());`)
+  kPause,     // pauses the host (`std::this_thread::sleep_for(...)`, `usleep(...)`)
+};
+
+// Whether tokens [from, to] (one statement) start or stop a profiler or pause the host, and do no
+// other device, library, NCCL or MPI work (kNone otherwise). Neither changes a result; a candidate
+// may not control the profiler (the deny list's timing APIs), and a pause would be timed as the
+// iteration's work.
+HostOnly ProfilerOrPause(const std::vector<Tok>& t, size_t from, size_t to);
+
+// A statement DropHostTiming left out: its offset in the body, and what it does.
+struct DroppedStatement {
+  size_t at = 0;
+  HostOnly kind = HostOnly::kClock;
+};
 
 // `body` ("{ ... }", a timed loop's) without the statements at its top level that read a host
-// clock (std::chrono, clock_gettime, gettimeofday) and do no device, library, NCCL or MPI work:
-// the program's own timing, which the harness does itself; nor those that start or stop a profiler
-// or pause (ProfilerOrPause). Each is blanked (lines kept) and its offset in `body` added to *dropped. The
-// clock's statements stay when a statement that stays uses a variable one of them declares.
-std::string DropHostTiming(const std::string& body, std::vector<size_t>* dropped);
+// clock and do no device, library, NCCL or MPI work: the program's own timing, which the harness
+// does itself; nor those that start or stop a profiler or pause (ProfilerOrPause). Each is blanked
+// (lines kept) and added to *dropped. The clock's statements stay when a statement that stays uses a
+// variable one of them declares.
+std::string DropHostTiming(const std::string& body, std::vector<DroppedStatement>* dropped);
 
 // `binds`: the statements of the binds lambda ("cuco_bind.input(\"x\", x);" ...).
 std::string RewriteMain(const std::string& text, const TimedLoop& loop, const std::vector<std::string>& binds);

@@ -587,12 +587,13 @@ TEST(Calls, TheObjectOfAMethodCall) {
 }
 
 TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
-  std::vector<size_t> dropped;
+  std::vector<DroppedStatement> dropped;
   const std::string body =
       "{\n  MPI_Barrier(c);\n  auto t0 = std::chrono::steady_clock::now();\n  step(x);\n"
       "  auto t1 = std::chrono::steady_clock::now();\n  if (i >= 5) ms += std::chrono::duration<double>(t1 - t0).count();\n}";
   const std::string out = DropHostTiming(body, &dropped);
-  EXPECT_EQ(dropped.size(), 3u);
+  ASSERT_EQ(dropped.size(), 3u);
+  EXPECT_EQ(dropped[0].kind, HostOnly::kClock);
   EXPECT_EQ(out.find("chrono"), std::string::npos) << out;
   EXPECT_NE(out.find("MPI_Barrier(c);\n"), std::string::npos);
   EXPECT_NE(out.find("step(x);"), std::string::npos);
@@ -610,16 +611,20 @@ TEST(Timing, TheProgramsOwnHostClockLeavesTheLoop) {
 // the program's clock, checked through its error macro too; so is a pause. Work beside it in one
 // statement stays.
 TEST(Timing, AProfilersStartAndStopAndAPauseLeaveTheLoop) {
-  std::vector<size_t> dropped;
+  std::vector<DroppedStatement> dropped;
   const std::string body =
       "{\n  cudaProfilerStart();\n  ncclAllReduce(a, b, n, t, o, c, s);\n  checkCudaErrors(cudaProfilerStop());\n}";
   const std::string out = DropHostTiming(body, &dropped);
-  EXPECT_EQ(dropped.size(), 2u);
+  ASSERT_EQ(dropped.size(), 2u);
+  EXPECT_EQ(dropped[1].kind, HostOnly::kProfiler);  // through its error macro
   EXPECT_EQ(out.find("Profiler"), std::string::npos) << out;
   EXPECT_NE(out.find("ncclAllReduce(a, b, n, t, o, c, s);"), std::string::npos) << out;
   // A pause between passes (the same sweep sleeps 100 ms after each size) leaves too.
   const std::string paused = "{ run(); std::this_thread::sleep_for(std::chrono::milliseconds(100)); usleep(10); }";
+  dropped.clear();
   EXPECT_EQ(DropHostTiming(paused, &dropped).find("sleep"), std::string::npos);
+  ASSERT_EQ(dropped.size(), 2u);
+  EXPECT_EQ(dropped[0].kind, HostOnly::kPause);
   const std::string mixed = "{ f(cudaProfilerStop(), cudaDeviceSynchronize()); }";
   EXPECT_EQ(DropHostTiming(mixed, &dropped), mixed);
   // A clock whose reading stays (printed) stays with it; the profiler's stop still leaves.

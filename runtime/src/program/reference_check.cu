@@ -141,8 +141,9 @@ cuco::Status JudgeDeterminism(const std::vector<std::vector<std::vector<unsigned
         return cuco::Status::Error(
             "the program's iteration is not deterministic: run twice on the same inputs, " + counted +
             " differ, and not only in their order, so no candidate can be checked against it (atomics that decide "
-            "which rows are kept, or a reduction whose order changes between runs, do this); make the iteration "
-            "deterministic");
+            "which rows are kept, a reduction whose order changes between runs, or state the iteration carries from "
+            "one run to the next: a generator of its own, a file it reads on, device memory it updates that is not "
+            "bound, do this); make the iteration deterministic");
       if (agree == RunsAgree::kReordered && e.unordered_outputs.insert(specs[k].spec.name).second)
         std::fprintf(stderr,
                      "cuco reference: run twice on the same inputs, %s moved (the same values in another order, as "
