@@ -532,6 +532,22 @@ void FinishAnalysis(Analysis* a, const std::map<std::string, std::set<std::strin
   ListAnalysisStreams(a);
 }
 
+// The calls in source order, one per call site: a check macro naming its argument twice (`if (error !=
+// SUCCESS) { fprintf(..., error); }` around `cublasLtMatmul(...)`) expands to two calls spelled at one
+// place, the second made only when the first failed.
+std::vector<RawCall> CallSitesInOrder(std::vector<RawCall> calls) {
+  std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) {
+    return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
+  });
+  calls.erase(std::unique(calls.begin(), calls.end(),
+                          [](const RawCall& x, const RawCall& y) {
+                            return x.file_index == y.file_index && x.offset == y.offset && x.callee == y.callee &&
+                                   x.function == y.function;
+                          }),
+              calls.end());
+  return calls;
+}
+
 }  // namespace
 
 Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<AnalyzedFunction>& functions,
@@ -540,10 +556,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
   a.path = paths.empty() ? std::string() : paths[0];
   a.files = paths;
   a.functions = functions;
-  std::vector<RawCall> calls = raw_calls;
-  std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) {
-    return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
-  });
+  const std::vector<RawCall> calls = CallSitesInOrder(raw_calls);
   // A handle's stream named by a parameter of the function that sets it (a constructor's `st`, kept
   // in a member) names nothing in another function: there it is not known ("").
   auto is_param = [&](const std::string& fn, const std::string& name) {
@@ -572,6 +585,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     op.file = c.file_index >= 0 && c.file_index < static_cast<int>(paths.size()) ? paths[c.file_index] : a.path;
     op.line = c.line;
     op.args = c.args;
+    op.macro = c.macro;
     if (c.user_call) {
       op.kind = "call";  // reads, writes, stream: CarryHelperEffects below
     } else if (c.kernel_launch) {

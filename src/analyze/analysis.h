@@ -44,6 +44,9 @@ struct AnalyzedOp {
   std::string file;       // the file holding the call (one of Analysis::files)
   int line = 0;           // 1-based line in `file`
   std::vector<std::string> args;  // argument expressions as written
+  // The function-like macro whose use makes the call (`LAUNCH` of `LAUNCH(sgd_k, n, w, g)`, its
+  // replacement `k<<<...>>>(__VA_ARGS__)`), "" where the text spells the call itself.
+  std::string macro;
   // Fields filled where the API has them ("" otherwise).
   std::string send, recv, count, datatype, red_op, root, peer, comm, stream;
   std::string buffer;                    // window register: the buffer; event ops: the event

@@ -223,6 +223,37 @@ TEST_P(AnalyzeCorpus, AGroupWrittenInAMacroHoldsItsArgumentsCalls) {
   EXPECT_EQ(a.groups[0].end_line, 22);
 }
 
+// Kernels launched through a function-like macro (`LAUNCH(sgd_k, n, shard, gshard, n, lr)`, the
+// macro's replacement `k<<<...>>>(__VA_ARGS__)`): each launch is found with the use's arguments, so
+// what it writes is known.
+TEST_P(AnalyzeCorpus, AKernelLaunchedThroughAMacroIsALaunchOfItsArguments) {
+  Analysis a = Analyze(CorpusFile("launch_macro.cu"), GetParam());
+  if (GetParam() != Mode::kDefault) return;
+  const AnalyzedOp* relu = Find(a, "relu_k");
+  const AnalyzedOp* sgd = Find(a, "sgd_k");
+  ASSERT_NE(relu, nullptr);
+  ASSERT_NE(sgd, nullptr);
+  EXPECT_EQ(relu->kind, "kernel");
+  EXPECT_EQ(relu->writes, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(sgd->writes, (std::vector<std::string>{"shard"}));
+  EXPECT_EQ(sgd->stream, "stream");
+  EXPECT_EQ(sgd->macro, "LAUNCH");
+  EXPECT_TRUE(HasEdge(a, "relu_k", "ncclReduceScatter", "a"));
+  EXPECT_TRUE(HasEdge(a, "ncclReduceScatter", "sgd_k", "gshard"));
+}
+
+// A check macro naming its argument twice expands to two calls spelled at one place: one op each.
+TEST_P(AnalyzeCorpus, ACheckMacroNamingItsCallTwiceMakesOneOp) {
+  Analysis a = Analyze(CorpusFile("check_macro_twice.cu"), GetParam());
+  if (GetParam() != Mode::kDefault) return;
+  int gemms = 0;
+  for (const auto& op : a.ops) gemms += op.api == "cublasLtMatmul";
+  EXPECT_EQ(gemms, 2);
+  ASSERT_NE(Find(a, "cublasLtMatmul", 1), nullptr);
+  EXPECT_EQ(Find(a, "cublasLtMatmul", 1)->writes, (std::vector<std::string>{"dg"}));
+  EXPECT_TRUE(HasEdge(a, "cublasLtMatmul", "ncclAllReduce", "dg"));
+}
+
 // Comments inside a call's arguments are not part of them: the all-gather's send and receive
 // buffers are named, and the kernels before and after it are its producer and consumer.
 TEST_P(AnalyzeCorpus, CommentsInsideACallsArgumentsAreNotArguments) {

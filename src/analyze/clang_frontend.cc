@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "analyze/frontend.h"
+#include "analyze/macro_calls.h"
 #include "analyze/param_access.h"
 #include "analyze/ranges.h"
 #include "util/language_standard.h"
@@ -317,35 +318,6 @@ struct VisitState {
   FrontEndResult* out = nullptr;
 };
 
-// Where to place a call of `name` with no arguments that the macro used at `use` of `text` (comments
-// blanked) makes: its definition in `text` (`#define NCCL_GROUP(body) ncclGroupStart(); body
-// ncclGroupEnd()`) calls it in its replacement, before any parameter (at `use`) or after one (at the
-// use's closing parenthesis, after the calls its arguments make). npos when it does not. libclang
-// places such a call at the macro's use, whose text is not the call.
-size_t MacroBodyCallWithoutArguments(const std::string& text, size_t use, const std::string& name) {
-  size_t e = use;
-  while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
-  if (e == use) return std::string::npos;
-  const std::string macro = text.substr(use, e - use);
-  const std::regex define("#[ \\t]*define[ \\t]+" + macro + "(\\(([^)]*)\\))?((?:[^\\n]*\\\\\\n)*[^\\n]*)");
-  const std::regex call("\\b" + name + "\\s*\\(\\s*\\)");
-  std::smatch m, c;
-  if (!std::regex_search(text, m, define)) return std::string::npos;
-  const std::string body = m[3].str();
-  if (!std::regex_search(body, c, call)) return std::string::npos;
-  const std::string before = body.substr(0, static_cast<size_t>(c.position(0)));
-  bool after_a_parameter = false;
-  const std::string params = m[2].str();
-  static const std::regex word("[A-Za-z_]\\w*");
-  for (auto it = std::sregex_iterator(params.begin(), params.end(), word); it != std::sregex_iterator(); ++it)
-    after_a_parameter |= std::regex_search(before, std::regex("\\b" + it->str() + "\\b"));
-  if (!after_a_parameter) return use;
-  std::string used;
-  std::vector<std::string> config, args;
-  size_t past = 0;  // just past the use's closing parenthesis
-  return ReadCallAt(text, use, &used, &config, &args, &past) ? past - 1 : use;
-}
-
 bool InMainFile(CXCursor c, CXFile main_file, unsigned* line, unsigned* offset, bool spelling) {
   CXSourceLocation loc = spelling ? lc->clang_getRangeStart(lc->clang_getCursorExtent(c)) : lc->clang_getCursorLocation(c);
   CXFile f = nullptr;
@@ -526,6 +498,13 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         const size_t at = MacroBodyCallWithoutArguments(*st->blank, offset, name);
         if (at != std::string::npos) read = true, read_name = name, config.clear(), args.clear(), offset = static_cast<unsigned>(at), end = at;
       }
+      unsigned use = 0;  // `LAUNCH(sgd_k, n, w, g)`: a call the macro's replacement makes of its arguments
+      std::string macro;
+      if (!read && InMainFile(c, st->main_file, nullptr, &use, false) && MacroExpandedCall(*st->blank, use, name, &config, &args)) {
+        read = true, read_name = name, offset = use, end = use;
+        for (size_t k = use; k < st->blank->size() && (std::isalnum(static_cast<unsigned char>((*st->blank)[k])) || (*st->blank)[k] == '_'); ++k)
+          macro += (*st->blank)[k];
+      }
       if (read) {
         name = read_name;
         RawCall call;
@@ -535,6 +514,7 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
         call.callee = name;
         call.line = static_cast<int>(line);
         call.offset = offset;
+        call.macro = macro;
         call.kernel_launch = !config.empty();
         std::string n2;
         std::vector<std::string> c2, a2;

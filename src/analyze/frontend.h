@@ -22,6 +22,9 @@ struct RawCall {
   // A call of some other function (not an API, not a launch): kept by the analysis when the file
   // defines that function (a helper), whose effects it then carries to this call site.
   bool user_call = false;
+  // The function-like macro whose use makes the call (`LAUNCH` of `LAUNCH(sgd_k, n, w, g)`), where
+  // the text does not spell the call itself: MacroExpandedCall.
+  std::string macro;
   std::vector<std::string> args;
   std::vector<std::string> config;          // <<<grid, block, smem, stream>>>
   bool param_types_known = false;           // clang resolved the kernel's parameter types

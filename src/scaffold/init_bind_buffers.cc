@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "scaffold/array_entries.h"
+#include "scaffold/derived_pointers.h"
 #include "scaffold/held_accessors.h"
 #include "scaffold/iteration_use.h"
 #include "scaffold/loop_accesses.h"
@@ -479,7 +480,9 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   const std::string as = !r.float_type.empty() && DeclaredUntyped(c.program_code, t.expr)
                              ? fmt::format("as<{}>().", r.float_type)
                              : "";
-  h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, h->by_copy ? "_copy" : "", name, t.expr));
+  std::string derived;  // pointers the program keeps into the buffer: bound by copy (derived_pointers.h)
+  const bool copy = h->by_copy || (!held && PointersDerivedBeforeLoop(c.before_loop, c.program_code, t.probe, &derived));
+  h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
   if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
   h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
@@ -492,7 +495,9 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
         "inputs are the program's own bytes (write `cuco_bind.as<T>()` in front of the bind, T the type the run "
         "moves, for fresh values of it)",
         r.chosen_datatype);
-  trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, h->by_copy ? "_copy" : "", name, h->guesses.back()));
+  if (!derived.empty())
+    h->guesses.back() += fmt::format("; bound by copy: {}, a pointer into the program's own buffer", derived);
+  trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace
 

@@ -85,6 +85,44 @@ TEST(InitBindBuffers, ABufferReadThenWrittenIsInout) {
   EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.inout(\"x\", x);", "cuco_bind.output(\"y\", y);"}));
 }
 
+// Kernels launched through a macro (pantheongpu/pantheonsim's `#define LAUNCH(k, n, ...)
+// k<<<...>>>(__VA_ARGS__)`): each use is the launch it makes. `x` is scaled into `y` (before: no
+// launch seen, `y` an input) and `w` updated in place after the all-reduce (before: an input only).
+TEST(InitBindBuffers, AKernelLaunchedThroughAMacroReadsAndWritesItsArguments) {
+  const std::string kernels =
+      "__global__ void scale_k(const float* a, float* b, int n) { int i = threadIdx.x; if (i < n) b[i] = 2 * a[i]; }\n"
+      "__global__ void sgd_k(float* w, const float* g, int n) { int i = threadIdx.x; if (i < n) w[i] -= g[i]; }\n"
+      "#define LAUNCH(k, n, ...) k<<<((n) + 127) / 128, 128, 0, 0>>>(__VA_ARGS__)\n";
+  std::string text = SmallLoop({"x", "y", "w"}, "    LAUNCH(scale_k, 256, x, y, 256);\n"
+                                                "    ncclAllReduce(y, y, 256, ncclFloat, ncclSum, comm, 0);\n"
+                                                "    LAUNCH(sgd_k, 256, w, y, 256);\n");
+  text.insert(text.find("int main"), kernels);
+  Result<BoundBuffers> b = BindSmallProgram("macro.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.input(\"x\", x);", "cuco_bind.inout(\"w\", w);"}));
+}
+
+// A GEMM of untyped buffers (superbenchmark's `void* da, *db, ...` through cublasLtMatmul on fp16
+// layouts) whose result the all-reduce moves as ncclFloat16: its operands get that type too, so the
+// harness fills them with fresh halves, not the program's own bytes (which once made every seed's
+// outputs the same, and the check was refused as vacuous).
+TEST(InitBindBuffers, AGemmsUntypedOperandsTakeTheTypeItsCollectiveGivesItsResult) {
+  std::string text = std::string(kCommHead) +
+                     "  cublasHandle_t h; cublasCreate(&h);\n  void *a, *b, *c;\n  const float one = 1, zero = 0;\n"
+                     "  cudaMalloc(&a, 512); cudaMalloc(&b, 512); cudaMalloc(&c, 512);\n"
+                     "  cudaEvent_t start;\n  cudaEventCreate(&start);\n  cudaEventRecord(start, 0);\n"
+                     "  for (int i = 0; i < 10; ++i) {\n"
+                     "    cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &one, a, CUDA_R_16F, 16, b, CUDA_R_16F, 16, &zero, c,\n"
+                     "                 CUDA_R_16F, 16, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n"
+                     "    ncclAllReduce(c, c, 256, ncclFloat16, ncclSum, comm, 0);\n  }\n  return 0;\n}\n";
+  text.insert(0, "#include <cublas_v2.h>\n");
+  Result<BoundBuffers> b = BindSmallProgram("gemm_ex.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->binds, (std::vector<std::string>{"cuco_bind.as<__half>().input(\"a\", a);",
+                                                "cuco_bind.as<__half>().input(\"b\", b);",
+                                                "cuco_bind.as<__half>().output(\"c\", c);"}));
+}
+
 // An output written only under an `if` is bound as input and output: a rank may skip the write.
 TEST(InitBindBuffers, AnOutputWrittenUnderAnIfIsInout) {
   const std::string text = SmallLoop({"x", "y"}, "    if (rank == 0) ncclAllReduce(x, y, 256, ncclFloat, ncclSum, comm, 0);\n");

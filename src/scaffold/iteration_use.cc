@@ -62,6 +62,40 @@ std::map<std::string, int> CopiedOut(const ProgramFacts& f, const FoundLoop& fou
 
 namespace {
 
+// The buffers whose last access in an arm of an `if` (`arm_last_write`: by buffer, arm and side, whether
+// that access writes) is a write that nothing after the `if` reads or writes again.
+void MarkLastWrittenInArms(const std::map<std::tuple<std::string, size_t, int>, bool>& arm_last_write, BufferUse* use) {
+  BufferUse& u = *use;
+  for (const auto& [key, write] : arm_last_write) {
+    const auto& [b, i, side] = key;
+    const int if_end = std::max(u.arms[i].then_lines.second, u.arms[i].else_lines.second);
+    auto after = [&](const std::map<std::string, std::vector<int>>& lines) {
+      const auto it = lines.find(b);
+      return it != lines.end() && std::any_of(it->second.begin(), it->second.end(), [&](int l) { return l > if_end; });
+    };
+    if (write && !after(u.read_lines) && !after(u.write_lines)) u.last_written_in_an_arm.insert(b);
+  }
+}
+
+// A GEMM of one precision (`cublasLtMatmul` on CUDA_R_16F layouts, its A, B and C untyped `void*`):
+// where the collectives name the type of some of its buffers, one type, the others it touches get it
+// too, through chains of GEMMs (a layer's second GEMM reading the first's result). The harness then
+// fills them with fresh values of that type instead of the program's own bytes.
+void SpreadThroughGemms(const std::vector<std::vector<std::string>>& gemms,
+                        std::map<std::string, std::set<std::string>>* datatypes) {
+  for (bool spread = true; spread;) {
+    spread = false;
+    for (const std::vector<std::string>& g : gemms) {
+      std::set<std::string> types;
+      for (const std::string& b : g)
+        if (const auto it = datatypes->find(b); it != datatypes->end()) types.insert(it->second.begin(), it->second.end());
+      if (types.size() != 1) continue;
+      for (const std::string& b : g)
+        if (!datatypes->count(b)) (*datatypes)[b] = types, spread = true;
+    }
+  }
+}
+
 // The branches of the iteration's code and of the lambdas it calls (branches_run.h), under the
 // harness's start; *arms their `if` ... `else` arms.
 BranchLines IterationBranches(const ProgramFacts& f, const IterationCode& code, const TimedLoop& loop,
@@ -128,6 +162,7 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
     for (const Swap& w : SwapsIn(f.raw, l.begin, l.end)) u.swaps.push_back(w);
   // (buffer, arm, then 0 / else 1): whether its last access there so far is a write.
   std::map<std::tuple<std::string, size_t, int>, bool> arm_last_write;
+  std::vector<std::vector<std::string>> gemms;  // each GEMM's buffers
   for (const Access& acc : accesses) {
     std::vector<std::pair<std::string, bool>> touched;  // (buffer, written), in the access's order
     for (const auto& b0 : acc.reads) {
@@ -157,6 +192,10 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       if (!IsNullPointerLiteral(b)) u.unnamed.insert(b);
     if (!acc.datatype.empty())
       for (const auto& [b, written] : touched) u.datatypes[b].insert(acc.datatype);
+    if (acc.gemm) {
+      gemms.emplace_back();
+      for (const auto& [b, written] : touched) gemms.back().push_back(b);
+    }
     if (acc.line > 0)  // the last access so far of each buffer in each arm holding this line
       for (size_t i = 0; i < u.arms.size(); ++i)
         for (const int side : {0, 1}) {
@@ -165,15 +204,8 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
           for (const auto& [b, written] : touched) arm_last_write[{b, i, side}] = written;
         }
   }
-  for (const auto& [key, write] : arm_last_write) {
-    const auto& [b, i, side] = key;
-    const int if_end = std::max(u.arms[i].then_lines.second, u.arms[i].else_lines.second);
-    auto after = [&](const std::map<std::string, std::vector<int>>& lines) {
-      const auto it = lines.find(b);
-      return it != lines.end() && std::any_of(it->second.begin(), it->second.end(), [&](int l) { return l > if_end; });
-    };
-    if (write && !after(u.read_lines) && !after(u.write_lines)) u.last_written_in_an_arm.insert(b);
-  }
+  MarkLastWrittenInArms(arm_last_write, &u);
+  SpreadThroughGemms(gemms, &u.datatypes);
   u.copied_out = CopiedOut(f, found, per_gpu);
   return u;
 }

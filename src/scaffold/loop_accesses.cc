@@ -86,7 +86,7 @@ void LoopAccesses::Walk(const std::string& text, const std::vector<const Analyze
   for (const auto& [name, args, object] : CallSitesIn(text)) {
     const AnalyzedOp* op = nullptr;
     for (const AnalyzedOp* o : ops)
-      if (o->api == name && !used.count(o)) {
+      if ((o->api == name || o->macro == name) && !used.count(o)) {  // a call, or a macro's use making one
         op = o;
         break;
       }
@@ -236,6 +236,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   acc.to_host = CopiesToHost(op);
   acc.helper_if = conditional_calls_ > 0 || UnderHelperIf(op);
   if (!op.datatype.empty()) acc.datatype = Resolve(Trim(op.datatype), to_main);
+  acc.gemm = op.kind == "gemm";
   out->push_back(std::move(acc));
 }
 

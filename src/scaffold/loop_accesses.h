@@ -24,6 +24,7 @@ struct Access {
   bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result
   bool helper_if = false;            // made under an `if` of a helper (or by a helper called under one)
   std::string datatype;              // a communication op's NCCL datatype in main's terms (`ncclFloat`), else ""
+  bool gemm = false;                 // a GEMM's (its operands and result of one precision: iteration_use.cc)
 };
 
 // The program's function `name`, or null.

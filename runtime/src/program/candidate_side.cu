@@ -60,6 +60,12 @@ class IoBinder : public Binder {
 
  protected:
   void Bind(const char* name, Role role, void** slot, size_t, Elem) override {
+    // A buffer this rank does not have (the reference's variable was null: no halo from a previous
+    // rank): the program's own variable is left as it is.
+    if ((role == Role::kOutput ? io_.out(name) : io_.in(name)).bytes == 0) {
+      key_.push_back(*slot);
+      return;
+    }
     if (by_copy_) {
       const cuco::Buffer* in = role == Role::kOutput ? nullptr : &io_.in(name);
       const cuco::Buffer* out =

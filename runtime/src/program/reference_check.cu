@@ -81,7 +81,7 @@ cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned
   for (int q = 0; q < e.world; ++q) {
     const auto& bound = e.ranks[static_cast<size_t>(q)]->bound;
     for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i].role != Role::kOutput && Fill(bound[i].buffer, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
+      if (bound[i].role != Role::kOutput && bound[i].bytes != 0 && Fill(bound[i].buffer, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
         return cuco::Status::Error("filling the reference's inputs failed");
   }
   if (cudaDeviceSynchronize() != cudaSuccess) return cuco::Status::Error("filling the reference's inputs failed on the GPU");
@@ -107,7 +107,7 @@ cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned
     for (size_t k = 0; k < specs.size(); ++k) {
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
       mine[k].resize(b.bytes);
-      if (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+      if (b.bytes != 0 && (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
           cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
         return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
     }
@@ -162,7 +162,7 @@ cuco::Status FindLeftAlone(uint64_t seed, const std::vector<std::vector<std::vec
   for (int q = 0; q < e.world; ++q)
     for (const Spec& s : Specs(q, true)) {
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
-      if (b.role == Role::kOutput && cudaMemset(b.buffer, 0xFF, b.bytes) != cudaSuccess)
+      if (b.role == Role::kOutput && b.bytes != 0 && cudaMemset(b.buffer, 0xFF, b.bytes) != cudaSuccess)
         return cuco::Status::Error("filling the reference's output '" + b.name + "' failed");
     }
   if (cuco::Status st = RunOnce(seed, &e.probe_outputs); !st.ok()) return st;
@@ -274,6 +274,7 @@ cuco::Status FillInputs(int rank, uint64_t seed, const cuco::IO& io, cudaStream_
     const cuco::Buffer& dst = io.in(s.spec.name.c_str());
     const Bound& b = bound[static_cast<size_t>(s.bound)];
     if (dst.bytes < b.bytes) return cuco::Status::Error("input '" + b.name + "' is smaller than the program's");
+    if (b.bytes == 0) continue;  // a buffer this rank does not have
     if (Fill(dst.ptr, b, s.bound, rank, seed, stream) != cudaSuccess)
       return cuco::Status::Error("filling input '" + b.name + "' failed");
   }

@@ -21,10 +21,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <cuco/program/impl/mpi_groups.h>
+#include <cuco/program/impl/mpi_ops.h>
 #include <cuco/program/program.h>
 
 #define OMPI_MPI_H 1  // a later #include <mpi.h> (Open MPI's) is empty
@@ -42,6 +44,7 @@ struct MPI_Status {
 
 #define MPI_SUCCESS 0
 #define MPI_ERR_COMM 5
+#define MPI_ERR_OP 9
 #define MPI_ERR_ARG 12
 #define MPI_ERR_UNKNOWN 14
 #define MPI_ERR_OTHER 15
@@ -92,29 +95,11 @@ typedef int MPI_Errhandler;
 #define MPI_FLOAT 90004
 #define MPI_DOUBLE 100008
 
-#define MPI_SUM 1
-#define MPI_MAX 2
-#define MPI_MIN 3
-#define MPI_PROD 4
-
 #include <cuco/program/impl/mpi_refused.h>
 
 namespace cuco_program::mpi {
 
 inline size_t TypeBytes(MPI_Datatype t) { return t == MPI_DATATYPE_NULL ? 0 : static_cast<size_t>(t % 10000); }
-
-template <class T>
-void ReduceInto(T* acc, const T* x, int count, MPI_Op op) {
-  for (int i = 0; i < count; ++i) {
-    switch (op) {
-      case MPI_SUM: acc[i] = acc[i] + x[i]; break;
-      case MPI_PROD: acc[i] = acc[i] * x[i]; break;
-      case MPI_MAX: acc[i] = acc[i] < x[i] ? x[i] : acc[i]; break;
-      case MPI_MIN: acc[i] = x[i] < acc[i] ? x[i] : acc[i]; break;
-      default: break;
-    }
-  }
-}
 
 // The `count` values of the world ranks `ranks` reduced with `op` into out (in their order, as MPI
 // does for sums); out is left as it is when there are none. Every rank calls it (the values are
@@ -125,21 +110,31 @@ inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, M
   cuco_program::host_allgather(send, all.data(), bytes);
   if (ranks.empty()) return MPI_SUCCESS;
   std::memcpy(out, all.data() + bytes * static_cast<size_t>(ranks[0]), bytes);
+  auto reduce = [&](auto* acc, size_t i) {  // rank ranks[i]'s values into acc
+    using T = std::remove_pointer_t<decltype(acc)>;
+    if (!OpAllowed<T>(op)) {
+      std::fprintf(stderr, "cuco: the MPI reduction %d is not one MPI allows on this datatype (%d)\n", op, t);
+      return MPI_ERR_OP;
+    }
+    ReduceInto(acc, reinterpret_cast<const T*>(all.data() + bytes * static_cast<size_t>(ranks[i])), count, op);
+    return MPI_SUCCESS;
+  };
   for (size_t i = 1; i < ranks.size(); ++i) {
-    const void* x = all.data() + bytes * static_cast<size_t>(ranks[i]);
+    int r = MPI_SUCCESS;
     switch (t) {
-      case MPI_INT: ReduceInto(static_cast<int32_t*>(out), static_cast<const int32_t*>(x), count, op); break;
-      case MPI_UNSIGNED: ReduceInto(static_cast<uint32_t*>(out), static_cast<const uint32_t*>(x), count, op); break;
+      case MPI_INT: r = reduce(static_cast<int32_t*>(out), i); break;
+      case MPI_UNSIGNED: r = reduce(static_cast<uint32_t*>(out), i); break;
       case MPI_LONG:
-      case MPI_LONG_LONG: ReduceInto(static_cast<int64_t*>(out), static_cast<const int64_t*>(x), count, op); break;
+      case MPI_LONG_LONG: r = reduce(static_cast<int64_t*>(out), i); break;
       case MPI_UNSIGNED_LONG:
-      case MPI_UNSIGNED_LONG_LONG: ReduceInto(static_cast<uint64_t*>(out), static_cast<const uint64_t*>(x), count, op); break;
-      case MPI_FLOAT: ReduceInto(static_cast<float*>(out), static_cast<const float*>(x), count, op); break;
-      case MPI_DOUBLE: ReduceInto(static_cast<double*>(out), static_cast<const double*>(x), count, op); break;
+      case MPI_UNSIGNED_LONG_LONG: r = reduce(static_cast<uint64_t*>(out), i); break;
+      case MPI_FLOAT: r = reduce(static_cast<float*>(out), i); break;
+      case MPI_DOUBLE: r = reduce(static_cast<double*>(out), i); break;
       default:
         std::fprintf(stderr, "cuco: an MPI reduction of this datatype (%d) is not supported\n", t);
         return MPI_ERR_OTHER;
     }
+    if (r != MPI_SUCCESS) return r;
   }
   return MPI_SUCCESS;
 }

@@ -53,6 +53,8 @@ struct Bound {
   // every iteration (a loop that swaps its pointers leaves them exchanged), and the reference's
   // inputs and outputs live there.
   void* buffer = nullptr;
+  // bytes 0 with buffer null: the rank has no such buffer (the variable null at serve(): the first
+  // rank's halo from a previous rank): nothing filled or compared there, the variable left null.
   size_t elem_bytes = 1, bytes = 0;
   Elem elem = Elem::kU8;
   std::vector<unsigned char> initial;  // the program's own contents at serve()
@@ -190,10 +192,10 @@ class NoteBinder : public Binder {
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
     b.buffer = *slot;
-    b.bytes = AllocationBytes(*slot);
+    b.bytes = *slot == nullptr ? 0 : AllocationBytes(*slot);
     // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
     // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
-    if (b.bytes == 0 && error_->empty() && !proj::kProjected)
+    if (b.bytes == 0 && *slot != nullptr && error_->empty() && !proj::kProjected)
       *error_ = std::string("the program's buffer '") + name +
                 "' (bound at its timed loop) was not made by cudaMalloc before the loop, so its size is unknown";
     b.initial.resize(b.bytes);
@@ -281,6 +283,9 @@ inline std::string GiveMissingBuffers() {
     const Bound* widest = nullptr;
     for (auto& r : e.ranks)
       if (widest == nullptr || r->bound[j].bytes > widest->bytes) widest = &r->bound[j];
+    bool none = true;  // every rank's variable null: a buffer no rank has (one rank's halos)
+    for (auto& r : e.ranks) none = none && r->bound[j].buffer == nullptr;
+    if (none) continue;
     if (widest->bytes == 0)
       return "the program's buffer '" + widest->name +
              "' (bound at its timed loop) was not made by cudaMalloc before the loop on any rank, so its size is unknown";

@@ -1,0 +1,105 @@
+#include "scaffold/derived_pointers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <vector>
+
+#include "scaffold/tokens.h"
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The parameters' names and the body of function `fn` as `code` defines it (the first definition);
+// false when it defines none.
+bool Definition(const std::string& code, const std::string& fn, std::vector<std::string>* params, std::string* body) {
+  const std::vector<Tok> t = Scan(code);
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == fn && t[i + 1].text == "(") || FollowsMemberAccess(t, i)) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 >= t.size() || t[close + 1].text != "{" || i == 0 || !t[i - 1].ident) continue;  // a type before it
+    params->clear();
+    std::string last;
+    for (size_t k = i + 2; k <= close; ++k) {
+      if (t[k].ident) last = t[k].text;
+      if (t[k].text == "," || k == close) params->push_back(last), last.clear();
+    }
+    const size_t end = Match(t, close + 1);
+    if (end >= t.size()) return false;
+    *body = code.substr(t[close + 1].begin, t[end].end - t[close + 1].begin);
+    return true;
+  }
+  return false;
+}
+
+// Whether `body` stores through parameter `p`: `p[i] = `, `p->m = `, `*p = `.
+bool StoresThrough(const std::string& body, const std::string& p) {
+  const std::regex store("\\b" + p + "\\s*(\\[[^\\]]*\\]|->\\s*\\w+(\\s*\\[[^\\]]*\\])?)\\s*=[^=]|\\*\\s*" + p + "\\s*=[^=]");
+  return std::regex_search(body, store);
+}
+
+}  // namespace
+
+bool PointersDerivedBeforeLoop(const std::string& before_loop, const std::string& program_code, const std::string& name,
+                               std::string* why) {
+  const std::vector<Tok> t = Scan(before_loop);
+  static const std::regex casts("static_cast|reinterpret_cast|const_cast");
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == name) || FollowsMemberAccess(t, i)) continue;
+    const size_t s = StatementStart(t, i);
+    // An assignment `lhs = <the buffer, an offset into it>` whose left side is not the buffer.
+    size_t eq = t.size();
+    int depth = 0;
+    for (size_t k = s; k < i; ++k) {
+      const std::string& x = t[k].text;
+      if (x == "(" || x == "[" || x == "{") ++depth;
+      if ((x == ")" || x == "]" || x == "}") && --depth < 0) depth = 0;  // a `for (...)` header closing before it
+      const bool compare = k + 1 < t.size() && t[k + 1].text == "=" && t[k + 1].begin == t[k].end;
+      const bool after_op = k > 0 && t[k - 1].end == t[k].begin && std::string("=!<>+-*/%&|^").find(t[k - 1].text) != std::string::npos;
+      if (depth == 0 && x == "=" && !compare && !after_op) eq = k;
+    }
+    if (eq < t.size() && !(eq == s + 1 && t[s].text == name)) {
+      bool called = false;  // `x = f(d_params)`: what f returns, not the buffer
+      bool compared = false;  // `same = d_w == d_v`, `p = c ? d_w : d_v` kept as a pointer too, but rarely
+      const size_t end = std::min(t.size(), StatementEnd(t, s) + 1);
+      for (size_t k = eq + 1; k < end; ++k) {
+        called |= t[k].ident && k + 1 < t.size() && t[k + 1].text == "(" && !std::regex_match(t[k].text, casts);
+        if (t[k].ident && std::regex_match(t[k].text, casts) && k + 1 < end && t[k + 1].text == "<")
+          while (k < end && t[k].text != ">") ++k;  // the cast's type
+        else
+          compared |= t[k].text == "=" || t[k].text == "!" || t[k].text == "<" || t[k].text == ">" ||
+                      t[k].text == "|" || t[k].text == "?" || (t[k].text == "&" && k + 1 < end && t[k + 1].text == "&");
+      }
+      if (!called && !compared) {
+        *why = fmt::format("`{}` is kept before the loop", before_loop.substr(t[s].begin, t[i].end - t[s].begin));
+        return true;
+      }
+    }
+    // An argument of a call of the program's own function that stores through another parameter.
+    size_t open = i, argument = 0;
+    depth = 0;
+    for (size_t k = i; k > s; --k) {
+      const std::string& x = t[k - 1].text;
+      if (x == ")" || x == "]" || x == "}") ++depth;
+      if ((x == "(" || x == "[" || x == "{") && depth-- == 0) {
+        open = k - 1;
+        break;
+      }
+      if (x == "," && depth == 0) ++argument;
+    }
+    if (open == i || open == 0 || t[open].text != "(" || !t[open - 1].ident) continue;
+    std::vector<std::string> params;
+    std::string body;
+    if (!Definition(program_code, t[open - 1].text, &params, &body) || argument >= params.size()) continue;
+    for (size_t p = 0; p < params.size(); ++p)
+      if (p != argument && !params[p].empty() && StoresThrough(body, params[p])) {
+        *why = fmt::format("`{}` is handed to {}, which stores through its parameter `{}`", name, t[open - 1].text,
+                           params[p]);
+        return true;
+      }
+  }
+  return false;
+}
+
+}  // namespace cuco::scaffold_internal
