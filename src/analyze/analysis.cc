@@ -223,8 +223,12 @@ void CarryHelperEffects(Analysis* a, const std::map<std::string, std::set<std::s
     kept.push_back(std::move(op));
   }
   a->ops = std::move(kept);
-  for (auto& g : a->groups)
-    for (int& i : g.ops) i = renumber.at(i);
+  for (auto& g : a->groups) {  // a group's ops that were dropped leave it
+    std::vector<int> ops;
+    for (int i : g.ops)
+      if (const auto it = renumber.find(i); it != renumber.end()) ops.push_back(it->second);
+    g.ops = std::move(ops);
+  }
 }
 
 }  // namespace
@@ -401,7 +405,8 @@ void TrackNcclGroup(AnalyzedOp* op, std::map<std::string, int>* open_group, Anal
       a->groups[it->second].end_line = op->line;
       open_group->erase(it);
     }
-  } else if (auto it = open_group->find(op->function); it != open_group->end() && op->api.rfind("nccl", 0) == 0) {
+  } else if (auto it = open_group->find(op->function);
+             it != open_group->end() && op->api.rfind("nccl", 0) == 0 && op->kind != "call") {  // not a helper `nccl_check`
     op->group = it->second;
     a->groups[it->second].ops.push_back(op->index);
   }

@@ -240,6 +240,10 @@ TEST_P(AnalyzeCorpus, AKernelLaunchedThroughAMacroIsALaunchOfItsArguments) {
   EXPECT_EQ(sgd->macro, "LAUNCH");
   EXPECT_TRUE(HasEdge(a, "relu_k", "ncclReduceScatter", "a"));
   EXPECT_TRUE(HasEdge(a, "ncclReduceScatter", "sgd_k", "gshard"));
+  // A check macro's helper named nccl_check is no op of the group it is used in.
+  ASSERT_EQ(a.groups.size(), 1u);
+  ASSERT_EQ(a.groups[0].ops.size(), 2u);
+  for (int i : a.groups[0].ops) EXPECT_EQ(a.ops[static_cast<size_t>(i)].api, "ncclAllReduce");
 }
 
 // A check macro naming its argument twice expands to two calls spelled at one place: one op each.
