@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include "scaffold/tokens.h"
@@ -33,10 +34,39 @@ bool Definition(const std::string& code, const std::string& fn, std::vector<std:
   return false;
 }
 
-// Whether `body` stores through parameter `p`: `p[i] = `, `p->m = `, `*p = `.
-bool StoresThrough(const std::string& body, const std::string& p) {
-  const std::regex store("\\b" + p + "\\s*(\\[[^\\]]*\\]|->\\s*\\w+(\\s*\\[[^\\]]*\\])?)\\s*=[^=]|\\*\\s*" + p + "\\s*=[^=]");
-  return std::regex_search(body, store);
+// Whether `body` stores through parameter `p` (`p[i] = `, `p->m = `, `*p = `) a value made from one of
+// `derived` (the buffer's parameter and the locals set from it: `float *cur = base;`).
+bool StoresDerivedThrough(const std::string& body, const std::string& p, const std::set<std::string>& derived) {
+  const std::regex store("\\b" + p + "\\s*(\\[[^\\]]*\\]|->\\s*\\w+(\\s*\\[[^\\]]*\\])?)\\s*=([^=;][^;]*);|\\*\\s*" + p +
+                         "\\s*=([^=;][^;]*);");
+  static const std::regex word("[A-Za-z_]\\w*");
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), store); it != std::sregex_iterator(); ++it) {
+    const std::string value = (*it)[3].matched ? (*it)[3].str() : (*it)[4].str();
+    for (auto w = std::sregex_iterator(value.begin(), value.end(), word); w != std::sregex_iterator(); ++w)
+      if (derived.count(w->str())) return true;
+  }
+  return false;
+}
+
+// The buffer's parameter `base` and the locals of `body` set from it without a call (`float *cur =
+// base;`, `q = cur + n;`), to a fixpoint.
+std::set<std::string> DerivedIn(const std::string& body, const std::string& base) {
+  std::set<std::string> derived = {base};
+  static const std::regex assign("([A-Za-z_]\\w*)\\s*=\\s*([^=;][^;]*);");
+  static const std::regex word("[A-Za-z_]\\w*");
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), assign); it != std::sregex_iterator(); ++it) {
+      const std::string lhs = (*it)[1].str(), rhs = (*it)[2].str();
+      if (derived.count(lhs) || rhs.find('(') != std::string::npos) continue;
+      for (auto w = std::sregex_iterator(rhs.begin(), rhs.end(), word); w != std::sregex_iterator(); ++w)
+        if (derived.count(w->str())) {
+          derived.insert(lhs), grew = true;
+          break;
+        }
+    }
+  }
+  return derived;
 }
 
 }  // namespace
@@ -58,6 +88,7 @@ bool PointersDerivedBeforeLoop(const std::string& before_loop, const std::string
       const bool compare = k + 1 < t.size() && t[k + 1].text == "=" && t[k + 1].begin == t[k].end;
       const bool after_op = k > 0 && t[k - 1].end == t[k].begin && std::string("=!<>+-*/%&|^").find(t[k - 1].text) != std::string::npos;
       if (depth == 0 && x == "=" && !compare && !after_op) eq = k;
+      if (depth == 0 && x == ",") eq = t.size();  // another declarator (`double *a = NULL, *d_w;`)
     }
     if (eq < t.size() && !(eq == s + 1 && t[s].text == name)) {
       bool called = false;  // `x = f(d_params)`: what f returns, not the buffer
@@ -92,8 +123,9 @@ bool PointersDerivedBeforeLoop(const std::string& before_loop, const std::string
     std::vector<std::string> params;
     std::string body;
     if (!Definition(program_code, t[open - 1].text, &params, &body) || argument >= params.size()) continue;
+    const std::set<std::string> derived = DerivedIn(body, params[argument]);
     for (size_t p = 0; p < params.size(); ++p)
-      if (p != argument && !params[p].empty() && StoresThrough(body, params[p])) {
+      if (p != argument && !params[p].empty() && StoresDerivedThrough(body, params[p], derived)) {
         *why = fmt::format("`{}` is handed to {}, which stores through its parameter `{}`", name, t[open - 1].text,
                            params[p]);
         return true;
