@@ -108,7 +108,7 @@ cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
       mine[k].resize(b.bytes);
       if (b.bytes != 0 && (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-          cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess)  // no answer stays in device memory
+          cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess))  // no answer stays in device memory
         return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
     }
   }
