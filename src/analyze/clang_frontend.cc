@@ -500,11 +500,9 @@ CXChildVisitResult Visit(CXCursor c, CXCursor, CXClientData data) {
       }
       unsigned use = 0;  // `LAUNCH(sgd_k, n, w, g)`: a call the macro's replacement makes of its arguments
       std::string macro;
-      if (!read && InMainFile(c, st->main_file, nullptr, &use, false) && MacroExpandedCall(*st->blank, use, name, &config, &args)) {
+      if (!read && InMainFile(c, st->main_file, nullptr, &use, false) &&
+          MacroExpandedCall(*st->blank, use, name, &macro, &config, &args))
         read = true, read_name = name, offset = use, end = use;
-        for (size_t k = use; k < st->blank->size() && (std::isalnum(static_cast<unsigned char>((*st->blank)[k])) || (*st->blank)[k] == '_'); ++k)
-          macro += (*st->blank)[k];
-      }
       if (read) {
         name = read_name;
         RawCall call;

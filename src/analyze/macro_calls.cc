@@ -1,10 +1,10 @@
 #include "analyze/macro_calls.h"
 
-#include <cctype>
 #include <map>
 #include <regex>
 
 #include "analyze/frontend.h"
+#include "util/source_text.h"
 
 namespace cuco::analyze_internal {
 namespace {
@@ -12,20 +12,16 @@ namespace {
 // The macro named at `use` and its definition in `text`: its parameters' list (m[2]) and its
 // replacement, lines joined (m[3]).
 bool MacroDefinition(const std::string& text, size_t use, std::string* macro, std::smatch* m) {
-  size_t e = use;
-  while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
-  if (e == use) return false;
-  *macro = text.substr(use, e - use);
+  *macro = IdentifierAt(text, use);
+  if (macro->empty()) return false;
   const std::regex define("#[ \\t]*define[ \\t]+" + *macro + "\\b(\\(([^)]*)\\))?((?:[^\\n]*\\\\\\n)*[^\\n]*)");
   return std::regex_search(text, *m, define);
 }
 
-// The arguments of the use of a function-like macro at `use` (its name first): split at the commas
-// outside brackets, each trimmed. False when no `(` follows the name or it does not close.
-bool UseArguments(const std::string& text, size_t use, std::vector<std::string>* out) {
-  size_t p = use;
-  while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
-  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+// The arguments of the use of a function-like macro whose name ends at `past_name`: split at the
+// commas outside brackets, each trimmed. False when no `(` follows the name or it does not close.
+bool UseArguments(const std::string& text, size_t past_name, std::vector<std::string>* out) {
+  size_t p = SkipSpace(text, past_name);
   if (p >= text.size() || text[p] != '(') return false;
   int depth = 0;
   std::string arg;
@@ -76,12 +72,13 @@ size_t MacroBodyCallWithoutArguments(const std::string& text, size_t use, const 
   return ReadCallAt(text, use, &used, &config, &args, &past) ? past - 1 : use;
 }
 
-bool MacroExpandedCall(const std::string& text, size_t use, const std::string& name, std::vector<std::string>* config,
-                       std::vector<std::string>* args) {
-  std::string macro;
+bool MacroExpandedCall(const std::string& text, size_t use, const std::string& name, std::string* macro,
+                       std::vector<std::string>* config, std::vector<std::string>* args) {
   std::smatch m;
+  std::string used;
   std::vector<std::string> given;
-  if (!MacroDefinition(text, use, &macro, &m) || !m[1].matched || !UseArguments(text, use, &given)) return false;
+  if (!MacroDefinition(text, use, &used, &m) || !m[1].matched || !UseArguments(text, use + used.size(), &given))
+    return false;
   // The parameters, `...` standing for __VA_ARGS__ (every argument from its position on).
   std::vector<std::string> params;
   const std::string list = m[2].str();
@@ -115,6 +112,7 @@ bool MacroExpandedCall(const std::string& text, size_t use, const std::string& n
     size_t end = 0;
     std::vector<std::string> c, a;
     if (ReadCallAt(expanded, static_cast<size_t>(it->position()), &read, &c, &a, &end) && read == name) {
+      *macro = used;
       *config = c;
       *args = a;
       return true;

@@ -13,13 +13,14 @@ namespace cuco::analyze_internal {
 // use's closing parenthesis, after the calls its arguments make). npos when it does not.
 size_t MacroBodyCallWithoutArguments(const std::string& text, size_t use, const std::string& name);
 
-// The call of `name` the macro used at `use` makes of its arguments, its definition in `text`:
+// The call of `name` the macro used at `use` makes of its arguments, its definition in `text`
+// (`macro` its name):
 // with `#define LAUNCH(k, n, ...) k<<<((n) + 127) / 128, 128, 0, stream>>>(__VA_ARGS__)`, the use
 // `LAUNCH(sgd_k, ss, shard, gshard, ss, lr)` launches sgd_k with the configuration
 // {"((ss) + 127) / 128", "128", "0", "stream"} and the arguments {"shard", "gshard", "ss", "lr"}.
-// False when `use` is no use of a function-like macro of `text`, or its replacement makes no call
-// of `name`.
-bool MacroExpandedCall(const std::string& text, size_t use, const std::string& name, std::vector<std::string>* config,
-                       std::vector<std::string>* args);
+// False (the outputs untouched) when `use` is no use of a function-like macro of `text`, or its
+// replacement makes no call of `name`.
+bool MacroExpandedCall(const std::string& text, size_t use, const std::string& name, std::string* macro,
+                       std::vector<std::string>* config, std::vector<std::string>* args);
 
 }  // namespace cuco::analyze_internal

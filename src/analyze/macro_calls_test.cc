@@ -13,12 +13,16 @@ const char* kLaunch =
 TEST(MacroCalls, AKernelLaunchedThroughAMacroHasTheUsesArguments) {
   const std::string text = kLaunch;
   const size_t use = text.find("LAUNCH(sgd_k");
+  std::string macro;
   std::vector<std::string> config, args;
-  ASSERT_TRUE(MacroExpandedCall(text, use, "sgd_k", &config, &args));
+  ASSERT_TRUE(MacroExpandedCall(text, use, "sgd_k", &macro, &config, &args));
+  EXPECT_EQ(macro, "LAUNCH");
   EXPECT_EQ(config, (std::vector<std::string>{"((ss) + 127) / 128", "128", "0", "stream"}));
   EXPECT_EQ(args, (std::vector<std::string>{"shard", "gshard + 2 * (i, j)", "ss", "lr"}));
-  EXPECT_FALSE(MacroExpandedCall(text, use, "relu_k", &config, &args));  // the replacement makes no such call
-  EXPECT_FALSE(MacroExpandedCall(text, text.find("sgd_k, ss"), "sgd_k", &config, &args));  // no macro's use
+  EXPECT_FALSE(MacroExpandedCall(text, use, "relu_k", &macro, &config, &args));  // the replacement makes no such call
+  macro.clear();
+  EXPECT_FALSE(MacroExpandedCall(text, text.find("sgd_k, ss"), "sgd_k", &macro, &config, &args));  // no macro's use
+  EXPECT_EQ(macro, "");  // untouched
 }
 
 TEST(MacroCalls, ACallWithoutArgumentsInAMacrosReplacement) {

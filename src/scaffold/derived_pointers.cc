@@ -12,26 +12,22 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-// The parameters' names and the body of function `fn` as `code` defines it (the first definition);
-// false when it defines none.
+// The parameters' names and the body of function `fn` as `code` defines it (the first definition,
+// FunctionDefinition); false when it defines none.
 bool Definition(const std::string& code, const std::string& fn, std::vector<std::string>* params, std::string* body) {
   const std::vector<Tok> t = Scan(code);
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!(t[i].ident && t[i].text == fn && t[i + 1].text == "(") || FollowsMemberAccess(t, i)) continue;
-    const size_t close = Match(t, i + 1);
-    if (close + 1 >= t.size() || t[close + 1].text != "{" || i == 0 || !t[i - 1].ident) continue;  // a type before it
-    params->clear();
-    std::string last;
-    for (size_t k = i + 2; k <= close; ++k) {
-      if (t[k].ident) last = t[k].text;
-      if (t[k].text == "," || k == close) params->push_back(last), last.clear();
-    }
-    const size_t end = Match(t, close + 1);
-    if (end >= t.size()) return false;
-    *body = code.substr(t[close + 1].begin, t[end].end - t[close + 1].begin);
-    return true;
+  size_t open = 0;
+  const size_t at = FunctionDefinition(t, fn, &open);
+  const size_t end = at < t.size() ? Match(t, open) : t.size();
+  if (end >= t.size()) return false;
+  params->clear();
+  std::string last;
+  for (size_t k = at + 2; k < open; ++k) {
+    if (t[k].ident) last = t[k].text;
+    if (t[k].text == "," || k + 1 == open) params->push_back(last), last.clear();
   }
-  return false;
+  *body = code.substr(t[open].begin, t[end].end - t[open].begin);
+  return true;
 }
 
 // Whether `body` stores through parameter `p` (`p[i] = `, `p->m = `, `*p = `) a value made from one of

@@ -116,23 +116,6 @@ std::vector<TimedLoop::Lambda> CommLambdas(const std::vector<Tok>& t, size_t bod
   return lambdas;
 }
 
-// A function's definition in `t`: `name (` ... `)` `{`; the token of its name (its body's `{` in
-// *body), or t.size(). A member (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending
-// in `>` (`std::vector<T> name(`) is.
-size_t Definition(const std::vector<Tok>& t, const std::string& name, size_t* body) {
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
-    const bool arrow = i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
-    if (i > 0 && (t[i - 1].text == "." || arrow || t[i - 1].text == ":")) continue;
-    const size_t close = Match(t, i + 1);
-    if (close + 1 < t.size() && t[close + 1].text == "{") {
-      *body = close + 1;
-      return i;
-    }
-  }
-  return t.size();
-}
-
 // Whether the function whose name is token `at` of `t` takes parameters: not `()` nor `(void)`.
 bool TakesArguments(const std::vector<Tok>& t, size_t at) {
   const size_t params_close = Match(t, at + 1);
@@ -160,7 +143,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
                                 const std::string& loop_function, size_t within, const LoopSearch& search) {
   const std::vector<Tok> t = Scan(text);
   size_t main_body = t.size();
-  const size_t main_at = Definition(t, "main", &main_body);
+  const size_t main_at = FunctionDefinition(t, "main", &main_body);
   if (main_at >= t.size() && !search.main_elsewhere) return NoMainHere(file, text);
   TimedLoop loop;
   if (main_at < t.size()) {
@@ -178,7 +161,7 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
       return Status::InvalidArgument(file + ": cuco init could not find the body of the threads' lambda");
     fn_at = body_open;
   } else if (loop_function != "main") {
-    fn_at = Definition(t, loop_function, &body_open);
+    fn_at = FunctionDefinition(t, loop_function, &body_open);
     if (fn_at >= t.size())
       return Status::InvalidArgument(fmt::format("{}: `{}` (the function that holds the iteration) is not defined in the "
                                                  "file that defines main; put them in one file",
@@ -417,7 +400,7 @@ std::string TimedLoop::SizeFlag::Spelling() const {
 bool MainTakesArguments(const std::string& text) {
   const std::vector<Tok> t = Scan(text);
   size_t body = 0;
-  const size_t at = Definition(t, "main", &body);
+  const size_t at = FunctionDefinition(t, "main", &body);
   return at >= t.size() || TakesArguments(t, at);
 }
 

@@ -144,6 +144,19 @@ bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i) {
   return i > 1 && t[i - 1].text == ">" && t[i - 2].text == "-" && t[i - 2].end == t[i - 1].begin;
 }
 
+size_t FunctionDefinition(const std::vector<Tok>& t, const std::string& name, size_t* body) {
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
+    if (FollowsMemberAccess(t, i) || (i > 0 && t[i - 1].text == ":")) continue;
+    const size_t close = Match(t, i + 1);
+    if (close + 1 < t.size() && t[close + 1].text == "{") {
+      *body = close + 1;
+      return i;
+    }
+  }
+  return t.size();
+}
+
 size_t MemberObject(const std::vector<Tok>& t, size_t i) {
   if (i >= t.size() || !FollowsMemberAccess(t, i)) return t.size();
   const size_t operator_tokens = t[i - 1].text == "." ? 1 : 2;

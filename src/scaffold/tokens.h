@@ -48,6 +48,11 @@ bool KeywordBeforeParen(const std::string& word);
 // Whether token `i` follows `.` or `->` (adjacent characters): a member of some object.
 bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i);
 
+// A function's definition in `t`: `name (` ... `)` `{`; the token of its name (its body's `{` in
+// *body), or t.size(). A member (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending
+// in `>` (`std::vector<T> name(`) is.
+size_t FunctionDefinition(const std::vector<Tok>& t, const std::string& name, size_t* body);
+
 // The index of the object token `i` is a member of (`object.name`, `object->name`), when that token
 // is an identifier; t.size() otherwise.
 size_t MemberObject(const std::vector<Tok>& t, size_t i);

@@ -204,6 +204,12 @@ bool IsLexIdentChar(unsigned char c) { return std::isalnum(c) || c == '_' || c =
 
 bool IsCIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+std::string IdentifierAt(std::string_view text, size_t at) {
+  size_t e = at;
+  while (e < text.size() && IsCIdentChar(text[e])) ++e;
+  return e > at ? std::string(text.substr(at, e - at)) : "";
+}
+
 std::string Trim(std::string_view s, std::string_view chars) {
   const size_t b = s.find_first_not_of(chars);
   if (b == std::string_view::npos) return "";

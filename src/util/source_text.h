@@ -78,7 +78,6 @@ std::vector<std::string> SplitLinesKeepingNewlines(std::string_view text);
 // `!text.empty() && text.back() == '\n'`.
 std::vector<std::string> LinesOf(std::string_view text);
 
-// Whether `c` may start, or continue, a C identifier: [A-Za-z_], [A-Za-z0-9_] (ASCII only).
 // The offset of the first non-space character (std::isspace) at or after `from`; text.size() if none.
 size_t SkipSpace(std::string_view text, size_t from);
 
@@ -87,7 +86,12 @@ size_t SkipSpace(std::string_view text, size_t from);
 bool IsLexIdentStart(unsigned char c);
 bool IsLexIdentChar(unsigned char c);
 
+// Whether `c` may start, or continue, a C identifier: [A-Za-z_], [A-Za-z0-9_] (ASCII only).
 bool IsCIdentStart(char c);
 bool IsCIdentChar(char c);
+
+// The run of identifier characters (IsCIdentChar) starting at `at`: "" where none starts there or
+// `at` is past the end. It does not look back: from the middle of a word, the word's rest.
+std::string IdentifierAt(std::string_view text, size_t at);
 
 }  // namespace cuco

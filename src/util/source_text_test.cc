@@ -124,6 +124,14 @@ TEST(SourceText, Trim) {
 namespace cuco {
 namespace {
 
+TEST(SourceText, IdentifierAtReadsTheWordStartingThere) {
+  EXPECT_EQ(IdentifierAt("LAUNCH(k, n)", 0), "LAUNCH");
+  EXPECT_EQ(IdentifierAt("a + b_2;", 4), "b_2");
+  EXPECT_EQ(IdentifierAt("a + b", 1), "");   // a space
+  EXPECT_EQ(IdentifierAt("abc", 1), "bc");   // it does not look back
+  EXPECT_EQ(IdentifierAt("abc", 9), "");     // past the end
+}
+
 TEST(SourceText, SkipSpaceStopsAtTheFirstNonSpace) {
   EXPECT_EQ(SkipSpace("  \t\nab", 0), 4u);
   EXPECT_EQ(SkipSpace("ab  c", 2), 4u);
