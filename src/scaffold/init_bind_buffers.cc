@@ -14,6 +14,7 @@
 #include "scaffold/array_entries.h"
 #include "scaffold/derived_pointers.h"
 #include "scaffold/held_accessors.h"
+#include "scaffold/host_buffers.h"
 #include "scaffold/iteration_use.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/loop_choice.h"
@@ -582,6 +583,15 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     for (const Target& t : targets) BindTarget(c, marked_expr, t, r, &u, &h, &unbound_output, trace);
   }
   NoteUnnamed(u.unnamed, &h, trace);
+  if (h.outputs.empty())  // a result the iteration's helpers copy to host memory (host_buffers.h)
+    for (const HostBind& b : HostBinds(*f.analysis, found.loop_fn.empty() ? "main" : found.loop_fn, f.file, loop.line,
+                                       loop.end_line, c.before_loop)) {
+      h.binds.push_back(b.statement);
+      if (b.in) h.inputs.push_back(b.name);
+      if (b.out) h.outputs.push_back(b.in ? b.name + "_out" : b.name);
+      h.guesses.push_back(b.guess);
+      trace->Add(b.statement + ": " + b.guess);
+    }
   if (h.outputs.empty())
     return Status::NotFound(fmt::format("{}:{}: no output of the iteration could be named in {}, so nothing would be "
                                         "checked{}",

@@ -380,16 +380,52 @@ void StringDefaults(const std::string& code, ProgramDefaults* d) {
     if (count > 1) d->strings.erase(name);
 }
 
+// The members a program sets to one value outside reading its command line (an options parser's
+// defaults before its loop over argv: `args.tp_mode = TpMode::Summa;` in parse_args), in `texts`
+// (main's file and the others), into d->values (integers, enumerators) and d->strings (literals),
+// by the member's name as conditions read it (`args.tp_mode` as `tp_mode`). A member set twice
+// outside reading arguments, or named like a variable already known, is left out.
+void MemberDefaults(const std::vector<const std::string*>& texts, ProgramDefaults* d) {
+  static const std::regex member(R"((?:\.|->)\s*([A-Za-z_]\w*)\s*=\s*([^=;][^;]*);)");
+  static const std::regex literal(R"re(^\s*"([^"\\\n]*)"\s*$)re");
+  std::map<std::string, std::string> rhs_of;
+  for (const std::string* text : texts)
+    for (auto it = std::sregex_iterator(text->begin(), text->end(), member); it != std::sregex_iterator(); ++it)
+      if (!ReadingArguments(*text, static_cast<size_t>(it->position(0)))) rhs_of.emplace((*it)[1].str(), (*it)[2].str());
+  // Changed anywhere else outside reading arguments (`s.iter += 1`, `++p->n`, `n = 0;` in a method,
+  // its address handed on): no one value.
+  auto changes = [&](const std::string& name) {
+    const std::regex changed("(?:^|[^\\w])" + name + R"(\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--))" + "|(?:\\+\\+|--|(?:^|[(,=])\\s*&)\\s*(?:[A-Za-z_]\\w*\\s*(?:\\.|->)\\s*)*" + name + "\\b");
+    int n = 0;
+    for (const std::string* text : texts) {
+      const std::string bare = BlankCommentsAndLiterals(*text);
+      for (auto it = std::sregex_iterator(bare.begin(), bare.end(), changed); it != std::sregex_iterator(); ++it)
+        n += ReadingArguments(*text, static_cast<size_t>(it->position(0))) ? 0 : 1;
+    }
+    return n;
+  };
+  for (const auto& [name, rhs] : rhs_of) {
+    if (d->values.count(name) || d->strings.count(name) || changes(name) != 1) continue;
+    std::smatch m;
+    if (std::regex_match(rhs, m, literal)) {
+      d->strings[name] = m[1].str();
+      continue;
+    }
+    const Value v = Eval(Lex(rhs), *d).All();
+    if (v.kind == Value::kKnown) d->values[name] = v.v;
+  }
+}
+
 }  // namespace
 
 ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars,
-                           const std::vector<std::string>& args) {
+                           const std::vector<std::string>& args, const std::string& elsewhere) {
   ProgramDefaults d;
   d.rank_vars = rank_vars;
   d.args = args;
   // The types a declaration of such a variable names: integers, booleans and the program's enums.
   std::string types = "(?:bool|int|long|unsigned|size_t|int64_t|int32_t|auto|char";
-  for (const std::string& type : Enumerations(code, &d)) types += "|" + type;
+  for (const std::string& type : Enumerations(elsewhere.empty() ? code : code + "\n" + elsewhere, &d)) types += "|" + type;
   types += ")";
   const std::regex declared_type(R"(\b)" + types + R"(\b)");
   static const std::regex rank_re(R"(\b(?:MPI_Comm_rank|ncclCommUserRank)\s*\([^,()]*,\s*&\s*([A-Za-z_][\w.]*))");
@@ -456,6 +492,8 @@ ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>&
   std::erase_if(d.values, [&](const auto& v) { return assigned_again(v.first, declared_type, false, false); });
   std::erase_if(d.strings,
                 [&](const auto& v) { return assigned_again(v.first, StringDeclaration(), !d.args.empty(), true); });
+  // Members are not read where the user gives arguments: which option sets one is not followed.
+  if (args.empty()) MemberDefaults({&code, &elsewhere}, &d);
   return d;
 }
 

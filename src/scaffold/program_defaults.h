@@ -34,8 +34,12 @@ struct ProgramDefaults {
   std::map<std::string, std::string> strings;
 };
 // Read from `code` (comment-stripped text, literals kept) with the program's rank variables.
+// `elsewhere`, the program's other files (comment-stripped), gives their enumerations and, for a
+// program started without arguments, the members set to one value outside reading the command
+// line: an options parser's defaults (`Args args; args.tp_mode = TpMode::Summa; for (...argv...)`),
+// which conditions read by the member's name (`args.tp_mode == TpMode::Summa`).
 ProgramDefaults DefaultsOf(const std::string& code, const std::set<std::string>& rank_vars,
-                           const std::vector<std::string>& args = {});
+                           const std::vector<std::string>& args = {}, const std::string& elsewhere = "");
 
 // The value of the integer expression `expr` of the program under `d`; nullopt when not one value.
 std::optional<int64_t> ValueUnder(const std::string& expr, const ProgramDefaults& d);

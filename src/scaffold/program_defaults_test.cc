@@ -131,5 +131,31 @@ TEST(ProgramDefaults, ACounterAndTheCommunicatorsRankHaveNoOneValue) {
   EXPECT_EQ(BranchTruth(cond, 0, cond.size(), d), Truth::kPerRank);
 }
 
+// An options parser in another file (TensorParallelPTX's parse_args in cli.cu) sets its struct's
+// members before its loop over argv: those are the defaults conditions on them read, where the
+// program is started without arguments and nothing else sets them.
+TEST(ProgramDefaults, AnOptionsParsersMembersInAnotherFile) {
+  const std::string main_code =
+      "int main(int argc, char** argv) {\n  Args args = parse_args(argc, argv);\n"
+      "  ProfileStats s = (args.tp_mode == TpMode::Summa) ? run_profile(args) : run_profile_1d(args);\n}\n";
+  const std::string cli =
+      "enum class TpMode { Summa, OneDCol, OneDRow };\n"
+      "Args parse_args(int argc, char** argv) {\n  Args args{};\n  args.M = 4096;\n  args.tp_mode = TpMode::Summa;\n"
+      "  args.walltime_file = \"profile_walltime.txt\";\n"
+      "  for (int i = 1; i < argc; ++i) {\n    std::string arg = argv[i];\n"
+      "    if (arg == \"--tp-mode\" && i + 1 < argc) {\n      std::string m = argv[++i];\n"
+      "      if (m == \"1d-row\") args.tp_mode = TpMode::OneDRow;\n    }\n  }\n  return args;\n}\n";
+  const std::string cond = "args.tp_mode == TpMode::Summa";
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(main_code, {}, {}, cli)), Truth::kTrue);
+  EXPECT_EQ(ValueUnder("args.M", DefaultsOf(main_code, {}, {}, cli)), 4096);
+  EXPECT_EQ(DefaultsOf(main_code, {}, {}, cli).strings.at("walltime_file"), "profile_walltime.txt");
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(main_code, {}, {})), Truth::kUnknown);  // not given the file
+  EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(main_code, {}, {"--tp-mode", "1d-row"}, cli)), Truth::kUnknown);
+  // Set again elsewhere, stepped, or its address handed on: no one value.
+  for (const char* again : {"void one_d(Args& a) { a.tp_mode = TpMode::OneDRow; }\n", "void f(Args* a) { ++a->tp_mode; }\n",
+                            "void g(Args a) { read_mode(&a.tp_mode); }\n"})
+    EXPECT_EQ(BranchTruth(cond, 0, cond.size(), DefaultsOf(main_code, {}, {}, cli + again)), Truth::kUnknown) << again;
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -169,7 +169,10 @@ int FirstCall(const ProgramFacts& f, const std::string& prefix, std::string* whi
 
 void SetProgramArguments(ProgramFacts* f, std::vector<std::string> args) {
   f->program_args = std::move(args);
-  f->run_defaults = DefaultsOf(f->code, {}, f->program_args);
+  std::string elsewhere;  // the other files: their enums, an options parser's member defaults
+  for (const auto* files : {&f->other_code, &f->header_code})
+    for (const auto& [name, code] : *files) elsewhere += code + "\n";
+  f->run_defaults = DefaultsOf(f->code, {}, f->program_args, elsewhere);
 }
 
 std::string WithoutInactiveLines(const Analysis& analysis, const std::string& path, std::string text) {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "scaffold/branches_run.h"
 #include "scaffold/init_find_loop.h"
 #include "scaffold/loop_accesses.h"
 #include "scaffold/main_rewrite.h"
@@ -42,6 +43,46 @@ bool Alternatives(const std::string& def, const std::string& a, const std::strin
     if ((a_then && b_else) || (a_else && b_then)) return true;
   }
   return false;
+}
+
+// Of `a` and `b`, alternatives in `code` (a function's text, comments blanked, literals kept:
+// Alternatives), the one the program started as the harness starts it calls (`d`): `run_profile`
+// of `(args.tp_mode == TpMode::Summa) ? run_profile(args) : run_profile_1d(args)` where parse_args
+// sets tp_mode to Summa unless an option says otherwise; "" when the condition is not known.
+std::string AlternativeTaken(const std::string& code, const std::string& a, const std::string& b,
+                             const ProgramDefaults& d) {
+  std::smatch ma, mb;
+  if (!std::regex_search(code, ma, std::regex("\\b" + a + "\\s*\\(")) ||
+      !std::regex_search(code, mb, std::regex("\\b" + b + "\\s*\\(")))
+    return "";
+  const size_t pa = static_cast<size_t>(ma.position(0)), pb = static_cast<size_t>(mb.position(0));
+  const size_t from = code.find_last_of(";{}", std::min(pa, pb));
+  const size_t start = from == std::string::npos ? 0 : from + 1, question = code.find('?', start);
+  if (question < std::min(pa, pb)) {  // a ternary: its condition back to `=`, `return` or an open `(`
+    size_t c = question;
+    for (int depth = 0; c > start; --c) {
+      const char ch = code[c - 1];
+      if (ch == ')') ++depth;
+      if (ch == '(' && depth-- == 0) break;
+      const bool assign = ch == '=' && code[c] != '=' && c >= 2 && std::string("=!<>").find(code[c - 2]) == std::string::npos;
+      if (depth == 0 && (assign || ch == ',')) break;
+    }
+    const std::string condition = code.substr(c, question - c);
+    const size_t skip = condition.find("return") == std::string::npos ? 0 : condition.find("return") + 6;
+    const Truth t = BranchTruth(code, c + skip, question, d);
+    if (t != Truth::kTrue && t != Truth::kFalse) return "";
+    size_t colon = question + 1;
+    for (int depth = 0; colon < code.size() && !(depth == 0 && code[colon] == ':' && code[colon + 1] != ':' &&
+                                                 code[colon - 1] != ':');
+         ++colon)
+      depth += code[colon] == '(' ? 1 : code[colon] == ')' ? -1 : 0;
+    const std::string& then = pa < colon ? a : b;
+    return t == Truth::kTrue ? then : then == a ? b : a;
+  }
+  const BranchLines lines = BranchLinesIn(code, 0, code.size(), d);
+  if (InLineRanges(lines.not_run, LineOf(code, pa))) return b;
+  if (InLineRanges(lines.not_run, LineOf(code, pb))) return a;
+  return "";
 }
 
 // The index of the source file among `others` named `file` (SourceFileName), npos when none.
@@ -91,6 +132,11 @@ std::optional<ServedFile> FunctionInAnotherFile(const ProgramFacts& f, const std
           const size_t j = SourceDefining(a, others, g);
           if (j != std::string::npos) s.other = g, s.other_file = j;
         }
+      // Where the condition is known as the harness starts the program, the one it calls.
+      const std::string taken = s.other.empty() ? "" : AlternativeTaken(f.code.substr(b, e - b), s.function, s.other,
+                                                                        f.run_defaults);
+      if (!taken.empty() && taken == s.other) s.function = s.other, s.file = s.other_file;
+      if (!taken.empty()) s.other.clear();
       return s;
     }
     if (next.empty()) return std::nullopt;

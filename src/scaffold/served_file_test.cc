@@ -202,22 +202,46 @@ int main(int argc, char** argv) {
 // main runs one of two runners of other files by a condition it does not decide (TensorParallelPTX's
 // `args.tp_mode == TpMode::Summa ? run_profile(args, dist) : run_profile_1d(args, dist)`): init
 // does not guess, it lists both loops and the --loop serving each; --loop then serves the one named.
+// Two runners in other files, main calling one by a condition: where the program's defaults decide
+// it (the mode is 0 without arguments), the one it runs is served; where they do not (a mode read
+// from the input), the user says which with --loop.
 TEST_F(ServedFileTest, TwoRunnersByAConditionAreTheUsersToChoose) {
   std::string one_d = kRunner;
   one_d.replace(one_d.find("float run_profile("), 18, "float run_profile_1d(");
   std::ofstream(root_ / "src" / "tp" / "runner_1d.cu") << one_d;
   std::ofstream(root_ / "src" / "tp" / "runner.h") << std::string(kRunnerH) + "float run_profile_1d(int n, int rank, int ranks);\n";
-  std::ofstream(root_ / "src" / "main.cu") << R"(#include <cstdio>
+  const std::string by_default = R"(#include <cstdio>
 #include <cstdlib>
 #include "src/tp/runner.h"
 int main(int argc, char** argv) {
-  const int mode = argc > 1 ? std::atoi(argv[1]) : 0;
+  const int mode = argc > 1 ? std::atoi(argv[1]) : 1;
   const float ms = mode == 0 ? run_profile(1024, 0, 1) : run_profile_1d(1024, 0, 1);
   std::printf("%f ms\n", ms);
   return 0;
 }
 )";
+  std::ofstream(root_ / "src" / "main.cu") << by_default;
   Result<ScaffoldReport> r = Init("", true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->harness_ready) << r->harness_reason;
+  EXPECT_TRUE(fs::exists(root_ / "wl" / "harness" / "seed.cu"));
+  const Result<std::string> seed = ReadFile(root_ / "wl" / "harness" / "seed.cu");
+  ASSERT_TRUE(seed.ok());
+  EXPECT_NE(seed->find("cuco_program::serve"), std::string::npos);
+  EXPECT_NE(seed->find("run_profile_1d(int n, int rank, int ranks) {"), std::string::npos);
+  fs::remove_all(root_ / "wl");
+  std::ofstream(root_ / "src" / "main.cu") << R"(#include <cstdio>
+#include <cstdlib>
+#include "src/tp/runner.h"
+int main(int argc, char** argv) {
+  int mode = 0;
+  if (std::scanf("%d", &mode) != 1) return 1;
+  const float ms = mode == 0 ? run_profile(1024, 0, 1) : run_profile_1d(1024, 0, 1);
+  std::printf("%f ms\n", ms);
+  return 0;
+}
+)";
+  r = Init("", true);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->harness_ready);
   EXPECT_NE(r->harness_reason.find("main.cu:4: main calls run_profile"), std::string::npos) << r->harness_reason;

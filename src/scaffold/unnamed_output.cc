@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "scaffold/host_buffers.h"
 #include "scaffold/loop_accesses.h"
 #include "util/source_text.h"
 
@@ -56,40 +57,14 @@ UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn) {
 
 std::string HostOnlyResult(const Analysis& a, const std::string& loop_fn, const std::string& loop_file, int loop_line,
                            int loop_end_line) {
-  static const std::regex identifier(R"([A-Za-z_]\w*)");
-  for (const AnalyzedOp& copy : a.ops) {
-    if (!CopiesToHost(copy) || copy.function == loop_fn || copy.args.empty()) continue;
-    std::string fn = copy.function, base = BufferBase(copy.args[0]);
-    for (int depth = 0; depth < 8; ++depth) {
-      const AnalyzedFunction* def = FindFunction(a, fn);
-      const auto param = def == nullptr ? std::vector<std::string>::const_iterator{}
-                                        : std::find(def->params.begin(), def->params.end(), base);
-      if (def == nullptr || param == def->params.end()) break;
-      const size_t k = static_cast<size_t>(param - def->params.begin());
-      // The call in the loop, else the function's one caller, followed on up.
-      const AnalyzedOp* caller = nullptr;
-      const AnalyzedOp* in_loop = nullptr;
-      int callers = 0;
-      for (const AnalyzedOp& op : a.ops) {
-        if (op.kind != "call" || op.api != fn || op.args.size() <= k) continue;
-        callers += 1, caller = &op;
-        if (op.function == loop_fn && SourceFileName(op.file) == loop_file && op.line >= loop_line && op.line <= loop_end_line)
-          in_loop = &op;
-      }
-      if (in_loop == nullptr && (callers != 1 || caller->function == loop_fn)) break;
-      if (in_loop != nullptr) caller = in_loop;
-      base = BufferBase(caller->args[k]);
-      if (!std::regex_match(base, identifier)) break;
-      if (in_loop == nullptr) {
-        fn = caller->function;
-        continue;
-      }
-      return fmt::format("its result reaches {0} only in host memory: {1} in {2} ({3}:{4}) copies it into `{5}`, {0}'s "
-                         "`{6}` ({7}:{8}); the harness checks device buffers {0} holds before its loop: have {2} write "
-                         "its result to a device buffer {0} allocates there and passes in",
-                         loop_fn, copy.api, copy.function, SourceFileName(copy.file), copy.line, BufferBase(copy.args[0]),
-                         base, loop_file, caller->line);
-    }
+  for (const HostCopy& c : HostCopiesOfIteration(a, loop_fn, loop_file, loop_line, loop_end_line)) {
+    if (!c.to_host) continue;
+    return fmt::format("its result reaches {0} only in host memory: {1} in {2} ({3}:{4}) copies it into `{5}`, {0}'s "
+                       "`{6}` ({7}:{8}), which is neither a std::vector nor an array of a size {0} gives it before its "
+                       "loop (new[], malloc, `T x[N]`), the host memory the harness binds; have {2} write its result "
+                       "to a device buffer {0} allocates there and passes in",
+                       loop_fn, c.copy->api, c.copy->function, SourceFileName(c.copy->file), c.copy->line,
+                       BufferBase(c.copy->args[0]), c.name, loop_file, c.line);
   }
   return "";
 }

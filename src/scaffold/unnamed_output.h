@@ -20,11 +20,11 @@ struct UnnamedOutputWhy {
 // local of RunTests (or a member or a global there), which main never names".
 UnnamedOutputWhy UnnamedOutput(const Analysis& a, const std::string& loop_fn);
 
-// Where the iteration's result reaches `loop_fn` only in host memory: a helper's copy to the host
-// into a parameter, followed up through the one call of each function that passes it to a variable
-// of `loop_fn` passed by a call inside its loop (lines [loop_line, loop_end_line] of `loop_file`):
-// "its result reaches main only in host memory: cudaMemcpy in cg_solve (cg.cu:773) copies into `x`,
-// main's `x` (main.cu:204); ..." with what to change; "" when there is no such copy.
+// Where the iteration's result reaches `loop_fn` only in host memory the harness cannot bind (no
+// std::vector, no array of a known size: host_buffers.h), followed up through the helpers' calls
+// as HostCopiesOfIteration does: "its result reaches main only in host memory: cudaMemcpy in
+// cg_solve (cg.cu:773) copies it into `x`, main's `x` (main.cu:204), which is neither ..." with what
+// to change; "" when there is no such copy.
 std::string HostOnlyResult(const Analysis& a, const std::string& loop_fn, const std::string& loop_file, int loop_line,
                            int loop_end_line);
 

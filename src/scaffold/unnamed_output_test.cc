@@ -61,8 +61,9 @@ TEST(HostOnlyResult, AHelpersCopyToTheHostIsFollowedToMainsArray) {
   a.ops = {copy, from_bench, CallOp("call", "solve", "main", 204, {"spmv_op", "&mat", "b", "x", "warm"})};
   EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 202, 205),
             "its result reaches main only in host memory: cudaMemcpy in solve (solver.cu:773) copies it into `x`, main's "
-            "`x` (t.cu:204); the harness checks device buffers main holds before its loop: have solve write its result "
-            "to a device buffer main allocates there and passes in");
+            "`x` (t.cu:204), which is neither a std::vector nor an array of a size main gives it before its loop (new[], "
+            "malloc, `T x[N]`), the host memory the harness binds; have solve write its result to a device buffer main "
+            "allocates there and passes in");
   EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 210, 220), "");  // the call is outside the loop
   a.ops[0].args[0] = "h_local";
   EXPECT_EQ(HostOnlyResult(a, "main", "t.cu", 202, 205), "");

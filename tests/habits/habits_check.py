@@ -9,7 +9,7 @@ the program's expect.toml:
     counts harness/workload.toml verifies at `world_sizes` where given,
     each text of `seed_contains` in the harness's seed.cu (what the harness passes the program),
     exactly the buffers of `buffers` bound as
-    they say (input, output, inout, or *_copy around graph launches), no TODO(cuco init) left; where
+    they say (input, output, inout, *_copy around graph launches, host_* for host memory), no TODO(cuco init) left; where
     `harness = false`, the skeleton, whose reason contains `reason` and names a file (what a user acts on);
   - the harnesses with `compile_check = true` (the classes no other test compiles; each expect.toml
     says why or why not) compiled with `cuco eval <harness> --stage compile-check`, two at a time.
@@ -27,7 +27,7 @@ import tempfile
 import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
-BIND = re.compile(r'cuco_bind\.(?:as<[^>]*>\(\)\.)?(input|output|inout|input_copy|output_copy|inout_copy)\("[^"]*", ([^;]+)\);')
+BIND = re.compile(r'cuco_bind\.(?:as<[^>]*>\(\)\.)?(input|output|inout|input_copy|output_copy|inout_copy|host_input|host_output|host_inout)\("[^"]*", ([^;]+)\);')
 LOOP = re.compile(r"^(\S+:\d+): the (timed loop|iteration)")
 
 

@@ -70,8 +70,13 @@ class IoBinder : public Binder {
       const cuco::Buffer* in = role == Role::kOutput ? nullptr : &io_.in(name);
       const cuco::Buffer* out =
           role == Role::kInput ? nullptr : &io_.out(role == Role::kInOut ? (std::string(name) + "_out").c_str() : name);
-      if (in != nullptr) Copy(*slot, in->ptr, in->bytes, name);
-      if (out != nullptr) copies_.push_back({out->ptr, *slot, out->bytes, name});
+      // Host memory: at most its own bytes (the harness's buffer is the reference's size of it).
+      auto fits = [&](size_t bytes) { return host_ && host_bytes_ < bytes ? host_bytes_ : bytes; };
+      if (in != nullptr) Copy(*slot, in->ptr, fits(in->bytes), name);
+      // An output starts as the harness's buffer holds it (its poison before a checked iteration),
+      // as it would bound by pointer: what the iteration leaves unwritten is not a stale result.
+      if (role == Role::kOutput) Copy(*slot, out->ptr, fits(out->bytes), name);
+      if (out != nullptr) copies_.push_back({out->ptr, *slot, fits(out->bytes), name});
       key_.push_back(*slot);
       return;
     }
@@ -99,7 +104,8 @@ class IoBinder : public Binder {
     std::string name;
   };
   void Copy(void* dst, const void* src, size_t bytes, const std::string& name) {
-    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx_.stream);
+    // cudaMemcpyDefault: a host_* bind's side is the program's host memory.
+    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, ctx_.stream);
     if (e != cudaSuccess && error_->empty()) *error_ = "copying " + name + ": " + cudaGetErrorString(e);
     queued_ = true;
   }

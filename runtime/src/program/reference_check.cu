@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -74,6 +75,35 @@ cudaError_t Fill(void* dst, const Bound& b, int index, int rank, uint64_t seed, 
   return cudaGetLastError();
 }
 
+// Fill for the program's own buffer `b` (Rank::bound[index]): host memory is filled on the GPU in a
+// buffer of its own and copied in, so that its values are the ones FillInputs gives the candidates.
+cudaError_t FillOwn(const Bound& b, int index, int rank, uint64_t seed) {
+  if (!b.host) return Fill(b.buffer, b, index, rank, seed, nullptr);
+  void* staged = nullptr;
+  cudaError_t e = ::cudaMalloc(&staged, b.bytes);
+  if (e == cudaSuccess) e = Fill(staged, b, index, rank, seed, nullptr);
+  if (e == cudaSuccess) e = cudaMemcpy(b.buffer, staged, b.bytes, cudaMemcpyDeviceToHost);
+  if (staged != nullptr) ::cudaFree(staged);
+  return e;
+}
+
+// The program's own buffer `b` into `to` (b.bytes), then every byte of it set to `value`.
+bool TakeOwn(const Bound& b, unsigned char* to, int value) {
+  if (b.host) {
+    std::memcpy(to, b.buffer, b.bytes);
+    std::memset(b.buffer, value, b.bytes);
+    return true;
+  }
+  return cudaMemcpy(to, b.buffer, b.bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+         cudaMemset(b.buffer, value, b.bytes) == cudaSuccess;
+}
+
+// Every byte of the program's own buffer `b` set to `value`.
+bool SetOwn(const Bound& b, int value) {
+  if (b.host) return std::memset(b.buffer, value, b.bytes) != nullptr;
+  return cudaMemset(b.buffer, value, b.bytes) == cudaSuccess;
+}
+
 // One iteration of every rank on `seed`'s inputs; every rank's outputs into *outputs (host memory),
 // their device copies zeroed.
 cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned char>>>* outputs) {
@@ -81,7 +111,7 @@ cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned
   for (int q = 0; q < e.world; ++q) {
     const auto& bound = e.ranks[static_cast<size_t>(q)]->bound;
     for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i].role != Role::kOutput && bound[i].bytes != 0 && Fill(bound[i].buffer, bound[i], static_cast<int>(i), q, seed, nullptr) != cudaSuccess)
+      if (bound[i].role != Role::kOutput && bound[i].bytes != 0 && FillOwn(bound[i], static_cast<int>(i), q, seed) != cudaSuccess)
         return cuco::Status::Error("filling the reference's inputs failed");
   }
   if (cudaDeviceSynchronize() != cudaSuccess) return cuco::Status::Error("filling the reference's inputs failed on the GPU");
@@ -107,8 +137,7 @@ cuco::Status RunOnce(uint64_t seed, std::vector<std::vector<std::vector<unsigned
     for (size_t k = 0; k < specs.size(); ++k) {
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(specs[k].bound)];
       mine[k].resize(b.bytes);
-      if (b.bytes != 0 && (cudaMemcpy(mine[k].data(), b.buffer, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-          cudaMemset(b.buffer, 0, b.bytes) != cudaSuccess))  // no answer stays in device memory
+      if (b.bytes != 0 && !TakeOwn(b, mine[k].data(), 0))  // no answer stays in the program's memory
         return cuco::Status::Error("reading the reference's output '" + b.name + "' failed");
     }
   }
@@ -162,7 +191,7 @@ cuco::Status FindLeftAlone(uint64_t seed, const std::vector<std::vector<std::vec
   for (int q = 0; q < e.world; ++q)
     for (const Spec& s : Specs(q, true)) {
       const Bound& b = e.ranks[static_cast<size_t>(q)]->bound[static_cast<size_t>(s.bound)];
-      if (b.role == Role::kOutput && b.bytes != 0 && cudaMemset(b.buffer, 0xFF, b.bytes) != cudaSuccess)
+      if (b.role == Role::kOutput && b.bytes != 0 && !SetOwn(b, 0xFF))
         return cuco::Status::Error("filling the reference's output '" + b.name + "' failed");
     }
   if (cuco::Status st = RunOnce(seed, &e.probe_outputs); !st.ok()) return st;

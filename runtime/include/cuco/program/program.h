@@ -89,9 +89,29 @@ class Binder {
   void output_copy(const char* name, T*& var) { Copying c(this); output(name, var); }
   template <class T>
   void inout_copy(const char* name, T*& var) { Copying c(this); inout(name, var); }
+  // Host memory the iteration copies its inputs from or its result to (main's std::vector, or its
+  // array of `count` elements made by new[] or malloc, handed to a helper that copies it to and from
+  // device buffers the helper makes each call): always by copy, the harness's buffer copied into the
+  // program's host memory before the iteration and out of it after.
+  template <class T, class A>
+  void host_input(const char* name, std::vector<T, A>& v) { Host(name, Role::kInput, v.data(), v.size()); }
+  template <class T, class A>
+  void host_output(const char* name, std::vector<T, A>& v) { Host(name, Role::kOutput, v.data(), v.size()); }
+  template <class T, class A>
+  void host_inout(const char* name, std::vector<T, A>& v) { Host(name, Role::kInOut, v.data(), v.size()); }
+  template <class T>
+  void host_input(const char* name, T* p, size_t count) { Host(name, Role::kInput, p, count); }
+  template <class T>
+  void host_output(const char* name, T* p, size_t count) { Host(name, Role::kOutput, p, count); }
+  template <class T>
+  void host_inout(const char* name, T* p, size_t count) { Host(name, Role::kInOut, p, count); }
 
  protected:
   bool by_copy_ = false;  // the bind being made is a *_copy one
+  // The bind being made is host memory of host_bytes_ bytes (host_*; by_copy_ is set too): its
+  // `slot` holds the memory's address for the call only (no variable of the program is repointed).
+  bool host_ = false;
+  size_t host_bytes_ = 0;
   // slot: the address of the program's pointer variable.
   virtual void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) = 0;
 
@@ -107,6 +127,16 @@ class Binder {
     }
     as_bytes_ = 0;
     Bind(name, role, slot, elem_bytes, elem);
+  }
+  template <class T>
+  void Host(const char* name, Role role, T* p, size_t count) {
+    void* address = const_cast<void*>(static_cast<const void*>(p));
+    Copying c(this);
+    host_ = true;
+    host_bytes_ = count * sizeof(T);
+    Bind(name, role, &address, sizeof(T), ElemOf<T>());
+    host_ = false;
+    host_bytes_ = 0;
   }
   struct Copying {
     explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }

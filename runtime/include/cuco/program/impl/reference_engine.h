@@ -48,7 +48,8 @@ struct Stop : StopProgram {};  // ends a rank thread
 struct Bound {
   std::string name;
   Role role = Role::kInput;
-  void** slot = nullptr;
+  void** slot = nullptr;  // null for host memory (host_*), whose address no variable holds
+  bool host = false;      // host memory (host_*): read and written with memcpy, filled through the GPU
   // The program's buffer the variable held at serve(): the variable is pointed back at it before
   // every iteration (a loop that swaps its pointers leaves them exchanged), and the reference's
   // inputs and outputs live there.
@@ -188,18 +189,20 @@ class NoteBinder : public Binder {
     Bound b;
     b.name = name;
     b.role = role;
-    b.slot = slot;
+    b.slot = host_ ? nullptr : slot;
+    b.host = host_;
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
     b.buffer = *slot;
-    b.bytes = *slot == nullptr ? 0 : AllocationBytes(*slot);
+    b.bytes = *slot == nullptr ? 0 : host_ ? host_bytes_ : AllocationBytes(*slot);
     // A program driving every GPU may give a buffer to some GPUs only (projection.h): the
     // other ranks get one of the same size once every rank has bound (GiveMissingBuffers).
     if (b.bytes == 0 && *slot != nullptr && error_->empty() && !proj::kProjected)
       *error_ = std::string("the program's buffer '") + name +
                 "' (bound at its timed loop) was not made by cudaMalloc before the loop, so its size is unknown";
     b.initial.resize(b.bytes);
-    if (b.bytes && cudaMemcpy(b.initial.data(), *slot, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess && error_->empty())
+    if (b.bytes && b.host) std::memcpy(b.initial.data(), *slot, b.bytes);
+    if (b.bytes && !b.host && cudaMemcpy(b.initial.data(), *slot, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess && error_->empty())
       *error_ = std::string("reading the program's buffer '") + name + "' failed";
     if (IsFloat(b.elem)) {
       double sum = 0;
@@ -285,7 +288,7 @@ inline std::string GiveMissingBuffers() {
       if (widest == nullptr || r->bound[j].bytes > widest->bytes) widest = &r->bound[j];
     bool none = true;  // every rank's variable null: a buffer no rank has (one rank's halos)
     for (auto& r : e.ranks) none = none && r->bound[j].buffer == nullptr;
-    if (none) continue;
+    if (none || widest->host) continue;  // host memory: a rank with an empty one has none
     if (widest->bytes == 0)
       return "the program's buffer '" + widest->name +
              "' (bound at its timed loop) was not made by cudaMalloc before the loop on any rank, so its size is unknown";
@@ -400,7 +403,8 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
   for (;;) {
     e.cv.wait(lock, [&] { return r.requested > r.done || e.stopping; });
     if (e.stopping) throw Stop{};
-    for (Bound& b : r.bound) *b.slot = b.buffer;
+    for (Bound& b : r.bound)
+      if (b.slot != nullptr) *b.slot = b.buffer;
     lock.unlock();
     std::string err;
     try {
