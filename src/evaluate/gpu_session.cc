@@ -1,6 +1,8 @@
 #include "evaluate/gpu_session.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -150,10 +152,18 @@ std::string GpuSession::DaemonChanged() {
   if (!mps_) return "";
   if (!daemon_ || !daemon_->Alive()) return "cuco's MPS daemon for this evaluation is gone (only a candidate process could reach it)";
   if (!limits_known_) return "";  // unreadable from the start: only the daemon's life is checked
-  auto now = daemon_->Limits();
-  if (!now.ok()) return "cuco's MPS daemon no longer answers (" + now.status().message() + ")";
-  const std::string changed = LimitsDiffer(limits_at_start_, *now);
+  // A command failing now that answered at the start is asked again (three times, 0.5 s apart)
+  // before it is judged: the daemon may be busy with a server the candidate's processes left.
+  std::string changed;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto now = daemon_->Limits();
+    if (!now.ok()) return "cuco's MPS daemon no longer answers (" + now.status().message() + ")";
+    changed = LimitsDiffer(limits_at_start_, *now);
+    if (!OnlyUnanswered(changed)) break;
+  }
   if (changed.empty()) return "";
+  if (OnlyUnanswered(changed)) return "cuco's MPS daemon no longer answers what it answered at the start (" + changed + ")";
   return "a candidate process changed cuco's MPS daemon for this evaluation (" + changed + ")";
 }
 

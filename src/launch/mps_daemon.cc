@@ -131,6 +131,19 @@ std::string LimitsDiffer(const std::string& before, const std::string& after) {
   return fmt::format("{}", fmt::join(changed, "; "));
 }
 
+bool OnlyUnanswered(const std::string& changed) {
+  if (changed.empty()) return false;
+  static const std::string failed = ": (failed)";
+  for (size_t from = 0; from <= changed.size();) {
+    size_t end = changed.find("; ", from);
+    if (end == std::string::npos) end = changed.size();
+    const std::string item = changed.substr(from, end - from);
+    if (item.size() < failed.size() || item.compare(item.size() - failed.size(), failed.size(), failed) != 0) return false;
+    from = end + 2;
+  }
+  return true;
+}
+
 std::string MpsStopReport::Describe() const {
   if (!stopped) return "already stopped";
   std::string s = quit_answered ? "quit" : "quit not answered";

@@ -34,6 +34,11 @@ namespace cuco {
 // that came or went since, with the same limits, is no change: servers are compared without pids).
 std::string LimitsDiffer(const std::string& before, const std::string& after);
 
+// Whether a LimitsDiffer answer holds only commands that answered before and fail now ("...:
+// (failed)"): the daemon busy (a server exiting as a candidate's processes end) rather than a
+// limit changed. Such a difference is asked again before it is judged.
+bool OnlyUnanswered(const std::string& changed);
+
 // nvidia-cuda-mps-control: `path_env`'s folders, then /usr/local/nvidia/bin, then /usr/bin; "" when
 // none holds an executable one.
 std::string FindMpsControl(const char* path_env);

@@ -134,6 +134,18 @@ TEST(MpsLimits, AServerThatCameOrWentWithTheSameLimitsIsNoChange) {
   EXPECT_NE(LimitsDiffer(a, "get_active_thread_percentage 41: 100.0\n"), "") << "a default no longer answered";
 }
 
+// A command that answered at the start and fails now (the daemon busy) is told apart from a limit
+// that changed, and from a default no longer listed.
+TEST(MpsLimits, OnlyUnansweredCommandsAreToldApart) {
+  const std::string before = "get_default_active_thread_percentage: 100.0\nget_default_device_pinned_mem_limit 0: 0M\n";
+  const std::string busy = "get_default_active_thread_percentage: 100.0\nget_default_device_pinned_mem_limit 0: (failed)\n";
+  EXPECT_TRUE(OnlyUnanswered(LimitsDiffer(before, busy)));
+  EXPECT_FALSE(OnlyUnanswered(LimitsDiffer(before, "get_default_active_thread_percentage: 5\n"
+                                                   "get_default_device_pinned_mem_limit 0: (failed)\n")));
+  EXPECT_FALSE(OnlyUnanswered(LimitsDiffer(before, "get_default_device_pinned_mem_limit 0: 0M\n")));  // "no longer: ..."
+  EXPECT_FALSE(OnlyUnanswered(""));
+}
+
 TEST_F(MpsDaemonTest, ADaemonThatIgnoresQuitIsKilled) {
   auto d = MpsDaemon::Start(Options("ignore-quit"));
   ASSERT_TRUE(d.ok()) << d.status().ToString();
