@@ -89,15 +89,31 @@ HeldRandomState RandomStateDrawn(const std::vector<Tok>& t, size_t body_open, si
   return held;
 }
 
+namespace {
+
+// The assignments of each of `names` from its copy, one line each; the copies' declarations into
+// *before_serve.
+std::string CopiesBack(const std::vector<std::string>& names, std::string* before_serve) {
+  std::string top;
+  for (const std::string& n : names) {
+    *before_serve += fmt::format("auto cuco_held_{0} = {0};\n  ", n);
+    top += fmt::format("        {0} = cuco_held_{0};\n", n);
+  }
+  return top;
+}
+
+}  // namespace
+
 std::string HoldRandomState(const HeldRandomState& held, const std::string& body, std::string* before_serve) {
   if (held.empty()) return body;
-  std::string top;
-  for (const std::string& g : held.generators) {
-    *before_serve += fmt::format("auto cuco_held_{0} = {0};\n  ", g);
-    top += fmt::format("        {0} = cuco_held_{0};\n", g);
-  }
+  std::string top = CopiesBack(held.generators, before_serve);
   for (const std::string& r : held.restarts) top += "        " + r + ";\n";
   return "{\n" + top + "        " + body + "\n      }";
+}
+
+std::string HoldCopies(const std::vector<std::string>& names, const std::string& body, std::string* before_serve) {
+  if (names.empty()) return body;
+  return "{\n" + CopiesBack(names, before_serve) + "        " + body + "\n      }";
 }
 
 }  // namespace cuco::scaffold_internal

@@ -37,4 +37,8 @@ HeldRandomState RandomStateDrawn(const std::vector<Tok>& t, size_t body_open, si
 // C generator restarted, first; *before_serve gets the copies' declarations.
 std::string HoldRandomState(const HeldRandomState& held, const std::string& body, std::string* before_serve);
 
+// `body` (a braced block) with each of `names` assigned its copy `cuco_held_<name>`, taken before the
+// serve call, first (the copies' declarations appended to *before_serve); `body` itself for none.
+std::string HoldCopies(const std::vector<std::string>& names, const std::string& body, std::string* before_serve);
+
 }  // namespace cuco::scaffold_internal

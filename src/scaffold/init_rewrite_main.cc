@@ -52,6 +52,9 @@ Result<RewrittenMain> RewriteProgramMain(const ProgramFacts& f, const FoundLoop&
   for (const std::string& g : loop.random_state.generators)
     trace->Add(fmt::format("the random generator `{}` the iteration draws from is held at its state when the loop starts "
                            "(each harness iteration draws the same numbers)", g));
+  for (const std::string& c : loop.carried)
+    trace->Add(fmt::format("`{}`, a host value the loop carries from pass to pass (read before it is set), is held at "
+                           "its value when the loop starts (each harness iteration is the first pass)", c));
   for (const std::string& r : loop.random_state.restarts)
     trace->Add(fmt::format("the iteration calls the C library's generator without seeding it: `{};` restarts it in every "
                            "harness iteration", r));

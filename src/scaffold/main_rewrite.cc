@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "scaffold/carried_scalars.h"
 #include "scaffold/iteration_choice.h"
 #include "scaffold/program_text.h"
 #include "scaffold/rank_split_loops.h"
@@ -228,6 +229,9 @@ Result<TimedLoop> FindTimedLoop(const std::string& file, const std::string& text
   }
   HoldLoopVariable(text, t, best, best_end, &loop);
   if (loop.pinned_counter.empty()) loop.pinned_counter = LambdaCounter(t, loop.lambdas);
+  std::set<std::string> own = {loop.pinned_counter};  // held already
+  if (!loop.loop_var_decl.empty()) own.insert(loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1));
+  loop.carried = CarriedScalars(t, body_open, best, best_end, lambda_bodies, own);
   return loop;
 }
 
@@ -242,6 +246,7 @@ std::string RewriteMain(const std::string& text, const TimedLoop& loop, const st
     body = fmt::format("{{\n        {} = {};\n        {}\n      }}", loop.pinned_counter, held, body);
   }
   body = HoldRandomState(loop.random_state, body, &pin);
+  body = HoldCopies(loop.carried, body, &pin);
   if (!loop.loop_var_decl.empty()) {
     const std::string var = loop.loop_var_decl.substr(loop.loop_var_decl.rfind(' ') + 1);
     const std::string type = loop.loop_var_decl.substr(0, loop.loop_var_decl.rfind(' '));

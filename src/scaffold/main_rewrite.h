@@ -68,6 +68,9 @@ struct TimedLoop {
   // The random generators the loop draws from, held at their state when it starts
   // (held_random_state.h).
   HeldRandomState random_state;
+  // The host scalars the loop carries from pass to pass, held at their value when it starts
+  // (carried_scalars.h).
+  std::vector<std::string> carried;
   int end_line = 0;              // 1-based line of the loop's last character
   int sweep_line = 0;            // > 0: the loop is the timed one inside this untimed loop (a sweep over sizes)
   // Loops before it that issue other NCCL calls than it does (a broadcast loop before a gather

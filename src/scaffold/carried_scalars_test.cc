@@ -1,0 +1,65 @@
+#include "scaffold/carried_scalars.h"
+
+#include <gtest/gtest.h>
+
+namespace cuco::scaffold_internal {
+namespace {
+
+// The loop's tokens [first, last] in `code`: from its `for`/`while` to the closing brace of its body.
+std::vector<std::string> Carried(const std::string& code, const std::set<std::string>& skip = {}) {
+  const std::vector<Tok> t = Scan(code);
+  size_t body_open = 0, first = 0;
+  while (t[body_open].text != "{") ++body_open;
+  for (size_t i = body_open; i < t.size(); ++i)
+    if (t[i].text == "for" || t[i].text == "while") first = i;  // the last loop
+  size_t brace = first;
+  while (t[brace].text != "{") ++brace;
+  return CarriedScalars(t, body_open, first, Match(t, brace), {}, skip);
+}
+
+// A CG keeps rs_old for the next pass; alpha and pAp are the pass's own; x is a pointer.
+TEST(CarriedScalars, ACgsResidualKeptForTheNextPass) {
+  const std::string cg =
+      "void solve(double* x, int n) {\n"
+      "  double b_norm = 1.0, *p = x, hist[4];\n  double rs_old;\n  MPI_Allreduce(&a, &rs_old, 1, MPI_DOUBLE, MPI_SUM, c);\n"
+      "  int iter;\n"
+      "  for (iter = 0; iter < n; iter++) {\n"
+      "    double pAp = dot(p, Ap);\n"
+      "    double alpha = rs_old / pAp;\n"
+      "    double rs_new = dot(r, r);\n"
+      "    if (sqrt(rs_new) / b_norm < 1e-8) break;\n"
+      "    rs_old = rs_new;\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(Carried(cg), std::vector<std::string>{"rs_old"});  // iter: set first by the loop's header
+}
+
+TEST(CarriedScalars, AStepCounterAndAnAddressHandedOn) {
+  const std::string adam =
+      "int main() {\n"
+      "  int step = 0;\n  float loss = 0.0f, lr = 0.1f;\n  const int n = 4;\n"
+      "  for (int i = 0; i < 10; ++i) {\n"
+      "    ++step;\n    adam<<<1, 1>>>(w, g, lr, step);\n"
+      "    MPI_Allreduce(&loss, &total, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n"
+      "    loss = 0.0f;\n"
+      "  }\n"
+      "}\n";
+  // step: read-modify first; loss: its address handed on first; lr, n: never changed; i: the loop's own.
+  EXPECT_EQ(Carried(adam), (std::vector<std::string>{"step", "loss"}));
+  EXPECT_EQ(Carried(adam, {"step"}), std::vector<std::string>{"loss"});
+}
+
+TEST(CarriedScalars, NotWhatTheLoopDeclaresAgainNorOutOfScope) {
+  const std::string code =
+      "int main() {\n"
+      "  double x = 1.0;\n  { double y = 2.0; }\n"
+      "  for (int k = 0; k < 3; ++k) { }\n"
+      "  while (run) {\n"
+      "    double x = 0.0;\n    x += 1.0;\n    y += x;\n"
+      "  }\n"
+      "}\n";
+  EXPECT_TRUE(Carried(code).empty());  // x declared again inside; y's block ends before the loop; k a header's
+}
+
+}  // namespace
+}  // namespace cuco::scaffold_internal
