@@ -131,16 +131,15 @@ class Binder {
   template <class T>
   void Host(const char* name, Role role, T* p, size_t count) {
     void* address = const_cast<void*>(static_cast<const void*>(p));
-    Copying c(this);
-    host_ = true;
-    host_bytes_ = count * sizeof(T);
+    Copying c(this, count * sizeof(T));
     Bind(name, role, &address, sizeof(T), ElemOf<T>());
-    host_ = false;
-    host_bytes_ = 0;
   }
+  // A bind by copy while it lives (host memory of `host_bytes` bytes where given): reset however
+  // the bind ends.
   struct Copying {
     explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }
-    ~Copying() { b_->by_copy_ = false; }
+    Copying(Binder* b, size_t host_bytes) : Copying(b) { b_->host_ = true, b_->host_bytes_ = host_bytes; }
+    ~Copying() { b_->by_copy_ = false, b_->host_ = false, b_->host_bytes_ = 0; }
     Binder* b_;
   };
   template <class T>
