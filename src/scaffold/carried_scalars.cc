@@ -68,11 +68,7 @@ std::vector<std::string> CarriedScalars(const std::vector<Tok>& t, size_t body_o
     if (!t[i].ident || !ArithmeticType(t[i].text) || !(before == ";" || before == "{" || before == "}") ||
         Match(t, open.back()) <= last)
       continue;
-    size_t e = i;
-    for (int depth = 0; e < first && !(depth == 0 && t[e].text == ";"); ++e) {
-      if (t[e].text == "(" || t[e].text == "[" || t[e].text == "{") ++depth;
-      if (t[e].text == ")" || t[e].text == "]" || t[e].text == "}") --depth;
-    }
+    const size_t e = std::min(StatementEnd(t, i), first);  // its `;`
     for (const std::string& name : ScalarDeclarators(t, i, e)) {
       if (skip.count(name) || std::count(carried.begin(), carried.end(), name)) continue;
       char first_use = 0;

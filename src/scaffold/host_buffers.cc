@@ -11,13 +11,6 @@
 namespace cuco::scaffold_internal {
 namespace {
 
-// A copy from host memory to the device (a HostToDevice kind).
-bool CopiesFromHost(const AnalyzedOp& op) {
-  return op.kind == "copy" && std::any_of(op.args.begin(), op.args.end(), [](const std::string& a) {
-           return a.find("HostToDevice") != std::string::npos;
-         });
-}
-
 // The copy's host end: its destination copying to the host, else its source (cudaMemcpy2D's third
 // argument, cudaMemcpy's second).
 std::string HostEnd(const AnalyzedOp& op, bool to_host) {

@@ -196,11 +196,17 @@ bool LoopAccesses::UnderHelperIf(const AnalyzedOp& op) const {
          InLineRanges(helpers_.back().second, op.line);
 }
 
-bool CopiesToHost(const AnalyzedOp& op) {  // the kind is the 4th argument of cudaMemcpy, the 7th of cudaMemcpy2D
-  return op.kind == "copy" && std::any_of(op.args.begin(), op.args.end(), [](const std::string& a) {
-           return a.find("DeviceToHost") != std::string::npos;
+namespace {
+// Whether copy `op` names a kind containing `kind` (the 4th argument of cudaMemcpy, the 7th of cudaMemcpy2D).
+bool CopiesOfKind(const AnalyzedOp& op, const char* kind) {
+  return op.kind == "copy" && std::any_of(op.args.begin(), op.args.end(), [&](const std::string& a) {
+           return a.find(kind) != std::string::npos;
          });
 }
+}  // namespace
+
+bool CopiesToHost(const AnalyzedOp& op) { return CopiesOfKind(op, "DeviceToHost"); }
+bool CopiesFromHost(const AnalyzedOp& op) { return CopiesOfKind(op, "HostToDevice"); }
 
 void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, std::string>& to_main,
                             std::vector<Access>* out) {

@@ -36,6 +36,8 @@ std::string SecondAlternative(const std::string& arg);
 
 // A copy of device memory to the host (cudaMemcpy, cudaMemcpy2D and their Async forms with a DeviceToHost kind).
 bool CopiesToHost(const AnalyzedOp& op);
+// A copy from host memory to the device (the same calls with a HostToDevice kind).
+bool CopiesFromHost(const AnalyzedOp& op);
 
 // "dir/mlp.cu" -> "mlp.cu": how the analysis's files and the program's texts are matched.
 std::string SourceFileName(const std::string& path);
