@@ -609,6 +609,25 @@ TEST(Analyze, AStandardOlderThanCpp17IsReadAsCpp17) {
   std::filesystem::remove(path);
 }
 
+// A tensor-core program names WMMA's namespaces at file scope (MattJBorowski1991/TensorParallelPTX's
+// kernels/fp16_wmma.cu); mma.h declares them for nvcc only, so the host-only parse gets them from
+// the prelude: no clang error in the analysed file.
+TEST(Analyze, WmmaNamespacesAtFileScopeParse) {
+  if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers";
+  std::string path = std::filesystem::temp_directory_path() / "cuco_analyze_wmma.cu";
+  std::ofstream(path) << "#include <mma.h>\n#include <nccl.h>\nusing namespace nvcuda;\nusing namespace nvcuda::wmma;\n"
+                         "namespace wx = nvcuda::wmma::experimental;\n"
+                         "__global__ void k(half* a) { wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> f; }\n"
+                         "void f(float* x, ncclComm_t c) { ncclAllReduce(x, x, 1, ncclFloat, ncclSum, c, 0); }\n";
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  Result<Analysis> a = AnalyzeFile(path, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->parse_path, "clang");
+  for (const std::string& w : a->warnings) EXPECT_EQ(w.find("clang error(s)"), std::string::npos) << w;
+  std::filesystem::remove(path);
+}
+
 // The callers of a set of functions, through the analysis's `call` ops, transitively.
 TEST(Analyze, AddCallersClosesOverCallOps) {
   Analysis a;

@@ -237,6 +237,9 @@ template <class A, class B> __attribute__((host, device)) auto max(A a, B b) -> 
 #ifndef __cluster_dims__
 #define __cluster_dims__(...)
 #endif
+// Namespaces of device-only headers (mma.h's WMMA) declared only for nvcc: a file-scope
+// `using namespace nvcuda::wmma;` or `namespace wmma = nvcuda::wmma;` names them in host code.
+namespace nvcuda { namespace wmma { namespace precision {} namespace experimental { namespace precision {} } } }
 )";
 
 std::string StubPrelude() {
