@@ -61,5 +61,22 @@ TEST(CarriedScalars, NotWhatTheLoopDeclaresAgainNorOutOfScope) {
   EXPECT_TRUE(Carried(code).empty());  // x declared again inside; y's block ends before the loop; k a header's
 }
 
+// The other spellings of an arithmetic type: `std::size_t`, `static`, a typedef or using alias of
+// the file's, `auto` initialised by a number; not `auto` of anything else, nor `static` of a pointer.
+TEST(CarriedScalars, QualifiedStaticAliasedAndAutoTypes) {
+  const std::string code =
+      "typedef double real_t;\nusing index_t = std::size_t;\n"
+      "int main() {\n"
+      "  std::size_t bytes = 0;\n  static int calls = 0;\n  real_t err = 1.0, tol = 1e-6;\n  index_t it = 0;\n"
+      "  auto sum = 0.0, *q = p;\n  auto begin = clock();\n  static float* buf = nullptr;\n"
+      "  for (int i = 0; i < 10; ++i) {\n"
+      "    bytes += 64;\n    ++calls;\n    err = err / 2 + tol;\n    it++;\n    sum += err;\n"
+      "    begin = clock();\n    buf = next(buf);\n"
+      "  }\n"
+      "}\n";
+  // begin: assigned before it is read; buf: a pointer; tol: never changed; q: auto of no number.
+  EXPECT_EQ(Carried(code), (std::vector<std::string>{"bytes", "calls", "err", "it", "sum"}));
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

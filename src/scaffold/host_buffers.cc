@@ -93,6 +93,16 @@ std::vector<HostCopy> HostCopiesOfIteration(const Analysis& a, const std::string
   return out;
 }
 
+bool HostMemoryOf(const std::string& name, const std::string& before_loop) {
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  if (!std::regex_match(name, identifier)) return false;
+  if (DeclaredVector(name, before_loop)) return true;
+  const std::regex made("\\b" + name +
+                        R"(\s*=\s*(?:\([^()]*\)\s*|(?:static|reinterpret)_cast\s*<[^;]*?>\s*\(\s*)?)"
+                        R"((?:new\b|(?:std::)?(?:malloc|calloc|aligned_alloc|realloc)\s*\())");
+  return std::regex_search(before_loop, made);
+}
+
 std::string HostBindArguments(const std::string& name, const std::string& before_loop) {
   static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
   if (!std::regex_match(name, identifier)) return "";

@@ -31,6 +31,10 @@ struct HostCopy {
 std::vector<HostCopy> HostCopiesOfIteration(const Analysis& a, const std::string& loop_fn, const std::string& loop_file,
                                             int loop_line, int loop_end_line);
 
+// Whether `before_loop` gives `name` host memory: declares it a std::vector (any of a declaration's
+// declarators), or assigns it `new ...`, malloc, calloc, aligned_alloc or realloc.
+bool HostMemoryOf(const std::string& name, const std::string& before_loop);
+
 // The arguments of a host_* bind of `name` as `before_loop` (the loop's function up to its loop,
 // NameableBeforeLoop) declares it: "h_C" for a std::vector, "h_C, <elements>" for an array made
 // with new[] (`new float[n]`: "h_C, n"), malloc or calloc (bytes over sizeof(*h_C)), or declared

@@ -53,6 +53,18 @@ TEST(HostBuffers, BindArgumentsGiveTheSizeWhereMainMakesIt) {
   EXPECT_EQ(HostBindArguments("h_C[0]", "std::vector<float> h_C(n);"), "");
 }
 
+// What main gives host memory (the host end of a copy of no spelled direction, never a device
+// buffer to bind): any declarator of a std::vector, new, malloc and its kin; not cudaMalloc'd memory.
+TEST(HostBuffers, HostMemoryOfAnyDeclaratorAndAllocator) {
+  EXPECT_TRUE(HostMemoryOf("h_b", "std::vector<float> h_a(n), h_b(n);"));
+  EXPECT_TRUE(HostMemoryOf("x", "vector<int> x;"));
+  EXPECT_TRUE(HostMemoryOf("p", "float* p = new float[n];"));
+  EXPECT_TRUE(HostMemoryOf("p", "p = (float*)aligned_alloc(64, bytes);"));
+  EXPECT_TRUE(HostMemoryOf("p", "p = static_cast<float*>(std::malloc(bytes));"));
+  EXPECT_FALSE(HostMemoryOf("d", "float* d; cudaMalloc(&d, bytes);"));
+  EXPECT_FALSE(HostMemoryOf("h_b[0]", "std::vector<float> h_b(n);"));
+}
+
 TEST(HostBuffers, BindsOnlyWhereTheResultIsHostMemory) {
   const std::string before = "std::vector<float> h_A(M * K), h_B(K * N), h_C(M * N, 0.0f);";
   std::vector<HostBind> binds = HostBinds(Sgemm(), "main", "mm.cu", 303, 312, before);

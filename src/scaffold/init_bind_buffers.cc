@@ -79,12 +79,7 @@ bool AllocatedEmpty(const Analysis& a, const std::string& name, const ProgramDef
 // (`cudaMemcpy(d_x, name, bytes, cudaMemcpyDefault)`), never a device buffer to bind.
 // A host array of device pointers (pointer_arrays.h) is not such memory: its entries are buffers.
 bool HostAllocated(const std::string& name, const std::string& main_before_loop) {
-  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
-  if (!std::regex_match(name, identifier) || IsPointerArray(main_before_loop, name)) return false;
-  const std::regex allocated("\\b" + name +
-                             R"(\s*=\s*(?:\([^()]*\)\s*)?(?:new\b|(?:std::)?(?:malloc|calloc|aligned_alloc|realloc)\s*\())");
-  const std::regex vector(R"(\bstd::vector\s*<[^;{}]*>\s*)" + name + "\\b");
-  return std::regex_search(main_before_loop, allocated) || std::regex_search(main_before_loop, vector);
+  return !IsPointerArray(main_before_loop, name) && HostMemoryOf(name, main_before_loop);
 }
 
 // Why main cannot bind the buffer `expr` of the iteration (Bindable said no), in words a user can
