@@ -49,18 +49,28 @@ void Expect(bool ok, const char* what) {
 }  // namespace
 
 #if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
-// A SUMMA's 2-D grid (rz-hpc's summa_gemm.cu) at four ranks, the reference's rank threads: the grid,
-// each rank's coordinates, its row and column (MPI_Comm_split, MPI_Cart_sub) with their own ranks,
-// and an MPI_Bcast, an MPI_Allreduce and an MPI_Allgather each row makes at once.
-void CheckGridOfFourRanks() {
+// Runs rank(r) on four reference rank threads (r = 0..3); how many returned false.
+template <class F>
+int OnFourRankThreads(F rank) {
   cuco_program::ref::E().world = 4;
   cuco_program::ref::E().barrier.Reset(4);
   cuco_program::ref::E().slots.assign(4, nullptr);
   std::atomic<int> wrong{0};
   std::vector<std::thread> ranks;
   for (int r = 0; r < 4; ++r)
-    ranks.emplace_back([r, &wrong] {
+    ranks.emplace_back([r, &wrong, &rank] {
       cuco_program::ref::t_rank = r;
+      if (!rank(r)) ++wrong;
+    });
+  for (std::thread& t : ranks) t.join();
+  return wrong;
+}
+
+// A SUMMA's 2-D grid (rz-hpc's summa_gemm.cu) at four ranks, the reference's rank threads: the grid,
+// each rank's coordinates, its row and column (MPI_Comm_split, MPI_Cart_sub) with their own ranks,
+// and an MPI_Bcast, an MPI_Allreduce and an MPI_Allgather each row makes at once.
+void CheckGridOfFourRanks() {
+  const int wrong = OnFourRankThreads([](int r) {
       int dims[2] = {0, 0}, periods[2] = {0, 0}, coords[2] = {-1, -1};
       MPI_Comm grid = MPI_COMM_NULL, row = MPI_COMM_NULL, col = MPI_COMM_NULL;
       bool ok = MPI_Dims_create(4, 2, dims) == MPI_SUCCESS && dims[0] == 2 && dims[1] == 2;
@@ -110,13 +120,66 @@ void CheckGridOfFourRanks() {
       Params p[2] = {{r, 0.5 * r, 2.0f * r}, {r + 10, 1.0, 3.0f}};
       ok = ok && MPI_Bcast(p, 2, params, 0, MPI_COMM_WORLD) == MPI_SUCCESS && p[0].n == 0 && p[0].tol == 0.0 && p[1].n == 10;
       ok = ok && MPI_Type_free(&params) == MPI_SUCCESS && params == MPI_DATATYPE_NULL;
-      if (!ok) ++wrong;
+      // The largest residual and the rank holding it (MPI_DOUBLE_INT, MPI_MAXLOC); a flag any rank raises.
+      struct {
+        double value;
+        int index;
+      } residual = {static_cast<double>(r % 3), r}, largest = {-1.0, -1};
+      ok = ok && MPI_Allreduce(&residual, &largest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_SUCCESS &&
+           largest.value == 2.0 && largest.index == 2;
+      bool raised = r == 3, any = false;
+      ok = ok && MPI_Allreduce(&raised, &any, 1, MPI_C_BOOL, MPI_LOR, MPI_COMM_WORLD) == MPI_SUCCESS && any;
+      return ok;
     });
-  for (std::thread& t : ranks) t.join();
   Expect(wrong == 0, "a 2-D grid of four ranks: coordinates, rows and columns, the collectives each row makes, "
-                     "MPI_Alltoallv and MPI_Allgatherv, and a struct broadcast as a derived datatype");
+                     "MPI_Alltoallv and MPI_Allgatherv, a struct broadcast as a derived datatype, MPI_MAXLOC and a bool");
   int dims3[2] = {0, 0};
   Expect(MPI_Dims_create(12, 2, dims3) == MPI_SUCCESS && dims3[0] == 4 && dims3[1] == 3, "MPI_Dims_create(12, 2): 4 x 3");
+}
+#endif
+
+#if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
+// MPI-IO (a CG solver reading its rows of a matrix file, eumaster's LAM): four rank threads each
+// write their part of one file at their own offset, then read it back through a view of doubles
+// past a header, by the individual file pointer (seek, read) and by offset, with MPI_Get_count.
+void CheckFileOfFourRanks() {
+  char path[] = "/tmp/cuco-shims-mpiio-XXXXXX";
+  const int made = mkstemp(path);
+  Expect(made >= 0, "a temporary file for MPI-IO");
+  close(made);
+  const int wrong = OnFourRankThreads([&path](int r) {
+      MPI_File fh = MPI_FILE_NULL;
+      bool ok = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+      const int header = 7;  // an int of the file's own before the doubles
+      if (r == 0) ok = ok && MPI_File_write_at(fh, 0, &header, 1, MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+      double mine[3] = {10.0 * r, 10.0 * r + 1, 10.0 * r + 2};
+      ok = ok && MPI_File_write_at_all(fh, sizeof(int) + 3 * r * sizeof(double), mine, 3, MPI_DOUBLE, MPI_STATUS_IGNORE) ==
+                     MPI_SUCCESS;
+      MPI_Barrier(MPI_COMM_WORLD);
+      ok = ok && MPI_File_set_view(fh, sizeof(int), MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL) == MPI_SUCCESS;
+      double next[2] = {-1, -1}, last = -1;
+      MPI_Status st;
+      int got = -1;
+      const int peer = (r + 1) % 4;
+      ok = ok && MPI_File_seek(fh, 3 * peer + 1, MPI_SEEK_SET) == MPI_SUCCESS &&
+           MPI_File_read(fh, next, 2, MPI_DOUBLE, &st) == MPI_SUCCESS && MPI_Get_count(&st, MPI_DOUBLE, &got) == MPI_SUCCESS &&
+           got == 2 && next[0] == 10.0 * peer + 1 && next[1] == 10.0 * peer + 2;
+      MPI_Offset at = -1, size = -1;
+      ok = ok && MPI_File_get_position(fh, &at) == MPI_SUCCESS && at == 3 * peer + 3;
+      ok = ok && MPI_File_read_at(fh, 11, &last, 1, MPI_DOUBLE, &st) == MPI_SUCCESS && last == 32.0;
+      ok = ok && MPI_File_read_at(fh, 12, &last, 1, MPI_DOUBLE, &st) == MPI_SUCCESS &&
+           MPI_Get_count(&st, MPI_DOUBLE, &got) == MPI_SUCCESS && got == 0;  // past the end: nothing read
+      ok = ok && MPI_File_get_size(fh, &size) == MPI_SUCCESS && size == static_cast<MPI_Offset>(sizeof(int) + 12 * sizeof(double));
+      MPI_Barrier(MPI_COMM_WORLD);
+      ok = ok && MPI_File_close(&fh) == MPI_SUCCESS && fh == MPI_FILE_NULL;
+      return ok;
+    });
+  MPI_File missing = MPI_FILE_NULL;
+  Expect(wrong == 0, "MPI-IO: four ranks write their parts of one file and read each other's through a view");
+  Expect(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/cuco", MPI_MODE_RDONLY, MPI_INFO_NULL, &missing) == MPI_ERR_NO_SUCH_FILE &&
+             missing == MPI_FILE_NULL,
+         "MPI_File_open of a missing file: MPI_ERR_NO_SUCH_FILE");
+  unlink(path);
 }
 #endif
 
@@ -331,6 +394,7 @@ int main() {
   Expect(logged.find("invalid device ordinal") != std::string::npos, "the program's message before exit() is flushed");
 #if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
   CheckGridOfFourRanks();
+  CheckFileOfFourRanks();
 #endif
   if (failed == 0) std::printf("every check passed\n");
   return failed == 0 ? 0 : 1;

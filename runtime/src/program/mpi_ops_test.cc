@@ -37,5 +37,30 @@ TEST(MpiOps, LogicalAndBitwiseReductions) {
   EXPECT_FALSE(OpAllowed<double>(42));
 }
 
+// MPI_MAXLOC and MPI_MINLOC on value-index pairs (a solver's largest residual and the rank holding
+// it): the lower index among equal values; any other op refused. A bool takes the logical ops only.
+TEST(MpiOps, LocationReductionsAndBools) {
+  ValueIndex<double> acc[2] = {{1.0, 3}, {5.0, 2}};
+  const ValueIndex<double> x[2] = {{4.0, 1}, {5.0, 0}};
+  EXPECT_TRUE(ReduceLocInto(acc, x, 2, MPI_MAXLOC));
+  EXPECT_EQ(acc[0].value, 4.0);
+  EXPECT_EQ(acc[0].index, 1);
+  EXPECT_EQ(acc[1].index, 0);  // a tie: the lower index
+  ValueIndex<int> m[1] = {{2, 5}};
+  const ValueIndex<int> y[1] = {{7, 1}};
+  EXPECT_TRUE(ReduceLocInto(m, y, 1, MPI_MINLOC));
+  EXPECT_EQ(m[0].value, 2);
+  EXPECT_FALSE(ReduceLocInto(m, y, 1, MPI_SUM));
+  EXPECT_EQ(sizeof(ValueIndex<double>), 16u);  // MPI_DOUBLE_INT's bytes
+  EXPECT_TRUE(OpAllowed<bool>(MPI_LOR));
+  EXPECT_FALSE(OpAllowed<bool>(MPI_SUM));
+  EXPECT_FALSE(OpAllowed<double>(MPI_MAXLOC));  // a plain value has no index
+  bool b[2] = {true, false};
+  const bool c[2] = {false, false};
+  ReduceInto(b, c, 2, MPI_LOR);
+  EXPECT_TRUE(b[0]);
+  EXPECT_FALSE(b[1]);
+}
+
 }  // namespace
 }  // namespace cuco_program::mpi

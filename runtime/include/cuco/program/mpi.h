@@ -12,7 +12,8 @@
 // MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
-// types and structs: impl/mpi_datatypes.h). MPI-IO is not.
+// types and structs: impl/mpi_datatypes.h). So is MPI-IO, on POSIX files, each rank reading and
+// writing at its own offsets (impl/mpi_io.h).
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,7 @@ typedef int MPI_Info;
 typedef int MPI_Group;
 struct MPI_Status {
   int MPI_SOURCE, MPI_TAG, MPI_ERROR;
+  long long cuco_bytes;  // what a file read or write moved (impl/mpi_io.h: MPI_Get_count)
 };
 
 #define MPI_SUCCESS 0
@@ -94,6 +96,30 @@ typedef int MPI_Errhandler;
 #define MPI_UINT32_T 40004
 #define MPI_FLOAT 90004
 #define MPI_DOUBLE 100008
+#define MPI_SIGNED_CHAR 110001
+#define MPI_INT8_T 110001
+#define MPI_UINT8_T 20001
+#define MPI_SHORT 120002
+#define MPI_INT16_T 120002
+#define MPI_UNSIGNED_SHORT 130002
+#define MPI_UINT16_T 130002
+#define MPI_C_BOOL 140001
+#define MPI_CXX_BOOL 140001
+#define MPI_LONG_DOUBLE 150016
+#define MPI_WCHAR 160004
+#define MPI_AINT 70008
+#define MPI_OFFSET 70008
+#define MPI_COUNT 70008
+// Complex numbers move (broadcasts, gathers) but are not reduced here.
+#define MPI_C_FLOAT_COMPLEX 170008
+#define MPI_CXX_FLOAT_COMPLEX 170008
+#define MPI_C_DOUBLE_COMPLEX 180016
+#define MPI_CXX_DOUBLE_COMPLEX 180016
+// Value-index pairs for MPI_MAXLOC and MPI_MINLOC (impl/mpi_ops.h's ValueIndex: the C struct's size).
+#define MPI_2INT 190008
+#define MPI_FLOAT_INT 200008
+#define MPI_DOUBLE_INT 210016
+#define MPI_LONG_INT 220016
 
 #include <cuco/program/impl/mpi_refused.h>
 
@@ -121,8 +147,26 @@ inline int ReduceRanks(const void* send, void* out, int count, MPI_Datatype t, M
   };
   for (size_t i = 1; i < ranks.size(); ++i) {
     int r = MPI_SUCCESS;
+    auto reduce_loc = [&](auto* acc) {  // a value-index pair: MPI_MAXLOC or MPI_MINLOC only
+      using P = std::remove_pointer_t<decltype(acc)>;
+      if (ReduceLocInto(acc, reinterpret_cast<const P*>(all.data() + bytes * static_cast<size_t>(ranks[i])), count, op))
+        return MPI_SUCCESS;
+      std::fprintf(stderr, "cuco: the MPI reduction %d of a value-index pair (%d): MPI allows MPI_MAXLOC and MPI_MINLOC\n",
+                   op, t);
+      return MPI_ERR_OP;
+    };
     switch (t) {
       case MPI_INT: r = reduce(static_cast<int32_t*>(out), i); break;
+      case MPI_SIGNED_CHAR: r = reduce(static_cast<int8_t*>(out), i); break;
+      case MPI_UNSIGNED_CHAR: r = reduce(static_cast<uint8_t*>(out), i); break;
+      case MPI_SHORT: r = reduce(static_cast<int16_t*>(out), i); break;
+      case MPI_UNSIGNED_SHORT: r = reduce(static_cast<uint16_t*>(out), i); break;
+      case MPI_C_BOOL: r = reduce(static_cast<bool*>(out), i); break;
+      case MPI_LONG_DOUBLE: r = reduce(static_cast<long double*>(out), i); break;
+      case MPI_2INT: r = reduce_loc(static_cast<ValueIndex<int>*>(out)); break;
+      case MPI_FLOAT_INT: r = reduce_loc(static_cast<ValueIndex<float>*>(out)); break;
+      case MPI_DOUBLE_INT: r = reduce_loc(static_cast<ValueIndex<double>*>(out)); break;
+      case MPI_LONG_INT: r = reduce_loc(static_cast<ValueIndex<long>*>(out)); break;
       case MPI_UNSIGNED: r = reduce(static_cast<uint32_t*>(out), i); break;
       case MPI_LONG:
       case MPI_LONG_LONG: r = reduce(static_cast<int64_t*>(out), i); break;
@@ -453,3 +497,4 @@ inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, M
 
 #include <cuco/program/impl/mpi_cart.h>
 #include <cuco/program/impl/mpi_datatypes.h>
+#include <cuco/program/impl/mpi_io.h>
