@@ -124,28 +124,37 @@ std::string OwnUnbound(const Analysis& a, const std::string& marked_expr, const 
 // ": " and `why`, or "" when there is no why.
 std::string Clause(const std::string& why) { return why.empty() ? "" : ": " + why; }
 
-// LoopWhereOutputIsNamed's.
-std::optional<int> HelperLoopNamingOutput(const ProgramFacts& f, const FoundLoop& found) {
+// LoopWhereOutputIsNamed's: main's file first, then the other sources in order.
+std::optional<LoopNamingOutput> HelperLoopNamingOutput(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                       const FoundLoop& found) {
   const UnnamedOutputWhy why = UnnamedOutput(*f.analysis, found.loop_fn);
   if (why.made_in.empty() || why.made_in == found.loop_fn) return std::nullopt;
-  const Result<TimedLoop> there = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
-  if (!there.ok()) return std::nullopt;
-  return there->line;
+  const Result<TimedLoop> here = FindTimedLoop(f.file, f.raw, found.comm, why.made_in);
+  if (here.ok()) return LoopNamingOutput{f.file, here->line, why.made_in};
+  LoopSearch elsewhere;
+  elsewhere.main_elsewhere = true;
+  for (const ProgramFile& o : others) {
+    if (!o.source) continue;
+    const Result<TimedLoop> there = FindTimedLoop(o.name, o.text, found.comm, why.made_in, std::string::npos, elsewhere);
+    if (there.ok()) return LoopNamingOutput{o.name, there->line, why.made_in};
+  }
+  return std::nullopt;
 }
 
 // Why the iteration has no output main can bind: the first output main cannot bind, or else where the
 // NCCL calls' output comes from; then the `--loop` that serves the timed loop of the function making
 // that output, where main's file defines that function (the buffer is named there).
-std::string NoOutputWhy(const ProgramFacts& f, const FoundLoop& found, const std::string& unbound_output) {
+std::string NoOutputWhy(const ProgramFacts& f, const std::vector<ProgramFile>& others, const FoundLoop& found,
+                        const std::string& unbound_output) {
   const UnnamedOutputWhy why = UnnamedOutput(*f.analysis, found.loop_fn);
   std::string clause = unbound_output.empty() ? why.clause : unbound_output;
   const std::string host = HostOnlyResult(*f.analysis, found.loop_fn.empty() ? "main" : found.loop_fn, f.file,
                                           found.loop.line, found.loop.end_line);
   if (!host.empty()) clause = clause.empty() ? host : clause + "; " + host;
-  const std::optional<int> there = HelperLoopNamingOutput(f, found);
+  const std::optional<LoopNamingOutput> there = HelperLoopNamingOutput(f, others, found);
   if (!there) return clause;
-  return clause + fmt::format("; `cuco init --loop {}:{}` serves the loop of {} there, where it is named", f.file,
-                              *there, why.made_in);
+  return clause + fmt::format("; `cuco init --loop {}:{}` serves the loop of {} there, where it is named", there->file,
+                              there->line, there->function);
 }
 
 // The skeleton's words for an output main cannot bind (`probe`, as marked `marked_expr`), or "".
@@ -497,8 +506,9 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
 }
 }  // namespace
 
-std::optional<int> LoopWhereOutputIsNamed(const ProgramFacts& f, const FoundLoop& found) {
-  return HelperLoopNamingOutput(f, found);
+std::optional<LoopNamingOutput> LoopWhereOutputIsNamed(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                       const FoundLoop& found) {
+  return HelperLoopNamingOutput(f, others, found);
 }
 
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
@@ -591,7 +601,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     return Status::NotFound(fmt::format("{}:{}: no output of the iteration could be named in {}, so nothing would be "
                                         "checked{}",
                                         f.file, loop.line, found.loop_fn.empty() ? "main" : found.loop_fn,
-                                        Clause(NoOutputWhy(f, found, unbound_output))));
+                                        Clause(NoOutputWhy(f, other_files, found, unbound_output))));
   if (h.inputs.size() + h.outputs.size() > kMaxBoundBuffers)
     return Status::InvalidArgument(fmt::format("{}:{}: the iteration has {} buffers; the harness takes at most {}", f.file,
                                                loop.line, h.inputs.size() + h.outputs.size(), kMaxBoundBuffers));

@@ -47,10 +47,18 @@ struct BoundBuffers {
 Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<ProgramFile>& other_files, const FoundLoop& found,
                                  InitPassTrace* trace);
 
-// Where the NCCL calls the iteration reaches write a buffer that a function of `f.file` other than the
-// loop's makes (a local of the helper main calls in a sweep), and that function holds a timed loop: the
-// line of that loop, which `cuco init --loop` serves (the buffer is named there); nullopt otherwise.
-std::optional<int> LoopWhereOutputIsNamed(const ProgramFacts& f, const FoundLoop& found);
+// Where the NCCL calls the iteration reaches write a buffer that a function other than the loop's
+// makes (a local of the helper main calls in a sweep, of a solver's method in a library file), and
+// that function holds a timed loop: where that loop is, which `cuco init --loop` serves (the buffer
+// is named there), in main's file or else the first other source defining the function; nullopt
+// otherwise.
+struct LoopNamingOutput {
+  std::string file;  // f.file, or the name of one of the other files
+  int line = 0;
+  std::string function;
+};
+std::optional<LoopNamingOutput> LoopWhereOutputIsNamed(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                                       const FoundLoop& found);
 
 // The name a bind gives expression `expr`: `d_w[cuco_program::rank()]` -> "d_w", `l.out` -> "l_out"
 // (non-alphanumerics one '_', at most 40 characters).

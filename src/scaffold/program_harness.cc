@@ -103,10 +103,11 @@ struct ServedLine {
   ProgramFacts facts;
   Result<FoundLoop> found = Status::NotFound("");
   Result<BoundBuffers> bound = Status::NotFound("");
+  std::optional<std::vector<ProgramFile>> others;  // where another file is served: the program's other files
 };
 ServedLine ServingLine(const ProgramFacts& f, const std::vector<ProgramFile>& others, int line, std::string why,
                        const std::string& intro, std::vector<InitPassTrace>* trace) {
-  ServedLine s{f};
+  ServedLine s{f, Status::NotFound(""), Status::NotFound(""), std::nullopt};
   s.facts.forced_loop_line = line;
   s.facts.forced_loop_why = std::move(why);
   trace->push_back({"find the loop", {}});
@@ -115,6 +116,32 @@ ServedLine ServingLine(const ProgramFacts& f, const std::vector<ProgramFile>& ot
   if (!s.found.ok()) return s;
   trace->push_back({"bind the buffers", {}});
   s.bound = BindBuffers(s.facts, others, *s.found, &trace->back());
+  return s;
+}
+
+// ServingLine for a line of another source file (`at`), as `cuco init --loop FILE:LINE` naming it
+// serves it: that file served (ServingTheFileLoopNames), main's among the other files (s.others).
+ServedLine ServingTheOtherFilesLine(const ProgramFacts& f, const std::vector<ProgramFile>& others,
+                                    const LoopNamingOutput& at, std::string why, const std::string& intro,
+                                    std::vector<InitPassTrace>* trace) {
+  ProgramFacts named = f;
+  named.forced_loop_file = at.file;
+  named.forced_loop_line = at.line;
+  ServedLine s{f, Status::NotFound(""), Status::NotFound(""), std::nullopt};
+  trace->push_back({"find the loop", {}});
+  trace->back().Add(intro);
+  s.others.emplace();
+  Result<ProgramFacts> served = ServingTheFileLoopNames(named, others, &*s.others);
+  if (!served.ok()) {
+    s.found = served.status();
+    return s;
+  }
+  s.facts = std::move(*served);
+  s.facts.forced_loop_why = std::move(why);
+  s.found = FindLoop(s.facts, *s.others, &trace->back());
+  if (!s.found.ok()) return s;
+  trace->push_back({"bind the buffers", {}});
+  s.bound = BindBuffers(s.facts, *s.others, *s.found, &trace->back());
   return s;
 }
 
@@ -148,12 +175,13 @@ std::optional<ServedLine> ServingTheLoopNamingTheOutput(const ProgramFacts& f, c
                                                         const FoundLoop& found, Result<BoundBuffers>* bound,
                                                         std::vector<InitPassTrace>* trace) {
   if (bound->ok() || bound->status().code() != Status::Code::kNotFound || f.forced_loop_line > 0) return std::nullopt;
-  const std::optional<int> line = LoopWhereOutputIsNamed(f, found);
-  if (!line) return std::nullopt;
-  ServedLine s = ServingLine(
-      f, others, *line, "the loop where the iteration's output is named, as `--loop " + f.file + ":" +
-                            std::to_string(*line) + "` would serve",
-      fmt::format("{}: so {}:{} is served instead", bound->status().message(), f.file, *line), trace);
+  const std::optional<LoopNamingOutput> at = LoopWhereOutputIsNamed(f, others, found);
+  if (!at) return std::nullopt;
+  const std::string why = "the loop where the iteration's output is named, as `--loop " + at->file + ":" +
+                          std::to_string(at->line) + "` would serve";
+  const std::string intro = fmt::format("{}: so {}:{} is served instead", bound->status().message(), at->file, at->line);
+  ServedLine s = at->file == f.file ? ServingLine(f, others, at->line, why, intro, trace)
+                                    : ServingTheOtherFilesLine(f, others, *at, why, intro, trace);
   const Status& stop = s.found.ok() ? s.bound.status() : s.found.status();
   if (stop.ok()) return s;
   *bound = Status::InvalidArgument(bound->status().message() + "; serving that loop stops too: " + stop.message());
@@ -223,9 +251,10 @@ Result<ProgramHarness> MakeProgramHarness(const ProgramFacts& program, const std
   if (retry) found = retry->found, bound = retry->bound;
   if (!bound.ok()) return stopped(bound.status());
   const ProgramFacts& f = retry ? retry->facts : chosen;
+  const std::vector<ProgramFile>& files = retry && retry->others ? *retry->others : others;
   Result<RewrittenMain> main = RewriteProgramMain(f, *found, *bound, pass("rewrite main"));
   if (!main.ok()) return stopped(main.status());
-  Result<ProjectFiles> project = Project(f, others, *found, *main, pass("project"), bound->member_records);
+  Result<ProjectFiles> project = Project(f, files, *found, *main, pass("project"), bound->member_records);
   if (!project.ok()) return stopped(project.status());
   Result<ProgramHarness> h = Render(f, *found, *bound, *project, pass("render"));
   if (!h.ok()) return stopped(h.status());

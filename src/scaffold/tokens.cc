@@ -145,16 +145,31 @@ bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i) {
 }
 
 size_t FunctionDefinition(const std::vector<Tok>& t, const std::string& name, size_t* body) {
+  // The `{` of a definition whose parameters close at `close`: right after, or after the qualifiers
+  // a member function's definition may carry (`) const {`, `) noexcept override {`).
+  auto body_after = [&](size_t close) {
+    size_t k = close + 1;
+    while (k < t.size() && (t[k].text == "const" || t[k].text == "noexcept" || t[k].text == "override" ||
+                            t[k].text == "final" || t[k].text == "volatile"))
+      ++k;
+    return k < t.size() && t[k].text == "{" ? k : t.size();
+  };
+  size_t member = t.size(), member_body = t.size();
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     if (!(t[i].ident && t[i].text == name && t[i + 1].text == "(")) continue;
-    if (FollowsMemberAccess(t, i) || (i > 0 && t[i - 1].text == ":")) continue;
+    if (FollowsMemberAccess(t, i)) continue;
     const size_t close = Match(t, i + 1);
-    if (close + 1 < t.size() && t[close + 1].text == "{") {
+    const bool qualified = i > 0 && t[i - 1].text == ":";
+    if (!qualified && close + 1 < t.size() && t[close + 1].text == "{") {
       *body = close + 1;
       return i;
     }
+    // `Class<T>::name(...) {` at file or namespace scope: a member defined out of its class.
+    if (qualified && member == t.size() && i > 1 && t[i - 2].text == ":" && body_after(close) < t.size())
+      member = i, member_body = body_after(close);
   }
-  return t.size();
+  if (member < t.size()) *body = member_body;
+  return member;
 }
 
 size_t MemberObject(const std::vector<Tok>& t, size_t i) {

@@ -50,7 +50,8 @@ bool FollowsMemberAccess(const std::vector<Tok>& t, size_t i);
 
 // A function's definition in `t`: `name (` ... `)` `{`; the token of its name (its body's `{` in
 // *body), or t.size(). A member (`a.name(`, `p->name(`, `C::name(`) is not it; a return type ending
-// in `>` (`std::vector<T> name(`) is.
+// in `>` (`std::vector<T> name(`) is. Where no such function is defined, a member function defined
+// out of its class is (`bool Solver<T>::name(int n) const {`: the first).
 size_t FunctionDefinition(const std::vector<Tok>& t, const std::string& name, size_t* body);
 
 // The index of the object token `i` is a member of (`object.name`, `object->name`), when that token

@@ -58,6 +58,22 @@ TEST(Tokens, TheNameADeclarationDeclaresInAnyForm) {
   EXPECT_EQ(NameDeclared("using T = float;"), "(none)");
 }
 
+// A free function's definition first; a member defined out of its class only where there is none
+// (a solver's loop in `bool CG<T>::solve(int n) const {`); never a call or a member's use.
+TEST(Tokens, FunctionDefinitionFreeThenOutOfClassMember) {
+  auto at = [](const std::string& code, const std::string& name) {
+    const std::vector<Tok> t = Scan(code);
+    size_t body = 0;
+    const size_t i = FunctionDefinition(t, name, &body);
+    return i >= t.size() ? std::string("(none)") : std::to_string(t[i].line) + ":" + t[body].text;
+  };
+  const std::string member = "template <class T>\nbool CG<T>::solve(int n) const {\n  return ns::solve(n) {};\n}\n";
+  EXPECT_EQ(at(member, "solve"), "2:{");
+  EXPECT_EQ(at(member + "bool solve(int n) {\n  return n;\n}\n", "solve"), "5:{");  // the free one
+  EXPECT_EQ(at("void f() { s.solve(1); p->solve(2); CG<T>::solve(3); }\n", "solve"), "(none)");
+  EXPECT_EQ(at("Solver::Solver(int n) : n_(n) {}\n", "Solver"), "(none)");  // a constructor's initialisers
+}
+
 TEST(Tokens, RenameTokensWithinItsScope) {
   const std::string text = "int main(int c) { s.main = main; // main(\n  return p->x + x(\"x\"); }\n";
   EXPECT_EQ(RenameTokens(text, {{"x", "y"}}), "int main(int c) { s.main = main; // main(\n  return p->y + y(\"x\"); }\n");
