@@ -13,9 +13,10 @@ the program's expect.toml:
     `harness = false`, the skeleton, whose reason contains `reason` and names a file (what a user acts on);
   - the harnesses with `compile_check = true` (the classes no other test compiles; each expect.toml
     says why or why not) compiled with `cuco eval <harness> --stage compile-check`, two at a time.
-Usage: habits_check.py [--no-compile] [--keep DIR] <cuco binary> [program ...]. One line per program;
-exit 1 if any check fails. --keep DIR: what init made stays in DIR/<program> (the device scripts' habits,
-bench/one-gpu/graph-habits-w1.sh)."""
+Usage: habits_check.py [--no-compile] [--shard K/N] [--keep DIR] <cuco binary> [program ...]. One line per
+program; exit 1 if any check fails. --shard K/N: only the K-th of N interleaved parts of the programs, in
+the order they compile (ctest runs the parts as tests of their own). --keep DIR: what init made stays in
+DIR/<program> (the device scripts' habits, bench/one-gpu/graph-habits-w1.sh)."""
 import concurrent.futures
 import json
 import pathlib
@@ -112,7 +113,9 @@ def main():
     args = sys.argv[1:]
     compile_too = "--no-compile" not in args
     args = [a for a in args if a != "--no-compile"]
-    keep = None
+    keep, shard = None, (1, 1)
+    if args[:1] == ["--shard"] and len(args) > 1:
+        shard, args = tuple(int(x) for x in args[1].split("/")), args[2:]
     if args[:1] == ["--keep"] and len(args) > 1:
         keep, args = pathlib.Path(args[1]).resolve(), args[2:]
     if not args:
@@ -127,7 +130,9 @@ def main():
             summary += ", compiled"
         return problems, summary
 
-    first = sorted(folders, key=lambda f: "compile_check = true" not in (f / "expect.toml").read_text())
+    first = sorted(folders, key=lambda f: ("compile_check = true" not in (f / "expect.toml").read_text(), f.name))
+    first = first[shard[0] - 1::shard[1]]  # interleaved: each part gets its share of the compiles
+    folders = [f for f in folders if f in first]
     with tempfile.TemporaryDirectory(prefix="cuco-habits-") as t, concurrent.futures.ThreadPoolExecutor(2) as pool:
         tmp = keep or pathlib.Path(t)
         tmp.mkdir(parents=True, exist_ok=True)
