@@ -39,6 +39,28 @@ char Use(const std::vector<Tok>& t, size_t i) {
   return 'r';
 }
 
+// Whether token `k`, inside the range opening at `first` (a loop, from its keyword; a lambda's body,
+// from its `{`), runs only under a condition of the range: in a statement of `if`, `else`, `case` or
+// an inner loop, or in a block such a statement opens. A write there may not happen, so the value the
+// variable had before the range can reach a later read.
+bool Conditional(const std::vector<Tok>& t, size_t first, size_t k) {
+  const size_t s = StatementStart(t, k, first);
+  const std::string& w = t[s].text;
+  if (s != first && (w == "if" || w == "else" || w == "for" || w == "while" || w == "do" || w == "switch" ||
+                     w == "case" || w == "default"))
+    return true;
+  std::vector<size_t> open;
+  for (size_t i = first; i < k; ++i) {
+    if (t[i].text == "{") open.push_back(i);
+    if (t[i].text == "}" && !open.empty()) open.pop_back();
+  }
+  for (size_t j = 1; j < open.size(); ++j) {  // open[0]: the range's own body
+    const std::string& before = t[open[j] - 1].text;
+    if (before == ")" || before == "else" || before == "do" || before == ":") return true;
+  }
+  return false;
+}
+
 // The names the file gives an arithmetic type: `typedef double real_t;`, `using index_t = std::size_t;`.
 std::set<std::string> ArithmeticAliases(const std::vector<Tok>& t) {
   std::set<std::string> aliases;
@@ -136,7 +158,7 @@ std::vector<std::string> CarriedScalars(const std::vector<Tok>& t, size_t body_o
           if (!(t[k].ident && t[k].text == name) || FollowsMemberAccess(t, k)) continue;
           if (k > 0 && (TypeWord(t, k - 1, aliases) || t[k - 1].text == "auto")) declared_again = true;
           const char u = Use(t, k);
-          if (first_use == 0) first_use = u;
+          if (first_use == 0) first_use = u == 'w' && Conditional(t, a, k) ? 'c' : u;  // it may keep its value
           changed = changed || u != 'r';
         }
       if (first_use != 0 && first_use != 'w' && changed && !declared_again) carried.push_back(name);

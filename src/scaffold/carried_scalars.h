@@ -19,7 +19,8 @@ namespace cuco::scaffold_internal {
 // Of the function whose body opens at token `body_open`, the variables of an arithmetic type (`double
 // rs_old = ...;`, `int step = 0, k;`: no pointer, array, reference or const) declared by a statement
 // before token `first`, in a block that holds the loop [first, last], that the loop (or one of
-// `also`, the token ranges of the lambdas it calls) reads before it assigns them, and changes
+// `also`, the token ranges of the lambdas it calls) reads before it assigns them (an assignment under
+// a condition of the loop's, `if (done) stop = true;`, may not happen: it assigns nothing first), and changes
 // (`=`, `+=`, `++`, or its address handed on), in the order declared; none of `skip` (the loop's own
 // variable, its pinned counter), and none the loop declares again.
 std::vector<std::string> CarriedScalars(const std::vector<Tok>& t, size_t body_open, size_t first, size_t last,

@@ -78,5 +78,23 @@ TEST(CarriedScalars, QualifiedStaticAliasedAndAutoTypes) {
   EXPECT_EQ(Carried(code), (std::vector<std::string>{"bytes", "calls", "err", "it", "sum"}));
 }
 
+// A flag set under a condition and read after it (eumaster's CG: `if (converged) { stop = true; }`
+// then `if (stop) break;`): a pass that does not set it reads the last pass's value, so it is
+// carried; a value set unconditionally first is the pass's own, also inside a plain block.
+TEST(CarriedScalars, AWriteUnderAConditionMayNotHappen) {
+  const std::string code =
+      "int main() {\n"
+      "  bool stop = false;\n  double t = 0.0, best = 1.0;\n  int k = 0;\n"
+      "  for (int it = 0; it < n; ++it) {\n"
+      "    if (rank == 0) {\n      if (err < tol) { stop = true; }\n    }\n"
+      "    if (stop) break;\n"
+      "    { t = now(); }\n    use(t);\n"
+      "    if (err < best) best = err;\n    use(best);\n"
+      "    switch (it) {\n      case 1: k = it;\n    }\n    use(k);\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(Carried(code), (std::vector<std::string>{"stop", "best", "k"}));  // t: assigned first, always
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
