@@ -105,6 +105,13 @@ struct ServedLine {
   Result<BoundBuffers> bound = Status::NotFound("");
   std::optional<std::vector<ProgramFile>> others;  // where another file is served: the program's other files
 };
+// The loop of s->facts found (traced in the pass already open) and, where found, its buffers bound.
+void FindAndBind(ServedLine* s, const std::vector<ProgramFile>& others, std::vector<InitPassTrace>* trace) {
+  s->found = FindLoop(s->facts, others, &trace->back());
+  if (!s->found.ok()) return;
+  trace->push_back({"bind the buffers", {}});
+  s->bound = BindBuffers(s->facts, others, *s->found, &trace->back());
+}
 ServedLine ServingLine(const ProgramFacts& f, const std::vector<ProgramFile>& others, int line, std::string why,
                        const std::string& intro, std::vector<InitPassTrace>* trace) {
   ServedLine s{f, Status::NotFound(""), Status::NotFound(""), std::nullopt};
@@ -112,10 +119,7 @@ ServedLine ServingLine(const ProgramFacts& f, const std::vector<ProgramFile>& ot
   s.facts.forced_loop_why = std::move(why);
   trace->push_back({"find the loop", {}});
   trace->back().Add(intro);
-  s.found = FindLoop(s.facts, others, &trace->back());
-  if (!s.found.ok()) return s;
-  trace->push_back({"bind the buffers", {}});
-  s.bound = BindBuffers(s.facts, others, *s.found, &trace->back());
+  FindAndBind(&s, others, trace);
   return s;
 }
 
@@ -138,10 +142,7 @@ ServedLine ServingTheOtherFilesLine(const ProgramFacts& f, const std::vector<Pro
   }
   s.facts = std::move(*served);
   s.facts.forced_loop_why = std::move(why);
-  s.found = FindLoop(s.facts, *s.others, &trace->back());
-  if (!s.found.ok()) return s;
-  trace->push_back({"bind the buffers", {}});
-  s.bound = BindBuffers(s.facts, *s.others, *s.found, &trace->back());
+  FindAndBind(&s, *s.others, trace);
   return s;
 }
 
