@@ -23,12 +23,12 @@ interrupt_mid_evaluation() {  # RUN_DIR SIGNALS: starts a search, sends SIGNALS 
     sleep 0.05
   done
   kill -INT $pid
-  # "At once": the stop message is there while the search still runs, before the candidate in
+  # "At once": the whole stop line (one write(2)) is there while the search still runs, before the candidate in
   # flight (compiling into a cache of its own) ends; polled for up to 5 s, as a loaded CI machine
   # (2 cores, the Slurm test beside) took longer than a fixed half second.
   AT_ONCE=0
   for i in $(seq 1 100); do
-    if grep -qE "^cuco evolve: stopping: " "$1.err"; then
+    if grep -qE "^cuco evolve: stopping: [0-9]+ candidates in flight; Ctrl-C again to abort them$" "$1.err"; then
       kill -0 $pid 2>/dev/null && AT_ONCE=1
       break
     fi

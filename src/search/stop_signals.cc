@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstring>
+#include <cstddef>
 
 #include "launch/interrupts.h"
 #include "launch/subprocess.h"
@@ -24,38 +24,48 @@ const char* g_prefix = "cuco evolve: ";  // a string literal (StopSignals' argum
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free,
               "the signal handler needs lock-free atomics");
 
-// Async-signal-safe output: write(2) of literal pieces and a number.
-void Say(const char* s) {
-  ssize_t ignored = ::write(STDERR_FILENO, s, std::strlen(s));
-  (void)ignored;
-}
+// Async-signal-safe output: a line composed in a stack buffer from literal pieces and a number,
+// then written by one write(2), so a reader of stderr never sees half of it.
+class Line {
+ public:
+  Line& Add(const char* s) {
+    for (; *s != '\0' && size_ < sizeof buf_; ++s) buf_[size_++] = *s;
+    return *this;
+  }
+  Line& AddNumber(int n) {
+    char digits[16];
+    int i = sizeof digits;
+    digits[--i] = '\0';
+    if (n <= 0) digits[--i] = '0';
+    for (; n > 0 && i > 0; n /= 10) digits[--i] = static_cast<char>('0' + n % 10);
+    return Add(digits + i);
+  }
+  void Write() const {
+    ssize_t ignored = ::write(STDERR_FILENO, buf_, size_);
+    (void)ignored;
+  }
 
-void SayNumber(int n) {
-  char buf[16];
-  int i = sizeof buf;
-  buf[--i] = '\0';
-  if (n <= 0) buf[--i] = '0';
-  for (; n > 0 && i > 0; n /= 10) buf[--i] = static_cast<char>('0' + n % 10);
-  Say(buf + i);
-}
+ private:
+  char buf_[256];
+  std::size_t size_ = 0;
+};
 
 void OnSignal(int sig) {
   const int saved_errno = errno;
   NoteInterrupt(sig);  // what is in flight now is not judged (launch/interrupts.h)
-  if (g_tty) Say("\n");
+  Line line;
+  if (g_tty) line.Add("\n");
   if (!g_stop.exchange(true)) {
-    Say(g_prefix);
-    Say("stopping: ");
-    SayNumber(g_in_flight.load());
-    Say(" candidates in flight; Ctrl-C again to abort them\n");
+    line.Add(g_prefix).Add("stopping: ").AddNumber(g_in_flight.load());
+    line.Add(" candidates in flight; Ctrl-C again to abort them\n").Write();
   } else if (!g_abort.exchange(true)) {
-    Say(g_prefix);
-    Say("aborting the ");
-    SayNumber(g_in_flight.load());
-    Say(" candidates in flight; they stay pending and --resume evaluates them again\n");
+    line.Add(g_prefix).Add("aborting the ").AddNumber(g_in_flight.load());
+    line.Add(" candidates in flight; they stay pending and --resume evaluates them again\n").Write();
     SignalAllRunningGroups(SIGKILL);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+  } else if (g_tty) {
+    line.Write();
   }
   errno = saved_errno;
 }
