@@ -658,7 +658,9 @@ void DescribeLoop(const ProgramFacts& f, FoundLoop* r) {
                                      loop->what.empty() ? chosen : loop->what,
                                      loop->sweep_line == 0 ? ""
                                                            : fmt::format(", timed inside the untimed loop at line {}, whose "
-                                                                         "first pass it runs in",
+                                                                         "first pass it runs in: to time another "
+                                                                         "size, give `--args` that start that loop "
+                                                                         "there",
                                                                          loop->sweep_line)));
   if (!loop->earlier_other.empty())
   {

@@ -138,6 +138,37 @@ void runCase(size_t n, ncclComm_t comm, cudaStream_t s) {
   EXPECT_NE(Seed().find("\"recv\""), std::string::npos) << Seed();
 }
 
+// A size sweep in main around its timed loop: the harness serves the sweep's first pass, and init
+// says how to time another size (the program's own arguments start the sweep there).
+TEST_F(ProgramHarnessTest, ASweepsTimedLoopSaysHowToTimeAnotherSize) {
+  const ScaffoldReport r = Init("sizes.cu", "#include <nccl.h>\n#include <cuda_runtime.h>\n#include <cstdlib>\n"
+                                            "int main(int argc, char** argv) {\n" + scaffold_internal::kOneRankCommAndStream + R"(  size_t first = argc > 1 ? atol(argv[1]) : 1024;
+  float *send, *recv;
+  cudaMalloc(&send, (1 << 20) * sizeof(float));
+  cudaMalloc(&recv, (1 << 20) * sizeof(float));
+  cudaEvent_t t0, t1;
+  cudaEventCreate(&t0);
+  cudaEventCreate(&t1);
+  for (size_t n = first; n <= (1 << 20); n *= 4) {
+    cudaMemset(recv, 0, n * sizeof(float));
+    cudaEventRecord(t0, s);
+    for (int it = 0; it < 20; ++it) {
+      ncclAllReduce(send, recv, n, ncclFloat, ncclSum, comm, s);
+    }
+    cudaEventRecord(t1, s);
+    cudaEventSynchronize(t1);
+  }
+  return 0;
+}
+)");
+  ASSERT_TRUE(r.harness_ready) << r.harness_reason;
+  bool said = false;
+  for (const std::string& g : r.harness_guesses)
+    said |= g.find("timed inside the untimed loop at line 18, whose first pass it runs in: to time another size, give "
+                   "`--args` that start that loop there") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(r.harness_guesses);
+}
+
 // A helper's loop that cannot be bound either (more buffers than the harness takes): the skeleton
 // says why main names no output, and why serving the helper's loop stops too.
 TEST_F(ProgramHarnessTest, AHelpersLoopThatCannotBeBoundEitherSaysBoth) {
