@@ -33,6 +33,21 @@ printf '__global__ void k(float* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(null
 "$CUCO" init "$T/plain.cu" --out "$T/plain" >"$T/plain.out" 2>&1
 check "init refuses a program without NCCL (exit 2)" test $? -eq 2
 check "init names the program" grep -qF "$T/plain.cu: no NCCL call found" "$T/plain.out"
+# A program whose compile command builds two files, only main's named: the other joins (its NCCL call
+# is the program's communication), and init says so.
+mkdir -p "$T/two"
+printf '#include <nccl.h>\nvoid reduce_all(float* b, int n, ncclComm_t c, cudaStream_t s) {\n  ncclAllReduce(b, b, n, ncclFloat, ncclSum, c, s);\n}\n' >"$T/two/ring.cu"
+printf '#include <nccl.h>\n#include <cuda_runtime.h>\nvoid reduce_all(float* b, int n, ncclComm_t c, cudaStream_t s);\nint main() {\n  ncclComm_t c;\n  ncclUniqueId id;\n  ncclGetUniqueId(&id);\n  ncclCommInitRank(&c, 1, id, 0);\n  float* b = nullptr;\n  cudaMalloc(&b, 4096);\n  for (int i = 0; i < 10; ++i) reduce_all(b, 1024, c, 0);\n  return 0;\n}\n' >"$T/two/main.cu"
+(cd "$T/two" && "$CUCO" init main.cu --out "$T/two-wl" -- nvcc main.cu ring.cu -o two -lnccl) >"$T/two.out" 2>&1
+check "init of main.cu built with ring.cu exits 0" test $? -eq 0
+check "init says the compile command's other source joins" grep -qF "cuco init: the compile command's other source is the program's too: ring.cu" "$T/two.out"
+check "init harnesses the loop calling ring.cu's all-reduce" grep -qF "main.cu:11: the timed loop" "$T/two.out"
+# A program handing device memory to MPI (CUDA-aware MPI) is refused with the call, its buffer's
+# allocation and the NCCL call to write instead.
+printf '#include <mpi.h>\n#include <cuda_runtime.h>\nint main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  float* d = nullptr;\n  cudaMalloc(&d, 4096);\n  MPI_Allreduce(MPI_IN_PLACE, d, 1024, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n  MPI_Finalize();\n}\n' >"$T/aware.cu"
+"$CUCO" init "$T/aware.cu" --out "$T/aware" >"$T/aware.out" 2>&1
+check "init refuses a CUDA-aware MPI program (exit 2)" test $? -eq 2
+check "init names its MPI call on device memory" grep -qF "communicates through MPI on device memory (CUDA-aware MPI): \`MPI_Allreduce\` at $T/aware.cu:7 moves \`d\`, allocated on the GPU at $T/aware.cu:6" "$T/aware.out"
 # cuco run <program>: init says each step; a program it cannot make a harness of (here: a loop for
 # rank 0 and another for the others, each rank deciding its branch, their headers unlike, so that they
 # are not one loop either) is refused (exit 2) with the line and the program-mode workload that runs it

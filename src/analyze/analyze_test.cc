@@ -557,6 +557,25 @@ TEST_P(AnalyzeCorpus, RepoGemmReduceScatterProgram) {
   EXPECT_NE(AnalysisPromptText(a).find("edge #"), std::string::npos);
 }
 
+// A source beside main's that defines no function, only its globals (eth-cscs' miniapp stats.cu:
+// `namespace stats { unsigned int iters_cg; }`), joins the program with nothing to analyse in it,
+// and says so; main's file without a function is still an error.
+TEST_P(AnalyzeCorpus, ASourceOfGlobalsOnlyIsNoError) {
+  AnalyzeOptions o;
+  o.include_dirs = DefaultIncludeDirs();
+  o.allow_full = GetParam() == Mode::kDefault;
+  o.allow_clang = GetParam() != Mode::kLexical;
+  const std::string main_text = std::string("#include <nccl.h>\nnamespace stats { extern unsigned iters; }\n") +
+                                "int main() { stats::iters = 1; return 0; }\n";
+  const std::string globals = "namespace stats {\n    unsigned int iters;\n    bool verbose;\n}\n";
+  Result<Analysis> a = AnalyzeFiles({"/nowhere/main.cu", "/nowhere/stats.cu"}, {main_text, globals}, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  bool said = false;
+  for (const std::string& w : a->warnings) said |= w == "stats.cu: defines no function (declarations only): nothing to analyse in it";
+  EXPECT_TRUE(said) << ::testing::PrintToString(a->warnings);
+  EXPECT_FALSE(AnalyzeFiles({"/nowhere/stats.cu", "/nowhere/main.cu"}, {globals, main_text}, o).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, AnalyzeCorpus, ::testing::Values(Mode::kDefault, Mode::kStub, Mode::kLexical),
                          [](const auto& info) {
                            return std::string(info.param == Mode::kDefault ? "Default"

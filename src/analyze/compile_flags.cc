@@ -55,6 +55,12 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
 // A flag whose matter cuco's own build decides (the output, optimisation, debug info, the GPU
 // architecture, the host compiler, linking, warnings): the number of words after it that are its
 // value (0 or 1); -1 for any other flag.
+// A C, C++ or CUDA source by its extension (what a compile command compiles, not links).
+bool IsSourceFile(const std::string& word) {
+  static const std::set<std::string> kExtensions = {".cu", ".cc", ".cpp", ".cxx", ".c", ".C", ".c++"};
+  return kExtensions.count(fs::path(word).extension().string()) > 0;
+}
+
 int DecidedByCuco(const std::string& a) {
   static const std::set<std::string> with_value = {"-o", "-ccbin", "--compiler-bindir", "-arch", "--gpu-architecture",
                                                    "-gencode", "--generate-code", "-code", "--gpu-code", "-L",
@@ -215,6 +221,10 @@ Result<CompileFlags> FlagsFromCommand(const std::vector<std::string>& argv_in, c
       }
       if (matched) break;
     }
+    if (!matched && !a.empty() && a[0] != '-' && IsSourceFile(a)) {
+      out.sources.push_back((fs::path(directory) / a).lexically_normal().string());
+      continue;
+    }
     if (!matched && a.size() > 1 && a[0] == '-') {
       const int values = DecidedByCuco(a);
       if (values < 0) out.unused.push_back(a);
@@ -264,7 +274,7 @@ Result<CompileFlags> FlagsFromCompileCommands(const std::string& json_path, cons
 
 CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
   CompileFlags out;
-  std::set<std::string> seen, seen_dirs, seen_own, seen_libs, seen_nvcc, seen_unused;
+  std::set<std::string> seen, seen_dirs, seen_own, seen_libs, seen_nvcc, seen_unused, seen_sources;
   for (const CompileFlags* c : {&a, &b}) {
     for (const auto& f : c->nvcc_flags)
       if (seen_nvcc.insert(f).second) out.nvcc_flags.push_back(f);
@@ -278,6 +288,8 @@ CompileFlags MergeFlags(const CompileFlags& a, const CompileFlags& b) {
       if (seen_own.insert(d).second) out.own_include_dirs.push_back(d);
     for (const auto& l : c->libraries)
       if (seen_libs.insert(l).second) out.libraries.push_back(l);
+    for (const auto& f : c->sources)
+      if (seen_sources.insert(f).second) out.sources.push_back(f);
   }
   out.source = a.source.empty() ? b.source : (b.source.empty() ? a.source : a.source + ", " + b.source);
   out.nvcc = a.nvcc || b.nvcc;

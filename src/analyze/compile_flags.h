@@ -45,6 +45,9 @@ struct CompileFlags {
   // The command's flags none of the above takes, less those cuco's build decides itself (-o, -c, -O,
   // -g, -lineinfo, the GPU architecture, -ccbin, linking): said to the user, who may need them.
   std::vector<std::string> unused;
+  // The source files the command compiles (.cu, .cc, .cpp, .cxx, .c, .C), absolute, in its order:
+  // the program's other sources where the user names only main's file (program_flags.h).
+  std::vector<std::string> sources;
 };
 
 // The parse-relevant flags of one compiler command line (argv[0] is the compiler, which is

@@ -26,6 +26,22 @@ TEST(CompileFlags, KeepsWhatChangesParsingFromAnNvccCommand) {
   EXPECT_TRUE(f->nvcc) << "nvcc's files see __NVCC__";
 }
 
+// The sources a command compiles, absolute against its folder, in order and once each (merged with
+// another command's): a program built from several files whose user names only main's
+// (cli/program_flags.h's AddCommandSources). Objects, libraries and -o's value are not sources.
+TEST(CompileFlags, KeepsTheSourcesTheCommandCompiles) {
+  Result<CompileFlags> f = FlagsFromCommand({"nvcc", "-O3", "-ccbin=mpicxx", "utils/gemm.cu", "router/fwd.cpp", "Jacobi.c",
+                                             "main.cu", "-o", "build/out.cu", "helpers.o", "libx.a", "-lmpi"},
+                                            "/work/p/week_08");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->sources, (std::vector<std::string>{"/work/p/week_08/utils/gemm.cu", "/work/p/week_08/router/fwd.cpp",
+                                                  "/work/p/week_08/Jacobi.c", "/work/p/week_08/main.cu"}));
+  Result<CompileFlags> g = FlagsFromCommand({"nvcc", "main.cu", "../common/ring.cu"}, "/work/p/week_08");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(MergeFlags(*f, *g).sources.back(), "/work/p/common/ring.cu");
+  EXPECT_EQ(MergeFlags(*f, *g).sources.size(), 5u);
+}
+
 // nvcc's language flags (jihwan01/nccl_Imp's `--expt-relaxed-constexpr`: its kernels call std::min)
 // are kept apart for the harness's nvcc build; a flag no build of cuco's takes is named, and the ones
 // cuco's builds decide themselves (architecture, optimisation, output, host compiler) are not.

@@ -206,12 +206,19 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
     std::string used, failure;
     std::vector<std::string> file_warnings;
     Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings, &failure);
+    const std::string name = std::filesystem::path(paths[k]).filename().string();
+    // A source of the program's beside main's that defines no function (its globals' definitions,
+    // `namespace stats { unsigned iters; }`) has nothing to analyse, and is no error.
+    if (!r.ok() && k > 0 && ParseLexically(texts[k]).functions.empty()) {
+      warnings.push_back(name + ": defines no function (declarations only): nothing to analyse in it");
+      per_file.push_back(name + " none");
+      continue;
+    }
     if (!r.ok()) return r.status();
     if (!failure.empty()) failures.push_back(failure);
     for (const auto& [b, e] : r->skipped)
       inactive[paths[k]].push_back({LineOf(texts[k], b), LineOf(texts[k], e > b ? e - 1 : b)});
     if (!r->first_file_error.empty()) file_errors[paths[k]] = r->first_file_error;
-    const std::string name = std::filesystem::path(paths[k]).filename().string();
     for (auto& w : file_warnings) warnings.push_back(paths.size() > 1 ? name + ": " + w : w);
     record_fields.insert(r->record_fields.begin(), r->record_fields.end());
     for (AnalyzedFunction f : r->functions) {

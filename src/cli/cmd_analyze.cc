@@ -26,6 +26,8 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
+    if (const std::string added = AddCommandSources(*f, files.get()); !added.empty())
+      std::cerr << "cuco analyze: " << added << "\n";
     Result<Analysis> a = AnalyzeOnThisMachine(*files, *f, DetectToolchain());
     if (!a.ok()) {
       std::cerr << "cuco analyze: " << a.status().message() << "\n";

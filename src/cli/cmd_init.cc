@@ -102,6 +102,8 @@ void AddInitCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
+    if (const std::string added = AddCommandSources(*f, files.get()); !added.empty())
+      std::cerr << "cuco init: " << added << "\n";
     Result<Analysis> a = AnalyzeOnThisMachine(*files, *f, DetectToolchain());
     if (!a.ok()) {
       std::cerr << "cuco init: " << a.status().message() << "\n";

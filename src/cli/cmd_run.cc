@@ -50,6 +50,8 @@ std::optional<int> ResolveWorkload(RunArgs* a, bool from_program) {
       std::cerr << "cuco run: " << flags.status().message() << "\n";
       return kExitUsage;
     }
+    if (const std::string added = AddCommandSources(*flags, &r.files); !added.empty())
+      std::cout << "cuco run: " << added << "\n";
     r.flags = std::move(*flags);
     Result<ProgramWorkload> made = ProgramWorkloadFor(r, *a->evolve.toolchain, [](const std::string& line) {
       std::cout << (line.starts_with("  ") ? "" : "cuco run: ") << line << "\n";

@@ -1,6 +1,7 @@
 #include "cli/program_flags.h"
 
 #include <filesystem>
+#include <set>
 
 namespace cuco {
 namespace {
@@ -57,6 +58,28 @@ Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std:
     all = MergeFlags(all, *c);
   }
   return all;
+}
+
+std::string AddCommandSources(const CompileFlags& flags, std::vector<std::string>* files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto same = [&](const std::string& path) { return fs::weakly_canonical(path, ec).string(); };
+  std::set<std::string> given;
+  for (const std::string& f : *files) given.insert(same(f));
+  const fs::path cwd = fs::current_path(ec);
+  std::vector<std::string> added;
+  for (const std::string& source : flags.sources) {
+    if (!fs::is_regular_file(source, ec) || !given.insert(same(source)).second) continue;
+    const fs::path relative = fs::path(source).lexically_relative(cwd);
+    const bool under = !relative.empty() && *relative.begin() != "..";
+    files->push_back(under ? relative.string() : source);
+    added.push_back(files->back());
+  }
+  if (added.empty()) return "";
+  std::string said = added.size() == 1 ? "the compile command's other source is the program's too: "
+                                       : "the compile command's other sources are the program's too: ";
+  for (size_t i = 0; i < added.size(); ++i) said += (i == 0 ? "" : ", ") + added[i];
+  return said;
 }
 
 }  // namespace cuco

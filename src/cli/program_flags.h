@@ -32,4 +32,10 @@ void TakeTrailingCompileCommand(int* argc, char** argv);
 // The flags for `program`, merged from the options; errors name the compile_commands.json.
 Result<CompileFlags> ResolveProgramFlags(const ProgramFlagOptions& o, const std::string& program);
 
+// The compile command's sources that `files` (the program's, as given) lacks, appended to it, each
+// spelled relative to the current folder where it lies under it: a program built as `nvcc main.cu
+// ring.cu` is both files though only main.cu was named. A source that does not exist is left out.
+// What to say ("the compile command's other sources are the program's too: ring.cu"), "" when none.
+std::string AddCommandSources(const CompileFlags& flags, std::vector<std::string>* files);
+
 }  // namespace cuco

@@ -19,6 +19,7 @@
 #include "scaffold/input_files.h"
 #include "scaffold/iteration_io.h"
 #include "scaffold/launcher_guess.h"
+#include "scaffold/mpi_communication.h"
 #include "scaffold/program_arguments.h"
 #include "scaffold/program_facts.h"
 #include "scaffold/program_files.h"
@@ -47,10 +48,7 @@ Status CheckInput(const Analysis& analysis, const std::string& program_path, con
                   const ScaffoldOptions& options) {
   bool has_nccl = false;
   for (const auto& op : analysis.ops) has_nccl |= op.api.rfind("nccl", 0) == 0;
-  if (!has_nccl)
-    return Status::InvalidArgument(program_path +
-                                   ": no NCCL call found; cuco init scaffolds multi-GPU programs that communicate "
-                                   "through NCCL (`cuco analyze " + program_path + "` shows what was found)");
+  if (!has_nccl) return Status::InvalidArgument(NoNcclMessage(analysis, program_path));
 
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
