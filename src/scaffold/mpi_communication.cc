@@ -53,15 +53,39 @@ bool DeviceAllocation(const AnalyzedOp& op) {
   return op.kind == "alloc" && op.api != "cudaMallocHost" && op.api != "cudaHostAlloc";
 }
 
-// "file:line (cudaMalloc of `d_A`)" for the device allocation of `base`, "" when none is known.
-std::string DeviceAllocationOf(const Analysis& a, const std::string& base) {
-  if (base.empty()) return "";
-  for (const AnalyzedOp& op : a.ops)
-    if (DeviceAllocation(op) && !op.assigns.empty() && BufferBase(op.assigns) == base)
-      return fmt::format("{}:{} ({} of `{}`)", op.file, op.line, op.api, op.assigns);
-  return "";
+// The function of `file` holding `line` (the one defined last before it), "" when none is known.
+std::string EnclosingFunction(const Analysis& a, const std::string& file, int line) {
+  const AnalyzedFunction* found = nullptr;
+  for (const AnalyzedFunction& f : a.functions)
+    if (f.file == file && f.line <= line && (found == nullptr || f.line > found->line)) found = &f;
+  return found == nullptr ? "" : found->name;
 }
 
+// "file:line (cudaMalloc of `d_A`)" for the device allocation of `base`: where `function` allocates
+// it (a local of that name), that allocation's, if on the device; else one anywhere (a global or
+// member made in a set-up function); "" when none is known.
+std::string DeviceAllocationOf(const Analysis& a, const std::string& base, const std::string& function) {
+  if (base.empty()) return "";
+  const AnalyzedOp *here = nullptr, *anywhere = nullptr;
+  for (const AnalyzedOp& op : a.ops) {
+    if (op.kind != "alloc" || op.assigns.empty() || BufferBase(op.assigns) != base) continue;
+    if (op.function == function && here == nullptr) here = &op;
+    if (DeviceAllocation(op) && anywhere == nullptr) anywhere = &op;
+  }
+  const AnalyzedOp* found = here != nullptr ? (DeviceAllocation(*here) ? here : nullptr) : anywhere;
+  return found == nullptr ? "" : fmt::format("{}:{} ({} of `{}`)", found->file, found->line, found->api, found->assigns);
+}
+
+bool Inactive(const Analysis& a, const std::string& file, int line) {
+  const auto it = a.inactive_lines.find(file);
+  if (it == a.inactive_lines.end()) return false;
+  for (const auto& [first, last] : it->second)
+    if (first <= line && line <= last) return true;
+  return false;
+}
+
+// The data-moving MPI calls of `text` (the file `file`), but those in code this build skips
+// (`#ifdef USE_MPI` without -DUSE_MPI).
 void ScanFile(const Analysis& a, const std::string& file, const std::string& text, std::vector<MpiDataCall>* out) {
   const std::vector<Tok> t = Scan(text);
   for (size_t i = 0; i + 1 < t.size(); ++i) {
@@ -70,12 +94,17 @@ void ScanFile(const Analysis& a, const std::string& file, const std::string& tex
     if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == ">")) continue;  // a member of the program's own
     const size_t close = Match(t, i + 1);
     if (close >= t.size()) continue;
+    if (Inactive(a, file, t[i].line)) {
+      i = close;
+      continue;
+    }
     const std::vector<std::string> args = SplitArgs(text.substr(t[i + 1].end, t[close].begin - t[i + 1].end));
     MpiDataCall call{t[i].text, file, t[i].line, "", ""};
+    const std::string function = EnclosingFunction(a, file, t[i].line);
     // The buffer named is the first on device memory, else the first (MPI_IN_PLACE is none).
     for (size_t position : api->second.buffers) {
       if (position >= args.size() || args[position] == "MPI_IN_PLACE" || !call.device_alloc.empty()) continue;
-      call.device_alloc = DeviceAllocationOf(a, BufferBase(args[position]));
+      call.device_alloc = DeviceAllocationOf(a, BufferBase(args[position]), function);
       if (call.buffer.empty() || !call.device_alloc.empty()) call.buffer = args[position];
     }
     out->push_back(std::move(call));

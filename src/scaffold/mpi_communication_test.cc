@@ -88,6 +88,35 @@ int main(int argc, char** argv) {
   EXPECT_NE(m.find("MPI_Allreduce becomes ncclAllReduce"), std::string::npos) << m;
 }
 
+// A call this build skips (`#ifdef USE_CUDA_AWARE` undefined) is no call of the program; a buffer
+// its own function allocates on the host is not taken for another function's device one of the
+// same name.
+TEST_F(MpiCommunicationTest, SkippedCodeAndAnotherFunctionsAllocationAreLeftOut) {
+  const Analysis a = Analyze("mixed.cu", R"(#include <mpi.h>
+#include <cuda_runtime.h>
+void setup() {
+  float* buf;
+  cudaMalloc(&buf, 4096);
+}
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  float* buf;
+  cudaMallocHost(&buf, 4096);
+#ifdef USE_CUDA_AWARE
+  MPI_Bcast(buf, 1024, MPI_FLOAT, 0, MPI_COMM_WORLD);
+#endif
+  MPI_Allreduce(MPI_IN_PLACE, buf, 1024, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+)");
+  const std::vector<MpiDataCall> calls = FindMpiDataCalls(a);
+  ASSERT_EQ(calls.size(), 1u) << NoNcclMessage(a, "mixed.cu");
+  EXPECT_EQ(calls[0].api, "MPI_Allreduce");
+  EXPECT_EQ(calls[0].buffer, "buf");
+  EXPECT_EQ(calls[0].device_alloc, "");
+}
+
 // No MPI either: the plain refusal.
 TEST_F(MpiCommunicationTest, NoCommunicationAtAllKeepsThePlainRefusal) {
   const Analysis a = Analyze("plain.cu", "__global__ void k(float* x) { x[0] = 1; }\nint main() { return 0; }\n");
