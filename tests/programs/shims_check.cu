@@ -181,6 +181,30 @@ void CheckFileOfFourRanks() {
          "MPI_File_open of a missing file: MPI_ERR_NO_SUCH_FILE");
   unlink(path);
 }
+
+// A CUDA-aware MPI program's collectives on device memory (impl/mpi_device.h): rank 0's weights
+// broadcast into every rank's cudaMalloc'd buffer, then summed over the four ranks in place. Only
+// where a GPU is (the host-only ctest has none: there, every buffer is host memory, as above).
+void CheckDeviceBuffersOfFourRanks() {
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+    (void)cudaGetLastError();
+    return;
+  }
+  const int wrong = OnFourRankThreads([](int r) {
+      float* d = nullptr;
+      bool ok = cudaMalloc(&d, 4 * sizeof(float)) == cudaSuccess;
+      const float mine[4] = {1.0f + r, 2.0f + r, 3.0f + r, 4.0f + r};
+      ok = ok && cudaMemcpy(d, mine, sizeof mine, cudaMemcpyHostToDevice) == cudaSuccess;
+      ok = ok && MPI_Bcast(d, 4, MPI_FLOAT, 0, MPI_COMM_WORLD) == MPI_SUCCESS;  // every rank: 1 2 3 4
+      ok = ok && MPI_Allreduce(MPI_IN_PLACE, d, 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+      float got[4] = {};
+      ok = ok && cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+      cudaFree(d);
+      return ok && got[0] == 4.0f && got[1] == 8.0f && got[2] == 12.0f && got[3] == 16.0f;
+    });
+  Expect(wrong == 0, "MPI_Bcast and MPI_Allreduce of device memory (CUDA-aware MPI) at four ranks");
+}
 #endif
 
 int main() {
@@ -395,6 +419,7 @@ int main() {
 #if defined(CUCO_CHECK_REFERENCE) && !defined(CUCO_CHECK_THREADS)
   CheckGridOfFourRanks();
   CheckFileOfFourRanks();
+  CheckDeviceBuffersOfFourRanks();
 #endif
   if (failed == 0) std::printf("every check passed\n");
   return failed == 0 ? 0 : 1;

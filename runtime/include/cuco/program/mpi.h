@@ -13,7 +13,8 @@
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
 // types and structs: impl/mpi_datatypes.h). So is MPI-IO, on POSIX files, each rank reading and
-// writing at its own offsets (impl/mpi_io.h).
+// writing at its own offsets (impl/mpi_io.h). The collectives take device memory as a CUDA-aware MPI
+// does, staged through host memory (impl/mpi_device.h).
 #pragma once
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include <cuco/program/impl/mpi_groups.h>
+#include <cuco/program/impl/mpi_device.h>
 #include <cuco/program/impl/mpi_ops.h>
 #include <cuco/program/program.h>
 
@@ -317,6 +319,9 @@ inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c)
   const std::vector<int> ranks = cuco_program::mpi::CommRanks(c);  // a split's part: its root among its ranks
   if (root < 0 || root >= static_cast<int>(ranks.size())) return MPI_ERR_ARG;
   const size_t bytes = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count);
+  cuco_program::mpi::Staged staged(buf, bytes, true, true);  // device memory (impl/mpi_device.h)
+  if (!staged.ok()) return MPI_ERR_OTHER;
+  buf = staged.get();
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(buf, all.data(), bytes);
   std::memcpy(buf, all.data() + bytes * static_cast<size_t>(ranks[static_cast<size_t>(root)]), bytes);
@@ -329,6 +334,10 @@ inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* re
   int me = 0;
   MPI_Comm_rank(c, &me);
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);
+  cuco_program::mpi::Staged s_send(send, cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount), true, false),
+      s_recv(recv, bytes * ranks.size(), send == MPI_IN_PLACE, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  send = s_send.get(), recv = s_recv.get();
   const unsigned char* mine = send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * static_cast<size_t>(me)
                                                    : static_cast<const unsigned char*>(send);
   (void)scount;
@@ -344,6 +353,12 @@ inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv,
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Gather");
   if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Gather");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);
+  const bool at_root = cuco_program::rank() == root;  // recv is the root's only
+  cuco_program::mpi::Staged s_send(send, bytes, true, false),
+      s_recv(at_root ? recv : nullptr, bytes * static_cast<size_t>(cuco_program::world()), send == MPI_IN_PLACE, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  send = s_send.get();
+  if (at_root) recv = s_recv.get();
   std::vector<unsigned char> all(bytes * static_cast<size_t>(cuco_program::world()));
   cuco_program::host_allgather(send == MPI_IN_PLACE ? static_cast<unsigned char*>(recv) + bytes * cuco_program::rank() : send,
                                all.data(), bytes);
@@ -357,6 +372,9 @@ inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* rec
   if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Alltoall");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  cuco_program::mpi::Staged s_send(send, bytes * world, true, false), s_recv(recv, bytes * world, send == MPI_IN_PLACE, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  send = s_send.get(), recv = s_recv.get();
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
   std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
   cuco_program::host_allgather(mine.data(), all.data(), mine.size());
@@ -374,6 +392,10 @@ inline int MPI_Alltoallv(const void* send, const int scounts[], const int sdispl
   if (send == MPI_IN_PLACE) send = recv, scounts = rcounts, sdispls = rdispls, st = rt;
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   const size_t sbytes = cuco_program::mpi::TypeBytes(st), rbytes = cuco_program::mpi::TypeBytes(rt);
+  cuco_program::mpi::Staged s_send(send, cuco_program::mpi::Extent(scounts, sdispls, world, sbytes), true, false),
+      s_recv(recv, cuco_program::mpi::Extent(rcounts, rdispls, world, rbytes), true, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  send = s_send.get(), recv = s_recv.get();
   std::vector<int> counts(scounts, scounts + world), all_counts(world * world);  // [p * world + q]: p sends q
   cuco_program::host_allgather(counts.data(), all_counts.data(), world * sizeof(int));
   size_t longest = 0;
@@ -403,6 +425,10 @@ inline int MPI_Allgatherv(const void* send, int scount, MPI_Datatype st, void* r
   if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Allgatherv");
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
   const size_t rbytes = cuco_program::mpi::TypeBytes(rt);
+  cuco_program::mpi::Staged s_send(send, static_cast<size_t>(scount) * cuco_program::mpi::TypeBytes(st), true, false),
+      s_recv(recv, cuco_program::mpi::Extent(rcounts, displs, world, rbytes), true, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  send = s_send.get(), recv = s_recv.get();
   size_t longest = 0;
   for (size_t p = 0; p < world; ++p) longest = std::max(longest, static_cast<size_t>(rcounts[p]) * rbytes);
   const unsigned char* own = send == MPI_IN_PLACE
@@ -424,6 +450,11 @@ inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv
   if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Scatter");
   const size_t bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);  // one block
   const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  const bool at_root = static_cast<int>(me) == root;  // send is the root's only
+  cuco_program::mpi::Staged s_send(at_root ? send : nullptr, bytes * world, true, false), s_recv(recv, bytes, false, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  if (at_root) send = s_send.get();
+  recv = s_recv.get();
   std::vector<unsigned char> mine(bytes * world), all(bytes * world * world);
   if (static_cast<int>(me) == root) std::memcpy(mine.data(), send, mine.size());
   cuco_program::host_allgather(mine.data(), all.data(), mine.size());
@@ -465,6 +496,12 @@ inline int ReduceOnComm(const char* call, const void* send, void* recv, void* ou
                         MPI_Comm c, int ranks) {
   if (OfSomeRanks(c)) return NotOnSomeRanks(call);
   std::vector<unsigned char> mine(TypeBytes(t) * static_cast<size_t>(count));
+  // Device memory (impl/mpi_device.h): recv read for MPI_IN_PLACE; `out` written (recv, or the
+  // caller's host buffer), read too (what a rank the reduction leaves out keeps: MPI_Exscan's rank 0).
+  Staged s_send(send, mine.size(), true, false), s_recv(recv, mine.size(), send == MPI_IN_PLACE, false),
+      s_out(out, mine.size(), true, true);
+  if (!s_send.ok() || !s_recv.ok() || !s_out.ok()) return MPI_ERR_OTHER;
+  send = s_send.get(), recv = s_recv.get(), out = s_out.get();
   std::memcpy(mine.data(), send == MPI_IN_PLACE ? recv : send, mine.size());
   std::vector<int> members = CommRanks(c);
   members.resize(static_cast<size_t>(std::max(0, std::min(ranks, static_cast<int>(members.size())))));
@@ -476,9 +513,13 @@ inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t
 }
 inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   std::vector<unsigned char> out(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
-  const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce", send, recv, out.data(), count, t, op, c, cuco_program::world());
   int me = 0;
   MPI_Comm_rank(c, &me);
+  // recv is the root's only; device memory there is staged (impl/mpi_device.h).
+  cuco_program::mpi::Staged s_recv(me == root ? recv : nullptr, out.size(), send == MPI_IN_PLACE, true);
+  if (!s_recv.ok()) return MPI_ERR_OTHER;
+  if (me == root) recv = s_recv.get();
+  const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce", send, recv, out.data(), count, t, op, c, cuco_program::world());
   if (rc == MPI_SUCCESS && me == root) std::memcpy(recv, out.data(), out.size());
   return rc;
 }
