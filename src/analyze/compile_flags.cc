@@ -52,15 +52,15 @@ void Add(CompileFlags* out, const std::string& clang, const std::string& value, 
   }
 }
 
-// A flag whose matter cuco's own build decides (the output, optimisation, debug info, the GPU
-// architecture, the host compiler, linking, warnings): the number of words after it that are its
-// value (0 or 1); -1 for any other flag.
 // A C, C++ or CUDA source by its extension (what a compile command compiles, not links).
 bool IsSourceFile(const std::string& word) {
   static const std::set<std::string> kExtensions = {".cu", ".cc", ".cpp", ".cxx", ".c", ".C", ".c++"};
   return kExtensions.count(fs::path(word).extension().string()) > 0;
 }
 
+// A flag whose matter cuco's own build decides (the output, optimisation, debug info, the GPU
+// architecture, the host compiler, linking, warnings): the number of words after it that are its
+// value (0 or 1); -1 for any other flag.
 int DecidedByCuco(const std::string& a) {
   static const std::set<std::string> with_value = {"-o", "-ccbin", "--compiler-bindir", "-arch", "--gpu-architecture",
                                                    "-gencode", "--generate-code", "-code", "--gpu-code", "-L",

@@ -208,8 +208,9 @@ Result<Analysis> AnalyzeFiles(const std::vector<std::string>& paths, const std::
     Result<FrontEndResult> r = ParseOneFile(paths[k], texts[k], options, &used, &file_warnings, &failure);
     const std::string name = std::filesystem::path(paths[k]).filename().string();
     // A source of the program's beside main's that defines no function (its globals' definitions,
-    // `namespace stats { unsigned iters; }`) has nothing to analyse, and is no error.
-    if (!r.ok() && k > 0 && ParseLexically(texts[k]).functions.empty()) {
+    // `namespace stats { unsigned iters; }`) has nothing to analyse, and is no error. ParseOneFile
+    // fails only there: when no parse path, the lexical scan last, found a function definition.
+    if (!r.ok() && k > 0) {
       warnings.push_back(name + ": defines no function (declarations only): nothing to analyse in it");
       per_file.push_back(name + " none");
       continue;
