@@ -6,8 +6,9 @@
 #include "cuco/cpu_harness.h"
 
 // EVOLVE-BLOCK-START
-// Every third run computes its product six times over (the same result): the timed iterations
-// spread widely. Expected: ok, timed again over four times the iterations, and still flagged noisy.
+// Every run computes its product 8 times over, every third 48 times (the same result): the timed
+// iterations spread widely, and are slow enough that the first bench is sized below the most a
+// second one may time. Expected: ok, timed again over more iterations, and still flagged noisy.
 struct State {
   int64_t rows, n, k;
 };
@@ -56,7 +57,7 @@ bool cuco_candidate_run(cuco::cpu::RankContext&, void* state, const cuco::cpu::I
   const float* b = static_cast<const float*>(io.in("B").ptr);
   float* c = static_cast<float*>(io.out("C").ptr);
   static int runs = 0;
-  const int repeats = ++runs % 3 == 0 ? 6 : 1;
+  const int repeats = ++runs % 3 == 0 ? 48 : 8;
   for (int r = 0; r < repeats; ++r) {
     if (kLoopOrder[1] == 'k') MatmulIkj(a, b, c, s);
     else MatmulIjk(a, b, c, s);
