@@ -71,8 +71,9 @@ constexpr const char* kGatherLines =
     "// soon as it has arrived (cuco/program/impl/gather_overlap.h); \"off\": as written.\n"
     "constexpr const char* kCucoGather = \"off\";   // cuco:knob gather\n";
 
-// The backend knob's [[knobs]] entry: "ce" where the program reduces (all-reduce, reduce-scatter, reduce).
-std::string BackendToml(bool reduces) {
+// The backend knob's [[knobs]] entry: "ce" where the program makes a call the copy engines move
+// (CeCollective: `ce_calls`).
+std::string BackendToml(bool ce_calls) {
   return std::string(
              "# The design space `cuco transform` gave the program (cuco/program/codesign.h); generation 0 marks\n"
              "# them with `// cuco:knob`.\n"
@@ -80,10 +81,10 @@ std::string BackendToml(bool reduces) {
              "name = \"backend\"\n"
              "description = \"how the program's NCCL calls move data: nccl (its own host calls) or lsa (device-initiated "
              "loads and stores over NVLink, cuco/codesign/collectives.h)") +
-         (reduces ? ", or ce (its reductions by copy engines into the peers' staging buffers, then a local reduction; "
-                    "cuco/program/impl/ce_collectives.h)"
-                  : "") +
-         "\"\nvalues = [\"nccl\", \"lsa\"" + (reduces ? ", \"ce\"" : "") + "]\ndefault = \"nccl\"\n\n";
+         (ce_calls ? ", or ce (its reductions and all-gathers by copy engines into the peers' staging buffers, then a "
+                     "local reduction or copy; cuco/program/impl/ce_collectives.h)"
+                   : "") +
+         "\"\nvalues = [\"nccl\", \"lsa\"" + (ce_calls ? ", \"ce\"" : "") + "]\ndefault = \"nccl\"\n\n";
 }
 
 constexpr const char* kGraphToml =
@@ -112,8 +113,8 @@ constexpr const char* kChunksToml =
     "default = \"1\"\n";
 
 // The comm_ctas knob's [[knobs]] entry: it changes nothing but backend "lsa", so the other backends
-// at a limit are excluded (`reduces`: "ce" is offered).
-std::string CommCtasToml(bool reduces) {
+// at a limit are excluded (`ce_calls`: "ce" is offered).
+std::string CommCtasToml(bool ce_calls) {
   std::string t =
       "\n[[knobs]]\n"
       "name = \"comm_ctas\"\n"
@@ -123,7 +124,7 @@ std::string CommCtasToml(bool reduces) {
       "values = [\"all\", \"64\", \"32\", \"16\"]\n"
       "default = \"all\"\n";
   for (const char* backend : {"nccl", "ce"}) {
-    if (std::string(backend) == "ce" && !reduces) continue;
+    if (std::string(backend) == "ce" && !ce_calls) continue;
     for (const char* ctas : {"64", "32", "16"})
       t += std::string("\n[[excluded]]\nknobs = { backend = \"") + backend + "\", comm_ctas = \"" + ctas +
            "\" }\nwhy = \"comm_ctas limits cuco's device collectives (backend lsa) only: the same code as comm_ctas all\"\n";
@@ -183,7 +184,9 @@ const std::map<std::string, std::string>& GemmStandIns() {
 bool ChunkedCollective(const std::string& name) { return name == "ncclAllReduce" || name == "ncclReduceScatter"; }
 
 // The calls the backend "ce" moves by copy engines (runtime/src/program/ce_collectives.cu).
-bool ReducingCollective(const std::string& name) { return ChunkedCollective(name) || name == "ncclReduce"; }
+bool CeCollective(const std::string& name) {
+  return ChunkedCollective(name) || name == "ncclReduce" || name == "ncclAllGather";
+}
 
 // "ncclAllReduce" -> "cuco_program::comm::AllReduce".
 std::string DispatchName(const std::string& nccl_name) { return "cuco_program::comm::" + nccl_name.substr(4); }
@@ -358,8 +361,8 @@ size_t KnobsPlace(const SeedSource& src, const std::vector<SeedCall>& calls) {
 }
 
 // What generation 0's knobs are, said at `where` (the knobs' line) into result->inserted.
-void SayKnobs(const std::string& where, bool reduces, const GemmKnobs& gk, RuleTransformResult* result) {
-  std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (reduces ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
+void SayKnobs(const std::string& where, bool ce_calls, const GemmKnobs& gk, RuleTransformResult* result) {
+  std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (ce_calls ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
   std::string defaults = "nccl, off";
   if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
   if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
@@ -429,16 +432,16 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   edits.push_back({knobs_at, 0, std::string(kKnobLines) + (routes ? kIncludedLines : "") +
                                     (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "") +
                                     (gk.chunks || gk.gather ? kCommCtasLines : "")});
-  bool reduces = false;
-  for (const SeedCall& c : calls) reduces = reduces || ReducingCollective(c.name);
-  for (const IncludedCall& c : included) reduces = reduces || ReducingCollective(c.name);
-  SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), reduces, gk, &result);
+  bool ce_calls = false;
+  for (const SeedCall& c : calls) ce_calls = ce_calls || CeCollective(c.name);
+  for (const IncludedCall& c : included) ce_calls = ce_calls || CeCollective(c.name);
+  SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), ce_calls, gk, &result);
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = BackendToml(reduces) + kGraphToml + (gk.chunks ? kChunksToml : "") +
-                      (gk.gather ? kGatherToml : "") + (gk.chunks || gk.gather ? CommCtasToml(reduces) : "") +
-                      PartToml(gk.stand_ins) + (reduces ? kCeNotInGraphToml : "");
+  result.knobs_toml = BackendToml(ce_calls) + kGraphToml + (gk.chunks ? kChunksToml : "") +
+                      (gk.gather ? kGatherToml : "") + (gk.chunks || gk.gather ? CommCtasToml(ce_calls) : "") +
+                      PartToml(gk.stand_ins) + (ce_calls ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

@@ -234,9 +234,12 @@ TEST(ProgramTransform, AGemmAfterTheAllGatherOfItsInputGivesTheGatherKnob) {
   EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
   EXPECT_NE(r->knobs_toml.find("name = \"gather\""), std::string::npos);
   EXPECT_EQ(r->knobs_toml.find("name = \"chunks\""), std::string::npos);
+  // The copy engines move all-gathers too (ce_collectives.h: the gather knob's steps), never in a graph.
+  EXPECT_NE(r->knobs_toml.find("values = [\"nccl\", \"lsa\", \"ce\"]"), std::string::npos) << r->knobs_toml;
+  EXPECT_NE(r->knobs_toml.find("knobs = { backend = \"ce\", graph = \"on\" }"), std::string::npos);
   const std::string said = FormatRuleTransform(*r, "seed.cu");
   EXPECT_NE(said.find("the gather knob's consumer of `full`, which the call at line 10 reads"), std::string::npos) << said;
-  EXPECT_NE(said.find("graph (\"off\" | \"on\"), gather (\"off\" | \"on\") and comm_ctas (\"all\" | \"64\" | \"32\" | "
+  EXPECT_NE(said.find("backend (\"nccl\" | \"lsa\" | \"ce\"), graph (\"off\" | \"on\"), gather (\"off\" | \"on\") and comm_ctas (\"all\" | \"64\" | \"32\" | "
                       "\"16\"), at the program's own behaviour (nccl, off, off, all)"),
             std::string::npos) << said;
 }

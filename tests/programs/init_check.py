@@ -11,7 +11,7 @@ checks what init made of it against the program's program.toml:
   - with --compile, `cuco eval <workload>/harness --stage compile-check` builds the seed and the supervisor
     with the reference (the real nvcc), `cuco transform` makes generation 0 with the knobs backend and
     graph (compiled), and generation 0 with backend "lsa" and graph "on" compiles too, then with graph "off"
-    (and backend "ce" where the program reduces) compiling only its knob values.
+    (and backend "ce" where the program reduces or all-gathers) compiling only its knob values.
 Usage: init_check.py [--compile] <cuco binary> [program ...]. One line per program; exit 1 if any fails."""
 import json, pathlib, re, shlex, subprocess, sys, tempfile, tomllib
 
@@ -113,15 +113,16 @@ def check_generation0(cuco, harness, out):
                         f"{(c.stdout + c.stderr).strip()[-600:]}")
     # Another setting of the same code compiles only its knob values (evaluate/runtime_knobs.h) and
     # passes the same checks (the object check: nothing run at load but cuco's).
-    # Where the program reduces, the other setting is the copy engines' backend (it compiles and links).
+    # Where the copy engines can move the program's calls (it reduces or all-gathers), the other setting
+    # is their backend (it compiles and links).
     other = out / "gen0_other_setting.cu"
-    reduces = '"ce"]' in (harness / "workload.toml").read_text()
+    ce = '"ce"]' in (harness / "workload.toml").read_text()
     other.write_text(corner.read_text().replace('kCucoGraph = "on"', 'kCucoGraph = "off"')
-                     .replace('kCucoBackend = "lsa"', 'kCucoBackend = "ce"' if reduces else 'kCucoBackend = "lsa"'))
+                     .replace('kCucoBackend = "lsa"', 'kCucoBackend = "ce"' if ce else 'kCucoBackend = "lsa"'))
     c = subprocess.run([cuco, "eval", str(harness), str(other), "--stage", "compile-check", "--run-dir", str(out / "other")],
                        capture_output=True, text=True, timeout=1500)
     if c.returncode != 0 or "its knob values compiled and linked" not in c.stdout:
-        problems.append(f"generation 0 at graph=off ({'ce' if reduces else 'lsa'}): not only its knob values compiled (exit {c.returncode}): "
+        problems.append(f"generation 0 at graph=off ({'ce' if ce else 'lsa'}): not only its knob values compiled (exit {c.returncode}): "
                         f"{(c.stdout + c.stderr).strip()[-600:]}")
     return problems
 

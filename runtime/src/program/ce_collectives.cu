@@ -119,6 +119,18 @@ ncclResult_t LaunchReduce(const char* op, const std::vector<const char*>& source
   return cudaGetLastError() == cudaSuccess ? ncclSuccess : Fail(op, "the reduction's launch failed", ncclUnhandledCudaError);
 }
 
+// What every exchange refuses: more ranks than one LSA team, and a stream capture (the graph knob's,
+// or the program's own: the epochs are host counters a graph would freeze).
+ncclResult_t Refusal(const char* op, cudaStream_t stream) {
+  if (candidate_detail::S().ctx->world_size > cdd::kMaxSources) return Fail(op, "at most 8 ranks");
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    candidate_detail::S().graphs.NoteCaptureRefused(std::string("cuco's copy-engine ") + op + " (backend \"ce\")");
+    return Fail(op, "not inside a stream capture (the graph knob, or the program's own): its flags count calls on the host");
+  }
+  return ncclSuccess;
+}
+
 // One exchange on `stream`. This rank pushes `push[q]` (part_bytes; null: nothing) into slot
 // `rank` at every other rank q; when `dst` is set, it waits for every other rank's part, reduces
 // them with `own` in rank order into `dst`, and hands their slots back.
@@ -128,12 +140,7 @@ ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* s
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
   const int w = ctx.world_size, r = ctx.rank;
   if (!cdd::reducible(red)) return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
-  if (w > cdd::kMaxSources) return Fail(op, "at most 8 ranks");
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
-    candidate_detail::S().graphs.NoteCaptureRefused(std::string("cuco's copy-engine ") + op + " (backend \"ce\")");
-    return Fail(op, "not inside a stream capture (the graph knob, or the program's own): its flags count calls on the host");
-  }
+  if (const ncclResult_t no = Refusal(op, stream); no != ncclSuccess) return no;
   if (w == 1) return dst != nullptr ? LaunchReduce(op, {own}, dst, part_count, type, red, stream) : ncclSuccess;
   StagingSet* set = State().For(op, dev_comm, send, recv, count, part_bytes);
   if (set == nullptr) return ncclInternalError;
@@ -162,7 +169,92 @@ ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* s
 
 size_t Bytes(size_t count, ncclDataType_t type) { return count * cdd::type_size(type); }
 
+// An all-gather's exchange, in steps: Begin takes its staging set and epoch; Push sends this rank's
+// part into slot `rank` at rank `to`; Take waits for rank `from`'s part, copies it into its place in
+// `recv` and hands the slot back.
+class GatherExchange {
+ public:
+  ncclResult_t Begin(const ncclDevComm& dev_comm, const void* send, void* recv, size_t count, ncclDataType_t type) {
+    part_bytes_ = Bytes(count, type);
+    send_ = static_cast<const char*>(send);
+    recv_ = static_cast<char*>(recv);
+    set_ = State().For("ncclAllGather", dev_comm, send, recv, count, part_bytes_);
+    if (set_ == nullptr) return ncclInternalError;
+    epoch_ = ++set_->epoch;
+    return ncclSuccess;
+  }
+  ncclResult_t Push(int to, cudaStream_t stream) const {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    const int w = ctx.world_size, r = ctx.rank;
+    if (epoch_ > 1 && !ctx.wait_value32(stream, set_->flag(r, w + to), epoch_ - 1).ok())
+      return Fail("ncclAllGather", "waiting for a free slot");
+    if (cudaMemcpyAsync(set_->data.at(to, set_->slot_bytes * static_cast<size_t>(r)), send_, part_bytes_,
+                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return Fail("ncclAllGather", "cudaMemcpyAsync to a peer", ncclUnhandledCudaError);
+    return ctx.write_value32(stream, set_->flag(to, r), epoch_).ok() ? ncclSuccess
+                                                                     : Fail("ncclAllGather", "announcing a part");
+  }
+  ncclResult_t Take(int from, cudaStream_t stream) const {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    const int w = ctx.world_size, r = ctx.rank;
+    if (!ctx.wait_value32(stream, set_->flag(r, from), epoch_).ok()) return Fail("ncclAllGather", "waiting for a part");
+    if (cudaMemcpyAsync(recv_ + part_bytes_ * static_cast<size_t>(from),
+                        set_->data.at(r, set_->slot_bytes * static_cast<size_t>(from)), part_bytes_,
+                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return Fail("ncclAllGather", "cudaMemcpyAsync of an arrived part", ncclUnhandledCudaError);
+    return ctx.write_value32(stream, set_->flag(from, w + r), epoch_).ok() ? ncclSuccess
+                                                                        : Fail("ncclAllGather", "handing a slot back");
+  }
+
+ private:
+  StagingSet* set_ = nullptr;
+  uint32_t epoch_ = 0;
+  size_t part_bytes_ = 0;
+  const char* send_ = nullptr;
+  char* recv_ = nullptr;
+};
+
+// The gather knob's steps of one all-gather (AllGatherStep): the exchange step 1 began.
+GatherExchange& Stepped() {
+  static GatherExchange g;
+  return g;
+}
+
 }  // namespace
+
+ncclResult_t AllGather(const ncclDevComm& dev_comm, const void* send, void* recv, size_t send_count,
+                       ncclDataType_t type, cudaStream_t stream) {
+  if (const ncclResult_t no = Refusal("ncclAllGather", stream); no != ncclSuccess) return no;
+  const cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const int w = ctx.world_size, r = ctx.rank;
+  const size_t part = Bytes(send_count, type);
+  char* own = static_cast<char*>(recv) + part * static_cast<size_t>(r);
+  if (part == 0) return ncclSuccess;
+  if (own != send && cudaMemcpyAsync(own, send, part, cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+    return Fail("ncclAllGather", "cudaMemcpyAsync of this rank's part", ncclUnhandledCudaError);
+  if (w == 1) return ncclSuccess;
+  GatherExchange x;
+  if (const ncclResult_t b = x.Begin(dev_comm, send, recv, send_count, type); b != ncclSuccess) return b;
+  for (int step = 1; step < w; ++step)
+    if (const ncclResult_t p = x.Push((r + step) % w, stream); p != ncclSuccess) return p;
+  for (int step = 1; step < w; ++step)
+    if (const ncclResult_t t = x.Take((r - step + w) % w, stream); t != ncclSuccess) return t;
+  return ncclSuccess;
+}
+
+ncclResult_t AllGatherStep(const ncclDevComm& dev_comm, const void* send, void* recv, size_t send_count,
+                           ncclDataType_t type, int step, cudaStream_t stream) {
+  if (const ncclResult_t no = Refusal("ncclAllGather", stream); no != ncclSuccess) return no;
+  const cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const int w = ctx.world_size, r = ctx.rank;
+  if (step < 1 || step >= w) return Fail("ncclAllGather", "a step is 1 to the world size - 1", ncclInvalidArgument);
+  if (Bytes(send_count, type) == 0) return ncclSuccess;
+  GatherExchange& x = Stepped();
+  if (step == 1)
+    if (const ncclResult_t b = x.Begin(dev_comm, send, recv, send_count, type); b != ncclSuccess) return b;
+  const ncclResult_t p = x.Push((r + step) % w, stream);
+  return p != ncclSuccess ? p : x.Take((r - step + w) % w, stream);
+}
 
 ncclResult_t AllReduce(const ncclDevComm& dev_comm, const void* send, void* recv, size_t count, ncclDataType_t type,
                        ncclRedOp_t op, cudaStream_t stream) {

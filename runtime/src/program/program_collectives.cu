@@ -1,7 +1,8 @@
 // runtime/src/program/program_collectives.cu: the backend and chunks knobs' collectives of
 // cuco/program/codesign.h (its comm:: calls). Each of the program's NCCL calls goes to host NCCL
 // ("nccl"), to the device-initiated drop-in ("lsa"), staging a buffer peers read into symmetric
-// memory when it is not, or, for the reducing calls, to the copy engines ("ce", ce_collectives.cu).
+// memory when it is not, or, for the reducing calls and all-gathers, to the copy engines ("ce",
+// ce_collectives.cu).
 // A cuco runtime unit, linked into every CUDA harness's candidate and compiled once for every
 // program: nothing here depends on the program's own macros.
 #define CUCO_PROGRAM_RUNTIME_UNIT 1
@@ -190,7 +191,7 @@ namespace comm {
 // Each call: host NCCL for "nccl"; for "lsa", the device collective with every buffer peers read
 // made readable first (the root's buffer at the root; a non-root passes the staging buffer at the
 // same place, uncopied, so the root's is found at the same offset); for "ce", the copy engines'
-// reduction (ce_collectives.h) where the call reduces, and host NCCL for every other call.
+// (ce_collectives.h) where the call reduces or all-gathers, and host NCCL for every other call.
 // A call on another GPU's communicator (projection.h) does nothing, and so does every call of the
 // part knob's "compute" (part_knob.h).
 #define CUCO_PROGRAM_BACKEND_WITH(op, nccl_call, ce_call)                         \
@@ -232,7 +233,8 @@ ncclResult_t AllGather(const char* backend, const void* send, void* recv, size_t
   if (!proj::IsForeign(comm) && !candidate_detail::SkipCommunication() &&
       overlap::DeferGather(backend, send, recv, send_count, type, comm, stream))
     return ncclSuccess;
-  CUCO_PROGRAM_BACKEND("ncclAllGather", ::ncclAllGather(send, recv, send_count, type, comm, stream));
+  CUCO_PROGRAM_BACKEND_WITH("ncclAllGather", ::ncclAllGather(send, recv, send_count, type, comm, stream),
+                            ce::AllGather(dc->dev_comm(), send, recv, send_count, type, stream));
   const void* from = pc.Readable(send, candidate_detail::Bytes(send_count, type), true, stream);
   return from == nullptr ? ncclInternalError : dc->all_gather(from, recv, send_count, type, comm, stream);
 }
@@ -357,9 +359,14 @@ ncclResult_t IssueKeptWhole(const detail::KeptGather& g) {
   return comm::AllGather(g.backend, g.send, g.recv, g.count, g.type, g.comm, g.stream);
 }
 
-// One step of the exchange: a send and a receive in one group (sends through p2p_bounce.h, as the
-// program's own: a harness buffer is never handed to NCCL unregistered on one side only).
+// One step of the exchange: for "ce", the copy engines' step (ce_collectives.h); for "nccl", a send
+// and a receive in one group (sends through p2p_bounce.h, as the program's own: a harness buffer is
+// never handed to NCCL unregistered on one side only).
 ncclResult_t IssueKeptStep(const detail::KeptGather& g, int step, cudaStream_t side) {
+  if (std::strcmp(g.backend, "ce") == 0) {
+    auto* dc = candidate_detail::Collectives().Device(candidate_detail::MailboxBytesFor(candidate_detail::kCe), g.backend);
+    return dc == nullptr ? ncclInvalidUsage : ce::AllGatherStep(dc->dev_comm(), g.send, g.recv, g.count, g.type, step, side);
+  }
   const int world = candidate_detail::S().ctx->world_size, rank = candidate_detail::S().ctx->rank;
   const int to = (rank + step) % world, from = (rank - step + world) % world;
   const size_t part = candidate_detail::Bytes(g.count, g.type);

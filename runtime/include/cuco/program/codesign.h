@@ -21,10 +21,11 @@
 //                 own cudaMalloc'd ones) is first copied into a symmetric staging buffer: the n-th
 //                 such call of an iteration has its own, allocated collectively (every rank, same
 //                 order) the first time it is needed, and again when it must grow.
-//         "ce":   offered where the program reduces: its all-reduces, reduce-scatters and reduces
-//                 move by copy engines into the peers' symmetric staging buffers, each receiver
-//                 reducing the parts in rank order (cuco/program/impl/ce_collectives.h; no SM while
-//                 the bytes move, so behind the chunks knob they overlap the rest of the GEMM at
+//         "ce":   offered where the program reduces or all-gathers: its all-reduces, reduce-scatters,
+//                 reduces and all-gathers move by copy engines into the peers' symmetric staging
+//                 buffers, each receiver reducing the parts in rank order or copying each into its
+//                 place (cuco/program/impl/ce_collectives.h; no SM while the bytes move, so behind the
+//                 chunks knob, or ahead of the GEMM with the gather knob, they overlap the GEMM at
 //                 little cost to it); every other call is the program's own host NCCL call. Same
 //                 contract as "lsa", and not inside a stream capture (graph "on" fails, saying so).
 // graph   "off":  the iteration's body runs as the program wrote it.

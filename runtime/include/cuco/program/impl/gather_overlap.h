@@ -75,8 +75,8 @@ inline bool FlushKept() {
 }
 
 // comm::AllGather's question: whether the current Consumer keeps this call for its GEMM (then the
-// call returns at once). Only on the program's own communicator, with NCCL as its backend, outside
-// the program's groups, at 2 to 8 ranks.
+// call returns at once). Only on the program's own communicator, with NCCL or the copy engines
+// ("ce": ce_collectives.h's steps) as its backend, outside the program's groups, at 2 to 8 ranks.
 inline bool DeferGather(const char* backend, const void* send, void* recv, size_t count, ncclDataType_t type,
                         ncclComm_t comm, cudaStream_t stream) {
   detail::KeptGather& g = detail::G();
@@ -84,7 +84,7 @@ inline bool DeferGather(const char* backend, const void* send, void* recv, size_
   g.armed = nullptr;  // one all-gather per arming
   const int world = candidate_detail::S().ctx->world_size;
   if (GroupDepth() > 0 || world < 2 || world > detail::kMaxGatherRanks || backend == nullptr ||
-      std::string_view(backend) != "nccl" || count == 0)
+      (std::string_view(backend) != "nccl" && std::string_view(backend) != "ce") || count == 0)
     return false;
   if (!FlushKept()) return false;
   g = detail::KeptGather{nullptr, g.consumer, g.next_consumer, true, backend, send, recv, count, type, comm, stream};
