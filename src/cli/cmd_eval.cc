@@ -30,9 +30,10 @@ int Run(const EvalArgs& a) {
   for (const EvaluatedCandidate& e : r->done) {
     nlohmann::json j = e.record.ToJson();
     j["store_id"] = e.store_id;
+    if (!e.note.empty()) j["note"] = e.note;
     all.push_back(j);
     if (!a.json)
-      std::cout << e.record.Summary()
+      std::cout << e.record.Summary() << (e.note.empty() ? "" : "  " + e.note + "\n")
                 << fmt::format("  stored as candidate {} in {}\n\n", e.store_id, (r->run_dir / "cuco.db").string());
     if (e.record.status != EvalStatus::kOk && e.record.status != EvalStatus::kSkipped) code = kExitCandidateFailed;
   }

@@ -22,6 +22,7 @@ struct EvalCandidate {
 struct EvaluatedCandidate {
   EvalRecord record;
   int64_t store_id = 0;  // 0: the store refused it (the record is still the evaluation's)
+  std::string note;      // printed beside the record: what its failure means (seed_disagreement.h), or ""
 };
 
 // One result per candidate, in the candidates' order. `mutation_kind`: what the store calls them

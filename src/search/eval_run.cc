@@ -4,6 +4,7 @@
 
 #include "evaluate/cascade.h"
 #include "evaluate/launcher_choice.h"
+#include "search/seed_disagreement.h"
 #include "store/candidate_store.h"
 #include "store/run_dir.h"
 #include "toolchain/toolchain.h"
@@ -65,6 +66,9 @@ Result<EvalRunResult> RunEval(const EvalOptions& a) {
                  "compile, L1).\n  On a GPU machine it would run: verify: " << cascade.DescribeRun("verify")
               << "\n                                  bench:  " << cascade.DescribeRun("bench") << "\n";
   out.done = EvaluateAndStore(cascade, **store, out.run_dir, *todo, a.candidates.empty() ? "seed" : "manual", a.jobs);
+  for (size_t i = 0; i < out.done.size() && i < todo->size(); ++i)
+    out.done[i].note =
+        SeedDisagreementNote(*wl, (*todo)[i].code, out.done[i].record.status, out.done[i].record.run_dir);
   return out;
 }
 

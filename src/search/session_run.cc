@@ -10,6 +10,7 @@
 #include "search/budget.h"
 #include "search/gain_check.h"
 #include "search/progress.h"
+#include "search/seed_disagreement.h"
 #include "search/session_impl.h"
 #include "search/stop_signals.h"
 #include "util/files.h"
@@ -109,6 +110,22 @@ bool Generation0FailedToCompile(CandidateStore& store) {
     for (const auto& r : *g0)
       if (r.status != "skipped" && r.status != "ok" && r.status != "pending") return true;
   return false;
+}
+
+// After a generation 0 that did not pass: the note of its candidate that is the program as written
+// and disagreed with its frozen copy (seed_disagreement.h), or "".
+std::string Generation0SeedNote(CandidateStore& store, const WorkloadConfig& wl) {
+  ListQuery q;
+  q.max_generation = 0;
+  auto g0 = store.List(q);
+  if (!g0.ok()) return "";
+  for (const auto& r : *g0) {
+    const nlohmann::json m = nlohmann::json::parse(r.metrics_json, nullptr, false);
+    const std::string run_dir = m.is_object() && m.contains("run_dir") && m["run_dir"].is_string() ? m["run_dir"].get<std::string>() : "";
+    std::string note = SeedDisagreementNote(wl, r.code, EvalStatusFromName(r.status), run_dir);
+    if (!note.empty()) return note;
+  }
+  return "";
 }
 
 }  // namespace
@@ -214,6 +231,8 @@ Result<SessionSummary> Session::Run() {
   out.json = SessionSummaryJson(s.run_dir, s.wl.name, *result, out.best_path, gain);
   out.text = SessionSummaryText(s.options.command, s.run_dir, s.wl.name, s.cfg, *result, out.best_path, gain,
                                 !slurm_failure.empty(), signals.stop()->load() || !slurm_failure.empty());
+  if (result->generation0_failed)
+    if (const std::string note = Generation0SeedNote(*s.store, s.wl); !note.empty()) out.text += "  " + note + "\n";
   s.log->Line(out.text);
   if (!slurm_failure.empty()) out.end = SessionEnd::kLauncherFailed;
   else if (signals.abort()->load()) out.end = SessionEnd::kAborted;
