@@ -66,10 +66,10 @@ comm = d["entries"][4]["record"]["timing"]["median_ms"]
 bound = max(comp, comm)
 assert abs(t["bound"]["ms"] - bound) < 1e-12 and t["bound"]["compute_entry"] == "compute_alone", t["bound"]
 assert t["bound"]["compute_kind"] == "part" and t["own_bound"] == t["bound"], (t["bound"], t["own_bound"])  # no peers
-# Rates: the [work] formulas at the bench sizes (M = N = K = 96, W = 2) over each part's time.
+# Rates: the [work] formulas at the bench sizes (M = 8, N = 512, K = 128, W = 2) over each part's time.
 assert d["work"] == {"compute_flops": "2 * M / W * N * K", "comm_bytes": "M / W * N * 4"}, d["work"]
 rc, rm = rows["compute_alone"], rows["comm_alone"]
-assert rc["work"] == 2 * 48 * 96 * 96 and rm["work"] == 48 * 96 * 4, (rc["work"], rm["work"])
+assert rc["work"] == 2 * 4 * 512 * 128 and rm["work"] == 4 * 512 * 4, (rc["work"], rm["work"])
 assert rc["rate_unit"] == "TFLOP/s" and abs(rc["rate"] - rc["work"] / (comp * 1e-3) / 1e12) < 1e-9, rc
 assert rm["rate_unit"] == "GB/s" and abs(rm["rate"] - rm["work"] / (comm * 1e-3) / 1e9) < 1e-9, rm
 assert rc["of_peak"] is None and t["rates"]["peak"] is None  # the CPU has no entry in the peak table
