@@ -363,7 +363,7 @@ ncclResult_t IssueKeptWhole(const detail::KeptGather& g) {
 // and a receive in one group (sends through p2p_bounce.h, as the program's own: a harness buffer is
 // never handed to NCCL unregistered on one side only).
 ncclResult_t IssueKeptStep(const detail::KeptGather& g, int step, cudaStream_t side) {
-  if (std::strcmp(g.backend, "ce") == 0) {
+  if (candidate_detail::BackendOf(g.backend, "ncclAllGather") == candidate_detail::kCe) {
     auto* dc = candidate_detail::Collectives().Device(candidate_detail::MailboxBytesFor(candidate_detail::kCe), g.backend);
     return dc == nullptr ? ncclInvalidUsage : ce::AllGatherStep(dc->dev_comm(), g.send, g.recv, g.count, g.type, step, side);
   }
