@@ -131,84 +131,109 @@ ncclResult_t Refusal(const char* op, cudaStream_t stream) {
   return ncclSuccess;
 }
 
+// One call's use of its staging set, the protocol every exchange follows on `stream`: Begin takes
+// the set and the call's epoch; Push copies `bytes` into slot `rank` at rank `to` (once `to` has
+// handed that slot back from the previous call) and announces it; Arrived waits for rank `from`'s
+// part and answers where it lies here; Release hands `from`'s slot back once this rank's stream
+// has used it.
+class Slots {
+ public:
+  ncclResult_t Begin(const char* op, const ncclDevComm& dev_comm, const void* send, const void* recv, size_t count,
+                     size_t slot_bytes) {
+    op_ = op;
+    set_ = State().For(op, dev_comm, send, recv, count, slot_bytes);
+    if (set_ == nullptr) return ncclInternalError;
+    epoch_ = ++set_->epoch;
+    return ncclSuccess;
+  }
+  ncclResult_t Push(int to, const void* part, size_t bytes, cudaStream_t stream) const {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    const int w = ctx.world_size, r = ctx.rank;
+    if (epoch_ > 1 && !ctx.wait_value32(stream, set_->flag(r, w + to), epoch_ - 1).ok())
+      return Fail(op_, "waiting for a free slot");
+    if (cudaMemcpyAsync(set_->data.at(to, set_->slot_bytes * static_cast<size_t>(r)), part, bytes,
+                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return Fail(op_, "cudaMemcpyAsync to a peer", ncclUnhandledCudaError);
+    return ctx.write_value32(stream, set_->flag(to, r), epoch_).ok() ? ncclSuccess : Fail(op_, "announcing a part");
+  }
+  // Null when the wait could not be queued (said on stderr).
+  const char* Arrived(int from, cudaStream_t stream) const {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    if (!ctx.wait_value32(stream, set_->flag(ctx.rank, from), epoch_).ok()) {
+      Fail(op_, "waiting for a part");
+      return nullptr;
+    }
+    return static_cast<const char*>(set_->data.at(ctx.rank, set_->slot_bytes * static_cast<size_t>(from)));
+  }
+  ncclResult_t Release(int from, cudaStream_t stream) const {
+    cuco::RankContext& ctx = *candidate_detail::S().ctx;
+    return ctx.write_value32(stream, set_->flag(from, ctx.world_size + ctx.rank), epoch_).ok()
+               ? ncclSuccess
+               : Fail(op_, "handing a slot back");
+  }
+
+ private:
+  const char* op_ = "";
+  StagingSet* set_ = nullptr;
+  uint32_t epoch_ = 0;
+};
+
 // One exchange on `stream`. This rank pushes `push[q]` (part_bytes; null: nothing) into slot
 // `rank` at every other rank q; when `dst` is set, it waits for every other rank's part, reduces
 // them with `own` in rank order into `dst`, and hands their slots back.
 ncclResult_t Exchange(const char* op, const ncclDevComm& dev_comm, const void* send, const void* recv, size_t count,
                       const std::vector<const char*>& push, size_t part_bytes, const char* own, void* dst,
                       size_t part_count, ncclDataType_t type, ncclRedOp_t red, cudaStream_t stream) {
-  cuco::RankContext& ctx = *candidate_detail::S().ctx;
+  const cuco::RankContext& ctx = *candidate_detail::S().ctx;
   const int w = ctx.world_size, r = ctx.rank;
   if (!cdd::reducible(red)) return Fail(op, "only sum, prod, max, min and avg reductions", ncclInvalidArgument);
   if (const ncclResult_t no = Refusal(op, stream); no != ncclSuccess) return no;
   if (w == 1) return dst != nullptr ? LaunchReduce(op, {own}, dst, part_count, type, red, stream) : ncclSuccess;
-  StagingSet* set = State().For(op, dev_comm, send, recv, count, part_bytes);
-  if (set == nullptr) return ncclInternalError;
-  const uint32_t e = ++set->epoch;
-  auto ok = [](const cuco::Status& s) { return s.ok(); };
+  Slots slots;
+  if (const ncclResult_t b = slots.Begin(op, dev_comm, send, recv, count, part_bytes); b != ncclSuccess) return b;
   for (int q = 0; q < w; ++q) {
     if (q == r || push[static_cast<size_t>(q)] == nullptr) continue;
-    if (e > 1 && !ok(ctx.wait_value32(stream, set->flag(r, w + q), e - 1))) return Fail(op, "waiting for a free slot");
-    if (cudaMemcpyAsync(set->data.at(q, set->slot_bytes * static_cast<size_t>(r)), push[static_cast<size_t>(q)], part_bytes,
-                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
-      return Fail(op, "cudaMemcpyAsync to a peer", ncclUnhandledCudaError);
-    if (!ok(ctx.write_value32(stream, set->flag(q, r), e))) return Fail(op, "announcing a part");
+    if (const ncclResult_t p = slots.Push(q, push[static_cast<size_t>(q)], part_bytes, stream); p != ncclSuccess) return p;
   }
   if (dst == nullptr) return ncclSuccess;
   std::vector<const char*> sources(static_cast<size_t>(w));
   for (int q = 0; q < w; ++q) {
-    sources[static_cast<size_t>(q)] = q == r ? own : set->data.at(r, set->slot_bytes * static_cast<size_t>(q));
-    if (q != r && !ok(ctx.wait_value32(stream, set->flag(r, q), e))) return Fail(op, "waiting for a part");
+    sources[static_cast<size_t>(q)] = q == r ? own : slots.Arrived(q, stream);
+    if (sources[static_cast<size_t>(q)] == nullptr) return ncclInternalError;
   }
   const ncclResult_t reduced = LaunchReduce(op, sources, dst, part_count, type, red, stream);
   if (reduced != ncclSuccess) return reduced;
   for (int q = 0; q < w; ++q)
-    if (q != r && !ok(ctx.write_value32(stream, set->flag(q, w + r), e))) return Fail(op, "handing a slot back");
+    if (q != r)
+      if (const ncclResult_t h = slots.Release(q, stream); h != ncclSuccess) return h;
   return ncclSuccess;
 }
 
 size_t Bytes(size_t count, ncclDataType_t type) { return count * cdd::type_size(type); }
 
-// An all-gather's exchange, in steps: Begin takes its staging set and epoch; Push sends this rank's
-// part into slot `rank` at rank `to`; Take waits for rank `from`'s part, copies it into its place in
-// `recv` and hands the slot back.
+// An all-gather's exchange, in steps over its Slots: Begin takes them; Push sends this rank's part
+// to rank `to`; Take waits for rank `from`'s part, copies it into its place in `recv` and hands the
+// slot back.
 class GatherExchange {
  public:
   ncclResult_t Begin(const ncclDevComm& dev_comm, const void* send, void* recv, size_t count, ncclDataType_t type) {
     part_bytes_ = Bytes(count, type);
     send_ = static_cast<const char*>(send);
     recv_ = static_cast<char*>(recv);
-    set_ = State().For("ncclAllGather", dev_comm, send, recv, count, part_bytes_);
-    if (set_ == nullptr) return ncclInternalError;
-    epoch_ = ++set_->epoch;
-    return ncclSuccess;
+    return slots_.Begin("ncclAllGather", dev_comm, send, recv, count, part_bytes_);
   }
-  ncclResult_t Push(int to, cudaStream_t stream) const {
-    cuco::RankContext& ctx = *candidate_detail::S().ctx;
-    const int w = ctx.world_size, r = ctx.rank;
-    if (epoch_ > 1 && !ctx.wait_value32(stream, set_->flag(r, w + to), epoch_ - 1).ok())
-      return Fail("ncclAllGather", "waiting for a free slot");
-    if (cudaMemcpyAsync(set_->data.at(to, set_->slot_bytes * static_cast<size_t>(r)), send_, part_bytes_,
-                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
-      return Fail("ncclAllGather", "cudaMemcpyAsync to a peer", ncclUnhandledCudaError);
-    return ctx.write_value32(stream, set_->flag(to, r), epoch_).ok() ? ncclSuccess
-                                                                     : Fail("ncclAllGather", "announcing a part");
-  }
+  ncclResult_t Push(int to, cudaStream_t stream) const { return slots_.Push(to, send_, part_bytes_, stream); }
   ncclResult_t Take(int from, cudaStream_t stream) const {
-    cuco::RankContext& ctx = *candidate_detail::S().ctx;
-    const int w = ctx.world_size, r = ctx.rank;
-    if (!ctx.wait_value32(stream, set_->flag(r, from), epoch_).ok()) return Fail("ncclAllGather", "waiting for a part");
-    if (cudaMemcpyAsync(recv_ + part_bytes_ * static_cast<size_t>(from),
-                        set_->data.at(r, set_->slot_bytes * static_cast<size_t>(from)), part_bytes_,
-                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+    const char* part = slots_.Arrived(from, stream);
+    if (part == nullptr) return ncclInternalError;
+    if (cudaMemcpyAsync(recv_ + part_bytes_ * static_cast<size_t>(from), part, part_bytes_, cudaMemcpyDeviceToDevice,
+                        stream) != cudaSuccess)
       return Fail("ncclAllGather", "cudaMemcpyAsync of an arrived part", ncclUnhandledCudaError);
-    return ctx.write_value32(stream, set_->flag(from, w + r), epoch_).ok() ? ncclSuccess
-                                                                        : Fail("ncclAllGather", "handing a slot back");
+    return slots_.Release(from, stream);
   }
 
  private:
-  StagingSet* set_ = nullptr;
-  uint32_t epoch_ = 0;
+  Slots slots_;
   size_t part_bytes_ = 0;
   const char* send_ = nullptr;
   char* recv_ = nullptr;
