@@ -110,6 +110,8 @@ P = [
   ("mgpm_jacobi_nccl", "multi-gpu-programming-models/nccl", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
   ("mgpm_jacobi_nccl_overlap", "multi-gpu-programming-models/nccl_overlap", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
   ("mgpm_jacobi_nccl_graphs", "multi-gpu-programming-models/nccl_graphs", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lnccl -lmpi", []),
+  ("mgpm_jacobi_mpi", "multi-gpu-programming-models/mpi", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lmpi", []),
+  ("mgpm_jacobi_mpi_overlap", "multi-gpu-programming-models/mpi_overlap", ["jacobi.cpp", "jacobi_kernels.cu"], "nvcc -DHAVE_CUB -DUSE_NVTX -std=c++17 jacobi.cpp jacobi_kernels.cu -o jacobi -lmpi", []),
   ("nccltests_all_reduce", "nccl-tests/src", ["common.cu", "all_reduce.cu", "util.cu", "timer.cc"], "nvcc -I../os -I../verifiable common.cu all_reduce.cu util.cu timer.cc -o all_reduce_perf -lnccl", []),
   ("nccltests_sendrecv_cmake", "nccl-tests/src", ["common.cu", "sendrecv.cu", "util.cu", "timer.cc"], "", ["--compile-commands", "../build/compile_commands.json"]),
   ("ncclv1_all_reduce", "nccl-v1/test/single", ["all_reduce_test.cu"], "nvcc -I../include all_reduce_test.cu -o all_reduce_test -lnccl -lnvToolsExt", []),

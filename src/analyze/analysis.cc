@@ -514,7 +514,7 @@ namespace {
 void WarnVariableAddressBuffers(Analysis* a) {
   static const std::regex address(R"(^\s*&\s*([A-Za-z_][\w.]*)\s*$)");
   for (const AnalyzedOp& op : a->ops) {
-    if (op.kind != "collective" && op.kind != "p2p") continue;
+    if ((op.kind != "collective" && op.kind != "p2p") || op.api.starts_with("MPI_")) continue;  // MPI moves host memory too
     for (const auto& [role, buffer] : {std::pair<const char*, const std::string*>{"send", &op.send}, {"receive", &op.recv}}) {
       std::smatch m;
       if (std::regex_match(*buffer, m, address))
@@ -540,6 +540,38 @@ void FinishAnalysis(Analysis* a, const std::map<std::string, std::set<std::strin
 // The calls in source order, one per call site: a check macro naming its argument twice (`if (error !=
 // SUCCESS) { fprintf(..., error); }` around `cublasLtMatmul(...)`) expands to two calls spelled at one
 // place, the second made only when the first failed.
+// Whether MPI's data calls are the program's communication: it makes no NCCL call at all (a
+// CUDA-aware MPI program, its halos exchanged by MPI_Sendrecv). Where it makes any, its MPI calls
+// move set-up data (the NCCL id, a configuration) and are not ops.
+bool MpiIsTheCommunication(const std::vector<RawCall>& calls) {
+  bool mpi = false;
+  for (const RawCall& c : calls) {
+    const auto it = c.user_call ? Specs().end() : Specs().find(c.callee);
+    if (it == Specs().end()) continue;
+    if (c.callee.starts_with("nccl")) return false;
+    mpi = mpi || std::string(it->second.kind).starts_with("mpi_");
+  }
+  return mpi;
+}
+
+// A communication op's buffers read: MPI's in-place reduction reads its receive buffer; and the
+// elements a send, a receive or a collective of one count touches (an all-gather's receive and a
+// reduce-scatter's send hold count per rank: not known here).
+void FillCommunicationRanges(AnalyzedOp* op) {
+  if (op->send == "MPI_IN_PLACE") {
+    op->reads.erase(std::remove(op->reads.begin(), op->reads.end(), "MPI_IN_PLACE"), op->reads.end());
+    op->send = op->recv;
+    AddBase(&op->reads, op->recv);
+  }
+  const std::string& api = op->api;
+  const bool same_count = op->kind == "p2p" || api == "ncclAllReduce" || api == "ncclBroadcast" || api == "ncclBcast" ||
+                          api == "ncclReduce" || api == "MPI_Allreduce" || api == "MPI_Bcast" || api == "MPI_Reduce";
+  if (!op->send.empty() && (same_count || api == "ncclAllGather"))
+    if (auto r = RangeOfArgument(op->send, op->count)) op->read_ranges[BufferBase(op->send)] = {r->lo, r->hi};
+  if (!op->recv.empty() && (same_count || api == "ncclReduceScatter"))
+    if (auto r = RangeOfArgument(op->recv, op->count)) op->write_ranges[BufferBase(op->recv)] = {r->lo, r->hi};
+}
+
 std::vector<RawCall> CallSitesInOrder(std::vector<RawCall> calls) {
   std::stable_sort(calls.begin(), calls.end(), [](const RawCall& x, const RawCall& y) {
     return std::tie(x.file_index, x.offset) < std::tie(y.file_index, y.offset);
@@ -578,6 +610,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     if (c.callee == "cublasSetStream" && c.args.size() > 1)
       handle_streams[BufferBase(Arg(c, 0))].insert(is_param(c.function, Arg(c, 1)) ? std::string() : ThroughGetter(getters, Arg(c, 1)));
   std::map<std::string, int> open_group;             // function -> group index while open
+  const bool mpi_communicates = MpiIsTheCommunication(calls);
   std::set<std::string> defined;
   for (const auto& f : functions) defined.insert(f.name);
   for (const auto& c : calls) {
@@ -598,6 +631,10 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
     } else {
       const ApiSpec& s = Specs().at(c.callee);
       op.kind = s.kind;
+      if (op.kind.starts_with("mpi_")) {
+        if (!mpi_communicates) continue;
+        op.kind = op.kind.substr(4);  // "p2p" or "collective"
+      }
       op.send = Arg(c, s.send), op.recv = Arg(c, s.recv), op.count = Arg(c, s.count);
       op.datatype = Arg(c, s.datatype), op.red_op = Arg(c, s.op), op.root = Arg(c, s.root);
       op.peer = Arg(c, s.peer), op.comm = Arg(c, s.comm), op.stream = ThroughGetter(getters, Arg(c, s.stream));
@@ -614,16 +651,7 @@ Analysis BuildAnalysis(const std::vector<std::string>& paths, const std::vector<
         for (int i : s.reads) AddBase(&op.reads, Arg(c, i));
       if (!host_dst)
         for (int i : s.writes) AddBase(&op.writes, Arg(c, i));
-      // The elements a send, a receive or a collective of one count touches (an all-gather's receive
-      // and a reduce-scatter's send hold count per rank: not known here).
-      const bool same_count = op.kind == "p2p" || c.callee == "ncclAllReduce" || c.callee == "ncclBroadcast" ||
-                              c.callee == "ncclBcast" || c.callee == "ncclReduce";
-      if (op.kind == "p2p" || op.kind == "collective") {
-        if (!op.send.empty() && (same_count || c.callee == "ncclAllGather"))
-          if (auto r = RangeOfArgument(op.send, op.count)) op.read_ranges[BufferBase(op.send)] = {r->lo, r->hi};
-        if (!op.recv.empty() && (same_count || c.callee == "ncclReduceScatter"))
-          if (auto r = RangeOfArgument(op.recv, op.count)) op.write_ranges[BufferBase(op.recv)] = {r->lo, r->hi};
-      }
+      if (op.kind == "p2p" || op.kind == "collective") FillCommunicationRanges(&op);
       if (c.callee == "cublasSetStream") handle_stream[BufferBase(Arg(c, 0))] = {c.function, op.stream};
       if (op.kind == "gemm" && op.stream.empty() && c.callee != "cublasLtMatmul") {
         // The handle's stream: set in this file before, else the caller's when the handle is a

@@ -110,6 +110,25 @@ TEST_P(AnalyzeCorpus, ReduceScatterWithCublasLt) {
   EXPECT_TRUE(HasEdge(a, "ncclReduceScatter", "residual_add", "out_slice"));
 }
 
+// A program with no NCCL call communicates through its MPI calls (CUDA-aware MPI): they are its
+// communication ops, the send and receive buffers read as NCCL's; an in-place reduction reads its
+// receive buffer. Where a program makes NCCL calls, its MPI calls (the id's broadcast) are no ops.
+TEST_P(AnalyzeCorpus, MpiCallsAreTheCommunicationOfAProgramWithoutNccl) {
+  Analysis a = Analyze(CorpusFile("mpi_only_halo.cu"), GetParam());
+  const AnalyzedOp* halo = Find(a, "MPI_Sendrecv");
+  ASSERT_NE(halo, nullptr);
+  EXPECT_EQ(halo->kind, "p2p");
+  EXPECT_EQ(halo->send, "next + 1");
+  EXPECT_EQ(halo->recv, "next + n - 1");
+  EXPECT_EQ(halo->writes, std::vector<std::string>{"next"});
+  EXPECT_TRUE(HasEdge(a, "smooth", "MPI_Sendrecv", "next"));
+  const AnalyzedOp* sum = Find(a, "MPI_Allreduce");
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->kind, "collective");
+  EXPECT_EQ(sum->send, sum->recv);
+  EXPECT_EQ(Find(Analyze(CorpusFile("allreduce_after_gemm.cu"), GetParam()), "MPI_Bcast"), nullptr);
+}
+
 TEST_P(AnalyzeCorpus, GroupedSendRecvIsOneAllToAll) {
   Analysis a = Analyze(CorpusFile("grouped_sendrecv.cu"), GetParam());
   ASSERT_EQ(a.groups.size(), 1u);

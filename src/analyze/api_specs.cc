@@ -120,6 +120,42 @@ const std::map<std::string, ApiSpec>& Specs() {
     es.buffer = 0;
     s["cudaEventSynchronize"] = es;
     s["MPI_Barrier"] = ApiSpec{"sync"};
+    // MPI's calls that move data: the program's communication where it makes no NCCL call (a
+    // CUDA-aware MPI program; analysis.cc, PromoteMpiCommunication), else left out of the ops.
+    ApiSpec mpi_send{"mpi_p2p"};  // (buf, count, type, dest, tag, comm[, request])
+    mpi_send.send = 0, mpi_send.count = 1, mpi_send.datatype = 2, mpi_send.peer = 3, mpi_send.comm = 5, mpi_send.reads = {0};
+    for (const char* n : {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Isend", "MPI_Issend"}) s[n] = mpi_send;
+    ApiSpec mpi_recv{"mpi_p2p"};  // (buf, count, type, source, tag, comm, status or request)
+    mpi_recv.recv = 0, mpi_recv.count = 1, mpi_recv.datatype = 2, mpi_recv.peer = 3, mpi_recv.comm = 5, mpi_recv.writes = {0};
+    for (const char* n : {"MPI_Recv", "MPI_Irecv"}) s[n] = mpi_recv;
+    ApiSpec sendrecv{"mpi_p2p"};  // (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status)
+    sendrecv.send = 0, sendrecv.recv = 5, sendrecv.count = 1, sendrecv.datatype = 2, sendrecv.peer = 3, sendrecv.comm = 10;
+    sendrecv.reads = {0}, sendrecv.writes = {5};
+    s["MPI_Sendrecv"] = sendrecv;
+    ApiSpec replace{"mpi_p2p"};  // (buf, count, type, dest, stag, source, rtag, comm, status)
+    replace.send = 0, replace.recv = 0, replace.count = 1, replace.datatype = 2, replace.peer = 3, replace.comm = 7;
+    replace.reads = {0}, replace.writes = {0};
+    s["MPI_Sendrecv_replace"] = replace;
+    auto mpi_coll = [&](const char* n, int send, int recv, int count, int dt, int op, int root, int comm) {
+      ApiSpec a{"mpi_collective"};
+      a.send = send, a.recv = recv, a.count = count, a.datatype = dt, a.op = op, a.root = root, a.comm = comm;
+      a.reads = {send};
+      a.writes = {recv};
+      s[n] = a;
+    };
+    mpi_coll("MPI_Allreduce", 0, 1, 2, 3, 4, -1, 5);
+    mpi_coll("MPI_Reduce", 0, 1, 2, 3, 4, 5, 6);
+    mpi_coll("MPI_Bcast", 0, 0, 1, 2, -1, 3, 4);
+    mpi_coll("MPI_Allgather", 0, 3, 1, 2, -1, -1, 6);
+    mpi_coll("MPI_Alltoall", 0, 3, 1, 2, -1, -1, 6);
+    mpi_coll("MPI_Reduce_scatter_block", 0, 1, 2, 3, 4, -1, 5);
+    mpi_coll("MPI_Gather", 0, 3, 1, 2, -1, 6, 7);
+    mpi_coll("MPI_Scatter", 0, 3, 1, 2, -1, 6, 7);
+    // The v-forms: counts in arrays (no one count).
+    mpi_coll("MPI_Allgatherv", 0, 3, 1, 2, -1, -1, 7);
+    mpi_coll("MPI_Gatherv", 0, 3, 1, 2, -1, 7, 8);
+    mpi_coll("MPI_Scatterv", 0, 4, 5, 6, -1, 7, 8);
+    mpi_coll("MPI_Alltoallv", 0, 4, -1, 3, -1, -1, 8);
     for (const char* n : {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}) s[n] = ApiSpec{"mpi"};
     return s;
   }();

@@ -18,15 +18,20 @@ std::string DeclaredName(const std::vector<Tok>& t, size_t from, size_t to) {
 
 // Whether the declaration of tokens [from, to) (at namespace scope) has internal linkage: it starts
 // (past its attributes) `static` (after `inline`, `constexpr`, `__host__` or `__device__`), or `in_unnamed` holds.
-bool FileLocal(const std::vector<Tok>& t, size_t from, size_t to, bool in_unnamed) {
+// Or, where it defines a function (`function_body`), it is `__device__` alone (not `__host__`): a
+// whole-program build (no -rdc) keeps device code to its file, so two files may each define one
+// (`__device__ __forceinline__ float silu_(float)` in an MoE's experts and its shared expert).
+bool FileLocal(const std::vector<Tok>& t, size_t from, size_t to, bool in_unnamed, bool function_body) {
   from = AfterAttributes(t, from, to);
   if (from >= to) return false;
   if (in_unnamed) return t[from].text != "using" && t[from].text != "typedef" && t[from].text != "template";
+  bool device = false;
   for (size_t i = from; i < to && t[i].ident; ++i) {
     if (t[i].text == "static") return true;
-    if (t[i].text != "inline" && t[i].text != "constexpr" && t[i].text != "__host__" && t[i].text != "__device__" &&
-        t[i].text != "__forceinline__")
-      return false;
+    if (t[i].text == "__host__") return false;
+    device = device || t[i].text == "__device__";
+    if (t[i].text != "inline" && t[i].text != "constexpr" && t[i].text != "__device__" && t[i].text != "__forceinline__")
+      return function_body && device;
   }
   return false;
 }
@@ -51,7 +56,7 @@ std::set<std::string> FileLocalNames(const std::string& text) {
       continue;
     }
     if (s == ";") {
-      if (FileLocal(t, start, i, in_unnamed())) names.insert(DeclaredName(t, start, i));
+      if (FileLocal(t, start, i, in_unnamed(), false)) names.insert(DeclaredName(t, start, i));
       start = i + 1;
       continue;
     }
@@ -68,7 +73,6 @@ std::set<std::string> FileLocalNames(const std::string& text) {
       continue;
     }
     // A function's body, a class's, or a braced initialiser: the declaration is named before it.
-    if (FileLocal(t, start, i, in_unnamed())) names.insert(DeclaredName(t, start, i));
     const bool runs_to_semicolon = [&] {
       for (size_t k = start; k < i; ++k)
         if (t[k].text == "=" || t[k].text == "struct" || t[k].text == "class" || t[k].text == "enum" ||
@@ -76,6 +80,8 @@ std::set<std::string> FileLocalNames(const std::string& text) {
           return true;
       return false;
     }();
+    const bool function_body = !runs_to_semicolon && i > start && t[i - 1].text == ")";
+    if (FileLocal(t, start, i, in_unnamed(), function_body)) names.insert(DeclaredName(t, start, i));
     i = Match(t, i);
     if (runs_to_semicolon)
       while (i + 1 < t.size() && t[i].text != ";") i = t[i + 1].text == "{" ? Match(t, i + 1) : i + 1;

@@ -1,5 +1,6 @@
 // Names a source file keeps to itself (internal linkage): at namespace scope, a `static` function or
-// variable, and what an unnamed namespace declares. Two of a program's files may each define one of
+// variable, what an unnamed namespace declares, and a `__device__` function it defines (device code
+// is its file's own in a build without -rdc). Two of a program's files may each define one of
 // the same name (`static TpDataKind selected_data_kind()` in two runners); in the harness, where
 // the program's files are one unit (seed.cu, reference.cu), they would clash, so each file after
 // the first to define such a name gets its own spelling of it.

@@ -53,6 +53,19 @@ TEST(FileLocalNames, AnEarlierFilesNameIsKeptAndALaterFilesRespelled) {
             "int use(S s) { return pick_cuco_oned_runner() + s.pick; }\n");  // a member of that name stays
 }
 
+// A device function two files each define (an MoE's experts and its shared expert each with its
+// own `silu_`, held out in stop 86): each file's own in a build without -rdc. A device function's
+// declaration, a host-and-device function and a device variable are not.
+TEST(FileLocalNames, ADeviceFunctionDefinedIsTheFilesOwn) {
+  const std::string text =
+      "__device__ __forceinline__ float silu_(float x) { return x / (1.f + __expf(-x)); }\n"
+      "__device__ float gelu_(float x);\n"
+      "__host__ __device__ inline float both(float x) { return x; }\n"
+      "__device__ float table[4] = {1, 2, 3, 4};\n"
+      "__global__ void k(float* p) { p[0] = silu_(p[0]); }\n";
+  EXPECT_EQ(FileLocalNames(text), (std::set<std::string>{"silu_"}));
+}
+
 TEST(FileLocalNames, NamesOfOneFileAloneAreNotRespelled) {
   const auto renames = FileLocalRenames({"static int a;\n", "static int b;\nint a_user();\n"}, {"x", "y"});
   EXPECT_TRUE(renames[0].empty() && renames[1].empty());

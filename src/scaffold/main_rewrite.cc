@@ -410,7 +410,7 @@ bool MainTakesArguments(const std::string& text) {
 }
 
 std::string RewriteMpiIncludes(const std::string& text) {
-  static const std::regex inc(R"((^|\n)([ \t]*#[ \t]*include[ \t]*)[<"]mpi\.h[>"])");
+  static const std::regex inc(R"((^|\n)([ \t]*#[ \t]*include[ \t]*)[<"]mpi(-ext)?\.h[>"])");
   return std::regex_replace(text, inc, "$1$2<cuco/program/mpi.h>");
 }
 

@@ -7,7 +7,8 @@
 //                   served whole (LoopSearch, TimedLoop::region);
 //   RewriteMain     main renamed cuco_program_main, the loop replaced by cuco_program::serve(binds,
 //                   body), the entry point cuco_program_entry appended;
-//   RewriteMpiIncludes  `#include <mpi.h>` (or "mpi.h") -> `#include <cuco/program/mpi.h>`.
+//   RewriteMpiIncludes  `#include <mpi.h>` (or "mpi.h"), and Open MPI's <mpi-ext.h> (its CUDA-aware
+//                   query), -> `#include <cuco/program/mpi.h>`.
 // The scan skips comments, string and character literals; offsets are bytes of `text`.
 #pragma once
 

@@ -367,6 +367,9 @@ TEST(TimedLoop, RewriteKeepsTheLoopVariable) {
 TEST(MpiIncludes, Rewritten) {
   EXPECT_EQ(RewriteMpiIncludes("#include <mpi.h>\n#include \"mpi.h\"\n  #  include <mpi.h>\n#include <mpix.h>\n"),
             "#include <cuco/program/mpi.h>\n#include <cuco/program/mpi.h>\n  #  include <cuco/program/mpi.h>\n#include <mpix.h>\n");
+  // Open MPI's extensions, where a CUDA-aware program asks whether MPI moves device memory
+  // (multi-gpu-programming-models' mpi/jacobi.cpp): the stand-in answers.
+  EXPECT_EQ(RewriteMpiIncludes("#include <mpi-ext.h>\n"), "#include <cuco/program/mpi.h>\n");
 }
 
 TEST(Definitions, FoundWithTheirLines) {

@@ -42,12 +42,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace scaffold_internal;
 
-// The program has an NCCL call, and out_dir is a folder that may be written (absent, empty, or
-// `force`).
+// The program has an NCCL call, or communicates through MPI alone (its MPI calls are its
+// communication ops then: analysis.h), and out_dir is a folder that may be written (absent, empty,
+// or `force`).
 Status CheckInput(const Analysis& analysis, const std::string& program_path, const fs::path& out_dir,
                   const ScaffoldOptions& options) {
   bool has_nccl = false;
-  for (const auto& op : analysis.ops) has_nccl |= op.api.rfind("nccl", 0) == 0;
+  for (const auto& op : analysis.ops) has_nccl |= op.api.rfind("nccl", 0) == 0 || IsCommOp(op);
   if (!has_nccl) return Status::InvalidArgument(NoNcclMessage(analysis, program_path));
 
   std::error_code ec;

@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "transform/collective_wrappers.h"
 #include "transform/host_calls.h"
@@ -409,9 +412,19 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   // Communication in the files the harness keeps as they are: routed through the knob from its lines.
   const std::vector<IncludedCall> included = IncludedCommunication(files);
   const bool routes = !included.empty() || gk.routed_wrapper != nullptr;
-  if (result.collectives == 0 && included.empty())
+  if (result.collectives == 0 && included.empty()) {
+    // A program communicating through MPI alone (CUDA-aware MPI): say where, and what is not done.
+    static const std::regex mpi(R"(\bMPI_(Sendrecv|Send|Isend|Irecv|Recv|Allreduce|Reduce|Bcast|Allgather|Alltoall)\s*\()");
+    std::smatch m;
+    std::string why = "nothing to transform";
+    if (std::regex_search(seed, m, mpi))
+      why = fmt::format("the program communicates through MPI (MPI_{} at line {}), which the knobs do not change: "
+                        "the candidate's MPI runs on NCCL (impl/mpi_p2p.h), but rewriting the program's MPI calls "
+                        "into NCCL calls is not done yet",
+                        m[1].str(), 1 + std::count(seed.begin(), seed.begin() + m.position(0), '\n'));
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks or in the "
-                                   "files the program includes: nothing to transform");
+                                   "files the program includes: " + why);
+  }
   const size_t knobs_at = KnobsPlace(src, calls);
   if (knobs_at == std::string::npos)
     return Status::InvalidArgument(

@@ -111,6 +111,20 @@ TEST(ProgramTransform, NothingToTransformIsSaid) {
       << r.status().message();
 }
 
+// A program communicating through CUDA-aware MPI alone: the knobs act on NCCL calls, and what is not
+// done yet is said, naming its MPI call.
+TEST(ProgramTransform, AProgramCommunicatingThroughMpiIsToldWhatIsNotDone) {
+  Result<RuleTransformResult> r = Transform(ProgramSeed(
+      "// EVOLVE-BLOCK-START\nstatic void halo(float* a, int up, int down) {\n"
+      "  MPI_Sendrecv(a, 4, MPI_FLOAT, up, 0, a + 4, 4, MPI_FLOAT, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n}\n"
+      "// EVOLVE-BLOCK-END\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the program communicates through MPI (MPI_Sendrecv at line 8)"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("rewriting the program's MPI calls into NCCL calls is not done yet"),
+            std::string::npos);
+}
+
 // The communication in a file the harness keeps as it is (a header the program includes):
 // generation 0 routes it through the backend knob from the knobs' lines, naming the file and line.
 TEST(ProgramTransform, CommunicationInAnIncludedHeaderTakesTheBackendKnob) {

@@ -193,6 +193,8 @@ void Serve(const std::function<void(Binder&)>& binds, const std::function<void()
         error = s.graphs.Run(b.key(), *s.ctx, SideStreamsMade(s), s.events_made, MirroredBody);
       else if (s.iterating)
         MirroredBody();
+      // MPI's sends still waiting (MPI_Send at the body's end): the receiver's iteration waits for them.
+      if (s.iterating && p2p_flush() != 0) error = "the iteration's MPI sends failed (said above)";
       if (s.iterating) b.CopyOut(SideStreamsMade(s));
     } catch (const Stop&) {
       throw;
@@ -271,9 +273,10 @@ bool program_stopping() {
 void host_allgather(const void* send, void* recv, size_t bytes) {
   cuco::RankContext& ctx = *candidate_detail::S().ctx;
   if (bytes == 0) return;
+  bool ok = p2p_flush() == 0;  // MPI's waiting sends first: a rank may wait for them before it comes here
   unsigned char* d = nullptr;
   const size_t total = bytes * static_cast<size_t>(ctx.world_size);
-  bool ok = cudaMalloc(&d, total) == cudaSuccess;
+  ok = ok && cudaMalloc(&d, total) == cudaSuccess;
   ok = ok && cudaMemcpy(d + bytes * ctx.rank, send, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
   ok = ok && ncclAllGather(d + bytes * ctx.rank, d, bytes, ncclUint8, ctx.comm, ctx.stream) == ncclSuccess;
   ok = ok && cudaStreamSynchronize(ctx.stream) == cudaSuccess;

@@ -7,8 +7,10 @@
 // (MPI_Comm_group, MPI_Group_incl, MPI_Comm_create) are here (impl/mpi_groups.h): a group of every
 // rank makes the world, a rank outside the group gets MPI_COMM_NULL, and a communicator of some
 // ranks answers its rank and size but refuses collectives. Point-to-point MPI (blocking and
-// nonblocking) and one-sided MPI compile and fail when run, with a message (impl/mpi_refused.h): a
-// program checking its result with them after the timed loop, which the harness never runs, builds.
+// nonblocking, on host or device memory) is here (impl/mpi_p2p.h), its messages paired by their
+// order between two ranks. One-sided MPI compiles and fails when run, with a message
+// (impl/mpi_refused.h): a program checking its result with it after the timed loop, which the
+// harness never runs, builds.
 // MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
@@ -33,6 +35,10 @@
 #include <cuco/program/program.h>
 
 #define OMPI_MPI_H 1  // a later #include <mpi.h> (Open MPI's) is empty
+// Open MPI's extensions (<mpi-ext.h>, which cuco init also spells as this header): the stand-in
+// moves device memory, as a CUDA-aware MPI does.
+#define MPIX_CUDA_AWARE_SUPPORT 1
+inline int MPIX_Query_cuda_support() { return 1; }
 #define MPI_INCLUDED 1  // (MPICH's)
 
 typedef int MPI_Comm;
@@ -193,7 +199,7 @@ inline int MPI_Init_thread(int*, char***, int required, int* provided) {
   return MPI_SUCCESS;
 }
 inline int MPI_Initialized(int* flag) { return (*flag = 1), MPI_SUCCESS; }
-inline int MPI_Finalize() { return MPI_SUCCESS; }
+inline int MPI_Finalize() { return cuco_program::p2p_flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER; }
 inline int MPI_Finalized(int* flag) { return (*flag = 0), MPI_SUCCESS; }
 namespace cuco_program::mpi {
 // The group of a communicator of some ranks or of a split's part; -1 for the world.
@@ -463,6 +469,65 @@ inline int MPI_Scatter(const void* send, int scount, MPI_Datatype st, void* recv
   (void)st;
   return MPI_SUCCESS;
 }
+// The v-forms of the rooted gather and scatter: each part padded to the longest, which every rank
+// learns first (only the root knows the counts and displacements of the varying side).
+inline int MPI_Gatherv(const void* send, int scount, MPI_Datatype st, void* recv, const int rcounts[], const int displs[],
+                       MPI_Datatype rt, int root, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Gatherv");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Gatherv");
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  const bool at_root = static_cast<int>(me) == root;  // recv, rcounts and displs are the root's only
+  const size_t rbytes = cuco_program::mpi::TypeBytes(rt);
+  cuco_program::mpi::Staged s_recv(at_root ? recv : nullptr, at_root ? cuco_program::mpi::Extent(rcounts, displs, world, rbytes) : 0,
+                                   send == MPI_IN_PLACE, true);
+  const size_t own_bytes = send == MPI_IN_PLACE ? static_cast<size_t>(rcounts[me]) * rbytes
+                                                : static_cast<size_t>(scount) * cuco_program::mpi::TypeBytes(st);
+  cuco_program::mpi::Staged s_send(send == MPI_IN_PLACE ? nullptr : send, own_bytes, true, false);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  if (at_root) recv = s_recv.get();
+  const unsigned char* own = send == MPI_IN_PLACE
+                                 ? static_cast<const unsigned char*>(recv) + static_cast<size_t>(displs[me]) * rbytes
+                                 : static_cast<const unsigned char*>(s_send.get());
+  std::vector<size_t> lengths(world);
+  cuco_program::host_allgather(&own_bytes, lengths.data(), sizeof(size_t));
+  const size_t longest = *std::max_element(lengths.begin(), lengths.end());
+  std::vector<unsigned char> mine(longest), all(longest * world);
+  if (own_bytes > 0) std::memcpy(mine.data(), own, own_bytes);
+  cuco_program::host_allgather(mine.data(), all.data(), longest);
+  if (at_root)
+    for (size_t p = 0; p < world; ++p)
+      if (!(send == MPI_IN_PLACE && p == me))
+        std::memcpy(static_cast<unsigned char*>(recv) + static_cast<size_t>(displs[p]) * rbytes, all.data() + p * longest,
+                    std::min(lengths[p], static_cast<size_t>(rcounts[p]) * rbytes));
+  return MPI_SUCCESS;
+}
+inline int MPI_Scatterv(const void* send, const int scounts[], const int displs[], MPI_Datatype st, void* recv, int rcount,
+                        MPI_Datatype rt, int root, MPI_Comm c) {
+  if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Scatterv");
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Scatterv");
+  const size_t world = static_cast<size_t>(cuco_program::world()), me = static_cast<size_t>(cuco_program::rank());
+  const bool at_root = static_cast<int>(me) == root;  // send, scounts and displs are the root's only
+  const size_t sbytes = cuco_program::mpi::TypeBytes(st), bytes = cuco_program::mpi::TypeBytes(rt) * static_cast<size_t>(rcount);
+  cuco_program::mpi::Staged s_send(at_root ? send : nullptr, at_root ? cuco_program::mpi::Extent(scounts, displs, world, sbytes) : 0,
+                                   true, false),
+      s_recv(recv == MPI_IN_PLACE ? nullptr : recv, bytes, false, true);
+  if (!s_send.ok() || !s_recv.ok()) return MPI_ERR_OTHER;
+  size_t longest = 0;
+  if (at_root)
+    for (size_t p = 0; p < world; ++p) longest = std::max(longest, static_cast<size_t>(scounts[p]) * sbytes);
+  std::vector<size_t> longests(world);
+  cuco_program::host_allgather(&longest, longests.data(), sizeof(size_t));
+  longest = longests[static_cast<size_t>(root)];
+  std::vector<unsigned char> mine(longest * world), all(longest * world * world);
+  if (at_root)
+    for (size_t p = 0; p < world; ++p)
+      std::memcpy(mine.data() + p * longest, static_cast<const unsigned char*>(s_send.get()) + static_cast<size_t>(displs[p]) * sbytes,
+                  static_cast<size_t>(scounts[p]) * sbytes);
+  cuco_program::host_allgather(mine.data(), all.data(), mine.size());
+  if (recv != MPI_IN_PLACE)
+    std::memcpy(s_recv.get(), all.data() + (static_cast<size_t>(root) * world + me) * longest, std::min(bytes, longest));
+  return MPI_SUCCESS;
+}
 // A split every rank makes at once (of the world, or each of its own part of an earlier split): one
 // color everywhere is the communicator split; else this rank's part, its ranks ordered by key, then
 // by their rank in the communicator split (MPI's order).
@@ -539,3 +604,4 @@ inline int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype t, M
 #include <cuco/program/impl/mpi_cart.h>
 #include <cuco/program/impl/mpi_datatypes.h>
 #include <cuco/program/impl/mpi_io.h>
+#include <cuco/program/impl/mpi_p2p.h>

@@ -297,6 +297,28 @@ int world();
 // are built on. Collective: every rank calls it, in the same order.
 void host_allgather(const void* send, void* recv, size_t bytes);
 
+// MPI's point-to-point messages between the ranks (cuco/program/impl/mpi_p2p.h), on host or device
+// memory. A message is matched by its order between two ranks: the n-th receive `to` posts from
+// `from` takes the n-th message `from` sent to `to`, of the same size (the reference refuses any
+// other pairing, naming both; the candidate ignores tags). Each returns 0, or nonzero with the
+// reason on stderr.
+//   p2p_send: buffered: returns before the receiver has posted its receive. With `stays` the
+//     bytes may be read as late as this rank's next p2p_receive or p2p_flush, and the caller keeps
+//     them until then (MPI_Isend's until its wait, MPI_Sendrecv's send); without, they are copied
+//     now (MPI_Send's, which the program may overwrite once it returns).
+//   p2p_receive: every receive of `receives` complete (with every send this rank has pending).
+//   p2p_flush: every send this rank has pending on its way (before a collective, at the end of
+//     each iteration and of the program).
+struct P2pReceive {
+  void* data;
+  size_t bytes;
+  int from;  // a world rank
+  int tag;
+};
+int p2p_send(const void* data, size_t bytes, int to, int tag, bool stays);
+int p2p_receive(const P2pReceive* receives, int n);
+int p2p_flush();
+
 // getenv as the program sees it: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and their MPI and
 // Slurm spellings answer this thread's rank, a variable given to env_size its size; anything else
 // is the process's environment. `char*`, as getenv's (`char* s = getenv(...)` builds); never written.

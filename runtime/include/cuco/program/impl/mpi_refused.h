@@ -1,9 +1,9 @@
 // cuco/program/impl/mpi_refused.h: the MPI that cuco's stand-in (cuco/program/mpi.h, which includes
-// this after its types) compiles but refuses when run, with the reason on stderr: point-to-point
-// MPI, blocking and nonblocking, and one-sided MPI (windows, puts, gets, accumulates). A program that
-// uses them after its timed loop (checking its result), or in a library header's wrappers it never
-// calls, builds and runs. A refused nonblocking call leaves its request MPI_REQUEST_NULL, on which
-// MPI_Wait, MPI_Waitall and MPI_Test succeed, as MPI's own do.
+// this after its types) compiles but refuses when run, with the reason on stderr: one-sided MPI
+// (windows, puts, gets, accumulates). A program that uses it after its timed loop (checking its
+// result), or in a library header's wrappers it never calls, builds and runs. A refused nonblocking
+// call leaves its request MPI_REQUEST_NULL, on which MPI_Wait, MPI_Waitall and MPI_Test succeed, as
+// MPI's own do. (Point-to-point MPI is impl/mpi_p2p.h.)
 #pragma once
 
 #include <cstddef>
@@ -25,48 +25,11 @@ inline int Refused(const char* call, const char* family) {
   std::fprintf(stderr, "cuco: %s (%s MPI) is not in cuco's MPI stand-in (cuco/program/mpi.h)\n", call, family);
   return MPI_ERR_OTHER;
 }
-inline int PointToPointRefused(const char* call) { return Refused(call, "point-to-point"); }
 inline int OneSidedRefused(const char* call, MPI_Request* req = nullptr) {
   if (req) *req = MPI_REQUEST_NULL;
   return Refused(call, "one-sided");
 }
-inline int NonblockingRefused(const char* call, MPI_Request* req) {
-  *req = MPI_REQUEST_NULL;
-  return PointToPointRefused(call);
-}
 }  // namespace cuco_program::mpi
-
-inline int MPI_Send(const void*, int, MPI_Datatype, int, int, MPI_Comm) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Send");
-}
-inline int MPI_Ssend(const void*, int, MPI_Datatype, int, int, MPI_Comm) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Ssend");
-}
-inline int MPI_Recv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Recv");
-}
-inline int MPI_Sendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int, int, MPI_Comm,
-                        MPI_Status*) {
-  return cuco_program::mpi::PointToPointRefused("MPI_Sendrecv");
-}
-inline int MPI_Isend(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request* req) {
-  return cuco_program::mpi::NonblockingRefused("MPI_Isend", req);
-}
-inline int MPI_Irecv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request* req) {
-  return cuco_program::mpi::NonblockingRefused("MPI_Irecv", req);
-}
-inline int MPI_Wait(MPI_Request* req, MPI_Status*) {
-  return *req == MPI_REQUEST_NULL ? MPI_SUCCESS : cuco_program::mpi::PointToPointRefused("MPI_Wait");
-}
-inline int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status*) {
-  for (int i = 0; i < count; ++i)
-    if (reqs[i] != MPI_REQUEST_NULL) return cuco_program::mpi::PointToPointRefused("MPI_Waitall");
-  return MPI_SUCCESS;
-}
-inline int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
-  *flag = 1;
-  return MPI_Wait(req, status);
-}
 
 inline int MPI_Win_create(void*, MPI_Aint, int, MPI_Info, MPI_Comm, MPI_Win* win) {
   *win = MPI_WIN_NULL;

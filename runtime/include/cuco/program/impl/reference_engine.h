@@ -36,6 +36,8 @@
 #include <cuco/impl/random.h>
 #include <cuco/program/impl/emulated_groups.h>
 #include <cuco/program/impl/left_alone.h>
+#include <cuco/program/impl/mailbox.h>
+#include <cuco/program/impl/mpi_device.h>
 #include <cuco/program/impl/output_digest.h>
 #include <cuco/program/impl/projection.h>
 #include <cuco/program/impl/rank_barrier.h>
@@ -92,6 +94,7 @@ struct Engine {
   std::mutex alloc_mu;
   std::map<uintptr_t, size_t> allocations;  // cudaMalloc'd by the program: base -> bytes
   RankBarrier barrier;                      // host exchanges and collectives
+  Mailbox mail;                             // MPI's point-to-point messages
   std::vector<const void*> slots;           // one per rank, for exchanges
   bool cached = false, determinism_checked = false;
   uint64_t cached_seed = 0;
@@ -118,6 +121,7 @@ inline Engine& E() {
 // A rank failed: no rank waits for it, in the world's barrier or a split's (emulated_groups.h).
 inline void BreakBarriers(Engine& e) {
   e.barrier.Break();
+  e.mail.Break();
   emu::AllGroups().BreakAll();
 }
 inline thread_local int t_rank = -1;
@@ -337,6 +341,7 @@ inline cuco::Status EnsureStarted(int world, const cuco::Sizes& sizes) {
   e.sizes = sizes;
   cudaGetDevice(&e.device);
   e.barrier.Reset(world);
+  e.mail.Reset();
   e.slots.assign(static_cast<size_t>(world), nullptr);
   for (int q = 0; q < world; ++q) e.ranks.push_back(std::make_unique<Rank>());
   if (proj::kThreads)
@@ -465,5 +470,29 @@ inline void host_allgather(const void* send, void* recv, size_t bytes) {
   ok = ok && e.barrier.ArriveAndWait(ref::kWaitLimitS);
   if (!ok) throw std::runtime_error("an MPI exchange waited " + std::to_string(ref::kWaitLimitS) + " s for the other ranks");
 }
+
+// MPI's messages between the rank threads (impl/mailbox.h), device memory staged through the host
+// with the synchronous cudaMemcpy (the program orders its streams before the call, as CUDA-aware
+// MPI asks). A refusal is the rank's failure, thrown as host_allgather's is.
+inline int p2p_send(const void* data, size_t bytes, int to, int tag, bool) {
+  mpi::Staged host(data, bytes, true, false);  // device memory: a host copy (impl/mpi_device.h)
+  if (!host.ok()) throw std::runtime_error("an MPI send could not read its device buffer");
+  ref::E().mail.Send(ref::t_rank, to, tag, host.get(), bytes);
+  return 0;
+}
+inline int p2p_receive(const P2pReceive* receives, int n) {
+  for (int i = 0; i < n; ++i) {
+    const P2pReceive& r = receives[i];
+    const bool device = mpi::OnDevice(r.data);
+    std::vector<unsigned char> staged(device ? r.bytes : 0);
+    void* into = device ? staged.data() : r.data;
+    const std::string why = ref::E().mail.Receive(r.from, ref::t_rank, r.tag, into, r.bytes, ref::kWaitLimitS);
+    if (!why.empty()) throw std::runtime_error("MPI: " + why);
+    if (device && cudaMemcpy(r.data, into, r.bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+      throw std::runtime_error("an MPI receive could not write its device buffer");
+  }
+  return 0;
+}
+inline int p2p_flush() { return 0; }
 
 }  // namespace cuco_program
