@@ -72,15 +72,47 @@ std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::st
   return out;
 }
 
-std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args) {
-  std::vector<std::string> paths;
-  for (const std::string& a : args) {
+namespace {
+
+// The absolute paths `args` names, each once, with whether an output option names it (`-o PATH`,
+// `--out=PATH`, `--save PATH`, ...: the program writes it).
+std::vector<std::pair<std::string, bool>> AbsolutePaths(const std::vector<std::string>& args) {
+  static const std::regex output_option(
+      R"(--?(o|out|output|outfile|out[-_]file|output[-_]file|out[-_]dir|output[-_]dir|save|save[-_]to|dump|log|log[-_]?file|results?|write))");
+  std::vector<std::pair<std::string, bool>> paths;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     const size_t eq = a.rfind('=', a.find('/'));
-    const std::string value = a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(eq + 1) : a;
-    if (value.size() > 1 && value[0] == '/' && std::find(paths.begin(), paths.end(), value) == paths.end())
-      paths.push_back(value);
+    const bool option_value = a.rfind("--", 0) == 0 && eq != std::string::npos;
+    const std::string value = option_value ? a.substr(eq + 1) : a;
+    const bool written = option_value ? std::regex_match(a.substr(0, eq), output_option)
+                                      : i > 0 && std::regex_match(args[i - 1], output_option);
+    if (value.size() < 2 || value[0] != '/') continue;
+    const auto seen = std::find_if(paths.begin(), paths.end(), [&](const auto& p) { return p.first == value; });
+    if (seen == paths.end()) paths.push_back({value, written});
+    else seen->second = seen->second || written;
   }
   return paths;
+}
+
+}  // namespace
+
+std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args) {
+  std::vector<std::string> paths;
+  for (const auto& [path, written] : AbsolutePaths(args))
+    if (!written) paths.push_back(path);
+  return paths;
+}
+
+std::vector<std::string> WrittenPathTodos(const std::vector<std::string>& args) {
+  std::vector<std::string> todos;
+  for (const auto& [path, written] : AbsolutePaths(args))
+    if (written && path.rfind("/tmp/", 0) != 0)
+      todos.push_back(fmt::format("--args names `{}` after an output option: the program writes it, and candidates run "
+                                  "in a sandbox where only their own /tmp takes writes (the rest is read-only); give a "
+                                  "path under /tmp/, which each candidate has to itself",
+                                  path));
+  return todos;
 }
 
 }  // namespace cuco::scaffold_internal

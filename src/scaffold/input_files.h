@@ -18,7 +18,12 @@ std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::st
 
 // The absolute paths among `args` (`/data/train.csv`, an option's `--data=/data`), each once: what
 // the program reads from outside its run folder, which candidates' sandboxes (whose /tmp is their
-// own) must show, read-only: workload.toml's `reads`.
+// own) must show, read-only: workload.toml's `reads`. A path an output option names (`-o PATH`,
+// `--out=PATH`, `--save PATH`, ...) is written, not read: not among them.
 std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args);
+
+// A TODO line for each path an output option names outside /tmp: a candidate's sandbox takes writes
+// in its own /tmp only.
+std::vector<std::string> WrittenPathTodos(const std::vector<std::string>& args);
 
 }  // namespace cuco::scaffold_internal

@@ -292,6 +292,7 @@ Result<ScaffoldReport> ScaffoldWorkload(const Analysis& analysis, const std::str
   CUCO_RETURN_IF_ERROR(ReadArguments(options.args, &f));
   std::error_code cwd_error;
   for (const std::string& m : RelativeInputPaths(f, fs::current_path(cwd_error).string())) f.todos.push_back(m);
+  for (const std::string& m : WrittenPathTodos(f.program_args)) f.todos.push_back(m);
   // The program's own include folders are named relative to the workload, which holds copies.
   const std::string main_dir = fs::path(program_path).parent_path().string();
   const std::set<std::string> own(options.own_include_dirs.begin(), options.own_include_dirs.end());
