@@ -1,7 +1,8 @@
-// What cuco init says to a program whose GPUs do not communicate through NCCL: the MPI calls that
-// move its data (point-to-point, collectives, one-sided), each with the memory its buffer is in
-// where the analysis knows it. A program handing device memory to MPI (CUDA-aware MPI: a halo's
-// MPI_Sendrecv of a cudaMalloc'd buffer) is told so, with the NCCL call each MPI call becomes.
+// What cuco init says to a program with no communication op: no NCCL call, and none of the MPI calls
+// that are a program's communication where it makes no NCCL call (analyze/api_specs.cc: point-to-point
+// and the blocking collectives) — its data moved by one-sided MPI or nonblocking collectives, say. It
+// names the MPI calls that move data, each with the memory its buffer is in where the analysis knows
+// it; device memory handed to MPI (CUDA-aware MPI) is told so, with the NCCL call each becomes.
 #pragma once
 
 #include <string>
