@@ -100,7 +100,10 @@ bool HostMemoryOf(const std::string& name, const std::string& before_loop) {
   const std::regex made("\\b" + name +
                         R"(\s*=\s*(?:\([^()]*\)\s*|(?:static|reinterpret)_cast\s*<[^;]*?>\s*\(\s*)?)"
                         R"((?:new\b|(?:std::)?(?:malloc|calloc|aligned_alloc|realloc)\s*\())");
-  return std::regex_search(before_loop, made);
+  // Pinned host memory: `cudaMallocHost(&name, bytes)`, `cudaHostAlloc((void**)&name, ...)`.
+  const std::regex pinned(R"(\bcuda(?:MallocHost|HostAlloc)\s*\(\s*(?:\([^()]*\)\s*|reinterpret_cast\s*<[^;]*?>\s*\(\s*)?&\s*)" +
+                          name + "\\b");
+  return std::regex_search(before_loop, made) || std::regex_search(before_loop, pinned);
 }
 
 std::string HostBindArguments(const std::string& name, const std::string& before_loop) {

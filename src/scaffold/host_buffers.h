@@ -32,7 +32,8 @@ std::vector<HostCopy> HostCopiesOfIteration(const Analysis& a, const std::string
                                             int loop_line, int loop_end_line);
 
 // Whether `before_loop` gives `name` host memory: declares it a std::vector (any of a declaration's
-// declarators), or assigns it `new ...`, malloc, calloc, aligned_alloc or realloc.
+// declarators), assigns it `new ...`, malloc, calloc, aligned_alloc or realloc, or pins it
+// (cudaMallocHost, cudaHostAlloc: a CUDA-aware MPI program's norm reduced on the host).
 bool HostMemoryOf(const std::string& name, const std::string& before_loop);
 
 // The arguments of a host_* bind of `name` as `before_loop` (the loop's function up to its loop,

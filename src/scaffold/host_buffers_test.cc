@@ -61,6 +61,8 @@ TEST(HostBuffers, HostMemoryOfAnyDeclaratorAndAllocator) {
   EXPECT_TRUE(HostMemoryOf("p", "float* p = new float[n];"));
   EXPECT_TRUE(HostMemoryOf("p", "p = (float*)aligned_alloc(64, bytes);"));
   EXPECT_TRUE(HostMemoryOf("p", "p = static_cast<float*>(std::malloc(bytes));"));
+  EXPECT_TRUE(HostMemoryOf("n", "real* n; cudaMallocHost(&n, sizeof(real));"));  // pinned
+  EXPECT_TRUE(HostMemoryOf("n", "cudaHostAlloc((void**)&n, bytes, cudaHostAllocDefault);"));
   EXPECT_FALSE(HostMemoryOf("d", "float* d; cudaMalloc(&d, bytes);"));
   EXPECT_FALSE(HostMemoryOf("h_b[0]", "std::vector<float> h_b(n);"));
 }

@@ -223,6 +223,12 @@ std::optional<HeldAccessor> HeldByAccessor(const std::string& probe, const std::
   if (found.projected || code.by_copy || !std::regex_match(probe, identifier) || Bindable(probe, before_loop) ||
       !std::regex_search(before_loop, std::regex("\\b" + probe + "\\b")))
     return std::nullopt;
+  // A host array of device pointers (`std::vector<const half*> w(E, d_w)`, an MoE's per-expert weights
+  // handed on as `w.data()`): its accessor gives the array, host memory, not one buffer.
+  if (IsPointerArray(before_loop, probe)) {
+    trace->Add(fmt::format("`{}`: a host array of device pointers, reached through an accessor: not one buffer", probe));
+    return std::nullopt;
+  }
   // The loop's body and main's lambdas it calls: a lambda capturing by reference sees the pointer
   // declared in front of it (held_accessors.h's UseHeldInLambdas).
   std::string reached = found.loop.body, why;

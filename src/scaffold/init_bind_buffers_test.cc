@@ -74,6 +74,42 @@ TEST(InitBindBuffers, InputOutputAndScratch) {
   EXPECT_TRUE(Traced(trace.lines, {"`tmp`", "scratch"}));
 }
 
+// A CUDA-aware MPI program's host memory in its iteration (NVIDIA's mpi/ Jacobi, an MoE of stop 86):
+// a pinned norm MPI_Allreduce reads and a std::vector of device pointers handed on through `.data()`
+// are no device buffers to bind (the reference refused them on the GPU: "not made by cudaMalloc");
+// the device grid is bound.
+TEST(InitBindBuffers, AnMpiProgramsPinnedAndPointerVectorHostMemoryIsNotBound) {
+  const std::string text = R"(#include <mpi.h>
+#include <vector>
+#include <cuda_runtime.h>
+__global__ void step(float* a, const float* const* w, float* norm) { a[0] += w[0][0]; norm[0] = a[0]; }
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  float *a, *norm_d, *w_d, *norm_h, norm = 0;
+  cudaMalloc(&a, 256 * sizeof(float));
+  cudaMalloc(&norm_d, sizeof(float));
+  cudaMalloc(&w_d, 256 * sizeof(float));
+  cudaMallocHost(&norm_h, sizeof(float));
+  std::vector<const float*> w(4, w_d);
+  for (int i = 0; i < 10; ++i) {
+    step<<<1, 1>>>(a, w.data(), norm_d);
+    MPI_Sendrecv(a, 1, MPI_FLOAT, 0, 0, a + 1, 1, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    cudaMemcpy(norm_h, norm_d, sizeof(float), cudaMemcpyDeviceToHost);
+    MPI_Allreduce(norm_h, &norm, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return 0;
+}
+)";
+  Result<BoundBuffers> b = BindSmallProgram("halo.cu", text);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  std::string binds;
+  for (const std::string& s : b->binds) binds += s + "\n";
+  EXPECT_NE(binds.find("\"a\", a)"), std::string::npos) << binds;
+  EXPECT_EQ(binds.find("norm_h"), std::string::npos) << binds;
+  EXPECT_EQ(binds.find("\"w\""), std::string::npos) << binds;
+}
+
 // A buffer read first and then written (scaled in place, then all-reduced from; all-reduced in place,
 // then read): input and output, so that what the pass leaves in it is checked, not only its effect
 // on the others.
