@@ -7,7 +7,7 @@
 set -u
 OUT=${OUT:-/tmp/shims-out}
 mkdir -p "$OUT/shims"
-cand="runtime/src/program/candidate_side.cu runtime/src/program/candidate_p2p.cu runtime/src/candidate/rank_context.cu runtime/src/common/driver_api.cu -Iruntime/src -lcuda"
+cand="runtime/src/program/candidate_side.cu runtime/src/program/candidate_p2p.cu runtime/src/program/mpi_collectives.cu runtime/src/program/program_collectives.cu runtime/src/program/p2p_bounce.cu runtime/src/program/ce_collectives.cu runtime/src/candidate/rank_context.cu runtime/src/common/driver_api.cu -Iruntime/src -lcuda"
 ref="runtime/src/program/reference_check.cu runtime/src/program/nccl_emulation.cu"
 for side in candidate reference reference_threads; do
   case $side in

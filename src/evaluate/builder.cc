@@ -441,7 +441,7 @@ std::vector<std::string> CandidateRuntimeSources(bool cuda) {
             // space (cuco/program/codesign.h): compiled once here, not in every program candidate;
             // other candidates link them unused.
             "program/candidate_side.cu", "program/program_collectives.cu", "program/p2p_bounce.cu",
-            "program/ce_collectives.cu", "program/candidate_p2p.cu"};
+            "program/ce_collectives.cu", "program/candidate_p2p.cu", "program/mpi_collectives.cu"};
   return {"candidate/cpu_candidate_main.cc", "common/channel.cc", "common/cpu_types.cc"};
 }
 

@@ -9,10 +9,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "transform/collective_wrappers.h"
 #include "transform/host_calls.h"
 #include "transform/included_calls.h"
+#include "transform/mpi_calls.h"
 #include "transform/producer_sites.h"
 #include "util/files.h"
 #include "workload/evolve_blocks.h"
@@ -148,7 +150,7 @@ constexpr const char* kGatherToml =
 // without its communication, and (where cuco stands in for its GEMMs: `gemms`) without its GEMMs,
 // each as written and captured into a graph (the bound takes each part's fastest: a best candidate
 // with the graph knob on must not beat a bound timed with it off).
-std::string PartToml(bool gemms) {
+std::string PartToml(bool gemms, const char* routed) {
   std::string t =
       "\n[[knobs]]\n"
       "name = \"part\"\n"
@@ -166,7 +168,7 @@ std::string PartToml(bool gemms) {
          "part = \"" + part + "\"\n";
   };
   for (bool graph : {false, true}) {
-    variant("compute", "the program with its communication skipped (every NCCL call of the EVOLVE blocks)", graph);
+    variant("compute", std::string("the program with its communication skipped (") + routed + ")", graph);
     if (gemms)
       variant("comm", "the program with the GEMMs cuco stands in for skipped (its other kernels still run: a bound "
                       "no lower than the true one)", graph);
@@ -364,9 +366,10 @@ size_t KnobsPlace(const SeedSource& src, const std::vector<SeedCall>& calls) {
 }
 
 // What generation 0's knobs are, said at `where` (the knobs' line) into result->inserted.
-void SayKnobs(const std::string& where, bool ce_calls, const GemmKnobs& gk, RuleTransformResult* result) {
-  std::string knobs = std::string("backend (\"nccl\" | \"lsa\"") + (ce_calls ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
-  std::string defaults = "nccl, off";
+void SayKnobs(const std::string& where, bool mpi, bool ce_calls, const GemmKnobs& gk, RuleTransformResult* result) {
+  std::string knobs = std::string("backend (") + (mpi ? "\"mpi\"" : "\"nccl\"") + " | \"lsa\"" +
+                      (ce_calls ? " | \"ce\"" : "") + "), graph (\"off\" | \"on\")";
+  std::string defaults = mpi ? "mpi, off" : "nccl, off";
   if (gk.chunks) knobs += ", chunks (\"1\" | \"2\" | \"4\" | \"8\")", defaults += ", 1";
   if (gk.gather) knobs += ", gather (\"off\" | \"on\")", defaults += ", off";
   if (gk.chunks || gk.gather) knobs += ", comm_ctas (\"all\" | \"64\" | \"32\" | \"16\")", defaults += ", all";
@@ -396,31 +399,41 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
   std::vector<SeedCall> calls;
   for (const SeedCall& c : src.Calls([&](const std::string& n) { return map.count(n) > 0; }))
     if (c.in_block) calls.push_back(c);  // the program's set-up (frozen) keeps its host calls
+  const std::vector<transform_internal::IncludedFile> files = transform_internal::IncludedFiles(seed_path, build_flags);
+  // Communication in the files the harness keeps as they are: routed through the knob from its lines.
+  const std::vector<IncludedCall> included = IncludedCommunication(files);
+  // A program communicating through CUDA-aware MPI alone: its collectives on device memory take the
+  // backend knob (mpi_calls.h), whose default is then its own MPI.
+  std::vector<std::string> mpi_host;
+  const bool mpi = calls.empty() && included.empty() && !(calls = transform_internal::MpiRoutedCalls(src, &mpi_host)).empty();
   RuleTransformResult result;
   std::vector<Edit> edits;
   for (const SeedCall& c : calls) {
-    const std::string to = DispatchName(c.name);
+    const std::string to = mpi ? transform_internal::MpiDispatchName(c.name) : DispatchName(c.name);
     edits.push_back({c.name_pos, c.name_end - c.name_pos, to});
     const bool no_args = src.NextCode(c.open + 1) == c.close;
     edits.push_back({c.open + 1, 0, std::string(kBackendConstant) + (no_args ? "" : ", ")});
     result.rewrites.push_back({c.line, c.name, to + "(" + kBackendConstant + ", ...)"});
     if (c.name != "ncclGroupStart" && c.name != "ncclGroupEnd") ++result.collectives;
   }
-  const std::vector<transform_internal::IncludedFile> files = transform_internal::IncludedFiles(seed_path, build_flags);
   const ProgramFunctions fns = ProgramFunctionsOf(seed, seed_path, src, files);
-  const GemmKnobs gk = AddGemmKnobs(src, seed_path, calls, fns, &result, &edits);
-  // Communication in the files the harness keeps as they are: routed through the knob from its lines.
-  const std::vector<IncludedCall> included = IncludedCommunication(files);
+  const GemmKnobs gk = mpi ? GemmKnobs{} : AddGemmKnobs(src, seed_path, calls, fns, &result, &edits);
   const bool routes = !included.empty() || gk.routed_wrapper != nullptr;
   if (result.collectives == 0 && included.empty()) {
-    // A program communicating through MPI alone (CUDA-aware MPI): say where, and what is not done.
-    static const std::regex mpi(R"(\bMPI_(Sendrecv|Send|Isend|Irecv|Recv|Allreduce|Reduce|Bcast|Allgather|Alltoall)\s*\()");
+    // A program communicating through MPI alone (CUDA-aware MPI) with no collective the knob moves:
+    // say where, and why.
+    static const std::regex mpi_call(R"(\bMPI_(Sendrecv|Send|Isend|Irecv|Recv|Allreduce|Reduce|Bcast|Allgather|Alltoall)\s*\()");
     std::smatch m;
     std::string why = "nothing to transform";
-    if (std::regex_search(seed, m, mpi))
-      why = fmt::format("the program communicates through MPI (MPI_{} at line {}), which the knobs do not change: "
-                        "the candidate's MPI runs on NCCL (impl/mpi_p2p.h), but rewriting the program's MPI calls "
-                        "into NCCL calls is not done yet",
+    if (!mpi_host.empty())
+      why = "the program communicates through MPI, and its collectives in the blocks move host memory (" +
+            fmt::format("{}", fmt::join(mpi_host, ", ")) + "), which cuco's MPI moves as the program asks at every backend: the backend knob " +
+            "moves MPI collectives on device memory (cuco/program/codesign.h)";
+    else if (std::regex_search(seed, m, mpi_call))
+      why = fmt::format("the program communicates through MPI (MPI_{} at line {}), and the blocks make none of the "
+                        "MPI collectives the backend knob moves (MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, "
+                        "MPI_Alltoall, MPI_Reduce_scatter_block on device memory): its point-to-point calls already "
+                        "move by NCCL in the candidate (impl/mpi_p2p.h)",
                         m[1].str(), 1 + std::count(seed.begin(), seed.begin() + m.position(0), '\n'));
     return Status::InvalidArgument(seed_path + ":1: no NCCL collective or send/recv inside the EVOLVE blocks or in the "
                                    "files the program includes: " + why);
@@ -442,19 +455,20 @@ Result<RuleTransformResult> ProgramTransform(const std::string& seed, const std:
                               gk.routed_wrapper->where + ", in " + gk.routed_wrapper->name +
                               ", which the blocks call) take the backend knob too");
   // After the producers: at the same place, the knobs come first (ApplyEdits).
-  edits.push_back({knobs_at, 0, std::string(kKnobLines) + (routes ? kIncludedLines : "") +
+  edits.push_back({knobs_at, 0, (mpi ? transform_internal::MpiKnobLines() : std::string(kKnobLines)) + (routes ? kIncludedLines : "") +
                                     (gk.chunks ? kChunksLines : "") + (gk.gather ? kGatherLines : "") +
                                     (gk.chunks || gk.gather ? kCommCtasLines : "")});
   bool ce_calls = false;
-  for (const SeedCall& c : calls) ce_calls = ce_calls || CeCollective(c.name);
+  for (const SeedCall& c : calls) ce_calls = ce_calls || (mpi ? transform_internal::MpiCeCall(c.name) : CeCollective(c.name));
   for (const IncludedCall& c : included) ce_calls = ce_calls || CeCollective(c.name);
-  SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), ce_calls, gk, &result);
+  SayKnobs(seed_path + ":" + std::to_string(src.LineOf(knobs_at)), mpi, ce_calls, gk, &result);
   result.warnings.push_back(
       "backend \"lsa\" needs every rank in one NVLink domain (at most 8) taking part in every call and group in the "
       "same order; a send/recv group moves at most 256 MiB per peer. Candidates that break this fail, saying why");
-  result.knobs_toml = BackendToml(ce_calls) + kGraphToml + (gk.chunks ? kChunksToml : "") +
+  result.knobs_toml = (mpi ? transform_internal::MpiBackendToml(ce_calls) : BackendToml(ce_calls)) + kGraphToml + (gk.chunks ? kChunksToml : "") +
                       (gk.gather ? kGatherToml : "") + (gk.chunks || gk.gather ? CommCtasToml(ce_calls) : "") +
-                      PartToml(gk.stand_ins) + (ce_calls ? kCeNotInGraphToml : "");
+                      PartToml(gk.stand_ins, mpi ? "every MPI collective the backend knob moves"
+                                                 : "every NCCL call of the EVOLVE blocks") + (ce_calls ? kCeNotInGraphToml : "");
   result.code = ApplyEdits(seed, edits);
   Status frozen = CheckFrozenCode(seed, seed_path, result.code, "generation 0");
   if (!frozen.ok()) return Status::Internal("the program transform changed frozen code: " + frozen.message());

@@ -11,6 +11,11 @@
 //     split: a cuco_program::overlap::Producer declared before that statement, and every GEMM call
 //     of the blocks (cublasSgemm, cublasHgemm, cublasGemmEx, cublasLtMatmul) replaced by its
 //     stand-in; a collective that cannot have it is named in a warning, with why.
+//   - a program with no NCCL call that communicates through CUDA-aware MPI: its MPI collectives in the
+//     blocks whose buffers are not host memory as written take the backend knob instead
+//     (mpi_calls.h: MPI_Allreduce(args) -> cuco_program::mpi_comm::Allreduce(kCucoBackend, args)), whose
+//     values are then "mpi" (its own call, the default, by NCCL in cuco's MPI), "lsa" and, where it
+//     reduces or all-gathers, "ce".
 // At the knobs' defaults generation 0 does exactly what the program does: correctness first; the
 // search then tries the device-initiated backend and the captured iteration. NCCL calls in frozen
 // code (the program's set-up) stay as they are. The result's knobs_toml declares the knobs.

@@ -113,7 +113,7 @@ TEST(ProgramTransform, NothingToTransformIsSaid) {
 
 // A program communicating through CUDA-aware MPI alone: the knobs act on NCCL calls, and what is not
 // done yet is said, naming its MPI call.
-TEST(ProgramTransform, AProgramCommunicatingThroughMpiIsToldWhatIsNotDone) {
+TEST(ProgramTransform, AProgramCommunicatingThroughMpiPointToPointIsToldWhy) {
   Result<RuleTransformResult> r = Transform(ProgramSeed(
       "// EVOLVE-BLOCK-START\nstatic void halo(float* a, int up, int down) {\n"
       "  MPI_Sendrecv(a, 4, MPI_FLOAT, up, 0, a + 4, 4, MPI_FLOAT, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n}\n"
@@ -121,8 +121,47 @@ TEST(ProgramTransform, AProgramCommunicatingThroughMpiIsToldWhatIsNotDone) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("the program communicates through MPI (MPI_Sendrecv at line 8)"), std::string::npos)
       << r.status().message();
-  EXPECT_NE(r.status().message().find("rewriting the program's MPI calls into NCCL calls is not done yet"),
+  EXPECT_NE(r.status().message().find("point-to-point calls already move by NCCL in the candidate"), std::string::npos);
+}
+
+// A CUDA-aware MPI program's collectives on device memory take the backend knob, "mpi" (its own
+// calls) by default; one whose buffer is host memory as written (`&local`) stays as it is.
+TEST(ProgramTransform, AProgramsMpiCollectivesOnDeviceMemoryTakeTheBackendKnob) {
+  const std::string seed = ProgramSeed(
+      "// EVOLVE-BLOCK-START\nstatic void step(float* d_grad, float* d_w, int n, float* out) {\n"
+      "  MPI_Allreduce(MPI_IN_PLACE, d_grad, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n"
+      "  MPI_Bcast((void*)d_w, n, MPI_FLOAT, 0, MPI_COMM_WORLD);\n"
+      "  float local = 1.0f, total = 0.0f;\n"
+      "  MPI_Allreduce(&local, &total, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n"
+      "  *out = total;\n}\n"
+      "// EVOLVE-BLOCK-END\n");
+  Result<RuleTransformResult> r = Transform(seed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(r->code, "constexpr const char* kCucoBackend = \"mpi\";"), 1) << r->code;
+  EXPECT_EQ(Count(r->code, "cuco_program::mpi_comm::Allreduce(kCucoBackend, MPI_IN_PLACE, d_grad,"), 1) << r->code;
+  EXPECT_EQ(Count(r->code, "cuco_program::mpi_comm::Bcast(kCucoBackend, (void*)d_w,"), 1);
+  EXPECT_EQ(Count(r->code, "  MPI_Allreduce(&local, &total,"), 1);  // host memory: the program's own
+  EXPECT_EQ(r->collectives, 2);
+  EXPECT_NE(r->knobs_toml.find("values = [\"mpi\", \"lsa\", \"ce\"]\ndefault = \"mpi\""), std::string::npos)
+      << r->knobs_toml;
+  EXPECT_NE(r->knobs_toml.find("every MPI collective the backend knob moves"), std::string::npos);
+  EXPECT_NE(FormatRuleTransform(*r, "seed.cu").find("2 MPI collective(s) of your program given the backend knob (mpi | lsa | "
+                                                   "ce)"),
             std::string::npos);
+  EXPECT_TRUE(CheckFrozenCode(seed, "seed.cu", r->code, "gen0").ok());
+}
+
+// Only host memory in the blocks' MPI collectives: nothing the knob moves, and the refusal says so.
+TEST(ProgramTransform, AProgramWhoseMpiCollectivesMoveHostMemoryIsToldWhy) {
+  Result<RuleTransformResult> r = Transform(ProgramSeed(
+      "// EVOLVE-BLOCK-START\nstatic float sum(std::vector<float>& v) {\n"
+      "  MPI_Allreduce(MPI_IN_PLACE, v.data(), 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n  return v[0];\n}\n"
+      "// EVOLVE-BLOCK-END\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("its collectives in the blocks move host memory (MPI_Allreduce at line 8 "
+                                      "(`v.data()`))"),
+            std::string::npos)
+      << r.status().message();
 }
 
 // The communication in a file the harness keeps as it is (a header the program includes):

@@ -344,9 +344,13 @@ Result<RuleTransformResult> RuleTransform(const std::string& seed, const std::st
 }
 
 std::string FormatRuleTransform(const RuleTransformResult& r, const std::string& seed_path) {
+  // A program communicating through MPI alone has "mpi" for its own calls (program_transform.h).
+  const bool mpi = r.knobs_toml.find("default = \"mpi\"") != std::string::npos;
   std::string out = "rule-based transform of " + seed_path + ": " + std::to_string(r.collectives) +
                     (r.knobs_toml.empty() ? " NCCL call(s) made device-initiated\n"
-                                          : std::string(" NCCL call(s) of your program given the backend knob (nccl | lsa") +
+                                          : std::string(mpi ? " MPI collective(s)" : " NCCL call(s)") +
+                                                " of your program given the backend knob (" + (mpi ? "mpi" : "nccl") +
+                                                " | lsa" +
                                                 (r.knobs_toml.find("\"ce\"") != std::string::npos ? " | ce" : "") + ")\n");
   for (const RuleRewrite& w : r.rewrites)
     out += "  " + seed_path + ":" + std::to_string(w.line) + ": " + w.from + " -> " + w.to + "\n";

@@ -66,7 +66,8 @@ def check(cuco, folder, out, compile_too):
                            capture_output=True, text=True, timeout=1500)
         if c.returncode != 0:
             problems.append(f"eval --stage compile-check exited {c.returncode}: {(c.stdout + c.stderr).strip()[-600:]}")
-        problems += check_generation0(cuco, harness, out)
+        mpi_only = not any(o["call"].startswith("nccl") for o in t.get("ops", []))
+        problems += check_generation0(cuco, harness, out, mpi_only)
     return problems, summary
 
 
@@ -79,10 +80,11 @@ CHUNKS = {"tp_mlp_mpi", "gemm_rs_fp16_socket", "sp_mlp_bf16_mpi", "dp_allreduce_
 GATHER = {"sp_mlp_bf16_mpi"}
 
 
-def check_generation0(cuco, harness, out):
+def check_generation0(cuco, harness, out, mpi_only):
     """cuco transform: generation 0 with its knobs marked at the program's behaviour (chunks where
     CHUNKS says, gather where GATHER says), compiled; then the other corner of the space (lsa, on,
-    4 chunks, gather on) compiled."""
+    4 chunks, gather on) compiled. A program communicating through MPI alone (`mpi_only`) has its MPI
+    collectives routed through cuco_program::mpi_comm, backend "mpi" by default."""
     gen0 = harness / "gen0_transformed.cu"
     t = subprocess.run([cuco, "transform", str(harness), "--run-dir", str(out / "transform")],
                        capture_output=True, text=True, timeout=1500)
@@ -90,11 +92,13 @@ def check_generation0(cuco, harness, out):
     if t.returncode != 0 or "compiled only" not in t.stdout:
         return [f"cuco transform exited {t.returncode}: {(t.stdout + t.stderr).strip()[-600:]}"]
     problems = []
-    for mark in ('kCucoBackend = "nccl";  // cuco:knob backend', 'kCucoGraph = "off";     // cuco:knob graph'):
+    own = 'kCucoBackend = "mpi";   // cuco:knob backend' if mpi_only else 'kCucoBackend = "nccl";  // cuco:knob backend'
+    for mark in (own, 'kCucoGraph = "off";     // cuco:knob graph'):
         if mark not in text:
             problems.append(f"generation 0 lacks `{mark}`")
-    if "cuco_program::comm::" not in text:
-        problems.append("generation 0 routes no NCCL call through cuco_program::comm")
+    routed = "cuco_program::mpi_comm::" if mpi_only else "cuco_program::comm::"
+    if routed not in text:
+        problems.append(f"generation 0 routes no {'MPI collective' if mpi_only else 'NCCL call'} through {routed[:-2]}")
     name = harness.parent.name
     has_chunks = 'kCucoChunks = "1";     // cuco:knob chunks' in text
     if has_chunks != (name in CHUNKS):
@@ -103,7 +107,7 @@ def check_generation0(cuco, harness, out):
     if has_gather != (name in GATHER):
         problems.append(f"generation 0 {'has' if has_gather else 'lacks'} the gather knob ({t.stdout.strip()[-400:]})")
     corner = out / "gen0_lsa_graph.cu"
-    corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"')
+    corner.write_text(text.replace('kCucoBackend = "nccl"', 'kCucoBackend = "lsa"').replace('kCucoBackend = "mpi"', 'kCucoBackend = "lsa"').replace('kCucoGraph = "off"', 'kCucoGraph = "on"')
                       .replace('kCucoChunks = "1"', 'kCucoChunks = "4"').replace('kCucoGather = "off"', 'kCucoGather = "on"')
                       .replace('kCucoCommCtas = "all"', 'kCucoCommCtas = "32"'))
     c = subprocess.run([cuco, "eval", str(harness), str(corner), "--stage", "compile-check", "--run-dir", str(out / "corner")],

@@ -191,6 +191,16 @@ void CheckVaryingRootedOfFourRanks() {
     return ok && back == mine;
   });
   Expect(wrong == 0, "MPI_Gatherv and MPI_Scatterv at four ranks");
+  // Each rank's eight values r*10 + i: block r (two values) summed over the ranks is 60 + 4i.
+  const int scattered = OnFourRankThreads([](int r) {
+    std::vector<int> mine(8), out(2, -1);
+    for (int i = 0; i < 8; ++i) mine[static_cast<size_t>(i)] = 10 * r + i;
+    bool ok = MPI_Reduce_scatter_block(mine.data(), out.data(), 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+    ok = ok && MPI_Reduce_scatter_block(MPI_IN_PLACE, mine.data(), 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+    const std::vector<int> want = {60 + 8 * r, 64 + 8 * r};
+    return ok && out == want && mine[0] == want[0] && mine[1] == want[1];
+  });
+  Expect(scattered == 0, "MPI_Reduce_scatter_block, and in place, at four ranks");
 }
 
 void CheckPointToPointRefusals() {
@@ -282,6 +292,24 @@ void CheckDeviceBuffersOfFourRanks() {
       return ok && got[0] == 4.0f && got[1] == 8.0f && got[2] == 12.0f && got[3] == 16.0f;
     });
   Expect(wrong == 0, "MPI_Bcast and MPI_Allreduce of device memory (CUDA-aware MPI) at four ranks");
+  // Each rank's eight values r*10 + i: block q (two values) summed over the ranks is 60 + 4i.
+  const int scattered = OnFourRankThreads([](int r) {
+      float *d = nullptr, *out = nullptr;
+      bool ok = cudaMalloc(&d, 8 * sizeof(float)) == cudaSuccess && cudaMalloc(&out, 2 * sizeof(float)) == cudaSuccess;
+      float mine[8];
+      for (int i = 0; i < 8; ++i) mine[i] = 10.0f * r + i;
+      ok = ok && cudaMemcpy(d, mine, sizeof mine, cudaMemcpyHostToDevice) == cudaSuccess;
+      ok = ok && MPI_Reduce_scatter_block(d, out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+      ok = ok && MPI_Reduce_scatter_block(MPI_IN_PLACE, d, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+      float got[2] = {}, in_place[2] = {};
+      ok = ok && cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess &&
+           cudaMemcpy(in_place, d, sizeof in_place, cudaMemcpyDeviceToHost) == cudaSuccess;
+      cudaFree(d);
+      cudaFree(out);
+      const float want0 = 60.0f + 4.0f * (2 * r), want1 = 60.0f + 4.0f * (2 * r + 1);
+      return ok && got[0] == want0 && got[1] == want1 && in_place[0] == want0 && in_place[1] == want1;
+    });
+  Expect(scattered == 0, "MPI_Reduce_scatter_block of device memory, and in place, at four ranks");
   CheckPointToPointOfFourRanks(
       "device",
       [](size_t bytes) {

@@ -134,5 +134,30 @@ ncclResult_t GroupStart(const char* backend);
 ncclResult_t GroupEnd(const char* backend);
 
 }  // namespace comm
+
+// A program that communicates through CUDA-aware MPI alone: `cuco transform` routes its MPI
+// collectives inside the blocks through the backend knob, whose values are then "mpi" (its own call,
+// the default), "lsa" and, where it reduces or all-gathers, "ce":
+//     MPI_Allreduce(a, b, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
+//       ->  cuco_program::mpi_comm::Allreduce(kCucoBackend, a, b, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
+// cuco's MPI already moves such a call on device memory, on the world communicator, of a type (and
+// operation) NCCL has, by NCCL (program.h's mpi_on_device: the "mpi" value); "lsa" and "ce" make it
+// the comm:: call above at that backend instead, on the harness's communicator and stream; any
+// other call stays the program's own MPI call. Each keeps MPI's blocking contract
+// (runtime/src/program/mpi_collectives.cu). The MPI types are cuco's (cuco/program/mpi.h: ints), so
+// they are ints here.
+namespace mpi_comm {
+
+int Allreduce(const char* backend, const void* send, void* recv, int count, int type, int op, int comm);
+int Reduce(const char* backend, const void* send, void* recv, int count, int type, int op, int root, int comm);
+int Bcast(const char* backend, void* buffer, int count, int type, int root, int comm);
+int Allgather(const char* backend, const void* send, int send_count, int send_type, void* recv, int recv_count,
+              int recv_type, int comm);
+int Alltoall(const char* backend, const void* send, int send_count, int send_type, void* recv, int recv_count,
+             int recv_type, int comm);
+int Reduce_scatter_block(const char* backend, const void* send, void* recv, int recv_count, int type, int op,
+                         int comm);
+
+}  // namespace mpi_comm
 }  // namespace cuco_program
 

@@ -16,7 +16,9 @@
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
 // types and structs: impl/mpi_datatypes.h). So is MPI-IO, on POSIX files, each rank reading and
 // writing at its own offsets (impl/mpi_io.h). The collectives take device memory as a CUDA-aware MPI
-// does, staged through host memory (impl/mpi_device.h).
+// does: in the candidate, MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Alltoall and
+// MPI_Reduce_scatter_block of device memory on the world move by NCCL (program.h's mpi_on_device);
+// every other call, and every call of the reference, is staged through host memory (impl/mpi_device.h).
 #pragma once
 
 #include <algorithm>
@@ -321,6 +323,7 @@ inline int MPI_Barrier(MPI_Comm c) {
   return MPI_SUCCESS;
 }
 inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kBcast, buf, buf, count, t, 0, root, c}, "mpi"); r >= 0) return r;
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Bcast");
   const std::vector<int> ranks = cuco_program::mpi::CommRanks(c);  // a split's part: its root among its ranks
   if (root < 0 || root >= static_cast<int>(ranks.size())) return MPI_ERR_ARG;
@@ -335,6 +338,9 @@ inline int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c)
 }
 inline int MPI_Allgather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt,
                          MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kAllgather, send, recv, rcount, rt, 0, 0, c, scount, st}, "mpi");
+      r >= 0)
+    return r;
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Allgather");
   const std::vector<int> ranks = cuco_program::mpi::CommRanks(c);
   int me = 0;
@@ -374,6 +380,9 @@ inline int MPI_Gather(const void* send, int scount, MPI_Datatype st, void* recv,
   return MPI_SUCCESS;
 }
 inline int MPI_Alltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kAlltoall, send, recv, rcount, rt, 0, 0, c, scount, st}, "mpi");
+      r >= 0)
+    return r;
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Alltoall");
   if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Alltoall");
   const size_t bytes = cuco_program::mpi::TypeBytes(st) * static_cast<size_t>(scount);  // one block
@@ -574,9 +583,11 @@ inline int ReduceOnComm(const char* call, const void* send, void* recv, void* ou
 }
 }  // namespace cuco_program::mpi
 inline int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kAllreduce, send, recv, count, t, op, 0, c}, "mpi"); r >= 0) return r;
   return cuco_program::mpi::ReduceOnComm("MPI_Allreduce", send, recv, recv, count, t, op, c, cuco_program::world());
 }
 inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kReduce, send, recv, count, t, op, root, c}, "mpi"); r >= 0) return r;
   std::vector<unsigned char> out(cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(count));
   int me = 0;
   MPI_Comm_rank(c, &me);
@@ -586,6 +597,28 @@ inline int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype t, M
   if (me == root) recv = s_recv.get();
   const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce", send, recv, out.data(), count, t, op, c, cuco_program::world());
   if (rc == MPI_SUCCESS && me == root) std::memcpy(recv, out.data(), out.size());
+  return rc;
+}
+// MPI_Reduce_scatter_block: `rcount` values per rank, reduced over the ranks; rank r keeps block r.
+// In place, the input is recv's whole (every block), and this rank's block is left at its start.
+inline int MPI_Reduce_scatter_block(const void* send, void* recv, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (const int r = cuco_program::mpi_on_device({cuco_program::MpiCollective::kReduceScatterBlock, send, recv, rcount, t, op, 0, c}, "mpi");
+      r >= 0)
+    return r;
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Reduce_scatter_block");
+  const size_t world = static_cast<size_t>(cuco_program::world());
+  const size_t block = cuco_program::mpi::TypeBytes(t) * static_cast<size_t>(rcount);
+  const bool in_place = send == MPI_IN_PLACE;
+  int me = 0;
+  MPI_Comm_rank(c, &me);
+  cuco_program::mpi::Staged s_recv(recv, in_place ? block * world : block, in_place, true);  // device memory
+  if (!s_recv.ok()) return MPI_ERR_OTHER;
+  recv = s_recv.get();
+  std::vector<unsigned char> all(block * world);
+  const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce_scatter_block", in_place ? recv : send, nullptr,
+                                                 all.data(), rcount * static_cast<int>(world), t, op, c,
+                                                 cuco_program::world());
+  if (rc == MPI_SUCCESS) std::memcpy(recv, all.data() + block * static_cast<size_t>(me), block);
   return rc;
 }
 // MPI_Scan: ranks 0 .. this one reduced; MPI_Exscan: the ranks before this one (rank 0's recv is

@@ -319,6 +319,28 @@ int p2p_send(const void* data, size_t bytes, int to, int tag, bool stays);
 int p2p_receive(const P2pReceive* receives, int n);
 int p2p_flush();
 
+// A collective of cuco's MPI (cuco/program/mpi.h; MPI's types are ints there). The candidate moves
+// one whose buffers are device memory, on the world communicator, of a type NCCL has (and, for a
+// reduction, an operation it has) by NCCL on the harness's communicator and stream, under MPI's
+// blocking contract (runtime/src/program/mpi_collectives.cu), as a CUDA-aware MPI built on NCCL
+// does: `backend` "mpi" is NCCL's own call, "lsa" and "ce" the backend knob's (cuco/program/codesign.h).
+// Returns MPI_SUCCESS or an MPI error code, or -1 where it does not move the call, which the caller
+// then stages through host memory: every call of the reference (its rank threads exchange in host
+// memory), and the candidate's calls NCCL cannot make.
+struct MpiCollective {
+  enum Kind { kAllreduce, kReduce, kBcast, kAllgather, kAlltoall, kReduceScatterBlock };
+  Kind kind;
+  const void* send;  // MPI_IN_PLACE as MPI has it
+  void* recv;
+  int count;         // Allgather, Alltoall: the count per rank of recv_type; Reduce_scatter_block: per rank
+  int type;          // Allgather, Alltoall: the receive type
+  int op;            // reductions only
+  int root;          // Reduce, Bcast only
+  int comm;
+  int send_count = -1, send_type = -1;  // Allgather, Alltoall: the send side as given
+};
+int mpi_on_device(const MpiCollective& call, const char* backend);
+
 // getenv as the program sees it: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and their MPI and
 // Slurm spellings answer this thread's rank, a variable given to env_size its size; anything else
 // is the process's environment. `char*`, as getenv's (`char* s = getenv(...)` builds); never written.

@@ -494,5 +494,7 @@ inline int p2p_receive(const P2pReceive* receives, int n) {
   return 0;
 }
 inline int p2p_flush() { return 0; }
+// The reference's rank threads exchange every MPI collective through host memory (program.h).
+inline int mpi_on_device(const MpiCollective&, const char*) { return -1; }
 
 }  // namespace cuco_program
