@@ -496,6 +496,11 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
   h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
   if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
+  if (r.out) {
+    std::string type = as.empty() ? DeclaredFloatType(c.program_code, t.expr) : r.float_type;
+    if (type.empty() && held) type = DeclaredFloatType(c.program_code, t.probe);
+    h->output_types.push_back({t.expr, type});
+  }
   h->guesses.push_back(RoleGuess(held ? h->held.back().expr : t.expr, r, c.found.projected));
   if (!as.empty())
     h->guesses.back() += fmt::format("; its pointer is untyped and the collectives move it as `{}`: bound as {}",

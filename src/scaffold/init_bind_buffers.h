@@ -33,6 +33,9 @@ namespace cuco::scaffold_internal {
 struct BoundBuffers {
   std::vector<std::string> binds;            // the binds lambda's statements: `cuco_bind.input("x", x);`
   std::vector<std::string> inputs, outputs;  // the bound names (an inout's output is NAME_out)
+  // Each output's floating element type as the program declares it ("__half"; "" when not known),
+  // with its expression: the outputs' precision sets workload.toml's tolerance (init_render.cc).
+  std::vector<std::pair<std::string, std::string>> output_types;
   bool by_copy = false;                      // bound by copy (CUDA graphs keep their pointers)
   // The lines (first, last) of main's file whose code is the iteration's: the loop (or the capture
   // it launches) and main's lambdas it calls.

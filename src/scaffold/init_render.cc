@@ -71,7 +71,7 @@ std::string MarkEvolve(const std::string& text, const std::vector<std::string>& 
 
 struct Tolerance {
   double rel_l2, max_rel;
-  const char* why;
+  std::string why;
 };
 Tolerance ToleranceFor(const std::string& dtype) {
   if (dtype == "kBF16") return {0.02, 0.25, "bf16 outputs (8 significant bits): the reference sums in fp64, NCCL in bf16"};
@@ -80,8 +80,29 @@ Tolerance ToleranceFor(const std::string& dtype) {
   return {1e-4, 1e-2, "fp32 outputs: a change of summation order moves them by ~1e-7 relative; TF32 (~1e-3) fails"};
 }
 
-std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop) {
-  const Tolerance tol = ToleranceFor(f.dtype);
+// The tolerance of the least precise of the communication's datatype (`dtype`, kF32 when none) and
+// the outputs' declared element types: a program all-reducing fp32 into a half output (or moving
+// bytes by MPI) is compared as fp16, naming the output that decides it.
+Tolerance OutputsTolerance(const std::string& dtype, const std::vector<std::pair<std::string, std::string>>& outputs) {
+  static const std::vector<std::pair<std::string, std::string>> kLeastPreciseFirst = {
+      {"__nv_bfloat16", "kBF16"}, {"__half", "kF16"}, {"float", "kF32"}};
+  const auto rank = [](const std::string& d) {
+    for (size_t i = 0; i < kLeastPreciseFirst.size(); ++i)
+      if (kLeastPreciseFirst[i].second == d) return i;
+    return kLeastPreciseFirst.size();
+  };
+  std::string chosen = dtype, by;
+  for (const auto& [expr, type] : outputs)
+    for (const auto& [cpp, d] : kLeastPreciseFirst)
+      if (type == cpp && rank(d) < rank(chosen)) chosen = d, by = expr + " is " + cpp;
+  Tolerance t = ToleranceFor(chosen);
+  if (!by.empty()) t.why = t.why.substr(0, t.why.find(':')) + " (" + by + ")";
+  return t;
+}
+
+std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop,
+                                const std::vector<std::pair<std::string, std::string>>& output_types) {
+  const Tolerance tol = OutputsTolerance(f.dtype, output_types);
   const std::vector<TimedLoop::SizeFlag>& sizes = loop.size_flags;
   std::string t;
   t += fmt::format("# {}_harness: the program {} run by the harness, written by `cuco init`.\n", f.name, f.file);
@@ -418,7 +439,7 @@ Result<ProgramHarness> Render(const ProgramFacts& f, const FoundLoop& found, con
                                          "\n#include <cuco/program/reference.h>\n" + project.reference_guards + "\n" +
                                          reference});
   h.files.push_back(
-      {"workload.toml", HarnessWorkloadToml(f, found.loop)});
+      {"workload.toml", HarnessWorkloadToml(f, found.loop, bound.output_types)});
   for (const auto& [name, text] : project.headers) h.files.push_back({name, text});
   h.files.push_back({"README.md", Readme(f, h, found.loop.region)});
   for (const auto& [name, text] : h.files)

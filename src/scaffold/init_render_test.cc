@@ -129,6 +129,30 @@ TEST(InitRender, StatementsServedWholeAreNotCalledATimedLoop) {
   }
 }
 
+// The tolerance follows the least precise output, not only the communication's datatype: an fp32
+// all-reduce whose result a kernel writes into a half output is compared as fp16 (moe_ep_mpi's half
+// output, summed by atomics in a run-dependent order, failed fp32's 1e-4 against its own copy).
+TEST(InitRender, AHalfOutputIsComparedAsFp16) {
+  auto p = GatherSmallProgram("half_out.cu", "#include <nccl.h>\n#include <cuda_fp16.h>\n#include <cuda_runtime.h>\n"
+                                                 "__global__ void to_half(const float* x, __half* y) {\n"
+                                                 "  y[threadIdx.x] = __float2half(x[threadIdx.x]);\n}\n"
+                                                 "int main() {\n" +
+                                                     kOneRankCommAndStream +
+                                                     "  float* x;\n  __half* y;\n  cudaMalloc(&x, 1024);\n"
+                                                     "  cudaMalloc(&y, 512);\n"
+                                                     "  for (int it = 0; it < 10; ++it) {\n"
+                                                     "    ncclAllReduce(x, x, 256, ncclFloat, ncclSum, comm, s);\n"
+                                                     "    to_half<<<1, 256, 0, s>>>(x, y);\n  }\n"
+                                                     "  cudaStreamSynchronize(s);\n  return 0;\n}\n");
+  Result<ProgramHarness> h = MakeProgramHarness(p->facts, {});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  for (const auto& [name, text] : h->files)
+    if (name == "workload.toml") {
+      EXPECT_NE(text.find("# fp16 outputs (11 significant bits) (y is __half)"), std::string::npos) << text;
+      EXPECT_NE(text.find("rel_l2 = 0.01"), std::string::npos) << text;
+    }
+}
+
 // A kernel the iteration launches that reads the GPU's clock (a sleep emulating a straggler, found
 // on arjundevraj/stragglar: the whole program became a skeleton) stays frozen, outside the EVOLVE
 // blocks, which keep the rest of the compute and the communication; the seed passes the deny-list.

@@ -27,4 +27,9 @@ std::string DatatypeValue(const std::string& code, const std::string& datatype);
 // helper's `void* C` parameter beside main's `__nv_bfloat16* C` is typed).
 bool DeclaredUntyped(const std::string& code, const std::string& expr);
 
+// The floating element type `code` declares the last name of `expr` a pointer to (or an array or
+// container of them), spelled as C++ does: "float", "double", "__half", "__nv_bfloat16" (`half` and
+// `nv_bfloat16` are those); "" when it is declared no floating one, or two that differ.
+std::string DeclaredFloatType(const std::string& code, const std::string& expr);
+
 }  // namespace cuco::scaffold_internal

@@ -44,5 +44,19 @@ TEST(UntypedBuffers, BytePointersAndTheirArraysAreUntyped) {
   EXPECT_FALSE(DeclaredUntyped("void run(const void* A, void* C);\n__nv_bfloat16 *A = nullptr, *C = nullptr;\n", "C"));
 }
 
+// An output's declared precision (moe_ep_mpi's `half *dX=nullptr,*dY=nullptr` with its communication
+// in bytes): init's tolerance is the least precise of it and the collectives' datatype.
+TEST(UntypedBuffers, AFloatingPointersDeclaredTypeIsFound) {
+  const std::string code =
+      "half *dX=nullptr,*dY=nullptr,*dWgate=nullptr;\nstd::vector<__nv_bfloat16*> acts(4);\nfloat* grid;\n"
+      "double* both;\nfloat* both_too;\nvoid* bytes;\nvoid run(float* both);\n";
+  EXPECT_EQ(DeclaredFloatType(code, "dY"), "__half");  // the second declarator, `half` as __half
+  EXPECT_EQ(DeclaredFloatType(code, "acts[1]"), "__nv_bfloat16");
+  EXPECT_EQ(DeclaredFloatType(code, "grid"), "float");
+  EXPECT_EQ(DeclaredFloatType(code, "both"), "");  // double and float: not known
+  EXPECT_EQ(DeclaredFloatType(code, "bytes"), "");
+  EXPECT_EQ(DeclaredFloatType(code, "undeclared"), "");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
