@@ -24,6 +24,7 @@
 #include "scaffold/swaps.h"
 #include "scaffold/tokens.h"
 #include "scaffold/unnamed_output.h"
+#include "scaffold/object_storage.h"
 #include "scaffold/untyped_buffers.h"
 #include "util/source_text.h"
 
@@ -464,10 +465,19 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
     if (r.out && unbound_output->empty()) *unbound_output = AllocatedEachPass(c, marked_expr, t.probe, true);
     return;
   }
-  if (std::optional<HeldAccessor> held =
-          HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, c.program_code, trace)) {
-    t.expr = held->local;
-    h->held.push_back(*held);
+  std::optional<HeldAccessor> held_by = HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, c.program_code, trace);
+  // An object the loop hands whole to functions, its device storage behind an accessor, named where
+  // the binds are: bound by copy through it (object_storage.h).
+  std::optional<std::string> storage;
+  if (!held_by && !c.found.projected && !Bindable(t.probe, c.before_loop))
+    if ((storage = ObjectDeviceStorage(t.probe, c.program_code)) &&
+        !std::regex_search(c.before_loop, std::regex("\\b" + t.probe + "\\b")))
+      storage.reset();
+  if (held_by) {
+    t.expr = held_by->local;
+    h->held.push_back(*held_by);
+  } else if (storage) {
+    t.expr = *storage;
   } else if (!Bindable(t.probe, c.before_loop) ||
              (c.found.projected && c.per_gpu.NamesAnArray(marked_expr, c.found.all_code))) {
     u->unnamed.insert(t.expr);
@@ -477,7 +487,7 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
     return;
   }
   const bool held = !h->held.empty() && h->held.back().local == t.expr;  // named as the program writes it
-  const std::string name = BindName(held ? t.probe : t.expr);
+  const std::string name = BindName(held || storage ? t.probe : t.expr);
   for (const ChainName& n : ChainNames(t.expr))  // a member of a class: its class is opened
     for (const auto& [record, fields] : c.f.analysis->record_fields)
       if (!n.head && std::count(fields.begin(), fields.end(), n.name)) h->member_records.insert(record);
@@ -492,7 +502,8 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
                              ? fmt::format("as<{}>().", r.float_type)
                              : "";
   std::string derived;  // pointers the program keeps into the buffer: bound by copy (derived_pointers.h)
-  const bool copy = h->by_copy || (!held && PointersDerivedBeforeLoop(c.before_loop, c.program_code, t.probe, &derived));
+  const bool copy = h->by_copy || storage ||
+                    (!held && PointersDerivedBeforeLoop(c.before_loop, c.program_code, t.probe, &derived));
   h->binds.push_back(fmt::format("cuco_bind.{}{}{}(\"{}\", {});", as, how, copy ? "_copy" : "", name, t.expr));
   if (r.in || r.both) h->inputs.push_back(name);
   if (r.out) h->outputs.push_back(r.both ? name + "_out" : name);
@@ -513,6 +524,8 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
         r.chosen_datatype);
   if (!derived.empty())
     h->guesses.back() += fmt::format("; bound by copy: {}, a pointer into the program's own buffer", derived);
+  if (storage)
+    h->guesses.back() += fmt::format("; an object the loop hands whole to functions: bound by copy through `{}`", *storage);
   trace->Add(fmt::format("cuco_bind.{}{}{}(\"{}\"): {}", as, how, copy ? "_copy" : "", name, h->guesses.back()));
 }
 }  // namespace

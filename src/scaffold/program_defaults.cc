@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "analyze/analysis.h"
 #include "scaffold/constants.h"
 #include "util/source_text.h"
 

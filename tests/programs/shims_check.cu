@@ -499,6 +499,11 @@ int main() {
   Expect(MPI_Rput(&cell, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL, &req) == MPI_ERR_OTHER && req == MPI_REQUEST_NULL &&
              MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
          "MPI_Rput fails with a message; MPI_Wait of its null request succeeds");
+  int dims[2] = {8, 8}, part[2] = {4, 4}, at[2] = {0, 4};
+  MPI_Datatype sub = MPI_INT;
+  Expect(MPI_Type_create_subarray(2, dims, part, at, MPI_ORDER_FORTRAN, MPI_DOUBLE, &sub) == MPI_ERR_OTHER &&
+             sub == MPI_DATATYPE_NULL,
+         "MPI_Type_create_subarray compiles and fails with a message");
   MPI_Win window = 0;
   void* base = nullptr;
   Expect(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &window) == MPI_ERR_OTHER && window == MPI_WIN_NULL,

@@ -89,6 +89,15 @@ class Binder {
   void output_copy(const char* name, T*& var) { Copying c(this); output(name, var); }
   template <class T>
   void inout_copy(const char* name, T*& var) { Copying c(this); inout(name, var); }
+  // The same for a device buffer no pointer variable of the program names: an object's storage
+  // reached through its accessor (`cuco_bind.inout_copy("x", x.device_data())`, an object the
+  // iteration hands whole to functions), its address read at the bind only.
+  template <class T>
+  void input_copy(const char* name, T* const& storage) { Unnamed(name, Role::kInput, storage); }
+  template <class T>
+  void output_copy(const char* name, T* const& storage) { Unnamed(name, Role::kOutput, storage); }
+  template <class T>
+  void inout_copy(const char* name, T* const& storage) { Unnamed(name, Role::kInOut, storage); }
   // Host memory the iteration copies its inputs from or its result to (main's std::vector, or its
   // array of `count` elements made by new[] or malloc, handed to a helper that copies it to and from
   // device buffers the helper makes each call): always by copy, the harness's buffer copied into the
@@ -112,6 +121,9 @@ class Binder {
   // `slot` holds the memory's address for the call only (no variable of the program is repointed).
   bool host_ = false;
   size_t host_bytes_ = 0;
+  // The bind being made is device memory no variable holds (*_copy of an accessor's value; by_copy_
+  // is set too): its `slot` holds the address for the call only.
+  bool unnamed_ = false;
   // slot: the address of the program's pointer variable.
   virtual void Bind(const char* name, Role role, void** slot, size_t elem_bytes, Elem elem) = 0;
 
@@ -129,6 +141,13 @@ class Binder {
     Bind(name, role, slot, elem_bytes, elem);
   }
   template <class T>
+  void Unnamed(const char* name, Role role, T* p) {
+    T* address = p;
+    Copying c(this);
+    unnamed_ = true;
+    Typed(name, role, Slot(address), sizeof(Pointee<T>), ElemOf<T>());
+  }
+  template <class T>
   void Host(const char* name, Role role, T* p, size_t count) {
     void* address = const_cast<void*>(static_cast<const void*>(p));
     Copying c(this, count * sizeof(T));
@@ -139,7 +158,7 @@ class Binder {
   struct Copying {
     explicit Copying(Binder* b) : b_(b) { b_->by_copy_ = true; }
     Copying(Binder* b, size_t host_bytes) : Copying(b) { b_->host_ = true, b_->host_bytes_ = host_bytes; }
-    ~Copying() { b_->by_copy_ = false, b_->host_ = false, b_->host_bytes_ = 0; }
+    ~Copying() { b_->by_copy_ = false, b_->host_ = false, b_->host_bytes_ = 0, b_->unnamed_ = false; }
     Binder* b_;
   };
   template <class T>

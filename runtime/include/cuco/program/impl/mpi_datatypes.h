@@ -56,6 +56,14 @@ inline int MPI_Type_vector(int, int, int, MPI_Datatype, MPI_Datatype* out) {
   *out = MPI_DATATYPE_NULL;
   return cuco_program::mpi::TypeRefused("MPI_Type_vector", "a strided datatype");
 }
+// A subarray of a grid (a solver writing its part of a file through a view, eth-cscs's miniapp after
+// its loop): compiles, and fails when run.
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+inline int MPI_Type_create_subarray(int, const int*, const int*, const int*, int, MPI_Datatype, MPI_Datatype* out) {
+  *out = MPI_DATATYPE_NULL;
+  return cuco_program::mpi::TypeRefused("MPI_Type_create_subarray", "a subarray datatype");
+}
 inline int MPI_Type_indexed(int, const int*, const int*, MPI_Datatype, MPI_Datatype* out) {
   *out = MPI_DATATYPE_NULL;
   return cuco_program::mpi::TypeRefused("MPI_Type_indexed", "an indexed datatype");

@@ -50,7 +50,7 @@ struct Stop : StopProgram {};  // ends a rank thread
 struct Bound {
   std::string name;
   Role role = Role::kInput;
-  void** slot = nullptr;  // null for host memory (host_*), whose address no variable holds
+  void** slot = nullptr;  // null for host memory (host_*) and an accessor's storage, whose address no variable holds
   bool host = false;      // host memory (host_*): read and written with memcpy, filled through the GPU
   // The program's buffer the variable held at serve(): the variable is pointed back at it before
   // every iteration (a loop that swaps its pointers leaves them exchanged), and the reference's
@@ -193,7 +193,7 @@ class NoteBinder : public Binder {
     Bound b;
     b.name = name;
     b.role = role;
-    b.slot = host_ ? nullptr : slot;
+    b.slot = host_ || unnamed_ ? nullptr : slot;
     b.host = host_;
     b.elem_bytes = elem == Elem::kOther ? 1 : elem_bytes;
     b.elem = elem == Elem::kOther ? Elem::kU8 : elem;
