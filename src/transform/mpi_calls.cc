@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "util/source_text.h"
+
 namespace cuco::transform_internal {
 namespace {
 
@@ -23,31 +25,6 @@ const std::map<std::string, Routed>& RoutedMap() {
   return kMap;
 }
 
-std::string Trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-// `(T*)&x`, `static_cast<void*>(&x)` -> `&x`: the casts a buffer argument is written with.
-std::string Uncast(std::string a) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    a = Trimmed(a);
-    if (a.starts_with("(") && a.ends_with(")") && OpenerOf(a, a.size() - 1) == 0) {
-      a = a.substr(1, a.size() - 2), changed = true;
-    } else if (a.starts_with("(")) {  // a C cast: "(float*)p"
-      const size_t close = a.find(')');
-      if (close != std::string::npos && close + 1 < a.size() && a.find('(', 1) > close)
-        a = a.substr(close + 1), changed = true;
-    } else if (a.find("_cast<") != std::string::npos && a.ends_with(")")) {
-      const size_t open = OpenerOf(a, a.size() - 1);
-      if (open != std::string::npos && open > 0 && a[open - 1] == '>') a = a.substr(open + 1, a.size() - open - 2), changed = true;
-    }
-  }
-  return a;
-}
-
 }  // namespace
 
 std::string MpiDispatchName(const std::string& name) {
@@ -66,9 +43,9 @@ std::string MpiHostBuffer(const SeedSource& src, const SeedCall& call) {
   const std::vector<std::string> args = src.Args(call);
   for (int i : it->second.buffers) {
     if (static_cast<size_t>(i) >= args.size()) continue;
-    const std::string a = Uncast(args[static_cast<size_t>(i)]);
+    const std::string a = WithoutCasts(args[static_cast<size_t>(i)]);
     if ((a.starts_with("&") && !a.starts_with("&&")) || a.ends_with(".data()") || a.ends_with("->data()"))
-      return Trimmed(args[static_cast<size_t>(i)]);
+      return Trim(args[static_cast<size_t>(i)]);
   }
   return "";
 }
