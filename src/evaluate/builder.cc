@@ -230,7 +230,7 @@ std::string Builder::WorkloadFilesHash() const {
 }
 
 std::string Builder::EnvironmentKey() const {
-  std::string k = "cuco-build-v2\n" + runtime_key_ + "\n" + Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
+  std::string k = "cuco-build-v3\n" + runtime_key_ + "\n" + Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
   for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
     auto text = ReadFile(src);
     k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + " " + Join(cudnn_flags_) + "\n";
@@ -491,7 +491,10 @@ Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>
   if (!runtime.ok() || !runtime->ok) return runtime;
   for (Unit& u : sup) u.link = true;
   for (Unit& u : *runtime_units) u.link = true;
-  sup.push_back(WorkloadUnit(workload_.ReferencePath(), fdir / "supervisor" / "reference.o"));
+  Unit reference = WorkloadUnit(workload_.ReferencePath(), fdir / "supervisor" / "reference.o");
+  // Its line table tells the object check which functions are the program's frozen headers' (ProgramOwnOf).
+  reference.extra_flags = {workload_.language == "cuda" ? "-Xcompiler=-g1" : "-g1"};
+  sup.push_back(reference);
   CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
   FileLock lock(fdir.string() + ".lock");
   const fs::path exe = fdir / "supervisor" / "supervisor";

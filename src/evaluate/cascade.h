@@ -24,6 +24,7 @@
 #include "evaluate/builder.h"
 #include "evaluate/gpu_session.h"
 #include "evaluate/judge.h"
+#include "evaluate/object_check.h"
 #include "evaluate/outcome.h"
 #include "launch/gpu_pool.h"
 #include "launch/launcher.h"
@@ -165,8 +166,8 @@ class Cascade {
   // The supervisor's limit for the candidate's start-up, setup and teardown.
   double SetupLimit(const std::string& stage) const;
   bool CheckBoundPart(const std::string& code, const std::string& part_name, EvalRecord* rec);
-  // ProgramOwnNames of a frozen reference object, read once per object (not once per candidate).
-  Result<std::set<std::string>> ProgramNamesOf(const std::string& reference_object);
+  // ProgramOwnOf a frozen reference object, read once per object (not once per candidate).
+  Result<ProgramOwn> ProgramOwnOfReference(const std::string& reference_object);
   void ProbeGpus(const std::vector<int>& gpus, EvalRecord* rec);
   // Marks the stage and the record skipped, both saying `why`.
   void SkipStage(StageRecord* st, EvalRecord* rec, const std::string& why);
@@ -197,8 +198,8 @@ class Cascade {
   std::unique_ptr<Launcher> launcher_;        // program mode, unsandboxed: the workload's launcher
   std::unique_ptr<Launcher> local_launcher_;  // the supervisor, and sandboxed programs
   std::unique_ptr<Launcher> slurm_launcher_;  // the supervisor under launcher = "slurm"
-  std::mutex program_names_mu_;
-  std::map<std::string, std::set<std::string>> program_names_;  // reference object -> ProgramOwnNames
+  std::mutex program_own_mu_;
+  std::map<std::string, ProgramOwn> program_own_;  // reference object -> ProgramOwnOf
   std::mutex compile_mu_;
   std::condition_variable compile_cv_;
   int compiles_running_ = 0;

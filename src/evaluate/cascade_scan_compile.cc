@@ -131,17 +131,18 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   st->status = EvalStatus::kOk;
   // Hygiene on what was compiled: no symbol of someone else's, no code run at load or exit.
   if (workload_.mode == "harness" && !options_.skip_deny_scan) {
-    // The user's program's own global names (its reference, trusted) are the candidate's to define too.
-    std::set<std::string> program_names;
+    // The user's program's own global names and frozen functions (its reference, trusted) are the
+    // candidate's to define and run too.
+    ProgramOwn program_own;
     if (!built->reference_object.empty() && fs::exists(built->reference_object)) {
-      auto own = ProgramNamesOf(built->reference_object);
+      auto own = ProgramOwnOfReference(built->reference_object);
       if (!own.ok() && own.status().code() == Status::Code::kUnavailable) {
         MarkUnjudged(st, rec, "the object check could not run (" + own.status().message() + ")");
         return false;
       }
-      if (own.ok()) program_names = *own;
+      if (own.ok()) program_own = *own;
     }
-    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path, program_names);
+    const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path, program_own);
     // readelf or nm failing (stopped by a signal, missing) says nothing about the candidate.
     if (obj.code() == Status::Code::kUnavailable) {
       MarkUnjudged(st, rec, "the object check could not run (" + obj.message() + ")");
@@ -158,17 +159,17 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
   return true;
 }
 
-Result<std::set<std::string>> Cascade::ProgramNamesOf(const std::string& reference_object) {
+Result<ProgramOwn> Cascade::ProgramOwnOfReference(const std::string& reference_object) {
   {
-    std::lock_guard<std::mutex> lock(program_names_mu_);
-    auto it = program_names_.find(reference_object);
-    if (it != program_names_.end()) return it->second;
+    std::lock_guard<std::mutex> lock(program_own_mu_);
+    auto it = program_own_.find(reference_object);
+    if (it != program_own_.end()) return it->second;
   }
-  auto names = ProgramOwnNames(reference_object);
-  if (!names.ok()) return names.status();  // a failure is not kept: the next candidate asks again
-  std::lock_guard<std::mutex> lock(program_names_mu_);
-  program_names_[reference_object] = *names;
-  return names;
+  auto own = ProgramOwnOf(reference_object, workload_.ReferencePath().string());
+  if (!own.ok()) return own.status();  // a failure is not kept: the next candidate asks again
+  std::lock_guard<std::mutex> lock(program_own_mu_);
+  program_own_[reference_object] = *own;
+  return own;
 }
 
 }  // namespace cuco

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +13,8 @@
 
 namespace cuco {
 namespace {
+
+namespace fs = std::filesystem;
 
 using object_elf::Demangle;
 using object_elf::Symbol;
@@ -91,7 +94,7 @@ void SymbolFindings(const std::vector<Symbol>& syms, const std::set<std::string>
 }  // namespace
 
 Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language,
-                                                          const std::set<std::string>& program_names) {
+                                                          const ProgramOwn& own) {
   auto sym_out = Tool({"readelf", "-sW", object_path});
   if (!sym_out.ok()) return sym_out.status();
   auto sec_out = Tool({"readelf", "-SW", object_path});
@@ -102,7 +105,7 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
   std::map<std::string, std::string> sections = object_elf::ParseSections(*sec_out);
   std::vector<ObjectFinding> found;
 
-  SymbolFindings(syms, program_names, &found);
+  SymbolFindings(syms, own.names, &found);
 
   // Load- and exit-time entries: each relocation of an init/fini section names what runs.
   for (const auto& [idx, name] : sections)
@@ -149,7 +152,8 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
   if (!initialisers.empty()) {
     auto dis = Tool({"objdump", "-dr", "--no-show-raw-insn", object_path});
     if (!dis.ok()) return dis.status();
-    for (ObjectFinding& f : CheckStaticInitialisers(initialisers, syms, sections, object_elf::ParseDisassembly(*dis)))
+    for (ObjectFinding& f : CheckStaticInitialisers(initialisers, syms, sections, object_elf::ParseDisassembly(*dis),
+                                                       own.frozen_functions))
       found.push_back(std::move(f));
   }
 
@@ -169,8 +173,8 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
 }
 
 Status CheckCandidateObject(const std::string& object_path, const std::string& language,
-                            const std::string& display_path, const std::set<std::string>& program_names) {
-  auto found = InspectCandidateObject(object_path, language, program_names);
+                            const std::string& display_path, const ProgramOwn& own) {
+  auto found = InspectCandidateObject(object_path, language, own);
   if (!found.ok()) return found.status();
   if (found->empty()) return Status::Ok();
   const ObjectFinding& f = found->front();
@@ -184,17 +188,43 @@ Status CheckCandidateObject(const std::string& object_path, const std::string& l
   return Status::InvalidArgument(msg);
 }
 
-Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_object) {
+Result<ProgramOwn> ProgramOwnOf(const std::string& reference_object, const std::string& reference_source) {
   auto sym_out = Tool({"readelf", "-sW", reference_object});
   if (!sym_out.ok()) return sym_out.status();
-  std::set<std::string> names;
+  ProgramOwn own;
+  std::map<std::string, std::string> place;  // a mangled function -> "section value", shared by its aliases
   for (const Symbol& s : object_elf::ParseSymbols(*sym_out)) {
-    if (!SymbolExported(s) || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty() || s.name[0] == '_') continue;
+    if (!SymbolExported(s) || s.ndx == "UND" || s.ndx == "ABS" || s.name.empty()) continue;
+    if (s.type == "FUNC" && s.name.rfind("_Z", 0) == 0) place[s.name] = s.ndx + " " + std::to_string(s.value);
+    if (s.name[0] == '_') continue;
     if (s.type != "FUNC" && s.type != "OBJECT") continue;
-    if (s.name.rfind("_Z", 0) == 0 || s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco", 0) == 0) continue;
-    names.insert(OwnNameKey(s));
+    if (s.name.rfind("DW.ref.", 0) == 0 || s.name.rfind("cuco", 0) == 0) continue;
+    own.names.insert(OwnNameKey(s));
   }
-  return names;
+  // Each function's file, from the line table: "ADDRESS TYPE NAME\tFILE:LINE". Aliases (a
+  // destructor's D1 and D2) share their code, so one placed in a frozen header places them all.
+  auto nm = Tool({"nm", "-l", "--defined-only", reference_object});
+  if (!nm.ok()) return nm.status();
+  std::error_code ec;
+  const fs::path source = fs::weakly_canonical(reference_source, ec);
+  const std::string folder = source.parent_path().string() + "/";
+  std::set<std::string> frozen_places;
+  std::istringstream lines(*nm);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t tab = line.find('\t'), colon = line.rfind(':');
+    if (tab == std::string::npos || colon == std::string::npos || colon < tab) continue;
+    const std::vector<std::string> w = Words(line.substr(0, tab));
+    if (w.size() != 3 || !place.count(w[2])) continue;
+    const fs::path file = fs::weakly_canonical(line.substr(tab + 1, colon - tab - 1), ec);
+    if (ec || file == source || !file.string().starts_with(folder)) continue;
+    frozen_places.insert(place[w[2]]);
+  }
+  for (const auto& [name, at] : place) {
+    const std::string shown = Demangle(name);
+    const bool instance = shown.substr(0, shown.find('(')).find('<') != std::string::npos;  // a template's
+    if (frozen_places.count(at) && !instance) own.frozen_functions.insert(name);
+  }
+  return own;
 }
 
 }  // namespace cuco

@@ -45,23 +45,37 @@ struct ObjectFinding {
 //    code or any other library's); and .init / .fini sections.
 // Candidate functions in the global namespace (cuco_candidate_setup/run/teardown, kernels and
 // their stubs) and everything of internal linkage are allowed, and so are the unmangled names in
-// `program_names` (ProgramOwnNames: the user's program's own globals, such as
-// `pthread_barrier_t barrier;` at file scope), each with the kind (function or data) it has there.
+// `own.names` (the user's program's own globals, such as `pthread_barrier_t barrier;` at file
+// scope), each with the kind (function or data) it has there. A static initialiser or destructor
+// may run the functions of `own.frozen_functions` (the program's frozen code, object_init_check.h).
 // An error status (Unavailable) when readelf or objdump is missing, cannot read the file or is
 // stopped by a signal: no finding, and no verdict on the candidate (the cascade leaves it pending).
+// What a workload's frozen reference object (the user's program as cuco init wrote it, trusted and
+// never the candidate's) says the candidate may define or run because the program does.
+struct ProgramOwn {
+  // Its unmangled global definitions (file-scope variables, C-linkage functions), each as
+  // "FUNC name" or "OBJECT name": a candidate defines these only because the program does. Never
+  // included: names starting with '_' (the implementation's), DW.ref.* and names starting with
+  // "cuco" (cuco's own).
+  std::set<std::string> names;
+  // The mangled names of the functions it defines, not templates' instances, whose line table
+  // places them in a file of the reference's own folder other than the reference itself: the
+  // workload's headers, which no candidate writes, so a candidate defining one of these names has
+  // the same definition (a second would not compile; its blocks may not #include, #line, or #define
+  // what frozen text uses). `data::Field::~Field()` of a global `Field x;` is one.
+  std::set<std::string> frozen_functions;
+};
+
 Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language,
-                                                          const std::set<std::string>& program_names = {});
+                                                          const ProgramOwn& own = {});
 
 // Ok, or InvalidArgument "display_path[:line]: the compiled candidate <what> '<symbol>', which
 // candidates may not do (N more)" for the first finding. language: "cuda" or "cpu".
 Status CheckCandidateObject(const std::string& object_path, const std::string& language,
-                            const std::string& display_path, const std::set<std::string>& program_names = {});
+                            const std::string& display_path, const ProgramOwn& own = {});
 
-// The unmangled global definitions of a workload's frozen reference object (the user's program as
-// cuco init wrote it: its file-scope variables and C-linkage functions), each as "FUNC name" or
-// "OBJECT name". The reference is trusted and never the candidate's, so a candidate defines these
-// names only because the user's program does. Never included: names starting with '_' (the
-// implementation's), DW.ref.* and names starting with "cuco" (cuco's own). Unavailable as InspectCandidateObject.
-Result<std::set<std::string>> ProgramOwnNames(const std::string& reference_object);
+// ProgramOwn of the reference object compiled from `reference_source` (frozen_functions needs its
+// line table: the builder compiles it with -g1). Unavailable as InspectCandidateObject.
+Result<ProgramOwn> ProgramOwnOf(const std::string& reference_object, const std::string& reference_source);
 
 }  // namespace cuco

@@ -105,9 +105,9 @@ TEST_F(ObjectCheck, TheProgramsOwnGlobalsAreAllowed) {
                             "bool cuco_candidate_run(void*, int) { return true; }\n", false);
   ASSERT_FALSE(ref.empty());
   fs::rename(ref, dir_ / "reference.o");
-  auto own = ProgramOwnNames((dir_ / "reference.o").string());
+  auto own = ProgramOwnOf((dir_ / "reference.o").string(), (dir_ / "reference.cc").string());
   ASSERT_TRUE(own.ok()) << own.status().message();
-  EXPECT_EQ(*own, (std::set<std::string>{"FUNC helper_c", "OBJECT barrier", "OBJECT nccl_unique_id"}));
+  EXPECT_EQ(own->names, (std::set<std::string>{"FUNC helper_c", "OBJECT barrier", "OBJECT nccl_unique_id"}));
   std::string cand = Compile("#include <pthread.h>\npthread_barrier_t barrier;\nint nccl_unique_id[4];\n"
                              "extern \"C\" int helper_c(int x) { return x + 1; }\n"
                              "int _reserved_data = 1;\nint counter = 1;\nextern \"C\" int barrier_fn() { return 0; }\n", false);
@@ -122,6 +122,55 @@ TEST_F(ObjectCheck, TheProgramsOwnGlobalsAreAllowed) {
   cand = Compile("extern \"C\" int barrier() { return 0; }\n", false);
   EXPECT_FALSE(CheckCandidateObject(cand, "cpu", "cand.cc", *own).ok());
   EXPECT_TRUE(CheckCandidateObject(Compile("int nccl_unique_id[4];\n", false), "cpu", "cand.cc", *own).ok());
+}
+
+// A global object of a class in the program's own header (eth-cscs's `Field x_new;`, freeing its
+// memory in its destructor) runs the program's frozen code at exit: allowed, with what it calls,
+// once the reference's line table places the class in the workload's folder. A class of the
+// candidate file's, a template's instance, a frozen function reaching past the process, or one
+// calling the candidate's own function is still refused.
+TEST_F(ObjectCheck, TheProgramsFrozenDestructorsMayRunAtExit) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  const fs::path harness = dir_ / "harness";
+  fs::create_directories(harness);
+  std::ofstream(harness / "field.h")
+      << "#include <cstdio>\n#include <cstdlib>\nvoid cuco_test_hook();\n"
+         "namespace data { struct Field {\n  ~Field() { release(); }\n"
+         "  void release() { if (p) std::free(p); p = nullptr; }\n  double* p = nullptr; };\n"
+         "struct Logged { ~Logged() { std::remove(\"log.txt\"); } int n = 0; };\n"
+         "struct Hooked { ~Hooked() { cuco_test_hook(); } int n = 0; };\n"
+         "template <class T> struct Box { ~Box() { std::free(p); } T* p = nullptr; }; }\n";
+  const std::string program = "#include \"field.h\"\ndata::Field x;\ndata::Logged logged;\ndata::Hooked hooked;\n"
+                              "data::Box<int> box;\n[[gnu::noinline]] void cuco_test_hook() { std::puts(\"hook\"); }\n"
+                              "int use() { return (x.p != nullptr) + logged.n + hooked.n + (box.p != nullptr); }\n";
+  std::ofstream(harness / "reference.cc") << program;
+  const std::string ref = (harness / "reference.o").string();
+  ASSERT_EQ(std::system(("g++ -std=c++20 -O2 -fPIC -g1 -c " + (harness / "reference.cc").string() + " -o " + ref).c_str()), 0);
+  auto own = ProgramOwnOf(ref, (harness / "reference.cc").string());
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_TRUE(own->frozen_functions.count("_ZN4data5FieldD2Ev") || own->frozen_functions.count("_ZN4data5FieldD1Ev"));
+  for (const std::string& f : own->frozen_functions) EXPECT_EQ(f.find("Box"), std::string::npos) << f;
+  // The same program as the candidate: only what reaches past the process, the candidate's own
+  // function a frozen destructor calls, and the template's instance are named.
+  const std::string include = "-I" + harness.string();
+  std::string cand = Compile(program, false, include);
+  ASSERT_FALSE(cand.empty());
+  auto f = InspectCandidateObject(cand, "cpu", *own);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  std::set<std::string> named;
+  for (const auto& x : *f) named.insert(x.symbol);
+  EXPECT_TRUE(named.count("remove")) << f->size();
+  EXPECT_TRUE(named.count("cuco_test_hook()")) << f->size();
+  EXPECT_TRUE(named.count("data::Box<int>::~Box()")) << f->size();
+  for (const std::string& n : named) EXPECT_EQ(n.find("Field"), std::string::npos) << n;
+  // Field alone passes with the program's own; without them it is the candidate's own code.
+  cand = Compile("#include \"field.h\"\ndata::Field x;\nint use() { return x.p != nullptr; }\n", false, include);
+  EXPECT_TRUE(CheckCandidateObject(cand, "cpu", "cand.cc", *own).ok());
+  EXPECT_FALSE(CheckCandidateObject(cand, "cpu", "cand.cc").ok());
+  // A class of the candidate file's own, however like the program's, is the candidate's.
+  cand = Compile("#include <cstdlib>\nnamespace data { struct Field2 { ~Field2() { std::free(p); } double* p = nullptr; }; }\n"
+                 "data::Field2 x;\nint use() { return x.p != nullptr; }\n", false, include);
+  EXPECT_FALSE(CheckCandidateObject(cand, "cpu", "cand.cc", *own).ok());
 }
 
 // NVTX's header implementation finds its tool with dlopen; compiled with NVTX_NO_IMPL (as the

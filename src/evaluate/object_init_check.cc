@@ -3,6 +3,8 @@
 #include <deque>
 #include <set>
 
+#include "workload/deny_list.h"
+
 namespace cuco {
 namespace {
 
@@ -52,6 +54,12 @@ bool AllowedUndefined(const std::string& name) {
   return true;
 }
 
+// What the program's frozen code may call beyond AllowedUndefined: a library function (C linkage)
+// that does not reach past the process.
+bool AllowedFromTheProgram(const std::string& name) {
+  return AllowedUndefined(name) || (name.rfind("_Z", 0) != 0 && !ReachesPastTheProcess(name));
+}
+
 const char* kWhen = "in a static initialiser or destructor (before main or at exit)";
 
 }  // namespace
@@ -59,7 +67,8 @@ const char* kWhen = "in a static initialiser or destructor (before main or at ex
 std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string>& entries,
                                                    const std::vector<object_elf::Symbol>& symbols,
                                                    const std::map<std::string, std::string>& sections,
-                                                   const std::map<std::string, object_elf::FunctionCode>& code) {
+                                                   const std::map<std::string, object_elf::FunctionCode>& code,
+                                                   const std::set<std::string>& frozen_functions) {
   std::map<std::string, const object_elf::Symbol*> defined;
   for (const auto& s : symbols)
     if (s.ndx != "UND" && !s.name.empty()) defined.emplace(s.name, &s);
@@ -88,7 +97,8 @@ std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string
     if (!seen.insert(fn).second) continue;
     const Kind kind = Classify(fn);
     if (kind == Kind::kTrusted) continue;
-    if (kind == Kind::kCandidate) {
+    const bool program = kind == Kind::kCandidate && frozen_functions.count(Unclone(fn)) > 0;
+    if (kind == Kind::kCandidate && !program) {
       find(fn, std::string("runs, ") + kWhen + ", its own function");
       continue;
     }
@@ -115,7 +125,8 @@ std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string
         if (d->second->type == "FUNC" || d->second->type == "IFUNC") todo.push_back(r.symbol);
         continue;  // the object's own data
       }
-      if (!AllowedUndefined(r.symbol)) find(r.symbol, std::string("calls or refers to, ") + kWhen + ",");
+      if (!(program ? AllowedFromTheProgram(r.symbol) : AllowedUndefined(r.symbol)))
+        find(r.symbol, std::string("calls or refers to, ") + kWhen + ",");
     }
   }
   return found;

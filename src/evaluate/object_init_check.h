@@ -14,6 +14,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ namespace cuco {
 std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string>& entries,
                                                    const std::vector<object_elf::Symbol>& symbols,
                                                    const std::map<std::string, std::string>& sections,
-                                                   const std::map<std::string, object_elf::FunctionCode>& code);
+                                                   const std::map<std::string, object_elf::FunctionCode>& code,
+                                                   const std::set<std::string>& frozen_functions = {});
 
 }  // namespace cuco

@@ -345,6 +345,12 @@ const std::vector<DenyEntry>& DeniedIdentifiers() {
   return v;
 }
 
+bool ReachesPastTheProcess(const std::string& identifier) {
+  for (const DenyEntry& e : DeniedIdentifiers())
+    if (e.token == identifier && (e.category == kFiles || e.category == kEnv || e.category == kProcess)) return true;
+  return false;
+}
+
 const std::vector<DenyEntry>& DeniedSubstrings() {
   static const std::vector<DenyEntry> v = BuildSubstrings();
   return v;

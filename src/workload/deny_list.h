@@ -45,6 +45,11 @@ const std::vector<DenyEntry>& DeniedIdentifiers();
 // Substrings denied anywhere in a block, strings included (inline-asm timers...).
 const std::vector<DenyEntry>& DeniedSubstrings();
 
+// Whether `identifier` is denied as file or socket access, environment access or process control:
+// what reaches past the process (the object check's rule for the program's own code run at load or
+// exit, object_init_check.h).
+bool ReachesPastTheProcess(const std::string& identifier);
+
 // Scans the EVOLVE blocks of `candidate` from its raw text alone (the whole file is split first;
 // tokens of block bodies are scanned after LexCpp: splices joined, digraphs mapped, literals
 // lexed with prefixes and raw delimiters). Macros are not expanded. Returns all hits, in line order.
