@@ -193,6 +193,11 @@ std::string SubstituteNames(const std::string& expr, const std::map<std::string,
 std::optional<ElemRange> RangeOfArgument(const std::string& expr_in, const std::string& count) {
   if (count.empty()) return std::nullopt;
   std::string expr = Trim(expr_in);
+  // `&a[off]`, an element's address, is `a + off`.
+  static const std::regex element(R"(^&\s*([A-Za-z_][\w.]*(?:->\w+)*)\s*\[(.+)\]$)");
+  std::smatch m;
+  if (std::regex_match(expr, m, element) && Parser(m[2].str()).All())
+    return ElemRange{Trim(m[2].str()), "(" + Trim(m[2].str()) + ") + (" + count + ")"};
   int depth = 0;
   size_t plus = std::string::npos;
   for (size_t i = 0; i < expr.size() && plus == std::string::npos; ++i) {

@@ -22,6 +22,11 @@ TEST(Ranges, DisjointOnlyWhenProvable) {
   EXPECT_FALSE(ProvablyDisjoint(interior, *RangeOfArgument("a_new + (iy_start + 2) * nx", "nx")));
   EXPECT_FALSE(ProvablyDisjoint(interior, {"k * nx", "(k + 1) * nx"}));
   EXPECT_FALSE(RangeOfArgument("(char*)buf + off", "n").has_value());
+  // An element's address (a CUDA-aware MPI halo receive, `&d_life[(myN+1)*(N+2)+0]`) is base + offset.
+  const auto element = RangeOfArgument("&d_life[(myN+1)*(N+2)+0]", "N+2");
+  ASSERT_TRUE(element.has_value());
+  EXPECT_EQ(element->lo, "(myN+1)*(N+2)+0");
+  EXPECT_TRUE(ProvablyDisjoint(*RangeOfArgument("&d_life[0*(N+2)+0]", "N+2"), {"(N+2)", "(myN+1)*(N+2)"}));
   EXPECT_FALSE(ProvablyDisjoint({"0", "n / 2"}, {"n / 2", "n"}));  // division: not read
   EXPECT_EQ(SubstituteNames("(lo + 1) * w", {{"lo", "iy_start"}, {"w", "nx"}}), "((iy_start) + 1) * (nx)");
 }

@@ -324,6 +324,18 @@ bool IsWorldName(const std::string& name, const std::set<std::string>& world_var
   if (bare == "tp" || bare == "tp_size" || bare == "tp_degree" || bare == "tp_world_size" || bare == "tensor_parallel_size")
     return true;
   if (world_vars.count(name)) return true;
+  // A bound on the count (`kMinNranks` a check of the GPUs given compares with, `MAX_GPUS`), not it.
+  std::string word;
+  for (size_t i = 0; i <= name.size(); ++i) {
+    const bool boundary = i == name.size() || name[i] == '_' || name[i] == '-' ||
+                          (i > 0 && std::isupper(static_cast<unsigned char>(name[i])) &&
+                           std::islower(static_cast<unsigned char>(name[i - 1])));
+    if (boundary) {
+      if (word == "min" || word == "max" || word == "minimum" || word == "maximum") return false;
+      word.clear();
+    }
+    if (i < name.size() && name[i] != '_' && name[i] != '-') word += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
   // A rank of the world (`worldRank`, `world_rank`), never a count of ranks (`nranks`, `world_ranks`).
   if (Contains(l, "rank") && !Contains(l, "ranks")) return false;
   for (const char* w : {"world", "nranks", "n_ranks", "num_ranks", "numranks", "nprocs", "n_procs", "num_procs",

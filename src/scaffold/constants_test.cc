@@ -203,6 +203,13 @@ TEST(ConstantsTest, WorldNames) {
   EXPECT_FALSE(IsWorldName("world_rank", {}));
   EXPECT_TRUE(IsWorldName("world_ranks", {}));
   EXPECT_TRUE(IsWorldName("nranks", {}));
+  // A bound on the count is not it (jihwan01/nccl_Imp's `kMinNranks = 2`, a check of the GPUs given,
+  // whose default list holds 4).
+  EXPECT_FALSE(IsWorldName("kMinNranks", {}));
+  EXPECT_FALSE(IsWorldName("MAX_GPUS", {}));
+  EXPECT_FALSE(IsWorldName("max_world_size", {}));
+  EXPECT_TRUE(IsWorldName("kMinNranks", {"kMinNranks"}));  // what MPI_Comm_size writes is the count
+  EXPECT_TRUE(IsWorldName("numGpusMinimal", {}));
   // Options, and a tensor-parallel degree (the rank count of a program parallel in nothing else).
   EXPECT_TRUE(IsWorldName("--num-gpus", {}));
   EXPECT_TRUE(IsWorldName("--tp", {}));

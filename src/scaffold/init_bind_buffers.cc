@@ -256,6 +256,7 @@ struct Role {
   bool root_only = false;  // written by a reduce or gather, which only its root writes
   bool either_side = false;  // written only in one arm of an `if` ... `else`, read only in the other
   bool array_entry = false;  // an entry of an array (array_entries.h): its role is the whole array's
+  int partly_first = 0;  // the line of its first access, a write to part of it past its start; 0: none
   // The one floating type the iteration's collectives move it as (untyped_buffers.h), as C++ and as
   // the datatype the program names; "" when not one.
   std::string float_type, datatype;
@@ -265,13 +266,18 @@ struct Role {
 };
 
 std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
+  const std::string first =
+      r.partly_first > 0 ? fmt::format("a write to part of it at line {}, past its start, the rest what it held", r.partly_first)
+      : r.in           ? "a read"
+                       : "a write";
   return fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
-                     r.in && r.out ? "an input and an output" : r.in ? "an input" : "an output", r.in ? "a read" : "a write",
+                     r.in && r.out ? "an input and an output" : r.in ? "an input" : "an output", first,
                      r.last,
                      r.array_entry ? r.out ? "; an entry of an array the iteration reads and writes (its accesses "
                                              "name the array, not the entry): bound as input and output"
                                            : "; an entry of an array the iteration only reads"
-                     : r.both && !r.in ? projected ? "; bound as input and output, since a GPU may not write it"
+                     : r.both && (!r.in || (r.partly_first > 0 && (r.swapped || r.either_side || r.root_only)))
+                         ? projected ? "; bound as input and output, since a GPU may not write it"
                                        : r.swapped ? "; swapped with another pointer in the loop, and bound as "
                                                      "input and output: what the iteration does not write is "
                                                      "what it held"
@@ -567,6 +573,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   for (const auto& marked_expr : u.order) {
     Role r;
     r.in = u.first_read[marked_expr];
+    if (const auto partly = u.partly_written_first.find(marked_expr); partly != u.partly_written_first.end())
+      r.partly_first = partly->second;
     const auto copied = copied_of(marked_expr);
     r.swapped = Swapped(marked_expr, u.swaps);
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);

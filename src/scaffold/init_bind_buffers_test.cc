@@ -110,6 +110,46 @@ int main(int argc, char** argv) {
   EXPECT_EQ(binds.find("\"w\""), std::string::npos) << binds;
 }
 
+// A grid whose iteration starts with halo receives into rows past its start (a CUDA-aware MPI Game of
+// Life, kamalcou/CUDA-MPI-and-CUDA-aware): its first access writes only those rows, and the kernel
+// then reads the interior the previous pass left: input and output, not an output the harness may
+// poison. A receive into the whole buffer is still a write first.
+TEST(InitBindBuffers, AHaloReceivedFirstIntoPartOfAGridLeavesItAnInput) {
+  const std::string text = R"(#include <mpi.h>
+#include <cuda_runtime.h>
+__global__ void life_step(const int* life, int* temp, int n) { temp[n + 3] = life[n + 2] + life[n + 4]; }
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int n = 64, next = 0, prev = 0;
+  int *d_life, *d_in;
+  cudaMalloc(&d_life, (n + 2) * (n + 2) * sizeof(int));
+  cudaMalloc(&d_in, (n + 2) * sizeof(int));
+  int *d_temp;
+  cudaMalloc(&d_temp, (n + 2) * (n + 2) * sizeof(int));
+  for (int k = 0; k < 10; ++k) {
+    MPI_Recv(&d_life[(n + 1) * (n + 2) + 0], n + 2, MPI_INT, next, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&d_life[1 * (n + 2) + 0], n + 2, MPI_INT, prev, 0, MPI_COMM_WORLD);
+    MPI_Recv(d_in, n + 2, MPI_INT, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    life_step<<<1, 1>>>(d_life, d_temp, n);
+    life_step<<<1, 1>>>(d_in, d_temp, n);
+  }
+  MPI_Finalize();
+  return 0;
+}
+)";
+  InitPassTrace trace;
+  auto p = GatherSmallProgram("life.cu", text);
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  std::string binds;
+  for (const std::string& s : b->binds) binds += s + "\n";
+  EXPECT_NE(binds.find("cuco_bind.inout(\"d_life\", d_life)"), std::string::npos) << binds;
+  EXPECT_TRUE(Traced(trace.lines, {"`d_life`", "a write to part of it at line 13, past its start"}));
+  EXPECT_EQ(binds.find("\"d_in\""), std::string::npos) << binds;  // received whole, then read: scratch
+}
+
 // A buffer read first and then written (scaled in place, then all-reduced from; all-reduced in place,
 // then read): input and output, so that what the pass leaves in it is checked, not only its effect
 // on the others.

@@ -444,16 +444,14 @@ std::optional<std::pair<size_t, size_t>> ClockedAfterAWarmUp(const std::vector<T
   return std::nullopt;
 }
 
-// The loop [c->first, c->last] whose passes are stages (stage_loop.h, its variable `stage`): run
-// whole, with the statements before it that prime it.
-void ServeStages(const std::string& file, const std::vector<Tok>& t, const std::string& stage,
+// The loop [c->first, c->last] whose passes are stages or parts of the data (stage_loop.h): run
+// whole, with the statements before it that prime it. `passes` says what its passes are.
+void ServeStages(const std::string& file, const std::vector<Tok>& t, const std::string& passes,
                  const std::set<std::string>& names, const LoopSearch& search, Chosen* c) {
   const size_t prime = PrimingStart(t, c->first, names);
   c->region = true;
-  c->what = fmt::format("lines {}-{}: the loop at line {} run whole, its passes the stages of one computation (each "
-                        "communicates with the root or peer its variable `{}` picks){}",
-                        t[prime].line, t[c->last].line, t[c->first].line, stage,
-                        prime < c->first ? ", with the statements before it that prime it" : "");
+  c->what = fmt::format("lines {}-{}: the loop at line {} run whole, its passes {}{}", t[prime].line, t[c->last].line,
+                        t[c->first].line, passes, prime < c->first ? ", with the statements before it that prime it" : "");
   c->first = prime, c->sweep_line = 0;
   Note(search, file + ": " + c->what);
 }
@@ -561,6 +559,7 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
     // the GPUs of a program driving them all is every GPU's part: run whole, never one pass of it.
     // So is a loop whose passes are stages of one computation (stage_loop.h), with what primes it.
     const std::string stage = search.forced_line == 0 ? StageVariable(t, c.first, c.last) : "";
+    const std::string walk = search.forced_line == 0 && stage.empty() ? WalkVariable(t, c.first, c.last) : "";
     if (auto g = GroupAround(t, body_open, c.first, c.last)) {
       c.region = true;
       c.what = fmt::format("the grouped NCCL calls of lines {}-{} (ncclGroupStart ... ncclGroupEnd around the loop at line "
@@ -574,7 +573,15 @@ Result<Chosen> ChooseIteration(const std::string& file, const std::string& text,
       c.sweep_line = 0;
       Note(search, file + ": " + c.what);
     } else if (!stage.empty()) {
-      ServeStages(file, t, stage, names, search, &c);
+      ServeStages(file, t,
+                  fmt::format("the stages of one computation (each communicates with the root or peer its variable `{}` "
+                              "picks)", stage),
+                  names, search, &c);
+    } else if (!walk.empty()) {
+      ServeStages(file, t,
+                  fmt::format("the parts of one computation over the data (its variable `{}` offsets the buffers each "
+                              "pass works on, so one pass alone would leave the rest unwritten)", walk),
+                  names, search, &c);
     }
     return c;
   }

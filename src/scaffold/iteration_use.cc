@@ -179,7 +179,11 @@ BufferUse UseOf(const ProgramFacts& f, const std::vector<ProgramFile>& other_fil
       if (IsNullPointerLiteral(b0)) continue;
       const std::string b = per_gpu.Normalize(NameAtStart(b0, acc.line, u.swaps), "@");
       touched.push_back({b, true});
-      if (!u.first_read.count(b)) u.first_read[b] = false, u.order.push_back(b);
+      if (!u.first_read.count(b)) {
+        const bool partly = std::count(acc.partial_writes.begin(), acc.partial_writes.end(), b0) > 0;
+        u.first_read[b] = partly, u.order.push_back(b);
+        if (partly) u.partly_written_first[b] = acc.line;
+      }
       u.last_write[b] = true;
       u.read_back.erase(b);
       u.written.insert(b);

@@ -38,6 +38,9 @@ IterationCode IterationCodeOf(const ProgramFacts& f, const FoundLoop& found, std
 struct BufferUse {
   std::vector<std::string> order;  // first access first
   std::map<std::string, bool> first_read, last_write;
+  // Buffers whose first access writes only part of them, past their start (a halo row's receive),
+  // with its line: first_read holds true for them, as the rest is what they held.
+  std::map<std::string, int> partly_written_first;
   std::set<std::string> written, written_always;  // written at least once (outside every `if`, on every rank)
   std::set<std::string> written_by_root;          // written by a reduce or gather, which only its root writes
   std::map<std::string, std::vector<int>> read_lines, write_lines;  // the loop function's lines of each

@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "analyze/ranges.h"
 #include "scaffold/branches_run.h"
 #include "scaffold/callee_defaults.h"
 #include "scaffold/iteration_io.h"
@@ -238,6 +239,12 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
     const std::string r = Resolve(BufferBase(op.recv), to_main);
     if (!r.empty()) acc.root_writes.push_back(r);
   }
+  // Past the start for every value of the offset's names (each >= 0): `(n + 1) * w`, not `c * chunk`
+  // (a loop over the chunks, whose first pass writes from the start).
+  if (op.kind == "p2p" || op.kind == "collective" || op.kind == "mpi")
+    for (const auto& [base, range] : op.write_ranges)
+      if (ProvablyDisjoint(ElemRange{"0", "1"}, ElemRange{range.first, range.second}))
+        if (const std::string r = Resolve(base, to_main); !r.empty()) acc.partial_writes.push_back(r);
   acc.line = site_line_;
   acc.to_host = CopiesToHost(op);
   acc.helper_if = conditional_calls_ > 0 || UnderHelperIf(op);

@@ -19,6 +19,10 @@ namespace cuco::scaffold_internal {
 struct Access {
   std::vector<std::string> reads, writes;
   std::vector<std::string> root_writes;  // of `writes`, those only one rank makes (ncclReduce's and ncclGather's receive buffer: the root's)
+  // Of `writes`, those a communication op makes into part of the buffer past its start, whatever its
+  // offset's names hold (a halo row's receive, `MPI_Recv(&grid[(n + 1) * w], w, ...)`; not a chunk
+  // loop's `recv + c * chunk`): the rest keeps what the buffer held.
+  std::vector<std::string> partial_writes;
   std::vector<std::string> unnamed;  // buffers as their function names them, not nameable there
   int line = 0;                      // the loop function's line that makes it (the call into a helper); 0: not known
   bool to_host = false;              // a copy to the host (cudaMemcpy...DeviceToHost): the program reads its result

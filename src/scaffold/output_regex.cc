@@ -88,6 +88,9 @@ std::optional<RegexGuess> TimeConversion(const std::vector<PrintCall>& prints, b
           last = *wi, found = true;
         if (!found) continue;
         label = segment.substr(static_cast<size_t>(last.position(0)));
+        // A time step (`Time step = ` << TimeStep, `timestep %g`) counts steps: no time.
+        static const std::regex step_re(R"(^(?:[A-Za-z_]*_)?(?:[Tt]ime|TIME)[\s_-]*(?:[Ss]tep|STEP))");
+        if (std::regex_search(label, step_re)) continue;
       }
       RegexGuess g;
       g.regex = RegexFor(label) + "([0-9.eE+-]+)";
@@ -117,7 +120,7 @@ std::optional<RegexGuess> GuessTimeRegex(const std::vector<PrintCall>& prints) {
 }
 
 std::optional<RegexGuess> GuessVerdictRegex(const std::vector<PrintCall>& prints, bool want_pass) {
-  static const std::regex pass_re(R"(\b(PASS(?:ED)?|Pass(?:ed)?|passed|SUCCESS(?:FUL)?|Success(?:ful)?|CORRECT|Correct)\b)");
+  static const std::regex pass_re(R"(\b(PASS(?:ED)?|Pass(?:ed)?|passed|SUCCESS(?:FUL)?|Success(?:ful)?|SUCCEEDED|[Ss]ucceeded|CORRECT|Correct)\b)");
   static const std::regex fail_re(R"(\b(FAIL(?:ED|URE)?|Fail(?:ed|ure)?|failed|INCORRECT|Incorrect|MISMATCH|Mismatch)\b)");
   const std::regex& word = want_pass ? pass_re : fail_re;
   for (const auto& p : prints) {

@@ -50,6 +50,11 @@ TEST(OutputRegexTest, TimeUnitsAndNoTime) {
   EXPECT_EQ(unitless->unit, "");
   EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"time %d\\n\", n);")).has_value());  // not a floating conversion
   EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"bandwidth %f GB/s\\n\", b);")).has_value());
+  // A time step counts steps (gpritam/CUDA-aware-MPI's `"Time step = " << TimeStep`).
+  EXPECT_FALSE(GuessTimeRegex(Prints("std::cout << \"Time step = \" << TimeStep << std::endl;")).has_value());
+  EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"timestep %g\\n\", ts);")).has_value());
+  EXPECT_FALSE(GuessTimeRegex(Prints("printf(\"max_time_step: %f\\n\", dt);")).has_value());
+  EXPECT_TRUE(GuessTimeRegex(Prints("printf(\"time per step: %f ms\\n\", t);")).has_value());
 }
 
 // A unit in the time's label (teju85/nccl-bench's `time-ms=%f`, `elapsed_us: %f`, `Time (s): %f`)
@@ -91,6 +96,10 @@ TEST(OutputRegexTest, VerdictInTheFormatOrThroughPercentS) {
   EXPECT_EQ(pass->regex, "Verification:\\s*PASS");
   EXPECT_EQ(fail->regex, "Verification:\\s*FAIL");
   EXPECT_FALSE(GuessVerdictRegex(Prints("printf(\"done\\n\");"), true).has_value());
+  // goldenrye/nccl-examples' broadcast: "Broadcast validation succeeded!" or "... failed!".
+  auto succeeded = GuessVerdictRegex(Prints("if (ok) printf(\"Broadcast validation succeeded!\\n\");"), true);
+  ASSERT_TRUE(succeeded.has_value());
+  EXPECT_TRUE(std::regex_search("Broadcast validation succeeded!", std::regex(succeeded->regex))) << succeeded->regex;
 }
 
 TEST(OutputRegexTest, RegexForEscapesSpecialsAndLoosensSpaces) {

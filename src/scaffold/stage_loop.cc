@@ -52,23 +52,23 @@ std::string Declared(const std::vector<Tok>& t, size_t first, size_t last) {
   return name != 0 && t[name + 1].text == "=" ? t[name].text : "";
 }
 
-}  // namespace
-
-std::string StageVariable(const std::vector<Tok>& t, size_t loop, size_t last) {
+// The variable of the `for` at `loop` (`for (int k = 0; ...`: the identifier before the first `=`),
+// "" for none; *header_close gets the `)` closing its header.
+std::string LoopVariable(const std::vector<Tok>& t, size_t loop, size_t* header_close) {
   if (loop + 1 >= t.size() || t[loop].text != "for" || t[loop + 1].text != "(") return "";
-  const size_t header_close = Match(t, loop + 1);
-  std::string var;  // `for (int k = 0; ...`: the identifier before the first `=`
-  for (size_t i = loop + 2; i < header_close && t[i].text != ";"; ++i)
-    if (t[i].text == "=" && t[i - 1].ident) {
-      var = t[i - 1].text;
-      break;
-    }
-  if (var.empty() || header_close >= last) return "";
-  // What the body computes from it (`int next_k = k + 1; int next_root = next_k % P_c;`), to a fixed point.
+  *header_close = Match(t, loop + 1);
+  for (size_t i = loop + 2; i < *header_close && t[i].text != ";"; ++i)
+    if (t[i].text == "=" && t[i - 1].ident) return t[i - 1].text;
+  return "";
+}
+
+// `var` and what the body [from, last] computes from it (`int next_k = k + 1; int next_root = next_k %
+// P_c;`), to a fixed point.
+std::set<std::string> DerivedFrom(const std::vector<Tok>& t, const std::string& var, size_t from, size_t last) {
   std::set<std::string> derived = {var};
   for (bool grew = true; grew;) {
     grew = false;
-    for (size_t i = header_close + 1; i + 1 <= last; ++i) {
+    for (size_t i = from; i + 1 <= last; ++i) {
       if (!(t[i].ident && t[i + 1].text == "=" && (i + 2 > last || t[i + 2].text != "=")) || derived.count(t[i].text) ||
           FollowsMemberAccess(t, i))
         continue;
@@ -77,6 +77,52 @@ std::string StageVariable(const std::vector<Tok>& t, size_t loop, size_t last) {
       if (Mentions(t, i + 2, end - 1, derived)) derived.insert(t[i].text), grew = true;
     }
   }
+  return derived;
+}
+
+}  // namespace
+
+std::string WalkVariable(const std::vector<Tok>& t, size_t loop, size_t last) {
+  size_t header_close = 0;
+  const std::string var = LoopVariable(t, loop, &header_close);
+  if (var.empty() || header_close >= last) return "";
+  std::set<std::string> derived = DerivedFrom(t, var, header_close + 1, last);
+  // A toggle (`int cur = it % 2;`) and what derives from it offsets a double buffer, not the data.
+  for (size_t i = header_close + 1; i + 1 <= last; ++i)
+    if (t[i].ident && derived.count(t[i].text) && t[i + 1].text == "=") {
+      size_t end = i + 2;
+      bool modulo = false;
+      for (; end <= last && t[end].text != ";"; ++end) modulo = modulo || t[end].text == "%";
+      if (modulo) derived.erase(t[i].text);
+    }
+  derived.insert(var);
+  auto offset_by = [&](size_t from, size_t to) {  // tokens [from, to] mention a derived name, no `%`
+    bool mod = false;
+    for (size_t k = from; k <= to && k < t.size(); ++k) mod = mod || t[k].text == "%";
+    return !mod && Mentions(t, from, to, derived);
+  };
+  for (size_t i = header_close + 1; i + 3 <= last; ++i) {
+    // `&x[<offset>]`
+    if (t[i].text == "&" && t[i + 1].ident && t[i + 2].text == "[") {
+      const size_t close = Match(t, i + 2);
+      if (close <= last && offset_by(i + 3, close - 1)) return var;
+    }
+    // `T* p = x + <offset>;`
+    if (t[i].text == "*" && t[i + 1].ident && t[i + 2].text == "=" && t[i + 3].ident && i + 4 <= last &&
+        t[i + 4].text == "+") {
+      size_t end = i + 5;
+      while (end <= last && t[end].text != ";") ++end;
+      if (offset_by(i + 5, end - 1)) return var;
+    }
+  }
+  return "";
+}
+
+std::string StageVariable(const std::vector<Tok>& t, size_t loop, size_t last) {
+  size_t header_close = 0;
+  const std::string var = LoopVariable(t, loop, &header_close);
+  if (var.empty() || header_close >= last) return "";
+  const std::set<std::string> derived = DerivedFrom(t, var, header_close + 1, last);
   for (size_t i = header_close + 1; i + 1 <= last; ++i) {
     const auto it = t[i].ident ? PartnerArgument().find(t[i].text) : PartnerArgument().end();
     if (it == PartnerArgument().end() || t[i + 1].text != "(") continue;

@@ -5,6 +5,10 @@
 // the iteration is the whole loop, with the statements right before it that prime it (the first
 // panel's copy and broadcast).
 //   StageVariable  the loop's variable, when a root or peer of an NCCL call in its body derives from it;
+//   WalkVariable   the loop's variable, when its body points into the buffers at offsets derived from it
+//                  (a GEMM and all-reduce per block of rows, `float* C_blk = C + blk * rows * N;`;
+//                  micro-batches, `&x[mb * size]`): each pass is one part of the data, the whole loop
+//                  one computation, and a pass held at the first offset would leave the rest unwritten;
 //   PrimingStart   the first token of the statements before the loop that prime it.
 // Contract: pure functions of the tokens (tokens.h).
 #pragma once
@@ -19,6 +23,10 @@ namespace cuco::scaffold_internal {
 
 // `loop`: the `for` token of a loop whose last token is `last`. "" when not such a loop.
 std::string StageVariable(const std::vector<Tok>& t, size_t loop, size_t last);
+
+// `loop` as for StageVariable. "" when not such a loop. An offset taken modulo something (a double
+// buffer's `bufs + (it % 2) * n`) is no walk.
+std::string WalkVariable(const std::vector<Tok>& t, size_t loop, size_t last);
 
 // Walking back from the loop at `loop` in its block: statements that communicate (`names`, NCCL
 // groups), record or wait for events, copy into what the statements taken read (an `if` around the

@@ -74,5 +74,41 @@ TEST(StageLoop, RepetitionsAndFixedPeersAreNoStages) {
   EXPECT_EQ(PrimingStart(setup, each_root, {"ncclBroadcast"}), each_root);
 }
 
+// A GEMM and an all-reduce per block of rows (wffpy/CCFL's host pipeline): each pass works on the
+// part of the buffers its variable offsets, so the loop is one computation; a repeat loop, its
+// double buffer toggled modulo 2, is not; nor is an element address of a loop-invariant index.
+TEST(StageLoop, ALoopOffsettingTheBuffersByItsVariableWalksTheData) {
+  const std::vector<Tok> blocks = Scan(R"(void pipeline(float* A, float* C, float* comm_buf, int M, int N, int K) {
+  int num_blocks = (M + 255) / 256;
+  for (int blk = 0; blk < num_blocks; ++blk) {
+    int row_start = blk * 256;
+    float* A_blk = A + row_start * K;
+    float* C_blk = C + row_start * N;
+    gemm(A_blk, C_blk);
+    ncclAllReduce(C_blk, C_blk, 256 * N, ncclFloat, ncclSum, comm, s);
+  }
+}
+)");
+  const size_t loop = LoopAt(blocks, 3);
+  ASSERT_LT(loop, blocks.size());
+  EXPECT_EQ(WalkVariable(blocks, loop, StatementEnd(blocks, loop)), "blk");
+  const std::vector<Tok> micro = Scan(R"(int main() {
+  for (int mb = 0; mb < n_micro; ++mb) ncclSend(&x[mb * size], size, ncclFloat, next, comm, s);
+}
+)");
+  EXPECT_EQ(WalkVariable(micro, LoopAt(micro, 2), StatementEnd(micro, LoopAt(micro, 2))), "mb");
+  const std::vector<Tok> reps = Scan(R"(int main() {
+  for (int it = 0; it < iters; ++it) {
+    int cur = it % 2;
+    float* buf = bufs + cur * n;
+    float* row = grid + 1 * nx;
+    ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, comm, s);
+    ncclSend(&halo[nx], nx, ncclFloat, peer, comm, s);
+  }
+}
+)");
+  EXPECT_EQ(WalkVariable(reps, LoopAt(reps, 2), StatementEnd(reps, LoopAt(reps, 2))), "");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
