@@ -1,9 +1,11 @@
 // Names a source file keeps to itself (internal linkage): at namespace scope, a `static` function or
-// variable, what an unnamed namespace declares, and a `__device__` function it defines (device code
-// is its file's own in a build without -rdc). Two of a program's files may each define one of
-// the same name (`static TpDataKind selected_data_kind()` in two runners); in the harness, where
-// the program's files are one unit (seed.cu, reference.cu), they would clash, so each file after
-// the first to define such a name gets its own spelling of it.
+// variable, what an unnamed namespace declares, and `__device__` code and `__device__`/`__constant__`
+// data (device code is its file's own in a build without -rdc). Two of a program's files may each
+// define one of the same name (`static TpDataKind selected_data_kind()` in two runners), or one may
+// keep to itself a name another file's global has (`__constant__ double Lx;` beside a host `double
+// Lx;`); in the harness, where the program's files are one unit (seed.cu, reference.cu), they would
+// clash, so each file after the first to keep such a name, and each keeping another's global's,
+// gets its own spelling of it.
 // Contract: pure functions of the text (tokens.h); preprocessor lines are not read.
 #pragma once
 

@@ -54,16 +54,30 @@ TEST(FileLocalNames, AnEarlierFilesNameIsKeptAndALaterFilesRespelled) {
 }
 
 // A device function two files each define (an MoE's experts and its shared expert each with its
-// own `silu_`, held out in stop 86): each file's own in a build without -rdc. A device function's
-// declaration, a host-and-device function and a device variable are not.
+// own `silu_`, held out in stop 86): each file's own in a build without -rdc, and so is device data
+// (`__device__`, `__constant__`). A device function's declaration, a host-and-device function and an
+// `extern` device variable are not.
 TEST(FileLocalNames, ADeviceFunctionDefinedIsTheFilesOwn) {
   const std::string text =
       "__device__ __forceinline__ float silu_(float x) { return x / (1.f + __expf(-x)); }\n"
       "__device__ float gelu_(float x);\n"
       "__host__ __device__ inline float both(float x) { return x; }\n"
       "__device__ float table[4] = {1, 2, 3, 4};\n"
+      "__device__ __constant__ double a2, Lx;\n"
+      "extern __device__ int elsewhere;\n"
       "__global__ void k(float* p) { p[0] = silu_(p[0]); }\n";
-  EXPECT_EQ(FileLocalNames(text), (std::set<std::string>{"silu_"}));
+  EXPECT_EQ(FileLocalNames(text), (std::set<std::string>{"silu_", "table", "a2", "Lx"}));
+}
+
+// A file's own name that another file's global has (aleksgri/3D-wave-equation-MPI-CUDA: the
+// kernels' `__constant__ double Lx`, the host's `double Lx`) is respelled in the file keeping it,
+// whichever comes first; the global keeps its name.
+TEST(FileLocalNames, AFilesOwnNameAnotherFilesGlobalHasIsRespelled) {
+  const auto renames = FileLocalRenames({"__constant__ double hx, Lx;\nvoid set() { cudaMemcpyToSymbol(Lx, &v, 8); }\n",
+                                         "double Lx, Ly;\nint main() { Lx = 3.14; }\n"},
+                                        {"kernels", "main"});
+  EXPECT_EQ(renames[0], (std::vector<std::pair<std::string, std::string>>{{"Lx", "Lx_cuco_kernels"}}));
+  EXPECT_TRUE(renames[1].empty());
 }
 
 TEST(FileLocalNames, NamesOfOneFileAloneAreNotRespelled) {

@@ -257,6 +257,7 @@ struct Role {
   bool either_side = false;  // written only in one arm of an `if` ... `else`, read only in the other
   bool array_entry = false;  // an entry of an array (array_entries.h): its role is the whole array's
   int partly_first = 0;  // the line of its first access, a write to part of it past its start; 0: none
+  bool read_after_written = false;  // an output for its copy after the loop, read in the iteration after its writes
   // The one floating type the iteration's collectives move it as (untyped_buffers.h), as C++ and as
   // the datatype the program names; "" when not one.
   std::string float_type, datatype;
@@ -268,12 +269,14 @@ struct Role {
 std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
   const std::string first =
       r.partly_first > 0 ? fmt::format("a write to part of it at line {}, past its start, the rest what it held", r.partly_first)
-      : r.in           ? "a read"
-                       : "a write";
+      : r.in && !r.read_after_written ? "a read"
+                                       : "a write";
   return fmt::format("`{}`: {} of the iteration (its first access {}, its last {}){}", expr,
                      r.in && r.out ? "an input and an output" : r.in ? "an input" : "an output", first,
                      r.last,
-                     r.array_entry ? r.out ? "; an entry of an array the iteration reads and writes (its accesses "
+                     r.read_after_written ? "; bound as input and output: the iteration reads it after its writes, "
+                                            "which may leave some of it alone: both sides start from the same values there"
+                     : r.array_entry ? r.out ? "; an entry of an array the iteration reads and writes (its accesses "
                                              "name the array, not the entry): bound as input and output"
                                            : "; an entry of an array the iteration only reads"
                      : r.both && (!r.in || (r.partly_first > 0 && (r.swapped || r.either_side || r.root_only)))
@@ -293,6 +296,17 @@ std::string RoleGuess(const std::string& expr, const Role& r, bool projected) {
                      : r.swapped ? "; swapped with another pointer in the loop: bound by what it "
                                    "holds when the iteration starts"
                                  : "");
+}
+
+// What of `e` the iteration may read without having written it, beyond its first access: a first
+// receive into part of it past its start (the rest is what it held), or, for an output only for its
+// copy after the loop (`copied_out`), a read after its writes (a Game of Life's second grid, read by
+// the next step's kernel), which may see what they leave alone (a kernel writing the interior).
+// Poisoned as an output, the candidate's read would differ from the reference's: input and output.
+void MarkUnwrittenReads(const BufferUse& u, const std::string& e, bool copied_out, Role* r) {
+  if (const auto partly = u.partly_written_first.find(e); partly != u.partly_written_first.end())
+    r->partly_first = partly->second;
+  if (copied_out && r->out && !r->in) r->in = r->read_after_written = true;
 }
 
 // The README's and the trace's line for each buffer of the iteration main cannot bind.
@@ -472,12 +486,13 @@ void BindTarget(const BindContext& c, const std::string& marked_expr, Target t, 
     return;
   }
   std::optional<HeldAccessor> held_by = HeldByAccessor(t.probe, c.f.raw, c.found, c.code, c.before_loop, c.program_code, trace);
-  // An object the loop hands whole to functions, its device storage behind an accessor, named where
-  // the binds are: bound by copy through it (object_storage.h).
+  // An object the loop hands whole to functions (or an entry of an array of them), its device storage
+  // behind an accessor, named where the binds are: bound by copy through it (object_storage.h), never
+  // as the object itself, which is no pointer.
   std::optional<std::string> storage;
-  if (!held_by && !c.found.projected && !Bindable(t.probe, c.before_loop))
+  if (!held_by && !c.found.projected)
     if ((storage = ObjectDeviceStorage(t.probe, c.program_code)) &&
-        !std::regex_search(c.before_loop, std::regex("\\b" + t.probe + "\\b")))
+        !std::regex_search(c.before_loop, std::regex("\\b" + t.probe.substr(0, t.probe.find('[')) + "\\b")))
       storage.reset();
   if (held_by) {
     t.expr = held_by->local;
@@ -573,13 +588,12 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   for (const auto& marked_expr : u.order) {
     Role r;
     r.in = u.first_read[marked_expr];
-    if (const auto partly = u.partly_written_first.find(marked_expr); partly != u.partly_written_first.end())
-      r.partly_first = partly->second;
     const auto copied = copied_of(marked_expr);
     r.swapped = Swapped(marked_expr, u.swaps);
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
     r.either_side = !r.root_only && u.EitherSide(marked_expr);
     r.out = is_output(marked_expr) || r.either_side;
+    MarkUnwrittenReads(u, marked_expr, copied != u.copied_out.end(), &r);
     if (const auto moved = u.datatypes.find(marked_expr); moved != u.datatypes.end()) {
       std::set<std::string> constants;  // a datatype variable the program gives one constant: that constant
       for (const std::string& d : moved->second) constants.insert(DatatypeValue(program_code, d));

@@ -150,6 +150,28 @@ int main(int argc, char** argv) {
   EXPECT_EQ(binds.find("\"d_in\""), std::string::npos) << binds;  // received whole, then read: scratch
 }
 
+// A grid written, then read by the next step's kernel, and copied to the host after the loop (the
+// Game of Life's `d_temp`): an output for its copy, whose writes may leave some of it alone (its
+// border) that the read sees; bound as input and output, so both sides start from the same values.
+TEST(InitBindBuffers, AnOutputCopiedOutAfterTheLoopAndReadAfterItsWritesIsInout) {
+  const std::string text = SmallLoop({"a", "t"}, "    step<<<1, 1>>>(a, t);\n"
+                                                 "    ncclAllReduce(t, t, 256, ncclFloat, ncclSum, comm, 0);\n"
+                                                 "    step<<<1, 1>>>(t, a);\n");
+  std::string program = text;
+  program.insert(program.find("int main"), "__global__ void step(const float* in, float* out) { out[1] = in[0]; }\n");
+  program.insert(program.rfind("  return 0;"), "  float h[256];\n  cudaMemcpy(h, t, sizeof h, cudaMemcpyDeviceToHost);\n");
+  InitPassTrace trace;
+  auto p = GatherSmallProgram("life2.cu", program);
+  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  std::string binds;
+  for (const std::string& x : b->binds) binds += x + "\n";
+  EXPECT_NE(binds.find("cuco_bind.inout(\"t\", t)"), std::string::npos) << binds;
+  EXPECT_TRUE(Traced(trace.lines, {"`t`", "reads it after its writes"}));
+}
+
 // A buffer read first and then written (scaled in place, then all-reduced from; all-reduced in place,
 // then read): input and output, so that what the pass leaves in it is checked, not only its effect
 // on the others.

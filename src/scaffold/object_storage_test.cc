@@ -26,5 +26,18 @@ TEST(ObjectStorage, AnObjectOfAClassWithADeviceAccessorIsBoundThroughIt) {
   EXPECT_EQ(ObjectDeviceStorage("u", std::string(kField) + "Field u;\nHost u;\n"), std::nullopt);
 }
 
+// aleksgri/3D-wave-equation-MPI-CUDA's `Grid grids[3];`: entries of an array of objects whose class
+// hands out the storage it cudaMallocs through a method of another name; a method returning a
+// member the class does not allocate on the device is no accessor.
+TEST(ObjectStorage, AMethodReturningTheMemberTheClassCudaMallocsIsTheAccessor) {
+  const std::string code =
+      "class Grid {\n  double* array_h;\n  double* array_d;\n public:\n"
+      "  void init(int n) { cudaMalloc(&array_d, n * 8); cudaMallocHost(&array_h, n * 8); }\n"
+      "  double* get_ptr_device() { return array_d; }\n  double* get_ptr_host() { return array_h; }\n};\n"
+      "Grid grids[3];\nvoid f() {\n  grids[0].init(4);  // init on device\n  grids[1].init(4);\n}\nclass Host { double* p; public: double* get() { return p; } };\nHost h;\n";
+  EXPECT_EQ(ObjectDeviceStorage("grids[0]", code), "grids[0].get_ptr_device()");
+  EXPECT_EQ(ObjectDeviceStorage("h", code), std::nullopt);
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -953,8 +953,9 @@ int main(int argc, char** argv) {
   ScaffoldReport r = Scaffold(program);
   ASSERT_TRUE(r.harness_ready) << r.harness_reason;
   // The swapped pair: `cur` is sent (an input); `nxt` receives what the next pass sends as `cur`.
-  EXPECT_EQ(r.inputs, (std::vector<std::string>{"x", "cur", "nxt"}));
-  EXPECT_EQ(r.outputs, (std::vector<std::string>{"y", "nxt_out", "sum"}));
+  // `y`, read by the last kernel after its writes and copied out after the loop: input and output.
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"x", "y", "cur", "nxt"}));
+  EXPECT_EQ(r.outputs, (std::vector<std::string>{"y_out", "nxt_out", "sum"}));
   const std::string seed = Read(root_ / "wl" / "harness" / "seed.cu");
   const std::string readme = Read(root_ / "wl" / "harness" / "README.md");
   EXPECT_EQ(seed.find("cuco_bind.input(\"xc\""), std::string::npos) << seed;  // the lambda's alias names x

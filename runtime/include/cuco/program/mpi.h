@@ -73,9 +73,11 @@ typedef int MPI_Errhandler;
 #define MPI_COMM_NULL (-1)
 #define MPI_GROUP_NULL (-1)
 #define MPI_GROUP_EMPTY (-2)
-#define MPI_ANY_SOURCE (-1)
+// MPICH's values (Intel MPI's, Cray MPICH's, MVAPICH's): a program written against them sees them (eth-cscs's
+// miniapp tests that a missing neighbour's rank, MPI_PROC_NULL, reads -1).
+#define MPI_ANY_SOURCE (-2)
 #define MPI_ANY_TAG (-1)
-#define MPI_PROC_NULL (-3)
+#define MPI_PROC_NULL (-1)
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_INFO_NULL 0
 #define MPI_IN_PLACE (reinterpret_cast<void*>(1))
