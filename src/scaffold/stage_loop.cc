@@ -63,14 +63,15 @@ std::string LoopVariable(const std::vector<Tok>& t, size_t loop, size_t* header_
 }
 
 // `var` and what the body [from, last] computes from it (`int next_k = k + 1; int next_root = next_k %
-// P_c;`), to a fixed point.
-std::set<std::string> DerivedFrom(const std::vector<Tok>& t, const std::string& var, size_t from, size_t last) {
+// P_c;`), to a fixed point; never a name of `excluded`, nor so what derives only through one.
+std::set<std::string> DerivedFrom(const std::vector<Tok>& t, const std::string& var, size_t from, size_t last,
+                                  const std::set<std::string>& excluded = {}) {
   std::set<std::string> derived = {var};
   for (bool grew = true; grew;) {
     grew = false;
     for (size_t i = from; i + 1 <= last; ++i) {
       if (!(t[i].ident && t[i + 1].text == "=" && (i + 2 > last || t[i + 2].text != "=")) || derived.count(t[i].text) ||
-          FollowsMemberAccess(t, i))
+          excluded.count(t[i].text) || FollowsMemberAccess(t, i))
         continue;
       size_t end = i + 2;
       while (end <= last && t[end].text != ";") ++end;
@@ -86,16 +87,16 @@ std::string WalkVariable(const std::vector<Tok>& t, size_t loop, size_t last) {
   size_t header_close = 0;
   const std::string var = LoopVariable(t, loop, &header_close);
   if (var.empty() || header_close >= last) return "";
-  std::set<std::string> derived = DerivedFrom(t, var, header_close + 1, last);
-  // A toggle (`int cur = it % 2;`) and what derives from it offsets a double buffer, not the data.
+  // A toggle (`int cur = it % 2;`) and what derives from it (`int off = cur * n;`) offset a double
+  // buffer, not the data.
+  std::set<std::string> toggles;
   for (size_t i = header_close + 1; i + 1 <= last; ++i)
-    if (t[i].ident && derived.count(t[i].text) && t[i + 1].text == "=") {
-      size_t end = i + 2;
+    if (t[i].ident && t[i + 1].text == "=" && !FollowsMemberAccess(t, i)) {
       bool modulo = false;
-      for (; end <= last && t[end].text != ";"; ++end) modulo = modulo || t[end].text == "%";
-      if (modulo) derived.erase(t[i].text);
+      for (size_t end = i + 2; end <= last && t[end].text != ";"; ++end) modulo = modulo || t[end].text == "%";
+      if (modulo) toggles.insert(t[i].text);
     }
-  derived.insert(var);
+  const std::set<std::string> derived = DerivedFrom(t, var, header_close + 1, last, toggles);
   auto offset_by = [&](size_t from, size_t to) {  // tokens [from, to] mention a derived name, no `%`
     bool mod = false;
     for (size_t k = from; k <= to && k < t.size(); ++k) mod = mod || t[k].text == "%";

@@ -100,7 +100,8 @@ TEST(StageLoop, ALoopOffsettingTheBuffersByItsVariableWalksTheData) {
   const std::vector<Tok> reps = Scan(R"(int main() {
   for (int it = 0; it < iters; ++it) {
     int cur = it % 2;
-    float* buf = bufs + cur * n;
+    int off = cur * n;
+    float* buf = bufs + off;
     float* row = grid + 1 * nx;
     ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, comm, s);
     ncclSend(&halo[nx], nx, ncclFloat, peer, comm, s);
