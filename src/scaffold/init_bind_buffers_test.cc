@@ -36,13 +36,15 @@ std::string SmallLoop(const std::vector<std::string>& buffers, const std::string
          "  for (int i = 0; i < 10; ++i) {\n" + body + "  }\n  return 0;\n}\n";
 }
 
-// Program `text` (file `name`) through init's first two passes: its loop, then its buffers.
-Result<BoundBuffers> BindSmallProgram(const std::string& name, const std::string& text) {
+// Program `text` (file `name`) through init's first two passes: its loop, then its buffers; their
+// trace in *trace when given.
+Result<BoundBuffers> BindSmallProgram(const std::string& name, const std::string& text, InitPassTrace* trace = nullptr) {
   auto p = GatherSmallProgram(name, text);
-  InitPassTrace trace;
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
+  InitPassTrace own;
+  if (trace == nullptr) trace = &own;
+  Result<FoundLoop> found = FindLoop(p->facts, {}, trace);
   if (!found.ok()) return found.status();
-  return BindBuffers(p->facts, {}, *found, &trace);
+  return BindBuffers(p->facts, {}, *found, trace);
 }
 
 // Program `text` (file `name`) started with the one argument `given` (`cuco init --args`) through
@@ -138,10 +140,7 @@ int main(int argc, char** argv) {
 }
 )";
   InitPassTrace trace;
-  auto p = GatherSmallProgram("life.cu", text);
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  Result<BoundBuffers> b = BindSmallProgram("life.cu", text, &trace);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   std::string binds;
   for (const std::string& s : b->binds) binds += s + "\n";
@@ -161,10 +160,7 @@ TEST(InitBindBuffers, AnOutputCopiedOutAfterTheLoopAndReadAfterItsWritesIsInout)
   program.insert(program.find("int main"), "__global__ void step(const float* in, float* out) { out[1] = in[0]; }\n");
   program.insert(program.rfind("  return 0;"), "  float h[256];\n  cudaMemcpy(h, t, sizeof h, cudaMemcpyDeviceToHost);\n");
   InitPassTrace trace;
-  auto p = GatherSmallProgram("life2.cu", program);
-  Result<FoundLoop> found = FindLoop(p->facts, {}, &trace);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  Result<BoundBuffers> b = BindBuffers(p->facts, {}, *found, &trace);
+  Result<BoundBuffers> b = BindSmallProgram("life2.cu", program, &trace);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   std::string binds;
   for (const std::string& x : b->binds) binds += x + "\n";
