@@ -16,12 +16,14 @@ int IntOr(const nlohmann::json& j, const char* key) {
 }
 
 // "1.84x slower (0.150 -> 0.276 ms)", for a canary past its tolerance; "" otherwise.
-std::string SlowerCanary(const char* what, double base_ms, double later_ms, double spread, double clock_ratio) {
+std::string SlowerCanary(const char* what, double base_ms, double later_ms, double spread, double clock_ratio,
+                         int reads) {
   if (base_ms <= 0 || later_ms <= 0) return "";
   const double ratio = later_ms / base_ms * clock_ratio;
   if (ratio <= 1 + CanaryTolerance(spread)) return "";
-  return fmt::format("canary {} {:.2f}x slower ({:.3f} -> {:.3f} ms{})", what, ratio, base_ms, later_ms,
-                     clock_ratio != 1 ? fmt::format(", counted in SM cycles") : "");
+  return fmt::format("canary {} {:.2f}x slower ({:.3f} -> {:.3f} ms{}{})", what, ratio, base_ms, later_ms,
+                     clock_ratio != 1 ? ", counted in SM cycles" : "",
+                     reads > 1 ? fmt::format(", still after {} readings", reads) : "");
 }
 
 }  // namespace
@@ -44,6 +46,7 @@ GpuReading ParseGpuReading(const nlohmann::json& j) {
   // The processes NVML lists, however named: a pid NVML gives may belong to another pid namespace
   // (a container), where no name can be looked up, so names decide nothing. Readings are only ever
   // compared within one timing method (MPS: the server; without: the supervisor itself).
+  r.reads = std::max(1, IntOr(j, "reads"));
   r.processes = j.contains("processes") && j["processes"].is_array() ? static_cast<int>(j["processes"].size()) : -1;
   return r;
 }
@@ -68,8 +71,9 @@ GpuStateChange CompareGpuReadings(const GpuReading& base, const GpuReading& late
                                       base.mem_total >> 20, later.mem_total >> 20));
   const double clock_ratio =
       base.sm_clock_mhz > 0 && later.sm_clock_mhz > 0 ? static_cast<double>(later.sm_clock_mhz) / base.sm_clock_mhz : 1.0;
-  for (const std::string& s : {SlowerCanary("kernel", base.kernel_ms, later.kernel_ms, base.kernel_spread, clock_ratio),
-                               SlowerCanary("copy", base.copy_ms, later.copy_ms, base.copy_spread, 1.0)})
+  for (const std::string& s :
+       {SlowerCanary("kernel", base.kernel_ms, later.kernel_ms, base.kernel_spread, clock_ratio, later.reads),
+        SlowerCanary("copy", base.copy_ms, later.copy_ms, base.copy_spread, 1.0, later.reads)})
     if (!s.empty()) c.canary.push_back(s);
   if (base.processes >= 0 && later.processes > base.processes)
     c.machine.push_back(fmt::format("processes on the GPU {} -> {} (another process is using it)", base.processes,

@@ -28,6 +28,7 @@ struct GpuReading {
   int sm_clock_mhz = -1, app_sm_clock_mhz = -1, app_mem_clock_mhz = -1;
   int compute_mode = -1, persistence_mode = -1;
   int processes = -1;  // compute processes NVML lists on the GPU; -1 unknown
+  int reads = 1;       // readings the supervisor took for this one (the last kept: a slower first is read again)
 };
 
 // One "before" / "after" object of a rank's gpu_state; not present when it is null, malformed or

@@ -62,6 +62,15 @@ TEST(GpuReading, AnMpsCapShowsAsFewerSmsAndASlowerCanary) {
   EXPECT_TRUE(c.machine.empty());
 }
 
+TEST(GpuReading, ASlowerCanaryReadAgainSaysHowOften) {
+  nlohmann::json later = Reading(2.9, 7);
+  later["reads"] = 4;  // the supervisor read it again three times (gpu_state_settle.h): a change that lasts
+  const GpuStateChange c = CompareGpuReadings(ParseGpuReading(Reading(0.150, 132)), ParseGpuReading(later));
+  ASSERT_EQ(c.canary.size(), 1u);
+  EXPECT_TRUE(Has(c.canary[0], "still after 4 readings")) << c.Text();
+  EXPECT_FALSE(Has(CompareGpuReadings(ParseGpuReading(Reading(0.150)), ParseGpuReading(Reading(2.9))).Text(), "readings"));
+}
+
 TEST(GpuReading, ASlowerKernelTheClockExplainsIsNoChange) {
   nlohmann::json hot = Reading(0.200);
   hot["sm_clock_mhz"] = 1485;  // 0.200 ms at 1485 MHz is 0.150 ms at 1980 MHz

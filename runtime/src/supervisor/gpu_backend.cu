@@ -24,6 +24,7 @@
 
 #include "supervisor/agree_unordered.h"
 #include "supervisor/check_kernels.cuh"
+#include "supervisor/gpu_state_settle.h"
 #include "supervisor/supervisor.h"
 
 namespace cuco::supervisor {
@@ -198,7 +199,19 @@ void GpuBackend::DescribeDevice(Json& j) const {
 
 void GpuBackend::ReadDeviceState(const std::string& point) {
   GpuReading r = ReadGpuState(device_, pci_bus_id_);
-  (point == "before" ? state_before_ : state_after_) = r;
+  if (point == "before") {
+    state_before_ = r;
+    return;
+  }
+  const GpuReading first = r;
+  for (int i = 0; i < kSettleRereads && ReadAgain(state_before_, r); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePauseMs));
+    r = ReadGpuState(device_, pci_bus_id_);
+    r.reads = i + 2;
+    r.first_kernel_ms = first.kernel_ms;
+    r.first_copy_ms = first.copy_ms;
+  }
+  state_after_ = r;
 }
 
 std::string GpuBackend::TimingMethod() const {

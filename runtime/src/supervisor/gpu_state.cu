@@ -228,6 +228,8 @@ void WriteGpuReading(Json& j, const GpuReading& r) {
     j.begin_object().kv("pid", static_cast<int64_t>(p.pid)).kv("used_bytes", static_cast<int64_t>(p.used_bytes)).kv("name", p.name).end_object();
   j.end_array();
   j.kv("other_processes", r.other_processes);
+  j.kv("reads", r.reads);
+  if (r.reads > 1) j.kv("first_canary_kernel_ms", r.first_kernel_ms).kv("first_canary_copy_ms", r.first_copy_ms);
   if (!r.error.empty()) j.kv("error", r.error);
   else j.key("error").null();
   j.end_object();

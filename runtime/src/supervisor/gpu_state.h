@@ -37,6 +37,10 @@ struct GpuReading {
   int compute_mode = -1, persistence_mode = -1;
   std::vector<GpuProcess> processes;
   int other_processes = -1;  // processes on the GPU that are neither this one nor an MPS server/daemon
+  // Readings taken for this one (gpu_state_settle.h): 1, or more where the first was read again;
+  // then the first one's canary medians.
+  int reads = 1;
+  double first_kernel_ms = NAN, first_copy_ms = NAN;
   std::string error;
 };
 
