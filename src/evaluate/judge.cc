@@ -68,14 +68,15 @@ StageVerdict JudgeJob(const JobOutcome& job) {
 namespace {
 
 // Where the program's own code, run as the reference, ended the supervisor's run (exit() in its error
-// macro after a perror, a return from main: `message` says "the program called" or "the program's main
-// returned"), the last line of the supervisor's log that is not cuco's own ("[cuco-supervisor] ...",
+// macro after a perror, a return from main, an exit in its pass: `message` says "the program called",
+// "the program's main returned" or "the iteration called"), the last line of the supervisor's log that is not cuco's own ("[cuco-supervisor] ...",
 // "cuco reference: ..."): what the program said last, often the reason (a missing input file); ""
 // otherwise.
 std::string ProgramsLastWords(const std::string& message, const std::string& log_path) {
   if (message.find("run as the reference") == std::string::npos ||  // the candidate's output is in its own log
       (message.find("the program called") == std::string::npos &&
-       message.find("the program's main returned") == std::string::npos))
+       message.find("the program's main returned") == std::string::npos &&
+       message.find("the iteration called") == std::string::npos))
     return "";
   auto log = ReadFile(log_path);
   if (!log.ok()) return "";

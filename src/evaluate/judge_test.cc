@@ -486,6 +486,17 @@ TEST_F(JudgeTest, AProgramExitingBeforeItsLoopSaysWhatItLastPrinted) {
   j.ranks[0].outcome.exit_code = protocol::kExitCandidateExited;
   v = JudgeSupervisor(j, dir_.string());
   EXPECT_EQ(v.reason.find("last line of output"), std::string::npos) << v.reason;
+  // Its pass ended by its own check (the CSCS miniapp's CG, stop 90 on one H100): what it said then.
+  ASSERT_TRUE(WriteFileAtomic(log, "ERROR: CG failed to converge after 200 iterations, with residual 0.0202961\n"
+                                   "[cuco-supervisor] rank 0: error (supervisor)\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "rank0.json",
+                              R"j({"error": "fill_inputs: the program, run as the reference: the iteration called )j"
+                              R"j(exit(-1) (the program's own error check) (rank 0)"})j")
+                  .ok());
+  j.ranks[0].outcome.exit_code = protocol::kExitSupervisor;
+  v = JudgeSupervisor(j, dir_.string());
+  EXPECT_NE(v.reason.find("last line of output: \"ERROR: CG failed to converge"), std::string::npos) << v.reason;
 }
 
 }  // namespace

@@ -87,6 +87,10 @@ struct CheckResult {
   // candidate runs then compares it without its order too (a program's own reference only:
   // cuco/program/impl/output_order.h).
   uint64_t unordered_outputs = 0;
+  // A program's own reference only: its float inputs are its own state at the timed loop, scaled
+  // per seed, because its own check ended a run on fresh random ones (an iterative solver that does
+  // not converge from noise; docs/workload-contract.md).
+  bool own_state_inputs = false;
   // What max_abs was divided by: 1 where it is absolute; a program's own reference divides by the
   // RMS of its outputs (the program's scale is its own). The supervisor judges the fresh-buffers
   // agreement of two candidate runs on the same scale.

@@ -456,6 +456,7 @@ CheckFigures GpuBackend::CheckSnapshot(uint64_t seed, const std::vector<int64_t>
   f.elements = r.elements_checked;
   f.rows = r.rows_checked;
   f.left_alone = r.left_alone_elements;
+  f.own_state_inputs = r.own_state_inputs;
   unordered_outputs_ |= r.unordered_outputs;
   left_alone_ = r.left_alone;
   max_abs_scale_ = r.max_abs_scale > 0 && std::isfinite(r.max_abs_scale) ? r.max_abs_scale : 1;

@@ -56,6 +56,7 @@ struct CheckFigures {
   double rel_l2 = 0, max_abs = 0;
   int64_t nonfinite = 0, elements = 0, rows = 0;
   int64_t left_alone = 0;  // output elements the reference itself leaves alone (CheckResult::left_alone)
+  bool own_state_inputs = false;  // CheckResult::own_state_inputs
 };
 
 struct AgreeFigures {

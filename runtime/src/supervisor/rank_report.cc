@@ -67,6 +67,7 @@ void WriteRankMetrics(const Args& args, const SupervisorIdentity& id, const Rank
     j.kv("nonfinite", nonfinite).kv("nonfinite_checked", c.r.nonfinite);
     j.kv("poison_left", c.scan.poison_left).kv("poison_expected", c.scan.poison_expected);
     j.kv("left_alone", c.r.left_alone);
+    if (c.r.own_state_inputs) j.kv("inputs", "own_state");
     j.kv("output_elements", c.scan.elements);
     j.kv("time_ms", c.time_ms).kv("check_s", c.check_s);
     j.end_object();

@@ -4,7 +4,9 @@
 //   buffers      the bound buffers of each rank, sized by the cudaMalloc that made them; an inout
 //                buffer is the input `name` and the output `name_out`;
 //   fill_inputs  floats: uniform in [-s, s) from (seed, buffer, rank, index), s giving the program's
-//                own RMS for that buffer; integers and other types: the program's own values;
+//                own RMS for that buffer; integers and other types: the program's own values; where
+//                the program's own check ends its first pass on fresh floats, its own state at the
+//                loop scaled per seed instead (reference_check.cu, DecideInputs);
 //   check        runs the program's iteration on every rank (the reference ranks), then compares
 //                the rank's outputs in fp64. Rows are runs of kRowElements elements through the
 //                rank's outputs, one after the other. rel_l2 is ||out - ref|| / ||ref||; max_abs is

@@ -74,6 +74,12 @@ class Groups {
     std::lock_guard<std::mutex> lock(mu_);
     return id >= 0 && id < static_cast<int>(by_id_.size()) ? by_id_[static_cast<size_t>(id)] : nullptr;
   }
+  // Every group's waits count again (after a failed run of every rank, none waiting).
+  void MendAll() {
+    std::lock_guard<std::mutex> lock(mu_);
+    broken_ = false;
+    for (Group* g : by_id_) g->barrier.Mend();
+  }
   // Every group's waits, now and later, return false (a rank failed).
   void BreakAll() {
     std::lock_guard<std::mutex> lock(mu_);

@@ -36,6 +36,14 @@ class RankBarrier {
     return true;
   }
 
+  // Mended after a failed run of every rank, none of them waiting: waits count again.
+  void Mend() {
+    std::lock_guard<std::mutex> lock(mu_);
+    broken_ = false;
+    waiting_ = 0;
+    ++generation_;
+  }
+
   // Every wait, now and later, returns false (a rank failed: the others must not wait for it).
   void Break() {
     std::lock_guard<std::mutex> lock(mu_);

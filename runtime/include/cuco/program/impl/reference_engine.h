@@ -79,6 +79,7 @@ struct Rank {
   bool serving = false, ended = false;
   int64_t requested = 0, done = 0;
   std::string error;
+  bool exited_in_iteration = false;  // the last run's error: the program's own check ended its pass
 };
 
 struct Engine {
@@ -111,6 +112,11 @@ struct Engine {
   std::vector<FirstOutputs> first_outputs;  // [rank]: the first seed's outputs (output_digest.h)
   int64_t iterations = 0;
   cuco::Sizes sizes;  // the stage's sizes (size_or), as the first EnsureStarted got them
+  // Float inputs are fresh (uniform at the program's own RMS) unless the program's own check ended
+  // its first run on them: then they are its own state at the loop, scaled per seed (reference_check.cu,
+  // DecideInputs), for the reference and every candidate alike.
+  bool inputs_decided = false, own_state_inputs = false;
+  std::string fresh_inputs_error;  // what the first run on fresh inputs ended with, then
 };
 
 inline Engine& E() {
@@ -123,6 +129,14 @@ inline void BreakBarriers(Engine& e) {
   e.barrier.Break();
   e.mail.Break();
   emu::AllGroups().BreakAll();
+}
+
+// After a run every rank ended with an error, none of them waiting: the barriers count again and
+// no message of that run is left.
+inline void MendBarriers(Engine& e) {
+  e.barrier.Mend();
+  e.mail.Reset();
+  emu::AllGroups().MendAll();
 }
 inline thread_local int t_rank = -1;
 constexpr double kWaitLimitS = 120;
@@ -412,6 +426,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       if (b.slot != nullptr) *b.slot = b.buffer;
     lock.unlock();
     std::string err;
+    bool exited = false;
     try {
       body();
       const cudaError_t c = cudaDeviceSynchronize();
@@ -420,6 +435,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
       throw;
     } catch (const ProgramExit& x) {
       err = "the iteration called " + x.call() + " (the program's own error check)";
+      exited = true;
     } catch (const std::exception& ex) {
       err = std::string("the iteration threw: ") + ex.what();
     } catch (...) {
@@ -428,6 +444,7 @@ inline void serve(const std::function<void(Binder&)>& binds, const std::function
     if (!err.empty()) BreakBarriers(e);
     lock.lock();
     if (!err.empty() && r.error.empty()) r.error = err + " (rank " + std::to_string(t_rank) + ")";
+    r.exited_in_iteration = r.exited_in_iteration || exited;
     r.done = r.requested;
     e.cv.notify_all();
   }
