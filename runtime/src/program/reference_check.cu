@@ -73,6 +73,17 @@ __global__ void OwnStateKernel(T* p, size_t n, uint64_t key, float whole) {
   }
 }
 
+// `launch` called with `p` as a pointer to the float type `elem` names.
+template <class Launch>
+void AsFloats(Elem elem, void* p, Launch launch) {
+  switch (elem) {
+    case Elem::kF32: launch(static_cast<float*>(p)); break;
+    case Elem::kF64: launch(static_cast<double*>(p)); break;
+    case Elem::kF16: launch(static_cast<__half*>(p)); break;
+    default: launch(static_cast<__nv_bfloat16*>(p)); break;
+  }
+}
+
 // Writes rank `rank`'s input `b` for `seed` into dst (at least b.bytes), on `stream`.
 cudaError_t Fill(void* dst, const Bound& b, int index, int rank, uint64_t seed, cudaStream_t stream) {
   if (!IsFloat(b.elem))
@@ -84,20 +95,10 @@ cudaError_t Fill(void* dst, const Bound& b, int index, int rank, uint64_t seed, 
     if (cudaError_t c = cudaMemcpyAsync(dst, b.initial.data(), b.bytes, cudaMemcpyHostToDevice, stream); c != cudaSuccess)
       return c;
     const float whole = kOwnStateScale * cuco_frozen::uniform_pm1(key, ~uint64_t{0});
-    switch (b.elem) {
-      case Elem::kF32: OwnStateKernel<<<blocks, 256, 0, stream>>>(static_cast<float*>(dst), n, key, whole); break;
-      case Elem::kF64: OwnStateKernel<<<blocks, 256, 0, stream>>>(static_cast<double*>(dst), n, key, whole); break;
-      case Elem::kF16: OwnStateKernel<<<blocks, 256, 0, stream>>>(static_cast<__half*>(dst), n, key, whole); break;
-      default: OwnStateKernel<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), n, key, whole); break;
-    }
-    return cudaGetLastError();
-  }
-  const float s = static_cast<float>(b.scale);
-  switch (b.elem) {
-    case Elem::kF32: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<float*>(dst), n, key, s); break;
-    case Elem::kF64: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<double*>(dst), n, key, s); break;
-    case Elem::kF16: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__half*>(dst), n, key, s); break;
-    default: FillKernel<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), n, key, s); break;
+    AsFloats(b.elem, dst, [&](auto* p) { OwnStateKernel<<<blocks, 256, 0, stream>>>(p, n, key, whole); });
+  } else {
+    const float s = static_cast<float>(b.scale);
+    AsFloats(b.elem, dst, [&](auto* p) { FillKernel<<<blocks, 256, 0, stream>>>(p, n, key, s); });
   }
   return cudaGetLastError();
 }
