@@ -77,6 +77,7 @@ Result<std::vector<std::string>> Cascade::CandidateSandbox(const fs::path& stage
     std::error_code ec;
     if (fs::exists(read, ec)) spec.readonly_dirs.push_back(read);
   }
+  spec.tmp_folders = workload_.run_folders;  // where the candidate starts: its own /tmp
   // MPS: cuco's own pipe folder for this evaluation, and nothing else (never its log folder, never
   // the default /tmp/nvidia-mps); without cuco's daemon, none.
   if (gpu != nullptr) gpu->ConfineSandbox(&spec);

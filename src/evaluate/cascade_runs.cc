@@ -130,6 +130,7 @@ bool Cascade::RunHarnessStage(const std::string& stage, const BuildResult& built
   MakeDirs(metrics);
   MakeDirs(logs);
   MakeDirs(cwd);
+  for (const std::string& folder : workload_.run_folders) MakeDirs(cwd / folder);
   // One supervisor process for all ranks; it starts the candidate's ranks inside the sandbox.
   RankJob job;
   job.argv = {fs::absolute(built.supervisor).string()};

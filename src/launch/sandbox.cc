@@ -94,6 +94,14 @@ Result<std::vector<std::string>> BwrapOptions(const SandboxSpec& spec, const std
   if (spec.tmp_bytes == 0) return Status::InvalidArgument("sandbox: tmp_bytes is 0");
   std::string tmp_size = std::to_string(spec.tmp_bytes);
   for (const char* dir : {"/tmp", "/dev/shm"}) a.insert(a.end(), {"--perms", "1777", "--size", tmp_size, "--tmpfs", dir});
+  for (const std::string& f : spec.tmp_folders) {
+    const fs::path rel(f);
+    bool plain = !f.empty() && rel.is_relative();
+    for (const fs::path& part : rel) plain = plain && part != "." && part != ".." && !part.empty();
+    if (!plain) return Status::InvalidArgument(fmt::format("sandbox: tmp folder '{}' is not a plain relative path", f));
+    fs::path made = "/tmp";
+    for (const fs::path& part : rel) a.insert(a.end(), {"--perms", "0777", "--dir", (made /= part).string()});
+  }
 
   if (!spec.gpus.empty()) {
     std::vector<std::string> nodes = {"/dev/nvidiactl", "/dev/nvidia-uvm"};

@@ -28,6 +28,8 @@ struct SandboxSpec {
                                            // readonly_dirs and writable_dirs, so one of those inside still works
   std::vector<std::string> readonly_dirs;  // bound read-only after hiding (must exist), e.g. the exe's dir
   uint64_t tmp_bytes = 512ull << 20;       // size of the private /tmp and of the private /dev/shm
+  std::vector<std::string> tmp_folders;    // made, empty, in the private /tmp: relative paths ("Output",
+                                           // "out/run1"), no "." or ".." component
   std::vector<int> gpus;                   // device minors N: /dev/nvidiaN, plus /dev/nvidiactl and
                                            // /dev/nvidia-uvm when gpus is not empty (each only if present)
   std::string mps_pipe_dir;                // bound read-write when not empty (CUDA MPS)

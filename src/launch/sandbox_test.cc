@@ -40,6 +40,11 @@ struct Ran {
     auto it = kv.find(k);
     return it == kv.end() ? "(missing)" : it->second;
   }
+  std::vector<std::string> All(const std::string& k) const {  // every value of `k`, in order
+    std::vector<std::string> v;
+    for (auto [it, end] = kv.equal_range(k); it != end; ++it) v.push_back(it->second);
+    return v;
+  }
 };
 
 // Runs argv with stdout+stderr captured; the fds in `keep` are inherited as they are.
@@ -155,9 +160,7 @@ TEST_F(SandboxTest, WritesOnlyToWritableDirsAndPrivateTmp) {
   Ran r = Probe(spec, {"write", path("out/ok.txt"), "write", path("outside.txt"), "write", "/tmp/private.txt",
                        "write", "/dev/shm/private"});
   ASSERT_EQ(r.code, 0) << r.output;
-  auto [it, end] = r.kv.equal_range("write");
-  std::vector<std::string> w;
-  for (; it != end; ++it) w.push_back(it->second);
+  const std::vector<std::string> w = r.All("write");
   ASSERT_EQ(w.size(), 4u) << r.output;
   EXPECT_EQ(w[0], "ok");
   // Outside the writable dirs a write fails, or (for a test folder under /tmp, which is private
@@ -170,6 +173,24 @@ TEST_F(SandboxTest, WritesOnlyToWritableDirsAndPrivateTmp) {
   EXPECT_EQ(Slurp(path("out/ok.txt")), "x\n");
   EXPECT_FALSE(fs::exists(path("outside.txt")));
   EXPECT_FALSE(fs::exists("/tmp/private.txt"));
+}
+
+// A program writing into a folder relative to where it runs (`Output/Field-0.tec`, stop 90's
+// Cahn-Hilliard solver): the folder is there, empty, in the private /tmp, and takes writes.
+TEST_F(SandboxTest, TmpFoldersAreMadeInThePrivateTmp) {
+  SandboxSpec spec = Spec();
+  spec.tmp_folders = {"Output", "runs/a"};
+  Ran r = Probe(spec, {"write", "/tmp/Output/Field-0.tec", "write", "/tmp/runs/a/x", "write", "/tmp/Missing/x"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::vector<std::string> w = r.All("write");
+  ASSERT_EQ(w.size(), 3u) << r.output;
+  EXPECT_EQ(w[0], "ok");
+  EXPECT_EQ(w[1], "ok");
+  EXPECT_NE(w[2], "ok") << "a folder not asked for is not made";
+  for (const char* bad : {"/abs", "../up", "a/../b", "./a", ""}) {
+    spec.tmp_folders = {bad};
+    EXPECT_EQ(SandboxPrefix(spec).status().code(), Status::Code::kInvalidArgument) << bad;
+  }
 }
 
 TEST_F(SandboxTest, HiddenDirsAndHomeSecretsAreEmpty) {

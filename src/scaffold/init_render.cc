@@ -140,6 +140,8 @@ std::string HarnessWorkloadToml(const ProgramFacts& f, const TimedLoop& loop,
   t += KeyLine("world_sizes = [" + wss + "]", "the rank counts to verify at; remove those the program refuses");
   if (const std::vector<std::string> reads = AbsoluteInputPaths(f.program_args); !reads.empty())
     t += KeyLine("reads = " + TomlList(reads), "paths the program's arguments name: read-only in candidates' sandboxes");
+  if (const std::vector<std::string> folders = WrittenFolders(f); !folders.empty())
+    t += KeyLine("run_folders = " + TomlList(folders), "folders the program writes into: made, empty, where each run starts");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), "-O3 and the program's own flags");
   std::vector<std::string> libs;

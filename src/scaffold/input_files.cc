@@ -97,6 +97,33 @@ std::vector<std::pair<std::string, bool>> AbsolutePaths(const std::vector<std::s
 
 }  // namespace
 
+std::vector<std::string> WrittenFolders(const ProgramFacts& f) {
+  static const std::regex writes(
+      R"re(\bofstream\b|\bfopen\s*\([^;]*"[wa]\+?b?"|\bopen\s*\([^;]*O_(?:WRONLY|RDWR|CREAT))re");
+  static const std::regex literal(R"re("(?:\./)?((?:[A-Za-z0-9_][\w.-]*/)+)([\w.%-]*)")re");
+  static const std::regex print(R"(\b(?:printf|fprintf|puts|cout|cerr|clog|perror)\b)");
+  std::vector<std::string> folders;
+  std::vector<const std::string*> codes = {&f.code};
+  for (const auto& [name, code] : f.other_code) codes.push_back(&code);
+  for (const std::string* code : codes) {
+    if (!std::regex_search(*code, writes)) continue;
+    for (auto it = std::sregex_iterator(code->begin(), code->end(), literal); it != std::sregex_iterator(); ++it) {
+      const std::string folder = (*it)[1].str().substr(0, (*it)[1].length() - 1), last = (*it)[2].str();
+      if (!last.empty() && last.find_first_of(".%") == std::string::npos) continue;  // "bytes/s", "GB/s"
+      if (folder.find("..") != std::string::npos) continue;
+      const size_t at = static_cast<size_t>(it->position(0));
+      const size_t line_start = code->rfind('\n', at) == std::string::npos ? 0 : code->rfind('\n', at) + 1;
+      const size_t statement = code->find_last_of(";{}", at);
+      const size_t from = statement == std::string::npos ? 0 : statement + 1;
+      if (Trim(code->substr(line_start, at - line_start)).rfind("#", 0) == 0 ||
+          std::regex_search(code->substr(from, at - from), print))
+        continue;
+      if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
+    }
+  }
+  return folders;
+}
+
 std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args) {
   std::vector<std::string> paths;
   for (const auto& [path, written] : AbsolutePaths(args))

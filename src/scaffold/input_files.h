@@ -22,6 +22,14 @@ std::vector<std::string> RelativeInputPaths(const ProgramFacts& f, const std::st
 // `--out=PATH`, `--save PATH`, ...) is written, not read: not among them.
 std::vector<std::string> AbsoluteInputPaths(const std::vector<std::string>& args);
 
+// The folders the program writes files into by a path relative to where it runs, each once, as
+// plain relative paths ("Output" of `sprintf(s, "Output/Field-%d.tec", step)` before an ofstream,
+// "results/run1" of "./results/run1/log.txt"): a literal with a folder part whose last part names a
+// file (a dot or a format's %) or is empty, outside the program's prints and #include lines, in a
+// file that opens files for writing (an ofstream, an fopen with "w" or "a", open with O_CREAT or a
+// write mode). cuco makes them, empty, where each run starts: workload.toml's `run_folders`.
+std::vector<std::string> WrittenFolders(const ProgramFacts& f);
+
 // A TODO line for each path an output option names outside /tmp: a candidate's sandbox takes writes
 // in its own /tmp only.
 std::vector<std::string> WrittenPathTodos(const std::vector<std::string>& args);

@@ -50,6 +50,33 @@ TEST(RelativeInputPaths, ARelativePathOfAProgramThatOpensFiles) {
   EXPECT_TRUE(RelativeInputPaths(f, "/nonexistent").empty());
 }
 
+// A program writing its fields into a folder of where it runs (gpritam/CUDA-aware-MPI's
+// `sprintf(s,"Output/Field-%d-%04d.tec",...)` then `std::ofstream Output(s, ...)`): the folder is
+// named once, and so is one spelled "./results/run1/" with a file; a print's path, a rate ("GB/s"),
+// an #include, and a file that writes nothing name none.
+TEST(WrittenFolders, AFolderTheProgramWritesFilesInto) {
+  ProgramFacts f;
+  f.file = "spinodal.cpp";
+  f.code =
+      "#include \"include/General.h\"\n"
+      "int main() {\n"
+      "  printf(\"see logs/out.txt, %f GB/s\\n\", r);\n"
+      "  char s[64]; sprintf(s,\"Output/Field-%d-%04d.tec\",t,rank);\n"
+      "  std::ofstream Output(s, std::ios::out);\n"
+      "  std::ofstream again(\"Output/Field.visit\");\n"
+      "  FILE* l = fopen(\"./results/run1/log.txt\", \"w\");\n"
+      "  double bw = bytes / t; const char* unit = \"GB/s\";\n"
+      "}\n";
+  EXPECT_EQ(WrittenFolders(f), (std::vector<std::string>{"Output", "results/run1"}));
+  f.code = "int main() {\n  FILE* in = fopen(\"cases/case1/meta.txt\", \"r\");\n}\n";
+  EXPECT_TRUE(WrittenFolders(f).empty());
+  f.code = "int main() {\n  std::ofstream o(\"../up/x.txt\");\n}\n";
+  EXPECT_TRUE(WrittenFolders(f).empty());
+  f.code = "int main() {}\n";
+  f.other_code = {{"io.cpp", "void save() { std::ofstream o(\"Output/a.dat\"); }\n"}};
+  EXPECT_EQ(WrittenFolders(f), (std::vector<std::string>{"Output"}));
+}
+
 // An absolute path given with --args (a training set under /tmp, SadreevAmir/hpc_final_project's
 // `train_vit /tmp/vitdata/train.csv 200 8 0.05`) is listed once for the sandboxes to show; an
 // option's value too; numbers, relative paths and flags are not.

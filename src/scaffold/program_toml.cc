@@ -27,6 +27,8 @@ std::string ProgramToml(const ProgramFacts& f) {
   t += KeyLine(fmt::format("world_sizes = [{}]", f.world.size), "add the other rank counts the program supports");
   if (const std::vector<std::string> reads = AbsoluteInputPaths(f.program_args); !reads.empty())
     t += KeyLine("reads = " + TomlList(reads), "paths the program's arguments name: read-only in its sandbox");
+  if (const std::vector<std::string> folders = WrittenFolders(f); !folders.empty())
+    t += KeyLine("run_folders = " + TomlList(folders), "folders the program writes into: made, empty, where it runs");
   t += "\n[build]\n";
   t += KeyLine("flags = " + TomlList(f.build_flags), f.build_flags.size() > 1 ? "-O3 and the program's own flags" : "");
   t += KeyLine("libs = " + TomlList(f.libs), "from the program's calls");

@@ -163,6 +163,25 @@ Status ParseTimingTables(TomlReader& r, const std::string& path, WorkloadConfig*
   return Status::Ok();
 }
 
+// The files the program reads (`reads`, absolute) and the folders it writes into where it runs
+// (`run_folders`, plain relative paths).
+Status ParseRunFiles(TomlReader& r, WorkloadConfig* c) {
+  CUCO_RETURN_IF_ERROR(r.StringArray("reads", &c->reads));
+  for (const std::string& read : c->reads)
+    if (read.empty() || read[0] != '/')
+      return r.Error(*r.Get("reads"), "'reads' holds absolute paths (the files the program reads), not '" + read + "'");
+  CUCO_RETURN_IF_ERROR(r.StringArray("run_folders", &c->run_folders));
+  for (const std::string& folder : c->run_folders) {
+    bool plain = !folder.empty() && folder[0] != '/';
+    for (const auto& part : std::filesystem::path(folder)) plain = plain && part != "." && part != ".." && !part.empty();
+    if (!plain)
+      return r.Error(*r.Get("run_folders"), "'run_folders' holds folders relative to where the program runs, without "
+                                            "'.' or '..' parts, not '" + folder + "'");
+  }
+
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesystem::path& toml_path) {
@@ -203,10 +222,7 @@ Result<WorkloadConfig> ParseWorkload(const std::string& text, const std::filesys
     c.world_sizes = {c.world_size};
   }
 
-  CUCO_RETURN_IF_ERROR(r.StringArray("reads", &c.reads));
-  for (const std::string& read : c.reads)
-    if (read.empty() || read[0] != '/')
-      return r.Error(*r.Get("reads"), "'reads' holds absolute paths (the files the program reads), not '" + read + "'");
+  CUCO_RETURN_IF_ERROR(ParseRunFiles(r, &c));
 
   CUCO_RETURN_IF_ERROR(ParseBuildTable(r, path, &c));
 

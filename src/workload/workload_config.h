@@ -82,6 +82,10 @@ struct WorkloadConfig {
   // Absolute paths of the files or folders the program reads that its arguments name (a training
   // set): bound read-only into every candidate's sandbox, whose /tmp is its own.
   std::vector<std::string> reads;
+  // Folders the program writes files into by a path relative to where it runs (`Output` of
+  // "Output/Field-%d.tec"): plain relative paths, made empty in each run's working folder and in
+  // each candidate's private /tmp, where it starts.
+  std::vector<std::string> run_folders;
   // As loaded: an include folder or file named relative to the workload folder (`-Iinclude`,
   // `-I _up/common`, as cuco init writes a program's own) is made absolute against dir.
   std::vector<std::string> build_flags;

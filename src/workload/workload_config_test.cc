@@ -128,7 +128,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name = \"chunks\"", "name = \"backend\"", "/x/workload.toml:24: knob 'backend' is declared twice"},
         BadCase{"[timing]", "[timing", "/x/workload.toml:18:"},
         BadCase{"world_sizes = [2, 4]", "world_sizes = [2, 4]\nreads = [\"data/train.csv\"]",
-                "/x/workload.toml:8: 'reads' holds absolute paths (the files the program reads), not 'data/train.csv'"}));
+                "/x/workload.toml:8: 'reads' holds absolute paths (the files the program reads), not 'data/train.csv'"},
+        BadCase{"world_sizes = [2, 4]", "world_sizes = [2, 4]\nrun_folders = [\"Output\", \"../up\"]",
+                "/x/workload.toml:8: 'run_folders' holds folders relative to where the program runs, without '.' or "
+                "'..' parts, not '../up'"}));
 
 // The files a program's arguments name (SadreevAmir/hpc_final_project's training set,
 // `train_vit /data/train.csv 200 8`): listed, absolute, for the candidates' sandboxes to show.
@@ -139,6 +142,10 @@ TEST(WorkloadConfig, TheFilesTheProgramReads) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->reads, (std::vector<std::string>{"/data/train.csv"}));
   EXPECT_TRUE(Parse(kGood)->reads.empty());
+  text.replace(text.find("reads = "), 0, "run_folders = [\"Output\", \"results/run1\"]\n");
+  c = Parse(text);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->run_folders, (std::vector<std::string>{"Output", "results/run1"}));
 }
 
 TEST(WorkloadConfig, ProgramModeNeedsRegexes) {

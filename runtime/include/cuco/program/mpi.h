@@ -14,7 +14,8 @@
 // MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
-// types and structs: impl/mpi_datatypes.h). So is MPI-IO, on POSIX files, each rank reading and
+// types and structs: impl/mpi_datatypes.h) and vectors in point-to-point calls (packed and unpacked
+// there: impl/mpi_strided.h). So is MPI-IO, on POSIX files, each rank reading and
 // writing at its own offsets (impl/mpi_io.h). The collectives take device memory as a CUDA-aware MPI
 // does: in the candidate, MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Alltoall and
 // MPI_Reduce_scatter_block of device memory on the world move by NCCL (program.h's mpi_on_device);
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -137,7 +139,20 @@ typedef int MPI_Errhandler;
 
 namespace cuco_program::mpi {
 
-inline size_t TypeBytes(MPI_Datatype t) { return t == MPI_DATATYPE_NULL ? 0 : static_cast<size_t>(t % 10000); }
+// Strided datatypes (MPI_Type_vector; impl/mpi_datatypes.h) are kStrided + their number: moved by
+// the point-to-point calls alone (impl/mpi_p2p.h packs and unpacks them); anywhere else a program
+// handing one is stopped with the reason (an exception: the reference says "the iteration threw").
+constexpr MPI_Datatype kStrided = 3000000;
+inline bool IsStrided(MPI_Datatype t) { return t >= kStrided; }
+inline size_t TypeBytes(MPI_Datatype t) {
+  if (IsStrided(t)) {
+    const char* why = "cuco's MPI stand-in moves a strided datatype (MPI_Type_vector) in point-to-point calls only "
+                      "(MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Sendrecv), not in a collective or a file";
+    std::fprintf(stderr, "cuco: %s\n", why);
+    throw std::runtime_error(why);
+  }
+  return t == MPI_DATATYPE_NULL ? 0 : static_cast<size_t>(t % 10000);
+}
 
 // The `count` values of the world ranks `ranks` reduced with `op` into out (in their order, as MPI
 // does for sums); out is left as it is when there are none. Every rank calls it (the values are
@@ -314,9 +329,6 @@ inline int MPI_Is_thread_main(int* flag) { return (*flag = 1), MPI_SUCCESS; }
 inline int MPI_Comm_set_errhandler(MPI_Comm, MPI_Errhandler) { return MPI_SUCCESS; }
 inline int MPI_Comm_get_errhandler(MPI_Comm, MPI_Errhandler* h) { return (*h = MPI_ERRORS_ARE_FATAL), MPI_SUCCESS; }
 inline double MPI_Wtick() { return 1e-9; }
-inline int MPI_Type_size(MPI_Datatype t, int* bytes) {
-  return (*bytes = static_cast<int>(cuco_program::mpi::TypeBytes(t))), MPI_SUCCESS;
-}
 inline int MPI_Barrier(MPI_Comm c) {
   if (cuco_program::mpi::OfSomeRanks(c)) return cuco_program::mpi::NotOnSomeRanks("MPI_Barrier");
   unsigned char one = 1;

@@ -206,7 +206,7 @@ inline int MPI_File_iwrite_at(MPI_File, MPI_Offset, const void*, int, MPI_Dataty
 }
 // What a read or write moved, in elements of `type` (MPI_UNDEFINED where not a whole number).
 inline int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
-  const long long bytes = static_cast<long long>(cuco_program::mpi::TypeBytes(type));
+  const long long bytes = cuco_program::mpi::DataBytes(type);
   *count = bytes > 0 && status->cuco_bytes % bytes == 0 ? static_cast<int>(status->cuco_bytes / bytes) : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace cuco_program::mpi {
@@ -40,10 +41,32 @@ inline void Fill(MPI_Status* status, int source, int tag, size_t bytes) {
   status->cuco_bytes = static_cast<long long>(bytes);
 }
 
+// `n` items of strided type `s` at `strided` to or from `packed` (n * s.packed() bytes), on host
+// memory (mpi_strided.h) or device memory (a 2-D copy per item). False when a copy failed.
+inline bool MoveStrided(void* strided, const StridedType& s, int n, unsigned char* packed, bool pack) {
+  auto* base = static_cast<unsigned char*>(strided);
+  if (!OnDevice(strided)) return MoveStridedHost(base, s, n, packed, pack), true;
+  const size_t w = static_cast<size_t>(s.block_bytes), h = static_cast<size_t>(s.count), pitch = static_cast<size_t>(s.stride_bytes);
+  for (long long k = 0; k < n; ++k) {
+    unsigned char* item = base + k * s.extent();
+    unsigned char* flat = packed + k * s.packed();
+    const cudaError_t e = pack ? cudaMemcpy2D(flat, w, item, pitch, w, h, cudaMemcpyDeviceToHost)
+                               : cudaMemcpy2D(item, pitch, flat, w, w, h, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) return false;
+  }
+  return true;
+}
+
 inline int Send(const char* call, const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, bool stays) {
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   const int to = WorldRank(c, dest);
   if (to < 0) return NoSuchRank(call, dest);
+  if (IsStrided(t)) {  // packed here, its bytes copied at once
+    const StridedType s = Strided(t);
+    std::vector<unsigned char> packed(static_cast<size_t>(s.packed() * count));
+    if (!MoveStrided(const_cast<void*>(buf), s, count, packed.data(), true)) return MPI_ERR_OTHER;
+    return cuco_program::p2p_send(packed.data(), packed.size(), to, tag, false) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  }
   return cuco_program::p2p_send(buf, TypeBytes(t) * static_cast<size_t>(count), to, tag, stays) == 0 ? MPI_SUCCESS
                                                                                                       : MPI_ERR_OTHER;
 }
@@ -52,6 +75,11 @@ inline int Send(const char* call, const void* buf, int count, MPI_Datatype t, in
 struct PendingReceive {
   P2pReceive receive;
   int source;  // the rank in its communicator, for the status
+  // A strided type's: received packed into `packed`, unpacked at its completion into `unpack_to`.
+  std::shared_ptr<std::vector<unsigned char>> packed;
+  void* unpack_to = nullptr;
+  StridedType strided;
+  int count = 0;
 };
 // A request: a receive to complete, or a send already on its way (receive.from -1).
 inline thread_local std::map<MPI_Request, PendingReceive> t_requests;
@@ -70,6 +98,15 @@ inline PendingReceive Receive(const char* call, void* buf, int count, MPI_Dataty
   }
   p.receive.from = WorldRank(c, source);
   if (p.receive.from < 0) *code = NoSuchRank(call, source);
+  if (IsStrided(t)) {
+    p.strided = Strided(t);
+    p.packed = std::make_shared<std::vector<unsigned char>>(static_cast<size_t>(p.strided.packed() * count));
+    p.unpack_to = buf;
+    p.count = count;
+    p.receive.data = p.packed->data();
+    p.receive.bytes = p.packed->size();
+    return p;
+  }
   p.receive.data = buf;
   p.receive.bytes = TypeBytes(t) * static_cast<size_t>(count);
   return p;
@@ -82,11 +119,15 @@ inline int Complete(const std::vector<PendingReceive>& pending, MPI_Status* stat
   for (const PendingReceive& p : pending)
     if (p.receive.from >= 0) receives.push_back(p.receive);
   const int rc = receives.empty() ? cuco_program::p2p_flush() : cuco_program::p2p_receive(receives.data(), static_cast<int>(receives.size()));
+  bool unpacked = true;
+  for (const PendingReceive& p : pending)
+    if (rc == 0 && p.receive.from >= 0 && p.packed)
+      unpacked = MoveStrided(p.unpack_to, p.strided, p.count, p.packed->data(), false) && unpacked;
   if (statuses != MPI_STATUSES_IGNORE)
     for (size_t i = 0; i < pending.size(); ++i)
       Fill(&statuses[i], pending[i].receive.from < 0 ? MPI_PROC_NULL : pending[i].source, pending[i].receive.tag,
            pending[i].receive.bytes);
-  return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  return rc == 0 && unpacked ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 inline MPI_Request NewRequest(const PendingReceive& p) {
