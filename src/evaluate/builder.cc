@@ -230,7 +230,7 @@ std::string Builder::WorkloadFilesHash() const {
 }
 
 std::string Builder::EnvironmentKey() const {
-  std::string k = "cuco-build-v3\n" + runtime_key_ + "\n" + Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
+  std::string k = "cuco-build-v4\n" + runtime_key_ + "\n" + Join(common_flags_) + "\n" + Join(link_flags_) + "\n";
   for (const fs::path& src : extra_frozen_) {  // frozen runtime units: their text is part of the environment
     auto text = ReadFile(src);
     k += src.filename().string() + " " + Sha256Hex(text.ok() ? *text : "missing") + " " + Join(cudnn_flags_) + "\n";
@@ -245,6 +245,9 @@ std::vector<std::string> Builder::CompileCommand(const Unit& u, const fs::path& 
   // Device code only: the host object stays as the workload builds it, since the object check
   // reads it (at -O0 the host object holds inline functions a -O3 build never emits).
   if (unoptimized_ && u.candidate && workload_.language == "cuda") cmd.insert(cmd.end(), {"-Xptxas", "-O0"});
+  // The workload's own units (the candidate, the program's other files, the reference) carry a line
+  // table: the object check tells frozen text from a candidate's code by it (object_check.h).
+  if (!u.runtime) cmd.push_back(workload_.language == "cuda" ? "-Xcompiler=-g1" : "-g1");
   cmd.insert(cmd.end(), u.extra_flags.begin(), u.extra_flags.end());
   cmd.insert(cmd.end(), {"-c", u.source.string(), "-o", object.string()});
   return cmd;
@@ -492,8 +495,8 @@ Result<BuildResult> Builder::BuildFrozen(const fs::path& fdir, std::vector<Unit>
   for (Unit& u : sup) u.link = true;
   for (Unit& u : *runtime_units) u.link = true;
   Unit reference = WorkloadUnit(workload_.ReferencePath(), fdir / "supervisor" / "reference.o");
-  // Its line table tells the object check which functions are the program's frozen headers' (ProgramOwnOf).
-  reference.extra_flags = {workload_.language == "cuda" ? "-Xcompiler=-g1" : "-g1"};
+  // Compiled with a line table (CompileCommand): the object check reads which functions are the
+  // program's frozen headers' from it (ProgramOwnOf).
   sup.push_back(reference);
   CUCO_RETURN_IF_ERROR(MakeDirs(fdir / "supervisor"));
   FileLock lock(fdir.string() + ".lock");

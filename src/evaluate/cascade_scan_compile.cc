@@ -142,6 +142,7 @@ bool Cascade::Compile(const std::string& code, EvalRecord* rec, BuildResult* out
       }
       if (own.ok()) program_own = *own;
     }
+    program_own.candidate_lines = FrozenLinesOf(built->source);  // its file's frozen text, by its line table
     const Status obj = CheckCandidateObject(built->object, workload_.language, rec->candidate_path, program_own);
     // readelf or nm failing (stopped by a signal, missing) says nothing about the candidate.
     if (obj.code() == Status::Code::kUnavailable) {

@@ -10,6 +10,8 @@
 #include "evaluate/object_elf.h"
 #include "evaluate/object_init_check.h"
 #include "launch/subprocess.h"
+#include "util/files.h"
+#include "workload/evolve_blocks.h"
 
 namespace cuco {
 namespace {
@@ -150,10 +152,10 @@ Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& obj
     found.push_back({shown, "runs at load or exit (" + current + " entry)", ""});
   }
   if (!initialisers.empty()) {
-    auto dis = Tool({"objdump", "-dr", "--no-show-raw-insn", object_path});
+    // With lines (-l) where the candidate's frozen lines may decide (FrozenLines).
+    auto dis = Tool({"objdump", own.candidate_lines.file.empty() ? "-dr" : "-drl", "--no-show-raw-insn", object_path});
     if (!dis.ok()) return dis.status();
-    for (ObjectFinding& f : CheckStaticInitialisers(initialisers, syms, sections, object_elf::ParseDisassembly(*dis),
-                                                       own.frozen_functions))
+    for (ObjectFinding& f : CheckStaticInitialisers(initialisers, syms, sections, object_elf::ParseDisassembly(*dis), own))
       found.push_back(std::move(f));
   }
 
@@ -186,6 +188,32 @@ Status CheckCandidateObject(const std::string& object_path, const std::string& l
   std::string msg = where + ": the compiled candidate " + f.what + " '" + f.symbol + "', which candidates may not do";
   if (found->size() > 1) msg += " (" + std::to_string(found->size() - 1) + " more)";
   return Status::InvalidArgument(msg);
+}
+
+bool FrozenLines::Frozen(const std::vector<std::pair<std::string, int>>& lines) const {
+  if (file.empty()) return false;
+  std::error_code ec;
+  const fs::path mine = fs::weakly_canonical(file, ec);
+  bool here = false;
+  for (const auto& [f, line] : lines) {
+    if (fs::weakly_canonical(f, ec) != mine) continue;  // a header's: frozen too (no candidate writes one)
+    if (line <= 0) return false;                         // code the line table places nowhere
+    here = true;
+    for (const auto& [first, last] : evolve)
+      if (line >= first && line <= last) return false;
+  }
+  return here;
+}
+
+FrozenLines FrozenLinesOf(const std::string& source) {
+  FrozenLines out;
+  auto text = ReadFile(source);
+  if (!text.ok()) return out;
+  auto split = SplitEvolveBlocks(*text, source, /*require_blocks=*/false);
+  if (!split.ok() || split->blocks.empty()) return out;  // no blocks: no text is every candidate's
+  out.file = source;
+  for (const EvolveBlock& b : split->blocks) out.evolve.push_back({b.start_line, b.end_line});
+  return out;
 }
 
 Result<ProgramOwn> ProgramOwnOf(const std::string& reference_object, const std::string& reference_source) {

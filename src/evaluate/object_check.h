@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/status.h"
@@ -50,6 +51,22 @@ struct ObjectFinding {
 // may run the functions of `own.frozen_functions` (the program's frozen code, object_init_check.h).
 // An error status (Unavailable) when readelf or objdump is missing, cannot read the file or is
 // stopped by a signal: no finding, and no verdict on the candidate (the cascade leaves it pending).
+// The candidate's file as its object's line table names it, and the lines of its EVOLVE blocks
+// (markers included). Text outside them is every candidate's, byte for byte (the scan checks it;
+// its blocks may not #include, #line, or #define what frozen text uses): a candidate function with
+// a line there and none inside a block is that text compiled, the program's frozen code (the
+// destructor of a class main's file defines, run at exit for `Grid grids[3];`: wave3d).
+struct FrozenLines {
+  std::string file;
+  std::vector<std::pair<int, int>> evolve;  // [first, last]
+  // Whether code of `lines` ((file, line) pairs, objdump -l) is frozen text by the rule above.
+  bool Frozen(const std::vector<std::pair<std::string, int>>& lines) const;
+};
+
+// The FrozenLines of the candidate file at `source` (as compiled); none (empty file) where it
+// cannot be read or split.
+FrozenLines FrozenLinesOf(const std::string& source);
+
 // What a workload's frozen reference object (the user's program as cuco init wrote it, trusted and
 // never the candidate's) says the candidate may define or run because the program does.
 struct ProgramOwn {
@@ -64,6 +81,9 @@ struct ProgramOwn {
   // the same definition (a second would not compile; its blocks may not #include, #line, or #define
   // what frozen text uses). `data::Field::~Field()` of a global `Field x;` is one.
   std::set<std::string> frozen_functions;
+  // Set per candidate (not from the reference): its own file's frozen lines, whose functions a
+  // static initialiser or destructor may run as it may run frozen_functions.
+  FrozenLines candidate_lines;
 };
 
 Result<std::vector<ObjectFinding>> InspectCandidateObject(const std::string& object_path, const std::string& language,

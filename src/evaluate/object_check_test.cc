@@ -173,6 +173,42 @@ TEST_F(ObjectCheck, TheProgramsFrozenDestructorsMayRunAtExit) {
   EXPECT_FALSE(CheckCandidateObject(cand, "cpu", "cand.cc", *own).ok());
 }
 
+// A class main's file defines outside the EVOLVE blocks, a global array of it destroyed at exit
+// (wave3d's `Grid grids[3];`, whose destructor calls cudaFreeHost, stop 90): the compiler's exit
+// helper `__tcf_0` inlines the destructor, and the candidate's line table places all of it in the
+// frozen text, so it is the program's and runs as such. The same class inside a block is the
+// candidate's own; so is frozen text that inlines a block's function.
+TEST_F(ObjectCheck, TheCandidateFilesFrozenTextMayRunAtExit) {
+  if (!HaveGxx()) GTEST_SKIP() << "g++ not found";
+  auto program = [](const std::string& cls, bool in_block) {
+    const std::string block = "// EVOLVE-BLOCK-START\nstatic int tuned = 1;\n" + (in_block ? cls : "") + "// EVOLVE-BLOCK-END\n";
+    return "#include <cstdlib>\n" + (in_block ? "" : cls) + block + "Grid grids[3];\nint use() { return grids[0].p != nullptr; }\n";
+  };
+  const std::string grid = "struct Grid {\n  ~Grid() {\n    std::free(p);\n  }\n  double* p = nullptr;\n};\n";
+  auto check = [&](const std::string& code) {
+    const std::string obj = Compile(code, false, "-g1");
+    ProgramOwn own;
+    own.names = {"OBJECT grids"};  // the program's own global, as its reference says
+    own.candidate_lines = FrozenLinesOf((dir_ / "c.cc").string());
+    EXPECT_FALSE(own.candidate_lines.file.empty());
+    return CheckCandidateObject(obj, "cpu", "cand.cc", own);
+  };
+  const Status frozen = check(program(grid, false));
+  EXPECT_TRUE(frozen.ok()) << frozen.message();
+  const Status in_block = check(program(grid, true));
+  EXPECT_NE(in_block.message().find("'free'"), std::string::npos) << "the class inside a block is the candidate's";
+  // The frozen destructor calling (inlined) a block's function: that code's lines are in the block.
+  const std::string calls = "struct Grid {\n  ~Grid() {\n    let_go(p);\n  }\n  double* p = nullptr;\n};\n";
+  const std::string code = "#include <cstdlib>\n// EVOLVE-BLOCK-START\ninline void let_go(double* p) { std::free(p); "
+                           "std::getenv(\"X\"); }\n// EVOLVE-BLOCK-END\n" + calls + "Grid grids[3];\nint use() { return "
+                           "grids[0].p != nullptr; }\n";
+  EXPECT_NE(check(code).message().find("'free'"), std::string::npos);
+  // Without the line table's verdict (no FrozenLines), the class is the candidate's own.
+  ProgramOwn names_only;
+  names_only.names = {"OBJECT grids"};
+  EXPECT_FALSE(CheckCandidateObject(Compile(program(grid, false), false, "-g1"), "cpu", "cand.cc", names_only).ok());
+}
+
 // NVTX's header implementation finds its tool with dlopen; compiled with NVTX_NO_IMPL (as the
 // builder compiles harness-mode candidates), the annotations are plain calls and pass.
 TEST_F(ObjectCheck, NvtxAnnotationsPassWithoutTheirHeaderImplementation) {

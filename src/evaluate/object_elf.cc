@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -136,6 +137,16 @@ std::map<std::string, FunctionCode> ParseDisassembly(const std::string& out) {
       current = w[1].substr(1, w[1].size() - 3);
       fn = &code[current];
       continue;
+    }
+    if (fn != nullptr && !line.empty() && line[0] != ' ' && line[0] != '\t') {  // -l: "FILE:LINE [(discriminator N)]"
+      const std::string place = w.empty() ? "" : w[0];
+      const size_t colon = place.rfind(':');
+      if (colon != std::string::npos && colon + 1 < place.size() && place.size() - colon <= 9 &&
+          place.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+        const std::pair<std::string, int> at{place.substr(0, colon), std::stoi(place.substr(colon + 1))};
+        if (std::find(fn->lines.begin(), fn->lines.end(), at) == fn->lines.end()) fn->lines.push_back(at);
+        continue;
+      }
     }
     if (fn == nullptr || w.size() < 2 || w[0].size() < 2 || w[0].back() != ':' || !IsHex(w[0].substr(0, w[0].size() - 1)))
       continue;

@@ -38,8 +38,11 @@ struct CodeRef {
 struct FunctionCode {
   std::vector<CodeRef> refs;
   std::vector<std::string> indirect_calls;  // the instructions, as objdump prints them
+  // With -l and a line table: the source lines its instructions come from (inlined code's too),
+  // as (file, line), each once.
+  std::vector<std::pair<std::string, int>> lines;
 };
-// `objdump -dr --no-show-raw-insn`: per function (its symbol name), what it references. Direct
+// `objdump -dr[l] --no-show-raw-insn`: per function (its symbol name), what it references. Direct
 // branches the assembler resolved (no relocation) name their target symbol; branches inside the
 // function itself are left out; x86 jump tables (notrack jmp) and aarch64 `br` are not calls.
 std::map<std::string, FunctionCode> ParseDisassembly(const std::string& objdump_dr);

@@ -68,7 +68,7 @@ std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string
                                                    const std::vector<object_elf::Symbol>& symbols,
                                                    const std::map<std::string, std::string>& sections,
                                                    const std::map<std::string, object_elf::FunctionCode>& code,
-                                                   const std::set<std::string>& frozen_functions) {
+                                                   const ProgramOwn& own) {
   std::map<std::string, const object_elf::Symbol*> defined;
   for (const auto& s : symbols)
     if (s.ndx != "UND" && !s.name.empty()) defined.emplace(s.name, &s);
@@ -97,20 +97,26 @@ std::vector<ObjectFinding> CheckStaticInitialisers(const std::vector<std::string
     if (!seen.insert(fn).second) continue;
     const Kind kind = Classify(fn);
     if (kind == Kind::kTrusted) continue;
-    const bool program = kind == Kind::kCandidate && frozen_functions.count(Unclone(fn)) > 0;
+    auto it = code.find(fn);
+    if (it == code.end()) {  // an alias (D1/D2, C1/C2 at one address): objdump lists the code under one
+      auto sym = defined.find(fn);
+      if (sym != defined.end())
+        for (const auto& s : symbols)
+          if (s.ndx == sym->second->ndx && s.value == sym->second->value && s.type == "FUNC" && code.count(s.name))
+            it = code.find(s.name);
+    }
+    // The program's frozen code: its headers' functions (frozen_functions), or the candidate file's
+    // own frozen text (FrozenLines).
+    // own frozen text (FrozenLines), which the compiler's exit helpers inline (`__tcf_0` of a global
+    // array of a class main's file defines, destroying each element).
+    const bool frozen_text = it != code.end() && own.candidate_lines.Frozen(it->second.lines);
+    const bool program = (kind == Kind::kCandidate && own.frozen_functions.count(Unclone(fn)) > 0) ||
+                         ((kind == Kind::kCandidate || kind == Kind::kInitHelper) && frozen_text);
     if (kind == Kind::kCandidate && !program) {
       find(fn, std::string("runs, ") + kWhen + ", its own function");
       continue;
     }
-    auto it = code.find(fn);
-    if (it == code.end()) {  // an alias (D1/D2, C1/C2 at one address): objdump lists the code under one
-      auto sym = defined.find(fn);
-      if (sym == defined.end()) continue;
-      for (const auto& s : symbols)
-        if (s.ndx == sym->second->ndx && s.value == sym->second->value && s.type == "FUNC" && code.count(s.name))
-          it = code.find(s.name);
-      if (it == code.end()) continue;
-    }
+    if (it == code.end()) continue;
     if (!it->second.indirect_calls.empty())
       find(fn, std::string("makes an indirect call (") + it->second.indirect_calls.front() + ") " + kWhen + " in");
     for (const object_elf::CodeRef& r : it->second.refs) {
