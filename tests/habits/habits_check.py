@@ -7,7 +7,8 @@ the program's expect.toml:
     compile_commands.json through `init_args`) makes a harness where `harness = true`: the loop it
     serves at `loop` (file:line), the launcher `launcher`, the rank count `world_size` and the rank
     counts harness/workload.toml verifies at `world_sizes` where given,
-    each text of `seed_contains` in the harness's seed.cu (what the harness passes the program),
+    each text of `seed_contains` in the harness's seed.cu (what the harness passes the program), the
+    folders it makes where each run starts (`run_folders`) where given,
     exactly the buffers of `buffers` bound as
     they say (input, output, inout, *_copy around graph launches, host_* for host memory), no TODO(cuco init) left; where
     `harness = false`, the skeleton, whose reason contains `reason` and names a file (what a user acts on);
@@ -99,6 +100,11 @@ def check(cuco, folder, tmp):
         got = [int(w) for w in wss.group(1).split(",")] if wss else None
         if got != e["world_sizes"]:
             problems.append(f"world_sizes {got}, expected {e['world_sizes']}")
+    if "run_folders" in e:  # the folders harness/workload.toml has made where each run starts
+        rf = re.search(r"^run_folders = \[([^\]]*)\]", (harness / "workload.toml").read_text(), re.M)
+        got = [f.strip().strip('"') for f in rf.group(1).split(",")] if rf else []
+        if got != e["run_folders"]:
+            problems.append(f"run_folders {got}, expected {e['run_folders']}")
     summary = f"harness: {e['loop']}, " + ", ".join(f"{how} {b}" for b, how in e["buffers"].items())
     return problems, summary, harness if e.get("compile_check") else None
 
