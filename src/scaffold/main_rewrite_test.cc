@@ -653,13 +653,15 @@ TEST(TimedLoop, TheLoopsOwnContinueEndsTheServedPass) {
   EXPECT_EQ(LoopJumpsAsReturn("{ do { continue; } while (x); /* continue */ }"), "{ do { continue; } while (x); /* continue */ }");
 }
 
-// A solver's `break` once it converges (1fni/cuda-spmv-benchmark's CG, held out in stop 72) ends the
-// served pass too; a `break` of a switch or of a nested loop stays.
+// A solver's `break` once it converges (1fni/cuda-spmv-benchmark's CG, held out in stop 72), or
+// when it gives up unconverged (the CSCS miniapp, stop 91), ends the served pass too, telling the
+// reference that the program's loop would end (cuco_program::loop_ended); a `break` of a switch or of a
+// nested loop stays.
 TEST(TimedLoop, TheLoopsOwnBreakEndsTheServedPass) {
   EXPECT_EQ(LoopJumpsAsReturn("{ spmv(); if (res < tol) { done = 1; break; } switch (m) { case 0: a(); break; } "
                               "for (;;) { break; } update(); }"),
-            "{ spmv(); if (res < tol) { done = 1; return; } switch (m) { case 0: a(); break; } "
-            "for (;;) { break; } update(); }");
+            "{ spmv(); if (res < tol) { done = 1; return cuco_program::loop_ended(); } switch (m) { case 0: a(); "
+            "break; } for (;;) { break; } update(); }");
 }
 }  // namespace
 }  // namespace cuco::scaffold_internal

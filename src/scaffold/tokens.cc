@@ -254,7 +254,7 @@ std::string LoopJumpsAsReturn(const std::string& body) {
   for (size_t i = t.size(); i-- > 0;) {
     if (!t[i].ident || (t[i].text != "continue" && t[i].text != "break") || inside(loops, i)) continue;
     if (t[i].text == "break" && inside(switches, i)) continue;
-    out.replace(t[i].begin, t[i].end - t[i].begin, "return");
+    out.replace(t[i].begin, t[i].end - t[i].begin, t[i].text == "break" ? "return cuco_program::loop_ended()" : "return");
   }
   return out;
 }

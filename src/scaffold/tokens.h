@@ -87,7 +87,9 @@ std::string RenameTokens(const std::string& text, const std::vector<std::pair<st
 // `body` (a loop's body, braces included) with each `continue` and `break` of that loop itself (not
 // of a loop nested in it, nor a `break` of a switch in it) spelled `return`: served as a function's
 // body, the pass ends there (a loop that ends early, a solver's `break` once it converges, ends
-// that pass; the harness decides how many passes run).
+// that pass; the harness decides how many passes run). A `break` is `return
+// cuco_program::loop_ended()`: the reference hears that the program's loop would end there
+// (cuco/program/program.h).
 std::string LoopJumpsAsReturn(const std::string& body);
 
 }  // namespace cuco::scaffold_internal

@@ -309,11 +309,42 @@ bool RandomInputs() {
   return false;
 }
 
+// Every rank's ended_loop and exited_in_iteration cleared, the caches of the outputs reset: a new
+// first run. With `errors`, the ranks' errors too and the barriers mended (after a failed run).
+void FreshStart(bool errors) {
+  Engine& e = E();
+  {
+    std::lock_guard<std::mutex> lock(e.state_mu);
+    for (auto& r : e.ranks) {
+      r->ended_loop = r->exited_in_iteration = false;
+      if (errors) r->error.clear();
+    }
+    if (errors) e.refusal.clear();
+  }
+  if (errors) MendBarriers(e);
+  e.cached = e.determinism_checked = e.left_alone_probed = false;
+  e.probe_left_alone = true;
+  e.left_alone.clear();
+  e.first_outputs.clear();
+}
+
+// Whether some rank's pass exited (the program's own check) or ended the program's loop.
+void PassesEnded(bool* exited, bool* ended_loop, bool* serving) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  *exited = *ended_loop = false;
+  *serving = true;
+  for (const auto& r : e.ranks)
+    *exited = *exited || r->exited_in_iteration, *ended_loop = *ended_loop || r->ended_loop, *serving = *serving && !r->ended;
+}
+
 // The first fill of the supervisor: the reference runs on `seed`'s fresh inputs before any candidate
-// does. Where the program's own check ends that run (an iterative solver that does not converge
-// from noise exits) while every rank still serves, and it has float inputs, they become its own
-// state at the loop, scaled per seed (OwnStateKernel), for the reference and every candidate alike,
-// said on stderr and in every check's result; the run is made again on them. Call with E().mu held.
+// does. Where the program's own check ends that run (an exit in its pass) or a pass ends its loop
+// (a `break`: a solver giving up unconverged, as from noise it does) while every rank still serves,
+// and it has float inputs, they become its own state at the loop, scaled per seed (OwnStateKernel),
+// for the reference and every candidate alike, said on stderr and in every check's result. A
+// program whose passes end its loop on its own state too (a `break` once converged) keeps fresh
+// inputs. Call with E().mu held.
 cuco::Status DecideInputs(uint64_t seed) {
   Engine& e = E();
   if (e.inputs_decided) return cuco::Status::Ok();
@@ -321,35 +352,31 @@ cuco::Status DecideInputs(uint64_t seed) {
   int device = 0;
   cudaGetDevice(&device);
   cudaSetDevice(e.device);
+  FreshStart(false);
   cuco::Status st = RunAll(seed);
-  bool exited = false, serving = true;
-  {
-    std::lock_guard<std::mutex> lock(e.state_mu);
-    for (const auto& r : e.ranks) exited = exited || r->exited_in_iteration, serving = serving && !r->ended;
-  }
-  if (!st.ok() && exited && serving && e.thread_error.empty() && RandomInputs()) {
-    e.fresh_inputs_error = st.message();
-    {
-      std::lock_guard<std::mutex> lock(e.state_mu);
-      for (auto& r : e.ranks) r->error.clear(), r->exited_in_iteration = false;
-      e.refusal.clear();
-    }
-    MendBarriers(e);
+  bool exited = false, ended_loop = false, serving = true;
+  PassesEnded(&exited, &ended_loop, &serving);
+  const bool stopped = st.ok() ? ended_loop : exited;
+  if (stopped && serving && e.thread_error.empty() && RandomInputs()) {
+    e.fresh_inputs_error = st.ok() ? "a pass ended the program's loop (its `break`)" : st.message();
+    FreshStart(!st.ok());
     e.own_state_inputs = true;
-    e.cached = e.determinism_checked = e.left_alone_probed = false;
-    e.probe_left_alone = true;
-    e.left_alone.clear();
-    e.first_outputs.clear();
     st = RunAll(seed);
-    if (st.ok())
+    PassesEnded(&exited, &ended_loop, &serving);
+    if (st.ok() && ended_loop && e.fresh_inputs_error.rfind("a pass", 0) == 0) {
+      e.own_state_inputs = false;  // its loop ends on its own state too: not the inputs' doing
+      FreshStart(false);
+      st = RunAll(seed);
+    } else if (st.ok()) {
       std::fprintf(stderr,
-                   "cuco reference: the program's own check ended its pass on fresh random inputs (%s): its float "
-                   "inputs are its own state at the timed loop instead, times 1 + 1%% x c (c uniform in [-1, 1) per "
-                   "buffer and seed) with 0.1%% noise per element, for the reference and every candidate\n",
+                   "cuco reference: the program stopped on fresh random inputs (%s): its float inputs are its "
+                   "own state at the timed loop instead, times 1 + 1%% x c (c uniform in [-1, 1) per buffer and "
+                   "seed) with 0.1%% noise per element, for the reference and every candidate\n",
                    e.fresh_inputs_error.c_str());
-    else
+    } else {
       st = cuco::Status::Error(st.message() + " (on its own state at the timed loop too; on fresh random inputs: " +
                                e.fresh_inputs_error + ")");
+    }
   }
   cudaSetDevice(device);
   return st;

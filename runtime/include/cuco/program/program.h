@@ -192,6 +192,12 @@ struct StopProgram {};
 // Whether the harness is done with the program (each side defines it).
 bool program_stopping();
 
+// A `break` of the program's timed loop, in a pass the harness serves (cuco init spells it `return
+// cuco_program::loop_ended()`): the program's own loop would end there. Each side defines it; the
+// reference's first run on fresh inputs tells by it whether they stop the program (a solver that
+// gives up unconverged; reference_check.cu, DecideInputs).
+void loop_ended();
+
 // The calling thread's rank, carried into the threads the program starts (each side defines them).
 intptr_t thread_rank_token();
 void enter_thread_rank(intptr_t token);

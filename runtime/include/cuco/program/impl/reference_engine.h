@@ -80,6 +80,7 @@ struct Rank {
   int64_t requested = 0, done = 0;
   std::string error;
   bool exited_in_iteration = false;  // the last run's error: the program's own check ended its pass
+  bool ended_loop = false;           // a pass ended the program's loop (loop_ended), since cleared
 };
 
 struct Engine {
@@ -456,6 +457,11 @@ inline bool program_stopping() {
   ref::Engine& e = ref::E();
   std::lock_guard<std::mutex> lock(e.state_mu);
   return e.stopping;
+}
+inline void loop_ended() {
+  ref::Engine& e = ref::E();
+  std::lock_guard<std::mutex> lock(e.state_mu);
+  if (ref::t_rank >= 0 && ref::t_rank < static_cast<int>(e.ranks.size())) e.ranks[static_cast<size_t>(ref::t_rank)]->ended_loop = true;
 }
 inline intptr_t thread_rank_token() { return ref::t_rank; }
 inline void thread_failed(const std::string& what) {
