@@ -23,6 +23,16 @@ std::string PathPart(const std::string& arg) {
   return eq == std::string::npos ? "" : arg.substr(eq + 1);
 }
 
+// Whether the text at `at` of `code` lies on a preprocessor line (an #include's path), or in a
+// statement that calls one of `calls` before it (a print's text).
+bool OnDirectiveOrAfter(const std::string& code, size_t at, const std::regex& calls) {
+  const size_t line_start = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
+  const size_t statement = code.find_last_of(";{}", at);
+  const size_t from = statement == std::string::npos ? 0 : statement + 1;
+  return Trim(code.substr(line_start, at - line_start)).rfind("#", 0) == 0 ||
+         std::regex_search(code.substr(from, at - from), calls);
+}
+
 // The first relative path literal in `code` outside a print, with its line; {"", 0} when none.
 std::pair<std::string, int> RelativePathLiteral(const std::string& code) {
   static const std::regex literal(
@@ -31,11 +41,7 @@ std::pair<std::string, int> RelativePathLiteral(const std::string& code) {
   const std::string blanked = BlankComments(code);
   for (auto it = std::sregex_iterator(blanked.begin(), blanked.end(), literal); it != std::sregex_iterator(); ++it) {
     const size_t at = static_cast<size_t>(it->position(0));
-    const size_t line_start = blanked.rfind('\n', at) == std::string::npos ? 0 : blanked.rfind('\n', at) + 1;
-    const size_t statement = blanked.find_last_of(";{}", at);
-    const size_t from = statement == std::string::npos ? 0 : statement + 1;
-    const std::string before = blanked.substr(from, at - from);
-    if (Trim(blanked.substr(line_start, at - line_start)).rfind("#", 0) == 0 || std::regex_search(before, print)) continue;
+    if (OnDirectiveOrAfter(blanked, at, print)) continue;
     return {(*it)[1].str(), LineOf(blanked, at)};
   }
   return {"", 0};
@@ -111,13 +117,7 @@ std::vector<std::string> WrittenFolders(const ProgramFacts& f) {
       const std::string folder = (*it)[1].str().substr(0, (*it)[1].length() - 1), last = (*it)[2].str();
       if (!last.empty() && last.find_first_of(".%") == std::string::npos) continue;  // "bytes/s", "GB/s"
       if (folder.find("..") != std::string::npos) continue;
-      const size_t at = static_cast<size_t>(it->position(0));
-      const size_t line_start = code->rfind('\n', at) == std::string::npos ? 0 : code->rfind('\n', at) + 1;
-      const size_t statement = code->find_last_of(";{}", at);
-      const size_t from = statement == std::string::npos ? 0 : statement + 1;
-      if (Trim(code->substr(line_start, at - line_start)).rfind("#", 0) == 0 ||
-          std::regex_search(code->substr(from, at - from), print))
-        continue;
+      if (OnDirectiveOrAfter(*code, static_cast<size_t>(it->position(0)), print)) continue;
       if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
     }
   }

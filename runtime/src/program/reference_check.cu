@@ -352,18 +352,18 @@ cuco::Status DecideInputs(uint64_t seed) {
   int device = 0;
   cudaGetDevice(&device);
   cudaSetDevice(e.device);
-  FreshStart(false);
   cuco::Status st = RunAll(seed);
   bool exited = false, ended_loop = false, serving = true;
   PassesEnded(&exited, &ended_loop, &serving);
   const bool stopped = st.ok() ? ended_loop : exited;
   if (stopped && serving && e.thread_error.empty() && RandomInputs()) {
-    e.fresh_inputs_error = st.ok() ? "a pass ended the program's loop (its `break`)" : st.message();
-    FreshStart(!st.ok());
+    const bool by_its_loop = st.ok();  // a `break` of its loop, not an exit
+    e.fresh_inputs_error = by_its_loop ? "a pass ended the program's loop (its `break`)" : st.message();
+    FreshStart(!by_its_loop);
     e.own_state_inputs = true;
     st = RunAll(seed);
     PassesEnded(&exited, &ended_loop, &serving);
-    if (st.ok() && ended_loop && e.fresh_inputs_error.rfind("a pass", 0) == 0) {
+    if (st.ok() && ended_loop && by_its_loop) {
       e.own_state_inputs = false;  // its loop ends on its own state too: not the inputs' doing
       FreshStart(false);
       st = RunAll(seed);
