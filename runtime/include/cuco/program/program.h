@@ -38,6 +38,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cuco/program/impl/pinned_host.h>
+
 namespace cuco_program {
 
 // What a bound buffer holds, for filling inputs and comparing outputs.
@@ -138,6 +140,16 @@ class Binder {
       elem = as_elem_;
     }
     as_bytes_ = 0;
+    // Pinned host memory the program made (impl/pinned_host.h) bound like device memory: host memory
+    // of the bytes from the pointer to its range's end, by copy; the program's variable keeps it.
+    if (!host_ && *slot != nullptr) {
+      if (const size_t bytes = pinned::BytesFrom(*slot)) {
+        void* address = *slot;
+        Copying c(this, bytes);
+        Bind(name, role, &address, elem_bytes, elem);
+        return;
+      }
+    }
     Bind(name, role, slot, elem_bytes, elem);
   }
   template <class T>

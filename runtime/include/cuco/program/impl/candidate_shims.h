@@ -15,6 +15,7 @@
 #include <cuco/program/impl/program_env.h>
 #include <cuco/program/impl/p2p_bounce.h>
 #include <cuco/program/impl/peer_access.h>
+#include <cuco/program/impl/pinned_host_shims.h>
 #include <cuco/program/impl/program_gpu.h>
 #include <cuco/program/impl/projection.h>
 

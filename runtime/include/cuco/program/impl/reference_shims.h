@@ -18,6 +18,7 @@
 #include <cuco/program/impl/program_env.h>
 #include <cuco/program/impl/reference_engine.h>
 #include <cuco/program/impl/peer_access.h>
+#include <cuco/program/impl/pinned_host_shims.h>
 #include <cuco/program/impl/projection.h>
 
 namespace cuco_program::ref {
