@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <regex>
 #include <vector>
 
@@ -22,6 +23,17 @@ std::set<std::string> CalledFrom(const Analysis& a, const std::string& fn) {
       if (op.kind == "call" && !op.api.empty() && reached.count(op.function) && reached.insert(op.api).second) grew = true;
   }
   return reached;
+}
+
+std::string CalledParameters(const std::string& body, const std::vector<std::string>& params) {
+  std::vector<std::string> called;
+  const std::vector<Tok> toks = Scan(body);
+  for (size_t i = 0; i + 1 < toks.size(); ++i)
+    if (toks[i].ident && toks[i + 1].text == "(" &&
+        std::find(params.begin(), params.end(), toks[i].text) != params.end() &&
+        std::find(called.begin(), called.end(), "`" + toks[i].text + "`") == called.end())
+      called.push_back("`" + toks[i].text + "`");
+  return fmt::format("{}", fmt::join(called, ", "));
 }
 
 std::optional<std::string> UnreachedCommunication(const ProgramFacts& f, const std::string& fn,
@@ -74,12 +86,19 @@ std::optional<std::string> UnreachedCommunication(const ProgramFacts& f, const s
     }
   }
   int line = 1;
+  std::vector<std::string> params;
   for (const AnalyzedFunction& d : a.functions)
-    if (d.name == fn && SourceFileName(d.file) == f.file && d.line > 0) line = d.line;
-  return fmt::format("{}:{}: {} reaches no NCCL call through the calls cuco can follow: the program's "
+    if (d.name == fn && SourceFileName(d.file) == f.file && d.line > 0) line = d.line, params = d.params;
+  const std::string callables = defined ? CalledParameters(BlankCommentsAndLiterals(f.raw).substr(b, e - b), params) : "";
+  return fmt::format("{}:{}: {} reaches no NCCL call through the calls cuco can follow{}: the program's "
                      "NCCL calls are in {}, which nothing {} calls reaches{}; call that code from {} as the program runs "
                      "(or build the program with the definitions that make it do so, -D after `--`)",
-                     f.file, line, fn, fmt::join(issuers, ", "), fn, commented.empty() ? "" : " (" + commented + ")", fn);
+                     f.file, line, fn,
+                     callables.empty() ? ""
+                                       : " (it calls its parameter " + callables +
+                                             ", a callable its callers hand it, such as a lambda: cuco does not follow "
+                                             "a call through an argument)",
+                     fmt::join(issuers, ", "), fn, commented.empty() ? "" : " (" + commented + ")", fn);
 }
 
 }  // namespace cuco::scaffold_internal

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analyze/analysis.h"
 #include "scaffold/program_facts.h"
@@ -16,6 +17,10 @@ namespace cuco::scaffold_internal {
 // analysis's call ops give them (not through function pointers or threads); `fn` included.
 // UnreachedCommunication follows the program's function pointers too (ProgramFacts::pointer_targets).
 std::set<std::string> CalledFrom(const Analysis& a, const std::string& fn);
+
+// The parameters of `params` that `body` (a function's body, comments and literals blanked) calls,
+// each in backquotes, joined by ", ": "`fn`" for `run_on_gpus(int n, Fn fn)` calling `fn(g)`; "" for none.
+std::string CalledParameters(const std::string& body, const std::vector<std::string>& params);
 
 // When `fn` (a function of main's file, f.raw) issues no NCCL call itself and reaches none of the
 // functions issuing one (`direct`, CommNamesOf's) through its calls, the functions it names without

@@ -39,11 +39,15 @@ class IoBinder : public Binder {
     if (!queued_) return;
     Side& s = S();
     cudaError_t e = cudaSuccess;
-    if (s.binds_done == nullptr) e = ::cudaEventCreateWithFlags(&s.binds_done, cudaEventDisableTiming);
+    // Host memory bound by copy (host_*, pinned memory) is read and written by the program's host
+    // code, which no stream orders: its copies are done before the body starts.
+    if (host_copies_) e = ::cudaStreamSynchronize(ctx_.stream);
+    if (e == cudaSuccess && s.binds_done == nullptr) e = ::cudaEventCreateWithFlags(&s.binds_done, cudaEventDisableTiming);
     if (e == cudaSuccess) e = ::cudaEventRecord(s.binds_done, ctx_.stream);
     for (int i = 0; e == cudaSuccess && i < streams && i < cuco::RankContext::kMaxSideStreams; ++i)
       e = ::cudaStreamWaitEvent(ctx_.side_stream(i), s.binds_done, 0);
-    if (e != cudaSuccess && error_->empty()) *error_ = std::string("ordering the program's streams after its inputs: ") + cudaGetErrorString(e);
+    if (e != cudaSuccess && error_->empty())
+      *error_ = std::string("ordering the program's streams after its inputs: ") + cudaGetErrorString(e);
   }
   // After the iteration: the copied outputs into the harness's buffers, on ctx.stream once every
   // stream the program made has joined it (`streams`: how many side streams it made).
@@ -77,6 +81,7 @@ class IoBinder : public Binder {
       // as it would bound by pointer: what the iteration leaves unwritten is not a stale result.
       if (role == Role::kOutput) Copy(*slot, out->ptr, fits(out->bytes), name);
       if (out != nullptr) copies_.push_back({out->ptr, *slot, fits(out->bytes), name});
+      host_copies_ = host_copies_ || host_;
       key_.push_back(*slot);
       return;
     }
@@ -111,6 +116,7 @@ class IoBinder : public Binder {
   }
   std::vector<Pending> copies_;
   bool queued_ = false;  // the binds queued work on ctx.stream (JoinIn)
+  bool host_copies_ = false;  // some of it copies into host memory (JoinIn waits for it)
   std::vector<void*> key_;
   const cuco::IO& io_;
   cuco::RankContext& ctx_;
