@@ -47,5 +47,15 @@ TEST(UnreachedComm, AThreadsFunctionIsReached) {
   EXPECT_FALSE(UnreachedCommunication(p->facts, "main", direct).has_value());
 }
 
+// A sweep benchmark handing each measurement to its runner as a lambda (`run_on_gpus(n, fn)` calling
+// `fn(g)` on a thread per GPU; aryanjain285/tensor-parallel-gemm): the reason says the runner calls
+// its parameter, a call cuco does not follow.
+TEST(UnreachedComm, ARunnerCallingItsCallableParameterIsToldSo) {
+  EXPECT_EQ(CalledParameters(" { for (int g = 0; g < n; ++g) workers.emplace_back([&, g]() { fn(g); }); } ", {"n", "fn"}),
+            "`fn`");
+  EXPECT_EQ(CalledParameters(" { f(n); g(n); f(1); } ", {"f", "g"}), "`f`, `g`");
+  EXPECT_EQ(CalledParameters(" { return n + fn; } ", {"n", "fn"}), "");
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal
