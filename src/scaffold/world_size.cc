@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "scaffold/generated_text.h"
+#include "scaffold/program_defaults.h"
 #include "util/int_expr.h"
 #include "scaffold/program_text.h"
 #include "util/source_text.h"
@@ -186,19 +187,29 @@ WorldGuess GuessWorldSize(const std::string& raw, const std::string& code, const
   const std::regex& init_re = NcclRankCountRe();
   const auto inits = std::distance(std::sregex_iterator(code.begin(), code.end(), init_re), std::sregex_iterator());
   std::optional<std::map<std::string, int64_t>> once;  // WithValuesSetOnce, when a call names a variable
+  std::optional<ProgramDefaults> defaults;  // DefaultsOf, when none of those values it
   for (auto it = std::sregex_iterator(code.begin(), code.end(), init_re); it != std::sregex_iterator(); ++it) {
     const std::string n = (*it)[1].str();
     std::optional<int64_t> v;
+    std::string started;  // how the value depends on the program's arguments, where it does
     if (std::isdigit(static_cast<unsigned char>(n[0]))) {
       v = SmallNumber(n);
     } else if (!std::regex_search(code, std::regex("&\\s*" + n + "\\b"))) {  // (MPI_Comm_size(c, &n) takes it)
       if (!once) once = ValuesSetOnceThroughMembers(code);
       if (auto f = once->find(n); f != once->end()) v = f->second;
+      // Set again only while the program reads its command line (`int num_gpus = 1; if (argc > 1)
+      // { ... num_gpus = atoi(argv[2]); }`): what it is started without arguments with. Given
+      // arguments (cuco init --args), the one read from them counts (ReadRankArguments).
+      if (!v) {
+        if (!defaults) defaults = DefaultsOf(code, {});
+        if (auto f = defaults->values.find(n); f != defaults->values.end()) v = f->second;
+        if (v) started = fmt::format(" ({} = {} when it is started without arguments)", n, *v);
+      }
     }
     if (v && *v == 1 && inits > 1) continue;
     if (v && *v >= 1 && *v <= 4096)
-      return {static_cast<int>(*v), fmt::format("{}:{}: `{}` ranks for NCCL", file, LineOf(code, static_cast<size_t>(it->position(0))),
-                                                CommentText(it->str(0) + "...)", 60)),
+      return {static_cast<int>(*v), fmt::format("{}:{}: `{}` ranks for NCCL{}", file, LineOf(code, static_cast<size_t>(it->position(0))),
+                                                CommentText(it->str(0) + "...)", 60), started),
               true};
   }
   // 3. A launch line the program prints or runs (a string, never a comment): `mpirun -np 4`.

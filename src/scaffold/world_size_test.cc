@@ -235,6 +235,23 @@ TEST(WorldSizeTest, TheRankCountNcclIsGiven) {
     EXPECT_EQ(GuessWorldSize(other, other, "p.cu", {}, WorldSizeVariables(other)).source, "") << other;
 }
 
+// A GPU count set again only while the program reads its command line (yianan261's logistic regression,
+// stop 92: `int num_gpus = 1;`, `--fused <n>` setting it, ncclCommInitAll given it): started without
+// arguments it makes a communicator of 1, the count cuco runs it at; before, "2 assumed".
+TEST(WorldSizeTest, ACountSetOnlyWhileReadingArgumentsIsItsDefault) {
+  const std::string code = StripComments(
+      "int main(int argc, char** argv) {\n  int num_gpus = 1;\n  if (argc > 1) {\n"
+      "    if (!strcmp(argv[1], \"--fused\")) { num_gpus = (argc > 2) ? atoi(argv[2]) : 3; }\n  }\n"
+      "  ncclComm_t comms[8];\n  ncclCommInitAll(comms, num_gpus, devs);\n}\n");
+  const WorldGuess w = GuessWorldSize(code, code, "p.cu", {}, WorldSizeVariables(code));
+  EXPECT_EQ(w.size, 1);
+  EXPECT_TRUE(w.fixed);
+  EXPECT_EQ(w.source, "p.cu:7: `ncclCommInitAll(comms, num_gpus,...)` ranks for NCCL (num_gpus = 1 when it is started "
+                      "without arguments)");
+  // Given `--fused 2`, the count read from the arguments is the world (ReadRankArguments).
+  EXPECT_EQ(WorldFromArguments(code, "p.cu", {"--fused", "2"}, WorldSizeVariables(code)).guess.size, 2);
+}
+
 // A grid of ranks read from the arguments and checked against MPI's count (luckychen/HALO_NCCL_lib:
 // `gridWidth * gridHeight != numRanks`, each `atoi(argv[k])`): as given, the only count it runs at.
 TEST(WorldSizeTest, AGridOfRanksGivenAsArguments) {
