@@ -326,7 +326,31 @@ void CheckDeviceBuffersOfFourRanks() {
 }
 #endif
 
+// The program's pinned host memory (impl/pinned_host_shims.h), on either side: every spelling of
+// cudaMallocHost and cudaHostAlloc compiles (through void**, with flags, a pointer to const data),
+// and where a GPU is each range is noted and forgotten when freed (a bind into one is a host bind).
+void CheckPinnedHostMemory() {
+  const float* c = nullptr;
+  float* f = nullptr;
+  void* v = nullptr;
+  const bool made = cudaMallocHost(&c, 64) == cudaSuccess && cudaMallocHost((void**)&f, 32) == cudaSuccess &&
+                    cudaHostAlloc(&v, 16, cudaHostAllocPortable) == cudaSuccess;
+  if (!made) {  // no GPU: nothing pinned, nothing noted
+    (void)cudaGetLastError();
+    Expect(cuco_program::pinned::BytesFrom(f) == 0, "a failed cudaMallocHost notes nothing");
+    return;
+  }
+  Expect(cuco_program::pinned::BytesFrom(c + 4) == 48 && cuco_program::pinned::BytesFrom(f) == 32 &&
+             cuco_program::pinned::BytesFrom(v) == 16,
+         "cudaMallocHost and cudaHostAlloc note their ranges");
+  cudaFreeHost(const_cast<float*>(c));
+  cudaFreeHost(f);
+  cudaFreeHost(v);
+  Expect(cuco_program::pinned::BytesFrom(f) == 0, "cudaFreeHost forgets its range");
+}
+
 int main() {
+  CheckPinnedHostMemory();
 #ifdef CUCO_CHECK_REFERENCE
   // Rank 0 of one, as the reference's rank thread sees itself.
   cuco_program::ref::E().world = 1;

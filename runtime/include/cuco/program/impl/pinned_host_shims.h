@@ -16,7 +16,8 @@ namespace cuco_program::pinned {
 // cudaMallocHost(&p, bytes) and its template form with flags; cudaHostAlloc(&p, bytes, flags).
 template <class T>
 cudaError_t MallocHost(T** p, size_t bytes, unsigned int flags = cudaHostAllocDefault) {
-  const cudaError_t e = ::cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
+  // Through void*, as CUDA's own template does: a pointer to const data (`const float* h`) too.
+  const cudaError_t e = ::cudaHostAlloc(reinterpret_cast<void**>(static_cast<void*>(p)), bytes, flags);
   if (e == cudaSuccess) Note(*p, bytes);
   return e;
 }
