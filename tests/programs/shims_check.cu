@@ -326,6 +326,11 @@ void CheckDeviceBuffersOfFourRanks() {
 }
 #endif
 
+// A template given the pinned stand-ins as values, as thrust's pinned_memory_resource is: CUDA's C forms.
+template <cudaError_t (*Alloc)(void**, std::size_t), cudaError_t (*Free)(void*)>
+struct PinnedResource {};
+[[maybe_unused]] PinnedResource<cudaMallocHost, cudaFreeHost> pinned_resource;
+
 // The program's pinned host memory (impl/pinned_host_shims.h), on either side: every spelling of
 // cudaMallocHost and cudaHostAlloc compiles (through void**, with flags, a pointer to const data),
 // and where a GPU is each range is noted and forgotten when freed (a bind into one is a host bind).

@@ -21,6 +21,9 @@ cudaError_t MallocHost(T** p, size_t bytes, unsigned int flags = cudaHostAllocDe
   if (e == cudaSuccess) Note(*p, bytes);
   return e;
 }
+// CUDA's C form, `cudaError_t (*)(void**, size_t)`: what a template given cudaMallocHost as a value
+// takes (thrust's pinned_memory_resource, `cuda_memory_resource<cudaMallocHost, cudaFreeHost, ...>`).
+inline cudaError_t MallocHost(void** p, size_t bytes) { return MallocHost<void>(p, bytes, cudaHostAllocDefault); }
 template <class T>
 cudaError_t HostAlloc(T** p, size_t bytes, unsigned int flags) {
   return MallocHost(p, bytes, flags);
