@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 
+#include <cuco/program/impl/address_ranges.h>
+
 namespace cuco_program::pinned {
 
 struct Ranges {
@@ -34,12 +36,8 @@ inline void Forget(const void* p) {
 }
 // The bytes from `p` to the end of the pinned range holding it; 0 where none does.
 inline size_t BytesFrom(const void* p) {
-  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
   std::lock_guard<std::mutex> lock(R().mu);
-  auto it = R().bytes_at.upper_bound(at);
-  if (it == R().bytes_at.begin()) return 0;
-  --it;
-  return at < it->first + it->second ? it->first + it->second - at : 0;
+  return cuco_program::BytesFrom(R().bytes_at, reinterpret_cast<uintptr_t>(p));
 }
 
 }  // namespace cuco_program::pinned

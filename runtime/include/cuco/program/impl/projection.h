@@ -34,6 +34,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include <cuco/program/impl/address_ranges.h>
 #include <cuco/program/program.h>
 
 namespace cuco_program::proj {
@@ -83,14 +84,9 @@ void ForeignAllocation(T** p) {
   *p = reinterpret_cast<T*>(kForeignTag | (next.fetch_add(1) << 32));
 }
 
-// In `allocations` (base -> bytes): the bytes from `at` to the end of the allocation holding it; 0
-// when none holds it. (The reference's AllocationBytes and InOwnAllocation below.)
-inline size_t BytesFrom(const std::map<uintptr_t, size_t>& allocations, uintptr_t at) {
-  auto it = allocations.upper_bound(at);
-  if (it == allocations.begin()) return 0;
-  --it;
-  return at < it->first + it->second ? it->first + it->second - at : 0;
-}
+// In an allocation map (base -> bytes): the bytes from an address to its allocation's end
+// (address_ranges.h; the reference's AllocationBytes and InOwnAllocation below).
+using cuco_program::BytesFrom;
 
 // The rank's own allocations, [begin, begin + bytes) by rank (both sides' cudaMalloc note them).
 struct OwnAllocations {
