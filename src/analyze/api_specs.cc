@@ -156,6 +156,13 @@ const std::map<std::string, ApiSpec>& Specs() {
     mpi_coll("MPI_Gatherv", 0, 3, 1, 2, -1, 7, 8);
     mpi_coll("MPI_Scatterv", 0, 4, 5, 6, -1, 7, 8);
     mpi_coll("MPI_Alltoallv", 0, 4, -1, 3, -1, -1, 8);
+    mpi_coll("MPI_Reduce_scatter", 0, 1, -1, 3, 4, -1, 5);
+    // The nonblocking forms (a request last), run at their call by cuco's MPI.
+    mpi_coll("MPI_Iallreduce", 0, 1, 2, 3, 4, -1, 5);
+    mpi_coll("MPI_Ireduce", 0, 1, 2, 3, 4, 5, 6);
+    mpi_coll("MPI_Ibcast", 0, 0, 1, 2, -1, 3, 4);
+    mpi_coll("MPI_Iallgather", 0, 3, 1, 2, -1, -1, 6);
+    mpi_coll("MPI_Ialltoall", 0, 3, 1, 2, -1, -1, 6);
     for (const char* n : {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}) s[n] = ApiSpec{"mpi"};
     return s;
   }();

@@ -263,6 +263,7 @@ void LoopAccesses::AddAliases(const AnalyzedFunction& fn, std::map<std::string, 
     const std::string name = (*i)[1].str();
     if (m->count(name)) continue;
     const std::string base = BufferBase((*i)[2].str());
+    if (IsFreshAllocation(base)) continue;  // `int* counts = new int[n];`: its own buffer
     const std::string r = Resolve(base, *m);
     if (!r.empty() && r != name) (*m)[name] = r;
   }

@@ -106,7 +106,15 @@ Result<std::vector<ProgramFile>> CollectProgramFiles(const std::string& main_pat
   }
   std::vector<std::string> roots = {main_path};
   roots.insert(roots.end(), other_sources.begin(), other_sources.end());
-  for (const OwnInclude& inc : OwnIncludes(roots, own_include_dirs)) {
+  std::vector<std::string> root_units;
+  const std::vector<OwnInclude> includes = OwnIncludes(roots, own_include_dirs, &root_units);
+  // A source that another of the program's files includes (`#include "gpu_computation.cu"`) is compiled
+  // there, in that file's unit: in the harness's one unit it is that file's header, else defined twice.
+  for (size_t i = 1; i < roots.size() && i < root_units.size(); ++i)
+    if (root_units[i] != roots[i])
+      for (ProgramFile& pf : out)
+        if (pf.path == roots[i]) pf.source = false;
+  for (const OwnInclude& inc : includes) {
     const std::string name = WorkloadName(inc.path, root);
     if (!seen.insert(name).second) continue;
     out.push_back({name, WithWorkloadIncludes(inc.text, inc.path, name, root, own_include_dirs), false, inc.path});

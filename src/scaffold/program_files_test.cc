@@ -72,6 +72,22 @@ TEST_F(ProgramFilesTest, TwoSourcesOfOneFileNameAreRefused) {
   EXPECT_TRUE(CollectProgramFiles(P("src/main/cg.cu"), {P("src/main/cg.cu")}).ok());
 }
 
+// RodTol/HPC_part_2's main.c does `#include "gpu_computation.cu"` (under -DGPU) and its build also
+// names that file: given as a source, it is main's header (compiled in main's unit), not a second
+// definition of its functions in the harness's one unit. A source no file includes stays one.
+TEST_F(ProgramFilesTest, ASourceAnotherFileIncludesIsItsHeader) {
+  Write("mm/main.c", "#ifdef GPU\n#include \"gpu_computation.cu\"\n#endif\nint main() { return 0; }\n");
+  Write("mm/gpu_computation.cu", "void initialise_cuda() {}\n");
+  Write("mm/util.c", "void print() {}\n");
+  Result<std::vector<ProgramFile>> files = CollectProgramFiles(P("mm/main.c"), {P("mm/gpu_computation.cu"), P("mm/util.c")});
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  std::map<std::string, bool> source;
+  for (const ProgramFile& f : *files) source[f.name] = f.source;
+  ASSERT_EQ(source.size(), 2u);
+  EXPECT_FALSE(source["gpu_computation.cu"]);
+  EXPECT_TRUE(source["util.c"]);
+}
+
 // afanasyev-ilya/AIComm: src/tensor_parallel/row_wise.cu includes "../common.cuh" by its own path.
 // The copy is _up/common.cuh; the files at the workload's top name it so, and a copy's include of
 // another copy keeps its spelling where the two keep their places.

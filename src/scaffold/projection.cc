@@ -359,8 +359,9 @@ std::map<std::string, std::string> LocalAliases(const std::string& text, const s
     const std::string name = (*it)[2].str(), init = Trim((*it)[3].str());
     const bool keeps_entry = (*it)[1].str() == "&" && std::regex_match(init, entry) && !per_gpu_arrays.count(BufferBase(init));
     const std::string base = keeps_entry ? init : BufferBase(init);
-    // `float* p = nullptr;` stands for nothing yet: p is its own buffer (a cudaMalloc to come).
-    const bool null = IsNullPointerLiteral(base);
+    // `float* p = nullptr;` stands for nothing yet: p is its own buffer (a cudaMalloc to come); so is
+    // one made there (`int* counts = new int[n];`, `(double*)malloc(bytes)`), which aliases nothing.
+    const bool null = IsNullPointerLiteral(base) || IsFreshAllocation(base);
     if (base.empty() || null || base == name || out.count(name)) continue;
     out[name] = base;
     const std::string other = keeps_entry ? "" : BufferBase(SecondAlternative(init));

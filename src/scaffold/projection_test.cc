@@ -176,6 +176,13 @@ TEST(ProjectionTest, LocalAliasesNameTheBufferTheyStandFor) {
   EXPECT_EQ(null.count("device_send"), 0u);
   EXPECT_EQ(null.count("idx"), 0u);
   EXPECT_EQ(null.at("p"), "q");
+  // ... and so is one made there (taufique71/nystrom-distributed's `int* nColToSend = new int[commSize];`).
+  const auto made = LocalAliases("int* counts = new int[n];\ndouble* h = (double*)malloc(n * 8);\n"
+                                 "float* f = static_cast<float*>(std::calloc(n, 4));\nint* c2 = counts;\n", {});
+  EXPECT_EQ(made.count("counts"), 0u);
+  EXPECT_EQ(made.count("h"), 0u);
+  EXPECT_EQ(made.count("f"), 0u);
+  EXPECT_EQ(made.at("c2"), "counts");
   // An alias of an alias names the buffer the first stands for.
   const auto chain = LocalAliases("const uint8_t* own = d_a.get() + (size_t)start * bytes;\n"
                                   "const uint8_t* panel = own;\nauto* x = y;\nauto* y = x;\n");

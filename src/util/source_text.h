@@ -12,6 +12,7 @@
 // The blankers replace the bytes they blank with spaces but keep every '\n'.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -46,6 +47,16 @@ size_t OffsetOfLine(std::string_view text, int line);
 
 // Whether the token `s` is a null pointer constant as programs spell one: `nullptr` or `NULL`.
 inline bool IsNullPointerLiteral(std::string_view s) { return s == "nullptr" || s == "NULL"; }
+
+// Whether `base`, a pointer's value as BufferBase gives it, is memory made right there (`new int[n]`,
+// `malloc(bytes)` after a cast): a pointer given it aliases no other buffer.
+inline bool IsFreshAllocation(std::string_view base) {
+  for (std::string_view made : {"new", "malloc", "calloc", "aligned_alloc", "std::malloc", "std::calloc"})
+    if (base.substr(0, made.size()) == made &&
+        (base.size() == made.size() || !(std::isalnum(static_cast<unsigned char>(base[made.size()])) || base[made.size()] == '_')))
+      return true;
+  return false;
+}
 
 // The characters std::isspace accepts in the "C" locale.
 inline constexpr std::string_view kSpaceChars = " \t\n\v\f\r";

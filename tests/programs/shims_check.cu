@@ -16,6 +16,7 @@
 // The reference side is checked again as one copy of a program running a thread per GPU after
 // ncclCommInitAll (CUCO_CHECK_THREADS): every GPU's communicator is its rank's.
 //   nvcc -std=c++20 -I runtime/include [-DCUCO_CHECK_REFERENCE [-DCUCO_CHECK_THREADS]] shims_check.cu -lnccl
+#include <algorithm>
 #include <cstdio>
 #include <atomic>
 #include <cstddef>
@@ -201,6 +202,28 @@ void CheckVaryingRootedOfFourRanks() {
     return ok && out == want && mine[0] == want[0] && mine[1] == want[1];
   });
   Expect(scattered == 0, "MPI_Reduce_scatter_block, and in place, at four ranks");
+  // MPI_Reduce_scatter: rank q keeps q + 1 of the ten values (taufique71's 3-D matmul); in place too.
+  const int varying = OnFourRankThreads([](int r) {
+    const int counts[4] = {1, 2, 3, 4};
+    std::vector<int> mine(10), out(static_cast<size_t>(r + 1), -1), want;
+    for (int i = 0; i < 10; ++i) mine[static_cast<size_t>(i)] = 10 * r + i;
+    for (int i = r * (r + 1) / 2; i < (r + 1) * (r + 2) / 2; ++i) want.push_back(60 + 4 * i);
+    bool ok = MPI_Reduce_scatter(mine.data(), out.data(), counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+    ok = ok && MPI_Reduce_scatter(MPI_IN_PLACE, mine.data(), counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+    return ok && out == want && std::equal(want.begin(), want.end(), mine.begin());
+  });
+  Expect(varying == 0, "MPI_Reduce_scatter, and in place, at four ranks");
+  // A nonblocking collective is done at its call: its request is null, MPI_Wait returns at once.
+  const int nonblocking = OnFourRankThreads([](int r) {
+    int v = r + 1, sum = 0;
+    MPI_Request req = 0;
+    bool ok = MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_SUCCESS;
+    ok = ok && req == MPI_REQUEST_NULL && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    int b = r == 2 ? 7 : 0;
+    ok = ok && MPI_Ibcast(&b, 1, MPI_INT, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS && MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS;
+    return ok && sum == 10 && b == 7;
+  });
+  Expect(nonblocking == 0, "MPI_Iallreduce, MPI_Ibcast and MPI_Ibarrier at four ranks");
 }
 
 void CheckPointToPointRefusals() {

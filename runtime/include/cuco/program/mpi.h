@@ -11,7 +11,8 @@
 // order between two ranks. One-sided MPI compiles and fails when run, with a message
 // (impl/mpi_refused.h): a program checking its result with it after the timed loop, which the
 // harness never runs, builds.
-// MPI_Scan and MPI_Exscan are here. Splits by several colours (each rank gets its part; the
+// MPI_Scan, MPI_Exscan and MPI_Reduce_scatter (counts per rank) are here, and the nonblocking
+// collectives (MPI_Iallreduce, ...), run at their call. Splits by several colours (each rank gets its part; the
 // collectives every rank makes at once on its own part: impl/mpi_groups.h) and Cartesian grids of
 // every rank (impl/mpi_cart.h) are here, and so are derived datatypes that move as bytes (contiguous
 // types and structs: impl/mpi_datatypes.h) and vectors in point-to-point calls (packed and unpacked
@@ -635,6 +636,48 @@ inline int MPI_Reduce_scatter_block(const void* send, void* recv, int rcount, MP
   if (rc == MPI_SUCCESS) std::memcpy(recv, all.data() + block * static_cast<size_t>(me), block);
   return rc;
 }
+// MPI_Reduce_scatter: rcounts[q] values for rank q, reduced over the ranks; rank r keeps its part, the
+// values after those of ranks 0 .. r-1 (a 3-D-grid matmul's C). In place, the input is recv's whole.
+inline int MPI_Reduce_scatter(const void* send, void* recv, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  if (cuco_program::mpi::OfASplit(c)) return cuco_program::mpi::NotOnASplit("MPI_Reduce_scatter");
+  int me = 0, ranks = 0;
+  MPI_Comm_rank(c, &me);
+  MPI_Comm_size(c, &ranks);
+  size_t total = 0, before = 0;
+  for (int q = 0; q < ranks; ++q) total += static_cast<size_t>(rcounts[q]), before += q < me ? static_cast<size_t>(rcounts[q]) : 0;
+  const size_t bytes = cuco_program::mpi::TypeBytes(t);
+  const size_t mine = bytes * static_cast<size_t>(rcounts[me]);
+  const bool in_place = send == MPI_IN_PLACE;
+  cuco_program::mpi::Staged s_recv(recv, in_place ? bytes * total : mine, in_place, true);  // device memory
+  if (!s_recv.ok()) return MPI_ERR_OTHER;
+  recv = s_recv.get();
+  std::vector<unsigned char> all(bytes * total);
+  const int rc = cuco_program::mpi::ReduceOnComm("MPI_Reduce_scatter", in_place ? recv : send, nullptr, all.data(),
+                                                 static_cast<int>(total), t, op, c, cuco_program::world());
+  if (rc == MPI_SUCCESS) std::memcpy(recv, all.data() + bytes * before, mine);
+  return rc;
+}
+// The nonblocking collectives run at their call, as an eager MPI may, every rank starting them in one
+// order; the request is done (MPI_REQUEST_NULL), as MPI_Isend's is here.
+inline int MPI_Iallreduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* req) {
+  return (*req = MPI_REQUEST_NULL), MPI_Allreduce(send, recv, count, t, op, c);
+}
+inline int MPI_Ireduce(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+                       MPI_Request* req) {
+  return (*req = MPI_REQUEST_NULL), MPI_Reduce(send, recv, count, t, op, root, c);
+}
+inline int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* req) {
+  return (*req = MPI_REQUEST_NULL), MPI_Bcast(buf, count, t, root, c);
+}
+inline int MPI_Iallgather(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm c,
+                          MPI_Request* req) {
+  return (*req = MPI_REQUEST_NULL), MPI_Allgather(send, scount, st, recv, rcount, rt, c);
+}
+inline int MPI_Ialltoall(const void* send, int scount, MPI_Datatype st, void* recv, int rcount, MPI_Datatype rt, MPI_Comm c,
+                         MPI_Request* req) {
+  return (*req = MPI_REQUEST_NULL), MPI_Alltoall(send, scount, st, recv, rcount, rt, c);
+}
+inline int MPI_Ibarrier(MPI_Comm c, MPI_Request* req) { return (*req = MPI_REQUEST_NULL), MPI_Barrier(c); }
 // MPI_Scan: ranks 0 .. this one reduced; MPI_Exscan: the ranks before this one (rank 0's recv is
 // left as it is, as MPI leaves it undefined).
 inline int MPI_Scan(const void* send, void* recv, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
