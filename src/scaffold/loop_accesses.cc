@@ -51,7 +51,35 @@ std::string ArgumentInCallerTerms(const std::string& arg, const std::map<std::st
   return Resolve(BufferBase(arg), to_main, true);
 }
 
+// The head name of `expr` (`nColToSend` of `nColToSend[i]`), "" when it starts with none.
+std::string HeadName(const std::string& expr) {
+  static const std::regex head(R"(^\s*([A-Za-z_]\w*))");
+  std::smatch m;
+  return std::regex_search(expr, m, head) ? m[1].str() : "";
+}
+
 }  // namespace
+
+std::set<std::string> HelperTemporaries(const std::string& body, const std::map<std::string, std::string>& callee) {
+  // A declaration starting a statement: type words (a template's arguments too), `*`/`&`, the name, and
+  // its initialiser or end; not a statement a keyword starts (`return x;`, `delete[] p;`).
+  static const std::regex declaration(
+      R"((?:^|[;{}])\s*(?!(?:return|delete|throw|goto|case|else|new|co_return|typedef|using)\b))"
+      R"((?:(?:const|static|volatile|unsigned|signed|struct|auto)\s+)*[A-Za-z_][\w:]*\s*(?:<[^;{}]*?>)?)"
+      R"([\s*&]+(?:const\s+)?([A-Za-z_]\w*)\s*(?:=|;|\[|\(|\{))");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), declaration); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str();
+    if (callee.count(name) || out.count(name)) continue;
+    // Returned, or stored where the caller sees it (`*output = buffer;`, `s->w = w;`, `ptrs[i] = w;`): not a temporary.
+    // (A statement storing the pointer itself: `nValToSend[i] = nColToSend[i] * n;` stores a value.)
+    const std::regex escapes(R"(\breturn\s+(?:std\s*::\s*move\s*\(\s*)?)" + name + R"(\b|(?:^|[;{}])\s*(?:\*\s*\w+|)"
+                             R"(\w+\s*(?:->|\.)\s*\w+(?:\s*\[[^\]]*\])?|\w+\s*\[[^\]]*\]))"
+                             R"(\s*=\s*&?\s*)" + name + R"(\s*[;,)])");
+    if (!std::regex_search(body, escapes)) out.insert(name);
+  }
+  return out;
+}
 
 std::string SecondAlternative(const std::string& arg) {
   int depth = 0, q_depth = -1;
@@ -117,7 +145,9 @@ void LoopAccesses::Op(const AnalyzedOp& op, const std::map<std::string, std::str
     std::map<std::string, std::string> callee, other;  // other: an argument's second alternative
     for (size_t i = 0; i < fn->params.size() && i < op.args.size(); ++i) {
       if (fn->params[i].empty()) continue;
-      callee[fn->params[i]] = ArgumentInCallerTerms(op.args[i], to_main);
+      // A temporary of the helper making the call names nothing of the loop's function's.
+      const bool temporary = !temporaries_.empty() && temporaries_.back().count(HeadName(BufferBase(op.args[i])));
+      callee[fn->params[i]] = temporary ? "" : ArgumentInCallerTerms(op.args[i], to_main);
       const std::string second = SecondAlternative(op.args[i]);
       if (!second.empty()) other[fn->params[i]] = Resolve(BufferBase(second), to_main);
     }
@@ -161,6 +191,7 @@ void LoopAccesses::MemberNames(const AnalyzedFunction& fn, const std::string& ob
 
 void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, std::string> callee,
                               const std::vector<std::string>& args, int depth, std::vector<Access>* out) {
+  const std::map<std::string, std::string> given = callee;  // its parameters and members
   AddAliases(fn, &callee);
   std::vector<const AnalyzedOp*> ops;
   for (const auto& inner : a_.ops)
@@ -184,11 +215,19 @@ void LoopAccesses::WalkHelper(const AnalyzedFunction& fn, std::map<std::string, 
     helpers_.push_back({file, branches->second.first});
     if (!defaults_.empty()) defaults_.push_back(d);
     const std::string walked = BlankLines(def, branches->second.second, LineOf(it->second, b));
-    Walk(open == std::string::npos ? walked : walked.substr(open), ops, fn.name, callee, depth + 1, out);
+    const std::string body = open == std::string::npos ? walked : walked.substr(open);
+    std::set<std::string> temporaries = HelperTemporaries(BlankCommentsAndLiterals(body), callee);
+    for (const auto& [name, value] : callee)  // `double* cblas_a = recvA;`, recvA a temporary: one too
+      if (!given.count(name) && temporaries.count(HeadName(value))) temporaries.insert(name);
+    temporaries_.push_back(std::move(temporaries));
+    Walk(body, ops, fn.name, callee, depth + 1, out);
+    temporaries_.pop_back();
     if (!defaults_.empty()) defaults_.pop_back();
     helpers_.pop_back();
   } else {
+    temporaries_.emplace_back();
     for (const AnalyzedOp* inner : ops) Op(*inner, callee, depth + 1, out);
+    temporaries_.pop_back();
   }
 }
 
@@ -214,6 +253,7 @@ void LoopAccesses::OpAccess(const AnalyzedOp& op, const std::map<std::string, st
   Access acc;
   auto map = [&](const std::vector<std::string>& v, std::vector<std::string>* dst) {
     for (const auto& b : v) {
+      if (!temporaries_.empty() && temporaries_.back().count(HeadName(b))) continue;  // made and dropped by the helper
       const std::string r = Resolve(b, to_main);
       if (r.empty())
         acc.unnamed.push_back(b);

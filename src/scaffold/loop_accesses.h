@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <utility>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ struct Access {
 
 // The program's function `name`, or null.
 const AnalyzedFunction* FindFunction(const Analysis& a, const std::string& name);
+
+// The locals a helper's body (comments and literals blanked) declares that live only while it runs:
+// not one of `callee` (its parameters, members and aliases of the caller's buffers), not returned nor
+// stored where the caller sees them (`*output = buf;`, `s->w = w;`). Its accesses of them (a sweep's
+// `std::vector<size_t> lengths(size)` that an MPI_Allgather of counts fills) are none of the iteration's.
+std::set<std::string> HelperTemporaries(const std::string& body, const std::map<std::string, std::string>& callee);
 
 // The other alternative of the first ternary in an expression (`(s == 0 ? st.x : st.recv) + off` ->
 // `st.recv`), "" when there is none: BufferBase takes the first, and both are the buffer.
@@ -97,6 +104,8 @@ class LoopAccesses {
   int site_line_ = 0;  // the line of the loop function's op being walked
   // The helpers being walked, innermost last: each one's file and its conditional lines.
   std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> helpers_;
+  // Each helper's temporaries (HelperTemporaries), innermost last: its accesses of them are none of the iteration's.
+  std::vector<std::set<std::string>> temporaries_;
   int conditional_calls_ = 0;  // helpers entered from under an `if` of another helper
   // Each helper's branches (BranchLinesIn), by "file:name" and its parameters' values.
   std::map<std::string, std::pair<std::vector<std::pair<int, int>>, std::vector<std::pair<int, int>>>> branches_;
