@@ -469,6 +469,31 @@ bool AllocatedOnlyInIteration(const BindContext& c, const std::string& name) {
   return inside;
 }
 
+// The objects of `order` whose device storage would be bound by copy through an accessor
+// (object_storage.h) that returns a member (`double* get_ptr_device() { return array_d; }`) which
+// `order` names as well (`abs_errors.array_d`, reached through the object's methods): that member's
+// expression -> the object, each traced. Bound twice, the copy through the accessor would read and write
+// what the bind of the member points it at, the harness's buffer of another iteration (wave3d's late writes).
+std::map<std::string, std::string> StorageMembersBound(const BindContext& c, const std::vector<std::string>& order,
+                                                       InitPassTrace* trace) {
+  std::map<std::string, std::string> out;
+  for (const std::string& object : order) {
+    const std::optional<std::string> storage = ObjectDeviceStorage(object, c.program_code);
+    if (!storage || c.found.projected) continue;
+    const size_t dot = storage->rfind('.'), paren = storage->rfind('(');
+    if (dot == std::string::npos || paren == std::string::npos || paren < dot) continue;
+    const std::string method = storage->substr(dot + 1, paren - dot - 1);
+    for (const AnalyzedFunction& fn : c.f.analysis->functions)
+      if (fn.name == method && !fn.returns_member.empty() &&
+          std::count(order.begin(), order.end(), object + "." + fn.returns_member) && !out.count(object + "." + fn.returns_member)) {
+        out[object + "." + fn.returns_member] = object;
+        trace->Add(fmt::format("`{}`: bound through `{}.{}`, the member its accessor returns, which the iteration names too "
+                               "(one buffer bound once)", object, object, fn.returns_member));
+      }
+  }
+  return out;
+}
+
 // The bind of `t`, one expression of buffer `marked_expr` with role `r`, added to `h`; where main
 // cannot bind it (a helper's local, a class's member it cannot name) it is added to u->unnamed and,
 // an output, named in *unbound_output; host memory and empty allocations stay the program's own.
@@ -585,7 +610,9 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
   const BindContext c{f, found, code, per_gpu, NameableBeforeLoop(f.raw, loop.begin, found.loop_fn), program_code,
                       OneCommunicator(*f.analysis)};
   std::string unbound_output;  // the first output main cannot bind, and why (the skeleton's reason)
+  const std::map<std::string, std::string> object_of = StorageMembersBound(c, u.order, trace);  // member -> object
   for (const auto& marked_expr : u.order) {
+    if (std::any_of(object_of.begin(), object_of.end(), [&](const auto& m) { return m.second == marked_expr; })) continue;
     Role r;
     r.in = u.first_read[marked_expr];
     const auto copied = copied_of(marked_expr);
@@ -593,6 +620,8 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
     r.root_only = u.written_by_root.count(marked_expr) && !u.written_always.count(marked_expr);
     r.either_side = !r.root_only && u.EitherSide(marked_expr);
     r.out = is_output(marked_expr) || r.either_side;
+    if (const auto o = object_of.find(marked_expr); o != object_of.end())  // the object's accesses are its too
+      r.in = r.in || u.first_read[o->second], r.out = r.out || is_output(o->second);
     MarkUnwrittenReads(u, marked_expr, copied != u.copied_out.end(), &r);
     if (const auto moved = u.datatypes.find(marked_expr); moved != u.datatypes.end()) {
       std::set<std::string> constants;  // a datatype variable the program gives one constant: that constant
@@ -610,8 +639,7 @@ Result<BoundBuffers> BindBuffers(const ProgramFacts& f, const std::vector<Progra
                              marked_expr));
       continue;
     }
-    r.last = read_back ? fmt::format("a copy to the host ({}:{}), the result the program reads back", f.file,
-                                     back->second)
+    r.last = read_back ? fmt::format("a copy to the host ({}:{}), the result the program reads back", f.file, back->second)
              : copied != u.copied_out.end()
                  ? fmt::format("a read, and {}:{} copies it to the host {}", f.file, copied->second,
                                copied->second > found.loop.end_line ? "after the loop" : "for the code after the loop")

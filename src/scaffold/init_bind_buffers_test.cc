@@ -583,6 +583,44 @@ int main(int argc, char** argv) {
   EXPECT_TRUE(Traced(trace.lines, {"host array of device pointers"}));
 }
 
+// aleksgri/3D-wave-equation-MPI-CUDA: an object handed whole to a function that reaches its storage
+// through `get_ptr_device()`, which returns its member `array_d`, and that member named by the loop too.
+// One buffer, bound once: through the member (by pointer), with the object's accesses; bound twice,
+// the copy through the accessor read and wrote the harness's buffer of another iteration (late writes).
+TEST(InitBindBuffers, AnObjectAndTheMemberItsAccessorReturnsAreBoundOnce) {
+  const std::string text = R"(#include <nccl.h>
+#include <cuda_runtime.h>
+class Grid {
+ public:
+  double* array_d;
+  int n;
+  explicit Grid(int size) : n(size) { cudaMalloc(&array_d, n * sizeof(double)); }
+  double* get_ptr_device() { return array_d; }
+};
+__global__ void err_kernel(double* e, int n) { if (threadIdx.x < n) e[threadIdx.x] = 1.0; }
+void compute(Grid& e, cudaStream_t s) { err_kernel<<<1, 256, 0, s>>>(e.get_ptr_device(), e.n); }
+int main(int argc, char** argv) {
+  ncclComm_t comm;
+  ncclUniqueId id;
+  ncclGetUniqueId(&id);
+  ncclCommInitRank(&comm, 1, id, 0);
+  Grid err(256);
+  for (int it = 0; it < 10; ++it) {
+    compute(err, 0);
+    ncclAllReduce(err.array_d, err.array_d, 256, ncclDouble, ncclSum, comm, 0);
+  }
+  return 0;
+}
+)";
+  InitPassTrace trace;
+  Result<BoundBuffers> b = BindSmallProgram("wave.cu", text, &trace);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const std::string binds = ::testing::PrintToString(b->binds);
+  EXPECT_EQ(b->binds.size(), 1u) << binds;
+  EXPECT_NE(binds.find("err.array_d"), std::string::npos) << binds;
+  EXPECT_EQ(binds.find("get_ptr_device"), std::string::npos) << binds;
+}
+
 // NCCL 1's tests: main calls a helper, once per size, that allocates its buffers and loops over a
 // call that communicates; main names none of them. The reason names the `--loop` that serves the
 // loop of the helper making the buffer, where it is named.

@@ -65,18 +65,40 @@ std::set<std::string> HelperTemporaries(const std::string& body, const std::map<
   // its initialiser or end; not a statement a keyword starts (`return x;`, `delete[] p;`).
   static const std::regex declaration(
       R"((?:^|[;{}])\s*(?!(?:return|delete|throw|goto|case|else|new|co_return|typedef|using)\b))"
-      R"((?:(?:const|static|volatile|unsigned|signed|struct|auto)\s+)*[A-Za-z_][\w:]*\s*(?:<[^;{}]*?>)?)"
-      R"([\s*&]+(?:const\s+)?([A-Za-z_]\w*)\s*(?:=|;|\[|\(|\{))");
-  std::set<std::string> out;
+      R"(((?:(?:const|static|volatile|unsigned|signed|struct|auto)\s+)*[A-Za-z_][\w:]*\s*(?:<[^;{}]*?>)?))"
+      R"(([\s*&]+)(?:const\s+)?([A-Za-z_]\w*)\s*(=|;|\[|\(|\{))");
+  static const std::regex scalar(R"(^(?:(?:const|static|volatile|unsigned|signed)\s+)*(?:int|long|short|char|bool|float|double|)"
+                                 R"(size_t|std::size_t|u?int(?:8|16|32|64)_t)(?:\s+(?:int|long))*\s*$)");
+  std::set<std::string> out, kept;
   for (auto it = std::sregex_iterator(body.begin(), body.end(), declaration); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].str();
-    if (callee.count(name) || out.count(name)) continue;
+    const std::string name = (*it)[3].str();
+    if (callee.count(name) || kept.count(name)) continue;
+    // A copy of something the caller hands it that is no plain number (`ParameterTensors params =
+    // model->params;`, a struct of the caller's pointers, in llm.c's gpt2_forward) holds the caller's buffers.
+    // So does an array of them (`float* d_sendbufs[2] = {d_sendbuf_k, d_sendbuf_v};`).
+    const size_t after = static_cast<size_t>(it->position(4)), end = body.find(';', after);
+    const size_t eq = (*it)[4].str() == "=" || (*it)[4].str() == "[" ? body.find('=', after) : std::string::npos;
+    if (eq != std::string::npos && eq < end) {
+      const std::string value = Trim(body.substr(eq + 1, end - eq - 1));
+      bool of_caller = callee.count(HeadName(BufferBase(value))) > 0;
+      static const std::regex word(R"([A-Za-z_]\w*)");
+      for (auto w = std::sregex_iterator(value.begin(), value.end(), word); !value.empty() && value[0] == '{' && w != std::sregex_iterator(); ++w)
+        of_caller = of_caller || callee.count(w->str()) > 0;
+      const bool number = std::regex_match(Trim((*it)[1].str()), scalar) && (*it)[2].str().find_first_of("*&") == std::string::npos;
+      if (!number && of_caller) {
+        kept.insert(name), out.erase(name);
+        continue;
+      }
+    }
     // Returned, or stored where the caller sees it (`*output = buffer;`, `s->w = w;`, `ptrs[i] = w;`): not a temporary.
     // (A statement storing the pointer itself: `nValToSend[i] = nColToSend[i] * n;` stores a value.)
     const std::regex escapes(R"(\breturn\s+(?:std\s*::\s*move\s*\(\s*)?)" + name + R"(\b|(?:^|[;{}])\s*(?:\*\s*\w+|)"
                              R"(\w+\s*(?:->|\.)\s*\w+(?:\s*\[[^\]]*\])?|\w+\s*\[[^\]]*\]))"
                              R"(\s*=\s*&?\s*)" + name + R"(\s*[;,)])");
-    if (!std::regex_search(body, escapes)) out.insert(name);
+    if (std::regex_search(body, escapes))
+      kept.insert(name), out.erase(name);
+    else
+      out.insert(name);
   }
   return out;
 }

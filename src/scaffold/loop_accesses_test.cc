@@ -26,6 +26,20 @@ TEST(HelperTemporariesTest, LocalsTheHelperMakesAndDropsAreTemporaries) {
       "  double* cblas_a = recvA;\n}\n", {{"cblas_a", "recvA"}});
   EXPECT_EQ(values.count("nColToSend"), 1u);
   EXPECT_EQ(values.count("recvA"), 1u);
+  // A struct copied from what the caller hands (llm.c's `ParameterTensors params = model->params;`) holds
+  // the caller's buffers; a number read from it does not (taufique71's `int nColToSend = A.nColLocal;`).
+  const std::set<std::string> copies = HelperTemporaries(
+      "{\n  ParameterTensors params = model->params;\n  int nColToSend = A.nColLocal;\n  float* w = buf.get();\n}\n",
+      {{"model", "&model"}, {"A", "A"}, {"buf", "buf"}});
+  EXPECT_EQ(copies.count("params"), 0u);
+  EXPECT_EQ(copies.count("nColToSend"), 1u);
+  EXPECT_EQ(copies.count("w"), 0u);
+  const std::set<std::string> arrays = HelperTemporaries(
+      "{\n  float* d_sendbufs[2] = { d_sendbuf_k, d_sendbuf_v };\n  float* own[2];\n  float* made = new float[n];\n}\n",
+      {{"d_sendbuf_k", "k"}, {"d_sendbuf_v", "v"}, {"n", "n"}});
+  EXPECT_EQ(arrays.count("d_sendbufs"), 0u) << "an array of the caller's buffers";
+  EXPECT_EQ(arrays.count("own"), 1u);
+  EXPECT_EQ(arrays.count("made"), 1u) << "made there, though sized by a parameter";
   const std::set<std::string> stored =
       HelperTemporaries("{\n  float* buffer;\n  cudaMalloc(&buffer, n);\n  *output_ptr = buffer;\n  float* w;\n  s->w = w;\n"
                         "  ParMat C(m, n);\n  return std::move(C);\n}\n",
