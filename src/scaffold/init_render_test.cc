@@ -180,5 +180,27 @@ TEST(InitRender, AKernelUsingWhatCandidatesMayNotStaysFrozen) {
   EXPECT_TRUE(CheckDenyList(h->files[0].second, "seed.cu").ok()) << CheckDenyList(h->files[0].second, "seed.cu").message();
 }
 
+// A function issuing the iteration's communication that also writes a file (hrshl212's
+// save_solution: an MPI_Gather, then fopen of a snapshot every 40 steps): frozen, run as written, and
+// the harness made, where before the seed's deny-list scan refused the whole program.
+TEST(InitRender, ACommunicatingFunctionWritingAFileStaysFrozen) {
+  std::string text = kSmallStepProgram;  // its step(): scale, then the all-reduce
+  const std::string comm = "  ncclAllReduce(tmp, y, n, ncclFloat, ncclSum, comm, s);\n";
+  const size_t at = text.find(comm);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + comm.size(), "  FILE* f = fopen(\"snapshot.bin\", \"wb\");\n  fclose(f);\n");
+  text.insert(0, "#include <cstdio>\n");
+  auto p = GatherSmallProgram("snap.cu", text);
+  Result<ProgramHarness> h = MakeProgramHarness(p->facts, {});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(std::find(h->evolve.begin(), h->evolve.end(), "step"), h->evolve.end());
+  bool said = false;
+  for (const std::string& g : h->guesses)
+    said |= g.find("step uses 'fopen'") != std::string::npos &&
+            g.find("its communication stays as the program wrote it: it stays frozen") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(h->guesses);
+  EXPECT_TRUE(CheckDenyList(h->files[0].second, "seed.cu").ok()) << CheckDenyList(h->files[0].second, "seed.cu").message();
+}
+
 }  // namespace
 }  // namespace cuco::scaffold_internal

@@ -34,6 +34,15 @@
 #include <utility>
 #include <vector>
 
+// What a C++ program gets from the real <mpi.h> besides MPI (OpenMPI's and MPICH's C++ bindings
+// include <iostream>, <map>, <utility>, <cstdarg> unless told to skip them): hrshl212's solver uses
+// std::cout with no include of its own.
+#if !defined(OMPI_SKIP_MPICXX) && !defined(MPICH_SKIP_MPICXX) && defined(__cplusplus)
+#include <cstdarg>
+#include <iostream>
+#include <map>
+#endif
+
 #include <cuco/program/impl/mpi_groups.h>
 #include <cuco/program/impl/mpi_device.h>
 #include <cuco/program/impl/mpi_ops.h>
