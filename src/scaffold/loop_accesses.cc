@@ -69,6 +69,15 @@ std::set<std::string> HelperTemporaries(const std::string& body, const std::map<
       R"(([\s*&]+)(?:const\s+)?([A-Za-z_]\w*)\s*(=|;|\[|\(|\{))");
   static const std::regex scalar(R"(^(?:(?:const|static|volatile|unsigned|signed)\s+)*(?:int|long|short|char|bool|float|double|)"
                                  R"(size_t|std::size_t|u?int(?:8|16|32|64)_t)(?:\s+(?:int|long))*\s*$)");
+  // What the body returns, or stores where the caller sees it (`*output = buffer;`, `s->w = w;`, `ptrs[i] =
+  // w;`): no temporary. (A statement storing the pointer itself: `nValToSend[i] = nColToSend[i] * n;` stores a value.)
+  static const std::regex returned(R"(\breturn\s+(?:std\s*::\s*move\s*\(\s*)?([A-Za-z_]\w*)\b)");
+  static const std::regex stored(R"((?:^|[;{}])\s*(?:\*\s*\w+|\w+\s*(?:->|\.)\s*\w+(?:\s*\[[^\]]*\])?|\w+\s*\[[^\]]*\]))"
+                                 R"(\s*=\s*&?\s*([A-Za-z_]\w*)(?=\s*[;,)]))");
+  std::set<std::string> escaped;
+  for (const std::regex* r : {&returned, &stored})
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), *r); it != std::sregex_iterator(); ++it)
+      escaped.insert((*it)[1].str());
   std::set<std::string> out, kept;
   for (auto it = std::sregex_iterator(body.begin(), body.end(), declaration); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[3].str();
@@ -90,12 +99,7 @@ std::set<std::string> HelperTemporaries(const std::string& body, const std::map<
         continue;
       }
     }
-    // Returned, or stored where the caller sees it (`*output = buffer;`, `s->w = w;`, `ptrs[i] = w;`): not a temporary.
-    // (A statement storing the pointer itself: `nValToSend[i] = nColToSend[i] * n;` stores a value.)
-    const std::regex escapes(R"(\breturn\s+(?:std\s*::\s*move\s*\(\s*)?)" + name + R"(\b|(?:^|[;{}])\s*(?:\*\s*\w+|)"
-                             R"(\w+\s*(?:->|\.)\s*\w+(?:\s*\[[^\]]*\])?|\w+\s*\[[^\]]*\]))"
-                             R"(\s*=\s*&?\s*)" + name + R"(\s*[;,)])");
-    if (std::regex_search(body, escapes))
+    if (escaped.count(name))
       kept.insert(name), out.erase(name);
     else
       out.insert(name);

@@ -42,7 +42,7 @@ TEST(HelperTemporariesTest, LocalsTheHelperMakesAndDropsAreTemporaries) {
   EXPECT_EQ(arrays.count("made"), 1u) << "made there, though sized by a parameter";
   const std::set<std::string> stored =
       HelperTemporaries("{\n  float* buffer;\n  cudaMalloc(&buffer, n);\n  *output_ptr = buffer;\n  float* w;\n  s->w = w;\n"
-                        "  ParMat C(m, n);\n  return std::move(C);\n}\n",
+                        "  ParMat C(m, n);\n  return std::move(C);\n  float* p1;\n  float* p2;\n  *o1 = p1; *o2 = p2;\n}\n",
                         {});
   EXPECT_TRUE(stored.empty()) << "stored where the caller sees it, or returned";
   // Statements a keyword starts declare nothing.
