@@ -185,14 +185,16 @@ std::string Readme(const ProgramFacts& f, const ProgramHarness& h, bool region) 
 
 // The first API the deny-list refuses in candidates that the definition of `fn` (in the program's
 // main file or another of its files) uses, as "file:line: fn uses 'clock' (timing and event
-// APIs)"; "" when none does or the definition is not found.
-std::string DeniedUse(const ProgramFacts& f, const std::string& fn) {
+// APIs)"; "" when none does or the definition is not found. `respelled`: as the seed holds it, with
+// what CandidateSpellings answers (`cudaSetDevice`, `exit`) spelled so.
+std::string DeniedUse(const ProgramFacts& f, const std::string& fn, bool respelled = false) {
   std::vector<std::pair<std::string, const std::string*>> texts = {{f.file, &f.raw}};
   for (const auto& [name, code] : f.other_code) texts.push_back({name, &code});
   for (const auto& [file, text] : texts) {
     size_t b = 0, e = 0;
     if (!DefinitionLines(*text, fn, &b, &e)) continue;
-    const std::string block = std::string(kEvolveStartLine) + "\n" + text->substr(b, e - b) + "\n" + kEvolveEndLine + "\n";
+    const std::string body = respelled ? CandidateSpellings(text->substr(b, e - b)) : text->substr(b, e - b);
+    const std::string block = std::string(kEvolveStartLine) + "\n" + body + "\n" + kEvolveEndLine + "\n";
     Result<std::vector<DenyHit>> hits = ScanEvolveBlocks(block, file);
     if (!hits.ok() || hits->empty()) return "";
     const DenyHit& h = hits->front();
@@ -274,11 +276,14 @@ std::vector<std::string> EvolveFunctions(const ProgramFacts& f, const FoundLoop&
   for (const std::string& fn : evolve) {
     std::string denied = DeniedUse(f, fn);
     std::string unserved;
-    // One issuing the iteration's communication too (hrshl212's save_solution: an MPI_Gather, then
-    // fopen of a snapshot every 40 steps) stays frozen: the harness runs it as written, rather than none.
-    if (!denied.empty() && found.direct.count(fn))
+    // One issuing the iteration's communication too stays in the blocks where the seed's spellings
+    // answer what it uses (`cudaSetDevice`, `exit`); where they do not (hrshl212's save_solution: an
+    // MPI_Gather, then fopen of a snapshot every 40 steps) it stays frozen, run as written, rather than none.
+    if (!denied.empty() && found.direct.count(fn)) {
+      if (served_fns.count(fn) && DeniedUse(f, fn, true).empty()) denied.clear();
       unserved = served_fns.count(fn) ? "; its communication stays as the program wrote it"
                                       : "; the served iteration never calls it";
+    }
     if (denied.empty()) open.push_back(fn);
     else frozen->push_back(denied + ", which code inside EVOLVE blocks may not" + unserved +
                            ": it stays frozen, as the program wrote it");

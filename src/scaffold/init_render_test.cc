@@ -200,6 +200,15 @@ TEST(InitRender, ACommunicatingFunctionWritingAFileStaysFrozen) {
             g.find("its communication stays as the program wrote it: it stays frozen") != std::string::npos;
   EXPECT_TRUE(said) << ::testing::PrintToString(h->guesses);
   EXPECT_TRUE(CheckDenyList(h->files[0].second, "seed.cu").ok()) << CheckDenyList(h->files[0].second, "seed.cu").message();
+  // What the seed's spellings answer (`exit`, `cudaSetDevice`: llm.c's gpt2_update, a projected
+  // program's helpers) keeps such a function in the blocks.
+  std::string exits = kSmallStepProgram;
+  exits.insert(exits.find(comm) + comm.size(), "  if (n < 0) exit(1);\n  cudaSetDevice(0);\n");
+  auto q = GatherSmallProgram("exits.cu", exits);
+  Result<ProgramHarness> e = MakeProgramHarness(q->facts, {});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_NE(std::find(e->evolve.begin(), e->evolve.end(), "step"), e->evolve.end()) << ::testing::PrintToString(e->evolve);
+  EXPECT_TRUE(CheckDenyList(e->files[0].second, "seed.cu").ok()) << CheckDenyList(e->files[0].second, "seed.cu").message();
 }
 
 }  // namespace
